@@ -1,0 +1,147 @@
+"""Score the memory calculators against measured peaks (the "How accurate?" page).
+
+A measurement record (see ``scripts/measure_memory.py`` and ``tests/data/measurements``)
+names a model config and the settings of a real PyTorch step, and the peak allocated
+bytes it recorded. :func:`score` runs the calculator on the same inputs and reports the
+signed relative error ``(estimate - measured) / measured``.
+
+>>> record = {"id": "demo", "kind": "infer",
+...     "model": {"name": "tiny", "config": {"model_type": "llama", "hidden_size": 64,
+...         "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
+...         "vocab_size": 100}},
+...     "settings": {"weights": "fp32", "kv_cache": "fp32", "batch": 1, "context": 16,
+...         "new_tokens": 0},
+...     "measured": {"peak_allocated_bytes": 400000, "peak_phase": "prefill"}}
+>>> result = score(record)
+>>> result.case_id, result.kind
+('demo', 'infer')
+>>> summary([result]).count
+1
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.memory.inference import inference_memory
+from calculators.memory.training import training_memory
+from calculators.model import ModelSpec
+
+TRAIN_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "attention",
+              "lora_rank", "lora_targets", "base_dtype", "grad_accumulation")
+INFER_KEYS = ("weights", "kv_cache", "batch", "context", "new_tokens", "attention")
+
+
+@dataclass(frozen=True)
+class CaseScore:
+    """One measured case and the calculator's estimate of it."""
+
+    case_id: str
+    kind: str
+    model: str
+    label: str
+    measured_bytes: int
+    estimated_bytes: int
+    measured_phase: str
+    estimated_phase: str
+
+    @property
+    def relative_error(self) -> float:
+        """Signed error (estimate - measured) / measured."""
+        return (self.estimated_bytes - self.measured_bytes) / self.measured_bytes
+
+
+@dataclass(frozen=True)
+class ErrorSummary:
+    """Distribution of absolute relative errors over a set of cases."""
+
+    count: int
+    median: float
+    p95: float
+    worst: float
+    mean_signed: float
+
+
+def _settings(record: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    settings = dict(record.get("settings", {}))
+    if record.get("kind") == "train" and settings.get("method", "full") != "full":
+        settings.setdefault("base_dtype", settings.get("weights"))
+        if settings.get("base_dtype") is None:
+            settings.pop("base_dtype", None)
+    if settings.get("method", "full") == "full":
+        settings.pop("base_dtype", None)
+    return {key: settings[key] for key in keys if key in settings and settings[key] is not None}
+
+
+def score(record: Mapping[str, Any]) -> CaseScore:
+    """Run the calculator on one measurement record and pair it with the measured peak."""
+    model = record["model"]
+    spec = ModelSpec.from_config(model["config"], name=model.get("name"))
+    kind = record["kind"]
+    if kind == "train":
+        settings = _settings(record, TRAIN_KEYS)
+        estimate = training_memory(spec, **settings)
+    else:
+        settings = _settings(record, INFER_KEYS)
+        estimate = inference_memory(spec, **settings)
+    measured = record["measured"]
+    return CaseScore(
+        case_id=str(record["id"]),
+        kind=kind,
+        model=str(model.get("name", spec.name)),
+        label=_label(kind, settings),
+        measured_bytes=int(measured["peak_allocated_bytes"]),
+        estimated_bytes=estimate.peak_allocated_bytes,
+        measured_phase=str(measured.get("peak_phase", "")),
+        estimated_phase=estimate.peak_phase,
+    )
+
+
+def _label(kind: str, settings: Mapping[str, Any]) -> str:
+    if kind == "train":
+        parts = [str(settings.get("method", "full")), str(settings.get("precision", "bf16-mixed")),
+                 str(settings.get("optimizer", "adamw")), f"b{settings.get('batch', 1)}",
+                 f"s{settings.get('seq', 2048)}"]
+        if settings.get("grad_checkpointing"):
+            parts.append("ckpt")
+        if settings.get("attention", "sdpa") != "sdpa":
+            parts.append(str(settings["attention"]))
+        if settings.get("method", "full") != "full":
+            targets = settings.get("lora_targets", ())
+            parts.append(f"r{settings.get('lora_rank')}:{','.join(targets) if not isinstance(targets, str) else targets}")
+        return " ".join(parts)
+    return (f"{settings.get('weights', 'bf16')} kv {settings.get('kv_cache', 'bf16')} b{settings.get('batch', 1)} "
+            f"ctx {settings.get('context')} +{settings.get('new_tokens', 0)}")
+
+
+def _percentile(sorted_values: list[float], fraction: float) -> float:
+    """Linear-interpolated percentile of an ascending list (numpy's default method)."""
+    if not sorted_values:
+        return math.nan
+    position = (len(sorted_values) - 1) * fraction
+    low = math.floor(position)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (position - low)
+
+
+def summary(scores: Iterable[CaseScore]) -> ErrorSummary:
+    """Median, 95th percentile and worst absolute relative error, and the mean signed error.
+
+    >>> make = lambda e: CaseScore("c", "train", "m", "", 100, 100 + e, "", "")
+    >>> s = summary([make(e) for e in (-3, 1, 2)])
+    >>> s.median, s.worst
+    (0.02, 0.03)
+    """
+    items = list(scores)
+    errors = sorted(abs(item.relative_error) for item in items)
+    signed = [item.relative_error for item in items]
+    return ErrorSummary(
+        count=len(items),
+        median=_percentile(errors, 0.5),
+        p95=_percentile(errors, 0.95),
+        worst=errors[-1] if errors else math.nan,
+        mean_signed=sum(signed) / len(signed) if signed else math.nan,
+    )

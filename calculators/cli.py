@@ -1,0 +1,174 @@
+"""Command line: ``mlhw`` or ``python -m calculators``.
+
+Subcommands: ``train``, ``infer``, ``fit``, ``models``, ``gpus``; each takes ``--json``.
+Bad input prints one line naming the field and the accepted range on stderr and exits
+with status 2; no traceback.
+
+>>> main(["infer", "--model", "llama-3-8b", "--context", "8192", "--json"])  # doctest: +ELLIPSIS
+{
+  "parameters": 8030261248,
+...
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from calculators.catalog.gpus import all_gpus, get_gpu
+from calculators.catalog.models import all_models, get_model
+from calculators.errors import CalculatorError
+from calculators.fit import fit_inference, fit_training
+from calculators.memory.inference import ATTENTIONS as INFER_ATTENTIONS
+from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES, inference_memory
+from calculators.memory.optimizers import OPTIMIZERS
+from calculators.memory.training import ATTENTIONS, BASE_DTYPES, METHODS, PRECISIONS, training_memory
+from calculators.model import ModelSpec
+
+GIB = 2**30
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises instead of exiting, so errors share one format."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _model(value: str) -> ModelSpec:
+    """A catalog id/name, or a path to (or the JSON text of) a config.json."""
+    text = value.strip()
+    if text.startswith("{") or text.endswith(".json"):
+        return ModelSpec.from_config(text)
+    return get_model(text)
+
+
+def _add_train_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--method", default="full", help=f"one of {', '.join(METHODS)} (default full)")
+    parser.add_argument("--precision", default="bf16-mixed", help=f"one of {', '.join(PRECISIONS)}")
+    parser.add_argument("--base-dtype", default=None,
+                        help=f"frozen base for lora/qlora: {', '.join(BASE_DTYPES)} (default bf16; nf4 for qlora)")
+    parser.add_argument("--optimizer", default="adamw", help=f"one of {', '.join(OPTIMIZERS)}")
+    parser.add_argument("--batch", default="1", help="micro-batch per GPU (sequences)")
+    parser.add_argument("--seq", default="2048", help="sequence length in tokens")
+    parser.add_argument("--grad-checkpointing", action="store_true", help="recompute activations in backward")
+    parser.add_argument("--attention", default="sdpa", help=f"one of {', '.join(ATTENTIONS)}")
+    parser.add_argument("--lora-rank", default="16", help="LoRA rank r")
+    parser.add_argument("--lora-targets", default="q,k,v,o,gate,up,down", help="comma-separated: q,k,v,o,gate,up,down")
+    parser.add_argument("--grad-accumulation", default="1", help="micro-batches per optimizer step")
+    parser.add_argument("--gpus", default="1", help="data-parallel GPUs")
+    parser.add_argument("--zero", default="0", help="ZeRO stage 0-3 (0 = plain DDP)")
+
+
+def _add_infer_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--weights", default="bf16", help=f"one of {', '.join(WEIGHT_DTYPES)}")
+    parser.add_argument("--kv-cache", default="bf16", help=f"one of {', '.join(KV_DTYPES)}")
+    parser.add_argument("--batch", default="1", help="concurrent sequences")
+    parser.add_argument("--context", default="4096", help="prompt tokens per sequence")
+    parser.add_argument("--new-tokens", default="0", help="generated tokens per sequence")
+    parser.add_argument("--attention", default="sdpa", help=f"one of {', '.join(INFER_ATTENTIONS)}")
+
+
+def _train_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "method": args.method, "precision": args.precision, "base_dtype": args.base_dtype,
+        "optimizer": args.optimizer, "batch": args.batch, "seq": args.seq,
+        "grad_checkpointing": args.grad_checkpointing, "attention": args.attention,
+        "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
+        "grad_accumulation": args.grad_accumulation, "gpus": args.gpus, "zero": args.zero,
+    }
+
+
+def _infer_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "weights": args.weights, "kv_cache": args.kv_cache, "batch": args.batch, "context": args.context,
+        "new_tokens": args.new_tokens, "attention": args.attention,
+    }
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``mlhw`` argument parser (numbers are parsed and range-checked by the calculators)."""
+    parser = _Parser(prog="mlhw", description="Size GPU memory for training and inference of transformer models.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    train = sub.add_parser("train", help="peak memory of one training step")
+    train.add_argument("--model", required=True, help="catalog id (see 'mlhw models') or path to config.json")
+    _add_train_options(train)
+
+    infer = sub.add_parser("infer", help="peak memory of prefill + decode")
+    infer.add_argument("--model", required=True, help="catalog id or path to config.json")
+    _add_infer_options(infer)
+
+    fit = sub.add_parser("fit", help="which GPUs a job fits, how many, max batch/context")
+    fit.add_argument("--model", required=True, help="catalog id or path to config.json")
+    fit.add_argument("--gpu", default=None, help="GPU id (see 'mlhw gpus'); default: every GPU in the catalog")
+    fit_sub = fit.add_subparsers(dest="job", required=True, parser_class=_Parser)
+    _add_train_options(fit_sub.add_parser("train", help="fit a training step"))
+    _add_infer_options(fit_sub.add_parser("infer", help="fit inference"))
+
+    sub.add_parser("models", help="list the model catalog")
+    sub.add_parser("gpus", help="list the GPU catalog")
+    for command in sub.choices.values():
+        command.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return parser
+
+
+def run(argv: Sequence[str]) -> tuple[Any, str]:
+    """Parse ``argv`` and compute; returns (JSON-ready data, text rendering)."""
+    args = build_parser().parse_args(list(argv))
+    if args.command == "train":
+        estimate = training_memory(_model(args.model), **_train_kwargs(args))
+        return estimate.to_dict(), estimate.to_text()
+    if args.command == "infer":
+        estimate = inference_memory(_model(args.model), **_infer_kwargs(args))
+        return estimate.to_dict(), estimate.to_text()
+    if args.command == "fit":
+        spec = _model(args.model)
+        gpus = [get_gpu(args.gpu)] if args.gpu else list(all_gpus())
+        if args.job == "train":
+            results = [fit_training(spec, gpu, **_train_kwargs(args)) for gpu in gpus]
+        else:
+            results = [fit_inference(spec, gpu, **_infer_kwargs(args)) for gpu in gpus]
+        lines = [f"{'gpu':<24} {'fits':>4} {'needs GiB':>10} {'has GiB':>8} {'GPUs':>5} {'max batch':>9} "
+                 f"{'max ctx':>8}"]
+        for gpu, result in zip(gpus, results):
+            needed = "-" if result.gpus_needed is None else str(result.gpus_needed)
+            lines.append(f"{gpu.id:<24} {'yes' if result.fits else 'no':>4} "
+                         f"{result.estimate.total_bytes / GIB:10.2f} {gpu.memory_bytes / GIB:8.1f} {needed:>5} "
+                         f"{result.max_batch:9d} {result.max_context:8d}")
+        return [r.to_dict() for r in results], "\n".join(lines)
+    if args.command == "models":
+        rows = [{"id": r.id, "name": r.name, "parameters": r.spec.parameters,
+                 "active_parameters": r.spec.active_parameters, "source": r.source.url, "as_of": r.source.as_of}
+                for r in all_models()]
+        text = "\n".join(f"{row['id']:<20} {row['parameters'] / 1e9:9.2f}B  {row['name']}" for row in rows)
+        return rows, text
+    rows = [{"id": g.id, "name": g.name, "memory_bytes": g.memory_bytes,
+             "memory_bandwidth_bytes_per_s": g.memory_bandwidth_bytes_per_s,
+             "bf16_dense_flop_per_s": g.bf16_dense_flop_per_s, "source": g.source.url, "as_of": g.source.as_of}
+            for g in all_gpus()]
+    text = "\n".join(f"{row['id']:<24} {row['memory_bytes'] / GIB:7.1f} GiB  {row['name']}" for row in rows)
+    return rows, text
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (0 ok, 2 bad input)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        data, text = run(arguments)
+    except (CalculatorError, _UsageError) as error:
+        print(f"mlhw: error: {error}", file=sys.stderr)
+        return 2
+    if "--json" in arguments:
+        print(json.dumps(data, indent=2))
+    else:
+        print(text)
+    return 0

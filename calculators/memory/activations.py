@@ -1,0 +1,207 @@
+"""Bytes that autograd keeps for the backward pass, per token, per decoder layer.
+
+This follows what PyTorch saves when it runs the Hugging Face ``transformers``
+implementation of a Llama-style decoder layer, tensor by tensor (checked with
+``torch.autograd.graph.saved_tensors_hooks`` and with the measurement harness):
+
+* RMSNorm upcasts its input to fp32 and saves it (4 bytes x hidden) and a per-token
+  ``rsqrt``; when its weight is trainable it also saves the normalised tensor.
+* A trainable ``nn.Linear`` saves its input; a frozen one does not (autograd only saves
+  what a gradient it must compute needs). Under autocast, every linear gets its own
+  16-bit cast of an fp32 input (autocast caches casts of weights, not of activations).
+* Flash/memory-efficient SDPA saves q, k, v (K/V at KV-head width: GQA-aware), its
+  output and a per-head fp32 log-sum-exp; no S x S matrix. Eager attention repeats K
+  and V to every query head and saves the fp32 softmax and its 16-bit copy:
+  ``S x S`` per head.
+* The gated MLP saves the gate output, the activation output and the up output; the
+  product is saved only when ``down_proj`` needs its input.
+* LoRA (PEFT) casts each adapted module's input to the adapter dtype (fp32) and saves
+  that copy, plus the rank-r intermediate.
+
+>>> from calculators.model import ModelSpec
+>>> spec = ModelSpec.from_config({"model_type": "llama", "hidden_size": 512,
+...     "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
+...     "intermediate_size": 1536, "vocab_size": 1000})
+>>> layout = ActivationLayout(compute_bytes=2, residual_bytes=4, autocast=True,
+...     trainable_base=True)
+>>> saved_bytes_per_token_per_layer(spec, layout=layout, seq=64).total
+28200
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from calculators.model import ModelSpec
+
+#: Short LoRA target names and the module they adapt.
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+
+
+@dataclass(frozen=True)
+class ActivationLayout:
+    """How a training step stores activations.
+
+    Attributes:
+        compute_bytes: bytes per element of matmul inputs/outputs (2 under autocast or
+            a 16-bit model, 4 in fp32).
+        residual_bytes: bytes per element of the residual stream, which follows the
+            dtype of the (frozen or trainable) base weights: 4 for fp32 master weights
+            with autocast, 2 for a bf16 model.
+        autocast: True when ``torch.autocast`` casts each linear's input separately.
+        trainable_base: True for full fine-tuning (base weights and norms trainable).
+        lora_targets: LoRA-adapted modules (short names from :data:`LORA_TARGETS`).
+        lora_rank: LoRA rank r.
+        adapter_bytes: bytes per element of the LoRA adapter weights (PEFT keeps them in
+            fp32 by default).
+        attention: ``"sdpa"`` (flash or memory-efficient kernel) or ``"eager"``.
+    """
+
+    compute_bytes: int
+    residual_bytes: int
+    autocast: bool
+    trainable_base: bool
+    lora_targets: frozenset[str] = field(default_factory=frozenset)
+    lora_rank: int = 0
+    adapter_bytes: int = 4
+    attention: str = "sdpa"
+
+
+@dataclass(frozen=True)
+class LayerActivations:
+    """Saved bytes per token for one decoder layer, by part."""
+
+    norms: int
+    linear_inputs: int
+    attention: int
+    mlp: int
+    lora: int
+
+    @property
+    def total(self) -> int:
+        """All saved bytes per token in the layer."""
+        return self.norms + self.linear_inputs + self.attention + self.mlp + self.lora
+
+
+def _input_copies(*, consumers: int, layout: ActivationLayout, width: int) -> int:
+    """Bytes per token saved as inputs of ``consumers`` trainable linears reading one tensor."""
+    if consumers == 0:
+        return 0
+    if layout.autocast and layout.residual_bytes > layout.compute_bytes:
+        return consumers * layout.compute_bytes * width  # one 16-bit cast per consumer
+    return layout.residual_bytes * width  # one shared tensor
+
+
+def _lora_input_bytes(*, targets: int, layout: ActivationLayout, width: int, source_bytes: int) -> int:
+    """LoRA ``lora_A`` inputs: each adapted module saves its own cast of the input."""
+    if targets == 0:
+        return 0
+    if layout.autocast:
+        return targets * layout.compute_bytes * width
+    if source_bytes == layout.adapter_bytes:
+        return layout.adapter_bytes * width  # no cast needed: shared
+    return targets * layout.adapter_bytes * width
+
+
+def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout, seq: int) -> LayerActivations:
+    """Bytes per token that one decoder layer keeps for backward.
+
+    Formula (bf16 autocast, fp32 weights, full fine-tuning, SDPA):
+    ``26 H + 4 q_dim + 4 kv_dim + 8 I + 4 heads + 8`` bytes per token.
+
+    Args:
+        spec: model shapes.
+        layout: how the step stores activations.
+        seq: sequence length in tokens (eager attention's scores grow with it).
+
+    Returns:
+        The per-token saved bytes of a middle layer, split into parts.
+    """
+    h, a, r = spec.hidden_size, layout.compute_bytes, layout.residual_bytes
+    targets = layout.lora_targets
+    rank = layout.lora_rank
+    full = layout.trainable_base
+    norm_out_bytes = r  # the norm multiplies by its weight in the residual dtype
+
+    # Two RMSNorms per layer (four in Gemma 2: two more on the branch outputs).
+    per_norm = 4 * h + 4 + ((4 if r == 4 else r) * h if full else 0)
+    norms = 2 * per_norm
+    if spec.norms_per_layer == 4:
+        norms += 2 * (4 * h + 4 + (r * h if full else 0))
+
+    qkv_consumers = 1 if spec.model_type == "phi3" else 3
+    mlp_in_consumers = 1 if spec.model_type == "phi3" else 2
+    linear_inputs = 0
+    if full:
+        linear_inputs += _input_copies(consumers=qkv_consumers, layout=layout, width=h)
+        linear_inputs += _input_copies(consumers=mlp_in_consumers, layout=layout, width=h)
+
+    attention = _attention_bytes(spec, layout=layout, seq=seq, o_needs_input=full)
+
+    mlp = _mlp_bytes(spec, layout=layout, down_needs_input=full)
+
+    lora = 0
+    if targets:
+        qkv_targets = len(targets & {"q", "k", "v"})
+        up_targets = len(targets & {"gate", "up"})
+        lora += _lora_input_bytes(targets=qkv_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
+        lora += _lora_input_bytes(targets=up_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
+        if "o" in targets:
+            lora += _lora_input_bytes(targets=1, layout=layout, width=spec.q_dim, source_bytes=a)
+        if "down" in targets:
+            width = spec.moe.expert_intermediate_size if spec.moe else spec.intermediate_size
+            lora += _lora_input_bytes(targets=1, layout=layout, width=width, source_bytes=a)
+        rank_bytes = layout.compute_bytes if layout.autocast else layout.adapter_bytes
+        lora += len(targets) * rank_bytes * rank
+    return LayerActivations(norms=norms, linear_inputs=linear_inputs, attention=attention, mlp=mlp, lora=lora)
+
+
+def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_needs_input: bool) -> int:
+    a = layout.compute_bytes
+    heads = spec.num_attention_heads
+    if spec.mla is not None:
+        m = spec.mla
+        q_dim = heads * (m.qk_nope_head_dim + m.qk_rope_head_dim)
+        v_dim = heads * m.v_head_dim
+        latent = (m.q_lora_rank or 0) + m.kv_lora_rank + m.qk_rope_head_dim
+        # q, k (decompressed, per head), v, output, lse, plus the low-rank intermediates.
+        return a * (2 * q_dim + 2 * v_dim + latent) + 4 * heads
+    q_dim, kv_dim = spec.q_dim, spec.kv_dim
+    if layout.attention == "eager":
+        scores = 4 * heads * seq + (a * heads * seq if a != 4 else 0)  # fp32 softmax + its cast
+        out = a * q_dim if o_needs_input else 0  # transpose(1, 2).contiguous() copy for o_proj
+        return a * 3 * q_dim + scores + out  # q, K and V repeated to every query head
+    # Flash/efficient SDPA writes its output in (batch, seq, heads, dim) layout, so the
+    # .contiguous() before o_proj is free and o_proj's saved input is that same tensor.
+    return a * (2 * q_dim + 2 * kv_dim) + 4 * heads
+
+
+def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: bool) -> int:
+    a = layout.compute_bytes
+    if spec.moe is None:
+        width = spec.intermediate_size
+        return a * width * (3 + (1 if down_needs_input else 0))
+    m = spec.moe
+    width = m.expert_intermediate_size
+    # Each token visits top-k experts: gathered input, gate/up output (2 I, one buffer),
+    # activation output, product, down output (kept for the routing-weight multiply).
+    per_visit = a * (2 * spec.hidden_size + 4 * width)
+    shared = m.num_shared_experts * a * m.shared_intermediate_size * (3 + (1 if down_needs_input else 0))
+    router = 4 * 2 * m.num_experts + 8 * m.experts_per_token  # fp32 softmax in/out, top-k ids
+    return m.experts_per_token * per_visit + shared + router
+
+
+def checkpoint_bytes_per_token_per_layer(*, layout: ActivationLayout, spec: ModelSpec) -> int:
+    """Bytes per token kept per layer under gradient checkpointing: the layer's input.
+
+    Formula: ``residual_bytes x hidden``.
+
+    >>> from calculators.model import ModelSpec
+    >>> spec = ModelSpec.from_config({"model_type": "llama", "hidden_size": 4096,
+    ...     "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 11008,
+    ...     "vocab_size": 32000})
+    >>> checkpoint_bytes_per_token_per_layer(layout=ActivationLayout(
+    ...     compute_bytes=2, residual_bytes=2, autocast=False, trainable_base=True), spec=spec)
+    8192
+    """
+    return layout.residual_bytes * spec.hidden_size

@@ -1,0 +1,256 @@
+"""Peak GPU memory of serving a batch: weights, KV cache, prefill activations, logits.
+
+Inference keeps no activations for backward: memory is the weights, the KV cache
+(which grows with batch x context) and the temporaries of the one layer being computed.
+The prefill of a long prompt adds a per-token transient (the MLP intermediates of one
+layer, or the S x S scores with eager attention); decoding adds little beyond the cache.
+
+>>> from calculators.catalog.models import get_model
+>>> spec = get_model("llama-3-8b")
+>>> kv_cache_bytes(spec, batch=1, context=8192, kv_dtype="bf16") / 2**30  # GiB
+1.0
+>>> estimate = inference_memory(spec, weights="bf16", kv_cache="bf16", batch=1, context=8192)
+>>> estimate.peak_phase
+'prefill'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from calculators.dtypes import DType
+from calculators.errors import InputError
+from calculators.memory.overhead import overhead_assumptions, runtime_overhead_bytes
+from calculators.memory.result import MemoryEstimate
+from calculators.memory.weights import weight_bytes
+from calculators.model import ModelSpec
+from calculators.validate import nonnegative_int, one_of, positive_int
+
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+KV_DTYPES = ("fp32", "bf16", "fp16", "fp8")
+ATTENTIONS = ("sdpa", "flash", "eager")
+MAX_CONTEXT = 1 << 24
+MAX_BATCH = 1 << 16
+
+
+@dataclass(frozen=True)
+class InferenceSetup:
+    """Validated settings of one inference request (see :func:`inference_memory`)."""
+
+    weights: DType
+    kv_cache: DType
+    batch: int
+    context: int
+    new_tokens: int
+    attention: str
+
+    @property
+    def total_context(self) -> int:
+        """Tokens the cache holds at the end: prompt plus generated tokens."""
+        return self.context + self.new_tokens
+
+
+def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
+                    new_tokens: int = 0, attention: str = "sdpa") -> InferenceSetup:
+    """Check every inference input; raises :class:`~calculators.errors.InputError`."""
+    attention = one_of("attention", attention, ATTENTIONS)
+    return InferenceSetup(
+        weights=DType.parse(one_of("weights", weights, WEIGHT_DTYPES), "weights"),
+        kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
+        batch=positive_int("batch", batch, maximum=MAX_BATCH),
+        context=positive_int("context", context, maximum=MAX_CONTEXT),
+        new_tokens=nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT),
+        attention="sdpa" if attention == "flash" else attention,
+    )
+
+
+def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16") -> int:
+    """KV-cache bytes one token adds across all full-attention layers.
+
+    Formula: ``2 (K and V) x layers x kv_heads x head_dim x bytes``. With multi-head
+    latent attention (DeepSeek-V3) serving engines cache the compressed latent and the
+    rotary key instead: ``layers x (kv_lora_rank + qk_rope_head_dim) x bytes``.
+
+    >>> from calculators.catalog.models import get_model
+    >>> kv_cache_bytes_per_token(get_model("llama-2-7b"))  # MHA: 32 heads x 128
+    524288
+    >>> kv_cache_bytes_per_token(get_model("llama-3-8b"))  # GQA: 8 KV heads
+    131072
+    """
+    kind = DType.parse(kv_dtype, "kv_cache")
+    if spec.mla is not None:
+        per_layer = (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element
+    else:
+        per_layer = 2 * spec.kv_dim * kind.bytes_per_element  # K and V are both cached
+    return int(spec.num_layers * per_layer)
+
+
+def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str | DType = "bf16") -> int:
+    """KV-cache bytes for ``batch`` sequences of ``context`` tokens.
+
+    Formula: ``batch x sum over layers of min(context, window) x per-layer bytes``;
+    sliding-window layers (Mistral 7B v0.1, Gemma 2's local layers) hold at most
+    ``sliding_window`` tokens.
+    """
+    batch = positive_int("batch", batch, maximum=MAX_BATCH)
+    context = nonnegative_int("context", context, maximum=MAX_CONTEXT)
+    per_token_all = kv_cache_bytes_per_token(spec, kv_dtype=kv_dtype)
+    per_token_layer = per_token_all // spec.num_layers
+    windowed = spec.sliding_window_layers if spec.sliding_window else 0
+    full_layers = spec.num_layers - windowed
+    tokens_windowed = min(context, spec.sliding_window or context)
+    return batch * per_token_layer * (full_layers * context + windowed * tokens_windowed)
+
+
+def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
+    """Peak memory of prefilling ``batch`` prompts of ``context`` tokens and decoding.
+
+    Formula: ``peak = weights + max(KV(context) + prefill transient,
+    KV(context + new_tokens) + one layer's cache copy + logits)``.
+
+    Assumes a Hugging Face ``generate()``-style loop: the prompt is processed in one
+    forward with logits only for the last position, the cache is a dynamic cache grown
+    by concatenation.
+
+    Args:
+        spec: model shapes.
+        **settings: keyword arguments of :func:`inference_setup` (weights, kv_cache,
+            batch, context, new_tokens, attention).
+    """
+    setup = inference_setup(**settings)  # type: ignore[arg-type]
+    return _estimate(spec, setup)
+
+
+def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
+    weights = weight_bytes(spec, dtype=setup.weights)
+    act = 4 if setup.weights is DType.FP32 else 2
+    tokens = setup.batch * setup.context
+    kv_prefill = kv_cache_bytes(spec, batch=setup.batch, context=setup.context, kv_dtype=setup.kv_cache)
+    kv_final = kv_cache_bytes(spec, batch=setup.batch, context=setup.total_context, kv_dtype=setup.kv_cache)
+    logits = setup.batch * spec.vocab_size * (act + 4)  # last position, then its fp32 copy
+
+    transient = _prefill_transient_bytes(spec, setup, tokens, act)
+    prefill = weights + kv_prefill + transient + logits + 8 * tokens
+    phases = {"prefill": prefill}
+    if setup.new_tokens:
+        one_layer_copy = kv_final // max(1, spec.num_layers) // 2  # torch.cat makes a new K (then V)
+        decode = weights + kv_final + one_layer_copy + logits + 8 * setup.batch * setup.total_context
+        phases["decode"] = decode
+    peak_phase = max(phases, key=lambda name: phases[name])
+    peak = phases[peak_phase]
+    kv_at_peak = kv_prefill if peak_phase == "prefill" else kv_final
+    breakdown = {
+        "weights": weights,
+        "kv_cache": kv_at_peak,
+        "activations_and_logits": peak - weights - kv_at_peak,
+    }
+    overhead = runtime_overhead_bytes(peak_allocated_bytes=peak)
+    notes = list(spec.notes)
+    if spec.mla is not None:
+        notes.append("MLA KV cache counted as the compressed latent (vLLM/SGLang layout); "
+                     "transformers' reference code caches decompressed per-head K and V, far larger")
+    if spec.max_position_embeddings is not None and setup.total_context > spec.max_position_embeddings:
+        notes.append(f"context {setup.total_context} exceeds the model's max_position_embeddings "
+                     f"{spec.max_position_embeddings}: quality is not guaranteed beyond it")
+    if setup.weights in (DType.INT4, DType.INT8, DType.FP8):
+        notes.append("quantised weights: dequantisation workspaces of the kernels are not counted")
+    return MemoryEstimate(
+        parameters=spec.parameters,
+        trainable_parameters=0,
+        active_parameters=spec.active_parameters,
+        peak_allocated_bytes=int(peak),
+        total_bytes=int(peak + sum(overhead.values())),
+        peak_phase=peak_phase,
+        breakdown=breakdown,
+        phase_peaks={k: int(v) for k, v in phases.items()},
+        assumptions=(
+            f"weights {setup.weights.value}, KV cache {setup.kv_cache.value}, batch {setup.batch}, "
+            f"prompt {setup.context} tokens, {setup.new_tokens} new tokens, attention {setup.attention}",
+            "one prefill forward over the whole prompt; logits kept for the last position only",
+        ) + overhead_assumptions(),
+        notes=tuple(notes),
+        overhead=overhead,
+    )
+
+
+def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int, act: int) -> int:
+    """Temporaries of the layer being computed during prefill, in bytes.
+
+    Live while one layer runs: the embedding output (the model's forward keeps a
+    reference for the whole pass), the layer's input (the caller's reference), the
+    residual after attention, the norm output, and in the MLP the activation output,
+    the up output and their product; plus the rotary cos/sin tables (seq x head_dim).
+    """
+    h = spec.hidden_size
+    streams = 4 * h  # embedding output, layer input, residual, norm output
+    if spec.moe is not None:
+        m = spec.moe
+        routed = tokens * m.experts_per_token / m.num_experts  # tokens per expert, balanced
+        mlp = tokens * act * (streams + h) + routed * act * (2 * h + 4 * m.expert_intermediate_size)
+        mlp += tokens * (4 * m.num_experts * 2 + 8 * m.experts_per_token * (m.num_experts + 1))
+        mlp += tokens * act * 3 * m.shared_intermediate_size * m.num_shared_experts
+    else:
+        mlp = tokens * act * (streams + 3 * spec.intermediate_size)
+    # In attention: q, k, v and the rotary temporaries of q (q*cos, rotate_half(q), its product).
+    attention = tokens * act * (streams + 4 * spec.q_dim + 2 * spec.kv_dim)
+    if setup.attention == "eager":
+        s = setup.context
+        scores = setup.batch * spec.num_attention_heads * s * s * (4 + act)  # fp32 softmax + cast
+        mask = setup.batch * s * s * act
+        attention += scores + mask
+    rotary_tables = 2 * setup.context * spec.head_dim * act  # cos and sin, shared by the batch
+    return int(max(mlp, attention) + rotary_tables)
+
+
+def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1, weights: str = "bf16",
+                           kv_cache: str = "bf16", attention: str = "sdpa") -> int:
+    """Largest prompt length whose ``total_bytes`` fits ``memory_bytes`` (0 if none).
+
+    >>> from calculators.catalog.models import get_model
+    >>> max_context_for_memory(get_model("llama-3-8b"), memory_bytes=24 * 2**30) > 32000
+    True
+    """
+    if memory_bytes <= 0:
+        raise InputError("memory_bytes", memory_bytes, "a positive number of bytes")
+
+    def fits(context: int) -> bool:
+        estimate = inference_memory(spec, weights=weights, kv_cache=kv_cache, batch=batch, context=context,
+                                    attention=attention)
+        return estimate.total_bytes <= memory_bytes
+
+    return _largest(fits, MAX_CONTEXT)
+
+
+def max_batch_for_memory(spec: ModelSpec, *, memory_bytes: int, context: int, new_tokens: int = 0,
+                         weights: str = "bf16", kv_cache: str = "bf16", attention: str = "sdpa") -> int:
+    """Largest batch of ``context``-token prompts whose ``total_bytes`` fits (0 if none)."""
+    if memory_bytes <= 0:
+        raise InputError("memory_bytes", memory_bytes, "a positive number of bytes")
+
+    def fits(batch: int) -> bool:
+        estimate = inference_memory(spec, weights=weights, kv_cache=kv_cache, batch=batch, context=context,
+                                    new_tokens=new_tokens, attention=attention)
+        return estimate.total_bytes <= memory_bytes
+
+    return _largest(fits, MAX_BATCH)
+
+
+def _largest(fits: object, upper: int) -> int:
+    """Largest n in [1, upper] with fits(n), assuming fits is monotone; 0 if fits(1) fails."""
+    assert callable(fits)
+    if not fits(1):
+        return 0
+    low, high = 1, 1
+    while high < upper and fits(min(upper, high * 2)):
+        high = min(upper, high * 2)
+        low = high
+    if high == upper:
+        return upper
+    high = min(upper, high * 2)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid
+    return low

@@ -1,0 +1,90 @@
+"""The result of a memory estimate: two named totals, a breakdown and the phase of the peak.
+
+>>> estimate = MemoryEstimate(
+...     parameters=10, trainable_parameters=10, active_parameters=10,
+...     peak_allocated_bytes=3 * 2**30, total_bytes=4 * 2**30, peak_phase="optimizer",
+...     breakdown={"weights": 2**30, "gradients": 2**30, "optimizer_states": 2**30},
+...     phase_peaks={"forward": 2**30, "optimizer": 3 * 2**30}, assumptions=("batch 1",))
+>>> estimate.peak_allocated_gib
+3.0
+>>> print(estimate.to_text())  # doctest: +NORMALIZE_WHITESPACE
+component          GiB
+weights          1.000
+gradients        1.000
+optimizer_states 1.000
+peak allocated   3.000  (phase: optimizer)
+total on GPU     4.000
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+GIB = 2**30
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Memory needed by one training step or one inference request, in bytes.
+
+    Attributes:
+        peak_allocated_bytes: what ``torch.cuda.max_memory_allocated()`` would report:
+            the largest sum of live tensors over the step.
+        total_bytes: what the GPU must hold: the peak plus CUDA context, library
+            workspaces and caching-allocator slack (see
+            :func:`calculators.memory.overhead.runtime_overhead_bytes`).
+        peak_phase: the phase in which the peak occurs (``forward``, ``backward``,
+            ``optimizer``, ``prefill``, ``decode``).
+        breakdown: bytes per component live at the peak; sums to the peak.
+        phase_peaks: peak allocated bytes of each phase.
+    """
+
+    parameters: int
+    trainable_parameters: int
+    active_parameters: int
+    peak_allocated_bytes: int
+    total_bytes: int
+    peak_phase: str
+    breakdown: Mapping[str, int]
+    phase_peaks: Mapping[str, int]
+    assumptions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    overhead: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def peak_allocated_gib(self) -> float:
+        """Peak allocated memory in GiB (2^30 bytes)."""
+        return self.peak_allocated_bytes / GIB
+
+    @property
+    def total_gib(self) -> float:
+        """Total GPU memory needed in GiB (2^30 bytes)."""
+        return self.total_bytes / GIB
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: every byte count as an int, names as in the CLI's ``--json``."""
+        return {
+            "parameters": self.parameters,
+            "trainable_parameters": self.trainable_parameters,
+            "active_parameters": self.active_parameters,
+            "peak_allocated_bytes": self.peak_allocated_bytes,
+            "total_bytes": self.total_bytes,
+            "peak_phase": self.peak_phase,
+            "breakdown": dict(self.breakdown),
+            "phase_peaks": dict(self.phase_peaks),
+            "overhead": dict(self.overhead),
+            "assumptions": list(self.assumptions),
+            "notes": list(self.notes),
+        }
+
+    def to_text(self) -> str:
+        """A plain-text table of the breakdown and the two totals, in GiB."""
+        rows = [(name, value / GIB) for name, value in self.breakdown.items() if value]
+        width = max([len(name) for name, _ in rows] + [len("peak allocated")])
+        lines = [f"{'component':<{width}} {'GiB':>6}"]
+        lines += [f"{name:<{width}} {gib:6.3f}" for name, gib in rows]
+        lines.append(f"{'peak allocated':<{width}} {self.peak_allocated_gib:6.3f}  (phase: {self.peak_phase})")
+        lines.append(f"{'total on GPU':<{width}} {self.total_gib:6.3f}")
+        return "\n".join(lines)

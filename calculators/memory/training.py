@@ -1,0 +1,453 @@
+"""Peak GPU memory of one training step, phase by phase, the way PyTorch runs it.
+
+The step is ``loss = model(ids, labels=ids).loss; loss.backward(); optimizer.step();
+optimizer.zero_grad(set_to_none=True)`` with a Hugging Face ``transformers`` model.
+Memory is tracked through the phases and the peak is the largest moment, not a sum of
+everything:
+
+* **forward**: weights, optimizer state (from step 2), autocast's 16-bit weight copies,
+  the activations autograd saves, and at the loss the logits, their fp32 upcast and the
+  fp32 log-softmax.
+* **backward**: at its start the loss gradient (two fp32 logits-sized tensors) on top
+  of everything saved; then the output head's weight gradient; then layer by layer,
+  activations are freed as gradients appear (under checkpointing, one layer is
+  recomputed at a time).
+* **optimizer**: weights, gradients, optimizer state and the step's temporaries (the
+  foreach AdamW step allocates a parameter-sized temporary).
+
+>>> from calculators.catalog.models import get_model
+>>> estimate = training_memory(get_model("llama-3-8b"), method="full",
+...     precision="bf16-mixed", optimizer="adamw", batch=1, seq=512)
+>>> estimate.peak_phase
+'optimizer'
+>>> round(estimate.peak_allocated_bytes / estimate.parameters, 1)  # bytes per parameter
+20.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from calculators.dtypes import DType
+from calculators.errors import InputError
+from calculators.memory.activations import (
+    LORA_TARGETS,
+    ActivationLayout,
+    checkpoint_bytes_per_token_per_layer,
+    saved_bytes_per_token_per_layer,
+)
+from calculators.memory.optimizers import OPTIMIZERS, adafactor_state_bytes, optimizer_bytes
+from calculators.memory.overhead import overhead_assumptions, runtime_overhead_bytes
+from calculators.memory.result import MemoryEstimate
+from calculators.memory.weights import weight_bytes
+from calculators.model import ModelSpec
+from calculators.validate import one_of, positive_int
+
+METHODS = ("full", "lora", "qlora")
+PRECISIONS = ("fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp16")
+ATTENTIONS = ("sdpa", "flash", "eager")
+BASE_DTYPES = ("bf16", "fp16", "fp32", "nf4")
+ZERO_STAGES = (0, 1, 2, 3)
+
+MAX_BATCH = 1 << 16
+MAX_SEQ = 1 << 22
+MAX_RANK = 1 << 14
+MAX_GPUS = 1 << 16
+DEFAULT_LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+
+
+@dataclass(frozen=True)
+class TrainingSetup:
+    """Validated settings of one training step (see :func:`training_memory`)."""
+
+    method: str
+    precision: str
+    base_dtype: DType
+    optimizer: str
+    batch: int
+    seq: int
+    grad_checkpointing: bool
+    attention: str
+    lora_rank: int
+    lora_targets: tuple[str, ...]
+    grad_accumulation: int
+    gpus: int
+    zero: int
+
+    @property
+    def tokens(self) -> int:
+        """Tokens per micro-batch per GPU: batch x seq."""
+        return self.batch * self.seq
+
+    @property
+    def mixed(self) -> bool:
+        """True when autocast runs matmuls in 16-bit over fp32 trainable weights."""
+        return self.precision.endswith("-mixed")
+
+    @property
+    def compute_bytes(self) -> int:
+        """Bytes per element of matmul activations."""
+        return 4 if self.precision == "fp32" else 2
+
+
+def training_setup(
+    *,
+    method: str = "full",
+    precision: str = "bf16-mixed",
+    base_dtype: str | None = None,
+    optimizer: str = "adamw",
+    batch: int = 1,
+    seq: int = 2048,
+    grad_checkpointing: bool = False,
+    attention: str = "sdpa",
+    lora_rank: int = 16,
+    lora_targets: Iterable[str] | str = DEFAULT_LORA_TARGETS,
+    grad_accumulation: int = 1,
+    gpus: int = 1,
+    zero: int = 0,
+) -> TrainingSetup:
+    """Check every training input and return them as a :class:`TrainingSetup`.
+
+    Raises :class:`~calculators.errors.InputError` naming the field and accepted range.
+    """
+    method = one_of("method", method, METHODS)
+    precision = one_of("precision", precision, PRECISIONS)
+    optimizer = one_of("optimizer", optimizer, list(OPTIMIZERS))
+    attention = one_of("attention", attention, ATTENTIONS)
+    if attention == "flash":
+        attention = "sdpa"
+    if base_dtype is None:
+        base = {"full": None, "lora": None, "qlora": DType.NF4}[method]
+        if base is None:
+            base = DType.FP32 if precision in ("fp32", "bf16-mixed", "fp16-mixed") and method == "full" else (
+                DType.FP16 if precision.startswith("fp16") else DType.BF16)
+            if method == "lora" and precision == "fp32":
+                base = DType.FP32
+    else:
+        base = DType.parse(one_of("base_dtype", base_dtype, BASE_DTYPES), "base_dtype")
+    if method == "qlora" and base is not DType.NF4:
+        raise InputError("base_dtype", base.value, "nf4 for method qlora (use method lora for a 16-bit base)")
+    if method != "qlora" and base is DType.NF4:
+        raise InputError("base_dtype", base.value, "bf16, fp16 or fp32 (nf4 needs method qlora)")
+    if method == "full" and base_dtype is not None:
+        expected = DType.FP32 if precision in ("fp32", "bf16-mixed", "fp16-mixed") else DType.parse(precision)
+        if base is not expected:
+            raise InputError("base_dtype", base.value,
+                             f"{expected.value} for full fine-tuning at precision {precision} (it follows the precision)")
+    if isinstance(lora_targets, str):
+        lora_targets = [t for t in lora_targets.replace(" ", "").split(",") if t]
+    targets = tuple(dict.fromkeys(str(t).strip() for t in lora_targets))
+    aliases = {"q_proj": "q", "k_proj": "k", "v_proj": "v", "o_proj": "o", "gate_proj": "gate",
+               "up_proj": "up", "down_proj": "down"}
+    targets = tuple(dict.fromkeys(aliases.get(t, t) for t in targets))
+    if targets == ("all-linear",):
+        targets = DEFAULT_LORA_TARGETS
+    for target in targets:
+        one_of("lora_targets", target, LORA_TARGETS)
+    if method != "full" and not targets:
+        raise InputError("lora_targets", "", f"at least one of {', '.join(LORA_TARGETS)}")
+    zero_stage = positive_int("zero", zero, maximum=3, minimum=0)
+    gpu_count = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    return TrainingSetup(
+        method=method,
+        precision=precision,
+        base_dtype=base,
+        optimizer=optimizer,
+        batch=positive_int("batch", batch, maximum=MAX_BATCH),
+        seq=positive_int("seq", seq, maximum=MAX_SEQ),
+        grad_checkpointing=bool(grad_checkpointing),
+        attention=attention,
+        lora_rank=positive_int("lora_rank", lora_rank, maximum=MAX_RANK),
+        lora_targets=tuple(t for t in LORA_TARGETS if t in targets) if method != "full" else (),
+        grad_accumulation=positive_int("grad_accumulation", grad_accumulation, maximum=1 << 20),
+        gpus=gpu_count,
+        zero=zero_stage,
+    )
+
+
+def lora_parameters(spec: ModelSpec, *, rank: int, targets: Iterable[str]) -> int:
+    """Trainable LoRA parameters: ``sum over adapted linears of rank x (in + out)``.
+
+    >>> from calculators.catalog.models import get_model
+    >>> lora_parameters(get_model("llama-3-8b"), rank=16, targets=["q", "v"])
+    6815744
+    """
+    wanted = set(targets)
+    h = spec.hidden_size
+    total = 0
+    names = ("q", "k", "v", "o")
+    if spec.mla is None:
+        for name, (fan_in, fan_out, _bias) in zip(names, spec.attention_linears()):
+            if name in wanted:
+                total += spec.num_layers * rank * (fan_in + fan_out)
+    elif wanted & {"q", "k", "v", "o"}:
+        # MLA: count every attention projection as adapted when any attention target is chosen.
+        total += spec.num_layers * sum(rank * (i + o) for i, o, _b in spec.attention_linears())
+    mlp_shapes = {"gate": (h, 1), "up": (h, 1), "down": (1, h)}
+    for name in ("gate", "up", "down"):
+        if name not in wanted:
+            continue
+        fan_in_h, fan_out_h = mlp_shapes[name]
+
+        def adapter(width: int) -> int:
+            fan_in = fan_in_h if fan_in_h != 1 else width
+            fan_out = fan_out_h if fan_out_h != 1 else width
+            return rank * (fan_in + fan_out)
+
+        total += spec.num_dense_layers * adapter(spec.intermediate_size)
+        if spec.moe is not None:
+            m = spec.moe
+            per_layer = m.num_experts * adapter(m.expert_intermediate_size)
+            per_layer += m.num_shared_experts * adapter(m.shared_intermediate_size)
+            total += spec.num_moe_layers * per_layer
+    return total
+
+
+def _matmul_weight_parameters(spec: ModelSpec) -> int:
+    """Parameters that pass through matmuls (decoder linears and the output projection)."""
+    return spec.linear_parameters + spec.vocab_size * spec.hidden_size
+
+
+def training_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
+    """Peak memory of one training step per GPU, in bytes, with the phase of the peak.
+
+    Formula: ``peak = max(forward, backward, optimizer)`` where each phase sums the live
+    tensors at its worst moment (see the module docstring); ``total = peak + context +
+    workspace + allocator slack``.
+
+    Args:
+        spec: model shapes (see :func:`calculators.catalog.models.get_model`).
+        **settings: keyword arguments of :func:`training_setup` (method, precision,
+            base_dtype, optimizer, batch, seq, grad_checkpointing, attention, lora_rank,
+            lora_targets, grad_accumulation, gpus, zero).
+
+    Returns:
+        A :class:`~calculators.memory.result.MemoryEstimate` for one GPU.
+    """
+    setup = training_setup(**settings)  # type: ignore[arg-type]
+    return _estimate(spec, setup)
+
+
+def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
+    full = setup.method == "full"
+    tokens = setup.tokens
+    vocab, hidden = spec.vocab_size, spec.hidden_size
+    a = setup.compute_bytes
+
+    # ---------------------------------------------------------------- weights, grads, state
+    if full:
+        trainable = spec.parameters
+        param_bytes = 4 if setup.precision in ("fp32", "bf16-mixed", "fp16-mixed") else 2
+        weights = trainable * param_bytes
+        residual = param_bytes
+    else:
+        trainable = lora_parameters(spec, rank=setup.lora_rank, targets=setup.lora_targets)
+        param_bytes = 4  # PEFT keeps adapters in fp32 (autocast_adapter_dtype=True)
+        weights = weight_bytes(spec, dtype=setup.base_dtype) + trainable * param_bytes
+        residual = 4 if setup.base_dtype is DType.FP32 else 2
+    grads = trainable * param_bytes
+    opt = optimizer_bytes(optimizer=setup.optimizer, param_bytes=param_bytes)
+    if setup.optimizer == "adafactor":
+        state = adafactor_state_bytes(shapes=_matrix_shapes(spec) if full else [], param_bytes=param_bytes)
+        if not full:
+            state = int(trainable * 0.1 * param_bytes)
+    else:
+        state = int(round(trainable * opt.state_bytes_per_param))
+    step_temp = int(round(trainable * opt.step_temp_bytes_per_param))
+
+    # Data-parallel sharding (ZeRO / FSDP): each GPU keeps 1/N of the sharded terms.
+    n = setup.gpus
+    ddp_buckets = 0
+    if n > 1:
+        if setup.zero >= 1:
+            state, step_temp = _ceil_div(state, n), _ceil_div(step_temp, n)
+        if setup.zero >= 2:
+            grads = _ceil_div(grads, n)
+        if setup.zero >= 3:
+            weights = _ceil_div(weights, n)
+        if setup.zero == 0:
+            # DDP's reducer copies gradients into flat buckets (gradient_as_bucket_view=False).
+            ddp_buckets = grads
+
+    # autocast caches a 16-bit copy of every trainable matmul weight during forward.
+    autocast_copies = 0
+    if setup.mixed:
+        if full:
+            autocast_copies = 2 * _matmul_weight_parameters(spec)
+        else:
+            autocast_copies = 2 * trainable
+            if setup.base_dtype is DType.FP32:
+                autocast_copies += 2 * _matmul_weight_parameters(spec)
+    if n > 1 and setup.zero >= 3:
+        autocast_copies = _ceil_div(autocast_copies, n) + 2 * 2 * _largest_layer_params(spec)
+
+    # ---------------------------------------------------------------- activations
+    layout = ActivationLayout(
+        compute_bytes=a,
+        residual_bytes=residual,
+        autocast=setup.mixed,
+        trainable_base=full,
+        lora_targets=frozenset(setup.lora_targets),
+        lora_rank=setup.lora_rank if not full else 0,
+        adapter_bytes=4,
+        attention=setup.attention,
+    )
+    per_layer = saved_bytes_per_token_per_layer(spec, layout=layout, seq=setup.seq).total
+    layers_saved = spec.num_layers * per_layer * tokens
+    checkpoints = spec.num_layers * checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens
+
+    # Final norm (fp32 input + rsqrt), its output kept for the head, labels and ids (int64).
+    final_norm = (4 * hidden + 4) * tokens
+    if full:
+        final_norm += (4 if residual == 4 else 2) * hidden * tokens  # normalised, saved for the weight grad
+        final_norm += (a if setup.mixed else residual) * hidden * tokens  # the head's input
+    inputs = 2 * 8 * tokens  # input_ids and shifted labels, int64
+    logits_bytes = (4 if setup.precision == "fp32" and (full or residual == 4) else 2) * tokens * vocab
+    fp32_logits = 4 * tokens * vocab
+    log_softmax = fp32_logits  # saved by cross-entropy for its backward
+
+    # ---------------------------------------------------------------- phases
+    accumulated_grads = grads if setup.grad_accumulation > 1 else 0
+    resident = weights + state + accumulated_grads + ddp_buckets
+    saved = checkpoints if setup.grad_checkpointing else layers_saved
+    # Under checkpointing autocast's cache is not saved by autograd: it lives until the
+    # autocast region exits at the end of forward; the head's copy stays (not checkpointed).
+    head_copy = 2 * vocab * hidden if (setup.mixed and full) else 0
+    copies_in_backward = head_copy if setup.grad_checkpointing else autocast_copies
+
+    upcast = fp32_logits if logits_bytes == 2 * tokens * vocab else 0
+    forward_loss = resident + autocast_copies + saved + final_norm + inputs + logits_bytes + upcast + log_softmax
+    layer_transient = _forward_layer_transient(spec, setup, tokens, residual)
+    forward_layer = resident + autocast_copies + saved + inputs + layer_transient
+    forward = max(forward_loss, forward_layer)
+
+    backward_start = resident + copies_in_backward + saved + final_norm + inputs + log_softmax + 2 * fp32_logits
+    head_trainable = full
+    head_grad = (4 if param_bytes == 4 else 2) * vocab * hidden if head_trainable else 0
+    head_grad_temp = 2 * vocab * hidden if (head_trainable and setup.mixed) else 0
+    grad_logits_16 = 2 * tokens * vocab if logits_bytes == 2 * tokens * vocab else fp32_logits
+    backward_head = (resident + copies_in_backward + saved + final_norm - (a * hidden * tokens if full else 0)
+                     + inputs + grad_logits_16 + a * hidden * tokens + head_grad + head_grad_temp)
+    if setup.grad_checkpointing:
+        layer_saved = per_layer * tokens
+        layer_copies = 2 * _largest_layer_params(spec) if (setup.mixed and full) else 0
+        recompute_first = (resident + head_copy + checkpoints + inputs + head_grad
+                           + layer_saved + layer_copies + _backward_layer_transient(spec, setup, tokens, residual))
+        recompute_last = (weights + state + grads + ddp_buckets + inputs + layer_saved + layer_copies
+                          + _backward_layer_transient(spec, setup, tokens, residual))
+        backward = max(backward_start, backward_head, recompute_first, recompute_last)
+    else:
+        end = weights + state + grads + ddp_buckets + inputs + _backward_layer_transient(spec, setup, tokens, residual)
+        backward = max(backward_start, backward_head, end)
+
+    optimizer_phase = weights + grads + state + step_temp + ddp_buckets
+    phases = {"forward": forward, "backward": backward, "optimizer": optimizer_phase}
+    peak_phase = max(phases, key=lambda name: phases[name])
+    peak = phases[peak_phase]
+
+    breakdown = _breakdown(
+        peak_phase=peak_phase, peak=peak, weights=weights, grads=grads, state=state, step_temp=step_temp,
+        ddp_buckets=ddp_buckets, accumulated_grads=accumulated_grads, setup=setup,
+        autocast_copies=autocast_copies if peak_phase == "forward" else copies_in_backward,
+        activations=saved + final_norm + inputs,
+    )
+    overhead = runtime_overhead_bytes(peak_allocated_bytes=peak, gpus=n)
+    return MemoryEstimate(
+        parameters=spec.parameters,
+        trainable_parameters=trainable,
+        active_parameters=spec.active_parameters,
+        peak_allocated_bytes=int(peak),
+        total_bytes=int(peak + sum(overhead.values())),
+        peak_phase=peak_phase,
+        breakdown=breakdown,
+        phase_peaks={k: int(v) for k, v in phases.items()},
+        assumptions=_assumptions(setup) + overhead_assumptions(),
+        notes=spec.notes + _notes(setup),
+        overhead=overhead,
+    )
+
+
+def _forward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int, residual: int) -> int:
+    # Inside a layer, unsaved temporaries peak in rotary embedding (q*cos, rotate_half(q),
+    # rotate_half(q)*sin in the residual dtype) or in the MLP (the norm output and the product).
+    rope = 3 * max(residual, setup.compute_bytes) * spec.q_dim
+    mlp = residual * spec.hidden_size + setup.compute_bytes * spec.intermediate_size
+    return max(rope, mlp) * tokens
+
+
+def _backward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int, residual: int) -> int:
+    # Gradient of the residual stream, of the MLP intermediates, and the largest weight
+    # gradient being formed (16-bit then upcast to fp32 under autocast).
+    a = setup.compute_bytes
+    width = spec.moe.expert_intermediate_size if spec.moe else spec.intermediate_size
+    activations = (residual + a) * spec.hidden_size * tokens + 3 * a * width * tokens
+    if setup.method == "full":
+        grad_bytes = 4 if setup.precision in ("fp32", "bf16-mixed", "fp16-mixed") else 2
+        weight = spec.hidden_size * width * (grad_bytes + (2 if setup.mixed else 0))
+    else:
+        weight = 0
+    return activations + weight
+
+
+def _largest_layer_params(spec: ModelSpec) -> int:
+    attention = spec.attention_parameters_per_layer
+    mlp = spec.moe_parameters_per_layer if spec.moe else spec.dense_mlp_parameters
+    return attention + mlp
+
+
+def _matrix_shapes(spec: ModelSpec) -> list[tuple[int, int]]:
+    shapes = [(i, o) for i, o, _b in spec.attention_linears()] * spec.num_layers
+    h = spec.hidden_size
+    shapes += [(h, spec.intermediate_size)] * (3 * spec.num_dense_layers)
+    if spec.moe:
+        shapes += [(h, spec.moe.expert_intermediate_size)] * (3 * spec.moe.num_experts * spec.num_moe_layers)
+    shapes += [(spec.vocab_size, h)] * (1 if spec.tie_word_embeddings else 2)
+    return shapes
+
+
+def _ceil_div(value: int, divisor: int) -> int:
+    return -(-value // divisor)
+
+
+def _breakdown(*, peak_phase: str, peak: int, weights: int, grads: int, state: int, step_temp: int,
+               ddp_buckets: int, accumulated_grads: int, setup: TrainingSetup, autocast_copies: int,
+               activations: int) -> dict[str, int]:
+    parts: dict[str, int] = {"weights": weights}
+    if peak_phase == "optimizer":
+        parts.update(gradients=grads, optimizer_states=state, optimizer_step_temporaries=step_temp)
+    else:
+        parts.update(gradients=accumulated_grads, optimizer_states=state,
+                     autocast_weight_copies=autocast_copies, activations=activations)
+    if ddp_buckets:
+        parts["ddp_gradient_buckets"] = ddp_buckets
+    known = sum(parts.values())
+    # What is left is the phase's transient peak: logits and loss tensors, the head's
+    # weight gradient, or one layer's recomputation under checkpointing.
+    parts["transient_at_peak"] = max(0, peak - known)
+    return {name: int(value) for name, value in parts.items()}
+
+
+def _assumptions(setup: TrainingSetup) -> tuple[str, ...]:
+    items = [
+        f"method {setup.method}, precision {setup.precision}, optimizer {setup.optimizer}",
+        f"batch {setup.batch} x seq {setup.seq} per GPU, attention {setup.attention}, "
+        f"gradient checkpointing {'on' if setup.grad_checkpointing else 'off'}",
+        "Hugging Face transformers model; loss = cross-entropy over all positions with fp32 logits",
+        "optimizer.zero_grad(set_to_none=True): gradients do not exist during forward",
+    ]
+    if setup.method != "full":
+        items.append(f"LoRA rank {setup.lora_rank} on {','.join(setup.lora_targets)}; adapters fp32 (PEFT default); "
+                     f"frozen base {setup.base_dtype.value}")
+    if setup.gpus > 1:
+        items.append(f"{setup.gpus} GPUs, ZeRO stage {setup.zero} (0 = DDP with gradient buckets)")
+    return tuple(items)
+
+
+def _notes(setup: TrainingSetup) -> tuple[str, ...]:
+    notes = []
+    if setup.optimizer == "paged-adamw-8bit":
+        notes.append("paged optimizer state can spill to host RAM under memory pressure; counted on the GPU here")
+    if setup.optimizer == "adafactor":
+        notes.append("Adafactor figures are derived, not yet checked against a measurement")
+    return tuple(notes)
