@@ -29,6 +29,7 @@ from typing import Any
 from calculators.memory.inference import inference_memory
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
+from calculators.tables import Table
 
 TRAIN_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "attention",
               "lora_rank", "lora_targets", "base_dtype", "grad_accumulation")
@@ -145,3 +146,108 @@ def summary(scores: Iterable[CaseScore]) -> ErrorSummary:
         worst=errors[-1] if errors else math.nan,
         mean_signed=sum(signed) / len(signed) if signed else math.nan,
     )
+
+
+# --------------------------------------------------------------------------- published tables
+def _group(item: CaseScore, settings_method: str) -> str:
+    if item.kind == "infer":
+        return "inference"
+    return "full fine-tuning" if settings_method == "full" else "LoRA"
+
+
+def grouped_scores(records: Iterable[Mapping[str, Any]]) -> dict[str, list[CaseScore]]:
+    """Scores of the records, grouped as full fine-tuning / LoRA / inference."""
+    groups: dict[str, list[CaseScore]] = {"full fine-tuning": [], "LoRA": [], "inference": []}
+    for record in records:
+        item = score(record)
+        groups[_group(item, str(record.get("settings", {}).get("method", "full")))].append(item)
+    return groups
+
+
+def summary_table(records: Iterable[Mapping[str, Any]]) -> Table:
+    """Table ``accuracy-summary``: error distribution per group of measured cases."""
+    groups = grouped_scores(records)
+    rows = []
+    everything: list[CaseScore] = []
+    for name, items in groups.items():
+        if not items:
+            continue
+        everything += items
+        rows.append(_summary_row(name, items))
+    rows.append(_summary_row("all cases", everything))
+    return Table(
+        id="accuracy-summary",
+        caption="Absolute error of peak_allocated_bytes against measured PyTorch peaks, by kind of job.",
+        columns=("cases", "n", "median |error|", "95th pct |error|", "worst |error|", "mean signed error"),
+        align=("l", "r", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=("measurements: tests/data/measurements (fake-tensor traces of transformers steps)",),
+    )
+
+
+def _summary_row(name: str, items: list[CaseScore]) -> tuple[str, ...]:
+    stats = summary(items)
+    return (name, str(stats.count), f"{stats.median:.2%}", f"{stats.p95:.2%}", f"{stats.worst:.2%}",
+            f"{stats.mean_signed:+.2%}")
+
+
+def cases_table(records: Iterable[Mapping[str, Any]]) -> Table:
+    """Table ``accuracy-cases``: every measured case, measured and estimated GiB, error."""
+    items = sorted((score(record) for record in records), key=lambda s: (s.kind, s.model, s.case_id))
+    rows = tuple(
+        (s.model, s.kind, s.label, f"{s.measured_bytes / 2**30:.3f}", f"{s.estimated_bytes / 2**30:.3f}",
+         f"{s.relative_error:+.2%}", s.measured_phase, s.estimated_phase)
+        for s in items
+    )
+    return Table(
+        id="accuracy-cases",
+        caption="Every measured case: measured and estimated peak allocated memory (GiB = 2^30 bytes).",
+        columns=("model", "kind", "settings", "measured GiB", "estimated GiB", "error", "measured peak phase",
+                 "estimated peak phase"),
+        align=("l", "l", "l", "r", "r", "r", "l", "l"),
+        rows=rows,
+        after=scatter_svg(items),
+    )
+
+
+def scatter_svg(items: Iterable[CaseScore], *, size: int = 360) -> str:
+    """A log-log SVG scatter of estimated vs measured GiB with the y = x line and a ±10 % band.
+
+    >>> "<svg" in scatter_svg([CaseScore("c", "train", "m", "", 2**30, 2**30, "", "")])
+    True
+    """
+    points = [(s.measured_bytes / 2**30, s.estimated_bytes / 2**30, s.kind) for s in items]
+    if not points:
+        return ""
+    low = min(min(m, e) for m, e, _ in points) / 1.5
+    high = max(max(m, e) for m, e, _ in points) * 1.5
+    pad = 40
+    span = math.log10(high) - math.log10(low)
+
+    def xy(value: float) -> float:
+        return pad + (size - 2 * pad) * (math.log10(value) - math.log10(low)) / span
+
+    def yy(value: float) -> float:
+        return size - xy(value)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" width="{size}" height="{size}" '
+             'role="img" aria-label="Estimated versus measured peak memory, log scale">',
+             f'<rect x="{pad}" y="{pad}" width="{size - 2 * pad}" height="{size - 2 * pad}" fill="none" '
+             'stroke="#999"/>']
+    band = [(low, low * 1.1), (high / 1.1, high), (high, high / 1.1), (low * 1.1, low)]
+    parts.append('<polygon fill="#4caf5022" points="' + " ".join(f"{xy(a):.1f},{yy(b):.1f}" for a, b in band) + '"/>')
+    parts.append(f'<line x1="{xy(low):.1f}" y1="{yy(low):.1f}" x2="{xy(high):.1f}" y2="{yy(high):.1f}" '
+                 'stroke="#4caf50"/>')
+    colors = {"train": "#1565c0", "infer": "#e65100"}
+    for measured, estimated, kind in sorted(points):
+        parts.append(f'<circle cx="{xy(measured):.1f}" cy="{yy(estimated):.1f}" r="3" fill="{colors[kind]}" '
+                     'fill-opacity="0.7"/>')
+    parts.append(f'<text x="{size / 2:.0f}" y="{size - 8}" font-size="12" text-anchor="middle">measured GiB '
+                 '(log)</text>')
+    parts.append(f'<text x="12" y="{size / 2:.0f}" font-size="12" text-anchor="middle" '
+                 f'transform="rotate(-90 12 {size / 2:.0f})">estimated GiB (log)</text>')
+    parts.append(f'<text x="{pad + 6}" y="{pad + 16}" font-size="11" fill="#1565c0">training</text>')
+    parts.append(f'<text x="{pad + 6}" y="{pad + 30}" font-size="11" fill="#e65100">inference</text>')
+    parts.append(f'<text x="{pad + 6}" y="{pad + 44}" font-size="11" fill="#4caf50">y = x, ±10 %</text>')
+    parts.append("</svg>")
+    return "".join(parts)

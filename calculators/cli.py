@@ -35,7 +35,7 @@ GIB = 2**30
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser that raises instead of exiting, so errors share one format."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         raise _UsageError(message)
 
 
@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("models", help="list the model catalog")
     sub.add_parser("gpus", help="list the GPU catalog")
-    for command in sub.choices.values():
+    for command in [*sub.choices.values(), *fit_sub.choices.values()]:
         command.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parser
 
@@ -146,17 +146,17 @@ def run(argv: Sequence[str]) -> tuple[Any, str]:
                          f"{result.max_batch:9d} {result.max_context:8d}")
         return [r.to_dict() for r in results], "\n".join(lines)
     if args.command == "models":
-        rows = [{"id": r.id, "name": r.name, "parameters": r.spec.parameters,
-                 "active_parameters": r.spec.active_parameters, "source": r.source.url, "as_of": r.source.as_of}
+        rows: list[dict[str, Any]] = [{"id": r.id, "name": r.name, "parameters": r.spec().parameters,
+                 "active_parameters": r.spec().active_parameters, "source": r.source.url, "as_of": r.source.as_of}
                 for r in all_models()]
         text = "\n".join(f"{row['id']:<20} {row['parameters'] / 1e9:9.2f}B  {row['name']}" for row in rows)
         return rows, text
-    rows = [{"id": g.id, "name": g.name, "memory_bytes": g.memory_bytes,
+    gpu_rows: list[dict[str, Any]] = [{"id": g.id, "name": g.name, "memory_bytes": g.memory_bytes,
              "memory_bandwidth_bytes_per_s": g.memory_bandwidth_bytes_per_s,
              "bf16_dense_flop_per_s": g.bf16_dense_flop_per_s, "source": g.source.url, "as_of": g.source.as_of}
             for g in all_gpus()]
-    text = "\n".join(f"{row['id']:<24} {row['memory_bytes'] / GIB:7.1f} GiB  {row['name']}" for row in rows)
-    return rows, text
+    text = "\n".join(f"{row['id']:<24} {row['memory_bytes'] / GIB:7.1f} GiB  {row['name']}" for row in gpu_rows)
+    return gpu_rows, text
 
 
 def main(argv: Sequence[str] | None = None) -> int:

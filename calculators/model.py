@@ -100,6 +100,8 @@ class ModelSpec:
     moe: MoESpec | None = None
     mla: MLASpec | None = None
     max_position_embeddings: int | None = None
+    attn_logit_softcapping: float | None = None
+    final_logit_softcapping: float | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     # ----------------------------------------------------------------- construction
@@ -123,6 +125,16 @@ class ModelSpec:
     def kv_dim(self) -> int:
         """Width of one of K or V per token (KV heads x head_dim)."""
         return self.num_kv_heads * self.head_dim
+
+    @property
+    def supports_sdpa(self) -> bool:
+        """False when transformers runs eager attention regardless (Gemma 2's softcapping)."""
+        return self.attn_logit_softcapping is None
+
+    @property
+    def fused_qkv(self) -> bool:
+        """True when q, k, v come from one fused projection (Phi-3's ``qkv_proj``)."""
+        return self.model_type == "phi3"
 
     @property
     def num_moe_layers(self) -> int:
@@ -290,7 +302,8 @@ def _load_config(config: Mapping[str, Any] | str | Path) -> dict[str, Any]:
         merged = {**text_config}
         merged.setdefault("model_type", text_config.get("model_type", data.get("model_type")))
         data = merged
-    return data
+    result: dict[str, Any] = data
+    return result
 
 
 def _int(data: Mapping[str, Any], key: str, *, maximum: int, default: int | None = None,
@@ -311,6 +324,15 @@ def _opt_int(data: Mapping[str, Any], key: str, *, maximum: int) -> int | None:
     if data.get(key) is None:
         return None
     return _int(data, key, maximum=maximum)
+
+
+def _opt_float(data: Mapping[str, Any], key: str, default: float | None) -> float | None:
+    value = data.get(key, default) if key in data else default
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ConfigError(key, value, "a positive number or null")
+    return float(value)
 
 
 def _bool(data: Mapping[str, Any], key: str, default: bool) -> bool:
@@ -372,6 +394,9 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None) -> ModelSpec:
     moe = _moe(data, model_type, layers, hidden)
     mla = _mla(data) if model_type == "deepseek_v3" else None
     max_positions = _opt_int(data, "max_position_embeddings", maximum=1 << 24)
+    # Gemma 2 caps attention scores and logits with tanh (defaults of Gemma2Config).
+    attn_cap = _opt_float(data, "attn_logit_softcapping", 50.0 if model_type == "gemma2" else None)
+    final_cap = _opt_float(data, "final_logit_softcapping", 30.0 if model_type == "gemma2" else None)
 
     return ModelSpec(
         name=name or str(data.get("_name_or_path") or model_type),
@@ -394,6 +419,8 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None) -> ModelSpec:
         moe=moe,
         mla=mla,
         max_position_embeddings=max_positions,
+        attn_logit_softcapping=attn_cap,
+        final_logit_softcapping=final_cap,
         notes=tuple(notes),
     )
 

@@ -61,6 +61,25 @@ def finite_float(field: str, value: Any, *, minimum: float, maximum: float,
     return number
 
 
+def flag(field: str, value: Any) -> bool:
+    """Return ``value`` as a bool; accepts True/False and the strings true/false/1/0/yes/no/on/off.
+
+    >>> flag("grad_checkpointing", "false")
+    False
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        key = value.strip().lower()
+        if key in ("true", "1", "yes", "on"):
+            return True
+        if key in ("false", "0", "no", "off", ""):
+            return False
+    raise InputError(field, value, "true or false")
+
+
 def one_of(field: str, value: Any, choices: Iterable[E]) -> E:
     """Return the choice equal to ``value`` (enum members also match their ``.value``)."""
     options = list(choices)

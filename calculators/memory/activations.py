@@ -123,14 +123,15 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
     full = layout.trainable_base
     norm_out_bytes = r  # the norm multiplies by its weight in the residual dtype
 
-    # Two RMSNorms per layer (four in Gemma 2: two more on the branch outputs).
-    per_norm = 4 * h + 4 + ((4 if r == 4 else r) * h if full else 0)
-    norms = 2 * per_norm
-    if spec.norms_per_layer == 4:
-        norms += 2 * (4 * h + 4 + (r * h if full else 0))
+    # Two RMSNorms per layer (four in Gemma 2: two more on the branch outputs). Llama's
+    # norm casts back before the weight multiply (saves the cast); Gemma's multiplies
+    # in fp32 (saves the fp32 normalised tensor).
+    fp32_normalised = spec.model_type in ("gemma", "gemma2")
+    normalised = (4 if (r == 4 or fp32_normalised) else r) * h if full else 0
+    norms = spec.norms_per_layer * (4 * h + 4 + normalised)
 
-    qkv_consumers = 1 if spec.model_type == "phi3" else 3
-    mlp_in_consumers = 1 if spec.model_type == "phi3" else 2
+    qkv_consumers = 1 if spec.fused_qkv else 3
+    mlp_in_consumers = 1 if spec.fused_qkv else 2
     linear_inputs = 0
     if full:
         linear_inputs += _input_copies(consumers=qkv_consumers, layout=layout, width=h)
@@ -167,13 +168,17 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
         # q, k (decompressed, per head), v, output, lse, plus the low-rank intermediates.
         return a * (2 * q_dim + 2 * v_dim + latent) + 4 * heads
     q_dim, kv_dim = spec.q_dim, spec.kv_dim
-    if layout.attention == "eager":
+    # Phi-3 slices q, k, v out of one fused output: saving v (a view) keeps all of it.
+    fused_extra = a * (q_dim + kv_dim) if spec.fused_qkv else 0
+    if layout.attention == "eager" or not spec.supports_sdpa:
         scores = 4 * heads * seq + (a * heads * seq if a != 4 else 0)  # fp32 softmax + its cast
+        if spec.attn_logit_softcapping is not None:
+            scores += a * heads * seq  # tanh(scores / cap) is saved for its backward
         out = a * q_dim if o_needs_input else 0  # transpose(1, 2).contiguous() copy for o_proj
-        return a * 3 * q_dim + scores + out  # q, K and V repeated to every query head
+        return a * 3 * q_dim + scores + out + fused_extra  # q, K and V repeated to every query head
     # Flash/efficient SDPA writes its output in (batch, seq, heads, dim) layout, so the
     # .contiguous() before o_proj is free and o_proj's saved input is that same tensor.
-    return a * (2 * q_dim + 2 * kv_dim) + 4 * heads
+    return a * (2 * q_dim + 2 * kv_dim) + 4 * heads + fused_extra
 
 
 def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: bool) -> int:

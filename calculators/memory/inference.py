@@ -31,6 +31,7 @@ KV_DTYPES = ("fp32", "bf16", "fp16", "fp8")
 ATTENTIONS = ("sdpa", "flash", "eager")
 MAX_CONTEXT = 1 << 24
 MAX_BATCH = 1 << 16
+MAX_MEMORY_BYTES = 1 << 50  # 1 PiB: far beyond any single accelerator
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,8 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     >>> kv_cache_bytes_per_token(get_model("llama-3-8b"))  # GQA: 8 KV heads
     131072
     """
-    kind = DType.parse(kv_dtype, "kv_cache")
+    kind = DType.parse(one_of("kv_cache", kv_dtype.value if isinstance(kv_dtype, DType) else kv_dtype,
+                              KV_DTYPES), "kv_cache")
     if spec.mla is not None:
         per_layer = (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element
     else:
@@ -183,6 +185,8 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     """
     h = spec.hidden_size
     streams = 4 * h  # embedding output, layer input, residual, norm output
+    if spec.model_type in ("gemma", "gemma2"):
+        streams += h  # Gemma scales the embedding output into a new tensor
     if spec.moe is not None:
         m = spec.moe
         routed = tokens * m.experts_per_token / m.num_experts  # tokens per expert, balanced
@@ -190,10 +194,12 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
         mlp += tokens * (4 * m.num_experts * 2 + 8 * m.experts_per_token * (m.num_experts + 1))
         mlp += tokens * act * 3 * m.shared_intermediate_size * m.num_shared_experts
     else:
-        mlp = tokens * act * (streams + 3 * spec.intermediate_size)
+        # Phi-3's fused gate_up output (2 I) stays alive while its halves are used.
+        intermediates = 4 if spec.fused_qkv else 3
+        mlp = tokens * act * (streams + intermediates * spec.intermediate_size)
     # In attention: q, k, v and the rotary temporaries of q (q*cos, rotate_half(q), its product).
     attention = tokens * act * (streams + 4 * spec.q_dim + 2 * spec.kv_dim)
-    if setup.attention == "eager":
+    if setup.attention == "eager" or not spec.supports_sdpa:
         s = setup.context
         scores = setup.batch * spec.num_attention_heads * s * s * (4 + act)  # fp32 softmax + cast
         mask = setup.batch * s * s * act
@@ -207,11 +213,10 @@ def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1
     """Largest prompt length whose ``total_bytes`` fits ``memory_bytes`` (0 if none).
 
     >>> from calculators.catalog.models import get_model
-    >>> max_context_for_memory(get_model("llama-3-8b"), memory_bytes=24 * 2**30) > 32000
+    >>> max_context_for_memory(get_model("llama-3-8b"), memory_bytes=24 * 2**30) > 16384
     True
     """
-    if memory_bytes <= 0:
-        raise InputError("memory_bytes", memory_bytes, "a positive number of bytes")
+    memory_bytes = positive_int("memory_bytes", memory_bytes, maximum=MAX_MEMORY_BYTES)
 
     def fits(context: int) -> bool:
         estimate = inference_memory(spec, weights=weights, kv_cache=kv_cache, batch=batch, context=context,
@@ -224,8 +229,7 @@ def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1
 def max_batch_for_memory(spec: ModelSpec, *, memory_bytes: int, context: int, new_tokens: int = 0,
                          weights: str = "bf16", kv_cache: str = "bf16", attention: str = "sdpa") -> int:
     """Largest batch of ``context``-token prompts whose ``total_bytes`` fits (0 if none)."""
-    if memory_bytes <= 0:
-        raise InputError("memory_bytes", memory_bytes, "a positive number of bytes")
+    memory_bytes = positive_int("memory_bytes", memory_bytes, maximum=MAX_MEMORY_BYTES)
 
     def fits(batch: int) -> bool:
         estimate = inference_memory(spec, weights=weights, kv_cache=kv_cache, batch=batch, context=context,

@@ -55,7 +55,7 @@ def optimizer_bytes(*, optimizer: str, param_bytes: int) -> OptimizerBytes:
 
     Formula: AdamW: ``2 x param_bytes`` state, plus ``param_bytes`` temporary (foreach);
     8-bit AdamW: ``2 x (1 + 4/256)``; SGD momentum: ``param_bytes``; Adafactor:
-    ``~0`` per element (rows + columns), with a ``2 x param_bytes`` temporary.
+    ``~0`` per element (rows + columns), with a ``param_bytes`` temporary (foreach).
 
     Args:
         optimizer: one of :data:`OPTIMIZERS`.
@@ -72,9 +72,10 @@ def optimizer_bytes(*, optimizer: str, param_bytes: int) -> OptimizerBytes:
     if name == "sgd":
         return OptimizerBytes(float(param_bytes), 0.0)
     # Adafactor keeps a row and a column vector per matrix: negligible per element.
-    # Its foreach step materialises the squared gradient and the update: two
-    # parameter-sized temporaries.
-    return OptimizerBytes(0.0, 2.0 * param_bytes)
+    # Its foreach step (the CUDA default) materialises the variance estimate of every
+    # parameter at once (torch/optim/_adafactor.py, ``var_estimates``): one
+    # parameter-sized temporary, which becomes the update in place.
+    return OptimizerBytes(0.0, float(param_bytes))
 
 
 def adafactor_state_bytes(*, shapes: list[tuple[int, int]], param_bytes: int) -> int:

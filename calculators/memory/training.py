@@ -42,7 +42,7 @@ from calculators.memory.overhead import overhead_assumptions, runtime_overhead_b
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.validate import one_of, positive_int
+from calculators.validate import flag, one_of, positive_int
 
 METHODS = ("full", "lora", "qlora")
 PRECISIONS = ("fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp16")
@@ -156,7 +156,7 @@ def training_setup(
         optimizer=optimizer,
         batch=positive_int("batch", batch, maximum=MAX_BATCH),
         seq=positive_int("seq", seq, maximum=MAX_SEQ),
-        grad_checkpointing=bool(grad_checkpointing),
+        grad_checkpointing=flag("grad_checkpointing", grad_checkpointing),
         attention=attention,
         lora_rank=positive_int("lora_rank", lora_rank, maximum=MAX_RANK),
         lora_targets=tuple(t for t in LORA_TARGETS if t in targets) if method != "full" else (),
@@ -166,6 +166,39 @@ def training_setup(
     )
 
 
+def lora_adapted_linears(spec: ModelSpec, *, targets: Iterable[str]) -> list[tuple[int, int, int]]:
+    """``(in_features, out_features, count)`` of every linear a LoRA config adapts."""
+    if isinstance(targets, str):
+        targets = [t for t in targets.split(",") if t.strip()]
+    wanted = {one_of("lora_targets", str(t).strip(), LORA_TARGETS) for t in targets}
+    if not wanted:
+        raise InputError("lora_targets", "", f"at least one of {', '.join(LORA_TARGETS)}")
+    h = spec.hidden_size
+    linears: list[tuple[int, int, int]] = []
+    if spec.mla is None:
+        for name, (fan_in, fan_out, _bias) in zip(("q", "k", "v", "o"), spec.attention_linears()):
+            if name in wanted:
+                linears.append((fan_in, fan_out, spec.num_layers))
+    elif wanted & {"q", "k", "v", "o"}:
+        # MLA: every attention projection counts as adapted when any attention target is chosen.
+        linears += [(i, o, spec.num_layers) for i, o, _b in spec.attention_linears()]
+    widths = [(spec.intermediate_size, spec.num_dense_layers)]
+    if spec.moe is not None:
+        m = spec.moe
+        widths.append((m.expert_intermediate_size, m.num_experts * spec.num_moe_layers))
+        if m.num_shared_experts:
+            widths.append((m.shared_intermediate_size, m.num_shared_experts * spec.num_moe_layers))
+    for width, count in widths:
+        if not count:
+            continue
+        for name in ("gate", "up"):
+            if name in wanted:
+                linears.append((h, width, count))
+        if "down" in wanted:
+            linears.append((width, h, count))
+    return linears
+
+
 def lora_parameters(spec: ModelSpec, *, rank: int, targets: Iterable[str]) -> int:
     """Trainable LoRA parameters: ``sum over adapted linears of rank x (in + out)``.
 
@@ -173,35 +206,8 @@ def lora_parameters(spec: ModelSpec, *, rank: int, targets: Iterable[str]) -> in
     >>> lora_parameters(get_model("llama-3-8b"), rank=16, targets=["q", "v"])
     6815744
     """
-    wanted = set(targets)
-    h = spec.hidden_size
-    total = 0
-    names = ("q", "k", "v", "o")
-    if spec.mla is None:
-        for name, (fan_in, fan_out, _bias) in zip(names, spec.attention_linears()):
-            if name in wanted:
-                total += spec.num_layers * rank * (fan_in + fan_out)
-    elif wanted & {"q", "k", "v", "o"}:
-        # MLA: count every attention projection as adapted when any attention target is chosen.
-        total += spec.num_layers * sum(rank * (i + o) for i, o, _b in spec.attention_linears())
-    mlp_shapes = {"gate": (h, 1), "up": (h, 1), "down": (1, h)}
-    for name in ("gate", "up", "down"):
-        if name not in wanted:
-            continue
-        fan_in_h, fan_out_h = mlp_shapes[name]
-
-        def adapter(width: int) -> int:
-            fan_in = fan_in_h if fan_in_h != 1 else width
-            fan_out = fan_out_h if fan_out_h != 1 else width
-            return rank * (fan_in + fan_out)
-
-        total += spec.num_dense_layers * adapter(spec.intermediate_size)
-        if spec.moe is not None:
-            m = spec.moe
-            per_layer = m.num_experts * adapter(m.expert_intermediate_size)
-            per_layer += m.num_shared_experts * adapter(m.shared_intermediate_size)
-            total += spec.num_moe_layers * per_layer
-    return total
+    rank = positive_int("lora_rank", rank, maximum=MAX_RANK)
+    return sum(count * rank * (fan_in + fan_out) for fan_in, fan_out, count in lora_adapted_linears(spec, targets=targets))
 
 
 def _matmul_weight_parameters(spec: ModelSpec) -> int:
@@ -249,9 +255,12 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     grads = trainable * param_bytes
     opt = optimizer_bytes(optimizer=setup.optimizer, param_bytes=param_bytes)
     if setup.optimizer == "adafactor":
-        state = adafactor_state_bytes(shapes=_matrix_shapes(spec) if full else [], param_bytes=param_bytes)
-        if not full:
-            state = int(trainable * 0.1 * param_bytes)
+        if full:
+            shapes = _matrix_shapes(spec)
+        else:  # lora_A is (rank, in), lora_B is (out, rank)
+            shapes = [shape for fan_in, fan_out, count in lora_adapted_linears(spec, targets=setup.lora_targets)
+                      for shape in [(setup.lora_rank, fan_in), (fan_out, setup.lora_rank)] * count]
+        state = adafactor_state_bytes(shapes=shapes, param_bytes=param_bytes)
     else:
         state = int(round(trainable * opt.state_bytes_per_param))
     step_temp = int(round(trainable * opt.step_temp_bytes_per_param))
@@ -295,6 +304,10 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     )
     per_layer = saved_bytes_per_token_per_layer(spec, layout=layout, seq=setup.seq).total
     layers_saved = spec.num_layers * per_layer * tokens
+    if not full:
+        # The frozen embedding's output does not require grad, so layer 0's first norm
+        # saves no input (every later layer's input depends on an adapter).
+        layers_saved -= (4 * hidden + 4) * tokens
     checkpoints = spec.num_layers * checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens
 
     # Final norm (fp32 input + rsqrt), its output kept for the head, labels and ids (int64).
@@ -306,6 +319,9 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     logits_bytes = (4 if setup.precision == "fp32" and (full or residual == 4) else 2) * tokens * vocab
     fp32_logits = 4 * tokens * vocab
     log_softmax = fp32_logits  # saved by cross-entropy for its backward
+    if spec.final_logit_softcapping is not None:
+        # Gemma 2: logits = tanh(logits / cap) * cap; the tanh output is saved.
+        log_softmax += logits_bytes
 
     # ---------------------------------------------------------------- phases
     accumulated_grads = grads if setup.grad_accumulation > 1 else 0
