@@ -167,8 +167,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CalculatorError, _UsageError) as error:
         print(f"mlhw: error: {error}", file=sys.stderr)
         return 2
-    if "--json" in arguments:
-        print(json.dumps(data, indent=2))
-    else:
-        print(text)
+    try:
+        print(json.dumps(data, indent=2) if "--json" in arguments else text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `mlhw models | head`: the reader left, which is fine
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

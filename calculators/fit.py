@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpus import GPU
+from calculators.catalog.gpus import GPU, get_gpu
 from calculators.memory.inference import (
     MAX_BATCH,
     _largest,
@@ -67,12 +67,13 @@ class FitResult:
         }
 
 
-def fit_inference(spec: ModelSpec, gpu: GPU, **settings: Any) -> FitResult:
+def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     """Fit of an inference job (settings as :func:`~calculators.memory.inference.inference_memory`).
 
     ``gpus_needed`` assumes tensor parallelism that splits weights, KV cache and
     activations evenly, with each GPU keeping its own runtime overhead.
     """
+    gpu = get_gpu(gpu) if isinstance(gpu, str) else gpu
     estimate = inference_memory(spec, **settings)
     memory = gpu.memory_bytes
     needed: int | None = None
@@ -96,12 +97,13 @@ def fit_inference(spec: ModelSpec, gpu: GPU, **settings: Any) -> FitResult:
     )
 
 
-def fit_training(spec: ModelSpec, gpu: GPU, **settings: Any) -> FitResult:
+def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     """Fit of a training step (settings as :func:`~calculators.memory.training.training_memory`).
 
     ``gpus_needed`` is the smallest data-parallel group whose ZeRO-3 shards fit when the
     job does not fit one GPU with the settings given.
     """
+    gpu = get_gpu(gpu) if isinstance(gpu, str) else gpu
     estimate = training_memory(spec, **settings)
     memory = gpu.memory_bytes
     fits = estimate.total_bytes <= memory

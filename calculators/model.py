@@ -280,7 +280,7 @@ def _load_config(config: Mapping[str, Any] | str | Path) -> dict[str, Any]:
         data: Any = dict(config)
     elif isinstance(config, (str, Path)):
         text = str(config)
-        if isinstance(config, str) and text.lstrip().startswith("{"):
+        if isinstance(config, str) and text.lstrip().startswith(("{", "[")):
             source = text
         else:
             path = Path(config)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from calculators import (
     ModelSpec,
+    get_model,
     inference_memory,
     kv_cache_bytes,
     max_batch_for_memory,
@@ -27,7 +29,7 @@ from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT
 from calculators.memory.result import MemoryEstimate
 
 GIB = 2**30
-PROPERTY = settings(max_examples=40, deadline=None)
+PROPERTY = settings(max_examples=40, deadline=None, database=None)
 
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 
@@ -138,14 +140,37 @@ def test_training_peak_never_decreases_with_mlp_width(config: dict[str, Any], se
     assert _peak(wider, **setup) >= _peak(config, **setup)
 
 
+# Regression guard: without checkpointing, the end of backward must still count layer 0's
+# saved activations (alive while its backward runs), or checkpointing comes out larger
+# than the plain run when the end of backward is the peak (fused AdamW, SGD, short sequences).
+
+
 @PROPERTY
 @given(config=llama_configs(), setup=training_settings())
+@example(  # the counterexample hypothesis once found (a regression guard)
+    config={"model_type": "llama", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 1,
+            "num_key_value_heads": 1, "intermediate_size": 8, "vocab_size": 16, "tie_word_embeddings": False},
+    setup={"method": "full", "precision": "fp32", "optimizer": "adamw", "batch": 1, "seq": 5,
+           "grad_checkpointing": False, "attention": "sdpa", "lora_rank": 1, "lora_targets": ["q"],
+           "grad_accumulation": 1},
+)
 def test_gradient_checkpointing_never_needs_more(config: dict[str, Any], setup: dict[str, Any]) -> None:
     # Checkpointing keeps a subset of what the plain run keeps (layer inputs instead of
-    # all saved tensors) and recomputes one layer at a time inside backward.
+    # all saved tensors) and recomputes one layer at a time inside backward, so at every
+    # moment of the step it holds no more than the plain run does at the same moment.
     plain = _peak(config, **{**setup, "grad_checkpointing": False})
     checkpointed = _peak(config, **{**setup, "grad_checkpointing": True})
     assert checkpointed <= plain
+
+
+def test_checkpointing_counts_layer0_saved_activations_in_plain_backward_end() -> None:
+    # A real model: Llama 3.2 1B, full fine-tuning, fused AdamW (no step temporary), so the
+    # peak is the end of backward in both runs.
+    spec = get_model("llama-3.2-1b")
+    setup = {"method": "full", "precision": "bf16-mixed", "optimizer": "adamw-fused", "batch": 1, "seq": 512}
+    plain = training_memory(spec, **setup, grad_checkpointing=False)
+    checkpointed = training_memory(spec, **setup, grad_checkpointing=True)
+    assert checkpointed.peak_allocated_bytes <= plain.peak_allocated_bytes
 
 
 # ------------------------------------------------------------------ sharding
@@ -156,19 +181,40 @@ def test_gradient_checkpointing_never_needs_more(config: dict[str, Any], setup: 
 # quarter of the weights and N >= 2 saves at least half of them.
 @PROPERTY
 @given(config=llama_configs(min_layers=8, max_layers=16), setup=training_settings(),
-       gpus=st.integers(2, 64), stage=st.sampled_from([0, 1, 2]))
+       gpus=st.integers(2, 64), stage=st.sampled_from([0, 1, 2]), method=st.sampled_from(["full", "lora"]))
 def test_higher_zero_stage_never_needs_more_per_gpu(config: dict[str, Any], setup: dict[str, Any], gpus: int,
-                                                     stage: int) -> None:
+                                                     stage: int, method: str) -> None:
+    setup = {**setup, "method": method}
     lower = _peak(config, **setup, gpus=gpus, zero=stage)
     higher = _peak(config, **setup, gpus=gpus, zero=stage + 1)
     assert higher <= lower
 
 
 @PROPERTY
+@given(config=llama_configs(min_layers=8, max_layers=16), setup=training_settings(), gpus=st.integers(2, 64))
+@example(  # the counterexample hypothesis once found (a regression guard)
+    config={"model_type": "llama", "hidden_size": 8, "num_hidden_layers": 8, "num_attention_heads": 1,
+            "num_key_value_heads": 1, "intermediate_size": 8, "vocab_size": 16, "tie_word_embeddings": False},
+    setup={"method": "qlora", "precision": "fp32", "optimizer": "adamw", "batch": 1, "seq": 1,
+           "grad_checkpointing": False, "attention": "sdpa", "lora_rank": 1, "lora_targets": ["q"],
+           "grad_accumulation": 1},
+    gpus=2,
+)
+def test_zero3_gathers_qlora_layers_in_storage_dtype(config: dict[str, Any], setup: dict[str, Any],
+                                                     gpus: int) -> None:
+    # Sharding saves (1 - 1/N) of >= 8 layers' NF4 weights; gathering costs two layers in
+    # NF4 (plus one linear's 16-bit dequantised copy), so stage 3 <= stage 2 for N >= 2.
+    setup = {**setup, "method": "qlora"}
+    assert _peak(config, **setup, gpus=gpus, zero=3) <= _peak(config, **setup, gpus=gpus, zero=2)
+
+
+@PROPERTY
 @given(config=llama_configs(min_layers=8, max_layers=16), setup=training_settings(),
-       gpus=st.integers(2, 64), more=st.integers(1, 64))
+       gpus=st.integers(1, 64), more=st.integers(1, 64), method=st.sampled_from(["full", "lora"]))
 def test_zero3_more_gpus_never_need_more_per_gpu(config: dict[str, Any], setup: dict[str, Any], gpus: int,
-                                                 more: int) -> None:
+                                                 more: int, method: str) -> None:
+    # QLoRA is covered by test_zero3_gathers_qlora_layers_in_storage_dtype.
+    setup = {**setup, "method": method}
     fewer = _peak(config, **setup, gpus=gpus, zero=3)
     many = _peak(config, **setup, gpus=gpus + more, zero=3)
     assert many <= fewer

@@ -315,12 +315,6 @@ def test_json_array_at_top_level_file(tmp_path: Path) -> None:
     assert "object" in str(error)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_load_config treats JSON text as JSON only when it starts with '{'; a top-level array "
-           "given as text is taken for a file path and reported as 'config: ... a path to an "
-           "existing config.json file' instead of ConfigError config.json",
-)
 def test_json_array_at_top_level_text() -> None:
     _assert_config_error(json.dumps([TINY_LLAMA]), "json")
 

@@ -144,7 +144,7 @@ def training_setup(
     if targets == ("all-linear",):
         targets = DEFAULT_LORA_TARGETS
     for target in targets:
-        one_of("lora_targets", target, LORA_TARGETS)
+        one_of("lora_targets", target, (*LORA_TARGETS, "all-linear"))
     if method != "full" and not targets:
         raise InputError("lora_targets", "", f"at least one of {', '.join(LORA_TARGETS)}")
     zero_stage = positive_int("zero", zero, maximum=3, minimum=0)
@@ -170,7 +170,13 @@ def lora_adapted_linears(spec: ModelSpec, *, targets: Iterable[str]) -> list[tup
     """``(in_features, out_features, count)`` of every linear a LoRA config adapts."""
     if isinstance(targets, str):
         targets = [t for t in targets.split(",") if t.strip()]
-    wanted = {one_of("lora_targets", str(t).strip(), LORA_TARGETS) for t in targets}
+    names = [str(t).strip() for t in targets]
+    if names == ["all-linear"]:
+        names = list(LORA_TARGETS)
+    wanted = {one_of("lora_targets", name, (*LORA_TARGETS, "all-linear")) for name in names}
+    if "all-linear" in wanted:
+        raise InputError("lora_targets", ",".join(names), "all-linear alone, or names from "
+                         f"{', '.join(LORA_TARGETS)}")
     if not wanted:
         raise InputError("lora_targets", "", f"at least one of {', '.join(LORA_TARGETS)}")
     h = spec.hidden_size
@@ -289,7 +295,15 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
             if setup.base_dtype is DType.FP32:
                 autocast_copies += 2 * _matmul_weight_parameters(spec)
     if n > 1 and setup.zero >= 3:
-        autocast_copies = _ceil_div(autocast_copies, n) + 2 * 2 * _largest_layer_params(spec)
+        # ZeRO-3/FSDP gathers the layer being computed and prefetches the next one, in the
+        # dtype the shards are stored in for compute (16-bit for mixed precision, the
+        # frozen base's format for LoRA/QLoRA).
+        if full:
+            gather_bytes = 2.0 if setup.mixed else float(param_bytes)
+        else:
+            gather_bytes = weight_bytes(spec, dtype=setup.base_dtype) / spec.parameters
+        gathered = int(min(2, spec.num_layers) * _largest_layer_params(spec) * gather_bytes)
+        autocast_copies = _ceil_div(autocast_copies, n) + gathered
 
     # ---------------------------------------------------------------- activations
     layout = ActivationLayout(
@@ -354,7 +368,10 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
                           + _backward_layer_transient(spec, setup, tokens, residual))
         backward = max(backward_start, backward_head, recompute_first, recompute_last)
     else:
-        end = weights + state + grads + ddp_buckets + inputs + _backward_layer_transient(spec, setup, tokens, residual)
+        # Layer 0's saved activations (and its 16-bit weight copies) live until its backward ends.
+        layer0 = per_layer * tokens + (2 * _largest_layer_params(spec) if (setup.mixed and full) else 0)
+        end = (weights + state + grads + ddp_buckets + inputs + layer0
+               + _backward_layer_transient(spec, setup, tokens, residual))
         backward = max(backward_start, backward_head, end)
 
     optimizer_phase = weights + grads + state + step_temp + ddp_buckets

@@ -1,0 +1,102 @@
+"""What the page and the build call: compute a widget's HTML from form values, never raising.
+
+The browser's worker calls :func:`compute_json` with the form's values as JSON strings
+and gets JSON back: ``{"ok": true, "html": ...}`` or ``{"ok": false, "field": ...,
+"message": ...}`` where ``field`` is the form input to show the message next to (or
+``null`` for a message about the whole widget). The build calls :func:`widget_html`.
+
+>>> import json
+>>> json.loads(compute_json("kv-cache", '{"batch": "-1"}'))["field"]
+'batch'
+>>> reply = json.loads(compute_json("kv-cache", '{"model": "custom", "config": "{oops"}'))
+>>> reply["ok"], reply["field"], reply["message"].startswith("config.json: got 'line 1 column 2")
+(False, 'config', True)
+>>> json.loads(compute_json("kv-cache", "{}"))["ok"]
+True
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from calculators.errors import CalculatorError
+from calculators.widgets.fields import Value
+from calculators.widgets.form import form_markup, widget_markup
+from calculators.widgets.registry import Calculator, get_calculator
+
+#: Shown when the calculators fail in a way no input check foresaw (a bug, not bad input).
+INTERNAL_ERROR = "The calculator failed on these inputs (a bug, not your input); the result is not shown."
+
+
+def _form_field(calculator: Calculator, error_field: str) -> str | None:
+    """The form input an engine error belongs to: ``config.<key>`` errors go to ``config``."""
+    names = {field.name for field in calculator.fields}
+    if error_field.split(".", 1)[0] == "config" and "config" in names:
+        return "config"
+    return error_field if error_field in names else None
+
+
+def compute_json(name: str, inputs_json: str) -> str:
+    """The rendered result for form values as JSON; errors come back as data, never raised.
+
+    Args:
+        name: a calculator name (see :func:`calculators.widgets.registry.calculator_names`).
+        inputs_json: a JSON object of form values, ``{"batch": "4", ...}``; absent inputs
+            take their defaults.
+
+    Returns:
+        ``{"ok": true, "html": "..."}`` or ``{"ok": false, "field": "batch" | null,
+        "message": "..."}``.
+    """
+    try:
+        calculator = get_calculator(name)
+    except CalculatorError as error:
+        return json.dumps({"ok": False, "field": None, "message": str(error)})
+    try:
+        try:
+            raw = json.loads(inputs_json)
+        except (TypeError, ValueError, RecursionError):
+            return json.dumps({"ok": False, "field": None, "message": "inputs: expected a JSON object of form values"})
+        if not isinstance(raw, dict):
+            return json.dumps({"ok": False, "field": None, "message": "inputs: expected a JSON object of form values"})
+        html = calculator.run(raw)
+    except CalculatorError as error:
+        field = getattr(error, "field", None)
+        mapped = _form_field(calculator, field) if isinstance(field, str) else None
+        return json.dumps({"ok": False, "field": mapped, "message": str(error)})
+    except Exception:  # noqa: BLE001 - the page must get a message, never a traceback
+        return json.dumps({"ok": False, "field": None, "message": INTERNAL_ERROR})
+    return json.dumps({"ok": True, "html": html})
+
+
+def _checked(calculator: Calculator, overrides: Mapping[str, object] | None) -> dict[str, Value]:
+    """Overrides as the form shows them, after checking them (a bad one raises)."""
+    given = dict(overrides or {})
+    calculator.values(given)  # raises InputError naming the field
+    return {key: calculator.field(key).parse(value) for key, value in given.items()}
+
+
+def form_html(name: str, overrides: Mapping[str, object] | None = None, *, prefix: str = "") -> str:
+    """The form of calculator ``name`` with ``overrides`` replacing its defaults.
+
+    Raises :class:`~calculators.errors.InputError` for an unknown calculator, an unknown
+    input or a value outside the input's range.
+    """
+    calculator = get_calculator(name)
+    return form_markup(calculator, _checked(calculator, overrides), prefix=prefix or f"mlhw-{name}")
+
+
+def widget_html(name: str, overrides: Mapping[str, object] | None = None, *, prefix: str = "") -> str:
+    """Form plus the result for its values, computed now: what the build writes into a page.
+
+    Raises :class:`~calculators.errors.InputError` as :func:`form_html` does.
+
+    >>> html = widget_html("training-memory", {"batch": "2"})
+    >>> 'data-calculator="training-memory"' in html and 'data-role="output"' in html
+    True
+    """
+    calculator = get_calculator(name)
+    raw = _checked(calculator, overrides)
+    output = calculator.run(raw)
+    return widget_markup(calculator, raw, output, prefix=prefix or f"mlhw-{name}")

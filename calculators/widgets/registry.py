@@ -1,0 +1,366 @@
+"""The named calculators a page can embed: their fields, compute functions and renderers.
+
+Each :class:`Calculator` ties form fields (declared once, with ranges and choices taken
+from the engine) to a compute function over checked values and a renderer of its
+result. The build, the browser (through :mod:`calculators.widgets.api`) and the tests
+all go through :func:`get_calculator`.
+
+>>> sorted(calculator_names())
+['fit', 'inference-memory', 'kv-cache', 'training-memory']
+>>> calculator = get_calculator("kv-cache")
+>>> values = calculator.values({"model": "llama-3-8b", "context": "8192"})
+>>> values["context"], values["kv_dtype"]
+(8192, 'bf16')
+>>> "1.00" in calculator.render(calculator.compute(values))  # GiB of bf16 cache
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.catalog.gpus import GPU, all_gpus, get_gpu
+from calculators.catalog.models import all_models
+from calculators.errors import ConfigError, InputError, UnknownNameError
+from calculators.fit import FitResult, fit_inference, fit_training
+from calculators.memory import inference, training
+from calculators.memory.optimizers import OPTIMIZERS
+from calculators.memory.weights import weight_bytes
+from calculators.model import ModelSpec
+from calculators.widgets.fields import (
+    Field,
+    Value,
+    bool_field,
+    choice_field,
+    config_field,
+    default_of,
+    int_field,
+    text_field,
+)
+from calculators.widgets.views import (
+    FitView,
+    KVCacheView,
+    MemoryView,
+    fit_html,
+    kv_cache_html,
+    memory_html,
+)
+
+#: The ``model`` choice that reads the shapes from a pasted or uploaded ``config.json``.
+CUSTOM = "custom"
+#: Model and GPU the widgets open with (any catalog ids work).
+DEFAULT_MODEL = "llama-3-8b"
+DEFAULT_GPU = "h100-sxm"
+#: Upper bound of ``grad_accumulation`` in :func:`~calculators.memory.training.training_setup`
+#: (not exported there; a test checks the two agree).
+MAX_GRAD_ACCUMULATION = 1 << 20
+
+Values = Mapping[str, Value]
+
+
+@dataclass(frozen=True)
+class Calculator:
+    """A calculator a page can embed.
+
+    Attributes:
+        name: the id used in ``<!-- widget: NAME -->`` and ``data-calculator``.
+        title: heading shown above the form.
+        fields: the inputs, in form order.
+        compute: takes :meth:`values` (checked, engine-ready) and returns a view.
+        render: turns that view into an HTML fragment.
+    """
+
+    name: str
+    title: str
+    fields: tuple[Field, ...]
+    compute: Callable[[Values], Any]
+    render: Callable[[Any], str]
+
+    def field(self, name: str) -> Field:
+        """The field called ``name``; raises :class:`InputError` naming it otherwise."""
+        for item in self.fields:
+            if item.name == name:
+                return item
+        raise UnknownNameError(name, name, [item.name for item in self.fields])
+
+    def values(self, raw: Mapping[str, object]) -> dict[str, Value]:
+        """Check form values (strings) and return engine-ready values; absent ones take the default.
+
+        Fields hidden by ``show_when`` take their default, so a bad value left in a hidden
+        input does not block the visible ones.
+        """
+        names = [item.name for item in self.fields]
+        for key in raw:
+            if key not in names:
+                raise InputError(str(key), raw[key], f"an input of {self.name}: {', '.join(names)}")
+        chosen = {item.name: raw.get(item.name) for item in self.fields}
+        values: dict[str, Value] = {}
+        for item in self.fields:
+            if item.show_when is not None:
+                other, wanted = item.show_when
+                if str(chosen.get(other, self.field(other).default)) != wanted:
+                    values[item.name] = item.default
+                    continue
+            values[item.name] = item.check(chosen[item.name])
+        return values
+
+    def run(self, raw: Mapping[str, object]) -> str:
+        """Check ``raw``, compute and render: the HTML of the result."""
+        return self.render(self.compute(self.values(raw)))
+
+
+# --------------------------------------------------------------------------- shared fields
+def _model_field() -> Field:
+    records = all_models()
+    return choice_field(
+        "model", "Model", default=DEFAULT_MODEL,
+        choices=[record.id for record in records] + [CUSTOM],
+        labels=[record.name for record in records] + ["Custom: paste or upload a config.json"],
+        help="A catalogued model, or your own Hugging Face config.json.")
+
+
+def _config_field() -> Field:
+    return config_field(
+        "config", "config.json", show_when=("model", CUSTOM),
+        help="Paste the text of a Hugging Face config.json or choose the file; it stays on this computer.")
+
+
+def _gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.") -> Field:
+    gpus = all_gpus()
+    return choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[gpu.id for gpu in gpus],
+                        labels=[f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus], help=help)
+
+
+def model_spec(values: Values) -> ModelSpec:
+    """The model chosen in ``values``: a catalog entry, or the shapes of the pasted config."""
+    if values["model"] == CUSTOM:
+        return spec_from_config_text(str(values.get("config", "")))
+    from calculators.catalog.models import get_model
+
+    return get_model(str(values["model"]))
+
+
+def spec_from_config_text(text: str) -> ModelSpec:
+    """Parse the text of a ``config.json``; errors name ``config`` or ``config.<key>``.
+
+    >>> spec_from_config_text('{"model_type": "llama"')
+    Traceback (most recent call last):
+    ...
+    calculators.errors.ConfigError: config.json: got "line 1 column 23: Expecting ',' delimiter"; expected valid JSON ...
+    """
+    if not text.strip():
+        raise InputError("config", "", "the text of a Hugging Face config.json (paste it or choose the file)")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError("json", f"line {error.lineno} column {error.colno}: {error.msg}",
+                          "valid JSON (a Hugging Face config.json)") from None
+    except RecursionError:
+        raise ConfigError("json", "nested too deeply", "valid JSON (a Hugging Face config.json)") from None
+    if not isinstance(data, dict):
+        raise ConfigError("json", type(data).__name__, "a JSON object at the top level")
+    name = data.get("_name_or_path")
+    if not isinstance(name, str) or not name.strip():
+        name = "Custom model"
+    return ModelSpec.from_config(data, name=name.strip()[:80])
+
+
+def _pick(values: Values, names: tuple[str, ...]) -> dict[str, Value]:
+    return {name: values[name] for name in names}
+
+
+# --------------------------------------------------------------------------- training
+_TRAINING_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "attention",
+                  "lora_rank", "lora_targets", "grad_accumulation", "gpus", "zero")
+
+
+def _training_fields() -> tuple[Field, ...]:
+    setup = training.training_setup
+
+    def default(name: str) -> Any:
+        return default_of(setup, name)
+
+    return (
+        _model_field(), _config_field(), _gpu_field(),
+        choice_field("method", "Method", choices=training.METHODS, default=default("method"),
+                     help="full: every weight trains; lora: adapters on a 16-bit base; qlora: on a 4-bit base."),
+        choice_field("precision", "Precision", choices=training.PRECISIONS, default=default("precision"),
+                     help="-mixed: fp32 master weights with 16-bit autocast."),
+        choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default=default("optimizer"),
+                     labels=list(OPTIMIZERS)),
+        int_field("batch", "Micro-batch", default=default("batch"), maximum=training.MAX_BATCH,
+                  unit="sequences per GPU"),
+        int_field("seq", "Sequence length", default=default("seq"), maximum=training.MAX_SEQ, unit="tokens"),
+        bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
+                   help="Keep one tensor per layer and recompute the rest in backward."),
+        choice_field("attention", "Attention kernel", choices=training.ATTENTIONS, default=default("attention"),
+                     advanced=True, help="eager materialises the S x S attention scores."),
+        int_field("lora_rank", "LoRA rank", default=default("lora_rank"), maximum=training.MAX_RANK,
+                  advanced=True, help="Used by lora and qlora only."),
+        text_field("lora_targets", "LoRA targets", default=",".join(training.DEFAULT_LORA_TARGETS), advanced=True,
+                   help="Comma-separated projections: " + ",".join(training.DEFAULT_LORA_TARGETS) + "."),
+        int_field("grad_accumulation", "Gradient accumulation", default=default("grad_accumulation"),
+                  maximum=MAX_GRAD_ACCUMULATION, unit="micro-batches per step", advanced=True),
+        int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=training.MAX_GPUS, advanced=True),
+        choice_field("zero", "ZeRO stage", choices=training.ZERO_STAGES, default=default("zero"), advanced=True,
+                     help="0 is plain DDP; 1 shards optimizer state, 2 also gradients, 3 also weights."),
+    )
+
+
+def _compute_training(values: Values) -> MemoryView:
+    spec = model_spec(values)
+    estimate = training.training_memory(spec, **_pick(values, _TRAINING_KEYS))
+    return MemoryView(spec=spec, job="training", estimate=estimate, gpu=get_gpu(str(values["gpu"])))
+
+
+# --------------------------------------------------------------------------- inference
+_INFERENCE_KEYS = ("weights", "kv_cache", "batch", "context", "new_tokens", "attention")
+
+
+def _inference_fields(*, show_when: tuple[str, str] | None = None, with_batch: bool = True,
+                      with_attention: bool = True) -> tuple[Field, ...]:
+    setup = inference.inference_setup
+
+    def default(name: str) -> Any:
+        return default_of(setup, name)
+
+    fields = [
+        choice_field("weights", "Weights", choices=inference.WEIGHT_DTYPES, default=default("weights"),
+                     show_when=show_when, help="Storage format of the weights (int4/int8/fp8: quantised linears)."),
+        choice_field("kv_cache", "KV cache", choices=inference.KV_DTYPES, default=default("kv_cache"),
+                     show_when=show_when),
+    ]
+    if with_batch:
+        fields.append(int_field("batch", "Batch", default=default("batch"), maximum=inference.MAX_BATCH,
+                                unit="concurrent sequences"))
+    fields += [
+        int_field("context", "Prompt length", default=default("context"), maximum=inference.MAX_CONTEXT,
+                  unit="tokens", show_when=show_when),
+        int_field("new_tokens", "New tokens", default=default("new_tokens"), minimum=0,
+                  maximum=inference.MAX_CONTEXT, unit="tokens per sequence", show_when=show_when),
+    ]
+    if with_attention:
+        fields.append(choice_field("attention", "Attention kernel", choices=inference.ATTENTIONS,
+                                   default=default("attention"), advanced=True))
+    return tuple(fields)
+
+
+def _compute_inference(values: Values) -> MemoryView:
+    spec = model_spec(values)
+    estimate = inference.inference_memory(spec, **_pick(values, _INFERENCE_KEYS))
+    return MemoryView(spec=spec, job="inference", estimate=estimate, gpu=get_gpu(str(values["gpu"])))
+
+
+# --------------------------------------------------------------------------- KV cache
+def _kv_fields() -> tuple[Field, ...]:
+    def default(name: str) -> Any:
+        return default_of(inference.inference_setup, name)
+
+    return (
+        _model_field(), _config_field(), _gpu_field(),
+        choice_field("kv_dtype", "KV cache", choices=inference.KV_DTYPES,
+                     default=default_of(inference.kv_cache_bytes, "kv_dtype")),
+        int_field("batch", "Batch", default=default("batch"), maximum=inference.MAX_BATCH,
+                  unit="concurrent sequences"),
+        int_field("context", "Context", default=default("context"), maximum=inference.MAX_CONTEXT,
+                  unit="tokens per sequence"),
+        choice_field("weights", "Weights (for scale)", choices=inference.WEIGHT_DTYPES, default=default("weights"),
+                     help="Drawn beside the cache so the chart shows what is left of the GPU."),
+    )
+
+
+def _compute_kv(values: Values) -> KVCacheView:
+    spec = model_spec(values)
+    kv_dtype, batch, context = str(values["kv_dtype"]), int(values["batch"]), int(values["context"])
+    return KVCacheView(
+        spec=spec, kv_dtype=kv_dtype, batch=batch, context=context,
+        bytes_per_token=inference.kv_cache_bytes_per_token(spec, kv_dtype=kv_dtype),
+        bytes_per_sequence=inference.kv_cache_bytes(spec, batch=1, context=context, kv_dtype=kv_dtype),
+        total_bytes=inference.kv_cache_bytes(spec, batch=batch, context=context, kv_dtype=kv_dtype),
+        weights_dtype=str(values["weights"]), weight_bytes=weight_bytes(spec, dtype=str(values["weights"])),
+        gpu=get_gpu(str(values["gpu"])),
+    )
+
+
+# --------------------------------------------------------------------------- fit
+#: The two jobs the fit calculator sizes, with the settings each passes on.
+FIT_JOBS: dict[str, tuple[str, ...]] = {
+    "inference": ("weights", "kv_cache", "batch", "context", "new_tokens"),
+    "training": ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing"),
+}
+
+
+def _fit_fields() -> tuple[Field, ...]:
+    def default(name: str) -> Any:
+        return default_of(training.training_setup, name)
+
+    when_training = ("job", "training")
+    return (
+        _model_field(), _config_field(),
+        choice_field("job", "Job", choices=list(FIT_JOBS), default=next(iter(FIT_JOBS))),
+        _gpu_field("Highlighted in the table and drawn on the chart."),
+        int_field("batch", "Batch", default=default("batch"),
+                  maximum=min(training.MAX_BATCH, inference.MAX_BATCH), unit="sequences"),
+        *_inference_fields(show_when=("job", "inference"), with_batch=False, with_attention=False),
+        choice_field("method", "Method", choices=training.METHODS, default=default("method"),
+                     show_when=when_training),
+        choice_field("precision", "Precision", choices=training.PRECISIONS, default=default("precision"),
+                     show_when=when_training),
+        choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default=default("optimizer"),
+                     show_when=when_training),
+        int_field("seq", "Sequence length", default=default("seq"), maximum=training.MAX_SEQ, unit="tokens",
+                  show_when=when_training),
+        bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
+                   show_when=when_training),
+    )
+
+
+def _compute_fit(values: Values) -> FitView:
+    spec = model_spec(values)
+    job = str(values["job"])
+    settings = _pick(values, FIT_JOBS[job])
+    fit: Callable[..., FitResult] = fit_training if job == "training" else fit_inference
+    # GPUs with the same memory give the same answer: compute once per capacity.
+    by_memory: dict[int, FitResult] = {}
+    rows: list[tuple[GPU, FitResult]] = []
+    for gpu in all_gpus():
+        if gpu.memory_bytes not in by_memory:
+            by_memory[gpu.memory_bytes] = fit(spec, gpu, **settings)
+        rows.append((gpu, by_memory[gpu.memory_bytes]))
+    return FitView(spec=spec, job=job, rows=tuple(rows), gpu=get_gpu(str(values["gpu"])))
+
+
+# --------------------------------------------------------------------------- registry
+def _build() -> dict[str, Calculator]:
+    calculators = [
+        Calculator("training-memory", "Training memory", _training_fields(), _compute_training, memory_html),
+        Calculator("inference-memory", "Inference memory", (_model_field(), _config_field(), _gpu_field(),
+                                                            *_inference_fields()), _compute_inference, memory_html),
+        Calculator("kv-cache", "KV cache", _kv_fields(), _compute_kv, kv_cache_html),
+        Calculator("fit", "Which GPUs does it fit?", _fit_fields(), _compute_fit, fit_html),
+    ]
+    return {calculator.name: calculator for calculator in calculators}
+
+
+@functools.cache
+def _registry() -> dict[str, Calculator]:
+    # Built on first use (importing the package does no work) and memoised: it is a
+    # pure function of the engine's constants and catalogs.
+    return _build()
+
+
+def calculator_names() -> list[str]:
+    """Names of every calculator, in registry order."""
+    return list(_registry())
+
+
+def get_calculator(name: str) -> Calculator:
+    """The calculator called ``name``; raises :class:`UnknownNameError` (field ``calculator``)."""
+    registry = _registry()
+    if not isinstance(name, str) or name not in registry:
+        raise UnknownNameError("calculator", str(name), list(registry))
+    return registry[name]

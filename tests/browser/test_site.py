@@ -1,0 +1,186 @@
+"""The built site in a real browser: widgets go live offline, recompute, show errors in place.
+
+Each test opens pages of ``site/`` (built by ``scripts/build``) from a local server in
+headless Chromium. They check what a reader sees: the static answer, the Pyodide worker
+taking over (``data-state`` live), a new number after an input changes, the engine's
+message next to a bad input, the file:// note, and a repeat visit with the server gone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitetools import SITE, RequestLog, SiteServer, wait_state, widget_pages
+
+pytestmark = pytest.mark.browser
+
+CALCULATORS = "calculators/"
+
+
+def _widget_ids(page: Any) -> list[str]:
+    ids: list[str] = page.eval_on_selector_all("[data-calculator]", "els => els.map(el => el.id)")
+    return ids
+
+
+@pytest.fixture
+def context(browser: Any) -> Iterator[Any]:
+    fresh = browser.new_context(viewport={"width": 1200, "height": 900})
+    yield fresh
+    fresh.close()
+
+
+@pytest.fixture(scope="module")
+def live_page(browser: Any, server: SiteServer) -> Iterator[tuple[Any, RequestLog]]:
+    """The calculators page with every widget live (Pyodide booted once for the module)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    log = RequestLog()
+    log.attach(page)
+    page.goto(server.url + CALCULATORS)
+    for ident in _widget_ids(page):
+        wait_state(page, f"#{ident}", ("live",))
+    yield page, log
+    context.close()
+
+
+def test_site_has_widget_pages() -> None:
+    assert {"", CALCULATORS, "reference/"} <= set(widget_pages())
+
+
+@pytest.mark.parametrize("path", widget_pages())
+def test_every_widget_goes_live_without_external_requests(context: Any, server: SiteServer, path: str) -> None:
+    page = context.new_page()
+    log = RequestLog()
+    log.attach(page)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server.url + path)
+    ids = _widget_ids(page)
+    assert ids
+    # The answer is in the page before any script runs.
+    for ident in ids:
+        assert page.locator(f"#{ident} [data-role=output] table").count() == 1
+        assert page.locator(f"#{ident} [data-role=output] svg").count() == 1
+    page.locator(f"#{ids[0]}").scroll_into_view_if_needed()
+    for ident in ids:
+        assert wait_state(page, f"#{ident}", ("live", "error")) == "live"
+    assert log.external() == []
+    assert errors == []
+
+
+def test_changing_an_input_changes_the_output(live_page: tuple[Any, RequestLog]) -> None:
+    page, _ = live_page
+    widget = page.locator("[data-calculator=training-memory]").first
+    output = widget.locator("[data-role=output]")
+    before = output.inner_html()
+    widget.locator("input[name=batch]").fill("8")
+    page.wait_for_function("([el, old]) => el.innerHTML !== old", arg=[output.element_handle(), before])
+    assert widget.get_attribute("data-state") == "live"
+    assert "Recomputed in your browser" in widget.locator("[data-role=status]").inner_text()
+    widget.locator("input[name=batch]").fill("1")
+    page.wait_for_function("([el, old]) => el.innerHTML === old", arg=[output.element_handle(), before])
+
+
+def test_bad_input_shows_the_engine_message_next_to_the_field(live_page: tuple[Any, RequestLog]) -> None:
+    page, _ = live_page
+    widget = page.locator("[data-calculator=inference-memory]").first
+    ident = widget.get_attribute("id")
+    widget.locator("input[name=batch]").fill("-1")
+    assert wait_state(page, f"#{ident}", ("error",), timeout=10_000) == "error"
+    message = widget.locator("[data-field=batch] [data-role=error]")
+    assert message.is_visible()
+    assert message.inner_text() == "batch: got -1; expected an integer from 1 to 65536"
+    assert widget.locator("input[name=batch]").get_attribute("aria-invalid") == "true"
+    assert widget.locator("[data-role=output]").get_attribute("data-stale") == "true"
+    widget.locator("input[name=batch]").fill("2")
+    assert wait_state(page, f"#{ident}", ("live",), timeout=10_000) == "live"
+    assert not message.is_visible()
+    assert widget.locator("[data-role=output]").get_attribute("data-stale") is None
+
+
+def test_uploaded_config_sizes_a_custom_model(live_page: tuple[Any, RequestLog], tmp_path: Path) -> None:
+    page, _ = live_page
+    widget = page.locator("[data-calculator=kv-cache]").first
+    ident = widget.get_attribute("id")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({
+        "_name_or_path": "tiny-test-model", "model_type": "llama", "hidden_size": 512, "num_hidden_layers": 4,
+        "num_attention_heads": 8, "num_key_value_heads": 2, "intermediate_size": 1024, "vocab_size": 1000,
+    }), encoding="utf-8")
+    widget.locator("select[name=model]").select_option("custom")
+    assert widget.locator("[data-field=config]").is_visible()
+    # Custom with an empty config: the message points at the config field.
+    assert wait_state(page, f"#{ident}", ("error",), timeout=10_000) == "error"
+    assert "config" in widget.locator("[data-field=config] [data-role=error]").inner_text()
+    widget.locator("input[type=file]").set_input_files(str(config))
+    page.wait_for_function("el => el.textContent.includes('tiny-test-model')",
+                           arg=widget.locator("[data-role=output]").element_handle(), timeout=10_000)
+    assert widget.get_attribute("data-state") == "live"
+    # 2 (K, V) x 4 layers x 2 KV heads x 64 dims x 2 bytes (bf16) = 2,048 bytes per token.
+    assert "2,048 bytes per token" in widget.locator("[data-role=output]").inner_text()
+    widget.locator("textarea[name=config]").fill('{"model_type": "llama",')
+    assert wait_state(page, f"#{ident}", ("error",), timeout=10_000) == "error"
+    assert widget.locator("[data-field=config] [data-role=error]").inner_text().startswith("config.json: got")
+    widget.locator("select[name=model]").select_option("llama-3-8b")
+    assert wait_state(page, f"#{ident}", ("live",), timeout=10_000) == "live"
+
+
+def test_no_external_requests_while_using_the_calculators(live_page: tuple[Any, RequestLog]) -> None:
+    _, log = live_page
+    assert log.urls
+    assert log.external() == []
+
+
+def test_static_answer_without_javascript(browser: Any, server: SiteServer) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(server.url + CALCULATORS)
+        widget = page.locator("[data-calculator=training-memory]").first
+        assert widget.get_attribute("data-state") == "static"
+        assert "GiB" in widget.locator("[data-role=output] table").inner_text()
+    finally:
+        context.close()
+
+
+def test_file_url_keeps_static_answers_and_says_to_serve(context: Any) -> None:
+    page = context.new_page()
+    page.goto((SITE / "calculators" / "index.html").as_uri())
+    widget = page.locator("[data-calculator=training-memory]").first
+    note = widget.locator("[data-role=file-note]")
+    note.wait_for(state="visible", timeout=10_000)
+    assert "scripts/serve" in note.inner_text()
+    assert widget.get_attribute("data-state") == "static"
+    assert widget.locator("[data-role=output] svg").count() == 1
+
+
+def test_service_worker_serves_a_repeat_visit_with_the_server_gone(browser: Any) -> None:
+    own = SiteServer()  # this test stops its server
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(own.url + CALCULATORS)
+        ident = _widget_ids(page)[0]
+        wait_state(page, f"#{ident}", ("live",))
+        # ready resolves once the worker is active, i.e. after its precache was stored.
+        assert page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        own.stop()
+        log = RequestLog()
+        log.attach(page)
+        page.reload()
+        ident = _widget_ids(page)[0]
+        assert wait_state(page, f"#{ident}", ("live", "error")) == "live"
+        widget = page.locator(f"#{ident}")
+        before = widget.locator("[data-role=output]").inner_html()
+        widget.locator("input[name=seq]").fill("4096")
+        page.wait_for_function("([el, old]) => el.innerHTML !== old",
+                               arg=[widget.locator("[data-role=output]").element_handle(), before])
+        assert log.external() == []
+    finally:
+        context.close()
+        own.stop()
