@@ -95,8 +95,8 @@ class ModelSpec:
     mlp_bias: bool = False
     norms_per_layer: int = 2
     qk_norm: bool = False
-    sliding_window: int | None = None
-    sliding_window_layers: int = 0
+    sliding_window: int | None = None  # attention window in tokens (mask), if any
+    sliding_window_layers: int = 0  # layers whose KV cache is windowed to sliding_window
     moe: MoESpec | None = None
     mla: MLASpec | None = None
     max_position_embeddings: int | None = None
@@ -440,8 +440,10 @@ def _sliding_window(data: Mapping[str, Any], model_type: str, layers: int) -> tu
         first = _int(data, "max_window_layers", maximum=layers, default=layers, minimum=0)
         return window, max(0, layers - first)
     if model_type == "gemma2":
-        return window, (layers + 1) // 2  # layers 0, 2, 4, ... slide (modeling_gemma2.py)
-    return window, layers
+        return window, (layers + 1) // 2  # layers 0, 2, 4, ... slide (configuration_gemma2.py)
+    # Mistral v0.1, Phi-3: the window shapes the attention mask, but without layer_types
+    # transformers' cache keeps every token, so no layer counts as windowed for memory.
+    return window, 0
 
 
 def _moe(data: Mapping[str, Any], model_type: str, layers: int, hidden: int) -> MoESpec | None:

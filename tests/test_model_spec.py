@@ -108,15 +108,30 @@ def test_qwen2_has_qkv_bias_but_no_o_bias() -> None:
 
 
 # ------------------------------------------------------------------ sliding window
-def test_sliding_window_every_layer_mistral_v01() -> None:
-    # mistralai/Mistral-7B-v0.1 config.json: sliding_window 4096, 32 layers, all sliding.
+def test_mistral_v01_window_masks_attention_but_does_not_window_the_cache() -> None:
+    # mistralai/Mistral-7B-v0.1 config.json: sliding_window 4096, 32 layers, no layer_types.
+    # transformers' DynamicCache windows a layer only when config.layer_types marks it
+    # "sliding_attention" (transformers/cache_utils.py, DynamicSlidingWindowLayer); Mistral's
+    # config has no layer_types, so the window applies to the mask and the cache keeps every
+    # token (measured: tests/data/measurements/mistral-7b_infer_*ctx32768*: full-length cache).
     cfg = {
         "model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
         "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "sliding_window": 4096,
     }
     spec = ModelSpec.from_config(cfg)
     assert spec.sliding_window == 4096
-    assert spec.sliding_window_layers == 32
+    assert spec.sliding_window_layers == 0
+
+
+def test_explicit_layer_types_window_the_cache() -> None:
+    # A config that lists layer_types (transformers >= 4.54 writes them) windows exactly the
+    # layers marked "sliding_attention".
+    cfg = {
+        "model_type": "mistral", "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
+        "intermediate_size": 128, "vocab_size": 100, "sliding_window": 16,
+        "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "sliding_attention"],
+    }
+    assert ModelSpec.from_config(cfg).sliding_window_layers == 3
 
 
 def test_sliding_window_null_means_none_mistral_v03() -> None:

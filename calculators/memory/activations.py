@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 
 from calculators.model import ModelSpec
 
-#: Short LoRA target names and the module they adapt.
-LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+#: Short LoRA target names and the module they adapt (q_proj, ..., down_proj). On models
+#: with fused projections (Phi-3), "qkv" and "gate_up" name qkv_proj and gate_up_proj.
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "qkv", "gate_up")
 
 
 @dataclass(frozen=True)
@@ -143,8 +144,12 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
 
     lora = 0
     if targets:
-        qkv_targets = len(targets & {"q", "k", "v"})
-        up_targets = len(targets & {"gate", "up"})
+        if spec.fused_qkv:  # one fused linear stands for q, k, v (and gate, up)
+            qkv_targets = 1 if targets & {"q", "k", "v", "qkv"} else 0
+            up_targets = 1 if targets & {"gate", "up", "gate_up"} else 0
+        else:
+            qkv_targets = len(targets & {"q", "k", "v"}) + (3 if "qkv" in targets - {"q", "k", "v"} else 0)
+            up_targets = len(targets & {"gate", "up"}) + (2 if "gate_up" in targets - {"gate", "up"} else 0)
         lora += _lora_input_bytes(targets=qkv_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
         lora += _lora_input_bytes(targets=up_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
         if "o" in targets:
@@ -153,7 +158,8 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
             width = spec.moe.expert_intermediate_size if spec.moe else spec.intermediate_size
             lora += _lora_input_bytes(targets=1, layout=layout, width=width, source_bytes=a)
         rank_bytes = layout.compute_bytes if layout.autocast else layout.adapter_bytes
-        lora += len(targets) * rank_bytes * rank
+        modules = qkv_targets + up_targets + len(targets & {"o", "down"})
+        lora += modules * rank_bytes * rank
     return LayerActivations(norms=norms, linear_inputs=linear_inputs, attention=attention, mlp=mlp, lora=lora)
 
 
@@ -168,8 +174,9 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
         # q, k (decompressed, per head), v, output, lse, plus the low-rank intermediates.
         return a * (2 * q_dim + 2 * v_dim + latent) + 4 * heads
     q_dim, kv_dim = spec.q_dim, spec.kv_dim
-    # Phi-3 slices q, k, v out of one fused output: saving v (a view) keeps all of it.
-    fused_extra = a * (q_dim + kv_dim) if spec.fused_qkv else 0
+    # Phi-3 slices q, k, v out of one fused output; SDPA's output then needs its own
+    # contiguous copy for o_proj (measured), which o_proj saves.
+    fused_extra = a * q_dim if (spec.fused_qkv and o_needs_input) else 0
     if layout.attention == "eager" or not spec.supports_sdpa:
         scores = 4 * heads * seq + (a * heads * seq if a != 4 else 0)  # fp32 softmax + its cast
         if spec.attn_logit_softcapping is not None:
@@ -178,7 +185,12 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
         return a * 3 * q_dim + scores + out + fused_extra  # q, K and V repeated to every query head
     # Flash/efficient SDPA writes its output in (batch, seq, heads, dim) layout, so the
     # .contiguous() before o_proj is free and o_proj's saved input is that same tensor.
-    return a * (2 * q_dim + 2 * kv_dim) + 4 * heads + fused_extra
+    mask = 0
+    if spec.sliding_window is not None and seq > spec.sliding_window and layout.autocast:
+        # Past the window SDPA gets a (batch, 1, seq, seq) mask; autocast casts it to 16-bit
+        # for every layer and each layer's SDPA saves its own copy: seq x 2 bytes per token.
+        mask = a * seq
+    return a * (2 * q_dim + 2 * kv_dim) + 4 * heads + fused_extra + mask
 
 
 def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: bool) -> int:
@@ -188,11 +200,17 @@ def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: b
         return a * width * (3 + (1 if down_needs_input else 0))
     m = spec.moe
     width = m.expert_intermediate_size
-    # Each token visits top-k experts: gathered input, gate/up output (2 I, one buffer),
-    # activation output, product, down output (kept for the routing-weight multiply).
-    per_visit = a * (2 * spec.hidden_size + 4 * width)
-    shared = m.num_shared_experts * a * m.shared_intermediate_size * (3 + (1 if down_needs_input else 0))
-    router = 4 * 2 * m.num_experts + 8 * m.experts_per_token  # fp32 softmax in/out, top-k ids
+    h = spec.hidden_size
+    # transformers' grouped_mm experts: each token x top-k pair keeps its gate/up output
+    # (2 I, one buffer), the activation output (I) and the down output (h, kept for the
+    # routing-weight multiply); trainable experts also keep their gathered input (h) and
+    # the product (I). Gather and un-permute indices are int64.
+    trainable = down_needs_input
+    per_visit = a * (3 * width + h + ((h + width) if trainable else 0)) + 2 * 8
+    shared = m.num_shared_experts * a * m.shared_intermediate_size * (3 + (1 if trainable else 0))
+    router = 4 * m.num_experts + 8 * m.experts_per_token  # fp32 softmax output, top-k ids
+    if trainable:
+        router += (a if layout.autocast else layout.residual_bytes) * h  # the router's input
     return m.experts_per_token * per_visit + shared + router
 
 

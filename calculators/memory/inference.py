@@ -91,8 +91,10 @@ def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str |
     """KV-cache bytes for ``batch`` sequences of ``context`` tokens.
 
     Formula: ``batch x sum over layers of min(context, window) x per-layer bytes``;
-    sliding-window layers (Mistral 7B v0.1, Gemma 2's local layers) hold at most
-    ``sliding_window`` tokens.
+    layers whose cache is windowed (Gemma 2's local layers, Qwen with
+    ``use_sliding_window``: what ``config.layer_types`` marks ``sliding_attention``) hold at
+    most ``sliding_window`` tokens. Mistral 7B v0.1 and Phi-3 apply their window in the
+    attention mask only, so ``transformers``' cache keeps every token.
     """
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
     context = nonnegative_int("context", context, maximum=MAX_CONTEXT)
@@ -127,7 +129,9 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     weights = weight_bytes(spec, dtype=setup.weights)
     act = 4 if setup.weights is DType.FP32 else 2
     tokens = setup.batch * setup.context
-    kv_prefill = kv_cache_bytes(spec, batch=setup.batch, context=setup.context, kv_dtype=setup.kv_cache)
+    # During prefill every layer holds the whole prompt's K/V: a sliding-window cache layer
+    # keeps a view of the full tensor until the first decode step replaces it.
+    kv_prefill = setup.batch * setup.context * kv_cache_bytes_per_token(spec, kv_dtype=setup.kv_cache)
     kv_final = kv_cache_bytes(spec, batch=setup.batch, context=setup.total_context, kv_dtype=setup.kv_cache)
     logits = setup.batch * spec.vocab_size * (act + 4)  # last position, then its fp32 copy
 
@@ -181,7 +185,8 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     Live while one layer runs: the embedding output (the model's forward keeps a
     reference for the whole pass), the layer's input (the caller's reference), the
     residual after attention, the norm output, and in the MLP the activation output,
-    the up output and their product; plus the rotary cos/sin tables (seq x head_dim).
+    the up output and their product; plus the rotary cos/sin tables (seq x head_dim)
+    and any attention mask.
     """
     h = spec.hidden_size
     streams = 4 * h  # embedding output, layer input, residual, norm output
@@ -189,9 +194,13 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
         streams += h  # Gemma scales the embedding output into a new tensor
     if spec.moe is not None:
         m = spec.moe
-        routed = tokens * m.experts_per_token / m.num_experts  # tokens per expert, balanced
-        mlp = tokens * act * (streams + h) + routed * act * (2 * h + 4 * m.expert_intermediate_size)
-        mlp += tokens * (4 * m.num_experts * 2 + 8 * m.experts_per_token * (m.num_experts + 1))
+        # transformers' grouped_mm experts sort all tokens x top-k pairs by expert and run
+        # them at once: gathered input (h), gate/up output (2 I), activation and product
+        # (2 I); later the down output, its weighted copy and the un-permuted copy (3 h).
+        pair = max(h + 4 * m.expert_intermediate_size, 4 * h)
+        mlp = tokens * act * (streams + m.experts_per_token * pair)
+        mlp += tokens * (act + 4) * m.num_experts  # router logits and their fp32 softmax
+        mlp += tokens * m.experts_per_token * (4 + 8 + 3 * 8)  # weights, ids, sort indices
         mlp += tokens * act * 3 * m.shared_intermediate_size * m.num_shared_experts
     else:
         # Phi-3's fused gate_up output (2 I) stays alive while its halves are used.
@@ -199,13 +208,20 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
         mlp = tokens * act * (streams + intermediates * spec.intermediate_size)
     # In attention: q, k, v and the rotary temporaries of q (q*cos, rotate_half(q), its product).
     attention = tokens * act * (streams + 4 * spec.q_dim + 2 * spec.kv_dim)
-    if setup.attention == "eager" or not spec.supports_sdpa:
-        s = setup.context
-        scores = setup.batch * spec.num_attention_heads * s * s * (4 + act)  # fp32 softmax + cast
-        mask = setup.batch * s * s * act
-        attention += scores + mask
-    rotary_tables = 2 * setup.context * spec.head_dim * act  # cos and sin, shared by the batch
-    return int(max(mlp, attention) + rotary_tables)
+    s = setup.context
+    eager = setup.attention == "eager" or not spec.supports_sdpa
+    if eager:
+        # softmax(scores, dtype=float32) first casts the scores to fp32, then writes an
+        # fp32 result: input, cast and output are alive together.
+        per_score = act + (4 if act != 4 else 0) + 4
+        attention += setup.batch * spec.num_attention_heads * s * s * per_score
+    masks = 0
+    window = spec.sliding_window
+    if eager or (window is not None and s > window):
+        # A materialised (batch, 1, seq, seq) mask in the activation dtype.
+        masks = setup.batch * s * s * act
+    rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch
+    return int(max(mlp, attention) + masks + rotary_tables)
 
 
 def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1, weights: str = "bf16",

@@ -54,7 +54,7 @@ MAX_BATCH = 1 << 16
 MAX_SEQ = 1 << 22
 MAX_RANK = 1 << 14
 MAX_GPUS = 1 << 16
-DEFAULT_LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+DEFAULT_LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")  # "all-linear"
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,7 @@ def lora_adapted_linears(spec: ModelSpec, *, targets: Iterable[str]) -> list[tup
         targets = [t for t in targets.split(",") if t.strip()]
     names = [str(t).strip() for t in targets]
     if names == ["all-linear"]:
-        names = list(LORA_TARGETS)
+        names = list(DEFAULT_LORA_TARGETS)
     wanted = {one_of("lora_targets", name, (*LORA_TARGETS, "all-linear")) for name in names}
     if "all-linear" in wanted:
         raise InputError("lora_targets", ",".join(names), "all-linear alone, or names from "
@@ -180,7 +180,26 @@ def lora_adapted_linears(spec: ModelSpec, *, targets: Iterable[str]) -> list[tup
     if not wanted:
         raise InputError("lora_targets", "", f"at least one of {', '.join(LORA_TARGETS)}")
     h = spec.hidden_size
-    linears: list[tuple[int, int, int]] = []
+    # Fused projections (Phi-3's qkv_proj, gate_up_proj) are single linears; elsewhere the
+    # fused names stand for their parts.
+    if spec.fused_qkv:
+        fused_attention = bool(wanted & {"q", "k", "v", "qkv"})
+        fused_mlp = bool(wanted & {"gate", "up", "gate_up"})
+        linears = []
+        if fused_attention:
+            linears.append((h, spec.q_dim + 2 * spec.kv_dim, spec.num_layers))
+        if "o" in wanted:
+            linears.append((spec.q_dim, h, spec.num_layers))
+        if fused_mlp:
+            linears.append((h, 2 * spec.intermediate_size, spec.num_layers))
+        if "down" in wanted:
+            linears.append((spec.intermediate_size, h, spec.num_layers))
+        return linears
+    if "qkv" in wanted:
+        wanted |= {"q", "k", "v"}
+    if "gate_up" in wanted:
+        wanted |= {"gate", "up"}
+    linears = []
     if spec.mla is None:
         for name, (fan_in, fan_out, _bias) in zip(("q", "k", "v", "o"), spec.attention_linears()):
             if name in wanted:
@@ -317,11 +336,10 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
         attention=setup.attention,
     )
     per_layer = saved_bytes_per_token_per_layer(spec, layout=layout, seq=setup.seq).total
-    layers_saved = spec.num_layers * per_layer * tokens
-    if not full:
-        # The frozen embedding's output does not require grad, so layer 0's first norm
-        # saves no input (every later layer's input depends on an adapter).
-        layers_saved -= (4 * hidden + 4) * tokens
+    # With a frozen embedding (LoRA), layer 0's input does not require grad, so its first
+    # norm saves no input; every later layer's input depends on an adapter.
+    layer0_saved = (per_layer - (0 if full else 4 * hidden + 4)) * tokens
+    layers_saved = (spec.num_layers - 1) * per_layer * tokens + layer0_saved
     checkpoints = spec.num_layers * checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens
 
     # Final norm (fp32 input + rsqrt), its output kept for the head, labels and ids (int64).
@@ -360,19 +378,29 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     backward_head = (resident + copies_in_backward + saved + final_norm - (a * hidden * tokens if full else 0)
                      + inputs + grad_logits_16 + a * hidden * tokens + head_grad + head_grad_temp)
     if setup.grad_checkpointing:
-        layer_saved = per_layer * tokens
+        # The first layer recomputed is the last one (layer 0 itself in a 1-layer model).
+        layer_saved = layer0_saved if spec.num_layers == 1 else per_layer * tokens
         layer_copies = 2 * _largest_layer_params(spec) if (setup.mixed and full) else 0
         recompute_first = (resident + head_copy + checkpoints + inputs + head_grad
                            + layer_saved + layer_copies + _backward_layer_transient(spec, setup, tokens, residual))
-        recompute_last = (weights + state + grads + ddp_buckets + inputs + layer_saved + layer_copies
-                          + _backward_layer_transient(spec, setup, tokens, residual))
+        # Layer 0's checkpointed input is held while it is recomputed. With an fp32
+        # residual and a trainable norm it is the very tensor the norm saves (already in
+        # layer0_saved); otherwise (16-bit residual, or LoRA's frozen embedding) it is extra.
+        first_checkpoint = 0 if (full and residual == 4) else (
+            checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens)
+        recompute_last = (weights + state + grads + ddp_buckets + inputs + first_checkpoint + layer0_saved
+                          + layer_copies + _backward_layer_transient(spec, setup, tokens, residual))
         backward = max(backward_start, backward_head, recompute_first, recompute_last)
     else:
         # Layer 0's saved activations (and its 16-bit weight copies) live until its backward ends.
-        layer0 = per_layer * tokens + (2 * _largest_layer_params(spec) if (setup.mixed and full) else 0)
+        layer0 = layer0_saved + (2 * _largest_layer_params(spec) if (setup.mixed and full) else 0)
         end = (weights + state + grads + ddp_buckets + inputs + layer0
                + _backward_layer_transient(spec, setup, tokens, residual))
-        backward = max(backward_start, backward_head, end)
+        # The last layer's backward: every activation still saved, the head's gradient
+        # formed, and the layer's own backward temporaries.
+        first_layer = (resident + copies_in_backward + saved + inputs + head_grad
+                       + _backward_layer_transient(spec, setup, tokens, residual))
+        backward = max(backward_start, backward_head, first_layer, end)
 
     optimizer_phase = weights + grads + state + step_temp + ddp_buckets
     phases = {"forward": forward, "backward": backward, "optimizer": optimizer_phase}

@@ -42,11 +42,10 @@ COMPONENT_LABELS = {
     "allocator_slack": "Allocator slack (assumed)",
 }
 
-_WIDTH = 640
-_PAD = 8
-_BAR_Y = 30
-_BAR_H = 30
-_ROW_H = 18
+_PAD_PCT = 1.0  # left and right margin of the bar, in percent of the chart's width
+_BAR_Y = 24
+_BAR_H = 28
+_HEIGHT = _BAR_Y + _BAR_H + 36
 
 
 def gib(value_bytes: float) -> str:
@@ -77,9 +76,9 @@ def _ticks(top_bytes: float) -> list[float]:
     return [round(i * step, 9) for i in range(int(top / step) + 1)]
 
 
-def _num(value: float) -> str:
-    """An SVG coordinate with one decimal (deterministic text)."""
-    return f"{value:.1f}"
+def _pct(value: float) -> str:
+    """An x coordinate in percent of the chart's width (deterministic text)."""
+    return f"{value:.2f}%"
 
 
 def stacked_bar_svg(segments: Sequence[tuple[str, int]], *, capacity_bytes: int | None = None,
@@ -87,58 +86,72 @@ def stacked_bar_svg(segments: Sequence[tuple[str, int]], *, capacity_bytes: int 
     """A horizontal stacked bar of ``segments`` (name, bytes) with a GPU-capacity line.
 
     The scale runs from 0 to 5 % past the larger of the total and the capacity, so a job
-    that does not fit shows the line inside the bar.
+    that does not fit shows the line inside the bar. Horizontal positions are percentages
+    and text has a fixed size, so the chart stretches to any width and stays legible;
+    :func:`legend_html` names the colours.
     """
     shown = [(name, value) for name, value in segments if value > 0]
     total = sum(value for _, value in shown)
     top = max(total, capacity_bytes or 0, 1) * 1.05
-    span = _WIDTH - 2 * _PAD
 
     def x(value: float) -> float:
-        return _PAD + span * value / top
+        return _PAD_PCT + (100 - 2 * _PAD_PCT) * value / top
 
-    legend_y = _BAR_Y + _BAR_H + 34
-    height = legend_y + _ROW_H * len(shown) + 4
     summary = f"{title}: {gib(total)} GiB in total"
     if capacity_bytes:
         summary += f" against {capacity_label}: {gib(capacity_bytes)} GiB"
     parts = [
-        f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_WIDTH} {height}" '
-        f'width="100%" role="img" aria-label="{escape(summary)}" font-size="12" fill="currentColor">',
+        f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{_HEIGHT}" '
+        f'role="img" aria-label="{escape(summary)}" font-size="12" fill="currentColor">',
         f"<title>{escape(summary)}</title>",
     ]
     start = 0.0
     for index, (name, value) in enumerate(shown):
         left, right = x(start), x(start + value)
-        parts.append(f'<rect x="{_num(left)}" y="{_BAR_Y}" width="{_num(max(right - left, 0.5))}" '
+        parts.append(f'<rect x="{_pct(left)}" y="{_BAR_Y}" width="{_pct(max(right - left, 0.1))}" '
                      f'height="{_BAR_H}" fill="{color(index)}"><title>{escape(label(name))}: '
                      f"{gib(value)} GiB</title></rect>")
         start += value
     axis_y = _BAR_Y + _BAR_H
-    parts.append(f'<line x1="{_PAD}" y1="{axis_y}" x2="{_WIDTH - _PAD}" y2="{axis_y}" stroke="currentColor" '
-                 'stroke-opacity="0.4"/>')
-    for tick in _ticks(top):
+    parts.append(f'<line x1="{_pct(x(0))}" y1="{axis_y}" x2="{_pct(x(top))}" y2="{axis_y}" '
+                 'stroke="currentColor" stroke-opacity="0.4"/>')
+    ticks = _ticks(top)
+    for tick in ticks:
         tx = x(tick * GIB)
-        parts.append(f'<line x1="{_num(tx)}" y1="{axis_y}" x2="{_num(tx)}" y2="{axis_y + 4}" '
+        parts.append(f'<line x1="{_pct(tx)}" y1="{axis_y}" x2="{_pct(tx)}" y2="{axis_y + 4}" '
                      'stroke="currentColor" stroke-opacity="0.4"/>')
-        anchor = "start" if tick == 0 else "middle"
-        parts.append(f'<text x="{_num(tx)}" y="{axis_y + 16}" text-anchor="{anchor}" fill-opacity="0.7">'
-                     f"{tick:g}</text>")
-    parts.append(f'<text x="{_WIDTH - _PAD}" y="{axis_y + 30}" text-anchor="end" fill-opacity="0.7">GiB</text>')
+        anchor = "start" if tick == 0 else "end" if tx > 95 else "middle"
+        unit = " GiB" if tick == ticks[-1] else ""
+        parts.append(f'<text x="{_pct(tx)}" y="{axis_y + 17}" text-anchor="{anchor}" fill-opacity="0.7">'
+                     f"{tick:g}{unit}</text>")
     if capacity_bytes:
         cx = x(capacity_bytes)
-        anchor = "end" if cx > _WIDTH / 2 else "start"
-        offset = -4 if anchor == "end" else 4
-        parts.append(f'<line class="mlhw-capacity" x1="{_num(cx)}" y1="{_BAR_Y - 14}" x2="{_num(cx)}" '
+        anchor = "end" if cx > 50 else "start"
+        parts.append(f'<line class="mlhw-capacity" x1="{_pct(cx)}" y1="{_BAR_Y - 16}" x2="{_pct(cx)}" '
                      f'y2="{axis_y + 6}" stroke="currentColor" stroke-width="2" stroke-dasharray="4 3"/>')
-        parts.append(f'<text x="{_num(cx + offset)}" y="{_BAR_Y - 6}" text-anchor="{anchor}">'
-                     f"{escape(capacity_label)}: {gib(capacity_bytes)} GiB</text>")
-    for index, (name, value) in enumerate(shown):
-        y = legend_y + _ROW_H * index
-        parts.append(f'<rect x="{_PAD}" y="{y - 10}" width="12" height="12" fill="{color(index)}"/>')
-        parts.append(f'<text x="{_PAD + 18}" y="{y}">{escape(label(name))}: {gib(value)} GiB</text>')
+        parts.append(f'<text x="{_pct(cx)}" dx="{-5 if anchor == "end" else 5}" y="{_BAR_Y - 6}" '
+                     f'text-anchor="{anchor}">{escape(capacity_label)}: {gib(capacity_bytes)} GiB</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def legend_html(segments: Sequence[tuple[str, int]], *, capacity_bytes: int | None = None,
+                capacity_label: str = "") -> str:
+    """The chart's key: a colour swatch, name and GiB per segment, then the capacity line."""
+    shown = [(name, value) for name, value in segments if value > 0]
+    items = [f'<li><span class="mlhw-swatch" style="background:{color(index)}"></span>'
+             f"{escape(label(name))}: {gib(value)} GiB</li>" for index, (name, value) in enumerate(shown)]
+    if capacity_bytes:
+        items.append(f'<li><span class="mlhw-swatch mlhw-swatch-line"></span>{escape(capacity_label)} memory: '
+                     f"{gib(capacity_bytes)} GiB</li>")
+    return '<ul class="mlhw-legend">' + "".join(items) + "</ul>"
+
+
+def chart_html(segments: Sequence[tuple[str, int]], *, capacity_bytes: int | None = None,
+               capacity_label: str = "", title: str = "Memory by component") -> str:
+    """The stacked bar and its legend."""
+    return (stacked_bar_svg(segments, capacity_bytes=capacity_bytes, capacity_label=capacity_label, title=title)
+            + legend_html(segments, capacity_bytes=capacity_bytes, capacity_label=capacity_label))
 
 
 def table_html(header: Sequence[str], rows: Iterable[Sequence[str]], *, caption: str = "",

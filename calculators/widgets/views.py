@@ -24,7 +24,7 @@ from calculators.catalog.gpus import GPU
 from calculators.fit import FitResult
 from calculators.memory.result import MemoryEstimate
 from calculators.model import ModelSpec
-from calculators.widgets.render import gib, label, notes_html, paragraph, stacked_bar_svg, table_html
+from calculators.widgets.render import chart_html, gib, label, notes_html, paragraph, table_html
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ def memory_html(view: MemoryView) -> str:
     classes.append("mlhw-fits" if spare >= 0 else "mlhw-short")
     return "".join([
         paragraph(summary),
-        stacked_bar_svg(_segments(estimate), capacity_bytes=gpu.memory_bytes, capacity_label=gpu.name,
+        chart_html(_segments(estimate), capacity_bytes=gpu.memory_bytes, capacity_label=gpu.name,
                         title=f"{view.spec.name}, {view.job}"),
         table_html(["Component", "GiB (2^30 bytes)"], rows, numeric=[False, True], row_classes=classes,
                    caption=f"Memory per GPU, {view.job}"),
@@ -126,7 +126,7 @@ def kv_cache_html(view: KVCacheView) -> str:
     ]
     return "".join([
         paragraph(summary),
-        stacked_bar_svg([("weights", view.weight_bytes), ("kv_cache", view.total_bytes)],
+        chart_html([("weights", view.weight_bytes), ("kv_cache", view.total_bytes)],
                         capacity_bytes=view.gpu.memory_bytes, capacity_label=view.gpu.name,
                         title=f"{view.spec.name}, weights and KV cache"),
         table_html(["Quantity", "Value", "Unit"], rows, numeric=[False, True, False],
@@ -164,7 +164,7 @@ def fit_html(view: FitView) -> str:
                                             "mlhw-chosen" if gpu.id == view.gpu.id else "") if c))
     return "".join([
         paragraph(summary),
-        stacked_bar_svg(_segments(first), capacity_bytes=view.gpu.memory_bytes, capacity_label=view.gpu.name,
+        chart_html(_segments(first), capacity_bytes=view.gpu.memory_bytes, capacity_label=view.gpu.name,
                         title=f"{view.spec.name}, {view.job}"),
         table_html(["GPU", "Memory (GiB)", "Fits on one", f"GPUs needed ({how})", "Max batch", context], rows,
                    numeric=[False, True, False, True, True, True], row_classes=classes,

@@ -54,12 +54,17 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a browser closing mid-download (page reloads, test teardown) is not an error
+
+
 class SiteServer:
     """``site/`` over HTTP on 127.0.0.1 and a free port, stoppable mid-test."""
 
     def __init__(self) -> None:
         handler = functools.partial(_Handler, directory=str(SITE))
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

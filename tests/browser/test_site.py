@@ -42,7 +42,9 @@ def live_page(browser: Any, server: SiteServer) -> Iterator[tuple[Any, RequestLo
     log = RequestLog()
     log.attach(page)
     page.goto(server.url + CALCULATORS)
-    for ident in _widget_ids(page):
+    ids = _widget_ids(page)
+    page.locator(f"#{ids[0]}").scroll_into_view_if_needed()
+    for ident in ids:
         wait_state(page, f"#{ident}", ("live",))
     yield page, log
     context.close()
@@ -132,7 +134,10 @@ def test_uploaded_config_sizes_a_custom_model(live_page: tuple[Any, RequestLog],
 
 def test_no_external_requests_while_using_the_calculators(live_page: tuple[Any, RequestLog]) -> None:
     _, log = live_page
-    assert log.urls
+    # The log sees the worker's requests too: the runtime and the wheel came from this site.
+    fetched = {url.rsplit("/", 1)[-1] for url in log.urls}
+    assert {"pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "manifest.json"} <= fetched
+    assert any(name.endswith(".whl") for name in fetched)
     assert log.external() == []
 
 
@@ -166,14 +171,21 @@ def test_service_worker_serves_a_repeat_visit_with_the_server_gone(browser: Any)
         page = context.new_page()
         page.goto(own.url + CALCULATORS)
         ident = _widget_ids(page)[0]
+        page.locator(f"#{ident}").scroll_into_view_if_needed()
         wait_state(page, f"#{ident}", ("live",))
         # ready resolves once the worker is active, i.e. after its precache was stored.
         assert page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        cached = page.evaluate("""Promise.all(['pyodide/pyodide.asm.wasm', 'pyodide/python_stdlib.zip', 'wheels/manifest.json']
+            .map(path => caches.match(new URL('../' + path, location.href).href, {ignoreSearch: true})))
+            .then(found => found.every(Boolean))""")
+        assert cached, "the service worker did not precache the runtime"
         own.stop()
         log = RequestLog()
         log.attach(page)
-        page.reload()
+        response = page.reload()
+        assert response is not None and response.from_service_worker
         ident = _widget_ids(page)[0]
+        page.locator(f"#{ident}").scroll_into_view_if_needed()
         assert wait_state(page, f"#{ident}", ("live", "error")) == "live"
         widget = page.locator(f"#{ident}")
         before = widget.locator("[data-role=output]").inner_html()

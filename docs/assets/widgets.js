@@ -1,0 +1,219 @@
+// Browser runtime of the calculator widgets: generic, it knows no formula and no default.
+//
+// The build renders every widget (form + result) from Python. This script finds the
+// [data-calculator] roots, starts one Pyodide module worker per page when a widget
+// comes into view or is touched, sends each form's values to it on every change and
+// puts the returned HTML into [data-role=output]; an error is shown next to the field
+// the engine names. data-state on the root: static -> loading -> live | error.
+// A classic (not module) script, so that it still runs from file:// and can say why
+// the calculator cannot start there.
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  var roots = Array.prototype.slice.call(document.querySelectorAll("[data-calculator]"));
+  if (!roots.length || !script) return;
+  var siteRoot = new URL("../", script.src); // this file is <site>/assets/widgets.js
+  var DEBOUNCE_MS = 60;
+
+  var worker = null;
+  var ready = false;
+  var nextId = 1;
+  var pending = {}; // request id -> widget root
+  var widgets = new Map(); // root -> {latest, timer, dirty}
+
+  function setState(root, state) { root.setAttribute("data-state", state); }
+  function status(root, text) {
+    var el = root.querySelector("[data-role=status]");
+    if (el) el.textContent = text;
+  }
+  function output(root) { return root.querySelector("[data-role=output]"); }
+
+  function values(root) {
+    var data = {};
+    root.querySelectorAll("[data-field]").forEach(function (wrapper) {
+      var name = wrapper.getAttribute("data-field");
+      var control = wrapper.querySelector("[name='" + name + "']");
+      if (!control) return;
+      data[name] = control.type === "checkbox" ? (control.checked ? "true" : "false") : control.value;
+    });
+    return data;
+  }
+
+  function applyShowWhen(root) {
+    var current = values(root);
+    root.querySelectorAll("[data-show-when]").forEach(function (wrapper) {
+      var rule = wrapper.getAttribute("data-show-when").split("=");
+      wrapper.hidden = current[rule[0]] !== rule.slice(1).join("=");
+    });
+  }
+
+  function clearErrors(root) {
+    root.querySelectorAll("[data-role=error]").forEach(function (el) { el.hidden = true; el.textContent = ""; });
+    root.querySelectorAll("[aria-invalid]").forEach(function (el) { el.removeAttribute("aria-invalid"); });
+  }
+
+  function showError(root, field, message) {
+    clearErrors(root);
+    var wrapper = field ? root.querySelector("[data-field='" + field + "']") : null;
+    var slot = wrapper && !wrapper.hidden ? wrapper.querySelector("[data-role=error]") : null;
+    if (slot) {
+      slot.textContent = message;
+      slot.hidden = false;
+      var control = wrapper.querySelector("[name]");
+      if (control) control.setAttribute("aria-invalid", "true");
+      status(root, "Not recomputed: fix the input marked above. The result shown is for earlier inputs.");
+    } else {
+      status(root, "Not recomputed: " + message + " The result shown is for earlier inputs.");
+    }
+    output(root).setAttribute("data-stale", "true");
+    setState(root, "error");
+  }
+
+  function onReply(reply) {
+    var root = pending[reply.id];
+    delete pending[reply.id];
+    if (!root) return;
+    var state = widgets.get(root);
+    if (reply.id !== state.latest) return; // a newer request is on its way
+    if (reply.ok) {
+      clearErrors(root);
+      var out = output(root);
+      // Keep "Assumptions and notes" open across recomputes if the reader opened it.
+      var open = Array.prototype.map.call(out.querySelectorAll("details"), function (el) { return el.open; });
+      out.innerHTML = reply.html;
+      out.querySelectorAll("details").forEach(function (el, i) { if (open[i]) el.open = true; });
+      out.removeAttribute("data-stale");
+      status(root, "Recomputed in your browser in " + reply.ms.toFixed(1) + " ms.");
+      setState(root, "live");
+      performance.mark("mlhw-output");
+    } else {
+      showError(root, reply.field, reply.message);
+    }
+  }
+
+  function compute(root) {
+    var state = widgets.get(root);
+    state.dirty = false;
+    var id = nextId++;
+    state.latest = id;
+    pending[id] = root;
+    worker.postMessage({ type: "compute", id: id, name: root.getAttribute("data-calculator"), inputs: values(root) });
+  }
+
+  function schedule(root, delay) {
+    var state = widgets.get(root);
+    applyShowWhen(root);
+    clearTimeout(state.timer);
+    if (!ready) {
+      state.dirty = true;
+      output(root).setAttribute("data-stale", "true");
+      status(root, "Starting Python in your browser; the result shown is for earlier inputs.");
+      start();
+      return;
+    }
+    state.timer = setTimeout(function () { compute(root); }, delay);
+  }
+
+  function fail(message) {
+    roots.forEach(function (root) {
+      setState(root, "error");
+      var stale = output(root).hasAttribute("data-stale");
+      status(root, "The calculator could not start (" + message + "). " +
+        (stale ? "The result shown is NOT for the inputs shown." : "The result shown was computed when the page was built."));
+    });
+  }
+
+  function start() {
+    if (worker) return;
+    performance.mark("mlhw-worker-start");
+    roots.forEach(function (root) {
+      setState(root, "loading");
+      if (!output(root).hasAttribute("data-stale")) status(root, "Starting Python in your browser\u2026");
+    });
+    try {
+      worker = new Worker(new URL("assets/pyodide-worker.js", siteRoot), { type: "module" });
+    } catch (error) {
+      fail(String(error));
+      return;
+    }
+    worker.onmessage = function (event) {
+      var message = event.data;
+      if (message.type === "ready") {
+        ready = true;
+        performance.mark("mlhw-live", { detail: message.phases });
+        // Only now, with the runtime in the HTTP cache, let the service worker store it
+        // for offline visits (registering earlier downloads it twice, competing with the boot).
+        registerServiceWorker();
+        roots.forEach(function (root) {
+          if (widgets.get(root).dirty) {
+            compute(root);
+          } else {
+            setState(root, "live");
+            status(root, "Live: Python started in your browser in " + (message.ms / 1000).toFixed(1) +
+              " s; change any input to recompute.");
+          }
+        });
+      } else if (message.type === "fatal") {
+        fail(message.message);
+      } else if (message.type === "result") {
+        onReply(message);
+      }
+    };
+    worker.onerror = function (event) { fail(event.message || "the worker failed to load"); };
+  }
+
+  function readFile(root, input) {
+    var file = input.files && input.files[0];
+    if (!file) return;
+    var reader = new FileReader();
+    reader.onload = function () {
+      var target = root.querySelector("[name='" + input.getAttribute("data-target") + "']");
+      if (target) target.value = String(reader.result);
+      schedule(root, 0);
+    };
+    reader.readAsText(file);
+  }
+
+  function registerServiceWorker() {
+    if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+    navigator.serviceWorker.register(new URL("sw.js", siteRoot).href, { scope: siteRoot.pathname })
+      .catch(function () { /* offline repeat visits are a bonus; the page works without */ });
+  }
+
+  var fromFile = location.protocol === "file:";
+  roots.forEach(function (root) {
+    widgets.set(root, { latest: 0, timer: 0, dirty: false });
+    var form = root.querySelector("[data-role=form]");
+    if (fromFile) {
+      var note = root.querySelector("[data-role=file-note]");
+      if (note) note.hidden = false;
+      var line = root.querySelector("[data-role=status]");
+      if (line) line.hidden = true;
+      return;
+    }
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    form.addEventListener("input", function (event) {
+      if (event.target.getAttribute("data-role") !== "file") schedule(root, DEBOUNCE_MS);
+    });
+    form.addEventListener("change", function (event) {
+      if (event.target.getAttribute("data-role") === "file") readFile(root, event.target);
+      else schedule(root, 0);
+    });
+    form.addEventListener("focusin", start, { once: true });
+  });
+  if (fromFile) return;
+
+  // Start Python when a widget comes near the viewport (or an input gets focus): a
+  // reader who never scrolls to a calculator never downloads the runtime.
+  if ("IntersectionObserver" in window) {
+    var observer = new IntersectionObserver(function (entries) {
+      if (entries.some(function (entry) { return entry.isIntersecting; })) {
+        observer.disconnect();
+        start();
+      }
+    }, { rootMargin: "400px 0px" });
+    roots.forEach(function (root) { observer.observe(root); });
+  } else {
+    start();
+  }
+})();

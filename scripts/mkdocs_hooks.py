@@ -1,0 +1,135 @@
+"""MkDocs hooks for the calculator widgets (registered in mkdocs.yml under ``hooks:``).
+
+Thin by design; the logic lives in :mod:`calculators.widgets`:
+
+* ``on_page_markdown`` expands ``<!-- widget: NAME key=value -->`` markers into the
+  widget's form and its result, rendered now by the same Python the browser runs;
+  a bad marker fails the build.
+* ``on_post_page`` adds the widget stylesheet and script to pages that have a widget
+  (only those pages ever load Pyodide).
+* ``on_post_build`` copies the five Pyodide runtime files from ``node_modules/pyodide``
+  (``npm ci``) and the package wheel from ``build/wheelhouse`` (``scripts/build``)
+  into the site, writes ``wheels/manifest.json`` and the service worker ``sw.js`` with
+  its cache named after the wheel's hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
+
+from calculators.widgets.markdown import WidgetMarkupError, expand_widgets
+
+ROOT = Path(__file__).resolve().parent.parent
+PYODIDE_DIR = ROOT / "node_modules" / "pyodide"
+WHEELHOUSE = ROOT / "build" / "wheelhouse"
+#: All Pyodide needs to start without packages (no micropip, no CDN).
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+#: Our browser runtime, under docs/assets/; sw.js is a template written to the site root.
+ASSETS = ("assets/widgets.js", "assets/widgets.css", "assets/pyodide-worker.js")
+SW_TEMPLATE = "assets/sw.js"
+
+_pages_with_widgets: list[str] = []
+_state: dict[str, str] = {}
+
+
+def _wheel() -> Path:
+    """The one wheel in build/wheelhouse, checked to hold exactly the package's current sources.
+
+    A stale wheel would make the browser compute with other code than the build rendered
+    the static answers with, so it fails the build.
+    """
+    wheels = sorted(WHEELHOUSE.glob("*.whl"))
+    if len(wheels) != 1:
+        raise PluginError(f"expected one wheel in {WHEELHOUSE}, found {len(wheels)}: build the site with scripts/build")
+    with zipfile.ZipFile(wheels[0]) as archive:
+        packed = {name: archive.read(name) for name in archive.namelist()
+                  if name.startswith("calculators/") and name.endswith(".py")}
+    sources = {path.relative_to(ROOT).as_posix(): path.read_bytes() for path in (ROOT / "calculators").rglob("*.py")}
+    missing = sorted(sources.keys() - packed.keys())
+    changed = sorted(name for name in packed if packed[name] != sources.get(name))
+    if missing or changed:
+        raise PluginError(
+            f"{wheels[0].name} does not match calculators/: "
+            + (f"changed since it was built: {', '.join(changed[:5])}; " if changed else "")
+            + (f"not in it: {', '.join(missing[:5])} (a new subpackage must be listed in pyproject.toml "
+               "[tool.setuptools] packages); " if missing else "")
+            + "build the site with scripts/build, which rebuilds the wheel first")
+    return wheels[0]
+
+
+def on_config(config: Any) -> Any:
+    missing = [name for name in RUNTIME_FILES if not (PYODIDE_DIR / name).is_file()]
+    if missing:
+        raise PluginError(f"Pyodide runtime missing in {PYODIDE_DIR} ({', '.join(missing)}): run scripts/setup (npm ci)")
+    wheel = _wheel()
+    digest = hashlib.sha256(wheel.read_bytes())
+    docs = Path(config["docs_dir"])
+    for name in (*ASSETS, SW_TEMPLATE):
+        digest.update((docs / name).read_bytes())
+    _state.update(wheel=str(wheel), wheel_sha256=hashlib.sha256(wheel.read_bytes()).hexdigest(),
+                  version=digest.hexdigest()[:16])
+    _pages_with_widgets.clear()
+    return config
+
+
+def on_files(files: Any, config: Any) -> Any:
+    template = files.get_file_from_path(SW_TEMPLATE)
+    if template is not None:
+        files.remove(template)  # written to the site root by on_post_build
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    try:
+        expanded = expand_widgets(markdown, source=f"docs/{page.file.src_uri}")
+    except WidgetMarkupError as error:
+        raise PluginError(str(error)) from None
+    if expanded != markdown:
+        _pages_with_widgets.append(page.url)
+    return expanded
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    if page.url not in _pages_with_widgets:
+        return output
+    root = get_relative_url(".", page.url).rstrip("/") + "/"
+    version = _state["version"]
+    tags = (f'<link rel="stylesheet" href="{root}assets/widgets.css?v={version}">'
+            f'<script defer src="{root}assets/widgets.js?v={version}"></script>')
+    return output.replace("</head>", tags + "</head>", 1)
+
+
+def on_post_build(config: Any) -> None:
+    site = Path(config["site_dir"])
+    runtime = site / "pyodide"
+    runtime.mkdir(parents=True, exist_ok=True)
+    for name in RUNTIME_FILES:
+        shutil.copyfile(PYODIDE_DIR / name, runtime / name)
+    wheels = site / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    wheel = Path(_state["wheel"])
+    shutil.copyfile(wheel, wheels / wheel.name)
+    pyodide_version = json.loads((PYODIDE_DIR / "package.json").read_text(encoding="utf-8"))["version"]
+    manifest = {"wheel": wheel.name, "sha256": _state["wheel_sha256"], "pyodide": pyodide_version,
+                "version": _state["version"]}
+    (wheels / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+    # Precache: the runtime, the wheel, our assets, the theme's bundles and every page
+    # with a widget (plus the home page), so a repeat visit works with the server gone.
+    theme = sorted(str(path.relative_to(site)) for pattern in ("assets/stylesheets/*.css", "assets/javascripts/*.js")
+                   for path in site.glob(pattern))
+    pages = sorted({"./", *(url or "./" for url in _pages_with_widgets)})
+    precache = [f"pyodide/{name}" for name in RUNTIME_FILES] + [f"wheels/{wheel.name}", "wheels/manifest.json"]
+    precache += [*ASSETS, *theme, *pages]
+    template = (Path(config["docs_dir"]) / SW_TEMPLATE).read_text(encoding="utf-8")
+    worker = (template.replace('"__VERSION__"', json.dumps(_state["version"]))
+              .replace("[/* __PRECACHE__ */]", json.dumps(precache, indent=2)))
+    (site / "sw.js").write_text(worker, encoding="utf-8")
