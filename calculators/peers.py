@@ -31,6 +31,7 @@ from typing import Any
 from calculators.accuracy import CaseScore, score, summary
 from calculators.errors import CalculatorError
 from calculators.rules_of_thumb import RULE_NAMES, case_group, rule_estimates
+from calculators.tables import Table
 
 #: Peer estimators in display order (keys of ``peer_estimates.json``'s per-case dicts).
 PEER_NAMES: tuple[str, ...] = ("accelerate", "deepspeed-zero", "deepspeed-zero3", "llm-analysis", "hf-mem")
@@ -184,3 +185,27 @@ def render_peer_table(rows: Sequence[Mapping[str, Any]], *, markdown: bool = Fal
             lines += [fmt(cells) for cells in body]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def peers_table(records: Iterable[Mapping[str, Any]], peer_estimates: Mapping[str, Any]) -> Table:
+    """Table ``accuracy-peers``: our error next to the rules of thumb and peer estimators.
+
+    One row per (case group, estimator); estimators that cover no case of a group are
+    left out of that group.
+    """
+    rows = [row for row in peer_error_rows(records, peer_estimates) if row["cases"]]
+    cells = tuple((str(row["group_title"]), *_cells(row)) for row in rows)
+    provenance = peer_estimates.get("provenance", {})
+    packages = provenance.get("packages", {}) if isinstance(provenance, Mapping) else {}
+    versions = ", ".join(f"{name} {packages[name]}" for name in sorted(packages)
+                         if name in ("accelerate", "deepspeed", "llm-analysis", "llm_analysis", "hf-mem"))
+    return Table(
+        id="accuracy-peers",
+        caption=("Error of each estimator against the same measured peaks (peak allocated bytes); "
+                 "'cases' counts the measured cases an estimator gives a number for."),
+        columns=("jobs", *_HEADERS),
+        align=("l", "l", "r", "r", "r", "r", "r"),
+        rows=cells,
+        assumptions=(f"peer answers recorded by scripts/score_estimators.py --record-peers ({versions})"
+                     if versions else "peer answers recorded by scripts/score_estimators.py --record-peers",),
+    )

@@ -51,8 +51,8 @@ def render_markdown(table: Table, *, version: str) -> str:
     """Markdown for a table, its caption (id, version, assumptions) and any figure."""
     align = table.align or tuple("l" for _ in table.columns)
     marks = {"l": ":--", "r": "--:", "c": ":-:"}
-    lines = ["", "| " + " | ".join(table.columns) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in table.rows]
+    lines = ["", "| " + " | ".join(map(_cell, table.columns)) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
+    lines += ["| " + " | ".join(map(_cell, row)) + " |" for row in table.rows]
     caption = f"*Table {table.id} (v{version}). {table.caption}"
     if table.assumptions:
         caption += " Assumptions: " + "; ".join(table.assumptions) + "."
@@ -60,6 +60,11 @@ def render_markdown(table: Table, *, version: str) -> str:
     if table.after:
         lines += [table.after, ""]
     return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    """A cell's text with the characters that would break a Markdown table escaped."""
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def update_blocks(text: str, tables: dict[str, TableFunction], *, version: str) -> str:
