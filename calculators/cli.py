@@ -14,6 +14,7 @@ with status 2; no traceback.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -151,10 +152,14 @@ def run(argv: Sequence[str]) -> tuple[Any, str]:
                 for r in all_models()]
         text = "\n".join(f"{row['id']:<20} {row['parameters'] / 1e9:9.2f}B  {row['name']}" for row in rows)
         return rows, text
-    gpu_rows: list[dict[str, Any]] = [{"id": g.id, "name": g.name, "memory_bytes": g.memory_bytes,
-             "memory_bandwidth_bytes_per_s": g.memory_bandwidth_bytes_per_s,
-             "bf16_dense_flop_per_s": g.bf16_dense_flop_per_s, "source": g.source.url, "as_of": g.source.as_of}
-            for g in all_gpus()]
+    gpu_rows: list[dict[str, Any]] = []
+    for g in all_gpus():
+        row: dict[str, Any] = {f.name: getattr(g, f.name) for f in dataclasses.fields(g)
+                               if f.name not in ("source", "field_sources", "notes")}
+        row["notes"] = list(g.notes)
+        row["source"] = dataclasses.asdict(g.source)
+        row["field_sources"] = {name: dataclasses.asdict(src) for name, src in g.field_sources}
+        gpu_rows.append(row)
     text = "\n".join(f"{row['id']:<24} {row['memory_bytes'] / GIB:7.1f} GiB  {row['name']}" for row in gpu_rows)
     return gpu_rows, text
 

@@ -441,9 +441,9 @@ def _sliding_window(data: Mapping[str, Any], model_type: str, layers: int) -> tu
         return window, max(0, layers - first)
     if model_type == "gemma2":
         return window, (layers + 1) // 2  # layers 0, 2, 4, ... slide (configuration_gemma2.py)
-    # Mistral v0.1, Phi-3: the window shapes the attention mask, but without layer_types
-    # transformers' cache keeps every token, so no layer counts as windowed for memory.
-    return window, 0
+    # Mistral v0.1, Phi-3: a window and no layer_types means every layer slides
+    # (transformers cache_utils.get_layer_types_and_kwargs).
+    return window, layers
 
 
 def _moe(data: Mapping[str, Any], model_type: str, layers: int, hidden: int) -> MoESpec | None:

@@ -251,7 +251,7 @@ def test_training_unknown_choice(field: str, bad: str, choices: list[str]) -> No
 
 INFER_CHOICES = [
     ("weights", "fp64", ["fp32", "bf16", "fp16", "fp8", "int8", "int4"]),
-    ("weights", "nf4", ["fp32", "bf16", "fp16", "fp8", "int8", "int4"]),
+    ("weights", "fp64", ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4"]),
     ("kv_cache", "int4", ["fp32", "bf16", "fp16", "fp8"]),
     ("attention", "xformers", ["sdpa", "flash", "eager"]),
 ]

@@ -56,15 +56,15 @@ def test_gqa_kv_heads_not_attention_heads() -> None:
     assert kv_cache_bytes_per_token(get_model("llama-3-8b"), kv_dtype="bf16") == 2 * 32 * 8 * 128 * 2
 
 
-def test_mistral_v01_cache_is_full_length_as_transformers_keeps_it() -> None:
-    # Mistral 7B v0.1's paper (Jiang et al. 2023, section 2, "Rolling Buffer Cache") caps the
-    # cache at W = 4096 tokens per layer, but transformers' DynamicCache only windows layers
-    # that config.layer_types marks sliding, and Mistral's config has none: the reference
-    # implementation keeps every token (measured in tests/data/measurements/
-    # mistral-7b_infer_bf16_kv-bf16_b1_ctx32768_*: 4 GiB after prefill). At 8192 tokens:
-    # 2 x 32 layers x 8192 tokens x 1024 (8 KV heads x 128) x 2 bytes = 1 GiB, not 512 MiB.
+def test_sliding_window_caps_kv_cache_mistral_v01() -> None:
+    # Mistral 7B v0.1 (Jiang et al. 2023, section 2, "Rolling Buffer Cache"): with
+    # W = 4096 the cache holds at most W tokens per layer; transformers' DynamicCache does
+    # the same for a config with a window and no layer_types, and the measured Phi-3 record
+    # (tests/data/measurements/phi-3-mini_infer_bf16_kv-bf16_b1_ctx4096_new16_sdpa.json)
+    # ends decoding with exactly its 2047-token window cached. At 8192 tokens:
+    # 2 x 32 layers x 4096 tokens x 1024 (8 KV heads x 128) x 2 bytes = 512 MiB.
     spec = get_model("mistral-7b-v0.1")
-    assert kv_cache_bytes(spec, batch=1, context=8192, kv_dtype="bf16") == 2 * 32 * 8192 * 1024 * 2
+    assert kv_cache_bytes(spec, batch=1, context=8192, kv_dtype="bf16") == 2 * 32 * 4096 * 1024 * 2
     assert kv_cache_bytes(spec, batch=1, context=2048, kv_dtype="bf16") == 2 * 32 * 2048 * 1024 * 2
 
 def test_gemma2_9b_kv_cache_half_local() -> None:

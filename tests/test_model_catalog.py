@@ -35,7 +35,18 @@ def test_active_parameter_counts_match_where_published() -> None:
 
 
 def test_most_models_have_a_published_count() -> None:
-    assert len(PUBLISHED) >= 18
+    assert len(PUBLISHED) >= 25
+
+
+def test_a_count_derived_from_bytes_says_what_was_divided() -> None:
+    """A ``derived`` figure halves a safetensors ``total_size``; its title must say so."""
+    derived = [r for r in PUBLISHED if r.published_parameters_source is not None
+               and r.published_parameters_source.kind == "derived"]
+    assert derived
+    for r in derived:
+        assert r.published_parameters_source is not None
+        title = r.published_parameters_source.title
+        assert "total_size" in title and "/ 2" in title, r.id
 
 
 def test_a_published_count_always_has_a_source_and_extra_elements_are_explained() -> None:

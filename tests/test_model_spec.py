@@ -108,19 +108,17 @@ def test_qwen2_has_qkv_bias_but_no_o_bias() -> None:
 
 
 # ------------------------------------------------------------------ sliding window
-def test_mistral_v01_window_masks_attention_but_does_not_window_the_cache() -> None:
+def test_sliding_window_every_layer_mistral_v01() -> None:
     # mistralai/Mistral-7B-v0.1 config.json: sliding_window 4096, 32 layers, no layer_types.
-    # transformers' DynamicCache windows a layer only when config.layer_types marks it
-    # "sliding_attention" (transformers/cache_utils.py, DynamicSlidingWindowLayer); Mistral's
-    # config has no layer_types, so the window applies to the mask and the cache keeps every
-    # token (measured: tests/data/measurements/mistral-7b_infer_*ctx32768*: full-length cache).
+    # transformers (cache_utils.get_layer_types_and_kwargs) then treats every layer as
+    # sliding, so each layer's cache holds at most 4096 tokens.
     cfg = {
         "model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
         "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "sliding_window": 4096,
     }
     spec = ModelSpec.from_config(cfg)
     assert spec.sliding_window == 4096
-    assert spec.sliding_window_layers == 0
+    assert spec.sliding_window_layers == 32
 
 
 def test_explicit_layer_types_window_the_cache() -> None:

@@ -246,8 +246,16 @@ _RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA3_SHARED, "hidden_size": 8192, "num_hidden_layers": 80, "num_attention_heads": 64,
          "num_key_value_heads": 8, "intermediate_size": 28672, "max_position_embeddings": 8192},
         _config_source("meta-llama/Meta-Llama-3-70B", "copies of its shape keys in public GitHub repositories"),
-        notes=("No exact published count was found for this repository; Llama 3.1 70B has the same "
-               "tensor shapes and a published count of 70,553,706,496.",),
+        70553706496,
+        _hf_api_source("NousResearch/Meta-Llama-3-70B", "main",
+                       via=("the MODELS table of scripts/build_registry.py in github.com/debaditc/kvfit "
+                            "(commit bd4ccabf914323ee9831bc4dfae6bff777aa7966)"),
+                       sibling_of="meta-llama/Meta-Llama-3-70B"),
+        notes=("The published figure is the hub total of NousResearch/Meta-Llama-3-70B, an ungated "
+               "re-upload of the gated meta-llama/Meta-Llama-3-70B weights, as a third-party project "
+               "recorded it; no figure read from the meta-llama repository itself was found.",
+               "Llama 3.1 70B has the same tensor shapes and the same published count, 70,553,706,496, "
+               "read from its own repository."),
     ),
     _record(
         "llama-3.1-8b", "Llama 3.1 8B", "meta-llama/Llama-3.1-8B", "llama",
@@ -282,16 +290,34 @@ _RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA32_SHARED, "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 32,
          "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 8192},
         _config_source("meta-llama/Llama-3.2-1B", "copies of its shape keys in public GitHub repositories"),
+        1235814400,
+        Source(
+            title=("Nikolić, Baluta & Saxena, 'Model Provenance Testing for Large Language Models' "
+                   "(arXiv:2502.00706v2, NeurIPS 2025), Appendix Table 4 '# params' column, "
+                   "row meta-llama/Llama-3.2-1B-Instruct (the Instruct checkpoint has the same tensor shapes)"),
+            url="https://arxiv.org/abs/2502.00706",
+            as_of=READ_ON,
+            kind="spec",
+        ),
         notes=("Ties the output head to the embedding, so the 128,256 x 2048 matrix is stored once.",
-               "No exact count from the publisher or the hub API was found."),
+               "The published figure is for the Instruct checkpoint, which shares the base model's shapes; "
+               "no exact count read from the meta-llama/Llama-3.2-1B repository itself was found.",
+               "KerasHub's llama3.2_1b preset lists 1,498,482,688 = 1,235,814,400 + 262,668,288: it counts "
+               "exactly one more 128,256 x 2048 matrix (an untied output head), so it is not used here."),
     ),
     _record(
         "llama-3.2-3b", "Llama 3.2 3B", "meta-llama/Llama-3.2-3B", "llama",
         {**_LLAMA32_SHARED, "hidden_size": 3072, "num_hidden_layers": 28, "num_attention_heads": 24,
          "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 8192},
         _config_source("meta-llama/Llama-3.2-3B", "copies of its shape keys in public GitHub repositories"),
+        3212749824,
+        _hf_api_source("meta-llama/Llama-3.2-3B", "13afe5124825b4f3751f836b40dafda64c1ed062",
+                       via=("the saved hub response apiRepoLlama3_2Data in huggingface_test.go of "
+                            "github.com/maruel/huggingface (commit 84f7837283346204fa9da7d1b08b0b5b64510589)")),
         notes=("Ties the output head to the embedding.",
-               "No exact count from the publisher or the hub API was found."),
+               "arXiv:2502.00706 (Table 4) gives the same 3,212,749,824 for meta-llama/Llama-3.2-3B-Instruct.",
+               "KerasHub's llama3.2_3b preset lists 3,606,752,256 = 3,212,749,824 + 394,002,432: it counts "
+               "exactly one more 128,256 x 3072 matrix (an untied output head), so it is not used here."),
     ),
     # ---- Mistral / Mixtral -------------------------------------------------------------
     _record(
@@ -314,8 +340,11 @@ _RECORDS: tuple[ModelRecord, ...] = (
          "max_position_embeddings": 32768, "rope_theta": 1000000.0, "sliding_window": None,
          "rms_norm_eps": 1e-05, "tie_word_embeddings": False, "torch_dtype": "bfloat16"},
         _config_source("mistralai/Mistral-7B-v0.3"),
+        7248023552,
+        _keras_source("mistral_0.3_7b_en", "mistral", sibling_of="mistralai/Mistral-7B-v0.3"),
         notes=("v0.3 extends the vocabulary to 32,768 and drops the sliding window (full attention).",
-               "No exact count from the publisher or the hub API was found."),
+               "KerasHub's mistral_0.3_instruct_7b_en preset lists the same 7,248,023,552 for the "
+               "Instruct checkpoint."),
     ),
     _record(
         "mixtral-8x7b", "Mixtral 8x7B", "mistralai/Mixtral-8x7B-v0.1", "mistral",
@@ -352,9 +381,19 @@ _RECORDS: tuple[ModelRecord, ...] = (
          "tie_word_embeddings": True, "max_position_embeddings": 131072, "sliding_window": 131072,
          "max_window_layers": 28, "rms_norm_eps": 1e-06},
         _config_source("Qwen/Qwen2.5-1.5B", "copies of its shape keys in public GitHub repositories"),
+        1543714304,
+        Source(
+            title=("Nikolić, Baluta & Saxena, 'Model Provenance Testing for Large Language Models' "
+                   "(arXiv:2502.00706v2, NeurIPS 2025), Appendix Table 4 '# params' column, "
+                   "row Qwen/Qwen2.5-1.5B-Instruct (the Instruct checkpoint has the same tensor shapes)"),
+            url="https://arxiv.org/abs/2502.00706",
+            as_of=READ_ON,
+            kind="spec",
+        ),
         notes=(_QWEN_VOCAB_NOTE.format("151,936"),
-               "No exact count for this repository was found. KerasHub lists 1,543,714,304 for "
-               "Qwen2.5-Math-1.5B, a separate model of the same shapes."),
+               "The published figure is for the Instruct checkpoint, which shares the base model's shapes; "
+               "no exact count read from the Qwen/Qwen2.5-1.5B repository itself was found.",
+               "KerasHub lists the same 1,543,714,304 for Qwen2.5-Math-1.5B, a separate model of the same shapes."),
     ),
     _record(
         "qwen2.5-3b", "Qwen2.5 3B", "Qwen/Qwen2.5-3B", "qwen2.5",
@@ -389,8 +428,20 @@ _RECORDS: tuple[ModelRecord, ...] = (
          "tie_word_embeddings": False, "max_position_embeddings": 131072, "sliding_window": 131072,
          "max_window_layers": 48, "rms_norm_eps": 1e-05},
         _config_source("Qwen/Qwen2.5-14B", "copies of its shape keys in public GitHub repositories"),
+        14770033664,
+        Source(
+            title=("Qwen/Qwen2.5-14B model.safetensors.index.json metadata.total_size at revision "
+                   "97e1e76335b7017d8f67c08a19d103c0504298c9, 29,540,067,328 bytes / 2 (bfloat16); value as "
+                   "checked in docs/cs-oci-ord-two-client-14b-full-model-runbook.md under research/llm_fl_stress "
+                   "on branch codex/llm-fl-real-14b of github.com/nvkevlu/NVFlare"),
+            url=("https://github.com/nvkevlu/NVFlare/blob/4ef4d97af17bdc294158b29732bdecfc43ac0c86/"
+                 "research/llm_fl_stress/docs/cs-oci-ord-two-client-14b-full-model-runbook.md"),
+            as_of=READ_ON,
+            kind="derived",
+        ),
         notes=(_QWEN_VOCAB_NOTE.format("152,064"),
-               "No exact count from the publisher or the hub API was found."),
+               "The published figure halves the safetensors index total_size (29,540,067,328 bytes over "
+               "579 bfloat16 tensors in 8 shards), which the runbook pins for this revision."),
     ),
     _record(
         "qwen2.5-32b", "Qwen2.5 32B", "Qwen/Qwen2.5-32B", "qwen2.5",
@@ -426,7 +477,10 @@ _RECORDS: tuple[ModelRecord, ...] = (
         _config_source("01-ai/Yi-34B", "copies of its shape keys in public GitHub repositories "
                        "(Yi-1.5-34B, read verbatim, has the same shapes)"),
         notes=("A Llama-architecture model; 56 query heads share 8 KV heads.",
-               "No exact count from the publisher or the hub API was found."),
+               "No exact count for this repository was found in a source that can be cited: the Open LLM "
+               "Leaderboard request file for 01-ai/Yi-34B gives only a rounded 34.389 (billions), and the "
+               "exact figures seen (34,388,917,248 for Yi-34B-Chat, Yi-34B-200K and Yi-1.5-34B) came from "
+               "sources whose repository could not be identified."),
     ),
     # ---- Gemma 2 -------------------------------------------------------------------------
     _record(

@@ -26,7 +26,7 @@ from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.validate import nonnegative_int, one_of, positive_int
 
-WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4")
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8")
 ATTENTIONS = ("sdpa", "flash", "eager")
 MAX_CONTEXT = 1 << 24
@@ -66,7 +66,7 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
 
 
 def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16") -> int:
-    """KV-cache bytes one token adds across all full-attention layers.
+    """KV-cache bytes one token adds across all layers (before any sliding window).
 
     Formula: ``2 (K and V) x layers x kv_heads x head_dim x bytes``. With multi-head
     latent attention (DeepSeek-V3) serving engines cache the compressed latent and the
@@ -91,10 +91,10 @@ def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str |
     """KV-cache bytes for ``batch`` sequences of ``context`` tokens.
 
     Formula: ``batch x sum over layers of min(context, window) x per-layer bytes``;
-    layers whose cache is windowed (Gemma 2's local layers, Qwen with
-    ``use_sliding_window``: what ``config.layer_types`` marks ``sliding_attention``) hold at
-    most ``sliding_window`` tokens. Mistral 7B v0.1 and Phi-3 apply their window in the
-    attention mask only, so ``transformers``' cache keeps every token.
+    layers whose cache is windowed hold at most ``sliding_window`` tokens: those
+    ``config.layer_types`` marks ``sliding_attention`` (Gemma 2's local layers, Qwen with
+    ``use_sliding_window``), or every layer of a config with a window and no
+    ``layer_types`` (Mistral 7B v0.1, Phi-3), as ``transformers``' cache does.
     """
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
     context = nonnegative_int("context", context, maximum=MAX_CONTEXT)
@@ -153,12 +153,13 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     overhead = runtime_overhead_bytes(peak_allocated_bytes=peak)
     notes = list(spec.notes)
     if spec.mla is not None:
-        notes.append("MLA KV cache counted as the compressed latent (vLLM/SGLang layout); "
-                     "transformers' reference code caches decompressed per-head K and V, far larger")
+        notes.append("MLA KV cache counted as the compressed latent (as vLLM, SGLang and transformers 5 store it); "
+                     "transformers re-expands one layer's cached sequence to per-head K and V at every step, "
+                     "a temporary not modelled here")
     if spec.max_position_embeddings is not None and setup.total_context > spec.max_position_embeddings:
         notes.append(f"context {setup.total_context} exceeds the model's max_position_embeddings "
                      f"{spec.max_position_embeddings}: quality is not guaranteed beyond it")
-    if setup.weights in (DType.INT4, DType.INT8, DType.FP8):
+    if setup.weights in (DType.INT4, DType.INT8, DType.FP8, DType.NF4):
         notes.append("quantised weights: dequantisation workspaces of the kernels are not counted")
     return MemoryEstimate(
         parameters=spec.parameters,

@@ -235,6 +235,35 @@ def lora_parameters(spec: ModelSpec, *, rank: int, targets: Iterable[str]) -> in
     return sum(count * rank * (fan_in + fan_out) for fan_in, fan_out, count in lora_adapted_linears(spec, targets=targets))
 
 
+def activation_layout(setup: TrainingSetup) -> ActivationLayout:
+    """How a training step with these settings stores activations (dtypes, autocast, LoRA).
+
+    The residual stream follows the dtype of the weights it starts from: fp32 master
+    weights (fp32, bf16-mixed, fp16-mixed full fine-tuning, or an fp32 frozen base) give
+    a 4-byte stream; a 16-bit model or frozen base gives a 2-byte one.
+
+    >>> activation_layout(training_setup(precision="bf16-mixed")).residual_bytes
+    4
+    >>> activation_layout(training_setup(method="lora", precision="bf16")).residual_bytes
+    2
+    """
+    full = setup.method == "full"
+    if full:
+        residual = 4 if setup.precision in ("fp32", "bf16-mixed", "fp16-mixed") else 2
+    else:
+        residual = 4 if setup.base_dtype is DType.FP32 else 2
+    return ActivationLayout(
+        compute_bytes=setup.compute_bytes,
+        residual_bytes=residual,
+        autocast=setup.mixed,
+        trainable_base=full,
+        lora_targets=frozenset(setup.lora_targets),
+        lora_rank=setup.lora_rank if not full else 0,
+        adapter_bytes=4,
+        attention=setup.attention,
+    )
+
+
 def _matmul_weight_parameters(spec: ModelSpec) -> int:
     """Parameters that pass through matmuls (decoder linears and the output projection)."""
     return spec.linear_parameters + spec.vocab_size * spec.hidden_size
@@ -325,16 +354,7 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
         autocast_copies = _ceil_div(autocast_copies, n) + gathered
 
     # ---------------------------------------------------------------- activations
-    layout = ActivationLayout(
-        compute_bytes=a,
-        residual_bytes=residual,
-        autocast=setup.mixed,
-        trainable_base=full,
-        lora_targets=frozenset(setup.lora_targets),
-        lora_rank=setup.lora_rank if not full else 0,
-        adapter_bytes=4,
-        attention=setup.attention,
-    )
+    layout = activation_layout(setup)
     per_layer = saved_bytes_per_token_per_layer(spec, layout=layout, seq=setup.seq).total
     # With a frozen embedding (LoRA), layer 0's input does not require grad, so its first
     # norm saves no input; every later layer's input depends on an adapter.
@@ -501,7 +521,9 @@ def _assumptions(setup: TrainingSetup) -> tuple[str, ...]:
         items.append(f"LoRA rank {setup.lora_rank} on {','.join(setup.lora_targets)}; adapters fp32 (PEFT default); "
                      f"frozen base {setup.base_dtype.value}")
     if setup.gpus > 1:
-        items.append(f"{setup.gpus} GPUs, ZeRO stage {setup.zero} (0 = DDP with gradient buckets)")
+        items.append(f"{setup.gpus} GPUs, ZeRO stage {setup.zero} (0 = DDP with gradient buckets); derived, not "
+                     "measured; PyTorch layout (fp32 master weights and gradients where not sharded), so "
+                     "DeepSpeed's bf16 mode with partitioned fp32 masters needs less")
     return tuple(items)
 
 
@@ -509,6 +531,4 @@ def _notes(setup: TrainingSetup) -> tuple[str, ...]:
     notes = []
     if setup.optimizer == "paged-adamw-8bit":
         notes.append("paged optimizer state can spill to host RAM under memory pressure; counted on the GPU here")
-    if setup.optimizer == "adafactor":
-        notes.append("Adafactor figures are derived, not yet checked against a measurement")
     return tuple(notes)

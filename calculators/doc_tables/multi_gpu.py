@@ -1,0 +1,228 @@
+"""Tables of the multi-GPU page (docs/multi-gpu/index.md).
+
+Per-GPU memory comes from :func:`calculators.memory.training.training_memory` with
+``gpus`` and ``zero``; interconnect figures come only from the GPU catalog's fields
+(:mod:`calculators.catalog.gpus`). Nothing here models communication time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from calculators.catalog.gpus import all_gpus, get_gpu
+from calculators.catalog.models import READ_ON, get_model, get_model_record
+from calculators.fit import fit_training
+from calculators.memory.overhead import overhead_assumptions
+from calculators.memory.result import MemoryEstimate
+from calculators.memory.training import training_memory
+from calculators.tables import Table, TableFunction
+
+GIB = 2**30
+
+#: The two models of the ZeRO tables: a 7-8B and a 70B.
+MODELS: tuple[str, ...] = ("llama-3-8b", "llama-3-70b")
+GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
+STAGES: tuple[int, ...] = (0, 1, 2, 3)
+#: Full fine-tuning as most multi-GPU recipes run it: fp32 master weights, bf16 autocast, AdamW.
+JOB: dict[str, Any] = {"method": "full", "precision": "bf16-mixed", "optimizer": "adamw", "batch": 1, "seq": 2048,
+                       "attention": "sdpa"}
+#: The GPU the fit questions are asked against.
+FIT_GPU = "h100-sxm"
+
+_STAGE_NAMES = {
+    0: "0 (DDP)",
+    1: "1 (optimizer states)",
+    2: "2 (+ gradients)",
+    3: "3 (+ weights; FSDP full shard)",
+}
+
+_OVERHEAD = overhead_assumptions()[0]
+
+
+def _gib(value: float, digits: int = 2) -> str:
+    return f"{value / GIB:.{digits}f}"
+
+
+def _estimate(model: str, *, gpus: int, zero: int, grad_checkpointing: bool) -> MemoryEstimate:
+    return training_memory(get_model(model), **JOB, gpus=gpus, zero=zero, grad_checkpointing=grad_checkpointing)
+
+
+def _name(model: str) -> str:
+    return get_model_record(model).name
+
+
+def _job_caption() -> str:
+    return (f"full fine-tuning, {JOB['precision']} (fp32 master weights, bf16 autocast), AdamW (foreach), "
+            f"micro-batch {JOB['batch']} x seq {JOB['seq']} per GPU, {JOB['attention'].upper()} attention")
+
+
+def key_numbers() -> Table:
+    """Headline figures of the multi-GPU page."""
+    small, large = MODELS
+    single = _estimate(small, gpus=1, zero=0, grad_checkpointing=False)
+    ddp = _estimate(small, gpus=8, zero=0, grad_checkpointing=False)
+    zero3 = _estimate(small, gpus=8, zero=3, grad_checkpointing=False)
+    needed = fit_training(get_model(large), FIT_GPU, **JOB, grad_checkpointing=True).gpus_needed
+    h100 = get_gpu(FIT_GPU)
+    rows = (
+        (f"{_name(small)}, 1 GPU: peak", _gib(single.peak_allocated_bytes), "GiB",
+         "`calculators.memory.training.training_memory`"),
+        (f"{_name(small)}, 8 GPUs, DDP (ZeRO 0): peak per GPU", _gib(ddp.peak_allocated_bytes), "GiB",
+         "`calculators.memory.training.training_memory`"),
+        (f"{_name(small)}, 8 GPUs, ZeRO-3: peak per GPU", _gib(zero3.peak_allocated_bytes), "GiB",
+         "`calculators.memory.training.training_memory`"),
+        (f"{_name(large)}, gradient checkpointing: {h100.name} GPUs needed under ZeRO-3 (powers of two)",
+         "none up to 1024" if needed is None else str(needed), "GPUs", "`calculators.fit.fit_training`"),
+        (f"{h100.name} {h100.interconnect}: GPU-to-GPU bandwidth, both directions summed",
+         f"{(h100.nvlink_bandwidth_bytes_per_s or 0) / 1e9:.0f}", "GB/s", "`calculators.catalog.gpus.get_gpu`"),
+    )
+    return Table(
+        id="multi-gpu-key-numbers",
+        caption=f"Derived by the calculators for {_job_caption()}, except the last row, a datasheet figure from the "
+                "GPU catalog. 'GPUs needed' compares total_bytes with the GPU's memory, as fit_training does.",
+        columns=("quantity", "value", "unit", "function"),
+        align=("l", "r", "l", "l"),
+        rows=rows,
+        assumptions=(_OVERHEAD, f"model configs as read on {READ_ON}; GPU catalog as of {h100.source.as_of}"),
+    )
+
+
+def zero_peak() -> Table:
+    """Per-GPU peak of full fine-tuning across ZeRO stages and GPU counts, checkpointing off and on."""
+    rows = []
+    for model in MODELS:
+        for checkpointing in (False, True):
+            for stage in STAGES:
+                cells = [_gib(_estimate(model, gpus=n, zero=stage, grad_checkpointing=checkpointing)
+                              .peak_allocated_bytes, 1) for n in GPU_COUNTS]
+                rows.append((_name(model), "on" if checkpointing else "off", _STAGE_NAMES[stage], *cells))
+    return Table(
+        id="multi-gpu-zero-peak",
+        caption=(f"peak_allocated_bytes per GPU (GiB) derived by training_memory(gpus=N, zero=stage) for "
+                 f"{_job_caption()}. One GPU has nothing to shard, so the 1-GPU column is the same for every "
+                 "stage. Derived, not measured: no multi-GPU run has been recorded yet."),
+        columns=("model", "grad. ckpt", "ZeRO stage", *(f"{n} GPU{'s' if n > 1 else ''} GiB" for n in GPU_COUNTS)),
+        align=("l", "l", "l", *("r" for _ in GPU_COUNTS)),
+        rows=tuple(rows),
+        assumptions=("stage 0 is DDP with gradient buckets a full gradient copy in size "
+                     "(gradient_as_bucket_view=False)",
+                     "stage 3 holds two gathered layers (the current one and the prefetched next) in bf16",
+                     f"model configs as read on {READ_ON}"),
+    )
+
+
+def zero_total() -> Table:
+    """Per-GPU total_bytes with checkpointing, against the GPU classes of the catalog."""
+    classes = ("l40s", "h100-sxm", "h200", "b200")
+    rows = []
+    for model in MODELS:
+        for stage in STAGES:
+            for n in GPU_COUNTS[1:]:
+                estimate = _estimate(model, gpus=n, zero=stage, grad_checkpointing=True)
+                fits = ["yes" if estimate.total_bytes <= get_gpu(g).memory_bytes else "no" for g in classes]
+                rows.append((_name(model), _STAGE_NAMES[stage], str(n), _gib(estimate.total_bytes, 1),
+                             estimate.peak_phase, *fits))
+    return Table(
+        id="multi-gpu-zero-total",
+        caption=(f"total_bytes per GPU (peak allocated plus runtime overhead) with gradient checkpointing, derived "
+                 f"by training_memory(gpus=N, zero=stage) for {_job_caption()}; a GPU class 'fits' when "
+                 "total_bytes <= its memory."),
+        columns=("model", "ZeRO stage", "GPUs", "total GiB per GPU", "peak phase",
+                 *(f"fits {get_gpu(g).memory_gib:g} GiB ({get_gpu(g).name})" for g in classes)),
+        align=("l", "l", "r", "r", "l", "l", "l", "l", "l"),
+        rows=tuple(rows),
+        assumptions=(_OVERHEAD, f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
+    )
+
+
+def seventy_on_eight() -> Table:
+    """The 70B model fully fine-tuned on 8 GPUs under ZeRO-3: precision x checkpointing against GPU classes."""
+    model, n = MODELS[1], 8
+    classes = ("h100-sxm", "rtx-pro-6000-blackwell", "h200", "b200")
+    rows = []
+    for precision in ("bf16-mixed", "bf16"):
+        for checkpointing in (False, True):
+            estimate = training_memory(get_model(model), **{**JOB, "precision": precision}, gpus=n, zero=3,
+                                       grad_checkpointing=checkpointing)
+            fits = ["yes" if estimate.total_bytes <= get_gpu(g).memory_bytes else "no" for g in classes]
+            rows.append((precision, "on" if checkpointing else "off", _gib(estimate.peak_allocated_bytes, 1),
+                         _gib(estimate.total_bytes, 1), estimate.peak_phase, *fits))
+    return Table(
+        id="multi-gpu-70b-on-8",
+        caption=(f"{_name(model)}, full fine-tuning with AdamW (foreach) on {n} GPUs under ZeRO-3, micro-batch "
+                 f"{JOB['batch']} x seq {JOB['seq']} per GPU, derived by training_memory: bf16-mixed keeps fp32 "
+                 "weights, gradients and moments; bf16 keeps them all in bf16. peak = peak_allocated_bytes, "
+                 "total = total_bytes per GPU, which decides 'fits'."),
+        columns=("precision", "grad. ckpt", "peak GiB per GPU", "total GiB per GPU", "peak phase",
+                 *(f"fits {get_gpu(g).memory_gib:g} GiB ({get_gpu(g).name})" for g in classes)),
+        align=("l", "l", "r", "r", "l", "l", "l", "l", "l"),
+        rows=tuple(rows),
+        assumptions=(_OVERHEAD, f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
+    )
+
+
+_TERMS: tuple[tuple[str, str], ...] = (
+    ("weights", "weights"),
+    ("gradients", "gradients"),
+    ("optimizer_states", "AdamW moments"),
+    ("optimizer_step_temporaries", "step temporary"),
+    ("ddp_gradient_buckets", "DDP buckets"),
+    ("autocast_weight_copies", "bf16 copies / gathered layers"),
+    ("activations", "activations"),
+    ("transient_at_peak", "transient"),
+)
+
+
+def breakdown() -> Table:
+    """What each GPU holds at its peak, stage by stage, for the 8B model on 8 GPUs."""
+    model, n = MODELS[0], 8
+    rows = []
+    for stage in STAGES:
+        estimate = _estimate(model, gpus=n, zero=stage, grad_checkpointing=False)
+        cells = [_gib(estimate.breakdown[key]) if key in estimate.breakdown else "-" for key, _ in _TERMS]
+        rows.append((_STAGE_NAMES[stage], estimate.peak_phase, *cells, _gib(estimate.peak_allocated_bytes)))
+    return Table(
+        id="multi-gpu-breakdown",
+        caption=(f"Per-GPU breakdown of peak_allocated_bytes at the peak phase (training_memory's breakdown), "
+                 f"{_name(model)} on {n} GPUs, {_job_caption()}, no gradient checkpointing, in GiB. A term "
+                 "absent from the peak phase is '-': at an optimizer-step peak no activations are alive; at a "
+                 "backward peak the gradients being formed are inside 'transient'."),
+        columns=("ZeRO stage", "peak phase", *(f"{name} GiB" for _, name in _TERMS), "peak GiB"),
+        align=("l", "l", *("r" for _ in _TERMS), "r"),
+        rows=tuple(rows),
+        assumptions=(f"model config as read on {READ_ON}",),
+    )
+
+
+def interconnect() -> Table:
+    """GPU-to-GPU link and host PCIe link of every catalog GPU that has a PCIe host link."""
+    rows = []
+    gpus = [gpu for gpu in all_gpus() if gpu.pcie_generation is not None]
+    gpus.sort(key=lambda gpu: (-(gpu.nvlink_bandwidth_bytes_per_s or 0.0), gpu.name))
+    for gpu in gpus:
+        link = gpu.nvlink_bandwidth_bytes_per_s
+        rows.append((gpu.name, gpu.interconnect or "none or unknown",
+                     "-" if link is None else f"{link / 1e9:.1f}",
+                     "-" if link is None else f"{link / 2e9:.2f}",
+                     f"Gen{gpu.pcie_generation} x{gpu.pcie_lanes}"))
+    return Table(
+        id="multi-gpu-interconnect",
+        caption=("GPU-to-GPU links from the GPU catalog (nvlink_bandwidth_bytes_per_s, a datasheet figure quoted "
+                 "by vendors as the bidirectional total per GPU; for the MI300X the Infinity Fabric aggregate). "
+                 "'Per direction' is that total halved (derived). The catalog records the PCIe host link's "
+                 "generation and lanes but no PCIe bandwidth. Rows sorted by link bandwidth, then name."),
+        columns=("GPU", "GPU-to-GPU link", "both directions GB/s", "per direction GB/s", "host link"),
+        align=("l", "l", "r", "r", "l"),
+        rows=tuple(rows),
+        assumptions=(f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}",),
+    )
+
+
+TABLES: dict[str, TableFunction] = {
+    "multi-gpu-key-numbers": key_numbers,
+    "multi-gpu-zero-peak": zero_peak,
+    "multi-gpu-zero-total": zero_total,
+    "multi-gpu-70b-on-8": seventy_on_eight,
+    "multi-gpu-breakdown": breakdown,
+    "multi-gpu-interconnect": interconnect,
+}

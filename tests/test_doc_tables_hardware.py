@@ -1,0 +1,108 @@
+"""Cells of the hardware page's tables (docs/hardware/index.md) against independent derivations.
+
+Each expected value is worked out in the comment beside it from datasheet figures, so a
+change in the table code that silently shifts a unit or a column fails here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from calculators.catalog.gpus import all_gpus, get_gpu
+from calculators.catalog.models import get_model
+from calculators.doc_tables import hardware
+from calculators.fit import fit_inference, fit_training
+from calculators.tables import Table
+
+
+def _row(table: Table, first_cell: str) -> dict[str, str]:
+    for row in table.rows:
+        if row[0] == first_cell:
+            return dict(zip(table.columns, row, strict=True))
+    raise AssertionError(f"no row {first_cell!r} in {table.id}")
+
+
+def test_every_table_is_deterministic_and_rectangular() -> None:
+    for table_id, function in hardware.TABLES.items():
+        first, second = function(), function()
+        assert first == second, table_id
+        assert first.id == table_id
+        assert all(len(row) == len(first.columns) for row in first.rows), table_id
+
+
+def test_catalog_row_h100_sxm() -> None:
+    row = _row(hardware.catalog(), "H100 SXM 80GB")
+    # Hopper whitepaper Table 3: 989.4 dense BF16 TFLOPS, 1,978.9 dense FP8; datasheet 3.35 TB/s = 3,350 GB/s.
+    assert row["BF16 dense TFLOPS"] == "989.4"
+    assert row["FP8 dense TFLOPS"] == "1,978.9"
+    assert row["bandwidth GB/s"] == "3,350"
+    # 80 GiB = 80 x 2**30 bytes; NVLink 4 is 900 GB/s bidirectional.
+    assert row["memory GiB"] == "80"
+    assert row["GPU-to-GPU link"].endswith("(900 GB/s)")
+    # NVIDIA published no MSRP for the H100: unknown, never a guess.
+    assert row["launch price USD"] == "unknown"
+
+
+def test_catalog_has_every_gpu_once() -> None:
+    names = [row[0] for row in hardware.catalog().rows]
+    assert sorted(names) == sorted(gpu.name for gpu in all_gpus())
+
+
+def test_ridge_points_are_flops_over_bytes() -> None:
+    table = hardware.ridge()
+    # RTX 3090: 71.2e12 FLOP/s / 936e9 B/s = 76.07 FLOP/byte.
+    assert _row(table, "GeForce RTX 3090")["BF16 ridge FLOP/byte"] == "76"
+    # H100 SXM: 989.4e12 / 3.35e12 = 295.3; FP8 1978.9e12 / 3.35e12 = 590.7.
+    h100 = _row(table, "H100 SXM 80GB")
+    assert (h100["BF16 ridge FLOP/byte"], h100["FP8 ridge FLOP/byte"]) == ("295", "591")
+    # A100 tensor vs FP32: 312 / 19.5 = 16.0.
+    assert _row(table, "A100 SXM 80GB")["BF16 ÷ FP32 rate"] == "16.0"
+    # Apple publishes no TFLOPS: no ridge point can be derived.
+    assert _row(table, "Apple M4 Max (16-core CPU, 40-core GPU)")["BF16 ridge FLOP/byte"] == "—"
+
+
+def test_sparse_table_marks_halved_headlines_as_derived() -> None:
+    table = hardware.sparse_notes()
+    # L4 datasheet prints 242 TFLOPS BF16 with sparsity; dense is 121, derived by halving.
+    l4 = _row(table, "NVIDIA L4")
+    assert (l4["BF16 dense TFLOPS"], l4["BF16 kind"]) == ("121.0", "derived")
+    # The Hopper whitepaper prints the dense figure itself.
+    assert _row(table, "H100 SXM 80GB")["BF16 kind"] == "spec"
+
+
+def test_fit_matrix_uses_total_bytes_and_memory_only() -> None:
+    table = hardware.fit_matrix()
+    caps = hardware.capacities()
+    # One column per distinct memory size; fit depends on nothing else.
+    assert len({gpu.memory_bytes for gpu in all_gpus()}) == len(caps)
+    spec = get_model("llama-3-70b")
+    for gpu in all_gpus():
+        same = next(c for c in caps if c.memory_bytes == gpu.memory_bytes)
+        assert fit_inference(spec, gpu, **hardware.INFERENCE_SETTINGS).fits == \
+            fit_inference(spec, same, **hardware.INFERENCE_SETTINGS).fits
+    row = _row(table, "Llama 3 70B")
+    # 70.55e9 parameters x 2 bytes = 141.1e9 bytes = 131.4 GiB of bf16 weights alone: more than 80 GiB.
+    assert row["80 GiB"] == "QLoRA"
+    # QLoRA keeps 4-bit weights (about 0.5 byte per parameter, ~33 GiB), so 48 GiB holds it.
+    assert row["48 GiB"] == "QLoRA"
+    estimate = fit_training(spec, caps[0], **hardware.QLORA_SETTINGS).estimate
+    assert row["QLoRA GiB"] == f"{estimate.total_bytes / 2**30:,.1f}"
+
+
+@pytest.mark.parametrize(("gpu_id", "model_id"), [("rtx-3090", "qwen2.5-7b"), ("l40s", "mistral-7b-v0.3")])
+def test_claims_readings_still_hold(gpu_id: str, model_id: str) -> None:
+    """The claims table says these 7B models fit in bf16; fail if the engine stops agreeing."""
+    assert fit_inference(get_model(model_id), gpu_id, **hardware.INFERENCE_SETTINGS).fits
+
+
+def test_claims_reading_on_consumer_bandwidth_still_holds() -> None:
+    # "bandwidth barely differs": 1008 / 936 = 1.08; "compute ratio holds": 165.2 / 71.2 = 2.32.
+    r3090, r4090 = get_gpu("rtx-3090"), get_gpu("rtx-4090")
+    assert r4090.memory_bandwidth_bytes_per_s / r3090.memory_bandwidth_bytes_per_s < 1.1
+    assert 1.8 < (r4090.bf16_dense_flop_per_s or 0) / (r3090.bf16_dense_flop_per_s or 1) < 2.5
+
+
+def test_sources_table_lists_each_record_url() -> None:
+    table = hardware.sources()
+    for gpu in all_gpus():
+        assert _row(table, gpu.name)["URL"] == f"<{gpu.source.url}>"
