@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
+import pkgutil
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -117,14 +119,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("models", help="list the model catalog")
     sub.add_parser("gpus", help="list the GPU catalog")
+    for name, module in _plugins().items():
+        module.add_arguments(sub.add_parser(name, help=(module.__doc__ or name).strip().splitlines()[0]))
     for command in [*sub.choices.values(), *fit_sub.choices.values()]:
         command.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parser
 
 
+def _plugins() -> dict[str, Any]:
+    """Subcommands defined in :mod:`calculators.commands`, by name."""
+    from calculators import commands
+
+    found: dict[str, Any] = {}
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda item: item.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        found[str(module.COMMAND)] = module
+    return found
+
+
 def run(argv: Sequence[str]) -> tuple[Any, str]:
     """Parse ``argv`` and compute; returns (JSON-ready data, text rendering)."""
     args = build_parser().parse_args(list(argv))
+    plugins = _plugins()
+    if args.command in plugins:
+        data, text = plugins[args.command].run(args)
+        return data, text
     if args.command == "train":
         estimate = training_memory(_model(args.model), **_train_kwargs(args))
         return estimate.to_dict(), estimate.to_text()

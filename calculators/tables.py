@@ -5,26 +5,48 @@ replaces what is between the markers with the table the registered function prod
 so the Markdown source always shows the real numbers and a test can recompute them.
 Generation is deterministic: fixed rounding per column and a fixed row order.
 
->>> table = Table(id="demo", caption="Demo", columns=("model", "GiB"), align=("l", "r"),
+Each block is citable: an anchor whose id is the table id, a caption naming the id, the
+package version, the catalog's as-of date and the assumptions, links to the table's CSV
+and JSON files (``tables/ID.csv`` next to the page; the site build writes them, see
+:func:`to_csv` and :func:`to_json`) and a collapsed "Cite this table" snippet with the
+table's URL.
+
+>>> table = Table(id="demo", caption="Demo.", columns=("model", "GiB"), align=("l", "r"),
 ...               rows=(("a", "1.00"), ("b", "2.50")))
->>> print(render_markdown(table, version="0.0.0"))
+>>> print(render_markdown(table, version="0.0.0", catalog_as_of="2026-01-31"))
+<BLANKLINE>
+<div class="generated-table" id="demo"></div>
 <BLANKLINE>
 | model | GiB |
 |:--|--:|
 | a | 1.00 |
 | b | 2.50 |
 <BLANKLINE>
-*Table demo (v0.0.0). Demo*
+*Table demo (v0.0.0, catalog as of 2026-01-31). Demo.* Data: [CSV](tables/demo.csv) · [JSON](tables/demo.json)
+<BLANKLINE>
+??? quote "Cite this table"
+    ```text
+    Sizing ML Hardware, version 0.0.0, table demo (catalog as of 2026-01-31). #demo
+    ```
+<BLANKLINE>
+    Data: tables/demo.csv · tables/demo.json
 <BLANKLINE>
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from calculators.errors import UnknownNameError
+
+#: The title a citation names (mkdocs.yml ``site_name``).
+SITE_NAME = "Sizing ML Hardware"
 
 
 @dataclass(frozen=True)
@@ -41,25 +63,117 @@ class Table:
 
 
 _BLOCK = re.compile(r"(<!-- table: (?P<id>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.DOTALL)
+_SITE_URL = re.compile(r"^site_url:\s*['\"]?(?P<url>[^'\"\s#]+)", re.MULTILINE)
 
 #: Table id -> function producing it. Modules register their tables on import of
 #: :mod:`calculators.table_registry`.
 TableFunction = Callable[[], Table]
 
 
-def render_markdown(table: Table, *, version: str) -> str:
-    """Markdown for a table, its caption (id, version, assumptions) and any figure."""
+# --------------------------------------------------------------------------- addresses
+def page_url(src_path: str, *, site_url: str = "") -> str:
+    """The URL MkDocs serves a docs page at (directory URLs, MkDocs' default).
+
+    >>> page_url("hardware/index.md", site_url="https://example.org/guide/")
+    'https://example.org/guide/hardware/'
+    >>> page_url("memory/activations.md", site_url="https://example.org/guide/")
+    'https://example.org/guide/memory/activations/'
+    >>> page_url("index.md")
+    ''
+    """
+    path = src_path.removesuffix(".md")
+    if path == "index" or path.endswith("/index"):
+        path = path.removesuffix("index")
+    else:
+        path += "/"
+    return _base(site_url) + path
+
+
+def data_path(src_path: str, table_id: str, extension: str) -> str:
+    """Where a table's data file lives in the site: ``tables/ID.EXT`` in the page's source folder.
+
+    The page links to it as ``tables/ID.EXT``, which MkDocs resolves from the page's source
+    file, so the file sits beside the Markdown whatever URL style the site uses.
+
+    >>> data_path("memory/activations.md", "memory-activations-logits", "csv")
+    'memory/tables/memory-activations-logits.csv'
+    >>> data_path("index.md", "home", "json")
+    'tables/home.json'
+    """
+    return posixpath.join(posixpath.dirname(src_path), "tables", f"{table_id}.{extension}")
+
+
+def site_url_from_mkdocs(config_text: str) -> str:
+    """The ``site_url`` of an mkdocs.yml (text), or ``""`` without one.
+
+    >>> site_url_from_mkdocs("site_name: x\\nsite_url: https://example.org/guide/ # comment\\n")
+    'https://example.org/guide/'
+    """
+    match = _SITE_URL.search(config_text)
+    return match.group("url") if match else ""
+
+
+def _base(site_url: str) -> str:
+    return site_url if not site_url or site_url.endswith("/") else site_url + "/"
+
+
+def versioned_site_url(site_url: str, site_version: str) -> str:
+    """``site_url`` with a version folder appended, as ``mike deploy VERSION`` publishes it.
+
+    >>> versioned_site_url("https://example.org/guide/", "0.1.0")
+    'https://example.org/guide/0.1.0/'
+    >>> versioned_site_url("https://example.org/guide/", "")
+    'https://example.org/guide/'
+    """
+    return _base(site_url) + site_version + "/" if site_version else site_url
+
+
+# --------------------------------------------------------------------------- Markdown
+def render_markdown(table: Table, *, version: str, catalog_as_of: str = "", src_path: str = "",
+                    site_url: str = "") -> str:
+    """Markdown for a table block: anchor, table, caption with data links, any figure, cite snippet.
+
+    Args:
+        table: The table.
+        version: Package version the numbers come from (``calculators.__version__``).
+        catalog_as_of: The catalog's edition date (:func:`calculators.catalog.edition.catalog_as_of`).
+        src_path: The page's path under docs/ (for the absolute URLs of the cite snippet).
+        site_url: The site's base URL (mkdocs.yml ``site_url``).
+    """
     align = table.align or tuple("l" for _ in table.columns)
     marks = {"l": ":--", "r": "--:", "c": ":-:"}
-    lines = ["", "| " + " | ".join(map(_cell, table.columns)) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
+    lines = ["", f'<div class="generated-table" id="{table.id}"></div>', ""]
+    lines += ["| " + " | ".join(map(_cell, table.columns)) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
     lines += ["| " + " | ".join(map(_cell, row)) + " |" for row in table.rows]
-    caption = f"*Table {table.id} (v{version}). {table.caption}"
-    if table.assumptions:
-        caption += " Assumptions: " + "; ".join(table.assumptions) + "."
-    lines += ["", caption + "*", ""]
+    lines += ["", _caption(table, version=version, catalog_as_of=catalog_as_of)
+              + f" Data: [CSV](tables/{table.id}.csv) · [JSON](tables/{table.id}.json)", ""]
     if table.after:
         lines += [table.after, ""]
+    anchor = page_url(src_path, site_url=site_url) + "#" + table.id if src_path else "#" + table.id
+    data = [_base(site_url) + data_path(src_path, table.id, ext) if src_path else f"tables/{table.id}.{ext}"
+            for ext in ("csv", "json")]
+    lines += ['??? quote "Cite this table"', "    ```text",
+              f"    {citation(table.id, version=version, catalog_as_of=catalog_as_of)} {anchor}", "    ```", "",
+              "    Data: " + " · ".join(f"<{url}>" if "://" in url else url for url in data), ""]
     return "\n".join(lines)
+
+
+def _caption(table: Table, *, version: str, catalog_as_of: str) -> str:
+    edition = f"v{version}" + (f", catalog as of {catalog_as_of}" if catalog_as_of else "")
+    caption = f"*Table {table.id} ({edition}). {table.caption}"
+    if table.assumptions:
+        caption += " Assumptions: " + "; ".join(table.assumptions) + "."
+    return caption + "*"
+
+
+def citation(table_id: str, *, version: str, catalog_as_of: str = "") -> str:
+    """The one-line citation of a table, without its URL.
+
+    >>> citation("hardware-catalog", version="0.1.0", catalog_as_of="2026-11-21")
+    'Sizing ML Hardware, version 0.1.0, table hardware-catalog (catalog as of 2026-11-21).'
+    """
+    edition = f" (catalog as of {catalog_as_of})" if catalog_as_of else ""
+    return f"{SITE_NAME}, version {version}, table {table_id}{edition}."
 
 
 def _cell(text: str) -> str:
@@ -67,8 +181,11 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def update_blocks(text: str, tables: dict[str, TableFunction], *, version: str) -> str:
+def update_blocks(text: str, tables: Mapping[str, TableFunction], *, version: str, catalog_as_of: str = "",
+                  src_path: str = "", site_url: str = "") -> str:
     """Return ``text`` with every ``<!-- table: ID -->`` block regenerated.
+
+    Keyword arguments are those of :func:`render_markdown`.
 
     Raises :class:`~calculators.errors.UnknownNameError` for an id nobody registered.
     """
@@ -77,7 +194,9 @@ def update_blocks(text: str, tables: dict[str, TableFunction], *, version: str) 
         table_id = match.group("id")
         if table_id not in tables:
             raise UnknownNameError("table", table_id, sorted(tables))
-        return match.group(1) + render_markdown(tables[table_id](), version=version) + match.group(4)
+        body = render_markdown(tables[table_id](), version=version, catalog_as_of=catalog_as_of,
+                               src_path=src_path, site_url=site_url)
+        return match.group(1) + body + match.group(4)
 
     return _BLOCK.sub(replace, text)
 
@@ -85,3 +204,83 @@ def update_blocks(text: str, tables: dict[str, TableFunction], *, version: str) 
 def block_ids(text: str) -> list[str]:
     """Ids of the generated-table blocks in a page, in order."""
     return [match.group("id") for match in _BLOCK.finditer(text)]
+
+
+def with_site_version(text: str, *, site_url: str, site_version: str) -> str:
+    """Point the absolute URLs inside a page's table blocks at a versioned copy of the site.
+
+    Used at build time when ``SITE_VERSION`` is set, so a citation names the version's own
+    address (``…/guide/0.1.0/hardware/#hardware-catalog``), which keeps resolving after
+    newer versions are published beside it.
+
+    >>> block = "<!-- table: t -->\\nhttps://example.org/g/hardware/#t\\n<!-- /table -->"
+    >>> print(with_site_version(block, site_url="https://example.org/g/", site_version="0.1.0"))
+    <!-- table: t -->
+    https://example.org/g/0.1.0/hardware/#t
+    <!-- /table -->
+    """
+    if not site_version or not site_url:
+        return text
+    base, versioned = _base(site_url), versioned_site_url(site_url, site_version)
+
+    def replace(match: re.Match[str]) -> str:
+        return match.group(1) + match.group("body").replace(base, versioned) + match.group(4)
+
+    return _BLOCK.sub(replace, text)
+
+
+# --------------------------------------------------------------------------- data files
+def to_csv(table: Table) -> str:
+    """The table as CSV text: a header row, then the cells as the page shows them (``\\n`` line ends).
+
+    >>> print(to_csv(Table(id="t", caption="c", columns=("a", "b"), rows=(("x, y", "1,024"),))), end="")
+    a,b
+    "x, y","1,024"
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(table.columns)
+    writer.writerows(table.rows)
+    return out.getvalue()
+
+
+def to_json(table: Table, *, version: str, catalog_as_of: str = "", src_path: str = "", site_url: str = "") -> str:
+    """The table as JSON text (UTF-8, sorted layout, ends with a newline): cells, caption and provenance.
+
+    Keys: ``id``, ``caption``, ``version``, ``catalog_as_of``, ``assumptions``, ``columns``,
+    ``rows`` (lists of cell strings), ``page`` (the page's URL), ``url`` (the table's anchor),
+    ``csv``, ``citation``.
+
+    >>> data = json.loads(to_json(Table(id="t", caption="c", columns=("a",), rows=(("1",),)), version="0.1.0",
+    ...                           src_path="memory/index.md", site_url="https://example.org/"))
+    >>> data["url"], data["rows"]
+    ('https://example.org/memory/#t', [['1']])
+    """
+    page = page_url(src_path, site_url=site_url) if src_path else ""
+    record = {
+        "id": table.id,
+        "caption": table.caption,
+        "version": version,
+        "catalog_as_of": catalog_as_of,
+        "assumptions": list(table.assumptions),
+        "columns": list(table.columns),
+        "rows": [list(row) for row in table.rows],
+        "page": page,
+        "url": f"{page}#{table.id}",
+        "csv": _base(site_url) + data_path(src_path, table.id, "csv") if src_path else f"tables/{table.id}.csv",
+        "citation": citation(table.id, version=version, catalog_as_of=catalog_as_of),
+    }
+    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+
+
+def first_sentence(caption: str, *, limit: int = 200) -> str:
+    """The caption's first sentence (for lists of tables), cut at ``limit`` characters.
+
+    >>> first_sentence("Peak memory by size (GiB). Assumptions follow.")
+    'Peak memory by size (GiB).'
+    >>> first_sentence("Ratio, e.g. 2. Then more.")
+    'Ratio, e.g. 2.'
+    """
+    match = re.search(r"(?<!e\.g)(?<!i\.e)(?<!vs)\.\s+(?=[A-Z'\"(`*])", caption)
+    sentence = caption[: match.start() + 1] if match else caption
+    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"

@@ -2,7 +2,9 @@
 """Regenerate every ``<!-- table: ID -->`` block under docs/ in place.
 
 Usage: ``scripts/gen_tables.py`` to rewrite, ``scripts/gen_tables.py --check`` to print a
-unified diff and exit 1 when any page is stale.
+unified diff and exit 1 when any page is stale. Each block gets the package version, the
+catalog's as-of date and cite URLs under mkdocs.yml's ``site_url``; the index of tables
+(docs/tables/index.md) is rebuilt from the blocks of every page.
 """
 
 from __future__ import annotations
@@ -15,29 +17,40 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from calculators import __version__  # noqa: E402
-from calculators.table_registry import all_tables  # noqa: E402
-from calculators.tables import update_blocks  # noqa: E402
+from calculators.table_registry import regenerate_pages  # noqa: E402
+from calculators.tables import site_url_from_mkdocs  # noqa: E402
+
+DOCS = REPO / "docs"
+
+
+def read_pages(docs: Path = DOCS) -> dict[str, str]:
+    """Page path under docs/ (POSIX) -> Markdown, for every page."""
+    return {page.relative_to(docs).as_posix(): page.read_text(encoding="utf-8") for page in sorted(docs.rglob("*.md"))}
+
+
+def site_url(repo: Path = REPO) -> str:
+    """mkdocs.yml's ``site_url``."""
+    return site_url_from_mkdocs((repo / "mkdocs.yml").read_text(encoding="utf-8"))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="report stale pages, change nothing")
     args = parser.parse_args(argv)
-    tables = all_tables()
+    pages = read_pages()
+    regenerated = regenerate_pages(pages, site_url=site_url())
     stale = 0
-    for page in sorted((REPO / "docs").rglob("*.md")):
-        text = page.read_text(encoding="utf-8")
-        new = update_blocks(text, tables, version=__version__)
+    for path, text in pages.items():
+        new = regenerated[path]
         if new == text:
             continue
         stale += 1
-        relative = page.relative_to(REPO)
+        relative = f"docs/{path}"
         if args.check:
             sys.stdout.writelines(difflib.unified_diff(text.splitlines(True), new.splitlines(True),
-                                                       str(relative), f"{relative} (regenerated)"))
+                                                       relative, f"{relative} (regenerated)"))
         else:
-            page.write_text(new, encoding="utf-8")
+            (DOCS / path).write_text(new, encoding="utf-8")
             print(f"updated {relative}")
     if args.check and stale:
         print(f"\n{stale} page(s) out of date: run scripts/gen_tables.py", file=sys.stderr)

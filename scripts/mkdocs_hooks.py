@@ -11,20 +11,37 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
   (``npm ci``) and the package wheel from ``build/wheelhouse`` (``scripts/build``)
   into the site, writes ``wheels/manifest.json`` and the service worker ``sw.js`` with
   its cache named after the wheel's hash.
+
+And for the generated tables (:mod:`calculators.tables`):
+
+* ``on_files`` recomputes every ``<!-- table: ID -->`` block from the code and fails the
+  build when a committed page is stale (run ``scripts/gen_tables.py``), then adds each
+  table's data files, ``tables/ID.csv`` and ``tables/ID.json`` beside its page, to the
+  site (so ``--strict`` checks the caption links to them).
+* ``on_page_markdown`` rewrites the absolute URLs of the cite snippets to the versioned
+  address when ``SITE_VERSION`` is set (``SITE_VERSION=0.1.0`` gives ``…/0.1.0/…``), as
+  ``mike deploy 0.1.0`` publishes the site.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import os
 import shutil
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
+from calculators import __version__
+from calculators.catalog.edition import catalog_as_of
+from calculators.table_registry import regenerate_pages, site_tables, table_locations
+from calculators.tables import data_path, site_url_from_mkdocs, to_csv, to_json, versioned_site_url, with_site_version
 from calculators.widgets.markdown import WidgetMarkupError, expand_widgets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,6 +94,9 @@ def on_config(config: Any) -> Any:
     _state.update(wheel=str(wheel), wheel_sha256=hashlib.sha256(wheel.read_bytes()).hexdigest(),
                   version=digest.hexdigest()[:16])
     _pages_with_widgets.clear()
+    # The committed cite URLs use mkdocs.yml's site_url; `mkdocs serve` replaces config's with
+    # its own address, so read the file (as scripts/gen_tables.py does).
+    _state["site_url"] = site_url_from_mkdocs(Path(config["config_file_path"]).read_text(encoding="utf-8"))
     return config
 
 
@@ -84,10 +104,44 @@ def on_files(files: Any, config: Any) -> Any:
     template = files.get_file_from_path(SW_TEMPLATE)
     if template is not None:
         files.remove(template)  # written to the site root by on_post_build
+    for path, content in table_data_files(_pages(files), site_url=_state.get("site_url", ""),
+                                          site_version=os.environ.get("SITE_VERSION", "")).items():
+        files.append(File.generated(config, path, content=content))
     return files
 
 
+def _pages(files: Any) -> dict[str, str]:
+    return {page.src_uri: Path(page.abs_src_path).read_text(encoding="utf-8")
+            for page in sorted(files.documentation_pages(), key=lambda f: f.src_uri)}
+
+
+def table_data_files(pages: dict[str, str], *, site_url: str, site_version: str = "") -> dict[str, str]:
+    """Site path -> content of every table's CSV and JSON file; refuses stale committed tables.
+
+    ``pages`` maps each page's path under docs/ to its Markdown. The JSON records the
+    page's URL under the versioned site address when ``site_version`` is set. Sorted by
+    path, the same bytes on every build.
+    """
+    tables, as_of = site_tables(pages), catalog_as_of()
+    regenerated = regenerate_pages(pages, site_url=site_url, tables=tables)
+    stale = [path for path in pages if regenerated[path] != pages[path]]
+    if stale:
+        diff = "".join(difflib.unified_diff(pages[stale[0]].splitlines(True), regenerated[stale[0]].splitlines(True),
+                                            f"docs/{stale[0]}", "regenerated", n=1))
+        raise PluginError(f"generated tables are stale in {', '.join(stale)}: run scripts/gen_tables.py\n{diff[:2000]}")
+    url = versioned_site_url(site_url, site_version)
+    out: dict[str, str] = {}
+    for table_id, page in table_locations(pages).items():
+        table = tables[table_id]()
+        out[data_path(page, table_id, "csv")] = to_csv(table)
+        out[data_path(page, table_id, "json")] = to_json(table, version=__version__, catalog_as_of=as_of,
+                                                        src_path=page, site_url=url)
+    return dict(sorted(out.items()))
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    markdown = with_site_version(markdown, site_url=_state.get("site_url", ""),
+                                 site_version=os.environ.get("SITE_VERSION", ""))
     try:
         expanded = expand_widgets(markdown, source=f"docs/{page.file.src_uri}")
     except WidgetMarkupError as error:

@@ -619,7 +619,25 @@ def key_numbers_activations() -> Table:
     )
 
 
+def optimizer_formulas_table() -> Table:
+    """Table ``memory-optimizer-formulas``: the rule behind each optimizer's bytes per parameter."""
+    from calculators.memory.optimizers import OPTIMIZER_FORMULAS, OPTIMIZERS
+
+    rows = tuple((f"`{name}`", OPTIMIZERS[name].split(":")[0], state, temp)
+                 for name, (state, temp) in OPTIMIZER_FORMULAS.items())
+    return Table(
+        id="memory-optimizer-formulas",
+        caption=("Persistent state and step temporaries per trainable parameter, as "
+                 "calculators.memory.optimizers.optimizer_bytes computes them; p is the parameter's bytes "
+                 "per element (4 for fp32 master weights, 2 for a pure 16-bit model). Formulas, not measurements."),
+        columns=("optimizer", "implementation", "state per parameter", "step temporary per parameter"),
+        align=("l", "l", "l", "l"),
+        rows=rows,
+    )
+
+
 TABLES: dict[str, TableFunction] = {
+    "memory-optimizer-formulas": optimizer_formulas_table,
     "memory-key-numbers": key_numbers_overview,
     "memory-breakdown": breakdown_table,
     "memory-phase-peaks": phase_peaks_table,

@@ -30,6 +30,18 @@ OPTIMIZERS: dict[str, str] = {
     "adafactor": "torch.optim.Adafactor: factored second moment (row + column), no first moment",
 }
 
+#: The rule behind each optimizer's bytes, as a reader-facing formula in ``p`` (the
+#: parameter's bytes per element): (state per parameter, step temporary per parameter).
+#: ``tests/test_optimizer_formulas.py`` checks each against :func:`optimizer_bytes`.
+OPTIMIZER_FORMULAS: dict[str, tuple[str, str]] = {
+    "adamw": ("2 × p (two moments)", "p (square root of every second moment at once)"),
+    "adamw-fused": ("2 × p", "0"),
+    "adamw-8bit": ("2 × (1 + 4/256) (8-bit moments, one fp32 scale per 256 values)", "0"),
+    "paged-adamw-8bit": ("2 × (1 + 4/256), in unified memory that can page to host RAM", "0"),
+    "sgd": ("p (momentum buffer)", "0"),
+    "adafactor": ("a row and a column vector per matrix (adafactor_state_bytes)", "p (foreach)"),
+}
+
 # bitsandbytes quantises each moment in blocks of 256 values with one fp32 absmax
 # (bitsandbytes.functional.quantize_blockwise, blocksize 256 for optimizer states).
 _BNB_BLOCK = 256

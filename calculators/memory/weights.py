@@ -56,7 +56,9 @@ def weight_bytes(spec: ModelSpec, *, dtype: str | DType, high_precision: DType =
     kind = DType.parse(dtype, "weights")
     total = spec.parameters if parameters is None else parameters
     if kind in QUANT_OVERHEAD_BYTES_PER_ELEMENT:
-        linear = min(spec.linear_parameters, total)
+        # Of any count, the embeddings, head and norms stay 16-bit; only the rest is linear.
+        unquantized = spec.parameters - spec.linear_parameters
+        linear = max(0, total - unquantized)
         return int(round(linear * quantized_bytes_per_element(kind)
                          + (total - linear) * high_precision.bytes_per_element))
     return int(round(total * kind.bytes_per_element))

@@ -5,8 +5,8 @@ from the engine) to a compute function over checked values and a renderer of its
 result. The build, the browser (through :mod:`calculators.widgets.api`) and the tests
 all go through :func:`get_calculator`.
 
->>> sorted(calculator_names())
-['fit', 'inference-memory', 'kv-cache', 'training-memory']
+>>> {'fit', 'inference-memory', 'kv-cache', 'training-memory'} <= set(calculator_names())
+True
 >>> calculator = get_calculator("kv-cache")
 >>> values = calculator.values({"model": "llama-3-8b", "context": "8192"})
 >>> values["context"], values["kv_dtype"]
@@ -18,7 +18,9 @@ True
 from __future__ import annotations
 
 import functools
+import importlib
 import json
+import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -133,6 +135,16 @@ def _gpu_field(help: str = "The chart draws this GPU's memory as a dashed line."
     gpus = all_gpus()
     return choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[gpu.id for gpu in gpus],
                         labels=[f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus], help=help)
+
+
+def model_field() -> Field:
+    """The shared "Model" field (catalog ids plus ``custom``), for plugin calculators."""
+    return _model_field()
+
+
+def model_config_field() -> Field:
+    """The shared config.json field shown for a ``custom`` model, for plugin calculators."""
+    return _config_field()
 
 
 def model_spec(values: Values) -> ModelSpec:
@@ -343,7 +355,18 @@ def _build() -> dict[str, Calculator]:
         Calculator("kv-cache", "KV cache", _kv_fields(), _compute_kv, kv_cache_html),
         Calculator("fit", "Which GPUs does it fit?", _fit_fields(), _compute_fit, fit_html),
     ]
-    return {calculator.name: calculator for calculator in calculators}
+    # Calculators of other subjects live in calculators.widgets.plugins, one module each.
+    from calculators.widgets import plugins
+
+    for info in sorted(pkgutil.iter_modules(plugins.__path__), key=lambda item: item.name):
+        module = importlib.import_module(f"{plugins.__name__}.{info.name}")
+        calculators.extend(module.calculators())
+    registry: dict[str, Calculator] = {}
+    for calculator in calculators:
+        if calculator.name in registry:
+            raise ValueError(f"widget calculator {calculator.name!r} is defined twice")
+        registry[calculator.name] = calculator
+    return registry
 
 
 @functools.cache

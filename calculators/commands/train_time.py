@@ -1,0 +1,59 @@
+"""wall-clock days, GPU-hours and tokens/s of training (6·N·D at an assumed MFU)
+
+``mlhw train-time --model llama-3-8b --gpu h100-sxm --tokens 15e12 --gpus 1024 [--json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.models import get_model
+from calculators.errors import InputError
+from calculators.memory.training import PRECISIONS
+from calculators.model import ModelSpec
+from calculators.performance.training_time import MAX_TOKENS, training_time
+
+COMMAND = "train-time"
+
+
+def _model(value: str) -> ModelSpec:
+    text = value.strip()
+    if text.startswith("{") or text.endswith(".json"):
+        return ModelSpec.from_config(text)
+    return get_model(text)
+
+
+def _tokens(text: str) -> int:
+    """Accept ``2000000000000``, ``2e12`` or ``2T``/``500B``/``10M``."""
+    value = str(text).strip()
+    scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}.get(value[-1:].lower(), 1.0)
+    number = value[:-1] if scale != 1.0 else value
+    try:
+        tokens = float(number) * scale
+    except ValueError:
+        raise InputError("tokens", text, f"a token count from 1 to {MAX_TOKENS:g} (e.g. 2e12 or 2T)") from None
+    if not (1 <= tokens <= MAX_TOKENS) or tokens != tokens:
+        raise InputError("tokens", text, f"a token count from 1 to {MAX_TOKENS:g} (e.g. 2e12 or 2T)")
+    return int(round(tokens))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``mlhw train-time``."""
+    parser.add_argument("--model", required=True, help="catalog id or path to config.json")
+    parser.add_argument("--gpu", required=True, help="GPU id (see 'mlhw gpus')")
+    parser.add_argument("--tokens", required=True, help="training tokens: 2e12, 2T, 500B ...")
+    parser.add_argument("--gpus", default="1", help="GPUs in the job")
+    parser.add_argument("--mfu", default=None, help="model FLOPs utilisation in (0, 1]; default: per GPU class")
+    parser.add_argument("--precision", default="bf16-mixed", help=f"one of {', '.join(PRECISIONS)}")
+    parser.add_argument("--grad-checkpointing", action="store_true", help="full activation recomputation")
+    parser.add_argument("--seq", default="2048", help="sequence length in tokens")
+
+
+def run(args: argparse.Namespace) -> tuple[Any, str]:
+    """Compute the training-time estimate; returns (JSON-ready dict, text)."""
+    result = training_time(
+        _model(args.model), get_gpu(args.gpu), tokens=_tokens(args.tokens), gpus=args.gpus, mfu=args.mfu,
+        precision=args.precision, grad_checkpointing=args.grad_checkpointing, seq=args.seq)
+    return result.to_dict(), result.to_text()

@@ -1,0 +1,155 @@
+"""Tables of the interconnect page (docs/multi-gpu/interconnect.md).
+
+Link figures come from :mod:`calculators.catalog.interconnects`; times from
+:mod:`calculators.parallel.step`; the measured bus bandwidths from
+:mod:`calculators.parallel.measured` (quoted, with their sources).
+"""
+
+from __future__ import annotations
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.interconnects import all_interconnects, get_interconnect
+from calculators.catalog.models import READ_ON, get_model, get_model_record
+from calculators.parallel.collectives import DEFAULT_EFFICIENCY, DEFAULT_LATENCY_S
+from calculators.parallel.measured import MEASUREMENTS, model_bus_bandwidth_bytes_per_s
+from calculators.parallel.step import DEFAULT_MFU, StepCommunication, step_communication
+from calculators.tables import Table, TableFunction
+
+MODEL = "llama-3-8b"
+GPU = "h100-sxm"
+GPUS = 8
+BATCH, SEQ = 1, 4096
+LINKS = ("pcie4", "pcie5", "nvlink3", "nvlink4", "nvlink5")
+STAGES = (0, 1, 3)
+_AS_OF = max(link.source.as_of for link in all_interconnects())
+
+
+def _gb(value: float) -> str:
+    return f"{value / 1e9:,.1f}"
+
+
+def _step(link: str, zero: int) -> StepCommunication:
+    return step_communication(get_model(MODEL), gpu=GPU, gpus=GPUS, zero=zero, interconnect=link, batch=BATCH,
+                              seq=SEQ)
+
+
+def _assumptions() -> tuple[str, ...]:
+    return (f"collective efficiency {DEFAULT_EFFICIENCY:g} and {DEFAULT_LATENCY_S * 1e6:g} us per ring step "
+            f"(assumed)", f"MFU {DEFAULT_MFU:g} (assumed)", f"link catalog as of {_AS_OF}")
+
+
+def _job() -> str:
+    return (f"{get_model_record(MODEL).name}, full fine-tuning, {GPUS} GPUs, micro-batch {BATCH} x {SEQ} tokens "
+            f"per GPU, compute at the {get_gpu(GPU).name}'s dense BF16 rate, fp32 gradients, bf16 gathered weights")
+
+
+def key_numbers() -> Table:
+    """Headline figures: per-direction rates and one step's all-reduce over PCIe 5 and NVLink 4."""
+    pcie, nvlink = get_interconnect("pcie5"), get_interconnect("nvlink4")
+    over_pcie, over_nvlink = _step("pcie5", 0), _step("nvlink4", 0)
+    rows = (
+        (f"{pcie.name}: per direction (PCI-SIG's {_gb(pcie.bandwidth_bytes_per_s)} GB/s is both directions)",
+         _gb(pcie.per_direction_bytes_per_s), "GB/s", "`calculators.catalog.interconnects.get_interconnect`"),
+        (f"{nvlink.name}: per direction (NVIDIA's {_gb(nvlink.bandwidth_bytes_per_s)} GB/s is both directions)",
+         _gb(nvlink.per_direction_bytes_per_s), "GB/s", "`calculators.catalog.interconnects.get_interconnect`"),
+        (f"DDP gradient all-reduce, {get_model_record(MODEL).name}, {GPUS} GPUs over {pcie.name}",
+         f"{over_pcie.communication_s * 1e3:,.0f}", "ms", "`calculators.parallel.step.step_communication`"),
+        (f"the same over {nvlink.name}", f"{over_nvlink.communication_s * 1e3:,.0f}", "ms",
+         "`calculators.parallel.step.step_communication`"),
+        ("compute of that step (6 N tokens at the assumed MFU)", f"{over_pcie.compute_s * 1e3:,.0f}", "ms",
+         "`calculators.parallel.step.step_communication`"),
+    )
+    return Table(
+        id="interconnect-key-numbers",
+        caption=f"Link figures are sourced specs halved or quoted; times are estimates for {_job()}.",
+        columns=("quantity", "value", "unit", "function"), align=("l", "r", "l", "l"), rows=rows,
+        assumptions=_assumptions())
+
+
+def links() -> Table:
+    """The link catalog: the quoted figure, its direction, and both derived figures."""
+    rows = tuple(
+        (link.name, link.kind, _gb(link.bandwidth_bytes_per_s), link.direction, _gb(link.per_direction_bytes_per_s),
+         _gb(link.bidirectional_bytes_per_s), link.scope, f"[{link.source.title.split(' (')[0]}]({link.source.url})",
+         link.source.as_of)
+        for link in all_interconnects())
+    return Table(
+        id="interconnect-links",
+        caption=("Each link's headline figure exactly as its source quotes it (spec), whether that figure sums both "
+                 "directions, and the per-direction and bidirectional figures derived from it. Raw signalling "
+                 "rates: encoding and protocol overheads are not subtracted."),
+        columns=("link", "kind", "quoted GB/s", "quoted as", "per direction GB/s", "both directions GB/s", "scope",
+                 "source", "as of"),
+        align=("l", "l", "r", "l", "r", "r", "l", "l", "l"), rows=rows)
+
+
+def claim_check() -> Table:
+    """The guides' 'PCIe Gen 5 tops out at 128 GB/s, NVLink 900 GB/s' claim, per direction and summed."""
+    pcie, nvlink = get_interconnect("pcie5"), get_interconnect("nvlink4")
+    rows = []
+    for basis, attribute in (("both directions summed", "bidirectional_bytes_per_s"),
+                             ("per direction (what a ring collective uses)", "per_direction_bytes_per_s")):
+        p, n = getattr(pcie, attribute), getattr(nvlink, attribute)
+        rows.append((basis, _gb(p), _gb(n), f"{n / p:.2f}"))
+    return Table(
+        id="interconnect-claim-pcie-nvlink",
+        caption=(f"{pcie.name} against {nvlink.name}, from the link catalog. The claim's two figures are both "
+                 "bidirectional totals, so they compare like with like; a ring all-reduce sees the per-direction "
+                 "row."),
+        columns=("basis", f"{pcie.name} GB/s", f"{nvlink.name} GB/s", "ratio"), align=("l", "r", "r", "r"),
+        rows=tuple(rows), assumptions=(f"link catalog as of {_AS_OF}",))
+
+
+def nccl_validation() -> Table:
+    """The ring model's large-message busbw against published nccl-tests figures."""
+    rows = []
+    for record in MEASUREMENTS:
+        model = model_bus_bandwidth_bytes_per_s(record)
+        measured = record.bus_bandwidth_bytes_per_s
+        error = f"{(model - measured) / measured:+.0%}" if record.in_ring_model else "n/a (not a ring)"
+        rows.append((record.system, str(record.gpus), _gb(record.link_per_direction_bytes_per_s()), _gb(measured),
+                     _gb(model), error, f"{record.implied_efficiency:.2f}",
+                     f"[{record.source.title.split(' (')[0]}]({record.source.url})"))
+    return Table(
+        id="interconnect-nccl-validation",
+        caption=(f"all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
+                 f"quoted from the linked threads, against the ring model's busbw = per-direction link bandwidth x "
+                 f"{DEFAULT_EFFICIENCY:g} (the default efficiency). Error = (model - measured) / measured; implied "
+                 "efficiency = measured / per-direction link bandwidth. For the 2-node row the link is "
+                 "min(NVLink, 8 NICs x 25 GB/s)."),
+        columns=("system", "GPUs", "link per direction GB/s", "measured busbw GB/s", "model busbw GB/s", "error",
+                 "implied efficiency", "source"),
+        align=("l", "r", "r", "r", "r", "r", "r", "l"), rows=tuple(rows),
+        assumptions=(f"efficiency {DEFAULT_EFFICIENCY:g} (assumed)",))
+
+
+def step_reference() -> Table:
+    """Communication against compute for one model across links and ZeRO stages."""
+    rows = []
+    for link in LINKS:
+        for zero in STAGES:
+            r = _step(link, zero)
+            rows.append((get_interconnect(link).name, str(zero), f"{r.communication_s * 1e3:,.0f}",
+                         f"{r.compute_s * 1e3:,.0f}", f"{r.comm_to_compute:.2f}",
+                         f"{r.exposed_communication_s * 1e3:,.0f}", f"{r.scaling_efficiency:.0%}",
+                         "interconnect" if r.interconnect_bound else "compute",
+                         f"{r.memory.total_bytes / 2**30:.1f}"))
+    return Table(
+        id="interconnect-step-reference",
+        caption=(f"One optimizer step of {_job()}. Communication sums the step's collectives; exposed = what overlap "
+                 "cannot hide (gradient reductions behind backward compute, ZeRO-3 forward gathers behind forward "
+                 "compute, the ZeRO-1 parameter all-gather after the step behind nothing). Memory per GPU is "
+                 "total_bytes from training_memory(gpus=8, zero=stage). Estimates, not measurements."),
+        columns=("link", "ZeRO", "communication ms", "compute ms", "comm / compute", "exposed ms",
+                 "scaling efficiency", "bottleneck", "memory per GPU GiB"),
+        align=("l", "r", "r", "r", "r", "r", "r", "l", "r"), rows=tuple(rows),
+        assumptions=(*_assumptions(), f"model config as read on {READ_ON}"))
+
+
+TABLES: dict[str, TableFunction] = {
+    "interconnect-key-numbers": key_numbers,
+    "interconnect-links": links,
+    "interconnect-claim-pcie-nvlink": claim_check,
+    "interconnect-nccl-validation": nccl_validation,
+    "interconnect-step-reference": step_reference,
+}

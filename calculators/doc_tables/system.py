@@ -1,0 +1,255 @@
+"""Tables of the "System balance" and "PyTorch basics" pages (docs/system/).
+
+Every cell comes from :mod:`calculators.system`, :mod:`calculators.catalog.storage`,
+:mod:`calculators.catalog.prices` (node configurations) or the memory engine.
+
+>>> table = TABLES["system-storage-classes"]()
+>>> table.columns[:2]
+('class', 'example device')
+>>> TABLES["system-key-numbers"]().rows[0][0]
+'CPU time to decode one ImageNet JPEG (Pillow, one core)'
+"""
+
+from __future__ import annotations
+
+from calculators import system
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.models import get_model
+from calculators.catalog.prices import all_offers
+from calculators.catalog.storage import all_storage
+from calculators.memory.inference import inference_memory
+from calculators.memory.weights import weight_bytes
+from calculators.tables import Table, TableFunction
+
+GIB = 2**30
+#: Example loader workload used across the page: ImageNet-style JPEG training.
+EXAMPLE_SAMPLES_PER_S = 3000
+EXAMPLE_BYTES_PER_SAMPLE = 110_000
+#: Single-thread decode rates (images/s) measured by Iglovikov and Kosarevsky (arXiv:2605.08731,
+#: imread-benchmark README table, ImageNet validation, bytes pre-loaded in memory).
+MEASURED_DECODE_IMG_PER_S: tuple[tuple[str, str, int], ...] = (
+    ("Pillow", "Intel Xeon Platinum 8581C", 577),
+    ("Pillow", "AMD EPYC 9B14 (Zen 4)", 537),
+    ("Pillow", "AMD EPYC 9B45 (Zen 5)", 726),
+    ("Pillow", "Arm Neoverse-N1", 360),
+    ("simplejpeg", "Intel Xeon Platinum 8581C", 735),
+    ("OpenCV", "Intel Xeon Platinum 8581C", 721),
+    ("torchvision", "Intel Xeon Platinum 8581C", 712),
+)
+#: Machines for the host-RAM table: (GPU id, GPUs).
+MACHINES: tuple[tuple[str, int], ...] = (("rtx-4090", 1), ("rtx-4090", 4), ("rtx-pro-6000-blackwell", 1),
+                                         ("rtx-pro-6000-blackwell", 4), ("h100-sxm", 8), ("h200", 8), ("b200", 8))
+OFFLOAD_MODELS = ("llama-3.2-3b", "llama-3-8b", "qwen2.5-14b", "llama-3-70b")
+CPU_MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b", "llama-3-8b", "qwen2.5-14b")
+
+
+def _gib(value: float, digits: int = 1) -> str:
+    return f"{value / GIB:,.{digits}f}"
+
+
+def storage_classes() -> Table:
+    """Storage classes with rated sequential read and its source."""
+    rows = tuple((s.name, s.example, f"{s.sequential_read_bytes_per_s / 1e9:,.2f}", s.source.kind, s.source.url)
+                 for s in all_storage())
+    return Table(id="system-storage-classes", columns=("class", "example device", "sequential read GB/s", "kind",
+                                                       "source"),
+                 align=("l", "l", "r", "l", "l"), rows=rows,
+                 caption="Rated sequential read per storage class (spec: vendor rating of the example device; "
+                         "derived: Ethernet line rate / 8). A ceiling: small random reads and protocol overhead "
+                         "run below it.")
+
+
+def decode_rates() -> Table:
+    """Measured single-thread JPEG decode rates, the CPU ms per image they imply and the cores for the example rate."""
+    rows = []
+    for library, cpu, rate in MEASURED_DECODE_IMG_PER_S:
+        ms = 1000 / rate
+        need = system.data_loader_need(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE,
+                                       decode_ms_per_sample=ms)
+        rows.append((library, cpu, f"{rate:,}", f"{ms:.2f}", f"{need.cpu_cores_needed:.1f}", str(need.cpu_cores)))
+    return Table(id="system-decode-rates",
+                 columns=("decoder", "CPU", "measured img/s (1 thread)", "ms per image (derived)",
+                          f"cores for {EXAMPLE_SAMPLES_PER_S:,} img/s (estimate)", "cores to provision"),
+                 align=("l", "l", "r", "r", "r", "r"), rows=tuple(rows),
+                 caption="Measured: single-thread decode of the ImageNet validation JPEGs, bytes already in "
+                         "memory (Iglovikov and Kosarevsky, arXiv:2605.08731). Derived: ms = 1000 / rate. "
+                         "Estimate: cores = img/s x ms / 1000 at core efficiency 1.0 (data_loader_need); decode "
+                         "only, so augmentation adds to it.")
+
+
+def loader_examples() -> Table:
+    """Read rate and cores for a grid of loader workloads."""
+    rows = []
+    for label, rate, size, ms in (
+            ("ImageNet JPEG, 1 GPU", 1000, 110_000, system.DEFAULT_DECODE_MS_PER_SAMPLE),
+            ("ImageNet JPEG, 8 GPUs", EXAMPLE_SAMPLES_PER_S, EXAMPLE_BYTES_PER_SAMPLE, system.DEFAULT_DECODE_MS_PER_SAMPLE),
+            ("ImageNet JPEG + 3 ms augment, 8 GPUs", EXAMPLE_SAMPLES_PER_S, EXAMPLE_BYTES_PER_SAMPLE,
+             system.DEFAULT_DECODE_MS_PER_SAMPLE + 3),
+            ("Pre-tokenised text, 2048 tokens x 4 B", 400, 8192, 0.05),
+            ("Raw 1080p frames (uint8 RGB), 8 GPUs", 2000, 1920 * 1080 * 3, 0.5)):
+        need = system.data_loader_need(samples_per_s=rate, bytes_per_sample=size, decode_ms_per_sample=ms)
+        fits = {fit.storage.id: fit for fit in system.storage_fits(need.read_bytes_per_s)}
+        rows.append((label, f"{rate:,}", f"{size:,}", f"{ms:.2f}", f"{need.read_bytes_per_s / 1e6:,.1f}",
+                     str(need.cpu_cores), str(fits["sata-ssd"].devices_needed), str(fits["nvme-gen4"].devices_needed),
+                     str(fits["net-10gbe"].devices_needed)))
+    return Table(id="system-loader-examples",
+                 columns=("workload (example inputs)", "samples/s", "bytes/sample", "CPU ms/sample", "read MB/s",
+                          "CPU cores", "SATA SSDs", "NVMe Gen4 SSDs", "10 GbE links"),
+                 align=("l", "r", "r", "r", "r", "r", "r", "r", "r"), rows=tuple(rows),
+                 caption="data_loader_need and storage_fits on example inputs (the inputs are examples, not "
+                         "measurements; the 3 ms augmentation and the text/frame costs are assumptions). Device "
+                         "counts compare with rated sequential read, a best case.")
+
+
+def host_ram() -> Table:
+    """Host RAM by the GPU-memory rule for common machines."""
+    rows = []
+    for gpu_id, count in MACHINES:
+        gpu = get_gpu(gpu_id)
+        need = system.host_ram_need(gpu_memory_bytes=gpu.memory_bytes * count)
+        rows.append((f"{count} x {gpu.name}", _gib(gpu.memory_bytes * count, 0), _gib(need.rule_bytes, 0),
+                     "yes" if gpu.ecc else ("no" if gpu.ecc is False else "unknown")))
+    return Table(id="system-host-ram", columns=("machine", "GPU memory GiB", "host RAM floor GiB (rule)", "GPU ECC"),
+                 align=("l", "r", "r", "l"), rows=tuple(rows),
+                 caption="host_ram_need with factor 1 and no other uses: host RAM >= total GPU memory. Add loader "
+                         "buffers, a dataset cache and offloaded states on top when they exceed it. ECC from the "
+                         "GPU catalog.")
+
+
+def node_ratios() -> Table:
+    """What cloud 8-GPU nodes ship: host RAM and vCPUs against their GPU memory."""
+    rows = []
+    for offer in sorted(all_offers(), key=lambda o: o.id):
+        if offer.host_ram_bytes is None or offer.vcpus is None:
+            continue
+        gpu_bytes = get_gpu(offer.gpu_id).memory_bytes * offer.gpus
+        rows.append((f"{offer.provider} {offer.offering}", _gib(offer.host_ram_bytes, 0), _gib(gpu_bytes, 0),
+                     f"{offer.host_ram_bytes / gpu_bytes:.1f}", f"{offer.vcpus / offer.gpus:.0f}",
+                     (offer.spec_source or offer.source).as_of))
+    return Table(id="system-node-ratios",
+                 columns=("node", "host RAM GiB", "GPU memory GiB", "host RAM / GPU memory", "vCPUs per GPU",
+                          "as of"),
+                 align=("l", "r", "r", "r", "r", "l"), rows=tuple(rows),
+                 caption="Spec figures of cloud nodes from the price catalog (edition 2026-11, sources there); "
+                         "ratio derived. Every node clears the 1x rule; providers provision 2-6x.")
+
+
+def offload() -> Table:
+    """DeepSpeed CPU-offload host RAM for catalog models."""
+    rows = []
+    for model_id in OFFLOAD_MODELS:
+        spec = get_model(model_id)
+        two = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer")
+        eight = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer", gpus_per_node=8)
+        three = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer+params")
+        rows.append((spec.name, f"{spec.parameters / 1e9:,.2f}", _gib(two), _gib(eight), _gib(three)))
+    return Table(id="system-offload",
+                 columns=("model", "params B", "ZeRO-2 offload, 1 GPU: GiB", "ZeRO-2 offload, 8 GPUs: GiB",
+                          "ZeRO-3 offload (params too): GiB"),
+                 align=("l", "r", "r", "r", "r"), rows=tuple(rows),
+                 caption="offload_host_bytes: DeepSpeed's estimators (estimate_zero2/zero3_model_states_mem_needs, "
+                         "zero_init) with their 1.5 buffer factor: 16 bytes per parameter (fp32 weights, "
+                         "gradients, Adam moments) or 4 per parameter per GPU if larger; 18 with the 16-bit "
+                         "weights offloaded too. Host RAM of one machine.")
+
+
+def cpu_inference() -> Table:
+    """RAM a CPU-only inference process needs for small catalog models, fp32 and bf16 weights."""
+    rows = []
+    for model_id in CPU_MODELS:
+        spec = get_model(model_id)
+        fp32 = inference_memory(spec, weights="fp32", kv_cache="fp32", batch=1, context=2048)
+        bf16 = inference_memory(spec, weights="bf16", kv_cache="bf16", batch=1, context=2048)
+        rows.append((spec.name, f"{spec.parameters / 1e9:,.2f}", _gib(weight_bytes(spec, dtype='fp32'), 2),
+                     _gib(fp32.peak_allocated_bytes, 2), _gib(bf16.peak_allocated_bytes, 2)))
+    return Table(id="system-cpu-inference-ram",
+                 columns=("model", "params B", "fp32 weights GiB", "fp32 peak GiB", "bf16 peak GiB"),
+                 align=("l", "r", "r", "r", "r"), rows=tuple(rows),
+                 caption="inference_memory, batch 1, 2,048-token prompt, KV cache in the weights' dtype, sdpa "
+                         "attention; peak_allocated_bytes (tensors only, no CUDA context, which a CPU process does "
+                         "not have). Add the Python process and the framework (not modelled) to size RAM.")
+
+
+def key_numbers() -> Table:
+    """Key numbers of the system-balance page."""
+    need = system.data_loader_need(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE)
+    h100 = get_gpu("h100-sxm")
+    rule = system.host_ram_need(gpu_memory_bytes=h100.memory_bytes * 8)
+    per_billion = system.offload_host_bytes(parameters=10**9, offload="optimizer")
+    gen4 = next(s for s in all_storage() if s.id == "nvme-gen4")
+    rows = (
+        ("CPU time to decode one ImageNet JPEG (Pillow, one core)", f"{system.DEFAULT_DECODE_MS_PER_SAMPLE:.2f} ms",
+         "derived from measured 577 img/s"),
+        (f"CPU cores to decode {EXAMPLE_SAMPLES_PER_S:,} JPEG/s", f"{need.cpu_cores}", "estimate, decode only"),
+        (f"Storage read for {EXAMPLE_SAMPLES_PER_S:,} x {EXAMPLE_BYTES_PER_SAMPLE:,}-byte samples",
+         f"{need.read_bytes_per_s / 1e6:,.0f} MB/s", "derived"),
+        ("Host RAM floor for 8 x H100 SXM 80GB", f"{rule.rule_bytes / GIB:,.0f} GiB", "rule: 1 x GPU memory"),
+        ("Host RAM per billion parameters, ZeRO-2 CPU offload", f"{per_billion / GIB:,.1f} GiB",
+         "DeepSpeed estimator"),
+        (f"Rated sequential read, {gen4.name}", f"{gen4.sequential_read_bytes_per_s / 1e9:,.2f} GB/s", "spec"),
+    )
+    return Table(id="system-key-numbers", columns=("quantity", "value", "kind"), align=("l", "r", "l"), rows=rows,
+                 caption="From calculators.system (data_loader_need, host_ram_need, offload_host_bytes) and the "
+                         "storage catalog.")
+
+
+def claims() -> Table:
+    """Source-guide claims about CPU, RAM and storage next to what the calculators show."""
+    need_1gpu = system.data_loader_need(samples_per_s=1000, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE)
+    need_8gpu = system.data_loader_need(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE,
+                                        decode_ms_per_sample=system.DEFAULT_DECODE_MS_PER_SAMPLE + 3)
+    rtx = get_gpu("rtx-pro-6000-blackwell")
+    rows = (
+        ("PyTorch guide: 4 cores / 8 threads suffice for most tasks",
+         f"{need_1gpu.cpu_cores} cores decode 1,000 JPEG/s; {need_8gpu.cpu_cores} with 3 ms augmentation at "
+         f"{EXAMPLE_SAMPLES_PER_S:,}/s", "holds for one GPU on images; not for a multi-GPU image pipeline"),
+        ("Workstation guide: 16+ cores keep DataLoader workers ahead of the GPU",
+         f"{need_8gpu.cpu_cores} cores at {EXAMPLE_SAMPLES_PER_S:,} img/s with 3 ms augmentation",
+         ("consistent" if need_8gpu.cpu_cores <= 16 else "too few") + " for this example; the count follows the "
+         "per-sample CPU time, so measure it"),
+        ("PyTorch guide: start with 16 GB RAM, 32 GB preferable",
+         f"rule floor {_gib(get_gpu('rtx-4090').memory_bytes, 0)} GiB for one RTX 4090",
+         "16 GB is below the rule floor" if 16e9 < get_gpu("rtx-4090").memory_bytes else "consistent"),
+        ("Workstation guide: 128 GB RAM with one 96 GB RTX PRO 6000",
+         f"rule floor {_gib(rtx.memory_bytes, 0)} GiB",
+         "consistent (above the floor)" if 128 * GIB >= rtx.memory_bytes else "below the floor"),
+    )
+    return Table(id="system-claims", columns=("claim (source guide)", "calculators", "verdict"),
+                 align=("l", "l", "l"), rows=rows,
+                 caption="Claims of the source guides (pytorch-hardware-requirements-2025, "
+                         "vrla-ml-workstation-requirements-2026) checked with data_loader_need and host_ram_need; "
+                         "decode cost is the measured Pillow rate, the 3 ms augmentation an assumption.")
+
+
+def pytorch_key_numbers() -> Table:
+    """Key numbers of the PyTorch basics page."""
+    small = get_model("llama-3.2-3b")
+    fp32 = inference_memory(small, weights="fp32", kv_cache="fp32", batch=1, context=2048)
+    bf16 = inference_memory(small, weights="bf16", kv_cache="bf16", batch=1, context=2048)
+    rtx = get_gpu("rtx-4090")
+    rows = (
+        (f"{small.name} weights in fp32 (4 bytes per parameter)", f"{_gib(weight_bytes(small, dtype='fp32'), 2)} GiB",
+         "derived"),
+        (f"{small.name} CPU inference peak, fp32, 2,048-token prompt", f"{_gib(fp32.peak_allocated_bytes, 2)} GiB",
+         "estimate (peak_allocated_bytes)"),
+        ("Same in bf16", f"{_gib(bf16.peak_allocated_bytes, 2)} GiB", "estimate (peak_allocated_bytes)"),
+        (f"Host RAM floor for one {rtx.name}",
+         f"{_gib(system.host_ram_need(gpu_memory_bytes=rtx.memory_bytes).rule_bytes, 0)} GiB", "rule: 1 x GPU memory"),
+    )
+    return Table(id="system-pytorch-key-numbers", columns=("quantity", "value", "kind"), align=("l", "r", "l"),
+                 rows=rows, caption="From weight_bytes, inference_memory (batch 1, sdpa, KV cache in the weights' "
+                                    "dtype) and host_ram_need.")
+
+
+TABLES: dict[str, TableFunction] = {
+    "system-pytorch-key-numbers": pytorch_key_numbers,
+    "system-key-numbers": key_numbers,
+    "system-storage-classes": storage_classes,
+    "system-decode-rates": decode_rates,
+    "system-loader-examples": loader_examples,
+    "system-host-ram": host_ram,
+    "system-node-ratios": node_ratios,
+    "system-offload": offload,
+    "system-cpu-inference-ram": cpu_inference,
+    "system-claims": claims,
+}

@@ -1,0 +1,334 @@
+"""Communication time of one data-parallel training step, per ZeRO stage, against its compute time.
+
+What each GPU sends per optimizer step, with ``P`` trainable parameters (the ZeRO paper's
+communication analysis, Rajbhandari et al. 2020, section 7):
+
+* **DDP (ZeRO 0)**: one all-reduce of the gradients, ``P x grad_bytes``, during backward.
+* **ZeRO-1 and ZeRO-2**: a reduce-scatter of the gradients during backward, then an
+  all-gather of the updated parameters (``P x param_bytes``) after the optimizer step.
+* **ZeRO-3 / FSDP full shard**: an all-gather of the parameters in forward, another in
+  backward, and a reduce-scatter of the gradients in backward (1.5 times DDP's volume).
+
+Each collective is timed with :func:`calculators.parallel.collectives.ring_collective_time_s`
+over the link's per-direction bandwidth. Compute per GPU is ``6 x N_active x tokens /
+(peak dense BF16 FLOP/s x MFU)`` (forward 2, backward 4 FLOP per parameter per token;
+attention FLOPs left out), split one third forward, two thirds backward.
+
+Overlap (assumption, stated in every result): a collective can hide behind the compute
+of its own phase only: forward gathers behind forward compute, gradient reductions and
+backward gathers behind backward compute; the ZeRO-1/2 parameter all-gather after the
+optimizer step hides behind nothing. Exposed time is ``sum over phases of max(0,
+communication - compute)``. The interconnect is *the bottleneck* when communication
+exceeds compute: then no amount of overlap can hide it.
+
+>>> from calculators.catalog.models import get_model
+>>> result = step_communication(get_model("llama-3-8b"), gpu="h100-sxm", gpus=8, zero=0,
+...                             interconnect="pcie5", batch=1, seq=4096)
+>>> result.collectives[0].kind, round(result.collectives[0].buffer_bytes / 2**30, 1)  # fp32 gradients
+('all-reduce', 29.9)
+>>> round(result.communication_s, 2), round(result.compute_s, 2), result.interconnect_bound
+(1.13, 0.5, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.interconnects import (
+    BRIDGE_BY_GPU,
+    NVLINK_BY_GENERATION,
+    PCIE_BY_GENERATION,
+    Interconnect,
+    get_interconnect,
+    interconnect_ids,
+)
+from calculators.dtypes import DType
+from calculators.errors import InputError
+from calculators.memory.result import MemoryEstimate
+from calculators.memory.training import MAX_BATCH, MAX_SEQ, ZERO_STAGES, training_memory
+from calculators.model import ModelSpec
+from calculators.parallel.collectives import (
+    DEFAULT_EFFICIENCY,
+    DEFAULT_LATENCY_S,
+    MAX_GPUS,
+    ring_collective_time_s,
+)
+from calculators.validate import finite_float, flag, one_of, positive_int
+
+#: ``interconnect`` value that picks the GPU's own link (NVLink/Infinity Fabric, else its PCIe).
+AUTO = "auto"
+#: Gradient and gathered-parameter dtypes the step model accepts.
+COMM_DTYPES: tuple[str, ...] = ("fp32", "bf16", "fp16")
+#: Default model FLOP utilisation (assumed): a common figure for well-tuned dense
+#: transformer training on NVIDIA datacenter GPUs.
+DEFAULT_MFU = 0.4
+#: PyTorch DDP's default gradient bucket (``bucket_cap_mb=25``): one all-reduce per bucket.
+DDP_BUCKET_BYTES = 25 * 2**20
+FORWARD_SHARE = 1 / 3  # forward FLOPs = 2 N per token of 6 N
+
+_PHASES = ("forward", "backward", "after-step")
+
+
+@dataclass(frozen=True)
+class CollectiveTime:
+    """One collective of the step: what moves, in which phase, and how long it takes."""
+
+    name: str
+    kind: str
+    phase: str
+    buffer_bytes: int
+    calls: int
+    time_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return {"name": self.name, "kind": self.kind, "phase": self.phase, "buffer_bytes": self.buffer_bytes,
+                "calls": self.calls, "time_s": self.time_s}
+
+
+@dataclass(frozen=True)
+class StepCommunication:
+    """Communication and compute of one data-parallel step on one GPU, in seconds.
+
+    ``compute_s`` and every ``time_s`` are estimates at the stated MFU and collective
+    efficiency; with both set to 1 they become lower bounds.
+    """
+
+    model: str
+    gpu: str
+    gpus: int
+    zero: int
+    interconnect: str
+    interconnect_name: str
+    link_per_direction_bytes_per_s: float
+    efficiency: float
+    latency_s: float
+    mfu: float
+    trainable_parameters: int
+    tokens_per_gpu: int
+    flop_per_gpu: float
+    compute_s: float
+    collectives: tuple[CollectiveTime, ...]
+    communication_s: float
+    exposed_communication_s: float
+    memory: MemoryEstimate
+    assumptions: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def comm_to_compute(self) -> float:
+        """Communication time / compute time (above 1: the interconnect is the bottleneck)."""
+        return self.communication_s / self.compute_s if self.compute_s else math.inf
+
+    @property
+    def interconnect_bound(self) -> bool:
+        """True when communication takes longer than compute, so overlap cannot hide it."""
+        return self.communication_s > self.compute_s
+
+    @property
+    def step_s(self) -> float:
+        """Step time with the stated overlap: compute plus the exposed communication."""
+        return self.compute_s + self.exposed_communication_s
+
+    @property
+    def step_no_overlap_s(self) -> float:
+        """Step time with no overlap at all: compute plus all communication."""
+        return self.compute_s + self.communication_s
+
+    @property
+    def scaling_efficiency(self) -> float:
+        """Compute time / step time with overlap: 1 means communication is fully hidden."""
+        return self.compute_s / self.step_s if self.step_s else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (seconds, bytes, bytes/s)."""
+        return {
+            "model": self.model, "gpu": self.gpu, "gpus": self.gpus, "zero": self.zero,
+            "interconnect": self.interconnect, "interconnect_name": self.interconnect_name,
+            "link_per_direction_bytes_per_s": self.link_per_direction_bytes_per_s,
+            "efficiency": self.efficiency, "latency_s": self.latency_s, "mfu": self.mfu,
+            "trainable_parameters": self.trainable_parameters, "tokens_per_gpu": self.tokens_per_gpu,
+            "flop_per_gpu": self.flop_per_gpu, "compute_s": self.compute_s,
+            "collectives": [c.to_dict() for c in self.collectives],
+            "communication_s": self.communication_s, "exposed_communication_s": self.exposed_communication_s,
+            "step_s": self.step_s, "step_no_overlap_s": self.step_no_overlap_s,
+            "comm_to_compute": self.comm_to_compute, "interconnect_bound": self.interconnect_bound,
+            "scaling_efficiency": self.scaling_efficiency,
+            "memory_per_gpu_total_bytes": self.memory.total_bytes,
+            "memory_per_gpu_peak_allocated_bytes": self.memory.peak_allocated_bytes,
+            "assumptions": list(self.assumptions), "notes": list(self.notes),
+        }
+
+    def to_text(self) -> str:
+        """A plain-text summary: each collective, the totals and the verdict."""
+        lines = [f"{self.model} on {self.gpus} x {self.gpu}, ZeRO {self.zero}, over {self.interconnect_name} "
+                 f"({self.link_per_direction_bytes_per_s / 1e9:g} GB/s per direction)"]
+        width = max([len(c.name) for c in self.collectives] + [len("compute (per step)")])
+        lines.append(f"{'collective':<{width}} {'phase':<10} {'GiB':>8} {'ms':>10}")
+        for c in self.collectives:
+            lines.append(f"{c.name:<{width}} {c.phase:<10} {c.buffer_bytes / 2**30:8.2f} {c.time_s * 1e3:10.1f}")
+        lines.append(f"{'communication':<{width}} {'':<10} {'':>8} {self.communication_s * 1e3:10.1f}")
+        lines.append(f"{'compute (per step)':<{width}} {'':<10} {'':>8} {self.compute_s * 1e3:10.1f}")
+        lines.append(f"{'exposed after overlap':<{width}} {'':<10} {'':>8} {self.exposed_communication_s * 1e3:10.1f}")
+        verdict = ("interconnect-bound: communication exceeds compute"
+                   if self.interconnect_bound else "compute-bound: communication can hide behind compute")
+        lines.append(f"comm/compute {self.comm_to_compute:.2f} ({verdict}); "
+                     f"scaling efficiency {self.scaling_efficiency:.0%}")
+        lines.append(f"memory per GPU (training_memory): {self.memory.total_gib:.2f} GiB total, "
+                     f"{self.memory.peak_allocated_gib:.2f} GiB peak allocated")
+        return "\n".join(lines)
+
+
+def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
+    """The link a ring over ``gpus`` of these GPUs runs on when none is chosen.
+
+    NVLink generation (or AMD Infinity Fabric) named in the GPU record; a pair-only
+    bridge (RTX A6000, H100 PCIe) only for two GPUs; otherwise the GPU's PCIe generation.
+
+    >>> default_interconnect(get_gpu("h100-sxm")).id, default_interconnect(get_gpu("rtx-4090")).id
+    ('nvlink4', 'pcie4')
+    """
+    text = gpu.interconnect or ""
+    if gpu.id in BRIDGE_BY_GPU:
+        if gpus <= 2:
+            return get_interconnect(BRIDGE_BY_GPU[gpu.id])
+    else:
+        for generation, link_id in NVLINK_BY_GENERATION.items():
+            if text.startswith(generation):
+                return get_interconnect(link_id)
+        if text.startswith("AMD Infinity Fabric"):
+            return get_interconnect("infinity-fabric-mi300x")
+    if gpu.pcie_generation in PCIE_BY_GENERATION:
+        return get_interconnect(PCIE_BY_GENERATION[gpu.pcie_generation])
+    raise InputError("interconnect", AUTO, f"a link id for {gpu.name}, which lists no PCIe generation or NVLink: "
+                     f"one of {', '.join(interconnect_ids())}")
+
+
+def _bytes_of(field: str, dtype: str) -> int:
+    name = one_of(field, dtype, COMM_DTYPES)
+    return int(DType.parse(name, field).bytes_per_element)
+
+
+def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: int = 8, zero: int = 0,
+                       interconnect: str = AUTO, batch: int = 1, seq: int = 4096, mfu: float = DEFAULT_MFU,
+                       efficiency: float = DEFAULT_EFFICIENCY, latency_s: float = DEFAULT_LATENCY_S,
+                       grad_dtype: str = "fp32", param_dtype: str = "bf16", overlap: bool = True,
+                       precision: str = "bf16-mixed") -> StepCommunication:
+    """Communication time of one full-fine-tuning data-parallel step versus its compute time, seconds.
+
+    Formula: see the module docstring; ``communication = sum of ring collective times``,
+    ``compute = 6 N_active x batch x seq / (bf16 dense FLOP/s x mfu)``.
+
+    Assumptions: one micro-batch per optimizer step (no gradient accumulation); every
+    GPU is in one ring whose slowest link is ``interconnect``; gradients are reduced in
+    ``grad_dtype`` (PyTorch DDP reduces fp32 gradients of fp32 master weights unless a
+    compression hook is set); ZeRO gathers parameters in ``param_dtype``.
+
+    Args:
+        spec: model shapes; every parameter trains.
+        gpu: GPU id or record (its dense BF16 rate sets compute; its link is the default).
+        gpus: data-parallel GPUs.
+        zero: ZeRO stage 0 (DDP), 1, 2 or 3 (FSDP full shard).
+        interconnect: link id from :mod:`calculators.catalog.interconnects`, or ``"auto"``.
+        batch: micro-batch per GPU, sequences.
+        seq: sequence length, tokens.
+        mfu: model FLOP utilisation, in (0, 1] (assumed).
+        efficiency: fraction of per-direction link bandwidth the collectives reach (assumed).
+        latency_s: fixed cost per ring step, seconds (assumed).
+        grad_dtype: dtype of reduced gradients: fp32, bf16 or fp16.
+        param_dtype: dtype of gathered parameters (ZeRO 1-3): fp32, bf16 or fp16.
+        overlap: let collectives hide behind their phase's compute.
+        precision: passed to :func:`calculators.memory.training.training_memory` for the
+            per-GPU memory shown beside the times.
+
+    Returns:
+        A :class:`StepCommunication`.
+
+    Raises:
+        InputError: an input is out of range, or the GPU has no published BF16 rate.
+    """
+    record = gpu if isinstance(gpu, GPU) else get_gpu(str(gpu))
+    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    stage = positive_int("zero", zero, maximum=max(ZERO_STAGES), minimum=min(ZERO_STAGES))
+    b = positive_int("batch", batch, maximum=MAX_BATCH)
+    s = positive_int("seq", seq, maximum=MAX_SEQ)
+    utilisation = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)
+    eff = finite_float("efficiency", efficiency, minimum=0.0, maximum=1.0, allow_minimum=False)
+    alpha = finite_float("latency_s", latency_s, minimum=0.0, maximum=1.0)
+    grad_bytes = _bytes_of("grad_dtype", grad_dtype)
+    param_bytes = _bytes_of("param_dtype", param_dtype)
+    hide = flag("overlap", overlap)
+    link_key = str(interconnect).strip().lower()
+    link = default_interconnect(record, gpus=n) if link_key == AUTO else get_interconnect(link_key)
+    if record.bf16_dense_flop_per_s is None:
+        raise InputError("gpu", record.id, "a GPU with a published dense BF16 rate (the catalog has none for "
+                         f"{record.name})")
+
+    params = spec.parameters
+    tokens = b * s
+    flop = 6.0 * spec.active_parameters * tokens
+    compute_s = flop / (record.bf16_dense_flop_per_s * utilisation)
+    bw = link.per_direction_bytes_per_s
+    grads = params * grad_bytes
+    gathered = params * param_bytes
+    grad_calls = max(1, math.ceil(grads / DDP_BUCKET_BYTES))
+    layer_calls = spec.num_layers
+
+    def timed(name: str, kind: str, phase: str, size: int, calls: int) -> CollectiveTime:
+        time = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=eff, latency_s=alpha,
+                                      calls=calls)
+        return CollectiveTime(name=name, kind=kind, phase=phase, buffer_bytes=size, calls=calls, time_s=time)
+
+    if stage == 0:
+        collectives = [timed("all-reduce gradients", "all-reduce", "backward", grads, grad_calls)]
+    elif stage in (1, 2):
+        collectives = [timed("reduce-scatter gradients", "reduce-scatter", "backward", grads, grad_calls),
+                       timed("all-gather updated parameters", "all-gather", "after-step", gathered, 1)]
+    else:
+        collectives = [timed("all-gather parameters (forward)", "all-gather", "forward", gathered, layer_calls),
+                       timed("all-gather parameters (backward)", "all-gather", "backward", gathered, layer_calls),
+                       timed("reduce-scatter gradients", "reduce-scatter", "backward", grads, layer_calls)]
+    if n == 1:
+        collectives = []
+    communication = sum(c.time_s for c in collectives)
+    windows = {"forward": FORWARD_SHARE * compute_s, "backward": (1 - FORWARD_SHARE) * compute_s,
+               "after-step": 0.0}
+    if hide:
+        exposed = sum(max(0.0, sum(c.time_s for c in collectives if c.phase == phase) - windows[phase])
+                      for phase in _PHASES)
+    else:
+        exposed = communication
+
+    memory = training_memory(spec, method="full", precision=precision, batch=b, seq=s, gpus=n, zero=stage)
+    assumptions = (
+        f"{n} GPUs in one ring over {link.name}: {bw / 1e9:g} GB/s per direction "
+        f"({link.bandwidth_bytes_per_s / 1e9:g} GB/s {link.direction}, {link.source.title})",
+        f"collective efficiency {eff:g} of per-direction bandwidth and {alpha * 1e6:g} us per ring step (assumed)",
+        f"compute = 6 x {spec.active_parameters:,} active parameters x {tokens:,} tokens per GPU at "
+        f"MFU {utilisation:g} of {record.bf16_dense_flop_per_s / 1e12:g} dense BF16 TFLOP/s (assumed MFU; "
+        "attention FLOPs not counted)",
+        f"gradients reduced in {grad_dtype}, parameters gathered in {param_dtype}; one micro-batch per step",
+        ("overlap: each collective hides behind the compute of its own phase (forward 1/3, backward 2/3 of "
+         "compute); the ZeRO-1/2 parameter all-gather after the optimizer step is exposed")
+        if hide else "no overlap: communication adds to compute",
+    )
+    notes: list[str] = list(link.notes)
+    if link.pair_only and n > 2:
+        notes.append("A bridge joins GPUs in pairs only: a ring over more than two GPUs also crosses PCIe, "
+                     "so its slowest link is PCIe, not the bridge.")
+    elif record.id in BRIDGE_BY_GPU and link_key == AUTO and n > 2:
+        notes.append("This GPU's NVLink bridge joins pairs only; a ring over more than two GPUs runs at PCIe speed.")
+    if link.kind in ("infiniband", "ethernet"):
+        notes.append("A network link timed as every hop of the ring: a bound for one GPU per node. With NVLink "
+                     "inside each node, a ring across nodes sees min(intra-node, NICs per node x NIC) per GPU "
+                     "(calculators.parallel.collectives.multi_node_ring_bytes_per_s).")
+    return StepCommunication(
+        model=spec.name, gpu=record.name, gpus=n, zero=stage, interconnect=link.id, interconnect_name=link.name,
+        link_per_direction_bytes_per_s=bw, efficiency=eff, latency_s=alpha, mfu=utilisation,
+        trainable_parameters=params, tokens_per_gpu=tokens, flop_per_gpu=flop, compute_s=compute_s,
+        collectives=tuple(collectives), communication_s=communication, exposed_communication_s=exposed,
+        memory=memory, assumptions=assumptions, notes=tuple(notes),
+    )

@@ -1,0 +1,400 @@
+"""Decode and prefill speed of serving a model on GPUs: a roofline with stated efficiencies.
+
+One decode step reads every active weight once and each sequence's KV cache once, and
+does ``2 x active parameters`` FLOP per token plus attention over the cache. Its time is
+the larger of the memory time and the compute time (a roofline):
+
+``t_step = max(bytes / (bandwidth x bandwidth_efficiency), FLOPs / (rate x compute_efficiency))``
+
+With both efficiencies at 1 this is a lower bound on the step time (an upper bound on
+tokens/s); the defaults below make it an estimate, and the "Inference speed" page
+compares it with published measurements.
+
+>>> from calculators.catalog.gpus import get_gpu
+>>> from calculators.catalog.models import get_model
+>>> step = decode_step(get_model("llama-3-8b"), get_gpu("h100-sxm"), batch=1, context=1024)
+>>> step.bound
+'memory'
+>>> round(step.tokens_per_s)  # per sequence = aggregate at batch 1
+165
+
+References:
+    docs page "Inference speed"; Pope et al. 2022, "Efficiently Scaling Transformer
+    Inference" (arXiv:2211.05102), section 2 (memory vs compute time of decoding).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.catalog.gpus import GPU
+from calculators.dtypes import DType
+from calculators.errors import InputError
+from calculators.memory.inference import KV_DTYPES, MAX_BATCH, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
+from calculators.memory.inference import kv_cache_bytes
+from calculators.memory.training import MAX_GPUS
+from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
+from calculators.model import ModelSpec
+from calculators.performance.flops import (
+    attended_tokens,
+    causal_attended_pairs,
+    compute_rate_flop_per_s,
+    lm_head_parameters,
+    matmul_parameters,
+)
+from calculators.performance.steps import DecodeStep, Step
+from calculators.validate import finite_float, nonnegative_int, one_of, positive_int
+
+#: Assumed fraction of peak memory bandwidth a decode step achieves.
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.8
+#: Assumed fraction of the dense tensor rate matrix multiplies achieve (prefill, large batches).
+DEFAULT_COMPUTE_EFFICIENCY = 0.6
+#: Assumed fraction of linear speed-up kept when a step is split over tensor-parallel GPUs.
+DEFAULT_PARALLEL_EFFICIENCY = 0.9
+#: Above this many decode steps :func:`generation` sums sampled steps instead of every step.
+_EXACT_STEPS = 512
+
+
+def _efficiency(field: str, value: Any) -> float:
+    return finite_float(field, value, minimum=0.0, maximum=1.0, allow_minimum=False)
+
+
+@dataclass(frozen=True)
+class SpeedSetup:
+    """Validated settings shared by the speed functions."""
+
+    weights: DType
+    kv_cache: DType
+    batch: int
+    context: int
+    gpus: int
+    bandwidth_efficiency: float
+    compute_efficiency: float
+    parallel_efficiency: float
+
+    def assumptions(self) -> tuple[str, ...]:
+        """The efficiencies and layout, as sentences for a result."""
+        parallel = (f"{self.gpus} GPUs in tensor parallel: bytes and FLOPs split evenly, "
+                    f"parallel efficiency {self.parallel_efficiency:g} (assumed)") if self.gpus > 1 else "one GPU"
+        return (
+            f"bandwidth efficiency {self.bandwidth_efficiency:g} and compute efficiency "
+            f"{self.compute_efficiency:g} of the spec-sheet peaks (assumed)",
+            parallel,
+            f"weights {self.weights.value}, KV cache {self.kv_cache.value}",
+        )
+
+
+def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
+                gpus: int = 1, bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY,
+                compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY,
+                parallel_efficiency: float = DEFAULT_PARALLEL_EFFICIENCY) -> SpeedSetup:
+    """Check every speed input; raises :class:`~calculators.errors.InputError` naming the field."""
+    return SpeedSetup(
+        weights=DType.parse(one_of("weights", weights, WEIGHT_DTYPES), "weights"),
+        kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
+        batch=positive_int("batch", batch, maximum=MAX_BATCH),
+        context=positive_int("context", context, maximum=MAX_CONTEXT),
+        gpus=positive_int("gpus", gpus, maximum=MAX_GPUS),
+        bandwidth_efficiency=_efficiency("bandwidth_efficiency", bandwidth_efficiency),
+        compute_efficiency=_efficiency("compute_efficiency", compute_efficiency),
+        parallel_efficiency=_efficiency("parallel_efficiency", parallel_efficiency),
+    )
+
+
+def _bytes_per_weight(dtype: DType) -> float:
+    if dtype in QUANT_OVERHEAD_BYTES_PER_ELEMENT:
+        return quantized_bytes_per_element(dtype)
+    return dtype.bytes_per_element
+
+
+def weight_bytes_read(spec: ModelSpec, *, dtype: str | DType, tokens: int = 1) -> int:
+    """Weight bytes one forward pass over ``tokens`` tokens reads from memory.
+
+    Formula: dense model: all weights (:func:`~calculators.memory.weights.weight_bytes`).
+    Mixture of experts: all weights minus the experts no token is routed to; with
+    uniform, independent routing of ``k`` of ``E`` experts, a layer's experts are
+    touched with probability ``1 - (1 - k / E) ** tokens`` (assumed). One token reads
+    the active parameters; a large batch reads every expert.
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("mixtral-8x7b")
+    >>> one = weight_bytes_read(spec, dtype="bf16", tokens=1)
+    >>> round(one / 2 / spec.active_parameters, 3)  # two bytes per active parameter
+    1.0
+    >>> weight_bytes_read(spec, dtype="bf16", tokens=4096) == weight_bytes(spec, dtype="bf16")
+    True
+    """
+    kind = DType.parse(dtype, "weights")
+    tokens = positive_int("tokens", tokens, maximum=MAX_BATCH * MAX_CONTEXT)
+    total = weight_bytes(spec, dtype=kind)
+    if spec.moe is None:
+        return total
+    m = spec.moe
+    every_expert = spec.num_moe_layers * m.num_experts * spec.mlp_parameters(m.expert_intermediate_size)
+    touched = 1.0 - (1.0 - m.experts_per_token / m.num_experts) ** tokens
+    return int(round(total - every_expert * _bytes_per_weight(kind) * (1.0 - touched)))
+
+
+def decode_flops_per_token(spec: ModelSpec, *, context: int) -> float:
+    """FLOP to generate one token with ``context`` tokens in the cache.
+
+    Formula: ``2 x matmul parameters (active) + 4 x q_dim x sum over layers of
+    min(context, window)`` (QK^T and attention-weighted V, 2 FLOP per multiply-add).
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("llama-3-8b")
+    >>> decode_flops_per_token(spec, context=0) == 2 * (spec.parameters - spec.embedding_parameters)
+    True
+    """
+    context = nonnegative_int("context", context, maximum=MAX_CONTEXT)
+    return 2.0 * matmul_parameters(spec) + 4.0 * spec.q_dim * attended_tokens(spec, context=context)
+
+
+def prefill_flops(spec: ModelSpec, *, prompt: int) -> float:
+    """FLOP to prefill one prompt of ``prompt`` tokens (one sequence).
+
+    Formula: ``2 x (matmul parameters - LM head) x prompt + 2 x LM head`` (logits for the
+    last position only) ``+ 4 x q_dim x causal (query, key) pairs``.
+    """
+    prompt = positive_int("prompt", prompt, maximum=MAX_CONTEXT)
+    body = matmul_parameters(spec) - lm_head_parameters(spec)
+    attention = 4.0 * spec.q_dim * causal_attended_pairs(spec, tokens=prompt)
+    return 2.0 * body * prompt + 2.0 * lm_head_parameters(spec) + attention
+
+
+def _roofline(gpu: GPU, setup: SpeedSetup, *, bytes_read: int, flops: float, compute_dtype: DType
+              ) -> tuple[float, float | None, float, float, str]:
+    n = setup.gpus
+    rate = compute_rate_flop_per_s(gpu, compute_dtype)
+    memory_peak = bytes_read / (gpu.memory_bandwidth_bytes_per_s * n)
+    compute_peak = None if rate is None else flops / (rate * n)
+    memory_time = memory_peak / setup.bandwidth_efficiency
+    compute_time = None if compute_peak is None else compute_peak / setup.compute_efficiency
+    parallel = setup.parallel_efficiency if n > 1 else 1.0
+    time = max(memory_time, compute_time or 0.0) / parallel
+    bound_time = max(memory_peak, compute_peak or 0.0)
+    bound = "compute" if compute_time is not None and compute_time > memory_time else "memory"
+    return memory_time, compute_time, time, bound_time, bound
+
+
+def _compute_dtype(weights: DType) -> DType:
+    # fp8 checkpoints run fp8 matmuls; weight-only int8/int4/nf4 dequantise to 16 bits.
+    if weights in (DType.FP32, DType.FP8):
+        return weights
+    return DType.BF16
+
+
+def _decode(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> DecodeStep:
+    bytes_read = (weight_bytes_read(spec, dtype=setup.weights, tokens=setup.batch)
+                  + kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache))
+    flops = setup.batch * decode_flops_per_token(spec, context=context)
+    memory_time, compute_time, time, bound_time, bound = _roofline(
+        gpu, setup, bytes_read=bytes_read, flops=flops, compute_dtype=_compute_dtype(setup.weights))
+    return DecodeStep(bytes_read=bytes_read, flops=flops, memory_time_s=memory_time, compute_time_s=compute_time,
+                      time_s=time, bound_time_s=bound_time, bound=bound, tokens=setup.batch,
+                      batch=setup.batch, context=context)
+
+
+def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
+    """Time of one decode step of ``batch`` sequences with ``context`` tokens cached each.
+
+    Formula: bytes = weights read (:func:`weight_bytes_read`) + ``kv_cache_bytes(batch,
+    context)``; FLOPs = ``batch x`` :func:`decode_flops_per_token`; time = roofline of
+    the two (module docstring), divided over ``gpus`` and by the parallel efficiency.
+
+    Args:
+        spec: model shapes.
+        gpu: catalog GPU (memory bandwidth, dense rates).
+        **settings: keyword arguments of :func:`speed_setup`.
+
+    Returns:
+        A :class:`DecodeStep`; ``tokens_per_s`` is per sequence, ``aggregate_tokens_per_s``
+        for the batch.
+    """
+    setup = speed_setup(**settings)
+    return _decode(spec, gpu, setup, setup.context)
+
+
+def _prefill(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> Step:
+    tokens = setup.batch * setup.context
+    bytes_read = (weight_bytes_read(spec, dtype=setup.weights, tokens=tokens)
+                  + kv_cache_bytes(spec, batch=setup.batch, context=setup.context, kv_dtype=setup.kv_cache))
+    flops = setup.batch * prefill_flops(spec, prompt=setup.context)
+    memory_time, compute_time, time, bound_time, bound = _roofline(
+        gpu, setup, bytes_read=bytes_read, flops=flops, compute_dtype=_compute_dtype(setup.weights))
+    return Step(bytes_read=bytes_read, flops=flops, memory_time_s=memory_time, compute_time_s=compute_time,
+                time_s=time, bound_time_s=bound_time, bound=bound, tokens=tokens)
+
+
+def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
+    """Time to prefill ``batch`` prompts of ``context`` tokens: the time to first token.
+
+    Formula: FLOPs = ``batch x`` :func:`prefill_flops`; bytes = weights + the KV cache
+    written; time = roofline of the two. Prompts are compute-bound beyond a few hundred
+    tokens on data-centre GPUs.
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> from calculators.catalog.models import get_model
+    >>> first = prefill(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), context=2048)
+    >>> first.bound, round(first.time_s * 1000)  # milliseconds
+    ('compute', 148)
+    """
+    return _prefill(spec, gpu, speed_setup(**settings))
+
+
+@dataclass(frozen=True)
+class InferenceSpeed:
+    """Speed of serving a batch: first and last decode step, prefill and whole generation.
+
+    Attributes:
+        model: model name. gpu: GPU name. gpus: GPUs in tensor parallel.
+        batch, context, new_tokens: the request shape (context = prompt tokens).
+        first_step: decode step at ``context`` cached tokens.
+        last_step: decode step at ``context + new_tokens`` (the slowest).
+        prefill: prefill of the batch's prompts (its time is the time to first token).
+        generation_time_s: prefill plus every decode step of ``new_tokens`` (estimate).
+        output_tokens_per_s: ``batch x new_tokens / generation_time_s``: what offline
+            throughput benchmarks report (0 when ``new_tokens`` is 0).
+        memory_total_bytes: ``total_bytes`` of :func:`~calculators.memory.inference.inference_memory`
+            for the batch, divided by ``gpus`` (weights and KV split evenly).
+        fits: whether that fits the GPU's memory.
+    """
+
+    model: str
+    gpu: str
+    gpus: int
+    batch: int
+    context: int
+    new_tokens: int
+    first_step: DecodeStep
+    last_step: DecodeStep
+    prefill: Step
+    generation_time_s: float
+    output_tokens_per_s: float
+    memory_total_bytes: int
+    memory_capacity_bytes: int
+    fits: bool
+    assumptions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def time_to_first_token_s(self) -> float:
+        """Seconds to the first token: the prefill time (estimate)."""
+        return self.prefill.time_s
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (seconds, tokens/s, bytes, FLOP)."""
+        def step(s: Step) -> dict[str, Any]:
+            return {"bytes_read": s.bytes_read, "flops": s.flops, "memory_time_s": s.memory_time_s,
+                    "compute_time_s": s.compute_time_s, "time_s": s.time_s, "bound_time_s": s.bound_time_s,
+                    "bound": s.bound}
+
+        return {
+            "model": self.model, "gpu": self.gpu, "gpus": self.gpus, "batch": self.batch,
+            "context": self.context, "new_tokens": self.new_tokens,
+            "decode_tokens_per_s_per_sequence": self.first_step.tokens_per_s,
+            "decode_tokens_per_s": self.first_step.aggregate_tokens_per_s,
+            "decode_tokens_per_s_bound": self.first_step.max_aggregate_tokens_per_s,
+            "last_step_tokens_per_s_per_sequence": self.last_step.tokens_per_s,
+            "time_to_first_token_s": self.time_to_first_token_s,
+            "generation_time_s": self.generation_time_s, "output_tokens_per_s": self.output_tokens_per_s,
+            "first_step": step(self.first_step), "last_step": step(self.last_step), "prefill": step(self.prefill),
+            "memory_total_bytes": self.memory_total_bytes, "memory_capacity_bytes": self.memory_capacity_bytes,
+            "fits": self.fits, "assumptions": list(self.assumptions), "notes": list(self.notes),
+        }
+
+    def to_text(self) -> str:
+        """Plain-text summary for the CLI."""
+        first, last = self.first_step, self.last_step
+        lines = [
+            f"{self.model} on {self.gpus} x {self.gpu}, batch {self.batch}, prompt {self.context} tokens",
+            f"decode at {first.context} tokens: {first.tokens_per_s:,.1f} tokens/s per sequence, "
+            f"{first.aggregate_tokens_per_s:,.1f} tokens/s aggregate ({first.bound}-bound; "
+            f"bound {first.max_aggregate_tokens_per_s:,.1f})",
+            f"decode at {last.context} tokens: {last.tokens_per_s:,.1f} tokens/s per sequence",
+            f"time to first token (prefill): {self.time_to_first_token_s * 1000:,.1f} ms ({self.prefill.bound}-bound)",
+        ]
+        if self.new_tokens:
+            lines.append(f"{self.new_tokens} new tokens: {self.generation_time_s:,.2f} s, "
+                         f"{self.output_tokens_per_s:,.1f} output tokens/s")
+        lines.append(f"memory per GPU: {self.memory_total_bytes / 2**30:,.2f} GiB of "
+                     f"{self.memory_capacity_bytes / 2**30:,.2f} GiB ({'fits' if self.fits else 'does not fit'})")
+        return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
+
+
+def _decode_total_s(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, new_tokens: int) -> float:
+    """Seconds of the decode steps after the prefill: contexts ``context+1 .. context+new_tokens-1``.
+
+    The prefill yields the first new token, so ``new_tokens - 1`` steps follow. Up to
+    :data:`_EXACT_STEPS` steps are summed one by one; beyond, the range is cut into that
+    many equal chunks, each timed at its middle context (step time is piecewise linear in
+    the context, so the error is negligible).
+    """
+    steps = new_tokens - 1
+    if steps <= 0:
+        return 0.0
+    start = setup.context + 1
+    if steps <= _EXACT_STEPS:
+        return sum(_decode(spec, gpu, setup, start + i).time_s for i in range(steps))
+    total = 0.0
+    for chunk in range(_EXACT_STEPS):
+        low = start + steps * chunk // _EXACT_STEPS
+        high = start + steps * (chunk + 1) // _EXACT_STEPS
+        if high > low:
+            total += (high - low) * _decode(spec, gpu, setup, (low + high - 1) // 2).time_s
+    return total
+
+
+def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **settings: Any) -> InferenceSpeed:
+    """Decode rate, time to first token and generation throughput of one batch.
+
+    Formula: generation time = prefill(batch, context) + sum of decode steps at contexts
+    ``context + 1 .. context + new_tokens - 1``; output tokens/s = ``batch x new_tokens /
+    generation time``. All sequences start and finish together (a static batch; see
+    :mod:`calculators.performance.batching` for continuous batching).
+
+    Args:
+        spec: model shapes.
+        gpu: catalog GPU.
+        new_tokens: tokens generated per sequence.
+        **settings: keyword arguments of :func:`speed_setup`.
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> from calculators.catalog.models import get_model
+    >>> speed = inference_speed(get_model("llama-3-8b"), get_gpu("rtx-4090"), context=1024)
+    >>> speed.fits, speed.first_step.bound
+    (True, 'memory')
+    """
+    setup = speed_setup(**settings)
+    new_tokens = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT)
+    if setup.context + new_tokens > MAX_CONTEXT:
+        raise InputError("new_tokens", new_tokens, f"at most {MAX_CONTEXT - setup.context} with this context")
+    first = _decode(spec, gpu, setup, setup.context)
+    last = _decode(spec, gpu, setup, setup.context + new_tokens)
+    pre = _prefill(spec, gpu, setup)
+    total = pre.time_s + _decode_total_s(spec, gpu, setup, new_tokens)
+    memory = inference_memory(spec, weights=setup.weights.value, kv_cache=setup.kv_cache.value, batch=setup.batch,
+                              context=setup.context, new_tokens=new_tokens)
+    per_gpu = -(-memory.total_bytes // setup.gpus)
+    notes = []
+    if compute_rate_flop_per_s(gpu, _compute_dtype(setup.weights)) is None:
+        notes.append(f"{gpu.name} has no published dense rate for this format: compute time unknown, "
+                     "so every time is the memory time only (a lower bound)")
+    if spec.mla is not None:
+        notes.append("multi-head latent attention: attention FLOPs counted as per-head attention over q_dim; "
+                     "the cache read is the compressed latent")
+    if spec.moe is not None:
+        notes.append("mixture of experts: experts read per step assume uniform, independent routing")
+    assumptions = setup.assumptions() + (
+        "a static batch: every sequence has the same prompt and the same number of new tokens",
+        "time to first token = prefill of the whole batch; queueing, sampling and network time not counted",
+    )
+    if setup.gpus > 1:
+        assumptions += ("memory per GPU = total_bytes of one-GPU inference_memory divided by the GPU count",)
+    return InferenceSpeed(
+        model=spec.name, gpu=gpu.name, gpus=setup.gpus, batch=setup.batch, context=setup.context,
+        new_tokens=new_tokens, first_step=first, last_step=last, prefill=pre, generation_time_s=total,
+        output_tokens_per_s=setup.batch * new_tokens / total if new_tokens else 0.0,
+        memory_total_bytes=per_gpu, memory_capacity_bytes=gpu.memory_bytes, fits=per_gpu <= gpu.memory_bytes,
+        assumptions=assumptions, notes=tuple(notes))

@@ -1,0 +1,256 @@
+"""Wall-clock time of training: FLOPs ≈ 6·N·D plus attention, at an assumed MFU over N GPUs.
+
+Per token, training does a forward (2 FLOP per matmul parameter) and a backward (4), so
+``6 x N`` for a dense model and ``6 x active parameters`` for a mixture of experts,
+plus attention's score and value products: ``12 x layers x q_dim x seq`` (PaLM,
+Chowdhery et al. 2022, Appendix B; counted over the full sequence, not halved for the
+causal mask, as PaLM and Megatron-LM count it). Full activation recomputation runs the
+forward twice: 8·N instead of 6·N, 4/3 of the work.
+
+``time = tokens x FLOPs per token / (GPUs x dense rate x utilisation)``
+
+The utilisation is of the FLOPs actually executed; without recomputation that is the
+model FLOPs utilisation (MFU). With every factor at 1 the time is a lower bound.
+
+>>> from calculators.catalog.gpus import get_gpu
+>>> from calculators.catalog.models import get_model
+>>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096)
+>>> run.mfu, round(run.gpu_hours)
+(0.5, 164126)
+
+References:
+    docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
+    Chowdhery et al. 2022 (arXiv:2204.02311) Appendix B; Korthikanti et al. 2022
+    (arXiv:2205.05198) on MFU vs hardware FLOPs utilisation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.catalog.gpus import GPU
+from calculators.catalog.sources import Source
+from calculators.dtypes import DType
+from calculators.errors import InputError
+from calculators.memory.training import MAX_GPUS, MAX_SEQ, PRECISIONS
+from calculators.model import ModelSpec
+from calculators.performance.flops import attended_tokens, compute_rate_flop_per_s, matmul_parameters
+from calculators.validate import finite_float, flag, one_of, positive_int
+
+MAX_TOKENS = 10**16  # 10 quadrillion: 600 x the largest published pre-training run
+SECONDS_PER_HOUR = 3600.0
+SECONDS_PER_DAY = 86400.0
+
+LLAMA3_PAPER = Source("Meta, The Llama 3 Herd of Models (arXiv:2407.21783), Table 4: 38-43 % BF16 MFU, "
+                      "Llama 3 405B on 8,192-16,384 H100 GPUs", "https://arxiv.org/abs/2407.21783",
+                      "2024-07-31", kind="measured")
+LLM_FOUNDRY = Source("MosaicML llm-foundry, MPT training benchmarks: A100 80GB BF16 MFU 43-64 % for 125M-70B, "
+                     "H100 80GB BF16 MFU 26-46 %",
+                     "https://github.com/mosaicml/llm-foundry/blob/main/scripts/train/benchmarking/README.md",
+                     "2026-11-21", kind="measured")
+ASSUMED = Source("Assumed: no published large-run MFU for this GPU among the sources read; the H100 figure is used",
+                 "", "2026-11-21", kind="assumed")
+
+#: Default MFU per GPU id, with the published figures it is taken from.
+DEFAULT_MFU: dict[str, tuple[float, Source]] = {
+    "a100-40gb-sxm": (0.50, LLM_FOUNDRY),
+    "a100-80gb-sxm": (0.50, LLM_FOUNDRY),
+    "h100-sxm": (0.40, LLAMA3_PAPER),
+    "h200": (0.40, LLAMA3_PAPER),
+}
+#: MFU used for every GPU without its own entry in :data:`DEFAULT_MFU` (assumed).
+FALLBACK_MFU = 0.40
+
+
+def default_mfu(gpu: GPU) -> tuple[float, Source]:
+    """The default MFU for a GPU and where it comes from (a published figure or an assumption).
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> default_mfu(get_gpu("rtx-4090"))[1].kind
+    'assumed'
+    """
+    return DEFAULT_MFU.get(gpu.id, (FALLBACK_MFU, ASSUMED))
+
+
+def _precision_dtype(precision: str) -> DType:
+    return DType.FP32 if precision == "fp32" else DType.BF16 if precision.startswith("bf16") else DType.FP16
+
+
+def training_flops_per_token(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = False) -> float:
+    """FLOP per trained token: model FLOPs, or executed FLOPs with recomputation.
+
+    Formula: ``6 x matmul parameters (active) + 12 x q_dim x sum over layers of
+    min(seq, window)``; times 4/3 with full activation recomputation (one more forward).
+
+    >>> from calculators.catalog.models import get_model
+    >>> round(training_flops_per_token(get_model("llama-2-7b"), seq=4096) / 1e9, 2)  # GFLOP
+    46.09
+    """
+    seq = positive_int("seq", seq, maximum=MAX_SEQ)
+    checkpointing = flag("grad_checkpointing", grad_checkpointing)
+    model = 6.0 * matmul_parameters(spec) + 12.0 * spec.q_dim * attended_tokens(spec, context=seq)
+    return model * (4.0 / 3.0 if checkpointing else 1.0)
+
+
+@dataclass(frozen=True)
+class TrainingTime:
+    """Time and GPU-hours of training on a number of tokens.
+
+    Attributes:
+        model_flops_per_token: FLOP per token of forward + backward (no recomputation).
+        executed_flops_per_token: FLOP per token the GPUs run (4/3 more with recomputation).
+        total_model_flops: model FLOPs of the whole run.
+        utilisation: fraction of the dense rate the executed FLOPs run at (assumed input).
+        mfu: model FLOPs utilisation: equals ``utilisation`` without recomputation,
+            3/4 of it with.
+        time_s: wall-clock seconds (estimate). bound_time_s: at 100 % utilisation (a bound).
+        tokens_per_s: tokens per second of the whole cluster (estimate).
+        gpu_hours: ``gpus x time`` in hours (estimate).
+    """
+
+    model: str
+    gpu: str
+    gpus: int
+    tokens: int
+    seq: int
+    precision: str
+    grad_checkpointing: bool
+    rate_flop_per_s: float
+    model_flops_per_token: float
+    executed_flops_per_token: float
+    utilisation: float
+    mfu: float
+    time_s: float
+    bound_time_s: float
+    mfu_source: Source
+    assumptions: tuple[str, ...] = ()
+
+    @property
+    def total_model_flops(self) -> float:
+        """Model FLOPs of the whole run (FLOP)."""
+        return self.tokens * self.model_flops_per_token
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Cluster throughput, tokens per second (estimate)."""
+        return self.tokens / self.time_s
+
+    @property
+    def tokens_per_s_per_gpu(self) -> float:
+        """Throughput per GPU, tokens per second (estimate)."""
+        return self.tokens_per_s / self.gpus
+
+    @property
+    def gpu_hours(self) -> float:
+        """GPU-hours of the run (estimate)."""
+        return self.gpus * self.time_s / SECONDS_PER_HOUR
+
+    @property
+    def days(self) -> float:
+        """Wall-clock days of the run (estimate)."""
+        return self.time_s / SECONDS_PER_DAY
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (FLOP, seconds, hours, days)."""
+        return {
+            "model": self.model, "gpu": self.gpu, "gpus": self.gpus, "tokens": self.tokens, "seq": self.seq,
+            "precision": self.precision, "grad_checkpointing": self.grad_checkpointing,
+            "rate_flop_per_s": self.rate_flop_per_s, "model_flops_per_token": self.model_flops_per_token,
+            "executed_flops_per_token": self.executed_flops_per_token, "total_model_flops": self.total_model_flops,
+            "utilisation": self.utilisation, "mfu": self.mfu, "time_s": self.time_s,
+            "bound_time_s": self.bound_time_s, "tokens_per_s": self.tokens_per_s,
+            "tokens_per_s_per_gpu": self.tokens_per_s_per_gpu, "gpu_hours": self.gpu_hours,
+            "wall_clock_days": self.days,
+            "mfu_source": {"title": self.mfu_source.title, "url": self.mfu_source.url,
+                           "as_of": self.mfu_source.as_of, "kind": self.mfu_source.kind},
+            "assumptions": list(self.assumptions),
+        }
+
+    def to_text(self) -> str:
+        """Plain-text summary for the CLI."""
+        return "\n".join([
+            f"{self.model}: {self.tokens:,} tokens at seq {self.seq} on {self.gpus} x {self.gpu}",
+            f"FLOP per token: {self.model_flops_per_token / 1e9:,.2f} G (model), "
+            f"{self.executed_flops_per_token / 1e9:,.2f} G (executed)",
+            f"throughput: {self.tokens_per_s:,.0f} tokens/s ({self.tokens_per_s_per_gpu:,.0f} per GPU)",
+            f"wall clock: {self.days:,.2f} days ({self.gpu_hours:,.0f} GPU-hours); "
+            f"at 100 % utilisation: {self.bound_time_s / SECONDS_PER_DAY:,.2f} days",
+            *[f"assumes: {a}" for a in self.assumptions],
+        ])
+
+
+def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu: float | None = None,
+                  precision: str = "bf16-mixed", grad_checkpointing: bool = False, seq: int = 2048) -> TrainingTime:
+    """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
+
+    Formula: ``time = tokens x executed FLOPs per token / (gpus x rate x utilisation)``,
+    executed FLOPs from :func:`training_flops_per_token`; the rate is the GPU's dense
+    BF16/FP16 tensor rate (fp32: the FP32 rate).
+
+    Args:
+        spec: model shapes.
+        gpu: catalog GPU.
+        tokens: training tokens (count).
+        gpus: GPUs in the job; work is assumed to split evenly (the MFU absorbs the
+            communication and pipeline losses).
+        mfu: fraction of the dense rate achieved by the executed FLOPs, in (0, 1];
+            ``None`` takes :func:`default_mfu` for the GPU.
+        precision: one of :data:`~calculators.memory.training.PRECISIONS`; picks the rate.
+        grad_checkpointing: full activation recomputation (8·N instead of 6·N).
+        seq: sequence length in tokens (sets the attention term).
+
+    Raises:
+        InputError: a value out of range, or a GPU with no published rate for ``precision``.
+    """
+    tokens = positive_int("tokens", tokens, maximum=MAX_TOKENS)
+    gpus = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    precision = one_of("precision", precision, PRECISIONS)
+    checkpointing = flag("grad_checkpointing", grad_checkpointing)
+    if mfu is None:
+        utilisation, source = default_mfu(gpu)
+    else:
+        utilisation = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)
+        source = Source("Given by the user", "", "2026-11-21", kind="assumed")
+    rate = compute_rate_flop_per_s(gpu, _precision_dtype(precision))
+    if rate is None:
+        raise InputError("gpu", gpu.id, f"a GPU with a published dense {precision} rate ({gpu.name} has none)")
+    model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False)
+    executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing)
+    bound = tokens * executed / (gpus * rate)
+    achieved_mfu = utilisation * model_per_token / executed
+    assumptions: tuple[str, ...] = (
+        f"utilisation {utilisation:g} of the dense {precision} rate "
+        f"({rate / 1e12:,.1f} TFLOP/s per GPU): {source.title}",
+        "work splits evenly over the GPUs; communication, pipeline bubbles, restarts and "
+        "evaluation are inside the utilisation",
+        "attention counted over the full sequence (12 x layers x q_dim x seq per token), as PaLM and Megatron-LM do",
+    )
+    if checkpointing:
+        assumptions += ("full activation recomputation: one extra forward, 4/3 of the FLOPs; "
+                        f"model FLOPs utilisation is {achieved_mfu:.3g}",)
+    return TrainingTime(
+        model=spec.name, gpu=gpu.name, gpus=gpus, tokens=tokens, seq=positive_int("seq", seq, maximum=MAX_SEQ),
+        precision=precision, grad_checkpointing=checkpointing, rate_flop_per_s=rate,
+        model_flops_per_token=model_per_token, executed_flops_per_token=executed, utilisation=utilisation,
+        mfu=achieved_mfu, time_s=bound / utilisation, bound_time_s=bound, mfu_source=source,
+        assumptions=assumptions)
+
+
+def implied_mfu(spec: ModelSpec, gpu: GPU, *, tokens: int, gpu_hours: float, seq: int,
+                precision: str = "bf16-mixed") -> float:
+    """The model FLOPs utilisation a published run implies: model FLOPs / (GPU-hours x rate).
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> from calculators.catalog.models import get_model
+    >>> round(implied_mfu(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12,
+    ...                   gpu_hours=184320, seq=4096), 3)
+    0.445
+    """
+    tokens = positive_int("tokens", tokens, maximum=MAX_TOKENS)
+    hours = finite_float("gpu_hours", gpu_hours, minimum=0.0, maximum=1e12, allow_minimum=False)
+    precision = one_of("precision", precision, PRECISIONS)
+    rate = compute_rate_flop_per_s(gpu, _precision_dtype(precision))
+    if rate is None:
+        raise InputError("gpu", gpu.id, f"a GPU with a published dense {precision} rate ({gpu.name} has none)")
+    return tokens * training_flops_per_token(spec, seq=seq) / (hours * SECONDS_PER_HOUR * rate)

@@ -1,0 +1,121 @@
+"""Widget ``interconnect``: a data-parallel step's communication time over a link, against its compute.
+
+>>> calculator = calculators()[0]
+>>> html = calculator.run({"interconnect": "pcie4", "gpus": "8"})
+>>> "PCI Express 4.0 x16" in html and "<svg" in html and "GiB" in html
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+
+from calculators.catalog.gpus import all_gpus
+from calculators.catalog.interconnects import interconnect_ids
+from calculators.catalog.models import all_models
+from calculators.memory import training
+from calculators.parallel.collectives import DEFAULT_EFFICIENCY, MAX_GPUS
+from calculators.parallel.step import AUTO, DEFAULT_MFU, StepCommunication, step_communication
+from calculators.widgets.fields import Field, Value, choice_field, config_field, default_of, int_field, text_field
+from calculators.widgets.registry import CUSTOM, DEFAULT_GPU, DEFAULT_MODEL, Calculator, model_spec
+from calculators.widgets.render import color, gib, notes_html, paragraph, table_html
+
+_ROW_H = 22
+_LABEL_PCT = 34.0  # left part of the chart holds the row labels
+
+
+def float_field(name: str, label: str, *, default: float, minimum: float, maximum: float, step: float | None = None,
+                unit: str = "", help: str = "", advanced: bool = False) -> Field:
+    """A number input that takes decimals (``step`` None: any value)."""
+    return Field(name, label, "float", default, minimum=minimum, maximum=maximum, step=step, unit=unit, help=help,
+                 advanced=advanced)
+
+
+def time_bars_svg(rows: Sequence[tuple[str, float]], *, title: str) -> str:
+    """Horizontal bars of durations in milliseconds, one per row (label, seconds); deterministic and escaped."""
+    top = max([seconds for _, seconds in rows] + [1e-9]) * 1.05
+    height = _ROW_H * len(rows) + 8
+    summary = f"{title}: " + "; ".join(f"{name} {seconds * 1e3:,.1f} ms" for name, seconds in rows)
+    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" '
+             f'role="img" aria-label="{escape(summary)}" font-size="12" fill="currentColor">',
+             f"<title>{escape(summary)}</title>"]
+    for index, (name, seconds) in enumerate(rows):
+        y = 4 + index * _ROW_H
+        width = (100 - _LABEL_PCT - 12) * seconds / top
+        parts.append(f'<text x="0" y="{y + 14}">{escape(name)}</text>')
+        parts.append(f'<rect x="{_LABEL_PCT:.2f}%" y="{y + 2}" width="{max(width, 0.1):.2f}%" height="{_ROW_H - 6}" '
+                     f'fill="{color(index)}"><title>{escape(name)}: {seconds * 1e3:,.1f} ms</title></rect>')
+        parts.append(f'<text x="{_LABEL_PCT + width + 1:.2f}%" y="{y + 14}">{seconds * 1e3:,.1f} ms</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _fields() -> tuple[Field, ...]:
+    def default(name: str) -> object:
+        return default_of(step_communication, name)
+
+    records = all_models()
+    gpus = all_gpus()
+    return (
+        choice_field("model", "Model", default=DEFAULT_MODEL, choices=[r.id for r in records] + [CUSTOM],
+                     labels=[r.name for r in records] + ["Custom: paste or upload a config.json"]),
+        config_field("config", "config.json", show_when=("model", CUSTOM),
+                     help="Paste the text of a Hugging Face config.json or choose the file; it stays on this computer."),
+        choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[g.id for g in gpus],
+                     labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
+                     help="Its dense BF16 rate sets compute; its own link is used when the link is auto."),
+        text_field("interconnect", "Link", default=str(default("interconnect")),
+                   help=f"{AUTO} (the GPU's own link) or one of: {', '.join(interconnect_ids())}."),
+        float_field("gpus", "Data-parallel GPUs", default=float(str(default("gpus"))), minimum=1, maximum=MAX_GPUS,
+                    step=1),
+        choice_field("zero", "ZeRO stage", choices=training.ZERO_STAGES, default=default("zero"),
+                     help="0 is DDP (all-reduce); 1-2 reduce-scatter + all-gather; 3 gathers weights twice."),
+        int_field("batch", "Micro-batch", default=int(str(default("batch"))), maximum=training.MAX_BATCH,
+                  unit="sequences per GPU"),
+        float_field("seq", "Sequence length", default=float(str(default("seq"))), minimum=1,
+                    maximum=training.MAX_SEQ, step=1, unit="tokens"),
+        float_field("mfu", "MFU (assumed)", default=DEFAULT_MFU, minimum=0.01, maximum=1.0, advanced=True,
+                    help="Fraction of the GPU's dense BF16 peak the compute reaches."),
+        float_field("efficiency", "Collective efficiency (assumed)", default=DEFAULT_EFFICIENCY, minimum=0.01,
+                    maximum=1.0, advanced=True, help="Fraction of the per-direction link bandwidth NCCL reaches."),
+    )
+
+
+def _compute(values: Mapping[str, Value]) -> StepCommunication:
+    return step_communication(
+        model_spec(values), gpu=str(values["gpu"]), gpus=values["gpus"],  # type: ignore[arg-type]
+        zero=str(values["zero"]), interconnect=str(values["interconnect"]),  # type: ignore[arg-type]
+        batch=values["batch"], seq=values["seq"], mfu=float(values["mfu"]),  # type: ignore[arg-type]
+        efficiency=float(values["efficiency"]))
+
+
+def _render(result: StepCommunication) -> str:
+    verdict = ("The interconnect is the bottleneck: communication takes longer than compute, so no overlap can "
+               "hide it." if result.interconnect_bound else
+               "Compute is the bottleneck: communication is shorter than compute.")
+    summary = (f"{result.model} on {result.gpus} x {result.gpu}, ZeRO {result.zero}, over {result.interconnect_name} "
+               f"({result.link_per_direction_bytes_per_s / 1e9:g} GB/s per direction): communication "
+               f"{result.communication_s * 1e3:,.1f} ms against {result.compute_s * 1e3:,.1f} ms of compute per step "
+               f"(ratio {result.comm_to_compute:.2f}). {verdict} With overlap, {result.exposed_communication_s * 1e3:,.1f}"
+               f" ms stay exposed: scaling efficiency {result.scaling_efficiency:.0%}.")
+    bars = [("Compute", result.compute_s)] + [(c.name, c.time_s) for c in result.collectives]
+    bars.append(("Exposed after overlap", result.exposed_communication_s))
+    rows = [[c.name, c.phase, gib(c.buffer_bytes), f"{c.time_s * 1e3:,.1f}"] for c in result.collectives]
+    rows.append(["All communication", "", "", f"{result.communication_s * 1e3:,.1f}"])
+    rows.append(["Compute (6 N tokens / (peak x MFU))", "", "", f"{result.compute_s * 1e3:,.1f}"])
+    rows.append(["Step with overlap", "", "", f"{result.step_s * 1e3:,.1f}"])
+    rows.append(["Memory per GPU (total, training_memory)", "", gib(result.memory.total_bytes), ""])
+    return "".join([
+        paragraph(summary),
+        time_bars_svg(bars, title=f"{result.model}, one step on {result.gpus} GPUs"),
+        table_html(["Item", "Phase", "Buffer (GiB)", "Time (ms)"], rows, numeric=[False, False, True, True],
+                   caption="One optimizer step per GPU (GiB = 2^30 bytes; times are estimates at the stated MFU "
+                           "and efficiency)"),
+        notes_html(result.assumptions, result.notes),
+    ])
+
+
+def calculators() -> list[Calculator]:
+    """The ``interconnect`` widget."""
+    return [Calculator("interconnect", "Communication vs compute per step", _fields(), _compute, _render)]

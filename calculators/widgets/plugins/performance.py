@@ -1,0 +1,245 @@
+"""Widgets of the Performance section: ``inference-speed`` and ``training-time``.
+
+>>> from calculators.widgets.registry import get_calculator
+>>> html = get_calculator("inference-speed").run({"batch": "4"})
+>>> "tokens/s" in html and "<svg" in html
+True
+>>> "GPU-hours" in get_calculator("training-time").run({})
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+
+from calculators.catalog.gpus import GPU, all_gpus, get_gpu
+from calculators.catalog.models import all_models
+from calculators.memory import inference, training
+from calculators.model import ModelSpec
+from calculators.performance import inference_speed as speed
+from calculators.performance import training_time as train
+from calculators.performance.steps import DecodeStep
+from calculators.widgets.fields import Field, Value, bool_field, choice_field, config_field, default_of, int_field
+from calculators.widgets.registry import Calculator, model_spec
+from calculators.widgets.render import color, gib, notes_html, paragraph, table_html
+
+DEFAULT_MODEL = "llama-3-8b"
+DEFAULT_GPU = "h100-sxm"
+CUSTOM = "custom"
+#: Batch sizes and GPU counts the charts always draw (plus the one chosen).
+CHART_BATCHES = (1, 4, 16, 64, 256)
+CHART_GPUS = (1, 8, 64, 512, 4096)
+GIB = 2**30
+
+Values = Mapping[str, Value]
+
+
+def _float_field(name: str, label: str, *, default: float, minimum: float, maximum: float, step: float | None = None,
+                 unit: str = "", help: str = "", advanced: bool = False) -> Field:
+    return Field(name, label, "float", default, minimum=minimum, maximum=maximum, step=step, unit=unit, help=help,
+                 advanced=advanced)
+
+
+def _model_fields() -> tuple[Field, ...]:
+    records = all_models()
+    return (
+        choice_field("model", "Model", default=DEFAULT_MODEL, choices=[r.id for r in records] + [CUSTOM],
+                     labels=[r.name for r in records] + ["Custom: paste or upload a config.json"],
+                     help="A catalogued model, or your own Hugging Face config.json."),
+        config_field("config", "config.json", show_when=("model", CUSTOM),
+                     help="Paste the text of a Hugging Face config.json or choose the file; it stays on this computer."),
+        choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[g.id for g in all_gpus()],
+                     labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in all_gpus()]),
+    )
+
+
+def _spec(values: Values) -> ModelSpec:
+    return model_spec(values)
+
+
+@dataclass(frozen=True)
+class _Bar:
+    label: str
+    value: float
+    text: str
+    colour: int
+    highlight: bool = False
+
+
+def bars_svg(bars: Sequence[_Bar], *, title: str) -> str:
+    """Horizontal bars with a label on the left and the value text on the right (deterministic)."""
+    top = max([bar.value for bar in bars] + [1e-30])
+    row, left, width = 22, 18.0, 62.0
+    height = row * len(bars) + 8
+    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" role="img" '
+             f'aria-label="{escape(title)}" font-size="12" fill="currentColor"><title>{escape(title)}</title>']
+    for index, bar in enumerate(bars):
+        y = 4 + index * row
+        size = max(width * bar.value / top, 0.2)
+        weight = ' font-weight="700"' if bar.highlight else ""
+        parts.append(f'<text x="{left - 1:.2f}%" y="{y + 14}" text-anchor="end"{weight}>{escape(bar.label)}</text>')
+        parts.append(f'<rect x="{left:.2f}%" y="{y}" width="{size:.2f}%" height="{row - 6}" '
+                     f'fill="{color(bar.colour)}"><title>{escape(bar.label)}: {escape(bar.text)}</title></rect>')
+        parts.append(f'<text x="{left + size + 1:.2f}%" y="{y + 14}"{weight}>{escape(bar.text)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------- inference speed
+@dataclass(frozen=True)
+class SpeedView:
+    """One inference-speed estimate and the same settings over a range of batch sizes."""
+
+    result: speed.InferenceSpeed
+    by_batch: tuple[tuple[int, DecodeStep], ...]
+
+
+_SPEED_KEYS = ("weights", "kv_cache", "batch", "context", "gpus", "bandwidth_efficiency", "compute_efficiency",
+               "parallel_efficiency")
+
+
+def _speed_fields() -> tuple[Field, ...]:
+    def default(name: str) -> float:
+        return float(default_of(speed.speed_setup, name))
+
+    return (
+        *_model_fields(),
+        choice_field("weights", "Weights", choices=inference.WEIGHT_DTYPES, default=default_of(speed.speed_setup,
+                     "weights"), help="int4/int8/nf4 are weight-only: fewer bytes to read, bf16 matmuls."),
+        choice_field("kv_cache", "KV cache", choices=inference.KV_DTYPES,
+                     default=default_of(speed.speed_setup, "kv_cache")),
+        int_field("batch", "Batch", default=default_of(speed.speed_setup, "batch"), maximum=inference.MAX_BATCH,
+                  unit="concurrent sequences"),
+        int_field("context", "Prompt length", default=default_of(speed.speed_setup, "context"),
+                  maximum=inference.MAX_CONTEXT, unit="tokens"),
+        int_field("new_tokens", "New tokens", default=default_of(speed.inference_speed, "new_tokens"), minimum=0,
+                  maximum=inference.MAX_CONTEXT, unit="tokens per sequence"),
+        _float_field("gpus", "Tensor-parallel GPUs", default=1, minimum=1, maximum=training.MAX_GPUS, step=1,
+                     advanced=True),
+        _float_field("bandwidth_efficiency", "Bandwidth efficiency", default=default("bandwidth_efficiency"),
+                     minimum=0.01, maximum=1.0, advanced=True, help="Fraction of peak memory bandwidth (assumed)."),
+        _float_field("compute_efficiency", "Compute efficiency", default=default("compute_efficiency"),
+                     minimum=0.01, maximum=1.0, advanced=True, help="Fraction of the dense tensor rate (assumed)."),
+        _float_field("parallel_efficiency", "Parallel efficiency", default=default("parallel_efficiency"),
+                     minimum=0.01, maximum=1.0, advanced=True, help="Kept from linear speed-up over GPUs (assumed)."),
+    )
+
+
+def _compute_speed(values: Values) -> SpeedView:
+    spec, gpu = _spec(values), get_gpu(str(values["gpu"]))
+    settings = {key: values[key] for key in _SPEED_KEYS}
+    result = speed.inference_speed(spec, gpu, new_tokens=int(values["new_tokens"]), **settings)
+    batches = sorted(set(CHART_BATCHES) | {result.batch})
+    steps = tuple((b, speed.decode_step(spec, gpu, **{**settings, "batch": b})) for b in batches)
+    return SpeedView(result=result, by_batch=steps)
+
+
+def _rate(value: float) -> str:
+    return f"{value:,.1f}"
+
+
+def speed_html(view: SpeedView) -> str:
+    """Summary, aggregate tokens/s by batch (chart), the numbers (table) and assumptions."""
+    r = view.result
+    first = r.first_step
+    summary = (f"{r.model} on {r.gpus} x {r.gpu}: {_rate(first.tokens_per_s)} tokens/s per sequence and "
+               f"{_rate(first.aggregate_tokens_per_s)} tokens/s for the batch of {r.batch} "
+               f"({first.bound}-bound); first token after {r.time_to_first_token_s * 1000:,.1f} ms.")
+    bars = [_Bar(f"batch {b}", s.aggregate_tokens_per_s,
+                 f"{_rate(s.aggregate_tokens_per_s)} tokens/s ({s.bound})", 0 if s.bound == "memory" else 1,
+                 highlight=b == r.batch) for b, s in view.by_batch]
+    chart = bars_svg(bars, title="Aggregate decode tokens/s by batch size (blue: memory-bound, orange: compute-bound)")
+    legend = ('<ul class="mlhw-legend"><li><span class="mlhw-swatch" style="background:' + color(0)
+              + '"></span>memory-bound</li><li><span class="mlhw-swatch" style="background:' + color(1)
+              + '"></span>compute-bound</li></ul>')
+    rows = [
+        ["Decode, per sequence", _rate(first.tokens_per_s), "tokens/s", "estimate"],
+        ["Decode, whole batch", _rate(first.aggregate_tokens_per_s), "tokens/s", "estimate"],
+        ["Decode, whole batch at 100 % of peaks", _rate(first.max_aggregate_tokens_per_s), "tokens/s", "upper bound"],
+        [f"Decode per sequence at {r.last_step.context:,} tokens", _rate(r.last_step.tokens_per_s), "tokens/s",
+         "estimate"],
+        ["Time to first token (prefill of the batch)", f"{r.time_to_first_token_s * 1000:,.1f}", "ms", "estimate"],
+        ["Output tokens/s over the whole generation", _rate(r.output_tokens_per_s), "tokens/s", "estimate"],
+        ["Bytes read per decode step", gib(first.bytes_read), "GiB", "derived"],
+        ["Memory per GPU (total_bytes)", gib(r.memory_total_bytes), "GiB",
+         "fits" if r.fits else f"does not fit {gib(r.memory_capacity_bytes)} GiB"],
+    ]
+    table = table_html(["quantity", "value", "unit", "kind"], rows, numeric=[False, True, False, False])
+    return paragraph(summary) + chart + legend + table + notes_html(r.assumptions, r.notes)
+
+
+# --------------------------------------------------------------------------- training time
+@dataclass(frozen=True)
+class TrainView:
+    """One training-time estimate and the same run over a range of GPU counts."""
+
+    result: train.TrainingTime
+    gpu: GPU
+    by_gpus: tuple[tuple[int, train.TrainingTime], ...]
+
+
+def _train_fields() -> tuple[Field, ...]:
+    return (
+        *_model_fields(),
+        _float_field("tokens_billions", "Training tokens", default=100.0, minimum=0.001,
+                     maximum=train.MAX_TOKENS / 1e9, unit="billions"),
+        _float_field("gpus", "GPUs", default=8, minimum=1, maximum=training.MAX_GPUS, step=1),
+        _float_field("seq", "Sequence length", default=default_of(train.training_time, "seq"), minimum=1,
+                     maximum=training.MAX_SEQ, step=1, unit="tokens"),
+        _float_field("mfu", "MFU", default=0.0, minimum=0.0, maximum=1.0,
+                     help="Model FLOPs utilisation; 0 takes the default for the GPU class."),
+        bool_field("grad_checkpointing", "Gradient checkpointing", default=False,
+                   help="Full recomputation: 8·N instead of 6·N FLOPs per token."),
+        choice_field("precision", "Precision", choices=training.PRECISIONS,
+                     default=default_of(train.training_time, "precision"), advanced=True,
+                     help="Picks the dense rate: fp32 uses the FP32 rate, the others the BF16/FP16 tensor rate."),
+    )
+
+
+def _compute_train(values: Values) -> TrainView:
+    spec, gpu = _spec(values), get_gpu(str(values["gpu"]))
+    tokens = max(1, int(round(float(values["tokens_billions"]) * 1e9)))
+    mfu = float(values["mfu"]) or None
+    settings = {"tokens": tokens, "mfu": mfu, "precision": values["precision"],
+                "grad_checkpointing": values["grad_checkpointing"], "seq": values["seq"]}
+    result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
+    counts = sorted(set(CHART_GPUS) | {result.gpus})
+    runs = tuple((n, train.training_time(spec, gpu, gpus=n, **settings)) for n in counts)  # type: ignore[arg-type]
+    return TrainView(result=result, gpu=gpu, by_gpus=runs)
+
+
+def _days(days: float) -> str:
+    return f"{days:,.2f} days" if days >= 1 else f"{days * 24:,.2f} hours"
+
+
+def train_html(view: TrainView) -> str:
+    """Summary, wall-clock time by GPU count (chart), the numbers (table) and assumptions."""
+    r, gpu = view.result, view.gpu
+    summary = (f"{r.model} on {r.tokens:,} tokens with {r.gpus:,} x {r.gpu}: {_days(r.days)} of wall clock, "
+               f"{r.gpu_hours:,.0f} GPU-hours, at MFU {r.mfu:.3g}.")
+    bars = [_Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus) for n, run in view.by_gpus]
+    chart = bars_svg(bars, title="Wall-clock time by GPU count at the same utilisation")
+    rows = [
+        ["Model FLOPs per token", f"{r.model_flops_per_token / 1e9:,.2f}", "GFLOP", "derived"],
+        ["Executed FLOPs per token", f"{r.executed_flops_per_token / 1e9:,.2f}", "GFLOP", "derived"],
+        ["Total model FLOPs", f"{r.total_model_flops:.3e}", "FLOP", "derived"],
+        ["Throughput, all GPUs", f"{r.tokens_per_s:,.0f}", "tokens/s", "estimate"],
+        ["Throughput per GPU", f"{r.tokens_per_s_per_gpu:,.0f}", "tokens/s", "estimate"],
+        ["Wall clock", f"{r.days:,.2f}", "days", "estimate"],
+        ["Wall clock at 100 % utilisation", f"{r.bound_time_s / 86400:,.2f}", "days", "lower bound"],
+        ["GPU time", f"{r.gpu_hours:,.0f}", "GPU-hours", "estimate"],
+        [f"Dense {r.precision} rate per GPU", f"{r.rate_flop_per_s / 1e12:,.1f}", "TFLOP/s", "spec"],
+        ["GPU memory (capacity, not checked here)", gib(gpu.memory_bytes), "GiB", "spec"],
+    ]
+    table = table_html(["quantity", "value", "unit", "kind"], rows, numeric=[False, True, False, False])
+    return paragraph(summary) + chart + table + notes_html(r.assumptions, ())
+
+
+def calculators() -> list[Calculator]:
+    """The two calculators of this section."""
+    return [
+        Calculator("inference-speed", "Inference speed", _speed_fields(), _compute_speed, speed_html),
+        Calculator("training-time", "Training time", _train_fields(), _compute_train, train_html),
+    ]

@@ -1,0 +1,213 @@
+"""Widgets of the system-balance and cost pages: ``system-balance`` and ``cost-breakeven``.
+
+>>> from calculators.widgets.registry import get_calculator
+>>> html = get_calculator("system-balance").run({})
+>>> "<svg" in html and "GiB" in html and "CPU cores" in html
+True
+>>> html = get_calculator("cost-breakeven").run({"gpu": "h100-sxm", "purchase_usd": "30000"})
+>>> "Break-even utilisation" in html
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+
+from calculators import cost, system
+from calculators.catalog import prices
+from calculators.catalog.gpus import all_gpus, get_gpu
+from calculators.memory.weights import weight_bytes
+from calculators.model import ModelSpec
+from calculators.performance.training_time import TrainingTime, training_time
+from calculators.widgets.fields import Field, Value, bool_field, choice_field
+from calculators.widgets.registry import Calculator, model_config_field, model_field, model_spec
+from calculators.widgets.render import chart_html, gib, notes_html, paragraph, table_html
+
+Values = Mapping[str, Value]
+
+
+def _float(name: str, label: str, *, default: float, minimum: float, maximum: float, unit: str = "",
+            help: str = "", advanced: bool = False) -> Field:
+    return Field(name, label, "float", default, minimum=minimum, maximum=maximum, unit=unit, help=help,
+                 advanced=advanced)
+
+
+def _gpu_field(default: str) -> Field:
+    gpus = all_gpus()
+    return choice_field("gpu", "GPU", default=default, choices=[g.id for g in gpus],
+                        labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus])
+
+
+def _bars_svg(bars: Sequence[tuple[str, float]], *, unit: str, title: str) -> str:
+    """Horizontal bars (label, value) on one scale; deterministic, escaped text."""
+    top = max([value for _, value in bars] + [1e-12]) * 1.15
+    height = 26 * len(bars) + 12
+    summary = f"{title}: " + "; ".join(f"{name} {value:,.3f} {unit}" for name, value in bars)
+    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" '
+             f'role="img" aria-label="{escape(summary)}" font-size="12" fill="currentColor">',
+             f"<title>{escape(summary)}</title>"]
+    for index, (name, value) in enumerate(bars):
+        y = 6 + 26 * index
+        width = max(60 * value / top, 0.1)
+        parts.append(f'<text x="0" y="{y + 14}">{escape(name)}</text>')
+        parts.append(f'<rect x="38%" y="{y}" width="{width:.2f}%" height="18" fill="{_COLORS[index % 3]}">'
+                     f"<title>{escape(name)}: {value:,.3f} {escape(unit)}</title></rect>")
+        parts.append(f'<text x="{38 + width + 1:.2f}%" y="{y + 14}">{value:,.3f} {escape(unit)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+_COLORS = ("#0072B2", "#E69F00", "#009E73")
+
+
+# --------------------------------------------------------------------------- system balance
+@dataclass(frozen=True)
+class SystemView:
+    """A system-balance result with the model whose states may be offloaded."""
+
+    spec: ModelSpec
+    offload: bool
+    balance: system.SystemBalance
+
+
+def _system_fields() -> tuple[Field, ...]:
+    return (
+        model_field(), model_config_field(), _gpu_field("h100-sxm"),
+        _float("gpus", "GPUs in the machine", default=8, minimum=1, maximum=system.MAX_GPUS),
+        _float("samples_per_s", "Samples per second", default=3000, minimum=1e-3, maximum=system.MAX_SAMPLES_PER_S,
+               unit="all GPUs", help="What the GPUs consume, e.g. images/s from a training log."),
+        _float("bytes_per_sample", "Bytes per sample", default=110_000, minimum=0,
+               maximum=system.MAX_BYTES_PER_SAMPLE, unit="bytes read", help="Stored (compressed) size of one sample."),
+        _float("decode_ms_per_sample", "CPU time per sample", default=system.DEFAULT_DECODE_MS_PER_SAMPLE, minimum=0,
+               maximum=system.MAX_MS_PER_SAMPLE, unit="ms on one core",
+               help="Decode + augment. Default: Pillow JPEG decode only (arXiv:2605.08731); time your own pipeline."),
+        _float("dataset_cache_gib", "Dataset cached in RAM", default=0, minimum=0, maximum=2**30, unit="GiB",
+               advanced=True),
+        bool_field("offload_optimizer", "Offload optimizer states to host (ZeRO-2)", default=False, advanced=True,
+                   help="DeepSpeed CPU offload of the chosen model's fp32 weights, gradients and Adam moments."),
+        _float("host_ram_factor", "Rule: host RAM per GiB of GPU memory", default=system.DEFAULT_HOST_RAM_FACTOR,
+               minimum=0, maximum=64, advanced=True),
+    )
+
+
+def _compute_system(values: Values) -> SystemView:
+    spec = model_spec(values)
+    offload = bool(values["offload_optimizer"])
+    balance = system.system_balance(
+        samples_per_s=float(values["samples_per_s"]), bytes_per_sample=float(values["bytes_per_sample"]),
+        decode_ms_per_sample=float(values["decode_ms_per_sample"]), gpu=str(values["gpu"]),
+        gpus=system.whole_gpus(values["gpus"]), host_ram_factor=float(values["host_ram_factor"]),
+        dataset_cache_bytes=int(float(values["dataset_cache_gib"]) * 2**30),
+        offload="optimizer" if offload else "none", offload_parameters=spec.parameters if offload else 0)
+    return SystemView(spec=spec, offload=offload, balance=balance)
+
+
+def _system_html(view: SystemView) -> str:
+    b = view.balance
+    ram = b.host_ram
+    rows = [["CPU cores for data loading", f"{b.loader.cpu_cores}", f"{b.loader.cpu_cores_needed:,.2f} cores of work"],
+            ["Storage read rate", f"{b.loader.read_bytes_per_s / 1e6:,.1f} MB/s", "samples/s x bytes per sample"],
+            ["Host RAM (GiB)", gib(ram.needed_bytes),
+             "rule (GPU memory)" if ram.binding == "rule" else "sum of uses"]]
+    for fit in b.storage:
+        rows.append([f"{fit.storage.name} ({fit.storage.example})",
+                     f"{fit.utilization:.0%} of rated read",
+                     "enough" if fit.enough else f"{fit.devices_needed} in parallel"])
+    segments = [(name, value) for name, value in ram.breakdown.items()]
+    summary = (f"{b.gpus} x {b.gpu.name}: {b.loader.cpu_cores} CPU cores, "
+               f"{b.loader.read_bytes_per_s / 1e6:,.1f} MB/s of reads, {gib(ram.needed_bytes)} GiB of host RAM.")
+    return (paragraph(summary)
+            + chart_html(segments, capacity_bytes=ram.rule_bytes,
+                         capacity_label=f"Rule: {ram.factor:g} x GPU memory", title="Host RAM by use")
+            + table_html(["need", "value", "note"], rows, numeric=[False, True, False])
+            + paragraph(b.ecc_note, css="mlhw-note")
+            + notes_html(b.loader.assumptions + ram.assumptions,
+                         [f"Offloaded states for {view.spec.name} ({view.spec.parameters:,} parameters)."]
+                         if view.offload else []))
+
+
+# --------------------------------------------------------------------------- cost
+@dataclass(frozen=True)
+class CostView:
+    """A local-versus-cloud comparison with a training-run and a serving cost."""
+
+    spec: ModelSpec
+    comparison: cost.CostComparison
+    run: TrainingTime
+    tokens_per_s: float
+
+
+def _cost_fields() -> tuple[Field, ...]:
+    return (
+        model_field(), model_config_field(), _gpu_field("rtx-4090"),
+        _float("purchase_usd", "Purchase price per GPU", default=0, minimum=0, maximum=cost.MAX_USD, unit="USD",
+               help="0 = the catalog's launch MSRP (datacenter GPUs have none: enter a price)."),
+        _float("cloud_usd_per_gpu_hour", "Cloud price", default=0, minimum=0, maximum=cost.MAX_USD_PER_HOUR,
+               unit="USD per GPU-hour", help=f"0 = median of the {prices.EDITION} catalog's on-demand offers."),
+        _float("kwh_usd", "Electricity", default=prices.default_kwh_price().usd_per_kwh, minimum=0, maximum=100,
+               unit="USD per kWh"),
+        _float("utilization", "Utilisation", default=cost.DEFAULT_UTILIZATION, minimum=0.001, maximum=1,
+               unit="fraction of all hours", help="How much of the time the local GPU works."),
+        _float("years", "Depreciation period", default=cost.DEFAULT_YEARS, minimum=0.1, maximum=50, unit="years"),
+        _float("tokens", "Training tokens", default=1e9, minimum=1, maximum=1e15, unit="tokens",
+               help="Priced with the training-time estimate for the model on this GPU (assumed MFU).",
+               advanced=True),
+        _float("tokens_per_s", "Serving rate", default=1000, minimum=1e-3, maximum=cost.MAX_TOKENS_PER_S,
+               unit="tokens/s per GPU", help="Aggregate generated tokens/s one GPU sustains.", advanced=True),
+    )
+
+
+def _compute_cost(values: Values) -> CostView:
+    spec = model_spec(values)
+
+    def price(name: str) -> float | None:
+        return None if float(values[name]) == 0 else float(values[name])
+
+    comparison = cost.cost_comparison(gpu=str(values["gpu"]), purchase_usd=price("purchase_usd"),
+                                      cloud_usd_per_gpu_hour=price("cloud_usd_per_gpu_hour"),
+                                      kwh_usd=float(values["kwh_usd"]), utilization=float(values["utilization"]),
+                                      years=float(values["years"]))
+    run = training_time(spec, get_gpu(str(values["gpu"])), tokens=int(float(values["tokens"])))
+    return CostView(spec=spec, comparison=comparison, run=run, tokens_per_s=float(values["tokens_per_s"]))
+
+
+def _usd(value: float | None, digits: int = 2) -> str:
+    return "never" if value is None else f"${value:,.{digits}f}"
+
+
+def _cost_html(view: CostView) -> str:
+    c = view.comparison
+    util = c.breakeven_utilization
+    local_run = cost.training_run_cost_usd(gpu_hours=view.run.gpu_hours, usd_per_gpu_hour=c.local_usd_per_gpu_hour)
+    cloud_run = cost.training_run_cost_usd(gpu_hours=view.run.gpu_hours, usd_per_gpu_hour=c.cloud_usd_per_gpu_hour)
+    rows = [
+        ["Local, per used GPU-hour", _usd(c.local_usd_per_gpu_hour, 3)],
+        ["  of which depreciation", _usd(c.local_capital_usd_per_gpu_hour, 3)],
+        ["  of which electricity", _usd(c.power_usd_per_gpu_hour, 3)],
+        ["Cloud, per GPU-hour", _usd(c.cloud_usd_per_gpu_hour, 3)],
+        ["Break-even utilisation", "never" if util is None else f"{util:.1%}"],
+        ["Break-even used GPU-hours", "never" if c.breakeven_gpu_hours is None else f"{c.breakeven_gpu_hours:,.0f}"],
+        [f"Training run: {view.run.gpu_hours:,.1f} GPU-hours (estimate)", f"{_usd(local_run)} local / "
+                                                                           f"{_usd(cloud_run)} cloud"],
+        ["Serving: USD per million tokens", f"{_usd(cost.usd_per_million_tokens(tokens_per_s=view.tokens_per_s, usd_per_hour=c.local_usd_per_gpu_hour), 3)}"
+                                            f" local / {_usd(cost.usd_per_million_tokens(tokens_per_s=view.tokens_per_s, usd_per_hour=c.cloud_usd_per_gpu_hour), 3)} cloud"],
+    ]
+    weights = weight_bytes(view.spec, dtype="bf16")
+    summary = (f"{c.gpu.name} ({c.gpu.memory_gib:g} GiB) at {c.utilization:.0%} utilisation: "
+               f"{c.cheaper} is cheaper. {view.spec.name} has {gib(weights)} GiB of bf16 weights.")
+    bars = [("Local: depreciation", c.local_capital_usd_per_gpu_hour), ("Local: electricity", c.power_usd_per_gpu_hour),
+            ("Cloud on-demand", c.cloud_usd_per_gpu_hour)]
+    return (paragraph(summary) + _bars_svg(bars, unit="USD/GPU-h", title="Cost per used GPU-hour")
+            + table_html(["quantity", "USD"], rows, numeric=[False, True])
+            + notes_html(c.assumptions + view.run.assumptions, c.price_sources))
+
+
+def calculators() -> list[Calculator]:
+    """The two calculators of this module."""
+    return [
+        Calculator("system-balance", "System balance: CPU, storage, host RAM", _system_fields(), _compute_system,
+                   _system_html),
+        Calculator("cost-breakeven", "Local or cloud: break-even", _cost_fields(), _compute_cost, _cost_html),
+    ]

@@ -1,0 +1,102 @@
+"""Widget ``vision-training``: training memory of a ResNet or ViT image classifier at a resolution.
+
+>>> calculator = calculators()[0]
+>>> html = calculator.run({"network": "vit-b-16", "batch": "64"})
+>>> "ViT-B/16" in html and "<svg" in html and "GiB" in html
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from calculators.catalog.gpus import GPU, all_gpus, get_gpu
+from calculators.catalog.vision_models import VisionModel, get_vision_model, vision_model_ids
+from calculators.errors import InputError
+from calculators.memory.optimizers import OPTIMIZERS
+from calculators.memory.result import MemoryEstimate
+from calculators.memory.vision import MAX_BATCH, MAX_RESOLUTION, PRECISIONS, vision_model_from_config, vision_training_memory
+from calculators.widgets.fields import Field, Value, choice_field, config_field, int_field, text_field
+from calculators.widgets.plugins.parallel import float_field
+from calculators.widgets.registry import DEFAULT_GPU, Calculator
+from calculators.widgets.render import chart_html, gib, label, notes_html, paragraph, table_html
+
+#: ``network`` value that reads the shapes from the pasted config.json.
+CUSTOM = "custom"
+
+
+@dataclass(frozen=True)
+class VisionView:
+    """A vision training estimate drawn against one GPU."""
+
+    model: VisionModel
+    resolution: int
+    batch: int
+    estimate: MemoryEstimate
+    gpu: GPU
+
+
+def _fields() -> tuple[Field, ...]:
+    gpus = all_gpus()
+    return (
+        text_field("network", "Network", default="resnet-50",
+                   help=f"One of: {', '.join(vision_model_ids())}, or {CUSTOM} to read the config.json below."),
+        config_field("config", "config.json (network custom)",
+                     help="A Hugging Face ViT or ResNet config.json; used when the network is custom."),
+        choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[g.id for g in gpus],
+                     labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
+                     help="The chart draws this GPU's memory as a dashed line."),
+        int_field("batch", "Batch", default=32, maximum=MAX_BATCH, unit="images per GPU"),
+        float_field("resolution", "Resolution", default=224.0, minimum=32, maximum=MAX_RESOLUTION, step=1,
+                    unit="pixels (square)", help="ViT needs a multiple of its patch size."),
+        choice_field("precision", "Precision", choices=PRECISIONS, default="bf16-mixed",
+                     help="-mixed: fp32 weights with 16-bit autocast."),
+        choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default="sgd", labels=list(OPTIMIZERS),
+                     help="torchvision's recipes: SGD with momentum for ResNets, AdamW for ViTs."),
+    )
+
+
+def _compute(values: Mapping[str, Value]) -> VisionView:
+    name = str(values["network"]).strip().lower()
+    if name == CUSTOM:
+        text = str(values.get("config", ""))
+        if not text.strip():
+            raise InputError("config", "", "the text of a Hugging Face ViT or ResNet config.json")
+        model = vision_model_from_config(text)
+    else:
+        model = get_vision_model(name)
+    resolution = values["resolution"]
+    estimate = vision_training_memory(model, batch=int(values["batch"]), resolution=resolution,  # type: ignore[arg-type]
+                                      precision=str(values["precision"]), optimizer=str(values["optimizer"]))
+    return VisionView(model=model, resolution=int(float(resolution)), batch=int(values["batch"]), estimate=estimate,
+                      gpu=get_gpu(str(values["gpu"])))
+
+
+def _render(view: VisionView) -> str:
+    estimate, gpu = view.estimate, view.gpu
+    spare = gpu.memory_bytes - estimate.total_bytes
+    verdict = (f"{gpu.name} has {gib(gpu.memory_bytes)} GiB: it fits, with {gib(spare)} GiB to spare."
+               if spare >= 0 else f"{gpu.name} has {gib(gpu.memory_bytes)} GiB: it does not fit, short by "
+               f"{gib(-spare)} GiB.")
+    summary = (f"{view.model.name} ({estimate.parameters:,} parameters), batch {view.batch} at {view.resolution} px: "
+               f"needs {gib(estimate.total_bytes)} GiB (peak allocated {gib(estimate.peak_allocated_bytes)} GiB in "
+               f"the {estimate.peak_phase} phase; derived, not measured). {verdict}")
+    rows = [[label(name), gib(value)] for name, value in estimate.breakdown.items() if value]
+    rows.append([f"Peak allocated ({estimate.peak_phase} phase)", gib(estimate.peak_allocated_bytes)])
+    rows += [[label(name), gib(value)] for name, value in estimate.overhead.items()]
+    rows.append(["Total on the GPU", gib(estimate.total_bytes)])
+    segments = [*estimate.breakdown.items(), *estimate.overhead.items()]
+    return "".join([
+        paragraph(summary),
+        chart_html(segments, capacity_bytes=gpu.memory_bytes, capacity_label=gpu.name,
+                   title=f"{view.model.name}, training"),
+        table_html(["Component", "GiB (2^30 bytes)"], rows, numeric=[False, True],
+                   caption="Memory of one training step (GiB = 2^30 bytes)"),
+        notes_html(estimate.assumptions, estimate.notes),
+    ])
+
+
+def calculators() -> list[Calculator]:
+    """The ``vision-training`` widget."""
+    return [Calculator("vision-training", "Image-classifier training memory", _fields(), _compute, _render)]

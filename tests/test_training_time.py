@@ -1,0 +1,145 @@
+"""Training FLOPs, time, GPU-hours and MFU (calculators.performance.training_time)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.models import get_model
+from calculators.cli import main
+from calculators.errors import InputError
+from calculators.performance.published import TRAINING_RUNS, TRAINING_THROUGHPUT
+from calculators.performance.training_time import (
+    DEFAULT_MFU,
+    FALLBACK_MFU,
+    default_mfu,
+    implied_mfu,
+    training_flops_per_token,
+    training_time,
+)
+
+A100 = get_gpu("a100-80gb-sxm")
+H100 = get_gpu("h100-sxm")
+
+
+def test_flops_per_token_is_six_n_plus_the_palm_attention_term() -> None:
+    # Llama 2 7B at seq 4096: 6 x (6,738,415,616 - 32,000 x 4,096) + 12 x 32 layers x 4096 q_dim x 4096.
+    expected = 6 * (6738415616 - 32000 * 4096) + 12 * 32 * 4096 * 4096
+    assert training_flops_per_token(get_model("llama-2-7b"), seq=4096) == expected
+
+
+def test_moe_counts_active_parameters() -> None:
+    spec = get_model("mixtral-8x7b")
+    expected = 6 * (spec.active_parameters - spec.embedding_parameters) + 12 * 32 * 4096 * 2048
+    assert training_flops_per_token(spec, seq=2048) == expected
+
+
+def test_recomputation_adds_one_third() -> None:
+    spec = get_model("llama-3-8b")
+    plain = training_flops_per_token(spec, seq=2048)
+    assert training_flops_per_token(spec, seq=2048, grad_checkpointing=True) == pytest.approx(plain * 4 / 3)
+    run = training_time(spec, H100, tokens=10**9, grad_checkpointing=True, mfu=0.4)
+    assert run.mfu == pytest.approx(0.3)
+    assert run.time_s == pytest.approx(training_time(spec, H100, tokens=10**9, mfu=0.4).time_s * 4 / 3)
+
+
+@pytest.mark.parametrize("record", TRAINING_THROUGHPUT, ids=lambda r: r.model_id)
+def test_flops_per_token_match_nemo_published_model_tflops(record: object) -> None:
+    # NVIDIA NeMo performance summary (NeMo 24.07, DGX-H100): model TFLOP/s per GPU / tokens/s per GPU.
+    theirs = record.model_flop_per_s_per_gpu / record.tokens_per_s_per_gpu  # type: ignore[attr-defined]
+    ours = training_flops_per_token(get_model(record.model_id), seq=record.seq)  # type: ignore[attr-defined]
+    assert ours == pytest.approx(theirs, rel=0.005)
+
+
+def test_time_formula_and_units() -> None:
+    # 1e9 tokens x F / (8 x 312e12 x 0.5) seconds.
+    spec = get_model("llama-3.2-1b")
+    run = training_time(spec, A100, tokens=10**9, gpus=8, mfu=0.5, seq=2048)
+    seconds = 10**9 * training_flops_per_token(spec, seq=2048) / (8 * 312e12 * 0.5)
+    assert run.time_s == pytest.approx(seconds)
+    assert run.bound_time_s == pytest.approx(seconds * 0.5)
+    assert run.gpu_hours == pytest.approx(8 * seconds / 3600)
+    assert run.days == pytest.approx(seconds / 86400)
+    assert run.tokens_per_s_per_gpu == pytest.approx(10**9 / seconds / 8)
+
+
+@settings(max_examples=50, deadline=None)
+@given(tokens=st.integers(1, 10**13), gpus=st.integers(1, 4096), factor=st.integers(2, 16))
+def test_time_scales_with_tokens_and_inversely_with_gpus(tokens: int, gpus: int, factor: int) -> None:
+    spec = get_model("llama-3-8b")
+    base = training_time(spec, H100, tokens=tokens, gpus=gpus)
+    more_gpus = training_time(spec, H100, tokens=tokens, gpus=gpus * factor)
+    assert more_gpus.time_s == pytest.approx(base.time_s / factor)
+    assert more_gpus.gpu_hours == pytest.approx(base.gpu_hours)
+    if tokens * factor <= 10**16:
+        assert training_time(spec, H100, tokens=tokens * factor, gpus=gpus).time_s == pytest.approx(base.time_s * factor)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seq=st.integers(1, 1 << 20), extra=st.integers(1, 1 << 16))
+def test_longer_sequences_never_need_fewer_flops(seq: int, extra: int) -> None:
+    spec = get_model("gemma-2-9b")
+    assert training_flops_per_token(spec, seq=seq + extra) >= training_flops_per_token(spec, seq=seq)
+
+
+def test_default_mfu_is_published_per_class_or_marked_assumed() -> None:
+    assert default_mfu(A100)[0] == 0.5 and default_mfu(A100)[1].kind == "measured"
+    assert default_mfu(H100)[0] == 0.4 and default_mfu(H100)[1].kind == "measured"
+    fallback = default_mfu(get_gpu("rtx-4090"))
+    assert fallback == (FALLBACK_MFU, fallback[1]) and fallback[1].kind == "assumed"
+    assert all(0 < mfu <= 1 for mfu, _ in DEFAULT_MFU.values())
+
+
+def test_llama2_gpu_hours_imply_mfu_in_the_published_range() -> None:
+    # Touvron et al. 2023 Table 2: 184,320 / 368,640 / 1,720,320 A100-80GB GPU-hours for 2T tokens at 4k.
+    for run in TRAINING_RUNS:
+        if run.model_id.startswith("llama-2"):
+            mfu = implied_mfu(get_model(run.model_id), get_gpu(run.gpu_id), tokens=run.tokens,
+                              gpu_hours=run.gpu_hours, seq=run.seq)
+            assert 0.40 < mfu < 0.50
+
+
+def test_estimates_at_default_mfu_are_within_the_documented_error() -> None:
+    # Llama 2 (A100) within 20 %; Llama 3 (H100, "15T+" tokens) underestimated, as the page says.
+    for run in TRAINING_RUNS:
+        ours = training_time(get_model(run.model_id), get_gpu(run.gpu_id), tokens=run.tokens, seq=run.seq)
+        error = ours.gpu_hours / run.gpu_hours - 1
+        if run.model_id.startswith("llama-2"):
+            assert abs(error) < 0.2
+        else:
+            assert -0.6 < error < 0
+
+
+@pytest.mark.parametrize(("kwargs", "field"), [
+    ({"tokens": 0}, "tokens"), ({"tokens": 10**17}, "tokens"), ({"tokens": 10, "gpus": 0}, "gpus"),
+    ({"tokens": 10, "mfu": 0}, "mfu"), ({"tokens": 10, "mfu": 1.5}, "mfu"), ({"tokens": 10, "mfu": "nan"}, "mfu"),
+    ({"tokens": 10, "precision": "fp64"}, "precision"), ({"tokens": 10, "seq": 0}, "seq"),
+    ({"tokens": 10, "grad_checkpointing": "maybe"}, "grad_checkpointing"),
+])
+def test_invalid_input_raises_naming_the_field(kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(InputError) as error:
+        training_time(get_model("llama-3-8b"), H100, **kwargs)  # type: ignore[arg-type]
+    assert error.value.field == field
+
+
+def test_gpu_without_a_published_rate_is_an_input_error() -> None:
+    with pytest.raises(InputError) as error:
+        training_time(get_model("llama-3-8b"), get_gpu("m4-max"), tokens=10)
+    assert error.value.field == "gpu"
+
+
+def test_cli_train_time(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train-time", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--tokens", "2T", "--seq", "4096",
+                 "--gpus", "2048", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["tokens"] == 2 * 10**12 and data["mfu"] == 0.5 and data["wall_clock_days"] > 0
+    assert main(["train-time", "--model", "llama-2-7b", "--gpu", "h100-sxm", "--tokens", "500B",
+                 "--grad-checkpointing", "--mfu", "0.45"]) == 0
+    assert "GPU-hours" in capsys.readouterr().out
+    assert main(["train-time", "--model", "llama-2-7b", "--gpu", "h100-sxm", "--tokens", "lots"]) == 2
+    assert capsys.readouterr().err.startswith("mlhw: error: tokens: got 'lots'")
+    assert main(["train-time", "--model", "llama-2-7b", "--gpu", "h100-sxm", "--tokens", "1e9", "--mfu", "0"]) == 2
