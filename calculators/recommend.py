@@ -1,0 +1,380 @@
+"""Recommended GPU configurations for a workload: what fits, how fast, at what cost, sorted.
+
+For each catalog GPU and each GPU count in :data:`GPU_COUNTS`, the workload's memory is
+estimated per GPU (serving: :func:`~calculators.performance.inference_speed.inference_speed`,
+whose per-GPU figure is ``total_bytes`` of
+:func:`~calculators.memory.inference.inference_memory` split evenly over tensor-parallel
+GPUs; training and fine-tuning: ``total_bytes`` of
+:func:`~calculators.memory.training.training_memory` with ZeRO-3 sharding when the count
+is above 1). Configurations whose per-GPU ``total_bytes`` fits the GPU's memory are kept,
+each with:
+
+* headroom: GPU memory minus per-GPU ``total_bytes`` (bytes);
+* speed (an estimate at assumed efficiencies, never a measurement): serving, the
+  aggregate decode tokens/s of the batch with ``context`` tokens cached per sequence
+  (the roofline of :mod:`calculators.performance.inference_speed`); training, the cluster
+  tokens/s and wall-clock days for ``tokens`` at an assumed MFU
+  (:func:`~calculators.performance.training_time.training_time`);
+* cost: ``count x`` the catalog's median on-demand USD per GPU-hour (edition
+  :data:`~calculators.catalog.prices.EDITION`; ``None`` where the edition has no offer),
+  then USD per million generated tokens (:func:`~calculators.cost.usd_per_million_tokens`)
+  or USD per training run (:func:`~calculators.cost.training_run_cost_usd`);
+* whether it meets the throughput target and the hourly budget (``None`` = unknown).
+
+Rows are sorted by (meets every target first, cost ascending with unknown cost last,
+GPU count, GPU id). The cost that orders rows is USD per million tokens for serving and
+USD per run for training: the cheapest way to do the work, not the cheapest hour.
+
+>>> from calculators.catalog.models import get_model
+>>> plan = recommend(Workload(model=get_model("llama-3-8b"), job="serve", context=8192, batch=8))
+>>> best = plan.rows[0]
+>>> best.gpu_id, best.count, best.meets_targets
+('rtx-3090', 2, True)
+>>> all(row.headroom_bytes >= 0 for row in plan.rows)
+True
+
+References:
+    docs page "Which GPUs should I buy or rent for my workload?" (docs/recommend/index.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from calculators import cost
+from calculators.catalog import prices
+from calculators.catalog.gpus import GPU, all_gpus
+from calculators.catalog.models import get_model
+from calculators.errors import InputError
+from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
+from calculators.memory.inference import MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
+from calculators.memory.training import MAX_BATCH as MAX_TRAIN_BATCH
+from calculators.memory.training import MAX_SEQ, METHODS, training_memory
+from calculators.model import ModelSpec
+from calculators.performance import inference_speed as speed
+from calculators.performance.flops import compute_rate_flop_per_s
+from calculators.performance.training_time import MAX_TOKENS, default_mfu, training_time
+from calculators.dtypes import DType
+from calculators.validate import finite_float, flag, one_of, positive_int
+
+JOBS = ("serve", "finetune", "train")
+#: GPU counts tried for every GPU (one node of up to eight).
+GPU_COUNTS = (1, 2, 4, 8)
+#: Method when none is given: serving weights format, or training method.
+DEFAULT_METHOD = {"serve": "bf16", "finetune": "lora", "train": "full"}
+DEFAULT_CONTEXT = {"serve": 4096, "finetune": 2048, "train": 2048}
+DEFAULT_TOKENS = 10**9
+MAX_TOKENS_PER_S = cost.MAX_TOKENS_PER_S
+MAX_BUDGET_USD_PER_HOUR = cost.MAX_USD_PER_HOUR
+GIB = 2**30
+APPLE_REASON = ("Apple silicon skipped: one device per machine (no 2-8 GPU layouts), no published dense tensor "
+                "rate (speeds would be memory-time bounds only) and no cloud price in the catalog; "
+                "pass include_apple=True to list them at count 1")
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What the user wants to run; every field is checked by :func:`recommend`.
+
+    Attributes:
+        model: catalog model id or a :class:`~calculators.model.ModelSpec`.
+        job: ``"serve"``, ``"finetune"`` or ``"train"``.
+        method: serving: weights format (one of ``WEIGHT_DTYPES``, e.g. ``"int4"``);
+            training/fine-tuning: ``"full"``, ``"lora"`` or ``"qlora"``. ``None`` = :data:`DEFAULT_METHOD`.
+        context: serving: tokens cached per sequence (prompt plus generated);
+            training: sequence length. ``None`` = :data:`DEFAULT_CONTEXT`.
+        batch: serving: concurrent sequences; training: micro-batch per GPU.
+        tokens: training tokens of the run (training and fine-tuning only).
+        target_tokens_per_s: required throughput, tokens/s (serving: aggregate decode;
+            training: cluster); ``None`` = no target.
+        budget_usd_per_hour: most the whole configuration may cost per hour (cloud on-demand); ``None`` = no budget.
+        grad_checkpointing: full activation recomputation in training (memory down, 4/3 the FLOPs).
+        include_apple: list Apple silicon too (count 1 only).
+        mfu: training MFU; ``None`` = the per-GPU default of :func:`~calculators.performance.training_time.default_mfu`.
+    """
+
+    model: ModelSpec | str
+    job: str = "serve"
+    method: str | None = None
+    context: int | None = None
+    batch: int = 1
+    tokens: int = DEFAULT_TOKENS
+    target_tokens_per_s: float | None = None
+    budget_usd_per_hour: float | None = None
+    grad_checkpointing: bool = True
+    include_apple: bool = False
+    mfu: float | None = None
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One GPU configuration that fits the workload.
+
+    Attributes:
+        gpu_id, gpu_name: the GPU. count: GPUs in the configuration.
+        memory_per_gpu_bytes: per-GPU ``total_bytes`` of the memory estimate.
+        capacity_bytes: one GPU's memory. headroom_bytes: capacity minus per-GPU total.
+        tokens_per_s: serving: aggregate decode tokens/s; training: cluster tokens/s
+            (estimates); ``None`` where the GPU has no published rate for training.
+        days: training wall-clock days for the token budget (estimate); ``None`` for serving.
+        usd_per_gpu_hour: catalog median on-demand price; ``None`` where unknown.
+        usd_per_hour: ``count x usd_per_gpu_hour``.
+        usd_per_million_tokens: serving cost per million generated tokens (cloud).
+        usd_per_run: training cost of the run (cloud).
+        meets_throughput, meets_budget: True when met or not set, False when missed, ``None``
+            when a target is set but the value is unknown (no price, no published rate).
+    """
+
+    gpu_id: str
+    gpu_name: str
+    count: int
+    memory_per_gpu_bytes: int
+    capacity_bytes: int
+    tokens_per_s: float | None
+    days: float | None
+    usd_per_gpu_hour: float | None
+    usd_per_million_tokens: float | None
+    usd_per_run: float | None
+    meets_throughput: bool | None
+    meets_budget: bool | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def headroom_bytes(self) -> int:
+        """GPU memory left over per GPU, bytes (never negative for a kept configuration)."""
+        return self.capacity_bytes - self.memory_per_gpu_bytes
+
+    @property
+    def usd_per_hour(self) -> float | None:
+        """Cloud cost of the whole configuration per hour, USD."""
+        return None if self.usd_per_gpu_hour is None else self.count * self.usd_per_gpu_hour
+
+    @property
+    def meets_targets(self) -> bool:
+        """True when the throughput target and the budget are both known to be met (or not set)."""
+        return self.meets_throughput is True and self.meets_budget is True
+
+    @property
+    def sort_cost(self) -> float | None:
+        """The cost that orders rows: USD per million tokens (serving) or per run (training)."""
+        return self.usd_per_million_tokens if self.usd_per_million_tokens is not None else self.usd_per_run
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (bytes, tokens/s, days, USD)."""
+        return {"gpu": self.gpu_id, "gpu_name": self.gpu_name, "count": self.count,
+                "memory_per_gpu_bytes": self.memory_per_gpu_bytes, "capacity_bytes": self.capacity_bytes,
+                "headroom_bytes": self.headroom_bytes, "tokens_per_s": self.tokens_per_s, "days": self.days,
+                "usd_per_gpu_hour": self.usd_per_gpu_hour, "usd_per_hour": self.usd_per_hour,
+                "usd_per_million_tokens": self.usd_per_million_tokens, "usd_per_run": self.usd_per_run,
+                "meets_throughput": self.meets_throughput, "meets_budget": self.meets_budget,
+                "meets_targets": self.meets_targets, "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """Every fitting configuration, sorted, with what was skipped and every assumption."""
+
+    model: str
+    job: str
+    method: str
+    context: int
+    batch: int
+    tokens: int | None
+    target_tokens_per_s: float | None
+    budget_usd_per_hour: float | None
+    rows: tuple[Configuration, ...]
+    skipped: tuple[str, ...]
+    assumptions: tuple[str, ...]
+    unpriced: tuple[str, ...] = ()
+    price_edition: str = prices.EDITION
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"model": self.model, "job": self.job, "method": self.method, "context": self.context,
+                "batch": self.batch, "tokens": self.tokens, "target_tokens_per_s": self.target_tokens_per_s,
+                "budget_usd_per_hour": self.budget_usd_per_hour, "price_edition": self.price_edition,
+                "configurations": [row.to_dict() for row in self.rows], "skipped": list(self.skipped), "unpriced": list(self.unpriced),
+                "assumptions": list(self.assumptions)}
+
+    def to_text(self, *, limit: int = 20) -> str:
+        """Plain-text table of the first ``limit`` rows, for the CLI."""
+        what = "tokens/s" if self.job == "serve" else "tokens/s, days"
+        lines = [f"{self.job} {self.model} ({self.method}), context {self.context}, batch {self.batch}"
+                 + (f", {self.tokens:,} tokens" if self.tokens else "")
+                 + f": {len(self.rows)} configurations fit",
+                 f"{'ok':<3} {'GPUs':<32} {'headroom GiB':>12} {what:>18} {'USD/h':>8} "
+                 f"{'USD/Mtok' if self.job == 'serve' else 'USD/run':>10}"]
+        for row in self.rows[:limit]:
+            rate = "-" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"
+            if row.days is not None:
+                rate += f", {row.days:,.2f}"
+            price = "-" if row.usd_per_hour is None else f"{row.usd_per_hour:,.2f}"
+            unit = row.sort_cost
+            lines.append(f"{'yes' if row.meets_targets else 'no':<3} {f'{row.count} x {row.gpu_name}':<32} "
+                         f"{row.headroom_bytes / GIB:>12.1f} {rate:>18} {price:>8} "
+                         f"{'-' if unit is None else f'{unit:,.2f}':>10}")
+        if len(self.rows) > limit:
+            lines.append(f"... {len(self.rows) - limit} more (use --json for all)")
+        if self.unpriced:
+            lines.append(f"no price in edition {self.price_edition} (cost unknown, sorted last): "
+                         + ", ".join(self.unpriced))
+        lines += [f"skipped: {s}" for s in self.skipped] + [f"assumes: {a}" for a in self.assumptions]
+        return "\n".join(lines)
+
+
+def _optional_float(field: str, value: object, *, maximum: float) -> float | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return finite_float(field, value, minimum=0.0, maximum=maximum, allow_minimum=False)
+
+
+def _spec(model: ModelSpec | str) -> ModelSpec:
+    if isinstance(model, ModelSpec):
+        return model
+    if not isinstance(model, str):
+        raise InputError("model", model, "a catalog model id or a ModelSpec")
+    return get_model(model)
+
+
+def _check(target: float | None, value: float | None, *, at_most: bool = False) -> bool | None:
+    if target is None:
+        return True
+    if value is None:
+        return None
+    return value <= target if at_most else value >= target
+
+
+def _row(gpu: GPU, count: int, *, memory: int, rate: float | None, days: float | None, w: Workload,
+         target: float | None, budget: float | None, notes: tuple[str, ...], hours: float | None) -> Configuration:
+    price = prices.median_cloud_usd_per_gpu_hour(gpu.id)
+    per_mtok = per_run = None
+    if price is not None and rate is not None and rate > 0:
+        if w.job == "serve":
+            per_mtok = cost.usd_per_million_tokens(tokens_per_s=rate, usd_per_hour=count * price)
+        elif hours is not None:
+            per_run = cost.training_run_cost_usd(gpu_hours=hours, usd_per_gpu_hour=price)
+    return Configuration(gpu_id=gpu.id, gpu_name=gpu.name, count=count, memory_per_gpu_bytes=memory,
+                         capacity_bytes=gpu.memory_bytes, tokens_per_s=rate, days=days, usd_per_gpu_hour=price,
+                         usd_per_million_tokens=per_mtok, usd_per_run=per_run,
+                         meets_throughput=_check(target, rate),
+                         meets_budget=_check(budget, None if price is None else count * price, at_most=True),
+                         notes=notes)
+
+
+def recommend(workload: Workload) -> Recommendation:
+    """Every catalog GPU configuration (1, 2, 4 or 8 GPUs) that fits ``workload``, best first.
+
+    Formula: fit = per-GPU ``total_bytes`` <= GPU memory; speed and cost as the module
+    docstring says; order = (meets targets, cost, count, GPU id).
+
+    Raises:
+        InputError: a workload field out of range, naming it (``job``, ``method``,
+            ``context``, ``batch``, ``tokens``, ``target_tokens_per_s``, ``budget_usd_per_hour``, ``mfu``).
+
+    >>> from calculators.catalog.models import get_model
+    >>> recommend(Workload(model="llama-3-8b", job="cook"))
+    Traceback (most recent call last):
+    ...
+    calculators.errors.UnknownNameError: job: got 'cook'; expected one of: serve, finetune, train
+    """
+    w = workload
+    spec = _spec(w.model)
+    job = one_of("job", w.job, JOBS)
+    method = w.method if w.method is not None else DEFAULT_METHOD[job]
+    method = one_of("method", method, WEIGHT_DTYPES if job == "serve" else METHODS)
+    if job == "train" and method != "full":
+        raise InputError("method", method, "full for job 'train' (use job 'finetune' for lora or qlora)")
+    context_max = MAX_CONTEXT if job == "serve" else MAX_SEQ
+    context = positive_int("context", w.context if w.context is not None else DEFAULT_CONTEXT[job],
+                           maximum=context_max)
+    batch = positive_int("batch", w.batch, maximum=MAX_SERVE_BATCH if job == "serve" else MAX_TRAIN_BATCH)
+    tokens = positive_int("tokens", w.tokens, maximum=MAX_TOKENS) if job != "serve" else None
+    target = _optional_float("target_tokens_per_s", w.target_tokens_per_s, maximum=MAX_TOKENS_PER_S)
+    budget = _optional_float("budget_usd_per_hour", w.budget_usd_per_hour, maximum=MAX_BUDGET_USD_PER_HOUR)
+    checkpointing = flag("grad_checkpointing", w.grad_checkpointing)
+    apple = flag("include_apple", w.include_apple)
+    mfu = _optional_float("mfu", w.mfu, maximum=1.0)
+
+    serve_total = inference_memory(spec, weights=method, batch=batch, context=context).total_bytes \
+        if job == "serve" else 0
+    rows: list[Configuration] = []
+    skipped: list[str] = []
+    unpriced: list[str] = []
+    if not apple:
+        skipped.append(APPLE_REASON)
+    for gpu in all_gpus():
+        if gpu.vendor == "Apple" and not apple:
+            continue
+        counts = (1,) if gpu.vendor == "Apple" else GPU_COUNTS
+        if prices.median_cloud_usd_per_gpu_hour(gpu.id) is None:
+            unpriced.append(gpu.name)
+        for count in counts:
+            if job == "serve":
+                per_gpu = -(-serve_total // count)
+                if per_gpu > gpu.memory_bytes:
+                    continue
+                step = speed.decode_step(spec, gpu, weights=method, batch=batch, context=context, gpus=count)
+                notes: tuple[str, ...] = ()
+                if compute_rate_flop_per_s(gpu, DType.BF16) is None:
+                    notes += (f"{gpu.name} has no published dense rate: memory time only (a bound)",)
+                if count > 1 and gpu.nvlink_bandwidth_bytes_per_s is None:
+                    notes += ("no NVLink: tensor parallel over PCIe, the assumed parallel efficiency is optimistic",)
+                rows.append(_row(gpu, count, memory=per_gpu, rate=step.aggregate_tokens_per_s, days=None, w=w,
+                                 target=target, budget=budget, notes=notes, hours=None))
+                continue
+            estimate = training_memory(spec, method=method, batch=batch, seq=context,
+                                       grad_checkpointing=checkpointing, gpus=count, zero=3 if count > 1 else 0)
+            if estimate.total_bytes > gpu.memory_bytes:
+                continue
+            notes = ()
+            rate = days = hours = None
+            if compute_rate_flop_per_s(gpu, DType.BF16) is None:
+                notes = (f"{gpu.name} has no published dense BF16 rate: training speed unknown",)
+            else:
+                run = training_time(spec, gpu, tokens=tokens or 1, gpus=count, mfu=mfu, seq=context,
+                                    grad_checkpointing=checkpointing)
+                rate, days, hours = run.tokens_per_s, run.days, run.gpu_hours
+            if count > 1 and gpu.nvlink_bandwidth_bytes_per_s is None:
+                notes += ("no NVLink: ZeRO-3 gathers go over PCIe; the assumed MFU is optimistic",)
+            rows.append(_row(gpu, count, memory=estimate.total_bytes, rate=rate, days=days, w=w, target=target,
+                             budget=budget, notes=notes, hours=hours))
+    rows.sort(key=lambda r: (not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id))
+    return Recommendation(model=spec.name, job=job, method=method, context=context, batch=batch, tokens=tokens,
+                          target_tokens_per_s=target, budget_usd_per_hour=budget, rows=tuple(rows),
+                          skipped=tuple(skipped), unpriced=tuple(unpriced), assumptions=_assumptions(job, method, mfu, checkpointing, tokens))
+
+
+def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, tokens: int | None) -> tuple[str, ...]:
+    common = (f"GPU counts tried: {', '.join(str(c) for c in GPU_COUNTS)} (one node)",
+              f"price: median on-demand USD per GPU-hour of catalog edition {prices.EDITION}, cloud only "
+              "(for buying, see the cost page); unknown where the edition has no offer",
+              "a configuration meets the targets only if every stated target is known to be met")
+    if job == "serve":
+        return common + (
+            "fit: total_bytes of inference_memory (weights, KV cache at the full context, activations, "
+            "runtime overhead) split evenly over tensor-parallel GPUs",
+            f"speed: aggregate decode tokens/s at the full context (the slowest step), roofline with bandwidth "
+            f"efficiency {speed.DEFAULT_BANDWIDTH_EFFICIENCY:g}, compute efficiency "
+            f"{speed.DEFAULT_COMPUTE_EFFICIENCY:g} and tensor-parallel efficiency "
+            f"{speed.DEFAULT_PARALLEL_EFFICIENCY:g} (assumed); prefill time not counted",
+            "USD per million tokens: generated tokens at that sustained aggregate rate (static batch, always full)",
+        )
+    mfu_text = (f"MFU {mfu:g} (given)" if mfu is not None else
+                f"MFU per GPU class (default_mfu: A100 0.5, H100/H200 {default_mfu_value('h100-sxm'):g} published; "
+                "others assumed 0.4)")
+    return common + (
+        f"fit: total_bytes of training_memory, method {method}, ZeRO-3 sharding over the GPUs when more than one, "
+        f"activation checkpointing {'on' if checkpointing else 'off'}",
+        f"speed: 6·N·D plus attention at {mfu_text}; {tokens:,} training tokens",
+        "LoRA/QLoRA: FLOPs counted as for full training (6·N); frozen weights skip their weight-gradient "
+        "matmuls, so times and costs are conservative (up to about 1/3 high)" if method != "full"
+        else "full training: optimizer AdamW (training_memory default)",
+    )
+
+
+def default_mfu_value(gpu_id: str) -> float:
+    """The default MFU of one catalog GPU (a number, for captions)."""
+    from calculators.catalog.gpus import get_gpu
+
+    return default_mfu(get_gpu(gpu_id))[0]

@@ -1,0 +1,147 @@
+"""Widget of the "recommended configurations" page: ``recommend``.
+
+>>> from calculators.widgets.registry import get_calculator
+>>> html = get_calculator("recommend").run({"model": "llama-3-8b", "job": "serve", "context": "8192"})
+>>> "<svg" in html and "USD per million tokens" in html
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from html import escape
+
+from calculators.catalog import prices
+from calculators.catalog.gpus import all_gpus
+from calculators.memory.inference import MAX_CONTEXT, WEIGHT_DTYPES
+from calculators.memory.training import METHODS
+from calculators.recommend import (
+    DEFAULT_METHOD,
+    DEFAULT_TOKENS,
+    GIB,
+    JOBS,
+    MAX_BUDGET_USD_PER_HOUR,
+    MAX_TOKENS_PER_S,
+    Recommendation,
+    Workload,
+    recommend,
+)
+from calculators.widgets.fields import Field, Value, choice_field, int_field
+from calculators.widgets.registry import Calculator, model_config_field, model_field, model_spec
+from calculators.widgets.render import notes_html, paragraph, table_html
+
+Values = Mapping[str, Value]
+#: Rows shown in the widget's table and chart.
+SHOWN = 12
+MAX_WIDGET_BATCH = 4096
+MAX_WIDGET_TOKENS = 1e13
+
+
+@dataclass(frozen=True)
+class RecommendView:
+    """A recommendation and the GPU to highlight."""
+
+    result: Recommendation
+    gpu: str
+
+
+def _float(name: str, label: str, *, default: float, maximum: float, unit: str, help: str = "",
+           advanced: bool = False, show_when: tuple[str, str] | None = None) -> Field:
+    return Field(name, label, "float", default, minimum=0, maximum=maximum, unit=unit, help=help,
+                 advanced=advanced, show_when=show_when)
+
+
+def _fields() -> tuple[Field, ...]:
+    gpus = all_gpus()
+    return (
+        model_field(), model_config_field(),
+        choice_field("job", "Job", default="serve", choices=JOBS,
+                     labels=["Serve (inference)", "Fine-tune", "Train (full)"]),
+        choice_field("weights", "Weights format", default=DEFAULT_METHOD["serve"], choices=WEIGHT_DTYPES,
+                     show_when=("job", "serve")),
+        choice_field("method", "Fine-tuning method", default=DEFAULT_METHOD["finetune"], choices=METHODS,
+                     show_when=("job", "finetune")),
+        int_field("context", "Context / sequence length", default=4096, maximum=MAX_CONTEXT, unit="tokens",
+                  help="Serving: tokens cached per sequence. Training: sequence length."),
+        int_field("batch", "Batch", default=8, maximum=MAX_WIDGET_BATCH, unit="sequences",
+                  help="Serving: concurrent sequences. Training: micro-batch per GPU."),
+        _float("tokens", "Training tokens", default=float(DEFAULT_TOKENS), maximum=MAX_WIDGET_TOKENS, unit="tokens",
+               help="Tokens of the run (fine-tune and train)."),
+        _float("target_tokens_per_s", "Throughput target", default=0, maximum=MAX_TOKENS_PER_S, unit="tokens/s",
+               help="0 = no target. Serving: aggregate decode; training: whole cluster."),
+        _float("budget_usd_per_hour", "Budget", default=0, maximum=MAX_BUDGET_USD_PER_HOUR, unit="USD per hour",
+               help=f"0 = no budget. Cloud on-demand, catalog edition {prices.EDITION}."),
+        choice_field("gpu", "Highlight GPU", default="h100-sxm", choices=[g.id for g in gpus],
+                     labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
+                     help="Rows of this GPU are marked in the table."),
+    )
+
+
+def _compute(values: Values) -> RecommendView:
+    job = str(values["job"])
+    method = str(values["weights"]) if job == "serve" else str(values["method"]) if job == "finetune" else "full"
+    target = float(values["target_tokens_per_s"]) or None
+    budget = float(values["budget_usd_per_hour"]) or None
+    tokens = max(1, int(float(values["tokens"])))
+    result = recommend(Workload(model=model_spec(values), job=job, method=method, context=int(values["context"]),
+                                batch=int(values["batch"]), tokens=tokens, target_tokens_per_s=target,
+                                budget_usd_per_hour=budget))
+    return RecommendView(result=result, gpu=str(values["gpu"]))
+
+
+def _bars_svg(bars: list[tuple[str, float]], *, unit: str, title: str) -> str:
+    """Horizontal bars (label, value) on one scale; deterministic, escaped text."""
+    top = max([value for _, value in bars] + [1e-12]) * 1.15
+    height = 24 * len(bars) + 12
+    summary = f"{title}: " + "; ".join(f"{name} {value:,.2f} {unit}" for name, value in bars)
+    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" '
+             f'role="img" aria-label="{escape(summary)}" font-size="12" fill="currentColor">',
+             f"<title>{escape(summary)}</title>"]
+    for index, (name, value) in enumerate(bars):
+        y = 6 + 24 * index
+        width = max(55 * value / top, 0.1)
+        parts.append(f'<text x="0" y="{y + 13}">{escape(name)}</text>')
+        parts.append(f'<rect x="35%" y="{y}" width="{width:.2f}%" height="16" fill="#0072B2">'
+                     f"<title>{escape(name)}: {value:,.2f} {escape(unit)}</title></rect>")
+        parts.append(f'<text x="{35 + width + 1:.2f}%" y="{y + 13}">{value:,.2f} {escape(unit)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _html(view: RecommendView) -> str:
+    r = view.result
+    serve = r.job == "serve"
+    unit = "USD per million tokens" if serve else "USD per run"
+    shown = r.rows[:SHOWN]
+    header = ["meets targets", "GPUs", "headroom per GPU (GiB)", "tokens/s (estimate)"]
+    header += [] if serve else ["days (estimate)"]
+    header += ["USD per hour", unit]
+    rows, classes = [], []
+    for row in shown:
+        cells = ["yes" if row.meets_targets else "no", f"{row.count} x {row.gpu_name}",
+                 f"{row.headroom_bytes / GIB:,.1f}", "unknown" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"]
+        if not serve:
+            cells.append("unknown" if row.days is None else f"{row.days:,.2f}")
+        cells += ["unknown" if row.usd_per_hour is None else f"{row.usd_per_hour:,.2f}",
+                  "unknown" if row.sort_cost is None else f"{row.sort_cost:,.2f}"]
+        rows.append(cells)
+        classes.append("mlhw-highlight" if row.gpu_id == view.gpu else "")
+    bars = [(f"{row.count} x {row.gpu_name}", row.sort_cost) for row in shown if row.sort_cost is not None]
+    chart = _bars_svg([(name, float(value)) for name, value in bars], unit=unit, title=f"Cost ({unit})") \
+        if bars else ""
+    meeting = sum(1 for row in r.rows if row.meets_targets)
+    summary = (f"{r.job} {r.model} ({r.method}), context {r.context}, batch {r.batch}: {len(r.rows)} configurations "
+               f"of 1, 2, 4 or 8 GPUs fit, {meeting} meet the targets; the first {len(shown)} are shown, "
+               f"cheapest per unit of work first.")
+    notes = list(r.skipped)
+    if r.unpriced:
+        notes.append(f"No price in edition {r.price_edition} (cost unknown, sorted last): {', '.join(r.unpriced)}")
+    return (paragraph(summary) + chart
+            + table_html(header, rows, numeric=[False, False] + [True] * (len(header) - 2), row_classes=classes)
+            + notes_html(r.assumptions, notes))
+
+
+def calculators() -> list[Calculator]:
+    """The calculator of this module."""
+    return [Calculator("recommend", "Recommended GPU configurations", _fields(), _compute, _html)]

@@ -1,0 +1,132 @@
+"""Tests of calculators.recommend (recommended GPU configurations)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calculators.catalog import prices
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.models import get_model
+from calculators.errors import InputError
+from calculators.memory.inference import inference_memory
+from calculators.memory.training import training_memory
+from calculators.performance.inference_speed import decode_step
+from calculators.performance.training_time import training_time
+from calculators.recommend import GPU_COUNTS, Workload, recommend
+
+
+def test_every_row_fits_and_is_sorted() -> None:
+    plan = recommend(Workload(model="llama-3-8b", job="serve", context=8192, batch=16, target_tokens_per_s=1500))
+    assert plan.rows
+    for row in plan.rows:
+        assert row.count in GPU_COUNTS
+        assert 0 <= row.memory_per_gpu_bytes <= row.capacity_bytes
+        assert row.headroom_bytes >= 0
+    keys = [(not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id) for r in plan.rows]
+    assert keys == sorted(keys)
+
+
+def test_serving_row_reproduces_its_parts() -> None:
+    # Derivation: per-GPU memory = ceil(total_bytes / GPUs); aggregate decode tokens/s from decode_step;
+    # USD per million tokens = GPUs x median price / (tokens/s x 3600) x 1e6.
+    spec, gpu = get_model("llama-3-70b"), get_gpu("h100-sxm")
+    plan = recommend(Workload(model=spec, job="serve", method="int4", context=8192, batch=8))
+    row = next(r for r in plan.rows if r.gpu_id == "h100-sxm" and r.count == 2)
+    total = inference_memory(spec, weights="int4", batch=8, context=8192).total_bytes
+    assert row.memory_per_gpu_bytes == -(-total // 2)
+    rate = decode_step(spec, gpu, weights="int4", batch=8, context=8192, gpus=2).aggregate_tokens_per_s
+    assert row.tokens_per_s == pytest.approx(rate)
+    price = prices.median_cloud_usd_per_gpu_hour("h100-sxm")
+    assert price is not None
+    assert row.usd_per_million_tokens == pytest.approx(2 * price / (rate * 3600) * 1e6)
+
+
+def test_training_row_reproduces_its_parts() -> None:
+    # Derivation: ZeRO-3 over 4 GPUs; USD per run = GPU-hours x median price.
+    spec, gpu = get_model("llama-3-8b"), get_gpu("h100-sxm")
+    plan = recommend(Workload(model=spec, job="finetune", method="full", context=2048, tokens=10**9))
+    row = next(r for r in plan.rows if r.gpu_id == "h100-sxm" and r.count == 4)
+    memory = training_memory(spec, method="full", batch=1, seq=2048, grad_checkpointing=True, gpus=4, zero=3)
+    assert row.memory_per_gpu_bytes == memory.total_bytes
+    run = training_time(spec, gpu, tokens=10**9, gpus=4, seq=2048, grad_checkpointing=True)
+    assert row.days == pytest.approx(run.days)
+    assert row.usd_per_run == pytest.approx(run.gpu_hours * 3.99)  # median H100 SXM price, edition 2026-11
+
+
+def test_one_8b_full_finetune_does_not_fit_one_80gb_gpu() -> None:
+    # bf16-mixed AdamW keeps about 16 bytes per parameter before activations: 8B x 16 > 80 GiB.
+    plan = recommend(Workload(model="llama-3-8b", job="finetune", method="full"))
+    assert not any(r.gpu_id == "h100-sxm" and r.count == 1 for r in plan.rows)
+    assert any(r.gpu_id == "h100-sxm" and r.count == 2 for r in plan.rows)
+
+
+def test_budget_and_target_flags() -> None:
+    plan = recommend(Workload(model="llama-3-8b", job="serve", budget_usd_per_hour=1.0, target_tokens_per_s=10))
+    for row in plan.rows:
+        if row.usd_per_hour is None:
+            assert row.meets_budget is None and not row.meets_targets
+        else:
+            assert row.meets_budget == (row.usd_per_hour <= 1.0)
+    first_miss = next(i for i, r in enumerate(plan.rows) if not r.meets_targets)
+    assert all(not r.meets_targets for r in plan.rows[first_miss:])
+
+
+def test_apple_is_skipped_with_a_reason_unless_asked() -> None:
+    plan = recommend(Workload(model="llama-3-8b"))
+    assert not any(r.gpu_id.startswith("m") and r.gpu_id[1].isdigit() for r in plan.rows)
+    assert any("Apple" in s for s in plan.skipped)
+    apple = recommend(Workload(model="llama-3-8b", include_apple=True))
+    rows = [r for r in apple.rows if r.gpu_id == "m4-max"]
+    assert [r.count for r in rows] == [1]
+
+
+def test_assumptions_are_visible() -> None:
+    text = " ".join(recommend(Workload(model="llama-3-8b", job="train", tokens=10**9)).assumptions)
+    assert "MFU" in text and prices.EDITION in text
+    text = " ".join(recommend(Workload(model="llama-3-8b")).assumptions)
+    assert "bandwidth efficiency" in text and prices.EDITION in text
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(min_value=1, max_value=64))
+def test_more_users_never_add_configurations(batch: int) -> None:
+    # Monotonicity: a bigger batch needs at least as much memory, so the fitting set can only shrink.
+    small = {(r.gpu_id, r.count) for r in recommend(Workload(model="llama-3-8b", context=4096, batch=batch)).rows}
+    large = {(r.gpu_id, r.count) for r in recommend(Workload(model="llama-3-8b", context=4096, batch=batch * 2)).rows}
+    assert large <= small
+
+
+@pytest.mark.parametrize(("workload", "field"), [
+    (Workload(model="llama-3-8b", job="cook"), "job"),
+    (Workload(model="llama-3-8b", method="adamw"), "method"),
+    (Workload(model="llama-3-8b", job="train", method="lora"), "method"),
+    (Workload(model="llama-3-8b", context=0), "context"),
+    (Workload(model="llama-3-8b", batch=-1), "batch"),
+    (Workload(model="llama-3-8b", job="finetune", tokens=0), "tokens"),
+    (Workload(model="llama-3-8b", target_tokens_per_s=-5), "target_tokens_per_s"),
+    (Workload(model="llama-3-8b", budget_usd_per_hour=float("nan")), "budget_usd_per_hour"),
+    (Workload(model="llama-3-8b", job="train", mfu=1.5), "mfu"),
+    (Workload(model="no-such-model"), "model"),
+    (Workload(model="llama-3-8b", include_apple="maybe"), "include_apple"),  # type: ignore[arg-type]
+])
+def test_invalid_inputs_name_the_field(workload: Workload, field: str) -> None:
+    with pytest.raises(InputError) as error:
+        recommend(workload)
+    assert error.value.field == field
+
+
+def test_cli_json_and_error() -> None:
+    out = subprocess.run([sys.executable, "-m", "calculators", "recommend", "--model", "llama-3-70b", "--job",
+                          "finetune", "--method", "qlora", "--tokens", "100M", "--json"],
+                         capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout)
+    assert data["configurations"] and data["tokens"] == 10**8 and data["price_edition"] == prices.EDITION
+    bad = subprocess.run([sys.executable, "-m", "calculators", "recommend", "--model", "llama-3-8b", "--batch", "0"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "batch" in bad.stderr
