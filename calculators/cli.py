@@ -23,14 +23,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from calculators.catalog.gpus import all_gpus, get_gpu
-from calculators.catalog.models import all_models, get_model
+from calculators.catalog.models import all_models, resolve_model
 from calculators.errors import CalculatorError
 from calculators.fit import fit_inference, fit_training
 from calculators.memory.inference import ATTENTIONS as INFER_ATTENTIONS
 from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES, inference_memory
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.training import ATTENTIONS, BASE_DTYPES, METHODS, PRECISIONS, training_memory
-from calculators.model import ModelSpec
 
 GIB = 2**30
 
@@ -44,14 +43,6 @@ class _Parser(argparse.ArgumentParser):
 
 class _UsageError(Exception):
     pass
-
-
-def _model(value: str) -> ModelSpec:
-    """A catalog id/name, or a path to (or the JSON text of) a config.json."""
-    text = value.strip()
-    if text.startswith("{") or text.endswith(".json"):
-        return ModelSpec.from_config(text)
-    return get_model(text)
 
 
 def _add_train_options(parser: argparse.ArgumentParser) -> None:
@@ -145,13 +136,13 @@ def run(argv: Sequence[str]) -> tuple[Any, str]:
         data, text = plugins[args.command].run(args)
         return data, text
     if args.command == "train":
-        estimate = training_memory(_model(args.model), **_train_kwargs(args))
+        estimate = training_memory(resolve_model(args.model), **_train_kwargs(args))
         return estimate.to_dict(), estimate.to_text()
     if args.command == "infer":
-        estimate = inference_memory(_model(args.model), **_infer_kwargs(args))
+        estimate = inference_memory(resolve_model(args.model), **_infer_kwargs(args))
         return estimate.to_dict(), estimate.to_text()
     if args.command == "fit":
-        spec = _model(args.model)
+        spec = resolve_model(args.model)
         gpus = [get_gpu(args.gpu)] if args.gpu else list(all_gpus())
         if args.job == "train":
             results = [fit_training(spec, gpu, **_train_kwargs(args)) for gpu in gpus]

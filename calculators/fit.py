@@ -17,7 +17,7 @@ from typing import Any
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.memory.inference import (
     MAX_BATCH,
-    _largest,
+    largest_fitting,
     inference_memory,
     max_batch_for_memory,
     max_context_for_memory,
@@ -132,6 +132,6 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
         estimate=estimate,
         headroom_bytes=memory - estimate.total_bytes,
         gpus_needed=needed,
-        max_batch=_largest(batch_fits, MAX_BATCH),
-        max_context=_largest(seq_fits, 1 << 22),
+        max_batch=largest_fitting(batch_fits, MAX_BATCH),
+        max_context=largest_fitting(seq_fits, 1 << 22),
     )

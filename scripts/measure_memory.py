@@ -46,8 +46,6 @@ import datetime as _dt
 import gc
 import itertools
 import json
-import math
-import os
 import platform
 import re
 import shlex
@@ -56,7 +54,7 @@ import sys
 import time
 import warnings
 import weakref
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -572,11 +570,9 @@ def run_train(case: Case, device: str) -> dict[str, Any]:
     mixed = case.precision in ("bf16-mixed", "fp16-mixed")
     if case.method == "full":
         model_dtype = _torch_dtype("fp32" if mixed or case.precision == "fp32" else case.precision)
-        base_dtype = None
     else:
         # frozen base in `weights` dtype, adapters fp32 (peft autocast_adapter_dtype=True)
         model_dtype = _torch_dtype(case.weights)
-        base_dtype = case.weights
     autocast_dtype = {"bf16-mixed": torch.bfloat16, "fp16-mixed": torch.float16}.get(case.precision)
     fake = device == "fake"
     mode_ctx = contextlib.ExitStack()

@@ -14,7 +14,6 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.cli import main
 from calculators.errors import InputError
-from calculators.memory.inference import kv_cache_bytes
 from calculators.memory.weights import weight_bytes
 from calculators.performance.batching import batching_utilisation, static_utilisation, uniform_lengths
 from calculators.performance.flops import causal_attended_pairs, compute_rate_flop_per_s, matmul_parameters

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from html.parser import HTMLParser
-from typing import Any
 
 import pytest
 from hypothesis import given, settings

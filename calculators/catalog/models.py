@@ -639,6 +639,23 @@ def get_model_record(id_or_name: str) -> ModelRecord:
     return record
 
 
+def resolve_model(value: str) -> ModelSpec:
+    """A catalog id or name, or a config.json given as a path or as JSON text.
+
+    The one reading of a ``--model`` argument that every ``mlhw`` subcommand shares.
+
+    >>> resolve_model("llama-3-8b").parameters
+    8030261248
+    >>> resolve_model('{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,'
+    ...               ' "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 10}').hidden_size
+    64
+    """
+    text = str(value).strip()
+    if text.startswith(("{", "[")) or text.endswith(".json"):
+        return ModelSpec.from_config(text)
+    return get_model(text)
+
+
 def get_model(id_or_name: str) -> ModelSpec:
     """The :class:`~calculators.model.ModelSpec` of a catalogued model.
 

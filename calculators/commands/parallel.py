@@ -14,20 +14,12 @@ import argparse
 from typing import Any
 
 from calculators.catalog.interconnects import interconnect_ids
-from calculators.catalog.models import get_model
-from calculators.model import ModelSpec
+from calculators.catalog.models import resolve_model
 from calculators.parallel.collectives import DEFAULT_EFFICIENCY, DEFAULT_LATENCY_S
 from calculators.parallel.step import AUTO, COMM_DTYPES, DEFAULT_MFU, step_communication
 from calculators.validate import finite_float
 
 COMMAND = "parallel"
-
-
-def _model(value: str) -> ModelSpec:
-    text = value.strip()
-    if text.startswith("{") or text.endswith(".json"):
-        return ModelSpec.from_config(text)
-    return get_model(text)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +46,7 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the step; returns (JSON-ready dict, text)."""
     latency_us = finite_float("latency_us", args.latency_us, minimum=0.0, maximum=1e6)
     result = step_communication(
-        _model(args.model), gpu=args.gpu, gpus=args.gpus, zero=args.zero, interconnect=args.interconnect,
+        resolve_model(args.model), gpu=args.gpu, gpus=args.gpus, zero=args.zero, interconnect=args.interconnect,
         batch=args.batch, seq=args.seq, mfu=args.mfu, efficiency=args.efficiency, latency_s=latency_us / 1e6,
         grad_dtype=args.grad_dtype, param_dtype=args.param_dtype, overlap=not args.no_overlap)
     return result.to_dict(), result.to_text()

@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from calculators.commands.train_time import _model, _tokens
+from calculators.catalog.models import resolve_model
+from calculators.commands.train_time import parse_tokens
 from calculators.recommend import DEFAULT_TOKENS, JOBS, Workload, recommend
 
 COMMAND = "recommend"
@@ -35,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the recommendation; returns (JSON-ready dict, text)."""
     result = recommend(Workload(
-        model=_model(args.model), job=args.job, method=args.method, context=args.context, batch=args.batch,
-        tokens=_tokens(args.tokens), target_tokens_per_s=args.target_tokens_per_s,
+        model=resolve_model(args.model), job=args.job, method=args.method, context=args.context, batch=args.batch,
+        tokens=parse_tokens(args.tokens), target_tokens_per_s=args.target_tokens_per_s,
         budget_usd_per_hour=args.budget_usd_per_hour, mfu=args.mfu,
         grad_checkpointing=not args.no_grad_checkpointing, include_apple=args.include_apple))
     return result.to_dict(), result.to_text()

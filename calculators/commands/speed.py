@@ -9,9 +9,8 @@ import argparse
 from typing import Any
 
 from calculators.catalog.gpus import get_gpu
-from calculators.catalog.models import get_model
+from calculators.catalog.models import resolve_model
 from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES
-from calculators.model import ModelSpec
 from calculators.performance.inference_speed import (
     DEFAULT_BANDWIDTH_EFFICIENCY,
     DEFAULT_COMPUTE_EFFICIENCY,
@@ -20,13 +19,6 @@ from calculators.performance.inference_speed import (
 )
 
 COMMAND = "speed"
-
-
-def _model(value: str) -> ModelSpec:
-    text = value.strip()
-    if text.startswith("{") or text.endswith(".json"):
-        return ModelSpec.from_config(text)
-    return get_model(text)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the speed estimate; returns (JSON-ready dict, text)."""
     result = inference_speed(
-        _model(args.model), get_gpu(args.gpu), weights=args.weights, kv_cache=args.kv_cache, batch=args.batch,
+        resolve_model(args.model), get_gpu(args.gpu), weights=args.weights, kv_cache=args.kv_cache, batch=args.batch,
         context=args.context, new_tokens=args.new_tokens, gpus=args.gpus,
         bandwidth_efficiency=args.bandwidth_efficiency, compute_efficiency=args.compute_efficiency,
         parallel_efficiency=args.parallel_efficiency)

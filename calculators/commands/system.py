@@ -9,18 +9,10 @@ import argparse
 from typing import Any
 
 from calculators import system
-from calculators.catalog.models import get_model
-from calculators.model import ModelSpec
+from calculators.catalog.models import resolve_model
 
 COMMAND = "system"
 GIB = 2**30
-
-
-def _model(value: str) -> ModelSpec:
-    text = value.strip()
-    if text.startswith("{") or text.endswith(".json"):
-        return ModelSpec.from_config(text)
-    return get_model(text)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +38,7 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
     from calculators.validate import finite_float
 
     cache_gib = finite_float("dataset_cache_gib", args.dataset_cache_gib, minimum=0, maximum=2**30)
-    params = _model(args.model).parameters if args.model else 0
+    params = resolve_model(args.model).parameters if args.model else 0
     result = system.system_balance(
         samples_per_s=args.samples_per_s, bytes_per_sample=args.bytes_per_sample, decode_ms_per_sample=args.decode_ms,
         core_efficiency=args.core_efficiency, gpu=args.gpu, gpus=args.gpus, host_ram_factor=args.host_ram_factor,

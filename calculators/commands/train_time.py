@@ -9,23 +9,15 @@ import argparse
 from typing import Any
 
 from calculators.catalog.gpus import get_gpu
-from calculators.catalog.models import get_model
+from calculators.catalog.models import resolve_model
 from calculators.errors import InputError
 from calculators.memory.training import PRECISIONS
-from calculators.model import ModelSpec
 from calculators.performance.training_time import MAX_TOKENS, training_time
 
 COMMAND = "train-time"
 
 
-def _model(value: str) -> ModelSpec:
-    text = value.strip()
-    if text.startswith("{") or text.endswith(".json"):
-        return ModelSpec.from_config(text)
-    return get_model(text)
-
-
-def _tokens(text: str) -> int:
+def parse_tokens(text: str) -> int:
     """Accept ``2000000000000``, ``2e12`` or ``2T``/``500B``/``10M``."""
     value = str(text).strip()
     scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}.get(value[-1:].lower(), 1.0)
@@ -54,6 +46,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the training-time estimate; returns (JSON-ready dict, text)."""
     result = training_time(
-        _model(args.model), get_gpu(args.gpu), tokens=_tokens(args.tokens), gpus=args.gpus, mfu=args.mfu,
+        resolve_model(args.model), get_gpu(args.gpu), tokens=parse_tokens(args.tokens), gpus=args.gpus, mfu=args.mfu,
         precision=args.precision, grad_checkpointing=args.grad_checkpointing, seq=args.seq)
     return result.to_dict(), result.to_text()

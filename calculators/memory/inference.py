@@ -16,10 +16,10 @@ layer, or the S x S scores with eager attention); decoding adds little beyond th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from calculators.dtypes import DType
-from calculators.errors import InputError
 from calculators.memory.overhead import overhead_assumptions, runtime_overhead_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.weights import weight_bytes
@@ -240,7 +240,7 @@ def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1
                                     attention=attention)
         return estimate.total_bytes <= memory_bytes
 
-    return _largest(fits, MAX_CONTEXT)
+    return largest_fitting(fits, MAX_CONTEXT)
 
 
 def max_batch_for_memory(spec: ModelSpec, *, memory_bytes: int, context: int, new_tokens: int = 0,
@@ -253,12 +253,15 @@ def max_batch_for_memory(spec: ModelSpec, *, memory_bytes: int, context: int, ne
                                     new_tokens=new_tokens, attention=attention)
         return estimate.total_bytes <= memory_bytes
 
-    return _largest(fits, MAX_BATCH)
+    return largest_fitting(fits, MAX_BATCH)
 
 
-def _largest(fits: object, upper: int) -> int:
-    """Largest n in [1, upper] with fits(n), assuming fits is monotone; 0 if fits(1) fails."""
-    assert callable(fits)
+def largest_fitting(fits: Callable[[int], bool], upper: int) -> int:
+    """Largest n in [1, upper] with fits(n), assuming fits is monotone; 0 if fits(1) fails.
+
+    >>> largest_fitting(lambda n: n <= 1000, 1 << 20)
+    1000
+    """
     if not fits(1):
         return 0
     low, high = 1, 1

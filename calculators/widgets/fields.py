@@ -133,6 +133,14 @@ def int_field(name: str, label: str, *, default: int, maximum: int, minimum: int
                  show_when=show_when, advanced=advanced)
 
 
+def float_field(name: str, label: str, *, default: float, minimum: float, maximum: float, step: float | None = None,
+                unit: str = "", help: str = "", show_when: tuple[str, str] | None = None,
+                advanced: bool = False) -> Field:
+    """A number input from ``minimum`` to ``maximum`` (``step`` None: any value)."""
+    return Field(name, label, "float", default, minimum=minimum, maximum=maximum, step=step, unit=unit, help=help,
+                 show_when=show_when, advanced=advanced)
+
+
 def choice_field(name: str, label: str, *, choices: Sequence[object], default: object,
                  labels: Sequence[str] = (), help: str = "", show_when: tuple[str, str] | None = None,
                  advanced: bool = False) -> Field:

@@ -131,10 +131,15 @@ def _config_field() -> Field:
         help="Paste the text of a Hugging Face config.json or choose the file; it stays on this computer.")
 
 
-def _gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.") -> Field:
+def gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.", *, default: str = DEFAULT_GPU
+              ) -> Field:
+    """The shared "GPU" field (every catalog GPU, labelled with its memory), for any calculator."""
     gpus = all_gpus()
-    return choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[gpu.id for gpu in gpus],
+    return choice_field("gpu", "GPU", default=default, choices=[gpu.id for gpu in gpus],
                         labels=[f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus], help=help)
+
+
+_gpu_field = gpu_field
 
 
 def model_field() -> Field:

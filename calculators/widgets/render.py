@@ -189,3 +189,26 @@ def notes_html(assumptions: Iterable[str], notes: Iterable[str]) -> str:
 def paragraph(text: str, *, css: str = "mlhw-summary") -> str:
     """One escaped paragraph."""
     return f'<p class="{escape(css)}">{escape(text)}</p>'
+
+
+def bars_svg(bars: Sequence[tuple[str, float]], *, unit: str, title: str, digits: int = 2) -> str:
+    """Horizontal bars ``(label, value)`` on one scale, one colour each; deterministic, escaped text.
+
+    >>> "<svg" in bars_svg([("a", 1.0), ("b", 2.0)], unit="USD/h", title="Cost")
+    True
+    """
+    top = max([value for _, value in bars] + [1e-12]) * 1.15
+    height = 26 * len(bars) + 12
+    summary = f"{title}: " + "; ".join(f"{name} {value:,.{digits}f} {unit}" for name, value in bars)
+    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" '
+             f'role="img" aria-label="{escape(summary)}" font-size="12" fill="currentColor">',
+             f"<title>{escape(summary)}</title>"]
+    for index, (name, value) in enumerate(bars):
+        y = 6 + 26 * index
+        width = max(60 * value / top, 0.1)
+        parts.append(f'<text x="0" y="{y + 14}">{escape(name)}</text>')
+        parts.append(f'<rect x="38%" y="{y}" width="{width:.2f}%" height="18" fill="{color(index)}">'
+                     f"<title>{escape(name)}: {value:,.{digits}f} {escape(unit)}</title></rect>")
+        parts.append(f'<text x="{38 + width + 1:.2f}%" y="{y + 14}">{value:,.{digits}f} {escape(unit)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

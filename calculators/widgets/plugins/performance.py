@@ -14,15 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from calculators.catalog.gpus import GPU, all_gpus, get_gpu
-from calculators.catalog.models import all_models
+from calculators.catalog.gpus import GPU, get_gpu
 from calculators.memory import inference, training
-from calculators.model import ModelSpec
 from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
 from calculators.performance.steps import DecodeStep
-from calculators.widgets.fields import Field, Value, bool_field, choice_field, config_field, default_of, int_field
-from calculators.widgets.registry import Calculator, model_spec
+from calculators.widgets.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
+from calculators.widgets.registry import Calculator, gpu_field, model_config_field, model_field, model_spec
 from calculators.widgets.render import color, gib, notes_html, paragraph, table_html
 
 DEFAULT_MODEL = "llama-3-8b"
@@ -36,27 +34,8 @@ GIB = 2**30
 Values = Mapping[str, Value]
 
 
-def _float_field(name: str, label: str, *, default: float, minimum: float, maximum: float, step: float | None = None,
-                 unit: str = "", help: str = "", advanced: bool = False) -> Field:
-    return Field(name, label, "float", default, minimum=minimum, maximum=maximum, step=step, unit=unit, help=help,
-                 advanced=advanced)
-
-
 def _model_fields() -> tuple[Field, ...]:
-    records = all_models()
-    return (
-        choice_field("model", "Model", default=DEFAULT_MODEL, choices=[r.id for r in records] + [CUSTOM],
-                     labels=[r.name for r in records] + ["Custom: paste or upload a config.json"],
-                     help="A catalogued model, or your own Hugging Face config.json."),
-        config_field("config", "config.json", show_when=("model", CUSTOM),
-                     help="Paste the text of a Hugging Face config.json or choose the file; it stays on this computer."),
-        choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[g.id for g in all_gpus()],
-                     labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in all_gpus()]),
-    )
-
-
-def _spec(values: Values) -> ModelSpec:
-    return model_spec(values)
+    return (model_field(), model_config_field(), gpu_field(help=""))
 
 
 @dataclass(frozen=True)
@@ -116,19 +95,19 @@ def _speed_fields() -> tuple[Field, ...]:
                   maximum=inference.MAX_CONTEXT, unit="tokens"),
         int_field("new_tokens", "New tokens", default=default_of(speed.inference_speed, "new_tokens"), minimum=0,
                   maximum=inference.MAX_CONTEXT, unit="tokens per sequence"),
-        _float_field("gpus", "Tensor-parallel GPUs", default=1, minimum=1, maximum=training.MAX_GPUS, step=1,
+        float_field("gpus", "Tensor-parallel GPUs", default=1, minimum=1, maximum=training.MAX_GPUS, step=1,
                      advanced=True),
-        _float_field("bandwidth_efficiency", "Bandwidth efficiency", default=default("bandwidth_efficiency"),
+        float_field("bandwidth_efficiency", "Bandwidth efficiency", default=default("bandwidth_efficiency"),
                      minimum=0.01, maximum=1.0, advanced=True, help="Fraction of peak memory bandwidth (assumed)."),
-        _float_field("compute_efficiency", "Compute efficiency", default=default("compute_efficiency"),
+        float_field("compute_efficiency", "Compute efficiency", default=default("compute_efficiency"),
                      minimum=0.01, maximum=1.0, advanced=True, help="Fraction of the dense tensor rate (assumed)."),
-        _float_field("parallel_efficiency", "Parallel efficiency", default=default("parallel_efficiency"),
+        float_field("parallel_efficiency", "Parallel efficiency", default=default("parallel_efficiency"),
                      minimum=0.01, maximum=1.0, advanced=True, help="Kept from linear speed-up over GPUs (assumed)."),
     )
 
 
 def _compute_speed(values: Values) -> SpeedView:
-    spec, gpu = _spec(values), get_gpu(str(values["gpu"]))
+    spec, gpu = model_spec(values), get_gpu(str(values["gpu"]))
     settings = {key: values[key] for key in _SPEED_KEYS}
     result = speed.inference_speed(spec, gpu, new_tokens=int(values["new_tokens"]), **settings)
     batches = sorted(set(CHART_BATCHES) | {result.batch})
@@ -183,12 +162,12 @@ class TrainView:
 def _train_fields() -> tuple[Field, ...]:
     return (
         *_model_fields(),
-        _float_field("tokens_billions", "Training tokens", default=100.0, minimum=0.001,
+        float_field("tokens_billions", "Training tokens", default=100.0, minimum=0.001,
                      maximum=train.MAX_TOKENS / 1e9, unit="billions"),
-        _float_field("gpus", "GPUs", default=8, minimum=1, maximum=training.MAX_GPUS, step=1),
-        _float_field("seq", "Sequence length", default=default_of(train.training_time, "seq"), minimum=1,
+        float_field("gpus", "GPUs", default=8, minimum=1, maximum=training.MAX_GPUS, step=1),
+        float_field("seq", "Sequence length", default=default_of(train.training_time, "seq"), minimum=1,
                      maximum=training.MAX_SEQ, step=1, unit="tokens"),
-        _float_field("mfu", "MFU", default=0.0, minimum=0.0, maximum=1.0,
+        float_field("mfu", "MFU", default=0.0, minimum=0.0, maximum=1.0,
                      help="Model FLOPs utilisation; 0 takes the default for the GPU class."),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=False,
                    help="Full recomputation: 8·N instead of 6·N FLOPs per token."),
@@ -199,7 +178,7 @@ def _train_fields() -> tuple[Field, ...]:
 
 
 def _compute_train(values: Values) -> TrainView:
-    spec, gpu = _spec(values), get_gpu(str(values["gpu"]))
+    spec, gpu = model_spec(values), get_gpu(str(values["gpu"]))
     tokens = max(1, int(round(float(values["tokens_billions"]) * 1e9)))
     mfu = float(values["mfu"]) or None
     settings = {"tokens": tokens, "mfu": mfu, "precision": values["precision"],

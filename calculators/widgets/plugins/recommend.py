@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from html import escape
 
 from calculators.catalog import prices
 from calculators.catalog.gpus import all_gpus
@@ -27,9 +26,9 @@ from calculators.recommend import (
     Workload,
     recommend,
 )
-from calculators.widgets.fields import Field, Value, choice_field, int_field
+from calculators.widgets.fields import Field, Value, choice_field, float_field, int_field
 from calculators.widgets.registry import Calculator, model_config_field, model_field, model_spec
-from calculators.widgets.render import notes_html, paragraph, table_html
+from calculators.widgets.render import bars_svg, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]
 #: Rows shown in the widget's table and chart.
@@ -46,12 +45,6 @@ class RecommendView:
     gpu: str
 
 
-def _float(name: str, label: str, *, default: float, maximum: float, unit: str, help: str = "",
-           advanced: bool = False, show_when: tuple[str, str] | None = None) -> Field:
-    return Field(name, label, "float", default, minimum=0, maximum=maximum, unit=unit, help=help,
-                 advanced=advanced, show_when=show_when)
-
-
 def _fields() -> tuple[Field, ...]:
     gpus = all_gpus()
     return (
@@ -66,11 +59,11 @@ def _fields() -> tuple[Field, ...]:
                   help="Serving: tokens cached per sequence. Training: sequence length."),
         int_field("batch", "Batch", default=8, maximum=MAX_WIDGET_BATCH, unit="sequences",
                   help="Serving: concurrent sequences. Training: micro-batch per GPU."),
-        _float("tokens", "Training tokens", default=float(DEFAULT_TOKENS), maximum=MAX_WIDGET_TOKENS, unit="tokens",
+        float_field("tokens", "Training tokens", minimum=0, default=float(DEFAULT_TOKENS), maximum=MAX_WIDGET_TOKENS, unit="tokens",
                help="Tokens of the run (fine-tune and train)."),
-        _float("target_tokens_per_s", "Throughput target", default=0, maximum=MAX_TOKENS_PER_S, unit="tokens/s",
+        float_field("target_tokens_per_s", "Throughput target", minimum=0, default=0, maximum=MAX_TOKENS_PER_S, unit="tokens/s",
                help="0 = no target. Serving: aggregate decode; training: whole cluster."),
-        _float("budget_usd_per_hour", "Budget", default=0, maximum=MAX_BUDGET_USD_PER_HOUR, unit="USD per hour",
+        float_field("budget_usd_per_hour", "Budget", minimum=0, default=0, maximum=MAX_BUDGET_USD_PER_HOUR, unit="USD per hour",
                help=f"0 = no budget. Cloud on-demand, catalog edition {prices.EDITION}."),
         choice_field("gpu", "Highlight GPU", default="h100-sxm", choices=[g.id for g in gpus],
                      labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
@@ -88,25 +81,6 @@ def _compute(values: Values) -> RecommendView:
                                 batch=int(values["batch"]), tokens=tokens, target_tokens_per_s=target,
                                 budget_usd_per_hour=budget))
     return RecommendView(result=result, gpu=str(values["gpu"]))
-
-
-def _bars_svg(bars: list[tuple[str, float]], *, unit: str, title: str) -> str:
-    """Horizontal bars (label, value) on one scale; deterministic, escaped text."""
-    top = max([value for _, value in bars] + [1e-12]) * 1.15
-    height = 24 * len(bars) + 12
-    summary = f"{title}: " + "; ".join(f"{name} {value:,.2f} {unit}" for name, value in bars)
-    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" '
-             f'role="img" aria-label="{escape(summary)}" font-size="12" fill="currentColor">',
-             f"<title>{escape(summary)}</title>"]
-    for index, (name, value) in enumerate(bars):
-        y = 6 + 24 * index
-        width = max(55 * value / top, 0.1)
-        parts.append(f'<text x="0" y="{y + 13}">{escape(name)}</text>')
-        parts.append(f'<rect x="35%" y="{y}" width="{width:.2f}%" height="16" fill="#0072B2">'
-                     f"<title>{escape(name)}: {value:,.2f} {escape(unit)}</title></rect>")
-        parts.append(f'<text x="{35 + width + 1:.2f}%" y="{y + 13}">{value:,.2f} {escape(unit)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
 
 
 def _html(view: RecommendView) -> str:
@@ -128,7 +102,7 @@ def _html(view: RecommendView) -> str:
         rows.append(cells)
         classes.append("mlhw-highlight" if row.gpu_id == view.gpu else "")
     bars = [(f"{row.count} x {row.gpu_name}", row.sort_cost) for row in shown if row.sort_cost is not None]
-    chart = _bars_svg([(name, float(value)) for name, value in bars], unit=unit, title=f"Cost ({unit})") \
+    chart = bars_svg([(name, float(value)) for name, value in bars], unit=unit, title=f"Cost ({unit})") \
         if bars else ""
     meeting = sum(1 for row in r.rows if row.meets_targets)
     summary = (f"{r.job} {r.model} ({r.method}), context {r.context}, batch {r.batch}: {len(r.rows)} configurations "

@@ -11,55 +11,22 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from html import escape
 
 from calculators import cost, system
 from calculators.catalog import prices
-from calculators.catalog.gpus import all_gpus, get_gpu
+from calculators.catalog.gpus import get_gpu
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.performance.training_time import TrainingTime, training_time
-from calculators.widgets.fields import Field, Value, bool_field, choice_field
-from calculators.widgets.registry import Calculator, model_config_field, model_field, model_spec
-from calculators.widgets.render import chart_html, gib, notes_html, paragraph, table_html
+from calculators.widgets.fields import Field, Value, bool_field, float_field
+from calculators.widgets.registry import Calculator, gpu_field, model_config_field, model_field, model_spec
+from calculators.widgets.render import bars_svg, chart_html, gib, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]
 
 
-def _float(name: str, label: str, *, default: float, minimum: float, maximum: float, unit: str = "",
-            help: str = "", advanced: bool = False) -> Field:
-    return Field(name, label, "float", default, minimum=minimum, maximum=maximum, unit=unit, help=help,
-                 advanced=advanced)
-
-
-def _gpu_field(default: str) -> Field:
-    gpus = all_gpus()
-    return choice_field("gpu", "GPU", default=default, choices=[g.id for g in gpus],
-                        labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus])
-
-
-def _bars_svg(bars: Sequence[tuple[str, float]], *, unit: str, title: str) -> str:
-    """Horizontal bars (label, value) on one scale; deterministic, escaped text."""
-    top = max([value for _, value in bars] + [1e-12]) * 1.15
-    height = 26 * len(bars) + 12
-    summary = f"{title}: " + "; ".join(f"{name} {value:,.3f} {unit}" for name, value in bars)
-    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" '
-             f'role="img" aria-label="{escape(summary)}" font-size="12" fill="currentColor">',
-             f"<title>{escape(summary)}</title>"]
-    for index, (name, value) in enumerate(bars):
-        y = 6 + 26 * index
-        width = max(60 * value / top, 0.1)
-        parts.append(f'<text x="0" y="{y + 14}">{escape(name)}</text>')
-        parts.append(f'<rect x="38%" y="{y}" width="{width:.2f}%" height="18" fill="{_COLORS[index % 3]}">'
-                     f"<title>{escape(name)}: {value:,.3f} {escape(unit)}</title></rect>")
-        parts.append(f'<text x="{38 + width + 1:.2f}%" y="{y + 14}">{value:,.3f} {escape(unit)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-_COLORS = ("#0072B2", "#E69F00", "#009E73")
 
 
 # --------------------------------------------------------------------------- system balance
@@ -74,20 +41,20 @@ class SystemView:
 
 def _system_fields() -> tuple[Field, ...]:
     return (
-        model_field(), model_config_field(), _gpu_field("h100-sxm"),
-        _float("gpus", "GPUs in the machine", default=8, minimum=1, maximum=system.MAX_GPUS),
-        _float("samples_per_s", "Samples per second", default=3000, minimum=1e-3, maximum=system.MAX_SAMPLES_PER_S,
+        model_field(), model_config_field(), gpu_field(default="h100-sxm"),
+        float_field("gpus", "GPUs in the machine", default=8, minimum=1, maximum=system.MAX_GPUS),
+        float_field("samples_per_s", "Samples per second", default=3000, minimum=1e-3, maximum=system.MAX_SAMPLES_PER_S,
                unit="all GPUs", help="What the GPUs consume, e.g. images/s from a training log."),
-        _float("bytes_per_sample", "Bytes per sample", default=110_000, minimum=0,
+        float_field("bytes_per_sample", "Bytes per sample", default=110_000, minimum=0,
                maximum=system.MAX_BYTES_PER_SAMPLE, unit="bytes read", help="Stored (compressed) size of one sample."),
-        _float("decode_ms_per_sample", "CPU time per sample", default=system.DEFAULT_DECODE_MS_PER_SAMPLE, minimum=0,
+        float_field("decode_ms_per_sample", "CPU time per sample", default=system.DEFAULT_DECODE_MS_PER_SAMPLE, minimum=0,
                maximum=system.MAX_MS_PER_SAMPLE, unit="ms on one core",
                help="Decode + augment. Default: Pillow JPEG decode only (arXiv:2605.08731); time your own pipeline."),
-        _float("dataset_cache_gib", "Dataset cached in RAM", default=0, minimum=0, maximum=2**30, unit="GiB",
+        float_field("dataset_cache_gib", "Dataset cached in RAM", default=0, minimum=0, maximum=2**30, unit="GiB",
                advanced=True),
         bool_field("offload_optimizer", "Offload optimizer states to host (ZeRO-2)", default=False, advanced=True,
                    help="DeepSpeed CPU offload of the chosen model's fp32 weights, gradients and Adam moments."),
-        _float("host_ram_factor", "Rule: host RAM per GiB of GPU memory", default=system.DEFAULT_HOST_RAM_FACTOR,
+        float_field("host_ram_factor", "Rule: host RAM per GiB of GPU memory", default=system.DEFAULT_HOST_RAM_FACTOR,
                minimum=0, maximum=64, advanced=True),
     )
 
@@ -141,20 +108,20 @@ class CostView:
 
 def _cost_fields() -> tuple[Field, ...]:
     return (
-        model_field(), model_config_field(), _gpu_field("rtx-4090"),
-        _float("purchase_usd", "Purchase price per GPU", default=0, minimum=0, maximum=cost.MAX_USD, unit="USD",
+        model_field(), model_config_field(), gpu_field(default="rtx-4090"),
+        float_field("purchase_usd", "Purchase price per GPU", default=0, minimum=0, maximum=cost.MAX_USD, unit="USD",
                help="0 = the catalog's launch MSRP (datacenter GPUs have none: enter a price)."),
-        _float("cloud_usd_per_gpu_hour", "Cloud price", default=0, minimum=0, maximum=cost.MAX_USD_PER_HOUR,
+        float_field("cloud_usd_per_gpu_hour", "Cloud price", default=0, minimum=0, maximum=cost.MAX_USD_PER_HOUR,
                unit="USD per GPU-hour", help=f"0 = median of the {prices.EDITION} catalog's on-demand offers."),
-        _float("kwh_usd", "Electricity", default=prices.default_kwh_price().usd_per_kwh, minimum=0, maximum=100,
+        float_field("kwh_usd", "Electricity", default=prices.default_kwh_price().usd_per_kwh, minimum=0, maximum=100,
                unit="USD per kWh"),
-        _float("utilization", "Utilisation", default=cost.DEFAULT_UTILIZATION, minimum=0.001, maximum=1,
+        float_field("utilization", "Utilisation", default=cost.DEFAULT_UTILIZATION, minimum=0.001, maximum=1,
                unit="fraction of all hours", help="How much of the time the local GPU works."),
-        _float("years", "Depreciation period", default=cost.DEFAULT_YEARS, minimum=0.1, maximum=50, unit="years"),
-        _float("tokens", "Training tokens", default=1e9, minimum=1, maximum=1e15, unit="tokens",
+        float_field("years", "Depreciation period", default=cost.DEFAULT_YEARS, minimum=0.1, maximum=50, unit="years"),
+        float_field("tokens", "Training tokens", default=1e9, minimum=1, maximum=1e15, unit="tokens",
                help="Priced with the training-time estimate for the model on this GPU (assumed MFU).",
                advanced=True),
-        _float("tokens_per_s", "Serving rate", default=1000, minimum=1e-3, maximum=cost.MAX_TOKENS_PER_S,
+        float_field("tokens_per_s", "Serving rate", default=1000, minimum=1e-3, maximum=cost.MAX_TOKENS_PER_S,
                unit="tokens/s per GPU", help="Aggregate generated tokens/s one GPU sustains.", advanced=True),
     )
 
@@ -199,7 +166,7 @@ def _cost_html(view: CostView) -> str:
                f"{c.cheaper} is cheaper. {view.spec.name} has {gib(weights)} GiB of bf16 weights.")
     bars = [("Local: depreciation", c.local_capital_usd_per_gpu_hour), ("Local: electricity", c.power_usd_per_gpu_hour),
             ("Cloud on-demand", c.cloud_usd_per_gpu_hour)]
-    return (paragraph(summary) + _bars_svg(bars, unit="USD/GPU-h", title="Cost per used GPU-hour")
+    return (paragraph(summary) + bars_svg(bars, unit="USD/GPU-h", title="Cost per used GPU-hour", digits=3)
             + table_html(["quantity", "USD"], rows, numeric=[False, True])
             + notes_html(c.assumptions + view.run.assumptions, c.price_sources))
 
