@@ -139,7 +139,6 @@ def gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.",
                         labels=[f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus], help=help)
 
 
-_gpu_field = gpu_field
 
 
 def model_field() -> Field:
@@ -202,7 +201,7 @@ def _training_fields() -> tuple[Field, ...]:
         return default_of(setup, name)
 
     return (
-        _model_field(), _config_field(), _gpu_field(),
+        _model_field(), _config_field(), gpu_field(),
         choice_field("method", "Method", choices=training.METHODS, default=default("method"),
                      help="full: every weight trains; lora: adapters on a 16-bit base; qlora: on a 4-bit base."),
         choice_field("precision", "Precision", choices=training.PRECISIONS, default=default("precision"),
@@ -278,7 +277,7 @@ def _kv_fields() -> tuple[Field, ...]:
         return default_of(inference.inference_setup, name)
 
     return (
-        _model_field(), _config_field(), _gpu_field(),
+        _model_field(), _config_field(), gpu_field(),
         choice_field("kv_dtype", "KV cache", choices=inference.KV_DTYPES,
                      default=default_of(inference.kv_cache_bytes, "kv_dtype")),
         int_field("batch", "Batch", default=default("batch"), maximum=inference.MAX_BATCH,
@@ -319,7 +318,7 @@ def _fit_fields() -> tuple[Field, ...]:
     return (
         _model_field(), _config_field(),
         choice_field("job", "Job", choices=list(FIT_JOBS), default=next(iter(FIT_JOBS))),
-        _gpu_field("Highlighted in the table and drawn on the chart."),
+        gpu_field("Highlighted in the table and drawn on the chart."),
         int_field("batch", "Batch", default=default("batch"),
                   maximum=min(training.MAX_BATCH, inference.MAX_BATCH), unit="sequences"),
         *_inference_fields(show_when=("job", "inference"), with_batch=False, with_attention=False),
@@ -355,7 +354,7 @@ def _compute_fit(values: Values) -> FitView:
 def _build() -> dict[str, Calculator]:
     calculators = [
         Calculator("training-memory", "Training memory", _training_fields(), _compute_training, memory_html),
-        Calculator("inference-memory", "Inference memory", (_model_field(), _config_field(), _gpu_field(),
+        Calculator("inference-memory", "Inference memory", (_model_field(), _config_field(), gpu_field(),
                                                             *_inference_fields()), _compute_inference, memory_html),
         Calculator("kv-cache", "KV cache", _kv_fields(), _compute_kv, kv_cache_html),
         Calculator("fit", "Which GPUs does it fit?", _fit_fields(), _compute_fit, fit_html),
