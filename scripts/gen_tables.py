@@ -2,7 +2,8 @@
 """Regenerate every ``<!-- table: ID -->`` block under docs/ in place.
 
 Usage: ``scripts/gen_tables.py`` to rewrite, ``scripts/gen_tables.py --check`` to print a
-unified diff and exit 1 when any page is stale. Each block gets the package version, the
+unified diff and exit 1 when any page is stale; ``--only docs/a.md docs/b.md`` limits the
+rewrite (or check) to those pages. Each block gets the package version, the
 catalog's as-of date and cite URLs under mkdocs.yml's ``site_url``; the index of tables
 (docs/tables/index.md) is rebuilt from the blocks of every page.
 """
@@ -36,13 +37,15 @@ def site_url(repo: Path = REPO) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="report stale pages, change nothing")
+    parser.add_argument("--only", nargs="+", metavar="PAGE", help="only these pages (docs/... paths)")
     args = parser.parse_args(argv)
+    only = {Path(page).as_posix().removeprefix("docs/") for page in args.only or ()}
     pages = read_pages()
     regenerated = regenerate_pages(pages, site_url=site_url())
     stale = 0
     for path, text in pages.items():
         new = regenerated[path]
-        if new == text:
+        if new == text or (only and path not in only):
             continue
         stale += 1
         relative = f"docs/{path}"
