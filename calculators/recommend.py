@@ -52,6 +52,7 @@ from calculators.memory.inference import MAX_CONTEXT, WEIGHT_DTYPES, inference_m
 from calculators.memory.training import MAX_BATCH as MAX_TRAIN_BATCH
 from calculators.memory.training import MAX_SEQ, METHODS, training_memory
 from calculators.model import ModelSpec
+from calculators.parallel.tensor import tensor_parallel_link
 from calculators.performance import inference_speed as speed
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.training_time import MAX_TOKENS, default_mfu, training_time
@@ -318,8 +319,11 @@ def recommend(workload: Workload) -> Recommendation:
                 notes: tuple[str, ...] = ()
                 if compute_rate_flop_per_s(gpu, DType.BF16) is None:
                     notes += (f"{gpu.name} has no published dense rate: memory time only (a bound)",)
-                if count > 1 and gpu.nvlink_bandwidth_bytes_per_s is None:
-                    notes += ("no NVLink: tensor parallel over PCIe, the assumed parallel efficiency is optimistic",)
+                if count > 1:
+                    link = tensor_parallel_link(gpu, gpus=count)
+                    notes += (f"tensor parallel over {link.name}: all-reduces add "
+                              f"{step.communication_time_s * 1e3:,.2f} ms to each {step.time_s * 1e3:,.2f} ms "
+                              "decode step",)
                 rows.append(_row(gpu, count, memory=per_gpu, rate=step.aggregate_tokens_per_s, days=None, w=w,
                                  target=target, budget=budget, notes=notes, hours=None))
                 continue
@@ -333,10 +337,12 @@ def recommend(workload: Workload) -> Recommendation:
                 notes = (f"{gpu.name} has no published dense BF16 rate: training speed unknown",)
             else:
                 run = training_time(spec, gpu, tokens=tokens or 1, gpus=count, mfu=mfu, seq=context,
-                                    grad_checkpointing=checkpointing)
+                                    grad_checkpointing=checkpointing, method=method, batch=batch,
+                                    zero=3 if count > 1 else 0)
                 rate, days, hours = run.tokens_per_s, run.days, run.gpu_hours
-            if count > 1 and gpu.nvlink_bandwidth_bytes_per_s is None:
-                notes += ("no NVLink: ZeRO-3 gathers go over PCIe; the assumed MFU is optimistic",)
+                if count > 1:
+                    notes += (f"ZeRO-3 over {run.scaling.link_name}: scaling efficiency "
+                              f"{run.scaling_efficiency:.0%}",)
             rows.append(_row(gpu, count, memory=estimate.total_bytes, rate=rate, days=days, w=w, target=target,
                              budget=budget, notes=notes, hours=hours))
     rows.sort(key=lambda r: (not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id))
@@ -355,9 +361,10 @@ def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, 
             "fit: total_bytes of inference_memory (weights, KV cache at the full context, activations, "
             "runtime overhead) split evenly over tensor-parallel GPUs",
             f"speed: aggregate decode tokens/s at the full context (the slowest step), roofline with bandwidth "
-            f"efficiency {speed.DEFAULT_BANDWIDTH_EFFICIENCY:g}, compute efficiency "
-            f"{speed.DEFAULT_COMPUTE_EFFICIENCY:g} and tensor-parallel efficiency "
-            f"{speed.DEFAULT_PARALLEL_EFFICIENCY:g} (assumed); prefill time not counted",
+            f"efficiency {speed.DEFAULT_BANDWIDTH_EFFICIENCY:g} and compute efficiency "
+            f"{speed.DEFAULT_COMPUTE_EFFICIENCY:g} (assumed), plus tensor-parallel all-reduces (2 per layer) over "
+            "each GPU's own link: NVLink where it has one, else PCIe (calculators.parallel.tensor); "
+            "prefill time not counted",
             "USD per million tokens: generated tokens at that sustained aggregate rate (static batch, always full)",
         )
     mfu_text = (f"MFU {mfu:g} (given)" if mfu is not None else
@@ -367,9 +374,11 @@ def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, 
         f"fit: total_bytes of training_memory, method {method}, ZeRO-3 sharding over the GPUs when more than one, "
         f"activation checkpointing {'on' if checkpointing else 'off'}",
         f"speed: 6·N·D plus attention at {mfu_text}; {tokens:,} training tokens",
-        "LoRA/QLoRA: FLOPs counted as for full training (6·N); frozen weights skip their weight-gradient "
-        "matmuls, so times and costs are conservative (up to about 1/3 high)" if method != "full"
+        "LoRA/QLoRA: frozen base weights skip their weight-gradient matmuls, 4·N plus 6 x adapter parameters per "
+        "token (training_flops_per_token)" if method != "full"
         else "full training: optimizer AdamW (training_memory default)",
+        "multi-GPU: ZeRO-3 collectives over each GPU's own link (NVLink where it has one, else PCIe); the part "
+        "compute cannot hide lowers the scaling efficiency (calculators.performance.scaling)",
     )
 
 

@@ -58,7 +58,7 @@ def test_run_and_token_costs() -> None:
 
 @pytest.mark.parametrize(("kwargs", "field"), [
     ({"gpu": "h100-sxm"}, "purchase_usd"),  # no list price: the caller must give one
-    ({"gpu": "t4", "purchase_usd": 2000}, "cloud_usd_per_gpu_hour"),  # no offer in the edition
+    ({"gpu": "m4-max", "purchase_usd": 2000}, "cloud_usd_per_gpu_hour"),  # Apple: purchase only, no cloud offer
     ({"gpu": "rtx-4090", "utilization": 0}, "utilization"),
     ({"gpu": "rtx-4090", "utilization": 1.5}, "utilization"),
     ({"gpu": "rtx-4090", "years": -1}, "years"),

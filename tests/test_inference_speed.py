@@ -94,12 +94,48 @@ def test_gpu_without_a_rate_gives_memory_time_and_says_so() -> None:
     assert any("no published dense rate" in note for note in result.notes)
 
 
-def test_tensor_parallel_splits_bytes_and_applies_the_efficiency() -> None:
+def test_tensor_parallel_splits_bytes_and_adds_two_all_reduces_per_layer() -> None:
+    # Derivation (Megatron-LM, Shoeybi et al. 2019, section 3): 2 all-reduces per layer per forward pass,
+    # each of batch x hidden bf16 activations = 8 x 8192 x 2 bytes. Ring over 2 GPUs: 2(N-1)/N = 1 times the
+    # buffer over NVLink 4's 450 GB/s per direction (900 GB/s bidirectional, NVIDIA H100 page) at the NCCL
+    # maintainer's 0.8 (nccl-tests issue 212), plus 2(N-1) = 2 ring steps of 3 us (6 us for a 2-GPU
+    # all-reduce, NVIDIA/nccl issue 1259).
     spec = get_model("llama-3-70b")
-    one = decode_step(spec, H100, weights="fp8", batch=1, context=1024)
-    two = decode_step(spec, H100, weights="fp8", batch=1, context=1024, gpus=2, parallel_efficiency=0.5)
-    assert two.time_s == pytest.approx(one.time_s)  # half the bytes each, at half efficiency
+    one = decode_step(spec, H100, weights="fp8", batch=8, context=1024)
+    two = decode_step(spec, H100, weights="fp8", batch=8, context=1024, gpus=2)
+    per_all_reduce = 8 * 8192 * 2 / (450e9 * 0.8) + 2 * 3e-6
+    assert two.communication_time_s == pytest.approx(2 * 80 * per_all_reduce, rel=1e-9)
+    assert two.time_s == pytest.approx(one.time_s / 2 + two.communication_time_s)
     assert two.bytes_read == one.bytes_read
+
+
+def test_tokens_per_gpu_fall_as_tensor_parallel_grows_over_pcie() -> None:
+    # Every added GPU adds ring steps to each of the 2 x layers all-reduces while the per-GPU bytes shrink,
+    # so tokens/s per GPU must fall; over PCIe 4.0 (32 GB/s per direction) the fall is steeper than over NVLink.
+    spec = get_model("llama-3-70b")
+    for gpu in ("rtx-4090", "h100-sxm"):
+        per_gpu = [decode_step(spec, get_gpu(gpu), weights="int4", batch=32, context=4096, gpus=n)
+                   .aggregate_tokens_per_s / n for n in (1, 2, 4, 8)]
+        assert per_gpu == sorted(per_gpu, reverse=True) and len(set(per_gpu)) == 4
+    pcie = decode_step(spec, get_gpu("rtx-4090"), weights="int4", batch=32, context=4096, gpus=4)
+    nvlink = decode_step(spec, H100, weights="int4", batch=32, context=4096, gpus=4)
+    assert pcie.communication_time_s > 2 * nvlink.communication_time_s
+
+
+def test_forcing_pcie_on_an_nvlink_gpu_slows_only_the_communication() -> None:
+    spec = get_model("llama-3-8b")
+    own = decode_step(spec, H100, batch=64, context=2048, gpus=4)
+    pcie = decode_step(spec, H100, batch=64, context=2048, gpus=4, interconnect="pcie5")
+    assert pcie.communication_time_s > own.communication_time_s
+    assert pcie.time_s - pcie.communication_time_s == pytest.approx(own.time_s - own.communication_time_s)
+
+
+def test_long_prefill_over_pcie_at_eight_gpus_is_communication_bound() -> None:
+    # Each all-reduce moves 4096 x 4096 x 2 bytes = 32 MiB; 64 of them over a 32 GB/s-per-direction link
+    # take about a quarter of a second, more than the prefill's matmuls split eight ways.
+    step = prefill(get_model("llama-3-8b"), get_gpu("rtx-4090"), context=4096, gpus=8)
+    assert step.bound == "communication"
+    assert step.communication_time_s > 64 * 1.75 * 4096 * 4096 * 2 / 32e9
 
 
 def test_generation_sums_prefill_and_decode_steps() -> None:
@@ -210,7 +246,8 @@ def test_bad_batching_input_names_the_field(call: object, field: str) -> None:
 @pytest.mark.parametrize(("settings_", "field"), [
     ({"batch": 0}, "batch"), ({"context": 0}, "context"), ({"gpus": 0}, "gpus"), ({"weights": "int3"}, "weights"),
     ({"kv_cache": "int4"}, "kv_cache"), ({"bandwidth_efficiency": 0}, "bandwidth_efficiency"),
-    ({"compute_efficiency": 1.5}, "compute_efficiency"), ({"parallel_efficiency": "nan"}, "parallel_efficiency"),
+    ({"compute_efficiency": 1.5}, "compute_efficiency"), ({"collective_efficiency": "nan"}, "collective_efficiency"),
+    ({"interconnect": "carrier-pigeon"}, "interconnect"),
     ({"new_tokens": -1}, "new_tokens"), ({"context": 1 << 24, "new_tokens": 1}, "new_tokens"),
 ])
 def test_invalid_speed_input_raises_naming_the_field(settings_: dict[str, object], field: str) -> None:

@@ -54,7 +54,7 @@ def test_training_row_reproduces_its_parts() -> None:
     row = next(r for r in plan.rows if r.gpu_id == "h100-sxm" and r.count == 4)
     memory = training_memory(spec, method="full", batch=1, seq=2048, grad_checkpointing=True, gpus=4, zero=3)
     assert row.memory_per_gpu_bytes == memory.total_bytes
-    run = training_time(spec, gpu, tokens=10**9, gpus=4, seq=2048, grad_checkpointing=True)
+    run = training_time(spec, gpu, tokens=10**9, gpus=4, seq=2048, grad_checkpointing=True, zero=3)
     assert row.days == pytest.approx(run.days)
     assert row.usd_per_run == pytest.approx(run.gpu_hours * 3.99)  # median H100 SXM price, edition 2026-11
 
@@ -64,6 +64,56 @@ def test_one_8b_full_finetune_does_not_fit_one_80gb_gpu() -> None:
     plan = recommend(Workload(model="llama-3-8b", job="finetune", method="full"))
     assert not any(r.gpu_id == "h100-sxm" and r.count == 1 for r in plan.rows)
     assert any(r.gpu_id == "h100-sxm" and r.count == 2 for r in plan.rows)
+
+
+# ----------------------------------------------------------------- against cited facts
+def test_a_70b_model_in_bf16_does_not_fit_one_80gb_gpu() -> None:
+    # Meta's Llama 3 70B has 70.6B parameters (model card); at 2 bytes each the weights alone are 141 GB,
+    # above the 80 GB of an H100 SXM or A100 80GB (NVIDIA datasheets). Two GPUs hold them.
+    plan = recommend(Workload(model="llama-3-70b", job="serve", method="bf16", context=4096, batch=1))
+    for gpu in ("h100-sxm", "a100-80gb-sxm", "h100-pcie"):
+        assert not any(r.gpu_id == gpu and r.count == 1 for r in plan.rows)
+        assert any(r.gpu_id == gpu and r.count == 2 for r in plan.rows)
+
+
+def test_published_tensorrt_llm_deployments_are_recommended() -> None:
+    # NVIDIA TensorRT-LLM docs/source/performance.md (quoted in calculators/performance/published.py):
+    # Llama 2 70B FP16 on 4 x A100 SXM 80GB (v0.5 first-token table, 2048-token prompt, batch 1) and
+    # Llama 2 7B FP16 on one A100 SXM 80GB at batch 384, 128 in + 128 out (v0.6.1 peak throughput table).
+    seventy = recommend(Workload(model="llama-2-70b", job="serve", method="fp16", context=2049, batch=1))
+    assert any(r.gpu_id == "a100-80gb-sxm" and r.count == 4 for r in seventy.rows)
+    seven = recommend(Workload(model="llama-2-7b", job="serve", method="fp16", context=256, batch=384))
+    assert any(r.gpu_id == "a100-80gb-sxm" and r.count == 1 for r in seven.rows)
+
+
+def test_consumer_multi_gpu_rows_carry_the_pcie_penalty() -> None:
+    # GeForce cards have no NVLink (NVIDIA Ada whitepaper): tensor parallel runs its 2 all-reduces per layer
+    # over PCIe, so each row's rate includes that time and per-GPU tokens/s falls as cards are added.
+    spec = get_model("llama-3-70b")
+    plan = recommend(Workload(model=spec, job="serve", method="int4", context=4096, batch=16))
+    rows = {r.count: r for r in plan.rows if r.gpu_id == "rtx-4090"}
+    assert set(rows) >= {4, 8}
+    for count, row in rows.items():
+        step = decode_step(spec, get_gpu("rtx-4090"), weights="int4", batch=16, context=4096, gpus=count)
+        assert step.communication_time_s > 0
+        assert row.tokens_per_s == pytest.approx(step.aggregate_tokens_per_s)
+        assert any("PCI Express" in note for note in row.notes)
+    per_gpu = [rows[n].tokens_per_s / n for n in sorted(rows)]  # type: ignore[operator]
+    assert per_gpu == sorted(per_gpu, reverse=True)
+    nvlink = next(r for r in plan.rows if r.gpu_id == "h100-sxm" and r.count == 4)
+    assert any("NVLink" in note for note in nvlink.notes)
+
+
+def test_finetune_rows_use_lora_flops_and_report_scaling() -> None:
+    spec = get_model("llama-3-8b")
+    plan = recommend(Workload(model=spec, job="finetune", method="lora", context=2048, tokens=10**9))
+    row = next(r for r in plan.rows if r.gpu_id == "rtx-4090" and r.count == 4)
+    run = training_time(spec, get_gpu("rtx-4090"), tokens=10**9, gpus=4, seq=2048, grad_checkpointing=True,
+                        method="lora", zero=3)
+    assert row.days == pytest.approx(run.days)
+    assert any("scaling efficiency" in note for note in row.notes)
+    text = " ".join(plan.assumptions)
+    assert "4·N" in text and "conservative" not in text
 
 
 def test_budget_and_target_flags() -> None:

@@ -69,12 +69,16 @@ def test_time_formula_and_units() -> None:
 
 @settings(max_examples=50, deadline=None)
 @given(tokens=st.integers(1, 10**13), gpus=st.integers(1, 4096), factor=st.integers(2, 16))
-def test_time_scales_with_tokens_and_inversely_with_gpus(tokens: int, gpus: int, factor: int) -> None:
+def test_time_scales_with_tokens_and_never_better_than_linearly_with_gpus(tokens: int, gpus: int,
+                                                                          factor: int) -> None:
+    # Communication can only add time: more GPUs never beat a linear speed-up, and at full
+    # scaling efficiency the speed-up is exactly linear.
     spec = get_model("llama-3-8b")
     base = training_time(spec, H100, tokens=tokens, gpus=gpus)
     more_gpus = training_time(spec, H100, tokens=tokens, gpus=gpus * factor)
-    assert more_gpus.time_s == pytest.approx(base.time_s / factor)
-    assert more_gpus.gpu_hours == pytest.approx(base.gpu_hours)
+    linear = base.time_s / factor * base.scaling_efficiency / more_gpus.scaling_efficiency
+    assert more_gpus.time_s == pytest.approx(linear)
+    assert more_gpus.time_s >= base.time_s / factor * base.scaling_efficiency * (1 - 1e-9)
     if tokens * factor <= 10**16:
         assert training_time(spec, H100, tokens=tokens * factor, gpus=gpus).time_s == pytest.approx(base.time_s * factor)
 
@@ -114,7 +118,74 @@ def test_estimates_at_default_mfu_are_within_the_documented_error() -> None:
             assert -0.6 < error < 0
 
 
+# ----------------------------------------------------------------- LoRA / QLoRA FLOPs
+def test_lora_flops_skip_the_frozen_weight_gradients() -> None:
+    # Derivation (docstring of training_time; Hu et al. 2021 section 4, Kaplan et al. 2020 section 2.1):
+    # forward 2N + input gradients 2N for the frozen base, 6 per adapter parameter, attention unchanged.
+    # Llama 2 7B: N = 6,738,415,616 - 32,000 x 4,096 (embedding lookup); rank 16 on q, k, v, o (4096 x 4096) and
+    # gate, up (4096 -> 11008), down (11008 -> 4096): 32 layers x 16 x (4 x 8192 + 3 x 15104) adapter parameters.
+    n = 6738415616 - 32000 * 4096
+    adapter = 32 * 16 * (4 * 8192 + 3 * 15104)
+    attention = 12 * 32 * 4096 * 4096
+    spec = get_model("llama-2-7b")
+    assert training_flops_per_token(spec, seq=4096, method="lora") == 4 * n + 6 * adapter + attention
+    assert training_flops_per_token(spec, seq=4096, method="qlora") == 4 * n + 6 * adapter + attention
+    # Recomputation adds one forward of base and adapters: 2N + 2 N_adapter + 4 x layers x q_dim x seq.
+    assert training_flops_per_token(spec, seq=4096, method="lora", grad_checkpointing=True) == (
+        6 * n + 8 * adapter + 16 * 32 * 4096 * 4096)
+
+
+def test_lora_run_is_faster_than_full_at_the_same_utilisation() -> None:
+    spec = get_model("llama-3-8b")
+    full = training_time(spec, H100, tokens=10**9, mfu=0.4)
+    lora = training_time(spec, H100, tokens=10**9, mfu=0.4, method="lora")
+    # Without attention the ratio would be (4N + 6 N_adapter) / 6N, just above 2/3.
+    assert 2 / 3 < lora.time_s / full.time_s < 0.75
+    assert lora.adapter_parameters > 0 and any("frozen" in a for a in lora.assumptions)
+    assert any("dequantises" in a for a in training_time(spec, H100, tokens=10**9, method="qlora").assumptions)
+
+
+# ----------------------------------------------------------------- data-parallel scaling
+def test_one_gpu_has_no_communication_and_full_scaling() -> None:
+    run = training_time(get_model("llama-3-8b"), H100, tokens=10**9)
+    assert run.scaling_efficiency == 1.0 and run.scaling.collectives == ()
+
+
+def test_scaling_efficiency_falls_with_gpu_count_and_with_a_slower_link() -> None:
+    # DDP all-reduce of fp32 gradients (4 bytes x 8.03B) takes 2(N-1)/N x 32 GB over the link, more than
+    # the backward pass of one 2048-token micro-batch on a PCIe 4.0 ring (32 GB/s per direction).
+    spec = get_model("llama-3-8b")
+    gpu = get_gpu("rtx-4090")
+    within_node = [training_time(spec, gpu, tokens=10**9, gpus=n).scaling_efficiency for n in (2, 4, 8)]
+    across_nodes = [training_time(spec, gpu, tokens=10**9, gpus=n).scaling_efficiency for n in (16, 64, 256)]
+    assert within_node == sorted(within_node, reverse=True) and within_node[-1] < within_node[0] < 1
+    assert across_nodes == sorted(across_nodes, reverse=True)
+    nvlink = training_time(spec, H100, tokens=10**9, gpus=8)
+    pcie = training_time(spec, H100, tokens=10**9, gpus=8, interconnect="pcie5")
+    assert pcie.scaling_efficiency < nvlink.scaling_efficiency
+    assert pcie.time_s > nvlink.time_s and pcie.mfu < nvlink.mfu
+
+
+def test_gradient_accumulation_amortises_the_gradient_all_reduce() -> None:
+    spec = get_model("llama-3-8b")
+    gpu = get_gpu("rtx-4090")
+    one = training_time(spec, gpu, tokens=10**9, gpus=8)
+    many = training_time(spec, gpu, tokens=10**9, gpus=8, grad_accumulation=16)
+    assert one.scaling_efficiency < many.scaling_efficiency <= 1
+
+
+def test_lora_reduces_only_adapter_gradients() -> None:
+    spec = get_model("llama-3-8b")
+    lora = training_time(spec, get_gpu("rtx-4090"), tokens=10**9, gpus=8, method="lora")
+    full = training_time(spec, get_gpu("rtx-4090"), tokens=10**9, gpus=8)
+    assert lora.scaling.collectives[0].buffer_bytes == 4 * lora.adapter_parameters
+    assert lora.scaling_efficiency > full.scaling_efficiency
+
+
 @pytest.mark.parametrize(("kwargs", "field"), [
+    ({"tokens": 10, "method": "dora"}, "method"), ({"tokens": 10, "zero": 4}, "zero"),
+    ({"tokens": 10, "batch": 0}, "batch"), ({"tokens": 10, "grad_accumulation": 0}, "grad_accumulation"),
+    ({"tokens": 10, "interconnect": "smoke-signals"}, "interconnect"), ({"tokens": 10, "method": "lora", "lora_rank": 0}, "lora_rank"),
     ({"tokens": 0}, "tokens"), ({"tokens": 10**17}, "tokens"), ({"tokens": 10, "gpus": 0}, "gpus"),
     ({"tokens": 10, "mfu": 0}, "mfu"), ({"tokens": 10, "mfu": 1.5}, "mfu"), ({"tokens": 10, "mfu": "nan"}, "mfu"),
     ({"tokens": 10, "precision": "fp64"}, "precision"), ({"tokens": 10, "seq": 0}, "seq"),

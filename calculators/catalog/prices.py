@@ -65,6 +65,35 @@ _P5_SPECS = Source("silicon.fr: EC2 Capacity Blocks for ML, P5 instance (192 vCP
 _P4D_SPECS = Source("Copy of the Amazon EC2 Capacity Blocks for ML pricing page (p4d.24xlarge: 96 vCPU, "
                     "1152 GiB instance memory, 8 x A100)", "http://sibshop.uat.jiralog.com/ec2/capacityblocks/pricing",
                     "2026-11-21")
+
+def _vantage(family: str) -> Source:
+    """One AWS instance-family file of the tsaol/aws-gpu transcription of instances.vantage.sh."""
+    return Source(f"AWS EC2 on-demand prices and instance specs (vCPUs, memory in GiB as AWS lists it), "
+                  f"{family} family, us-east-1, as transcribed from instances.vantage.sh (AWS Price List data) "
+                  f"in tsaol/aws-gpu data/{family}_instances.js, 'Last updated: 2026-01-21'",
+                  f"https://github.com/tsaol/aws-gpu/blob/7412fd256c5eda04a70a17742a68e8e44824b2cb/data/"
+                  f"{family}_instances.js", "2026-01-21")
+
+
+_AWS_G4DN = _vantage("g4dn")
+_AWS_G6 = _vantage("g6")
+_AWS_G6E = _vantage("g6e")
+_AWS_P3DN = _vantage("p3dn")
+_P3DN_SPECS = Source("AWS Batch User Guide, GPU jobs (China-region copy): p3dn.24xlarge has 8 GPUs, 256 GiB GPU "
+                     "memory (32 GiB V100 each), 96 vCPUs, 768 GiB memory",
+                     "https://docs.amazonaws.cn/batch/latest/userguide/gpu-jobs.html", "2026-11-21")
+_DO_GPU = Source("DigitalOcean Droplet Pricing docs, GPU Droplet Pricing table ('Validated on 28 May 2026, "
+                 "Last edited on 29 May 2026'): on-demand list prices per Droplet",
+                 "https://docs.digitalocean.com/products/droplets/details/pricing/", "2026-05-29")
+_RUNPOD_2025 = Source("RunPod GPU Pricing, Secure Cloud and Community Cloud on-demand pod prices, as transcribed "
+                      "in carsonpo/gpus costs/runpod.md (commit of 2025-07-13)",
+                      "https://github.com/carsonpo/gpus/blob/5cf873449e7892a2d2c1b9c51b44614f1d925e9f/costs/"
+                      "runpod.md", "2025-07-13")
+_RUNPOD_2026_01 = Source("RunPod pod prices, '$/hr On-Demand' column, as transcribed by a user in "
+                         "Malaeu/nanoGPT-RH docs/runpod_specs.md ('Last Updated: 2026-01-01'); 'RTX PRO 6000 WK' "
+                         "is the Workstation Edition, 'RTX PRO 6000' (1.84) the Server Edition",
+                         "https://github.com/Malaeu/nanoGPT-RH/blob/b72ba563139e78e89aaae220261d480619b27d5b/docs/"
+                         "runpod_specs.md", "2026-01-01")
 _H100_QUOTE = Source("AI Wiki: NVIDIA H100 (per-unit prices in the $25,000 to $40,000 range)",
                      "https://aiwiki.ai/wiki/nvidia_h100", "2026-06-20")
 _EIA_2023 = Source("U.S. EIA Electric Power Annual 2023, average revenue per kWh by state and sector",
@@ -163,6 +192,34 @@ _OFFERS: tuple[CloudOffer, ...] = (
                usd_per_hour=0.29, source=_OPENRELAY),
     CloudOffer(id="openrelay-rtx-3090", provider="OpenRelay", offering="RTX 3090 24GB", gpu_id="rtx-3090", gpus=1,
                usd_per_hour=0.18, source=_OPENRELAY),
+    # Gaps filled (issue #6): T4, L4, L40S, V100 32GB, MI300X, RTX 5090, RTX PRO 6000 Blackwell.
+    CloudOffer(id="aws-g4dn.xlarge", provider="AWS", offering="g4dn.xlarge", gpu_id="t4", gpus=1,
+               usd_per_hour=0.526, host_ram_bytes=16 * GIB, vcpus=4, source=_AWS_G4DN),
+    CloudOffer(id="aws-g6.xlarge", provider="AWS", offering="g6.xlarge", gpu_id="l4", gpus=1,
+               usd_per_hour=0.8048, host_ram_bytes=16 * GIB, vcpus=4, source=_AWS_G6),
+    CloudOffer(id="aws-g6e.xlarge", provider="AWS", offering="g6e.xlarge", gpu_id="l40s", gpus=1,
+               usd_per_hour=1.861, host_ram_bytes=32 * GIB, vcpus=4, source=_AWS_G6E),
+    CloudOffer(id="aws-p3dn.24xlarge", provider="AWS", offering="p3dn.24xlarge", gpu_id="v100-sxm2-32gb", gpus=8,
+               usd_per_hour=31.212, host_ram_bytes=768 * GIB, vcpus=96, source=_AWS_P3DN,
+               spec_source=_P3DN_SPECS),
+    CloudOffer(id="digitalocean-mi300x", provider="DigitalOcean", offering="GPU Droplet AMD MI300X", gpu_id="mi300x",
+               gpus=1, usd_per_hour=1.99, source=_DO_GPU),
+    CloudOffer(id="digitalocean-mi300x-8x", provider="DigitalOcean", offering="GPU Droplet AMD MI300X (8x)",
+               gpu_id="mi300x", gpus=8, usd_per_hour=15.92, source=_DO_GPU),
+    CloudOffer(id="digitalocean-l40s", provider="DigitalOcean", offering="GPU Droplet NVIDIA L40s", gpu_id="l40s",
+               gpus=1, usd_per_hour=1.57, source=_DO_GPU),
+    CloudOffer(id="runpod-secure-l40s", provider="RunPod (Secure Cloud)", offering="L40S", gpu_id="l40s", gpus=1,
+               usd_per_hour=0.86, source=_RUNPOD_2025),
+    CloudOffer(id="runpod-community-l40s", provider="RunPod (Community Cloud)", offering="L40S", gpu_id="l40s",
+               gpus=1, usd_per_hour=0.79, source=_RUNPOD_2025),
+    CloudOffer(id="runpod-secure-l4", provider="RunPod (Secure Cloud)", offering="L4", gpu_id="l4", gpus=1,
+               usd_per_hour=0.43, source=_RUNPOD_2025),
+    CloudOffer(id="runpod-secure-rtx-5090", provider="RunPod (Secure Cloud)", offering="RTX 5090", gpu_id="rtx-5090",
+               gpus=1, usd_per_hour=0.89, source=_RUNPOD_2025),
+    CloudOffer(id="runpod-community-rtx-5090", provider="RunPod (Community Cloud)", offering="RTX 5090",
+               gpu_id="rtx-5090", gpus=1, usd_per_hour=0.69, source=_RUNPOD_2025),
+    CloudOffer(id="runpod-rtx-pro-6000-wk", provider="RunPod (Pods)", offering="RTX PRO 6000 WK",
+               gpu_id="rtx-pro-6000-blackwell", gpus=1, usd_per_hour=2.09, source=_RUNPOD_2026_01),
 )
 
 _QUOTES: tuple[PurchaseQuote, ...] = (
@@ -222,7 +279,9 @@ def median_cloud_usd_per_gpu_hour(gpu_id: str) -> float | None:
 
     >>> median_cloud_usd_per_gpu_hour("h100-sxm")
     3.99
-    >>> median_cloud_usd_per_gpu_hour("t4") is None
+    >>> median_cloud_usd_per_gpu_hour("t4")
+    0.526
+    >>> median_cloud_usd_per_gpu_hour("m4-max") is None
     True
     """
     prices = [offer.usd_per_gpu_hour for offer in offers_for(gpu_id)]

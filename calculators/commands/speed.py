@@ -14,7 +14,6 @@ from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES
 from calculators.performance.inference_speed import (
     DEFAULT_BANDWIDTH_EFFICIENCY,
     DEFAULT_COMPUTE_EFFICIENCY,
-    DEFAULT_PARALLEL_EFFICIENCY,
     inference_speed,
 )
 
@@ -35,8 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fraction of peak memory bandwidth achieved (assumed)")
     parser.add_argument("--compute-efficiency", default=str(DEFAULT_COMPUTE_EFFICIENCY),
                         help="fraction of the dense tensor rate achieved (assumed)")
-    parser.add_argument("--parallel-efficiency", default=str(DEFAULT_PARALLEL_EFFICIENCY),
-                        help="fraction of linear speed-up kept over tensor-parallel GPUs (assumed)")
+    parser.add_argument("--interconnect", default="auto",
+                        help="tensor-parallel link id (see the interconnect catalog) or 'auto' for the GPU's own")
+    parser.add_argument("--collective-efficiency", default=None,
+                        help="fraction of the link's per-direction bandwidth the all-reduces reach "
+                             "(default: derived per link kind from published nccl-tests runs)")
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:
@@ -45,5 +47,5 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
         resolve_model(args.model), get_gpu(args.gpu), weights=args.weights, kv_cache=args.kv_cache, batch=args.batch,
         context=args.context, new_tokens=args.new_tokens, gpus=args.gpus,
         bandwidth_efficiency=args.bandwidth_efficiency, compute_efficiency=args.compute_efficiency,
-        parallel_efficiency=args.parallel_efficiency)
+        interconnect=args.interconnect, collective_efficiency=args.collective_efficiency)
     return result.to_dict(), result.to_text()

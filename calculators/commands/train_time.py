@@ -1,4 +1,4 @@
-"""wall-clock days, GPU-hours and tokens/s of training (6·N·D at an assumed MFU)
+"""wall-clock days, GPU-hours and tokens/s of training (6·N·D, or 4·N·D for LoRA, at an assumed MFU, with data-parallel communication)
 
 ``mlhw train-time --model llama-3-8b --gpu h100-sxm --tokens 15e12 --gpus 1024 [--json]``
 """
@@ -11,7 +11,7 @@ from typing import Any
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import resolve_model
 from calculators.errors import InputError
-from calculators.memory.training import PRECISIONS
+from calculators.memory.training import METHODS, PRECISIONS
 from calculators.performance.training_time import MAX_TOKENS, training_time
 
 COMMAND = "train-time"
@@ -41,11 +41,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", default="bf16-mixed", help=f"one of {', '.join(PRECISIONS)}")
     parser.add_argument("--grad-checkpointing", action="store_true", help="full activation recomputation")
     parser.add_argument("--seq", default="2048", help="sequence length in tokens")
+    parser.add_argument("--method", default="full", help=f"one of {', '.join(METHODS)} (lora/qlora: 4·N, frozen base)")
+    parser.add_argument("--lora-rank", default="16", help="LoRA rank (lora/qlora only)")
+    parser.add_argument("--batch", default="1", help="micro-batch per GPU, sequences")
+    parser.add_argument("--grad-accumulation", default="1", help="micro-batches per optimizer step")
+    parser.add_argument("--zero", default="0", help="ZeRO stage 0-3 of the data-parallel communication")
+    parser.add_argument("--interconnect", default="auto",
+                        help="link id (see the interconnect catalog) or 'auto' for the GPU's own")
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the training-time estimate; returns (JSON-ready dict, text)."""
     result = training_time(
         resolve_model(args.model), get_gpu(args.gpu), tokens=parse_tokens(args.tokens), gpus=args.gpus, mfu=args.mfu,
-        precision=args.precision, grad_checkpointing=args.grad_checkpointing, seq=args.seq)
+        precision=args.precision, grad_checkpointing=args.grad_checkpointing, seq=args.seq, method=args.method,
+        lora_rank=args.lora_rank, batch=args.batch, grad_accumulation=args.grad_accumulation, zero=args.zero,
+        interconnect=args.interconnect)
     return result.to_dict(), result.to_text()

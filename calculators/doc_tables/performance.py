@@ -18,7 +18,6 @@ from calculators.performance.batching import batching_utilisation, uniform_lengt
 from calculators.performance.inference_speed import (
     DEFAULT_BANDWIDTH_EFFICIENCY,
     DEFAULT_COMPUTE_EFFICIENCY,
-    DEFAULT_PARALLEL_EFFICIENCY,
     decode_step,
     inference_speed,
     prefill,
@@ -43,8 +42,9 @@ from calculators.tables import Table, TableFunction
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
 EFFICIENCIES = (f"bandwidth efficiency {DEFAULT_BANDWIDTH_EFFICIENCY:g}, compute efficiency "
-                f"{DEFAULT_COMPUTE_EFFICIENCY:g}, tensor-parallel efficiency {DEFAULT_PARALLEL_EFFICIENCY:g} "
-                "(the defaults, assumed)")
+                f"{DEFAULT_COMPUTE_EFFICIENCY:g} (the defaults, assumed); tensor parallel adds 2 ring all-reduces "
+                "of the activations per layer over the GPUs' own link (calculators.parallel.tensor: efficiency and "
+                "per-step latency derived from published nccl-tests runs), not overlapped")
 #: Models and GPUs of the decode reference table.
 SPEED_MODELS = ("llama-3.2-3b", "llama-3.1-8b", "qwen2.5-14b", "qwen2.5-32b", "mixtral-8x7b", "llama-3.1-70b")
 SPEED_GPUS = ("rtx-4090", "rtx-5090", "l40s", "a100-80gb-sxm", "h100-sxm", "h200", "mi300x", "m4-max")

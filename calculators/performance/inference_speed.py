@@ -6,9 +6,15 @@ the larger of the memory time and the compute time (a roofline):
 
 ``t_step = max(bytes / (bandwidth x bandwidth_efficiency), FLOPs / (rate x compute_efficiency))``
 
-With both efficiencies at 1 this is a lower bound on the step time (an upper bound on
-tokens/s); the defaults below make it an estimate, and the "Inference speed" page
-compares it with published measurements.
+Over ``N`` tensor-parallel GPUs each GPU reads and computes ``1/N`` of the step, then
+the GPUs all-reduce their activations twice per layer (Megatron-LM), which adds
+``t_comm`` from :mod:`calculators.parallel.tensor` (ring all-reduces over the GPUs'
+link, with a per-collective latency; not overlapped). Over PCIe that term grows with
+``N`` and with the batch, so tokens/s stops scaling where NVLink keeps scaling.
+
+With both efficiencies at 1 (and the link at its full rate with no latency) this is a
+lower bound on the step time (an upper bound on tokens/s); the defaults below make it
+an estimate, and the "Inference speed" page compares it with published measurements.
 
 >>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model
@@ -29,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.gpus import GPU
+from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.memory.inference import KV_DTYPES, MAX_BATCH, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
@@ -43,6 +50,8 @@ from calculators.performance.flops import (
     lm_head_parameters,
     matmul_parameters,
 )
+from calculators.parallel.step import AUTO
+from calculators.parallel.tensor import tensor_parallel_communication, tensor_parallel_link
 from calculators.performance.steps import DecodeStep, Step
 from calculators.validate import finite_float, nonnegative_int, one_of, positive_int
 
@@ -50,8 +59,6 @@ from calculators.validate import finite_float, nonnegative_int, one_of, positive
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.8
 #: Assumed fraction of the dense tensor rate matrix multiplies achieve (prefill, large batches).
 DEFAULT_COMPUTE_EFFICIENCY = 0.6
-#: Assumed fraction of linear speed-up kept when a step is split over tensor-parallel GPUs.
-DEFAULT_PARALLEL_EFFICIENCY = 0.9
 #: Above this many decode steps :func:`generation` sums sampled steps instead of every step.
 _EXACT_STEPS = 512
 
@@ -71,25 +78,38 @@ class SpeedSetup:
     gpus: int
     bandwidth_efficiency: float
     compute_efficiency: float
-    parallel_efficiency: float
+    interconnect: str = AUTO
+    collective_efficiency: float | None = None
+
+    def link(self, gpu: GPU) -> Interconnect:
+        """The tensor-parallel link for this GPU (``interconnect``, or the GPU's own when ``"auto"``)."""
+        return tensor_parallel_link(gpu, gpus=self.gpus, interconnect=self.interconnect)
 
     def assumptions(self) -> tuple[str, ...]:
         """The efficiencies and layout, as sentences for a result."""
-        parallel = (f"{self.gpus} GPUs in tensor parallel: bytes and FLOPs split evenly, "
-                    f"parallel efficiency {self.parallel_efficiency:g} (assumed)") if self.gpus > 1 else "one GPU"
         return (
             f"bandwidth efficiency {self.bandwidth_efficiency:g} and compute efficiency "
             f"{self.compute_efficiency:g} of the spec-sheet peaks (assumed)",
-            parallel,
+            f"{self.gpus} GPUs in tensor parallel: bytes and FLOPs split evenly" if self.gpus > 1 else "one GPU",
             f"weights {self.weights.value}, KV cache {self.kv_cache.value}",
         )
 
 
 def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
                 gpus: int = 1, bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY,
-                compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY,
-                parallel_efficiency: float = DEFAULT_PARALLEL_EFFICIENCY) -> SpeedSetup:
-    """Check every speed input; raises :class:`~calculators.errors.InputError` naming the field."""
+                compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY, interconnect: str = AUTO,
+                collective_efficiency: float | None = None) -> SpeedSetup:
+    """Check every speed input; raises :class:`~calculators.errors.InputError` naming the field.
+
+    ``interconnect`` is a link id of :mod:`calculators.catalog.interconnects` or ``"auto"``
+    (the GPU's own link); ``collective_efficiency`` the fraction of its per-direction
+    bandwidth the all-reduces reach (``None``: :func:`calculators.parallel.tensor.link_efficiency`).
+    """
+    link = str(interconnect).strip().lower()
+    if link != AUTO:
+        link = get_interconnect(link).id
+    blank = collective_efficiency is None or (isinstance(collective_efficiency, str)
+                                              and not collective_efficiency.strip())
     return SpeedSetup(
         weights=DType.parse(one_of("weights", weights, WEIGHT_DTYPES), "weights"),
         kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
@@ -98,7 +118,8 @@ def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1
         gpus=positive_int("gpus", gpus, maximum=MAX_GPUS),
         bandwidth_efficiency=_efficiency("bandwidth_efficiency", bandwidth_efficiency),
         compute_efficiency=_efficiency("compute_efficiency", compute_efficiency),
-        parallel_efficiency=_efficiency("parallel_efficiency", parallel_efficiency),
+        interconnect=link,
+        collective_efficiency=None if blank else _efficiency("collective_efficiency", collective_efficiency),
     )
 
 
@@ -163,19 +184,27 @@ def prefill_flops(spec: ModelSpec, *, prompt: int) -> float:
     return 2.0 * body * prompt + 2.0 * lm_head_parameters(spec) + attention
 
 
-def _roofline(gpu: GPU, setup: SpeedSetup, *, bytes_read: int, flops: float, compute_dtype: DType
-              ) -> tuple[float, float | None, float, float, str]:
+def _roofline(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, flops: float, tokens: int,
+              compute_dtype: DType) -> dict[str, Any]:
     n = setup.gpus
     rate = compute_rate_flop_per_s(gpu, compute_dtype)
     memory_peak = bytes_read / (gpu.memory_bandwidth_bytes_per_s * n)
     compute_peak = None if rate is None else flops / (rate * n)
     memory_time = memory_peak / setup.bandwidth_efficiency
     compute_time = None if compute_peak is None else compute_peak / setup.compute_efficiency
-    parallel = setup.parallel_efficiency if n > 1 else 1.0
-    time = max(memory_time, compute_time or 0.0) / parallel
-    bound_time = max(memory_peak, compute_peak or 0.0)
+    comm_time = comm_bound = 0.0
+    if n > 1:
+        comm = tensor_parallel_communication(spec, tokens=tokens, gpus=n, link=setup.link(gpu),
+                                             activation_bytes=4 if compute_dtype is DType.FP32 else 2,
+                                             efficiency=setup.collective_efficiency)
+        comm_time, comm_bound = comm.time_s, comm.bound_time_s
+    work = max(memory_time, compute_time or 0.0)
     bound = "compute" if compute_time is not None and compute_time > memory_time else "memory"
-    return memory_time, compute_time, time, bound_time, bound
+    if comm_time > work:
+        bound = "communication"
+    return {"memory_time_s": memory_time, "compute_time_s": compute_time, "communication_time_s": comm_time,
+            "time_s": work + comm_time, "bound_time_s": max(memory_peak, compute_peak or 0.0) + comm_bound,
+            "bound": bound}
 
 
 def _compute_dtype(weights: DType) -> DType:
@@ -189,11 +218,10 @@ def _decode(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> Decod
     bytes_read = (weight_bytes_read(spec, dtype=setup.weights, tokens=setup.batch)
                   + kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache))
     flops = setup.batch * decode_flops_per_token(spec, context=context)
-    memory_time, compute_time, time, bound_time, bound = _roofline(
-        gpu, setup, bytes_read=bytes_read, flops=flops, compute_dtype=_compute_dtype(setup.weights))
-    return DecodeStep(bytes_read=bytes_read, flops=flops, memory_time_s=memory_time, compute_time_s=compute_time,
-                      time_s=time, bound_time_s=bound_time, bound=bound, tokens=setup.batch,
-                      batch=setup.batch, context=context)
+    times = _roofline(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=setup.batch,
+                      compute_dtype=_compute_dtype(setup.weights))
+    return DecodeStep(bytes_read=bytes_read, flops=flops, tokens=setup.batch, batch=setup.batch, context=context,
+                      **times)
 
 
 def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
@@ -201,7 +229,8 @@ def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
 
     Formula: bytes = weights read (:func:`weight_bytes_read`) + ``kv_cache_bytes(batch,
     context)``; FLOPs = ``batch x`` :func:`decode_flops_per_token`; time = roofline of
-    the two (module docstring), divided over ``gpus`` and by the parallel efficiency.
+    the two (module docstring) divided over ``gpus``, plus the tensor-parallel all-reduces
+    of ``batch x hidden`` activations (:mod:`calculators.parallel.tensor`).
 
     Args:
         spec: model shapes.
@@ -221,10 +250,9 @@ def _prefill(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> Step:
     bytes_read = (weight_bytes_read(spec, dtype=setup.weights, tokens=tokens)
                   + kv_cache_bytes(spec, batch=setup.batch, context=setup.context, kv_dtype=setup.kv_cache))
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
-    memory_time, compute_time, time, bound_time, bound = _roofline(
-        gpu, setup, bytes_read=bytes_read, flops=flops, compute_dtype=_compute_dtype(setup.weights))
-    return Step(bytes_read=bytes_read, flops=flops, memory_time_s=memory_time, compute_time_s=compute_time,
-                time_s=time, bound_time_s=bound_time, bound=bound, tokens=tokens)
+    times = _roofline(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=tokens,
+                      compute_dtype=_compute_dtype(setup.weights))
+    return Step(bytes_read=bytes_read, flops=flops, tokens=tokens, **times)
 
 
 def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
@@ -287,8 +315,8 @@ class InferenceSpeed:
         """JSON-ready dict (seconds, tokens/s, bytes, FLOP)."""
         def step(s: Step) -> dict[str, Any]:
             return {"bytes_read": s.bytes_read, "flops": s.flops, "memory_time_s": s.memory_time_s,
-                    "compute_time_s": s.compute_time_s, "time_s": s.time_s, "bound_time_s": s.bound_time_s,
-                    "bound": s.bound}
+                    "compute_time_s": s.compute_time_s, "communication_time_s": s.communication_time_s,
+                    "time_s": s.time_s, "bound_time_s": s.bound_time_s, "bound": s.bound}
 
         return {
             "model": self.model, "gpu": self.gpu, "gpus": self.gpus, "batch": self.batch,
@@ -391,7 +419,14 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         "time to first token = prefill of the whole batch; queueing, sampling and network time not counted",
     )
     if setup.gpus > 1:
-        assumptions += ("memory per GPU = total_bytes of one-GPU inference_memory divided by the GPU count",)
+        link = setup.link(gpu)
+        comm = tensor_parallel_communication(spec, tokens=setup.batch, gpus=setup.gpus, link=link,
+                                             efficiency=setup.collective_efficiency)
+        assumptions += (comm.assumption(),
+                        "memory per GPU = total_bytes of one-GPU inference_memory divided by the GPU count")
+        if link.kind == "pcie" and gpu.segment == "consumer":
+            notes.append("GeForce drivers disable peer-to-peer PCIe transfers; without a patched driver NCCL "
+                         "stages all-reduces through host memory, slower than this estimate")
     return InferenceSpeed(
         model=spec.name, gpu=gpu.name, gpus=setup.gpus, batch=setup.batch, context=setup.context,
         new_tokens=new_tokens, first_step=first, last_step=last, prefill=pre, generation_time_s=total,

@@ -25,10 +25,13 @@ class Step:
         memory_time_s: bytes over (bandwidth x efficiency x GPUs), seconds.
         compute_time_s: FLOPs over (rate x efficiency x GPUs), seconds; ``None`` where the
             GPU's rate is unknown.
-        time_s: the larger of the two, over the parallel efficiency (estimate).
-        bound_time_s: the same at 100 % efficiencies: a lower bound on the time.
-        bound: ``"memory"`` or ``"compute"``: the larger term.
+        time_s: the larger of the two plus ``communication_time_s`` (estimate).
+        bound_time_s: the same at 100 % efficiencies and no collective latency: a lower
+            bound on the time.
+        bound: ``"memory"``, ``"compute"`` or ``"communication"``: the largest term.
         tokens: tokens the pass produces (decode: batch; prefill: prompt tokens of the batch).
+        communication_time_s: tensor-parallel all-reduces, added to the larger term
+            (0 on one GPU), seconds.
     """
 
     bytes_read: int
@@ -39,6 +42,7 @@ class Step:
     bound_time_s: float
     bound: str
     tokens: int
+    communication_time_s: float = 0.0
 
     @property
     def tokens_per_s(self) -> float:

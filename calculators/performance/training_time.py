@@ -7,10 +7,29 @@ Chowdhery et al. 2022, Appendix B; counted over the full sequence, not halved fo
 causal mask, as PaLM and Megatron-LM count it). Full activation recomputation runs the
 forward twice: 8·N instead of 6·N, 4/3 of the work.
 
-``time = tokens x FLOPs per token / (GPUs x dense rate x utilisation)``
+LoRA and QLoRA freeze the base weights, so the backward pass skips their weight-gradient
+matmuls (``dL/dW = x^T dy``, 2 FLOP per parameter per token) but still needs the input
+gradients (``dL/dx = dy W^T``, another 2) to reach the adapters of earlier layers:
 
-The utilisation is of the FLOPs actually executed; without recomputation that is the
-model FLOPs utilisation (MFU). With every factor at 1 the time is a lower bound.
+``LoRA FLOPs per token = 4 x N + 6 x N_adapter + attention``
+
+(forward 2N, input gradients 2N; each adapter ``r x (in + out)`` parameters trains fully
+at 6 per token; attention has no weights, so its forward 4 and backward 8 per layer and
+attended token stay). Recomputation adds one forward, ``2 N + 2 N_adapter + 4 x q_dim x
+seq`` per layer. Sources: Hu et al. 2021 (LoRA, arXiv:2106.09685) section 4 (only the
+adapters receive gradients); the 2N forward / 4N backward split of Kaplan et al. 2020,
+section 2.1, whose backward is half input gradients and half weight gradients. QLoRA
+(Dettmers et al. 2023, arXiv:2305.14314) dequantises each NF4 weight to BF16 before
+every matmul that uses it, forward and backward: elementwise work that is not counted
+as FLOPs here and lowers the utilisation reached (assumed; no measurement read).
+
+``time = tokens x FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
+
+The utilisation is of the FLOPs actually executed on one GPU; without recomputation
+that is the model FLOPs utilisation (MFU). The scaling efficiency (1 on one GPU) is
+compute / (compute + data-parallel communication that compute cannot hide), from
+:mod:`calculators.performance.scaling`: it falls as GPUs are added and on slower links.
+With every factor at 1 the time is a lower bound.
 
 >>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model
@@ -33,9 +52,20 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.dtypes import DType
 from calculators.errors import InputError
-from calculators.memory.training import MAX_GPUS, MAX_SEQ, PRECISIONS
+from calculators.memory.training import (
+    DEFAULT_LORA_TARGETS,
+    MAX_BATCH,
+    MAX_GPUS,
+    MAX_SEQ,
+    METHODS,
+    PRECISIONS,
+    lora_parameters,
+)
+from calculators.memory.weights import quantized_bytes_per_element
 from calculators.model import ModelSpec
+from calculators.parallel.step import AUTO
 from calculators.performance.flops import attended_tokens, compute_rate_flop_per_s, matmul_parameters
+from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
 from calculators.validate import finite_float, flag, one_of, positive_int
 
 MAX_TOKENS = 10**16  # 10 quadrillion: 600 x the largest published pre-training run
@@ -77,20 +107,45 @@ def _precision_dtype(precision: str) -> DType:
     return DType.FP32 if precision == "fp32" else DType.BF16 if precision.startswith("bf16") else DType.FP16
 
 
-def training_flops_per_token(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = False) -> float:
+def adapter_parameters(spec: ModelSpec, *, method: str, lora_rank: int = 16,
+                       lora_targets: Any = DEFAULT_LORA_TARGETS) -> int:
+    """Trainable adapter parameters of a LoRA/QLoRA run (0 for full training), count."""
+    if one_of("method", method, METHODS) == "full":
+        return 0
+    return lora_parameters(spec, rank=lora_rank, targets=lora_targets)
+
+
+def forward_flops_per_token(spec: ModelSpec, *, seq: int, adapter: int = 0) -> float:
+    """FLOP of one forward pass per token: ``2 x (matmul parameters + adapters) + 4 x q_dim x attended``."""
+    seq = positive_int("seq", seq, maximum=MAX_SEQ)
+    return 2.0 * (matmul_parameters(spec) + adapter) + 4.0 * spec.q_dim * attended_tokens(spec, context=seq)
+
+
+def training_flops_per_token(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = False, method: str = "full",
+                             lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS) -> float:
     """FLOP per trained token: model FLOPs, or executed FLOPs with recomputation.
 
-    Formula: ``6 x matmul parameters (active) + 12 x q_dim x sum over layers of
-    min(seq, window)``; times 4/3 with full activation recomputation (one more forward).
+    Formula: full: ``6 x N + 12 x q_dim x attended`` (``N`` = matmul parameters, active
+    for a mixture of experts; attended = sum over layers of min(seq, window)); LoRA and
+    QLoRA: ``4 x N + 6 x N_adapter + 12 x q_dim x attended`` (module docstring). Full
+    activation recomputation adds one forward (:func:`forward_flops_per_token`).
 
     >>> from calculators.catalog.models import get_model
-    >>> round(training_flops_per_token(get_model("llama-2-7b"), seq=4096) / 1e9, 2)  # GFLOP
+    >>> spec = get_model("llama-2-7b")
+    >>> round(training_flops_per_token(spec, seq=4096) / 1e9, 2)  # GFLOP
     46.09
+    >>> round(training_flops_per_token(spec, seq=4096, method="lora") / 1e9, 2)  # rank 16, all linears
+    33.11
     """
     seq = positive_int("seq", seq, maximum=MAX_SEQ)
     checkpointing = flag("grad_checkpointing", grad_checkpointing)
-    model = 6.0 * matmul_parameters(spec) + 12.0 * spec.q_dim * attended_tokens(spec, context=seq)
-    return model * (4.0 / 3.0 if checkpointing else 1.0)
+    adapter = adapter_parameters(spec, method=method, lora_rank=lora_rank, lora_targets=lora_targets)
+    attention = 12.0 * spec.q_dim * attended_tokens(spec, context=seq)
+    if one_of("method", method, METHODS) == "full":
+        model = 6.0 * matmul_parameters(spec) + attention
+    else:
+        model = 4.0 * matmul_parameters(spec) + 6.0 * adapter + attention
+    return model + (forward_flops_per_token(spec, seq=seq, adapter=adapter) if checkpointing else 0.0)
 
 
 @dataclass(frozen=True)
@@ -101,10 +156,12 @@ class TrainingTime:
         model_flops_per_token: FLOP per token of forward + backward (no recomputation).
         executed_flops_per_token: FLOP per token the GPUs run (4/3 more with recomputation).
         total_model_flops: model FLOPs of the whole run.
-        utilisation: fraction of the dense rate the executed FLOPs run at (assumed input).
-        mfu: model FLOPs utilisation: equals ``utilisation`` without recomputation,
-            3/4 of it with.
-        time_s: wall-clock seconds (estimate). bound_time_s: at 100 % utilisation (a bound).
+        utilisation: fraction of the dense rate the executed FLOPs run at on one GPU (assumed input).
+        mfu: model FLOPs utilisation of the whole run: ``utilisation x model / executed
+            FLOPs x scaling efficiency``.
+        scaling: the data-parallel communication per optimizer step and the scaling efficiency.
+        time_s: wall-clock seconds (estimate). bound_time_s: at 100 % utilisation and no
+            communication (a bound).
         tokens_per_s: tokens per second of the whole cluster (estimate).
         gpu_hours: ``gpus x time`` in hours (estimate).
     """
@@ -116,6 +173,8 @@ class TrainingTime:
     seq: int
     precision: str
     grad_checkpointing: bool
+    method: str
+    adapter_parameters: int
     rate_flop_per_s: float
     model_flops_per_token: float
     executed_flops_per_token: float
@@ -124,7 +183,13 @@ class TrainingTime:
     time_s: float
     bound_time_s: float
     mfu_source: Source
+    scaling: DataParallelOverhead
     assumptions: tuple[str, ...] = ()
+
+    @property
+    def scaling_efficiency(self) -> float:
+        """Compute / (compute + exposed data-parallel communication), 1 on one GPU (estimate)."""
+        return self.scaling.scaling_efficiency
 
     @property
     def total_model_flops(self) -> float:
@@ -155,7 +220,9 @@ class TrainingTime:
         """JSON-ready dict (FLOP, seconds, hours, days)."""
         return {
             "model": self.model, "gpu": self.gpu, "gpus": self.gpus, "tokens": self.tokens, "seq": self.seq,
-            "precision": self.precision, "grad_checkpointing": self.grad_checkpointing,
+            "precision": self.precision, "grad_checkpointing": self.grad_checkpointing, "method": self.method,
+            "adapter_parameters": self.adapter_parameters, "scaling_efficiency": self.scaling_efficiency,
+            "data_parallel": self.scaling.to_dict(),
             "rate_flop_per_s": self.rate_flop_per_s, "model_flops_per_token": self.model_flops_per_token,
             "executed_flops_per_token": self.executed_flops_per_token, "total_model_flops": self.total_model_flops,
             "utilisation": self.utilisation, "mfu": self.mfu, "time_s": self.time_s,
@@ -173,7 +240,8 @@ class TrainingTime:
             f"{self.model}: {self.tokens:,} tokens at seq {self.seq} on {self.gpus} x {self.gpu}",
             f"FLOP per token: {self.model_flops_per_token / 1e9:,.2f} G (model), "
             f"{self.executed_flops_per_token / 1e9:,.2f} G (executed)",
-            f"throughput: {self.tokens_per_s:,.0f} tokens/s ({self.tokens_per_s_per_gpu:,.0f} per GPU)",
+            f"throughput: {self.tokens_per_s:,.0f} tokens/s ({self.tokens_per_s_per_gpu:,.0f} per GPU); "
+            f"scaling efficiency {self.scaling_efficiency:.1%}",
             f"wall clock: {self.days:,.2f} days ({self.gpu_hours:,.0f} GPU-hours); "
             f"at 100 % utilisation: {self.bound_time_s / SECONDS_PER_DAY:,.2f} days",
             *[f"assumes: {a}" for a in self.assumptions],
@@ -181,24 +249,34 @@ class TrainingTime:
 
 
 def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu: float | None = None,
-                  precision: str = "bf16-mixed", grad_checkpointing: bool = False, seq: int = 2048) -> TrainingTime:
+                  precision: str = "bf16-mixed", grad_checkpointing: bool = False, seq: int = 2048,
+                  method: str = "full", lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS,
+                  batch: int = 1, grad_accumulation: int = 1, zero: int = 0,
+                  interconnect: str = AUTO) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
 
-    Formula: ``time = tokens x executed FLOPs per token / (gpus x rate x utilisation)``,
-    executed FLOPs from :func:`training_flops_per_token`; the rate is the GPU's dense
-    BF16/FP16 tensor rate (fp32: the FP32 rate).
+    Formula: ``time = tokens x executed FLOPs per token / (gpus x rate x utilisation x
+    scaling efficiency)``, executed FLOPs from :func:`training_flops_per_token`, scaling
+    efficiency from :func:`~calculators.performance.scaling.data_parallel_overhead`; the
+    rate is the GPU's dense BF16/FP16 tensor rate (fp32: the FP32 rate).
 
     Args:
         spec: model shapes.
         gpu: catalog GPU.
         tokens: training tokens (count).
-        gpus: GPUs in the job; work is assumed to split evenly (the MFU absorbs the
-            communication and pipeline losses).
-        mfu: fraction of the dense rate achieved by the executed FLOPs, in (0, 1];
+        gpus: data-parallel GPUs in the job; work splits evenly, and the communication
+            that compute cannot hide is added (:mod:`calculators.performance.scaling`).
+        mfu: fraction of the dense rate achieved by the executed FLOPs on each GPU, in (0, 1];
             ``None`` takes :func:`default_mfu` for the GPU.
         precision: one of :data:`~calculators.memory.training.PRECISIONS`; picks the rate.
         grad_checkpointing: full activation recomputation (8·N instead of 6·N).
         seq: sequence length in tokens (sets the attention term).
+        method: ``"full"``, ``"lora"`` or ``"qlora"`` (frozen base: 4·N instead of 6·N).
+        lora_rank, lora_targets: the adapters (LoRA/QLoRA only).
+        batch: micro-batch per GPU, sequences (sets the compute each collective can hide behind).
+        grad_accumulation: micro-batches per optimizer step.
+        zero: ZeRO stage 0-3 of the data-parallel communication.
+        interconnect: link id, or ``"auto"`` (the GPU's own link; across nodes above 8 GPUs).
 
     Raises:
         InputError: a value out of range, or a GPU with no published rate for ``precision``.
@@ -215,26 +293,46 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     rate = compute_rate_flop_per_s(gpu, _precision_dtype(precision))
     if rate is None:
         raise InputError("gpu", gpu.id, f"a GPU with a published dense {precision} rate ({gpu.name} has none)")
-    model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False)
-    executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing)
+    seq = positive_int("seq", seq, maximum=MAX_SEQ)
+    batch = positive_int("batch", batch, maximum=MAX_BATCH)
+    method = one_of("method", method, METHODS)
+    lora: dict[str, Any] = {"method": method, "lora_rank": lora_rank, "lora_targets": lora_targets}
+    adapter = adapter_parameters(spec, **lora)
+    model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False, **lora)
+    executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing, **lora)
+    full = method == "full"
+    scaling = data_parallel_overhead(
+        spec, gpu, gpus=gpus, zero=zero, micro_batch_compute_s=batch * seq * executed / (rate * utilisation),
+        forward_share=forward_flops_per_token(spec, seq=seq, adapter=adapter) / executed,
+        accumulation=grad_accumulation, trainable_parameters=None if full else adapter,
+        gathered_bytes_per_parameter=quantized_bytes_per_element(DType.NF4) if method == "qlora" else 2,
+        interconnect=interconnect)
     bound = tokens * executed / (gpus * rate)
-    achieved_mfu = utilisation * model_per_token / executed
+    achieved_mfu = utilisation * model_per_token / executed * scaling.scaling_efficiency
     assumptions: tuple[str, ...] = (
         f"utilisation {utilisation:g} of the dense {precision} rate "
         f"({rate / 1e12:,.1f} TFLOP/s per GPU): {source.title}",
-        "work splits evenly over the GPUs; communication, pipeline bubbles, restarts and "
-        "evaluation are inside the utilisation",
+        scaling.assumption(),
+        "pipeline bubbles, restarts and evaluation are inside the utilisation; the default utilisations were "
+        "measured on large clusters and already include some communication, so with many GPUs the estimate "
+        "errs long",
         "attention counted over the full sequence (12 x layers x q_dim x seq per token), as PaLM and Megatron-LM do",
     )
+    if not full:
+        assumptions += (f"{method}: base weights frozen, 4 x N + 6 x {adapter:,} adapter parameters per token "
+                        "(no weight-gradient matmuls for the base)",)
+    if method == "qlora":
+        assumptions += ("QLoRA dequantises NF4 weights before each matmul (forward and backward): elementwise work "
+                        "not counted as FLOPs; expect a lower utilisation than the default (assumed)",)
     if checkpointing:
-        assumptions += ("full activation recomputation: one extra forward, 4/3 of the FLOPs; "
+        assumptions += ("full activation recomputation: one extra forward; "
                         f"model FLOPs utilisation is {achieved_mfu:.3g}",)
     return TrainingTime(
-        model=spec.name, gpu=gpu.name, gpus=gpus, tokens=tokens, seq=positive_int("seq", seq, maximum=MAX_SEQ),
-        precision=precision, grad_checkpointing=checkpointing, rate_flop_per_s=rate,
+        model=spec.name, gpu=gpu.name, gpus=gpus, tokens=tokens, seq=seq, precision=precision,
+        grad_checkpointing=checkpointing, method=method, adapter_parameters=adapter, rate_flop_per_s=rate,
         model_flops_per_token=model_per_token, executed_flops_per_token=executed, utilisation=utilisation,
-        mfu=achieved_mfu, time_s=bound / utilisation, bound_time_s=bound, mfu_source=source,
-        assumptions=assumptions)
+        mfu=achieved_mfu, time_s=bound / utilisation / scaling.scaling_efficiency, bound_time_s=bound,
+        mfu_source=source, scaling=scaling, assumptions=assumptions)
 
 
 def implied_mfu(spec: ModelSpec, gpu: GPU, *, tokens: int, gpu_hours: float, seq: int,

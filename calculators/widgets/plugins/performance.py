@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from html import escape
 
 from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.interconnects import interconnect_ids
+from calculators.parallel.step import AUTO
 from calculators.memory import inference, training
 from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
@@ -76,7 +78,7 @@ class SpeedView:
 
 
 _SPEED_KEYS = ("weights", "kv_cache", "batch", "context", "gpus", "bandwidth_efficiency", "compute_efficiency",
-               "parallel_efficiency")
+               "interconnect")
 
 
 def _speed_fields() -> tuple[Field, ...]:
@@ -101,8 +103,9 @@ def _speed_fields() -> tuple[Field, ...]:
                      minimum=0.01, maximum=1.0, advanced=True, help="Fraction of peak memory bandwidth (assumed)."),
         float_field("compute_efficiency", "Compute efficiency", default=default("compute_efficiency"),
                      minimum=0.01, maximum=1.0, advanced=True, help="Fraction of the dense tensor rate (assumed)."),
-        float_field("parallel_efficiency", "Parallel efficiency", default=default("parallel_efficiency"),
-                     minimum=0.01, maximum=1.0, advanced=True, help="Kept from linear speed-up over GPUs (assumed)."),
+        choice_field("interconnect", "Tensor-parallel link", choices=(AUTO, *interconnect_ids()),
+                     default=default_of(speed.speed_setup, "interconnect"), advanced=True,
+                     help="auto: the GPU's own (NVLink where it has it, else PCIe). Sets the all-reduce time."),
     )
 
 
@@ -126,13 +129,14 @@ def speed_html(view: SpeedView) -> str:
     summary = (f"{r.model} on {r.gpus} x {r.gpu}: {_rate(first.tokens_per_s)} tokens/s per sequence and "
                f"{_rate(first.aggregate_tokens_per_s)} tokens/s for the batch of {r.batch} "
                f"({first.bound}-bound); first token after {r.time_to_first_token_s * 1000:,.1f} ms.")
+    colours = {"memory": 0, "compute": 1, "communication": 3}
     bars = [_Bar(f"batch {b}", s.aggregate_tokens_per_s,
-                 f"{_rate(s.aggregate_tokens_per_s)} tokens/s ({s.bound})", 0 if s.bound == "memory" else 1,
+                 f"{_rate(s.aggregate_tokens_per_s)} tokens/s ({s.bound})", colours[s.bound],
                  highlight=b == r.batch) for b, s in view.by_batch]
-    chart = bars_svg(bars, title="Aggregate decode tokens/s by batch size (blue: memory-bound, orange: compute-bound)")
-    legend = ('<ul class="mlhw-legend"><li><span class="mlhw-swatch" style="background:' + color(0)
-              + '"></span>memory-bound</li><li><span class="mlhw-swatch" style="background:' + color(1)
-              + '"></span>compute-bound</li></ul>')
+    chart = bars_svg(bars, title="Aggregate decode tokens/s by batch size (by limiting term)")
+    legend = '<ul class="mlhw-legend">' + "".join(
+        f'<li><span class="mlhw-swatch" style="background:{color(index)}"></span>{name}-bound</li>'
+        for name, index in colours.items()) + "</ul>"
     rows = [
         ["Decode, per sequence", _rate(first.tokens_per_s), "tokens/s", "estimate"],
         ["Decode, whole batch", _rate(first.aggregate_tokens_per_s), "tokens/s", "estimate"],
@@ -141,6 +145,8 @@ def speed_html(view: SpeedView) -> str:
          "estimate"],
         ["Time to first token (prefill of the batch)", f"{r.time_to_first_token_s * 1000:,.1f}", "ms", "estimate"],
         ["Output tokens/s over the whole generation", _rate(r.output_tokens_per_s), "tokens/s", "estimate"],
+        ["Tensor-parallel all-reduces per decode step", f"{first.communication_time_s * 1000:,.2f}", "ms",
+         "estimate"],
         ["Bytes read per decode step", gib(first.bytes_read), "GiB", "derived"],
         ["Memory per GPU (total_bytes)", gib(r.memory_total_bytes), "GiB",
          "fits" if r.fits else f"does not fit {gib(r.memory_capacity_bytes)} GiB"],
@@ -169,8 +175,15 @@ def _train_fields() -> tuple[Field, ...]:
                      maximum=training.MAX_SEQ, step=1, unit="tokens"),
         float_field("mfu", "MFU", default=0.0, minimum=0.0, maximum=1.0,
                      help="Model FLOPs utilisation; 0 takes the default for the GPU class."),
+        choice_field("method", "Method", choices=training.METHODS, default=default_of(train.training_time, "method"),
+                     help="LoRA/QLoRA freeze the base: 4·N instead of 6·N FLOPs per token, adapter gradients only."),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=False,
-                   help="Full recomputation: 8·N instead of 6·N FLOPs per token."),
+                   help="Full recomputation: one more forward pass (8·N instead of 6·N for full training)."),
+        float_field("zero", "ZeRO stage", default=default_of(train.training_time, "zero"), minimum=0, maximum=3,
+                     step=1, advanced=True, help="Which data-parallel collectives run (0 = DDP, 3 = FSDP full shard)."),
+        choice_field("interconnect", "Link between GPUs", choices=(AUTO, *interconnect_ids()),
+                     default=default_of(train.training_time, "interconnect"), advanced=True,
+                     help="auto: the GPU's own link, 8 x InfiniBand NDR per node above 8 GPUs (assumed)."),
         choice_field("precision", "Precision", choices=training.PRECISIONS,
                      default=default_of(train.training_time, "precision"), advanced=True,
                      help="Picks the dense rate: fp32 uses the FP32 rate, the others the BF16/FP16 tensor rate."),
@@ -182,7 +195,8 @@ def _compute_train(values: Values) -> TrainView:
     tokens = max(1, int(round(float(values["tokens_billions"]) * 1e9)))
     mfu = float(values["mfu"]) or None
     settings = {"tokens": tokens, "mfu": mfu, "precision": values["precision"],
-                "grad_checkpointing": values["grad_checkpointing"], "seq": values["seq"]}
+                "grad_checkpointing": values["grad_checkpointing"], "seq": values["seq"],
+                "method": values["method"], "zero": int(float(values["zero"])), "interconnect": values["interconnect"]}
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
     counts = sorted(set(CHART_GPUS) | {result.gpus})
     runs = tuple((n, train.training_time(spec, gpu, gpus=n, **settings)) for n in counts)  # type: ignore[arg-type]
@@ -199,13 +213,15 @@ def train_html(view: TrainView) -> str:
     summary = (f"{r.model} on {r.tokens:,} tokens with {r.gpus:,} x {r.gpu}: {_days(r.days)} of wall clock, "
                f"{r.gpu_hours:,.0f} GPU-hours, at MFU {r.mfu:.3g}.")
     bars = [_Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus) for n, run in view.by_gpus]
-    chart = bars_svg(bars, title="Wall-clock time by GPU count at the same utilisation")
+    chart = bars_svg(bars, title="Wall-clock time by GPU count (same utilisation; communication that compute "
+                                 "cannot hide added)")
     rows = [
         ["Model FLOPs per token", f"{r.model_flops_per_token / 1e9:,.2f}", "GFLOP", "derived"],
         ["Executed FLOPs per token", f"{r.executed_flops_per_token / 1e9:,.2f}", "GFLOP", "derived"],
         ["Total model FLOPs", f"{r.total_model_flops:.3e}", "FLOP", "derived"],
         ["Throughput, all GPUs", f"{r.tokens_per_s:,.0f}", "tokens/s", "estimate"],
         ["Throughput per GPU", f"{r.tokens_per_s_per_gpu:,.0f}", "tokens/s", "estimate"],
+        ["Data-parallel scaling efficiency", f"{r.scaling_efficiency:.1%}", "", "estimate"],
         ["Wall clock", f"{r.days:,.2f}", "days", "estimate"],
         ["Wall clock at 100 % utilisation", f"{r.bound_time_s / 86400:,.2f}", "days", "lower bound"],
         ["GPU time", f"{r.gpu_hours:,.0f}", "GPU-hours", "estimate"],

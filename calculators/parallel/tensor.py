@@ -1,0 +1,239 @@
+"""Communication time of Megatron-style tensor parallelism: activation all-reduces per layer, seconds.
+
+Megatron-LM (Shoeybi et al. 2019, section 3) splits each attention block by heads and
+each MLP by its intermediate dimension, so every block ends in a partial sum that the
+``N`` tensor-parallel GPUs must add up: **two all-reduces per layer in the forward pass**
+(after attention, after the MLP) and two more in the backward pass (their input
+gradients). Each all-reduce moves the layer's activations, ``tokens x hidden x bytes``:
+
+* decode step: ``tokens = batch`` (one new token per sequence);
+* prefill: ``tokens = batch x prompt``;
+* training step: ``tokens = micro-batch x sequence``, four all-reduces per layer.
+
+Each all-reduce is timed with the ring model of
+:func:`calculators.parallel.collectives.ring_collective_time_s`:
+``2 (N-1)/N x bytes / (bw x eff) + 2 (N-1) x alpha``. The all-reduce result is the next
+block's input, so it sits on the critical path: it is **added** to the compute time,
+never overlapped (assumed; fused or asynchronous schemes hide part of it).
+
+Two inputs set the cost, each from published measurements (see :data:`LATENCY_MEASUREMENTS`
+and :data:`calculators.parallel.measured.MEASUREMENTS`):
+
+* ``alpha``, the cost of one ring step, from the time of a tiny all-reduce (where only
+  latency counts) divided by its ``2 (N-1)`` steps: about 3 microseconds per step both on
+  NVLink (2 x H100) and on PCIe (8 x RTX 4090, 8 x RTX 3090). Small messages cost about
+  the same on both links; the bandwidth term is what separates them.
+* ``eff``, the fraction of the per-direction link bandwidth a large all-reduce reaches:
+  0.8 on NVLink (NCCL maintainer, nccl-tests issue 212) and, on PCIe, the mean of the
+  efficiencies the published PCIe runs imply (GPU-to-GPU traffic crosses the host's root
+  complex, which often caps it well below the link rate).
+
+>>> from calculators.catalog.models import get_model
+>>> spec = get_model("llama-3-70b")
+>>> link = tensor_parallel_link(get_gpu("rtx-4090"), gpus=4)
+>>> link.id, round(link_efficiency(link), 2), round(latency_per_ring_step_s(link) * 1e6, 2)
+('pcie4', 0.62, 3.44)
+>>> comm = tensor_parallel_communication(spec, tokens=1, gpus=4, link=link)
+>>> comm.all_reduces, comm.bytes_per_all_reduce  # 2 per layer x 80 layers; 8192 bf16 activations
+(160, 16384)
+>>> round(comm.time_s * 1e3, 1), round(comm.latency_s * 1e3, 1)  # ms per decode step: mostly latency
+(3.5, 3.3)
+
+References:
+    Shoeybi et al. 2019, "Megatron-LM" (arXiv:1909.08053), section 3; docs pages
+    "Inference speed" and "Interconnect and communication time".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import mean
+from typing import Any
+
+from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.interconnects import Interconnect, get_interconnect
+from calculators.catalog.sources import Source
+from calculators.model import ModelSpec
+from calculators.parallel.collectives import DEFAULT_EFFICIENCY, MAX_GPUS, ring_collective_time_s, ring_steps
+from calculators.parallel.measured import MEASUREMENTS
+from calculators.parallel.step import AUTO, default_interconnect
+from calculators.validate import finite_float, positive_int
+
+#: All-reduces per transformer layer in one forward pass (Megatron-LM, section 3).
+ALL_REDUCES_PER_LAYER_FORWARD = 2
+#: All-reduces per layer in one backward pass (the input gradients of the same two blocks).
+ALL_REDUCES_PER_LAYER_BACKWARD = 2
+#: Link kinds whose small-message latency is taken from the NVLink measurements.
+_FAST_KINDS = ("nvlink", "infinity-fabric")
+MAX_TOKENS = 1 << 40
+
+
+@dataclass(frozen=True, kw_only=True)
+class SmallMessageLatency:
+    """A published time of a tiny all-reduce (a few bytes): what one collective costs with no data.
+
+    Attributes:
+        link_kind: ``"nvlink"`` or ``"pcie"``: which links the figure stands for.
+        system: GPUs, link and settings in words.
+        gpus: ranks in the all-reduce.
+        all_reduce_s: reported time, seconds.
+        source: the thread, kind ``"measured"``.
+    """
+
+    link_kind: str
+    system: str
+    gpus: int
+    all_reduce_s: float
+    source: Source
+
+    @property
+    def per_ring_step_s(self) -> float:
+        """The time over the ring's ``2 (N-1)`` steps, seconds (derived)."""
+        return self.all_reduce_s / ring_steps("all-reduce", gpus=self.gpus)
+
+
+def _issue(repo: str, number: int, title: str, date: str) -> Source:
+    return Source(f"{repo} issue #{number}: {title}", f"https://github.com/{repo}/issues/{number}", date,
+                  kind="measured")
+
+
+#: Published small-message all-reduce times (nccl-tests ``all_reduce_perf``, smallest size).
+LATENCY_MEASUREMENTS: tuple[SmallMessageLatency, ...] = (
+    SmallMessageLatency(
+        link_kind="nvlink", system="2 x H100 SXM, NVSwitch, NCCL 2.20.5 NVLSTree with CUDA graphs, 128 B", gpus=2,
+        all_reduce_s=6e-6,
+        source=_issue("NVIDIA/nccl", 1259, "Is intra-node latency supposed to increase with the number of GPUs "
+                      "when using NVLink SHARP? (2 GPUs: approximately 6 us)", "2024-04-22")),
+    SmallMessageLatency(
+        link_kind="pcie", system="8 x GeForce RTX 4090, PCIe, 8 B out-of-place", gpus=8, all_reduce_s=42.14e-6,
+        source=_issue("NVIDIA/nccl", 1530, "Ring all-reduce shows poor bandwidth utilization on PCIe-connected "
+                      "GPUs (8 B: 42.14 us)", "2026-11-21")),
+    SmallMessageLatency(
+        link_kind="pcie", system="8 x GeForce RTX 3090, PCIe, 8 B out-of-place", gpus=8, all_reduce_s=54.18e-6,
+        source=_issue("NVIDIA/nccl", 1439, "ALLREDUCE timeout (nccl-tests output on 8 x RTX 3090: 8 B in "
+                      "54.18 us)", "2024-09-11")),
+)
+
+
+def latency_per_ring_step_s(link: Interconnect) -> float:
+    """Fixed cost of one ring step on this link, seconds (derived from :data:`LATENCY_MEASUREMENTS`).
+
+    NVLink and Infinity Fabric: the mean per-step time of the NVLink records; PCIe: that of
+    the PCIe records; network links: the PCIe figure (assumed: no small-message figure for
+    a network was read, and a network hop is unlikely to be faster).
+
+    >>> round(latency_per_ring_step_s(get_interconnect("nvlink4")) * 1e6, 1)
+    3.0
+    """
+    kind = "nvlink" if link.kind in _FAST_KINDS else "pcie"
+    return mean(r.per_ring_step_s for r in LATENCY_MEASUREMENTS if r.link_kind == kind)
+
+
+def link_efficiency(link: Interconnect) -> float:
+    """Fraction of the per-direction bandwidth a large all-reduce reaches on this link (derived or assumed).
+
+    PCIe: the mean efficiency the published PCIe all-reduce runs imply
+    (:data:`calculators.parallel.measured.MEASUREMENTS`); every other link: the
+    collectives default, 0.8 (the NCCL maintainer's ~20 % protocol overhead on NVLink).
+
+    >>> link_efficiency(get_interconnect("nvlink4"))
+    0.8
+    """
+    if link.kind != "pcie":
+        return DEFAULT_EFFICIENCY
+    return mean(m.implied_efficiency for m in MEASUREMENTS
+                if m.in_ring_model and get_interconnect(m.interconnect).kind == "pcie")
+
+
+def tensor_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO) -> Interconnect:
+    """The link a tensor-parallel group of ``gpus`` GPUs talks over: the GPU's own, or the one named.
+
+    ``"auto"`` takes :func:`calculators.parallel.step.default_interconnect` (NVLink or
+    Infinity Fabric where the GPU has it, a 2-way bridge only for pairs, else its PCIe).
+
+    >>> tensor_parallel_link(get_gpu("rtx-a6000"), gpus=4).id  # the bridge joins pairs only
+    'pcie4'
+    """
+    key = str(interconnect).strip().lower()
+    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    return default_interconnect(gpu, gpus=n) if key == AUTO else get_interconnect(key)
+
+
+@dataclass(frozen=True)
+class TensorParallelCommunication:
+    """All-reduce time of one pass under tensor parallelism, per GPU (all GPUs wait for it), seconds.
+
+    ``time_s`` is an estimate at ``efficiency`` and ``latency_per_step_s``; ``bound_time_s``
+    the bandwidth term at 100 % of the link with no latency (a lower bound).
+    """
+
+    gpus: int
+    link_id: str
+    link_name: str
+    link_per_direction_bytes_per_s: float
+    efficiency: float
+    latency_per_step_s: float
+    all_reduces: int
+    bytes_per_all_reduce: int
+    time_s: float
+    bound_time_s: float
+
+    @property
+    def latency_s(self) -> float:
+        """The part of ``time_s`` that is fixed per collective, seconds."""
+        return self.all_reduces * ring_steps("all-reduce", gpus=self.gpus) * self.latency_per_step_s
+
+    def assumption(self) -> str:
+        """One sentence for a result's assumptions."""
+        return (f"tensor parallel over {self.link_name} ({self.link_per_direction_bytes_per_s / 1e9:g} GB/s per "
+                f"direction): {self.all_reduces} ring all-reduces of {self.bytes_per_all_reduce:,} bytes per pass "
+                f"(2 per layer per forward, Megatron-LM), at efficiency {self.efficiency:.2f} and "
+                f"{self.latency_per_step_s * 1e6:.2f} us per ring step (derived from published nccl-tests runs), "
+                "added to compute (not overlapped)")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return {"gpus": self.gpus, "interconnect": self.link_id, "interconnect_name": self.link_name,
+                "link_per_direction_bytes_per_s": self.link_per_direction_bytes_per_s,
+                "efficiency": self.efficiency, "latency_per_ring_step_s": self.latency_per_step_s,
+                "all_reduces": self.all_reduces, "bytes_per_all_reduce": self.bytes_per_all_reduce,
+                "time_s": self.time_s, "latency_s": self.latency_s, "bound_time_s": self.bound_time_s}
+
+
+def tensor_parallel_communication(spec: ModelSpec, *, tokens: int, gpus: int, link: Interconnect,
+                                  activation_bytes: int = 2, backward: bool = False,
+                                  efficiency: float | None = None) -> TensorParallelCommunication:
+    """All-reduce time of one pass over ``tokens`` tokens split over ``gpus`` tensor-parallel GPUs, seconds.
+
+    Formula: ``all-reduces = (2 + 2 if backward) x layers``; each of ``tokens x hidden x
+    activation_bytes`` bytes, timed by :func:`~calculators.parallel.collectives.ring_collective_time_s`
+    at :func:`link_efficiency` and :func:`latency_per_ring_step_s`. One GPU: zero.
+
+    Args:
+        spec: model shapes (``hidden_size``, ``num_layers``).
+        tokens: tokens in the pass (decode: batch; prefill: batch x prompt).
+        gpus: tensor-parallel GPUs.
+        link: the ring's slowest link (:func:`tensor_parallel_link`).
+        activation_bytes: bytes per activation element (2 for bf16/fp16, 4 for fp32).
+        backward: count the backward pass's all-reduces too (training).
+        efficiency: fraction of per-direction bandwidth reached; ``None`` = :func:`link_efficiency`.
+
+    Raises:
+        InputError: a value out of range, naming it.
+    """
+    t = positive_int("tokens", tokens, maximum=MAX_TOKENS)
+    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    size = t * spec.hidden_size * positive_int("activation_bytes", activation_bytes, maximum=8)
+    eff = link_efficiency(link) if efficiency is None else finite_float(
+        "collective_efficiency", efficiency, minimum=0.0, maximum=1.0, allow_minimum=False)
+    alpha = latency_per_ring_step_s(link)
+    per_layer = ALL_REDUCES_PER_LAYER_FORWARD + (ALL_REDUCES_PER_LAYER_BACKWARD if backward else 0)
+    count = per_layer * spec.num_layers
+    bw = link.per_direction_bytes_per_s
+    one = ring_collective_time_s("all-reduce", size, gpus=n, link_bytes_per_s=bw, efficiency=eff, latency_s=alpha)
+    bound = ring_collective_time_s("all-reduce", size, gpus=n, link_bytes_per_s=bw, efficiency=1.0, latency_s=0.0)
+    count = count if n > 1 else 0
+    return TensorParallelCommunication(
+        gpus=n, link_id=link.id, link_name=link.name, link_per_direction_bytes_per_s=bw, efficiency=eff,
+        latency_per_step_s=alpha, all_reduces=count, bytes_per_all_reduce=size, time_s=count * one,
+        bound_time_s=count * bound)

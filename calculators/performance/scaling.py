@@ -1,0 +1,208 @@
+"""Data-parallel scaling of a training run: the communication compute cannot hide, seconds per optimizer step.
+
+What each GPU sends per optimizer step follows :mod:`calculators.parallel.step` (ZeRO
+paper, Rajbhandari et al. 2020, section 7), with ``P`` trainable parameters:
+
+* ZeRO 0 (DDP): all-reduce the gradients once, in the last micro-batch's backward;
+* ZeRO 1 and 2: reduce-scatter the gradients in that backward, then all-gather the
+  updated parameters after the optimizer step (hides behind nothing);
+* ZeRO 3 (FSDP full shard): every micro-batch all-gathers every parameter in forward and
+  again in backward, and reduce-scatters the gradients in backward.
+
+Each collective is a ring over the GPUs' link (:func:`~calculators.parallel.collectives.ring_collective_time_s`)
+at the link's measured efficiency and per-step latency (:mod:`calculators.parallel.tensor`).
+Above :data:`GPUS_PER_NODE` GPUs the ring crosses nodes: its per-GPU bandwidth is
+``min(intra-node link, 8 x InfiniBand NDR)`` (eight 400 Gb/s NICs per node, as in NVIDIA's
+DGX H100 reference design: assumed), and its latency that of NCCL's trees,
+``2 x ceil(log2 N)`` steps instead of the ring's ``2 (N - 1)`` (NCCL 2.4 added trees for
+their logarithmic latency at scale).
+
+Overlap (assumed, as in :mod:`calculators.parallel.step`): a collective hides behind the
+compute of its own phase only, so the exposed time per optimizer step is ``sum over
+phases of max(0, communication - compute)``. Scaling efficiency = compute / (compute +
+exposed): it falls with the GPU count (more ring steps, more latency) and with a slower
+link.
+
+>>> from calculators.catalog.gpus import get_gpu
+>>> from calculators.catalog.models import get_model
+>>> spec = get_model("llama-3-8b")
+>>> nvlink = data_parallel_overhead(spec, get_gpu("h100-sxm"), gpus=8, zero=0, micro_batch_compute_s=0.5,
+...                                 forward_share=1 / 3)
+>>> nvlink.link_id, nvlink.exposed_s  # the gradient all-reduce hides behind backward
+('nvlink4', 0.0)
+>>> pcie = data_parallel_overhead(spec, get_gpu("h100-sxm"), gpus=8, zero=0, micro_batch_compute_s=0.5,
+...                               forward_share=1 / 3, interconnect="pcie5")
+>>> round(pcie.scaling_efficiency, 2)
+0.31
+
+References:
+    docs pages "Training time" and "Multi-GPU memory and communication"; Rajbhandari et al.
+    2020 (arXiv:1910.02054) section 7; NVIDIA Technical Blog, "Massively Scale Your Deep
+    Learning Training with NCCL 2.4" (2019), on tree all-reduce latency.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.catalog.gpus import GPU
+from calculators.catalog.interconnects import Interconnect, get_interconnect
+from calculators.memory.training import MAX_BATCH, ZERO_STAGES
+from calculators.model import ModelSpec
+from calculators.parallel.collectives import MAX_GPUS, multi_node_ring_bytes_per_s, ring_collective_time_s, ring_steps
+from calculators.parallel.step import AUTO, DDP_BUCKET_BYTES, CollectiveTime, default_interconnect
+from calculators.parallel.tensor import latency_per_ring_step_s, link_efficiency
+from calculators.validate import finite_float, positive_int
+
+#: GPUs in one node; larger jobs cross nodes (assumed: the HGX/DGX eight-GPU node).
+GPUS_PER_NODE = 8
+#: NIC per GPU across nodes when ``interconnect="auto"`` (assumed: DGX H100 has eight ConnectX-7 NDR ports).
+CROSS_NODE_NIC = "ib-ndr"
+_PHASES = ("forward", "backward", "after-step")
+
+
+@dataclass(frozen=True)
+class DataParallelOverhead:
+    """Communication of one optimizer step per GPU, the part compute cannot hide, and the scaling efficiency.
+
+    Times in seconds per optimizer step; ``compute_s`` covers every micro-batch of the step.
+    """
+
+    gpus: int
+    zero: int
+    link_name: str
+    link_id: str
+    link_per_direction_bytes_per_s: float
+    efficiency: float
+    latency_per_step_s: float
+    collectives: tuple[CollectiveTime, ...]
+    compute_s: float
+    communication_s: float
+    exposed_s: float
+
+    @property
+    def scaling_efficiency(self) -> float:
+        """Compute / (compute + exposed communication): 1 when communication is fully hidden."""
+        total = self.compute_s + self.exposed_s
+        return self.compute_s / total if total else 1.0
+
+    def assumption(self) -> str:
+        """One sentence for a result's assumptions."""
+        if self.gpus == 1:
+            return "one GPU: no data-parallel communication"
+        return (f"data parallel (ZeRO {self.zero}) over {self.link_name}: {self.link_per_direction_bytes_per_s / 1e9:g} "
+                f"GB/s per direction at efficiency {self.efficiency:.2f}, {self.latency_per_step_s * 1e6:.2f} us per "
+                f"ring step (derived from published nccl-tests runs); collectives hide only behind their own phase's "
+                f"compute; scaling efficiency {self.scaling_efficiency:.3f}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return {"gpus": self.gpus, "zero": self.zero, "interconnect": self.link_id,
+                "interconnect_name": self.link_name,
+                "link_per_direction_bytes_per_s": self.link_per_direction_bytes_per_s,
+                "efficiency": self.efficiency, "latency_per_ring_step_s": self.latency_per_step_s,
+                "collectives": [c.to_dict() for c in self.collectives], "compute_s": self.compute_s,
+                "communication_s": self.communication_s, "exposed_s": self.exposed_s,
+                "scaling_efficiency": self.scaling_efficiency}
+
+
+def data_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO) -> tuple[str, str, float, Interconnect]:
+    """(name, id, per-direction bytes/s, intra-node link) of the ring a data-parallel job runs on.
+
+    ``"auto"``: the GPU's own link within a node; above :data:`GPUS_PER_NODE` GPUs,
+    ``min(own link, 8 x InfiniBand NDR)`` per GPU
+    (:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`). A named link is
+    used for every hop.
+    """
+    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    key = str(interconnect).strip().lower()
+    if key != AUTO:
+        link = get_interconnect(key)
+        return link.name, link.id, link.per_direction_bytes_per_s, link
+    link = default_interconnect(gpu, gpus=min(n, GPUS_PER_NODE))
+    if n <= GPUS_PER_NODE:
+        return link.name, link.id, link.per_direction_bytes_per_s, link
+    nic = get_interconnect(CROSS_NODE_NIC)
+    per_direction = multi_node_ring_bytes_per_s(intra_node_bytes_per_s=link.per_direction_bytes_per_s,
+                                                nic_bytes_per_s=nic.per_direction_bytes_per_s,
+                                                nics_per_node=GPUS_PER_NODE)
+    return (f"{link.name} in each node, {GPUS_PER_NODE} x {nic.name} per node across nodes (assumed)",
+            f"{link.id}+{nic.id}", per_direction, link)
+
+
+def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, micro_batch_compute_s: float,
+                           forward_share: float, accumulation: int = 1, trainable_parameters: int | None = None,
+                           grad_bytes: float = 4, gathered_bytes_per_parameter: float = 2,
+                           interconnect: str = AUTO) -> DataParallelOverhead:
+    """Exposed data-parallel communication of one optimizer step per GPU, seconds.
+
+    Formula: collectives as the module docstring lists; exposed = ``sum over phases of
+    max(0, communication - compute)`` with forward = ``forward_share`` of each
+    micro-batch's compute and backward the rest; ZeRO 0-2 reduce gradients in the last
+    micro-batch only, ZeRO 3 gathers and reduces in every micro-batch.
+
+    Args:
+        spec: model shapes (``parameters`` are gathered under ZeRO 3; ``num_layers`` sets its calls).
+        gpu: the GPU (its link when ``interconnect`` is ``"auto"``).
+        gpus: data-parallel GPUs.
+        zero: ZeRO stage 0-3.
+        micro_batch_compute_s: compute of one micro-batch on one GPU, seconds.
+        forward_share: fraction of that compute in the forward pass, in (0, 1).
+        accumulation: micro-batches per optimizer step.
+        trainable_parameters: parameters with gradients (default: all; LoRA: the adapters).
+        grad_bytes: bytes per reduced gradient (4: fp32 gradients of fp32 master weights).
+        gathered_bytes_per_parameter: bytes per gathered parameter (2 for bf16; about 0.5 for NF4).
+        interconnect: link id or ``"auto"``.
+
+    Raises:
+        InputError: a value out of range, naming it.
+    """
+    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    stage = positive_int("zero", zero, minimum=min(ZERO_STAGES), maximum=max(ZERO_STAGES))
+    micro = finite_float("micro_batch_compute_s", micro_batch_compute_s, minimum=0.0, maximum=1e9)
+    share = finite_float("forward_share", forward_share, minimum=0.0, maximum=1.0, allow_minimum=False)
+    accum = positive_int("grad_accumulation", accumulation, maximum=MAX_BATCH)
+    trainable = spec.parameters if trainable_parameters is None else trainable_parameters
+    name, link_id, bw, intra = data_parallel_link(gpu, gpus=n, interconnect=interconnect)
+    eff, alpha = link_efficiency(intra), latency_per_ring_step_s(intra)
+    compute = micro * accum
+    if n == 1:
+        return DataParallelOverhead(gpus=1, zero=stage, link_name=name, link_id=link_id,
+                                    link_per_direction_bytes_per_s=bw, efficiency=eff, latency_per_step_s=alpha,
+                                    collectives=(), compute_s=compute, communication_s=0.0, exposed_s=0.0)
+
+    def timed(label: str, kind: str, phase: str, size: float, calls: int, repeats: int) -> CollectiveTime:
+        # Across nodes NCCL's trees take 2 ceil(log2 N) latency steps instead of the ring's.
+        steps = ring_steps(kind, gpus=n)
+        if n > GPUS_PER_NODE:
+            steps = min(steps, 2 * math.ceil(math.log2(n)))
+        latency = alpha * steps / ring_steps(kind, gpus=n)
+        one = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=eff, latency_s=latency,
+                                     calls=calls)
+        return CollectiveTime(name=label, kind=kind, phase=phase, buffer_bytes=int(size), calls=calls * repeats,
+                              time_s=one * repeats)
+
+    grads = trainable * grad_bytes
+    buckets = max(1, math.ceil(grads / DDP_BUCKET_BYTES))
+    gathered = spec.parameters * gathered_bytes_per_parameter
+    layers = spec.num_layers
+    if stage == 0:
+        collectives = [timed("all-reduce gradients", "all-reduce", "backward", grads, buckets, 1)]
+    elif stage in (1, 2):
+        collectives = [timed("reduce-scatter gradients", "reduce-scatter", "backward", grads, buckets, 1),
+                       timed("all-gather updated parameters", "all-gather", "after-step",
+                             trainable * gathered_bytes_per_parameter, 1, 1)]
+    else:
+        collectives = [timed("all-gather parameters (forward)", "all-gather", "forward", gathered, layers, accum),
+                       timed("all-gather parameters (backward)", "all-gather", "backward", gathered, layers, accum),
+                       timed("reduce-scatter gradients", "reduce-scatter", "backward", grads, layers, accum)]
+    repeats = accum if stage == 3 else 1
+    windows = {"forward": share * micro * repeats, "backward": (1 - share) * micro * repeats, "after-step": 0.0}
+    exposed = sum(max(0.0, sum(c.time_s for c in collectives if c.phase == phase) - windows[phase])
+                  for phase in _PHASES)
+    return DataParallelOverhead(gpus=n, zero=stage, link_name=name, link_id=link_id, link_per_direction_bytes_per_s=bw,
+                                efficiency=eff, latency_per_step_s=alpha, collectives=tuple(collectives),
+                                compute_s=compute, communication_s=sum(c.time_s for c in collectives),
+                                exposed_s=exposed)
