@@ -1,0 +1,132 @@
+"""Tables of the "Rules of thumb, audited" page (docs/validation/claims.md).
+
+Every row comes from :func:`calculators.claims.evaluated`: the quoted claim, the
+conditions it implies, our figure computed by the calculators for those conditions, and
+the verdict computed from the two (see :mod:`calculators.claims.record`).
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from collections import Counter
+
+from calculators.catalog.models import READ_ON
+from calculators.catalog.prices import EDITION
+from calculators.claims import OUT_OF_SCOPE, SUBJECTS, VERDICTS, Evaluated, evaluated
+from calculators.claims.figures import JOB_TEXT, SOURCES
+from calculators.claims.record import APPROX_TOLERANCE, EXACT_TOLERANCE, TOLERANCE
+from calculators.tables import Table, TableFunction
+
+#: Where the page lives (links in cells are relative to it).
+PAGE = "validation/claims.md"
+
+_ASSUMPTIONS = (
+    f"jobs the claims leave open: {JOB_TEXT}",
+    "GB = 10^9 bytes as the guides multiply it; a GPU's 'GB' is GiB (2^30)",
+    f"model configs as read on {READ_ON}; price edition {EDITION}",
+)
+
+
+def _number(value: float) -> str:
+    """Fixed rounding by magnitude: integers bare, then 0, 1, 2 decimals, 3 significant digits below 1."""
+    if value == int(value) and abs(value) < 1e6:
+        return str(int(value))
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    if abs(value) >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
+
+def _claimed(item: Evaluated) -> str:
+    claim = item.claim
+    if claim.low is None or claim.high is None:
+        return "-"
+    value = _number(claim.low) if claim.low == claim.high else f"{_number(claim.low)}-{_number(claim.high)}"
+    bound = {"about": "", "at most": "at most ", "at least": "at least "}[claim.bound]
+    tolerance = f" (±{claim.tolerance:.0%})" if claim.tolerance else ""
+    return f"{bound}{value} {claim.unit}{tolerance}"
+
+
+def _figure(item: Evaluated) -> str:
+    figure = item.figure
+    if figure is None:
+        return item.reason
+    values = "; ".join(f"{_number(case.value)} {figure.unit} ({case.label})" for case in figure.cases)
+    link = posixpath.relpath(figure.page, posixpath.dirname(PAGE))
+    function = figure.function.rsplit(".", 1)[-1]
+    kind = "catalog spec" if figure.kind == "spec" else figure.kind
+    return f"{values}. [`{function}`]({link}), {kind}"
+
+
+def _source(item: Evaluated) -> str:
+    return f"{SOURCES[item.claim.source][0]}, *{item.claim.section}*"
+
+
+def subject_table(subject: str) -> Table:
+    """Every claim of one subject: quote, source, conditions, claimed value, our figure, verdict, why."""
+    heading = dict(SUBJECTS)[subject]
+    rows = []
+    for item in evaluated():
+        if item.claim.subject != subject:
+            continue
+        why = item.claim.why or "-"
+        rows.append((item.claim.id, f"\"{item.claim.quote}\"", _source(item), item.claim.conditions, _claimed(item),
+                     _figure(item), item.verdict_text, why))
+    return Table(
+        id=f"claims-{subject}",
+        caption=(f"{heading}: numeric claims of the five source guides, quoted, with the conditions they imply, "
+                 "our figure for those conditions (its function and page linked) and the computed verdict. "
+                 "'holds only when' names the cases that are inside the claim."),
+        columns=("id", "claim (quoted)", "source", "conditions (ours where the claim is silent)", "claimed",
+                 "our figure", "verdict", "why"),
+        align=("l",) * 8,
+        rows=tuple(rows),
+        assumptions=_ASSUMPTIONS,
+    )
+
+
+def summary() -> Table:
+    """How many claims of each subject hold, hold only under narrower conditions, are wrong or unchecked."""
+    rows = []
+    total: Counter[str] = Counter()
+    for subject, heading in SUBJECTS:
+        counts = Counter(item.verdict for item in evaluated() if item.claim.subject == subject)
+        total.update(counts)
+        rows.append((heading, str(sum(counts.values())), *(str(counts[v]) for v in VERDICTS)))
+    rows.append(("all claims", str(sum(total.values())), *(str(total[v]) for v in VERDICTS)))
+    return Table(
+        id="claims-summary",
+        caption=("Verdicts on the numeric claims of the five source guides, by subject, computed by "
+                 "calculators.claims.evaluated. Tolerances: "
+                 f"±{TOLERANCE:.0%} on a plain value or range, ±{APPROX_TOLERANCE:.0%} when the claim hedges "
+                 f"('about', 'roughly'), ±{EXACT_TOLERANCE:.0%} on exact counts and specs, none on fit checks."),
+        columns=("subject", "claims", *VERDICTS),
+        align=("l", "r", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=_ASSUMPTIONS,
+    )
+
+
+def out_of_scope() -> Table:
+    """Source lines with a number and a unit that carry no claim we check, with the reason."""
+    rows = tuple((SOURCES[source][0], f"\"{snippet}\"", reason) for source, snippet, reason in OUT_OF_SCOPE)
+    return Table(
+        id="claims-out-of-scope",
+        caption=("Lines of the source guides that carry a number next to a unit but no claim this audit checks, "
+                 "each with the reason (calculators.claims.scope.OUT_OF_SCOPE); tests/test_claims.py fails when a "
+                 "line with a number and a unit is neither here nor quoted by a claim."),
+        columns=("source", "line (quoted)", "why it is not checked"),
+        align=("l", "l", "l"),
+        rows=rows,
+    )
+
+
+TABLES: dict[str, TableFunction] = {
+    "claims-summary": summary,
+    **{f"claims-{subject}": functools.partial(subject_table, subject) for subject, _ in SUBJECTS},
+    "claims-out-of-scope": out_of_scope,
+}
