@@ -1,11 +1,13 @@
-"""Every generated table on the site, by id: the one list ``scripts/gen_tables.py`` and the tests use.
+"""Every generated table and prose value on the site, by id: the one list ``scripts/gen_tables.py`` and the tests use.
 
 Tables live in the modules of :mod:`calculators.doc_tables`, one per docs section, each
-with a ``TABLES`` dict; this module collects them and refuses duplicate ids. The index
-of tables (docs/tables/index.md) is the one table that depends on the pages themselves:
-:func:`site_tables` adds it, bound to the pages' Markdown.
+with a ``TABLES`` dict; values (numbers in the prose, :mod:`calculators.inline_values`)
+live in the modules of :mod:`calculators.doc_values`, each with a ``VALUES`` dict. This
+module collects both and refuses duplicate ids, and ids used both as a table and a value.
+The index of tables and the index of values (docs/tables/index.md) are the tables that
+depend on the pages themselves: :func:`site_tables` adds them, bound to the pages' Markdown.
 
->>> "accuracy-summary" in all_tables()
+>>> "accuracy-summary" in all_tables() and "accuracy-case-count" in all_values()
 True
 """
 
@@ -13,13 +15,25 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 import pkgutil
 import posixpath
 from collections.abc import Mapping
 
-from calculators import __version__, doc_tables
+from calculators import __version__, doc_tables, doc_values
 from calculators.catalog.edition import catalog_as_of
-from calculators.tables import Table, TableFunction, block_ids, data_path, first_sentence, page_url, update_blocks
+from calculators.errors import UnknownNameError
+from calculators.inline_values import ValueFunction, function_name, to_record, update_values, value_ids
+from calculators.tables import (
+    Table,
+    TableFunction,
+    block_ids,
+    data_path,
+    first_sentence,
+    page_url,
+    update_blocks,
+    versioned_site_url,
+)
 
 
 def all_tables() -> dict[str, TableFunction]:
@@ -32,6 +46,19 @@ def all_tables() -> dict[str, TableFunction]:
                 raise ValueError(f"table id {table_id!r} defined twice (again in {module.__name__})")
             tables[table_id] = function
     return tables
+
+
+def all_values() -> dict[str, ValueFunction]:
+    """Value id -> the named zero-argument function producing the value (:mod:`calculators.doc_values`)."""
+    values: dict[str, ValueFunction] = {}
+    for info in sorted(pkgutil.iter_modules(doc_values.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{doc_values.__name__}.{info.name}")
+        for value_id, function in getattr(module, "VALUES", {}).items():
+            if value_id in values:
+                raise ValueError(f"value id {value_id!r} defined twice (again in {module.__name__})")
+            function_name(function)  # refuses lambdas: a value's provenance names its function
+            values[value_id] = function
+    return values
 
 
 # --------------------------------------------------------------------------- the index of tables
@@ -109,26 +136,130 @@ def site_tables(pages: Mapping[str, str]) -> dict[str, TableFunction]:
     """
     # Each function runs once: the index reads every caption, the pages every table.
     tables: dict[str, TableFunction] = {key: functools.cache(function) for key, function in all_tables().items()}
-    if INDEX_ID in tables:
-        raise ValueError(f"table id {INDEX_ID!r} is reserved for the index of tables")
+    for reserved in (INDEX_ID, VALUES_INDEX_ID):
+        if reserved in tables:
+            raise ValueError(f"table id {reserved!r} is reserved for an index")
     locations = table_locations(pages)
     tables[INDEX_ID] = lambda: tables_index(locations, tables)
+    values = site_values(pages)
+    tables[VALUES_INDEX_ID] = lambda: values_index(value_locations(pages), values)
     return tables
 
 
-def regenerate_pages(pages: Mapping[str, str], *, site_url: str = "",
-                     tables: Mapping[str, TableFunction] | None = None) -> dict[str, str]:
-    """Every page's Markdown with its table blocks regenerated from the code (unchanged pages included).
+# --------------------------------------------------------------------------- values
+#: The id of the list of every value (on :data:`INDEX_PAGE`).
+VALUES_INDEX_ID = "values-index"
+VALUES_INDEX_CAPTION = ("Every generated number in the prose of the site, by id, with the text shown, what it is, "
+                        "the function that computes it and the page that shows it; built by "
+                        "calculators.table_registry.values_index from the value markers of the docs pages.")
 
-    Each block is stamped with the package version and the catalog's as-of date, and its
-    cite snippet with the page's URL under ``site_url``.
+
+def value_locations(pages: Mapping[str, str]) -> dict[str, str]:
+    """Value id -> the docs page whose Markdown holds its marker.
+
+    Raises:
+        ValueError: an id is used by two markers (each value has one home, its anchor).
+
+    >>> value_locations({"a.md": "x <!-- value: v -->1<!-- /value -->", "b.md": ""})
+    {'v': 'a.md'}
+    """
+    where: dict[str, str] = {}
+    for path in sorted(pages):
+        for value_id in value_ids(pages[path]):
+            if value_id in where:
+                raise ValueError(f"value id {value_id!r} is used on {where[value_id]} and again on {path}: "
+                                 "register a second id for the second place")
+            where[value_id] = path
+    return where
+
+
+def site_values(pages: Mapping[str, str]) -> dict[str, ValueFunction]:
+    """Every value function, each computing once; refuses an id that is also a table id."""
+    values = all_values()
+    clash = sorted(values.keys() & (all_tables().keys() | {INDEX_ID, VALUES_INDEX_ID} | table_locations(pages).keys()))
+    if clash:
+        raise ValueError(f"ids used both as a table and as a value: {', '.join(clash)}")
+    # functools.cache keeps the function in __wrapped__, which function_name reads.
+    return {key: functools.cache(function) for key, function in values.items()}
+
+
+def values_index(locations: Mapping[str, str], values: Mapping[str, ValueFunction]) -> Table:
+    """The list of every value on the site: id (linked to its anchor), text, kind, what it is, function.
+
+    >>> from calculators.inline_values import Value
+    >>> def demo() -> Value:
+    ...     return Value(id="demo", text="1.00 GiB", description="A demo.", kind="derived", number=1.0)
+    >>> values_index({"demo": "memory/index.md"}, {"demo": demo}).rows[0][:3]
+    ('[demo](../memory/index.md#demo)', '1.00 GiB', 'derived')
+    """
+    here = posixpath.dirname(INDEX_PAGE)
+    rows = []
+    for value_id in sorted(locations):
+        if value_id not in values:
+            continue
+        value = values[value_id]()
+        link = posixpath.relpath(locations[value_id], here)
+        rows.append((f"[{value_id}]({link}#{value_id})", value.text, value.kind, value.description,
+                     f"`{function_name(values[value_id])}`", "; ".join(value.assumptions) or "none"))
+    return Table(id=VALUES_INDEX_ID, caption=VALUES_INDEX_CAPTION,
+                 columns=("value", "shown", "kind", "what it is", "computed by", "assumptions"),
+                 align=("l", "r", "l", "l", "l", "l"), rows=tuple(rows))
+
+
+def values_json(pages: Mapping[str, str], *, site_url: str = "", site_version: str = "") -> str:
+    """Every value of the site with its provenance, as the JSON text of the site's ``values.json``.
+
+    Keys: ``version``, ``catalog_as_of``, ``values`` (id -> :func:`calculators.inline_values.to_record`:
+    text, number, unit, description, kind, assumptions, function, page URL, anchor URL, citation).
+    ``site_version`` puts the URLs under the version's folder (``SITE_VERSION``). Sorted by id.
+
+    >>> data = json.loads(values_json({"validation/index.md": "all <!-- value: accuracy-case-count -->"
+    ...                                "0<!-- /value --> cases"}, site_url="https://example.org/g/"))
+    >>> data["values"]["accuracy-case-count"]["url"]
+    'https://example.org/g/validation/#accuracy-case-count'
+    """
+    values, as_of = site_values(pages), catalog_as_of()
+    base = versioned_site_url(site_url, site_version)
+    records = {}
+    for value_id, page in sorted(value_locations(pages).items()):
+        function = values[value_id]
+        url = page_url(page, site_url=base)
+        records[value_id] = to_record(function(), function=function_name(function), version=__version__,
+                                      catalog_as_of=as_of, page=url, url=f"{url}#{value_id}")
+    document = {"version": __version__, "catalog_as_of": as_of, "values": records}
+    return json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def regenerate_pages(pages: Mapping[str, str], *, site_url: str = "",
+                     tables: Mapping[str, TableFunction] | None = None,
+                     values: Mapping[str, ValueFunction] | None = None) -> dict[str, str]:
+    """Every page's Markdown with its table blocks and value markers regenerated from the code.
+
+    Unchanged pages are included. Each block is stamped with the package version and the
+    catalog's as-of date, and its cite snippet with the page's URL under ``site_url``; each
+    value with its function, kind and version.
 
     Args:
         pages: Page path under docs/ -> the page's Markdown (all pages of the site).
         site_url: The site's base URL (mkdocs.yml ``site_url``).
+        tables: Table functions (default :func:`site_tables` of ``pages``).
+        values: Value functions (default :func:`site_values` of ``pages``).
+
+    Raises:
+        ValueError: a value id is used twice or clashes with a table id; a value marker opens
+            a line (the message names the page).
     """
-    tables = site_tables(pages)
+    tables = site_tables(pages) if tables is None else tables
+    values = site_values(pages) if values is None else values
+    value_locations(pages)  # refuses an id used by two markers
     as_of = catalog_as_of()
-    return {path: update_blocks(text, tables, version=__version__, catalog_as_of=as_of, src_path=path,
-                                site_url=site_url)
-            for path, text in pages.items()}
+    out = {}
+    for path, text in pages.items():
+        text = update_blocks(text, tables, version=__version__, catalog_as_of=as_of, src_path=path, site_url=site_url)
+        try:
+            out[path] = update_values(text, values, version=__version__, catalog_as_of=as_of)
+        except UnknownNameError:
+            raise
+        except ValueError as error:
+            raise ValueError(f"docs/{path}: {error}") from None
+    return out

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""List every generated-table cell that changed between two versions of the docs.
+"""List every generated-table cell and prose value that changed between two versions of the docs.
 
 Usage::
 
@@ -14,7 +14,12 @@ Reads each revision's ``docs/**/*.md`` with ``git show REV:path`` (no checkout),
 
 Rows are matched by their key (the first column, or as many leading columns as make the
 keys unique), columns by name. Added and removed tables, rows and columns are listed
-too. Exit status 0, or 1 with ``--exit-code`` when anything changed.
+too. Numbers in the prose (``<!-- value: ID -->`` markers, :mod:`calculators.inline_values`)
+follow the tables, one line per changed, added or removed value::
+
+    system-example-host-ram | value: 640 GiB → 704 GiB
+
+Exit status 0, or 1 with ``--exit-code`` when anything changed.
 
 The parser here (:func:`parse_tables`, :func:`generated_tables`) is also what the tests use
 to read tables out of the pages.
@@ -23,6 +28,7 @@ to read tables out of the pages.
 from __future__ import annotations
 
 import argparse
+import html
 import re
 import subprocess
 import sys
@@ -34,6 +40,8 @@ from markdown_it import MarkdownIt
 REPO = Path(__file__).resolve().parents[1]
 WORKTREE = "WORKTREE"
 
+_VALUE = re.compile(r"<!-- value: (?P<id>[a-z0-9-]+) -->(?P<body>[^\n]*?)<!-- /value -->")
+_TAG = re.compile(r"<[^>]*>")
 _OPEN = re.compile(r"^\s*<!-- table: (?P<id>[a-z0-9-]+) -->")
 _CLOSE = re.compile(r"^\s*<!-- /table -->")
 _QUOTED = re.compile(r"^\s*<!-- quoted: (?P<source>.*?) -->\s*$")
@@ -167,6 +175,31 @@ def tables_at(rev: str, *, repo: Path = REPO, docs: str = "docs") -> dict[str, t
     return found
 
 
+def values_at(rev: str, *, repo: Path = REPO, docs: str = "docs") -> dict[str, tuple[str, str]]:
+    """Value id -> (page, the text the page shows) for every prose value at ``rev``."""
+    found: dict[str, tuple[str, str]] = {}
+    for page, text in docs_at(rev, repo=repo, docs=docs).items():
+        for match in _VALUE.finditer(text):
+            found.setdefault(match.group("id"), (page, html.unescape(_TAG.sub("", match.group("body")))))
+    return found
+
+
+def diff_values(old: dict[str, tuple[str, str]], new: dict[str, tuple[str, str]]) -> list[str]:
+    """One line per changed, added, removed or moved prose value, in id order."""
+    lines: list[str] = []
+    for value_id in sorted(old.keys() | new.keys()):
+        if value_id not in new:
+            lines.append(f"{value_id} | value removed (was {old[value_id][1]} on {old[value_id][0]})")
+        elif value_id not in old:
+            lines.append(f"{value_id} | value added on {new[value_id][0]}: {new[value_id][1]}")
+        else:
+            if old[value_id][0] != new[value_id][0]:
+                lines.append(f"{value_id} | moved: {old[value_id][0]} → {new[value_id][0]}")
+            if old[value_id][1] != new[value_id][1]:
+                lines.append(f"{value_id} | value: {old[value_id][1]} → {new[value_id][1]}")
+    return lines
+
+
 # --------------------------------------------------------------------------- comparing
 def _keys(rows: tuple[tuple[str, ...], ...], width: int) -> list[str]:
     keys = [" / ".join(row[:width]) for row in rows]
@@ -222,9 +255,10 @@ def diff_table(table_id: str, old: ParsedTable, new: ParsedTable) -> list[str]:
 
 
 def diff_revisions(rev_a: str, rev_b: str, *, repo: Path = REPO, docs: str = "docs") -> list[str]:
-    """Every difference between the generated tables of two revisions, tables in id order."""
-    old = tables_at(resolve(rev_a, repo=repo), repo=repo, docs=docs)
-    new = tables_at(resolve(rev_b, repo=repo), repo=repo, docs=docs)
+    """Every difference between the generated tables of two revisions (tables in id order), then their prose values."""
+    rev_a, rev_b = resolve(rev_a, repo=repo), resolve(rev_b, repo=repo)
+    old = tables_at(rev_a, repo=repo, docs=docs)
+    new = tables_at(rev_b, repo=repo, docs=docs)
     lines: list[str] = []
     for table_id in sorted(old.keys() | new.keys()):
         if table_id not in new:
@@ -235,7 +269,7 @@ def diff_revisions(rev_a: str, rev_b: str, *, repo: Path = REPO, docs: str = "do
             if old[table_id][0] != new[table_id][0]:
                 lines.append(f"{table_id} | moved: {old[table_id][0]} → {new[table_id][0]}")
             lines += diff_table(table_id, old[table_id][1], new[table_id][1])
-    return lines
+    return lines + diff_values(values_at(rev_a, repo=repo, docs=docs), values_at(rev_b, repo=repo, docs=docs))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -254,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in lines:
         print(line)
     if not lines:
-        print(f"no table changed between {args.rev_a} and {args.rev_b}", file=sys.stderr)
+        print(f"no table changed between {args.rev_a} and {args.rev_b}, and no value", file=sys.stderr)
     return 1 if args.exit_code and lines else 0
 
 

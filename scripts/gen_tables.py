@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Regenerate every ``<!-- table: ID -->`` block under docs/ in place.
+"""Regenerate every ``<!-- table: ID -->`` block and ``<!-- value: ID -->`` marker under docs/ in place.
 
 Usage: ``scripts/gen_tables.py`` to rewrite, ``scripts/gen_tables.py --check`` to print a
-unified diff and exit 1 when any page is stale; ``--only docs/a.md docs/b.md`` limits the
-rewrite (or check) to those pages. Each block gets the package version, the
+unified diff (and each stale value: id, found, expected) and exit 1 when any page is stale;
+``--only docs/a.md docs/b.md`` limits the rewrite (or check) to those pages. Values are the
+numbers in the prose, computed by the functions of ``calculators/doc_values/``. Each block gets the package version, the
 catalog's as-of date and cite URLs under mkdocs.yml's ``site_url``; the index of tables
 (docs/tables/index.md) is rebuilt from the blocks of every page.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from calculators.inline_values import value_markers  # noqa: E402
 from calculators.table_registry import regenerate_pages  # noqa: E402
 from calculators.tables import site_url_from_mkdocs  # noqa: E402
 
@@ -52,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             sys.stdout.writelines(difflib.unified_diff(text.splitlines(True), new.splitlines(True),
                                                        relative, f"{relative} (regenerated)"))
+            expected = {value_id: shown for value_id, shown, _line in value_markers(new)}
+            for value_id, shown, line in value_markers(text):
+                if expected.get(value_id, shown) != shown:
+                    print(f"{relative}:{line}: value {value_id}: found {shown!r}, expected {expected[value_id]!r}")
         else:
             (DOCS / path).write_text(new, encoding="utf-8")
             print(f"updated {relative}")

@@ -27,13 +27,18 @@ import pytest
 
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of
+from calculators.inline_values import strip_values
 from calculators.table_registry import (
     INDEX_ID,
+    VALUES_INDEX_ID,
     all_tables,
     regenerate_pages,
     site_tables,
+    site_values,
     table_locations,
     tables_index,
+    value_locations,
+    values_index,
 )
 from calculators.tables import Table, block_ids, render_markdown, site_url_from_mkdocs, to_csv, to_json, update_blocks
 
@@ -179,8 +184,13 @@ def test_rendering_is_deterministic(table_id: str) -> None:
     page = table_locations(PAGES)[table_id]
     renders = []
     for _ in range(2):
-        # The index is rebuilt from the (cached) tables' captions; every other table is recomputed.
-        table = tables_index(table_locations(PAGES), TABLES) if table_id == INDEX_ID else all_tables()[table_id]()
+        # The indexes are rebuilt from the (cached) tables and fresh values; every other table is recomputed.
+        if table_id == INDEX_ID:
+            table = tables_index(table_locations(PAGES), TABLES)
+        elif table_id == VALUES_INDEX_ID:
+            table = values_index(value_locations(PAGES), site_values(PAGES))
+        else:
+            table = all_tables()[table_id]()
         renders.append((render_markdown(table, version=__version__, catalog_as_of=catalog_as_of(), src_path=page,
                                         site_url=SITE_URL),
                         to_csv(table),
@@ -191,9 +201,9 @@ def test_rendering_is_deterministic(table_id: str) -> None:
 
 # --------------------------------------------------------------------------- hand-typed tables
 def numeric_cells(table: object) -> list[str]:
-    """Cells of a parsed table that state a number."""
+    """Cells of a parsed table that state a number (outside ``<!-- value: ID -->`` markers, which are generated)."""
     assert isinstance(table, diff_tables.ParsedTable)
-    return [cell for row in (table.columns, *table.rows) for cell in row if NUMBER.search(cell)]
+    return [cell for row in (table.columns, *table.rows) for cell in row if NUMBER.search(strip_values(cell))]
 
 
 def hand_typed(page: str, text: str) -> list[tuple[tuple[str, ...], str]]:
@@ -236,6 +246,8 @@ def test_no_hand_typed_numeric_tables() -> None:
                      id="names-not-numbers"),
         pytest.param("<!-- table: t -->\n\n| GPU | GiB |\n|--|--|\n| H100 | 80 |\n<!-- /table -->\n", False,
                      id="generated"),
+        pytest.param("| GPU | memory |\n|--|--|\n| H100 | <!-- value: v --><span>80 GiB</span><!-- /value --> |\n",
+                     False, id="value-marker"),
     ],
 )
 def test_hand_typed_check(markdown: str, flagged: bool) -> None:

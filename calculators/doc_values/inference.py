@@ -1,0 +1,28 @@
+"""Numbers in the prose of the Inference section (docs/inference/*).
+
+>>> inference_example_total().unit
+'GiB'
+"""
+
+from __future__ import annotations
+
+from calculators.catalog.models import get_model
+from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.memory.inference import inference_memory
+
+GIB = 2**30
+
+
+def inference_example_total() -> Value:
+    """Total GPU memory of the worked example: Llama 3.1 8B, bf16, four 8K prompts generating 512 tokens each."""
+    estimate = inference_memory(get_model("llama-3.1-8b"), weights="bf16", kv_cache="bf16", batch=4, context=8192,
+                                new_tokens=512)
+    return quantity("inference-example-total", estimate.total_bytes, scale=GIB, digits=2, unit="GiB", kind="derived",
+                    description="Total GPU memory of Llama 3.1 8B in bf16 serving four 8,192-token prompts that "
+                                "each generate 512 tokens.",
+                    assumptions=("SDPA attention", "runtime overhead assumed (calculators.memory.overhead)"))
+
+
+VALUES: dict[str, ValueFunction] = {
+    "inference-example-total": inference_example_total,
+}

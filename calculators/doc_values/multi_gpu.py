@@ -1,0 +1,229 @@
+"""Numbers in the prose of the Multi-GPU pages: docs/multi-gpu/index.md and interconnect.md.
+
+Link and memory figures are read from the GPU and link catalogs (``spec``); step times,
+ratios and shares come from :func:`calculators.parallel.step.step_communication` and
+:func:`calculators.memory.training.training_memory` with the settings the sentence names
+(those of the pages' tables and worked examples).
+
+>>> mgpu_h100_nvlink().text
+'900 GB/s'
+>>> ic_zero3_ddp_traffic_ratio().text
+'1.00'
+"""
+
+from __future__ import annotations
+
+import functools
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.interconnects import get_interconnect
+from calculators.catalog.models import get_model
+from calculators.doc_tables.multi_gpu import JOB as ZERO_JOB
+from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.memory.training import training_memory
+from calculators.parallel.collectives import (
+    DEFAULT_EFFICIENCY,
+    DEFAULT_LATENCY_S,
+    bus_factor,
+)
+from calculators.parallel.measured import (
+    MEASUREMENTS,
+    MeasuredBusBandwidth,
+    model_bus_bandwidth_bytes_per_s,
+)
+from calculators.parallel.step import (
+    DDP_BUCKET_BYTES,
+    DEFAULT_MFU,
+    StepCommunication,
+    step_communication,
+)
+
+GB, GIB, PERCENT = 1e9, 2**30, 0.01
+#: The worked example of docs/multi-gpu/interconnect.md (its pycon block uses the same inputs).
+EXAMPLE_MODEL, EXAMPLE_GPU, EXAMPLE_GPUS, EXAMPLE_SEQ = "llama-3-70b", "h100-sxm", 8, 4096
+#: The traffic comparison of the ZeRO-3 pitfall: Llama 3 8B on 8 GPUs, the step_communication defaults.
+TRAFFIC_MODEL, TRAFFIC_GPUS = "llama-3-8b", 8
+
+
+# --------------------------------------------------------------------------- catalog figures (spec)
+def gpu_link(value_id: str, *, gpu: str) -> Value:
+    """A GPU's catalog NVLink figure, both directions summed, GB/s (spec)."""
+    record = get_gpu(gpu)
+    if record.nvlink_bandwidth_bytes_per_s is None:
+        raise ValueError(f"{record.name} has no NVLink figure in the catalog")
+    return quantity(value_id, record.nvlink_bandwidth_bytes_per_s, scale=GB, digits=0, unit="GB/s", kind="spec",
+                    description=f"{record.name}: {record.interconnect}, GPU-to-GPU bandwidth, both directions summed "
+                                "(GPU catalog).")
+
+
+def mgpu_h100_nvlink() -> Value:
+    """H100 SXM NVLink figure of the GPU catalog (900 GB/s both directions)."""
+    return gpu_link("mgpu-h100-nvlink", gpu="h100-sxm")
+
+
+def link_figure(value_id: str, *, link: str, per_direction: bool = False, digits: int = 0) -> Value:
+    """A link catalog figure, both directions summed or per direction, GB/s (spec)."""
+    record = get_interconnect(link)
+    amount = record.per_direction_bytes_per_s if per_direction else record.bidirectional_bytes_per_s
+    which = "per direction" if per_direction else "both directions summed"
+    return quantity(value_id, amount, scale=GB, digits=digits, unit="GB/s", kind="spec",
+                    description=f"{record.name}: {record.scope}, {which} (link catalog, {record.source.title}).")
+
+
+def gpu_memory(value_id: str, *, gpu: str) -> Value:
+    """A GPU's memory from the catalog, GiB (spec)."""
+    record = get_gpu(gpu)
+    return quantity(value_id, record.memory_bytes, scale=GIB, digits=0, unit="GiB", kind="spec",
+                    description=f"Memory of one {record.name} (GPU catalog).")
+
+
+# --------------------------------------------------------------------------- memory (index.md)
+def seventy_on_eight_total(value_id: str, *, precision: str) -> Value:
+    """total_bytes per GPU of Llama 3 70B full fine-tuning on 8 GPUs, ZeRO-3, checkpointing on, GiB."""
+    spec = get_model("llama-3-70b")
+    estimate = training_memory(spec, **{**ZERO_JOB, "precision": precision}, gpus=8, zero=3,
+                               grad_checkpointing=True)
+    return quantity(value_id, estimate.total_bytes, scale=GIB, digits=1, unit="GiB", kind="derived",
+                    description=f"total_bytes per GPU of {spec.name} full fine-tuning in {precision} with AdamW on 8 "
+                                "GPUs under ZeRO-3, gradient checkpointing on, micro-batch 1 x 2048.",
+                    assumptions=(("runtime overhead as training_memory adds it (CUDA context, cuBLAS workspace, "
+                                 "allocator slack; assumed)"),))
+
+
+# --------------------------------------------------------------------------- model inputs (interconnect.md)
+def ic_default_efficiency() -> Value:
+    """The ring model's default collective efficiency (assumed)."""
+    return quantity("ic-default-efficiency", DEFAULT_EFFICIENCY, digits=1, unit="", kind="assumed",
+                    description="Default fraction of per-direction link bandwidth a collective reaches "
+                                "(calculators.parallel.collectives.DEFAULT_EFFICIENCY).",
+                    assumptions=("the NCCL maintainer's ~20 % protocol overhead on NVLink (nccl-tests issue 212)",))
+
+
+def ic_default_latency() -> Value:
+    """The ring model's default per-step latency, microseconds (assumed)."""
+    return quantity("ic-default-latency", DEFAULT_LATENCY_S, scale=1e-6, digits=0, unit="µs", kind="assumed",
+                    description="Default fixed cost of one ring step in step_communication "
+                                "(calculators.parallel.collectives.DEFAULT_LATENCY_S).")
+
+
+def ic_ddp_bucket() -> Value:
+    """PyTorch DDP's default gradient bucket, MiB (spec, the ``bucket_cap_mb`` default)."""
+    return quantity("ic-ddp-bucket", DDP_BUCKET_BYTES, scale=2**20, digits=0, unit="MiB", kind="spec",
+                    description="PyTorch DistributedDataParallel's default bucket_cap_mb, as "
+                                "calculators.parallel.step.DDP_BUCKET_BYTES.")
+
+
+def step_mfu(value_id: str) -> Value:
+    """The MFU step_communication assumes for compute (assumed)."""
+    return quantity(value_id, DEFAULT_MFU, digits=1, unit="", kind="assumed",
+                    description="Model FLOPs utilisation calculators.parallel.step assumes for a step's compute.")
+
+
+# --------------------------------------------------------------------------- nccl-tests check
+def _model_error(record: MeasuredBusBandwidth) -> float:
+    return model_bus_bandwidth_bytes_per_s(record) / record.bus_bandwidth_bytes_per_s - 1
+
+
+def ic_nccl_close_error() -> Value:
+    """Largest |error| of the ring model on the NVSwitch ring and P2P PCIe runs of the nccl-tests table, percent."""
+    rows = [m for m in MEASUREMENTS if m.in_ring_model and m.interconnect in ("nvlink4", "pcie4")]
+    return quantity("ic-nccl-close-error", max(abs(_model_error(m)) for m in rows), scale=PERCENT, digits=0,
+                    unit="%", kind="derived",
+                    description="Largest absolute error of the model's busbw at the default efficiency against "
+                                "the 8 x H100 NVSwitch ring run and the P2P-enabled RTX 4090 PCIe run.",
+                    assumptions=(f"efficiency {DEFAULT_EFFICIENCY:g}",))
+
+
+def ic_host_bound_efficiency() -> Value:
+    """Mean efficiency implied by the runs whose traffic crosses the host (H100 PCIe bridge pair, 8 x RTX 5090)."""
+    rows = [m for m in MEASUREMENTS if m.interconnect in ("pcie5", "nvlink-bridge-h100-pcie")]
+    mean = sum(m.implied_efficiency for m in rows) / len(rows)
+    return quantity("ic-host-bound-efficiency", mean, digits=1, unit="", kind="derived",
+                    description="Mean implied efficiency (measured busbw / per-direction link rate) of the "
+                                "8 x RTX 5090 PCIe 5.0 and 2 x H100 PCIe bridge runs.")
+
+
+def ic_pcie5_run_efficiency() -> Value:
+    """Implied efficiency of the published 8 x RTX 5090 PCIe 5.0 all-reduce run, percent."""
+    record = next(m for m in MEASUREMENTS if m.interconnect == "pcie5" and m.gpus == 8)
+    return quantity("ic-pcie5-run-efficiency", record.implied_efficiency, scale=PERCENT, digits=0, unit="%",
+                    kind="derived",
+                    description=f"Measured busbw over the per-direction link rate, {record.system}.",
+                    assumptions=(f"measured figure from {record.source.title}",))
+
+
+# --------------------------------------------------------------------------- worked example
+def _example(link: str) -> StepCommunication:
+    return step_communication(get_model(EXAMPLE_MODEL), gpu=EXAMPLE_GPU, gpus=EXAMPLE_GPUS, zero=3,
+                              interconnect=link, batch=1, seq=EXAMPLE_SEQ)
+
+
+_EXAMPLE = ((f"Llama 3 70B, ZeRO-3 on {EXAMPLE_GPUS} x H100 SXM, one {EXAMPLE_SEQ}-token sequence per GPU; "
+            "collective efficiency and MFU at the defaults (assumed)"),)
+
+
+def ic_example_nvlink_share() -> Value:
+    """Communication over compute of the worked example over NVLink 4, percent."""
+    return quantity("ic-example-nvlink-share", _example("nvlink4").comm_to_compute, scale=PERCENT, digits=0,
+                    unit="%", kind="derived",
+                    description="Communication time as a share of compute time of the worked example over NVLink 4.",
+                    assumptions=_EXAMPLE)
+
+
+def ic_example_pcie_ratio() -> Value:
+    """Communication over compute of the worked example over PCIe 5.0 (a ratio)."""
+    return quantity("ic-example-pcie-ratio", _example("pcie5").comm_to_compute, digits=1, unit="", kind="derived",
+                    description="Communication time over compute time of the worked example over PCIe 5.0 x16.",
+                    assumptions=_EXAMPLE)
+
+
+def ic_example_pcie_idle() -> Value:
+    """Share of the worked example's PCIe step during which the GPUs wait (1 - scaling efficiency), percent."""
+    return quantity("ic-example-pcie-idle", 1 - _example("pcie5").scaling_efficiency, scale=PERCENT, digits=0,
+                    unit="%", kind="derived",
+                    description="Exposed communication over the whole step of the worked example over PCIe 5.0 x16.",
+                    assumptions=_EXAMPLE)
+
+
+def ic_zero3_ddp_traffic_ratio() -> Value:
+    """Bytes each GPU sends per step under ZeRO-3 over those under DDP, as step_communication models them."""
+    spec = get_model(TRAFFIC_MODEL)
+
+    def sent(zero: int) -> float:
+        step = step_communication(spec, gpus=TRAFFIC_GPUS, zero=zero)
+        return sum(bus_factor(c.kind, gpus=TRAFFIC_GPUS) * c.buffer_bytes for c in step.collectives)
+
+    return quantity("ic-zero3-ddp-traffic-ratio", sent(3) / sent(0), digits=2, unit="", kind="derived",
+                    description=f"Ring traffic per GPU per step, ZeRO-3 over DDP, {spec.name} on {TRAFFIC_GPUS} GPUs: "
+                                "fp32 gradients reduced, bf16 weights gathered (the step_communication defaults).")
+
+
+VALUES: dict[str, ValueFunction] = {
+    # docs/multi-gpu/index.md
+    "mgpu-h100-nvlink": mgpu_h100_nvlink,
+    "mgpu-pcie5": functools.partial(link_figure, "mgpu-pcie5", link="pcie5"),
+    "mgpu-h100-pcie-bridge": functools.partial(gpu_link, "mgpu-h100-pcie-bridge", gpu="h100-pcie"),
+    "mgpu-70b-8-bf16-total": functools.partial(seventy_on_eight_total, "mgpu-70b-8-bf16-total", precision="bf16"),
+    "mgpu-70b-8-mixed-total": functools.partial(seventy_on_eight_total, "mgpu-70b-8-mixed-total",
+                                                precision="bf16-mixed"),
+    # docs/multi-gpu/interconnect.md
+    "ic-nvlink4": functools.partial(link_figure, "ic-nvlink4", link="nvlink4"),
+    "ic-pcie5": functools.partial(link_figure, "ic-pcie5", link="pcie5"),
+    "ic-ndr-per-direction": functools.partial(link_figure, "ic-ndr-per-direction", link="ib-ndr",
+                                              per_direction=True),
+    "ic-default-efficiency": ic_default_efficiency,
+    "ic-default-latency": ic_default_latency,
+    "ic-ddp-bucket": ic_ddp_bucket,
+    "ic-step-mfu": functools.partial(step_mfu, "ic-step-mfu"),
+    "ic-footnote-mfu": functools.partial(step_mfu, "ic-footnote-mfu"),
+    "ic-nccl-close-error": ic_nccl_close_error,
+    "ic-host-bound-efficiency": ic_host_bound_efficiency,
+    "ic-example-nvlink-share": ic_example_nvlink_share,
+    "ic-example-pcie-ratio": ic_example_pcie_ratio,
+    "ic-example-pcie-idle": ic_example_pcie_idle,
+    "ic-h100-memory": functools.partial(gpu_memory, "ic-h100-memory", gpu="h100-sxm"),
+    "ic-pitfall-nvlink4": functools.partial(link_figure, "ic-pitfall-nvlink4", link="nvlink4"),
+    "ic-pitfall-pcie5": functools.partial(link_figure, "ic-pitfall-pcie5", link="pcie5"),
+    "ic-pcie5-run-efficiency": ic_pcie5_run_efficiency,
+    "ic-zero3-ddp-traffic-ratio": ic_zero3_ddp_traffic_ratio,
+}

@@ -1,0 +1,185 @@
+"""Numbers in the prose of the Performance pages: docs/performance/index.md and training-time.md.
+
+Each value calls the same calculators as the pages' tables (``decode_step``,
+``inference_speed``, ``training_flops_per_token``, ``training_time``, the tensor-parallel
+link model) with the settings the sentence names, so the prose cannot drift from the tables.
+
+>>> perf_tp_nvlink_efficiency().text
+'0.80'
+>>> train_ckpt_half_peak_mfu().text
+'37.5 %'
+"""
+
+from __future__ import annotations
+
+import functools
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.interconnects import get_interconnect
+from calculators.catalog.models import get_model
+from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.parallel.tensor import latency_per_ring_step_s, link_efficiency
+from calculators.performance.flops import matmul_parameters
+from calculators.performance.inference_speed import (
+    DEFAULT_BANDWIDTH_EFFICIENCY,
+    DEFAULT_COMPUTE_EFFICIENCY,
+    decode_step,
+    inference_speed,
+)
+from calculators.performance.published import (
+    DECODE_THROUGHPUT,
+    NEMO,
+    TRAINING_THROUGHPUT,
+    TRT_LLM,
+    DecodeThroughput,
+)
+from calculators.performance.training_time import (
+    training_flops_per_token,
+    training_time,
+)
+
+PERCENT = 0.01
+EFFICIENCIES = ((f"bandwidth efficiency {DEFAULT_BANDWIDTH_EFFICIENCY:g}, compute efficiency "
+                f"{DEFAULT_COMPUTE_EFFICIENCY:g} (the defaults, assumed)"),)
+#: The decode example of docs/performance/index.md (key numbers and pitfall).
+SPEED_MODEL, SPEED_GPU, SPEED_CONTEXT, SPEED_BATCH = "llama-3.1-8b", "h100-sxm", 4096, 64
+#: Batches at or below this count as "moderate" in the validation paragraph.
+MODERATE_BATCH = 128
+#: The attention pitfall of docs/performance/training-time.md.
+ATTENTION_MODEL = "llama-3.1-8b"
+#: The recomputation pitfall: a run at half the peak with full recomputation (Llama 2 7B, A100, 4096 tokens).
+CKPT_MODEL, CKPT_GPU, CKPT_SEQ, CKPT_UTILISATION = "llama-2-7b", "a100-80gb-sxm", 4096, 0.5
+
+
+# --------------------------------------------------------------------------- tensor-parallel link inputs
+def link_efficiency_value(value_id: str, *, link: str, kind: str) -> Value:
+    """Fraction of a link's per-direction bandwidth a large all-reduce reaches (``link_efficiency``)."""
+    record = get_interconnect(link)
+    return quantity(value_id, link_efficiency(record), digits=2, unit="", kind=kind,
+                    description=f"Collective efficiency calculators.parallel.tensor uses on {record.name}.",
+                    assumptions=(("NVLink: the NCCL maintainer's ~20 % protocol overhead (assumed 0.8); PCIe: mean "
+                                 "implied efficiency of the published PCIe all_reduce_perf runs"),))
+
+
+def perf_tp_nvlink_efficiency() -> Value:
+    """Tensor-parallel collective efficiency on NVLink (the collectives default, assumed)."""
+    return link_efficiency_value("perf-tp-nvlink-efficiency", link="nvlink4", kind="assumed")
+
+
+def ring_step_latency(value_id: str, *, link: str) -> Value:
+    """Fixed cost of one ring step on a link, microseconds (``latency_per_ring_step_s``, derived)."""
+    record = get_interconnect(link)
+    return quantity(value_id, latency_per_ring_step_s(record), scale=1e-6, digits=1, unit="µs", kind="derived",
+                    description=f"Per-ring-step latency of a tensor-parallel all-reduce on {record.name}: a published "
+                                "small-message all-reduce time divided by its 2 (N-1) ring steps.",
+                    assumptions=(("nccl-tests all_reduce_perf at its smallest size (NVIDIA/nccl issues 1259, 1530, "
+                                 "1439)"),))
+
+
+# --------------------------------------------------------------------------- decode examples
+def perf_batch64_per_sequence_share() -> Value:
+    """Per-sequence decode speed at batch 64 as a share of batch 1 (Llama 3.1 8B, H100 SXM), percent."""
+    spec, gpu = get_model(SPEED_MODEL), get_gpu(SPEED_GPU)
+    one = decode_step(spec, gpu, batch=1, context=SPEED_CONTEXT).tokens_per_s
+    many = decode_step(spec, gpu, batch=SPEED_BATCH, context=SPEED_CONTEXT).tokens_per_s
+    return quantity("perf-batch64-per-sequence-share", many / one, scale=PERCENT, digits=0, unit="%",
+                    kind="derived",
+                    description=f"Tokens/s each sequence sees at batch {SPEED_BATCH} over those at batch 1, "
+                                f"{spec.name} bf16 on one {gpu.name} with {SPEED_CONTEXT} tokens cached.",
+                    assumptions=EFFICIENCIES)
+
+
+def _decode_error(row: DecodeThroughput) -> float:
+    result = inference_speed(get_model(row.model_id), get_gpu(row.gpu_id), weights=row.weights,
+                             kv_cache=row.kv_cache, batch=row.batch, context=row.input_tokens,
+                             new_tokens=row.output_tokens, gpus=row.tensor_parallel)
+    return result.output_tokens_per_s / row.tensor_parallel / row.output_tokens_per_s_per_gpu - 1
+
+
+def perf_validation_moderate_error() -> Value:
+    """Largest |error| of the one-H100 throughput rows at moderate batch in the validation table, percent."""
+    rows = [r for r in DECODE_THROUGHPUT
+            if r.gpu_id == "h100-sxm" and r.tensor_parallel == 1 and r.batch <= MODERATE_BATCH]
+    worst = max(abs(_decode_error(r)) for r in rows)
+    return quantity("perf-validation-moderate-error", worst, scale=PERCENT, digits=0, unit="%", kind="derived",
+                    description=f"Largest absolute error of inference_speed against TensorRT-LLM's one-H100 "
+                                f"throughput rows with batch at most {MODERATE_BATCH} ({len(rows)} rows).",
+                    assumptions=EFFICIENCIES + (f"measured figures quoted from {TRT_LLM.title}",))
+
+
+def perf_tp_comm_share(value_id: str, *, batch: int) -> Value:
+    """Share of the last decode step spent on tensor-parallel all-reduces in a tensor-parallel validation row, percent."""
+    row = next(r for r in DECODE_THROUGHPUT if r.tensor_parallel > 1 and r.batch == batch)
+    spec, gpu = get_model(row.model_id), get_gpu(row.gpu_id)
+    step = decode_step(spec, gpu, weights=row.weights, kv_cache=row.kv_cache, batch=row.batch,
+                       context=row.input_tokens + row.output_tokens, gpus=row.tensor_parallel)
+    return quantity(value_id, step.communication_time_s / step.time_s, scale=PERCENT, digits=0, unit="%",
+                    kind="derived",
+                    description=f"Share of the final decode step that the modelled all-reduces take: {spec.name}, "
+                                f"{row.weights}, batch {row.batch}, {row.tensor_parallel} x {gpu.name} "
+                                f"(validation row {row.input_tokens}/{row.output_tokens}).",
+                    assumptions=EFFICIENCIES + ("all-reduces over the GPUs' NVLink, not overlapped",))
+
+
+# --------------------------------------------------------------------------- training time
+def train_flops_check_error() -> Value:
+    """Largest |error| of training_flops_per_token against NeMo's published FLOP per token, percent."""
+    worst = max(abs(training_flops_per_token(get_model(r.model_id), seq=r.seq)
+                    / (r.model_flop_per_s_per_gpu / r.tokens_per_s_per_gpu) - 1) for r in TRAINING_THROUGHPUT)
+    return quantity("train-flops-check-error", worst, scale=PERCENT, digits=1, unit="%", kind="derived",
+                    description="Largest absolute difference between our FLOP per token and NeMo's (model TFLOP/s "
+                                "over tokens/s per GPU) in the FLOP check table.",
+                    assumptions=(f"NeMo figures quoted from {NEMO.title}",))
+
+
+def _attention_and_six_n(seq: int) -> tuple[float, float]:
+    spec = get_model(ATTENTION_MODEL)
+    total = training_flops_per_token(spec, seq=seq)
+    six_n = 6.0 * matmul_parameters(spec)
+    return total - six_n, six_n
+
+
+def train_attention_share_8k() -> Value:
+    """Share of Llama 3.1 8B's training FLOPs per token that attention takes at 8,192 tokens, percent."""
+    attention, six_n = _attention_and_six_n(8192)
+    return quantity("train-attention-share-8k", attention / (attention + six_n), scale=PERCENT, digits=0, unit="%",
+                    kind="derived",
+                    description=f"Attention term of training_flops_per_token over the whole count, "
+                                f"{get_model(ATTENTION_MODEL).name} at sequence length 8192.")
+
+
+def train_attention_ratio_32k() -> Value:
+    """Attention FLOPs over the 6·N term for Llama 3.1 8B at 32,768 tokens (a ratio)."""
+    attention, six_n = _attention_and_six_n(32768)
+    return quantity("train-attention-ratio-32k", attention / six_n, digits=2, unit="", kind="derived",
+                    description=f"Attention term of training_flops_per_token divided by 6 x matmul parameters, "
+                                f"{get_model(ATTENTION_MODEL).name} at sequence length 32768.")
+
+
+def train_ckpt_half_peak_mfu() -> Value:
+    """MFU of a run whose GPUs execute at half their peak with full recomputation (training_time), percent."""
+    run = training_time(get_model(CKPT_MODEL), get_gpu(CKPT_GPU), tokens=10**12, seq=CKPT_SEQ,
+                        mfu=CKPT_UTILISATION, grad_checkpointing=True)
+    return quantity("train-ckpt-half-peak-mfu", run.mfu, scale=PERCENT, digits=1, unit="%", kind="derived",
+                    description=f"Model FLOPs utilisation of {get_model(CKPT_MODEL).name} "
+                                f"training at {CKPT_UTILISATION:g} of the dense peak with full activation "
+                                "recomputation (model FLOPs / executed FLOPs x utilisation).",
+                    assumptions=(f"sequence length {CKPT_SEQ}, one GPU",))
+
+
+VALUES: dict[str, ValueFunction] = {
+    "perf-tp-nvlink-efficiency": perf_tp_nvlink_efficiency,
+    "perf-tp-pcie-efficiency": functools.partial(link_efficiency_value, "perf-tp-pcie-efficiency", link="pcie4",
+                                                 kind="derived"),
+    "perf-tp-nvlink-step-latency": functools.partial(ring_step_latency, "perf-tp-nvlink-step-latency",
+                                                     link="nvlink4"),
+    "perf-tp-pcie-step-latency": functools.partial(ring_step_latency, "perf-tp-pcie-step-latency", link="pcie4"),
+    "perf-batch64-per-sequence-share": perf_batch64_per_sequence_share,
+    "perf-validation-moderate-error": perf_validation_moderate_error,
+    "perf-tp70b-comm-share-b1024": functools.partial(perf_tp_comm_share, "perf-tp70b-comm-share-b1024", batch=1024),
+    "perf-tp70b-comm-share-b64": functools.partial(perf_tp_comm_share, "perf-tp70b-comm-share-b64", batch=64),
+    "train-flops-check-error": train_flops_check_error,
+    "train-attention-share-8k": train_attention_share_8k,
+    "train-attention-ratio-32k": train_attention_ratio_32k,
+    "train-ckpt-half-peak-mfu": train_ckpt_half_peak_mfu,
+}

@@ -1,0 +1,83 @@
+"""Numbers in the prose of the Recommend page: docs/recommend/index.md.
+
+Each value runs :func:`calculators.recommend.recommend` (or the speed model it calls) on the
+workload the sentence names: the worked example, or a workload of the page's tables
+(:data:`calculators.doc_tables.recommend.WORKLOADS`).
+
+>>> rec_pcie_efficiency_spread().text
+'1.9'
+"""
+
+from __future__ import annotations
+
+import functools
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.interconnects import get_interconnect
+from calculators.catalog.models import get_model
+from calculators.doc_tables.recommend import WORKLOADS
+from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.model import ModelSpec
+from calculators.parallel.measured import MEASUREMENTS
+from calculators.performance.inference_speed import decode_step
+from calculators.performance.training_time import training_time
+from calculators.recommend import Workload, recommend
+
+PERCENT = 0.01
+#: The worked example of docs/recommend/index.md (its pycon block uses the same workload).
+EXAMPLE = Workload(model="llama-3-70b", job="serve", method="int4", context=8192, batch=8, budget_usd_per_hour=5)
+
+
+def rec_example_allreduce_share() -> Value:
+    """Share of the worked example's top row's decode step spent on tensor-parallel all-reduces, percent."""
+    best = recommend(EXAMPLE).rows[0]
+    gpu = get_gpu(best.gpu_id)
+    step = decode_step(_spec(EXAMPLE), gpu, weights=EXAMPLE.method, batch=EXAMPLE.batch,
+                       context=EXAMPLE.context, gpus=best.count)
+    return quantity("rec-example-allreduce-share", step.communication_time_s / step.time_s, scale=PERCENT,
+                    digits=0, unit="%", kind="derived",
+                    description=f"Tensor-parallel all-reduce time over decode step time for the worked example's top "
+                                f"row ({best.count} x {gpu.name}, Llama 3 70B int4, batch {EXAMPLE.batch}, "
+                                f"context {EXAMPLE.context}).",
+                    assumptions=(("roofline at the default efficiencies; all-reduces over the GPUs' own link at the "
+                                 "efficiency and latency derived from published nccl-tests runs"),))
+
+
+def rec_pcie_efficiency_spread() -> Value:
+    """Largest over smallest of the measured PCIe all-reduce efficiencies the speed model averages."""
+    pcie = [m.implied_efficiency for m in MEASUREMENTS
+            if m.in_ring_model and get_interconnect(m.interconnect).kind == "pcie"]
+    return quantity("rec-pcie-efficiency-spread", max(pcie) / min(pcie), digits=1, unit="", kind="derived",
+                    description="Ratio of the highest to the lowest efficiency implied by the published PCIe "
+                                "all_reduce_perf runs (calculators.parallel.tensor.link_efficiency averages them).")
+
+
+def _spec(w: Workload) -> ModelSpec:
+    return w.model if isinstance(w.model, ModelSpec) else get_model(w.model)
+
+
+def _workload(table_id: str) -> Workload:
+    return next(w for tid, _title, w in WORKLOADS if tid == table_id)
+
+
+def finetune_scaling(value_id: str, *, table_id: str, gpu: str, count: int) -> Value:
+    """Scaling efficiency of one configuration of a fine-tuning workload of the page, percent."""
+    w = _workload(table_id)
+    record = get_gpu(gpu)
+    run = training_time(_spec(w), record, tokens=w.tokens, gpus=count, mfu=w.mfu,
+                        seq=w.context if w.context is not None else 2048, grad_checkpointing=w.grad_checkpointing,
+                        method=w.method or "full", batch=w.batch, zero=3)
+    return quantity(value_id, run.scaling_efficiency, scale=PERCENT, digits=0, unit="%", kind="derived",
+                    description=f"Scaling efficiency (compute / (compute + exposed ZeRO-3 communication)) of "
+                                f"{count} x {record.name} in workload {table_id}.",
+                    assumptions=(f"ZeRO-3 over {run.scaling.link_name}; MFU per GPU class (default_mfu)",))
+
+
+VALUES: dict[str, ValueFunction] = {
+    "rec-example-allreduce-share": rec_example_allreduce_share,
+    "rec-pcie-efficiency-spread": rec_pcie_efficiency_spread,
+    "rec-qlora-70b-4090x8-scaling": functools.partial(finetune_scaling, "rec-qlora-70b-4090x8-scaling",
+                                                      table_id="recommend-qlora-70b", gpu="rtx-4090", count=8),
+    "rec-full-8b-h100pcie-x8-scaling": functools.partial(finetune_scaling, "rec-full-8b-h100pcie-x8-scaling",
+                                                         table_id="recommend-full-8b", gpu="h100-pcie", count=8),
+}

@@ -1,0 +1,51 @@
+"""Numbers in the prose about accuracy: docs/validation/index.md and the home page.
+
+Each is computed from the committed measurements (``tests/data/measurements``) by
+:mod:`calculators.accuracy`, the same code as the page's tables.
+
+>>> int(case_count("accuracy-case-count").number) > 0
+True
+"""
+
+from __future__ import annotations
+
+import functools
+
+from calculators import accuracy
+from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.measurements import load_measurements
+
+SOURCE = "measurements: tests/data/measurements (fake-tensor traces of transformers steps)"
+
+
+def case_count(value_id: str) -> Value:
+    """Number of measured cases the calculators are scored against."""
+    return quantity(value_id, len(load_measurements()), digits=0, unit="", kind="measured",
+                    description="Number of measured PyTorch training and inference steps the calculators are "
+                                "scored against.", assumptions=(SOURCE,))
+
+
+def _all_cases() -> accuracy.ErrorSummary:
+    return accuracy.summary(accuracy.score(record) for record in load_measurements())
+
+
+def worst_error(value_id: str) -> Value:
+    """Largest absolute relative error of peak_allocated_bytes over every measured case, percent."""
+    return quantity(value_id, _all_cases().worst, scale=0.01, digits=1, unit="%", kind="measured",
+                    description="Largest absolute error of the estimated allocated peak against a measured one, "
+                                "over every measured case.", assumptions=(SOURCE,))
+
+
+def p95_error(value_id: str) -> Value:
+    """95th percentile of the absolute relative error of peak_allocated_bytes over every measured case, percent."""
+    return quantity(value_id, _all_cases().p95, scale=0.01, digits=2, unit="%", kind="measured",
+                    description="95th percentile of the absolute error of the estimated allocated peak against a measured one, "
+                                "over every measured case.", assumptions=(SOURCE,))
+
+
+VALUES: dict[str, ValueFunction] = {
+    "accuracy-case-count": functools.partial(case_count, "accuracy-case-count"),
+    "home-case-count": functools.partial(case_count, "home-case-count"),
+    "home-p95-error": functools.partial(p95_error, "home-p95-error"),
+    "home-worst-error": functools.partial(worst_error, "home-worst-error"),
+}
