@@ -10,7 +10,7 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
 * ``on_post_build`` copies the five Pyodide runtime files from ``node_modules/pyodide``
   (``npm ci``) and the package wheel from ``build/wheelhouse`` (``scripts/build``)
   into the site, writes ``wheels/manifest.json`` and the service worker ``sw.js`` with
-  its cache named after the wheel's hash.
+  its cache named after a hash of the wheel, the runtime and the widget scripts.
 
 And for the generated tables (:mod:`calculators.tables`):
 
@@ -40,13 +40,14 @@ from mkdocs.utils import get_relative_url
 
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of
-from calculators.table_registry import regenerate_pages, site_tables, table_locations
+from calculators.table_registry import regenerate_pages, site_tables, table_locations, values_json
 from calculators.tables import data_path, site_url_from_mkdocs, to_csv, to_json, versioned_site_url, with_site_version
 from calculators.widgets.markdown import WidgetMarkupError, expand_widgets
 
 ROOT = Path(__file__).resolve().parent.parent
 PYODIDE_DIR = ROOT / "node_modules" / "pyodide"
-WHEELHOUSE = ROOT / "build" / "wheelhouse"
+#: Where scripts/build puts the wheel; MLHW_WHEELHOUSE points a build at another folder.
+WHEELHOUSE = Path(os.environ.get("MLHW_WHEELHOUSE") or ROOT / "build" / "wheelhouse")
 #: All Pyodide needs to start without packages (no micropip, no CDN).
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 #: Our browser runtime, under docs/assets/; sw.js is a template written to the site root.
@@ -87,10 +88,14 @@ def on_config(config: Any) -> Any:
     if missing:
         raise PluginError(f"Pyodide runtime missing in {PYODIDE_DIR} ({', '.join(missing)}): run scripts/setup (npm ci)")
     wheel = _wheel()
+    # The version names the service worker's cache and the browser's Pyodide memory
+    # snapshot: it changes with the wheel, our scripts and the runtime.
     digest = hashlib.sha256(wheel.read_bytes())
     docs = Path(config["docs_dir"])
     for name in (*ASSETS, SW_TEMPLATE):
         digest.update((docs / name).read_bytes())
+    for name in RUNTIME_FILES:
+        digest.update((PYODIDE_DIR / name).read_bytes())
     _state.update(wheel=str(wheel), wheel_sha256=hashlib.sha256(wheel.read_bytes()).hexdigest(),
                   version=digest.hexdigest()[:16])
     _pages_with_widgets.clear()
@@ -104,9 +109,12 @@ def on_files(files: Any, config: Any) -> Any:
     template = files.get_file_from_path(SW_TEMPLATE)
     if template is not None:
         files.remove(template)  # written to the site root by on_post_build
-    for path, content in table_data_files(_pages(files), site_url=_state.get("site_url", ""),
-                                          site_version=os.environ.get("SITE_VERSION", "")).items():
+    pages, site_url, site_version = _pages(files), _state.get("site_url", ""), os.environ.get("SITE_VERSION", "")
+    for path, content in table_data_files(pages, site_url=site_url, site_version=site_version).items():
         files.append(File.generated(config, path, content=content))
+    # Every inline value with its provenance, so a number quoted from prose is citable too.
+    files.append(File.generated(config, "values.json",
+                                content=values_json(pages, site_url=site_url, site_version=site_version)))
     return files
 
 
@@ -172,8 +180,11 @@ def on_post_build(config: Any) -> None:
     wheel = Path(_state["wheel"])
     shutil.copyfile(wheel, wheels / wheel.name)
     pyodide_version = json.loads((PYODIDE_DIR / "package.json").read_text(encoding="utf-8"))["version"]
+    # The lockfile's info block lets the worker start Pyodide without downloading the
+    # lockfile (it loads no packages).
+    lock_info = json.loads((PYODIDE_DIR / "pyodide-lock.json").read_text(encoding="utf-8"))["info"]
     manifest = {"wheel": wheel.name, "sha256": _state["wheel_sha256"], "pyodide": pyodide_version,
-                "version": _state["version"]}
+                "version": _state["version"], "lockfile_info": lock_info}
     (wheels / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
     # Precache: the runtime, the wheel, our assets, the theme's bundles and every page

@@ -238,6 +238,15 @@ def test_values_json_lists_every_value_with_provenance() -> None:
     assert record["text"] == _values()["system-example-host-ram"].text
 
 
+@pytest.mark.skipif(not (ROOT / "site" / "values.json").exists(), reason="site/ not built (scripts/build)")
+def test_built_site_publishes_values_json() -> None:
+    # The build hook (scripts/mkdocs_hooks.py, on_files) writes values.json at the site root.
+    built = json.loads((ROOT / "site" / "values.json").read_text(encoding="utf-8"))
+    assert sorted(built["values"]) == sorted(value_locations(PAGES))
+    for value_id, record in built["values"].items():
+        assert record["text"] == _values()[value_id].text, f"site/values.json is stale for {value_id}: rebuild"
+
+
 def test_values_index_lists_every_value() -> None:
     table = values_index(value_locations(PAGES), site_values(PAGES))
     assert table.id == VALUES_INDEX_ID

@@ -2,9 +2,48 @@
 //
 // Boots the self-hosted runtime from <site>/pyodide/, installs the package wheel named
 // in <site>/wheels/manifest.json (checking its SHA-256) with unpackArchive (no micropip,
-// no packages, nothing from a CDN), then answers {type: "compute", id, name, inputs}
-// with calculators.widgets.api.compute_json's reply plus the time it took.
+// no packages, no lockfile download, nothing from a CDN), then answers
+// {type: "compute", id, name, inputs} with calculators.widgets.api.compute_json's reply
+// plus the time it took.
+//
+// Repeat visits skip Python's start-up: after a normal boot the worker imports every
+// calculator, takes a Pyodide memory snapshot and stores it in Cache Storage under the
+// site's version (a hash of the wheel, the runtime and these scripts, so a new wheel
+// never meets an old snapshot; the service worker deletes other versions' caches). The
+// next boot restores it; if the restore fails for any reason it is deleted and Python
+// boots normally.
 const siteRoot = new URL("../", import.meta.url); // this file is <site>/assets/pyodide-worker.js
+const indexURL = new URL("pyodide/", siteRoot).href;
+const started = performance.now();
+// When this script started, on the wall clock: the page turns it into ms since navigation.
+const startedEpoch = performance.timeOrigin + started;
+const phases = {}; // name -> ms since this script started, for scripts/bench_site.py
+const mark = (name) => { phases[name] = performance.now() - started; };
+
+// Compile the 9 MB wasm from the first moment, in parallel with everything else (left to
+// itself, loadPyodide compiles it only after importing its scripts and reading the
+// snapshot). loadPyodide's own request for it gets a placeholder, and its
+// instantiateStreaming call gets this module; any other wasm goes the normal way.
+const wasmURL = new URL("pyodide.asm.wasm", indexURL).href;
+const wasmCompiled = WebAssembly.compileStreaming(fetch(wasmURL)).then((module) => { mark("compiled"); return module; });
+const placeholders = new WeakSet();
+const nativeFetch = self.fetch.bind(self);
+self.fetch = (input, init) => {
+  if (String(input instanceof Request ? input.url : input) !== wasmURL) return nativeFetch(input, init);
+  const placeholder = new Response(null);
+  placeholders.add(placeholder);
+  return Promise.resolve(placeholder);
+};
+const nativeInstantiateStreaming = WebAssembly.instantiateStreaming;
+WebAssembly.instantiateStreaming = async (source, imports) => {
+  const response = await source;
+  if (!placeholders.has(response)) return nativeInstantiateStreaming(response, imports);
+  mark("instantiate");
+  const module = await wasmCompiled.catch(() => WebAssembly.compileStreaming(nativeFetch(wasmURL)));
+  const instance = await WebAssembly.instantiate(module, imports);
+  mark("instantiated");
+  return { module, instance };
+};
 
 async function fetchOk(url) {
   const response = await fetch(url);
@@ -17,49 +56,159 @@ async function hex(buffer) {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function boot() {
-  const started = performance.now();
-  const manifest = await (await fetchOk(new URL("wheels/manifest.json", siteRoot))).json();
-  const indexURL = new URL("pyodide/", siteRoot).href;
-  const [{ loadPyodide }, wheel] = await Promise.all([
-    import(new URL("pyodide.mjs", indexURL).href),
-    fetchOk(new URL(`wheels/${manifest.wheel}`, siteRoot)).then((response) => response.arrayBuffer()),
-  ]);
+// Snapshot store: one entry in the service worker's cache of this version (mlhw-VERSION).
+const snapshotStore = {
+  usable: () => typeof caches !== "undefined",
+  key: (manifest) => new URL(`pyodide/memory-snapshot-${manifest.version}.bin`, siteRoot).href,
+  async find(manifest) {
+    if (!this.usable()) return null;
+    const cache = await caches.open(`mlhw-${manifest.version}`);
+    const response = await cache.match(this.key(manifest));
+    if (!response || response.headers.get("x-mlhw-wheel-sha256") !== manifest.sha256) return null;
+    // Wrapped: an async function returning the promise itself would wait for the read.
+    return { bytes: response.arrayBuffer().then((bytes) => { mark("snapshotRead"); return new Uint8Array(bytes); }) };
+  },
+  async write(manifest, bytes) {
+    const cache = await caches.open(`mlhw-${manifest.version}`);
+    await cache.put(this.key(manifest), new Response(bytes, {
+      headers: { "content-type": "application/octet-stream", "x-mlhw-wheel-sha256": manifest.sha256 },
+    }));
+  },
+  async remove(manifest) {
+    if (this.usable()) await (await caches.open(`mlhw-${manifest.version}`)).delete(this.key(manifest));
+  },
+};
+
+const manifestLoaded = fetchOk(new URL("wheels/manifest.json", siteRoot)).then((response) => response.json());
+const pyodideImported = import(new URL("pyodide.mjs", indexURL).href).then((module) => { mark("import"); return module; });
+// Pyodide's 1.2 MB Emscripten module, imported now rather than by loadPyodide later.
+const asmImported = import(new URL("pyodide.asm.mjs", indexURL).href).then((module) => { mark("asm"); return module; });
+const wheelLoaded = manifestLoaded.then(async (manifest) => {
+  const wheel = await (await fetchOk(new URL(`wheels/${manifest.wheel}`, siteRoot))).arrayBuffer();
   if (crypto.subtle && (await hex(wheel)) !== manifest.sha256) {
     throw new Error(`${manifest.wheel} does not match its SHA-256 in wheels/manifest.json`);
   }
-  const fetched = performance.now();
-  const pyodide = await loadPyodide({ indexURL });
-  const booted = performance.now();
-  pyodide.unpackArchive(wheel, "wheel");
+  mark("wheel");
+  return new Uint8Array(wheel);
+});
+// Whether there is a snapshot is known at once; its 30 MB are read while the wasm compiles.
+const snapshotFound = manifestLoaded.then((manifest) => snapshotStore.find(manifest)).catch(() => null);
+
+async function start(loadPyodide, manifest, snapshot) {
+  mark("load");
+  const pyodide = await loadPyodide({
+    indexURL,
+    // The lockfile lists packages we never load; its info block is all Pyodide checks.
+    lockFileContents: { info: manifest.lockfile_info, packages: {} },
+    packageBaseUrl: indexURL,
+    createPyodideModule: ((create) => (settings) => { mark("create"); return create(settings); })((await asmImported).default),
+    // Called once the wasm is instantiated, before Python starts.
+    fsInit: async () => mark("wasm"),
+    ...(snapshot ? { _loadSnapshot: snapshot.bytes } : { _makeSnapshot: snapshotStore.usable() }),
+  });
+  mark("python");
+  if (snapshot) {
+    // Every module of the package is already imported in the snapshot's memory (see
+    // storeSnapshot), so Python can compute now. The file system is not in a snapshot:
+    // the wheel's files are unpacked right after "ready" for anything that reads them.
+    const api = pyodide.pyimport("calculators.widgets.api");
+    const check = JSON.parse(api.compute_json("kv-cache", "{}"));
+    if (!check.ok) throw new Error("the restored calculators do not compute");
+    mark("install");
+    return { pyodide, api };
+  }
+  pyodide.unpackArchive(await wheelLoaded, "wheel");
   const api = pyodide.pyimport("calculators.widgets.api");
-  const done = performance.now();
-  // Phases of the boot, for scripts/bench_site.py.
-  const phases = { fetch: fetched - started, loadPyodide: booted - fetched, install: done - booted };
-  return { api, ms: done - started, phases };
+  mark("install");
+  return { pyodide, api };
 }
+
+async function boot() {
+  const [{ loadPyodide }, manifest, snapshot] = await Promise.all([pyodideImported, manifestLoaded, snapshotFound]);
+  if (snapshot) {
+    try {
+      const booted = await start(loadPyodide, manifest, snapshot);
+      return { ...booted, manifest, restored: true };
+    } catch (error) {
+      console.warn("Pyodide memory snapshot not usable, booting normally:", error);
+      await snapshotStore.remove(manifest).catch(() => {});
+      for (const key of Object.keys(phases)) if (!["import", "asm", "wheel", "compiled"].includes(key)) delete phases[key];
+    }
+  }
+  return { ...(await start(loadPyodide, manifest, null)), manifest, restored: false };
+}
+
+// After a normal boot, once the page is served: import every calculator (one default
+// compute each) and store the memory snapshot for the next visit.
+async function storeSnapshot({ pyodide, api, manifest }) {
+  const begun = performance.now();
+  pyodide.runPython(WARM_UP);
+  const bytes = pyodide.makeMemorySnapshot();
+  await snapshotStore.write(manifest, bytes);
+  return { ms: performance.now() - begun, bytes: bytes.length };
+}
+
+// Imports every module of the package (a restored worker has no files to import from)
+// and runs each calculator once with its defaults (first runs fill lazy caches).
+const WARM_UP = `
+import importlib, pkgutil, calculators
+from calculators.widgets.api import compute_json
+from calculators.widgets.registry import calculator_names
+for _module in pkgutil.walk_packages(calculators.__path__, "calculators."):
+    importlib.import_module(_module.name)
+for _name in calculator_names():
+    compute_json(_name, "{}")
+del _module, _name
+`;
 
 const booting = boot();
 booting.then(
-  ({ ms, phases }) => postMessage({ type: "ready", ms, phases }),
+  (booted) => {
+    const ms = performance.now() - started;
+    postMessage({ type: "ready", ms, startedEpoch, phases: { ...phases, snapshot: booted.restored ? 1 : 0 } });
+    if (booted.restored) {
+      // A moment later, so that the page's first computes are not kept waiting.
+      setTimeout(() => {
+        wheelLoaded.then((wheel) => booted.pyodide.unpackArchive(wheel, "wheel")).catch((error) => {
+          console.warn("could not unpack the wheel after restoring the snapshot:", error);
+        });
+      }, 500);
+    }
+  },
   (error) => postMessage({ type: "fatal", message: String(error && error.message ? error.message : error) }),
 );
+
+let snapshotTimer = 0;
+function scheduleSnapshot(booted) {
+  if (booted.restored || booted.snapshotTaken || !snapshotStore.usable()) return;
+  clearTimeout(snapshotTimer);
+  // Wait for a quiet second so the snapshot does not delay the reader's first results.
+  snapshotTimer = setTimeout(() => {
+    booted.snapshotTaken = true; // once per worker
+    storeSnapshot(booted).then(
+      (stored) => postMessage({ type: "snapshot", stored: true, ...stored }),
+      (error) => postMessage({ type: "snapshot", stored: false, message: String(error && error.message || error) }),
+    );
+  }, 1000);
+}
+booting.then(scheduleSnapshot, () => {});
 
 self.onmessage = async (event) => {
   const request = event.data;
   if (!request || request.type !== "compute") return;
-  let api;
+  let booted;
   try {
-    ({ api } = await booting);
+    booted = await booting;
   } catch {
     return; // the page was told by the "fatal" message
   }
-  const started = performance.now();
+  const computeStarted = performance.now();
   let reply;
   try {
-    reply = JSON.parse(api.compute_json(String(request.name), JSON.stringify(request.inputs || {})));
+    reply = JSON.parse(booted.api.compute_json(String(request.name), JSON.stringify(request.inputs || {})));
   } catch (error) {
     reply = { ok: false, field: null, message: "The calculator failed in the browser (a bug, not your input)." };
   }
-  postMessage({ type: "result", id: request.id, ms: performance.now() - started, ...reply });
+  postMessage({ type: "result", id: request.id, ms: performance.now() - computeStarted, ...reply });
+  if (snapshotTimer) scheduleSnapshot(booted); // still waiting: wait for the reader to pause
 };

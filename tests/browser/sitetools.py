@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import threading
 from pathlib import Path
 from typing import Any
 
-SITE = Path(__file__).resolve().parents[2] / "site"
+#: The built site: site/ (scripts/build), or the folder in $MLHW_SITE (a build elsewhere).
+SITE = Path(os.environ.get("MLHW_SITE") or Path(__file__).resolve().parents[2] / "site")
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

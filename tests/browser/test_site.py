@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from sitetools import SITE, RequestLog, SiteServer, wait_state, widget_pages
+from sitetools import LIVE_TIMEOUT_MS, SITE, RequestLog, SiteServer, wait_state, widget_pages
 
 pytestmark = pytest.mark.browser
 
@@ -196,3 +196,74 @@ def test_service_worker_serves_a_repeat_visit_with_the_server_gone(browser: Any)
     finally:
         context.close()
         own.stop()
+
+
+def _snapshot_stored(page: Any) -> dict[str, Any]:
+    """Wait for the worker to store its memory snapshot (a second after the last compute)."""
+    page.wait_for_function("performance.getEntriesByName('mlhw-snapshot').length > 0", timeout=LIVE_TIMEOUT_MS)
+    detail: dict[str, Any] = page.evaluate("performance.getEntriesByName('mlhw-snapshot')[0].detail")
+    return detail
+
+
+def _booted_from_snapshot(page: Any) -> bool:
+    return bool(page.evaluate("performance.getEntriesByName('mlhw-live')[0].detail.snapshot"))
+
+
+def _output_for_batch(page: Any, batch: str) -> str:
+    widget = page.locator("[data-calculator=training-memory]").first
+    output = widget.locator("[data-role=output]")
+    before = output.inner_html()
+    widget.locator("input[name=batch]").fill(batch)
+    page.wait_for_function("([el, old]) => el.innerHTML !== old", arg=[output.element_handle(), before])
+    assert widget.get_attribute("data-state") == "live"
+    html: str = output.inner_html()
+    return html
+
+
+def test_repeat_visit_restores_python_from_the_memory_snapshot(context: Any, server: SiteServer) -> None:
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server.url + CALCULATORS)
+    for ident in _widget_ids(page):
+        wait_state(page, f"#{ident}", ("live",))
+    assert not _booted_from_snapshot(page)  # a first visit has none
+    # Expected output: what the normally booted worker computes for batch 8.
+    normal = _output_for_batch(page, "8")
+    stored = _snapshot_stored(page)
+    assert stored["stored"] is True and stored["bytes"] > 1_000_000
+    page.reload()
+    for ident in _widget_ids(page):
+        wait_state(page, f"#{ident}", ("live",))
+    assert _booted_from_snapshot(page)
+    assert _output_for_batch(page, "8") == normal
+    # The restored worker still checks inputs and answers in place.
+    widget = page.locator("[data-calculator=inference-memory]").first
+    widget.locator("input[name=batch]").fill("-1")
+    assert wait_state(page, f"#{widget.get_attribute('id')}", ("error",), timeout=10_000) == "error"
+    assert errors == []
+
+
+def test_a_broken_memory_snapshot_falls_back_to_a_normal_boot(context: Any, server: SiteServer) -> None:
+    page = context.new_page()
+    page.goto(server.url + CALCULATORS)
+    ident = _widget_ids(page)[0]
+    wait_state(page, f"#{ident}", ("live",))
+    assert _snapshot_stored(page)["stored"] is True
+    # Overwrite the stored snapshot with bytes that are not one (same key and wheel hash).
+    replaced = page.evaluate("""async () => {
+        const manifest = await (await fetch(new URL('../wheels/manifest.json', location.href))).json();
+        const cache = await caches.open('mlhw-' + manifest.version);
+        const keys = (await cache.keys()).filter((request) => request.url.includes('memory-snapshot-'));
+        for (const request of keys) {
+            await cache.put(request, new Response(new Uint8Array(4096).fill(7), {
+                headers: {'x-mlhw-wheel-sha256': manifest.sha256}}));
+        }
+        return keys.length;
+    }""")
+    assert replaced == 1
+    page.reload()
+    assert wait_state(page, f"#{ident}", ("live", "error")) == "live"
+    assert not _booted_from_snapshot(page)
+    before = page.locator(f"#{ident} [data-role=output]").inner_html()
+    assert _output_for_batch(page, "8") != before
