@@ -23,8 +23,9 @@ from calculators.memory.inference import (
     max_batch_for_memory,
     max_context_for_memory,
 )
+from calculators.memory.lora import lora_parameters
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.training import lora_parameters, training_memory
+from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
 
 __version__ = "0.1.0"

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import functools
 import html
-import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -230,6 +229,7 @@ def to_record(value: Value, *, function: str, version: str, catalog_as_of: str =
     >>> record = to_record(v, function="m.f", version="0.1.0")
     >>> record["function"], record["citation"]
     ('m.f', 'Sizing ML Hardware, version 0.1.0, value x.')
+    >>> import json
     >>> json.loads(json.dumps(record)) == record
     True
     """

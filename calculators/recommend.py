@@ -46,17 +46,18 @@ from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.gpus import GPU, all_gpus
 from calculators.catalog.models import get_model
+from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
 from calculators.memory.inference import MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
-from calculators.memory.training import MAX_BATCH as MAX_TRAIN_BATCH
-from calculators.memory.training import MAX_SEQ, METHODS, training_memory
+from calculators.memory.training import training_memory
+from calculators.memory.training_inputs import MAX_BATCH as MAX_TRAIN_BATCH
+from calculators.memory.training_inputs import MAX_SEQ, METHODS
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_link
 from calculators.performance import inference_speed as speed
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.training_time import MAX_TOKENS, default_mfu, training_time
-from calculators.dtypes import DType
 from calculators.validate import finite_float, flag, one_of, positive_int
 
 JOBS = ("serve", "finetune", "train")

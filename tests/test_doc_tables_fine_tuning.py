@@ -6,7 +6,7 @@ change in the engine that moves one of these cells has to be explained here too.
 
 from __future__ import annotations
 
-from calculators.doc_tables import fine_tuning, multi_gpu
+from calculators.doc_tables import fine_tuning, fine_tuning_lora, multi_gpu
 from calculators.tables import Table
 
 GIB = 2**30
@@ -35,13 +35,13 @@ def test_lora_rank16_all_linear_count() -> None:
     # Llama 3 8B layer: q 4096->4096, k and v 4096->1024 (8 KV heads x 128), o 4096->4096,
     # gate and up 4096->14336, down 14336->4096. Rank 16 x (in + out) each:
     # 16 x (2 x 8192 + 2 x 5120 + 3 x 18432) = 1,310,720 per layer; x 32 layers = 41,943,040.
-    row = _row(fine_tuning.lora_rank_targets(), "16", "all-linear")
+    row = _row(fine_tuning_lora.lora_rank_targets(), "16", "all-linear")
     assert row[2] == f"{41_943_040 / 1e6:.1f}" == "41.9"
 
 
 def test_nf4_bits_per_parameter() -> None:
     # 4 bits + an 8-bit absmax per 64 values + one fp32 per 256 blocks: 4 + 8/64 + 32/16384.
-    row = _row(fine_tuning.lora_key_numbers(), "NF4 with double quantisation")
+    row = _row(fine_tuning_lora.lora_key_numbers(), "NF4 with double quantisation")
     assert row[1] == f"{4 + 8 / 64 + 32 / 16384:.3f}" == "4.127"
 
 

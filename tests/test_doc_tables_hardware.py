@@ -10,7 +10,7 @@ import pytest
 
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import get_model
-from calculators.doc_tables import hardware
+from calculators.doc_tables import hardware, hardware_fit
 from calculators.fit import fit_inference, fit_training
 from calculators.tables import Table
 
@@ -23,7 +23,7 @@ def _row(table: Table, first_cell: str) -> dict[str, str]:
 
 
 def test_every_table_is_deterministic_and_rectangular() -> None:
-    for table_id, function in hardware.TABLES.items():
+    for table_id, function in {**hardware.TABLES, **hardware_fit.TABLES}.items():
         first, second = function(), function()
         assert first == second, table_id
         assert first.id == table_id
@@ -71,28 +71,28 @@ def test_sparse_table_marks_halved_headlines_as_derived() -> None:
 
 
 def test_fit_matrix_uses_total_bytes_and_memory_only() -> None:
-    table = hardware.fit_matrix()
-    caps = hardware.capacities()
+    table = hardware_fit.fit_matrix()
+    caps = hardware_fit.capacities()
     # One column per distinct memory size; fit depends on nothing else.
     assert len({gpu.memory_bytes for gpu in all_gpus()}) == len(caps)
     spec = get_model("llama-3-70b")
     for gpu in all_gpus():
         same = next(c for c in caps if c.memory_bytes == gpu.memory_bytes)
-        assert fit_inference(spec, gpu, **hardware.INFERENCE_SETTINGS).fits == \
-            fit_inference(spec, same, **hardware.INFERENCE_SETTINGS).fits
+        assert fit_inference(spec, gpu, **hardware_fit.INFERENCE_SETTINGS).fits == \
+            fit_inference(spec, same, **hardware_fit.INFERENCE_SETTINGS).fits
     row = _row(table, "Llama 3 70B")
     # 70.55e9 parameters x 2 bytes = 141.1e9 bytes = 131.4 GiB of bf16 weights alone: more than 80 GiB.
     assert row["80 GiB"] == "QLoRA"
     # QLoRA keeps 4-bit weights (about 0.5 byte per parameter, ~33 GiB), so 48 GiB holds it.
     assert row["48 GiB"] == "QLoRA"
-    estimate = fit_training(spec, caps[0], **hardware.QLORA_SETTINGS).estimate
+    estimate = fit_training(spec, caps[0], **hardware_fit.QLORA_SETTINGS).estimate
     assert row["QLoRA GiB"] == f"{estimate.total_bytes / 2**30:,.1f}"
 
 
 @pytest.mark.parametrize(("gpu_id", "model_id"), [("rtx-3090", "qwen2.5-7b"), ("l40s", "mistral-7b-v0.3")])
 def test_claims_readings_still_hold(gpu_id: str, model_id: str) -> None:
     """The claims table says these 7B models fit in bf16; fail if the engine stops agreeing."""
-    assert fit_inference(get_model(model_id), gpu_id, **hardware.INFERENCE_SETTINGS).fits
+    assert fit_inference(get_model(model_id), gpu_id, **hardware_fit.INFERENCE_SETTINGS).fits
 
 
 def test_claims_reading_on_consumer_bandwidth_still_holds() -> None:

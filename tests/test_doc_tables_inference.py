@@ -6,7 +6,7 @@ change in the engine or in the table code that moves a cell fails here with the 
 
 from __future__ import annotations
 
-from calculators.doc_tables import inference
+from calculators.doc_tables import inference, inference_moe, inference_quantization
 from calculators.tables import Table
 
 GIB = 2**30
@@ -40,7 +40,7 @@ def test_gemma2_explicit_head_dim_and_windowed_layers() -> None:
 
 
 def test_mla_latent_vs_decompressed() -> None:
-    table = inference.moe_kv_table()
+    table = inference_moe.moe_kv_table()
     latent = _row(table, "DeepSeek-V3", second="MLA latent (vLLM; transformers 5.23)")
     # 61 layers x (512 latent + 64 rope) x 2 B = 70,272 B = 68.625 KiB.
     assert latent[2] == "68.6"
@@ -50,7 +50,7 @@ def test_mla_latent_vs_decompressed() -> None:
 
 
 def test_mixtral_split_sums_to_the_exact_count() -> None:
-    table = inference.mixtral_split_table()
+    table = inference_moe.mixtral_split_table()
     # Mixtral's experts: 32 layers x 8 experts x 3 x 4096 x 14336 = 45,097,156,608.
     assert _row(table, "experts: 8 per layer, 2 per token")[1] == "45,097.2"
     # The naive figure: 8 x Mistral 7B v0.1's 7,241,732,096 parameters.
@@ -61,7 +61,7 @@ def test_mixtral_split_sums_to_the_exact_count() -> None:
 
 
 def test_int4_weights_keep_embeddings_in_bf16() -> None:
-    row = _row(inference.quant_weights_table(), "Llama 3.1 8B")
+    row = _row(inference_quantization.quant_weights_table(), "Llama 3.1 8B")
     # Embedding and head: 2 x 128,256 x 4096 params; norms: 32 x 2 x 4096 + 4096; all at 2 bytes.
     kept = (2 * 128256 * 4096 + 32 * 2 * 4096 + 4096) * 2
     assert row[-1] == f"{kept / GIB:.2f}"
@@ -70,13 +70,14 @@ def test_int4_weights_keep_embeddings_in_bf16() -> None:
 
 
 def test_int4_bits_per_weight() -> None:
-    row = _row(inference.quant_formats_table(), "int4")
+    row = _row(inference_quantization.quant_formats_table(), "int4")
     # 4 bits + (16-bit scale + 4-bit zero point) / 128 weights = 4.15625 bits.
     assert row[3] == "4.156"
 
 
 def test_every_table_is_deterministic_and_well_formed() -> None:
-    for table_id, function in inference.TABLES.items():
+    tables = {**inference.TABLES, **inference_quantization.TABLES, **inference_moe.TABLES}
+    for table_id, function in tables.items():
         first, second = function(), function()
         assert first == second, table_id
         assert first.id == table_id

@@ -1,4 +1,4 @@
-"""Cells of the Memory section's tables (calculators/doc_tables/memory.py) against derivations by hand.
+"""Cells of the Memory section's tables (calculators/doc_tables/memory*.py) against derivations by hand.
 
 Each expected value is worked out in a comment from definitions (bytes per element) and
 the published shapes of Llama 3 8B (config.json of meta-llama/Meta-Llama-3-8B: hidden 4096,
@@ -8,8 +8,10 @@ the published shapes of Llama 3 8B (config.json of meta-llama/Meta-Llama-3-8B: h
 
 from __future__ import annotations
 
-from calculators.doc_tables.memory import TABLES
+from calculators.table_registry import all_tables
 from calculators.tables import Table
+
+TABLES = all_tables()
 
 LLAMA_3_8B_PARAMETERS = 8_030_261_248
 GIB = 2**30

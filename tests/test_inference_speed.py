@@ -17,14 +17,12 @@ from calculators.errors import InputError
 from calculators.memory.weights import weight_bytes
 from calculators.performance.batching import batching_utilisation, static_utilisation, uniform_lengths
 from calculators.performance.flops import causal_attended_pairs, compute_rate_flop_per_s, matmul_parameters
+from calculators.performance.forward_pass import decode_flops_per_token, prefill_flops, weight_bytes_read
 from calculators.performance.inference_speed import (
     DEFAULT_BANDWIDTH_EFFICIENCY,
-    decode_flops_per_token,
     decode_step,
     inference_speed,
     prefill,
-    prefill_flops,
-    weight_bytes_read,
 )
 from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY
 

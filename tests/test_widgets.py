@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from calculators.catalog.gpus import gpu_ids
 from calculators.catalog.models import model_ids
 from calculators.errors import InputError
-from calculators.memory import inference, training
+from calculators.memory import inference, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.widgets.api import INTERNAL_ERROR, compute_json, form_html, widget_html
 from calculators.widgets.fields import KINDS, Field
@@ -79,10 +79,10 @@ def test_every_default_is_inside_its_own_range(name: str, field: Field) -> None:
 
 
 ENGINE_CHOICES = {
-    "method": training.METHODS,
-    "precision": training.PRECISIONS,
+    "method": training_inputs.METHODS,
+    "precision": training_inputs.PRECISIONS,
     "optimizer": tuple(OPTIMIZERS),
-    "zero": tuple(str(stage) for stage in training.ZERO_STAGES),
+    "zero": tuple(str(stage) for stage in training_inputs.ZERO_STAGES),
     "weights": inference.WEIGHT_DTYPES,
     "kv_cache": inference.KV_DTYPES,
     "kv_dtype": inference.KV_DTYPES,
@@ -95,7 +95,7 @@ ENGINE_CHOICES = {
                          ids=[i for i, (_, f) in zip(FIELD_IDS, ALL_FIELDS) if f.kind == "choice"])
 def test_form_choices_equal_the_engine_constants(name: str, field: Field) -> None:
     if field.name == "attention":
-        expected = training.ATTENTIONS if name == "training-memory" else inference.ATTENTIONS
+        expected = training_inputs.ATTENTIONS if name == "training-memory" else inference.ATTENTIONS
     elif field.name == "job":
         expected = field.choices  # the fit calculator's own choice (training or inference)
     elif field.name in ENGINE_CHOICES:
@@ -114,7 +114,7 @@ def _engine_check(name: str, field: str, value: int) -> None:
     from calculators.catalog.models import get_model
 
     if name == "training-memory" or (name == "fit" and field == "seq"):
-        training.training_setup(**{field: value})  # type: ignore[arg-type]
+        training_inputs.training_setup(**{field: value})  # type: ignore[arg-type]
     elif name == "kv-cache":
         inference.kv_cache_bytes(get_model("llama-3-8b"), **{"batch": 1, "context": 1, field: value})
     else:

@@ -37,7 +37,7 @@ from calculators.claims.figures import (
 )
 from calculators.claims.record import APPROX_TOLERANCE, EXACT_TOLERANCE, Claim, Figure
 from calculators.dtypes import DType
-from calculators.memory.training import lora_parameters
+from calculators.memory.lora import lora_parameters
 from calculators.memory.weights import quantized_bytes_per_element, weight_bytes
 from calculators.performance.inference_speed import decode_step
 
@@ -206,7 +206,7 @@ def claims() -> tuple[Claim, ...]:
                   get_model("llama-3-8b"), rank=r, targets=t) / get_model("llama-3-8b").parameters)
                   for r, label, t in ((8, "q,v", ("q", "v")), (16, "all linear", _ALL_LINEAR),
                                       (64, "all linear", _ALL_LINEAR))],
-                  "% of parameters", "calculators.memory.training.lora_parameters", PAGE_LORA),
+                  "% of parameters", "calculators.memory.lora.lora_parameters", PAGE_LORA),
               why="Rank x (in + out) per adapted matrix: low ranks on all linears land in range, rank 64 goes past."),
         Claim(id="vrla-4bit-0.5-bytes", source=VRLA_FT, section="QLoRA fine-tuning", subject="inference",
               quote="approximately 0.5 bytes per parameter", conditions="NF4 with double-quantised block scales",

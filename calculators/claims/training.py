@@ -63,12 +63,10 @@ from calculators.memory.activations import (
     checkpoint_bytes_per_token_per_layer,
     saved_bytes_per_token_per_layer,
 )
+from calculators.memory.lora import lora_parameters
 from calculators.memory.optimizers import optimizer_bytes
-from calculators.memory.training import (
-    activation_layout,
-    lora_parameters,
-    training_setup,
-)
+from calculators.memory.training import activation_layout
+from calculators.memory.training_inputs import training_setup
 from calculators.performance.training_time import training_flops_per_token
 
 
@@ -186,7 +184,7 @@ def claims() -> tuple[Claim, ...]:
                   # fp32 weights + gradients + two AdamW moments: four copies of the adapters.
                   ("adapters with gradients and AdamW state", 400 * _adapter_bytes(MODEL_7B)
                    / weights16_bytes(MODEL_7B))],
-                  "% over weights", "calculators.memory.training.lora_parameters", PAGE_LORA),
+                  "% over weights", "calculators.memory.lora.lora_parameters", PAGE_LORA),
               why=("Rank-16 adapters on every linear layer are about half a percent of the parameters; even "
                    "stored in fp32 with gradients and two moments they are a few percent of the base.")),
         Claim(id="lyceum-70b-full-over-400gb", source=LYCEUM, section="Democratizing Model Fine-Tuning",

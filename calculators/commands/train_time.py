@@ -11,7 +11,7 @@ from typing import Any
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import resolve_model
 from calculators.errors import InputError
-from calculators.memory.training import METHODS, PRECISIONS
+from calculators.memory.training_inputs import METHODS, PRECISIONS
 from calculators.performance.training_time import MAX_TOKENS, training_time
 
 COMMAND = "train-time"

@@ -1,10 +1,10 @@
-"""Tables of the "Which GPU should I pick?" page (docs/hardware/index.md).
+"""Tables of the GPU catalog on the "Which GPU should I pick?" page (docs/hardware/index.md).
 
-Every cell comes from :mod:`calculators.catalog.gpus` (spec figures with their sources)
-or from :mod:`calculators.fit` (memory fit). Derived columns (ratios) are labelled as
+Every cell comes from :mod:`calculators.catalog.gpus` (spec figures with their sources);
+what fits on each GPU, and the guides' claims, are in :mod:`calculators.doc_tables.hardware_fit`. Derived columns (ratios) are labelled as
 derived in their captions; nothing here estimates speed or time.
 
->>> table = TABLES["hardware-catalog"]()
+>>> table = catalog()
 >>> table.columns[:3]
 ('GPU', 'segment', 'memory GiB')
 >>> [row[0] for row in table.rows][:2]
@@ -17,17 +17,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import fields
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
-from calculators.catalog.models import all_models, get_model
-from calculators.fit import fit_inference, fit_training
-from calculators.memory.overhead import overhead_assumptions
 from calculators.tables import Table, TableFunction
 
 GIB = 2**30
 SEGMENTS = ("consumer", "workstation", "datacenter", "apple")
 
-#: The two jobs of the fit table, passed unchanged to fit_inference / fit_training.
-INFERENCE_SETTINGS: dict[str, object] = {"weights": "bf16", "kv_cache": "bf16", "batch": 1, "context": 8192}
-QLORA_SETTINGS: dict[str, object] = {"method": "qlora", "batch": 1, "seq": 2048, "grad_checkpointing": True}
 
 
 # --------------------------------------------------------------------------- formatting
@@ -36,15 +30,18 @@ def catalog_as_of() -> str:
     return max(gpu.source.as_of for gpu in all_gpus())
 
 
-def _gib(value: float) -> str:
+def gib(value: float) -> str:
+    """Bytes as whole GiB."""
     return f"{value / GIB:,.0f}"
 
 
-def _gbps(value: float) -> str:
+def gbps(value: float) -> str:
+    """Bytes/s as whole decimal GB/s."""
     return f"{value / 1e9:,.0f}"
 
 
-def _tflops(value: float | None) -> str:
+def tflops(value: float | None) -> str:
+    """FLOP/s as TFLOPS with one decimal, or a dash when unknown."""
     return "—" if value is None else f"{value / 1e12:,.1f}"
 
 
@@ -56,20 +53,22 @@ def _range(values: Iterable[float | None], fmt: Callable[[float], str]) -> str:
     return low if low == high else f"{low}–{high}"
 
 
-def _ordered() -> list[GPU]:
+def ordered_gpus() -> list[GPU]:
     """GPUs by segment (consumer, workstation, datacenter, Apple), then memory, then name."""
     return sorted(all_gpus(), key=lambda g: (SEGMENTS.index(g.segment), g.memory_bytes, g.name))
 
 
-def _link(gpu: GPU) -> str:
+def link_cell(gpu: GPU) -> str:
+    """The GPU's GPU-to-GPU link as a table cell."""
     if gpu.interconnect is None:
         return "—"
     if gpu.nvlink_bandwidth_bytes_per_s is None:
         return gpu.interconnect
-    return f"{gpu.interconnect} ({_gbps(gpu.nvlink_bandwidth_bytes_per_s)} GB/s)"
+    return f"{gpu.interconnect} ({gbps(gpu.nvlink_bandwidth_bytes_per_s)} GB/s)"
 
 
-def _yes_no(value: bool | None) -> str:
+def yes_no(value: bool | None) -> str:
+    """'yes', 'no' or 'unknown'."""
     return "unknown" if value is None else ("yes" if value else "no")
 
 
@@ -95,13 +94,13 @@ def key_numbers() -> Table:
     h100 = get_gpu("h100-sxm")
     ridge = ridge_flop_per_byte(h100.bf16_dense_flop_per_s, h100.memory_bandwidth_bytes_per_s)
     rows = (
-        ("Largest memory on one GPU", _gib(biggest.memory_bytes), "GiB", biggest.name,
+        ("Largest memory on one GPU", gib(biggest.memory_bytes), "GiB", biggest.name,
          biggest.source_of("memory_bytes").kind, "GPU.memory_bytes"),
-        ("Largest consumer-card memory", _gib(consumer.memory_bytes), "GiB", consumer.name,
+        ("Largest consumer-card memory", gib(consumer.memory_bytes), "GiB", consumer.name,
          consumer.source_of("memory_bytes").kind, "GPU.memory_bytes"),
-        ("Highest memory bandwidth", _gbps(fastest.memory_bandwidth_bytes_per_s), "GB/s", fastest.name,
+        ("Highest memory bandwidth", gbps(fastest.memory_bandwidth_bytes_per_s), "GB/s", fastest.name,
          fastest.source_of("memory_bandwidth_bytes_per_s").kind, "GPU.memory_bandwidth_bytes_per_s"),
-        ("Highest dense BF16 rate", _tflops(compute.bf16_dense_flop_per_s), "TFLOPS", compute.name,
+        ("Highest dense BF16 rate", tflops(compute.bf16_dense_flop_per_s), "TFLOPS", compute.name,
          compute.source_of("bf16_dense_flop_per_s").kind, "GPU.bf16_dense_flop_per_s"),
         ("BF16 ridge point (dense FLOP/s ÷ bandwidth)", f"{ridge or 0.0:,.0f}", "FLOP/byte", h100.name,
          "derived", "hardware.ridge_flop_per_byte"),
@@ -121,14 +120,14 @@ def catalog() -> Table:
     """The GPU catalog, one row per SKU, in base units converted for display."""
     rows = tuple(
         (
-            gpu.name, gpu.segment, _gib(gpu.memory_bytes), gpu.memory_type or "unknown",
-            _gbps(gpu.memory_bandwidth_bytes_per_s), _tflops(gpu.bf16_dense_flop_per_s),
-            _tflops(gpu.fp8_dense_flop_per_s), "unknown" if gpu.tdp_watts is None else f"{gpu.tdp_watts:,.0f}",
-            _yes_no(gpu.ecc), _link(gpu),
+            gpu.name, gpu.segment, gib(gpu.memory_bytes), gpu.memory_type or "unknown",
+            gbps(gpu.memory_bandwidth_bytes_per_s), tflops(gpu.bf16_dense_flop_per_s),
+            tflops(gpu.fp8_dense_flop_per_s), "unknown" if gpu.tdp_watts is None else f"{gpu.tdp_watts:,.0f}",
+            yes_no(gpu.ecc), link_cell(gpu),
             "—" if gpu.pcie_generation is None else f"Gen {gpu.pcie_generation} x{gpu.pcie_lanes}",
             "unknown" if gpu.launch_price_usd is None else f"{gpu.launch_price_usd:,.0f}",
         )
-        for gpu in _ordered()
+        for gpu in ordered_gpus()
     )
     return Table(
         id="hardware-catalog",
@@ -151,12 +150,12 @@ def sparse_notes() -> Table:
     """Dense rates next to what the datasheet's headline (sparse) figure is."""
     rows = tuple(
         (
-            gpu.name, _tflops(gpu.bf16_dense_flop_per_s), _tflops(gpu.fp16_dense_flop_per_s),
-            _tflops(gpu.fp8_dense_flop_per_s),
+            gpu.name, tflops(gpu.bf16_dense_flop_per_s), tflops(gpu.fp16_dense_flop_per_s),
+            tflops(gpu.fp8_dense_flop_per_s),
             gpu.source_of("bf16_dense_flop_per_s").kind if gpu.bf16_dense_flop_per_s is not None else "—",
             gpu.sparse_figures_note or "no sparse figure quoted",
         )
-        for gpu in _ordered()
+        for gpu in ordered_gpus()
     )
     return Table(
         id="hardware-sparse",
@@ -174,14 +173,14 @@ def sparse_notes() -> Table:
 def ridge() -> Table:
     """Derived ratios: ridge points and tensor-vs-FP32 rate, per GPU with known rates."""
     rows = []
-    for gpu in _ordered():
+    for gpu in ordered_gpus():
         bw = gpu.memory_bandwidth_bytes_per_s
         bf16 = ridge_flop_per_byte(gpu.bf16_dense_flop_per_s, bw)
         fp8 = ridge_flop_per_byte(gpu.fp8_dense_flop_per_s, bw)
         tensor_vs_fp32 = (None if gpu.bf16_dense_flop_per_s is None or gpu.fp32_flop_per_s is None
                           else gpu.bf16_dense_flop_per_s / gpu.fp32_flop_per_s)
         rows.append((
-            gpu.name, _gbps(bw), _tflops(gpu.bf16_dense_flop_per_s),
+            gpu.name, gbps(bw), tflops(gpu.bf16_dense_flop_per_s),
             "—" if bf16 is None else f"{bf16:,.0f}", "—" if fp8 is None else f"{fp8:,.0f}",
             "—" if tensor_vs_fp32 is None else f"{tensor_vs_fp32:,.1f}",
         ))
@@ -210,8 +209,8 @@ def segments() -> Table:
                              (("yes", ecc[True]), ("no", ecc[False]), ("unknown", ecc[None])) if count)
         links = sum(1 for g in group if g.interconnect is not None)
         rows.append((
-            segment, str(len(group)), _range((g.memory_bytes for g in group), _gib),
-            _range((g.memory_bandwidth_bytes_per_s for g in group), _gbps), ecc_text,
+            segment, str(len(group)), _range((g.memory_bytes for g in group), gib),
+            _range((g.memory_bandwidth_bytes_per_s for g in group), gbps), ecc_text,
             f"{links} of {len(group)}", _range((g.tdp_watts for g in group), lambda w: f"{w:,.0f}"),
             f"{sum(1 for g in group if g.launch_price_usd is not None)} of {len(group)}",
         ))
@@ -230,10 +229,10 @@ def segments() -> Table:
 def apple() -> Table:
     """Apple unified-memory parts: what the catalog knows and what it does not."""
     rows = tuple(
-        (gpu.name, _gib(gpu.memory_bytes), _gbps(gpu.memory_bandwidth_bytes_per_s),
-         "unknown" if gpu.bf16_dense_flop_per_s is None else _tflops(gpu.bf16_dense_flop_per_s),
+        (gpu.name, gib(gpu.memory_bytes), gbps(gpu.memory_bandwidth_bytes_per_s),
+         "unknown" if gpu.bf16_dense_flop_per_s is None else tflops(gpu.bf16_dense_flop_per_s),
          " ".join(gpu.notes))
-        for gpu in _ordered() if gpu.segment == "apple"
+        for gpu in ordered_gpus() if gpu.segment == "apple"
     )
     return Table(
         id="hardware-apple",
@@ -245,149 +244,13 @@ def apple() -> Table:
     )
 
 
-def capacities() -> list[GPU]:
-    """One GPU per distinct memory capacity (fit depends only on memory), smallest first."""
-    seen: dict[int, GPU] = {}
-    for gpu in sorted(all_gpus(), key=lambda g: (g.memory_bytes, g.name)):
-        seen.setdefault(gpu.memory_bytes, gpu)
-    return list(seen.values())
-
-
-def fit_cell(inference_fits: bool, qlora_fits: bool) -> str:
-    """The cell text of the fit table."""
-    return {(True, True): "both", (True, False): "infer", (False, True): "QLoRA", (False, False): "—"}[
-        (inference_fits, qlora_fits)]
-
-
-def fit_matrix() -> Table:
-    """Which catalog models' inference and QLoRA fine-tuning fit one GPU of each memory size."""
-    caps = capacities()
-    rows = []
-    for record in sorted(all_models(), key=lambda r: (r.spec().parameters, r.name)):
-        spec = record.spec()
-        infer = [fit_inference(spec, gpu, **INFERENCE_SETTINGS) for gpu in caps]
-        qlora = [fit_training(spec, gpu, **QLORA_SETTINGS) for gpu in caps]
-        positions = spec.max_position_embeddings
-        rows.append((
-            record.name, f"{spec.parameters / 1e9:,.1f}", "unknown" if positions is None else f"{positions:,}",
-            f"{infer[0].estimate.total_bytes / GIB:,.1f}",
-            f"{qlora[0].estimate.total_bytes / GIB:,.1f}",
-            *(fit_cell(i.fits, q.fits) for i, q in zip(infer, qlora, strict=True)),
-        ))
-    legend = "; ".join(
-        f"{_gib(cap.memory_bytes)} GiB: " + ", ".join(g.name for g in _ordered() if g.memory_bytes == cap.memory_bytes)
-        for cap in caps)
-    return Table(
-        id="hardware-fit",
-        caption=(
-            "Does the job fit one GPU? Computed with calculators.fit.fit_inference and fit_training on the "
-            "total_bytes basis (peak allocated plus runtime overhead). 'infer': inference fits; 'QLoRA': QLoRA "
-            "fine-tuning fits; 'both'; '—': neither. GPUs by memory: " + legend + ". The 128 GiB column counts "
-            "all of Apple's unified memory, which macOS does not give the GPU by default: an upper bound there. "
-            "'config context' is max_position_embeddings from the model's config.json; where it is below the "
-            "8192-token prompt, the inference figure is memory arithmetic for a prompt longer than the model "
-            "was trained on (the calculators do not refuse it)."),
-        columns=("model", "params B", "config context", "infer GiB", "QLoRA GiB", *(f"{_gib(c.memory_bytes)} GiB" for c in caps)),
-        align=("l", "r", "r", "r", "r", *("c" for _ in caps)),
-        rows=tuple(rows),
-        assumptions=(
-            "inference: bf16 weights, bf16 KV cache, batch 1, 8192-token prompt, no new tokens, SDPA attention",
-            "QLoRA: nf4 base, bf16-mixed, AdamW on the adapters, rank 16 on all linear projections, batch 1, "
-            "seq 2048, gradient checkpointing",
-            *overhead_assumptions(),
-        ),
-    )
-
-
-def claims() -> Table:
-    """GPU claims from the source guides, next to what the catalog and calculators say."""
-    def g(id_: str) -> GPU:
-        return get_gpu(id_)
-
-    sxm, pcie, l40s = g("h100-sxm"), g("h100-pcie"), g("l40s")
-    r3090, r4090, pro = g("rtx-3090"), g("rtx-4090"), g("rtx-pro-6000-blackwell")
-    h100_ridge = ridge_flop_per_byte(sxm.bf16_dense_flop_per_s, sxm.memory_bandwidth_bytes_per_s) or 0.0
-    ratios = [gpu.bf16_dense_flop_per_s / gpu.fp32_flop_per_s for gpu in all_gpus()
-              if gpu.bf16_dense_flop_per_s and gpu.fp32_flop_per_s]
-    qwen_7b = fit_inference(get_model("qwen2.5-7b"), r3090, **INFERENCE_SETTINGS)
-    a100 = g("a100-80gb-sxm")
-    full_ft = {"method": "full", "precision": "bf16-mixed", "optimizer": "adamw", "batch": 1, "seq": 2048,
-               "grad_checkpointing": True}
-    by_size = sorted(all_models(), key=lambda r: (r.spec().parameters, r.name))
-    full_fits = [r for r in by_size if fit_training(r.spec(), a100, **full_ft).fits]
-    largest = full_fits[-1]
-    smallest_miss = next(r for r in by_size if r.spec().parameters > largest.spec().parameters)
-    largest_fit = fit_training(largest.spec(), a100, **full_ft)
-    qwen_32b_int4 = fit_inference(get_model("qwen2.5-32b"), g("m4-max"), **{**INFERENCE_SETTINGS, "weights": "int4"})
-    mistral = fit_inference(get_model("mistral-7b-v0.3"), l40s, **INFERENCE_SETTINGS)
-    lyceum, practitioners, vrla = "Lyceum (2026)", "Hardware for ML Practitioners (2026)", "VRLA Tech (2026)"
-    rows = (
-        (lyceum, "H100: 3.35 TB/s memory bandwidth",
-         f"{sxm.name}: {_gbps(sxm.memory_bandwidth_bytes_per_s)} GB/s; {pcie.name}: "
-         f"{_gbps(pcie.memory_bandwidth_bytes_per_s)} GB/s",
-         "true of the SXM part only"),
-        (lyceum, "NVLink: up to 900 GB/s GPU-to-GPU on H100",
-         f"{sxm.name}: {_link(sxm)}",
-         "matches; the figure is both directions summed"),
-        (lyceum, "Inference is strictly bound by memory bandwidth",
-         f"{sxm.name} BF16 ridge point {h100_ridge:,.0f} FLOP/byte (derived)",
-         "true for small-batch decode, not for prefill or large batches (see How it works)"),
-        (lyceum, "An L40S suits a 7B model better than an A100/H100",
-         f"Mistral 7B v0.3 inference needs {mistral.estimate.total_bytes / GIB:,.1f} GiB of the "
-         f"{_gib(l40s.memory_bytes)} GiB; L40S bandwidth {_gbps(l40s.memory_bandwidth_bytes_per_s)} GB/s",
-         "it fits; decode is bounded by less bandwidth than on an H100 (price not modelled)"),
-        (practitioners, "RTX 3090 and RTX 4090 both have 24 GB",
-         f"{_gib(r3090.memory_bytes)} GiB and {_gib(r4090.memory_bytes)} GiB",
-         "matches (GiB: vendor 'GB' here is binary)"),
-        (practitioners, "RTX 4090 is about 2x the 3090 in raw FLOPS",
-         f"dense BF16 {_tflops(r4090.bf16_dense_flop_per_s)} vs {_tflops(r3090.bf16_dense_flop_per_s)} TFLOPS "
-         f"({(r4090.bf16_dense_flop_per_s or 0) / (r3090.bf16_dense_flop_per_s or 1):.2f}x); bandwidth "
-         f"{_gbps(r4090.memory_bandwidth_bytes_per_s)} vs {_gbps(r3090.memory_bandwidth_bytes_per_s)} GB/s "
-         f"({r4090.memory_bandwidth_bytes_per_s / r3090.memory_bandwidth_bytes_per_s:.2f}x)",
-         "compute ratio holds; bandwidth, which bounds decode, barely differs"),
-        (practitioners, "RTX 4090: $1600 new; RTX 3090: $800 used",
-         f"launch MSRP {r4090.launch_price_usd or 0:,.0f} and {r3090.launch_price_usd or 0:,.0f} USD",
-         "4090 matches launch MSRP; the catalog carries no used or street prices"),
-        (practitioners, "A 7B model runs on an RTX 3090 with quantization",
-         f"Qwen2.5 7B, bf16 weights, 8k prompt: {qwen_7b.estimate.total_bytes / GIB:,.1f} GiB of "
-         f"{_gib(r3090.memory_bytes)} GiB",
-         "fits without quantization" if qwen_7b.fits else "does not fit in bf16"),
-        (practitioners, "An A100 80GB fully trains models up to about 5B parameters (Adam, mixed precision)",
-         f"largest catalog model that fits (bf16-mixed AdamW, batch 1, seq 2048, checkpointing): {largest.name}, "
-         f"{largest.spec().parameters / 1e9:.1f}B, {largest_fit.estimate.total_bytes / GIB:,.1f} GiB; next size "
-         f"up, {smallest_miss.name} ({smallest_miss.spec().parameters / 1e9:.1f}B), does not fit",
-         f"lower than claimed: the peak allocates "
-         f"{largest_fit.estimate.peak_allocated_bytes / largest.spec().parameters:.1f} bytes per parameter, "
-         "not the 16 the claim counts"),
-        (practitioners, "A 36 GB MacBook Pro runs quantized models up to about 30B",
-         f"Qwen2.5 32B, int4 weights, 8k prompt: {qwen_32b_int4.estimate.total_bytes / GIB:,.1f} GiB",
-         "not checked: the catalog holds neither a 36 GB configuration nor the share macOS gives the GPU"),
-        (vrla, "RTX PRO 6000 Blackwell: 96 GB ECC GDDR7, 4,000 AI TOPS",
-         f"{_gib(pro.memory_bytes)} GiB {pro.memory_type}, ECC {_yes_no(pro.ecc)}; dense BF16 "
-         f"{_tflops(pro.bf16_dense_flop_per_s)} TFLOPS",
-         "memory matches; the TOPS headline is FP4 with sparsity"),
-        (vrla, "Mixed precision gives 2–8x the throughput of FP32",
-         f"spec ratio dense BF16 ÷ FP32 across the catalog: {min(ratios):.1f}x to {max(ratios):.1f}x",
-         "spec ratios span a wider range; achieved speed-ups are not modelled"),
-    )
-    return Table(
-        id="hardware-claims",
-        caption=(f"GPU claims in the source guides (quoted, paraphrased) against the catalog (as of "
-                 f"{catalog_as_of()}) and the fit calculator. Fit figures are total_bytes with the settings of the "
-                 "hardware-fit table unless the cell states others."),
-        columns=("source guide", "claim", "catalog or calculator", "reading"),
-        align=("l", "l", "l", "l"),
-        rows=rows,
-    )
-
-
 def sources() -> Table:
     """Per GPU, the primary document and which fields cite another one."""
     field_order = [f.name for f in fields(GPU)]
     rows = tuple(
         (gpu.name, gpu.source.title, f"<{gpu.source.url}>", gpu.source.as_of,
          ", ".join(sorted((name for name, _ in gpu.field_sources), key=field_order.index)) or "none")
-        for gpu in _ordered()
+        for gpu in ordered_gpus()
     )
     return Table(
         id="hardware-sources",
@@ -407,7 +270,5 @@ TABLES: dict[str, TableFunction] = {
     "hardware-ridge": ridge,
     "hardware-segments": segments,
     "hardware-apple": apple,
-    "hardware-fit": fit_matrix,
-    "hardware-claims": claims,
     "hardware-sources": sources,
 }

@@ -48,7 +48,8 @@ from calculators.catalog.interconnects import (
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.training import MAX_BATCH, MAX_SEQ, ZERO_STAGES, training_memory
+from calculators.memory.training import training_memory
+from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, ZERO_STAGES
 from calculators.model import ModelSpec
 from calculators.parallel.collectives import (
     DEFAULT_EFFICIENCY,

@@ -28,6 +28,7 @@ and :data:`calculators.parallel.measured.MEASUREMENTS`):
   efficiencies the published PCIe runs imply (GPU-to-GPU traffic crosses the host's root
   complex, which often caps it well below the link rate).
 
+>>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model
 >>> spec = get_model("llama-3-70b")
 >>> link = tensor_parallel_link(get_gpu("rtx-4090"), gpus=4)
@@ -50,7 +51,7 @@ from dataclasses import dataclass
 from statistics import mean
 from typing import Any
 
-from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.catalog.sources import Source
 from calculators.model import ModelSpec
@@ -151,6 +152,7 @@ def tensor_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO) -> In
     ``"auto"`` takes :func:`calculators.parallel.step.default_interconnect` (NVLink or
     Infinity Fabric where the GPU has it, a 2-way bridge only for pairs, else its PCIe).
 
+    >>> from calculators.catalog.gpus import get_gpu
     >>> tensor_parallel_link(get_gpu("rtx-a6000"), gpus=4).id  # the bridge joins pairs only
     'pcie4'
     """

@@ -40,18 +40,12 @@ from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.memory.inference import KV_DTYPES, MAX_BATCH, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
 from calculators.memory.inference import kv_cache_bytes
-from calculators.memory.training import MAX_GPUS
-from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
+from calculators.memory.training_inputs import MAX_GPUS
 from calculators.model import ModelSpec
-from calculators.performance.flops import (
-    attended_tokens,
-    causal_attended_pairs,
-    compute_rate_flop_per_s,
-    lm_head_parameters,
-    matmul_parameters,
-)
 from calculators.parallel.step import AUTO
 from calculators.parallel.tensor import tensor_parallel_communication, tensor_parallel_link
+from calculators.performance.flops import compute_rate_flop_per_s
+from calculators.performance.forward_pass import decode_flops_per_token, prefill_flops, weight_bytes_read
 from calculators.performance.steps import DecodeStep, Step
 from calculators.validate import finite_float, nonnegative_int, one_of, positive_int
 
@@ -123,67 +117,6 @@ def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1
     )
 
 
-def _bytes_per_weight(dtype: DType) -> float:
-    if dtype in QUANT_OVERHEAD_BYTES_PER_ELEMENT:
-        return quantized_bytes_per_element(dtype)
-    return dtype.bytes_per_element
-
-
-def weight_bytes_read(spec: ModelSpec, *, dtype: str | DType, tokens: int = 1) -> int:
-    """Weight bytes one forward pass over ``tokens`` tokens reads from memory.
-
-    Formula: dense model: all weights (:func:`~calculators.memory.weights.weight_bytes`).
-    Mixture of experts: all weights minus the experts no token is routed to; with
-    uniform, independent routing of ``k`` of ``E`` experts, a layer's experts are
-    touched with probability ``1 - (1 - k / E) ** tokens`` (assumed). One token reads
-    the active parameters; a large batch reads every expert.
-
-    >>> from calculators.catalog.models import get_model
-    >>> spec = get_model("mixtral-8x7b")
-    >>> one = weight_bytes_read(spec, dtype="bf16", tokens=1)
-    >>> round(one / 2 / spec.active_parameters, 3)  # two bytes per active parameter
-    1.0
-    >>> weight_bytes_read(spec, dtype="bf16", tokens=4096) == weight_bytes(spec, dtype="bf16")
-    True
-    """
-    kind = DType.parse(dtype, "weights")
-    tokens = positive_int("tokens", tokens, maximum=MAX_BATCH * MAX_CONTEXT)
-    total = weight_bytes(spec, dtype=kind)
-    if spec.moe is None:
-        return total
-    m = spec.moe
-    every_expert = spec.num_moe_layers * m.num_experts * spec.mlp_parameters(m.expert_intermediate_size)
-    touched = 1.0 - (1.0 - m.experts_per_token / m.num_experts) ** tokens
-    return int(round(total - every_expert * _bytes_per_weight(kind) * (1.0 - touched)))
-
-
-def decode_flops_per_token(spec: ModelSpec, *, context: int) -> float:
-    """FLOP to generate one token with ``context`` tokens in the cache.
-
-    Formula: ``2 x matmul parameters (active) + 4 x q_dim x sum over layers of
-    min(context, window)`` (QK^T and attention-weighted V, 2 FLOP per multiply-add).
-
-    >>> from calculators.catalog.models import get_model
-    >>> spec = get_model("llama-3-8b")
-    >>> decode_flops_per_token(spec, context=0) == 2 * (spec.parameters - spec.embedding_parameters)
-    True
-    """
-    context = nonnegative_int("context", context, maximum=MAX_CONTEXT)
-    return 2.0 * matmul_parameters(spec) + 4.0 * spec.q_dim * attended_tokens(spec, context=context)
-
-
-def prefill_flops(spec: ModelSpec, *, prompt: int) -> float:
-    """FLOP to prefill one prompt of ``prompt`` tokens (one sequence).
-
-    Formula: ``2 x (matmul parameters - LM head) x prompt + 2 x LM head`` (logits for the
-    last position only) ``+ 4 x q_dim x causal (query, key) pairs``.
-    """
-    prompt = positive_int("prompt", prompt, maximum=MAX_CONTEXT)
-    body = matmul_parameters(spec) - lm_head_parameters(spec)
-    attention = 4.0 * spec.q_dim * causal_attended_pairs(spec, tokens=prompt)
-    return 2.0 * body * prompt + 2.0 * lm_head_parameters(spec) + attention
-
-
 def _roofline(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, flops: float, tokens: int,
               compute_dtype: DType) -> dict[str, Any]:
     n = setup.gpus
@@ -227,8 +160,10 @@ def _decode(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> Decod
 def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
     """Time of one decode step of ``batch`` sequences with ``context`` tokens cached each.
 
-    Formula: bytes = weights read (:func:`weight_bytes_read`) + ``kv_cache_bytes(batch,
-    context)``; FLOPs = ``batch x`` :func:`decode_flops_per_token`; time = roofline of
+    Formula: bytes = weights read
+    (:func:`~calculators.performance.forward_pass.weight_bytes_read`) +
+    ``kv_cache_bytes(batch, context)``; FLOPs = ``batch x``
+    :func:`~calculators.performance.forward_pass.decode_flops_per_token`; time = roofline of
     the two (module docstring) divided over ``gpus``, plus the tensor-parallel all-reduces
     of ``batch x hidden`` activations (:mod:`calculators.parallel.tensor`).
 
@@ -258,9 +193,9 @@ def _prefill(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> Step:
 def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
     """Time to prefill ``batch`` prompts of ``context`` tokens: the time to first token.
 
-    Formula: FLOPs = ``batch x`` :func:`prefill_flops`; bytes = weights + the KV cache
-    written; time = roofline of the two. Prompts are compute-bound beyond a few hundred
-    tokens on data-centre GPUs.
+    Formula: FLOPs = ``batch x`` :func:`~calculators.performance.forward_pass.prefill_flops`;
+    bytes = weights + the KV cache written; time = roofline of the two. Prompts are
+    compute-bound beyond a few hundred tokens on data-centre GPUs.
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> from calculators.catalog.models import get_model

@@ -49,7 +49,7 @@ from typing import Any
 
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
-from calculators.memory.training import MAX_BATCH, ZERO_STAGES
+from calculators.memory.training_inputs import MAX_BATCH, ZERO_STAGES
 from calculators.model import ModelSpec
 from calculators.parallel.collectives import MAX_GPUS, multi_node_ring_bytes_per_s, ring_collective_time_s, ring_steps
 from calculators.parallel.step import AUTO, DDP_BUCKET_BYTES, CollectiveTime, default_interconnect

@@ -52,14 +52,14 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.dtypes import DType
 from calculators.errors import InputError
-from calculators.memory.training import (
+from calculators.memory.lora import lora_parameters
+from calculators.memory.training_inputs import (
     DEFAULT_LORA_TARGETS,
     MAX_BATCH,
     MAX_GPUS,
     MAX_SEQ,
     METHODS,
     PRECISIONS,
-    lora_parameters,
 )
 from calculators.memory.weights import quantized_bytes_per_element
 from calculators.model import ModelSpec
@@ -268,7 +268,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
             that compute cannot hide is added (:mod:`calculators.performance.scaling`).
         mfu: fraction of the dense rate achieved by the executed FLOPs on each GPU, in (0, 1];
             ``None`` takes :func:`default_mfu` for the GPU.
-        precision: one of :data:`~calculators.memory.training.PRECISIONS`; picks the rate.
+        precision: one of :data:`~calculators.memory.training_inputs.PRECISIONS`; picks the rate.
         grad_checkpointing: full activation recomputation (8·N instead of 6·N).
         seq: sequence length in tokens (sets the attention term).
         method: ``"full"``, ``"lora"`` or ``"qlora"`` (frozen base: 4·N instead of 6·N).

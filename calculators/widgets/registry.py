@@ -29,7 +29,7 @@ from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.models import all_models
 from calculators.errors import ConfigError, InputError, UnknownNameError
 from calculators.fit import FitResult, fit_inference, fit_training
-from calculators.memory import inference, training
+from calculators.memory import inference, training, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
@@ -57,7 +57,7 @@ CUSTOM = "custom"
 #: Model and GPU the widgets open with (any catalog ids work).
 DEFAULT_MODEL = "llama-3-8b"
 DEFAULT_GPU = "h100-sxm"
-#: Upper bound of ``grad_accumulation`` in :func:`~calculators.memory.training.training_setup`
+#: Upper bound of ``grad_accumulation`` in :func:`~calculators.memory.training_inputs.training_setup`
 #: (not exported there; a test checks the two agree).
 MAX_GRAD_ACCUMULATION = 1 << 20
 
@@ -195,34 +195,34 @@ _TRAINING_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_chec
 
 
 def _training_fields() -> tuple[Field, ...]:
-    setup = training.training_setup
+    setup = training_inputs.training_setup
 
     def default(name: str) -> Any:
         return default_of(setup, name)
 
     return (
         _model_field(), _config_field(), gpu_field(),
-        choice_field("method", "Method", choices=training.METHODS, default=default("method"),
+        choice_field("method", "Method", choices=training_inputs.METHODS, default=default("method"),
                      help="full: every weight trains; lora: adapters on a 16-bit base; qlora: on a 4-bit base."),
-        choice_field("precision", "Precision", choices=training.PRECISIONS, default=default("precision"),
+        choice_field("precision", "Precision", choices=training_inputs.PRECISIONS, default=default("precision"),
                      help="-mixed: fp32 master weights with 16-bit autocast."),
         choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default=default("optimizer"),
                      labels=list(OPTIMIZERS)),
-        int_field("batch", "Micro-batch", default=default("batch"), maximum=training.MAX_BATCH,
+        int_field("batch", "Micro-batch", default=default("batch"), maximum=training_inputs.MAX_BATCH,
                   unit="sequences per GPU"),
-        int_field("seq", "Sequence length", default=default("seq"), maximum=training.MAX_SEQ, unit="tokens"),
+        int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ, unit="tokens"),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
                    help="Keep one tensor per layer and recompute the rest in backward."),
-        choice_field("attention", "Attention kernel", choices=training.ATTENTIONS, default=default("attention"),
+        choice_field("attention", "Attention kernel", choices=training_inputs.ATTENTIONS, default=default("attention"),
                      advanced=True, help="eager materialises the S x S attention scores."),
-        int_field("lora_rank", "LoRA rank", default=default("lora_rank"), maximum=training.MAX_RANK,
+        int_field("lora_rank", "LoRA rank", default=default("lora_rank"), maximum=training_inputs.MAX_RANK,
                   advanced=True, help="Used by lora and qlora only."),
-        text_field("lora_targets", "LoRA targets", default=",".join(training.DEFAULT_LORA_TARGETS), advanced=True,
-                   help="Comma-separated projections: " + ",".join(training.DEFAULT_LORA_TARGETS) + "."),
+        text_field("lora_targets", "LoRA targets", default=",".join(training_inputs.DEFAULT_LORA_TARGETS), advanced=True,
+                   help="Comma-separated projections: " + ",".join(training_inputs.DEFAULT_LORA_TARGETS) + "."),
         int_field("grad_accumulation", "Gradient accumulation", default=default("grad_accumulation"),
                   maximum=MAX_GRAD_ACCUMULATION, unit="micro-batches per step", advanced=True),
-        int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=training.MAX_GPUS, advanced=True),
-        choice_field("zero", "ZeRO stage", choices=training.ZERO_STAGES, default=default("zero"), advanced=True,
+        int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=training_inputs.MAX_GPUS, advanced=True),
+        choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"), advanced=True,
                      help="0 is plain DDP; 1 shards optimizer state, 2 also gradients, 3 also weights."),
     )
 
@@ -312,7 +312,7 @@ FIT_JOBS: dict[str, tuple[str, ...]] = {
 
 def _fit_fields() -> tuple[Field, ...]:
     def default(name: str) -> Any:
-        return default_of(training.training_setup, name)
+        return default_of(training_inputs.training_setup, name)
 
     when_training = ("job", "training")
     return (
@@ -320,15 +320,15 @@ def _fit_fields() -> tuple[Field, ...]:
         choice_field("job", "Job", choices=list(FIT_JOBS), default=next(iter(FIT_JOBS))),
         gpu_field("Highlighted in the table and drawn on the chart."),
         int_field("batch", "Batch", default=default("batch"),
-                  maximum=min(training.MAX_BATCH, inference.MAX_BATCH), unit="sequences"),
+                  maximum=min(training_inputs.MAX_BATCH, inference.MAX_BATCH), unit="sequences"),
         *_inference_fields(show_when=("job", "inference"), with_batch=False, with_attention=False),
-        choice_field("method", "Method", choices=training.METHODS, default=default("method"),
+        choice_field("method", "Method", choices=training_inputs.METHODS, default=default("method"),
                      show_when=when_training),
-        choice_field("precision", "Precision", choices=training.PRECISIONS, default=default("precision"),
+        choice_field("precision", "Precision", choices=training_inputs.PRECISIONS, default=default("precision"),
                      show_when=when_training),
         choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default=default("optimizer"),
                      show_when=when_training),
-        int_field("seq", "Sequence length", default=default("seq"), maximum=training.MAX_SEQ, unit="tokens",
+        int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ, unit="tokens",
                   show_when=when_training),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
                    show_when=when_training),

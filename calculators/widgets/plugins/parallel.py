@@ -14,22 +14,23 @@ from html import escape
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.models import all_models
-from calculators.memory import training
+from calculators.memory import training_inputs
 from calculators.parallel.collectives import DEFAULT_EFFICIENCY, MAX_GPUS
 from calculators.parallel.step import AUTO, DEFAULT_MFU, StepCommunication, step_communication
-from calculators.widgets.fields import Field, Value, choice_field, config_field, default_of, int_field, text_field
+from calculators.widgets.fields import (
+    Field,
+    Value,
+    choice_field,
+    config_field,
+    default_of,
+    float_field,
+    int_field,
+)
 from calculators.widgets.registry import CUSTOM, DEFAULT_GPU, DEFAULT_MODEL, Calculator, model_spec
 from calculators.widgets.render import color, gib, notes_html, paragraph, table_html
 
 _ROW_H = 22
 _LABEL_PCT = 34.0  # left part of the chart holds the row labels
-
-
-def float_field(name: str, label: str, *, default: float, minimum: float, maximum: float, step: float | None = None,
-                unit: str = "", help: str = "", advanced: bool = False) -> Field:
-    """A number input that takes decimals (``step`` None: any value)."""
-    return Field(name, label, "float", default, minimum=minimum, maximum=maximum, step=step, unit=unit, help=help,
-                 advanced=advanced)
 
 
 def time_bars_svg(rows: Sequence[tuple[str, float]], *, title: str) -> str:
@@ -65,16 +66,15 @@ def _fields() -> tuple[Field, ...]:
         choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[g.id for g in gpus],
                      labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
                      help="Its dense BF16 rate sets compute; its own link is used when the link is auto."),
-        text_field("interconnect", "Link", default=str(default("interconnect")),
-                   help=f"{AUTO} (the GPU's own link) or one of: {', '.join(interconnect_ids())}."),
-        float_field("gpus", "Data-parallel GPUs", default=float(str(default("gpus"))), minimum=1, maximum=MAX_GPUS,
-                    step=1),
-        choice_field("zero", "ZeRO stage", choices=training.ZERO_STAGES, default=default("zero"),
+        choice_field("interconnect", "Link", choices=(AUTO, *interconnect_ids()), default=default("interconnect"),
+                     help=f"{AUTO}: the GPU's own link."),
+        int_field("gpus", "Data-parallel GPUs", default=int(str(default("gpus"))), maximum=MAX_GPUS),
+        choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"),
                      help="0 is DDP (all-reduce); 1-2 reduce-scatter + all-gather; 3 gathers weights twice."),
-        int_field("batch", "Micro-batch", default=int(str(default("batch"))), maximum=training.MAX_BATCH,
+        int_field("batch", "Micro-batch", default=int(str(default("batch"))), maximum=training_inputs.MAX_BATCH,
                   unit="sequences per GPU"),
-        float_field("seq", "Sequence length", default=float(str(default("seq"))), minimum=1,
-                    maximum=training.MAX_SEQ, step=1, unit="tokens"),
+        int_field("seq", "Sequence length", default=int(str(default("seq"))), maximum=training_inputs.MAX_SEQ,
+                  unit="tokens"),
         float_field("mfu", "MFU (assumed)", default=DEFAULT_MFU, minimum=0.01, maximum=1.0, advanced=True,
                     help="Fraction of the GPU's dense BF16 peak the compute reaches."),
         float_field("efficiency", "Collective efficiency (assumed)", default=DEFAULT_EFFICIENCY, minimum=0.01,

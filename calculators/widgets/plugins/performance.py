@@ -17,7 +17,7 @@ from html import escape
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.parallel.step import AUTO
-from calculators.memory import inference, training
+from calculators.memory import inference, training_inputs
 from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
 from calculators.performance.steps import DecodeStep
@@ -97,8 +97,7 @@ def _speed_fields() -> tuple[Field, ...]:
                   maximum=inference.MAX_CONTEXT, unit="tokens"),
         int_field("new_tokens", "New tokens", default=default_of(speed.inference_speed, "new_tokens"), minimum=0,
                   maximum=inference.MAX_CONTEXT, unit="tokens per sequence"),
-        float_field("gpus", "Tensor-parallel GPUs", default=1, minimum=1, maximum=training.MAX_GPUS, step=1,
-                     advanced=True),
+        int_field("gpus", "Tensor-parallel GPUs", default=1, maximum=training_inputs.MAX_GPUS, advanced=True),
         float_field("bandwidth_efficiency", "Bandwidth efficiency", default=default("bandwidth_efficiency"),
                      minimum=0.01, maximum=1.0, advanced=True, help="Fraction of peak memory bandwidth (assumed)."),
         float_field("compute_efficiency", "Compute efficiency", default=default("compute_efficiency"),
@@ -170,21 +169,22 @@ def _train_fields() -> tuple[Field, ...]:
         *_model_fields(),
         float_field("tokens_billions", "Training tokens", default=100.0, minimum=0.001,
                      maximum=train.MAX_TOKENS / 1e9, unit="billions"),
-        float_field("gpus", "GPUs", default=8, minimum=1, maximum=training.MAX_GPUS, step=1),
-        float_field("seq", "Sequence length", default=default_of(train.training_time, "seq"), minimum=1,
-                     maximum=training.MAX_SEQ, step=1, unit="tokens"),
+        int_field("gpus", "GPUs", default=8, maximum=training_inputs.MAX_GPUS),
+        int_field("seq", "Sequence length", default=default_of(train.training_time, "seq"),
+                  maximum=training_inputs.MAX_SEQ, unit="tokens"),
         float_field("mfu", "MFU", default=0.0, minimum=0.0, maximum=1.0,
                      help="Model FLOPs utilisation; 0 takes the default for the GPU class."),
-        choice_field("method", "Method", choices=training.METHODS, default=default_of(train.training_time, "method"),
+        choice_field("method", "Method", choices=training_inputs.METHODS, default=default_of(train.training_time, "method"),
                      help="LoRA/QLoRA freeze the base: 4·N instead of 6·N FLOPs per token, adapter gradients only."),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=False,
                    help="Full recomputation: one more forward pass (8·N instead of 6·N for full training)."),
-        float_field("zero", "ZeRO stage", default=default_of(train.training_time, "zero"), minimum=0, maximum=3,
-                     step=1, advanced=True, help="Which data-parallel collectives run (0 = DDP, 3 = FSDP full shard)."),
+        choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES,
+                     default=default_of(train.training_time, "zero"), advanced=True,
+                     help="Which data-parallel collectives run (0 = DDP, 3 = FSDP full shard)."),
         choice_field("interconnect", "Link between GPUs", choices=(AUTO, *interconnect_ids()),
                      default=default_of(train.training_time, "interconnect"), advanced=True,
                      help="auto: the GPU's own link, 8 x InfiniBand NDR per node above 8 GPUs (assumed)."),
-        choice_field("precision", "Precision", choices=training.PRECISIONS,
+        choice_field("precision", "Precision", choices=training_inputs.PRECISIONS,
                      default=default_of(train.training_time, "precision"), advanced=True,
                      help="Picks the dense rate: fp32 uses the FP32 rate, the others the BF16/FP16 tensor rate."),
     )
@@ -196,7 +196,7 @@ def _compute_train(values: Values) -> TrainView:
     mfu = float(values["mfu"]) or None
     settings = {"tokens": tokens, "mfu": mfu, "precision": values["precision"],
                 "grad_checkpointing": values["grad_checkpointing"], "seq": values["seq"],
-                "method": values["method"], "zero": int(float(values["zero"])), "interconnect": values["interconnect"]}
+                "method": values["method"], "zero": int(str(values["zero"])), "interconnect": values["interconnect"]}
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
     counts = sorted(set(CHART_GPUS) | {result.gpus})
     runs = tuple((n, train.training_time(spec, gpu, gpus=n, **settings)) for n in counts)  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from calculators.catalog import prices
 from calculators.catalog.gpus import all_gpus
 from calculators.memory.inference import MAX_CONTEXT, WEIGHT_DTYPES
-from calculators.memory.training import METHODS
+from calculators.memory.training_inputs import METHODS
 from calculators.recommend import (
     DEFAULT_METHOD,
     DEFAULT_TOKENS,

@@ -20,7 +20,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.performance.training_time import TrainingTime, training_time
-from calculators.widgets.fields import Field, Value, bool_field, float_field
+from calculators.widgets.fields import Field, Value, bool_field, float_field, int_field
 from calculators.widgets.registry import Calculator, gpu_field, model_config_field, model_field, model_spec
 from calculators.widgets.render import bars_svg, chart_html, gib, notes_html, paragraph, table_html
 
@@ -42,7 +42,7 @@ class SystemView:
 def _system_fields() -> tuple[Field, ...]:
     return (
         model_field(), model_config_field(), gpu_field(default="h100-sxm"),
-        float_field("gpus", "GPUs in the machine", default=8, minimum=1, maximum=system.MAX_GPUS),
+        int_field("gpus", "GPUs in the machine", default=8, maximum=system.MAX_GPUS),
         float_field("samples_per_s", "Samples per second", default=3000, minimum=1e-3, maximum=system.MAX_SAMPLES_PER_S,
                unit="all GPUs", help="What the GPUs consume, e.g. images/s from a training log."),
         float_field("bytes_per_sample", "Bytes per sample", default=110_000, minimum=0,

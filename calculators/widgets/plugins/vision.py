@@ -12,13 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
-from calculators.catalog.vision_models import VisionModel, get_vision_model, vision_model_ids
+from calculators.catalog.vision_models import VisionModel, all_vision_models, get_vision_model, vision_model_ids
 from calculators.errors import InputError
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.vision import MAX_BATCH, MAX_RESOLUTION, PRECISIONS, vision_model_from_config, vision_training_memory
-from calculators.widgets.fields import Field, Value, choice_field, config_field, int_field, text_field
-from calculators.widgets.plugins.parallel import float_field
+from calculators.widgets.fields import Field, Value, choice_field, config_field, int_field
 from calculators.widgets.registry import DEFAULT_GPU, Calculator
 from calculators.widgets.render import chart_html, gib, label, notes_html, paragraph, table_html
 
@@ -40,16 +39,16 @@ class VisionView:
 def _fields() -> tuple[Field, ...]:
     gpus = all_gpus()
     return (
-        text_field("network", "Network", default="resnet-50",
-                   help=f"One of: {', '.join(vision_model_ids())}, or {CUSTOM} to read the config.json below."),
-        config_field("config", "config.json (network custom)",
-                     help="A Hugging Face ViT or ResNet config.json; used when the network is custom."),
+        choice_field("network", "Network", default="resnet-50", choices=[*vision_model_ids(), CUSTOM],
+                     labels=[*(m.name for m in all_vision_models()), "Custom: paste or upload a config.json"]),
+        config_field("config", "config.json", show_when=("network", CUSTOM),
+                     help="A Hugging Face ViT or ResNet config.json."),
         choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[g.id for g in gpus],
                      labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
                      help="The chart draws this GPU's memory as a dashed line."),
         int_field("batch", "Batch", default=32, maximum=MAX_BATCH, unit="images per GPU"),
-        float_field("resolution", "Resolution", default=224.0, minimum=32, maximum=MAX_RESOLUTION, step=1,
-                    unit="pixels (square)", help="ViT needs a multiple of its patch size."),
+        int_field("resolution", "Resolution", default=224, minimum=32, maximum=MAX_RESOLUTION,
+                  unit="pixels (square)", help="ViT needs a multiple of its patch size."),
         choice_field("precision", "Precision", choices=PRECISIONS, default="bf16-mixed",
                      help="-mixed: fp32 weights with 16-bit autocast."),
         choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default="sgd", labels=list(OPTIMIZERS),

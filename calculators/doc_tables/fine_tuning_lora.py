@@ -1,0 +1,192 @@
+"""Tables of the LoRA and QLoRA page (docs/fine-tuning/lora-and-qlora.md).
+
+Every cell comes from :func:`calculators.memory.training.training_memory`,
+:func:`calculators.memory.lora.lora_parameters` or
+:func:`calculators.memory.weights.weight_bytes`, for the jobs of
+:mod:`calculators.doc_tables.fine_tuning`.
+
+>>> table = lora_rank_targets()
+>>> table.id
+'fine-tuning-lora-rank-targets'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.models import READ_ON, get_model
+from calculators.doc_tables.fine_tuning import (
+    METHODS,
+    OVERHEAD,
+    SIZE_CLASSES,
+    billions,
+    estimate_job,
+    fits,
+    gib,
+    gpu_headers,
+    job_caption,
+    millions,
+    model_name,
+)
+from calculators.dtypes import DType
+from calculators.memory.lora import lora_parameters
+from calculators.memory.weights import quantized_bytes_per_element, weight_bytes
+from calculators.tables import Table, TableFunction
+
+LORA_MODEL = "llama-3-8b"
+LORA_RANKS: tuple[int, ...] = (8, 16, 64, 256)
+LORA_TARGET_SETS: tuple[tuple[str, str], ...] = (
+    ("q,v", "q,v"),
+    ("q,k,v,o", "q,k,v,o"),
+    ("all-linear", "all-linear"),
+)
+
+#: Models of the QLoRA-by-size table, sorted by parameter count when rendered.
+QLORA_MODELS: tuple[str, ...] = ("llama-3-8b", "qwen2.5-7b", "llama-2-13b", "qwen2.5-14b", "qwen2.5-32b",
+                                 "yi-34b", "llama-3-70b", "qwen2.5-72b")
+
+
+def lora_key_numbers() -> Table:
+    """Headline figures of the LoRA/QLoRA page."""
+    spec = get_model(LORA_MODEL)
+    trainable = lora_parameters(spec, rank=16, targets="all-linear")
+    lora = estimate_job(LORA_MODEL, METHODS[2][1], grad_checkpointing=False)
+    rows = (
+        (f"trainable parameters, r16 all-linear, {model_name(LORA_MODEL)}", f"{millions(trainable)}",
+         "million", "`calculators.memory.lora.lora_parameters`"),
+        ("trainable share of the model", f"{100 * trainable / spec.parameters:.2f}", "%",
+         "`calculators.memory.lora.lora_parameters`"),
+        ("NF4 with double quantisation", f"{8 * quantized_bytes_per_element(DType.NF4):.3f}", "bits/parameter",
+         "`calculators.memory.weights.quantized_bytes_per_element`"),
+        ("activations saved for backward, same LoRA job, no checkpointing",
+         gib(lora.breakdown.get("activations", 0)), "GiB", "`calculators.memory.training.training_memory`"),
+        ("fp32 adapters with their AdamW moments, same job",
+         gib(trainable * 4 + lora.breakdown["optimizer_states"]), "GiB",
+         "`calculators.memory.training.training_memory`"),
+    )
+    return Table(
+        id="fine-tuning-lora-key-numbers",
+        caption=f"Derived by the calculators for {model_name(LORA_MODEL)}, {job_caption()}, bf16 base, "
+                "bf16 autocast, AdamW.",
+        columns=("quantity", "value", "unit", "function"),
+        align=("l", "r", "l", "l"),
+        rows=rows,
+        assumptions=(f"model config as read on {READ_ON}",),
+    )
+
+
+def lora_rank_targets() -> Table:
+    """Trainable parameters and peak memory against LoRA rank and target set, for one model."""
+    spec = get_model(LORA_MODEL)
+    rows = []
+    for rank in LORA_RANKS:
+        for label, targets in LORA_TARGET_SETS:
+            trainable = lora_parameters(spec, rank=rank, targets=targets)
+            settings = {**METHODS[2][1], "lora_rank": rank, "lora_targets": targets}
+            off = estimate_job(LORA_MODEL, settings, grad_checkpointing=False)
+            on = estimate_job(LORA_MODEL, settings, grad_checkpointing=True)
+            rows.append((str(rank), label, millions(trainable), f"{100 * trainable / spec.parameters:.3f}",
+                         gib(off.peak_allocated_bytes), gib(on.peak_allocated_bytes)))
+    return Table(
+        id="fine-tuning-lora-rank-targets",
+        caption=(f"LoRA on {model_name(LORA_MODEL)} with a bf16 base and fp32 adapters, {job_caption()}, "
+                 "AdamW: trainable parameters (lora_parameters: rank x (in + out) per adapted linear) and "
+                 "peak_allocated_bytes (training_memory) with gradient checkpointing off and on."),
+        columns=("rank", "targets", "trainable (M)", "% of model", "peak GiB, ckpt off", "peak GiB, ckpt on"),
+        align=("r", "l", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=("all-linear = q,k,v,o,gate,up,down", f"model config as read on {READ_ON}"),
+    )
+
+
+_BREAKDOWN_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("weights", "weights GiB"),
+    ("optimizer_states", "AdamW moments GiB"),
+    ("autocast_weight_copies", "autocast copies GiB"),
+    ("activations", "activations GiB"),
+    ("transient_at_peak", "transient (logits, loss) GiB"),
+)
+
+
+def lora_breakdown() -> Table:
+    """What is live at the LoRA and QLoRA peak: the frozen base and the activations, not the adapters."""
+    rows = []
+    for label, settings in METHODS[2:]:
+        for checkpointing in (False, True):
+            estimate = estimate_job(LORA_MODEL, settings, grad_checkpointing=checkpointing)
+            parts = [gib(estimate.breakdown.get(key, 0)) for key, _ in _BREAKDOWN_COLUMNS]
+            rows.append((label, "on" if checkpointing else "off", estimate.peak_phase, *parts,
+                         gib(estimate.peak_allocated_bytes)))
+    return Table(
+        id="fine-tuning-lora-breakdown",
+        caption=(f"Breakdown of peak_allocated_bytes at the peak (training_memory's breakdown) for "
+                 f"{model_name(LORA_MODEL)}, rank 16 on all linear layers, {job_caption()}. 'weights' is the "
+                 "frozen base plus the fp32 adapters; 'transient' is the transient_at_peak term: at this peak, "
+                 "the start of backward, three fp32 logits-sized tensors (the log-softmax cross-entropy saved and "
+                 "the two tensors of the loss gradient)."),
+        columns=("method", "grad. ckpt", "peak phase", *(name for _, name in _BREAKDOWN_COLUMNS), "peak GiB"),
+        align=("l", "l", "l", "r", "r", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=(f"model config as read on {READ_ON}",),
+    )
+
+
+def _sorted_by_size(models: Iterable[str]) -> list[str]:
+    return sorted(models, key=lambda model: (get_model(model).parameters, model))
+
+
+def qlora_by_size() -> Table:
+    """QLoRA peak and total per model size, with the NF4 weights beside the bf16 ones."""
+    rows = []
+    for model in _sorted_by_size(QLORA_MODELS):
+        spec = get_model(model)
+        off = estimate_job(model, METHODS[3][1], grad_checkpointing=False)
+        on = estimate_job(model, METHODS[3][1], grad_checkpointing=True)
+        sixteen_bit = weight_bytes(spec, dtype="bf16", parameters=spec.parameters - spec.linear_parameters)
+        rows.append((model_name(model), billions(spec.parameters), gib(weight_bytes(spec, dtype="bf16")),
+                     gib(weight_bytes(spec, dtype="nf4")), gib(sixteen_bit),
+                     gib(off.peak_allocated_bytes), gib(on.peak_allocated_bytes), gib(on.total_bytes),
+                     *fits(on)))
+    return Table(
+        id="fine-tuning-qlora-by-size",
+        caption=(f"QLoRA (NF4 base with double quantisation, rank 16 on all linear layers, fp32 adapters, bf16 "
+                 f"autocast, AdamW), {job_caption()}. NF4 weights = weight_bytes(dtype='nf4'), of which the "
+                 "'kept 16-bit' column is the embeddings, output head and norms; peak = peak_allocated_bytes; "
+                 "total = total_bytes with checkpointing on, which decides the 'fits' columns."),
+        columns=("model", "parameters (B)", "bf16 weights GiB", "NF4 weights GiB", "kept 16-bit GiB",
+                 "peak GiB, ckpt off", "peak GiB, ckpt on", "total GiB, ckpt on", *gpu_headers()),
+        align=("l", "r", "r", "r", "r", "r", "r", "r", "l", "l", "l", "l"),
+        rows=tuple(rows),
+        assumptions=(OVERHEAD,
+                     f"model configs as read on {READ_ON}; GPU catalog as of {get_gpu('h100-sxm').source.as_of}"),
+    )
+
+
+def qlora_optimizers() -> Table:
+    """QLoRA peak with AdamW, fused AdamW and paged 8-bit AdamW: the adapters' optimizer barely matters."""
+    rows = []
+    for model in (SIZE_CLASSES[0][1], SIZE_CLASSES[-1][1]):
+        for optimizer in ("adamw", "adamw-fused", "paged-adamw-8bit"):
+            estimate = estimate_job(model, {**METHODS[3][1], "optimizer": optimizer}, grad_checkpointing=True)
+            rows.append((model_name(model), optimizer, gib(estimate.breakdown["optimizer_states"], 3),
+                         gib(estimate.peak_allocated_bytes, 3)))
+    return Table(
+        id="fine-tuning-qlora-optimizers",
+        caption=(f"QLoRA r16 all-linear with gradient checkpointing, {job_caption()}: optimizer state and "
+                 "peak_allocated_bytes (training_memory) for three optimizers. The paged optimizer's state is "
+                 "counted on the GPU (the calculators do not model paging to host RAM)."),
+        columns=("model", "optimizer", "optimizer state GiB", "peak GiB"),
+        align=("l", "l", "r", "r"),
+        rows=tuple(rows),
+        assumptions=(f"model configs as read on {READ_ON}",),
+    )
+
+
+TABLES: dict[str, TableFunction] = {
+    "fine-tuning-lora-key-numbers": lora_key_numbers,
+    "fine-tuning-lora-rank-targets": lora_rank_targets,
+    "fine-tuning-lora-breakdown": lora_breakdown,
+    "fine-tuning-qlora-by-size": qlora_by_size,
+    "fine-tuning-qlora-optimizers": qlora_optimizers,
+}

@@ -1,0 +1,195 @@
+"""Tables of the mixture-of-experts page (docs/inference/moe.md).
+
+Total and active parameters come from :class:`calculators.model.ModelSpec`, weight bytes
+from :func:`calculators.memory.weights.weight_bytes` and the KV cache from
+:mod:`calculators.memory.inference`.
+
+>>> "Mixtral 8x7B" in [row[0] for row in moe_params_table().rows]
+True
+"""
+
+from __future__ import annotations
+
+from calculators.catalog.models import all_models, get_model
+from calculators.doc_tables.inference import (
+    CATALOG,
+    KIB,
+    billions,
+    gib,
+    kib,
+    model_name,
+    total_bytes_assumption,
+    with_commas,
+)
+from calculators.dtypes import DType
+from calculators.memory.inference import inference_memory, kv_cache_bytes_per_token
+from calculators.memory.weights import weight_bytes
+from calculators.model import ModelSpec
+from calculators.tables import Table, TableFunction
+
+
+def moe_key_numbers_table() -> Table:
+    """Headline figures of the mixture-of-experts page."""
+    mixtral, ds = get_model("mixtral-8x7b"), get_model("deepseek-v3")
+    rows = (
+        ("Mixtral 8x7B parameters, all experts", billions(mixtral.parameters), "B", "`ModelSpec.parameters`"),
+        ("Mixtral 8x7B parameters active per token (2 of 8 experts)", billions(mixtral.active_parameters), "B",
+         "`ModelSpec.active_parameters`"),
+        ("Mixtral 8x7B weights, bf16", gib(weight_bytes(mixtral, dtype="bf16")), "GiB", "`weight_bytes`"),
+        ("DeepSeek-V3 weights, fp8 linears (its released format)", gib(weight_bytes(ds, dtype="fp8")), "GiB",
+         "`weight_bytes`"),
+        ("DeepSeek-V3 KV cache per token, bf16 latent", kib(kv_cache_bytes_per_token(ds)), "KiB",
+         "`kv_cache_bytes_per_token`"),
+    )
+    return Table(
+        id="inference-moe-key-numbers",
+        caption="Key numbers for mixture-of-experts serving (derived; B = 10^9, GiB = 2^30 bytes, KiB = 2^10 bytes).",
+        columns=("quantity", "value", "unit", "computed by"),
+        align=("l", "r", "l", "l"),
+        rows=rows,
+        assumptions=(CATALOG,),
+    )
+
+
+def moe_params_table() -> Table:
+    """Total and active parameters and weight GiB of the catalogued MoE models."""
+    rows = []
+    for record in all_models():
+        spec = record.spec()
+        if spec.moe is None:
+            continue
+        m = spec.moe
+        shared = f" + {m.num_shared_experts} shared" if m.num_shared_experts else ""
+        rows.append((
+            record.name, f"{m.num_experts} routed, top-{m.experts_per_token}{shared}",
+            f"{spec.num_moe_layers} of {spec.num_layers}",
+            billions(spec.parameters), billions(spec.active_parameters),
+            billions(spec.active_parameters - spec.embedding_parameters),
+            f"{spec.active_parameters / spec.parameters:.1%}",
+            *(gib(weight_bytes(spec, dtype=fmt), 1) for fmt in ("bf16", "fp8", "int4")),
+        ))
+    rows.sort(key=lambda r: r[0].lower())
+    return Table(
+        id="inference-moe-params",
+        caption=("Exact parameter counts from the configs (ModelSpec.parameters counts every expert; "
+                 "ModelSpec.active_parameters counts what one token passes through: the input embedding, attention, "
+                 "norms, routers, the top-k routed experts, any shared expert and the output head; the next column "
+                 "leaves out the input embedding, which a token looks up rather than multiplies) and the weights' GiB (2^30 bytes) by weight_bytes. Memory "
+                 "must hold every expert: the weight columns use the total."),
+        columns=("model", "experts per MoE layer", "MoE layers", "total params (B)", "active params (B)",
+                 "active without input embedding (B)", "active share", "bf16 GiB", "fp8 GiB", "int4 GiB"),
+        align=("l", "l", "r", "r", "r", "r", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=("quantised formats apply to decoder linears (experts, routers, attention); embeddings, head "
+                     "and norms stay bf16", "DeepSeek-V3 counted without its multi-token-prediction module",
+                     CATALOG),
+    )
+
+
+def mixtral_split_table() -> Table:
+    """Where Mixtral's parameters sit, and why '8 x 7B' overstates them."""
+    mixtral, mistral = get_model("mixtral-8x7b"), get_model("mistral-7b-v0.1")
+    m = mixtral.moe
+    assert m is not None
+    layers = mixtral.num_layers
+    embed = mixtral.embedding_parameters + mixtral.lm_head_parameters
+    attention = layers * mixtral.attention_parameters_per_layer
+    norms = layers * mixtral.norm_parameters_per_layer + mixtral.hidden_size
+    router = layers * mixtral.hidden_size * m.num_experts
+    expert = layers * mixtral.mlp_parameters(m.expert_intermediate_size)
+    rows = [
+        ("embedding and output head (every token)", embed, embed),
+        ("attention, all layers (every token)", attention, attention),
+        ("RMSNorm weights (every token)", norms, norms),
+        ("routers (every token)", router, router),
+        (f"experts: {m.num_experts} per layer, {m.experts_per_token} per token", m.num_experts * expert,
+         m.experts_per_token * expert),
+        ("Mixtral 8x7B, exact", mixtral.parameters, mixtral.active_parameters),
+        (f"naive: {m.num_experts} x and {m.experts_per_token} x Mistral 7B v0.1", m.num_experts * mistral.parameters,
+         m.experts_per_token * mistral.parameters),
+    ]
+    return Table(
+        id="inference-moe-mixtral-split",
+        caption=("Mixtral 8x7B's parameters by component (M = 10^6), counted from its config by ModelSpec. "
+                 "Mixtral has Mistral 7B v0.1's shapes (hidden 4096, 32 layers, 8 KV heads, MLP width 14336) "
+                 "with each MLP replaced by 8 experts of the same width; the last row multiplies the whole of "
+                 "Mistral 7B, which copies the shared parts too."),
+        columns=("component", "total (M)", "active per token (M)"),
+        align=("l", "r", "r"),
+        rows=tuple((name, f"{total / 1e6:,.1f}", f"{active / 1e6:,.1f}") for name, total, active in rows),
+        assumptions=(CATALOG,),
+    )
+
+
+def mla_decompressed_bytes_per_token(spec: ModelSpec, *, kv_dtype: str = "bf16") -> int:
+    """Bytes per token when MLA's K and V are cached decompressed, per head.
+
+    Formula: ``layers x heads x ((qk_nope + qk_rope) + v_head) x bytes``: the layout of
+    transformers 4.x's ``DeepseekV3Attention``, which called ``cache.update(key_states,
+    value_states)`` after ``kv_b_proj`` expanded the latent.
+    """
+    assert spec.mla is not None
+    m = spec.mla
+    per_head = m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim
+    return int(spec.num_layers * spec.num_attention_heads * per_head * DType.parse(kv_dtype).bytes_per_element)
+
+
+def moe_kv_table() -> Table:
+    """KV cache per token of DeepSeek-V3 (latent and decompressed) against dense GQA models."""
+    ds = get_model("deepseek-v3")
+    entries: list[tuple[str, str, int]] = [
+        ("DeepSeek-V3", "MLA latent (vLLM; transformers 5.23)", kv_cache_bytes_per_token(ds)),
+        ("DeepSeek-V3", "MLA decompressed per head (transformers 4.x)", mla_decompressed_bytes_per_token(ds)),
+    ]
+    for model_id in ("llama-3.1-405b", "llama-3.1-70b", "mixtral-8x7b"):
+        spec = get_model(model_id)
+        entries.append((model_name(model_id), f"GQA, {spec.num_kv_heads} KV heads x {spec.head_dim}",
+                        kv_cache_bytes_per_token(spec)))
+    rows = [(name, layout, kib(per_token), gib(per_token * 32768), gib(per_token * 131072))
+            for name, layout, per_token in entries]
+    return Table(
+        id="inference-moe-kv",
+        caption=("KV cache per token and per 32K- and 128K-token sequence, bf16 (KiB = 2^10, GiB = 2^30 bytes). "
+                 "The latent row is kv_cache_bytes_per_token (layers x (kv_lora_rank + qk_rope_head_dim) x 2 "
+                 "bytes); the decompressed row is layers x heads x (qk_nope + qk_rope + v_head dims) x 2 bytes, "
+                 "derived in calculators.doc_tables.inference_moe.mla_decompressed_bytes_per_token. GQA rows: "
+                 "2 x layers x KV heads x head_dim x 2 bytes."),
+        columns=("model", "cache layout", "KiB per token", "GiB at 32K", "GiB at 128K"),
+        align=("l", "l", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=("batch 1", CATALOG),
+    )
+
+
+def moe_prefill_table() -> Table:
+    """Prefill temporaries of Mixtral's grouped experts against its dense twin, Mistral 7B."""
+    rows = []
+    for model_id in ("mistral-7b-v0.3", "mixtral-8x7b"):
+        spec = get_model(model_id)
+        for context in (4096, 16384, 32768):
+            est = inference_memory(spec, weights="bf16", kv_cache="bf16", batch=1, context=context)
+            act = est.breakdown["activations_and_logits"]
+            rows.append((model_name(model_id), with_commas(context), gib(est.breakdown["kv_cache"]), gib(act),
+                         f"{act / context / KIB:,.1f}", gib(est.total_bytes)))
+    return Table(
+        id="inference-moe-prefill",
+        caption=("Prefill of one prompt, bf16 weights and KV cache, batch 1, SDPA, derived by inference_memory "
+                 "(GiB = 2^30 bytes). Both models have the same hidden size, attention and MLP width; Mixtral's "
+                 "transient is larger because transformers' grouped experts gather every (token, expert) pair "
+                 "and run them at once, holding gate/up outputs for top-2 pairs per token plus router logits."),
+        columns=("model", "prompt tokens", "KV cache GiB", "activations and logits GiB", "KiB per prompt token",
+                 "total GiB"),
+        align=("l", "r", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=("balanced routing (how many tokens each expert gets depends on the router)",
+                     total_bytes_assumption(), CATALOG),
+    )
+
+
+TABLES: dict[str, TableFunction] = {
+    "inference-moe-key-numbers": moe_key_numbers_table,
+    "inference-moe-params": moe_params_table,
+    "inference-moe-mixtral-split": mixtral_split_table,
+    "inference-moe-kv": moe_kv_table,
+    "inference-moe-prefill": moe_prefill_table,
+}

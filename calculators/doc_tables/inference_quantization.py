@@ -1,0 +1,216 @@
+"""Tables of the quantization page (docs/inference/quantization.md).
+
+Bits and bytes per weight come from :mod:`calculators.memory.weights`, fits from
+:mod:`calculators.memory.inference`; nothing here is typed by hand except the claims quoted
+from the source guides in :func:`quant_claims_table`, which are quotations and marked so.
+
+>>> [row[0] for row in quant_formats_table().rows][:2]
+['bf16', 'fp16']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.models import all_models, get_model
+from calculators.doc_tables.inference import (
+    BATCH_CONTEXT,
+    CATALOG,
+    billions,
+    context_cell,
+    gib,
+    gpu_header,
+    model_name,
+    total_bytes_assumption,
+    with_commas,
+)
+from calculators.dtypes import DType
+from calculators.memory.inference import inference_memory, kv_cache_bytes, max_batch_for_memory, max_context_for_memory
+from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
+from calculators.model import ModelSpec
+from calculators.tables import Table, TableFunction
+
+#: Weight storage formats the quantization tables compare.
+WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4")
+QUANT_MODELS_MIN_PARAMETERS = 6_000_000_000
+
+
+def _dense_models(min_parameters: int = QUANT_MODELS_MIN_PARAMETERS) -> list[tuple[str, ModelSpec]]:
+    chosen = []
+    for record in all_models():
+        spec = record.spec()
+        if spec.moe is None and spec.parameters >= min_parameters:
+            chosen.append((record.name, spec))
+    chosen.sort(key=lambda item: (item[1].parameters, item[0]))
+    return chosen
+
+
+def quant_key_numbers_table() -> Table:
+    """Headline figures of the quantization page."""
+    l70 = get_model("llama-3.1-70b")
+    l8 = get_model("llama-3.1-8b")
+    h100 = get_gpu("h100-sxm")
+    kept = l8.parameters - l8.linear_parameters
+    rows = (
+        ("Stored bits per int4 weight, group of 128 with fp16 scale and 4-bit zero point",
+         f"{quantized_bytes_per_element(DType.INT4) * 8:.3f}", "bits", "`quantized_bytes_per_element`"),
+        ("Llama 3.1 70B weights, bf16", gib(weight_bytes(l70, dtype="bf16")), "GiB", "`weight_bytes`"),
+        ("Llama 3.1 70B weights, int4 (embeddings, head and norms stay bf16)",
+         gib(weight_bytes(l70, dtype="int4")), "GiB", "`weight_bytes`"),
+        ("Llama 3.1 8B parameters that stay 16-bit when quantised (embeddings, head, norms)",
+         f"{kept / l8.parameters:.1%}", "of parameters", "`ModelSpec.linear_parameters`"),
+        (f"Longest prompt Llama 3.1 70B int4 with an fp8 KV cache fits on an {h100.name}, batch 1",
+         with_commas(max_context_for_memory(l70, memory_bytes=h100.memory_bytes, weights="int4", kv_cache="fp8")),
+         "tokens", "`max_context_for_memory`"),
+    )
+    return Table(
+        id="inference-quant-key-numbers",
+        caption="Key numbers for quantised serving (derived by the calculators; GiB = 2^30 bytes).",
+        columns=("quantity", "value", "unit", "computed by"),
+        align=("l", "r", "l", "l"),
+        rows=rows,
+        assumptions=("quantised formats apply to the nn.Linear weights of the decoder layers only",
+                     "SDPA attention, no new tokens", total_bytes_assumption(), CATALOG),
+    )
+
+
+_FORMAT_NOTES = {
+    DType.BF16: "reference: 16-bit brain float",
+    DType.FP16: "16-bit IEEE half",
+    DType.FP8: "E4M3; per-tensor or per-block scales not counted",
+    DType.INT8: "per-channel scales not counted",
+    DType.INT4: "GPTQ/AWQ style: one fp16 scale and one 4-bit zero point per 128 weights",
+    DType.NF4: "bitsandbytes/QLoRA: 64-weight blocks, absmax double-quantised to 8 bits",
+}
+
+
+def quant_formats_table() -> Table:
+    """Bits per stored weight of each format, scales included."""
+    rows = []
+    for dtype in (DType.BF16, DType.FP16, DType.FP8, DType.INT8, DType.INT4, DType.NF4):
+        overhead = QUANT_OVERHEAD_BYTES_PER_ELEMENT.get(dtype, 0.0)
+        rows.append((dtype.value, f"{dtype.bytes_per_element * 8:.3f}", f"{overhead * 8:.3f}",
+                     f"{(dtype.bytes_per_element + overhead) * 8:.3f}", _FORMAT_NOTES[dtype]))
+    return Table(
+        id="inference-quant-formats",
+        caption=("Bits each quantised weight occupies: the element itself plus its share of scales and zero "
+                 "points, from calculators.memory.weights.QUANT_OVERHEAD_BYTES_PER_ELEMENT (derived from "
+                 "each format's block layout)."),
+        columns=("format", "element bits", "scale bits per weight", "total bits per weight", "layout"),
+        align=("l", "r", "r", "r", "l"),
+        rows=tuple(rows),
+        assumptions=("NF4 overhead as in the QLoRA paper, section 3",),
+    )
+
+
+def quant_weights_table() -> Table:
+    """Weight GiB of every dense catalog model of 6B parameters or more, by storage format."""
+    rows = []
+    for name, spec in _dense_models():
+        kept = weight_bytes(spec, dtype="int4") - round(spec.linear_parameters
+                                                        * quantized_bytes_per_element(DType.INT4))
+        rows.append((name, billions(spec.parameters),
+                     *(gib(weight_bytes(spec, dtype=fmt), 1) for fmt in WEIGHT_FORMATS), gib(kept, 2)))
+    return Table(
+        id="inference-quant-weights",
+        caption=("Weights alone (no KV cache, activations or runtime overhead), GiB = 2^30 bytes, derived by "
+                 "weight_bytes. Quantised columns store the decoder layers' linear weights in the format and keep "
+                 "the embedding, output head and norms in bf16; the last column is that 16-bit part."),
+        columns=("model", "parameters (B)", *(f"{fmt} GiB" for fmt in WEIGHT_FORMATS), "kept in bf16 GiB"),
+        align=("l", "r", *("r" for _ in WEIGHT_FORMATS), "r"),
+        rows=tuple(rows),
+        assumptions=("dense catalog models with at least 6B parameters; MoE models are on the MoE page", CATALOG),
+    )
+
+
+QUANT_FIT_CASES: tuple[tuple[str, str, str], ...] = (
+    ("llama-3.1-8b", "bf16", "bf16"), ("llama-3.1-8b", "int8", "bf16"), ("llama-3.1-8b", "int4", "bf16"),
+    ("llama-3.1-8b", "int4", "fp8"),
+    ("llama-3.1-70b", "bf16", "bf16"), ("llama-3.1-70b", "fp8", "bf16"), ("llama-3.1-70b", "int8", "bf16"),
+    ("llama-3.1-70b", "int4", "bf16"), ("llama-3.1-70b", "int4", "fp8"),
+)
+
+
+def quant_fit_table() -> Table:
+    """How the weight and KV-cache format move the fit on 24, 48 and 80 GiB GPUs."""
+    gpus = [get_gpu(g) for g in ("rtx-4090", "l40s", "h100-sxm")]
+    rows = []
+    for model_id, weights, kv in QUANT_FIT_CASES:
+        spec = get_model(model_id)
+        est = inference_memory(spec, weights=weights, kv_cache=kv, batch=1, context=BATCH_CONTEXT)
+        row = [model_name(model_id), weights, kv, gib(est.total_bytes)]
+        for gpu in gpus:
+            context = max_context_for_memory(spec, memory_bytes=gpu.memory_bytes, weights=weights, kv_cache=kv)
+            batch = max_batch_for_memory(spec, memory_bytes=gpu.memory_bytes, context=BATCH_CONTEXT,
+                                         weights=weights, kv_cache=kv)
+            row.append(f"{context_cell(spec, context)} / {batch if batch else '-'}")
+        rows.append(tuple(row))
+    return Table(
+        id="inference-quant-fit",
+        caption=("total GiB: one 8K-token prompt at batch 1 (peak allocated plus assumed runtime overhead). GPU "
+                 "cells: longest prompt at batch 1 (tokens) / most 8K-token prompts at once; '-' = none fits; "
+                 "† = beyond max_position_embeddings. Derived by inference_memory, max_context_for_memory and "
+                 "max_batch_for_memory; the kernels' dequantisation workspaces are not counted."),
+        columns=("model", "weights", "KV cache", "total GiB at 8K", *(gpu_header(g) for g in gpus)),
+        align=("l", "l", "l", "r", *("r" for _ in gpus)),
+        rows=tuple(rows),
+        assumptions=("SDPA attention, no new tokens, one GPU", total_bytes_assumption(), CATALOG),
+    )
+
+
+def _claim_rows() -> Iterable[tuple[str, str, str, str]]:
+    a100 = get_gpu("a100-80gb-sxm")
+    rtx3090 = get_gpu("rtx-3090")
+    l70 = get_model("llama-3.1-70b")
+    l27 = get_model("llama-2-7b")
+    q32 = get_model("qwen2.5-32b")
+    est_int8 = inference_memory(l70, weights="int8", kv_cache="bf16", batch=1, context=4096)
+    ctx_int8 = max_context_for_memory(l70, memory_bytes=a100.memory_bytes, weights="int8")
+    yield ("Lyceum", "a 70B model quantised to INT8 fits on a single 80 GB A100",
+           f"Llama 3.1 70B int8: {gib(weight_bytes(l70, dtype='int8'))} GiB of weights; "
+           f"{gib(est_int8.total_bytes)} GiB total for a 4K prompt",
+           f"fits; longest prompt at batch 1 on the {a100.name}: {with_commas(ctx_int8)} tokens")
+    yield ("Lyceum", "INT8 inference: parameters x 1 byte",
+           f"Llama 3.1 70B int8 weights {gib(weight_bytes(l70, dtype='int8'))} GiB vs "
+           f"parameters x 1 byte = {gib(l70.parameters)} GiB",
+           "close for weights (embeddings and head stay 16-bit); KV cache and activations come on top")
+    yield ("VRLA Tech", "Inference 70B (FP8): 70GB",
+           f"Llama 3.1 70B fp8 weights {gib(weight_bytes(l70, dtype='fp8'))} GiB",
+           f"weights only: add the KV cache ({gib(kv_cache_bytes(l70, batch=1, context=8192))} GiB per "
+           "8K-token sequence in bf16) and runtime overhead")
+    ctx_3090 = max_context_for_memory(l27, memory_bytes=rtx3090.memory_bytes)
+    yield ("Hardware for ML practitioners",
+           "a 24 GB RTX 3090 can run inference on a 7B model (with quantization)",
+           f"Llama 2 7B bf16 weights {gib(weight_bytes(l27, dtype='bf16'))} GiB; "
+           f"longest bf16 prompt at batch 1 on the {rtx3090.name}: {with_commas(ctx_3090)} tokens",
+           "fits without quantisation; quantising buys context or batch, not feasibility")
+    yield ("Hardware for ML practitioners",
+           "36 GB of unified memory runs models up to about 30B parameters (quantized)",
+           f"Qwen2.5 32B int4 weights {gib(weight_bytes(q32, dtype='int4'))} GiB, "
+           f"bf16 {gib(weight_bytes(q32, dtype='bf16'))} GiB",
+           "plausible at 4 bits with a short context; how much unified memory the GPU may use is not modelled")
+
+
+def quant_claims_table() -> Table:
+    """Claims about quantised serving in the source guides, against the calculators."""
+    rows = [(src, f"\"{claim}\" (quoted)", calc, verdict) for src, claim, calc, verdict in _claim_rows()]
+    return Table(
+        id="inference-quant-claims",
+        caption=("Claims quoted from the source guides (see Sources), and what the calculators derive for a "
+                 "catalogued model of that size (GiB = 2^30 bytes; total = total_bytes, peak allocated plus "
+                 "assumed runtime overhead)."),
+        columns=("source", "claim", "calculators", "verdict"),
+        align=("l", "l", "l", "l"),
+        rows=tuple(rows),
+        assumptions=("SDPA attention, batch 1, no new tokens", total_bytes_assumption(), CATALOG),
+    )
+
+
+TABLES: dict[str, TableFunction] = {
+    "inference-quant-key-numbers": quant_key_numbers_table,
+    "inference-quant-formats": quant_formats_table,
+    "inference-quant-weights": quant_weights_table,
+    "inference-quant-fit": quant_fit_table,
+    "inference-quant-claims": quant_claims_table,
+}

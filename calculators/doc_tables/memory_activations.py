@@ -1,0 +1,241 @@
+"""Tables of the activations page (docs/memory/activations.md).
+
+Saved bytes per token come from
+:func:`calculators.memory.activations.saved_bytes_per_token_per_layer`, peaks from
+:func:`calculators.memory.training.training_memory`; memory is in GiB (2^30 bytes) unless a
+column says MiB or KiB.
+
+>>> [row[0] for row in logits_table().rows][:2]
+['Llama 2 7B', 'Mistral 7B v0.3']
+"""
+
+from __future__ import annotations
+
+from calculators.catalog.models import get_model
+from calculators.doc_tables.memory import CATALOG, MIB, REFERENCE_MODEL, STEP, describe_job, gib, pct, phase_cell
+from calculators.dtypes import DType
+from calculators.memory.activations import (
+    ActivationLayout,
+    checkpoint_bytes_per_token_per_layer,
+    saved_bytes_per_token_per_layer,
+)
+from calculators.memory.training import activation_layout, training_memory
+from calculators.memory.training_inputs import training_setup
+from calculators.tables import Table, TableFunction
+
+#: Training configurations whose per-layer activations the activations page lists.
+LAYOUT_JOBS: tuple[tuple[str, dict[str, object]], ...] = (
+    ("full fp32", {"method": "full", "precision": "fp32"}),
+    ("full bf16-mixed", {"method": "full", "precision": "bf16-mixed"}),
+    ("full bf16", {"method": "full", "precision": "bf16"}),
+    ("LoRA bf16-mixed, all-linear r16", {"method": "lora", "precision": "bf16-mixed"}),
+    ("LoRA bf16-mixed, q,v r16", {"method": "lora", "precision": "bf16-mixed", "lora_targets": "q,v"}),
+    ("QLoRA bf16-mixed, all-linear r16", {"method": "qlora", "precision": "bf16-mixed"}),
+)
+LAYOUT_SEQ = 2048
+
+
+def saved_per_token_table() -> Table:
+    """Saved bytes per token per decoder layer, by precision and method."""
+    spec = get_model(REFERENCE_MODEL)
+    rows = []
+    for label, settings in LAYOUT_JOBS:
+        setup = training_setup(seq=LAYOUT_SEQ, **settings)  # type: ignore[arg-type]
+        layout = activation_layout(setup)
+        parts = saved_bytes_per_token_per_layer(spec, layout=layout, seq=LAYOUT_SEQ)
+        eager = saved_bytes_per_token_per_layer(spec, layout=_with_attention(layout, "eager"), seq=LAYOUT_SEQ)
+        rows.append((label, f"{parts.norms:,}", f"{parts.linear_inputs:,}", f"{parts.attention:,}",
+                     f"{parts.mlp:,}", f"{parts.lora:,}", f"{parts.total:,}", f"{eager.total:,}",
+                     f"{checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec):,}"))
+    return Table(
+        id="memory-activations-per-token",
+        caption=(f"Bytes per token that one decoder layer of {spec.name} keeps for backward, by part; 'eager' is the "
+                 f"same layer with eager attention at seq {LAYOUT_SEQ}; 'checkpointed' is what gradient "
+                 "checkpointing keeps instead (the layer's input). Multiply by tokens (batch x seq) and layers."),
+        columns=("job", "norms", "linear inputs", "attention", "MLP", "LoRA", "total, SDPA",
+                 f"total, eager s{LAYOUT_SEQ}", "checkpointed"),
+        align=("l",) + ("r",) * 8,
+        rows=tuple(rows),
+        assumptions=("from calculators.memory.activations.saved_bytes_per_token_per_layer, bytes per token per "
+                     "layer", "LoRA adapters fp32 (PEFT default); LoRA base bf16, QLoRA base NF4",
+                     f"{spec.hidden_size} hidden, {spec.num_attention_heads} query heads, "
+                     f"{spec.num_kv_heads} KV heads, {spec.intermediate_size} MLP width",
+                     CATALOG),
+    )
+
+
+def _with_attention(layout: ActivationLayout, attention: str) -> ActivationLayout:
+    return ActivationLayout(
+        compute_bytes=layout.compute_bytes, residual_bytes=layout.residual_bytes, autocast=layout.autocast,
+        trainable_base=layout.trainable_base, lora_targets=layout.lora_targets, lora_rank=layout.lora_rank,
+        adapter_bytes=layout.adapter_bytes, attention=attention)
+
+
+BATCHES = (1, 2, 4, 8)
+SEQS = (1024, 2048, 4096, 8192)
+FULL_JOB: dict[str, object] = {"method": "full", "precision": "bf16"}
+LORA_JOB: dict[str, object] = {"method": "lora", "precision": "bf16-mixed"}
+
+
+def batch_seq_table() -> Table:
+    """Peak vs batch and sequence length, with and without gradient checkpointing."""
+    spec = get_model(REFERENCE_MODEL)
+    rows = []
+    for batch in BATCHES:
+        for seq in SEQS:
+            cells = [phase_cell(training_memory(spec, batch=batch, seq=seq, grad_checkpointing=ckpt, **job))
+                     for job in (FULL_JOB, LORA_JOB) for ckpt in (False, True)]
+            rows.append((str(batch), str(seq), f"{batch * seq:,}", *cells))
+    return Table(
+        id="memory-activations-batch-seq",
+        caption=(f"Peak allocated memory (GiB) of one training step of {spec.name} by micro-batch and sequence "
+                 "length, with and without gradient checkpointing. Full: pure bf16 weights and AdamW states; "
+                 "LoRA: bf16 base, rank 16 on all linear layers, bf16 autocast. The letter is the phase of the "
+                 "peak: f forward, b backward, o optimizer step."),
+        columns=("batch", "seq", "tokens", "full GiB", "full + ckpt GiB", "LoRA GiB", "LoRA + ckpt GiB"),
+        align=("l", "r", "r", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=(STEP, "SDPA attention; AdamW foreach", CATALOG),
+    )
+
+
+ATTENTION_SEQS = (512, 1024, 2048, 4096, 8192, 16384)
+
+
+def attention_table() -> Table:
+    """Eager attention against SDPA/FlashAttention: saved activations and peak, by sequence length."""
+    spec = get_model(REFERENCE_MODEL)
+    rows = []
+    for seq in ATTENTION_SEQS:
+        setup = training_setup(seq=seq, **LORA_JOB)  # type: ignore[arg-type]
+        layout = activation_layout(setup)
+        per_layer = {att: saved_bytes_per_token_per_layer(spec, layout=_with_attention(layout, att), seq=seq).total
+                     for att in ("sdpa", "eager")}
+        saved = {att: per_layer[att] * spec.num_layers * seq for att in per_layer}
+        peak = {att: training_memory(spec, seq=seq, attention=att, **LORA_JOB).peak_allocated_bytes
+                for att in ("sdpa", "eager")}
+        rows.append((f"{seq:,}", gib(saved["eager"]), gib(saved["sdpa"]), pct(1 - saved["sdpa"] / saved["eager"]),
+                     gib(peak["eager"]), gib(peak["sdpa"]), pct(1 - peak["sdpa"] / peak["eager"])))
+    return Table(
+        id="memory-activations-attention",
+        caption=(f"Eager attention against SDPA (FlashAttention or memory-efficient kernel) for LoRA on {spec.name}, "
+                 "batch 1: activations saved by all decoder layers, and the step's peak_allocated_bytes (GiB). "
+                 "'saving' is the share SDPA removes."),
+        columns=("seq", "saved, eager GiB", "saved, SDPA GiB", "activation saving", "peak, eager GiB",
+                 "peak, SDPA GiB", "peak saving"),
+        align=("r",) * 7,
+        rows=tuple(rows),
+        assumptions=(STEP, "bf16 base, rank 16 on all linear layers, fp32 adapters, bf16 autocast, AdamW",
+                     f"{spec.num_attention_heads} query heads; eager keeps an fp32 softmax and its bf16 copy "
+                     "(seq x seq per head)", CATALOG),
+    )
+
+
+LEVER_BASE: dict[str, object] = {"method": "full", "precision": "bf16", "batch": 8, "seq": 2048}
+LEVERS: tuple[tuple[str, dict[str, object]], ...] = (
+    ("baseline", {}),
+    ("micro-batch 2, no accumulation (for comparison)", {"batch": 2}),
+    ("gradient accumulation: batch 2 x 4 micro-batches", {"batch": 2, "grad_accumulation": 4}),
+    ("gradient accumulation: batch 1 x 8 micro-batches", {"batch": 1, "grad_accumulation": 8}),
+    ("gradient checkpointing", {"grad_checkpointing": True}),
+    ("eager attention instead of SDPA", {"attention": "eager"}),
+    ("fused AdamW", {"optimizer": "adamw-fused"}),
+    ("8-bit AdamW", {"optimizer": "adamw-8bit"}),
+    ("8 GPUs, DDP", {"gpus": 8, "zero": 0}),
+    ("8 GPUs, ZeRO-1", {"gpus": 8, "zero": 1}),
+    ("8 GPUs, ZeRO-3 / FSDP", {"gpus": 8, "zero": 3}),
+    ("8 GPUs, ZeRO-3 + gradient checkpointing", {"gpus": 8, "zero": 3, "grad_checkpointing": True}),
+)
+
+
+def levers_table() -> Table:
+    """What each memory lever does to one job's peak."""
+    spec = get_model(REFERENCE_MODEL)
+    base = training_memory(spec, **LEVER_BASE).peak_allocated_bytes
+    rows = []
+    for label, change in LEVERS:
+        settings = {**LEVER_BASE, **change}
+        estimate = training_memory(spec, **settings)
+        peak = estimate.peak_allocated_bytes
+        rows.append((label, describe_job(settings), gib(peak), estimate.peak_phase, f"{100 * (peak / base - 1):+.0f} %"))
+    return Table(
+        id="memory-activations-levers",
+        caption=(f"One lever at a time on full fine-tuning of {spec.name} (pure bf16, AdamW, batch 8 x seq 2048): "
+                 "peak_allocated_bytes per GPU (GiB) and its change against the baseline."),
+        columns=("lever", "job", "peak allocated GiB", "peak phase", "change"),
+        align=("l", "l", "r", "l", "r"),
+        rows=tuple(rows),
+        assumptions=(STEP, "SDPA attention unless stated; AdamW foreach unless stated",
+                     "DDP keeps a bucketed copy of the gradients; ZeRO-1 shards optimizer state and step "
+                     "temporaries, ZeRO-3 also gradients and weights", CATALOG),
+    )
+
+
+LOGIT_MODELS = ("llama-2-7b", "mistral-7b-v0.3", "llama-3.2-1b", "llama-3-8b", "qwen2.5-0.5b", "qwen2.5-7b")
+
+
+def logits_table() -> Table:
+    """fp32 logits per token against all decoder layers' saved activations per token."""
+    rows = []
+    for model_id in LOGIT_MODELS:
+        spec = get_model(model_id)
+        setup = training_setup(**LORA_JOB)  # type: ignore[arg-type]
+        layers = saved_bytes_per_token_per_layer(spec, layout=activation_layout(setup), seq=setup.seq).total * spec.num_layers
+        # At the start of backward three fp32 logits-sized tensors are live: the log-softmax
+        # cross-entropy saved, and the two fp32 tensors of the loss gradient.
+        loss = 3 * DType.FP32.bytes_per_element * spec.vocab_size
+        rows.append((spec.name, f"{spec.vocab_size:,}", str(spec.num_layers), f"{layers / MIB:.2f}",
+                     f"{loss / MIB:.2f}", pct(loss / layers)))
+    rows.sort(key=lambda row: (int(row[1].replace(",", "")), row[0]))
+    return Table(
+        id="memory-activations-logits",
+        caption=("Per token: what all decoder layers save for backward (LoRA, bf16 autocast, all-linear r16, SDPA) "
+                 "against the three fp32 vocabulary-sized tensors live at the start of backward (MiB per token)."),
+        columns=("model", "vocabulary", "layers", "layers' activations MiB/token", "fp32 loss tensors MiB/token",
+                 "loss / layers"),
+        align=("l", "r", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=("loss tensors: 3 x 4 bytes x vocabulary (the log-softmax saved by cross-entropy and the two "
+                     "fp32 logits-sized tensors of its gradient), as in calculators.memory.training",
+                     CATALOG),
+    )
+
+
+def key_numbers_activations() -> Table:
+    """Key numbers of the activations page."""
+    spec = get_model(REFERENCE_MODEL)
+    mixed = activation_layout(training_setup(method="full", precision="bf16-mixed"))
+    per_layer = saved_bytes_per_token_per_layer(spec, layout=mixed, seq=LAYOUT_SEQ).total
+    ckpt = checkpoint_bytes_per_token_per_layer(layout=mixed, spec=spec)
+    lora = activation_layout(training_setup(seq=4096, **LORA_JOB))  # type: ignore[arg-type]
+    sdpa = saved_bytes_per_token_per_layer(spec, layout=lora, seq=4096).total
+    eager = saved_bytes_per_token_per_layer(spec, layout=_with_attention(lora, "eager"), seq=4096).total
+    fn = "calculators.memory.activations.saved_bytes_per_token_per_layer"
+    rows = (
+        (f"{spec.name}, full bf16-mixed, SDPA: saved per token per layer", f"{per_layer / 1024:.1f}", "KiB", fn),
+        ("same, gradient checkpointing: kept per token per layer", f"{ckpt / 1024:.1f}", "KiB",
+         "calculators.memory.activations.checkpoint_bytes_per_token_per_layer"),
+        (f"{spec.name}, full bf16-mixed, SDPA: saved per token, all {spec.num_layers} layers",
+         f"{per_layer * spec.num_layers / MIB:.2f}", "MiB", fn),
+        (f"{spec.name}, LoRA, seq 4096: share of eager attention's saved activations that SDPA avoids",
+         f"{100 * (1 - sdpa / eager):.0f}", "%", fn),
+    )
+    return Table(
+        id="memory-activations-key-numbers",
+        caption="Key numbers of activation memory; derived.",
+        columns=("quantity", "value", "unit", "function"),
+        align=("l", "r", "l", "l"),
+        rows=rows,
+        assumptions=(f"seq {LAYOUT_SEQ} unless stated", "LoRA: bf16 base, all-linear rank 16, fp32 adapters",
+                     CATALOG),
+    )
+
+
+TABLES: dict[str, TableFunction] = {
+    "memory-activations-key-numbers": key_numbers_activations,
+    "memory-activations-per-token": saved_per_token_table,
+    "memory-activations-batch-seq": batch_seq_table,
+    "memory-activations-attention": attention_table,
+    "memory-activations-levers": levers_table,
+    "memory-activations-logits": logits_table,
+}

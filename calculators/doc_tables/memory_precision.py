@@ -1,0 +1,194 @@
+"""Tables of the precision and optimizer page (docs/memory/precision-and-optimizers.md).
+
+Bytes per parameter come from :func:`calculators.memory.optimizers.optimizer_bytes`, peaks
+from :func:`calculators.memory.training.training_memory`; memory is in GiB (2^30 bytes).
+
+>>> table = precision_optimizer_peaks()
+>>> table.columns[:3]
+('optimizer', 'fp32 GiB', 'bf16-mixed GiB')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from calculators.catalog.models import get_model
+from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, gib, phase_cell, trainable_bytes_per_element
+from calculators.memory.optimizers import OPTIMIZER_FORMULAS, OPTIMIZERS, optimizer_bytes
+from calculators.memory.training import training_memory
+from calculators.tables import Table, TableFunction
+
+PRECISION_GROUPS = (("fp32", "fp32"), ("bf16-mixed / fp16-mixed", "bf16-mixed"), ("bf16 / fp16", "bf16"))
+
+
+def _adafactor_state_per_param(precision: str) -> float:
+    spec = get_model(REFERENCE_MODEL)
+    estimate = training_memory(spec, method="full", precision=precision, optimizer="adafactor", batch=1, seq=1)
+    return estimate.breakdown["optimizer_states"] / spec.parameters
+
+
+def key_numbers_precision() -> Table:
+    """Key numbers of the precision and optimizer page."""
+    spec = get_model(REFERENCE_MODEL)
+
+    def per_param(**settings: object) -> str:
+        estimate = training_memory(spec, method="full", batch=1, seq=512, **settings)
+        return f"{estimate.peak_allocated_bytes / spec.parameters:.1f}"
+
+    bf16 = training_memory(spec, method="full", precision="bf16-mixed", batch=1, seq=2048)
+    fp16 = training_memory(spec, method="full", precision="fp16-mixed", batch=1, seq=2048)
+    fn = "calculators.memory.training.training_memory"
+    rows = (
+        ("fp32 master weights, foreach AdamW (bf16-mixed)", per_param(precision="bf16-mixed"), "bytes/param", fn),
+        ("fp32 master weights, fused AdamW", per_param(precision="bf16-mixed", optimizer="adamw-fused"),
+         "bytes/param", fn),
+        ("fp32 master weights, 8-bit AdamW", per_param(precision="bf16-mixed", optimizer="adamw-8bit"),
+         "bytes/param", fn),
+        ("pure bf16 weights and states, foreach AdamW", per_param(precision="bf16"), "bytes/param", fn),
+        (f"fp16-mixed minus bf16-mixed, {spec.name} b1 s2048",
+         gib(fp16.peak_allocated_bytes - bf16.peak_allocated_bytes), "GiB", fn),
+    )
+    return Table(
+        id="memory-precision-key-numbers",
+        caption=(f"Peak allocated memory of full fine-tuning per parameter of {spec.name}, batch 1 x seq 512 "
+                 "(activations small), by precision and optimizer; derived."),
+        columns=("quantity", "value", "unit", "function"),
+        align=("l", "r", "l", "l"),
+        rows=rows,
+        assumptions=(STEP, "SDPA attention, no gradient checkpointing", CATALOG),
+    )
+
+
+def bytes_per_param_grid() -> Table:
+    """Weights + gradients + optimizer state + step temporaries, per parameter, per precision and optimizer."""
+    rows = []
+    for label, precision in PRECISION_GROUPS:
+        p = trainable_bytes_per_element(precision)
+        for optimizer in OPTIMIZERS:
+            opt = optimizer_bytes(optimizer=optimizer, param_bytes=p)
+            state = _adafactor_state_per_param(precision) if optimizer == "adafactor" else opt.state_bytes_per_param
+            total = p + p + state + opt.step_temp_bytes_per_param
+            rows.append((label, optimizer, f"{p:.2f}", f"{p:.2f}", f"{state:.3f}",
+                         f"{opt.step_temp_bytes_per_param:.2f}", f"{total:.2f}"))
+    return Table(
+        id="memory-bytes-per-param-grid",
+        caption=("Bytes per trainable parameter during the optimizer step of full fine-tuning: weights + gradients "
+                 "+ optimizer state + the step's temporaries. This is the optimizer phase only; the step's peak "
+                 "may be in backward instead (activations, logits), and mixed precision adds 2 bytes per matmul "
+                 "parameter of autocast copies in forward and backward."),
+        columns=("precision", "optimizer", "weights", "gradients", "optimizer state", "step temporaries",
+                 "sum (bytes/param)"),
+        align=("l", "l") + ("r",) * 5,
+        rows=tuple(rows),
+        assumptions=("derived from calculators.memory.optimizers.optimizer_bytes",
+                     f"Adafactor's factored state (a row and a column per matrix) is taken from {REFERENCE_MODEL}'s "
+                     "shapes; it is a per-matrix, not a per-parameter, cost",
+                     "8-bit moments: blocks of 256 values with one fp32 scale each",
+                     "paged 8-bit AdamW counted on the GPU (it can page to host RAM under pressure)"),
+    )
+
+
+PRECISIONS_SHOWN = ("fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp16")
+
+
+def precision_optimizer_peaks() -> Table:
+    """Peak allocated memory of one model across precision x optimizer."""
+    spec = get_model(REFERENCE_MODEL)
+    rows = []
+    for optimizer in OPTIMIZERS:
+        cells = [phase_cell(training_memory(spec, method="full", precision=precision, optimizer=optimizer,
+                                             batch=1, seq=2048)) for precision in PRECISIONS_SHOWN]
+        rows.append((optimizer, *cells))
+    return Table(
+        id="memory-precision-optimizer-peaks",
+        caption=(f"Peak allocated memory (GiB) of full fine-tuning of {spec.name}, batch 1 x seq 2048, by optimizer "
+                 "and precision. The letter is the phase of the peak: f forward, b backward, o optimizer step."),
+        columns=("optimizer", *(f"{p} GiB" for p in PRECISIONS_SHOWN)),
+        align=("l",) + ("r",) * len(PRECISIONS_SHOWN),
+        rows=tuple(rows),
+        assumptions=(STEP, "SDPA attention, no gradient checkpointing", CATALOG),
+    )
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A sizing claim quoted from a source guide, as bytes per parameter or as a GB range."""
+
+    source: str
+    claim: str
+    precision: str  # the calculators' precision compared with it
+    low: float
+    high: float
+    unit: str  # "bytes/param" or "GB" (decimal, for the reference model's size class)
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("VRLA Tech, ML workstation requirements", "FP32 training: ~4x the parameter count in GB", "fp32",
+          4, 4, "bytes/param"),
+    Claim("VRLA Tech, ML workstation requirements", "mixed precision (FP16/BF16): ~2x", "bf16-mixed",
+          2, 2, "bytes/param"),
+    Claim("VRLA Tech, LLM fine-tuning VRAM", "~16x the model size at FP32", "fp32", 16, 16, "bytes/param"),
+    Claim("VRLA Tech, LLM fine-tuning VRAM", "6-8x at mixed precision", "bf16-mixed", 6, 8, "bytes/param"),
+    Claim("VRLA Tech, LLM fine-tuning VRAM", "7B class (incl. Llama 3 8B), full FP32: 112-140 GB", "fp32",
+          112, 140, "GB"),
+    Claim("VRLA Tech, LLM fine-tuning VRAM", "7B class (incl. Llama 3 8B), full FP16: 60-80 GB", "fp16",
+          60, 80, "GB"),
+    Claim("TheoremPath, Hardware for ML Practitioners", "Adam, mixed precision: at least 16 bytes/param",
+          "bf16-mixed", 16, 16, "bytes/param"),
+    Claim("Lyceum Technology (citing VESSL AI)", "FP16 + Adam: ~18 bytes/param", "bf16-mixed", 18, 18,
+          "bytes/param"),
+)
+
+
+def source_claims_table() -> Table:
+    """The source guides' training-memory rules against the calculators, for the reference model."""
+    spec = get_model(REFERENCE_MODEL)
+    rows = []
+    for claim in CLAIMS:
+        if claim.unit == "GB":
+            low, high = claim.low * 1e9, claim.high * 1e9
+        else:
+            low, high = claim.low * spec.parameters, claim.high * spec.parameters
+        claimed = gib(low) if low == high else f"{gib(low)}-{gib(high)}"
+        estimate = training_memory(spec, method="full", precision=claim.precision, batch=1, seq=2048)
+        peak = estimate.peak_allocated_bytes
+        ratio = peak / high
+        rows.append((claim.source, claim.claim, claimed, claim.precision, gib(peak),
+                     f"{peak / spec.parameters:.1f}", f"{ratio:.2f}"))
+    return Table(
+        id="memory-source-claims",
+        caption=(f"Training-memory rules quoted from the source guides, applied to {spec.name} "
+                 f"({spec.parameters / 1e9:.2f}B parameters), against the calculators' peak_allocated_bytes for full "
+                 "fine-tuning at batch 1 x seq 2048 with foreach AdamW. Multiples are read as bytes per parameter; "
+                 "GB as 10^9 bytes. 'calculators / claim' divides the calculators' peak by the claim's upper end."),
+        columns=("source", "claim (quoted or condensed)", "claim GiB", "compared precision", "calculators GiB",
+                 "calculators bytes/param", "calculators / claim"),
+        align=("l", "l", "r", "l", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=(STEP, "SDPA attention, no gradient checkpointing", CATALOG,
+                     "claims read 2026-11-21 from the guides listed under Sources"),
+    )
+
+
+def optimizer_formulas_table() -> Table:
+    """Table ``memory-optimizer-formulas``: the rule behind each optimizer's bytes per parameter."""
+    rows = tuple((f"`{name}`", OPTIMIZERS[name].split(":")[0], state, temp)
+                 for name, (state, temp) in OPTIMIZER_FORMULAS.items())
+    return Table(
+        id="memory-optimizer-formulas",
+        caption=("Persistent state and step temporaries per trainable parameter, as "
+                 "calculators.memory.optimizers.optimizer_bytes computes them; p is the parameter's bytes "
+                 "per element (4 for fp32 master weights, 2 for a pure 16-bit model). Formulas, not measurements."),
+        columns=("optimizer", "implementation", "state per parameter", "step temporary per parameter"),
+        align=("l", "l", "l", "l"),
+        rows=rows,
+    )
+
+
+TABLES: dict[str, TableFunction] = {
+    "memory-optimizer-formulas": optimizer_formulas_table,
+    "memory-precision-key-numbers": key_numbers_precision,
+    "memory-bytes-per-param-grid": bytes_per_param_grid,
+    "memory-precision-optimizer-peaks": precision_optimizer_peaks,
+    "memory-source-claims": source_claims_table,
+}

@@ -1,0 +1,85 @@
+"""Trainable LoRA parameters: which linears an adapter config touches and their count.
+
+PEFT's LoRA replaces the update of a linear ``W`` (in x out) by ``B @ A`` with ``A``
+(rank x in) and ``B`` (out x rank), so each adapted linear adds ``rank x (in + out)``
+trainable parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from calculators.errors import InputError
+from calculators.memory.activations import LORA_TARGETS
+from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, MAX_RANK
+from calculators.model import ModelSpec
+from calculators.validate import one_of, positive_int
+
+
+def lora_adapted_linears(spec: ModelSpec, *, targets: Iterable[str]) -> list[tuple[int, int, int]]:
+    """``(in_features, out_features, count)`` of every linear a LoRA config adapts."""
+    if isinstance(targets, str):
+        targets = [t for t in targets.split(",") if t.strip()]
+    names = [str(t).strip() for t in targets]
+    if names == ["all-linear"]:
+        names = list(DEFAULT_LORA_TARGETS)
+    wanted = {one_of("lora_targets", name, (*LORA_TARGETS, "all-linear")) for name in names}
+    if "all-linear" in wanted:
+        raise InputError("lora_targets", ",".join(names), "all-linear alone, or names from "
+                         f"{', '.join(LORA_TARGETS)}")
+    if not wanted:
+        raise InputError("lora_targets", "", f"at least one of {', '.join(LORA_TARGETS)}")
+    h = spec.hidden_size
+    # Fused projections (Phi-3's qkv_proj, gate_up_proj) are single linears; elsewhere the
+    # fused names stand for their parts.
+    if spec.fused_qkv:
+        fused_attention = bool(wanted & {"q", "k", "v", "qkv"})
+        fused_mlp = bool(wanted & {"gate", "up", "gate_up"})
+        linears = []
+        if fused_attention:
+            linears.append((h, spec.q_dim + 2 * spec.kv_dim, spec.num_layers))
+        if "o" in wanted:
+            linears.append((spec.q_dim, h, spec.num_layers))
+        if fused_mlp:
+            linears.append((h, 2 * spec.intermediate_size, spec.num_layers))
+        if "down" in wanted:
+            linears.append((spec.intermediate_size, h, spec.num_layers))
+        return linears
+    if "qkv" in wanted:
+        wanted |= {"q", "k", "v"}
+    if "gate_up" in wanted:
+        wanted |= {"gate", "up"}
+    linears = []
+    if spec.mla is None:
+        for name, (fan_in, fan_out, _bias) in zip(("q", "k", "v", "o"), spec.attention_linears()):
+            if name in wanted:
+                linears.append((fan_in, fan_out, spec.num_layers))
+    elif wanted & {"q", "k", "v", "o"}:
+        # MLA: every attention projection counts as adapted when any attention target is chosen.
+        linears += [(i, o, spec.num_layers) for i, o, _b in spec.attention_linears()]
+    widths = [(spec.intermediate_size, spec.num_dense_layers)]
+    if spec.moe is not None:
+        m = spec.moe
+        widths.append((m.expert_intermediate_size, m.num_experts * spec.num_moe_layers))
+        if m.num_shared_experts:
+            widths.append((m.shared_intermediate_size, m.num_shared_experts * spec.num_moe_layers))
+    for width, count in widths:
+        if not count:
+            continue
+        for name in ("gate", "up"):
+            if name in wanted:
+                linears.append((h, width, count))
+        if "down" in wanted:
+            linears.append((width, h, count))
+    return linears
+
+
+def lora_parameters(spec: ModelSpec, *, rank: int, targets: Iterable[str]) -> int:
+    """Trainable LoRA parameters: ``sum over adapted linears of rank x (in + out)``.
+
+    >>> from calculators.catalog.models import get_model
+    >>> lora_parameters(get_model("llama-3-8b"), rank=16, targets=["q", "v"])
+    6815744
+    """
+    rank = positive_int("lora_rank", rank, maximum=MAX_RANK)
+    return sum(count * rank * (fan_in + fan_out) for fan_in, fan_out, count in lora_adapted_linears(spec, targets=targets))

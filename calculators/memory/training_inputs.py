@@ -1,0 +1,142 @@
+"""Settings of one training job, checked: method, precision, batch, sequence, LoRA, ZeRO.
+
+:func:`training_setup` validates every keyword that :func:`calculators.memory.training.training_memory`
+accepts and returns a frozen :class:`TrainingSetup`; the accepted values and upper bounds are
+module constants so that the CLI, widgets and other calculators share them.
+
+>>> setup = training_setup(method="qlora", precision="bf16", batch=4, seq=1024)
+>>> setup.base_dtype.value, setup.tokens
+('nf4', 4096)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from calculators.dtypes import DType
+from calculators.errors import InputError
+from calculators.memory.activations import LORA_TARGETS
+from calculators.memory.optimizers import OPTIMIZERS
+from calculators.validate import flag, one_of, positive_int
+
+METHODS = ("full", "lora", "qlora")
+PRECISIONS = ("fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp16")
+ATTENTIONS = ("sdpa", "flash", "eager")
+BASE_DTYPES = ("bf16", "fp16", "fp32", "nf4")
+ZERO_STAGES = (0, 1, 2, 3)
+
+MAX_BATCH = 1 << 16
+MAX_SEQ = 1 << 22
+MAX_RANK = 1 << 14
+MAX_GPUS = 1 << 16
+DEFAULT_LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")  # "all-linear"
+
+
+@dataclass(frozen=True)
+class TrainingSetup:
+    """Validated settings of one training step (see :func:`training_memory`)."""
+
+    method: str
+    precision: str
+    base_dtype: DType
+    optimizer: str
+    batch: int
+    seq: int
+    grad_checkpointing: bool
+    attention: str
+    lora_rank: int
+    lora_targets: tuple[str, ...]
+    grad_accumulation: int
+    gpus: int
+    zero: int
+
+    @property
+    def tokens(self) -> int:
+        """Tokens per micro-batch per GPU: batch x seq."""
+        return self.batch * self.seq
+
+    @property
+    def mixed(self) -> bool:
+        """True when autocast runs matmuls in 16-bit over fp32 trainable weights."""
+        return self.precision.endswith("-mixed")
+
+    @property
+    def compute_bytes(self) -> int:
+        """Bytes per element of matmul activations."""
+        return 4 if self.precision == "fp32" else 2
+
+
+def training_setup(
+    *,
+    method: str = "full",
+    precision: str = "bf16-mixed",
+    base_dtype: str | None = None,
+    optimizer: str = "adamw",
+    batch: int = 1,
+    seq: int = 2048,
+    grad_checkpointing: bool = False,
+    attention: str = "sdpa",
+    lora_rank: int = 16,
+    lora_targets: Iterable[str] | str = DEFAULT_LORA_TARGETS,
+    grad_accumulation: int = 1,
+    gpus: int = 1,
+    zero: int = 0,
+) -> TrainingSetup:
+    """Check every training input and return them as a :class:`TrainingSetup`.
+
+    Raises :class:`~calculators.errors.InputError` naming the field and accepted range.
+    """
+    method = one_of("method", method, METHODS)
+    precision = one_of("precision", precision, PRECISIONS)
+    optimizer = one_of("optimizer", optimizer, list(OPTIMIZERS))
+    attention = one_of("attention", attention, ATTENTIONS)
+    if attention == "flash":
+        attention = "sdpa"
+    if base_dtype is None:
+        base = {"full": None, "lora": None, "qlora": DType.NF4}[method]
+        if base is None:
+            base = DType.FP32 if precision in ("fp32", "bf16-mixed", "fp16-mixed") and method == "full" else (
+                DType.FP16 if precision.startswith("fp16") else DType.BF16)
+            if method == "lora" and precision == "fp32":
+                base = DType.FP32
+    else:
+        base = DType.parse(one_of("base_dtype", base_dtype, BASE_DTYPES), "base_dtype")
+    if method == "qlora" and base is not DType.NF4:
+        raise InputError("base_dtype", base.value, "nf4 for method qlora (use method lora for a 16-bit base)")
+    if method != "qlora" and base is DType.NF4:
+        raise InputError("base_dtype", base.value, "bf16, fp16 or fp32 (nf4 needs method qlora)")
+    if method == "full" and base_dtype is not None:
+        expected = DType.FP32 if precision in ("fp32", "bf16-mixed", "fp16-mixed") else DType.parse(precision)
+        if base is not expected:
+            raise InputError("base_dtype", base.value,
+                             f"{expected.value} for full fine-tuning at precision {precision} (it follows the precision)")
+    if isinstance(lora_targets, str):
+        lora_targets = [t for t in lora_targets.replace(" ", "").split(",") if t]
+    targets = tuple(dict.fromkeys(str(t).strip() for t in lora_targets))
+    aliases = {"q_proj": "q", "k_proj": "k", "v_proj": "v", "o_proj": "o", "gate_proj": "gate",
+               "up_proj": "up", "down_proj": "down"}
+    targets = tuple(dict.fromkeys(aliases.get(t, t) for t in targets))
+    if targets == ("all-linear",):
+        targets = DEFAULT_LORA_TARGETS
+    for target in targets:
+        one_of("lora_targets", target, (*LORA_TARGETS, "all-linear"))
+    if method != "full" and not targets:
+        raise InputError("lora_targets", "", f"at least one of {', '.join(LORA_TARGETS)}")
+    zero_stage = positive_int("zero", zero, maximum=3, minimum=0)
+    gpu_count = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    return TrainingSetup(
+        method=method,
+        precision=precision,
+        base_dtype=base,
+        optimizer=optimizer,
+        batch=positive_int("batch", batch, maximum=MAX_BATCH),
+        seq=positive_int("seq", seq, maximum=MAX_SEQ),
+        grad_checkpointing=flag("grad_checkpointing", grad_checkpointing),
+        attention=attention,
+        lora_rank=positive_int("lora_rank", lora_rank, maximum=MAX_RANK),
+        lora_targets=tuple(t for t in LORA_TARGETS if t in targets) if method != "full" else (),
+        grad_accumulation=positive_int("grad_accumulation", grad_accumulation, maximum=1 << 20),
+        gpus=gpu_count,
+        zero=zero_stage,
+    )

@@ -1,0 +1,88 @@
+"""Work of one forward pass at inference: weight bytes read from memory and FLOPs per token.
+
+These are the two quantities the roofline of :mod:`calculators.performance.inference_speed`
+divides by a GPU's bandwidth and rate: a decode step reads the weights its tokens touch
+(all of a dense model; the routed experts of a mixture of experts) and does
+``2 x matmul parameters`` FLOP per token plus attention over the cache; a prefill does
+the same for every prompt token, with the causal attention pairs of the prompt.
+
+>>> from calculators.catalog.models import get_model
+>>> spec = get_model("llama-3-8b")
+>>> weight_bytes_read(spec, dtype="bf16") == 2 * spec.parameters
+True
+"""
+
+from __future__ import annotations
+
+from calculators.dtypes import DType
+from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT
+from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
+from calculators.model import ModelSpec
+from calculators.performance.flops import (
+    attended_tokens,
+    causal_attended_pairs,
+    lm_head_parameters,
+    matmul_parameters,
+)
+from calculators.validate import nonnegative_int, positive_int
+
+
+def _bytes_per_weight(dtype: DType) -> float:
+    if dtype in QUANT_OVERHEAD_BYTES_PER_ELEMENT:
+        return quantized_bytes_per_element(dtype)
+    return dtype.bytes_per_element
+
+
+def weight_bytes_read(spec: ModelSpec, *, dtype: str | DType, tokens: int = 1) -> int:
+    """Weight bytes one forward pass over ``tokens`` tokens reads from memory.
+
+    Formula: dense model: all weights (:func:`~calculators.memory.weights.weight_bytes`).
+    Mixture of experts: all weights minus the experts no token is routed to; with
+    uniform, independent routing of ``k`` of ``E`` experts, a layer's experts are
+    touched with probability ``1 - (1 - k / E) ** tokens`` (assumed). One token reads
+    the active parameters; a large batch reads every expert.
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("mixtral-8x7b")
+    >>> one = weight_bytes_read(spec, dtype="bf16", tokens=1)
+    >>> round(one / 2 / spec.active_parameters, 3)  # two bytes per active parameter
+    1.0
+    >>> weight_bytes_read(spec, dtype="bf16", tokens=4096) == weight_bytes(spec, dtype="bf16")
+    True
+    """
+    kind = DType.parse(dtype, "weights")
+    tokens = positive_int("tokens", tokens, maximum=MAX_BATCH * MAX_CONTEXT)
+    total = weight_bytes(spec, dtype=kind)
+    if spec.moe is None:
+        return total
+    m = spec.moe
+    every_expert = spec.num_moe_layers * m.num_experts * spec.mlp_parameters(m.expert_intermediate_size)
+    touched = 1.0 - (1.0 - m.experts_per_token / m.num_experts) ** tokens
+    return int(round(total - every_expert * _bytes_per_weight(kind) * (1.0 - touched)))
+
+
+def decode_flops_per_token(spec: ModelSpec, *, context: int) -> float:
+    """FLOP to generate one token with ``context`` tokens in the cache.
+
+    Formula: ``2 x matmul parameters (active) + 4 x q_dim x sum over layers of
+    min(context, window)`` (QK^T and attention-weighted V, 2 FLOP per multiply-add).
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("llama-3-8b")
+    >>> decode_flops_per_token(spec, context=0) == 2 * (spec.parameters - spec.embedding_parameters)
+    True
+    """
+    context = nonnegative_int("context", context, maximum=MAX_CONTEXT)
+    return 2.0 * matmul_parameters(spec) + 4.0 * spec.q_dim * attended_tokens(spec, context=context)
+
+
+def prefill_flops(spec: ModelSpec, *, prompt: int) -> float:
+    """FLOP to prefill one prompt of ``prompt`` tokens (one sequence).
+
+    Formula: ``2 x (matmul parameters - LM head) x prompt + 2 x LM head`` (logits for the
+    last position only) ``+ 4 x q_dim x causal (query, key) pairs``.
+    """
+    prompt = positive_int("prompt", prompt, maximum=MAX_CONTEXT)
+    body = matmul_parameters(spec) - lm_head_parameters(spec)
+    attention = 4.0 * spec.q_dim * causal_attended_pairs(spec, tokens=prompt)
+    return 2.0 * body * prompt + 2.0 * lm_head_parameters(spec) + attention
