@@ -11,6 +11,12 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
   (``npm ci``) and the package wheel from ``build/wheelhouse`` (``scripts/build``)
   into the site, writes ``wheels/manifest.json`` and the service worker ``sw.js`` with
   its cache named after a hash of the wheel, the runtime and the widget scripts.
+* ``on_config`` also starts ``node scripts/make_snapshot.mjs`` in the background (it runs
+  while the pages build): a Pyodide memory snapshot with every calculator imported,
+  which ``on_post_build`` writes to ``pyodide/snapshot-VERSION.bin.gz`` and names in the
+  manifest, so that a first visit restores Python instead of starting it. Deterministic
+  for a given wheel and runtime. ``MLHW_SNAPSHOT=0`` builds without it (the worker then
+  boots normally); a failure fails the build.
 
 And for the generated tables (:mod:`calculators.tables`):
 
@@ -30,6 +36,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -53,9 +61,13 @@ RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 #: Our browser runtime, under docs/assets/; sw.js is a template written to the site root.
 ASSETS = ("assets/widgets.js", "assets/widgets.css", "assets/pyodide-worker.js")
 SW_TEMPLATE = "assets/sw.js"
+#: Makes the build-time memory snapshot (node); its code is part of the site's version.
+SNAPSHOT_SCRIPT = ROOT / "scripts" / "make_snapshot.mjs"
 
 _pages_with_widgets: list[str] = []
 _state: dict[str, str] = {}
+#: The running snapshot job: (version, process, output file, its temporary folder).
+_snapshot_job: list[tuple[str, subprocess.Popen[str], Path, tempfile.TemporaryDirectory[str]]] = []
 
 
 def _wheel() -> Path:
@@ -96,13 +108,52 @@ def on_config(config: Any) -> Any:
         digest.update((docs / name).read_bytes())
     for name in RUNTIME_FILES:
         digest.update((PYODIDE_DIR / name).read_bytes())
+    digest.update(SNAPSHOT_SCRIPT.read_bytes())
     _state.update(wheel=str(wheel), wheel_sha256=hashlib.sha256(wheel.read_bytes()).hexdigest(),
                   version=digest.hexdigest()[:16])
+    _start_snapshot(wheel, docs / "assets" / "pyodide-worker.js")
     _pages_with_widgets.clear()
     # The committed cite URLs use mkdocs.yml's site_url; `mkdocs serve` replaces config's with
     # its own address, so read the file (as scripts/gen_tables.py does).
     _state["site_url"] = site_url_from_mkdocs(Path(config["config_file_path"]).read_text(encoding="utf-8"))
     return config
+
+
+def _start_snapshot(wheel: Path, worker: Path) -> None:
+    """Start making the memory snapshot of this version in the background (node, ~5 s)."""
+    version = _state["version"]
+    if os.environ.get("MLHW_SNAPSHOT", "1") == "0" or any(job[0] == version for job in _snapshot_job):
+        return  # off, or `mkdocs serve` rebuilding the same version: reuse the job
+    while _snapshot_job:
+        _, process, _, folder = _snapshot_job.pop()
+        process.kill()
+        process.wait()
+        folder.cleanup()
+    node = shutil.which("node")
+    if node is None:
+        raise PluginError("node not found: it makes the Pyodide memory snapshot (scripts/setup installs it; "
+                          "MLHW_SNAPSHOT=0 builds without the snapshot)")
+    folder = tempfile.TemporaryDirectory(prefix="mlhw-snapshot-")
+    out = Path(folder.name) / "snapshot.bin.gz"
+    process = subprocess.Popen([node, str(SNAPSHOT_SCRIPT), str(PYODIDE_DIR), str(wheel), str(worker), str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**os.environ, "SOURCE_DATE_EPOCH": os.environ.get("SOURCE_DATE_EPOCH", "315532800")})
+    _snapshot_job.append((version, process, out, folder))
+
+
+def _finish_snapshot(runtime: Path) -> str | None:
+    """Wait for the snapshot job and copy its file into the site; its site path, or None when off."""
+    if not _snapshot_job:
+        return None
+    version, process, out, _ = _snapshot_job[-1]
+    log = process.communicate()[0] if process.returncode is None else ""
+    if process.returncode != 0 or not out.is_file():
+        _snapshot_job.clear()
+        raise PluginError(f"scripts/make_snapshot.mjs failed (exit {process.returncode}; MLHW_SNAPSHOT=0 builds "
+                          f"without the snapshot):\n{log[-3000:]}")
+    name = f"snapshot-{version}.bin.gz"
+    shutil.copyfile(out, runtime / name)
+    return f"pyodide/{name}"
 
 
 def on_files(files: Any, config: Any) -> Any:
@@ -183,8 +234,9 @@ def on_post_build(config: Any) -> None:
     # The lockfile's info block lets the worker start Pyodide without downloading the
     # lockfile (it loads no packages).
     lock_info = json.loads((PYODIDE_DIR / "pyodide-lock.json").read_text(encoding="utf-8"))["info"]
+    snapshot = _finish_snapshot(runtime)
     manifest = {"wheel": wheel.name, "sha256": _state["wheel_sha256"], "pyodide": pyodide_version,
-                "version": _state["version"], "lockfile_info": lock_info}
+                "version": _state["version"], "lockfile_info": lock_info, "snapshot": snapshot}
     (wheels / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
     # Precache: the runtime, the wheel, our assets, the theme's bundles and every page
@@ -193,6 +245,7 @@ def on_post_build(config: Any) -> None:
                    for path in site.glob(pattern))
     pages = sorted({"./", *(url or "./" for url in _pages_with_widgets)})
     precache = [f"pyodide/{name}" for name in RUNTIME_FILES] + [f"wheels/{wheel.name}", "wheels/manifest.json"]
+    precache += [snapshot] if snapshot else []
     precache += [*ASSETS, *theme, *pages]
     template = (Path(config["docs_dir"]) / SW_TEMPLATE).read_text(encoding="utf-8")
     worker = (template.replace('"__VERSION__"', json.dumps(_state["version"]))

@@ -6,12 +6,16 @@
 // {type: "compute", id, name, inputs} with calculators.widgets.api.compute_json's reply
 // plus the time it took.
 //
-// Repeat visits skip Python's start-up: after a normal boot the worker imports every
-// calculator, takes a Pyodide memory snapshot and stores it in Cache Storage under the
-// site's version (a hash of the wheel, the runtime and these scripts, so a new wheel
-// never meets an old snapshot; the service worker deletes other versions' caches). The
-// next boot restores it; if the restore fails for any reason it is deleted and Python
-// boots normally.
+// Every visit, the first included, skips Python's start-up: the build made a Pyodide
+// memory snapshot in node with every calculator imported (scripts/make_snapshot.mjs;
+// manifest.snapshot names it, gzipped, under the site's version: a hash of the wheel, the
+// runtime and these scripts, so a new wheel never meets an old snapshot), and the worker
+// restores it, then checks that Python computes. If that fails, or the site has no
+// build snapshot, Python boots normally and, after the first results, the worker takes a
+// snapshot itself. Either snapshot is then stored, decompressed, in Cache Storage under
+// the site's version (the service worker deletes other versions' caches), and the next
+// boot restores that copy first (reading 30 MB is faster than decompressing 7 MB). A
+// snapshot that fails to restore is deleted and Python boots normally.
 const siteRoot = new URL("../", import.meta.url); // this file is <site>/assets/pyodide-worker.js
 const indexURL = new URL("pyodide/", siteRoot).href;
 const started = performance.now();
@@ -66,7 +70,8 @@ const snapshotStore = {
     const response = await cache.match(this.key(manifest));
     if (!response || response.headers.get("x-mlhw-wheel-sha256") !== manifest.sha256) return null;
     // Wrapped: an async function returning the promise itself would wait for the read.
-    return { bytes: response.arrayBuffer().then((bytes) => { mark("snapshotRead"); return new Uint8Array(bytes); }) };
+    return { bytes: response.arrayBuffer().then((bytes) => { mark("snapshotRead"); return new Uint8Array(bytes); }),
+      source: "cache" };
   },
   async write(manifest, bytes) {
     const cache = await caches.open(`mlhw-${manifest.version}`);
@@ -91,8 +96,24 @@ const wheelLoaded = manifestLoaded.then(async (manifest) => {
   mark("wheel");
   return new Uint8Array(wheel);
 });
+// The build's snapshot: 7 MB gzipped, fetched and decompressed (~30 MB) as it arrives.
+const buildSnapshot = {
+  usable: (manifest) => Boolean(manifest.snapshot) && typeof DecompressionStream !== "undefined",
+  find(manifest) {
+    if (!this.usable(manifest)) return null;
+    const bytes = fetchOk(new URL(manifest.snapshot, siteRoot)).then(async (response) => {
+      const raw = await new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
+      mark("snapshotRead");
+      return new Uint8Array(raw);
+    });
+    bytes.catch(() => {}); // a failed download is handled where the bytes are awaited
+    return { bytes, source: "build" };
+  },
+};
 // Whether there is a snapshot is known at once; its 30 MB are read while the wasm compiles.
-const snapshotFound = manifestLoaded.then((manifest) => snapshotStore.find(manifest)).catch(() => null);
+// The copy in Cache Storage (see storeSnapshot) first, else the build's.
+const snapshotFound = manifestLoaded.then(async (manifest) => (await snapshotStore.find(manifest).catch(() => null))
+  || buildSnapshot.find(manifest)).catch(() => null);
 
 async function start(loadPyodide, manifest, snapshot) {
   mark("load");
@@ -128,24 +149,30 @@ async function boot() {
   if (snapshot) {
     try {
       const booted = await start(loadPyodide, manifest, snapshot);
-      return { ...booted, manifest, restored: true };
+      return { ...booted, manifest, restored: snapshot.source, snapshotBytes: snapshot.bytes };
     } catch (error) {
-      console.warn("Pyodide memory snapshot not usable, booting normally:", error);
-      await snapshotStore.remove(manifest).catch(() => {});
+      console.warn(`Pyodide memory snapshot (${snapshot.source}) not usable, booting normally:`, error);
+      if (snapshot.source === "cache") await snapshotStore.remove(manifest).catch(() => {});
       for (const key of Object.keys(phases)) if (!["import", "asm", "wheel", "compiled"].includes(key)) delete phases[key];
     }
   }
-  return { ...(await start(loadPyodide, manifest, null)), manifest, restored: false };
+  return { ...(await start(loadPyodide, manifest, null)), manifest, restored: "" };
 }
 
-// After a normal boot, once the page is served: import every calculator (one default
-// compute each) and store the memory snapshot for the next visit.
-async function storeSnapshot({ pyodide, api, manifest }) {
+// Once the page is served, store the memory snapshot for the next visit: after a normal
+// boot, import every calculator (one default compute each) and take one; after restoring
+// the build's, the bytes already restored (its state before this visit's computes).
+async function storeSnapshot({ pyodide, manifest, restored, snapshotBytes }) {
   const begun = performance.now();
-  pyodide.runPython(WARM_UP);
-  const bytes = pyodide.makeMemorySnapshot();
+  let bytes;
+  if (restored === "build") {
+    bytes = await snapshotBytes;
+  } else {
+    pyodide.runPython(WARM_UP);
+    bytes = pyodide.makeMemorySnapshot();
+  }
   await snapshotStore.write(manifest, bytes);
-  return { ms: performance.now() - begun, bytes: bytes.length };
+  return { ms: performance.now() - begun, bytes: bytes.length, made: restored === "build" ? "build" : "browser" };
 }
 
 // Imports every module of the package (a restored worker has no files to import from)
@@ -165,7 +192,8 @@ const booting = boot();
 booting.then(
   (booted) => {
     const ms = performance.now() - started;
-    postMessage({ type: "ready", ms, startedEpoch, phases: { ...phases, snapshot: booted.restored ? 1 : 0 } });
+    postMessage({ type: "ready", ms, startedEpoch, from: booted.restored || "boot",
+      phases: { ...phases, snapshot: booted.restored ? 1 : 0 } });
     if (booted.restored) {
       // A moment later, so that the page's first computes are not kept waiting.
       setTimeout(() => {
@@ -178,14 +206,41 @@ booting.then(
   (error) => postMessage({ type: "fatal", message: String(error && error.message ? error.message : error) }),
 );
 
+// After a restore, V8 runs Python's interpreter loop as baseline wasm code until its hot
+// functions are tiered up (a normal boot gets there while Python starts): a recompute took
+// 2-3 ms of Python instead of 1. So the worker computes every calculator's defaults a few
+// times in small idle tasks, pausing while the reader's computes come in.
+const JIT_WARM_UP_COMPUTES = 150;
+const jitWarmUp = { timer: 0, left: 0, names: [] };
+function scheduleJitWarmUp(booted, delay) {
+  if (!booted.restored || jitWarmUp.left <= 0) return;
+  clearTimeout(jitWarmUp.timer);
+  jitWarmUp.timer = setTimeout(function step() {
+    try {
+      booted.api.compute_json(jitWarmUp.names[jitWarmUp.left % jitWarmUp.names.length], "{}");
+    } catch {
+      jitWarmUp.left = 0;
+    }
+    if (--jitWarmUp.left > 0) jitWarmUp.timer = setTimeout(step, 0);
+  }, delay);
+}
+booting.then((booted) => {
+  if (!booted.restored) return;
+  const names = booted.pyodide.runPython("from calculators.widgets.registry import calculator_names; list(calculator_names())");
+  jitWarmUp.names = names.toJs();
+  names.destroy();
+  jitWarmUp.left = jitWarmUp.names.length ? JIT_WARM_UP_COMPUTES : 0;
+  scheduleJitWarmUp(booted, 100);
+}).catch(() => {});
+
 let snapshotTimer = 0;
 function scheduleSnapshot(booted) {
-  if (booted.restored || booted.snapshotTaken || !snapshotStore.usable()) return;
+  if (booted.restored === "cache" || booted.snapshotTaken || !snapshotStore.usable()) return;
   clearTimeout(snapshotTimer);
   // Wait for a quiet second so the snapshot does not delay the reader's first results.
   snapshotTimer = setTimeout(() => {
     booted.snapshotTaken = true; // once per worker
-    storeSnapshot(booted).then(
+    storeSnapshot(booted).finally(() => { booted.snapshotBytes = null; }).then(
       (stored) => postMessage({ type: "snapshot", stored: true, ...stored }),
       (error) => postMessage({ type: "snapshot", stored: false, message: String(error && error.message || error) }),
     );
@@ -211,4 +266,5 @@ self.onmessage = async (event) => {
   }
   postMessage({ type: "result", id: request.id, ms: performance.now() - computeStarted, ...reply });
   if (snapshotTimer) scheduleSnapshot(booted); // still waiting: wait for the reader to pause
+  scheduleJitWarmUp(booted, 300);
 };

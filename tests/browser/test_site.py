@@ -3,11 +3,15 @@
 Each test opens pages of ``site/`` (built by ``scripts/build``) from a local server in
 headless Chromium. They check what a reader sees: the static answer, the Pyodide worker
 taking over (``data-state`` live), a new number after an input changes, the engine's
-message next to a bad input, the file:// note, and a repeat visit with the server gone.
+message next to a bad input, the file:// note, and a repeat visit with the server gone;
+and how Python starts: from the build's memory snapshot on a first visit (computing exactly
+as a normal boot does), from its copy in Cache Storage afterwards, and normally (then from
+the browser's own snapshot) when the build's is missing or broken.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,7 +140,8 @@ def test_no_external_requests_while_using_the_calculators(live_page: tuple[Any, 
     _, log = live_page
     # The log sees the worker's requests too: the runtime and the wheel came from this site.
     fetched = {url.rsplit("/", 1)[-1] for url in log.urls}
-    assert {"pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "manifest.json"} <= fetched
+    assert {"pyodide.mjs", "pyodide.asm.wasm", "manifest.json"} <= fetched
+    assert _build_snapshot() and _build_snapshot().rsplit("/", 1)[-1] in fetched
     assert any(name.endswith(".whl") for name in fetched)
     assert log.external() == []
 
@@ -175,9 +180,10 @@ def test_service_worker_serves_a_repeat_visit_with_the_server_gone(browser: Any)
         wait_state(page, f"#{ident}", ("live",))
         # ready resolves once the worker is active, i.e. after its precache was stored.
         assert page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-        cached = page.evaluate("""Promise.all(['pyodide/pyodide.asm.wasm', 'pyodide/python_stdlib.zip', 'wheels/manifest.json']
+        cached = page.evaluate("""(snapshot) => Promise.all(['pyodide/pyodide.asm.wasm', 'pyodide/python_stdlib.zip',
+            'wheels/manifest.json', snapshot]
             .map(path => caches.match(new URL('../' + path, location.href).href, {ignoreSearch: true})))
-            .then(found => found.every(Boolean))""")
+            .then(found => found.every(Boolean))""", _build_snapshot())
         assert cached, "the service worker did not precache the runtime"
         own.stop()
         log = RequestLog()
@@ -196,6 +202,24 @@ def test_service_worker_serves_a_repeat_visit_with_the_server_gone(browser: Any)
     finally:
         context.close()
         own.stop()
+
+
+def _build_snapshot() -> str:
+    """Site path of the build's memory snapshot, from wheels/manifest.json ("" when built without)."""
+    manifest = json.loads((SITE / "wheels" / "manifest.json").read_text(encoding="utf-8"))
+    return str(manifest.get("snapshot") or "")
+
+
+def _without_build_snapshot(context: Any) -> None:
+    """Make the build's snapshot unavailable (HTTP 404) to the pages of ``context``."""
+    context.route("**/pyodide/snapshot-*", lambda route: route.fulfill(status=404, body="not here"))
+
+
+def _started_from(page: Any) -> str:
+    """How the worker started Python: from a memory snapshot, the build's ("build") or the copy
+    in Cache Storage ("cache"), or "boot"."""
+    source: str = page.evaluate("performance.getEntriesByName('mlhw-live')[0].detail.from")
+    return source
 
 
 def _snapshot_stored(page: Any) -> dict[str, Any]:
@@ -220,14 +244,86 @@ def _output_for_batch(page: Any, batch: str) -> str:
     return html
 
 
+def _live(page: Any, url: str) -> None:
+    page.goto(url)
+    for ident in _widget_ids(page):
+        wait_state(page, f"#{ident}", ("live",))
+
+
+def test_the_build_has_a_memory_snapshot() -> None:
+    path = _build_snapshot()
+    assert path.startswith("pyodide/snapshot-") and path.endswith(".bin.gz")
+    assert (SITE / path).stat().st_size > 1_000_000
+    assert f'"{path}"' in (SITE / "sw.js").read_text(encoding="utf-8")  # precached for offline visits
+
+
+def test_first_visit_restores_the_build_snapshot_and_computes_as_a_normal_boot(browser: Any,
+                                                                                server: SiteServer) -> None:
+    outputs = {}
+    for source in ("boot", "build"):
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        try:
+            if source == "boot":
+                _without_build_snapshot(context)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            log = RequestLog()
+            log.attach(page)
+            _live(page, server.url + CALCULATORS)
+            assert _started_from(page) == source
+            assert _booted_from_snapshot(page) == (source == "build")
+            outputs[source] = [_output_for_batch(page, batch) for batch in ("8", "3")]
+            widget = page.locator("[data-calculator=inference-memory]").first
+            widget.locator("input[name=batch]").fill("-1")
+            assert wait_state(page, f"#{widget.get_attribute('id')}", ("error",), timeout=10_000) == "error"
+            assert widget.locator("[data-field=batch] [data-role=error]").inner_text() == (
+                "batch: got -1; expected an integer from 1 to 65536")
+            if source == "build":
+                # The worker keeps the restored snapshot in Cache Storage; the next visit reads that copy.
+                stored = _snapshot_stored(page)
+                assert stored["stored"] is True and stored["made"] == "build"
+                _live(page, server.url + CALCULATORS)
+                assert _started_from(page) == "cache"
+                assert [_output_for_batch(page, batch) for batch in ("8", "3")] == outputs["boot"]
+            assert errors == []
+            assert log.external() == []
+        finally:
+            context.close()
+    assert outputs["build"] == outputs["boot"]
+
+
+@pytest.mark.parametrize("body", [b"not gzip at all", "gzip"], ids=["not-gzip", "gzip-of-garbage"])
+def test_a_broken_build_snapshot_falls_back_to_a_normal_boot(browser: Any, server: SiteServer,
+                                                             body: bytes | str) -> None:
+    payload = gzip.compress(bytes(4096)) if body == "gzip" else body
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        context.route("**/pyodide/snapshot-*", lambda route: route.fulfill(status=200, body=payload))
+        page = context.new_page()
+        _live(page, server.url + CALCULATORS)
+        assert _started_from(page) == "boot"
+        before = page.locator("[data-calculator=training-memory] [data-role=output]").first.inner_html()
+        assert _output_for_batch(page, "8") != before
+        # Having booted normally, the worker stores its own snapshot for the next visit.
+        assert _snapshot_stored(page)["stored"] is True
+        page.reload()
+        for ident in _widget_ids(page):
+            wait_state(page, f"#{ident}", ("live",))
+        assert _started_from(page) == "cache"
+    finally:
+        context.close()
+
+
 def test_repeat_visit_restores_python_from_the_memory_snapshot(context: Any, server: SiteServer) -> None:
+    _without_build_snapshot(context)  # this browser's own snapshot is the fallback when the build's fails
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(server.url + CALCULATORS)
     for ident in _widget_ids(page):
         wait_state(page, f"#{ident}", ("live",))
-    assert not _booted_from_snapshot(page)  # a first visit has none
+    assert not _booted_from_snapshot(page)  # a first visit without the build's snapshot has none
     # Expected output: what the normally booted worker computes for batch 8.
     normal = _output_for_batch(page, "8")
     stored = _snapshot_stored(page)
@@ -235,7 +331,7 @@ def test_repeat_visit_restores_python_from_the_memory_snapshot(context: Any, ser
     page.reload()
     for ident in _widget_ids(page):
         wait_state(page, f"#{ident}", ("live",))
-    assert _booted_from_snapshot(page)
+    assert _booted_from_snapshot(page) and _started_from(page) == "cache"
     assert _output_for_batch(page, "8") == normal
     # The restored worker still checks inputs and answers in place.
     widget = page.locator("[data-calculator=inference-memory]").first
@@ -245,6 +341,7 @@ def test_repeat_visit_restores_python_from_the_memory_snapshot(context: Any, ser
 
 
 def test_a_broken_memory_snapshot_falls_back_to_a_normal_boot(context: Any, server: SiteServer) -> None:
+    _without_build_snapshot(context)
     page = context.new_page()
     page.goto(server.url + CALCULATORS)
     ident = _widget_ids(page)[0]
