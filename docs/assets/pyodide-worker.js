@@ -209,17 +209,27 @@ booting.then(
 // After a restore, V8 runs Python's interpreter loop as baseline wasm code until its hot
 // functions are tiered up (a normal boot gets there while Python starts): a recompute took
 // 2-3 ms of Python instead of 1. So the worker computes every calculator's defaults a few
-// times in small idle tasks, pausing while the reader's computes come in.
+// times in small idle tasks, pausing while the reader's computes come in. Only cheap
+// computes: a reader's request waits for the step under way, and some calculators' defaults
+// (a fit search) take ~100 ms, so a calculator whose warm-up compute took more than
+// JIT_WARM_UP_MAX_MS is dropped after its first.
 const JIT_WARM_UP_COMPUTES = 150;
+const JIT_WARM_UP_MAX_MS = 15;
 const jitWarmUp = { timer: 0, left: 0, names: [] };
 function scheduleJitWarmUp(booted, delay) {
   if (!booted.restored || jitWarmUp.left <= 0) return;
   clearTimeout(jitWarmUp.timer);
   jitWarmUp.timer = setTimeout(function step() {
+    const name = jitWarmUp.names[jitWarmUp.left % jitWarmUp.names.length];
+    const begun = performance.now();
     try {
-      booted.api.compute_json(jitWarmUp.names[jitWarmUp.left % jitWarmUp.names.length], "{}");
+      booted.api.compute_json(name, "{}");
     } catch {
       jitWarmUp.left = 0;
+    }
+    // Defaults can cost more than the reader's inputs did: drop a slow one (not the last).
+    if (performance.now() - begun > JIT_WARM_UP_MAX_MS && jitWarmUp.names.length > 1) {
+      jitWarmUp.names = jitWarmUp.names.filter((other) => other !== name);
     }
     if (--jitWarmUp.left > 0) jitWarmUp.timer = setTimeout(step, 0);
   }, delay);
@@ -249,6 +259,7 @@ function scheduleSnapshot(booted) {
 booting.then(scheduleSnapshot, () => {});
 
 self.onmessage = async (event) => {
+  const received = performance.now();
   const request = event.data;
   if (!request || request.type !== "compute") return;
   let booted;
@@ -264,7 +275,12 @@ self.onmessage = async (event) => {
   } catch (error) {
     reply = { ok: false, field: null, message: "The calculator failed in the browser (a bug, not your input)." };
   }
-  postMessage({ type: "result", id: request.id, ms: performance.now() - computeStarted, ...reply });
+  const computed = performance.now();
+  // t: when (ms since the page's time origin) the worker received the request, began and
+  // ended the compute, for the page's performance marks (scripts/bench_site.py).
+  const offset = performance.timeOrigin - (request.timeOrigin || performance.timeOrigin);
+  postMessage({ type: "result", id: request.id, ms: computed - computeStarted, ...reply,
+    t: { receivedE: received + offset, computeStartE: computeStarted + offset, computedE: computed + offset } });
   if (snapshotTimer) scheduleSnapshot(booted); // still waiting: wait for the reader to pause
   scheduleJitWarmUp(booted, 300);
 };

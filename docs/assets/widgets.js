@@ -80,15 +80,63 @@
       var out = output(root);
       // Keep "Assumptions and notes" open across recomputes if the reader opened it.
       var open = Array.prototype.map.call(out.querySelectorAll("details"), function (el) { return el.open; });
-      out.innerHTML = reply.html;
+      update(out, reply.html);
       out.querySelectorAll("details").forEach(function (el, i) { if (open[i]) el.open = true; });
       out.removeAttribute("data-stale");
       status(root, "Recomputed in your browser in " + reply.ms.toFixed(1) + " ms.");
       setState(root, "live");
-      performance.mark("mlhw-output");
+      // detail: when the worker received the request and began and ended its compute (ms
+      // since this page's time origin), for a breakdown of the round trip.
+      performance.mark("mlhw-output", { detail: reply.t || null });
     } else {
       showError(root, reply.field, reply.message);
     }
+  }
+
+  // Puts the new result into the output, changing only what differs: a recompute mostly
+  // changes numbers (text and the chart's x/width), so patching those in place instead of
+  // replacing ~250 nodes keeps the browser's style, layout and paint work after it small
+  // (that work delayed the next reply by ~10 ms on 2 cores). Where the structure differs
+  // (another row, another attribute), that element is replaced with the new one, so the
+  // output's HTML ends up exactly as if it had been replaced whole.
+  var template = document.createElement("template");
+  function sameAttributes(a, b) {
+    var names = [];
+    for (var i = 0; i < a.attributes.length; i++) {
+      var name = a.attributes[i].name;
+      if (!(name === "open" && a.localName === "details")) names.push(name);
+    }
+    if (names.length !== b.attributes.length) return false;
+    for (var j = 0; j < names.length; j++) if (names[j] !== b.attributes[j].name) return false;
+    return true;
+  }
+  function patch(a, b) { // a: live node, b: the new one (same node name); false: replace a
+    if (a.nodeType !== 1) {
+      if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue;
+      return true;
+    }
+    if (!sameAttributes(a, b)) return false;
+    for (var i = 0; i < b.attributes.length; i++) {
+      var attribute = b.attributes[i];
+      if (a.getAttribute(attribute.name) !== attribute.value) a.setAttribute(attribute.name, attribute.value);
+    }
+    return patchChildren(a, b);
+  }
+  function patchChildren(a, b) {
+    var olds = a.childNodes, news = b.childNodes;
+    if (olds.length !== news.length) return false;
+    var replace = [];
+    for (var i = 0; i < olds.length; i++) {
+      var x = olds[i], y = news[i];
+      if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName || !patch(x, y)) replace.push([x, y]);
+    }
+    replace.forEach(function (pair) { a.replaceChild(pair[1], pair[0]); });
+    return true;
+  }
+  function update(out, html) {
+    template.innerHTML = html;
+    if (!patchChildren(out, template.content)) out.replaceChildren(template.content);
+    template.innerHTML = "";
   }
 
   function compute(root) {
@@ -97,7 +145,9 @@
     var id = nextId++;
     state.latest = id;
     pending[id] = root;
-    worker.postMessage({ type: "compute", id: id, name: root.getAttribute("data-calculator"), inputs: values(root) });
+    if (swTimer > 0) registerServiceWorkerWhenQuiet();
+    worker.postMessage({ type: "compute", id: id, name: root.getAttribute("data-calculator"), inputs: values(root),
+      timeOrigin: performance.timeOrigin });
   }
 
   function schedule(root, delay) {
@@ -152,7 +202,7 @@
         performance.mark("mlhw-live", { detail: phases });
         // Only now, with the runtime in the HTTP cache, let the service worker store it
         // for offline visits (registering earlier downloads it twice, competing with the boot).
-        registerServiceWorker();
+        registerServiceWorkerWhenQuiet();
         roots.forEach(function (root) {
           if (widgets.get(root).dirty) {
             compute(root);
@@ -184,6 +234,21 @@
       schedule(root, 0);
     };
     reader.readAsText(file);
+  }
+
+  // Precaching the runtime (~40 MB through the service worker into Cache Storage) takes
+  // CPU for a few seconds: on 2 cores it made the first recomputes 3x slower. So it waits
+  // for a quiet second: no recompute for SW_QUIET_MS (each compute pushes it back).
+  var SW_QUIET_MS = 1000;
+  var swTimer = 0;
+  function registerServiceWorkerWhenQuiet() {
+    if (swTimer < 0) return;
+    clearTimeout(swTimer);
+    swTimer = setTimeout(function () {
+      swTimer = -1;
+      var idle = window.requestIdleCallback || function (callback) { callback(); };
+      idle(registerServiceWorker, { timeout: 1000 });
+    }, SW_QUIET_MS);
   }
 
   function registerServiceWorker() {
