@@ -6,30 +6,19 @@ script's ``main`` on it, so the output is checked exactly as a reader would see 
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from scripts_module import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("diff_tables", ROOT / "scripts" / "diff_tables.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("diff_tables", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-diff_tables = _load()
+diff_tables = load_script("diff_tables")
 
 PAGE_V1 = """# Demo
 

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import difflib
 import functools
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from scripts_module import load_script
 
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of
@@ -46,16 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 
-def _load_script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-diff_tables = _load_script("diff_tables")
+diff_tables = load_script("diff_tables")
 PAGES = {p.relative_to(DOCS).as_posix(): p.read_text(encoding="utf-8") for p in sorted(DOCS.rglob("*.md"))}
 SITE_URL = site_url_from_mkdocs((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
 TABLES = site_tables(PAGES)

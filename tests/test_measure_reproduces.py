@@ -8,14 +8,13 @@ real-CPU tracking agree exactly on a tiny model.  Needs the ``[measure]`` extra
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from scripts_module import load_script
 
 pytestmark = pytest.mark.measure
 
@@ -26,15 +25,7 @@ DATA = REPO / "tests" / "data" / "measurements"
 
 def _load_script() -> ModuleType:
     """Import scripts/measure_memory.py (its module level needs only the standard library)."""
-    name = "measure_memory_under_test"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
+    return load_script("measure_memory", module_name="measure_memory_under_test")
 
 
 def _harness() -> ModuleType:

@@ -8,28 +8,18 @@ reads) and the redirects are checked; the expected layout is mike's documented o
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shlex
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from scripts_module import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("publish_versions", ROOT / "scripts" / "publish_versions.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("publish_versions", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-publish_versions = _load()
+publish_versions = load_script("publish_versions")
 
 #: A stand-in for mkdocs: writes two pages naming SITE_VERSION and the selector setting.
 STUB = """

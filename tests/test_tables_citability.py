@@ -8,7 +8,6 @@ test reads them back from a built site/ when there is one (``scripts/build``).
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 import posixpath
@@ -18,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from scripts_module import load_script
 
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of, catalog_sources
@@ -124,11 +124,7 @@ def test_json_carries_cells_and_provenance() -> None:
 def _hooks() -> ModuleType:
     """scripts/mkdocs_hooks.py, loaded as a module (it needs mkdocs, the [docs] extra)."""
     pytest.importorskip("mkdocs", reason="the site hook needs mkdocs ([docs] extra)")
-    spec = importlib.util.spec_from_file_location("mkdocs_hooks", ROOT / "scripts" / "mkdocs_hooks.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("mkdocs_hooks")
 
 
 def test_build_writes_a_csv_and_json_per_table() -> None:

@@ -6,6 +6,7 @@ import json
 from html.parser import HTMLParser
 
 import pytest
+from scripts_module import load_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -292,17 +293,11 @@ def test_chart_draws_the_capacity_line_and_escapes_labels() -> None:
 
 def test_mkdocs_hook_turns_a_bad_marker_into_a_build_error() -> None:
     pytest.importorskip("mkdocs")
-    import importlib.util
-    from pathlib import Path
     from types import SimpleNamespace
 
     from mkdocs.exceptions import PluginError
 
-    path = Path(__file__).resolve().parents[1] / "scripts" / "mkdocs_hooks.py"
-    spec = importlib.util.spec_from_file_location("mkdocs_hooks", path)
-    assert spec is not None and spec.loader is not None
-    hooks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hooks)
+    hooks = load_script("mkdocs_hooks")
     page = SimpleNamespace(file=SimpleNamespace(src_uri="bad.md"), url="bad/")
     with pytest.raises(PluginError, match="docs/bad.md line 1: calculator: got 'nope'"):
         hooks.on_page_markdown("<!-- widget: nope -->", page, {}, None)
