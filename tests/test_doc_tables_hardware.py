@@ -10,7 +10,9 @@ import pytest
 
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import get_model
+from calculators.claims import evaluated
 from calculators.doc_tables import hardware, hardware_fit
+from calculators.doc_tables.claims import selected_claims
 from calculators.fit import fit_inference, fit_training
 from calculators.tables import Table
 
@@ -89,17 +91,25 @@ def test_fit_matrix_uses_total_bytes_and_memory_only() -> None:
     assert row["QLoRA GiB"] == f"{estimate.total_bytes / 2**30:,.1f}"
 
 
-@pytest.mark.parametrize(("gpu_id", "model_id"), [("rtx-3090", "qwen2.5-7b"), ("l40s", "mistral-7b-v0.3")])
-def test_claims_readings_still_hold(gpu_id: str, model_id: str) -> None:
-    """The claims table says these 7B models fit in bf16; fail if the engine stops agreeing."""
-    assert fit_inference(get_model(model_id), gpu_id, **hardware_fit.INFERENCE_SETTINGS).fits
+def test_hardware_claims_carry_the_audit_verdicts() -> None:
+    """One verdict per claim on the site: the hardware page's rows are the audit's records, not readings of their own."""
+    audit = {item.claim.id: item.verdict_text for item in evaluated()}
+    table = hardware_fit.claims()
+    assert [row[0] for row in table.rows] == list(hardware_fit.HARDWARE_CLAIM_IDS)
+    for row in table.rows:
+        assert row[table.columns.index("verdict")] == audit[row[0]]
 
 
-def test_claims_reading_on_consumer_bandwidth_still_holds() -> None:
-    # "bandwidth barely differs": 1008 / 936 = 1.08; "compute ratio holds": 165.2 / 71.2 = 2.32.
+def test_rtx_4090_against_3090_catalog_ratios() -> None:
+    # Datasheets: dense BF16 165.2 vs 71.2 TFLOPS (2.32x), bandwidth 1008 vs 936 GB/s (1.08x).
     r3090, r4090 = get_gpu("rtx-3090"), get_gpu("rtx-4090")
     assert r4090.memory_bandwidth_bytes_per_s / r3090.memory_bandwidth_bytes_per_s < 1.1
     assert 1.8 < (r4090.bf16_dense_flop_per_s or 0) / (r3090.bf16_dense_flop_per_s or 1) < 2.5
+
+
+def test_hardware_claims_refuse_an_unknown_claim_id() -> None:
+    with pytest.raises(KeyError, match="no-such-claim"):
+        selected_claims("x", ("no-such-claim",), page="hardware/index.md", caption="")
 
 
 def test_sources_table_lists_each_record_url() -> None:

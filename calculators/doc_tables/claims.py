@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import posixpath
 from collections import Counter
+from collections.abc import Iterable, Sequence
 
 from calculators.catalog.models import READ_ON
 from calculators.catalog.prices import EDITION
@@ -51,12 +52,13 @@ def _claimed(item: Evaluated) -> str:
     return f"{bound}{value} {claim.unit}{tolerance}"
 
 
-def _figure(item: Evaluated) -> str:
+def _figure(item: Evaluated, page: str = PAGE) -> str:
+    """Our figure's cases, linked to the page and function behind it (links relative to ``page``)."""
     figure = item.figure
     if figure is None:
         return item.reason
     values = "; ".join(f"{_number(case.value)} {figure.unit} ({case.label})" for case in figure.cases)
-    link = posixpath.relpath(figure.page, posixpath.dirname(PAGE))
+    link = posixpath.relpath(figure.page, posixpath.dirname(page))
     function = figure.function.rsplit(".", 1)[-1]
     kind = "catalog spec" if figure.kind == "spec" else figure.kind
     return f"{values}. [`{function}`]({link}), {kind}"
@@ -66,25 +68,41 @@ def _source(item: Evaluated) -> str:
     return f"{SOURCES[item.claim.source][0]}, *{item.claim.section}*"
 
 
+#: Columns of every claims table, on the audit page and on topic pages.
+COLUMNS = ("id", "claim (quoted)", "source", "conditions (ours where the claim is silent)", "claimed",
+           "our figure", "verdict", "why")
+
+
+def claim_rows(items: Iterable[Evaluated], *, page: str = PAGE) -> tuple[tuple[str, ...], ...]:
+    """One row per evaluated claim, in :data:`COLUMNS` order, with links relative to ``page``."""
+    return tuple((item.claim.id, f"\"{item.claim.quote}\"", _source(item), item.claim.conditions, _claimed(item),
+                  _figure(item, page), item.verdict_text, item.claim.why or "-") for item in items)
+
+
+def selected_claims(table_id: str, claim_ids: Sequence[str], *, page: str, caption: str) -> Table:
+    """Some claims of the audit, with the audit's verdicts, for a topic page (``page`` under docs/).
+
+    Raises ``KeyError`` naming an id that is not a claim record.
+    """
+    by_id = {item.claim.id: item for item in evaluated()}
+    missing = [claim_id for claim_id in claim_ids if claim_id not in by_id]
+    if missing:
+        raise KeyError(f"not claim records: {', '.join(missing)}")
+    return Table(id=table_id, caption=caption, columns=COLUMNS, align=("l",) * len(COLUMNS),
+                 rows=claim_rows((by_id[claim_id] for claim_id in claim_ids), page=page), assumptions=_ASSUMPTIONS)
+
+
 def subject_table(subject: str) -> Table:
     """Every claim of one subject: quote, source, conditions, claimed value, our figure, verdict, why."""
     heading = dict(SUBJECTS)[subject]
-    rows = []
-    for item in evaluated():
-        if item.claim.subject != subject:
-            continue
-        why = item.claim.why or "-"
-        rows.append((item.claim.id, f"\"{item.claim.quote}\"", _source(item), item.claim.conditions, _claimed(item),
-                     _figure(item), item.verdict_text, why))
     return Table(
         id=f"claims-{subject}",
         caption=(f"{heading}: numeric claims of the five source guides, quoted, with the conditions they imply, "
                  "our figure for those conditions (its function and page linked) and the computed verdict. "
                  "'holds only when' names the cases that are inside the claim."),
-        columns=("id", "claim (quoted)", "source", "conditions (ours where the claim is silent)", "claimed",
-                 "our figure", "verdict", "why"),
-        align=("l",) * 8,
-        rows=tuple(rows),
+        columns=COLUMNS,
+        align=("l",) * len(COLUMNS),
+        rows=claim_rows(item for item in evaluated() if item.claim.subject == subject),
         assumptions=_ASSUMPTIONS,
     )
 

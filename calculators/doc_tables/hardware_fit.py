@@ -9,18 +9,14 @@ on the ``total_bytes`` basis; GPU figures from :mod:`calculators.catalog.gpus`.
 
 from __future__ import annotations
 
-from calculators.catalog.gpus import GPU, all_gpus, get_gpu
-from calculators.catalog.models import all_models, get_model
+from calculators.catalog.gpus import GPU, all_gpus
+from calculators.catalog.models import all_models
+from calculators.doc_tables.claims import selected_claims
 from calculators.doc_tables.hardware import (
     GIB,
     catalog_as_of,
-    gbps,
     gib,
-    link_cell,
     ordered_gpus,
-    ridge_flop_per_byte,
-    tflops,
-    yes_no,
 )
 from calculators.fit import fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
@@ -85,86 +81,22 @@ def fit_matrix() -> Table:
     )
 
 
-def claims() -> Table:
-    """GPU claims from the source guides, next to what the catalog and calculators say."""
-    def g(id_: str) -> GPU:
-        return get_gpu(id_)
+#: The audit's claim records about choosing a GPU, shown on the hardware page with the
+#: audit's own verdicts (calculators.claims), so the site states one verdict per claim.
+HARDWARE_CLAIM_IDS: tuple[str, ...] = (
+    "lyceum-h100-3.35tbs", "lyceum-nvlink-900", "hfp-rtx-3090-24gb", "hfp-4090-2x-3090",
+    "hfp-table-rtx-4090-price", "hfp-table-rtx-3090-price", "hfp-7b-inference-24gb", "hfp-a100-80gb-5b",
+    "hfp-macbook-36gb-30b", "vrla-ws-pro6000-96gb", "vrla-ws-4000-ai-tops", "vrla-ws-mixed-2-8x-throughput",
+)
 
-    sxm, pcie, l40s = g("h100-sxm"), g("h100-pcie"), g("l40s")
-    r3090, r4090, pro = g("rtx-3090"), g("rtx-4090"), g("rtx-pro-6000-blackwell")
-    h100_ridge = ridge_flop_per_byte(sxm.bf16_dense_flop_per_s, sxm.memory_bandwidth_bytes_per_s) or 0.0
-    ratios = [gpu.bf16_dense_flop_per_s / gpu.fp32_flop_per_s for gpu in all_gpus()
-              if gpu.bf16_dense_flop_per_s and gpu.fp32_flop_per_s]
-    qwen_7b = fit_inference(get_model("qwen2.5-7b"), r3090, **INFERENCE_SETTINGS)
-    a100 = g("a100-80gb-sxm")
-    full_ft = {"method": "full", "precision": "bf16-mixed", "optimizer": "adamw", "batch": 1, "seq": 2048,
-               "grad_checkpointing": True}
-    by_size = sorted(all_models(), key=lambda r: (r.spec().parameters, r.name))
-    full_fits = [r for r in by_size if fit_training(r.spec(), a100, **full_ft).fits]
-    largest = full_fits[-1]
-    smallest_miss = next(r for r in by_size if r.spec().parameters > largest.spec().parameters)
-    largest_fit = fit_training(largest.spec(), a100, **full_ft)
-    qwen_32b_int4 = fit_inference(get_model("qwen2.5-32b"), g("m4-max"), **{**INFERENCE_SETTINGS, "weights": "int4"})
-    mistral = fit_inference(get_model("mistral-7b-v0.3"), l40s, **INFERENCE_SETTINGS)
-    lyceum, practitioners, vrla = "Lyceum (2026)", "Hardware for ML Practitioners (2026)", "VRLA Tech (2026)"
-    rows = (
-        (lyceum, "H100: 3.35 TB/s memory bandwidth",
-         f"{sxm.name}: {gbps(sxm.memory_bandwidth_bytes_per_s)} GB/s; {pcie.name}: "
-         f"{gbps(pcie.memory_bandwidth_bytes_per_s)} GB/s",
-         "true of the SXM part only"),
-        (lyceum, "NVLink: up to 900 GB/s GPU-to-GPU on H100",
-         f"{sxm.name}: {link_cell(sxm)}",
-         "matches; the figure is both directions summed"),
-        (lyceum, "Inference is strictly bound by memory bandwidth",
-         f"{sxm.name} BF16 ridge point {h100_ridge:,.0f} FLOP/byte (derived)",
-         "true for small-batch decode, not for prefill or large batches (see How it works)"),
-        (lyceum, "An L40S suits a 7B model better than an A100/H100",
-         f"Mistral 7B v0.3 inference needs {mistral.estimate.total_bytes / GIB:,.1f} GiB of the "
-         f"{gib(l40s.memory_bytes)} GiB; L40S bandwidth {gbps(l40s.memory_bandwidth_bytes_per_s)} GB/s",
-         "it fits; decode is bounded by less bandwidth than on an H100 (price not modelled)"),
-        (practitioners, "RTX 3090 and RTX 4090 both have 24 GB",
-         f"{gib(r3090.memory_bytes)} GiB and {gib(r4090.memory_bytes)} GiB",
-         "matches (GiB: vendor 'GB' here is binary)"),
-        (practitioners, "RTX 4090 is about 2x the 3090 in raw FLOPS",
-         f"dense BF16 {tflops(r4090.bf16_dense_flop_per_s)} vs {tflops(r3090.bf16_dense_flop_per_s)} TFLOPS "
-         f"({(r4090.bf16_dense_flop_per_s or 0) / (r3090.bf16_dense_flop_per_s or 1):.2f}x); bandwidth "
-         f"{gbps(r4090.memory_bandwidth_bytes_per_s)} vs {gbps(r3090.memory_bandwidth_bytes_per_s)} GB/s "
-         f"({r4090.memory_bandwidth_bytes_per_s / r3090.memory_bandwidth_bytes_per_s:.2f}x)",
-         "compute ratio holds; bandwidth, which bounds decode, barely differs"),
-        (practitioners, "RTX 4090: $1600 new; RTX 3090: $800 used",
-         f"launch MSRP {r4090.launch_price_usd or 0:,.0f} and {r3090.launch_price_usd or 0:,.0f} USD",
-         "4090 matches launch MSRP; the catalog carries no used or street prices"),
-        (practitioners, "A 7B model runs on an RTX 3090 with quantization",
-         f"Qwen2.5 7B, bf16 weights, 8k prompt: {qwen_7b.estimate.total_bytes / GIB:,.1f} GiB of "
-         f"{gib(r3090.memory_bytes)} GiB",
-         "fits without quantization" if qwen_7b.fits else "does not fit in bf16"),
-        (practitioners, "An A100 80GB fully trains models up to about 5B parameters (Adam, mixed precision)",
-         f"largest catalog model that fits (bf16-mixed AdamW, batch 1, seq 2048, checkpointing): {largest.name}, "
-         f"{largest.spec().parameters / 1e9:.1f}B, {largest_fit.estimate.total_bytes / GIB:,.1f} GiB; next size "
-         f"up, {smallest_miss.name} ({smallest_miss.spec().parameters / 1e9:.1f}B), does not fit",
-         f"lower than claimed: the peak allocates "
-         f"{largest_fit.estimate.peak_allocated_bytes / largest.spec().parameters:.1f} bytes per parameter, "
-         "not the 16 the claim counts"),
-        (practitioners, "A 36 GB MacBook Pro runs quantized models up to about 30B",
-         f"Qwen2.5 32B, int4 weights, 8k prompt: {qwen_32b_int4.estimate.total_bytes / GIB:,.1f} GiB",
-         "not checked: the catalog holds neither a 36 GB configuration nor the share macOS gives the GPU"),
-        (vrla, "RTX PRO 6000 Blackwell: 96 GB ECC GDDR7, 4,000 AI TOPS",
-         f"{gib(pro.memory_bytes)} GiB {pro.memory_type}, ECC {yes_no(pro.ecc)}; dense BF16 "
-         f"{tflops(pro.bf16_dense_flop_per_s)} TFLOPS",
-         "memory matches; the TOPS headline is FP4 with sparsity"),
-        (vrla, "Mixed precision gives 2–8x the throughput of FP32",
-         f"spec ratio dense BF16 ÷ FP32 across the catalog: {min(ratios):.1f}x to {max(ratios):.1f}x",
-         "spec ratios span a wider range; achieved speed-ups are not modelled"),
-    )
-    return Table(
-        id="hardware-claims",
-        caption=(f"GPU claims in the source guides (quoted, paraphrased) against the catalog (as of "
-                 f"{catalog_as_of()}) and the fit calculator. Fit figures are total_bytes with the settings of the "
-                 "hardware-fit table unless the cell states others."),
-        columns=("source guide", "claim", "catalog or calculator", "reading"),
-        align=("l", "l", "l", "l"),
-        rows=rows,
-    )
+
+def claims() -> Table:
+    """The source guides' GPU claims, with the verdicts of the rules-of-thumb audit."""
+    return selected_claims(
+        "hardware-claims", HARDWARE_CLAIM_IDS, page="hardware/index.md",
+        caption=("GPU claims of the source guides, as the rules-of-thumb audit (calculators.claims.evaluated, "
+                 "page 'Rules of thumb, audited') records and judges them: our figure from the GPU catalog "
+                 "(as of " + catalog_as_of() + ") or the fit calculators, and the computed verdict."))
 
 
 TABLES: dict[str, TableFunction] = {
