@@ -15,23 +15,20 @@ Usage: .venv/bin/python scripts/bench_site.py [--runs 3] [--changes 20] [--site 
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import math
 import os
 import re
 import statistics
+import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+# One definition of the Chromium flags, the site scan and the server: the browser tests' helpers.
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from sitetools import CHROMIUM, CHROMIUM_ARGS, SiteHandler, SiteServer, widget_pages  # noqa: E402
+
 #: (label, unit, target, key); medians on a 2-core machine.
 TARGETS = [
     ("static answer", "ms", 250, "static_ms"),
@@ -87,39 +84,15 @@ async ([selector, count]) => {
 """
 
 
-class _Counting(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm"}
-    sent = [0]
+class _Counting(SiteHandler):
+    """The browser tests' handler, counting the bytes it sends."""
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+    sent = [0]
 
     def copyfile(self, source: Any, outputfile: Any) -> None:
         data = source.read()
         self.sent[0] += len(data)
         outputfile.write(data)
-
-
-class _QuietServer(http.server.ThreadingHTTPServer):
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a browser closing mid-download is not an error
-
-
-def _serve(site: Path) -> tuple[_QuietServer, str]:
-    httpd = _QuietServer(("127.0.0.1", 0), functools.partial(_Counting, directory=str(site)))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
-
-
-def _pages(site: Path) -> list[str]:
-    found = []
-    for path in sorted(site.rglob("index.html")):
-        if "data-calculator=" in path.read_text(encoding="utf-8"):
-            relative = path.parent.relative_to(site).as_posix()
-            found.append("" if relative == "." else relative + "/")
-    return found
 
 
 def _live_ms(page: Any) -> float:
@@ -145,7 +118,7 @@ def _visit(playwright: Any, url: str, changes: int) -> dict[str, float]:
     # memory cache drops the 9 MB wasm, so the service worker would download it again.
     profile = tempfile.TemporaryDirectory(prefix="mlhw-bench-")
     context = playwright.chromium.launch_persistent_context(
-        profile.name, executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS, viewport={"width": 1200, "height": 900})
+        profile.name, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, viewport={"width": 1200, "height": 900})
     context.add_init_script(INIT_SCRIPT)
     try:
         page = context.pages[0] if context.pages else context.new_page()
@@ -206,13 +179,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.site} is not built: run scripts/build")
     from playwright.sync_api import sync_playwright
 
-    httpd, base = _serve(args.site)
+    server = SiteServer(args.site, _Counting)
+    base = server.url
     load = os.getloadavg()
     print(f"cores: {os.cpu_count()}, load average before: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; "
           f"{args.runs} runs per page, {args.changes} input changes per run; medians")
     try:
         with sync_playwright() as playwright:
-            pages = _pages(args.site)
+            pages = widget_pages(args.site)
             if args.page is not None:
                 pages = [path for path in pages if path in args.page]
             for path in pages:
@@ -235,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
                                       for name in names)
                     print(f"    {visit} (ms): {parts}")
     finally:
-        httpd.shutdown()
+        server.stop()
     load = os.getloadavg()
     print(f"\nload average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     return 0

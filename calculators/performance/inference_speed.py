@@ -38,8 +38,7 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.dtypes import DType
 from calculators.errors import InputError
-from calculators.memory.inference import KV_DTYPES, MAX_BATCH, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
-from calculators.memory.inference import kv_cache_bytes
+from calculators.memory.inference import MAX_CONTEXT, inference_memory, inference_setup, kv_cache_bytes
 from calculators.memory.training_inputs import MAX_GPUS
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
@@ -47,7 +46,7 @@ from calculators.parallel.tensor import tensor_parallel_communication, tensor_pa
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.forward_pass import decode_flops_per_token, prefill_flops, weight_bytes_read
 from calculators.performance.steps import DecodeStep, Step
-from calculators.validate import finite_float, nonnegative_int, one_of, positive_int
+from calculators.validate import finite_float, nonnegative_int, positive_int
 
 #: Assumed fraction of peak memory bandwidth a decode step achieves.
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.8
@@ -104,11 +103,13 @@ def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1
         link = get_interconnect(link).id
     blank = collective_efficiency is None or (isinstance(collective_efficiency, str)
                                               and not collective_efficiency.strip())
+    # The serving inputs the memory calculator also takes get its checks, so the two never disagree.
+    serving = inference_setup(weights=weights, kv_cache=kv_cache, batch=batch, context=context)
     return SpeedSetup(
-        weights=DType.parse(one_of("weights", weights, WEIGHT_DTYPES), "weights"),
-        kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
-        batch=positive_int("batch", batch, maximum=MAX_BATCH),
-        context=positive_int("context", context, maximum=MAX_CONTEXT),
+        weights=serving.weights,
+        kv_cache=serving.kv_cache,
+        batch=serving.batch,
+        context=serving.context,
         gpus=positive_int("gpus", gpus, maximum=MAX_GPUS),
         bandwidth_efficiency=_efficiency("bandwidth_efficiency", bandwidth_efficiency),
         compute_efficiency=_efficiency("compute_efficiency", compute_efficiency),

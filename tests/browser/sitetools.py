@@ -33,19 +33,19 @@ def site_built() -> bool:
         SITE / "wheels" / "manifest.json").is_file()
 
 
-def widget_pages() -> list[str]:
-    """Site-relative URLs of every built page that holds a widget."""
-    if not site_built():
+def widget_pages(site: Path = SITE) -> list[str]:
+    """Site-relative URLs of every built page of ``site`` that holds a widget."""
+    if not (site / "index.html").is_file():
         return []
     pages = []
-    for path in sorted(SITE.rglob("index.html")):
+    for path in sorted(site.rglob("index.html")):
         if "data-calculator=" in path.read_text(encoding="utf-8"):
-            relative = path.parent.relative_to(SITE).as_posix()
+            relative = path.parent.relative_to(site).as_posix()
             pages.append("" if relative == "." else relative + "/")
     return pages
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
     # Explicit types: a machine without /etc/mime.types would serve .mjs as octet-stream,
     # which browsers refuse for module scripts.
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -62,10 +62,10 @@ class _QuietServer(http.server.ThreadingHTTPServer):
 
 
 class SiteServer:
-    """``site/`` over HTTP on 127.0.0.1 and a free port, stoppable mid-test."""
+    """A built site (default ``SITE``) over HTTP on 127.0.0.1 and a free port, stoppable mid-test."""
 
-    def __init__(self) -> None:
-        handler = functools.partial(_Handler, directory=str(SITE))
+    def __init__(self, site: Path = SITE, handler_class: type[SiteHandler] = SiteHandler) -> None:
+        handler = functools.partial(handler_class, directory=str(site))
         self.httpd = _QuietServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
