@@ -10,7 +10,8 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
 * ``on_post_build`` copies the five Pyodide runtime files from ``node_modules/pyodide``
   (``npm ci``) and the package wheel from ``build/wheelhouse`` (``scripts/build``)
   into the site, writes ``wheels/manifest.json`` and the service worker ``sw.js`` with
-  its cache named after a hash of the wheel, the runtime and the widget scripts.
+  its cache named after a hash of the wheel, the runtime and the widget scripts (it
+  precaches those, the theme's scripts and styles, the search index and the widget pages).
 * ``on_config`` also starts ``node scripts/make_snapshot.mjs`` in the background (it runs
   while the pages build): a Pyodide memory snapshot with every calculator imported,
   which ``on_post_build`` writes to ``pyodide/snapshot-VERSION.bin.gz`` and names in the
@@ -239,9 +240,13 @@ def on_post_build(config: Any) -> None:
                 "version": _state["version"], "lockfile_info": lock_info, "snapshot": snapshot}
     (wheels / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
-    # Precache: the runtime, the wheel, our assets, the theme's bundles and every page
-    # with a widget (plus the home page), so a repeat visit works with the server gone.
-    theme = sorted(str(path.relative_to(site)) for pattern in ("assets/stylesheets/*.css", "assets/javascripts/*.js")
+    # Precache: the runtime, the wheel, our assets, the theme's bundles, its search worker and
+    # the search index, and every page with a widget (plus the home page), so a repeat visit
+    # works with the server gone, search included. (The search plugin, listed before the hooks,
+    # has written the index by now.)
+    theme = sorted(str(path.relative_to(site)) for pattern in ("assets/stylesheets/*.css", "assets/javascripts/*.js",
+                                                               "assets/javascripts/workers/search.*.js",
+                                                               "search/search_index.json")
                    for path in site.glob(pattern))
     pages = sorted({"./", *(url or "./" for url in _pages_with_widgets)})
     precache = [f"pyodide/{name}" for name in RUNTIME_FILES] + [f"wheels/{wheel.name}", "wheels/manifest.json"]

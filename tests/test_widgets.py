@@ -149,7 +149,10 @@ def test_static_html_carries_the_test_hooks(name: str) -> None:
     html = widget_html(name)
     tags = _tags(html)
     root_tag, root = tags[0]
-    assert root_tag == "div" and root["data-calculator"] == name and root["data-state"] == "static"
+    assert root_tag == "section" and root["data-calculator"] == name and root["data-state"] == "static"
+    # Kept out of the site search: Material's search plugin skips a data-search-exclude element only
+    # up to the first closing tag of the same name, so the root's tag must not occur inside it.
+    assert "data-search-exclude" in root and [tag for tag, _ in tags].count("section") == 1
     assert sum(1 for _, attrs in tags if attrs.get("data-role") == "output") == 1
     assert sum(1 for _, attrs in tags if attrs.get("data-role") == "status") == 1
     assert sum(1 for _, attrs in tags if attrs.get("data-role") == "file-note") == 1

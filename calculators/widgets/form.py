@@ -100,12 +100,16 @@ def form_markup(calculator: Calculator, raw: Mapping[str, Value], *, prefix: str
 
 def widget_markup(calculator: Calculator, raw: Mapping[str, Value], output_html: str, *, prefix: str) -> str:
     """The whole widget: title, form, status line, notes and the static output."""
-    return (f'<div class="mlhw-widget"{_attr("id", prefix)}{_attr("data-calculator", calculator.name)}'
-            f' data-state="static">'
+    # data-search-exclude keeps the form's option lists and the default result out of the
+    # theme's search index (its search plugin honours the attribute, then strips it). The root
+    # is a <section> because that plugin ends an exclusion at the first closing tag of the same
+    # name, and a widget holds nested <div>s but never a <section>.
+    return (f'<section class="mlhw-widget"{_attr("id", prefix)}{_attr("data-calculator", calculator.name)}'
+            f' data-state="static" data-search-exclude="widget">'
             f'<p class="mlhw-title">{escape(calculator.title)}</p>'
             f"{form_markup(calculator, raw, prefix=prefix)}"
             f'<p class="mlhw-status" data-role="status" aria-live="polite">{escape(STATIC_STATUS)}</p>'
             f'<p class="mlhw-note" data-role="file-note" hidden>{escape(FILE_NOTE)}</p>'
             f'<noscript><p class="mlhw-note">{escape(NOSCRIPT_NOTE)}</p></noscript>'
             f'<div class="mlhw-output" data-role="output">{output_html}</div>'
-            "</div>")
+            "</section>")

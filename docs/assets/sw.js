@@ -1,9 +1,10 @@
 // Service worker of the site (template: scripts/mkdocs_hooks.py writes it to <site>/sw.js
 // with VERSION, a hash of the wheel and of the widget runtime, and the PRECACHE list).
 //
-// It precaches the Pyodide runtime, the wheel, the widget scripts, the theme's bundles
-// and the pages with calculators, so a repeat visit works with the server gone:
-// cache-first for precached files (they change only with VERSION), network-first with
+// It precaches the Pyodide runtime, the wheel, the widget scripts, the theme's bundles,
+// the search index with its worker and the pages with calculators, so a repeat visit
+// (search included) works with the server gone:
+// cache-first for precached runtime files (they change only with VERSION), network-first with
 // a cached fallback for everything else on this origin (pages are stored as visited).
 const VERSION = "__VERSION__";
 const CACHE = `mlhw-${VERSION}`;
@@ -50,6 +51,8 @@ self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== scope.origin) return;
-  const isPage = request.mode === "navigate";
-  event.respondWith(!isPage && precached.has(url.pathname) ? cacheFirst(request) : networkFirst(request));
+  // Pages and the search index change with every edit of the text, which VERSION does not
+  // track: network first, the precached copy when offline.
+  const changesWithText = request.mode === "navigate" || url.pathname.endsWith("/search/search_index.json");
+  event.respondWith(!changesWithText && precached.has(url.pathname) ? cacheFirst(request) : networkFirst(request));
 });

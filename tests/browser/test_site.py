@@ -3,7 +3,8 @@
 Each test opens pages of ``site/`` (built by ``scripts/build``) from a local server in
 headless Chromium. They check what a reader sees: the static answer, the Pyodide worker
 taking over (``data-state`` live), a new number after an input changes, the engine's
-message next to a bad input, the file:// note, and a repeat visit with the server gone;
+message next to a bad input, the file:// note, and a repeat visit (calculators and search)
+with the server gone;
 and how Python starts: from the build's memory snapshot on a first visit (computing exactly
 as a normal boot does), from its copy in Cache Storage afterwards, and normally (then from
 the browser's own snapshot) when the build's is missing or broken.
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from calculators.widgets.form import STATIC_STATUS
 from sitetools import LIVE_TIMEOUT_MS, SITE, RequestLog, SiteServer, wait_state, widget_pages
 
 pytestmark = pytest.mark.browser
@@ -198,6 +200,10 @@ def test_service_worker_serves_a_repeat_visit_with_the_server_gone(browser: Any)
         widget.locator("input[name=seq]").fill("4096")
         page.wait_for_function("([el, old]) => el.innerHTML !== old",
                                arg=[widget.locator("[data-role=output]").element_handle(), before])
+        # Search works offline too: the index and the theme's search worker were precached.
+        page.locator("input[data-md-component=search-query]").fill("bandwidth")
+        page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0",
+                               timeout=LIVE_TIMEOUT_MS)
         assert log.external() == []
     finally:
         context.close()
@@ -248,6 +254,21 @@ def _live(page: Any, url: str) -> None:
     page.goto(url)
     for ident in _widget_ids(page):
         wait_state(page, f"#{ident}", ("live",))
+
+
+def test_search_index_has_the_prose_but_not_the_widgets() -> None:
+    # A widget's form lists every catalogued model and GPU; indexed, a search for a GPU would
+    # land in every calculator. The widget root carries data-search-exclude (Material's search
+    # plugin skips such elements, then strips the attribute from the page).
+    docs = json.loads((SITE / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    text = " ".join(doc["title"] + " " + doc["text"] for doc in docs)
+    assert STATIC_STATUS not in text
+    assert "Custom: paste or upload a config.json" not in text  # the model list's last option
+    html = (SITE / CALCULATORS / "index.html").read_text(encoding="utf-8")
+    assert "data-calculator=" in html and "data-search-exclude" not in html
+    # The prose around the widgets is still indexed: every section heading of the page.
+    headings = {doc["title"] for doc in docs if doc["location"].startswith(CALCULATORS)}
+    assert len(headings) >= 3, headings
 
 
 def test_the_build_has_a_memory_snapshot() -> None:
