@@ -49,7 +49,7 @@ from calculators.catalog.models import get_model
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
-from calculators.memory.inference import MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
+from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH as MAX_TRAIN_BATCH
 from calculators.memory.training_inputs import MAX_SEQ, METHODS
@@ -66,6 +66,8 @@ GPU_COUNTS = (1, 2, 4, 8)
 #: Method when none is given: serving weights format, or training method.
 DEFAULT_METHOD = {"serve": "bf16", "finetune": "lora", "train": "full"}
 DEFAULT_CONTEXT = {"serve": 4096, "finetune": 2048, "train": 2048}
+#: KV-cache dtype when serving and none is given.
+DEFAULT_KV_CACHE = "bf16"
 DEFAULT_TOKENS = 10**9
 MAX_TOKENS_PER_S = cost.MAX_TOKENS_PER_S
 MAX_BUDGET_USD_PER_HOUR = cost.MAX_USD_PER_HOUR
@@ -86,6 +88,8 @@ class Workload:
             training/fine-tuning: ``"full"``, ``"lora"`` or ``"qlora"``. ``None`` = :data:`DEFAULT_METHOD`.
         context: serving: tokens cached per sequence (prompt plus generated);
             training: sequence length. ``None`` = :data:`DEFAULT_CONTEXT`.
+        kv_cache: serving: the KV cache's dtype (one of ``KV_DTYPES``; ``"fp8"`` halves the cache
+            of ``"bf16"`` and the bytes each decode step reads from it). Not used in training.
         batch: serving: concurrent sequences; training: micro-batch per GPU.
         tokens: training tokens of the run (training and fine-tuning only).
         target_tokens_per_s: required throughput, tokens/s (serving: aggregate decode;
@@ -101,6 +105,7 @@ class Workload:
     method: str | None = None
     context: int | None = None
     batch: int = 1
+    kv_cache: str = DEFAULT_KV_CACHE
     tokens: int = DEFAULT_TOKENS
     target_tokens_per_s: float | None = None
     budget_usd_per_hour: float | None = None
@@ -190,19 +195,26 @@ class Recommendation:
     assumptions: tuple[str, ...]
     unpriced: tuple[str, ...] = ()
     price_edition: str = prices.EDITION
+    kv_cache: str | None = None  # serving only
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
-        return {"model": self.model, "job": self.job, "method": self.method, "context": self.context,
+        return {"model": self.model, "job": self.job, "method": self.method, "kv_cache": self.kv_cache,
+                "context": self.context,
                 "batch": self.batch, "tokens": self.tokens, "target_tokens_per_s": self.target_tokens_per_s,
                 "budget_usd_per_hour": self.budget_usd_per_hour, "price_edition": self.price_edition,
                 "configurations": [row.to_dict() for row in self.rows], "skipped": list(self.skipped), "unpriced": list(self.unpriced),
                 "assumptions": list(self.assumptions)}
 
+    @property
+    def settings_text(self) -> str:
+        """The method (and the KV-cache dtype when serving), as the CLI and the widget show them."""
+        return self.method + (f", KV cache {self.kv_cache}" if self.kv_cache else "")
+
     def to_text(self, *, limit: int = 20) -> str:
         """Plain-text table of the first ``limit`` rows, for the CLI."""
         what = "tokens/s" if self.job == "serve" else "tokens/s, days"
-        lines = [f"{self.job} {self.model} ({self.method}), context {self.context}, batch {self.batch}"
+        lines = [f"{self.job} {self.model} ({self.settings_text}), context {self.context}, batch {self.batch}"
                  + (f", {self.tokens:,} tokens" if self.tokens else "")
                  + f": {len(self.rows)} configurations fit",
                  f"{'ok':<3} {'GPUs':<32} {'headroom GiB':>12} {what:>18} {'USD/h':>8} "
@@ -271,7 +283,7 @@ def recommend(workload: Workload) -> Recommendation:
     docstring says; order = (meets targets, cost, count, GPU id).
 
     Raises:
-        InputError: a workload field out of range, naming it (``job``, ``method``,
+        InputError: a workload field out of range, naming it (``job``, ``method``, ``kv_cache``,
             ``context``, ``batch``, ``tokens``, ``target_tokens_per_s``, ``budget_usd_per_hour``, ``mfu``).
 
     >>> from calculators.catalog.models import get_model
@@ -292,14 +304,15 @@ def recommend(workload: Workload) -> Recommendation:
                            maximum=context_max)
     batch = positive_int("batch", w.batch, maximum=MAX_SERVE_BATCH if job == "serve" else MAX_TRAIN_BATCH)
     tokens = positive_int("tokens", w.tokens, maximum=MAX_TOKENS) if job != "serve" else None
+    kv_cache = one_of("kv_cache", w.kv_cache, KV_DTYPES) if job == "serve" else None
     target = _optional_float("target_tokens_per_s", w.target_tokens_per_s, maximum=MAX_TOKENS_PER_S)
     budget = _optional_float("budget_usd_per_hour", w.budget_usd_per_hour, maximum=MAX_BUDGET_USD_PER_HOUR)
     checkpointing = flag("grad_checkpointing", w.grad_checkpointing)
     apple = flag("include_apple", w.include_apple)
     mfu = _optional_float("mfu", w.mfu, maximum=1.0)
 
-    serve_total = inference_memory(spec, weights=method, batch=batch, context=context).total_bytes \
-        if job == "serve" else 0
+    serve_total = inference_memory(spec, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
+                                   context=context).total_bytes if job == "serve" else 0
     rows: list[Configuration] = []
     skipped: list[str] = []
     unpriced: list[str] = []
@@ -316,7 +329,8 @@ def recommend(workload: Workload) -> Recommendation:
                 per_gpu = -(-serve_total // count)
                 if per_gpu > gpu.memory_bytes:
                     continue
-                step = speed.decode_step(spec, gpu, weights=method, batch=batch, context=context, gpus=count)
+                step = speed.decode_step(spec, gpu, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
+                                         context=context, gpus=count)
                 notes: tuple[str, ...] = ()
                 if compute_rate_flop_per_s(gpu, DType.BF16) is None:
                     notes += (f"{gpu.name} has no published dense rate: memory time only (a bound)",)
@@ -349,18 +363,20 @@ def recommend(workload: Workload) -> Recommendation:
     rows.sort(key=lambda r: (not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id))
     return Recommendation(model=spec.name, job=job, method=method, context=context, batch=batch, tokens=tokens,
                           target_tokens_per_s=target, budget_usd_per_hour=budget, rows=tuple(rows),
-                          skipped=tuple(skipped), unpriced=tuple(unpriced), assumptions=_assumptions(job, method, mfu, checkpointing, tokens))
+                          skipped=tuple(skipped), unpriced=tuple(unpriced), kv_cache=kv_cache,
+                          assumptions=_assumptions(job, method, mfu, checkpointing, tokens, kv_cache))
 
 
-def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, tokens: int | None) -> tuple[str, ...]:
+def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, tokens: int | None,
+                 kv_cache: str | None = None) -> tuple[str, ...]:
     common = (f"GPU counts tried: {', '.join(str(c) for c in GPU_COUNTS)} (one node)",
               f"price: median on-demand USD per GPU-hour of catalog edition {prices.EDITION}, cloud only "
               "(for buying, see the cost page); unknown where the edition has no offer",
               "a configuration meets the targets only if every stated target is known to be met")
     if job == "serve":
         return common + (
-            "fit: total_bytes of inference_memory (weights, KV cache at the full context, activations, "
-            "runtime overhead) split evenly over tensor-parallel GPUs",
+            f"fit: total_bytes of inference_memory (weights, KV cache in {kv_cache} at the full context, "
+            "activations, runtime overhead) split evenly over tensor-parallel GPUs",
             f"speed: aggregate decode tokens/s at the full context (the slowest step), roofline with bandwidth "
             f"efficiency {speed.DEFAULT_BANDWIDTH_EFFICIENCY:g} and compute efficiency "
             f"{speed.DEFAULT_COMPUTE_EFFICIENCY:g} (assumed), plus tensor-parallel all-reduces (2 per layer) over "

@@ -14,7 +14,7 @@ from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.errors import InputError
-from calculators.memory.inference import inference_memory
+from calculators.memory.inference import inference_memory, kv_cache_bytes
 from calculators.memory.training import training_memory
 from calculators.performance.inference_speed import decode_step
 from calculators.performance.training_time import training_time
@@ -45,6 +45,31 @@ def test_serving_row_reproduces_its_parts() -> None:
     price = prices.median_cloud_usd_per_gpu_hour("h100-sxm")
     assert price is not None
     assert row.usd_per_million_tokens == pytest.approx(2 * price / (rate * 3600) * 1e6)
+
+
+def test_fp8_kv_cache_halves_the_cache_in_fit_and_speed() -> None:
+    # Derivation: an fp8 KV cache stores each cached key/value element in 1 byte where bf16 uses 2
+    # (Llama 3 70B: 80 layers x 8 KV heads x 128 dims x K and V per token, config.json), so the
+    # cache is half as large; per-GPU memory is then ceil(total_bytes / GPUs) with that cache, and
+    # a workload that fits with the bf16 cache fits with the fp8 one, decoding at least as fast.
+    spec = get_model("llama-3-70b")
+    args = dict(model=spec, job="serve", method="int4", context=32768, batch=8)
+    bf16 = recommend(Workload(**args))  # type: ignore[arg-type]
+    fp8 = recommend(Workload(kv_cache="fp8", **args))  # type: ignore[arg-type]
+    assert kv_cache_bytes(spec, batch=8, context=32768, kv_dtype="bf16") == 8 * 32768 * 80 * 8 * 128 * 2 * 2
+    assert kv_cache_bytes(spec, batch=8, context=32768, kv_dtype="fp8") * 2 == kv_cache_bytes(
+        spec, batch=8, context=32768, kv_dtype="bf16")
+    total = inference_memory(spec, weights="int4", kv_cache="fp8", batch=8, context=32768).total_bytes
+    by_config = {(r.gpu_id, r.count): r for r in fp8.rows}
+    for row in fp8.rows:
+        assert row.memory_per_gpu_bytes == -(-total // row.count)
+    assert {(r.gpu_id, r.count) for r in bf16.rows} < set(by_config)  # strictly more configurations fit
+    for row in bf16.rows:
+        assert by_config[row.gpu_id, row.count].tokens_per_s >= row.tokens_per_s  # type: ignore[operator]
+    assert fp8.kv_cache == "fp8" and "KV cache fp8" in fp8.to_text()
+    assert any("KV cache in fp8" in line for line in fp8.assumptions)
+    train = recommend(Workload(model="llama-3-8b", job="finetune", kv_cache="fp4"))  # not used in training
+    assert train.kv_cache is None
 
 
 def test_training_row_reproduces_its_parts() -> None:
@@ -155,6 +180,7 @@ def test_more_users_never_add_configurations(batch: int) -> None:
 @pytest.mark.parametrize(("workload", "field"), [
     (Workload(model="llama-3-8b", job="cook"), "job"),
     (Workload(model="llama-3-8b", method="adamw"), "method"),
+    (Workload(model="llama-3-8b", kv_cache="fp4"), "kv_cache"),
     (Workload(model="llama-3-8b", job="train", method="lora"), "method"),
     (Workload(model="llama-3-8b", context=0), "context"),
     (Workload(model="llama-3-8b", batch=-1), "batch"),
@@ -177,6 +203,9 @@ def test_cli_json_and_error() -> None:
                          capture_output=True, text=True, check=True)
     data = json.loads(out.stdout)
     assert data["configurations"] and data["tokens"] == 10**8 and data["price_edition"] == prices.EDITION
+    serve = subprocess.run([sys.executable, "-m", "calculators", "recommend", "--model", "llama-3-8b", "--kv-cache",
+                            "fp8", "--json"], capture_output=True, text=True, check=True)
+    assert json.loads(serve.stdout)["kv_cache"] == "fp8"
     bad = subprocess.run([sys.executable, "-m", "calculators", "recommend", "--model", "llama-3-8b", "--batch", "0"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "batch" in bad.stderr

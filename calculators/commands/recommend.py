@@ -10,7 +10,8 @@ from typing import Any
 
 from calculators.catalog.models import resolve_model
 from calculators.commands.train_time import parse_tokens
-from calculators.recommend import DEFAULT_TOKENS, JOBS, Workload, recommend
+from calculators.memory.inference import KV_DTYPES
+from calculators.recommend import DEFAULT_KV_CACHE, DEFAULT_TOKENS, JOBS, Workload, recommend
 
 COMMAND = "recommend"
 
@@ -22,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", default=None,
                         help="serve: weights format (bf16, fp8, int8, int4, nf4, ...); finetune/train: full, lora, "
                              "qlora (default: bf16 / lora / full)")
+    parser.add_argument("--kv-cache", default=DEFAULT_KV_CACHE,
+                        help=f"serve: KV-cache dtype, one of {', '.join(KV_DTYPES)} (default {DEFAULT_KV_CACHE})")
     parser.add_argument("--context", default=None,
                         help="serve: tokens cached per sequence; finetune/train: sequence length")
     parser.add_argument("--batch", default="1", help="serve: concurrent sequences; training: micro-batch per GPU")
@@ -36,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the recommendation; returns (JSON-ready dict, text)."""
     result = recommend(Workload(
-        model=resolve_model(args.model), job=args.job, method=args.method, context=args.context, batch=args.batch,
+        model=resolve_model(args.model), job=args.job, method=args.method, kv_cache=args.kv_cache,
+        context=args.context, batch=args.batch,
         tokens=parse_tokens(args.tokens), target_tokens_per_s=args.target_tokens_per_s,
         budget_usd_per_hour=args.budget_usd_per_hour, mfu=args.mfu,
         grad_checkpointing=not args.no_grad_checkpointing, include_apple=args.include_apple))

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from calculators.catalog import prices
 from calculators.catalog.gpus import all_gpus
-from calculators.memory.inference import MAX_CONTEXT, WEIGHT_DTYPES
+from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES
 from calculators.memory.training_inputs import METHODS
 from calculators.recommend import (
+    DEFAULT_KV_CACHE,
     DEFAULT_METHOD,
     DEFAULT_TOKENS,
     GIB,
@@ -53,6 +54,8 @@ def _fields() -> tuple[Field, ...]:
                      labels=["Serve (inference)", "Fine-tune", "Train (full)"]),
         choice_field("weights", "Weights format", default=DEFAULT_METHOD["serve"], choices=WEIGHT_DTYPES,
                      show_when=("job", "serve")),
+        choice_field("kv_cache", "KV cache", default=DEFAULT_KV_CACHE, choices=KV_DTYPES, show_when=("job", "serve"),
+                     help="fp8 halves the cache and the bytes each decode step reads from it."),
         choice_field("method", "Fine-tuning method", default=DEFAULT_METHOD["finetune"], choices=METHODS,
                      show_when=("job", "finetune")),
         int_field("context", "Context / sequence length", default=4096, maximum=MAX_CONTEXT, unit="tokens",
@@ -77,9 +80,10 @@ def _compute(values: Values) -> RecommendView:
     target = float(values["target_tokens_per_s"]) or None
     budget = float(values["budget_usd_per_hour"]) or None
     tokens = max(1, int(float(values["tokens"])))
+    kv_cache = str(values["kv_cache"]) if job == "serve" else DEFAULT_KV_CACHE
     result = recommend(Workload(model=model_spec(values), job=job, method=method, context=int(values["context"]),
-                                batch=int(values["batch"]), tokens=tokens, target_tokens_per_s=target,
-                                budget_usd_per_hour=budget))
+                                batch=int(values["batch"]), kv_cache=kv_cache, tokens=tokens,
+                                target_tokens_per_s=target, budget_usd_per_hour=budget))
     return RecommendView(result=result, gpu=str(values["gpu"]))
 
 
@@ -105,7 +109,7 @@ def _html(view: RecommendView) -> str:
     chart = bars_svg([(name, float(value)) for name, value in bars], unit=unit, title=f"Cost ({unit})") \
         if bars else ""
     meeting = sum(1 for row in r.rows if row.meets_targets)
-    summary = (f"{r.job} {r.model} ({r.method}), context {r.context}, batch {r.batch}: {len(r.rows)} configurations "
+    summary = (f"{r.job} {r.model} ({r.settings_text}), context {r.context}, batch {r.batch}: {len(r.rows)} configurations "
                f"of 1, 2, 4 or 8 GPUs fit, {meeting} meet the targets; the first {len(shown)} are shown, "
                f"cheapest per unit of work first.")
     notes = list(r.skipped)
