@@ -47,6 +47,15 @@ OFFLOADS = ("none", "optimizer", "optimizer+params")
 #: PyTorch DataLoader's default batches prefetched per worker (``prefetch_factor=2``).
 DEFAULT_PREFETCH_FACTOR = 2
 
+#: Example image pipelines of the "System balance" page, shared by its tables, its prose values
+#: and the audit's CPU-core claims (examples, not measurements): one GPU consuming
+#: ``EXAMPLE_ONE_GPU_SAMPLES_PER_S`` JPEGs, and an 8-GPU node consuming ``EXAMPLE_SAMPLES_PER_S``
+#: with ``EXAMPLE_AUGMENT_MS`` of augmentation per image on top of the decode (an assumption).
+EXAMPLE_ONE_GPU_SAMPLES_PER_S = 1000
+EXAMPLE_SAMPLES_PER_S = 3000
+EXAMPLE_BYTES_PER_SAMPLE = 110_000
+EXAMPLE_AUGMENT_MS = 3.0
+
 MAX_SAMPLES_PER_S = 1e8
 MAX_BYTES_PER_SAMPLE = 1e11
 MAX_MS_PER_SAMPLE = 1e6

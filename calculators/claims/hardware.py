@@ -44,7 +44,15 @@ from calculators.claims.record import (
 from calculators.cost import cost_comparison
 from calculators.errors import InputError
 from calculators.parallel.step import step_communication
-from calculators.system import host_ram_need
+from calculators.system import (
+    DEFAULT_DECODE_MS_PER_SAMPLE,
+    EXAMPLE_AUGMENT_MS,
+    EXAMPLE_BYTES_PER_SAMPLE,
+    EXAMPLE_ONE_GPU_SAMPLES_PER_S,
+    EXAMPLE_SAMPLES_PER_S,
+    data_loader_need,
+    host_ram_need,
+)
 
 F_LINK = "calculators.catalog.interconnects.get_interconnect"
 F_PRICE = "calculators.catalog.prices.median_cloud_usd_per_gpu_hour"
@@ -94,6 +102,25 @@ def _mixed_speedup() -> Figure:
         if card.bf16_dense_flop_per_s and card.fp32_flop_per_s:
             cases.append((card.name, card.bf16_dense_flop_per_s / card.fp32_flop_per_s))
     return figure(cases, "x", F_GPU, PAGE_HARDWARE, kind="spec")
+
+
+def _loader_cores() -> Figure:
+    """Whole CPU cores (``cpu_cores``) of the System page's two example image pipelines."""
+    one = data_loader_need(samples_per_s=EXAMPLE_ONE_GPU_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE)
+    node = data_loader_need(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE,
+                            decode_ms_per_sample=DEFAULT_DECODE_MS_PER_SAMPLE + EXAMPLE_AUGMENT_MS)
+    return figure([(f"1 GPU, {EXAMPLE_ONE_GPU_SAMPLES_PER_S:,} JPEG/s, decode only", one.cpu_cores),
+                   (f"8 GPUs, {EXAMPLE_SAMPLES_PER_S:,} JPEG/s, decode + {EXAMPLE_AUGMENT_MS:g} ms augmentation",
+                    node.cpu_cores)],
+                  "CPU cores", "calculators.system.data_loader_need", PAGE_SYSTEM)
+
+
+_LOADER_CONDITIONS = (
+    "CPU cores a DataLoader needs to keep the GPUs fed with ImageNet JPEGs (Pillow decode measured at "
+    f"{DEFAULT_DECODE_MS_PER_SAMPLE:g} ms per image on one core): one GPU at {EXAMPLE_ONE_GPU_SAMPLES_PER_S:,} "
+    f"images/s, decode only, and an 8-GPU node at {EXAMPLE_SAMPLES_PER_S:,} images/s with "
+    f"{EXAMPLE_AUGMENT_MS:g} ms of augmentation per image (our example pipelines; the guide names none); cores "
+    "scale linearly")
 
 
 def _largest_full_ft(gpu: str) -> float:
@@ -212,6 +239,14 @@ def claims() -> tuple[Claim, ...]:
               not_checked=("A sparse FP4 headline; the GPU catalog records dense BF16/FP8 rates only.")),
         _memory_claim("vrla-ws-pro6000-96gb", VRLA_WS, ws_config, "NVIDIA RTX PRO 6000 Blackwell (96GB ECC GDDR7)",
                       PRO, 96),
+        Claim(id="vrla-ws-cpu-16-cores", source=VRLA_WS, section="CPU and RAM: data loading and preprocessing",
+              subject="system",
+              quote="16+ CPU cores ensure DataLoader workers can preprocess data fast enough for continuous GPU "
+                    "utilization",
+              conditions=_LOADER_CONDITIONS, low=16, high=16, unit="CPU cores", bound="at most", tolerance=0.0,
+              figure=_loader_cores,
+              why=("Both example pipelines fit in 16 cores; the count grows with images/s and with the CPU time of "
+                   "each image, so a heavier augmentation can exceed it.")),
         Claim(id="vrla-ws-ram-128gb", source=VRLA_WS, section=ws_config, subject="system", quote="RAM: 128GB DDR5 ECC",
               conditions="host RAM for one 96 GB GPU: rule 'at least the total GPU memory'",
               low=128, high=128, unit="GiB", bound="at most", tolerance=0.0,
@@ -226,6 +261,13 @@ def claims() -> tuple[Claim, ...]:
               figure=lambda: figure([("2 x 96 GiB GPUs", _host_ram(get_gpu(PRO).memory_gib, 2))], "GiB",
                                     "calculators.system.host_ram_need", PAGE_SYSTEM),
               why="256 GB covers 192 GB of GPU memory."),
+        Claim(id="pytorch-cpu-4-cores", source=PYTORCH, section="Central Processing Unit (CPU)", subject="system",
+              quote=("a modern, multi-core CPU with at least 4 cores and 8 threads provides sufficient overhead "
+                     "for most tasks"),
+              conditions=_LOADER_CONDITIONS, low=4, high=4, unit="CPU cores", bound="at most", tolerance=0.0,
+              figure=_loader_cores,
+              why=("Loader cores are images/s x CPU ms per image: one GPU's decode fits in 4 cores, a multi-GPU "
+                   "node with augmentation needs several times more.")),
         Claim(id="pytorch-ram-16-32gb", source=PYTORCH, section="Random Access Memory (RAM)", subject="system",
               quote="start with 16GB of RAM, but 32GB or more is preferable",
               conditions="host RAM for the guide's own GPU tiers (6, 8 and 12 GB): rule 'at least the GPU memory'",

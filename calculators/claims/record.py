@@ -55,7 +55,7 @@ SUBJECTS: tuple[tuple[str, str], ...] = (
     ("inference", "Weights, inference memory and quantisation"),
     ("parameters", "Parameters and mixture of experts"),
     ("interconnect", "Bandwidth, interconnect and compute"),
-    ("system", "GPU specs and system memory"),
+    ("system", "GPU specs, system memory and CPU cores"),
     ("cost", "Cost"),
 )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
+from calculators.doc_tables.claims import selected_claims
 from calculators.tables import Table, TableFunction
 
 #: (GPU id, purchase price or None for the catalog default, label of the price) rows of the break-even table.
@@ -24,6 +25,7 @@ BREAKEVEN_CASES: tuple[tuple[str, float | None, str], ...] = (
 #: The exercise in hardware-for-ml-practitioners-2026: 2-3 jobs a week of 4-6 hours on an A100.
 EXERCISE_JOBS_PER_WEEK = (2, 3)
 EXERCISE_HOURS_PER_JOB = (4, 6)
+EXERCISE_GPU = "a100-80gb-sxm"
 WEEKS_PER_MONTH = 52 / 12
 
 
@@ -79,51 +81,52 @@ def electricity() -> Table:
 def _exercise() -> tuple[float, float, float, float]:
     low_hours = EXERCISE_JOBS_PER_WEEK[0] * EXERCISE_HOURS_PER_JOB[0] * WEEKS_PER_MONTH
     high_hours = EXERCISE_JOBS_PER_WEEK[1] * EXERCISE_HOURS_PER_JOB[1] * WEEKS_PER_MONTH
-    price = prices.median_cloud_usd_per_gpu_hour("a100-80gb-sxm")
+    price = prices.median_cloud_usd_per_gpu_hour(EXERCISE_GPU)
     assert price is not None
     return low_hours, high_hours, low_hours * price, high_hours * price
 
 
-def _range_verdict(values: list[float], low: float, high: float) -> str:
-    inside = sum(low <= v <= high for v in values)
-    above = sum(v > high for v in values)
-    below = sum(v < low for v in values)
-    if inside == len(values):
-        return "consistent: every catalogued offer is inside the range"
-    return f"partly: {inside} of {len(values)} offers inside, {above} above, {below} below"
+#: The audit's records of the practitioners' guide's price table (calculators.claims), shown on
+#: this page with the audit's own verdicts.
+COST_CLAIM_IDS: tuple[str, ...] = (
+    "hfp-table-a100-price", "hfp-table-h100-price", "hfp-table-rtx-4090-price", "hfp-table-rtx-3090-price",
+)
 
 
 def claims() -> Table:
-    """Cost claims of the source guides against the catalog and calculators."""
-    a100 = [o.usd_per_gpu_hour for o in prices.offers_for("a100-80gb-sxm") + prices.offers_for("a100-40gb-sxm")]
-    h100 = [o.usd_per_gpu_hour for o in prices.offers_for("h100-sxm")]
-    msrp_4090 = prices.purchase_price_usd("rtx-4090")
+    """The source guides' GPU prices, with the verdicts of the rules-of-thumb audit."""
+    return selected_claims(
+        "cost-claims", COST_CLAIM_IDS, page="cost/index.md",
+        caption=("GPU prices of the source guides, as the rules-of-thumb audit (calculators.claims.evaluated, page "
+                 "'Rules of thumb, audited') records and judges them: our figure from price catalog edition "
+                 f"{prices.EDITION} (median and cheapest on-demand offer, or the launch price), and the computed "
+                 "verdict."))
+
+
+def exercise() -> Table:
+    """The guide's buy-or-rent exercise worked with the catalog: hours, cloud cost, utilisation; no verdict."""
     low_h, high_h, low_usd, high_usd = _exercise()
-    util_high = high_h / (365 / 12 * 24)
+    hours_per_month = 365 / 12 * 24
     c4090 = cost.cost_comparison(gpu="rtx-4090")
     be = c4090.breakeven_utilization
+    a100 = get_gpu(EXERCISE_GPU).name
     rows = (
-        ("A100 (cloud) costs $1-2 per hour", f"{min(a100):.2f}-{max(a100):.2f} USD/GPU-h over {len(a100)} offers",
-         _range_verdict(a100, 1.0, 2.0)),
-        ("H100 (cloud) costs $2-4 per hour", f"{min(h100):.2f}-{max(h100):.2f} USD/GPU-h over {len(h100)} offers",
-         _range_verdict(h100, 2.0, 4.0)),
-        ("RTX 4090: $1600 new", f"launch MSRP {msrp_4090:,.0f} USD",
-         "consistent with the launch price" if msrp_4090 is not None and abs(msrp_4090 - 1600) <= 16
-         else "differs from the launch price"),
-        ("RTX 3090: $800 used", "no sourced used price in the catalog", "not checked"),
-        ("Exercise: 2-3 jobs/week of 4-6 h on an A100",
-         f"{low_h:,.0f}-{high_h:,.0f} GPU-h/month = {low_usd:,.0f}-{high_usd:,.0f} USD/month at the median A100 "
-         "80GB price", "derived (cloud side of the exercise)"),
-        ("Local is not justified for infrequent training",
-         f"that usage is {util_high:.0%} utilisation at most; an RTX 4090 breaks even at "
-         f"{'never' if be is None else f'{be:.0%}'} against its cloud price",
-         "consistent: below break-even, renting is cheaper" if be is None or util_high < be
-         else "contradicted: above break-even, buying is cheaper"),
+        ("training time per month", f"{low_h:,.0f}", f"{high_h:,.0f}", "GPU-hours", "derived"),
+        (f"cloud cost per month at the median {a100} price", f"{low_usd:,.0f}", f"{high_usd:,.0f}", "USD",
+         "derived from catalog prices"),
+        ("utilisation of one local GPU doing the same work", f"{low_h / hours_per_month:.0%}",
+         f"{high_h / hours_per_month:.0%}", "of the month", "derived"),
+        (f"break-even utilisation of a {c4090.gpu.name} against its cloud price",
+         "never" if be is None else f"{be:.0%}", "never" if be is None else f"{be:.0%}", "of the month",
+         "derived (cost_comparison)"),
     )
-    return Table(id="cost-claims", columns=("claim (source guide)", "calculators", "verdict"), align=("l", "l", "l"),
-                 rows=rows,
-                 caption=f"Claims of hardware-for-ml-practitioners-2026 against price catalog edition "
-                         f"{prices.EDITION} and cost_comparison; {WEEKS_PER_MONTH:.2f} weeks per month.",
+    return Table(id="cost-exercise", columns=("quantity", "low end", "high end", "unit", "kind"),
+                 align=("l", "r", "r", "l", "l"), rows=rows,
+                 caption=("The buy-or-rent exercise of hardware-for-ml-practitioners-2026 (a researcher who \"runs "
+                          "2-3 training jobs per week, each taking 4-6 hours on an A100\"), worked with price "
+                          f"catalog edition {prices.EDITION} and cost_comparison: figures only, no verdict (the "
+                          "exercise asks a question; it claims nothing). Below the break-even utilisation, renting "
+                          f"is cheaper. {WEEKS_PER_MONTH:.2f} weeks and {hours_per_month:,.0f} hours per month."),
                  assumptions=_assumptions())
 
 
@@ -152,4 +155,5 @@ TABLES: dict[str, TableFunction] = {
     "cost-breakeven": breakeven,
     "cost-electricity": electricity,
     "cost-claims": claims,
+    "cost-exercise": exercise,
 }

@@ -4,8 +4,8 @@ The LoRA and QLoRA page's tables are in :mod:`calculators.doc_tables.fine_tuning
 
 Every cell comes from :func:`calculators.memory.training.training_memory`,
 :func:`calculators.memory.lora.lora_parameters` or
-:func:`calculators.memory.weights.weight_bytes`; the only typed-in numbers are the
-vendor's ranges in :data:`VENDOR_CLAIMS_GB`, quoted so the page can compare them.
+:func:`calculators.memory.weights.weight_bytes`, except the vendor-claims table, a view of the
+rules-of-thumb audit (:func:`calculators.claims.evaluated`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON, get_model, get_model_record
+from calculators.doc_tables.claims import selected_claims
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
@@ -21,7 +22,6 @@ from calculators.memory.weights import weight_bytes
 from calculators.tables import Table, TableFunction
 
 GIB = 2**30
-GB = 10**9
 
 #: Representative catalog models for each size class of the vendor's tables.
 SIZE_CLASSES: tuple[tuple[str, str], ...] = (
@@ -48,34 +48,14 @@ JOB: dict[str, Any] = {"batch": 1, "seq": 2048, "attention": "sdpa"}
 #: as calculators.fit.fit_training decides).
 GPU_CLASSES: tuple[str, ...] = ("rtx-4090", "l40s", "h100-sxm", "h200")
 
-#: The vendor's ranges in GB, quoted verbatim from VRLA Tech, "How much VRAM do you need for
-#: LLM fine-tuning in 2026", tables "Exact VRAM requirements by model size and fine-tuning
-#: approach" (https://vrlatech.com/how-much-vram-do-you-need-for-llm-fine-tuning-in-2026,
-#: accessed 2026-11-21). Key: (size class, method label of the vendor) -> (low, high) in GB.
-VENDOR_CLAIMS_GB: tuple[tuple[str, str, tuple[int, int]], ...] = (
-    ("7-8B", "QLoRA (4-bit base)", (8, 12)),
-    ("7-8B", "LoRA (FP16 base)", (14, 20)),
-    ("7-8B", "Full fine-tuning (FP16)", (60, 80)),
-    ("7-8B", "Full fine-tuning (FP32)", (112, 140)),
-    ("13-14B", "QLoRA (4-bit base)", (12, 18)),
-    ("13-14B", "LoRA (FP16 base)", (26, 36)),
-    ("13-14B", "Full fine-tuning (FP16)", (100, 130)),
-    ("30-34B", "QLoRA (4-bit base)", (20, 32)),
-    ("30-34B", "LoRA (FP16 base)", (60, 80)),
-    ("30-34B", "Full fine-tuning (FP16)", (240, 280)),
-    ("70B", "QLoRA (4-bit base)", (48, 80)),
-    ("70B", "LoRA (FP16 base)", (140, 180)),
-    ("70B", "Full fine-tuning (FP16)", (560, 640)),
+#: The audit's records of the vendor's fine-tuning VRAM ranges (VRLA Tech, one per table row:
+#: calculators.claims.vendor_tables), shown on this page with the audit's own verdicts.
+VENDOR_CLAIM_IDS: tuple[str, ...] = (
+    "vrla-7b-qlora", "vrla-7b-lora", "vrla-7b-fp16", "vrla-7b-fp32",
+    "vrla-13b-qlora", "vrla-13b-lora", "vrla-13b-fp16",
+    "vrla-30-34b-qlora", "vrla-30-34b-lora", "vrla-30-34b-fp16",
+    "vrla-70b-qlora", "vrla-70b-lora", "vrla-70b-fp16",
 )
-
-#: How each vendor row maps onto training_memory settings (FP16 and BF16 have the same bytes;
-#: the calculators' pure-16-bit and fp32 full fine-tuning keep AdamW moments in the weights' dtype).
-_VENDOR_SETTINGS: dict[str, dict[str, Any]] = {
-    "QLoRA (4-bit base)": dict(METHODS[3][1]),
-    "LoRA (FP16 base)": dict(METHODS[2][1]),
-    "Full fine-tuning (FP16)": dict(METHODS[1][1]),
-    "Full fine-tuning (FP32)": {"method": "full", "precision": "fp32", "optimizer": "adamw"},
-}
 
 OVERHEAD = overhead_assumptions()[0]
 
@@ -83,10 +63,6 @@ OVERHEAD = overhead_assumptions()[0]
 def gib(value: float, digits: int = 2) -> str:
     """Bytes as GiB with ``digits`` decimals."""
     return f"{value / GIB:.{digits}f}"
-
-
-def _gb(value: float) -> str:
-    return f"{value / GB:.1f}"
 
 
 def millions(value: int) -> str:
@@ -192,49 +168,15 @@ def by_size() -> Table:
     )
 
 
-def _verdict(low: float, high: float, claim: tuple[int, int]) -> str:
-    lo, hi = claim[0] * GB, claim[1] * GB
-    if low >= lo and high <= hi:
-        return "inside the claim"
-    if low > hi:
-        return "above the claim"
-    if high < lo:
-        return "below the claim"
-    return "overlaps the claim"
-
-
 def vendor_claims() -> Table:
-    """The vendor's fine-tuning ranges next to the calculators' figures, in GB (10^9 bytes) like the claim."""
-    models = dict(SIZE_CLASSES)
-    rows = []
-    for size, method, claim in VENDOR_CLAIMS_GB:
-        model = models[size]
-        settings = _VENDOR_SETTINGS[method]
-        with_ckpt = estimate_job(model, settings, grad_checkpointing=True)
-        without = estimate_job(model, settings, grad_checkpointing=False)
-        low = min(with_ckpt.peak_allocated_bytes, without.peak_allocated_bytes)
-        high = max(with_ckpt.total_bytes, without.total_bytes)
-        rows.append((size, model_name(model), method, f"{claim[0]}-{claim[1]}",
-                     _gb(with_ckpt.peak_allocated_bytes), _gb(without.peak_allocated_bytes),
-                     _gb(high), _verdict(low, high, claim)))
-    return Table(
-        id="fine-tuning-vendor-claims",
-        caption=(f"The vendor column is quoted from VRLA Tech's 2026 fine-tuning VRAM tables (GB as printed; the "
-                 f"vendor states no batch, sequence length or optimizer). The other columns are derived by "
-                 f"training_memory for {job_caption()}, in GB = 10^9 bytes to match the claim: peak_allocated_bytes "
-                 "with and without gradient checkpointing, and the larger total_bytes. The verdict compares the "
-                 "calculators' span (smallest peak to largest total) with the vendor's range."),
-        columns=("size", "model", "vendor's method", "vendor GB (quoted)", "peak GB, ckpt on", "peak GB, ckpt off",
-                 "largest total GB", "calculators vs claim"),
-        align=("l", "l", "l", "r", "r", "r", "r", "l"),
-        rows=tuple(rows),
-        assumptions=(
-            "'FP16' full fine-tuning is computed as pure bf16 (same bytes: 16-bit weights, gradients and "
-            "AdamW moments); 'FP32' as fp32 weights with fp32 AdamW",
-            "LoRA and QLoRA as in table fine-tuning-by-size (rank 16, all linear layers, fp32 adapters)",
-            OVERHEAD,
-        ),
-    )
+    """The vendor's fine-tuning VRAM ranges, with the verdicts of the rules-of-thumb audit."""
+    return selected_claims(
+        "fine-tuning-vendor-claims", VENDOR_CLAIM_IDS, page="fine-tuning/index.md",
+        caption=("VRAM ranges of VRLA Tech's 2026 fine-tuning tables, as the rules-of-thumb audit "
+                 "(calculators.claims.evaluated, page 'Rules of thumb, audited') records and judges them: our "
+                 "figure is training_memory's total_bytes in GB (10^9 bytes, as the vendor prints) for the models "
+                 "each row names, gradient checkpointing off and on, and the verdict names the cases inside the "
+                 "range. The vendor states no batch, sequence length or optimizer."))
 
 
 def lora_ratio() -> Table:

@@ -10,9 +10,8 @@ from :func:`calculators.memory.training.training_memory`; memory is in GiB (2^30
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from calculators.catalog.models import get_model
+from calculators.doc_tables.claims import selected_claims
 from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, gib, phase_cell, trainable_bytes_per_element
 from calculators.memory.optimizers import OPTIMIZER_FORMULAS, OPTIMIZERS, optimizer_bytes
 from calculators.memory.training import training_memory
@@ -110,64 +109,22 @@ def precision_optimizer_peaks() -> Table:
     )
 
 
-@dataclass(frozen=True)
-class Claim:
-    """A sizing claim quoted from a source guide, as bytes per parameter or as a GB range."""
-
-    source: str
-    claim: str
-    precision: str  # the calculators' precision compared with it
-    low: float
-    high: float
-    unit: str  # "bytes/param" or "GB" (decimal, for the reference model's size class)
-
-
-CLAIMS: tuple[Claim, ...] = (
-    Claim("VRLA Tech, ML workstation requirements", "FP32 training: ~4x the parameter count in GB", "fp32",
-          4, 4, "bytes/param"),
-    Claim("VRLA Tech, ML workstation requirements", "mixed precision (FP16/BF16): ~2x", "bf16-mixed",
-          2, 2, "bytes/param"),
-    Claim("VRLA Tech, LLM fine-tuning VRAM", "~16x the model size at FP32", "fp32", 16, 16, "bytes/param"),
-    Claim("VRLA Tech, LLM fine-tuning VRAM", "6-8x at mixed precision", "bf16-mixed", 6, 8, "bytes/param"),
-    Claim("VRLA Tech, LLM fine-tuning VRAM", "7B class (incl. Llama 3 8B), full FP32: 112-140 GB", "fp32",
-          112, 140, "GB"),
-    Claim("VRLA Tech, LLM fine-tuning VRAM", "7B class (incl. Llama 3 8B), full FP16: 60-80 GB", "fp16",
-          60, 80, "GB"),
-    Claim("TheoremPath, Hardware for ML Practitioners", "Adam, mixed precision: at least 16 bytes/param",
-          "bf16-mixed", 16, 16, "bytes/param"),
-    Claim("Lyceum Technology (citing VESSL AI)", "FP16 + Adam: ~18 bytes/param", "bf16-mixed", 18, 18,
-          "bytes/param"),
+#: The audit's claim records of training memory as a multiple of the parameter count
+#: (calculators.claims), shown on the precision page with the audit's own verdicts.
+MEMORY_CLAIM_IDS: tuple[str, ...] = (
+    "vrla-ws-fp32-4x", "vrla-ws-mixed-2x", "vrla-16x-fp32", "vrla-6-8x-mixed", "vrla-7b-fp32",
+    "vrla-7b-full-fp16-60-80gb", "hfp-adam-8x-fp16", "lyceum-18-bytes-text",
 )
 
 
 def source_claims_table() -> Table:
-    """The source guides' training-memory rules against the calculators, for the reference model."""
-    spec = get_model(REFERENCE_MODEL)
-    rows = []
-    for claim in CLAIMS:
-        if claim.unit == "GB":
-            low, high = claim.low * 1e9, claim.high * 1e9
-        else:
-            low, high = claim.low * spec.parameters, claim.high * spec.parameters
-        claimed = gib(low) if low == high else f"{gib(low)}-{gib(high)}"
-        estimate = training_memory(spec, method="full", precision=claim.precision, batch=1, seq=2048)
-        peak = estimate.peak_allocated_bytes
-        ratio = peak / high
-        rows.append((claim.source, claim.claim, claimed, claim.precision, gib(peak),
-                     f"{peak / spec.parameters:.1f}", f"{ratio:.2f}"))
-    return Table(
-        id="memory-source-claims",
-        caption=(f"Training-memory rules quoted from the source guides, applied to {spec.name} "
-                 f"({spec.parameters / 1e9:.2f}B parameters), against the calculators' peak_allocated_bytes for full "
-                 "fine-tuning at batch 1 x seq 2048 with foreach AdamW. Multiples are read as bytes per parameter; "
-                 "GB as 10^9 bytes. 'calculators / claim' divides the calculators' peak by the claim's upper end."),
-        columns=("source", "claim (quoted or condensed)", "claim GiB", "compared precision", "calculators GiB",
-                 "calculators bytes/param", "calculators / claim"),
-        align=("l", "l", "r", "l", "r", "r", "r"),
-        rows=tuple(rows),
-        assumptions=(STEP, "SDPA attention, no gradient checkpointing", CATALOG,
-                     "claims read 2026-11-21 from the guides listed under Sources"),
-    )
+    """The source guides' training-memory rules, with the verdicts of the rules-of-thumb audit."""
+    return selected_claims(
+        "memory-source-claims", MEMORY_CLAIM_IDS, page="memory/precision-and-optimizers.md",
+        caption=("Training-memory rules of the source guides, as the rules-of-thumb audit "
+                 "(calculators.claims.evaluated, page 'Rules of thumb, audited') records and judges them: our "
+                 "figure from training_memory for the conditions each rule implies, with the narrower readings "
+                 "(model states alone, weights alone) as separate cases, and the computed verdict."))
 
 
 def optimizer_formulas_table() -> Table:

@@ -19,12 +19,16 @@ from calculators.catalog.prices import all_offers
 from calculators.catalog.storage import all_storage
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import weight_bytes
+from calculators.doc_tables.claims import selected_claims
+from calculators.system import (
+    EXAMPLE_AUGMENT_MS,
+    EXAMPLE_BYTES_PER_SAMPLE,
+    EXAMPLE_ONE_GPU_SAMPLES_PER_S,
+    EXAMPLE_SAMPLES_PER_S,
+)
 from calculators.tables import Table, TableFunction
 
 GIB = 2**30
-#: Example loader workload used across the page: ImageNet-style JPEG training.
-EXAMPLE_SAMPLES_PER_S = 3000
-EXAMPLE_BYTES_PER_SAMPLE = 110_000
 #: Single-thread decode rates (images/s) measured by Iglovikov and Kosarevsky (arXiv:2605.08731,
 #: imread-benchmark README table, ImageNet validation, bytes pre-loaded in memory).
 MEASURED_DECODE_IMG_PER_S: tuple[tuple[str, str, int], ...] = (
@@ -81,10 +85,11 @@ def loader_examples() -> Table:
     """Read rate and cores for a grid of loader workloads."""
     rows = []
     for label, rate, size, ms in (
-            ("ImageNet JPEG, 1 GPU", 1000, 110_000, system.DEFAULT_DECODE_MS_PER_SAMPLE),
+            ("ImageNet JPEG, 1 GPU", EXAMPLE_ONE_GPU_SAMPLES_PER_S, EXAMPLE_BYTES_PER_SAMPLE,
+             system.DEFAULT_DECODE_MS_PER_SAMPLE),
             ("ImageNet JPEG, 8 GPUs", EXAMPLE_SAMPLES_PER_S, EXAMPLE_BYTES_PER_SAMPLE, system.DEFAULT_DECODE_MS_PER_SAMPLE),
-            ("ImageNet JPEG + 3 ms augment, 8 GPUs", EXAMPLE_SAMPLES_PER_S, EXAMPLE_BYTES_PER_SAMPLE,
-             system.DEFAULT_DECODE_MS_PER_SAMPLE + 3),
+            (f"ImageNet JPEG + {EXAMPLE_AUGMENT_MS:g} ms augment, 8 GPUs", EXAMPLE_SAMPLES_PER_S,
+             EXAMPLE_BYTES_PER_SAMPLE, system.DEFAULT_DECODE_MS_PER_SAMPLE + EXAMPLE_AUGMENT_MS),
             ("Pre-tokenised text, 2048 tokens x 4 B", 400, 8192, 0.05),
             ("Raw 1080p frames (uint8 RGB), 8 GPUs", 2000, 1920 * 1080 * 3, 0.5)):
         need = system.data_loader_need(samples_per_s=rate, bytes_per_sample=size, decode_ms_per_sample=ms)
@@ -193,32 +198,22 @@ def key_numbers() -> Table:
                          "storage catalog.")
 
 
+#: The audit's claim records about CPU cores and host RAM (calculators.claims), shown on the
+#: System page with the audit's own verdicts, so the site states one verdict per claim.
+SYSTEM_CLAIM_IDS: tuple[str, ...] = (
+    "pytorch-cpu-4-cores", "vrla-ws-cpu-16-cores", "pytorch-ram-16-32gb", "vrla-ws-ram-128gb",
+)
+
+
 def claims() -> Table:
-    """Source-guide claims about CPU, RAM and storage next to what the calculators show."""
-    need_1gpu = system.data_loader_need(samples_per_s=1000, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE)
-    need_8gpu = system.data_loader_need(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE,
-                                        decode_ms_per_sample=system.DEFAULT_DECODE_MS_PER_SAMPLE + 3)
-    rtx = get_gpu("rtx-pro-6000-blackwell")
-    rows = (
-        ("PyTorch guide: 4 cores / 8 threads suffice for most tasks",
-         f"{need_1gpu.cpu_cores} cores decode 1,000 JPEG/s; {need_8gpu.cpu_cores} with 3 ms augmentation at "
-         f"{EXAMPLE_SAMPLES_PER_S:,}/s", "holds for one GPU on images; not for a multi-GPU image pipeline"),
-        ("Workstation guide: 16+ cores keep DataLoader workers ahead of the GPU",
-         f"{need_8gpu.cpu_cores} cores at {EXAMPLE_SAMPLES_PER_S:,} img/s with 3 ms augmentation",
-         ("consistent" if need_8gpu.cpu_cores <= 16 else "too few") + " for this example; the count follows the "
-         "per-sample CPU time, so measure it"),
-        ("PyTorch guide: start with 16 GB RAM, 32 GB preferable",
-         f"rule floor {_gib(get_gpu('rtx-4090').memory_bytes, 0)} GiB for one RTX 4090",
-         "16 GB is below the rule floor" if 16e9 < get_gpu("rtx-4090").memory_bytes else "consistent"),
-        ("Workstation guide: 128 GB RAM with one 96 GB RTX PRO 6000",
-         f"rule floor {_gib(rtx.memory_bytes, 0)} GiB",
-         "consistent (above the floor)" if 128 * GIB >= rtx.memory_bytes else "below the floor"),
-    )
-    return Table(id="system-claims", columns=("claim (source guide)", "calculators", "verdict"),
-                 align=("l", "l", "l"), rows=rows,
-                 caption="Claims of the source guides (pytorch-hardware-requirements-2025, "
-                         "vrla-ml-workstation-requirements-2026) checked with data_loader_need and host_ram_need; "
-                         "decode cost is the measured Pillow rate, the 3 ms augmentation an assumption.")
+    """The source guides' CPU and host-RAM claims, with the verdicts of the rules-of-thumb audit."""
+    return selected_claims(
+        "system-claims", SYSTEM_CLAIM_IDS, page="system/index.md",
+        caption=("CPU and host-RAM claims of the source guides, as the rules-of-thumb audit "
+                 "(calculators.claims.evaluated, page 'Rules of thumb, audited') records and judges them: our "
+                 "figure from data_loader_need (whole cores for this page's example image pipelines: measured "
+                 f"Pillow decode, {EXAMPLE_AUGMENT_MS:g} ms of augmentation assumed) or host_ram_need, and the "
+                 "computed verdict."))
 
 
 def pytorch_key_numbers() -> Table:

@@ -18,13 +18,12 @@ from calculators.catalog.models import get_model
 from calculators.catalog.prices import all_offers
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.memory.inference import inference_memory
+from calculators.system import EXAMPLE_AUGMENT_MS, EXAMPLE_BYTES_PER_SAMPLE, EXAMPLE_SAMPLES_PER_S
 
 GIB = 2**30
-#: Inputs of the worked example on docs/system/index.md (stated in its text and code).
-EXAMPLE_SAMPLES_PER_S = 3000
-EXAMPLE_BYTES_PER_SAMPLE = 110_000
-#: Augmentation CPU time per image, an assumption of the example (footnote "aug" on the page).
-EXAMPLE_AUGMENT_MS = 3.0
+#: The worked example on docs/system/index.md (stated in its text and code) uses
+#: system.EXAMPLE_SAMPLES_PER_S, EXAMPLE_BYTES_PER_SAMPLE and EXAMPLE_AUGMENT_MS (the augmentation,
+#: an assumption: footnote "aug" on the page) on this node:
 EXAMPLE_GPU, EXAMPLE_GPUS = "h100-sxm", 8
 EXAMPLE_OFFLOAD_MODEL = "llama-3-8b"
 DECODE = ("single-thread Pillow decode of ImageNet validation JPEGs at 577 images/s "
