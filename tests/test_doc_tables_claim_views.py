@@ -14,8 +14,9 @@ import pytest
 
 from calculators.claims import Evaluated, evaluated
 from calculators.claims.record import VERDICT_HOLDS, VERDICT_ONLY_WHEN
-from calculators.doc_tables import cost, fine_tuning, hardware_fit, memory_precision, system
+from calculators.doc_tables import cost, fine_tuning, hardware_fit, inference_quantization, memory_precision, system
 from calculators.doc_tables.claims import COLUMNS
+from calculators.table_registry import all_tables
 from calculators.tables import Table, TableFunction
 
 #: (table id, table function, the claim ids its page lists).
@@ -25,6 +26,7 @@ VIEWS: tuple[tuple[str, TableFunction, tuple[str, ...]], ...] = (
     ("fine-tuning-vendor-claims", fine_tuning.vendor_claims, fine_tuning.VENDOR_CLAIM_IDS),
     ("system-claims", system.claims, system.SYSTEM_CLAIM_IDS),
     ("cost-claims", cost.claims, cost.COST_CLAIM_IDS),
+    ("inference-quant-claims", inference_quantization.quant_claims_table, inference_quantization.QUANT_CLAIM_IDS),
 )
 
 
@@ -44,6 +46,15 @@ def test_claim_table_carries_the_audit_verdicts(table_id: str, function: TableFu
         verdict, quote = audit[row[0]]
         assert row[COLUMNS.index("verdict")] == verdict, row[0]
         assert row[COLUMNS.index("claim (quoted)")] == f"\"{quote}\"", row[0]
+
+
+def test_no_other_table_gives_verdicts_of_its_own() -> None:
+    """A table with a verdict column is a view of the audit (its columns), never its own reading."""
+    with_verdicts = sorted(table_id for table_id, function in all_tables().items()
+                           if any("verdict" in column.lower() for column in function().columns))
+    views = {view[0] for view in VIEWS}
+    own = [table_id for table_id in with_verdicts if table_id not in views and not table_id.startswith("claims-")]
+    assert own == [], f"tables with verdicts not taken from calculators.claims: {own}"
 
 
 def test_fine_tuning_vendor_claims_are_the_range_rows_of_the_vendor_table() -> None:

@@ -10,10 +10,9 @@ from the source guides in :func:`quant_claims_table`, which are quotations and m
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import all_models, get_model
+from calculators.doc_tables.claims import selected_claims
 from calculators.doc_tables.inference import (
     BATCH_CONTEXT,
     CATALOG,
@@ -26,8 +25,16 @@ from calculators.doc_tables.inference import (
     with_commas,
 )
 from calculators.dtypes import DType
-from calculators.memory.inference import inference_memory, kv_cache_bytes, max_batch_for_memory, max_context_for_memory
-from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
+from calculators.memory.inference import (
+    inference_memory,
+    max_batch_for_memory,
+    max_context_for_memory,
+)
+from calculators.memory.weights import (
+    QUANT_OVERHEAD_BYTES_PER_ELEMENT,
+    quantized_bytes_per_element,
+    weight_bytes,
+)
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction
 
@@ -159,52 +166,22 @@ def quant_fit_table() -> Table:
     )
 
 
-def _claim_rows() -> Iterable[tuple[str, str, str, str]]:
-    a100 = get_gpu("a100-80gb-sxm")
-    rtx3090 = get_gpu("rtx-3090")
-    l70 = get_model("llama-3.1-70b")
-    l27 = get_model("llama-2-7b")
-    q32 = get_model("qwen2.5-32b")
-    est_int8 = inference_memory(l70, weights="int8", kv_cache="bf16", batch=1, context=4096)
-    ctx_int8 = max_context_for_memory(l70, memory_bytes=a100.memory_bytes, weights="int8")
-    yield ("Lyceum", "a 70B model quantised to INT8 fits on a single 80 GB A100",
-           f"Llama 3.1 70B int8: {gib(weight_bytes(l70, dtype='int8'))} GiB of weights; "
-           f"{gib(est_int8.total_bytes)} GiB total for a 4K prompt",
-           f"fits; longest prompt at batch 1 on the {a100.name}: {with_commas(ctx_int8)} tokens")
-    yield ("Lyceum", "INT8 inference: parameters x 1 byte",
-           f"Llama 3.1 70B int8 weights {gib(weight_bytes(l70, dtype='int8'))} GiB vs "
-           f"parameters x 1 byte = {gib(l70.parameters)} GiB",
-           "close for weights (embeddings and head stay 16-bit); KV cache and activations come on top")
-    yield ("VRLA Tech", "Inference 70B (FP8): 70GB",
-           f"Llama 3.1 70B fp8 weights {gib(weight_bytes(l70, dtype='fp8'))} GiB",
-           f"weights only: add the KV cache ({gib(kv_cache_bytes(l70, batch=1, context=8192))} GiB per "
-           "8K-token sequence in bf16) and runtime overhead")
-    ctx_3090 = max_context_for_memory(l27, memory_bytes=rtx3090.memory_bytes)
-    yield ("Hardware for ML practitioners",
-           "a 24 GB RTX 3090 can run inference on a 7B model (with quantization)",
-           f"Llama 2 7B bf16 weights {gib(weight_bytes(l27, dtype='bf16'))} GiB; "
-           f"longest bf16 prompt at batch 1 on the {rtx3090.name}: {with_commas(ctx_3090)} tokens",
-           "fits without quantisation; quantising buys context or batch, not feasibility")
-    yield ("Hardware for ML practitioners",
-           "36 GB of unified memory runs models up to about 30B parameters (quantized)",
-           f"Qwen2.5 32B int4 weights {gib(weight_bytes(q32, dtype='int4'))} GiB, "
-           f"bf16 {gib(weight_bytes(q32, dtype='bf16'))} GiB",
-           "plausible at 4 bits with a short context; how much unified memory the GPU may use is not modelled")
+#: The audit's records of the source guides' quantisation claims (calculators.claims), shown on
+#: the quantisation page with the audit's own quotes, figures and verdicts.
+QUANT_CLAIM_IDS: tuple[str, ...] = (
+    "lyceum-int8-1-byte", "lyceum-70b-int8-one-a100", "lyceum-int8-halves-cost", "vrla-4bit-0.5-bytes",
+    "vrla-4bit-75pct-smaller", "vrla-70b-nf4-35-40gb", "vrla-ws-inference-70b-fp8", "hfp-7b-inference-24gb",
+    "hfp-macbook-36gb-30b",
+)
 
 
 def quant_claims_table() -> Table:
-    """Claims about quantised serving in the source guides, against the calculators."""
-    rows = [(src, f"\"{claim}\" (quoted)", calc, verdict) for src, claim, calc, verdict in _claim_rows()]
-    return Table(
-        id="inference-quant-claims",
-        caption=("Claims quoted from the source guides (see Sources), and what the calculators derive for a "
-                 "catalogued model of that size (GiB = 2^30 bytes; total = total_bytes, peak allocated plus "
-                 "assumed runtime overhead)."),
-        columns=("source", "claim", "calculators", "verdict"),
-        align=("l", "l", "l", "l"),
-        rows=tuple(rows),
-        assumptions=("SDPA attention, batch 1, no new tokens", total_bytes_assumption(), CATALOG),
-    )
+    """The source guides' quantisation claims, with the verdicts of the rules-of-thumb audit."""
+    return selected_claims(
+        "inference-quant-claims", QUANT_CLAIM_IDS, page="inference/quantization.md",
+        caption=("Quantisation claims of the source guides, as the rules-of-thumb audit (calculators.claims.evaluated, "
+                 "page 'Rules of thumb, audited') records and judges them: the verbatim quote, the conditions it "
+                 "implies, our figure (the function behind it is linked in each row) and the computed verdict."))
 
 
 TABLES: dict[str, TableFunction] = {

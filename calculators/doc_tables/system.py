@@ -17,9 +17,9 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.prices import all_offers
 from calculators.catalog.storage import all_storage
+from calculators.doc_tables.claims import selected_claims
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import weight_bytes
-from calculators.doc_tables.claims import selected_claims
 from calculators.system import (
     EXAMPLE_AUGMENT_MS,
     EXAMPLE_BYTES_PER_SAMPLE,
