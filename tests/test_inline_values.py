@@ -76,6 +76,7 @@ PROSE_ALLOWED: dict[tuple[str, str], str] = {
     ("memory/vision.md", "8-24 GB"): "heading quoting the rule of thumb that its section checks (source in the text)",
     ("cost/index.md", "30,000 USD"): "input of the worked example (purchase price), not a result",
     ("cost/index.md", "30 %"): "input of the worked example (utilisation), not a result",
+    ("system/index.md", "3 ms"): "input of the worked example (augmentation per image, an assumption), not a result",
     ("recommend/index.md", "5 USD"): "input of the worked example (hourly budget), not a result",
 }
 
@@ -84,7 +85,8 @@ PROSE_ALLOWED: dict[tuple[str, str], str] = {
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
 _RANGE = rf"{_NUMBER}(?:\s?(?:-|–|to)\s?{_NUMBER})?"
 UNIT_NUMBER = re.compile(
-    rf"(?<![\w.$/-])[~≈]?{_RANGE}(?:[ \u202f\u00a0](?:[KMGTP]i?B(?:/s)?|tokens/s|tokens per second|USD|TFLOPS)"
+    rf"(?<![\w.$/-])[~≈]?{_RANGE}(?:[ \u202f\u00a0](?:[KMGTP]i?B(?:/s)?|tokens/s|tokens per second|USD|TFLOPS"
+    r"|ms|µs|us|s|seconds|minutes|hours|days|GPU-hours)"
     rf"(?![\w])|\s?%)|\$\s?{_NUMBER}")
 _QUOTED = re.compile(r"<!-- quoted: (?P<source>[^>]*?\S[^>]*?) -->")
 _STRIP = (
@@ -326,6 +328,8 @@ def test_no_typed_results_in_prose() -> None:
         pytest.param("A guide says 60-80 GB. <!-- quoted: VRLA Tech guide -->\n", [], id="quoted"),
         pytest.param("A guide says 60-80 GB. <!-- quoted:  -->\n", ["60-80 GB"], id="quoted-no-source"),
         pytest.param("Llama 3 8B has 32 layers and 8 KV heads.\n", [], id="counts-without-units"),
+        pytest.param("A step takes 24.5 ms, 3 µs of it latency; the run 2-3 days.\n", ["24.5 ms", "3 µs", "2-3 days"],
+                     id="times"),
     ],
 )
 def test_prose_lint(markdown: str, flagged: list[str]) -> None:
