@@ -6,7 +6,8 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
   widget's form and its result, rendered now by the same Python the browser runs;
   a bad marker fails the build.
 * ``on_post_page`` adds the widget stylesheet and script to pages that have a widget
-  (only those pages ever load Pyodide).
+  (only those pages ever load Pyodide), and gives the worked examples' charts the alt text
+  of their cells' ``#| fig-alt:`` lines.
 * ``on_post_build`` copies the five Pyodide runtime files from ``node_modules/pyodide``
   (``npm ci``) and the package wheel from ``build/wheelhouse`` (``scripts/build``)
   into the site, writes ``wheels/manifest.json`` and the service worker ``sw.js`` with
@@ -34,8 +35,10 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -211,7 +214,34 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return expanded
 
 
+#: The text nbconvert gives a chart that has none; each chart's own text comes from its cell.
+NBCONVERT_DEFAULT_ALT = 'alt="No description has been provided for this image"'
+FIG_ALT = re.compile(r"^#\| fig-alt: (?P<text>.+)$", re.MULTILINE)
+
+
+def chart_alt_texts(output: str, source: str, *, name: str) -> str:
+    """Give a notebook page's charts the ``#| fig-alt: TEXT`` lines of its source, in order.
+
+    nbconvert's HTML has no alt text of its own (it writes a placeholder): each chart cell of
+    docs/examples/*.py carries one such line. A count that differs fails the build.
+
+    >>> chart_alt_texts('<img src="a" ' + NBCONVERT_DEFAULT_ALT + '>', "#| fig-alt: Cost by year", name="x.py")
+    '<img src="a" alt="Cost by year">'
+    """
+    texts = [match.group("text").strip() for match in FIG_ALT.finditer(source)]
+    charts = output.count(NBCONVERT_DEFAULT_ALT)
+    if charts != len(texts):
+        raise PluginError(f"{name}: {charts} chart(s) without alt text but {len(texts)} '#| fig-alt: ' line(s); "
+                          "give every chart cell one line describing its chart")
+    for text in texts:
+        output = output.replace(NBCONVERT_DEFAULT_ALT, f'alt="{html.escape(text, quote=True)}"', 1)
+    return output
+
+
 def on_post_page(output: str, page: Any, config: Any) -> str:
+    if page.file.src_uri.startswith("examples/") and page.file.src_uri.endswith(".py"):
+        output = chart_alt_texts(output, Path(page.file.abs_src_path).read_text(encoding="utf-8"),
+                                 name=f"docs/{page.file.src_uri}")
     if page.url not in _pages_with_widgets:
         return output
     root = get_relative_url(".", page.url).rstrip("/") + "/"

@@ -29,6 +29,8 @@ from typing import Any
 
 import pytest
 
+from scripts_module import load_script
+
 jupytext = pytest.importorskip("jupytext", reason="the docs extra is not installed")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -161,6 +163,7 @@ class _Page(HTMLParser):
         self.external: list[str] = []
         self.mime_types: list[str] = []
         self.images = 0
+        self.alts: list[str] = []
         self.links: list[str] = []
         self.mermaid = False
 
@@ -174,6 +177,7 @@ class _Page(HTMLParser):
             self.mime_types.append(values["data-mime-type"])
         if tag == "img" and values.get("src", "").startswith(("data:image/png", "data:image/svg")):
             self.images += 1
+            self.alts.append(values.get("alt", ""))
         if tag == "a":
             self.links.append(values.get("href", ""))
         self.mermaid |= "jp-Mermaid" in values.get("class", "")
@@ -195,6 +199,25 @@ def test_built_page_has_outputs_and_no_errors(path: Path) -> None:
     assert "text/plain" in page.mime_types, "no printed output: was the notebook executed?"
     assert page.images >= 1, "no chart on the page"
     assert not {"application/vnd.jupyter.stderr", "application/vnd.jupyter.error"} & set(page.mime_types)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_built_charts_carry_their_cells_alt_text(path: Path) -> None:
+    # Each chart cell describes its chart in a '#| fig-alt: ' line; the build hook puts those
+    # lines, in order, where nbconvert writes its placeholder (WCAG 1.1.1, non-text content).
+    page = _built(path.stem)
+    expected = [line.split(":", 1)[1].strip() for line in path.read_text(encoding="utf-8").splitlines()
+                if line.startswith("#| fig-alt:")]
+    assert page.alts == expected and all(expected)
+
+
+def test_a_chart_without_alt_text_fails_the_build() -> None:
+    hooks = load_script("mkdocs_hooks")
+    chart = f'<img src="data:image/png;base64,AA" {hooks.NBCONVERT_DEFAULT_ALT}>'
+    assert hooks.chart_alt_texts(chart, "#| fig-alt: A & B", name="x.py") == \
+        '<img src="data:image/png;base64,AA" alt="A &amp; B">'
+    with pytest.raises(Exception, match="1 chart.* 0 '#| fig-alt: ' line"):
+        hooks.chart_alt_texts(chart, "plt.show()", name="x.py")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))

@@ -130,6 +130,7 @@ cheap_line = [training_run_cost_usd(gpu_hours=w * WEEKS_PER_YEAR, usd_per_gpu_ho
               for w in weekly_hours]
 own_line = [buy_rtx(w).local_usd_per_gpu_hour * w * slowdown * WEEKS_PER_YEAR for w in weekly_hours]
 
+#| fig-alt: Line chart of yearly cost in USD against A100-hours of work per week: renting an A100 at the median and at the cheapest catalogued price, and owning an RTX 4090; a shaded band marks the researcher's usage and a dashed line the break-even.
 fig, ax = plt.subplots(figsize=(8, 4.5))
 ax.axvspan(weekly_low, weekly_high, color="tab:green", alpha=0.15, label="the researcher's usage")
 ax.plot(weekly_hours, rent_line, label=f"rent A100, median ${rent_usd_per_hour:.2f}/h")

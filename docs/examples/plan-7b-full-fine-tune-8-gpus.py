@@ -75,6 +75,7 @@ for link in links:
         print(f"{step.interconnect_name:<28} ZeRO {zero}: communication {step.communication_s * 1e3:7.1f} ms, "
               f"compute {step.compute_s * 1e3:6.1f} ms, scaling efficiency {step.scaling_efficiency:4.0%}")
 
+#| fig-alt: Stacked bars of milliseconds per training step for each link (NVLink 4, PCIe 5, PCIe 4) and ZeRO stage 0 to 3: compute, plus the communication that compute cannot hide; the printed lines above give each value.
 fig, ax = plt.subplots(figsize=(8, 4))
 labels = [f"{link}\nZeRO {zero}" for link, zero, _ in rows]
 ax.bar(labels, [s.compute_s * 1e3 for *_, s in rows], label="compute (estimate)", color="tab:blue")
@@ -118,6 +119,7 @@ for gpu_id in candidates:
 # Hours against dollars, one point per GPU that fits and has a catalog price:
 
 # %%
+#| fig-alt: Scatter plot of the run's cost in USD against wall-clock hours on 8 GPUs, one labelled point per GPU and ZeRO stage with a catalogued price.
 fig, ax = plt.subplots(figsize=(6.5, 4))
 for gpu, zero, step, hours, usd in plan:
     if usd is None:

@@ -83,6 +83,7 @@ def max_users(gpu_id, count, weights, ctx, kv_cache="bf16"):
         / count <= capacity, 4096)
 
 
+#| fig-alt: Line chart, log scales, of how many users fit at once against context per user from 2k to 128k tokens, for five GPU and weight-format configurations and for 2 x H100 with an fp8 KV cache; fewer users fit as the context grows.
 fig, ax = plt.subplots(figsize=(8, 4.5))
 for gpu_id, count, weights in configs:
     users = [max_users(gpu_id, count, weights, c) for c in contexts]

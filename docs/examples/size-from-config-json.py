@@ -107,6 +107,7 @@ for name, (kind, settings) in jobs.items():
              for f in fits]
     print(f"{name:<14} {needs_gib[name]:7.1f}" + "".join(f"{c:>22}" for c in cells))
 
+#| fig-alt: Bar chart, log scale, of GPU memory needed by each job (serving in bf16, fp8 and int4; LoRA, QLoRA and full fine-tuning) against dashed lines at the memory of an RTX 4090, an L40S and an H100.
 fig, ax = plt.subplots(figsize=(7.5, 4))
 ax.bar(list(needs_gib), list(needs_gib.values()), color="tab:blue")
 for card in cards:
