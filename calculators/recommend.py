@@ -304,7 +304,8 @@ def recommend(workload: Workload) -> Recommendation:
                            maximum=context_max)
     batch = positive_int("batch", w.batch, maximum=MAX_SERVE_BATCH if job == "serve" else MAX_TRAIN_BATCH)
     tokens = positive_int("tokens", w.tokens, maximum=MAX_TOKENS) if job != "serve" else None
-    kv_cache = one_of("kv_cache", w.kv_cache, KV_DTYPES) if job == "serve" else None
+    kv_dtype = one_of("kv_cache", w.kv_cache, KV_DTYPES)  # checked for every job, used when serving
+    kv_cache = kv_dtype if job == "serve" else None
     target = _optional_float("target_tokens_per_s", w.target_tokens_per_s, maximum=MAX_TOKENS_PER_S)
     budget = _optional_float("budget_usd_per_hour", w.budget_usd_per_hour, maximum=MAX_BUDGET_USD_PER_HOUR)
     checkpointing = flag("grad_checkpointing", w.grad_checkpointing)

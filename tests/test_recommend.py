@@ -68,7 +68,7 @@ def test_fp8_kv_cache_halves_the_cache_in_fit_and_speed() -> None:
         assert by_config[row.gpu_id, row.count].tokens_per_s >= row.tokens_per_s  # type: ignore[operator]
     assert fp8.kv_cache == "fp8" and "KV cache fp8" in fp8.to_text()
     assert any("KV cache in fp8" in line for line in fp8.assumptions)
-    train = recommend(Workload(model="llama-3-8b", job="finetune", kv_cache="fp4"))  # not used in training
+    train = recommend(Workload(model="llama-3-8b", job="finetune", kv_cache="fp8"))  # not used in training
     assert train.kv_cache is None
 
 
@@ -181,6 +181,7 @@ def test_more_users_never_add_configurations(batch: int) -> None:
     (Workload(model="llama-3-8b", job="cook"), "job"),
     (Workload(model="llama-3-8b", method="adamw"), "method"),
     (Workload(model="llama-3-8b", kv_cache="fp4"), "kv_cache"),
+    (Workload(model="llama-3-8b", job="finetune", kv_cache="fp4"), "kv_cache"),  # unused there, still checked
     (Workload(model="llama-3-8b", job="train", method="lora"), "method"),
     (Workload(model="llama-3-8b", context=0), "context"),
     (Workload(model="llama-3-8b", batch=-1), "batch"),
