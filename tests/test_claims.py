@@ -55,6 +55,37 @@ CLAIMS = all_claims()
 
 
 # --------------------------------------------------------------------------- against the guides
+#: A ``<!-- quoted: ... -->`` marker that names one of the five source guides (not a paraphrase).
+_GUIDE_MARKER = re.compile(r"<!-- quoted: (?![^>]*paraphrased)[^>]*(?:VRLA|Lyceum|PyTorch guide|practitioners)[^>]*-->",
+                           re.IGNORECASE)
+_QUOTATION = re.compile(r'"([^"]+)"')
+
+
+def _guide_quotations() -> list[tuple[str, str]]:
+    """(where, text) of every "..." quotation before a source-guide marker on a docs line."""
+    found = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            marker = _GUIDE_MARKER.search(line)
+            if marker:
+                before = re.sub(r"<[^>]+>", "", line[:marker.start()])  # value markers and tags
+                where = f"{page.relative_to(ROOT)}:{number}"
+                found += [(where, text) for text in _QUOTATION.findall(before)]
+    return found
+
+
+@needs_sources
+def test_quotations_of_the_guides_in_prose_are_verbatim() -> None:
+    """Words in quotation marks attributed to a source guide are its words (or its title), not a paraphrase."""
+    texts = [_norm((SOURCES_DIR / name).read_text(encoding="utf-8")) for name in SOURCES]
+    titles = [title for _short, title in SOURCES.values()]
+    quotations = _guide_quotations()
+    assert len(quotations) >= 8  # the pages quote the guides in several places; none may be lost to a parse slip
+    wrong = [f"{where}: \"{text}\"" for where, text in quotations
+             if not any(_norm(text) in body for body in texts) and not any(text in title for title in titles)]
+    assert not wrong, "not verbatim in any source guide:\n" + "\n".join(wrong)
+
+
 @needs_sources
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
 def test_quote_is_verbatim_in_its_source(claim: Claim) -> None:
