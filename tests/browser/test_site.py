@@ -201,7 +201,11 @@ def test_service_worker_serves_a_repeat_visit_with_the_server_gone(browser: Any)
         page.wait_for_function("([el, old]) => el.innerHTML !== old",
                                arg=[widget.locator("[data-role=output]").element_handle(), before])
         # Search works offline too: the index and the theme's search worker were precached.
-        page.locator("input[data-md-component=search-query]").fill("bandwidth")
+        # Material reads the query on keyup (and when its worker becomes ready); fill() alone types
+        # no key, so a key press follows it.
+        query = page.locator("input[data-md-component=search-query]")
+        query.fill("bandwidth")
+        query.press("End")
         page.wait_for_function("document.querySelectorAll('.md-search-result__item').length > 0",
                                timeout=LIVE_TIMEOUT_MS)
         assert log.external() == []
