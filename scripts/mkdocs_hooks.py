@@ -274,14 +274,13 @@ def on_post_build(config: Any) -> None:
     # the search index, and every page with a widget (plus the home page), so a repeat visit
     # works with the server gone, search included. (The search plugin, listed before the hooks,
     # has written the index by now.)
-    theme = sorted(str(path.relative_to(site)) for pattern in ("assets/stylesheets/*.css", "assets/javascripts/*.js",
-                                                               "assets/javascripts/workers/search.*.js",
-                                                               "search/search_index.json")
-                   for path in site.glob(pattern))
+    patterns = ("assets/stylesheets/*.css", "assets/javascripts/*.js", "assets/javascripts/workers/search.*.js",
+                "search/search_index.json")
+    theme_and_search = sorted(str(path.relative_to(site)) for pattern in patterns for path in site.glob(pattern))
     pages = sorted({"./", *(url or "./" for url in _pages_with_widgets)})
     precache = [f"pyodide/{name}" for name in RUNTIME_FILES] + [f"wheels/{wheel.name}", "wheels/manifest.json"]
     precache += [snapshot] if snapshot else []
-    precache += [*ASSETS, *theme, *pages]
+    precache += [*ASSETS, *theme_and_search, *pages]
     template = (Path(config["docs_dir"]) / SW_TEMPLATE).read_text(encoding="utf-8")
     worker = (template.replace('"__VERSION__"', json.dumps(_state["version"]))
               .replace("[/* __PRECACHE__ */]", json.dumps(precache, indent=2)))
