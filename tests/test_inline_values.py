@@ -73,7 +73,6 @@ PROSE_ALLOWED: dict[tuple[str, str], str] = {
     ("system/pytorch-basics.md", "16 GB"): "a machine size named as the question, the value beside it is generated",
     ("inference/quantization.md", "80 GiB"): "heading naming the card classes of the fit table under it (its anchor "
                                              "is linked); the sizes in the paragraphs are values",
-    ("memory/vision.md", "8-24 GB"): "heading quoting the rule of thumb that its section checks (source in the text)",
     ("cost/index.md", "30,000 USD"): "input of the worked example (purchase price), not a result",
     ("cost/index.md", "30 %"): "input of the worked example (utilisation), not a result",
     ("system/index.md", "3 ms"): "input of the worked example (augmentation per image, an assumption), not a result",
