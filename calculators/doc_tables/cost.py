@@ -106,7 +106,7 @@ def claims() -> Table:
 def exercise() -> Table:
     """The guide's buy-or-rent exercise worked with the catalog: hours, cloud cost, utilisation; no verdict."""
     low_h, high_h, low_usd, high_usd = _exercise()
-    hours_per_month = 365 / 12 * 24
+    hours_per_month = cost.HOURS_PER_YEAR / 12  # the year cost_comparison depreciates over
     c4090 = cost.cost_comparison(gpu="rtx-4090")
     be = c4090.breakeven_utilization
     a100 = get_gpu(EXERCISE_GPU).name

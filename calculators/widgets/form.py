@@ -32,16 +32,15 @@ def _attr(name: str, value: object) -> str:
     return f' {name}="{escape(str(value), quote=True)}"'
 
 
-def _number(value: int | float | None) -> str:
-    return "" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+def _number(value: Value | None) -> str:
+    """A number input's value, min, max or step, exactly: a whole float without its ".0"
+    (1e9 shows as 1000000000), anything else as :func:`_text` ("" for None).
 
-
-def _input_number(value: Value) -> str:
-    """A number input's value: a whole float without its ".0" (1e9 shows as 1000000000), else as _text.
-
-    >>> _input_number(1e9), _input_number(0.5), _input_number(8)
-    ('1000000000', '0.5', '8')
+    >>> _number(1e9), _number(0.5), _number(8), _number(None)
+    ('1000000000', '0.5', '8', '')
     """
+    if value is None:
+        return ""
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
         return str(int(value))
     return _text(value)
@@ -59,7 +58,7 @@ def field_html(field: Field, value: Value, *, prefix: str, hidden: bool = False)
     described = f"{ident}-help {ident}-error" if field.help else f"{ident}-error"
     common = _attr("id", ident) + _attr("name", field.name) + _attr("aria-describedby", described)
     if field.kind in ("int", "float"):
-        control = (f'<input type="number"{_attr("id", ident)}{_attr("name", field.name)}{_attr("value", _input_number(value))}'
+        control = (f'<input type="number"{_attr("id", ident)}{_attr("name", field.name)}{_attr("value", _number(value))}'
                    f'{_attr("min", _number(field.minimum))}{_attr("max", _number(field.maximum))}'
                    f'{_attr("step", _number(field.step) if field.step else "any")}'
                    f'{_attr("inputmode", "numeric" if field.kind == "int" else "decimal")} required'
