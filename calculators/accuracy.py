@@ -82,12 +82,14 @@ def score(record: Mapping[str, Any]) -> CaseScore:
     model = record["model"]
     spec = ModelSpec.from_config(model["config"], name=model.get("name"))
     kind = record["kind"]
+    # The traces ran PyTorch's CPU kernels under FakeTensorMode: no CUDA workspaces, and
+    # SDPA's CPU kernel (fp32 and grouped K/V alike), so the estimate is for device "cpu".
     if kind == "train":
         settings = _settings(record, TRAIN_KEYS)
-        estimate = training_memory(spec, **settings)
+        estimate = training_memory(spec, **settings, device="cpu")
     else:
         settings = _settings(record, INFER_KEYS)
-        estimate = inference_memory(spec, **settings)
+        estimate = inference_memory(spec, **settings, device="cpu")
     measured = record["measured"]
     return CaseScore(
         case_id=str(record["id"]),

@@ -28,6 +28,7 @@ from calculators.errors import CalculatorError
 from calculators.fit import fit_inference, fit_training
 from calculators.memory.inference import ATTENTIONS as INFER_ATTENTIONS
 from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES, inference_memory
+from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import ATTENTIONS, BASE_DTYPES, METHODS, PRECISIONS
@@ -61,6 +62,12 @@ def _add_train_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grad-accumulation", default="1", help="micro-batches per optimizer step")
     parser.add_argument("--gpus", default="1", help="data-parallel GPUs")
     parser.add_argument("--zero", default="0", help="ZeRO stage 0-3 (0 = plain DDP)")
+    _add_allocator_option(parser)
+
+
+def _add_allocator_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allocator", default="default",
+                        help=f"PyTorch caching allocator: one of {', '.join(ALLOCATORS)} (default: default)")
 
 
 def _add_infer_options(parser: argparse.ArgumentParser) -> None:
@@ -70,6 +77,7 @@ def _add_infer_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--context", default="4096", help="prompt tokens per sequence")
     parser.add_argument("--new-tokens", default="0", help="generated tokens per sequence")
     parser.add_argument("--attention", default="sdpa", help=f"one of {', '.join(INFER_ATTENTIONS)}")
+    _add_allocator_option(parser)
 
 
 def _train_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -79,13 +87,14 @@ def _train_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "grad_checkpointing": args.grad_checkpointing, "attention": args.attention,
         "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
         "grad_accumulation": args.grad_accumulation, "gpus": args.gpus, "zero": args.zero,
+        "allocator": args.allocator,
     }
 
 
 def _infer_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "weights": args.weights, "kv_cache": args.kv_cache, "batch": args.batch, "context": args.context,
-        "new_tokens": args.new_tokens, "attention": args.attention,
+        "new_tokens": args.new_tokens, "attention": args.attention, "allocator": args.allocator,
     }
 
 
@@ -149,13 +158,18 @@ def run(argv: Sequence[str]) -> tuple[Any, str]:
             results = [fit_training(spec, gpu, **_train_kwargs(args)) for gpu in gpus]
         else:
             results = [fit_inference(spec, gpu, **_infer_kwargs(args)) for gpu in gpus]
-        lines = [f"{'gpu':<24} {'fits':>4} {'needs GiB':>10} {'has GiB':>8} {'GPUs':>5} {'max batch':>9} "
-                 f"{'max ctx':>8}"]
+        lines = [f"{'gpu':<24} {'verdict':<12} {'needs GiB':>9} {'+/- GiB':>7} {'usable':>7} {'margin':>7} "
+                 f"{'GPUs':>5} {'max batch (tight)':>17} {'max ctx (tight)':>17}"]
         for gpu, result in zip(gpus, results):
             needed = "-" if result.gpus_needed is None else str(result.gpus_needed)
-            lines.append(f"{gpu.id:<24} {'yes' if result.fits else 'no':>4} "
-                         f"{result.estimate.total_bytes / GIB:10.2f} {gpu.memory_bytes / GIB:8.1f} {needed:>5} "
-                         f"{result.max_batch:9d} {result.max_context:8d}")
+            verdict = result.verdict
+            lines.append(f"{gpu.id:<24} {verdict.verdict:<12} {verdict.total_bytes / GIB:9.2f} "
+                         f"{verdict.uncertainty_bytes / GIB:7.2f} {verdict.usable_bytes / GIB:7.2f} "
+                         f"{verdict.margin_bytes / GIB:+7.2f} {needed:>5} "
+                         f"{f'{result.max_batch} ({result.max_batch_tight})':>17} "
+                         f"{f'{result.max_context} ({result.max_context_tight})':>17}")
+        lines.append("fits: total + uncertainty fits the usable memory; tight: only the total does (a risk); "
+                     "uncertainty measured on a real H100 (scripts/score_real_gpu.py)")
         return [r.to_dict() for r in results], "\n".join(lines)
     if args.command == "models":
         rows: list[dict[str, Any]] = [{"id": r.id, "name": r.name, "parameters": r.spec().parameters,

@@ -1,33 +1,130 @@
-"""Will it fit? The GPUs a job fits on, how many are needed, the largest batch or context.
+"""Will it fit? One verdict per job and GPU, the GPUs needed, the largest batch or context.
+
+Every fit answer in the guide (CLI ``fit``, the fit widget, ``recommend``, the speed and
+training-time answers) comes from :func:`fit_verdict`, which compares a job's footprint
+with the memory a process can really allocate on the GPU
+(:func:`calculators.catalog.usable_memory.usable_memory_bytes`, not the marketed size):
+
+* **fits**: ``total_upper_bytes`` (``total_bytes`` plus the uncertainty measured on a real
+  GPU) fits the usable memory;
+* **tight**: ``total_bytes`` fits but the upper figure does not: it ran on some measured
+  setups and not others; treat it as a risk;
+* **does not fit**: ``total_bytes`` is above the usable memory.
+
+The margin is ``usable - total_bytes`` (negative when it does not fit). ``max_batch`` and
+``max_context`` are the largest values that *fit*; ``max_batch_tight`` and
+``max_context_tight`` the largest that are at most tight.
 
 >>> from calculators.catalog.models import get_model
->>> from calculators.catalog.gpus import get_gpu
->>> answer = fit_inference(get_model("llama-3-8b"), get_gpu("rtx-4090"), context=8192)
->>> answer.fits, answer.gpus_needed
-(True, 1)
->>> fit_training(get_model("llama-3-8b"), get_gpu("rtx-4090"), method="full", seq=2048).fits
-False
+>>> answer = fit_inference(get_model("llama-3-8b"), "rtx-4090", context=8192)
+>>> answer.verdict.verdict, answer.gpus_needed
+('fits', 1)
+>>> fit_training(get_model("llama-3-8b"), "rtx-4090", method="full", seq=2048).verdict.verdict
+'does not fit'
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.gpus import GPU, get_gpu
-from calculators.memory.inference import (
-    MAX_BATCH,
-    largest_fitting,
-    inference_memory,
-    max_batch_for_memory,
-    max_context_for_memory,
-)
-from calculators.memory.overhead import runtime_overhead_bytes
+from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
 
+GIB = 2**30
 MAX_GPUS_SEARCHED = 1024
+MAX_SEQ_SEARCHED = 1 << 22
+
+FITS = "fits"
+TIGHT = "tight"
+DOES_NOT_FIT = "does not fit"
+VERDICTS = (FITS, TIGHT, DOES_NOT_FIT)
+
+
+@dataclass(frozen=True)
+class FitVerdict:
+    """Whether a footprint fits a GPU's usable memory, and by how much.
+
+    Attributes:
+        verdict: ``"fits"``, ``"tight"`` or ``"does not fit"``.
+        total_bytes: the job's footprint on one GPU (central estimate).
+        uncertainty_bytes: how much more the footprint reached on measured runs, at most.
+        usable_bytes: what one process can allocate on the GPU.
+    """
+
+    verdict: str
+    total_bytes: int
+    uncertainty_bytes: int
+    usable_bytes: int
+
+    @property
+    def margin_bytes(self) -> int:
+        """Usable memory minus ``total_bytes``: negative when the job does not fit."""
+        return self.usable_bytes - self.total_bytes
+
+    @property
+    def fits(self) -> bool:
+        """True only for a *fits* verdict (a tight job is not promised)."""
+        return self.verdict == FITS
+
+    def summary(self) -> str:
+        """One sentence: the verdict and the margin in GiB.
+
+        >>> FitVerdict("tight", 70 * GIB, 3 * GIB, 71 * GIB).summary()
+        'tight: 1.0 GiB to spare of 71.0 GiB usable, inside the 3.0 GiB measured uncertainty'
+        """
+        usable = f"{self.usable_bytes / GIB:,.1f} GiB usable"
+        margin = abs(self.margin_bytes) / GIB
+        if self.verdict == FITS:
+            return f"fits: {margin:,.1f} GiB to spare of {usable}"
+        if self.verdict == TIGHT:
+            return (f"tight: {margin:,.1f} GiB to spare of {usable}, inside the "
+                    f"{self.uncertainty_bytes / GIB:,.1f} GiB measured uncertainty")
+        return f"does not fit: {margin:,.1f} GiB over the {usable}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"verdict": self.verdict, "margin_bytes": self.margin_bytes, "total_bytes": self.total_bytes,
+                "uncertainty_bytes": self.uncertainty_bytes, "usable_bytes": self.usable_bytes}
+
+
+def footprint_on(estimate: MemoryEstimate, gpu: GPU) -> tuple[int, int]:
+    """``(total, uncertainty)`` of an estimate on ``gpu``.
+
+    A Mac has no CUDA context and no cuBLAS workspaces: both leave the total there.
+    """
+    total = estimate.total_bytes
+    if gpu.vendor == "Apple":
+        total -= estimate.overhead.get("cuda_context", 0) + estimate.breakdown.get("cuda_workspaces", 0)
+    return total, estimate.uncertainty_bytes
+
+
+def verdict_for(total_bytes: int, uncertainty_bytes: int, usable_bytes: int) -> FitVerdict:
+    """The verdict for a footprint against usable memory (see the module docstring).
+
+    >>> verdict_for(10 * GIB, 2 * GIB, 11 * GIB).verdict
+    'tight'
+    """
+    if total_bytes + uncertainty_bytes <= usable_bytes:
+        verdict = FITS
+    elif total_bytes <= usable_bytes:
+        verdict = TIGHT
+    else:
+        verdict = DOES_NOT_FIT
+    return FitVerdict(verdict=verdict, total_bytes=total_bytes, uncertainty_bytes=uncertainty_bytes,
+                      usable_bytes=usable_bytes)
+
+
+def fit_verdict(estimate: MemoryEstimate, gpu: GPU | str) -> FitVerdict:
+    """The one verdict of an estimate on a catalog GPU."""
+    record = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    total, uncertainty = footprint_on(estimate, record)
+    return verdict_for(total, uncertainty, usable_memory_bytes(record))
 
 
 @dataclass(frozen=True)
@@ -36,35 +133,78 @@ class FitResult:
 
     Attributes:
         gpu_id: catalog id of the GPU.
-        fits: True when ``total_bytes`` of the job fits one GPU's memory.
+        verdict: the :class:`FitVerdict` of the job on one GPU.
         estimate: the memory estimate on one GPU.
-        headroom_bytes: GPU memory minus ``total_bytes`` (negative when it does not fit).
-        gpus_needed: smallest GPU count that holds the job (tensor parallel for inference,
-            ZeRO-3 sharding for training); ``None`` when even the search limit fails.
+        gpus_needed: smallest GPU count whose per-GPU share *fits* (tensor parallel for
+            inference, ZeRO-3 sharding for training); ``None`` when even the search limit fails.
         max_batch: largest batch that fits one GPU at the given sequence/context length.
-        max_context: largest prompt (inference) or sequence (training) that fits at the
-            given batch.
+        max_context: largest prompt (inference) or sequence (training) that fits at the batch.
+        max_batch_tight: largest batch that is at most tight.
+        max_context_tight: largest prompt or sequence that is at most tight.
     """
 
     gpu_id: str
-    fits: bool
+    verdict: FitVerdict
     estimate: MemoryEstimate
-    headroom_bytes: int
     gpus_needed: int | None
     max_batch: int
     max_context: int
+    max_batch_tight: int
+    max_context_tight: int
+
+    @property
+    def fits(self) -> bool:
+        """True only when the verdict is *fits*."""
+        return self.verdict.fits
+
+    @property
+    def headroom_bytes(self) -> int:
+        """Usable memory minus ``total_bytes`` (negative when it does not fit)."""
+        return self.verdict.margin_bytes
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {
             "gpu": self.gpu_id,
+            "verdict": self.verdict.verdict,
             "fits": self.fits,
+            "margin_bytes": self.verdict.margin_bytes,
+            "usable_bytes": self.verdict.usable_bytes,
             "headroom_bytes": self.headroom_bytes,
             "gpus_needed": self.gpus_needed,
             "max_batch": self.max_batch,
+            "max_batch_tight": self.max_batch_tight,
             "max_context": self.max_context,
+            "max_context_tight": self.max_context_tight,
             "estimate": self.estimate.to_dict(),
         }
+
+
+def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int) -> tuple[int, int]:
+    """Largest value that fits, and largest that is at most tight, for a monotone job family."""
+    usable = usable_memory_bytes(gpu)
+
+    def at_most(n: int, *, tight_ok: bool) -> bool:
+        total, uncertainty = footprint_on(estimate_of(n), gpu)
+        return total + (0 if tight_ok else uncertainty) <= usable
+
+    return (largest_fitting(lambda n: at_most(n, tight_ok=False), upper),
+            largest_fitting(lambda n: at_most(n, tight_ok=True), upper))
+
+
+def split_inference_footprint(estimate: MemoryEstimate, count: int) -> tuple[int, int]:
+    """Per-GPU ``(total, uncertainty)`` of an inference job split evenly over ``count`` GPUs.
+
+    Weights, KV cache and activations divide; each GPU keeps its own workspaces, context
+    and allocator reserve (the reserve and the uncertainty follow the per-GPU block, which
+    divides too, so dividing them is a close approximation).
+    """
+    workspaces = estimate.breakdown.get("cuda_workspaces", 0)
+    context = estimate.overhead.get("cuda_context", 0)
+    reserve = estimate.overhead.get("allocator_reserve", 0)
+    per_gpu = -(-(estimate.peak_allocated_bytes - workspaces) // count) + workspaces + context
+    return per_gpu + -(-reserve // count), -(-estimate.uncertainty_bytes // count) if count > 1 else (
+        estimate.uncertainty_bytes)
 
 
 def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
@@ -73,28 +213,26 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult
     ``gpus_needed`` assumes tensor parallelism that splits weights, KV cache and
     activations evenly, with each GPU keeping its own runtime overhead.
     """
-    gpu = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    record = get_gpu(gpu) if isinstance(gpu, str) else gpu
     estimate = inference_memory(spec, **settings)
-    memory = gpu.memory_bytes
+    usable = usable_memory_bytes(record)
     needed: int | None = None
     for count in range(1, MAX_GPUS_SEARCHED + 1):
-        per_gpu = -(-estimate.peak_allocated_bytes // count)
-        if per_gpu + sum(runtime_overhead_bytes(peak_allocated_bytes=per_gpu).values()) <= memory:
+        total, uncertainty = split_inference_footprint(estimate, count) if count > 1 else footprint_on(estimate, record)
+        if total + uncertainty <= usable:
             needed = count
             break
     keep = {k: v for k, v in settings.items() if k not in ("batch", "context")}
-    return FitResult(
-        gpu_id=gpu.id,
-        fits=estimate.total_bytes <= memory,
-        estimate=estimate,
-        headroom_bytes=memory - estimate.total_bytes,
-        gpus_needed=needed,
-        max_batch=max_batch_for_memory(spec, memory_bytes=memory, context=settings.get("context", 4096),
-                                       **{k: v for k, v in keep.items() if k != "new_tokens"},
-                                       new_tokens=settings.get("new_tokens", 0)),
-        max_context=max_context_for_memory(spec, memory_bytes=memory, batch=settings.get("batch", 1),
-                                           **{k: v for k, v in keep.items() if k != "new_tokens"}),
-    )
+    context = settings.get("context", 4096)
+    batch = settings.get("batch", 1)
+    max_batch, max_batch_tight = _limits(
+        record, lambda b: inference_memory(spec, **keep, batch=b, context=context), MAX_BATCH)
+    no_new = {k: v for k, v in keep.items() if k != "new_tokens"}
+    max_context, max_context_tight = _limits(
+        record, lambda c: inference_memory(spec, **no_new, batch=batch, context=c), MAX_CONTEXT)
+    return FitResult(gpu_id=record.id, verdict=fit_verdict(estimate, record), estimate=estimate, gpus_needed=needed,
+                     max_batch=max_batch, max_context=max_context, max_batch_tight=max_batch_tight,
+                     max_context_tight=max_context_tight)
 
 
 def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
@@ -103,35 +241,65 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     ``gpus_needed`` is the smallest data-parallel group whose ZeRO-3 shards fit when the
     job does not fit one GPU with the settings given.
     """
-    gpu = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    record = get_gpu(gpu) if isinstance(gpu, str) else gpu
     estimate = training_memory(spec, **settings)
-    memory = gpu.memory_bytes
-    fits = estimate.total_bytes <= memory
-    needed: int | None = 1 if fits else None
-    if not fits:
+    verdict = fit_verdict(estimate, record)
+    needed: int | None = 1 if verdict.fits else None
+    if not verdict.fits:
         sharded = {**settings, "zero": 3}
         count = 2
         while count <= MAX_GPUS_SEARCHED:
-            if training_memory(spec, **{**sharded, "gpus": count}).total_bytes <= memory:
+            if fit_verdict(training_memory(spec, **{**sharded, "gpus": count}), record).fits:
                 needed = count
                 break
             count *= 2
     base = {k: v for k, v in settings.items() if k not in ("batch", "seq")}
     batch = settings.get("batch", 1)
     seq = settings.get("seq", 2048)
+    max_batch, max_batch_tight = _limits(record, lambda b: training_memory(spec, **base, batch=b, seq=seq), MAX_BATCH)
+    max_context, max_context_tight = _limits(
+        record, lambda s: training_memory(spec, **base, batch=batch, seq=s), MAX_SEQ_SEARCHED)
+    return FitResult(gpu_id=record.id, verdict=verdict, estimate=estimate, gpus_needed=needed, max_batch=max_batch,
+                     max_context=max_context, max_batch_tight=max_batch_tight, max_context_tight=max_context_tight)
 
-    def batch_fits(b: int) -> bool:
-        return training_memory(spec, **base, batch=b, seq=seq).total_bytes <= memory
 
-    def seq_fits(s: int) -> bool:
-        return training_memory(spec, **base, batch=batch, seq=s).total_bytes <= memory
+def training_fit_advice(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> tuple[str, ...]:
+    """Single changes that make a training job *fit* one GPU of ``gpu``, cheapest first.
 
-    return FitResult(
-        gpu_id=gpu.id,
-        fits=fits,
-        estimate=estimate,
-        headroom_bytes=memory - estimate.total_bytes,
-        gpus_needed=needed,
-        max_batch=largest_fitting(batch_fits, MAX_BATCH),
-        max_context=largest_fitting(seq_fits, 1 << 22),
-    )
+    Tried one at a time, each against :func:`fit_verdict`: gradient checkpointing, a
+    micro-batch of 1 with gradient accumulation, ZeRO-3 over the GPUs already in the job,
+    LoRA, QLoRA, and the fewest GPUs (a power of two) that hold the job with ZeRO-3 and
+    checkpointing.
+
+    >>> from calculators.catalog.models import get_model
+    >>> training_fit_advice(get_model("llama-3-8b"), "h100-sxm", method="full", batch=4)
+    ('QLoRA (4-bit NF4 base)', '4 GPUs with ZeRO-3 and gradient checkpointing')
+    """
+    record = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    batch = int(settings.get("batch", 1))
+    accumulation = int(settings.get("grad_accumulation", 1))
+    gpus = int(settings.get("gpus", 1))
+    changes: list[tuple[str, dict[str, Any]]] = []
+    if not settings.get("grad_checkpointing"):
+        changes.append(("gradient checkpointing", {"grad_checkpointing": True}))
+    if batch > 1:
+        changes.append((f"micro-batch 1 with gradient accumulation {batch * accumulation}",
+                        {"batch": 1, "grad_accumulation": batch * accumulation}))
+    if gpus > 1 and int(settings.get("zero", 0)) < 3:
+        changes.append((f"ZeRO-3 over the {gpus} GPUs", {"zero": 3}))
+    if settings.get("method", "full") == "full":
+        changes.append(("LoRA instead of full fine-tuning", {"method": "lora", "base_dtype": None}))
+    if settings.get("method", "full") != "qlora":
+        changes.append(("QLoRA (4-bit NF4 base)", {"method": "qlora", "base_dtype": None}))
+    advice = [label for label, change in changes
+              if fit_verdict(training_memory(spec, **{**settings, **change}), record).fits]
+    # More GPUs shard only the model states; activations stay per GPU, so checkpoint them too.
+    suffix = "" if settings.get("grad_checkpointing") else " and gradient checkpointing"
+    count = max(2, gpus * 2)
+    while count <= MAX_GPUS_SEARCHED:
+        sharded = {**settings, "gpus": count, "zero": 3, "grad_checkpointing": True}
+        if fit_verdict(training_memory(spec, **sharded), record).fits:
+            advice.append(f"{count} GPUs with ZeRO-3{suffix}")
+            break
+        count *= 2
+    return tuple(advice)

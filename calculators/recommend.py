@@ -6,10 +6,12 @@ whose per-GPU figure is ``total_bytes`` of
 :func:`~calculators.memory.inference.inference_memory` split evenly over tensor-parallel
 GPUs; training and fine-tuning: ``total_bytes`` of
 :func:`~calculators.memory.training.training_memory` with ZeRO-3 sharding when the count
-is above 1). Configurations whose per-GPU ``total_bytes`` fits the GPU's memory are kept,
-each with:
+is above 1). Each configuration gets the one fit verdict of :func:`calculators.fit.verdict_for`
+against the memory a process can allocate (``usable_memory_bytes``): *fits* (the total plus
+its measured uncertainty fits), *tight* (only the total fits: listed, flagged, ranked after
+every configuration that fits) or *does not fit* (dropped). Each kept configuration has:
 
-* headroom: GPU memory minus per-GPU ``total_bytes`` (bytes);
+* headroom: usable GPU memory minus per-GPU ``total_bytes`` (bytes);
 * speed (an estimate at assumed efficiencies, never a measurement): serving, the
   aggregate decode tokens/s of the batch with ``context`` tokens cached per sequence
   (the roofline of :mod:`calculators.performance.inference_speed`); training, the cluster
@@ -21,8 +23,8 @@ each with:
   or USD per training run (:func:`~calculators.cost.training_run_cost_usd`);
 * whether it meets the throughput target and the hourly budget (``None`` = unknown).
 
-Rows are sorted by (meets every target first, cost ascending with unknown cost last,
-GPU count, GPU id). The cost that orders rows is USD per million tokens for serving and
+Rows are sorted by (fits before tight, meets every target first, cost ascending with
+unknown cost last, GPU count, GPU id). The cost that orders rows is USD per million tokens for serving and
 USD per run for training: the cheapest way to do the work, not the cheapest hour.
 
 >>> from calculators.catalog.models import get_model
@@ -45,9 +47,20 @@ from typing import Any
 from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.gpus import GPU, all_gpus
+from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.catalog.models import get_model
 from calculators.dtypes import DType
 from calculators.errors import InputError
+from calculators.fit import (
+    DOES_NOT_FIT,
+    FITS,
+    TIGHT,
+    FitVerdict,
+    fit_verdict,
+    footprint_on,
+    split_inference_footprint,
+    verdict_for,
+)
 from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
 from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
 from calculators.memory.training import training_memory
@@ -146,10 +159,12 @@ class Configuration:
     meets_throughput: bool | None
     meets_budget: bool | None
     notes: tuple[str, ...] = ()
+    verdict: str = FITS
+    uncertainty_bytes: int = 0
 
     @property
     def headroom_bytes(self) -> int:
-        """GPU memory left over per GPU, bytes (never negative for a kept configuration)."""
+        """Usable GPU memory left over per GPU, bytes (never negative for a kept configuration)."""
         return self.capacity_bytes - self.memory_per_gpu_bytes
 
     @property
@@ -169,8 +184,9 @@ class Configuration:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (bytes, tokens/s, days, USD)."""
-        return {"gpu": self.gpu_id, "gpu_name": self.gpu_name, "count": self.count,
-                "memory_per_gpu_bytes": self.memory_per_gpu_bytes, "capacity_bytes": self.capacity_bytes,
+        return {"gpu": self.gpu_id, "gpu_name": self.gpu_name, "count": self.count, "verdict": self.verdict,
+                "memory_per_gpu_bytes": self.memory_per_gpu_bytes, "uncertainty_bytes": self.uncertainty_bytes,
+                "capacity_bytes": self.capacity_bytes,
                 "headroom_bytes": self.headroom_bytes, "tokens_per_s": self.tokens_per_s, "days": self.days,
                 "usd_per_gpu_hour": self.usd_per_gpu_hour, "usd_per_hour": self.usd_per_hour,
                 "usd_per_million_tokens": self.usd_per_million_tokens, "usd_per_run": self.usd_per_run,
@@ -216,8 +232,9 @@ class Recommendation:
         what = "tokens/s" if self.job == "serve" else "tokens/s, days"
         lines = [f"{self.job} {self.model} ({self.settings_text}), context {self.context}, batch {self.batch}"
                  + (f", {self.tokens:,} tokens" if self.tokens else "")
-                 + f": {len(self.rows)} configurations fit",
-                 f"{'ok':<3} {'GPUs':<32} {'headroom GiB':>12} {what:>18} {'USD/h':>8} "
+                 + f": {sum(1 for r in self.rows if r.verdict == FITS)} configurations fit, "
+                 + f"{sum(1 for r in self.rows if r.verdict == TIGHT)} tight (listed last: a risk)",
+                 f"{'ok':<3} {'fit':<5} {'GPUs':<32} {'headroom GiB':>12} {what:>18} {'USD/h':>8} "
                  f"{'USD/Mtok' if self.job == 'serve' else 'USD/run':>10}"]
         for row in self.rows[:limit]:
             rate = "-" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"
@@ -225,7 +242,8 @@ class Recommendation:
                 rate += f", {row.days:,.2f}"
             price = "-" if row.usd_per_hour is None else f"{row.usd_per_hour:,.2f}"
             unit = row.sort_cost
-            lines.append(f"{'yes' if row.meets_targets else 'no':<3} {f'{row.count} x {row.gpu_name}':<32} "
+            lines.append(f"{'yes' if row.meets_targets else 'no':<3} {row.verdict:<5} "
+                         f"{f'{row.count} x {row.gpu_name}':<32} "
                          f"{row.headroom_bytes / GIB:>12.1f} {rate:>18} {price:>8} "
                          f"{'-' if unit is None else f'{unit:,.2f}':>10}")
         if len(self.rows) > limit:
@@ -259,7 +277,7 @@ def _check(target: float | None, value: float | None, *, at_most: bool = False) 
     return value <= target if at_most else value >= target
 
 
-def _row(gpu: GPU, count: int, *, memory: int, rate: float | None, days: float | None, w: Workload,
+def _row(gpu: GPU, count: int, *, verdict: FitVerdict, rate: float | None, days: float | None, w: Workload,
          target: float | None, budget: float | None, notes: tuple[str, ...], hours: float | None) -> Configuration:
     price = prices.median_cloud_usd_per_gpu_hour(gpu.id)
     per_mtok = per_run = None
@@ -268,8 +286,12 @@ def _row(gpu: GPU, count: int, *, memory: int, rate: float | None, days: float |
             per_mtok = cost.usd_per_million_tokens(tokens_per_s=rate, usd_per_hour=count * price)
         elif hours is not None:
             per_run = cost.training_run_cost_usd(gpu_hours=hours, usd_per_gpu_hour=price)
-    return Configuration(gpu_id=gpu.id, gpu_name=gpu.name, count=count, memory_per_gpu_bytes=memory,
-                         capacity_bytes=gpu.memory_bytes, tokens_per_s=rate, days=days, usd_per_gpu_hour=price,
+    if verdict.verdict == TIGHT:
+        notes = (f"tight: {verdict.summary()}",) + notes
+    return Configuration(gpu_id=gpu.id, gpu_name=gpu.name, count=count, memory_per_gpu_bytes=verdict.total_bytes,
+                         capacity_bytes=verdict.usable_bytes, verdict=verdict.verdict,
+                         uncertainty_bytes=verdict.uncertainty_bytes,
+                         tokens_per_s=rate, days=days, usd_per_gpu_hour=price,
                          usd_per_million_tokens=per_mtok, usd_per_run=per_run,
                          meets_throughput=_check(target, rate),
                          meets_budget=_check(budget, None if price is None else count * price, at_most=True),
@@ -279,8 +301,9 @@ def _row(gpu: GPU, count: int, *, memory: int, rate: float | None, days: float |
 def recommend(workload: Workload) -> Recommendation:
     """Every catalog GPU configuration (1, 2, 4 or 8 GPUs) that fits ``workload``, best first.
 
-    Formula: fit = per-GPU ``total_bytes`` <= GPU memory; speed and cost as the module
-    docstring says; order = (meets targets, cost, count, GPU id).
+    Formula: verdict of per-GPU ``total_bytes`` (and its uncertainty) against usable GPU
+    memory; speed and cost as the module docstring says; order = (fits before tight, meets
+    targets, cost, count, GPU id).
 
     Raises:
         InputError: a workload field out of range, naming it (``job``, ``method``, ``kv_cache``,
@@ -312,8 +335,8 @@ def recommend(workload: Workload) -> Recommendation:
     apple = flag("include_apple", w.include_apple)
     mfu = _optional_float("mfu", w.mfu, maximum=1.0)
 
-    serve_total = inference_memory(spec, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
-                                   context=context).total_bytes if job == "serve" else 0
+    serve_estimate = inference_memory(spec, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
+                                      context=context) if job == "serve" else None
     rows: list[Configuration] = []
     skipped: list[str] = []
     unpriced: list[str] = []
@@ -326,9 +349,11 @@ def recommend(workload: Workload) -> Recommendation:
         if prices.median_cloud_usd_per_gpu_hour(gpu.id) is None:
             unpriced.append(gpu.name)
         for count in counts:
-            if job == "serve":
-                per_gpu = -(-serve_total // count)
-                if per_gpu > gpu.memory_bytes:
+            if serve_estimate is not None:
+                total, uncertainty = (split_inference_footprint(serve_estimate, count) if count > 1
+                                      else footprint_on(serve_estimate, gpu))
+                verdict = verdict_for(total, uncertainty, usable_memory_bytes(gpu))
+                if verdict.verdict == DOES_NOT_FIT:
                     continue
                 step = speed.decode_step(spec, gpu, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
                                          context=context, gpus=count)
@@ -340,12 +365,13 @@ def recommend(workload: Workload) -> Recommendation:
                     notes += (f"tensor parallel over {link.name}: all-reduces add "
                               f"{step.communication_time_s * 1e3:,.2f} ms to each {step.time_s * 1e3:,.2f} ms "
                               "decode step",)
-                rows.append(_row(gpu, count, memory=per_gpu, rate=step.aggregate_tokens_per_s, days=None, w=w,
+                rows.append(_row(gpu, count, verdict=verdict, rate=step.aggregate_tokens_per_s, days=None, w=w,
                                  target=target, budget=budget, notes=notes, hours=None))
                 continue
             estimate = training_memory(spec, method=method, batch=batch, seq=context,
                                        grad_checkpointing=checkpointing, gpus=count, zero=3 if count > 1 else 0)
-            if estimate.total_bytes > gpu.memory_bytes:
+            verdict = fit_verdict(estimate, gpu)
+            if verdict.verdict == DOES_NOT_FIT:
                 continue
             notes = ()
             rate = days = hours = None
@@ -359,9 +385,10 @@ def recommend(workload: Workload) -> Recommendation:
                 if count > 1:
                     notes += (f"ZeRO-3 over {run.scaling.link_name}: scaling efficiency "
                               f"{run.scaling_efficiency:.0%}",)
-            rows.append(_row(gpu, count, memory=estimate.total_bytes, rate=rate, days=days, w=w, target=target,
+            rows.append(_row(gpu, count, verdict=verdict, rate=rate, days=days, w=w, target=target,
                              budget=budget, notes=notes, hours=hours))
-    rows.sort(key=lambda r: (not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id))
+    rows.sort(key=lambda r: (r.verdict != FITS, not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0,
+                             r.count, r.gpu_id))
     return Recommendation(model=spec.name, job=job, method=method, context=context, batch=batch, tokens=tokens,
                           target_tokens_per_s=target, budget_usd_per_hour=budget, rows=tuple(rows),
                           skipped=tuple(skipped), unpriced=tuple(unpriced), kv_cache=kv_cache,
@@ -377,7 +404,8 @@ def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, 
     if job == "serve":
         return common + (
             f"fit: total_bytes of inference_memory (weights, KV cache in {kv_cache} at the full context, "
-            "activations, runtime overhead) split evenly over tensor-parallel GPUs",
+            "activations, runtime overhead) split evenly over tensor-parallel GPUs, against the memory a process "
+            "can allocate; tight configurations (inside the measured uncertainty) are listed after those that fit",
             f"speed: aggregate decode tokens/s at the full context (the slowest step), roofline with bandwidth "
             f"efficiency {speed.DEFAULT_BANDWIDTH_EFFICIENCY:g} and compute efficiency "
             f"{speed.DEFAULT_COMPUTE_EFFICIENCY:g} (assumed), plus tensor-parallel all-reduces (2 per layer) over "
@@ -390,7 +418,8 @@ def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, 
                 "others assumed 0.4)")
     return common + (
         f"fit: total_bytes of training_memory, method {method}, ZeRO-3 sharding over the GPUs when more than one, "
-        f"activation checkpointing {'on' if checkpointing else 'off'}",
+        f"activation checkpointing {'on' if checkpointing else 'off'}, against the memory a process can allocate; "
+        "tight configurations (inside the measured uncertainty) are listed after those that fit",
         f"speed: 6·N·D plus attention at {mfu_text}; {tokens:,} training tokens",
         "LoRA/QLoRA: frozen base weights skip their weight-gradient matmuls, 4·N plus 6 x adapter parameters per "
         "token (training_flops_per_token)" if method != "full"

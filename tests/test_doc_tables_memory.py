@@ -49,14 +49,16 @@ def test_breakdown_weights_are_fp32_master_weights() -> None:
     table = TABLES["memory-breakdown"]()
     row = _row(table, "Llama 3 8B", "full bf16-mixed adamw b1 s2048")
     assert _cell(table, row, "weights") == f"{LLAMA_3_8B_PARAMETERS * 4 / GIB:.2f}" == "29.92"
-    # 20 bytes/param at the optimizer step: 149.575 GiB.
-    assert _cell(table, row, "peak allocated GiB") == f"{LLAMA_3_8B_PARAMETERS * 20 / GIB:.2f}"
+    # 20 bytes/param at the optimizer step: 149.575 GiB, plus the 64 MiB of cuBLAS workspaces
+    # measured on an H100 (tests/data/measurements_cuda/h100-sxm).
+    assert _cell(table, row, "peak allocated GiB") == f"{(LLAMA_3_8B_PARAMETERS * 20 + 64 * 2**20) / GIB:.2f}"
 
 
 def test_pure_bf16_adamw_peak_is_ten_bytes_per_parameter() -> None:
-    # 8,030,261,248 x 10 bytes / 2^30 = 74.79 GiB, decided by the optimizer step ("o").
+    # 8,030,261,248 x 10 bytes / 2^30 = 74.79 GiB, decided by the optimizer step ("o"), plus
+    # the 64 MiB (0.0625 GiB) of cuBLAS workspaces measured on an H100: 74.85 GiB.
     table = TABLES["memory-precision-optimizer-peaks"]()
-    assert _cell(table, _row(table, "adamw"), "bf16 GiB") == "74.79 o"
+    assert _cell(table, _row(table, "adamw"), "bf16 GiB") == "74.85 o"
 
 
 def test_saved_bytes_per_token_per_layer_bf16_mixed() -> None:

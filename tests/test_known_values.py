@@ -98,11 +98,13 @@ def test_fused_adamw_mixed_precision_is_16_bytes_per_param() -> None:
     # step: fp32 weights 4 + fp32 gradients 4 + exp_avg 4 + exp_avg_sq 4 = 16 bytes per
     # parameter. Rajbhandari et al. 2020, "ZeRO", section 3.1, count the same 16 bytes
     # for mixed-precision Adam (split 2 + 2 + 12: fp16 weights and grads, fp32 copy and
-    # moments); batch 1 x 16 tokens keeps activations negligible.
+    # moments); batch 1 x 16 tokens keeps activations negligible. On CUDA the peak also
+    # holds the cuBLAS workspaces: 64 MiB, measured on an H100
+    # (tests/data/measurements_cuda/h100-sxm: base_allocated minus the weights).
     estimate = training_memory(get_model("llama-2-7b"), method="full", precision="bf16-mixed",
                                optimizer="adamw-fused", batch=1, seq=16)
     assert estimate.parameters == LLAMA2_7B_PARAMS
-    assert estimate.phase_peaks["optimizer"] == 16 * LLAMA2_7B_PARAMS
+    assert estimate.phase_peaks["optimizer"] == 16 * LLAMA2_7B_PARAMS + 64 * 2**20
 
 
 def test_foreach_adamw_adds_a_parameter_sized_temporary() -> None:
@@ -111,9 +113,12 @@ def test_foreach_adamw_adds_a_parameter_sized_temporary() -> None:
     # per parameter, so the step holds 16 + 4 = 20 bytes per parameter.
     estimate = training_memory(get_model("llama-2-7b"), method="full", precision="bf16-mixed",
                                optimizer="adamw", batch=1, seq=16)
-    assert estimate.phase_peaks["optimizer"] == 20 * LLAMA2_7B_PARAMS
-    assert estimate.peak_allocated_bytes == 20 * LLAMA2_7B_PARAMS
+    assert estimate.phase_peaks["optimizer"] == 20 * LLAMA2_7B_PARAMS + 64 * 2**20  # + cuBLAS workspaces
+    assert estimate.peak_allocated_bytes == 20 * LLAMA2_7B_PARAMS + 64 * 2**20
     assert estimate.peak_phase == "optimizer"
+    on_cpu = training_memory(get_model("llama-2-7b"), method="full", precision="bf16-mixed",
+                             optimizer="adamw", batch=1, seq=16, device="cpu")
+    assert on_cpu.peak_allocated_bytes == 20 * LLAMA2_7B_PARAMS  # no CUDA workspaces on CPU
 
 
 # ------------------------------------------------------------------ QLoRA 65B on one 48 GB GPU

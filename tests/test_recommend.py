@@ -28,18 +28,25 @@ def test_every_row_fits_and_is_sorted() -> None:
         assert row.count in GPU_COUNTS
         assert 0 <= row.memory_per_gpu_bytes <= row.capacity_bytes
         assert row.headroom_bytes >= 0
-    keys = [(not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id) for r in plan.rows]
+    # Configurations inside the measured uncertainty (tight) never rank above one that fits.
+    keys = [(r.verdict != "fits", not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id)
+            for r in plan.rows]
     assert keys == sorted(keys)
+    assert all(r.verdict in ("fits", "tight") for r in plan.rows)
 
 
 def test_serving_row_reproduces_its_parts() -> None:
-    # Derivation: per-GPU memory = ceil(total_bytes / GPUs); aggregate decode tokens/s from decode_step;
+    # Derivation: per-GPU memory = ceil((peak - workspaces) / GPUs) + workspaces + context +
+    # ceil(reserve / GPUs) (each GPU holds its own CUDA context and cuBLAS workspaces, measured on
+    # an H100: 785 and 64 MiB); aggregate decode tokens/s from decode_step;
     # USD per million tokens = GPUs x median price / (tokens/s x 3600) x 1e6.
     spec, gpu = get_model("llama-3-70b"), get_gpu("h100-sxm")
     plan = recommend(Workload(model=spec, job="serve", method="int4", context=8192, batch=8))
     row = next(r for r in plan.rows if r.gpu_id == "h100-sxm" and r.count == 2)
-    total = inference_memory(spec, weights="int4", batch=8, context=8192).total_bytes
-    assert row.memory_per_gpu_bytes == -(-total // 2)
+    estimate = inference_memory(spec, weights="int4", batch=8, context=8192)
+    ws, context = 64 * 2**20, 785 * 2**20
+    reserve = estimate.total_bytes - estimate.peak_allocated_bytes - context
+    assert row.memory_per_gpu_bytes == -(-(estimate.peak_allocated_bytes - ws) // 2) + ws + context + -(-reserve // 2)
     rate = decode_step(spec, gpu, weights="int4", batch=8, context=8192, gpus=2).aggregate_tokens_per_s
     assert row.tokens_per_s == pytest.approx(rate)
     price = prices.median_cloud_usd_per_gpu_hour("h100-sxm")
@@ -50,7 +57,7 @@ def test_serving_row_reproduces_its_parts() -> None:
 def test_fp8_kv_cache_halves_the_cache_in_fit_and_speed() -> None:
     # Derivation: an fp8 KV cache stores each cached key/value element in 1 byte where bf16 uses 2
     # (Llama 3 70B: 80 layers x 8 KV heads x 128 dims x K and V per token, config.json), so the
-    # cache is half as large; per-GPU memory is then ceil(total_bytes / GPUs) with that cache, and
+    # cache is half as large; per-GPU memory is then the split of test_serving_row_reproduces_its_parts, and
     # a workload that fits with the bf16 cache fits with the fp8 one, decoding at least as fast.
     spec = get_model("llama-3-70b")
     args = dict(model=spec, job="serve", method="int4", context=32768, batch=8)
@@ -59,10 +66,14 @@ def test_fp8_kv_cache_halves_the_cache_in_fit_and_speed() -> None:
     assert kv_cache_bytes(spec, batch=8, context=32768, kv_dtype="bf16") == 8 * 32768 * 80 * 8 * 128 * 2 * 2
     assert kv_cache_bytes(spec, batch=8, context=32768, kv_dtype="fp8") * 2 == kv_cache_bytes(
         spec, batch=8, context=32768, kv_dtype="bf16")
-    total = inference_memory(spec, weights="int4", kv_cache="fp8", batch=8, context=32768).total_bytes
+    estimate = inference_memory(spec, weights="int4", kv_cache="fp8", batch=8, context=32768)
+    ws, context = 64 * 2**20, 785 * 2**20
+    reserve = estimate.total_bytes - estimate.peak_allocated_bytes - context
     by_config = {(r.gpu_id, r.count): r for r in fp8.rows}
     for row in fp8.rows:
-        assert row.memory_per_gpu_bytes == -(-total // row.count)
+        if row.count > 1:
+            assert row.memory_per_gpu_bytes == (-(-(estimate.peak_allocated_bytes - ws) // row.count) + ws + context
+                                                + -(-reserve // row.count))
     assert {(r.gpu_id, r.count) for r in bf16.rows} < set(by_config)  # strictly more configurations fit
     for row in bf16.rows:
         assert by_config[row.gpu_id, row.count].tokens_per_s >= row.tokens_per_s  # type: ignore[operator]

@@ -7,7 +7,7 @@ claim's unit: "GB" is 10^9 bytes (how the guides multiply parameters by bytes); 
 "80 GB" is 80 GiB (see :mod:`calculators.catalog.gpus`).
 
 >>> round(gb(training(MODEL_7B, method="full", precision="bf16-mixed").total_bytes))  # Llama 2 7B
-142
+136
 """
 
 from __future__ import annotations

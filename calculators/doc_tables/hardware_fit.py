@@ -3,8 +3,10 @@
 Fits come from :func:`calculators.fit.fit_inference` and :func:`calculators.fit.fit_training`
 on the ``total_bytes`` basis; GPU figures from :mod:`calculators.catalog.gpus`.
 
->>> fit_cell(True, False)
+>>> fit_cell("fits", "does not fit")
 'infer'
+>>> fit_cell("fits", "tight")
+'infer, QLoRA (tight)'
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from calculators.doc_tables.hardware import (
     gib,
     ordered_gpus,
 )
-from calculators.fit import fit_inference, fit_training
+from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
 from calculators.tables import Table, TableFunction
 
@@ -28,17 +31,24 @@ QLORA_SETTINGS: dict[str, object] = {"method": "qlora", "batch": 1, "seq": 2048,
 
 
 def capacities() -> list[GPU]:
-    """One GPU per distinct memory capacity (fit depends only on memory), smallest first."""
-    seen: dict[int, GPU] = {}
-    for gpu in sorted(all_gpus(), key=lambda g: (g.memory_bytes, g.name)):
-        seen.setdefault(gpu.memory_bytes, gpu)
-    return list(seen.values())
+    """One GPU per marketed memory size, smallest first: the one a process gets the least memory on.
+
+    GPUs of one marketed size differ in usable memory (ECC, driver reserve); the column is
+    decided on the smallest, so a fit shown there holds for every GPU of that size.
+    """
+    chosen: dict[int, GPU] = {}
+    for gpu in sorted(all_gpus(), key=lambda g: (g.memory_bytes, usable_memory_bytes(g), g.name)):
+        chosen.setdefault(gpu.memory_bytes, gpu)
+    return list(chosen.values())
 
 
-def fit_cell(inference_fits: bool, qlora_fits: bool) -> str:
-    """The cell text of the fit table."""
-    return {(True, True): "both", (True, False): "infer", (False, True): "QLoRA", (False, False): "—"}[
-        (inference_fits, qlora_fits)]
+def fit_cell(inference: str, qlora: str) -> str:
+    """The cell text of the fit table from the two verdicts (``fits``, ``tight``, ``does not fit``)."""
+    if inference == qlora == FITS:
+        return "both"
+    parts = [name + ("" if verdict == FITS else " (tight)")
+             for name, verdict in (("infer", inference), ("QLoRA", qlora)) if verdict != DOES_NOT_FIT]
+    return ", ".join(parts) or "—"
 
 
 def fit_matrix() -> Table:
@@ -54,18 +64,20 @@ def fit_matrix() -> Table:
             record.name, f"{spec.parameters / 1e9:,.1f}", "unknown" if positions is None else f"{positions:,}",
             f"{infer[0].estimate.total_bytes / GIB:,.1f}",
             f"{qlora[0].estimate.total_bytes / GIB:,.1f}",
-            *(fit_cell(i.fits, q.fits) for i, q in zip(infer, qlora, strict=True)),
+            *(fit_cell(i.verdict.verdict, q.verdict.verdict) for i, q in zip(infer, qlora, strict=True)),
         ))
     legend = "; ".join(
         f"{gib(cap.memory_bytes)} GiB: " + ", ".join(g.name for g in ordered_gpus() if g.memory_bytes == cap.memory_bytes)
+        + f" (decided on the {cap.name}: {usable_memory_bytes(cap) / GIB:,.2f} GiB usable)"
         for cap in caps)
     return Table(
         id="hardware-fit",
         caption=(
-            "Does the job fit one GPU? Computed with calculators.fit.fit_inference and fit_training on the "
-            "total_bytes basis (peak allocated plus runtime overhead). 'infer': inference fits; 'QLoRA': QLoRA "
-            "fine-tuning fits; 'both'; '—': neither. GPUs by memory: " + legend + ". The 128 GiB column counts "
-            "all of Apple's unified memory, which macOS does not give the GPU by default: an upper bound there. "
+            "Does the job fit one GPU? The verdicts of calculators.fit.fit_inference and fit_training: "
+            "total_bytes plus its measured uncertainty against the memory a process can allocate. 'infer': "
+            "inference fits; 'QLoRA': QLoRA fine-tuning fits; 'both'; '(tight)': only inside the measured "
+            "uncertainty, a risk; '—': neither. GPUs by marketed memory: " + legend + ". The Apple column uses "
+            "the share of unified memory macOS lets the GPU wire by default, with no CUDA context. "
             "'config context' is max_position_embeddings from the model's config.json; where it is below the "
             "8192-token prompt, the inference figure is memory arithmetic for a prompt longer than the model "
             "was trained on (the calculators do not refuse it)."),

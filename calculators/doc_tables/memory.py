@@ -18,8 +18,8 @@ from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory
 from calculators.memory.optimizers import optimizer_bytes
 from calculators.memory.overhead import (
-    CUBLAS_WORKSPACE_BYTES,
     CUDA_CONTEXT_BYTES,
+    CUDA_WORKSPACE_BYTES,
     overhead_assumptions,
 )
 from calculators.memory.result import MemoryEstimate
@@ -115,10 +115,10 @@ def key_numbers_overview() -> Table:
          "calculators.memory.training.training_memory"),
         (f"{spec.name} full bf16-mixed AdamW b1 s2048: peak_allocated_bytes",
          gib(job.peak_allocated_bytes), "GiB", "derived", "calculators.memory.training.training_memory"),
-        (f"{spec.name}, same job: total_bytes", gib(job.total_bytes), "GiB", "derived + assumed",
+        (f"{spec.name}, same job: total_bytes", gib(job.total_bytes), "GiB", "derived + measured",
          "calculators.memory.overhead.runtime_overhead_bytes"),
-        ("fixed overhead in total_bytes (CUDA context + cuBLAS workspace)",
-         f"{(CUDA_CONTEXT_BYTES + CUBLAS_WORKSPACE_BYTES) / MIB:.0f}", "MiB", "assumed",
+        ("fixed overhead in total_bytes (CUDA context) and in the peak (cuBLAS workspaces)",
+         f"{(CUDA_CONTEXT_BYTES + CUDA_WORKSPACE_BYTES) / MIB:.0f}", "MiB", "measured",
          "calculators.memory.overhead.runtime_overhead_bytes"),
     )
     return Table(

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from calculators.memory.kernels import layer_attention_path
 from calculators.model import ModelSpec
 
 #: Short LoRA target names and the module they adapt (q_proj, ..., down_proj). On models
@@ -55,7 +56,9 @@ class ActivationLayout:
         lora_rank: LoRA rank r.
         adapter_bytes: bytes per element of the LoRA adapter weights (PEFT keeps them in
             fp32 by default).
-        attention: ``"sdpa"`` (flash or memory-efficient kernel) or ``"eager"``.
+        attention: ``"sdpa"`` or ``"eager"``; which SDPA kernel runs follows from the dtype,
+            the mask and the device (:func:`calculators.memory.kernels.layer_attention_path`).
+        device: ``"cuda"`` or ``"cpu"`` (the kernels the fake-tensor traces ran).
     """
 
     compute_bytes: int
@@ -66,6 +69,7 @@ class ActivationLayout:
     lora_rank: int = 0
     adapter_bytes: int = 4
     attention: str = "sdpa"
+    device: str = "cuda"
 
 
 @dataclass(frozen=True)
@@ -174,10 +178,13 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
         # q, k (decompressed, per head), v, output, lse, plus the low-rank intermediates.
         return a * (2 * q_dim + 2 * v_dim + latent) + 4 * heads
     q_dim, kv_dim = spec.q_dim, spec.kv_dim
+    path = layer_attention_path(spec, attention=layout.attention, compute_bytes=a, seq=seq, device=layout.device)
     # Phi-3 slices q, k, v out of one fused output; SDPA's output then needs its own
     # contiguous copy for o_proj (measured), which o_proj saves.
     fused_extra = a * q_dim if (spec.fused_qkv and o_needs_input) else 0
-    if layout.attention == "eager" or not spec.supports_sdpa:
+    if path.materialises_scores:
+        # Eager attention, or SDPA's math backend (fp32 GQA on CUDA): the fp32 softmax and
+        # its cast are saved, S x S per head, with K and V repeated to every query head.
         scores = 4 * heads * seq + (a * heads * seq if a != 4 else 0)  # fp32 softmax + its cast
         if spec.attn_logit_softcapping is not None:
             scores += a * heads * seq  # tanh(scores / cap) is saved for its backward
@@ -185,12 +192,14 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
         return a * 3 * q_dim + scores + out + fused_extra  # q, K and V repeated to every query head
     # Flash/efficient SDPA writes its output in (batch, seq, heads, dim) layout, so the
     # .contiguous() before o_proj is free and o_proj's saved input is that same tensor.
+    # K and V are saved at KV-head width, or at query width when transformers repeated them.
+    kv_saved = q_dim if path.kv_repeated else kv_dim
     mask = 0
-    if spec.sliding_window is not None and seq > spec.sliding_window and layout.autocast:
-        # Past the window SDPA gets a (batch, 1, seq, seq) mask; autocast casts it to 16-bit
-        # for every layer and each layer's SDPA saves its own copy: seq x 2 bytes per token.
+    if path.explicit_mask and layout.autocast:
+        # SDPA gets a (batch, 1, seq, seq) mask; autocast casts it to 16-bit for every
+        # layer and each layer's SDPA saves its own copy: seq x 2 bytes per token.
         mask = a * seq
-    return a * (2 * q_dim + 2 * kv_dim) + 4 * heads + fused_extra + mask
+    return a * (2 * q_dim + 2 * kv_saved) + 4 * heads + fused_extra + mask
 
 
 def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: bool) -> int:

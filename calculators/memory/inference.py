@@ -20,7 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from calculators.dtypes import DType
-from calculators.memory.overhead import overhead_assumptions, runtime_overhead_bytes
+from calculators.memory.kernels import DEVICES, layer_attention_path
+from calculators.memory.overhead import (
+    ALLOCATORS,
+    CUDA_WORKSPACE_BYTES,
+    overhead_assumptions,
+    reserve_band_bytes,
+    runtime_overhead_bytes,
+)
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
@@ -44,6 +51,8 @@ class InferenceSetup:
     context: int
     new_tokens: int
     attention: str
+    device: str = "cuda"
+    allocator: str = "default"
 
     @property
     def total_context(self) -> int:
@@ -52,7 +61,8 @@ class InferenceSetup:
 
 
 def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
-                    new_tokens: int = 0, attention: str = "sdpa") -> InferenceSetup:
+                    new_tokens: int = 0, attention: str = "sdpa", device: str = "cuda",
+                    allocator: str = "default") -> InferenceSetup:
     """Check every inference input; raises :class:`~calculators.errors.InputError`."""
     attention = one_of("attention", attention, ATTENTIONS)
     return InferenceSetup(
@@ -62,6 +72,8 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
         context=positive_int("context", context, maximum=MAX_CONTEXT),
         new_tokens=nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT),
         attention="sdpa" if attention == "flash" else attention,
+        device=one_of("device", device, DEVICES),
+        allocator=one_of("allocator", allocator, ALLOCATORS),
     )
 
 
@@ -136,11 +148,12 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     logits = setup.batch * spec.vocab_size * (act + 4)  # last position, then its fp32 copy
 
     transient = _prefill_transient_bytes(spec, setup, tokens, act)
-    prefill = weights + kv_prefill + transient + logits + 8 * tokens
+    workspaces = CUDA_WORKSPACE_BYTES if setup.device == "cuda" else 0
+    prefill = weights + kv_prefill + transient + logits + 8 * tokens + workspaces
     phases = {"prefill": prefill}
     if setup.new_tokens:
         one_layer_copy = kv_final // max(1, spec.num_layers) // 2  # torch.cat makes a new K (then V)
-        decode = weights + kv_final + one_layer_copy + logits + 8 * setup.batch * setup.total_context
+        decode = weights + kv_final + one_layer_copy + logits + 8 * setup.batch * setup.total_context + workspaces
         phases["decode"] = decode
     peak_phase = max(phases, key=lambda name: phases[name])
     peak = phases[peak_phase]
@@ -148,9 +161,14 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     breakdown = {
         "weights": weights,
         "kv_cache": kv_at_peak,
-        "activations_and_logits": peak - weights - kv_at_peak,
+        "activations_and_logits": peak - weights - kv_at_peak - workspaces,
     }
-    overhead = runtime_overhead_bytes(peak_allocated_bytes=peak)
+    if workspaces:
+        breakdown["cuda_workspaces"] = workspaces
+    block = _prefill_block_bytes(spec, setup, tokens, act)
+    overhead = runtime_overhead_bytes(transient_block_bytes=block, allocator=setup.allocator)
+    if setup.device != "cuda":
+        overhead = {}
     notes = list(spec.notes)
     if spec.mla is not None:
         notes.append("MLA KV cache counted as the compressed latent (as vLLM, SGLang and transformers 5 store it); "
@@ -174,10 +192,22 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
             f"weights {setup.weights.value}, KV cache {setup.kv_cache.value}, batch {setup.batch}, "
             f"prompt {setup.context} tokens, {setup.new_tokens} new tokens, attention {setup.attention}",
             "one prefill forward over the whole prompt; logits kept for the last position only",
-        ) + overhead_assumptions(),
+        ) + overhead_assumptions(setup.allocator),
         notes=tuple(notes),
         overhead=overhead,
+        uncertainty_bytes=reserve_band_bytes(transient_block_bytes=block, recompute=False)
+        if setup.device == "cuda" else 0,
+        transient_block_bytes=block,
     )
+
+
+def _prefill_block_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int, act: int) -> int:
+    """The largest single temporary of the prefill: an MLP intermediate, or the fp32 scores."""
+    width = spec.moe.expert_intermediate_size * spec.moe.experts_per_token if spec.moe else spec.intermediate_size
+    path = layer_attention_path(spec, attention=setup.attention, compute_bytes=act, seq=setup.context,
+                                device=setup.device)
+    scores = 4 * setup.batch * spec.num_attention_heads * setup.context ** 2 if path.materialises_scores else 0
+    return max(tokens * width * act, scores)
 
 
 def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int, act: int) -> int:
@@ -210,15 +240,18 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     # In attention: q, k, v and the rotary temporaries of q (q*cos, rotate_half(q), its product).
     attention = tokens * act * (streams + 4 * spec.q_dim + 2 * spec.kv_dim)
     s = setup.context
-    eager = setup.attention == "eager" or not spec.supports_sdpa
+    path = layer_attention_path(spec, attention=setup.attention, compute_bytes=act, seq=s, device=setup.device)
+    eager = path.materialises_scores
+    if path.kv_repeated:
+        # With a mask, transformers repeats K and V to every query head before SDPA.
+        attention += tokens * act * 2 * (spec.q_dim - spec.kv_dim)
     if eager:
         # softmax(scores, dtype=float32) first casts the scores to fp32, then writes an
         # fp32 result: input, cast and output are alive together.
         per_score = act + (4 if act != 4 else 0) + 4
         attention += setup.batch * spec.num_attention_heads * s * s * per_score
     masks = 0
-    window = spec.sliding_window
-    if eager or (window is not None and s > window):
+    if eager or path.explicit_mask:
         # A materialised (batch, 1, seq, seq) mask in the activation dtype.
         masks = setup.batch * s * s * act
     rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch

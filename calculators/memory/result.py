@@ -32,9 +32,14 @@ class MemoryEstimate:
     Attributes:
         peak_allocated_bytes: what ``torch.cuda.max_memory_allocated()`` would report:
             the largest sum of live tensors over the step.
-        total_bytes: what the GPU must hold: the peak plus CUDA context, library
-            workspaces and caching-allocator slack (see
-            :func:`calculators.memory.overhead.runtime_overhead_bytes`).
+        total_bytes: what the GPU must hold: the peak plus the CUDA context and the
+            caching allocator's reserve (see
+            :func:`calculators.memory.overhead.runtime_overhead_bytes`); measured
+            ``(total - free)`` at the peak scatters around it.
+        uncertainty_bytes: how far above ``total_bytes`` the real footprint reached at
+            most on the measured runs (:func:`calculators.memory.overhead.reserve_band_bytes`).
+        transient_block_bytes: the step's largest transient tensor, which drives the
+            allocator reserve and the uncertainty.
         peak_phase: the phase in which the peak occurs (``forward``, ``backward``,
             ``optimizer``, ``prefill``, ``decode``).
         breakdown: bytes per component live at the peak; sums to the peak.
@@ -52,6 +57,13 @@ class MemoryEstimate:
     assumptions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     overhead: Mapping[str, int] = field(default_factory=dict)
+    uncertainty_bytes: int = 0
+    transient_block_bytes: int = 0
+
+    @property
+    def total_upper_bytes(self) -> int:
+        """``total_bytes`` plus its measured uncertainty: the most the GPU held on the measured runs."""
+        return self.total_bytes + self.uncertainty_bytes
 
     @property
     def peak_allocated_gib(self) -> float:
@@ -71,6 +83,9 @@ class MemoryEstimate:
             "active_parameters": self.active_parameters,
             "peak_allocated_bytes": self.peak_allocated_bytes,
             "total_bytes": self.total_bytes,
+            "uncertainty_bytes": self.uncertainty_bytes,
+            "total_upper_bytes": self.total_upper_bytes,
+            "transient_block_bytes": self.transient_block_bytes,
             "peak_phase": self.peak_phase,
             "breakdown": dict(self.breakdown),
             "phase_peaks": dict(self.phase_peaks),

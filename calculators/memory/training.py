@@ -34,7 +34,13 @@ from calculators.memory.activations import (
 )
 from calculators.memory.lora import lora_adapted_linears, lora_parameters
 from calculators.memory.optimizers import adafactor_state_bytes, optimizer_bytes
-from calculators.memory.overhead import overhead_assumptions, runtime_overhead_bytes
+from calculators.memory.kernels import layer_attention_path
+from calculators.memory.overhead import (
+    CUDA_WORKSPACE_BYTES,
+    overhead_assumptions,
+    reserve_band_bytes,
+    runtime_overhead_bytes,
+)
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training_inputs import TrainingSetup, training_setup
 from calculators.memory.weights import weight_bytes
@@ -67,6 +73,7 @@ def activation_layout(setup: TrainingSetup) -> ActivationLayout:
         lora_rank=setup.lora_rank if not full else 0,
         adapter_bytes=4,
         attention=setup.attention,
+        device=setup.device,
     )
 
 
@@ -229,17 +236,28 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
         backward = max(backward_start, backward_head, first_layer, end)
 
     optimizer_phase = weights + grads + state + step_temp + ddp_buckets
-    phases = {"forward": forward, "backward": backward, "optimizer": optimizer_phase}
+    # cuBLAS workspaces are allocated once and live through every phase (on CUDA).
+    workspaces = CUDA_WORKSPACE_BYTES if setup.device == "cuda" else 0
+    phases = {"forward": forward + workspaces, "backward": backward + workspaces,
+              "optimizer": optimizer_phase + workspaces}
     peak_phase = max(phases, key=lambda name: phases[name])
     peak = phases[peak_phase]
 
     breakdown = _breakdown(
-        peak_phase=peak_phase, peak=peak, weights=weights, grads=grads, state=state, step_temp=step_temp,
-        ddp_buckets=ddp_buckets, accumulated_grads=accumulated_grads, setup=setup,
+        peak_phase=peak_phase, peak=peak - workspaces, weights=weights, grads=grads, state=state,
+        step_temp=step_temp, ddp_buckets=ddp_buckets, accumulated_grads=accumulated_grads, setup=setup,
         autocast_copies=autocast_copies if peak_phase == "forward" else copies_in_backward,
         activations=saved + final_norm + inputs,
     )
-    overhead = runtime_overhead_bytes(peak_allocated_bytes=peak, gpus=n)
+    if workspaces:
+        breakdown["cuda_workspaces"] = workspaces
+    path = layer_attention_path(spec, attention=setup.attention, compute_bytes=a, seq=setup.seq, device=setup.device)
+    scores_block = 4 * setup.batch * spec.num_attention_heads * setup.seq ** 2 if path.materialises_scores else 0
+    block = max(fp32_logits, scores_block)
+    overhead = runtime_overhead_bytes(transient_block_bytes=block, recompute=setup.grad_checkpointing,
+                                      allocator=setup.allocator)
+    if setup.device != "cuda":
+        overhead = {}
     return MemoryEstimate(
         parameters=spec.parameters,
         trainable_parameters=trainable,
@@ -249,9 +267,12 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
         peak_phase=peak_phase,
         breakdown=breakdown,
         phase_peaks={k: int(v) for k, v in phases.items()},
-        assumptions=_assumptions(setup) + overhead_assumptions(),
+        assumptions=_assumptions(setup) + overhead_assumptions(setup.allocator),
         notes=spec.notes + _notes(setup),
         overhead=overhead,
+        uncertainty_bytes=reserve_band_bytes(transient_block_bytes=block, recompute=setup.grad_checkpointing)
+        if setup.device == "cuda" else 0,
+        transient_block_bytes=block,
     )
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.memory.activations import LORA_TARGETS
+from calculators.memory.kernels import DEVICES
+from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.validate import flag, one_of, positive_int
 
@@ -50,6 +52,8 @@ class TrainingSetup:
     grad_accumulation: int
     gpus: int
     zero: int
+    device: str = "cuda"
+    allocator: str = "default"
 
     @property
     def tokens(self) -> int:
@@ -82,6 +86,8 @@ def training_setup(
     grad_accumulation: int = 1,
     gpus: int = 1,
     zero: int = 0,
+    device: str = "cuda",
+    allocator: str = "default",
 ) -> TrainingSetup:
     """Check every training input and return them as a :class:`TrainingSetup`.
 
@@ -139,4 +145,6 @@ def training_setup(
         grad_accumulation=positive_int("grad_accumulation", grad_accumulation, maximum=1 << 20),
         gpus=gpu_count,
         zero=zero_stage,
+        device=one_of("device", device, DEVICES),
+        allocator=one_of("allocator", allocator, ALLOCATORS),
     )

@@ -56,7 +56,12 @@ from typing import Any
 from calculators.catalog.vision_models import BLOCKS, VisionModel, get_vision_model
 from calculators.errors import ConfigError, InputError
 from calculators.memory.optimizers import OPTIMIZERS, optimizer_bytes
-from calculators.memory.overhead import overhead_assumptions, runtime_overhead_bytes
+from calculators.memory.overhead import (
+    CUDA_WORKSPACE_BYTES,
+    overhead_assumptions,
+    reserve_band_bytes,
+    runtime_overhead_bytes,
+)
 from calculators.memory.result import MemoryEstimate
 from calculators.validate import one_of, positive_int
 
@@ -291,16 +296,21 @@ def vision_training_memory(network: str | VisionModel, *, batch: int = 32, resol
     forward = weights + state + copies + activations + inputs
     backward = forward + transient
     optimizer_phase = weights + grads + state + step_temp
-    phases = {"forward": forward, "backward": backward, "optimizer": optimizer_phase}
+    workspaces = CUDA_WORKSPACE_BYTES  # cuBLAS workspaces, allocated once (measured on an H100)
+    phases = {"forward": forward + workspaces, "backward": backward + workspaces,
+              "optimizer": optimizer_phase + workspaces}
     peak_phase = max(phases, key=lambda name: phases[name])
     peak = phases[peak_phase]
     if peak_phase == "optimizer":
         breakdown = {"weights": weights, "gradients": grads, "optimizer_states": state,
-                     "optimizer_step_temporaries": step_temp}
+                     "optimizer_step_temporaries": step_temp, "cuda_workspaces": workspaces}
     else:
         breakdown = {"weights": weights, "optimizer_states": state, "autocast_weight_copies": copies,
-                     "activations": activations + inputs, "transient_at_peak": peak - forward}
-    overhead = runtime_overhead_bytes(peak_allocated_bytes=peak)
+                     "activations": activations + inputs, "transient_at_peak": peak - workspaces - forward,
+                     "cuda_workspaces": workspaces}
+    # The largest transient block of a vision step: the backward of the largest saved tensor.
+    block = images * largest
+    overhead = runtime_overhead_bytes(transient_block_bytes=block)
     assumptions = (
         f"{model.name} at {size} x {size} pixels, batch {images}, {mode}, optimizer {opt_name}",
         "derived from the torchvision implementation's saved tensors, not measured",
@@ -314,7 +324,8 @@ def vision_training_memory(network: str | VisionModel, *, batch: int = 32, resol
         parameters=count, trainable_parameters=count, active_parameters=count, peak_allocated_bytes=int(peak),
         total_bytes=int(peak + sum(overhead.values())), peak_phase=peak_phase,
         breakdown={k: int(v) for k, v in breakdown.items()}, phase_peaks={k: int(v) for k, v in phases.items()},
-        assumptions=assumptions, notes=notes, overhead=overhead)
+        assumptions=assumptions, notes=notes, overhead=overhead,
+        uncertainty_bytes=reserve_band_bytes(transient_block_bytes=block, recompute=False), transient_block_bytes=block)
 
 
 def vision_model_from_config(config: Mapping[str, Any] | str) -> VisionModel:

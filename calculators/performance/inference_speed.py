@@ -34,6 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.fit import footprint_on, split_inference_footprint, verdict_for
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.dtypes import DType
@@ -222,7 +224,11 @@ class InferenceSpeed:
             throughput benchmarks report (0 when ``new_tokens`` is 0).
         memory_total_bytes: ``total_bytes`` of :func:`~calculators.memory.inference.inference_memory`
             for the batch, divided by ``gpus`` (weights and KV split evenly).
-        fits: whether that fits the GPU's memory.
+        memory_capacity_bytes: what one process can allocate on the GPU.
+        fits: True only when the fit verdict is *fits*.
+        verdict: the one fit verdict (:func:`calculators.fit.verdict_for`): ``"fits"``,
+            ``"tight"`` or ``"does not fit"``.
+        memory_uncertainty_bytes: the measured uncertainty above ``memory_total_bytes``.
     """
 
     model: str
@@ -241,6 +247,8 @@ class InferenceSpeed:
     fits: bool
     assumptions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    verdict: str = "fits"
+    memory_uncertainty_bytes: int = 0
 
     @property
     def time_to_first_token_s(self) -> float:
@@ -265,13 +273,18 @@ class InferenceSpeed:
             "generation_time_s": self.generation_time_s, "output_tokens_per_s": self.output_tokens_per_s,
             "first_step": step(self.first_step), "last_step": step(self.last_step), "prefill": step(self.prefill),
             "memory_total_bytes": self.memory_total_bytes, "memory_capacity_bytes": self.memory_capacity_bytes,
-            "fits": self.fits, "assumptions": list(self.assumptions), "notes": list(self.notes),
+            "fits": self.fits, "verdict": self.verdict, "memory_uncertainty_bytes": self.memory_uncertainty_bytes,
+            "assumptions": list(self.assumptions), "notes": list(self.notes),
         }
 
     def to_text(self) -> str:
         """Plain-text summary for the CLI."""
         first, last = self.first_step, self.last_step
-        lines = [
+        lines = [] if self.fits else [
+            f"WARNING: this job {self.verdict} in memory ({self.memory_total_bytes / 2**30:,.2f} GiB per GPU of "
+            f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable): the times below are for a job that "
+            + ("may not run" if self.verdict == "tight" else "cannot run as set up")]
+        lines += [
             f"{self.model} on {self.gpus} x {self.gpu}, batch {self.batch}, prompt {self.context} tokens",
             f"decode at {first.context} tokens: {first.tokens_per_s:,.1f} tokens/s per sequence, "
             f"{first.aggregate_tokens_per_s:,.1f} tokens/s aggregate ({first.bound}-bound; "
@@ -282,8 +295,9 @@ class InferenceSpeed:
         if self.new_tokens:
             lines.append(f"{self.new_tokens} new tokens: {self.generation_time_s:,.2f} s, "
                          f"{self.output_tokens_per_s:,.1f} output tokens/s")
-        lines.append(f"memory per GPU: {self.memory_total_bytes / 2**30:,.2f} GiB of "
-                     f"{self.memory_capacity_bytes / 2**30:,.2f} GiB ({'fits' if self.fits else 'does not fit'})")
+        lines.append(f"memory per GPU: {self.memory_total_bytes / 2**30:,.2f} GiB (+ up to "
+                     f"{self.memory_uncertainty_bytes / 2**30:,.2f} GiB measured uncertainty) of "
+                     f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable: {self.verdict}")
         return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
 
 
@@ -340,7 +354,9 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     total = pre.time_s + _decode_total_s(spec, gpu, setup, new_tokens)
     memory = inference_memory(spec, weights=setup.weights.value, kv_cache=setup.kv_cache.value, batch=setup.batch,
                               context=setup.context, new_tokens=new_tokens)
-    per_gpu = -(-memory.total_bytes // setup.gpus)
+    footprint, uncertainty = (split_inference_footprint(memory, setup.gpus) if setup.gpus > 1
+                              else footprint_on(memory, gpu))
+    verdict = verdict_for(footprint, uncertainty, usable_memory_bytes(gpu))
     notes = []
     if compute_rate_flop_per_s(gpu, _compute_dtype(setup.weights)) is None:
         notes.append(f"{gpu.name} has no published dense rate for this format: compute time unknown, "
@@ -359,7 +375,8 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         comm = tensor_parallel_communication(spec, tokens=setup.batch, gpus=setup.gpus, link=link,
                                              efficiency=setup.collective_efficiency)
         assumptions += (comm.assumption(),
-                        "memory per GPU = total_bytes of one-GPU inference_memory divided by the GPU count")
+                        "memory per GPU: weights, KV cache and activations of one-GPU inference_memory divided by "
+                        "the GPU count; each GPU keeps its own context and workspaces")
         if link.kind == "pcie" and gpu.segment == "consumer":
             notes.append("GeForce drivers disable peer-to-peer PCIe transfers; without a patched driver NCCL "
                          "stages all-reduces through host memory, slower than this estimate")
@@ -367,5 +384,6 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         model=spec.name, gpu=gpu.name, gpus=setup.gpus, batch=setup.batch, context=setup.context,
         new_tokens=new_tokens, first_step=first, last_step=last, prefill=pre, generation_time_s=total,
         output_tokens_per_s=setup.batch * new_tokens / total if new_tokens else 0.0,
-        memory_total_bytes=per_gpu, memory_capacity_bytes=gpu.memory_bytes, fits=per_gpu <= gpu.memory_bytes,
+        memory_total_bytes=verdict.total_bytes, memory_capacity_bytes=verdict.usable_bytes, fits=verdict.fits,
+        verdict=verdict.verdict, memory_uncertainty_bytes=verdict.uncertainty_bytes,
         assumptions=assumptions, notes=tuple(notes))

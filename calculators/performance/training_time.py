@@ -48,6 +48,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
+from calculators.memory.training import training_memory
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.dtypes import DType
@@ -185,6 +187,13 @@ class TrainingTime:
     mfu_source: Source
     scaling: DataParallelOverhead
     assumptions: tuple[str, ...] = ()
+    memory: FitVerdict | None = None
+    memory_advice: tuple[str, ...] = ()
+
+    @property
+    def fits(self) -> bool:
+        """True when the job's memory *fits* each GPU (the one verdict of :func:`calculators.fit.fit_verdict`)."""
+        return self.memory is None or self.memory.fits
 
     @property
     def scaling_efficiency(self) -> float:
@@ -231,12 +240,27 @@ class TrainingTime:
             "wall_clock_days": self.days,
             "mfu_source": {"title": self.mfu_source.title, "url": self.mfu_source.url,
                            "as_of": self.mfu_source.as_of, "kind": self.mfu_source.kind},
+            "memory": None if self.memory is None else self.memory.to_dict(),
+            "memory_advice": list(self.memory_advice),
             "assumptions": list(self.assumptions),
         }
+
+    def memory_text(self) -> str:
+        """The memory verdict per GPU, and what would make the job fit when it does not."""
+        if self.memory is None:
+            return "memory per GPU: not checked"
+        text = f"memory per GPU: {self.memory.summary()}"
+        if not self.memory.fits:
+            text += (" (the time below is for a job that " + ("may not run" if self.memory.verdict == "tight"
+                                                               else "cannot run as set up") + ")")
+            if self.memory_advice:
+                text += "; it fits with: " + "; ".join(self.memory_advice)
+        return text
 
     def to_text(self) -> str:
         """Plain-text summary for the CLI."""
         return "\n".join([
+            ("" if self.fits else "WARNING: ") + self.memory_text(),
             f"{self.model}: {self.tokens:,} tokens at seq {self.seq} on {self.gpus} x {self.gpu}",
             f"FLOP per token: {self.model_flops_per_token / 1e9:,.2f} G (model), "
             f"{self.executed_flops_per_token / 1e9:,.2f} G (executed)",
@@ -307,6 +331,11 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         accumulation=grad_accumulation, trainable_parameters=None if full else adapter,
         gathered_bytes_per_parameter=quantized_bytes_per_element(DType.NF4) if method == "qlora" else 2,
         interconnect=interconnect)
+    memory_settings: dict[str, Any] = {
+        **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
+        "grad_accumulation": grad_accumulation, "gpus": gpus, "zero": zero}
+    memory = fit_verdict(training_memory(spec, **memory_settings), gpu)
+    advice = () if memory.fits else training_fit_advice(spec, gpu, **memory_settings)
     bound = tokens * executed / (gpus * rate)
     achieved_mfu = utilisation * model_per_token / executed * scaling.scaling_efficiency
     assumptions: tuple[str, ...] = (
@@ -332,7 +361,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         grad_checkpointing=checkpointing, method=method, adapter_parameters=adapter, rate_flop_per_s=rate,
         model_flops_per_token=model_per_token, executed_flops_per_token=executed, utilisation=utilisation,
         mfu=achieved_mfu, time_s=bound / utilisation / scaling.scaling_efficiency, bound_time_s=bound,
-        mfu_source=source, scaling=scaling, assumptions=assumptions)
+        mfu_source=source, scaling=scaling, assumptions=assumptions, memory=memory, memory_advice=advice)
 
 
 def implied_mfu(spec: ModelSpec, gpu: GPU, *, tokens: int, gpu_hours: float, seq: int,

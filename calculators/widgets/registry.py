@@ -17,6 +17,8 @@ True
 
 from __future__ import annotations
 
+import dataclasses
+
 import functools
 import importlib
 import json
@@ -28,6 +30,7 @@ from typing import Any
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.models import all_models
 from calculators.errors import ConfigError, InputError, UnknownNameError
+from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.fit import FitResult, fit_inference, fit_training
 from calculators.memory import inference, training, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
@@ -340,13 +343,15 @@ def _compute_fit(values: Values) -> FitView:
     job = str(values["job"])
     settings = _pick(values, FIT_JOBS[job])
     fit: Callable[..., FitResult] = fit_training if job == "training" else fit_inference
-    # GPUs with the same memory give the same answer: compute once per capacity.
-    by_memory: dict[int, FitResult] = {}
+    # GPUs with the same usable memory and runtime give the same answer: compute once for each.
+    by_memory: dict[tuple[int, bool], FitResult] = {}
     rows: list[tuple[GPU, FitResult]] = []
     for gpu in all_gpus():
-        if gpu.memory_bytes not in by_memory:
-            by_memory[gpu.memory_bytes] = fit(spec, gpu, **settings)
-        rows.append((gpu, by_memory[gpu.memory_bytes]))
+        key = (usable_memory_bytes(gpu), gpu.vendor == "Apple")
+        if key not in by_memory:
+            by_memory[key] = fit(spec, gpu, **settings)
+        result = by_memory[key]
+        rows.append((gpu, dataclasses.replace(result, gpu_id=gpu.id)))
     return FitView(spec=spec, job=job, rows=tuple(rows), gpu=get_gpu(str(values["gpu"])))
 
 

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from calculators.catalog.gpus import GPU
-from calculators.fit import FitResult
+from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.fit import DOES_NOT_FIT, FITS, TIGHT, FitResult, fit_verdict
 from calculators.memory.result import MemoryEstimate
 from calculators.model import ModelSpec
 from calculators.widgets.render import chart_html, gib, label, notes_html, paragraph, table_html
@@ -68,11 +69,13 @@ def _segments(estimate: MemoryEstimate) -> list[tuple[str, int]]:
     return [*estimate.breakdown.items(), *estimate.overhead.items()]
 
 
-def _verdict(needed_bytes: int, gpu: GPU) -> str:
-    spare = gpu.memory_bytes - needed_bytes
-    if spare >= 0:
-        return f"{gpu.name} has {gib(gpu.memory_bytes)} GiB: it fits, with {gib(spare)} GiB to spare."
-    return f"{gpu.name} has {gib(gpu.memory_bytes)} GiB: it does not fit, short by {gib(-spare)} GiB."
+def _verdict(estimate: MemoryEstimate, gpu: GPU) -> str:
+    """The fit verdict on ``gpu`` as a sentence (the one verdict of :func:`calculators.fit.fit_verdict`)."""
+    verdict = fit_verdict(estimate, gpu)
+    return f"On the {gpu.name} it {verdict.summary().replace('fits:', 'fits,', 1)}."
+
+
+_VERDICT_CLASS = {FITS: "mlhw-fits", TIGHT: "mlhw-tight", DOES_NOT_FIT: "mlhw-short"}
 
 
 def memory_html(view: MemoryView) -> str:
@@ -80,7 +83,7 @@ def memory_html(view: MemoryView) -> str:
     estimate, gpu = view.estimate, view.gpu
     summary = (f"{view.spec.name}, {view.job}: needs {gib(estimate.total_bytes)} GiB on each GPU "
                f"(peak allocated {gib(estimate.peak_allocated_bytes)} GiB, in the {estimate.peak_phase} phase). "
-               + _verdict(estimate.total_bytes, gpu))
+               + _verdict(estimate, gpu))
     rows: list[list[str]] = []
     classes: list[str] = []
     for name, value in estimate.breakdown.items():
@@ -94,14 +97,17 @@ def memory_html(view: MemoryView) -> str:
         classes.append("")
     rows.append(["Total on each GPU", gib(estimate.total_bytes)])
     classes.append("mlhw-total")
-    rows.append([f"{gpu.name} memory", gib(gpu.memory_bytes)])
+    verdict = fit_verdict(estimate, gpu)
+    rows.append(["Measured uncertainty above the total (up to)", gib(verdict.uncertainty_bytes)])
     classes.append("")
-    spare = gpu.memory_bytes - estimate.total_bytes
-    rows.append(["Headroom" if spare >= 0 else "Shortfall", gib(abs(spare))])
-    classes.append("mlhw-fits" if spare >= 0 else "mlhw-short")
+    rows.append([f"{gpu.name}: memory a process can allocate", gib(verdict.usable_bytes)])
+    classes.append("")
+    spare = verdict.margin_bytes
+    rows.append([f"{'Headroom' if spare >= 0 else 'Shortfall'} ({verdict.verdict})", gib(abs(spare))])
+    classes.append(_VERDICT_CLASS[verdict.verdict])
     return "".join([
         paragraph(summary),
-        chart_html(_segments(estimate), capacity_bytes=gpu.memory_bytes, capacity_label=gpu.name,
+        chart_html(_segments(estimate), capacity_bytes=verdict.usable_bytes, capacity_label=f"{gpu.name} (usable)",
                         title=f"{view.spec.name}, {view.job}"),
         table_html(["Component", "GiB (2^30 bytes)"], rows, numeric=[False, True], row_classes=classes,
                    caption=f"Memory per GPU, {view.job}"),
@@ -115,19 +121,21 @@ def kv_cache_html(view: KVCacheView) -> str:
     summary = (f"{view.spec.name} caches {view.bytes_per_token:,} bytes per token ({view.kv_dtype}, "
                f"{view.spec.num_layers} layers); {view.batch:,} x {view.context:,} tokens hold "
                f"{gib(view.total_bytes)} GiB of KV cache, {gib(needed)} GiB with the {view.weights_dtype} "
-               f"weights. " + _verdict(needed, view.gpu) + " (Runtime overhead and activations not included.)")
+               f"weights: {needed / usable_memory_bytes(view.gpu):.0%} of the {gib(usable_memory_bytes(view.gpu))} GiB "
+               f"a process can allocate on the {view.gpu.name}. Not a fit verdict: activations, the CUDA context "
+               "and the allocator's reserve are not included (the fit calculator counts them).")
     rows = [
         ["KV cache per token, all layers", f"{view.bytes_per_token:,}", "bytes"],
         [f"KV cache per sequence of {view.context:,} tokens", gib(view.bytes_per_sequence), "GiB"],
         [f"KV cache for {view.batch:,} sequences", gib(view.total_bytes), "GiB"],
         [f"Weights ({view.weights_dtype})", gib(view.weight_bytes), "GiB"],
         ["Weights and KV cache", gib(needed), "GiB"],
-        [f"{view.gpu.name} memory", gib(view.gpu.memory_bytes), "GiB"],
+        [f"{view.gpu.name}: memory a process can allocate", gib(usable_memory_bytes(view.gpu)), "GiB"],
     ]
     return "".join([
         paragraph(summary),
         chart_html([("weights", view.weight_bytes), ("kv_cache", view.total_bytes)],
-                        capacity_bytes=view.gpu.memory_bytes, capacity_label=view.gpu.name,
+                        capacity_bytes=usable_memory_bytes(view.gpu), capacity_label=f"{view.gpu.name} (usable)",
                         title=f"{view.spec.name}, weights and KV cache"),
         table_html(["Quantity", "Value", "Unit"], rows, numeric=[False, True, False],
                    row_classes=["", "", "mlhw-subtotal", "", "mlhw-total", ""],
@@ -144,12 +152,16 @@ def fit_html(view: FitView) -> str:
     """Summary, the job against the chosen GPU, and one table row per catalog GPU."""
     first = view.rows[0][1].estimate
     fitting = [gpu for gpu, result in view.rows if result.fits]
+    tight = [gpu for gpu, result in view.rows if result.verdict.verdict == TIGHT]
     if fitting:
         smallest = min(fitting, key=lambda gpu: gpu.memory_bytes)
         verdict = (f"It fits on one GPU for {len(fitting)} of the {len(view.rows)} GPUs in the catalog; "
                    f"the smallest is the {smallest.name} ({gib(smallest.memory_bytes)} GiB).")
     else:
         verdict = f"It fits on none of the {len(view.rows)} GPUs in the catalog alone: see the GPUs needed."
+    if tight:
+        verdict += (f" Tight (a risk: only inside the measured uncertainty) on {len(tight)}: "
+                    + ", ".join(gpu.name for gpu in tight) + ".")
     summary = f"{view.spec.name}, {view.job}: needs {gib(first.total_bytes)} GiB on one GPU. {verdict}"
     how = "ZeRO-3 data parallel" if view.job == "training" else "tensor parallel"
     context = "Max sequence (tokens)" if view.job == "training" else "Max context (tokens)"
@@ -157,17 +169,20 @@ def fit_html(view: FitView) -> str:
     classes: list[str] = []
     ordered = sorted(view.rows, key=lambda item: (item[0].memory_bytes, item[0].name))
     for gpu, result in ordered:
-        rows.append([gpu.name, gib(gpu.memory_bytes), "yes" if result.fits else "no",
-                     _count(result.gpus_needed, limit="over 1,024"), f"{result.max_batch:,}",
-                     f"{result.max_context:,}"])
-        classes.append(" ".join(c for c in ("mlhw-fits" if result.fits else "mlhw-short",
+        rows.append([gpu.name, gib(gpu.memory_bytes), result.verdict.verdict, gib(result.verdict.usable_bytes),
+                     f"{result.verdict.margin_bytes / 2**30:+,.1f}",
+                     _count(result.gpus_needed, limit="over 1,024"), f"{result.max_batch:,} ({result.max_batch_tight:,})",
+                     f"{result.max_context:,} ({result.max_context_tight:,})"])
+        classes.append(" ".join(c for c in (_VERDICT_CLASS[result.verdict.verdict],
                                             "mlhw-chosen" if gpu.id == view.gpu.id else "") if c))
     return "".join([
         paragraph(summary),
-        chart_html(_segments(first), capacity_bytes=view.gpu.memory_bytes, capacity_label=view.gpu.name,
-                        title=f"{view.spec.name}, {view.job}"),
-        table_html(["GPU", "Memory (GiB)", "Fits on one", f"GPUs needed ({how})", "Max batch", context], rows,
-                   numeric=[False, True, False, True, True, True], row_classes=classes,
-                   caption="Every GPU in the catalog, smallest memory first (GiB = 2^30 bytes)"),
+        chart_html(_segments(first), capacity_bytes=usable_memory_bytes(view.gpu),
+                   capacity_label=f"{view.gpu.name} (usable)", title=f"{view.spec.name}, {view.job}"),
+        table_html(["GPU", "Memory (GiB)", "On one GPU", "Usable (GiB)", "Margin (GiB)", f"GPUs needed ({how})",
+                    "Max batch (tight)", f"{context} (tight)"], rows,
+                   numeric=[False, True, False, True, True, True, True, True], row_classes=classes,
+                   caption=("Every GPU in the catalog, smallest memory first (GiB = 2^30 bytes). Fits: the total "
+                            "plus its measured uncertainty fits the usable memory; tight: only the total does")),
         notes_html(first.assumptions, first.notes),
     ])

@@ -210,8 +210,10 @@ def _days(days: float) -> str:
 def train_html(view: TrainView) -> str:
     """Summary, wall-clock time by GPU count (chart), the numbers (table) and assumptions."""
     r, gpu = view.result, view.gpu
-    summary = (f"{r.model} on {r.tokens:,} tokens with {r.gpus:,} x {r.gpu}: {_days(r.days)} of wall clock, "
-               f"{r.gpu_hours:,.0f} GPU-hours, at MFU {r.mfu:.3g}.")
+    memory = r.memory_text().replace("memory per GPU: ", "Memory per GPU: ", 1)
+    time = (f"{r.model} on {r.tokens:,} tokens with {r.gpus:,} x {r.gpu}: {_days(r.days)} of wall clock, "
+            f"{r.gpu_hours:,.0f} GPU-hours, at MFU {r.mfu:.3g}.")
+    summary = f"{memory}. {time}" if not r.fits else f"{time} {memory}."
     bars = [_Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus) for n, run in view.by_gpus]
     chart = bars_svg(bars, title="Wall-clock time by GPU count (same utilisation; communication that compute "
                                  "cannot hide added)")
@@ -226,8 +228,10 @@ def train_html(view: TrainView) -> str:
         ["Wall clock at 100 % utilisation", f"{r.bound_time_s / 86400:,.2f}", "days", "lower bound"],
         ["GPU time", f"{r.gpu_hours:,.0f}", "GPU-hours", "estimate"],
         [f"Dense {r.precision} rate per GPU", f"{r.rate_flop_per_s / 1e12:,.1f}", "TFLOP/s", "spec"],
-        ["GPU memory (capacity, not checked here)", gib(gpu.memory_bytes), "GiB", "spec"],
     ]
+    if r.memory is not None:
+        rows += [["Memory per GPU (total)", gib(r.memory.total_bytes), "GiB", r.memory.verdict],
+                 ["Memory a process can allocate per GPU", gib(r.memory.usable_bytes), "GiB", "measured"]]
     table = table_html(["quantity", "value", "unit", "kind"], rows, numeric=[False, True, False, False])
     return paragraph(summary) + chart + table + notes_html(r.assumptions, ())
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.fit import fit_verdict
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.vision_models import VisionModel, all_vision_models, get_vision_model, vision_model_ids
 from calculators.errors import InputError
@@ -74,10 +76,7 @@ def _compute(values: Mapping[str, Value]) -> VisionView:
 
 def _render(view: VisionView) -> str:
     estimate, gpu = view.estimate, view.gpu
-    spare = gpu.memory_bytes - estimate.total_bytes
-    verdict = (f"{gpu.name} has {gib(gpu.memory_bytes)} GiB: it fits, with {gib(spare)} GiB to spare."
-               if spare >= 0 else f"{gpu.name} has {gib(gpu.memory_bytes)} GiB: it does not fit, short by "
-               f"{gib(-spare)} GiB.")
+    verdict = f"On the {gpu.name} it {fit_verdict(estimate, gpu).summary().replace('fits:', 'fits,', 1)}."
     summary = (f"{view.model.name} ({estimate.parameters:,} parameters), batch {view.batch} at {view.resolution} px: "
                f"needs {gib(estimate.total_bytes)} GiB (peak allocated {gib(estimate.peak_allocated_bytes)} GiB in "
                f"the {estimate.peak_phase} phase; derived, not measured). {verdict}")
@@ -88,7 +87,7 @@ def _render(view: VisionView) -> str:
     segments = [*estimate.breakdown.items(), *estimate.overhead.items()]
     return "".join([
         paragraph(summary),
-        chart_html(segments, capacity_bytes=gpu.memory_bytes, capacity_label=gpu.name,
+        chart_html(segments, capacity_bytes=usable_memory_bytes(gpu), capacity_label=f"{gpu.name} (usable)",
                    title=f"{view.model.name}, training"),
         table_html(["Component", "GiB (2^30 bytes)"], rows, numeric=[False, True],
                    caption="Memory of one training step (GiB = 2^30 bytes)"),

@@ -1,0 +1,181 @@
+"""Score the memory calculators against real-GPU runs: allocated peak, total footprint, fit verdicts.
+
+A real-GPU run (``tests/data/measurements_cuda/<gpu>/cases.jsonl``) records what PyTorch's
+caching allocator saw on the device: ``cuda_peak_allocated`` (``max_memory_allocated``),
+``cuda_peak_reserved`` and ``non_torch_bytes`` (the CUDA context and libraries). The
+calculators are scored on two figures:
+
+* ``peak_allocated_bytes`` against ``cuda_peak_allocated``;
+* ``total_bytes`` against ``cuda_peak_reserved + non_torch_bytes``, the memory the process
+  held at its peak; and whether ``total_upper_bytes`` covered it (a *fits* verdict relies on it).
+
+>>> record = {"model": "tiny", "kind": "infer", "mode": "infer_bf16", "batch": 1, "seq": 16,
+...     "attention": "sdpa", "gradient_checkpointing": False, "new_tokens": 4, "lora": None,
+...     "cuda_peak_allocated": 70 * 2**20, "cuda_peak_reserved": 80 * 2**20, "non_torch_bytes": 785 * 2**20}
+>>> configs = {"tiny": {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
+...     "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100}}
+>>> result = score_run(record, configs)
+>>> result.kind, round(result.allocated_error, 2)
+('infer', -0.08)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from calculators.memory.inference import inference_memory
+from calculators.memory.result import MemoryEstimate
+from calculators.memory.training import training_memory
+from calculators.model import ModelSpec
+from calculators.tables import Table
+
+GIB = 2**30
+
+#: The calculators' ``precision`` for each run mode of the harness.
+PRECISION_OF_MODE = {"fp32": "fp32", "amp_bf16": "bf16-mixed", "bf16": "bf16", "lora_bf16": "bf16-mixed"}
+
+
+@dataclass(frozen=True)
+class RealRunScore:
+    """One real-GPU run and the calculators' estimate of it (bytes)."""
+
+    label: str
+    kind: str
+    model: str
+    measured_allocated: int
+    measured_total: int
+    estimated_allocated: int
+    estimated_total: int
+    estimated_upper: int
+
+    @property
+    def allocated_error(self) -> float:
+        """Signed relative error of ``peak_allocated_bytes``."""
+        return (self.estimated_allocated - self.measured_allocated) / self.measured_allocated
+
+    @property
+    def total_error(self) -> float:
+        """Signed relative error of ``total_bytes`` against context + reserved."""
+        return (self.estimated_total - self.measured_total) / self.measured_total
+
+    @property
+    def covered(self) -> bool:
+        """True when ``total_upper_bytes`` was at least what the process held."""
+        return self.estimated_upper >= self.measured_total
+
+
+def load_runs(directory: str | Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The runs (``cases.jsonl``) and model configs (``configs.json``) of one real-GPU data set."""
+    folder = Path(directory)
+    runs = [json.loads(line) for line in (folder / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    configs = json.loads((folder / "configs.json").read_text(encoding="utf-8"))
+    return runs, configs
+
+
+def estimate_run(record: Mapping[str, Any], configs: Mapping[str, Any]) -> MemoryEstimate:
+    """The calculators' estimate for the settings of one run."""
+    spec = ModelSpec.from_config(configs[record["model"]], name=str(record["model"]))
+    if record["kind"] == "infer":
+        return inference_memory(spec, weights="bf16", kv_cache="bf16", batch=record["batch"],
+                                context=record["seq"], new_tokens=record.get("new_tokens") or 0,
+                                attention=record["attention"])
+    settings: dict[str, Any] = {
+        "precision": PRECISION_OF_MODE[record["mode"]], "optimizer": "adamw", "batch": record["batch"],
+        "seq": record["seq"], "grad_checkpointing": bool(record["gradient_checkpointing"]),
+        "attention": record["attention"],
+    }
+    lora = record.get("lora")
+    if lora:
+        settings.update(method="lora", lora_rank=lora["rank"], lora_targets=lora["targets"], base_dtype="bf16")
+    return training_memory(spec, **settings)
+
+
+def run_label(record: Mapping[str, Any]) -> str:
+    """A short label: model, mode, attention, checkpointing, batch x seq."""
+    ckpt = " ckpt" if record.get("gradient_checkpointing") else ""
+    return f"{record['model']} {record['mode']} {record['attention']}{ckpt} b{record['batch']} x {record['seq']}"
+
+
+def score_run(record: Mapping[str, Any], configs: Mapping[str, Any]) -> RealRunScore:
+    """Pair one run that completed with the calculators' estimate."""
+    estimate = estimate_run(record, configs)
+    return RealRunScore(
+        label=run_label(record), kind=str(record["kind"]), model=str(record["model"]),
+        measured_allocated=int(record["cuda_peak_allocated"]),
+        measured_total=int(record["cuda_peak_reserved"]) + int(record["non_torch_bytes"]),
+        estimated_allocated=estimate.peak_allocated_bytes, estimated_total=estimate.total_bytes,
+        estimated_upper=estimate.total_upper_bytes,
+    )
+
+
+def score_runs(runs: Iterable[Mapping[str, Any]], configs: Mapping[str, Any]) -> list[RealRunScore]:
+    """Scores of every run that completed (out-of-memory runs are judged by :func:`oom_runs`)."""
+    return [score_run(record, configs) for record in runs if not record.get("out_of_memory")]
+
+
+def oom_runs(runs: Iterable[Mapping[str, Any]], configs: Mapping[str, Any]) -> list[tuple[str, MemoryEstimate]]:
+    """The runs that ran out of memory, with the calculators' estimate of each."""
+    return [(run_label(record), estimate_run(record, configs)) for record in runs if record.get("out_of_memory")]
+
+
+@dataclass(frozen=True)
+class ErrorStats:
+    """Median, 95th percentile and worst absolute error, and the most negative signed error."""
+
+    count: int
+    median: float
+    p95: float
+    worst: float
+    most_under: float
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    """Linear-interpolated percentile of an ascending list (numpy's default method)."""
+    position = (len(values) - 1) * fraction
+    low = math.floor(position)
+    high = min(low + 1, len(values) - 1)
+    return values[low] + (values[high] - values[low]) * (position - low)
+
+
+def error_stats(errors: Iterable[float]) -> ErrorStats:
+    """Summary of signed relative errors.
+
+    >>> error_stats([0.01, -0.02, 0.03]).median
+    0.02
+    """
+    signed = list(errors)
+    absolute = sorted(abs(value) for value in signed)
+    return ErrorStats(count=len(signed), median=_percentile(absolute, 0.5), p95=_percentile(absolute, 0.95),
+                      worst=absolute[-1], most_under=min(signed))
+
+
+def real_gpu_table(scores: list[RealRunScore], *, gpu: str, environment: str) -> Table:
+    """Table ``accuracy-real-gpu``: error of the allocated peak and of the total on a real GPU, by kind of job."""
+    groups: dict[str, list[RealRunScore]] = {"training": [], "inference": []}
+    for item in scores:
+        groups["inference" if item.kind == "infer" else "training"].append(item)
+    rows = []
+    for name, items in [*groups.items(), ("all runs", scores)]:
+        if not items:
+            continue
+        allocated = error_stats(s.allocated_error for s in items)
+        total = error_stats(s.total_error for s in items)
+        covered = sum(1 for s in items if s.covered)
+        rows.append((name, str(allocated.count), f"{allocated.median:.2%}", f"{allocated.p95:.2%}",
+                     f"{allocated.worst:.2%}", f"{total.median:.2%}", f"{total.p95:.2%}", f"{total.most_under:+.2%}",
+                     f"{covered} of {len(items)}"))
+    return Table(
+        id="accuracy-real-gpu",
+        caption=f"Error of peak_allocated_bytes and total_bytes against real runs on one {gpu}.",
+        columns=("runs", "n", "allocated: median", "allocated: 95th pct", "allocated: worst", "total: median",
+                 "total: 95th pct", "total: most under", "total_upper covers"),
+        align=("l", "r", "r", "r", "r", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=(f"environment: {environment}",
+                     "total = max_memory_reserved + non-PyTorch device memory (CUDA context, kernels, handles)"),
+    )

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Print the calculators' error against real-GPU runs and refit the allocator-reserve model.
+
+Usage: .venv/bin/python scripts/score_real_gpu.py [DATA_DIR] [--runs]
+
+DATA_DIR defaults to tests/data/measurements_cuda/h100-sxm. Prints the allocated and total
+errors (median, 95th percentile, worst, most under), how many runs ``total_upper_bytes``
+covered, the out-of-memory runs with their estimates, and a fresh median (L1) fit of the
+reserve coefficients next to the ones in ``calculators.memory.overhead.RESERVE_FIT``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calculators.accuracy_real_gpu import error_stats, estimate_run, load_runs, oom_runs, score_runs  # noqa: E402
+from calculators.memory.overhead import CUDA_CONTEXT_BYTES, RESERVE_FIT  # noqa: E402
+
+GIB = 2**30
+
+
+def _features(runs: list[dict], configs: dict) -> list[tuple[int, int, bool, int]]:
+    """Per completed run: (allocated peak + context, largest transient block, recompute, measured total)."""
+    rows = []
+    for record in runs:
+        if record.get("out_of_memory"):
+            continue
+        estimate = estimate_run(record, configs)
+        rows.append((estimate.peak_allocated_bytes + CUDA_CONTEXT_BYTES, estimate.transient_block_bytes,
+                     bool(record["gradient_checkpointing"]), record["cuda_peak_reserved"] + record["non_torch_bytes"]))
+    return rows
+
+
+def _refit(rows: list[tuple[int, int, bool, int]]) -> tuple[tuple[float, float, float], tuple[float, float]]:
+    """The grid search behind RESERVE_FIT: reserve (base MiB, a, b) by lowest median error, then the band."""
+    best: tuple[float, float, float, float] | None = None
+    for base_mib in (0, 128, 256, 384, 512, 768):
+        for a in (x / 20 for x in range(31)):
+            for b in (x / 20 for x in range(31)):
+                errors = [(fixed + base_mib * 2**20 + a * block + b * block * recompute - total) / total
+                          for fixed, block, recompute, total in rows]
+                median = error_stats(errors).median
+                if best is None or median < best[0] - 1e-12:
+                    best = (median, base_mib, a, b)
+    assert best is not None
+    fit = RESERVE_FIT
+    band: tuple[float, float] | None = None
+    band_median = float("inf")
+    for eighths in range(33):
+        base = eighths / 8 * GIB
+        estimates = [(fixed + fit.base_bytes + (fit.per_block + fit.per_recomputed_block * recompute) * block,
+                      block * (2 if recompute else 1), total) for fixed, block, recompute, total in rows]
+        per_block = max(max(0.0, total - estimate - base) / max(exposure, 1) for estimate, exposure, total in estimates)
+        median = error_stats((estimate + base + per_block * exposure - total) / total
+                             for estimate, exposure, total in estimates).median
+        if median < band_median:
+            band_median, band = median, (eighths / 8, per_block)
+    assert band is not None
+    return (float(best[1]), best[2], best[3]), band
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[0]) if argv and not argv[0].startswith("-") else (
+        Path(__file__).resolve().parents[1] / "tests/data/measurements_cuda/h100-sxm")
+    runs, configs = load_runs(folder)
+    scores = score_runs(runs, configs)
+    print(f"{len(scores)} runs from {folder}")
+    for name, kinds in (("training", {"train"}), ("inference", {"infer"}), ("all", {"train", "infer"})):
+        items = [s for s in scores if s.kind in kinds]
+        allocated = error_stats(s.allocated_error for s in items)
+        total = error_stats(s.total_error for s in items)
+        covered = sum(1 for s in items if s.covered)
+        print(f"{name:9} n={allocated.count:3}  allocated median {allocated.median:6.2%} p95 {allocated.p95:6.2%} "
+              f"worst {allocated.worst:6.2%} | total median {total.median:6.2%} p95 {total.p95:6.2%} "
+              f"worst {total.worst:6.2%} most under {total.most_under:+7.2%} | upper covers {covered}/{len(items)}")
+    for label, estimate in oom_runs(runs, configs):
+        print(f"out of memory: {label}: estimated total {estimate.total_bytes / GIB:.2f} GiB, "
+              f"upper {estimate.total_upper_bytes / GIB:.2f} GiB")
+    (base_mib, a, b), (band_gib, band_per_block) = _refit(_features(runs, configs))
+    fit = RESERVE_FIT
+    print(f"reserve fit: base {base_mib:.0f} MiB, per_block {a:.2f}, per_recomputed_block {b:.2f} "
+          f"(in use: {fit.base_bytes / 2**20:.0f} MiB, {fit.per_block}, {fit.per_recomputed_block}); "
+          f"context {CUDA_CONTEXT_BYTES / 2**20:.0f} MiB")
+    print(f"band covering every run, lowest median: {band_gib:.3f} GiB + {band_per_block:.3f} x block x (1 + recompute) "
+          f"(in use: {fit.band_base_bytes / GIB:.3f} GiB + {fit.band_per_block})")
+    if "--runs" in argv:
+        for s in sorted(scores, key=lambda s: s.total_error):
+            print(f"{s.total_error:+7.2%} alloc {s.allocated_error:+6.2%} {'' if s.covered else 'NOT COVERED '}{s.label}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
