@@ -179,3 +179,41 @@ def real_gpu_table(scores: list[RealRunScore], *, gpu: str, environment: str) ->
         assumptions=(f"environment: {environment}",
                      "total = max_memory_reserved + non-PyTorch device memory (CUDA context, kernels, handles)"),
     )
+
+
+def load_boundaries(directory: str | Path) -> list[dict[str, Any]]:
+    """The measured fit boundaries (``boundaries.json``) of one real-GPU data set, or none."""
+    path = Path(directory) / "boundaries.json"
+    if not path.is_file():
+        return []
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return list(data["boundaries"])
+
+
+def boundary_answer(boundary: Mapping[str, Any], gpu: str) -> tuple[int, int]:
+    """``(max_batch, max_batch_tight)`` the calculators give for a measured boundary's job on ``gpu``."""
+    from calculators.catalog.models import get_model
+    from calculators.fit import fit_inference, fit_training
+
+    fit = fit_training if boundary["job"] == "train" else fit_inference
+    result = fit(get_model(str(boundary["model"])), gpu, **boundary["settings"])
+    return result.max_batch, result.max_batch_tight
+
+
+def boundaries_table(boundaries: list[dict[str, Any]], *, gpu: str, gpu_name: str) -> Table:
+    """Table ``accuracy-real-gpu-boundaries``: the largest batch that ran, next to the calculators' answers."""
+    rows = []
+    for boundary in boundaries:
+        fits, tight = boundary_answer(boundary, gpu)
+        measured = int(boundary["largest_batch_that_ran"])
+        rows.append((str(boundary["label"]), str(measured), str(boundary["previous_answer"]), str(fits), str(tight),
+                     "right" if fits == measured else ("conservative" if fits < measured else "over-promises")))
+    return Table(
+        id="accuracy-real-gpu-boundaries",
+        caption=(f"Largest batch on one {gpu_name}: what ran, what the calculators said before the real-GPU "
+                 "calibration, and now: the largest batch that fits, and the largest that is at most tight."),
+        columns=("job", "largest batch that ran", "before (fits)", "now: fits", "now: tight up to", "fits is"),
+        align=("l", "r", "r", "r", "r", "l"),
+        rows=tuple(rows),
+        assumptions=("measured boundaries: tests/data/measurements_cuda/h100-sxm/boundaries.json",),
+    )

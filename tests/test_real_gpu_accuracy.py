@@ -14,10 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from calculators.accuracy_real_gpu import error_stats, estimate_run, load_runs, oom_runs, score_runs
-from calculators.catalog.models import get_model
+from calculators.accuracy_real_gpu import (
+    boundary_answer,
+    error_stats,
+    estimate_run,
+    load_boundaries,
+    load_runs,
+    oom_runs,
+    score_runs,
+)
 from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.fit import fit_inference, fit_training, fit_verdict
+from calculators.fit import fit_verdict
 from calculators.memory.overhead import CUDA_CONTEXT_BYTES, CUDA_WORKSPACE_BYTES
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
@@ -104,18 +111,17 @@ def test_usable_memory_is_what_the_process_was_given() -> None:
     assert usable_memory_bytes("h100-sxm") == env["total_bytes"]
 
 
-@pytest.mark.parametrize(("measured", "answer"), [
-    # Issue #12, searching the largest batch that ran on this H100 (torch 2.11, default allocator):
-    # a full bf16 fine-tune of a 3.8B model with checkpointing ran at 39 (the tool said 47);
-    (39, lambda: fit_training(get_model("phi-3-mini-4k"), "h100-sxm", method="full", precision="bf16", seq=2048,
-                              grad_checkpointing=True)),
-    # 7B inference at 8k context ran at 28 (the tool said 30);
-    (28, lambda: fit_inference(get_model("mistral-7b-v0.1"), "h100-sxm", context=8192)),
-    # 7B LoRA rank 64 on all linear layers at 4k with checkpointing ran at 6 (the tool said 7).
-    (6, lambda: fit_training(get_model("qwen2.5-7b"), "h100-sxm", method="lora", lora_rank=64, seq=4096,
-                             grad_checkpointing=True)),
-])
-def test_fit_boundaries_never_over_promise(measured: int, answer: object) -> None:
-    result = answer()  # type: ignore[operator]
+BOUNDARIES = load_boundaries(DATA)
+
+
+def test_three_measured_boundaries_are_recorded() -> None:
+    # Issue #12 names three: 39 (3.8B full bf16, ckpt), 28 (7B inference at 8k), 6 (7B LoRA r64, 4k, ckpt).
+    assert sorted(b["largest_batch_that_ran"] for b in BOUNDARIES) == [6, 28, 39]
+
+
+@pytest.mark.parametrize("boundary", BOUNDARIES, ids=[b["id"] for b in BOUNDARIES])
+def test_fit_boundaries_never_over_promise(boundary: dict) -> None:
+    fits, tight = boundary_answer(boundary, "h100-sxm")
+    measured = boundary["largest_batch_that_ran"]
     # 'fits' never names a batch that ran out of memory; the measured boundary lies in the tight zone.
-    assert result.max_batch <= measured < result.max_batch_tight + 1
+    assert fits <= measured <= tight

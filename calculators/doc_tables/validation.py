@@ -6,11 +6,25 @@ import json
 from pathlib import Path
 from typing import Any
 
-from calculators import accuracy, peers
+from calculators import accuracy, accuracy_real_gpu, peers
 from calculators.measurements import DEFAULT_DIRECTORY, load_measurements
-from calculators.tables import TableFunction
+from calculators.tables import Table, TableFunction
 
 PEER_ESTIMATES = Path(DEFAULT_DIRECTORY).parent / "peer_estimates.json"
+REAL_GPU = Path(DEFAULT_DIRECTORY).parent / "measurements_cuda" / "h100-sxm"
+REAL_GPU_ENVIRONMENT = ("one H100 80GB HBM3 (SXM), driver 580, CUDA 13.0, torch 2.11.0+cu130, transformers 5.17.0, "
+                        "peft 0.21.0, default caching allocator")
+
+
+def _real_gpu_table() -> Table:
+    runs, configs = accuracy_real_gpu.load_runs(REAL_GPU)
+    return accuracy_real_gpu.real_gpu_table(accuracy_real_gpu.score_runs(runs, configs), gpu="H100 80GB",
+                                            environment=REAL_GPU_ENVIRONMENT)
+
+
+def _boundaries_table() -> Table:
+    return accuracy_real_gpu.boundaries_table(accuracy_real_gpu.load_boundaries(REAL_GPU), gpu="h100-sxm",
+                                              gpu_name="H100 80GB")
 
 
 def _peer_estimates() -> dict[str, Any]:
@@ -24,4 +38,6 @@ TABLES: dict[str, TableFunction] = {
     "accuracy-summary": lambda: accuracy.summary_table(load_measurements()),
     "accuracy-cases": lambda: accuracy.cases_table(load_measurements()),
     "accuracy-peers": lambda: peers.peers_table(load_measurements(), _peer_estimates()),
+    "accuracy-real-gpu": _real_gpu_table,
+    "accuracy-real-gpu-boundaries": _boundaries_table,
 }
