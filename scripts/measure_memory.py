@@ -20,7 +20,17 @@ Devices
     Real GPU run: records ``torch.cuda.max_memory_allocated`` /
     ``max_memory_reserved`` per phase (peak stats reset at every phase start),
     ``nvidia-smi`` used memory when available, and also the same storage
-    tracking as the other modes for comparison.
+    tracking as the other modes for comparison. It also records what the
+    process held outside the allocator (``non_torch_bytes``: ``(total - free) -
+    memory_reserved()``, the CUDA context and libraries), the device total a
+    process can use (``usable_bytes``, ``mem_get_info``) and their sum with the
+    reserved peak (``process_peak_bytes``). A case that runs out of memory is a
+    recorded outcome (``"out_of_memory": true`` with the error), not a failure.
+
+``--search-batch`` (with one case, usually ``--device cuda``)
+    Finds the largest batch that runs: doubles the batch from ``--batch`` until
+    a run is out of memory, then bisects. Every trial is recorded, and the
+    answer is written as ``largest_batch_that_ran``.
 
 Tracking (fake and cpu)
 -----------------------
@@ -42,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime as _dt
 import gc
 import itertools
@@ -786,7 +797,8 @@ def _finish(case: Case, device: str, rec: Recorder, sets, adjustments, info, aut
     if device != "cuda":
         common_adj.append(
             "SDPA runs aten._scaled_dot_product_flash_attention_for_cpu (flash-style: no SxS buffer, saves "
-            "fp32 logsumexp batch x heads x seq), matching CUDA flash/mem-efficient kernels; transformers "
+            "fp32 logsumexp batch x heads x seq), as CUDA's flash kernel does in fp16/bf16; in fp32 with "
+            "grouped K/V CUDA runs the math backend instead (calculators.memory.kernels); transformers "
             "passes attn_mask=None/is_causal for unpadded batches (verified via sdpa_calls)")
     if autocast_dtype is not None and device != "cuda":
         common_adj.append(
@@ -856,6 +868,7 @@ def _finish(case: Case, device: str, rec: Recorder, sets, adjustments, info, aut
         measured["peak_allocated_bytes"] = rec.cuda_peaks[cuda_phase]["max_memory_allocated"]
         measured["peak_phase"] = cuda_phase
         measured["peak_reserved_bytes"] = max(v["max_memory_reserved"] for v in rec.cuda_peaks.values())
+        measured.update(cuda_footprint(measured["peak_reserved_bytes"]))
     if raw_is_moe(case):
         settings["experts_implementation"] = info.get("experts_implementation")
     raw = case.model_config or PRESETS[case.preset]
@@ -871,6 +884,113 @@ def _finish(case: Case, device: str, rec: Recorder, sets, adjustments, info, aut
                        "adjustments": common_adj + adjustments,
                        "allocator_rounding_bytes": ROUND},
     }
+
+
+def cuda_footprint(peak_reserved_bytes: int) -> dict[str, int]:
+    """What the process holds on the GPU beyond the allocator, read now: context, usable total, peak footprint.
+
+    ``non_torch_bytes = (total - free) - memory_reserved()`` (CUDA context, loaded kernels,
+    library handles); ``process_peak_bytes = peak_reserved_bytes + non_torch_bytes`` is what
+    the calculators' ``total_bytes`` estimates.
+    """
+    import torch
+    free, total = torch.cuda.mem_get_info()
+    non_torch = (total - free) - torch.cuda.memory_reserved()
+    return {"usable_bytes": int(total), "non_torch_bytes": int(non_torch),
+            "process_peak_bytes": int(peak_reserved_bytes + non_torch)}
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """True for PyTorch's CUDA out-of-memory error (checked by name: importing torch is not needed)."""
+    return type(error).__name__ in ("OutOfMemoryError", "OutOfMemoryException") or (
+        isinstance(error, RuntimeError) and "out of memory" in str(error).lower())
+
+
+def out_of_memory_record(case: Case, device: str, error: BaseException) -> dict[str, Any]:
+    """The record of a case that ran out of memory: an outcome, with the error and the device's usable total."""
+    measured: dict[str, Any] = {"out_of_memory": True, "error": f"{type(error).__name__}: {error}"[:2000]}
+    if device == "cuda":
+        import torch
+        gc.collect()
+        torch.cuda.empty_cache()
+        measured["usable_bytes"] = int(torch.cuda.mem_get_info()[1])
+    return {
+        "id": case.slug() + ("" if device == "fake" else f"@{device}"),
+        "kind": case.kind,
+        "model": {"name": case.preset, "config": case.model_config or PRESETS[case.preset]},
+        "settings": {"batch": case.batch, "seq": case.seq, "context": case.context},
+        "measured": measured,
+        "provenance": {**_versions(), "device": device, "mode": "real", "date": _dt.date.today().isoformat(),
+                       "command": _command_for(case, device)},
+    }
+
+
+def run_case_or_oom(case: Case, device: str) -> dict[str, Any]:
+    """:func:`run_case`, with an out-of-memory error recorded as the outcome instead of raised."""
+    try:
+        return run_case(case, device)
+    except Exception as error:  # noqa: BLE001 - only out-of-memory is turned into a record
+        if not is_out_of_memory(error):
+            raise
+        return out_of_memory_record(case, device, error)
+    finally:
+        if device == "cuda":  # as between the committed real-GPU runs: start each case with an empty cache
+            import torch
+            gc.collect()
+            torch.cuda.empty_cache()
+
+
+def largest_that_runs(runs: Any, start: int = 1, limit: int = 1 << 16) -> tuple[int, list[tuple[int, bool]]]:
+    """The largest n in [start, limit] for which ``runs(n)`` is True, assuming larger n never runs
+    where a smaller one does not; 0 if ``runs(start)`` is False. Doubles, then bisects.
+
+    Returns the answer and every trial as ``(n, ran)``.
+
+    >>> largest_that_runs(lambda n: n <= 39)[0]
+    39
+    """
+    trials: list[tuple[int, bool]] = []
+
+    def trial(n: int) -> bool:
+        ran = bool(runs(n))
+        trials.append((n, ran))
+        return ran
+
+    if not trial(start):
+        return 0, trials
+    low, high = start, None
+    while high is None:
+        nxt = min(limit, low * 2)
+        if nxt == low:
+            return low, trials
+        if trial(nxt):
+            low = nxt
+        else:
+            high = nxt
+    while high - low > 1:
+        mid = (low + high) // 2
+        if trial(mid):
+            low = mid
+        else:
+            high = mid
+    return low, trials
+
+
+def search_batch(case: Case, device: str) -> dict[str, Any]:
+    """Every trial of :func:`largest_that_runs` over the batch of ``case``, and the answer."""
+    records: dict[int, dict[str, Any]] = {}
+
+    def runs(batch: int) -> bool:
+        trial_case = dataclasses.replace(case, batch=batch)
+        records[batch] = run_case_or_oom(trial_case, device)
+        print(f"batch {batch}: {'out of memory' if records[batch]['measured'].get('out_of_memory') else 'ran'}",
+              file=sys.stderr, flush=True)
+        return not records[batch]["measured"].get("out_of_memory")
+
+    largest, trials = largest_that_runs(runs, start=case.batch)
+    return {"id": dataclasses.replace(case, batch=largest or case.batch).slug() + f"@{device}-search",
+            "kind": "batch-search", "largest_batch_that_ran": largest, "trials": [list(t) for t in trials],
+            "runs": [records[n] for n, _ in trials], "command": _command_for(case, device) + " --search-batch"}
 
 
 def raw_is_moe(case: Case) -> bool:
@@ -1091,6 +1211,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the record(s) as JSON on stdout")
     ap.add_argument("--match", help="with --grid: only cases whose id contains this regex")
     ap.add_argument("--jobs", type=int, default=1, help="run grid cases in this many processes")
+    ap.add_argument("--search-batch", action="store_true",
+                    help="one case: find the largest batch that runs (doubling, then bisecting); OOM is an outcome")
     a = ap.parse_args(argv)
 
     if a.grid:
@@ -1119,6 +1241,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if a.out:
         a.out.mkdir(parents=True, exist_ok=True)
+    if a.search_batch:
+        if len(cases) != 1:
+            ap.error("--search-batch takes exactly one case (not a grid)")
+        result = search_batch(cases[0], a.device)
+        print(f"largest batch that ran: {result['largest_batch_that_ran']}", file=sys.stderr)
+        if a.out:
+            (a.out / _safe_name(result["id"])).write_text(_dump(result))
+        if a.json:
+            sys.stdout.write(_dump(result))
+        return 0
     status = 0
     t_all = time.time()
     if a.grid and a.jobs > 1:
@@ -1132,7 +1264,7 @@ def main(argv: list[str] | None = None) -> int:
         for c in cases:
             if not a.grid:
                 try:
-                    rec = run_case(c, a.device)
+                    rec = run_case_or_oom(c, a.device)
                 except NotMeasurable as e:
                     print(f"SKIP {c.slug()}: not measurable here: {e}", file=sys.stderr)
                     continue
@@ -1147,7 +1279,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run_logged(case: Case, device: str) -> tuple[dict[str, Any] | None, str | None, float]:
     t0 = time.time()
     try:
-        return run_case(case, device), None, time.time() - t0
+        return run_case_or_oom(case, device), None, time.time() - t0
     except NotMeasurable as e:
         return None, f"SKIP {case.slug()}: not measurable here: {e}", time.time() - t0
     except Exception as e:  # keep going through a grid
@@ -1159,8 +1291,11 @@ def _report(case: Case, rec: dict[str, Any] | None, msg: str | None, dt: float, 
         print(msg, file=sys.stderr)
         return 1 if msg and msg.startswith("FAIL") else 0
     m = rec["measured"]
-    print(f"{dt:6.1f}s {rec['id']}: peak {m['peak_allocated_bytes'] / 2**30:.3f} GiB in {m['peak_phase']}",
-          file=sys.stderr, flush=True)
+    if m.get("out_of_memory"):
+        print(f"{dt:6.1f}s {rec['id']}: out of memory (recorded)", file=sys.stderr, flush=True)
+    else:
+        print(f"{dt:6.1f}s {rec['id']}: peak {m['peak_allocated_bytes'] / 2**30:.3f} GiB in {m['peak_phase']}",
+              file=sys.stderr, flush=True)
     if a.out:
         (a.out / _safe_name(rec["id"])).write_text(_dump(rec))
     if a.json:

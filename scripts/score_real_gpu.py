@@ -16,7 +16,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calculators.accuracy_real_gpu import error_stats, estimate_run, load_runs, oom_runs, score_runs  # noqa: E402
+from calculators.accuracy_real_gpu import (  # noqa: E402
+    boundary_answer,
+    error_stats,
+    estimate_run,
+    load_boundaries,
+    load_runs,
+    oom_runs,
+    score_runs,
+)
 from calculators.memory.overhead import CUDA_CONTEXT_BYTES, RESERVE_FIT  # noqa: E402
 
 GIB = 2**30
@@ -24,13 +32,18 @@ GIB = 2**30
 
 def _features(runs: list[dict], configs: dict) -> list[tuple[int, int, bool, int]]:
     """Per completed run: (allocated peak + context, largest transient block, recompute, measured total)."""
+    return [row for _model, row in _features_by_model(runs, configs)]
+
+
+def _features_by_model(runs: list[dict], configs: dict) -> list[tuple[str, tuple[int, int, bool, int]]]:
     rows = []
     for record in runs:
         if record.get("out_of_memory"):
             continue
         estimate = estimate_run(record, configs)
-        rows.append((estimate.peak_allocated_bytes + CUDA_CONTEXT_BYTES, estimate.transient_block_bytes,
-                     bool(record["gradient_checkpointing"]), record["cuda_peak_reserved"] + record["non_torch_bytes"]))
+        rows.append((str(record["model"]), (estimate.peak_allocated_bytes + CUDA_CONTEXT_BYTES,
+                                            estimate.transient_block_bytes, bool(record["gradient_checkpointing"]),
+                                            record["cuda_peak_reserved"] + record["non_torch_bytes"])))
     return rows
 
 
@@ -47,18 +60,13 @@ def _refit(rows: list[tuple[int, int, bool, int]]) -> tuple[tuple[float, float, 
                     best = (median, base_mib, a, b)
     assert best is not None
     fit = RESERVE_FIT
-    band: tuple[float, float] | None = None
-    band_median = float("inf")
-    for eighths in range(33):
-        base = eighths / 8 * GIB
-        estimates = [(fixed + fit.base_bytes + (fit.per_block + fit.per_recomputed_block * recompute) * block,
-                      block * (2 if recompute else 1), total) for fixed, block, recompute, total in rows]
-        per_block = max(max(0.0, total - estimate - base) / max(exposure, 1) for estimate, exposure, total in estimates)
-        median = error_stats((estimate + base + per_block * exposure - total) / total
-                             for estimate, exposure, total in estimates).median
-        if median < band_median:
-            band_median, band = median, (eighths / 8, per_block)
-    assert band is not None
+    # The band: with its base fixed, the smallest per-block factor under which no run held more
+    # than total_bytes + band.
+    exposures = [((fixed + fit.base_bytes + (fit.per_block + fit.per_recomputed_block * recompute) * block),
+                  block * (2 if recompute else 1), total) for fixed, block, recompute, total in rows]
+    base = fit.band_base_bytes
+    per_block = max(max(0.0, total - estimate - base) / max(exposure, 1) for estimate, exposure, total in exposures)
+    band = (base / GIB, per_block)
     return (float(best[1]), best[2], best[3]), band
 
 
@@ -79,13 +87,25 @@ def main(argv: list[str]) -> int:
     for label, estimate in oom_runs(runs, configs):
         print(f"out of memory: {label}: estimated total {estimate.total_bytes / GIB:.2f} GiB, "
               f"upper {estimate.total_upper_bytes / GIB:.2f} GiB")
+    for boundary in load_boundaries(folder):
+        fits, tight = boundary_answer(boundary, "h100-sxm")
+        print(f"boundary: {boundary['label']}: ran up to {boundary['largest_batch_that_ran']}, "
+              f"previously said {boundary['previous_answer']}, now fits {fits}, tight up to {tight}")
     (base_mib, a, b), (band_gib, band_per_block) = _refit(_features(runs, configs))
     fit = RESERVE_FIT
     print(f"reserve fit: base {base_mib:.0f} MiB, per_block {a:.2f}, per_recomputed_block {b:.2f} "
           f"(in use: {fit.base_bytes / 2**20:.0f} MiB, {fit.per_block}, {fit.per_recomputed_block}); "
           f"context {CUDA_CONTEXT_BYTES / 2**20:.0f} MiB")
-    print(f"band covering every run, lowest median: {band_gib:.3f} GiB + {band_per_block:.3f} x block x (1 + recompute) "
+    print(f"band covering every run: {band_gib:.3f} GiB + at least {band_per_block:.3f} x block x (1 + recompute) "
           f"(in use: {fit.band_base_bytes / GIB:.3f} GiB + {fit.band_per_block})")
+    labelled = _features_by_model(runs, configs)
+    for model in sorted({model for model, _ in labelled}):
+        (base_mib, a, b), _ = _refit([row for m, row in labelled if m != model])
+        held_out = [(fixed + base_mib * 2**20 + a * block + b * block * recompute - total) / total
+                    for m, (fixed, block, recompute, total) in labelled if m == model]
+        stats = error_stats(held_out)
+        print(f"fitted without {model} ({base_mib:.0f} MiB, {a:.2f}, {b:.2f}): total on {model} median "
+              f"{stats.median:.2%} p95 {stats.p95:.2%} most under {stats.most_under:+.2%} (n={stats.count})")
     if "--runs" in argv:
         for s in sorted(scores, key=lambda s: s.total_error):
             print(f"{s.total_error:+7.2%} alloc {s.allocated_error:+6.2%} {'' if s.covered else 'NOT COVERED '}{s.label}")

@@ -20,7 +20,7 @@ from calculators.doc_tables.hardware import (
     gib,
     ordered_gpus,
 )
-from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.catalog.usable_memory import usable_memory_bytes, usable_memory_record
 from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
 from calculators.tables import Table, TableFunction
@@ -111,7 +111,32 @@ def claims() -> Table:
                  "(as of " + catalog_as_of() + ") or the fit calculators, and the computed verdict."))
 
 
+def usable_memory_table() -> Table:
+    """Marketed memory next to what one process can allocate, per catalog GPU, with each figure's source."""
+    rows = []
+    for gpu in sorted(all_gpus(), key=lambda g: (g.memory_bytes, g.name)):
+        record = usable_memory_record(gpu)
+        usable = record.usable_bytes
+        title = record.source.title if record.source.kind == "derived" else record.source.title.split(":")[0]
+        rows.append((gpu.name, f"{gpu.memory_bytes / GIB:,.0f}", f"{usable / GIB:,.2f}",
+                     f"{(gpu.memory_bytes - usable) / GIB:,.2f}", record.source.kind, record.note,
+                     f"[{title}]({record.source.url})" if record.source.url.startswith("http") else
+                     f"{title} ({record.source.url})"))
+    return Table(
+        id="hardware-usable-memory",
+        caption=("Marketed memory and the memory one process can allocate (torch.cuda.mem_get_info() total; for "
+                 "Apple silicon the GPU's default working set of unified memory). Fit verdicts use the second. "
+                 "GiB = 2^30 bytes."),
+        columns=("GPU", "marketed GiB", "usable GiB", "difference GiB", "kind", "note", "source"),
+        align=("l", "r", "r", "r", "l", "l", "l"),
+        rows=tuple(rows),
+        assumptions=("usable memory: calculators.catalog.usable_memory; 'derived' rows state their rule in the "
+                     "source", "the CUDA context (measured 785 MiB on an H100) comes out of the usable memory"),
+    )
+
+
 TABLES: dict[str, TableFunction] = {
     "hardware-fit": fit_matrix,
+    "hardware-usable-memory": usable_memory_table,
     "hardware-claims": claims,
 }

@@ -90,10 +90,10 @@ class ReserveFit:
 
 
 #: Fit of ``max_memory_reserved - max_memory_allocated`` on the 147 H100 runs: the values on
-#: a 0.05 / 128 MiB grid that minimise the median error of ``total_bytes``. The band: with
-#: ``band_base_bytes`` on a 1/8 GiB grid, the smallest ``band_per_block`` under which no run's
-#: context + reserved exceeded ``total_bytes`` + band, picked for the lowest median.
-#: ``scripts/score_real_gpu.py`` prints the fit and the errors.
+#: a 0.05 / 128 MiB grid that minimise the median error of ``total_bytes``. The band: with a
+#: 2 GiB base, the smallest per-block factor under which no run's context + reserved exceeded
+#: ``total_bytes`` + band is 0.525, rounded up to 0.55. ``scripts/score_real_gpu.py`` prints
+#: both fits, and the error on each model when the reserve is fitted on the other two.
 RESERVE_FIT = ReserveFit(
     base_bytes=384 * MIB,
     per_block=0.35,
