@@ -191,7 +191,7 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     """
     h = spec.hidden_size
     streams = 4 * h  # embedding output, layer input, residual, norm output
-    if spec.model_type in ("gemma", "gemma2"):
+    if spec.model_type in ("gemma", "gemma2", "gemma3_text"):
         streams += h  # Gemma scales the embedding output into a new tensor
     if spec.moe is not None:
         m = spec.moe
@@ -215,12 +215,21 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
         # softmax(scores, dtype=float32) first casts the scores to fp32, then writes an
         # fp32 result: input, cast and output are alive together.
         per_score = act + (4 if act != 4 else 0) + 4
+        if spec.attention_sinks:
+            # gpt-oss's eager attention (sinks) stays in the activation dtype; at its peak the masked
+            # scores, the max-shifted [scores, sink] logits and their softmax are alive together.
+            per_score = 3 * act
         attention += setup.batch * spec.num_attention_heads * s * s * per_score
     masks = 0
     window = spec.sliding_window
-    if eager or (window is not None and s > window):
+    if eager:
         # A materialised (batch, 1, seq, seq) mask in the activation dtype.
         masks = setup.batch * s * s * act
+    elif window is not None and s > window:
+        # Past the window SDPA needs a mask: transformers builds it boolean, (1, 1, seq, seq) broadcast
+        # over the batch (stride 0), so it holds seq x seq bytes whatever the batch (measured on Gemma 3
+        # and Mistral configs).
+        masks = s * s
     rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch
     return int(max(mlp, attention) + masks + rotary_tables)
 
