@@ -183,7 +183,7 @@ RECORDS: tuple[ModelRecord, ...] = (
         notes=(_QWEN3_NOTE,
                "Every layer is MoE: 128 experts of width 768, 8 per token, no shared expert; "
                "intermediate_size 6144 is unused by this checkpoint (no dense layers).",
-               "Qwen describes it as 30.5B total, 3.3B activated (the model card's rounding)."),
+               "The name gives the size in whole billions: 30B total, 3B activated per token."),
     ),
     record(
         "qwen3-235b-a22b", "Qwen3 235B-A22B", "Qwen/Qwen3-235B-A22B", "qwen3",
@@ -196,6 +196,6 @@ RECORDS: tuple[ModelRecord, ...] = (
         hub_api_source("Qwen/Qwen3-235B-A22B", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS),
         notes=(_QWEN3_NOTE,
                "Every layer is MoE: 128 experts of width 1536, 8 per token, no shared expert.",
-               "Qwen describes it as 235B total, 22B activated (the model card's rounding)."),
+               "The name gives the size in whole billions: 235B total, 22B activated per token."),
     ),
 )
