@@ -1122,6 +1122,8 @@ def _grid() -> dict[str, list[Case]]:
         Case("small-deepseek-v3", T, precision="bf16", batch=2, seq=1024, attention="eager"),
         Case("small-deepseek-v3", T, precision="bf16", batch=4, seq=2048, grad_checkpointing=True,
              attention="eager"),
+        Case("small-deepseek-v3", T, precision="bf16", batch=1, seq=2048, grad_checkpointing=True,
+             attention="eager"),
         Case("small-deepseek-v3", I, weights="bf16", batch=2, context=4096, new_tokens=16, attention="eager"),
     ]
     g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025") for c in g[k]]

@@ -225,6 +225,10 @@ def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: b
     # the product (I). Gather and un-permute indices are int64.
     trainable = down_needs_input
     per_visit = a * (3 * width + h + ((h + width) if trainable else 0)) + 2 * 8
+    if spec.model_type == "gpt_oss":
+        # gpt-oss's clamped SwiGLU, (clamp(up) + 1) x clamp(gate) x sigmoid(1.702 clamp(gate)), keeps the
+        # clamped gate, the sigmoid, their product and up + 1 where SiLU keeps one output: 3 I more.
+        per_visit += a * 3 * width
     shared = m.num_shared_experts * a * m.shared_intermediate_size * (3 + (1 if trainable else 0))
     router = 4 * m.num_experts + 8 * m.experts_per_token  # fp32 softmax output, top-k ids
     if trainable:
