@@ -43,6 +43,7 @@ class MoESpec:
     first_dense_layers: int = 0
     router_bias_per_expert: int = 0  # DeepSeek-V3 keeps one correction bias per expert
     shared_expert_gate: bool = False  # Qwen2-MoE gates its shared expert with a 1-wide linear
+    expert_bias: bool = False  # gpt-oss experts carry biases on gate_up (2 I) and down (hidden)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class ModelSpec:
     qk_norm: bool = False
     sliding_window: int | None = None  # attention window in tokens (mask), if any
     sliding_window_layers: int = 0  # layers whose KV cache is windowed to sliding_window
+    attention_sinks: bool = False  # gpt-oss: one learned sink logit per attention head and layer
     moe: MoESpec | None = None
     mla: MLASpec | None = None
     max_position_embeddings: int | None = None
@@ -115,8 +117,8 @@ class ModelSpec:
 
     @property
     def supports_sdpa(self) -> bool:
-        """False when transformers runs eager attention regardless (Gemma 2's softcapping)."""
-        return self.attn_logit_softcapping is None
+        """False when transformers runs eager attention regardless (Gemma 2's softcapping, gpt-oss's sinks)."""
+        return self.attn_logit_softcapping is None and not self.attention_sinks
 
     @property
     def fused_qkv(self) -> bool:
@@ -149,7 +151,13 @@ class ModelSpec:
     @property
     def attention_parameters_per_layer(self) -> int:
         """Parameters of one attention block (projections, biases, q/k norms)."""
-        return sum(_linear_params(i, o, b) for i, o, b in self.attention_linears()) + self._attention_norm_params
+        return (sum(_linear_params(i, o, b) for i, o, b in self.attention_linears()) + self._attention_norm_params
+                + self.attention_sink_parameters_per_layer)
+
+    @property
+    def attention_sink_parameters_per_layer(self) -> int:
+        """Learned attention-sink logits of one layer: one per query head (gpt-oss), else 0."""
+        return self.num_attention_heads if self.attention_sinks else 0
 
     @property
     def _attention_norm_params(self) -> int:
@@ -181,11 +189,15 @@ class ModelSpec:
             (self.q_dim, h, self.o_bias),
         ]
 
-    def mlp_parameters(self, width: int) -> int:
-        """Parameters of one gated MLP (gate, up, down) of the given intermediate width."""
+    def mlp_parameters(self, width: int, *, bias: bool | None = None) -> int:
+        """Parameters of one gated MLP (gate, up, down) of the given intermediate width.
+
+        Formula: ``3 x hidden x width``, plus ``2 x width + hidden`` with biases.
+        ``bias`` defaults to the model's ``mlp_bias``.
+        """
         h = self.hidden_size
-        bias = (2 * width + h) if self.mlp_bias else 0
-        return 3 * h * width + bias
+        has_bias = self.mlp_bias if bias is None else bias
+        return 3 * h * width + ((2 * width + h) if has_bias else 0)
 
     @property
     def dense_mlp_parameters(self) -> int:
@@ -212,7 +224,8 @@ class ModelSpec:
         router = self.hidden_size * m.num_experts + m.router_bias_per_expert * m.num_experts
         shared = self.mlp_parameters(m.shared_intermediate_size) * m.num_shared_experts if m.num_shared_experts else 0
         gate = self.hidden_size if m.shared_expert_gate else 0
-        return router + experts * self.mlp_parameters(m.expert_intermediate_size) + shared + gate
+        expert = self.mlp_parameters(m.expert_intermediate_size, bias=m.expert_bias or self.mlp_bias)
+        return router + experts * expert + shared + gate
 
     @property
     def norm_parameters_per_layer(self) -> int:
@@ -243,7 +256,8 @@ class ModelSpec:
     def linear_parameters(self) -> int:
         """Parameters held in ``nn.Linear`` weights and biases inside the decoder layers."""
         return self.parameters - self.embedding_parameters - self.lm_head_parameters - (
-            self.num_layers * (self.norm_parameters_per_layer + self._attention_norm_params) + self.hidden_size
+            self.num_layers * (self.norm_parameters_per_layer + self._attention_norm_params
+                               + self.attention_sink_parameters_per_layer) + self.hidden_size
         )
 
     def describe(self) -> str:

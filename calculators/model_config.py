@@ -20,6 +20,7 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from calculators.errors import ConfigError, InputError
@@ -29,6 +30,7 @@ from calculators.model import MLASpec, ModelSpec, MoESpec
 KNOWN_MODEL_TYPES = (
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
     "gemma", "gemma2", "phi3", "deepseek_v3",
+    *("gemma3_text", "gpt_oss"),  # read by _newer_families (2025 architectures)
 )
 
 _MAX_HIDDEN = 1 << 17  # 131072: ten times the widest published dense model
@@ -171,7 +173,7 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None) -> ModelSpec:
     attn_cap = _opt_float(data, "attn_logit_softcapping", 50.0 if model_type == "gemma2" else None)
     final_cap = _opt_float(data, "final_logit_softcapping", 30.0 if model_type == "gemma2" else None)
 
-    return ModelSpec(
+    spec = ModelSpec(
         name=name or str(data.get("_name_or_path") or model_type),
         model_type=model_type,
         hidden_size=hidden,
@@ -196,6 +198,7 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None) -> ModelSpec:
         final_logit_softcapping=final_cap,
         notes=tuple(notes),
     )
+    return _newer_families(spec, data)
 
 
 def _sliding_window(data: Mapping[str, Any], model_type: str, layers: int) -> tuple[int | None, int]:
@@ -227,7 +230,7 @@ def _moe(data: Mapping[str, Any], model_type: str, layers: int, hidden: int) -> 
         "n_routed_experts" if "n_routed_experts" in data else "num_experts")
     num_experts = _int(data, key, maximum=_MAX_EXPERTS)
     top_k = _int(data, "num_experts_per_tok", maximum=num_experts)
-    if model_type == "mixtral":
+    if model_type in ("mixtral", "gpt_oss"):  # experts are intermediate_size wide
         return MoESpec(num_experts, top_k, _int(data, "intermediate_size", maximum=_MAX_HIDDEN * 16))
     width = _int(data, "moe_intermediate_size", maximum=_MAX_HIDDEN * 16)
     if model_type == "deepseek_v3":
@@ -250,3 +253,48 @@ def _mla(data: Mapping[str, Any]) -> MLASpec:
         qk_rope_head_dim=_int(data, "qk_rope_head_dim", maximum=_MAX_HIDDEN),
         v_head_dim=_int(data, "v_head_dim", maximum=_MAX_HIDDEN),
     )
+
+
+# --------------------------------------------------------------------------- 2025 architectures
+#: Gemma 3 makes every sixth layer global when a config gives no ``layer_types``
+#: (``Gemma3TextConfig.sliding_window_pattern``, default 6) and a 4096-token window by default.
+_GEMMA3_DEFAULT_PATTERN = 6
+_GEMMA3_DEFAULT_WINDOW = 4096
+
+
+def _newer_families(spec: ModelSpec, data: Mapping[str, Any]) -> ModelSpec:
+    """Apply the layout rules of Gemma 3, gpt-oss and Qwen3-MoE to a parsed spec.
+
+    * ``gemma3_text``: four RMSNorms per layer, q/k RMSNorms (head_dim each), a tied output
+      head, and a local:global pattern: layer ``i`` slides unless ``(i + 1) % pattern == 0``
+      (5 local : 1 global for the default pattern 6), unless ``layer_types`` lists them.
+    * ``gpt_oss``: biases on q/k/v/o (``attention_bias``, default true), one learned sink
+      logit per head and layer, a router with a bias, experts with biases on gate_up and
+      down; ``layer_types`` alternates sliding (128-token) and full attention.
+    * ``qwen3_moe``: every layer is MoE; dense layers among them (``mlp_only_layers``,
+      ``decoder_sparse_step`` > 1) are not modelled and are refused rather than miscounted.
+    """
+    if spec.model_type == "gemma3_text":
+        window = _opt_int(data, "sliding_window", maximum=1 << 24) if "sliding_window" in data \
+            else _GEMMA3_DEFAULT_WINDOW
+        layer_types = data.get("layer_types")
+        if isinstance(layer_types, list) and layer_types:
+            sliding = sum(1 for t in layer_types if t == "sliding_attention")
+        else:
+            pattern = _int(data, "sliding_window_pattern", maximum=_MAX_LAYERS, default=_GEMMA3_DEFAULT_PATTERN)
+            sliding = sum(1 for i in range(spec.num_layers) if (i + 1) % pattern)
+        return replace(spec, tie_word_embeddings=_bool(data, "tie_word_embeddings", True), norms_per_layer=4,
+                       qk_norm=True, sliding_window=window if sliding else None,
+                       sliding_window_layers=sliding if window else 0)
+    if spec.model_type == "gpt_oss":
+        if spec.moe is None:
+            raise ConfigError("num_local_experts", data.get("num_local_experts"), "an integer of at least 1")
+        bias = _bool(data, "attention_bias", True)
+        return replace(spec, qkv_bias=bias, o_bias=bias, attention_sinks=True,
+                       moe=replace(spec.moe, router_bias_per_expert=1, expert_bias=True))
+    if spec.model_type == "qwen3_moe":
+        if data.get("mlp_only_layers"):
+            raise ConfigError("mlp_only_layers", data.get("mlp_only_layers"),
+                              "an empty list (dense layers among MoE layers are not modelled)")
+        _int(data, "decoder_sparse_step", maximum=1, default=1)
+    return spec

@@ -170,6 +170,56 @@ PRESETS: dict[str, dict[str, Any]] = {
                      "sliding_window": None, "tie_word_embeddings": False, "attention_dropout": 0.0,
                      "initializer_range": 0.02, "bos_token_id": 1, "eos_token_id": 2,
                      "use_cache": True, "torch_dtype": "bfloat16"},
+    # ---- 2025 families (values of the catalog records in calculators/catalog/model_records/) ----
+    "qwen3-0.6b": {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_act": "silu",
+                   "hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,
+                   "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
+                   "max_position_embeddings": 40960, "max_window_layers": 28, "rms_norm_eps": 1e-06,
+                   "rope_theta": 1000000.0, "sliding_window": None, "use_sliding_window": False,
+                   "tie_word_embeddings": True, "attention_bias": False, "attention_dropout": 0.0,
+                   "initializer_range": 0.02, "bos_token_id": 151643, "eos_token_id": 151645,
+                   "use_cache": True, "torch_dtype": "bfloat16"},
+    "qwen3-30b-a3b": {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_act": "silu",
+                      "hidden_size": 2048, "intermediate_size": 6144, "moe_intermediate_size": 768,
+                      "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4,
+                      "head_dim": 128, "num_experts": 128, "num_experts_per_tok": 8, "decoder_sparse_step": 1,
+                      "mlp_only_layers": [], "output_router_logits": False,
+                      "vocab_size": 151936, "max_position_embeddings": 40960, "rms_norm_eps": 1e-06,
+                      "rope_theta": 1000000.0, "sliding_window": None, "use_sliding_window": False,
+                      "tie_word_embeddings": False, "attention_bias": False, "attention_dropout": 0.0,
+                      "initializer_range": 0.02, "use_cache": True, "torch_dtype": "bfloat16"},
+    "gemma-3-1b": {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text",
+                   "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 1152, "intermediate_size": 6912,
+                   "num_hidden_layers": 26, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256,
+                   "vocab_size": 262144, "max_position_embeddings": 32768, "rms_norm_eps": 1e-06,
+                   "rope_theta": 1000000.0, "rope_local_base_freq": 10000.0, "sliding_window": 512,
+                   "sliding_window_pattern": 6, "query_pre_attn_scalar": 256, "attn_logit_softcapping": None,
+                   "final_logit_softcapping": None, "attention_bias": False, "attention_dropout": 0.0,
+                   "tie_word_embeddings": True, "initializer_range": 0.02, "pad_token_id": 0,
+                   "bos_token_id": 2, "eos_token_id": 1, "use_cache": True, "torch_dtype": "bfloat16"},
+    # bf16 experts: a config without quantization_config builds the MXFP4-published experts in bf16
+    "gpt-oss-20b": {"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_act": "silu",
+                    "hidden_size": 2880, "intermediate_size": 2880, "num_hidden_layers": 24,
+                    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "num_local_experts": 32,
+                    "num_experts_per_tok": 4, "experts_per_token": 4, "vocab_size": 201088,
+                    "max_position_embeddings": 131072, "sliding_window": 128,
+                    "layer_types": ["sliding_attention", "full_attention"] * 12, "attention_bias": True,
+                    "attention_dropout": 0.0, "output_router_logits": False,
+                    "tie_word_embeddings": False, "initializer_range": 0.02, "use_cache": True,
+                    "torch_dtype": "bfloat16"},
+    # DeepSeek-V3's layout (MLA with q/kv LoRA ranks, one shared expert, dense first layers, sigmoid
+    # grouped routing) at a width the CPU cross-check can also run; the full model is in the catalog.
+    "small-deepseek-v3": {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
+                          "hidden_act": "silu", "hidden_size": 1024, "intermediate_size": 2816,
+                          "moe_intermediate_size": 256, "num_hidden_layers": 6, "first_k_dense_replace": 2,
+                          "num_attention_heads": 16, "num_key_value_heads": 16, "n_routed_experts": 32,
+                          "n_shared_experts": 1, "num_experts_per_tok": 4, "n_group": 4, "topk_group": 2,
+                          "routed_scaling_factor": 2.5, "norm_topk_prob": True, "q_lora_rank": 384,
+                          "kv_lora_rank": 128, "qk_nope_head_dim": 64, "qk_rope_head_dim": 32,
+                          "v_head_dim": 64, "vocab_size": 32000, "max_position_embeddings": 16384,
+                          "rms_norm_eps": 1e-06, "rope_theta": 10000.0, "rope_scaling": None,
+                          "attention_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": False,
+                          "initializer_range": 0.02, "use_cache": True, "torch_dtype": "bfloat16"},
     "llama-3-70b": {**_LLAMA_COMMON, "hidden_size": 8192, "intermediate_size": 28672,
                     "num_hidden_layers": 80, "num_attention_heads": 64, "num_key_value_heads": 8,
                     "vocab_size": 128256, "max_position_embeddings": 8192, "rope_theta": 500000.0,
@@ -1163,7 +1213,40 @@ def _grid() -> dict[str, list[Case]]:
         Case("llama-3-70b", I, weights="bf16", batch=8, context=4096, new_tokens=16),
         Case("mixtral-8x7b", T, precision="bf16", batch=1, seq=2048, grad_checkpointing=True),
     ]
-    g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large") for c in g[k]]
+    # 2025 families: q/k norms (Qwen3, Gemma 3), Gemma 3's 5:1 local:global layers, gpt-oss's sinks,
+    # biased experts and alternating 128-token windows (eager: no SDPA path with sinks), Qwen3 MoE
+    # without shared experts, DeepSeek-V3's MLA + shared expert + dense first layers.
+    ATT = ("q", "k", "v", "o")
+    g["2025"] = [
+        Case("qwen3-0.6b", T, precision="bf16-mixed", batch=2, seq=1024),
+        Case("qwen3-0.6b", T, precision="bf16", batch=4, seq=4096, grad_checkpointing=True),
+        Case("qwen3-0.6b", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ALL, batch=4, seq=2048),
+        Case("qwen3-0.6b", I, weights="bf16", batch=4, context=8192, new_tokens=16),
+        Case("qwen3-0.6b", I, weights="bf16", batch=1, context=32768, new_tokens=16),
+        Case("gemma-3-1b", T, precision="bf16-mixed", batch=2, seq=2048),
+        Case("gemma-3-1b", T, precision="bf16", batch=4, seq=4096, grad_checkpointing=True),
+        Case("gemma-3-1b", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ALL, batch=2, seq=2048),
+        Case("gemma-3-1b", I, weights="bf16", batch=1, context=2048, new_tokens=16),
+        Case("gemma-3-1b", I, weights="bf16", batch=4, context=8192, new_tokens=16),
+        Case("qwen3-30b-a3b", T, precision="bf16", batch=1, seq=2048, grad_checkpointing=True),
+        Case("qwen3-30b-a3b", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=1, seq=2048),
+        Case("qwen3-30b-a3b", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("gpt-oss-20b", T, precision="bf16", batch=1, seq=2048, grad_checkpointing=True, attention="eager"),
+        Case("gpt-oss-20b", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=1, seq=2048,
+             attention="eager"),
+        Case("gpt-oss-20b", I, weights="bf16", batch=1, context=8192, new_tokens=16, attention="eager"),
+        Case("gpt-oss-20b", I, weights="bf16", batch=4, context=2048, new_tokens=16, attention="eager"),
+        # MLA's q/k head (nope + rope) is wider than its v head: the CPU flash kernel refuses that and
+        # PyTorch's math fallback would materialise the scores, which CUDA's memory-efficient kernel does
+        # not; eager attention is the same code path on both, so the MLA cases run eager.
+        Case("small-deepseek-v3", T, precision="bf16", batch=2, seq=1024, attention="eager"),
+        Case("small-deepseek-v3", T, precision="bf16", batch=4, seq=2048, grad_checkpointing=True,
+             attention="eager"),
+        Case("small-deepseek-v3", T, precision="bf16", batch=1, seq=2048, grad_checkpointing=True,
+             attention="eager"),
+        Case("small-deepseek-v3", I, weights="bf16", batch=2, context=4096, new_tokens=16, attention="eager"),
+    ]
+    g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025") for c in g[k]]
     return g
 
 

@@ -30,12 +30,15 @@ from calculators.memory.overhead import CUDA_CONTEXT_BYTES, RESERVE_FIT  # noqa:
 GIB = 2**30
 
 
-def _features(runs: list[dict], configs: dict) -> list[tuple[int, int, bool, int]]:
-    """Per completed run: (allocated peak + context, largest transient block, recompute, measured total)."""
+Row = tuple[int, int, bool, bool, int]  # allocated + context, block, recompute, prefill, measured total
+
+
+def _features(runs: list[dict], configs: dict) -> list[Row]:
+    """Per completed run: (allocated peak + context, largest transient block, recompute, prefill, measured total)."""
     return [row for _model, row in _features_by_model(runs, configs)]
 
 
-def _features_by_model(runs: list[dict], configs: dict) -> list[tuple[str, tuple[int, int, bool, int]]]:
+def _features_by_model(runs: list[dict], configs: dict) -> list[tuple[str, Row]]:
     rows = []
     for record in runs:
         if record.get("out_of_memory"):
@@ -43,31 +46,44 @@ def _features_by_model(runs: list[dict], configs: dict) -> list[tuple[str, tuple
         estimate = estimate_run(record, configs)
         rows.append((str(record["model"]), (estimate.peak_allocated_bytes + CUDA_CONTEXT_BYTES,
                                             estimate.transient_block_bytes, bool(record["gradient_checkpointing"]),
+                                            record["kind"] == "infer",
                                             record["cuda_peak_reserved"] + record["non_torch_bytes"])))
     return rows
 
 
-def _refit(rows: list[tuple[int, int, bool, int]]) -> tuple[tuple[float, float, float], tuple[float, float]]:
-    """The grid search behind RESERVE_FIT: reserve (base MiB, a, b) by lowest median error, then the band."""
+def _reserve(base: float, a: float, b: float, c: float, block: int, recompute: bool, prefill: bool) -> float:
+    return base + (c * block if prefill else a * block + b * block * recompute)
+
+
+def _refit(rows: list[Row]) -> tuple[tuple[float, float, float, float], tuple[float, float]]:
+    """The grid search behind RESERVE_FIT: (base MiB, a, b) on training runs by lowest median error of the
+    total, then the prefill factor c on inference runs with that base; then the band's per-block factor."""
+    grid = [x / 20 for x in range(31)]
+    training = [row for row in rows if not row[3]]
+    inference = [row for row in rows if row[3]]
     best: tuple[float, float, float, float] | None = None
     for base_mib in (0, 128, 256, 384, 512, 768):
-        for a in (x / 20 for x in range(31)):
-            for b in (x / 20 for x in range(31)):
-                errors = [(fixed + base_mib * 2**20 + a * block + b * block * recompute - total) / total
-                          for fixed, block, recompute, total in rows]
-                median = error_stats(errors).median
+        for a in grid:
+            for b in grid:
+                median = error_stats((fixed + base_mib * 2**20 + a * block + b * block * recompute - total) / total
+                                     for fixed, block, recompute, _prefill, total in training).median
                 if best is None or median < best[0] - 1e-12:
                     best = (median, base_mib, a, b)
     assert best is not None
+    _, base_mib, a, b = best
+    c = min(grid, key=lambda c: error_stats((fixed + base_mib * 2**20 + c * block - total) / total
+                                            for fixed, block, _r, _p, total in inference).median) if inference else 0.0
     fit = RESERVE_FIT
     # The band: with its base fixed, the smallest per-block factor under which no run held more
     # than total_bytes + band.
-    exposures = [((fixed + fit.base_bytes + (fit.per_block + fit.per_recomputed_block * recompute) * block),
-                  block * (2 if recompute else 1), total) for fixed, block, recompute, total in rows]
     base = fit.band_base_bytes
-    per_block = max(max(0.0, total - estimate - base) / max(exposure, 1) for estimate, exposure, total in exposures)
-    band = (base / GIB, per_block)
-    return (float(best[1]), best[2], best[3]), band
+    per_block = 0.0
+    for fixed, block, recompute, prefill, total in rows:
+        estimate = fixed + _reserve(fit.base_bytes, fit.per_block, fit.per_recomputed_block, fit.per_prefill_block,
+                                    block, recompute, prefill)
+        exposure = block * (2 if recompute else 1)
+        per_block = max(per_block, max(0.0, total - estimate - base) / max(exposure, 1))
+    return (float(base_mib), a, b, c), (base / GIB, per_block)
 
 
 def main(argv: list[str]) -> int:
@@ -91,20 +107,20 @@ def main(argv: list[str]) -> int:
         fits, tight = boundary_answer(boundary, "h100-sxm")
         print(f"boundary: {boundary['label']}: ran up to {boundary['largest_batch_that_ran']}, "
               f"previously said {boundary['previous_answer']}, now fits {fits}, tight up to {tight}")
-    (base_mib, a, b), (band_gib, band_per_block) = _refit(_features(runs, configs))
+    (base_mib, a, b, c), (band_gib, band_per_block) = _refit(_features(runs, configs))
     fit = RESERVE_FIT
-    print(f"reserve fit: base {base_mib:.0f} MiB, per_block {a:.2f}, per_recomputed_block {b:.2f} "
-          f"(in use: {fit.base_bytes / 2**20:.0f} MiB, {fit.per_block}, {fit.per_recomputed_block}); "
-          f"context {CUDA_CONTEXT_BYTES / 2**20:.0f} MiB")
+    print(f"reserve fit: base {base_mib:.0f} MiB, per_block {a:.2f}, per_recomputed_block {b:.2f}, "
+          f"per_prefill_block {c:.2f} (in use: {fit.base_bytes / 2**20:.0f} MiB, {fit.per_block}, "
+          f"{fit.per_recomputed_block}, {fit.per_prefill_block}); context {CUDA_CONTEXT_BYTES / 2**20:.0f} MiB")
     print(f"band covering every run: {band_gib:.3f} GiB + at least {band_per_block:.3f} x block x (1 + recompute) "
           f"(in use: {fit.band_base_bytes / GIB:.3f} GiB + {fit.band_per_block})")
     labelled = _features_by_model(runs, configs)
     for model in sorted({model for model, _ in labelled}):
-        (base_mib, a, b), _ = _refit([row for m, row in labelled if m != model])
-        held_out = [(fixed + base_mib * 2**20 + a * block + b * block * recompute - total) / total
-                    for m, (fixed, block, recompute, total) in labelled if m == model]
+        (base_mib, a, b, c), _ = _refit([row for m, row in labelled if m != model])
+        held_out = [(fixed + _reserve(base_mib * 2**20, a, b, c, block, recompute, prefill) - total) / total
+                    for m, (fixed, block, recompute, prefill, total) in labelled if m == model]
         stats = error_stats(held_out)
-        print(f"fitted without {model} ({base_mib:.0f} MiB, {a:.2f}, {b:.2f}): total on {model} median "
+        print(f"fitted without {model} ({base_mib:.0f} MiB, {a:.2f}, {b:.2f}, {c:.2f}): total on {model} median "
               f"{stats.median:.2%} p95 {stats.p95:.2%} most under {stats.most_under:+.2%} (n={stats.count})")
     if "--runs" in argv:
         for s in sorted(scores, key=lambda s: s.total_error):

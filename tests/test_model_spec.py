@@ -376,3 +376,68 @@ def test_nan_never_reaches_counts() -> None:
     spec = _spec()
     for value in (spec.hidden_size, spec.num_layers, spec.head_dim, spec.parameters):
         assert isinstance(value, int) and value > 0 and math.isfinite(value)
+
+
+# ------------------------------------------------------------------ 2025 architectures
+def test_gemma3_text_by_hand() -> None:
+    # modeling_gemma3.py: q/k/v/o without bias, q_norm and k_norm (head_dim each), four RMSNorms
+    # per layer, tied head. Tiny: hidden 64, 4 heads / 2 KV heads of 32, MLP 128, vocab 100, 6 layers.
+    #   attention = 64x128 + 2 x 64x64 + 128x64 = 8192 + 8192 + 8192 = 24576, + q/k norms 2 x 32
+    #   mlp = 3 x 64 x 128 = 24576; norms = 4 x 64; layer = 49472; x 6 = 296832
+    #   embed = 6400 (tied), final norm 64
+    cfg = {"model_type": "gemma3_text", "hidden_size": 64, "num_hidden_layers": 6, "num_attention_heads": 4,
+           "num_key_value_heads": 2, "head_dim": 32, "intermediate_size": 128, "vocab_size": 100,
+           "sliding_window": 16}
+    spec = ModelSpec.from_config(cfg)
+    assert spec.parameters == 6400 + 6 * (24576 + 64 + 24576 + 256) + 64
+    assert spec.tie_word_embeddings and spec.qk_norm and spec.norms_per_layer == 4
+    # Gemma3TextConfig: without layer_types, layer i is global when (i + 1) % 6 == 0 (pattern 6).
+    assert spec.sliding_window_layers == 5
+    assert ModelSpec.from_config({**cfg, "sliding_window_pattern": 2}).sliding_window_layers == 3
+    listed = ["full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention",
+              "full_attention"]
+    assert ModelSpec.from_config({**cfg, "layer_types": listed}).sliding_window_layers == 2
+    # Gemma3TextConfig's default window is 4096 tokens when the key is absent.
+    no_window = {k: v for k, v in cfg.items() if k != "sliding_window"}
+    assert ModelSpec.from_config(no_window).sliding_window == 4096
+
+
+def test_gpt_oss_sinks_and_biases_by_hand() -> None:
+    # modeling_gpt_oss.py: biased q/k/v/o, sinks (one per head), router Linear with bias, experts
+    # gate_up_proj [E, h, 2I] + bias [E, 2I], down_proj [E, I, h] + bias [E, h]; two RMSNorms.
+    # Tiny: hidden 64, 4 heads / 2 KV heads of 16, 4 experts of 32, top-2, vocab 100, 2 layers.
+    #   attention = (64x64 + 64) + 2 x (64x32 + 32) + (64x64 + 64) + 4 sinks = 12484
+    #   router = 64 x 4 + 4 = 260; expert = 64x64 + 64 + 32x64 + 64 = 6272; 4 experts = 25088
+    #   layer = 12484 + 260 + 25088 + 128 = 37960; total = 100x64 x 2 + 2 x 37960 + 64 = 88784
+    cfg = {"model_type": "gpt_oss", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+           "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 32, "num_local_experts": 4,
+           "num_experts_per_tok": 2, "vocab_size": 100, "sliding_window": 8,
+           "layer_types": ["sliding_attention", "full_attention"]}
+    spec = ModelSpec.from_config(cfg)
+    assert spec.attention_parameters_per_layer == 12484
+    assert spec.parameters == 88784
+    # active: two experts instead of four
+    assert spec.active_parameters == 88784 - 2 * 2 * 6272
+    assert not spec.supports_sdpa  # sinks: transformers has no SDPA path
+    assert spec.sliding_window_layers == 1
+
+
+def test_qwen3_moe_dense_layers_among_moe_refused() -> None:
+    cfg = {"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+           "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "moe_intermediate_size": 32,
+           "num_experts": 4, "num_experts_per_tok": 2, "vocab_size": 100}
+    assert ModelSpec.from_config({**cfg, "mlp_only_layers": []}).num_moe_layers == 2
+    _assert_config_error({**cfg, "mlp_only_layers": [0]}, "mlp_only_layers")
+    _assert_config_error({**cfg, "decoder_sparse_step": 2}, "decoder_sparse_step")
+
+
+def test_gemma3_kv_cache_windows_five_of_six_layers() -> None:
+    from calculators.memory.inference import kv_cache_bytes
+
+    # Gemma 3 27B: 62 layers, 16 KV heads of 128, window 1024, pattern 6 -> 10 global, 52 local.
+    # bf16 K and V: 2 x 16 x 128 x 2 = 8192 bytes per token per layer.
+    cfg = {"model_type": "gemma3_text", "hidden_size": 5376, "num_hidden_layers": 62, "num_attention_heads": 32,
+           "num_key_value_heads": 16, "head_dim": 128, "intermediate_size": 21504, "vocab_size": 262208,
+           "sliding_window": 1024, "sliding_window_pattern": 6}
+    spec = ModelSpec.from_config(cfg)
+    assert kv_cache_bytes(spec, batch=1, context=32768) == 8192 * (10 * 32768 + 52 * 1024)

@@ -131,9 +131,15 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
     # Two RMSNorms per layer (four in Gemma 2: two more on the branch outputs). Llama's
     # norm casts back before the weight multiply (saves the cast); Gemma's multiplies
     # in fp32 (saves the fp32 normalised tensor).
-    fp32_normalised = spec.model_type in ("gemma", "gemma2")
+    fp32_normalised = spec.model_type in ("gemma", "gemma2", "gemma3_text")
     normalised = (4 if (r == 4 or fp32_normalised) else r) * h if full else 0
     norms = spec.norms_per_layer * (4 * h + 4 + normalised)
+    if spec.qk_norm:
+        # q_norm and k_norm (Qwen3, Gemma 3) normalise each head of q and k: they save the fp32
+        # cast of their 16-bit input, one rsqrt per head, and, when their weight is trainable, the
+        # normalised tensor (16-bit for Qwen3, fp32 for Gemma's norm).
+        qk_normalised = (4 if fp32_normalised else a) if full else 0
+        norms += (spec.q_dim + spec.kv_dim) * (4 + qk_normalised) + 4 * (spec.num_attention_heads + spec.num_kv_heads)
 
     qkv_consumers = 1 if spec.fused_qkv else 3
     mlp_in_consumers = 1 if spec.fused_qkv else 2
@@ -175,17 +181,29 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
         q_dim = heads * (m.qk_nope_head_dim + m.qk_rope_head_dim)
         v_dim = heads * m.v_head_dim
         latent = (m.q_lora_rank or 0) + m.kv_lora_rank + m.qk_rope_head_dim
-        # q, k (decompressed, per head), v, output, lse, plus the low-rank intermediates.
-        return a * (2 * q_dim + 2 * v_dim + latent) + 4 * heads
+        # q, k (decompressed, per head), v and the low-rank intermediates ...
+        saved = a * (2 * q_dim + v_dim + latent)
+        if layout.attention == "eager" or not spec.supports_sdpa:
+            # ... with eager attention the fp32 softmax and its cast (S per head) and the output's
+            # contiguous copy for o_proj, as for any eager attention ...
+            scores = 4 * heads * seq + (a * heads * seq if a != 4 else 0)
+            return saved + scores + (a * v_dim if o_needs_input else 0)
+        # ... with SDPA its output and a per-head fp32 log-sum-exp.
+        return saved + a * v_dim + 4 * heads
     q_dim, kv_dim = spec.q_dim, spec.kv_dim
     path = layer_attention_path(spec, attention=layout.attention, compute_bytes=a, seq=seq, device=layout.device)
     # Phi-3 slices q, k, v out of one fused output; SDPA's output then needs its own
     # contiguous copy for o_proj (measured), which o_proj saves.
     fused_extra = a * q_dim if (spec.fused_qkv and o_needs_input) else 0
     if path.materialises_scores:
-        # Eager attention, or SDPA's math backend (fp32 GQA on CUDA): the fp32 softmax and
-        # its cast are saved, S x S per head, with K and V repeated to every query head.
-        scores = 4 * heads * seq + (a * heads * seq if a != 4 else 0)  # fp32 softmax + its cast
+        # Eager attention, or SDPA's math backend (fp32 GQA on CUDA): the softmax is saved,
+        # S x S per head, with K and V repeated to every query head.
+        if spec.attention_sinks:
+            # gpt-oss appends one sink logit per head and row and takes the softmax in the compute
+            # dtype: autograd keeps only that softmax output, seq + 1 wide.
+            scores = a * heads * (seq + 1)
+        else:
+            scores = 4 * heads * seq + (a * heads * seq if a != 4 else 0)  # fp32 softmax + its cast
         if spec.attn_logit_softcapping is not None:
             scores += a * heads * seq  # tanh(scores / cap) is saved for its backward
         out = a * q_dim if o_needs_input else 0  # transpose(1, 2).contiguous() copy for o_proj
@@ -216,6 +234,10 @@ def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: b
     # the product (I). Gather and un-permute indices are int64.
     trainable = down_needs_input
     per_visit = a * (3 * width + h + ((h + width) if trainable else 0)) + 2 * 8
+    if spec.model_type == "gpt_oss":
+        # gpt-oss's clamped SwiGLU, (clamp(up) + 1) x clamp(gate) x sigmoid(1.702 clamp(gate)), keeps the
+        # clamped gate, the sigmoid, their product and up + 1 where SiLU keeps one output: 3 I more.
+        per_visit += a * 3 * width
     shared = m.num_shared_experts * a * m.shared_intermediate_size * (3 + (1 if trainable else 0))
     router = 4 * m.num_experts + 8 * m.experts_per_token  # fp32 softmax output, top-k ids
     if trainable:

@@ -166,7 +166,7 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     if workspaces:
         breakdown["cuda_workspaces"] = workspaces
     block = _prefill_block_bytes(spec, setup, tokens, act)
-    overhead = runtime_overhead_bytes(transient_block_bytes=block, allocator=setup.allocator)
+    overhead = runtime_overhead_bytes(transient_block_bytes=block, prefill=True, allocator=setup.allocator)
     if setup.device != "cuda":
         overhead = {}
     notes = list(spec.notes)
@@ -221,7 +221,7 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     """
     h = spec.hidden_size
     streams = 4 * h  # embedding output, layer input, residual, norm output
-    if spec.model_type in ("gemma", "gemma2"):
+    if spec.model_type in ("gemma", "gemma2", "gemma3_text"):
         streams += h  # Gemma scales the embedding output into a new tensor
     if spec.moe is not None:
         m = spec.moe
@@ -245,15 +245,28 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     if path.kv_repeated:
         # With a mask, transformers repeats K and V to every query head before SDPA.
         attention += tokens * act * 2 * (spec.q_dim - spec.kv_dim)
+    if path.explicit_mask and not eager:
+        # SDPA turns the boolean mask into an additive bias in the activation dtype first
+        # (torch.where(mask, 0, -inf)): a (batch, 1, seq, seq) tensor per call, not broadcast.
+        attention += setup.batch * s * s * act
     if eager:
         # softmax(scores, dtype=float32) first casts the scores to fp32, then writes an
         # fp32 result: input, cast and output are alive together.
         per_score = act + (4 if act != 4 else 0) + 4
+        if spec.attention_sinks:
+            # gpt-oss's eager attention (sinks) stays in the activation dtype; at its peak the masked
+            # scores, the max-shifted [scores, sink] logits and their softmax are alive together.
+            per_score = 3 * act
         attention += setup.batch * spec.num_attention_heads * s * s * per_score
     masks = 0
-    if eager or path.explicit_mask:
+    if eager:
         # A materialised (batch, 1, seq, seq) mask in the activation dtype.
         masks = setup.batch * s * s * act
+    elif path.explicit_mask:
+        # From the window on SDPA needs a mask: transformers builds it boolean, (1, 1, seq, seq) broadcast
+        # over the batch (stride 0), so it holds seq x seq bytes whatever the batch (measured on Gemma 3
+        # and Mistral configs).
+        masks = s * s
     rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch
     return int(max(mlp, attention) + masks + rotary_tables)
 

@@ -18,9 +18,12 @@ allocator; 147 runs in ``tests/data/measurements_cuda/h100-sxm``):
   split, not merged across segments). The model: ``reserve = base + a x block + b x
   block x recompute``, where ``block`` is the largest transient tensor of the step (the fp32 logits
   of the loss in training; in inference the prefill's MLP intermediate or, with eager or math
-  attention, the fp32 scores) and ``recompute`` is gradient checkpointing. ``base``, ``a``
-  and ``b`` minimise the median error of ``total_bytes`` on the 147 runs (384 MiB, 0.35,
-  0.25; a grid search, ``scripts/score_real_gpu.py`` prints the result); see :data:`RESERVE_FIT`.
+  attention, the fp32 scores) and ``recompute`` is gradient checkpointing. A prefill has its own
+  ``a``: there every layer's transients are freed while the KV cache it appends stays, so the
+  cache's blocks split the cached transient segments and the next layer opens new ones. ``base``, ``a``
+  and ``b`` minimise the median error of ``total_bytes`` on the 135 training runs (384 MiB,
+  0.40, 0.20), and the prefill's ``a`` on the 12 inference runs with that base (0.85); a grid
+  search, ``scripts/score_real_gpu.py`` prints the result; see :data:`RESERVE_FIT`.
 * **The uncertainty.** The reserve scatters widely around that fit (it depends on the order
   of allocations, not only their sizes). :func:`reserve_band_bytes` is the margin above
   ``total_bytes`` that covered every one of the 147 runs: ``2 GiB + 0.55 x block x (1 +
@@ -33,7 +36,7 @@ the band is kept as it is until it is.
 
 >>> overhead = runtime_overhead_bytes(transient_block_bytes=2**30, recompute=False)
 >>> overhead["cuda_context"] // MIB, overhead["allocator_reserve"] // MIB
-(785, 742)
+(785, 793)
 >>> reserve_band_bytes(transient_block_bytes=2**30, recompute=False) // MIB
 2611
 """
@@ -77,42 +80,51 @@ OVERHEAD_SOURCE = MEASUREMENT_SOURCE
 class ReserveFit:
     """Coefficients of the allocator-reserve model and its error on the runs it was fitted on.
 
-    ``reserve = base_bytes + per_block x block + per_recomputed_block x block x recompute``;
+    ``reserve = base_bytes + per_block x block + per_recomputed_block x block x recompute`` in
+    training, ``base_bytes + per_prefill_block x block`` in an inference prefill;
     ``band = band_base_bytes + band_per_block x block x (1 + recompute)``.
     """
 
     base_bytes: int
     per_block: float
     per_recomputed_block: float
+    per_prefill_block: float
     band_base_bytes: int
     band_per_block: float
     fitted_on: str
 
 
-#: Fit of ``max_memory_reserved - max_memory_allocated`` on the 147 H100 runs: the values on
-#: a 0.05 / 128 MiB grid that minimise the median error of ``total_bytes``. The band: with a
+#: Fit of ``max_memory_reserved - max_memory_allocated`` on the H100 runs: the values on a
+#: 0.05 / 128 MiB grid that minimise the median error of ``total_bytes`` (training runs; then
+#: the prefill factor on the inference runs with the same base). The band: with a
 #: 2 GiB base, the smallest per-block factor under which no run's context + reserved exceeded
-#: ``total_bytes`` + band is 0.525, rounded up to 0.55. ``scripts/score_real_gpu.py`` prints
+#: ``total_bytes`` + band is 0.50, rounded up to 0.55. ``scripts/score_real_gpu.py`` prints
 #: both fits, and the error on each model when the reserve is fitted on the other two.
 RESERVE_FIT = ReserveFit(
     base_bytes=384 * MIB,
-    per_block=0.35,
-    per_recomputed_block=0.25,
+    per_block=0.40,
+    per_recomputed_block=0.20,
+    per_prefill_block=0.85,
     band_base_bytes=2 * GIB,
     band_per_block=0.55,
     fitted_on=MEASURED_STACK,
 )
 
 
-def allocator_reserve_bytes(*, transient_block_bytes: int, recompute: bool, allocator: str = "default") -> int:
+def allocator_reserve_bytes(*, transient_block_bytes: int, recompute: bool, allocator: str = "default",
+                            prefill: bool = False) -> int:
     """Reserved-but-unallocated bytes at the peak (central estimate).
 
-    Formula: ``384 MiB + 0.35 x block + 0.25 x block x recompute`` (0 with expandable segments).
+    Formula: training ``384 MiB + 0.40 x block + 0.20 x block x recompute``; inference
+    prefill ``384 MiB + 0.85 x block`` (0 with expandable segments).
     """
     if allocator == "expandable_segments":
         return 0
     fit = RESERVE_FIT
-    factor = fit.per_block + (fit.per_recomputed_block if recompute else 0.0)
+    if prefill:
+        factor = fit.per_prefill_block
+    else:
+        factor = fit.per_block + (fit.per_recomputed_block if recompute else 0.0)
     return fit.base_bytes + int(round(factor * transient_block_bytes))
 
 
@@ -125,7 +137,7 @@ def reserve_band_bytes(*, transient_block_bytes: int, recompute: bool) -> int:
     return int(fit.band_base_bytes + round(fit.band_per_block * transient_block_bytes * (2 if recompute else 1)))
 
 
-def runtime_overhead_bytes(*, transient_block_bytes: int = 0, recompute: bool = False,
+def runtime_overhead_bytes(*, transient_block_bytes: int = 0, recompute: bool = False, prefill: bool = False,
                            allocator: str = "default", peak_allocated_bytes: int = 0, gpus: int = 1) -> dict[str, int]:
     """Bytes per GPU outside PyTorch's allocated peak: the CUDA context and the allocator reserve.
 
@@ -138,15 +150,16 @@ def runtime_overhead_bytes(*, transient_block_bytes: int = 0, recompute: bool = 
     return {
         "cuda_context": CUDA_CONTEXT_BYTES,
         "allocator_reserve": allocator_reserve_bytes(transient_block_bytes=transient_block_bytes,
-                                                     recompute=recompute, allocator=allocator),
+                                                     recompute=recompute, allocator=allocator, prefill=prefill),
     }
 
 
 def overhead_assumptions(allocator: str = "default") -> tuple[str, ...]:
     """Human-readable statements of the overhead terms, for result objects."""
     reserve = ("no allocator reserve (expandable segments: modelled, not measured)" if allocator == "expandable_segments"
-               else f"an allocator reserve of {RESERVE_FIT.per_block:.3g} x the largest transient block "
-                    f"(+{RESERVE_FIT.per_recomputed_block:.3g} x with checkpointing)")
+               else f"an allocator reserve of {RESERVE_FIT.base_bytes // MIB} MiB + {RESERVE_FIT.per_block:.3g} x "
+                    f"the largest transient block (+{RESERVE_FIT.per_recomputed_block:.3g} x with checkpointing; "
+                    f"{RESERVE_FIT.per_prefill_block:.3g} x in an inference prefill)")
     return (
         f"peak_allocated_bytes includes {CUDA_WORKSPACE_BYTES // MIB} MiB of cuBLAS workspaces; total_bytes adds "
         f"a CUDA context of {CUDA_CONTEXT_BYTES // MIB} MiB and {reserve}, measured on {MEASURED_STACK}; "

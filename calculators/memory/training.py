@@ -288,8 +288,23 @@ def _backward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int
     # Gradient of the residual stream, of the MLP intermediates, and the largest weight
     # gradient being formed (16-bit then upcast to fp32 under autocast).
     a = setup.compute_bytes
-    width = spec.moe.expert_intermediate_size if spec.moe else spec.intermediate_size
+    # The last layers backward reaches are the first ones: DeepSeek's dense first layers
+    # (first_k_dense_replace) have the full intermediate width, wider than an expert's.
+    if spec.moe is None or spec.num_dense_layers > 0:
+        width = spec.intermediate_size
+    else:
+        width = spec.moe.expert_intermediate_size
     activations = (residual + a) * spec.hidden_size * tokens + 3 * a * width * tokens
+    if setup.attention == "eager" or not spec.supports_sdpa:
+        # Eager attention's softmax backward holds, beside the layer's saved scores, the incoming
+        # gradient of the probabilities and the outgoing gradient of the scores, seq x seq per head.
+        if spec.attention_sinks:
+            per_score = 2 * a  # gpt-oss: both in the compute dtype
+        else:
+            # softmax(dtype=float32): fp32 incoming gradient (4), outgoing in the compute dtype (a);
+            # the 16-bit copy of the probabilities (saved for the value matmul) is freed by then.
+            per_score = 4 + a - (a if a != 4 else 0)
+        activations += per_score * spec.num_attention_heads * setup.seq * tokens
     if setup.method == "full":
         grad_bytes = 4 if setup.precision in ("fp32", "bf16-mixed", "fp16-mixed") else 2
         weight = spec.hidden_size * width * (grad_bytes + (2 if setup.mixed else 0))

@@ -62,3 +62,36 @@ def weight_bytes(spec: ModelSpec, *, dtype: str | DType, high_precision: DType =
         return int(round(linear * quantized_bytes_per_element(kind)
                          + (total - linear) * high_precision.bytes_per_element))
     return int(round(total * kind.bytes_per_element))
+
+
+#: MXFP4 (OCP Microscaling): 32 four-bit E2M1 values share one 8-bit E8M0 scale, 4.25 bits each.
+MXFP4_BYTES_PER_ELEMENT = (32 * 0.5 + 1) / 32
+
+
+def mxfp4_expert_weight_bytes(spec: ModelSpec, *, high_precision: DType = DType.BF16) -> int:
+    """Bytes of a MoE checkpoint whose expert matrices are MXFP4 and every other tensor 16-bit.
+
+    Formula: ``expert_matrices x 17/32 + (parameters - expert_matrices) x 2``, where
+    ``expert_matrices = moe_layers x experts x 3 x hidden x expert_width`` (gate, up,
+    down; their biases, the router, attention, norms and embeddings stay 16-bit). This is
+    how OpenAI publishes gpt-oss.
+
+    Args:
+        spec: a mixture-of-experts model.
+        high_precision: format of every tensor that is not an expert matrix.
+
+    Raises:
+        InputError: the model has no experts.
+
+    >>> from calculators.catalog.models import get_model
+    >>> round(mxfp4_expert_weight_bytes(get_model("gpt-oss-20b")) / 2**30, 1)  # model card: 12.8 GiB
+    12.8
+    """
+    if spec.moe is None:
+        from calculators.errors import InputError
+
+        raise InputError("model", spec.name, "a mixture-of-experts model (MXFP4 here applies to expert weights)")
+    m = spec.moe
+    experts = spec.num_moe_layers * m.num_experts * 3 * spec.hidden_size * m.expert_intermediate_size
+    rest = spec.parameters - experts
+    return int(round(experts * MXFP4_BYTES_PER_ELEMENT + rest * high_precision.bytes_per_element))

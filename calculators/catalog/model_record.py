@@ -1,0 +1,153 @@
+"""One record of the model catalog: a model's ``config.json`` values and where they came from.
+
+The records themselves live in :mod:`calculators.catalog.model_records`, one module per
+family; lookup by id, name or repository is :mod:`calculators.catalog.models`. This module
+holds the record type and the helpers that build its citations.
+
+>>> rec = record("demo", "Demo", "org/demo", "demo", {"model_type": "llama", "hidden_size": 64,
+...     "num_hidden_layers": 1, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 10},
+...     config_source("org/demo"))
+>>> rec.spec().hidden_size
+64
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from calculators.catalog.sources import Source
+from calculators.model import ModelSpec
+
+#: The day the configs and counts of the first catalog (models up to 2024) were read.
+READ_ON = "2026-11-21"
+#: The day the configs and counts of the 2025 models (Llama 3.3, Qwen3, Gemma 3, gpt-oss,
+#: Mistral Small 3.x and Nemo, Phi-4, DeepSeek-R1) were read.
+READ_ON_2025_MODELS = "2026-11-25"
+
+HUB = "https://huggingface.co"
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    """One catalogued model: its config values, where they came from, and its published size.
+
+    Attributes:
+        id: Short lowercase key, e.g. ``"llama-3-8b"``.
+        name: Display name, e.g. ``"Llama 3 8B"``.
+        hf_repo: The official Hugging Face repository, ``owner/name``.
+        family: Model family, e.g. ``"llama"``, ``"qwen2.5"``.
+        config: The ``config.json`` values that matter for sizing (read-only).
+        source: Where the config values come from (the repository's ``config.json``).
+        published_parameters: An exact element count published for the checkpoint, or
+            ``None`` where no exact figure was found.
+        published_parameters_source: Where :attr:`published_parameters` comes from.
+        published_extra_elements: How many of the published elements are not parameters
+            of the model as :class:`~calculators.model.ModelSpec` counts it (buffers,
+            quantisation scales, auxiliary modules); :attr:`notes` explain the figure.
+        published_active_parameters: An exact per-token (active) count, for a
+            mixture-of-experts model whose publisher gives one.
+        notes: Caveats a reader should know before trusting the numbers.
+    """
+
+    id: str
+    name: str
+    hf_repo: str
+    family: str
+    config: Mapping[str, Any]
+    source: Source
+    published_parameters: int | None = None
+    published_parameters_source: Source | None = None
+    published_extra_elements: int = 0
+    published_active_parameters: int | None = None
+    notes: tuple[str, ...] = ()
+
+    def spec(self) -> ModelSpec:
+        """Parse :attr:`config` into a :class:`~calculators.model.ModelSpec`.
+
+        Returns:
+            The model's shapes and exact parameter counts.
+
+        Example:
+            >>> from calculators.catalog.models import get_model_record
+            >>> get_model_record("mixtral-8x7b").spec().moe.num_experts
+            8
+        """
+        return ModelSpec.from_config(thaw(self.config), name=self.name)
+
+
+# --------------------------------------------------------------------------- helpers
+def freeze(value: Any) -> Any:
+    """Deep read-only copy: dicts become mapping proxies, lists become tuples."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """Plain ``dict``/``list`` copy of a frozen config, as ``json.load`` would give it."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    return value
+
+
+def config_source(repo: str, read_from: str = "", *, as_of: str = READ_ON) -> Source:
+    """The ``config.json`` of ``repo`` on the Hub, with where its values were read."""
+    where = f"; values read from {read_from}" if read_from else ""
+    return Source(
+        title=f"{repo} config.json on the Hugging Face Hub{where}",
+        url=f"{HUB}/{repo}/blob/main/config.json",
+        as_of=as_of,
+        kind="spec",
+    )
+
+
+def hub_api_source(repo: str, revision: str, *, via: str, sibling_of: str = "", as_of: str = READ_ON) -> Source:
+    """The Hub model API's ``safetensors.total`` of ``repo``, as a third party recorded it."""
+    sibling = f" (the {sibling_of} checkpoint has the same tensor shapes)" if sibling_of else ""
+    return Source(
+        title=(f"Hugging Face model API, {repo} safetensors.total at revision {revision}{sibling}; "
+               f"value as recorded in {via}"),
+        url=f"{HUB}/api/models/{repo}",
+        as_of=as_of,
+        kind="spec",
+    )
+
+
+def keras_source(preset: str, model_dir: str, *, sibling_of: str = "", as_of: str = READ_ON) -> Source:
+    """KerasHub's preset metadata ``params`` of ``preset``."""
+    sibling = f" (a port of {sibling_of}, same tensor shapes)" if sibling_of else ""
+    return Source(
+        title=f"KerasHub preset metadata, {preset} 'params'{sibling}",
+        url=f"https://github.com/keras-team/keras-hub/blob/master/keras_hub/src/models/{model_dir}/{model_dir}_presets.py",
+        as_of=as_of,
+        kind="spec",
+    )
+
+
+ATLAS = "the saved hub response test/fixtures/hf/{} in github.com/zaid-cdlg/inference-atlas"
+HELDOUT = "a study dataset script in a public GitHub repository that lists hub API values read on 2026-10-01"
+_KVFIT = "github.com/debaditc/kvfit (commit bd4ccabf914323ee9831bc4dfae6bff777aa7966)"
+#: kvfit's registry records each model's hub ``safetensors.total`` ...
+KVFIT_COUNTS = f"the MODELS table of scripts/build_registry.py in {_KVFIT}"
+#: ... and a trimmed copy of its ``config.json`` (the ``text_config`` of a multimodal one).
+KVFIT_CONFIGS = f"the trimmed config.json copy in src/kvfit/data/models.json of {_KVFIT}"
+
+
+def record(
+    id: str, name: str, repo: str, family: str, config: Mapping[str, Any], source: Source,
+    published: int | None = None, published_source: Source | None = None, *,
+    extra: int = 0, active: int | None = None, notes: tuple[str, ...] = (),
+) -> ModelRecord:
+    """One :class:`ModelRecord`, its config frozen read-only."""
+    return ModelRecord(
+        id=id, name=name, hf_repo=repo, family=family, config=freeze(config), source=source,
+        published_parameters=published, published_parameters_source=published_source,
+        published_extra_elements=extra, published_active_parameters=active, notes=notes,
+    )
