@@ -266,6 +266,31 @@ def stable_cell_ids(content: str) -> str:
     return CELL_ID.sub(rename, content)
 
 
+def _coalesce_streams_after_execution() -> None:
+    """Merge each executed cell's consecutive stream outputs, as nbconvert does before executing.
+
+    The kernel sends a cell's printed text in chunks as its output buffer flushes, at times
+    that vary from run to run; nbconvert merges consecutive chunks (CoalesceStreamsPreprocessor)
+    only before ExecutePreprocessor, so each build split a long print differently. Patched
+    here, where mkdocs-jupyter runs nbconvert, so every build renders one block per stream.
+    """
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor, ExecutePreprocessor
+
+    execute = ExecutePreprocessor.preprocess
+    if getattr(execute, "_mlhw_coalesces", False):
+        return
+
+    def preprocess(self: Any, nb: Any, resources: Any = None, km: Any = None) -> Any:
+        nb, resources = execute(self, nb, resources, km)
+        return CoalesceStreamsPreprocessor().preprocess(nb, resources)
+
+    preprocess._mlhw_coalesces = True  # type: ignore[attr-defined]
+    ExecutePreprocessor.preprocess = preprocess  # type: ignore[method-assign]
+
+
+_coalesce_streams_after_execution()
+
+
 def on_page_content(html_content: str, page: Any, config: Any, files: Any) -> str:
     # Before the search plugin reads the page (on_page_context): the index repeats too.
     if page.file.src_uri.startswith("examples/") and page.file.src_uri.endswith(".py"):
