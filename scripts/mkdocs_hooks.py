@@ -335,11 +335,13 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     return output.replace("</head>", tags + "</head>", 1)
 
 
-#: Sets 404.html's <base> when the page loads: the longest tail of the build's site path
+#: 404.html's <base>: the build's site path (what a reader without JavaScript and the browser's
+#: preload scanner use), then set when the page loads to the longest tail of that path
 #: (``/guide/0.1.0/``, ``/0.1.0/``, ``/``) that starts the address the server answered for.
-BASE_SCRIPT = ("<script>(function(){var p=%s.split('/').filter(Boolean),b=document.createElement('base');"
-               "for(var i=0;i<=p.length;i++){var c='/'+p.slice(i).join('/')+(i<p.length?'/':'');"
-               "if(location.pathname.indexOf(c)===0){b.href=c;break}}document.head.appendChild(b)})()</script>")
+BASE_SCRIPT = ("<base href=%s><script>(function(){var p=%s.split('/').filter(Boolean),"
+               "b=document.querySelector('base');for(var i=0;i<=p.length;i++){"
+               "var c='/'+p.slice(i).join('/')+(i<p.length?'/':'');"
+               "if(location.pathname.indexOf(c)===0){b.href=c;break}}})()</script>")
 #: Material reads its base and search-worker URLs from #__config against the page's address,
 #: which for 404.html is any missing URL: resolve them against the <base> instead.
 CONFIG_SCRIPT = ("<script>(function(){var e=document.getElementById('__config'),c=JSON.parse(e.textContent);"
@@ -361,13 +363,13 @@ def any_base_path(output: str, site_path: str) -> str:
     ...         '<script src="/g/assets/javascripts/bundle.1.js"></script></body></html>')
     >>> out = any_base_path(page, "/g/")
     >>> out.count("/g/"), 'href="assets/a.css"' in out, 'href="memory/"' in out, '"base": "."' in out
-    (1, True, True, True)
+    (2, True, True, True)
     """
     prefix = site_path if site_path.endswith("/") else site_path + "/"
     out = re.sub(r'(href|src)="' + re.escape(prefix), r'\1="', output)
     out = out.replace(f'new URL("{prefix}",location)', "new URL(document.baseURI)")
     out = out.replace(f'"base": "{prefix}"', '"base": "."').replace(f'"search": "{prefix}', '"search": "')
-    out = out.replace("<head>", "<head>" + BASE_SCRIPT % json.dumps(prefix), 1)
+    out = out.replace("<head>", "<head>" + BASE_SCRIPT % (json.dumps(prefix), json.dumps(prefix)), 1)
     out = re.sub(r'<script src="assets/javascripts/bundle\.', lambda match: CONFIG_SCRIPT + match.group(0), out, count=1)
     return out
 

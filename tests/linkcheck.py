@@ -4,8 +4,9 @@ Every ``href`` and ``src`` of every HTML page that points inside the site (relat
 site-absolute) must name a file of the site, or a folder with an ``index.html``. External
 URLs (a scheme), ``mailto:``, ``data:``, ``javascript:`` and in-page ``#anchors`` are not
 followed. The site is checked as served at its root, which is how ``scripts/serve`` and the
-browser tests serve it; 404.html and the offline page are served at any depth, so their
-links must work relative to the root as well (they set a ``<base>`` when loaded).
+browser tests serve it. ``<base>`` is not applied: 404.html and the offline page, served at
+any depth, carry the build's site path there and set it when loaded to where the site is
+served (the root here), so their links must resolve from the root like any other page's.
 """
 
 from __future__ import annotations
