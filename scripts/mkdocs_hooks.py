@@ -10,9 +10,18 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
   of their cells' ``#| fig-alt:`` lines.
 * ``on_post_build`` copies the five Pyodide runtime files from ``node_modules/pyodide``
   (``npm ci``) and the package wheel from ``build/wheelhouse`` (``scripts/build``)
-  into the site, writes ``wheels/manifest.json`` and the service worker ``sw.js`` with
-  its cache named after a hash of the wheel, the runtime and the widget scripts (it
-  precaches those, the theme's scripts and styles, the search index and the widget pages).
+  into the site, writes ``wheels/manifest.json``, the offline page ``offline.html`` and
+  the service worker ``sw.js`` with two lists (:func:`precache_lists`): the guide (every
+  page, the theme, the search index, the images; its cache named after a hash of those
+  files), saved on a first visit to any page, and the runtime (its cache named after a
+  hash of the wheel, the runtime and the widget scripts), saved once a page with a
+  calculator is open.
+* ``on_page_content`` numbers the worked examples' random notebook cell ids, and stream
+  outputs are merged after execution, so two builds give the same bytes.
+* ``on_post_template`` makes ``404.html`` (and the offline page made from it) work at any
+  base path: relative links under a ``<base>`` set from the address (:func:`any_base_path`).
+* ``on_config`` refuses a local or placeholder ``site_url`` in a release build
+  (``MLHW_RELEASE=1``); ``site_url`` comes from ``SITE_URL`` (mkdocs.yml).
 * ``on_config`` also starts ``node scripts/make_snapshot.mjs`` in the background (it runs
   while the pages build): a Pyodide memory snapshot with every calculator imported,
   which ``on_post_build`` writes to ``pyodide/snapshot-VERSION.bin.gz`` and names in the
@@ -26,8 +35,9 @@ And for the generated tables (:mod:`calculators.tables`):
   build when a committed page is stale (run ``scripts/gen_tables.py``), then adds each
   table's data files, ``tables/ID.csv`` and ``tables/ID.json`` beside its page, to the
   site (so ``--strict`` checks the caption links to them).
-* ``on_page_markdown`` rewrites the absolute URLs of the cite snippets to the versioned
-  address when ``SITE_VERSION`` is set (``SITE_VERSION=0.1.0`` gives ``…/0.1.0/…``), as
+* ``on_page_markdown`` rewrites the absolute URLs of the cite snippets, committed with the
+  placeholder ``DOCS_SITE_URL``, to the configured ``site_url``, with the version folder
+  when ``SITE_VERSION`` is set (``SITE_VERSION=0.1.0`` gives ``…/0.1.0/…``), as
   ``mike deploy 0.1.0`` publishes the site.
 """
 
