@@ -40,6 +40,7 @@ import io
 import json
 import posixpath
 import re
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -47,6 +48,11 @@ from calculators.errors import UnknownNameError
 
 #: The title a citation names (mkdocs.yml ``site_name``).
 SITE_NAME = "Sizing ML Hardware"
+#: The site address the committed cite snippets in docs/ are written with
+#: (``scripts/gen_tables.py``). It is a placeholder, never published: the site build
+#: (``scripts/mkdocs_hooks.py``) rewrites it to the configured ``site_url`` (``SITE_URL``),
+#: so the committed pages do not change with the address the site is published at.
+DOCS_SITE_URL = "https://example.invalid/sizing-ml-hardware/"
 
 
 @dataclass(frozen=True)
@@ -63,7 +69,6 @@ class Table:
 
 
 _BLOCK = re.compile(r"(<!-- table: (?P<id>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.DOTALL)
-_SITE_URL = re.compile(r"^site_url:\s*['\"]?(?P<url>[^'\"\s#]+)", re.MULTILINE)
 
 #: Table id -> function producing it. Modules register their tables on import of
 #: :mod:`calculators.table_registry`.
@@ -103,14 +108,30 @@ def data_path(src_path: str, table_id: str, extension: str) -> str:
     return posixpath.join(posixpath.dirname(src_path), "tables", f"{table_id}.{extension}")
 
 
-def site_url_from_mkdocs(config_text: str) -> str:
-    """The ``site_url`` of an mkdocs.yml (text), or ``""`` without one.
+def site_url_problem(site_url: str) -> str:
+    """Why ``site_url`` cannot be a published site's address, or ``""`` when it can.
 
-    >>> site_url_from_mkdocs("site_name: x\\nsite_url: https://example.org/guide/ # comment\\n")
-    'https://example.org/guide/'
+    A published build names its real address in every cite snippet, canonical link, JSON
+    ``url`` and sitemap entry, so a placeholder (``example.invalid`` or any reserved
+    ``.invalid``/``.example``/``.test`` name), a local address or a URL without
+    ``http(s)://host`` is refused.
+
+    >>> site_url_problem("https://guide.example.org/sizing-ml-hardware/")
+    ''
+    >>> site_url_problem(DOCS_SITE_URL)
+    "site_url 'https://example.invalid/sizing-ml-hardware/' is a placeholder (host example.invalid)"
+    >>> site_url_problem("http://127.0.0.1:8000/")
+    "site_url 'http://127.0.0.1:8000/' is a local address (host 127.0.0.1)"
     """
-    match = _SITE_URL.search(config_text)
-    return match.group("url") if match else ""
+    parts = urllib.parse.urlsplit(site_url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme not in ("http", "https") or not host:
+        return f"site_url {site_url!r} is not an http(s) URL with a host"
+    if host.rsplit(".", 1)[-1] in ("invalid", "example", "test") or host in ("example.com", "example.net", "example.org"):
+        return f"site_url {site_url!r} is a placeholder (host {host})"
+    if host in ("localhost", "0.0.0.0", "::1") or host.startswith("127.") or host.endswith(".localhost"):
+        return f"site_url {site_url!r} is a local address (host {host})"
+    return ""
 
 
 def _base(site_url: str) -> str:
@@ -206,25 +227,34 @@ def block_ids(text: str) -> list[str]:
     return [match.group("id") for match in _BLOCK.finditer(text)]
 
 
-def with_site_version(text: str, *, site_url: str, site_version: str) -> str:
-    """Point the absolute URLs inside a page's table blocks at a versioned copy of the site.
+def with_site_version(text: str, *, site_url: str, site_version: str, written_with: str = "") -> str:
+    """Point the absolute URLs inside a page's table blocks at the published (versioned) site.
 
-    Used at build time when ``SITE_VERSION`` is set, so a citation names the version's own
-    address (``…/guide/0.1.0/hardware/#hardware-catalog``), which keeps resolving after
-    newer versions are published beside it.
+    The committed blocks are written with ``written_with`` (default ``site_url``; the build
+    passes :data:`DOCS_SITE_URL`); they are rewritten to ``site_url``, with the version folder
+    when ``SITE_VERSION`` is set, so a citation names the version's own address
+    (``…/guide/0.1.0/hardware/#hardware-catalog``), which keeps resolving after newer
+    versions are published beside it.
 
     >>> block = "<!-- table: t -->\\nhttps://example.org/g/hardware/#t\\n<!-- /table -->"
     >>> print(with_site_version(block, site_url="https://example.org/g/", site_version="0.1.0"))
     <!-- table: t -->
     https://example.org/g/0.1.0/hardware/#t
     <!-- /table -->
+    >>> print(with_site_version(block, site_url="https://docs.example.com/", site_version="",
+    ...                         written_with="https://example.org/g/"))
+    <!-- table: t -->
+    https://docs.example.com/hardware/#t
+    <!-- /table -->
     """
-    if not site_version or not site_url:
+    if not site_url:
         return text
-    base, versioned = _base(site_url), versioned_site_url(site_url, site_version)
+    base, target = _base(written_with or site_url), _base(versioned_site_url(site_url, site_version))
+    if base == target:
+        return text
 
     def replace(match: re.Match[str]) -> str:
-        return match.group(1) + match.group("body").replace(base, versioned) + match.group(4)
+        return match.group(1) + match.group("body").replace(base, target) + match.group(4)
 
     return _BLOCK.sub(replace, text)
 

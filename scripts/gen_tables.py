@@ -5,7 +5,7 @@ Usage: ``scripts/gen_tables.py`` to rewrite, ``scripts/gen_tables.py --check`` t
 unified diff (and each stale value: id, found, expected) and exit 1 when any page is stale;
 ``--only docs/a.md docs/b.md`` limits the rewrite (or check) to those pages. Values are the
 numbers in the prose, computed by the functions of ``calculators/doc_values/``. Each block gets the package version, the
-catalog's as-of date and cite URLs under mkdocs.yml's ``site_url``; the index of tables
+catalog's as-of date and cite URLs under ``calculators.tables.DOCS_SITE_URL`` (the build rewrites them to the configured ``site_url``); the index of tables
 (docs/tables/index.md) is rebuilt from the blocks of every page.
 """
 
@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO))
 
 from calculators.inline_values import value_markers  # noqa: E402
 from calculators.table_registry import regenerate_pages  # noqa: E402
-from calculators.tables import site_url_from_mkdocs  # noqa: E402
+from calculators.tables import DOCS_SITE_URL  # noqa: E402
 
 DOCS = REPO / "docs"
 
@@ -32,8 +32,8 @@ def read_pages(docs: Path = DOCS) -> dict[str, str]:
 
 
 def site_url(repo: Path = REPO) -> str:
-    """mkdocs.yml's ``site_url``."""
-    return site_url_from_mkdocs((repo / "mkdocs.yml").read_text(encoding="utf-8"))
+    """The address the committed cite snippets are written with (the build rewrites it to ``site_url``)."""
+    return DOCS_SITE_URL
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,6 +36,12 @@ const clock = performance.now.bind(performance);
 let state = 0x2545f491;
 let ticks = 0;
 Date.now = () => epochMs;
+// `new Date()` reads the clock without Date.now (Emscripten's time zone set-up does).
+const RealDate = Date;
+globalThis.Date = class extends RealDate {
+  constructor(...args) { if (args.length) super(...args); else super(epochMs); }
+  static now() { return epochMs; }
+};
 performance.now = () => (ticks += 0.001); // monotonic, advancing by call, not by time
 crypto.randomFillSync = globalThis.crypto.getRandomValues = (view) => {
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
@@ -56,6 +62,7 @@ pyodide.runPython(warmUp[1]);
 const check = JSON.parse(pyodide.runPython('from calculators.widgets.api import compute_json; compute_json("kv-cache", "{}")'));
 if (!check.ok) throw new Error("the calculators do not compute in node");
 const snapshot = pyodide.makeMemorySnapshot();
+globalThis.Date = RealDate;
 Date.now = realNow;
 crypto.randomFillSync = realFill;
 globalThis.crypto.getRandomValues = realGetRandomValues;

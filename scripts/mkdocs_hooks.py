@@ -10,9 +10,18 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
   of their cells' ``#| fig-alt:`` lines.
 * ``on_post_build`` copies the five Pyodide runtime files from ``node_modules/pyodide``
   (``npm ci``) and the package wheel from ``build/wheelhouse`` (``scripts/build``)
-  into the site, writes ``wheels/manifest.json`` and the service worker ``sw.js`` with
-  its cache named after a hash of the wheel, the runtime and the widget scripts (it
-  precaches those, the theme's scripts and styles, the search index and the widget pages).
+  into the site, writes ``wheels/manifest.json``, the offline page ``offline.html`` and
+  the service worker ``sw.js`` with two lists (:func:`precache_lists`): the guide (every
+  page, the theme, the search index, the images; its cache named after a hash of those
+  files), saved on a first visit to any page, and the runtime (its cache named after a
+  hash of the wheel, the runtime and the widget scripts), saved once a page with a
+  calculator is open.
+* ``on_page_content`` numbers the worked examples' random notebook cell ids, and stream
+  outputs are merged after execution, so two builds give the same bytes.
+* ``on_post_template`` makes ``404.html`` (and the offline page made from it) work at any
+  base path: relative links under a ``<base>`` set from the address (:func:`any_base_path`).
+* ``on_config`` refuses a local or placeholder ``site_url`` in a release build
+  (``MLHW_RELEASE=1``); ``site_url`` comes from ``SITE_URL`` (mkdocs.yml).
 * ``on_config`` also starts ``node scripts/make_snapshot.mjs`` in the background (it runs
   while the pages build): a Pyodide memory snapshot with every calculator imported,
   which ``on_post_build`` writes to ``pyodide/snapshot-VERSION.bin.gz`` and names in the
@@ -26,8 +35,9 @@ And for the generated tables (:mod:`calculators.tables`):
   build when a committed page is stale (run ``scripts/gen_tables.py``), then adds each
   table's data files, ``tables/ID.csv`` and ``tables/ID.json`` beside its page, to the
   site (so ``--strict`` checks the caption links to them).
-* ``on_page_markdown`` rewrites the absolute URLs of the cite snippets to the versioned
-  address when ``SITE_VERSION`` is set (``SITE_VERSION=0.1.0`` gives ``…/0.1.0/…``), as
+* ``on_page_markdown`` rewrites the absolute URLs of the cite snippets, committed with the
+  placeholder ``DOCS_SITE_URL``, to the configured ``site_url``, with the version folder
+  when ``SITE_VERSION`` is set (``SITE_VERSION=0.1.0`` gives ``…/0.1.0/…``), as
   ``mike deploy 0.1.0`` publishes the site.
 """
 
@@ -42,6 +52,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import urllib.parse
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -53,7 +64,15 @@ from mkdocs.utils import get_relative_url
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of
 from calculators.table_registry import regenerate_pages, site_tables, table_locations, values_json
-from calculators.tables import data_path, site_url_from_mkdocs, to_csv, to_json, versioned_site_url, with_site_version
+from calculators.tables import (
+    DOCS_SITE_URL,
+    data_path,
+    site_url_problem,
+    to_csv,
+    to_json,
+    versioned_site_url,
+    with_site_version,
+)
 from calculators.widgets.markdown import WidgetMarkupError, expand_widgets
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,6 +119,12 @@ def _wheel() -> Path:
 
 
 def on_config(config: Any) -> Any:
+    # site_url comes from SITE_URL (mkdocs.yml: !ENV, a local default). A release build must
+    # name the real address: every cite URL, canonical link, JSON url and sitemap entry has it.
+    problem = site_url_problem(str(config["site_url"] or ""))
+    if os.environ.get("MLHW_RELEASE") == "1" and problem:
+        raise PluginError(f"{problem}: a release build (MLHW_RELEASE=1) needs the address the site is published at, "
+                          "e.g. SITE_URL=https://your.host/sizing-ml-hardware/ (README: 'Site address')")
     missing = [name for name in RUNTIME_FILES if not (PYODIDE_DIR / name).is_file()]
     if missing:
         raise PluginError(f"Pyodide runtime missing in {PYODIDE_DIR} ({', '.join(missing)}): run scripts/setup (npm ci)")
@@ -113,14 +138,30 @@ def on_config(config: Any) -> Any:
     for name in RUNTIME_FILES:
         digest.update((PYODIDE_DIR / name).read_bytes())
     digest.update(SNAPSHOT_SCRIPT.read_bytes())
+    if os.environ.get("MLHW_SNAPSHOT", "1") != "0":
+        digest.update(snapshot_epoch().encode())
     _state.update(wheel=str(wheel), wheel_sha256=hashlib.sha256(wheel.read_bytes()).hexdigest(),
                   version=digest.hexdigest()[:16])
     _start_snapshot(wheel, docs / "assets" / "pyodide-worker.js")
     _pages_with_widgets.clear()
-    # The committed cite URLs use mkdocs.yml's site_url; `mkdocs serve` replaces config's with
-    # its own address, so read the file (as scripts/gen_tables.py does).
-    _state["site_url"] = site_url_from_mkdocs(Path(config["config_file_path"]).read_text(encoding="utf-8"))
+    site_url = str(config["site_url"] or "")
+    _state["site_url"] = site_url
+    site_version = os.environ.get("SITE_VERSION", "")
+    if site_version and site_url:
+        # The version folder is where this build is published: canonical links, the sitemap
+        # and 404.html's base name it.
+        config["site_url"] = versioned_site_url(site_url, site_version)
     return config
+
+
+def snapshot_epoch() -> str:
+    """The memory snapshot's clock (seconds since 1970): never the build's, so builds repeat.
+
+    ``MLHW_SNAPSHOT_EPOCH`` (scripts/build sets it to the wheel's timestamp), else
+    ``SOURCE_DATE_EPOCH``, else 1980-01-01. It is part of the site's version (the snapshot's
+    name), so one name always means the same bytes.
+    """
+    return os.environ.get("MLHW_SNAPSHOT_EPOCH") or os.environ.get("SOURCE_DATE_EPOCH") or "315532800"
 
 
 def _start_snapshot(wheel: Path, worker: Path) -> None:
@@ -141,7 +182,7 @@ def _start_snapshot(wheel: Path, worker: Path) -> None:
     out = Path(folder.name) / "snapshot.bin.gz"
     process = subprocess.Popen([node, str(SNAPSHOT_SCRIPT), str(PYODIDE_DIR), str(wheel), str(worker), str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env={**os.environ, "SOURCE_DATE_EPOCH": os.environ.get("SOURCE_DATE_EPOCH", "315532800")})
+                               env={**os.environ, "SOURCE_DATE_EPOCH": snapshot_epoch()})
     _snapshot_job.append((version, process, out, folder))
 
 
@@ -178,15 +219,17 @@ def _pages(files: Any) -> dict[str, str]:
             for page in sorted(files.documentation_pages(), key=lambda f: f.src_uri)}
 
 
-def table_data_files(pages: dict[str, str], *, site_url: str, site_version: str = "") -> dict[str, str]:
+def table_data_files(pages: dict[str, str], *, site_url: str, site_version: str = "",
+                     written_with: str = DOCS_SITE_URL) -> dict[str, str]:
     """Site path -> content of every table's CSV and JSON file; refuses stale committed tables.
 
-    ``pages`` maps each page's path under docs/ to its Markdown. The JSON records the
-    page's URL under the versioned site address when ``site_version`` is set. Sorted by
+    ``pages`` maps each page's path under docs/ to its Markdown (its cite snippets written
+    with ``written_with``). The JSON records the page's URL under ``site_url``, versioned
+    when ``site_version`` is set. Sorted by
     path, the same bytes on every build.
     """
     tables, as_of = site_tables(pages), catalog_as_of()
-    regenerated = regenerate_pages(pages, site_url=site_url, tables=tables)
+    regenerated = regenerate_pages(pages, site_url=written_with, tables=tables)
     stale = [path for path in pages if regenerated[path] != pages[path]]
     if stale:
         diff = "".join(difflib.unified_diff(pages[stale[0]].splitlines(True), regenerated[stale[0]].splitlines(True),
@@ -204,7 +247,7 @@ def table_data_files(pages: dict[str, str], *, site_url: str, site_version: str 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     markdown = with_site_version(markdown, site_url=_state.get("site_url", ""),
-                                 site_version=os.environ.get("SITE_VERSION", ""))
+                                 site_version=os.environ.get("SITE_VERSION", ""), written_with=DOCS_SITE_URL)
     try:
         expanded = expand_widgets(markdown, source=f"docs/{page.file.src_uri}")
     except WidgetMarkupError as error:
@@ -212,6 +255,57 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if expanded != markdown:
         _pages_with_widgets.append(page.url)
     return expanded
+
+
+#: A notebook cell's anchor in nbconvert's HTML: ``cell-id=`` and the cell's id, which jupytext
+#: draws at random for a .py notebook (nbformat's ``random_cell_id``) on every build.
+CELL_ID = re.compile(r"cell-id=(?P<id>[A-Za-z0-9_-]+)")
+
+
+def stable_cell_ids(content: str) -> str:
+    """Number a notebook page's random cell ids in order of appearance, so builds repeat byte for byte.
+
+    >>> stable_cell_ids('<div id="cell-id=9f3a21bc"></div><a href="#cell-id=9f3a21bc"></a><p id="cell-id=77e0">')
+    '<div id="cell-id=cell-1"></div><a href="#cell-id=cell-1"></a><p id="cell-id=cell-2">'
+    """
+    ids: dict[str, str] = {}
+
+    def rename(match: re.Match[str]) -> str:
+        return "cell-id=" + ids.setdefault(match.group("id"), f"cell-{len(ids) + 1}")
+
+    return CELL_ID.sub(rename, content)
+
+
+def _coalesce_streams_after_execution() -> None:
+    """Merge each executed cell's consecutive stream outputs, as nbconvert does before executing.
+
+    The kernel sends a cell's printed text in chunks as its output buffer flushes, at times
+    that vary from run to run; nbconvert merges consecutive chunks (CoalesceStreamsPreprocessor)
+    only before ExecutePreprocessor, so each build split a long print differently. Patched
+    here, where mkdocs-jupyter runs nbconvert, so every build renders one block per stream.
+    """
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor, ExecutePreprocessor
+
+    execute = ExecutePreprocessor.preprocess
+    if getattr(execute, "_mlhw_coalesces", False):
+        return
+
+    def preprocess(self: Any, nb: Any, resources: Any = None, km: Any = None) -> Any:
+        nb, resources = execute(self, nb, resources, km)
+        return CoalesceStreamsPreprocessor().preprocess(nb, resources)
+
+    preprocess._mlhw_coalesces = True  # type: ignore[attr-defined]
+    ExecutePreprocessor.preprocess = preprocess  # type: ignore[method-assign]
+
+
+_coalesce_streams_after_execution()
+
+
+def on_page_content(html_content: str, page: Any, config: Any, files: Any) -> str:
+    # Before the search plugin reads the page (on_page_context): the index repeats too.
+    if page.file.src_uri.startswith("examples/") and page.file.src_uri.endswith(".py"):
+        return stable_cell_ids(html_content)
+    return html_content
 
 
 #: The text nbconvert gives a chart that has none; each chart's own text comes from its cell.
@@ -251,6 +345,92 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     return output.replace("</head>", tags + "</head>", 1)
 
 
+#: 404.html's <base>: the build's site path (what a reader without JavaScript and the browser's
+#: preload scanner use), then set when the page loads to the longest tail of that path
+#: (``/guide/0.1.0/``, ``/0.1.0/``, ``/``) that starts the address the server answered for.
+BASE_SCRIPT = ("<base href=%s><script>(function(){var p=%s.split('/').filter(Boolean),"
+               "b=document.querySelector('base');for(var i=0;i<=p.length;i++){"
+               "var c='/'+p.slice(i).join('/')+(i<p.length?'/':'');"
+               "if(location.pathname.indexOf(c)===0){b.href=c;break}}})()</script>")
+#: Material reads its base and search-worker URLs from #__config against the page's address,
+#: which for 404.html is any missing URL: resolve them against the <base> instead.
+CONFIG_SCRIPT = ("<script>(function(){var e=document.getElementById('__config'),c=JSON.parse(e.textContent);"
+                 "c.base=document.baseURI;c.search=new URL(c.search,document.baseURI).href;"
+                 "e.textContent=JSON.stringify(c)})()</script>")
+OFFLINE_PAGE = "offline.html"
+
+
+def any_base_path(output: str, site_path: str) -> str:
+    """404.html that works wherever the site is served: at its site_url path, a version folder or the root.
+
+    MkDocs writes 404.html with absolute URLs under the site_url's path (it is served for any
+    missing address, at any depth), which all break when the site is served elsewhere, e.g.
+    at the root. Here they become relative to a ``<base>`` that a first script sets from the
+    address (:data:`BASE_SCRIPT`).
+
+    >>> page = ('<html><head><link href="/g/assets/a.css"></head><body><a href="/g/memory/">m</a>'
+    ...         '<script id="__config">{"base": "/g/", "search": "/g/w.js"}</script>'
+    ...         '<script src="/g/assets/javascripts/bundle.1.js"></script></body></html>')
+    >>> out = any_base_path(page, "/g/")
+    >>> out.count("/g/"), 'href="assets/a.css"' in out, 'href="memory/"' in out, '"base": "."' in out
+    (2, True, True, True)
+    """
+    prefix = site_path if site_path.endswith("/") else site_path + "/"
+    out = re.sub(r'(href|src)="' + re.escape(prefix), r'\1="', output)
+    out = out.replace(f'new URL("{prefix}",location)', "new URL(document.baseURI)")
+    out = out.replace(f'"base": "{prefix}"', '"base": "."').replace(f'"search": "{prefix}', '"search": "')
+    out = out.replace("<head>", "<head>" + BASE_SCRIPT % (json.dumps(prefix), json.dumps(prefix)), 1)
+    out = re.sub(r'<script src="assets/javascripts/bundle\.', lambda match: CONFIG_SCRIPT + match.group(0), out, count=1)
+    return out
+
+
+def offline_page(not_found: str) -> str:
+    """The page the service worker shows for an address it has no copy of while offline (from 404.html)."""
+    message = ('<h1>Offline: this address was not saved</h1>\n'
+               '<p>You are offline and this address is not part of the saved guide. Every page of the guide '
+               'was saved on your first visit: use the navigation, or go to the <a href="./">home page</a>.</p>')
+    return not_found.replace("<h1>404 - Not found</h1>", message, 1)
+
+
+def on_post_template(output_content: str, template_name: str, config: Any) -> str:
+    if template_name != "404.html":
+        return output_content
+    site_path = urllib.parse.urlsplit(str(config["site_url"] or "/")).path or "/"
+    output = any_base_path(output_content, site_path)
+    _state["offline_page"] = offline_page(output)
+    return output
+
+
+#: Files of the guide a reader needs offline besides its pages: the theme, the search index
+#: and its worker, the widgets' look and script (their static answers render without Python),
+#: images. Not the downloads (tables/*.csv|json, notebooks, values.json): they stay online.
+GUIDE_PATTERNS = ("assets/stylesheets/*.css", "assets/javascripts/*.js", "assets/javascripts/workers/search.*.js",
+                  "search/search_index.json", "assets/offline.js", "assets/widgets.css", "assets/widgets.js")
+IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".gif", ".webp", ".ico")
+
+
+def precache_lists(site: Path, *, wheel: str, snapshot: str | None) -> tuple[list[str], list[str]]:
+    """(runtime, guide): the site paths the service worker stores for offline visits.
+
+    The runtime (Pyodide, the wheel, the snapshot, the worker script; ~40 MB) is stored when
+    a page with a calculator is open; the guide (every page as its directory URL, the
+    offline page, the theme, the search index, the images; a few MB) on a first visit to
+    any page.
+    """
+    runtime = [f"pyodide/{name}" for name in RUNTIME_FILES] + [f"wheels/{wheel}", "wheels/manifest.json"]
+    runtime += [snapshot] if snapshot else []
+    runtime += ["assets/pyodide-worker.js"]
+    pages = []
+    for page in sorted(site.rglob("index.html")):
+        folder = page.parent.relative_to(site).as_posix()
+        pages.append("./" if folder == "." else folder + "/")
+    images = sorted(path.relative_to(site).as_posix() for path in site.rglob("*")
+                    if path.suffix.lower() in IMAGE_SUFFIXES and path.is_file()
+                    and path.relative_to(site).parts[0] not in ("pyodide", "wheels"))
+    assets = sorted({path.relative_to(site).as_posix() for pattern in GUIDE_PATTERNS for path in site.glob(pattern)})
+    return runtime, [*pages, OFFLINE_PAGE, *assets, *images]
+
+
 def on_post_build(config: Any) -> None:
     site = Path(config["site_dir"])
     runtime = site / "pyodide"
@@ -270,18 +450,19 @@ def on_post_build(config: Any) -> None:
                 "version": _state["version"], "lockfile_info": lock_info, "snapshot": snapshot}
     (wheels / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
-    # Precache: the runtime, the wheel, our assets, the theme's bundles, its search worker and
-    # the search index, and every page with a widget (plus the home page), so a repeat visit
-    # works with the server gone, search included. (The search plugin, listed before the hooks,
-    # has written the index by now.)
-    patterns = ("assets/stylesheets/*.css", "assets/javascripts/*.js", "assets/javascripts/workers/search.*.js",
-                "search/search_index.json")
-    theme_and_search = sorted(str(path.relative_to(site)) for pattern in patterns for path in site.glob(pattern))
-    pages = sorted({"./", *(url or "./" for url in _pages_with_widgets)})
-    precache = [f"pyodide/{name}" for name in RUNTIME_FILES] + [f"wheels/{wheel.name}", "wheels/manifest.json"]
-    precache += [snapshot] if snapshot else []
-    precache += [*ASSETS, *theme_and_search, *pages]
+    if "offline_page" in _state:
+        (site / OFFLINE_PAGE).write_text(_state["offline_page"], encoding="utf-8")
+    runtime_files, guide_files = precache_lists(site, wheel=wheel.name, snapshot=snapshot)
+    # The guide's cache is named after its content: a text edit re-saves the pages, not the runtime.
+    guide_digest = hashlib.sha256()
+    for path in guide_files:
+        file = site / (path + "index.html" if path.endswith("/") or path == "./" else path)
+        guide_digest.update(path.encode() + b"\0" + (file.read_bytes() if file.is_file() else b""))
     template = (Path(config["docs_dir"]) / SW_TEMPLATE).read_text(encoding="utf-8")
     worker = (template.replace('"__VERSION__"', json.dumps(_state["version"]))
-              .replace("[/* __PRECACHE__ */]", json.dumps(precache, indent=2)))
+              .replace('"__GUIDE_VERSION__"', json.dumps(guide_digest.hexdigest()[:16]))
+              .replace("[/* __RUNTIME__ */]", json.dumps(runtime_files, indent=2))
+              .replace("[/* __GUIDE__ */]", json.dumps(guide_files, indent=2))
+              .replace("[/* __WIDGET_PAGES__ */]", json.dumps(sorted({url or "./" for url in _pages_with_widgets})))
+              .replace('"__OFFLINE_PAGE__"', json.dumps(OFFLINE_PAGE)))
     (site / "sw.js").write_text(worker, encoding="utf-8")

@@ -3,9 +3,12 @@
 
 Usage::
 
-    scripts/publish_versions.py 0.1.0 --alias latest            # build into public/0.1.0/
+    SITE_URL=https://host/guide/ scripts/publish_versions.py 0.1.0 --alias latest  # into public/0.1.0/
     scripts/publish_versions.py 0.2.0 --alias latest --out public
     scripts/publish_versions.py --list --out public
+
+A published site names its address in every citation, so ``--site-url`` (or ``SITE_URL``)
+is required and must not be local or a placeholder (``example.invalid``).
 
 Each run builds the site once (``mkdocs build --strict``, after ``scripts/build`` has made
 the wheel the build hook needs) with ``SITE_VERSION=VERSION``, so every cite URL names the
@@ -41,6 +44,8 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from calculators.tables import site_url_problem  # noqa: E402
 VERSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -112,9 +117,25 @@ def write_alias(out: Path, alias: str, version: str) -> None:
         (folder / relative).write_text(redirect_page(target), encoding="utf-8")
 
 
-def build(version: str, site_dir: Path, *, command: str | None) -> None:
+def release_site_url(site_url: str | None) -> str:
+    """The published address (``--site-url`` or ``SITE_URL``), refused when missing, local or a placeholder."""
+    url = (site_url if site_url is not None else os.environ.get("SITE_URL", "")).strip()
+    if not url:
+        raise ValueError("no site_url: a published build names its address in every citation, canonical link "
+                         "and sitemap entry; give --site-url https://your.host/sizing-ml-hardware/ or set SITE_URL")
+    problem = site_url_problem(url)
+    if problem:
+        raise ValueError(f"{problem}; give the address the site is published at (--site-url or SITE_URL)")
+    return url
+
+
+def build(version: str, site_dir: Path, *, command: str | None, site_url: str = "") -> None:
     """Build the site for ``version`` into ``site_dir`` (which must not exist yet)."""
-    env = dict(os.environ, SITE_VERSION=version, MKDOCS_VERSION_PROVIDER="mike", NO_MKDOCS_2_WARNING="1")
+    # MLHW_RELEASE=1: the build hook refuses a local or placeholder site_url too.
+    env = dict(os.environ, SITE_VERSION=version, MKDOCS_VERSION_PROVIDER="mike", NO_MKDOCS_2_WARNING="1",
+               MLHW_RELEASE="1")
+    if site_url:
+        env["SITE_URL"] = site_url
     if command:
         args = [part.replace("{site_dir}", str(site_dir)) for part in shlex.split(command)]
     else:
@@ -125,8 +146,9 @@ def build(version: str, site_dir: Path, *, command: str | None) -> None:
 
 
 def publish(version: str, *, out: Path, aliases: list[str], title: str | None = None, default: str | None = None,
-            command: str | None = None) -> list[dict[str, object]]:
+            command: str | None = None, site_url: str | None = None) -> list[dict[str, object]]:
     """Build ``version`` into ``OUT/VERSION/`` and update aliases, versions.json and the root redirect."""
+    url = release_site_url(site_url)
     for name in (version, *aliases):
         if not VERSION_NAME.fullmatch(name) or name in ("versions.json", "index.html"):
             raise ValueError(f"version or alias {name!r}: use letters, digits, '.', '-' and '_'")
@@ -139,7 +161,7 @@ def publish(version: str, *, out: Path, aliases: list[str], title: str | None = 
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out, prefix=".build-") as scratch:
         staged = Path(scratch) / version
-        build(version, staged, command=command)
+        build(version, staged, command=command, site_url=url)
         target = out / version
         if target.exists():
             shutil.rmtree(target)
@@ -160,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--title", help="title in the version selector (default: the version)")
     parser.add_argument("--default", help="where OUT/index.html sends readers (default: latest, else the newest)")
     parser.add_argument("--out", type=Path, default=REPO / "public", help="folder holding every version")
+    parser.add_argument("--site-url", help="the address OUT is published at (default: $SITE_URL); required")
     parser.add_argument("--build-command", help="replaces the mkdocs build; {site_dir} is the target folder")
     parser.add_argument("--list", action="store_true", help="print the published versions and exit")
     args = parser.parse_args(argv)
@@ -172,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give a version to publish, or --list")
     try:
         entries = publish(args.version, out=args.out, aliases=args.alias, title=args.title, default=args.default,
-                          command=args.build_command)
+                          command=args.build_command, site_url=args.site_url)
     except (ValueError, RuntimeError) as error:
         print(f"publish_versions: {error}", file=sys.stderr)
         return 2

@@ -38,7 +38,7 @@ from calculators.table_registry import (
     value_locations,
     values_index,
 )
-from calculators.tables import Table, block_ids, render_markdown, site_url_from_mkdocs, to_csv, to_json, update_blocks
+from calculators.tables import Table, block_ids, render_markdown, DOCS_SITE_URL, to_csv, to_json, update_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -46,7 +46,7 @@ DOCS = ROOT / "docs"
 
 diff_tables = load_script("diff_tables")
 PAGES = {p.relative_to(DOCS).as_posix(): p.read_text(encoding="utf-8") for p in sorted(DOCS.rglob("*.md"))}
-SITE_URL = site_url_from_mkdocs((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+SITE_URL = DOCS_SITE_URL
 TABLES = site_tables(PAGES)
 
 #: Hand-typed tables with numbers that are neither generated nor marked quoted, by

@@ -32,6 +32,11 @@ for page in ("index.html", "hardware/index.html"):
 """
 
 
+@pytest.fixture(autouse=True)
+def _published_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SITE_URL", "https://guide.example.org/sizing-ml-hardware/")
+
+
 @pytest.fixture()
 def stub(tmp_path: Path) -> str:
     script = tmp_path / "stub_build.py"
@@ -93,3 +98,15 @@ def test_plain_build_leaves_the_selector_off() -> None:
     """mkdocs.yml enables Material's selector only when MKDOCS_VERSION_PROVIDER is set (no versions.json fetch)."""
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "provider: !ENV [MKDOCS_VERSION_PROVIDER, \"\"]" in text
+
+
+@pytest.mark.parametrize("site_url", ["", "https://example.invalid/sizing-ml-hardware/", "http://127.0.0.1:8000/"])
+def test_publishing_needs_a_real_site_url(tmp_path: Path, stub: str, site_url: str, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # A release names its address in every citation (issue #17): no placeholder, no local server.
+    monkeypatch.setenv("SITE_URL", site_url)
+    out = tmp_path / "public"
+    assert publish_versions.main(["0.1.0", "--out", str(out), "--build-command", stub]) == 2
+    error = capsys.readouterr().err
+    assert "site_url" in error and ("--site-url" in error or "SITE_URL" in error)
+    assert not out.exists() or not (out / "0.1.0").exists()

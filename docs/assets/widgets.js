@@ -254,6 +254,9 @@
   function registerServiceWorker() {
     if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
     navigator.serviceWorker.register(new URL("sw.js", siteRoot).href, { scope: siteRoot.pathname })
+      .then(function () { return navigator.serviceWorker.ready; })
+      // A worker installed from a page without a calculator saved only the guide: store the runtime too.
+      .then(function (registration) { if (registration.active) registration.active.postMessage({ type: "precache-runtime" }); })
       .catch(function () { /* offline repeat visits are a bonus; the page works without */ });
   }
 
