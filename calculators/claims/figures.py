@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from calculators.fit import fit_inference, fit_verdict
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model, get_model_record
 from calculators.claims.record import Case, Figure
@@ -170,22 +171,25 @@ def gpu_gib(gpu: str) -> float:
 
 
 def min_gpus(model: str, settings: dict[str, Any], *, gpu: str, grad_checkpointing: bool, limit: int = 64) -> int:
-    """Fewest GPUs whose memory holds the job's per-GPU total_bytes, sharded with ZeRO-3 (FSDP full shard).
+    """Fewest GPUs on which the job *fits* (:func:`calculators.fit.fit_verdict`), sharded with ZeRO-3 (FSDP full shard).
 
     One GPU runs without sharding. Raises ``ValueError`` past ``limit``.
     """
-    capacity = get_gpu(gpu).memory_bytes
+    card = get_gpu(gpu)
     for count in range(1, limit + 1):
         zero = 3 if count > 1 else 0
         estimate = training(model, **settings, gpus=count, zero=zero, grad_checkpointing=grad_checkpointing)
-        if estimate.total_bytes <= capacity:
+        if fit_verdict(estimate, card).fits:
             return count
     raise ValueError(f"{model} does not fit on {limit} x {gpu}")
 
 
 def gpus_to_serve(model: str, *, gpu: str, **settings: Any) -> int:
-    """GPUs needed to hold an inference job's total_bytes, split evenly (tensor parallel, no duplication)."""
-    return max(1, math.ceil(inference(model, **settings).total_bytes / get_gpu(gpu).memory_bytes))
+    """Fewest GPUs on which an inference job *fits*, split evenly (tensor parallel), as ``fit_inference`` counts them."""
+    needed = fit_inference(get_model(model), gpu, **settings).gpus_needed
+    if needed is None:
+        raise ValueError(f"{model} does not fit on {gpu} GPUs up to the search limit")
+    return needed
 
 
 def figure(cases: Iterable[tuple[str, float]], unit: str, function: str, page: str, *,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from calculators.fit import fit_verdict
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON, get_model, get_model_record
 from calculators.doc_tables.claims import selected_claims
@@ -85,9 +86,14 @@ def model_name(model: str) -> str:
     return get_model_record(model).name
 
 
+def fit_cell(estimate: MemoryEstimate, gpu: str) -> str:
+    """'yes', 'tight' or 'no': the fit verdict of :func:`calculators.fit.fit_verdict` on one GPU."""
+    return {"fits": "yes", "tight": "tight", "does not fit": "no"}[fit_verdict(estimate, gpu).verdict]
+
+
 def fits(estimate: MemoryEstimate) -> list[str]:
-    """'yes' or 'no' per GPU of :data:`GPU_CLASSES`: total_bytes <= memory_bytes."""
-    return ["yes" if estimate.total_bytes <= get_gpu(gpu).memory_bytes else "no" for gpu in GPU_CLASSES]
+    """:func:`fit_cell` per GPU of :data:`GPU_CLASSES`."""
+    return [fit_cell(estimate, gpu) for gpu in GPU_CLASSES]
 
 
 def gpu_headers() -> list[str]:
@@ -151,7 +157,9 @@ def by_size() -> Table:
         id="fine-tuning-by-size",
         caption=(f"Memory of one training step on one GPU, derived by training_memory: {job_caption()}. "
                  "peak = peak_allocated_bytes (what torch.cuda.max_memory_allocated() reports); "
-                 "total = total_bytes, which decides the 'fits' columns (total_bytes <= the GPU's memory). "
+                 "total = total_bytes; the 'fits' columns are the fit verdict (calculators.fit.fit_verdict): 'yes' when "
+                 "total_bytes plus its measured uncertainty fits the memory a process can allocate, 'tight' when "
+                 "only total_bytes does. "
                  "Trainable parameters in billions (full) or millions (LoRA/QLoRA)."),
         columns=("size", "model", "method", "grad. ckpt", "trainable", "peak GiB", "total GiB", "peak phase",
                  *gpu_headers()),

@@ -11,14 +11,13 @@ True
 
 from __future__ import annotations
 
+from calculators.fit import fit_inference
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.models import READ_ON, all_models, get_model, get_model_record
 from calculators.memory.inference import (
     inference_memory,
     kv_cache_bytes,
     kv_cache_bytes_per_token,
-    max_batch_for_memory,
-    max_context_for_memory,
 )
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.weights import weight_bytes
@@ -93,10 +92,10 @@ def key_numbers_table() -> Table:
         (f"Llama 3.1 8B, bf16, one {BATCH_CONTEXT}-token prompt: total on the GPU", gib(est.total_bytes), "GiB",
          "`inference_memory` (total_bytes)"),
         (f"Longest prompt Llama 3.1 8B (bf16) fits on a {rtx.name}, batch 1",
-         with_commas(max_context_for_memory(l3, memory_bytes=rtx.memory_bytes)), "tokens", "`max_context_for_memory`"),
+         with_commas(fit_inference(l3, rtx).max_context), "tokens", "`fit_inference` (max_context)"),
         (f"Most {BATCH_CONTEXT}-token prompts Llama 3.1 8B (bf16) serves at once on an {h100.name}",
-         with_commas(max_batch_for_memory(l3, memory_bytes=h100.memory_bytes, context=BATCH_CONTEXT)), "sequences",
-         "`max_batch_for_memory`"),
+         with_commas(fit_inference(l3, h100, context=BATCH_CONTEXT).max_batch), "sequences",
+         "`fit_inference` (max_batch)"),
     )
     return Table(
         id="inference-key-numbers",
@@ -206,16 +205,16 @@ def max_context_batch_table() -> Table:
         spec = get_model(model_id)
         row = [model_name(model_id), gib(weight_bytes(spec, dtype="bf16"), 1)]
         for gpu in gpus:
-            context = max_context_for_memory(spec, memory_bytes=gpu.memory_bytes)
-            batch = max_batch_for_memory(spec, memory_bytes=gpu.memory_bytes, context=BATCH_CONTEXT)
+            fit = fit_inference(spec, gpu, context=BATCH_CONTEXT)
+            context, batch = fit.max_context, fit.max_batch
             row.append(f"{context_cell(spec, context)} / {batch if batch else '-'}")
         rows.append(tuple(row))
     rows.sort(key=lambda r: float(r[1].replace(",", "")))
     return Table(
         id="inference-max-context-batch",
         caption=("Each GPU cell: longest prompt that fits at batch 1 (tokens) / most 8K-token prompts that fit at "
-                 "once (sequences), on the total_bytes basis (peak allocated plus assumed runtime overhead), "
-                 "derived by max_context_for_memory and max_batch_for_memory. '-' = not even one sequence fits. "
+                 "once (sequences): the largest that fit (calculators.fit.fit_inference: total_bytes plus its measured "
+                 "uncertainty within the memory a process can allocate). '-' = not even one sequence fits. "
                  "† = beyond the model's max_position_embeddings: the memory is there, the model was not trained "
                  "for that length. Gemma 2 runs eager attention (its score softcapping), so S x S scores bound it."),
         columns=("model", "bf16 weights GiB", *(gpu_header(g) for g in gpus)),

@@ -10,6 +10,7 @@ from the source guides in :func:`quant_claims_table`, which are quotations and m
 
 from __future__ import annotations
 
+from calculators.fit import fit_inference
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import all_models, get_model
 from calculators.doc_tables.claims import selected_claims
@@ -27,8 +28,6 @@ from calculators.doc_tables.inference import (
 from calculators.dtypes import DType
 from calculators.memory.inference import (
     inference_memory,
-    max_batch_for_memory,
-    max_context_for_memory,
 )
 from calculators.memory.weights import (
     QUANT_OVERHEAD_BYTES_PER_ELEMENT,
@@ -68,8 +67,8 @@ def quant_key_numbers_table() -> Table:
         ("Llama 3.1 8B parameters that stay 16-bit when quantised (embeddings, head, norms)",
          f"{kept / l8.parameters:.1%}", "of parameters", "`ModelSpec.linear_parameters`"),
         (f"Longest prompt Llama 3.1 70B int4 with an fp8 KV cache fits on an {h100.name}, batch 1",
-         with_commas(max_context_for_memory(l70, memory_bytes=h100.memory_bytes, weights="int4", kv_cache="fp8")),
-         "tokens", "`max_context_for_memory`"),
+         with_commas(fit_inference(l70, h100, weights="int4", kv_cache="fp8").max_context),
+         "tokens", "`fit_inference` (max_context)"),
     )
     return Table(
         id="inference-quant-key-numbers",
@@ -148,17 +147,17 @@ def quant_fit_table() -> Table:
         est = inference_memory(spec, weights=weights, kv_cache=kv, batch=1, context=BATCH_CONTEXT)
         row = [model_name(model_id), weights, kv, gib(est.total_bytes)]
         for gpu in gpus:
-            context = max_context_for_memory(spec, memory_bytes=gpu.memory_bytes, weights=weights, kv_cache=kv)
-            batch = max_batch_for_memory(spec, memory_bytes=gpu.memory_bytes, context=BATCH_CONTEXT,
-                                         weights=weights, kv_cache=kv)
+            fit = fit_inference(spec, gpu, context=BATCH_CONTEXT, weights=weights, kv_cache=kv)
+            context, batch = fit.max_context, fit.max_batch
             row.append(f"{context_cell(spec, context)} / {batch if batch else '-'}")
         rows.append(tuple(row))
     return Table(
         id="inference-quant-fit",
         caption=("total GiB: one 8K-token prompt at batch 1 (peak allocated plus assumed runtime overhead). GPU "
                  "cells: longest prompt at batch 1 (tokens) / most 8K-token prompts at once; '-' = none fits; "
-                 "† = beyond max_position_embeddings. Derived by inference_memory, max_context_for_memory and "
-                 "max_batch_for_memory; the kernels' dequantisation workspaces are not counted."),
+                 "† = beyond max_position_embeddings. Derived by inference_memory and fit_inference (what fits: total_bytes "
+                 "plus its measured uncertainty within the memory a process can allocate); the kernels' "
+                 "dequantisation workspaces are not counted."),
         columns=("model", "weights", "KV cache", "total GiB at 8K", *(gpu_header(g) for g in gpus)),
         align=("l", "l", "l", "r", *("r" for _ in gpus)),
         rows=tuple(rows),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from calculators.doc_tables.fine_tuning import fit_cell
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import READ_ON, get_model, get_model_record
 from calculators.fit import fit_training
@@ -119,14 +120,15 @@ def zero_total() -> Table:
         for stage in STAGES:
             for n in GPU_COUNTS[1:]:
                 estimate = _estimate(model, gpus=n, zero=stage, grad_checkpointing=True)
-                fits = ["yes" if estimate.total_bytes <= get_gpu(g).memory_bytes else "no" for g in classes]
+                fits = [fit_cell(estimate, g) for g in classes]
                 rows.append((_name(model), _STAGE_NAMES[stage], str(n), _gib(estimate.total_bytes, 1),
                              estimate.peak_phase, *fits))
     return Table(
         id="multi-gpu-zero-total",
         caption=(f"total_bytes per GPU (peak allocated plus runtime overhead) with gradient checkpointing, derived "
-                 f"by training_memory(gpus=N, zero=stage) for {_job_caption()}; a GPU class 'fits' when "
-                 "total_bytes <= its memory."),
+                 f"by training_memory(gpus=N, zero=stage) for {_job_caption()}; a GPU class: 'yes' when "
+                 "total_bytes plus its measured uncertainty fits the memory a process can allocate, 'tight' when "
+                 "only total_bytes does, 'no' otherwise (calculators.fit.fit_verdict)."),
         columns=("model", "ZeRO stage", "GPUs", "total GiB per GPU", "peak phase",
                  *(f"fits {get_gpu(g).memory_gib:g} GiB ({get_gpu(g).name})" for g in classes)),
         align=("l", "l", "r", "r", "l", "l", "l", "l", "l"),
@@ -144,7 +146,7 @@ def seventy_on_eight() -> Table:
         for checkpointing in (False, True):
             estimate = training_memory(get_model(model), **{**JOB, "precision": precision}, gpus=n, zero=3,
                                        grad_checkpointing=checkpointing)
-            fits = ["yes" if estimate.total_bytes <= get_gpu(g).memory_bytes else "no" for g in classes]
+            fits = [fit_cell(estimate, g) for g in classes]
             rows.append((precision, "on" if checkpointing else "off", _gib(estimate.peak_allocated_bytes, 1),
                          _gib(estimate.total_bytes, 1), estimate.peak_phase, *fits))
     return Table(
@@ -152,7 +154,8 @@ def seventy_on_eight() -> Table:
         caption=(f"{_name(model)}, full fine-tuning with AdamW (foreach) on {n} GPUs under ZeRO-3, micro-batch "
                  f"{JOB['batch']} x seq {JOB['seq']} per GPU, derived by training_memory: bf16-mixed keeps fp32 "
                  "weights, gradients and moments; bf16 keeps them all in bf16. peak = peak_allocated_bytes, "
-                 "total = total_bytes per GPU, which decides 'fits'."),
+                 "total = total_bytes per GPU; 'fits' is calculators.fit.fit_verdict: 'yes', 'tight' (inside the "
+                 "measured uncertainty) or 'no'."),
         columns=("precision", "grad. ckpt", "peak GiB per GPU", "total GiB per GPU", "peak phase",
                  *(f"fits {get_gpu(g).memory_gib:g} GiB ({get_gpu(g).name})" for g in classes)),
         align=("l", "l", "r", "r", "l", "l", "l", "l", "l"),

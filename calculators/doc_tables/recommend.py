@@ -8,6 +8,7 @@ Every row comes from :func:`calculators.recommend.recommend`.
 
 from __future__ import annotations
 
+from calculators.fit import fit_verdict
 from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
@@ -104,7 +105,7 @@ def _smallest(model: str, method: str, gpu_id: str) -> int | None:
     for count in GPU_COUNTS:
         estimate = training_memory(get_model(model), method=method, batch=1, seq=2048, grad_checkpointing=True,
                                    gpus=count, zero=3 if count > 1 else 0)
-        if estimate.total_bytes <= gpu.memory_bytes:
+        if fit_verdict(estimate, gpu).fits:
             return count
     return None
 
