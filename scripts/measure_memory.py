@@ -97,6 +97,12 @@ PRESETS: dict[str, dict[str, Any]] = {
                    "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 4,
                    "vocab_size": 4096, "max_position_embeddings": 4096, "rope_theta": 10000.0,
                    "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2},
+    # a sliding window (64) shorter than the traced sequences: transformers passes SDPA a mask
+    "tiny-sliding-mistral": {"model_type": "mistral", "architectures": ["MistralForCausalLM"],
+                             "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 4,
+                             "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 32,
+                             "vocab_size": 1000, "sliding_window": 64, "max_position_embeddings": 4096,
+                             "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "tie_word_embeddings": False},
     "small-llama": {**_LLAMA_COMMON, "hidden_size": 768, "intermediate_size": 2048,
                     "num_hidden_layers": 6, "num_attention_heads": 12, "num_key_value_heads": 4,
                     "vocab_size": 32000, "max_position_embeddings": 8192, "rope_theta": 10000.0,
@@ -1103,6 +1109,10 @@ def _grid() -> dict[str, list[Case]]:
         Case("small-llama", T, precision="bf16-mixed", batch=4, seq=1024, grad_checkpointing=True),
         Case("small-llama", T, precision="bf16", batch=2, seq=2048),
         Case("tiny-qwen2", T, precision="bf16-mixed", batch=4, seq=256),
+        # sequences past the sliding window: SDPA gets a mask, turns it into a bias per layer
+        Case("tiny-sliding-mistral", T, precision="bf16", batch=2, seq=512),
+        Case("tiny-sliding-mistral", T, precision="bf16-mixed", batch=2, seq=512),
+        Case("tiny-sliding-mistral", I, weights="bf16", batch=4, context=512, new_tokens=4),
         Case("tiny-qwen2", T, precision="fp32", batch=2, seq=512, attention="eager"),
         # MoE experts use grouped_mm (transformers' default), whose kernel wants bf16 operands: bf16 weights only
         Case("tiny-mixtral", T, precision="bf16", batch=2, seq=256),

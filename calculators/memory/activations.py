@@ -213,9 +213,11 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
     # K and V are saved at KV-head width, or at query width when transformers repeated them.
     kv_saved = q_dim if path.kv_repeated else kv_dim
     mask = 0
-    if path.explicit_mask and layout.autocast:
-        # SDPA gets a (batch, 1, seq, seq) mask; autocast casts it to 16-bit for every
-        # layer and each layer's SDPA saves its own copy: seq x 2 bytes per token.
+    if path.explicit_mask:
+        # SDPA turns transformers' boolean mask into an additive bias in the compute dtype at
+        # every call, a (batch, 1, seq, seq) tensor, and each layer's kernel saves its own for
+        # backward: seq x compute bytes per token (with or without autocast; traced on a
+        # sliding-window config in bf16 and under bf16 autocast).
         mask = a * seq
     return a * (2 * q_dim + 2 * kv_saved) + 4 * heads + fused_extra + mask
 

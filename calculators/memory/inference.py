@@ -207,7 +207,8 @@ def _prefill_block_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int, ac
     path = layer_attention_path(spec, attention=setup.attention, compute_bytes=act, seq=setup.context,
                                 device=setup.device)
     scores = 4 * setup.batch * spec.num_attention_heads * setup.context ** 2 if path.materialises_scores else 0
-    return max(tokens * width * act, scores)
+    bias = setup.batch * setup.context ** 2 * act if path.explicit_mask else 0  # SDPA's additive mask
+    return max(tokens * width * act, scores, bias)
 
 
 def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int, act: int) -> int:
@@ -242,14 +243,16 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     s = setup.context
     path = layer_attention_path(spec, attention=setup.attention, compute_bytes=act, seq=s, device=setup.device)
     eager = path.materialises_scores
-    if path.kv_repeated:
-        # With a mask, transformers repeats K and V to every query head before SDPA.
-        attention += tokens * act * 2 * (spec.q_dim - spec.kv_dim)
-    if path.explicit_mask and not eager:
-        # SDPA turns the boolean mask into an additive bias in the activation dtype first
-        # (torch.where(mask, 0, -inf)): a (batch, 1, seq, seq) tensor per call, not broadcast.
-        attention += setup.batch * s * s * act
-    if eager:
+    if not eager:
+        # During the SDPA call the rotary temporaries are gone: q, K and V (repeated to every
+        # query head when transformers passes a mask), the output, and with a mask the additive
+        # bias SDPA makes from it (torch.where(mask, 0, -inf): (batch, 1, seq, seq), not broadcast).
+        kv_width = spec.q_dim if path.kv_repeated else spec.kv_dim
+        call = tokens * act * (streams + 2 * spec.q_dim + 2 * kv_width)
+        if path.explicit_mask:
+            call += setup.batch * s * s * act
+        attention = max(attention, call)
+    else:
         # softmax(scores, dtype=float32) first casts the scores to fp32, then writes an
         # fp32 result: input, cast and output are alive together.
         per_score = act + (4 if act != 4 else 0) + 4
