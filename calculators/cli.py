@@ -28,8 +28,8 @@ from calculators.errors import CalculatorError
 from calculators.fit import fit_inference, fit_training
 from calculators.memory.inference import ATTENTIONS as INFER_ATTENTIONS
 from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES, inference_memory
-from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.optimizers import OPTIMIZERS
+from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import ATTENTIONS, BASE_DTYPES, METHODS, PRECISIONS
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from calculators.errors import ConfigError, InputError

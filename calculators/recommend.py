@@ -47,8 +47,8 @@ from typing import Any
 from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.gpus import GPU, all_gpus
-from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.catalog.models import get_model
+from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import (
@@ -61,8 +61,8 @@ from calculators.fit import (
     split_inference_footprint,
     verdict_for,
 )
-from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
 from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
+from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH as MAX_TRAIN_BATCH
 from calculators.memory.training_inputs import MAX_SEQ, METHODS

@@ -283,9 +283,9 @@ def _round(n: int) -> int:
 
 def _make_tracker_class():  # defined lazily so that importing this file needs no torch
     import torch
+    from torch._subclasses.fake_tensor import FakeTensor
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_flatten
-    from torch._subclasses.fake_tensor import FakeTensor
 
     aten = torch.ops.aten
     lift_ops = {aten.lift_fresh.default, aten.lift_fresh_copy.default}
@@ -606,8 +606,8 @@ def _apply_lora(model, case: Case):
 
 
 def _quantize_4bit(model, compute_dtype):  # pragma: no cover - CUDA + bitsandbytes only
-    import torch
     import bitsandbytes as bnb  # type: ignore
+    import torch
     for name, mod in list(model.named_modules()):
         for cname, child in list(mod.named_children()):
             if isinstance(child, torch.nn.Linear) and cname != "lm_head":

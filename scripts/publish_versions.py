@@ -46,6 +46,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from calculators.tables import site_url_problem  # noqa: E402
+
 VERSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 

@@ -10,10 +10,10 @@ import pytest
 
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import get_model
+from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.claims import evaluated
 from calculators.doc_tables import hardware, hardware_fit
 from calculators.doc_tables.claims import selected_claims
-from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.fit import fit_inference, fit_training
 from calculators.tables import Table
 

@@ -38,7 +38,7 @@ from calculators.table_registry import (
     value_locations,
     values_index,
 )
-from calculators.tables import Table, block_ids, render_markdown, DOCS_SITE_URL, to_csv, to_json, update_blocks
+from calculators.tables import DOCS_SITE_URL, Table, block_ids, render_markdown, to_csv, to_json, update_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -24,10 +24,10 @@ from calculators.catalog.edition import catalog_as_of, catalog_sources
 from calculators.catalog.gpus import all_gpus
 from calculators.table_registry import INDEX_ID, INDEX_PAGE, site_tables, table_locations, tables_index
 from calculators.tables import (
+    DOCS_SITE_URL,
     Table,
     data_path,
     page_url,
-    DOCS_SITE_URL,
     site_url_problem,
     to_csv,
     to_json,

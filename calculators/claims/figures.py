@@ -16,10 +16,10 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from calculators.fit import fit_inference, fit_verdict
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model, get_model_record
 from calculators.claims.record import Case, Figure
+from calculators.fit import fit_inference, fit_verdict
 from calculators.memory.inference import inference_memory
 from calculators.memory.optimizers import optimizer_bytes
 from calculators.memory.result import MemoryEstimate

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from calculators.fit import fit_verdict
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON, get_model, get_model_record
 from calculators.doc_tables.claims import selected_claims
+from calculators.fit import fit_verdict
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory

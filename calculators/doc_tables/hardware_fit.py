@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from calculators.catalog.gpus import GPU, all_gpus
 from calculators.catalog.models import all_models
+from calculators.catalog.usable_memory import usable_memory_bytes, usable_memory_record
 from calculators.doc_tables.claims import selected_claims
 from calculators.doc_tables.hardware import (
     GIB,
@@ -20,7 +21,6 @@ from calculators.doc_tables.hardware import (
     gib,
     ordered_gpus,
 )
-from calculators.catalog.usable_memory import usable_memory_bytes, usable_memory_record
 from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
 from calculators.tables import Table, TableFunction

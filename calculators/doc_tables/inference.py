@@ -11,9 +11,9 @@ True
 
 from __future__ import annotations
 
-from calculators.fit import fit_inference
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.models import READ_ON, all_models, get_model, get_model_record
+from calculators.fit import fit_inference
 from calculators.memory.inference import (
     inference_memory,
     kv_cache_bytes,

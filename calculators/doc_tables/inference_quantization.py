@@ -10,7 +10,6 @@ from the source guides in :func:`quant_claims_table`, which are quotations and m
 
 from __future__ import annotations
 
-from calculators.fit import fit_inference
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import all_models, get_model
 from calculators.doc_tables.claims import selected_claims
@@ -26,6 +25,7 @@ from calculators.doc_tables.inference import (
     with_commas,
 )
 from calculators.dtypes import DType
+from calculators.fit import fit_inference
 from calculators.memory.inference import (
     inference_memory,
 )

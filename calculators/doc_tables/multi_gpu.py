@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from calculators.doc_tables.fine_tuning import fit_cell
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import READ_ON, get_model, get_model_record
+from calculators.doc_tables.fine_tuning import fit_cell
 from calculators.fit import fit_training
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate

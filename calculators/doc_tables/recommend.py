@@ -8,10 +8,10 @@ Every row comes from :func:`calculators.recommend.recommend`.
 
 from __future__ import annotations
 
-from calculators.fit import fit_verdict
 from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
+from calculators.fit import fit_verdict
 from calculators.memory.training import training_memory
 from calculators.recommend import GIB, GPU_COUNTS, Recommendation, Workload, recommend
 from calculators.tables import Table, TableFunction

@@ -13,8 +13,8 @@ from calculators.catalog.vision_models import get_vision_model
 from calculators.dtypes import DType
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.memory import overhead
-from calculators.memory.vision import vision_training_memory, vit_tokens
 from calculators.memory.training import training_memory
+from calculators.memory.vision import vision_training_memory, vit_tokens
 from calculators.memory.weights import quantized_bytes_per_element
 
 GIB, MIB = 2**30, 2**20

@@ -32,9 +32,9 @@ from calculators.memory.activations import (
     checkpoint_bytes_per_token_per_layer,
     saved_bytes_per_token_per_layer,
 )
+from calculators.memory.kernels import layer_attention_path
 from calculators.memory.lora import lora_adapted_linears, lora_parameters
 from calculators.memory.optimizers import adafactor_state_bytes, optimizer_bytes
-from calculators.memory.kernels import layer_attention_path
 from calculators.memory.overhead import (
     CUDA_WORKSPACE_BYTES,
     overhead_assumptions,

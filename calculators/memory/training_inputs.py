@@ -18,8 +18,8 @@ from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.memory.activations import LORA_TARGETS
 from calculators.memory.kernels import DEVICES
-from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.optimizers import OPTIMIZERS
+from calculators.memory.overhead import ALLOCATORS
 from calculators.validate import flag, one_of, positive_int
 
 METHODS = ("full", "lora", "qlora")

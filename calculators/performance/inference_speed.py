@@ -34,12 +34,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.fit import footprint_on, split_inference_footprint, verdict_for
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
+from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtypes import DType
 from calculators.errors import InputError
+from calculators.fit import footprint_on, split_inference_footprint, verdict_for
 from calculators.memory.inference import MAX_CONTEXT, inference_memory, inference_setup, kv_cache_bytes
 from calculators.memory.training_inputs import MAX_GPUS
 from calculators.model import ModelSpec

@@ -48,13 +48,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
-from calculators.memory.training import training_memory
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.dtypes import DType
 from calculators.errors import InputError
+from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
 from calculators.memory.lora import lora_parameters
+from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import (
     DEFAULT_LORA_TARGETS,
     MAX_BATCH,

@@ -18,7 +18,6 @@ True
 from __future__ import annotations
 
 import dataclasses
-
 import functools
 import importlib
 import json
@@ -29,8 +28,8 @@ from typing import Any
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.models import all_models
-from calculators.errors import ConfigError, InputError, UnknownNameError
 from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.errors import ConfigError, InputError, UnknownNameError
 from calculators.fit import FitResult, fit_inference, fit_training
 from calculators.memory import inference, training, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS

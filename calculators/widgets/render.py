@@ -37,9 +37,9 @@ COMPONENT_LABELS = {
     "transient_at_peak": "Transient tensors at the peak",
     "kv_cache": "KV cache",
     "activations_and_logits": "Activations and logits",
-    "cuda_context": "CUDA context (assumed)",
-    "cublas_workspace": "cuBLAS workspace (assumed)",
-    "allocator_slack": "Allocator slack (assumed)",
+    "cuda_context": "CUDA context (measured)",
+    "cuda_workspaces": "cuBLAS workspaces (measured)",
+    "allocator_reserve": "Allocator reserve (measured fit)",
 }
 
 _PAD_PCT = 1.0  # left and right margin of the bar, in percent of the chart's width

@@ -154,9 +154,9 @@ def fit_html(view: FitView) -> str:
     fitting = [gpu for gpu, result in view.rows if result.fits]
     tight = [gpu for gpu, result in view.rows if result.verdict.verdict == TIGHT]
     if fitting:
-        smallest = min(fitting, key=lambda gpu: gpu.memory_bytes)
+        smallest = min(fitting, key=lambda gpu: (usable_memory_bytes(gpu), gpu.name))
         verdict = (f"It fits on one GPU for {len(fitting)} of the {len(view.rows)} GPUs in the catalog; "
-                   f"the smallest is the {smallest.name} ({gib(smallest.memory_bytes)} GiB).")
+                   f"the smallest is the {smallest.name} ({gib(usable_memory_bytes(smallest))} GiB usable).")
     else:
         verdict = f"It fits on none of the {len(view.rows)} GPUs in the catalog alone: see the GPUs needed."
     if tight:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from calculators.catalog.model_record import (
-    ATLAS, READ_ON_2025_MODELS, ModelRecord, config_source, hub_api_source, record,
+    ATLAS,
+    READ_ON_2025_MODELS,
+    ModelRecord,
+    config_source,
+    hub_api_source,
+    record,
 )
 
 _DEEPSEEK_V3_CONFIG = {

@@ -9,7 +9,13 @@ other tensor in bfloat16; the counts here are of parameters, whatever their stor
 from __future__ import annotations
 
 from calculators.catalog.model_record import (
-    KVFIT_CONFIGS, KVFIT_COUNTS, READ_ON_2025_MODELS, ModelRecord, config_source, hub_api_source, record,
+    KVFIT_CONFIGS,
+    KVFIT_COUNTS,
+    READ_ON_2025_MODELS,
+    ModelRecord,
+    config_source,
+    hub_api_source,
+    record,
 )
 from calculators.catalog.sources import Source
 

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from calculators.catalog.model_record import (
-    ATLAS, KVFIT_CONFIGS, KVFIT_COUNTS, READ_ON_2025_MODELS, ModelRecord, config_source, hub_api_source, keras_source,
+    ATLAS,
+    KVFIT_CONFIGS,
+    KVFIT_COUNTS,
+    READ_ON_2025_MODELS,
+    ModelRecord,
+    config_source,
+    hub_api_source,
+    keras_source,
     record,
 )
 

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from calculators.catalog.model_record import (
-    KVFIT_CONFIGS, KVFIT_COUNTS, READ_ON_2025_MODELS, ModelRecord, config_source, hub_api_source, keras_source,
+    KVFIT_CONFIGS,
+    KVFIT_COUNTS,
+    READ_ON_2025_MODELS,
+    ModelRecord,
+    config_source,
+    hub_api_source,
+    keras_source,
     record,
 )
 

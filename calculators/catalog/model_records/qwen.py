@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from calculators.catalog.model_record import (
-    ATLAS, KVFIT_CONFIGS, KVFIT_COUNTS, READ_ON, READ_ON_2025_MODELS, ModelRecord, config_source, hub_api_source,
-    keras_source, record,
+    ATLAS,
+    KVFIT_CONFIGS,
+    KVFIT_COUNTS,
+    READ_ON,
+    READ_ON_2025_MODELS,
+    ModelRecord,
+    config_source,
+    hub_api_source,
+    keras_source,
+    record,
 )
 from calculators.catalog.sources import Source
 

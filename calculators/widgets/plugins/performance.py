@@ -16,8 +16,8 @@ from html import escape
 
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.interconnects import interconnect_ids
-from calculators.parallel.step import AUTO
 from calculators.memory import inference, training_inputs
+from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
 from calculators.performance.steps import DecodeStep
@@ -209,7 +209,7 @@ def _days(days: float) -> str:
 
 def train_html(view: TrainView) -> str:
     """Summary, wall-clock time by GPU count (chart), the numbers (table) and assumptions."""
-    r, gpu = view.result, view.gpu
+    r = view.result
     memory = r.memory_text().replace("memory per GPU: ", "Memory per GPU: ", 1)
     time = (f"{r.model} on {r.tokens:,} tokens with {r.gpus:,} x {r.gpu}: {_days(r.days)} of wall clock, "
             f"{r.gpu_hours:,.0f} GPU-hours, at MFU {r.mfu:.3g}.")

@@ -11,14 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.fit import fit_verdict
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
+from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.catalog.vision_models import VisionModel, all_vision_models, get_vision_model, vision_model_ids
 from calculators.errors import InputError
+from calculators.fit import fit_verdict
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.vision import MAX_BATCH, MAX_RESOLUTION, PRECISIONS, vision_model_from_config, vision_training_memory
+from calculators.memory.vision import (
+    MAX_BATCH,
+    MAX_RESOLUTION,
+    PRECISIONS,
+    vision_model_from_config,
+    vision_training_memory,
+)
 from calculators.widgets.fields import Field, Value, choice_field, config_field, int_field
 from calculators.widgets.registry import DEFAULT_GPU, Calculator
 from calculators.widgets.render import chart_html, gib, label, notes_html, paragraph, table_html
