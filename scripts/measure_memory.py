@@ -28,8 +28,8 @@ Devices
     recorded outcome (``"out_of_memory": true`` with the error), not a failure.
 
 ``--search-batch`` (with one case, usually ``--device cuda``)
-    Finds the largest batch that runs: doubles the batch from ``--batch`` until
-    a run is out of memory, then bisects. Every trial is recorded, and the
+    Finds the largest batch that runs: doubles the batch from 1 until a run is
+    out of memory, then bisects. Every trial is recorded, and the
     answer is written as ``largest_batch_that_ran``.
 
 Tracking (fake and cpu)
@@ -996,15 +996,18 @@ def run_case_or_oom(case: Case, device: str) -> dict[str, Any]:
             torch.cuda.empty_cache()
 
 
-def largest_that_runs(runs: Any, start: int = 1, limit: int = 1 << 16) -> tuple[int, list[tuple[int, bool]]]:
-    """The largest n in [start, limit] for which ``runs(n)`` is True, assuming larger n never runs
-    where a smaller one does not; 0 if ``runs(start)`` is False. Doubles, then bisects.
+def largest_that_runs(runs: Any, limit: int = 1 << 16) -> tuple[int, list[tuple[int, bool]]]:
+    """The largest n in [1, limit] for which ``runs(n)`` is True, assuming larger n never runs
+    where a smaller one does not; 0 if ``runs(1)`` is False. Doubles, then bisects (the search
+    of :func:`calculators.memory.inference.largest_fitting`).
 
     Returns the answer and every trial as ``(n, ran)``.
 
     >>> largest_that_runs(lambda n: n <= 39)[0]
     39
     """
+    from calculators.memory.inference import largest_fitting
+
     trials: list[tuple[int, bool]] = []
 
     def trial(n: int) -> bool:
@@ -1012,24 +1015,7 @@ def largest_that_runs(runs: Any, start: int = 1, limit: int = 1 << 16) -> tuple[
         trials.append((n, ran))
         return ran
 
-    if not trial(start):
-        return 0, trials
-    low, high = start, None
-    while high is None:
-        nxt = min(limit, low * 2)
-        if nxt == low:
-            return low, trials
-        if trial(nxt):
-            low = nxt
-        else:
-            high = nxt
-    while high - low > 1:
-        mid = (low + high) // 2
-        if trial(mid):
-            low = mid
-        else:
-            high = mid
-    return low, trials
+    return largest_fitting(trial, limit), trials
 
 
 def search_batch(case: Case, device: str) -> dict[str, Any]:
@@ -1043,7 +1029,7 @@ def search_batch(case: Case, device: str) -> dict[str, Any]:
               file=sys.stderr, flush=True)
         return not records[batch]["measured"].get("out_of_memory")
 
-    largest, trials = largest_that_runs(runs, start=case.batch)
+    largest, trials = largest_that_runs(runs)
     return {"id": dataclasses.replace(case, batch=largest or case.batch).slug() + f"@{device}-search",
             "kind": "batch-search", "largest_batch_that_ran": largest, "trials": [list(t) for t in trials],
             "runs": [records[n] for n, _ in trials], "command": _command_for(case, device) + " --search-batch"}
