@@ -47,6 +47,7 @@ from calculators.catalog.interconnects import (
 )
 from calculators.dtypes import DType
 from calculators.errors import InputError
+from calculators.fit import FitVerdict, fit_verdict
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, ZERO_STAGES
@@ -118,6 +119,7 @@ class StepCommunication:
     memory: MemoryEstimate
     assumptions: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    memory_verdict: FitVerdict | None = None
 
     @property
     def comm_to_compute(self) -> float:
@@ -160,6 +162,7 @@ class StepCommunication:
             "scaling_efficiency": self.scaling_efficiency,
             "memory_per_gpu_total_bytes": self.memory.total_bytes,
             "memory_per_gpu_peak_allocated_bytes": self.memory.peak_allocated_bytes,
+            "memory": None if self.memory_verdict is None else self.memory_verdict.to_dict(),
             "assumptions": list(self.assumptions), "notes": list(self.notes),
         }
 
@@ -179,7 +182,8 @@ class StepCommunication:
         lines.append(f"comm/compute {self.comm_to_compute:.2f} ({verdict}); "
                      f"scaling efficiency {self.scaling_efficiency:.0%}")
         lines.append(f"memory per GPU (training_memory): {self.memory.total_gib:.2f} GiB total, "
-                     f"{self.memory.peak_allocated_gib:.2f} GiB peak allocated")
+                     f"{self.memory.peak_allocated_gib:.2f} GiB peak allocated"
+                     + ("" if self.memory_verdict is None else f"; {self.memory_verdict.summary()}"))
         return "\n".join(lines)
 
 
@@ -331,5 +335,5 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
         link_per_direction_bytes_per_s=bw, efficiency=eff, latency_s=alpha, mfu=utilisation,
         trainable_parameters=params, tokens_per_gpu=tokens, flop_per_gpu=flop, compute_s=compute_s,
         collectives=tuple(collectives), communication_s=communication, exposed_communication_s=exposed,
-        memory=memory, assumptions=assumptions, notes=tuple(notes),
+        memory=memory, memory_verdict=fit_verdict(memory, record), assumptions=assumptions, notes=tuple(notes),
     )

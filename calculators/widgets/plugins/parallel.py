@@ -105,7 +105,8 @@ def _render(result: StepCommunication) -> str:
     rows.append(["All communication", "", "", f"{result.communication_s * 1e3:,.1f}"])
     rows.append(["Compute (6 N tokens / (peak x MFU))", "", "", f"{result.compute_s * 1e3:,.1f}"])
     rows.append(["Step with overlap", "", "", f"{result.step_s * 1e3:,.1f}"])
-    rows.append(["Memory per GPU (total, training_memory)", "", gib(result.memory.total_bytes), ""])
+    verdict = result.memory_verdict.verdict if result.memory_verdict is not None else "not checked"
+    rows.append([f"Memory per GPU (total, training_memory): {verdict}", "", gib(result.memory.total_bytes), ""])
     return "".join([
         paragraph(summary),
         time_bars_svg(bars, title=f"{result.model}, one step on {result.gpus} GPUs"),
