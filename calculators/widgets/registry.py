@@ -33,6 +33,7 @@ from calculators.errors import ConfigError, InputError, UnknownNameError
 from calculators.fit import FitResult, fit_inference, fit_training
 from calculators.memory import inference, training, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
+from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.widgets.fields import (
@@ -193,7 +194,14 @@ def _pick(values: Values, names: tuple[str, ...]) -> dict[str, Value]:
 
 # --------------------------------------------------------------------------- training
 _TRAINING_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "attention",
-                  "lora_rank", "lora_targets", "grad_accumulation", "gpus", "zero")
+                  "lora_rank", "lora_targets", "grad_accumulation", "gpus", "zero", "allocator")
+
+
+def _allocator_field(show_when: tuple[str, str] | None = None) -> Field:
+    return choice_field("allocator", "PyTorch allocator", choices=ALLOCATORS, default="default", advanced=True,
+                        show_when=show_when,
+                        help="expandable_segments (PYTORCH_CUDA_ALLOC_CONF) removes the fragmentation reserve: "
+                             "modelled, not measured.")
 
 
 def _training_fields() -> tuple[Field, ...]:
@@ -226,6 +234,7 @@ def _training_fields() -> tuple[Field, ...]:
         int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=training_inputs.MAX_GPUS, advanced=True),
         choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"), advanced=True,
                      help="0 is plain DDP; 1 shards optimizer state, 2 also gradients, 3 also weights."),
+        _allocator_field(),
     )
 
 
@@ -236,7 +245,7 @@ def _compute_training(values: Values) -> MemoryView:
 
 
 # --------------------------------------------------------------------------- inference
-_INFERENCE_KEYS = ("weights", "kv_cache", "batch", "context", "new_tokens", "attention")
+_INFERENCE_KEYS = ("weights", "kv_cache", "batch", "context", "new_tokens", "attention", "allocator")
 
 
 def _inference_fields(*, show_when: tuple[str, str] | None = None, with_batch: bool = True,
@@ -264,6 +273,7 @@ def _inference_fields(*, show_when: tuple[str, str] | None = None, with_batch: b
     if with_attention:
         fields.append(choice_field("attention", "Attention kernel", choices=inference.ATTENTIONS,
                                    default=default("attention"), advanced=True))
+        fields.append(_allocator_field(show_when))
     return tuple(fields)
 
 
@@ -307,8 +317,8 @@ def _compute_kv(values: Values) -> KVCacheView:
 # --------------------------------------------------------------------------- fit
 #: The two jobs the fit calculator sizes, with the settings each passes on.
 FIT_JOBS: dict[str, tuple[str, ...]] = {
-    "inference": ("weights", "kv_cache", "batch", "context", "new_tokens"),
-    "training": ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing"),
+    "inference": ("weights", "kv_cache", "batch", "context", "new_tokens", "allocator"),
+    "training": ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "allocator"),
 }
 
 
@@ -334,6 +344,7 @@ def _fit_fields() -> tuple[Field, ...]:
                   show_when=when_training),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
                    show_when=when_training),
+        _allocator_field(),
     )
 
 
