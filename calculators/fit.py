@@ -32,6 +32,7 @@ from typing import Any
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
+from calculators.memory.overhead import allocator_reserve_bytes, reserve_band_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
@@ -195,16 +196,18 @@ def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int) 
 def split_inference_footprint(estimate: MemoryEstimate, count: int) -> tuple[int, int]:
     """Per-GPU ``(total, uncertainty)`` of an inference job split evenly over ``count`` GPUs.
 
-    Weights, KV cache and activations divide; each GPU keeps its own workspaces, context
-    and allocator reserve (the reserve and the uncertainty follow the per-GPU block, which
-    divides too, so dividing them is a close approximation).
+    Weights, KV cache and activations divide (tensor parallel); each GPU keeps its own
+    cuBLAS workspaces and CUDA context, and its allocator reserve and uncertainty follow its
+    share of the largest transient block (:mod:`calculators.memory.overhead`).
     """
     workspaces = estimate.breakdown.get("cuda_workspaces", 0)
     context = estimate.overhead.get("cuda_context", 0)
-    reserve = estimate.overhead.get("allocator_reserve", 0)
-    per_gpu = -(-(estimate.peak_allocated_bytes - workspaces) // count) + workspaces + context
-    return per_gpu + -(-reserve // count), -(-estimate.uncertainty_bytes // count) if count > 1 else (
-        estimate.uncertainty_bytes)
+    share = -(-estimate.transient_block_bytes // count)
+    reserve = 0
+    if estimate.overhead.get("allocator_reserve", 0):  # zero with expandable segments
+        reserve = allocator_reserve_bytes(transient_block_bytes=share, recompute=False, prefill=True)
+    allocated = -(-(estimate.peak_allocated_bytes - workspaces) // count) + workspaces
+    return allocated + context + reserve, reserve_band_bytes(transient_block_bytes=share, recompute=False)
 
 
 def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
