@@ -25,7 +25,7 @@ from calculators.accuracy_real_gpu import (
 )
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.fit import fit_verdict
-from calculators.memory.overhead import CUDA_CONTEXT_BYTES, CUDA_WORKSPACE_BYTES
+from calculators.memory.overhead import CUDA_CONTEXT_BYTES, CUDA_WORKSPACE_BYTES, RESERVE_FIT
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 
@@ -59,6 +59,13 @@ def test_allocated_peak_within_issue_targets() -> None:
 def test_total_median_within_issue_target() -> None:
     # Issue #12: total_bytes against context + reserved, median |error| <= 3 %.
     assert error_stats(s.total_error for s in SCORES).median <= 0.03
+
+
+def test_the_errors_stated_in_every_result_are_the_measured_ones() -> None:
+    # overhead_assumptions() prints RESERVE_FIT's error figures into every estimate's assumptions.
+    stats = error_stats(s.total_error for s in SCORES)
+    assert RESERVE_FIT.total_median_error == pytest.approx(stats.median, abs=0.0015)
+    assert RESERVE_FIT.total_most_under == pytest.approx(stats.most_under, abs=0.0015)
 
 
 def test_the_upper_figure_covers_every_run() -> None:
