@@ -48,22 +48,24 @@ def _money(value: float | None) -> str:
 def _table(table_id: str, title: str, workload: Workload) -> Table:
     r = recommend(workload)
     serve = r.job == "serve"
-    columns = ["meets targets", "GPUs", "headroom per GPU (GiB)", "tokens/s (estimate)"]
+    columns = ["meets targets", "fit", "GPUs", "headroom per GPU (GiB)", "tokens/s (estimate)"]
     columns += [] if serve else ["days (estimate)"]
     columns += ["USD per hour", "USD per million tokens" if serve else "USD per run"]
     rows = []
     for row in r.rows[:SHOWN]:
-        cells = ["yes" if row.meets_targets else "no", f"{row.count} x {row.gpu_name}",
+        cells = ["yes" if row.meets_targets else "no", row.verdict, f"{row.count} x {row.gpu_name}",
                  f"{row.headroom_bytes / GIB:,.1f}",
                  "unknown" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"]
         if not serve:
             cells.append("unknown" if row.days is None else f"{row.days:,.2f}")
         cells += [_money(row.usd_per_hour), _money(row.sort_cost)]
         rows.append(tuple(cells))
-    caption = (f"{title}: the first {len(rows)} of {len(r.rows)} configurations that fit, from recommend(); "
+    tight = sum(1 for row in r.rows if row.verdict != "fits")
+    caption = (f"{title}: the first {len(rows)} of {len(r.rows) - tight} configurations that fit (and {tight} tight, "
+               "ranked after them), from recommend(); "
                f"{_target_text(workload)}. Assumptions: " + "; ".join(r.assumptions) + ".")
     return Table(id=table_id, caption=caption, columns=tuple(columns),
-                 align=("l", "l") + ("r",) * (len(columns) - 2), rows=tuple(rows))
+                 align=("l", "l", "l") + ("r",) * (len(columns) - 3), rows=tuple(rows))
 
 
 def _best(r: Recommendation) -> str:
