@@ -151,6 +151,20 @@ def parse_config_text(text: str) -> Any:
         raise ConfigError("json", "unreadable", _JSON) from None
 
 
+def load_config_text(text: str) -> dict[str, Any]:
+    """The JSON text of a config.json (pasted into a form) as a dict; never read as a path.
+
+    >>> load_config_text('"llama"')
+    Traceback (most recent call last):
+    ...
+    calculators.errors.ConfigError: config.json: got 'str'; expected a JSON object at the top level
+    """
+    data = parse_config_text(text)
+    if not isinstance(data, dict):
+        raise ConfigError("json", type(data).__name__, "a JSON object at the top level")
+    return data
+
+
 def load_config_json(config: Mapping[str, Any] | str | bytes | os.PathLike[str], *,
                      field: str = "config") -> dict[str, Any]:
     """A config.json as a dict, from a dict, its JSON text, its bytes or a path to the file.

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.gpus import GPU
 from calculators.memory.inference import (
     MAX_BATCH,
     largest_fitting,
@@ -26,6 +26,7 @@ from calculators.memory.overhead import runtime_overhead_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
+from calculators.validate import gpu_record
 
 MAX_GPUS_SEARCHED = 1024
 
@@ -73,7 +74,7 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult
     ``gpus_needed`` assumes tensor parallelism that splits weights, KV cache and
     activations evenly, with each GPU keeping its own runtime overhead.
     """
-    gpu = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    gpu = gpu_record("gpu", gpu)
     estimate = inference_memory(spec, **settings)
     memory = gpu.memory_bytes
     needed: int | None = None
@@ -103,7 +104,7 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     ``gpus_needed`` is the smallest data-parallel group whose ZeRO-3 shards fit when the
     job does not fit one GPU with the settings given.
     """
-    gpu = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    gpu = gpu_record("gpu", gpu)
     estimate = training_memory(spec, **settings)
     memory = gpu.memory_bytes
     fits = estimate.total_bytes <= memory

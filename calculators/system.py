@@ -316,6 +316,9 @@ def system_balance(*, samples_per_s: float, bytes_per_sample: float,
     """
     card = get_gpu(gpu)
     count = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    # Checked here, used or not, under the names the caller typed.
+    host_ram_factor = finite_float("host_ram_factor", host_ram_factor, minimum=0, maximum=64)
+    offload_parameters = nonnegative_int("offload_parameters", offload_parameters, maximum=10**15)
     loader = data_loader_need(samples_per_s=samples_per_s, bytes_per_sample=bytes_per_sample,
                               decode_ms_per_sample=decode_ms_per_sample, core_efficiency=core_efficiency)
     workers = loader.cpu_cores if num_workers is None else num_workers

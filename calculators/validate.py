@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from calculators.errors import InputError, UnknownNameError
+
+if TYPE_CHECKING:  # imported where used: those modules import this one
+    from calculators.catalog.gpus import GPU
+    from calculators.model import ModelSpec
 
 E = TypeVar("E")
 
@@ -99,7 +103,7 @@ def one_of(field: str, value: Any, choices: Iterable[E]) -> E:
     raise UnknownNameError(field, value, names)
 
 
-def model_spec(field: str, value: Any) -> Any:
+def model_spec(field: str, value: Any) -> ModelSpec:
     """Return ``value`` if it is a :class:`~calculators.model.ModelSpec`, else :class:`InputError`.
 
     >>> model_spec("spec", None)
@@ -114,7 +118,7 @@ def model_spec(field: str, value: Any) -> Any:
     return value
 
 
-def gpu_record(field: str, value: Any) -> Any:
+def gpu_record(field: str, value: Any) -> GPU:
     """Return a catalog :class:`~calculators.catalog.gpus.GPU` for ``value`` (a GPU or its id), else :class:`InputError`."""
     from calculators.catalog.gpus import GPU, get_gpu, gpu_ids
 

@@ -24,7 +24,7 @@ from calculators.memory.overhead import overhead_assumptions, runtime_overhead_b
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.validate import nonnegative_int, one_of, positive_int
+from calculators.validate import model_spec, nonnegative_int, one_of, positive_int
 
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4")
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8")
@@ -78,8 +78,9 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     >>> kv_cache_bytes_per_token(get_model("llama-3-8b"))  # GQA: 8 KV heads
     131072
     """
-    kind = DType.parse(one_of("kv_cache", kv_dtype.value if isinstance(kv_dtype, DType) else kv_dtype,
-                              KV_DTYPES), "kv_cache")
+    spec = model_spec("spec", spec)
+    kind = DType.parse(one_of("kv_dtype", kv_dtype.value if isinstance(kv_dtype, DType) else kv_dtype,
+                              KV_DTYPES), "kv_dtype")
     if spec.mla is not None:
         per_layer = (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element
     else:
@@ -97,7 +98,7 @@ def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str |
     ``layer_types`` (Mistral 7B v0.1, Phi-3), as ``transformers``' cache does.
     """
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
-    context = nonnegative_int("context", context, maximum=MAX_CONTEXT)
+    context = positive_int("context", context, maximum=MAX_CONTEXT)  # >= 1, as every calculator
     per_token_all = kv_cache_bytes_per_token(spec, kv_dtype=kv_dtype)
     per_token_layer = per_token_all // spec.num_layers
     windowed = spec.sliding_window_layers if spec.sliding_window else 0
@@ -121,6 +122,7 @@ def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
         **settings: keyword arguments of :func:`inference_setup` (weights, kv_cache,
             batch, context, new_tokens, attention).
     """
+    spec = model_spec("spec", spec)
     setup = inference_setup(**settings)  # type: ignore[arg-type]
     return _estimate(spec, setup)
 

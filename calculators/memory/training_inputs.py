@@ -111,6 +111,8 @@ def training_setup(
         if base is not expected:
             raise InputError("base_dtype", base.value,
                              f"{expected.value} for full fine-tuning at precision {precision} (it follows the precision)")
+    if not isinstance(lora_targets, (str, list, tuple, set, frozenset)):
+        raise InputError("lora_targets", lora_targets, f"comma-separated names from {', '.join(LORA_TARGETS)}")
     if isinstance(lora_targets, str):
         lora_targets = [t for t in lora_targets.replace(" ", "").split(",") if t]
     targets = tuple(dict.fromkeys(str(t).strip() for t in lora_targets))

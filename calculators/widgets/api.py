@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from calculators.errors import CalculatorError
+from calculators.errors import CalculatorError, InputError
 from calculators.widgets.fields import Value
 from calculators.widgets.form import form_markup, widget_markup
 from calculators.widgets.registry import Calculator, get_calculator
@@ -32,9 +32,23 @@ INTERNAL_ERROR = "The calculator failed on these inputs (a bug, not your input);
 def _form_field(calculator: Calculator, error_field: str) -> str | None:
     """The form input an engine error belongs to: ``config.<key>`` errors go to ``config``."""
     names = {field.name for field in calculator.fields}
-    if error_field.split(".", 1)[0] == "config" and "config" in names:
+    head = error_field.split(".", 1)[0]
+    if head in ("config", "json") and "config" in names:
         return "config"
+    error_field = calculator.aliases.get(error_field, error_field)
     return error_field if error_field in names else None
+
+
+def _labelled(calculator: Calculator, error: CalculatorError, form_field: str | None) -> str:
+    """The message, naming the form input by its label as the reader sees it (``Micro-batch: got 0; ...``).
+
+    Errors about a key inside the config keep the key (``config.hidden_size: ...``).
+    """
+    if not isinstance(error, InputError) or form_field is None:
+        return str(error)
+    if form_field == "config":
+        return str(error.renamed("config.json")) if error.field == "config" else str(error)
+    return str(error.renamed(calculator.field(form_field).label))
 
 
 def compute_json(name: str, inputs_json: str) -> str:
@@ -64,7 +78,7 @@ def compute_json(name: str, inputs_json: str) -> str:
     except CalculatorError as error:
         field = getattr(error, "field", None)
         mapped = _form_field(calculator, field) if isinstance(field, str) else None
-        return json.dumps({"ok": False, "field": mapped, "message": str(error)})
+        return json.dumps({"ok": False, "field": mapped, "message": _labelled(calculator, error, mapped)})
     except Exception:  # noqa: BLE001 - the page must get a message, never a traceback
         return json.dumps({"ok": False, "field": None, "message": INTERNAL_ERROR})
     return json.dumps({"ok": True, "html": html})

@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import json
@@ -27,7 +28,8 @@ from typing import Any
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.models import all_models
-from calculators.errors import ConfigError, InputError, UnknownNameError
+from calculators.config_input import load_config_text
+from calculators.errors import InputError, UnknownNameError
 from calculators.fit import FitResult, fit_inference, fit_training
 from calculators.memory import inference, training, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
@@ -74,6 +76,8 @@ class Calculator:
         fields: the inputs, in form order.
         compute: takes :meth:`values` (checked, engine-ready) and returns a view.
         render: turns that view into an HTML fragment.
+        aliases: engine argument -> the form input that feeds it, where their names differ
+            (an engine error is shown next to that input).
     """
 
     name: str
@@ -81,6 +85,7 @@ class Calculator:
     fields: tuple[Field, ...]
     compute: Callable[[Values], Any]
     render: Callable[[Any], str]
+    aliases: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def field(self, name: str) -> Field:
         """The field called ``name``; raises :class:`InputError` naming it otherwise."""
@@ -170,15 +175,7 @@ def spec_from_config_text(text: str) -> ModelSpec:
     """
     if not text.strip():
         raise InputError("config", "", "the text of a Hugging Face config.json (paste it or choose the file)")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConfigError("json", f"line {error.lineno} column {error.colno}: {error.msg}",
-                          "valid JSON (a Hugging Face config.json)") from None
-    except RecursionError:
-        raise ConfigError("json", "nested too deeply", "valid JSON (a Hugging Face config.json)") from None
-    if not isinstance(data, dict):
-        raise ConfigError("json", type(data).__name__, "a JSON object at the top level")
+    data = load_config_text(text)  # within calculators.config_input's limits; never a path
     name = data.get("_name_or_path")
     if not isinstance(name, str) or not name.strip():
         name = "Custom model"

@@ -16,6 +16,7 @@ from calculators.catalog.vision_models import VisionModel, all_vision_models, ge
 from calculators.errors import InputError
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.result import MemoryEstimate
+from calculators.config_input import load_config_text
 from calculators.memory.vision import MAX_BATCH, MAX_RESOLUTION, PRECISIONS, vision_model_from_config, vision_training_memory
 from calculators.widgets.fields import Field, Value, choice_field, config_field, int_field
 from calculators.widgets.registry import DEFAULT_GPU, Calculator
@@ -62,7 +63,7 @@ def _compute(values: Mapping[str, Value]) -> VisionView:
         text = str(values.get("config", ""))
         if not text.strip():
             raise InputError("config", "", "the text of a Hugging Face ViT or ResNet config.json")
-        model = vision_model_from_config(text)
+        model = vision_model_from_config(load_config_text(text))
     else:
         model = get_vision_model(name)
     resolution = values["resolution"]
