@@ -186,18 +186,19 @@ def test_widget_html_is_deterministic() -> None:
     assert widget_html("fit", {"job": "training"}) == widget_html("fit", {"job": "training"})
 
 
+# The message names the input by its label, as the reader sees it (issue #17).
 @pytest.mark.parametrize(("name", "inputs", "field", "start"), [
-    ("training-memory", {"batch": "-1"}, "batch", "batch: got -1; expected an integer from 1 to 65536"),
-    ("inference-memory", {"context": "lots"}, "context", "context: got 'lots'"),
-    ("kv-cache", {"batch": ""}, "batch", "batch: got ''"),
-    ("fit", {"model": "llama-3-9000b"}, "model", "model: got 'llama-3-9000b'"),
-    ("training-memory", {"method": "dpo"}, "method", "method: got 'dpo'"),
+    ("training-memory", {"batch": "-1"}, "batch", "Micro-batch: got -1; expected an integer from 1 to 65536"),
+    ("inference-memory", {"context": "lots"}, "context", "Prompt length: got 'lots'"),
+    ("kv-cache", {"batch": ""}, "batch", "Batch: got ''"),
+    ("fit", {"model": "llama-3-9000b"}, "model", "Model: got 'llama-3-9000b'"),
+    ("training-memory", {"method": "dpo"}, "method", "Method: got 'dpo'"),
     ("training-memory", {"model": CUSTOM, "config": "{\"model_type\": "}, "config", "config.json: got"),
-    ("training-memory", {"model": CUSTOM, "config": ""}, "config", "config: got ''"),
+    ("training-memory", {"model": CUSTOM, "config": ""}, "config", "config.json: got ''"),
     ("inference-memory", {"model": CUSTOM, "config": "[1, 2]"}, "config", "config.json: got 'list'"),
     ("kv-cache", {"model": CUSTOM, "config": '{"model_type": "llama"}'}, "config", "config.hidden_size"),
-    ("training-memory", {"lora_targets": "q,banana", "method": "lora"}, "lora_targets", "lora_targets: got 'banana'"),
-    ("training-memory", {"grad_checkpointing": "maybe"}, "grad_checkpointing", "grad_checkpointing: got"),
+    ("training-memory", {"lora_targets": "q,banana", "method": "lora"}, "lora_targets", "LoRA targets: got 'banana'"),
+    ("training-memory", {"grad_checkpointing": "maybe"}, "grad_checkpointing", "Gradient checkpointing: got"),
     ("training-memory", {"colour": "red"}, None, "colour: got 'red'"),
 ])
 def test_bad_input_comes_back_as_a_message_naming_the_field(name: str, inputs: dict[str, str], field: str | None,
