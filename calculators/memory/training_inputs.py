@@ -123,7 +123,7 @@ def training_setup(
         targets = DEFAULT_LORA_TARGETS
     for target in targets:
         one_of("lora_targets", target, (*LORA_TARGETS, "all-linear"))
-    if method != "full" and not targets:
+    if not targets:  # refused for every method, used or not (issue #17)
         raise InputError("lora_targets", "", f"at least one of {', '.join(LORA_TARGETS)}")
     zero_stage = positive_int("zero", zero, maximum=3, minimum=0)
     gpu_count = positive_int("gpus", gpus, maximum=MAX_GPUS)
