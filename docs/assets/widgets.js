@@ -160,6 +160,7 @@
 
   function schedule(root, delay) {
     var state = widgets.get(root);
+    state.crashed = false; // new inputs: worth a try on the new worker
     applyShowWhen(root);
     clearTimeout(state.timer);
     if (!ready) {
