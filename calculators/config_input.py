@@ -77,6 +77,9 @@ def decode_config_bytes(data: bytes, *, field: str = "config") -> str:
     calculators.errors.InputError: config: got 'UTF-16 text'; expected a UTF-8 encoded config.json (with or without a byte-order mark)
     """
     accepted = "a UTF-8 encoded config.json (with or without a byte-order mark)"
+    if not isinstance(data, (bytes, bytearray)):
+        raise InputError(field, type(data).__name__, "the bytes of a config.json")
+    data = bytes(data)
     if len(data) > MAX_CONFIG_BYTES:
         raise _size_error(field, len(data))
     for bom, name in _BOMS:
@@ -93,7 +96,11 @@ def decode_config_bytes(data: bytes, *, field: str = "config") -> str:
 
 def read_config_file(path: str | os.PathLike[str], *, field: str = "config") -> str:
     """The text of a config.json file, after checking its path, kind and size (before reading it)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(field, type(path).__name__, "a path to a config.json file")
     shown = os.fspath(path)
+    if not isinstance(shown, str):
+        raise InputError(field, type(shown).__name__, "a path to a config.json file")
     if len(shown) > MAX_PATH_CHARS:
         raise InputError(field, f"a path of {len(shown):,} characters",
                          f"a path to a config.json of at most {MAX_PATH_CHARS} characters")
@@ -118,6 +125,7 @@ def read_config_file(path: str | os.PathLike[str], *, field: str = "config") -> 
 
 def check_json_depth(text: str) -> None:
     """Refuse JSON nested deeper than :data:`MAX_JSON_DEPTH`, without recursing."""
+    _need_text(text)
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
         return
     brackets = _BRACKETS.findall(_STRINGS.sub("", text))
@@ -125,6 +133,11 @@ def check_json_depth(text: str) -> None:
     deepest = max(accumulate(steps), default=0)
     if deepest > MAX_JSON_DEPTH:
         raise ConfigError("json", f"nested {deepest} levels deep", f"JSON nested at most {MAX_JSON_DEPTH} levels")
+
+
+def _need_text(text: object) -> None:
+    if not isinstance(text, str):
+        raise InputError("config", type(text).__name__, "the JSON text of a config.json")
 
 
 def _parse_int(text: str) -> int:
@@ -136,6 +149,7 @@ def _parse_int(text: str) -> int:
 
 def parse_config_text(text: str) -> Any:
     """Parse JSON text within the limits (size, depth, integer length); returns the decoded value."""
+    _need_text(text)
     if len(text) > MAX_CONFIG_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_CONFIG_BYTES:
         raise _size_error("config", len(text.encode("utf-8", "surrogatepass")))
     text = text.removeprefix("\ufeff")

@@ -292,6 +292,8 @@ def recommend(workload: Workload) -> Recommendation:
     ...
     calculators.errors.UnknownNameError: job: got 'cook'; expected one of: serve, finetune, train
     """
+    if not isinstance(workload, Workload):
+        raise InputError("workload", workload, "a Workload(model=..., job=...)")
     w = workload
     spec = _spec(w.model)
     job = one_of("job", w.job, JOBS)
