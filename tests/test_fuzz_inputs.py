@@ -390,11 +390,12 @@ def api_case(rng: random.Random, files: dict[str, tuple[str, str]]) -> dict[str,
         pick = rng.random()
         if pick < 0.5 and argument != "model":
             config_name = rng.choice(sorted(files))
+            value: Any
             value, outcome = files[config_name]
             if rng.random() < 0.5 and config_name not in ("path-too-long", "name-too-long", "nul-in-path",
                                                           "directory", "missing-file"):
                 raw = Path(value).read_bytes()
-                value = raw.decode("utf-8", "replace") if rng.random() < 0.5 else raw  # type: ignore[assignment]
+                value = raw.decode("utf-8", "replace") if rng.random() < 0.5 else raw
                 if isinstance(value, bytes) or config_name == "too-big":
                     outcome = "error" if outcome == "ok" and isinstance(value, bytes) else outcome
             expect = "ok" if outcome in ("ok", "moe") else "error"
