@@ -20,10 +20,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from calculators.config_input import MAX_CONFIG_BYTES, check_json_depth
 from calculators.errors import CalculatorError, InputError
 from calculators.widgets.fields import Value
 from calculators.widgets.form import form_markup, widget_markup
 from calculators.widgets.registry import Calculator, get_calculator
+
+#: Longest form-values JSON parsed: room for a config.json at its size limit, escaped.
+MAX_INPUTS_CHARS = 8 * MAX_CONFIG_BYTES
 
 #: Shown when the calculators fail in a way no input check foresaw (a bug, not bad input).
 INTERNAL_ERROR = "The calculator failed on these inputs (a bug, not your input); the result is not shown."
@@ -69,8 +73,15 @@ def compute_json(name: str, inputs_json: str) -> str:
         return json.dumps({"ok": False, "field": None, "message": str(error)})
     try:
         try:
-            raw = json.loads(inputs_json)
-        except (TypeError, ValueError, RecursionError):
+            # The form sends a flat object of strings; nothing deeper or bigger is parsed
+            # (deep recursion would break the browser's Python for good).
+            if not isinstance(inputs_json, str) or len(inputs_json) > MAX_INPUTS_CHARS:
+                raise ValueError("inputs")
+            check_json_depth(inputs_json)
+            # Numbers stay text, as a form sends them: the fields parse and range-check them
+            # (a 5,000-digit integer is then a field error, not Python's conversion error).
+            raw = json.loads(inputs_json, parse_int=str)
+        except (TypeError, ValueError, RecursionError):  # InputError is a ValueError
             return json.dumps({"ok": False, "field": None, "message": "inputs: expected a JSON object of form values"})
         if not isinstance(raw, dict):
             return json.dumps({"ok": False, "field": None, "message": "inputs: expected a JSON object of form values"})
