@@ -51,9 +51,19 @@ def nonnegative_int(field: str, value: Any, *, maximum: int) -> int:
     return positive_int(field, value, maximum=maximum, minimum=0)
 
 
+#: Smallest value of a quantity that must be above 0 (a fraction, a rate, a price): dividing
+#: by a subnormal number such as 5e-324 gives infinity, never an answer.
+MIN_POSITIVE = 1e-9
+
+
 def finite_float(field: str, value: Any, *, minimum: float, maximum: float,
                  allow_minimum: bool = True) -> float:
-    """Return ``value`` as a float if it is finite and within the given range."""
+    """Return ``value`` as a float if it is finite and within the given range.
+
+    A range open at 0 (``minimum=0, allow_minimum=False``) starts at :data:`MIN_POSITIVE`.
+    """
+    if not allow_minimum and minimum == 0:
+        minimum, allow_minimum = MIN_POSITIVE, True
     low = "from" if allow_minimum else "above"
     accepted = f"a number {low} {minimum:g} to {maximum:g}"
     if isinstance(value, bool):

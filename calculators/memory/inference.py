@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from calculators.errors import InputError
 from calculators.dtypes import DType
 from calculators.memory.overhead import overhead_assumptions, runtime_overhead_bytes
 from calculators.memory.result import MemoryEstimate
@@ -55,6 +56,10 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
                     new_tokens: int = 0, attention: str = "sdpa") -> InferenceSetup:
     """Check every inference input; raises :class:`~calculators.errors.InputError`."""
     attention = one_of("attention", attention, ATTENTIONS)
+    prompt = positive_int("context", context, maximum=MAX_CONTEXT)
+    if nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT) > MAX_CONTEXT - prompt:
+        raise InputError("new_tokens", new_tokens, f"an integer from 0 to {MAX_CONTEXT - prompt} (prompt + new tokens "
+                         f"at most {MAX_CONTEXT})")
     return InferenceSetup(
         weights=DType.parse(one_of("weights", weights, WEIGHT_DTYPES), "weights"),
         kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
