@@ -118,6 +118,8 @@ def _engine_check(name: str, field: str, value: int) -> None:
         training_inputs.training_setup(**{field: value})  # type: ignore[arg-type]
     elif name == "kv-cache":
         inference.kv_cache_bytes(get_model("llama-3-8b"), **{"batch": 1, "context": 1, field: value})
+    elif field == "new_tokens":  # prompt + new tokens <= MAX_CONTEXT: the shortest prompt leaves the most
+        inference.inference_setup(context=1, new_tokens=value)
     else:
         inference.inference_setup(**{field: value})  # type: ignore[arg-type]
 
@@ -139,9 +141,8 @@ def test_number_ranges_are_the_engine_bounds(name: str, field: Field) -> None:
         _engine_check(name, field.name, field.maximum + 1)
     assert error.value.field == field.name
     _engine_check(name, field.name, field.minimum)
-    if name != "kv-cache":  # kv_cache_bytes accepts context 0; the form asks for at least 1 token
-        with pytest.raises(InputError):
-            _engine_check(name, field.name, field.minimum - 1)
+    with pytest.raises(InputError):  # kv_cache_bytes too needs context >= 1 (issue #17)
+        _engine_check(name, field.name, field.minimum - 1)
 
 
 @pytest.mark.parametrize("name", calculator_names())

@@ -57,15 +57,17 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
     """Check every inference input; raises :class:`~calculators.errors.InputError`."""
     attention = one_of("attention", attention, ATTENTIONS)
     prompt = positive_int("context", context, maximum=MAX_CONTEXT)
-    if nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT) > MAX_CONTEXT - prompt:
+    # A prompt has at least 1 token, so at most MAX_CONTEXT - 1 new ones.
+    new = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT - 1)
+    if new > MAX_CONTEXT - prompt:
         raise InputError("new_tokens", new_tokens, f"an integer from 0 to {MAX_CONTEXT - prompt} (prompt + new tokens "
                          f"at most {MAX_CONTEXT})")
     return InferenceSetup(
         weights=DType.parse(one_of("weights", weights, WEIGHT_DTYPES), "weights"),
         kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
         batch=positive_int("batch", batch, maximum=MAX_BATCH),
-        context=positive_int("context", context, maximum=MAX_CONTEXT),
-        new_tokens=nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT),
+        context=prompt,
+        new_tokens=new,
         attention="sdpa" if attention == "flash" else attention,
     )
 

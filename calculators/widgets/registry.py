@@ -254,7 +254,7 @@ def _inference_fields(*, show_when: tuple[str, str] | None = None, with_batch: b
         int_field("context", "Prompt length", default=default("context"), maximum=inference.MAX_CONTEXT,
                   unit="tokens", show_when=show_when),
         int_field("new_tokens", "New tokens", default=default("new_tokens"), minimum=0,
-                  maximum=inference.MAX_CONTEXT, unit="tokens per sequence", show_when=show_when),
+                  maximum=inference.MAX_CONTEXT - 1, unit="tokens per sequence", show_when=show_when),
     ]
     if with_attention:
         fields.append(choice_field("attention", "Attention kernel", choices=inference.ATTENTIONS,

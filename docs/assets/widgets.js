@@ -220,7 +220,7 @@
             compute(root);
           } else {
             setState(root, "live");
-            status(root, "Live: Python started in your browser in " + (message.ms / 1000).toFixed(1) +
+            status(root, "Live: Python " + (restarts ? "restarted" : "started") + " in your browser in " + (message.ms / 1000).toFixed(1) +
               " s; change any input to recompute.");
           }
         });
