@@ -224,16 +224,26 @@ def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
     return gpu_rows, text
 
 
+def _print(text: str, stream: Any) -> None:
+    """Print ``text``; characters the stream cannot encode (a lone surrogate escaped in a
+    config.json's name, say) are written as backslash escapes instead of failing."""
+    try:
+        print(text, file=stream)
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        print(text.encode(encoding, "backslashreplace").decode(encoding), file=stream)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         data, text = run(arguments)
     except (CalculatorError, _UsageError) as error:
-        print(f"mlhw: error: {error}", file=sys.stderr)
+        _print(f"mlhw: error: {error}", sys.stderr)
         return 2
     try:
-        print(json.dumps(data, indent=2) if "--json" in arguments else text)
+        _print(json.dumps(data, indent=2) if "--json" in arguments else text, sys.stdout)
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. `mlhw models | head`: the reader left, which is fine
         import os

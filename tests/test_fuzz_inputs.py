@@ -117,6 +117,8 @@ def hostile_configs() -> dict[str, tuple[bytes, str]]:
         "truncated": (text[:40].encode(), "error"),
         "nul-bytes": (b"\x00" * 64, "error"),
         "too-big": (b"{" + b" " * (MAX_CONFIG_BYTES + 10) + b"}", "error"),
+        "lone-surrogate-name": (text.replace("}", ', "_name_or_path": "\\ud800x"}').encode(), "ok"),
+        "lone-surrogate-type": (text.replace('"llama"', '"\\udfffllama"').encode(), "ok"),
         "mixtral-no-experts": (json.dumps(_mixtral_without_experts()).encode(), "moe"),
         "qwen2-moe-no-experts": (json.dumps(_qwen2_moe_without_experts()).encode(), "moe"),
         "mixtral-zero-experts": (json.dumps({**_mixtral_without_experts(), "num_local_experts": 0}).encode(), "error"),
@@ -254,7 +256,9 @@ def cli_case(rng: random.Random, files: dict[str, tuple[str, str]]) -> dict[str,
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str, BaseException | None]:
-    out, err = io.StringIO(), io.StringIO()
+    # Byte streams that refuse what UTF-8 cannot encode, as a terminal's do.
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace")
     raised: BaseException | None = None
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -263,7 +267,11 @@ def run_cli(argv: list[str]) -> tuple[int, str, str, BaseException | None]:
             status = exit_.code if isinstance(exit_.code, int) else 1
         except BaseException as error:  # noqa: BLE001 - a fuzz target must not raise
             status, raised = -1, error
-    return status, out.getvalue(), err.getvalue(), raised
+    texts = []
+    for stream in (out, err):
+        stream.flush()
+        texts.append(stream.buffer.getvalue().decode("utf-8"))  # type: ignore[attr-defined]
+    return status, texts[0], texts[1], raised
 
 
 def check_cli(case: dict[str, Any]) -> list[str]:
