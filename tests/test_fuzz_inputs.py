@@ -270,7 +270,7 @@ def run_cli(argv: list[str]) -> tuple[int, str, str, BaseException | None]:
     texts = []
     for stream in (out, err):
         stream.flush()
-        texts.append(stream.buffer.getvalue().decode("utf-8"))  # type: ignore[attr-defined]
+        texts.append(stream.buffer.getvalue().decode("utf-8"))
     return status, texts[0], texts[1], raised
 
 
