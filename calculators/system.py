@@ -328,7 +328,7 @@ def system_balance(*, samples_per_s: float, bytes_per_sample: float,
         # describe no machine, and the decode time is the input that sets it.
         raise InputError("decode_ms_per_sample", decode_ms_per_sample,
                          f"a CPU time per sample for which the loader needs at most {MAX_LOADER_WORKERS:,} cores "
-                         f"(samples per second x ms per sample / 1000 / core efficiency; these need "
+                         f"(samples_per_s x decode_ms_per_sample / 1000 / core_efficiency; these need "
                          f"{loader.cpu_cores:,})")
     workers = loader.cpu_cores if num_workers is None else num_workers
     buffers = loader_buffer_bytes(batch_bytes=batch_bytes, num_workers=workers)

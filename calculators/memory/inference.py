@@ -60,8 +60,8 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
     # A prompt has at least 1 token, so at most MAX_CONTEXT - 1 new ones.
     new = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT - 1)
     if new > MAX_CONTEXT - prompt:
-        raise InputError("new_tokens", new_tokens, f"an integer from 0 to {MAX_CONTEXT - prompt} (prompt + new tokens "
-                         f"at most {MAX_CONTEXT})")
+        raise InputError("new_tokens", new_tokens, f"an integer from 0 to {MAX_CONTEXT - prompt} (context + "
+                         f"new_tokens at most {MAX_CONTEXT})")
     return InferenceSetup(
         weights=DType.parse(one_of("weights", weights, WEIGHT_DTYPES), "weights"),
         kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
