@@ -24,7 +24,7 @@ from typing import Any
 
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import all_models, resolve_model
-from calculators.errors import CalculatorError
+from calculators.errors import CalculatorError, InputError
 from calculators.fit import fit_inference, fit_training
 from calculators.memory.inference import ATTENTIONS as INFER_ATTENTIONS
 from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES, inference_memory
@@ -138,10 +138,59 @@ def _plugins() -> dict[str, Any]:
     return found
 
 
+#: Engine argument names that differ from the flag carrying them (any command).
+_FLAG_OF = {
+    "config": "--model", "spec": "--model", "model": "--model", "json": "--model",
+    "lora_targets": "--lora-targets", "targets": "--lora-targets", "rank": "--lora-rank",
+}
+
+
+def _flags(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[str, str]:
+    """``dest -> --flag`` of the (sub)command ``argv`` names (``fit train`` included)."""
+    found: dict[str, str] = {}
+    command: argparse.ArgumentParser | None = parser
+    words = list(argv)
+    while command is not None:
+        following: argparse.ArgumentParser | None = None
+        for action in command._actions:
+            if action.option_strings:
+                found[action.dest] = max(action.option_strings, key=len)
+            elif isinstance(action, argparse._SubParsersAction):
+                following = next((action.choices[word] for word in words if word in action.choices), None)
+        command = following
+    return found
+
+
+def flag_error(error: InputError, flags: dict[str, str], aliases: dict[str, str]) -> InputError:
+    """``error`` naming the flag the user typed (``--host-ram-factor``), not the engine's argument.
+
+    >>> flag_error(InputError("config.vocab_size", 0, "an integer"), {"model": "--model"}, {}).field
+    '--model: config.vocab_size'
+    """
+    field = error.field
+    head = field.split(".", 1)[0]
+    flag = aliases.get(field) or flags.get(field) or flags.get(field.replace("-", "_")) or _FLAG_OF.get(head)
+    if flag is None:
+        return error
+    return error.renamed(f"{flag}: {field}" if head in ("config", "json") else flag)
+
+
 def run(argv: Sequence[str]) -> tuple[Any, str]:
-    """Parse ``argv`` and compute; returns (JSON-ready data, text rendering)."""
-    args = build_parser().parse_args(list(argv))
+    """Parse ``argv`` and compute; returns (JSON-ready data, text rendering).
+
+    A bad value raises :class:`~calculators.errors.InputError` naming its flag.
+    """
+    parser = build_parser()
+    args = parser.parse_args(list(argv))
     plugins = _plugins()
+    aliases: dict[str, str] = dict(getattr(plugins.get(args.command), "FLAGS", {}))
+    try:
+        return _run(args, plugins)
+    except InputError as error:
+        raise flag_error(error, _flags(parser, argv), aliases) from None
+
+
+def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
     if args.command in plugins:
         data, text = plugins[args.command].run(args)
         return data, text
@@ -189,16 +238,26 @@ def run(argv: Sequence[str]) -> tuple[Any, str]:
     return gpu_rows, text
 
 
+def _print(text: str, stream: Any) -> None:
+    """Print ``text``; characters the stream cannot encode (a lone surrogate escaped in a
+    config.json's name, say) are written as backslash escapes instead of failing."""
+    try:
+        print(text, file=stream)
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        print(text.encode(encoding, "backslashreplace").decode(encoding), file=stream)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         data, text = run(arguments)
     except (CalculatorError, _UsageError) as error:
-        print(f"mlhw: error: {error}", file=sys.stderr)
+        _print(f"mlhw: error: {error}", sys.stderr)
         return 2
     try:
-        print(json.dumps(data, indent=2) if "--json" in arguments else text)
+        _print(json.dumps(data, indent=2) if "--json" in arguments else text, sys.stdout)
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. `mlhw models | head`: the reader left, which is fine
         import os

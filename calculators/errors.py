@@ -28,7 +28,42 @@ class InputError(CalculatorError):
         self.field = field
         self.value = value
         self.accepted = accepted
-        super().__init__(f"{field}: got {value!r}; expected {accepted}")
+        super().__init__(f"{field}: got {shown(value)}; expected {accepted}")
+
+    def renamed(self, field: str) -> InputError:
+        """The same error naming ``field`` (the flag or form label the user typed) instead.
+
+        >>> print(InputError("factor", -1, "a number from 0 to 64").renamed("--host-ram-factor"))
+        --host-ram-factor: got -1; expected a number from 0 to 64
+        """
+        return InputError(field, self.value, self.accepted)
+
+
+#: Longest rendering of a bad value in an error message, in characters.
+MAX_SHOWN_CHARS = 120
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for an error message, cut to :data:`MAX_SHOWN_CHARS`; never raises.
+
+    An integer past Python's 4,300-digit conversion limit has no ``repr``; it is described.
+
+    >>> shown(10**5000)
+    'an integer of 5001 digits'
+    >>> shown("9" * 500)[-22:]
+    '99... (500 characters)'
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        digits = len(str(abs(value))) if value.bit_length() < 14_000 else int(value.bit_length() * 0.30103) + 1
+        return f"an integer of {digits} digits" if digits > 30 else repr(value)
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a message must never fail
+        return f"a {type(value).__name__}"
+    if len(text) > MAX_SHOWN_CHARS:
+        size = f"{len(value):,} characters" if isinstance(value, str) else type(value).__name__
+        return f"{text[:MAX_SHOWN_CHARS]}... ({size})"
+    return text
 
 
 class UnknownNameError(InputError):

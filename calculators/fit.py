@@ -29,13 +29,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
+from calculators.memory.inference import (
+    MAX_BATCH,
+    MAX_CONTEXT,
+    inference_memory,
+    largest_fitting,
+)
 from calculators.memory.overhead import allocator_reserve_bytes, reserve_band_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
+from calculators.validate import gpu_record
 
 GIB = 2**30
 MAX_GPUS_SEARCHED = 1024
@@ -123,7 +129,7 @@ def verdict_for(total_bytes: int, uncertainty_bytes: int, usable_bytes: int) -> 
 
 def fit_verdict(estimate: MemoryEstimate, gpu: GPU | str) -> FitVerdict:
     """The one verdict of an estimate on a catalog GPU."""
-    record = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    record = gpu_record("gpu", gpu)
     total, uncertainty = footprint_on(estimate, record)
     return verdict_for(total, uncertainty, usable_memory_bytes(record))
 
@@ -216,7 +222,7 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult
     ``gpus_needed`` assumes tensor parallelism that splits weights, KV cache and
     activations evenly, with each GPU keeping its own runtime overhead.
     """
-    record = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    record = gpu_record("gpu", gpu)
     estimate = inference_memory(spec, **settings)
     usable = usable_memory_bytes(record)
     needed: int | None = None
@@ -244,7 +250,7 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     ``gpus_needed`` is the smallest data-parallel group whose ZeRO-3 shards fit when the
     job does not fit one GPU with the settings given.
     """
-    record = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    record = gpu_record("gpu", gpu)
     estimate = training_memory(spec, **settings)
     verdict = fit_verdict(estimate, record)
     needed: int | None = 1 if verdict.fits else None
@@ -278,7 +284,7 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> tup
     >>> training_fit_advice(get_model("llama-3-8b"), "h100-sxm", method="full", batch=4)
     ('QLoRA (4-bit NF4 base)', '4 GPUs with ZeRO-3 and gradient checkpointing')
     """
-    record = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    record = gpu_record("gpu", gpu)
     batch = int(settings.get("batch", 1))
     accumulation = int(settings.get("grad_accumulation", 1))
     gpus = int(settings.get("gpus", 1))

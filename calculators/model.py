@@ -93,8 +93,8 @@ class ModelSpec:
 
     # ----------------------------------------------------------------- construction
     @classmethod
-    def from_config(cls, config: Mapping[str, Any] | str | Path, *, name: str | None = None) -> ModelSpec:
-        """Read a Hugging Face ``config.json`` (a dict, a JSON string or a file path).
+    def from_config(cls, config: Mapping[str, Any] | str | bytes | Path, *, name: str | None = None) -> ModelSpec:
+        """Read a Hugging Face ``config.json`` (a dict, JSON text, its UTF-8 bytes or a file path).
 
         Raises :class:`~calculators.errors.ConfigError` naming the key when a needed key
         is missing, has the wrong type or an absurd value.

@@ -16,13 +16,13 @@ to all, alternate or upper layers. This module knows those rules
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from calculators.config_input import load_config_json
 from calculators.errors import ConfigError, InputError
 from calculators.model import MLASpec, ModelSpec, MoESpec
 
@@ -42,43 +42,27 @@ _MAX_EXPERTS = 4096
 
 
 
-def spec_from_config(config: Mapping[str, Any] | str | Path, *, name: str | None = None) -> ModelSpec:
-    """Parse a ``config.json`` (a dict, a JSON string or a file path) into a :class:`ModelSpec`.
+def spec_from_config(config: Mapping[str, Any] | str | bytes | Path, *, name: str | None = None) -> ModelSpec:
+    """Parse a ``config.json`` (a dict, JSON text, its bytes or a file path) into a :class:`ModelSpec`.
+
+    The input limits (1 MiB, UTF-8, nesting, integer length) are those of
+    :mod:`calculators.config_input`.
 
     Same as :meth:`ModelSpec.from_config <calculators.model.ModelSpec.from_config>`.
     """
     return _spec_from_dict(_load_config(config), name=name)
 
 
-def _load_config(config: Mapping[str, Any] | str | Path) -> dict[str, Any]:
-    if isinstance(config, Mapping):
-        data: Any = dict(config)
-    elif isinstance(config, (str, Path)):
-        text = str(config)
-        if isinstance(config, str) and text.lstrip().startswith(("{", "[")):
-            source = text
-        else:
-            path = Path(config)
-            if not path.is_file():
-                raise InputError("config", text, "a path to an existing config.json file, or its JSON text")
-            source = path.read_text(encoding="utf-8")
-        try:
-            data = json.loads(source)
-        except json.JSONDecodeError as error:
-            raise ConfigError("json", f"line {error.lineno} column {error.colno}: {error.msg}",
-                              "valid JSON (a Hugging Face config.json)") from None
-    else:
-        raise InputError("config", type(config).__name__, "a dict, JSON text or a path to config.json")
-    if not isinstance(data, dict):
-        raise ConfigError("json", type(data).__name__, "a JSON object at the top level")
+def _load_config(config: Mapping[str, Any] | str | bytes | Path) -> dict[str, Any]:
+    # Size, encoding, nesting and integer limits: calculators.config_input.
+    data = load_config_json(config)
     # Multimodal and some newer configs nest the language model under text_config.
     text_config = data.get("text_config")
     if isinstance(text_config, dict) and "hidden_size" not in data:
         merged = {**text_config}
         merged.setdefault("model_type", text_config.get("model_type", data.get("model_type")))
         data = merged
-    result: dict[str, Any] = data
-    return result
+    return data
 
 
 def _int(data: Mapping[str, Any], key: str, *, maximum: int, default: int | None = None,
@@ -166,6 +150,7 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None) -> ModelSpec:
     qk_norm = model_type in ("qwen3", "qwen3_moe")
 
     sliding_window, sliding_layers = _sliding_window(data, model_type, layers)
+    data = _with_moe_defaults(data, model_type, notes)
     moe = _moe(data, model_type, layers, hidden)
     mla = _mla(data) if model_type == "deepseek_v3" else None
     max_positions = _opt_int(data, "max_position_embeddings", maximum=1 << 24)
@@ -222,12 +207,47 @@ def _sliding_window(data: Mapping[str, Any], model_type: str, layers: int) -> tu
     return window, layers
 
 
+#: What transformers' configuration classes (v5.x: MixtralConfig, Qwen2MoeConfig,
+#: Qwen3MoeConfig, DeepseekV3Config) set when a MoE config.json leaves a key out. A config
+#: missing its expert keys gets these, with a note; never a silent dense model.
+MOE_DEFAULTS: dict[str, dict[str, int]] = {
+    "mixtral": {"num_local_experts": 8, "num_experts_per_tok": 2},
+    "qwen2_moe": {"num_experts": 60, "num_experts_per_tok": 4, "moe_intermediate_size": 1408,
+                  "shared_expert_intermediate_size": 5632},
+    "qwen3_moe": {"num_experts": 128, "num_experts_per_tok": 8, "moe_intermediate_size": 768},
+    "deepseek_v3": {"n_routed_experts": 256, "num_experts_per_tok": 8, "moe_intermediate_size": 2048,
+                    "n_shared_experts": 1, "first_k_dense_replace": 3,
+                    # Multi-head latent attention (DeepseekV3Config's defaults too).
+                    "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+                    "v_head_dim": 128},
+}
+#: The key naming the routed-expert count, per MoE architecture.
+_EXPERT_KEY = {"mixtral": "num_local_experts", "qwen2_moe": "num_experts", "qwen3_moe": "num_experts",
+               "deepseek_v3": "n_routed_experts"}
+
+
+def _with_moe_defaults(data: Mapping[str, Any], model_type: str, notes: list[str]) -> Mapping[str, Any]:
+    """``data`` with the architecture's MoE defaults filled in where a key is absent (a note lists them)."""
+    defaults = MOE_DEFAULTS.get(model_type)
+    if defaults is None:
+        return data
+    missing = {key: value for key, value in defaults.items() if key not in data}
+    if not missing:
+        return data
+    shown = ", ".join(f"{key}={value}" for key, value in missing.items())
+    notes.append(f"config.json has no {', '.join(missing)}; used the {model_type} defaults of transformers' "
+                 f"configuration class ({shown})")
+    return {**data, **missing}
+
+
 def _moe(data: Mapping[str, Any], model_type: str, layers: int, hidden: int) -> MoESpec | None:
-    experts = data.get("num_local_experts", data.get("n_routed_experts", data.get("num_experts")))
-    if not experts:
+    if model_type in _EXPERT_KEY:
+        key = _EXPERT_KEY[model_type]
+    elif any(data.get(k) for k in ("num_local_experts", "n_routed_experts", "num_experts")):
+        # Another architecture with an expert count (0 or null there means dense).
+        key = next(k for k in ("num_local_experts", "n_routed_experts", "num_experts") if data.get(k))
+    else:
         return None
-    key = "num_local_experts" if "num_local_experts" in data else (
-        "n_routed_experts" if "n_routed_experts" in data else "num_experts")
     num_experts = _int(data, key, maximum=_MAX_EXPERTS)
     top_k = _int(data, "num_experts_per_tok", maximum=num_experts)
     if model_type in ("mixtral", "gpt_oss"):  # experts are intermediate_size wide

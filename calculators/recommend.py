@@ -315,6 +315,8 @@ def recommend(workload: Workload) -> Recommendation:
     ...
     calculators.errors.UnknownNameError: job: got 'cook'; expected one of: serve, finetune, train
     """
+    if not isinstance(workload, Workload):
+        raise InputError("workload", workload, "a Workload(model=..., job=...)")
     w = workload
     spec = _spec(w.model)
     job = one_of("job", w.job, JOBS)
@@ -326,7 +328,8 @@ def recommend(workload: Workload) -> Recommendation:
     context = positive_int("context", w.context if w.context is not None else DEFAULT_CONTEXT[job],
                            maximum=context_max)
     batch = positive_int("batch", w.batch, maximum=MAX_SERVE_BATCH if job == "serve" else MAX_TRAIN_BATCH)
-    tokens = positive_int("tokens", w.tokens, maximum=MAX_TOKENS) if job != "serve" else None
+    tokens_checked = positive_int("tokens", w.tokens, maximum=MAX_TOKENS)  # checked for every job
+    tokens = tokens_checked if job != "serve" else None
     kv_dtype = one_of("kv_cache", w.kv_cache, KV_DTYPES)  # checked for every job, used when serving
     kv_cache = kv_dtype if job == "serve" else None
     target = _optional_float("target_tokens_per_s", w.target_tokens_per_s, maximum=MAX_TOKENS_PER_S)

@@ -60,6 +60,8 @@ MAX_SAMPLES_PER_S = 1e8
 MAX_BYTES_PER_SAMPLE = 1e11
 MAX_MS_PER_SAMPLE = 1e6
 MAX_GPUS = 4096
+#: Most DataLoader worker processes (and CPU cores) one machine's loader may need.
+MAX_LOADER_WORKERS = 4096
 MAX_BYTES = 2.0**60
 
 
@@ -188,7 +190,7 @@ def loader_buffer_bytes(*, batch_bytes: float, num_workers: int,
     17000
     """
     size = finite_float("batch_bytes", batch_bytes, minimum=0, maximum=MAX_BYTES)
-    workers = nonnegative_int("num_workers", num_workers, maximum=4096)
+    workers = nonnegative_int("num_workers", num_workers, maximum=MAX_LOADER_WORKERS)
     prefetch = positive_int("prefetch_factor", prefetch_factor, maximum=1024)
     return int(math.ceil((workers * prefetch + 1) * size))
 
@@ -316,8 +318,18 @@ def system_balance(*, samples_per_s: float, bytes_per_sample: float,
     """
     card = get_gpu(gpu)
     count = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    # Checked here, used or not, under the names the caller typed.
+    host_ram_factor = finite_float("host_ram_factor", host_ram_factor, minimum=0, maximum=64)
+    offload_parameters = nonnegative_int("offload_parameters", offload_parameters, maximum=10**15)
     loader = data_loader_need(samples_per_s=samples_per_s, bytes_per_sample=bytes_per_sample,
                               decode_ms_per_sample=decode_ms_per_sample, core_efficiency=core_efficiency)
+    if num_workers is None and loader.cpu_cores > MAX_LOADER_WORKERS:
+        # The default worker count is one per core needed: past a few thousand the inputs
+        # describe no machine, and the decode time is the input that sets it.
+        raise InputError("decode_ms_per_sample", decode_ms_per_sample,
+                         f"a CPU time per sample for which the loader needs at most {MAX_LOADER_WORKERS:,} cores "
+                         f"(samples_per_s x decode_ms_per_sample / 1000 / core_efficiency; these need "
+                         f"{loader.cpu_cores:,})")
     workers = loader.cpu_cores if num_workers is None else num_workers
     buffers = loader_buffer_bytes(batch_bytes=batch_bytes, num_workers=workers)
     offloaded = 0

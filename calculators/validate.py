@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from calculators.errors import InputError, UnknownNameError
+
+if TYPE_CHECKING:  # imported where used: those modules import this one
+    from calculators.catalog.gpus import GPU
+    from calculators.model import ModelSpec
 
 E = TypeVar("E")
 
@@ -29,8 +33,12 @@ def positive_int(field: str, value: Any, *, maximum: int, minimum: int = 1) -> i
             raise InputError(field, value, accepted)
         value = int(value)
     if isinstance(value, str):
+        text = value.strip()
+        # Python refuses to convert more than 4300 digits (a ValueError); no count needs 20.
+        if len(text) > 40:
+            raise InputError(field, value, accepted)
         try:
-            value = int(value.strip())
+            value = int(text)
         except ValueError:
             raise InputError(field, value, accepted) from None
     if not isinstance(value, int) or not minimum <= value <= maximum:
@@ -43,16 +51,28 @@ def nonnegative_int(field: str, value: Any, *, maximum: int) -> int:
     return positive_int(field, value, maximum=maximum, minimum=0)
 
 
+#: Smallest value of a quantity that must be above 0 (a fraction, a rate, a price): dividing
+#: by a subnormal number such as 5e-324 gives infinity, never an answer.
+MIN_POSITIVE = 1e-9
+
+
 def finite_float(field: str, value: Any, *, minimum: float, maximum: float,
                  allow_minimum: bool = True) -> float:
-    """Return ``value`` as a float if it is finite and within the given range."""
+    """Return ``value`` as a float if it is finite and within the given range.
+
+    A range open at 0 (``minimum=0, allow_minimum=False``) starts at :data:`MIN_POSITIVE`.
+    """
+    if not allow_minimum and minimum == 0:
+        minimum, allow_minimum = MIN_POSITIVE, True
     low = "from" if allow_minimum else "above"
     accepted = f"a number {low} {minimum:g} to {maximum:g}"
     if isinstance(value, bool):
         raise InputError(field, value, accepted)
+    if not isinstance(value, (int, float, str)):
+        raise InputError(field, value, accepted)
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int past 1.8e308, such as 10**400
         raise InputError(field, value, accepted) from None
     if not math.isfinite(number) or number > maximum:
         raise InputError(field, value, accepted)
@@ -84,7 +104,58 @@ def one_of(field: str, value: Any, choices: Iterable[E]) -> E:
     """Return the choice equal to ``value`` (enum members also match their ``.value``)."""
     options = list(choices)
     for option in options:
-        if value == option or value == getattr(option, "value", object()):
-            return option
+        try:
+            if value == option or value == getattr(option, "value", object()):
+                return option
+        except Exception:  # noqa: BLE001 - a value whose == fails (an array, say) is no choice
+            break
     names = [str(getattr(option, "value", option)) for option in options]
     raise UnknownNameError(field, value, names)
+
+
+def model_spec(field: str, value: Any) -> ModelSpec:
+    """Return ``value`` if it is a :class:`~calculators.model.ModelSpec`, else :class:`InputError`.
+
+    >>> model_spec("spec", None)
+    Traceback (most recent call last):
+    ...
+    calculators.errors.InputError: spec: got None; expected a ModelSpec (calculators.get_model(id) or ModelSpec.from_config(...))
+    """
+    from calculators.model import ModelSpec
+
+    if not isinstance(value, ModelSpec):
+        raise InputError(field, value, "a ModelSpec (calculators.get_model(id) or ModelSpec.from_config(...))")
+    return value
+
+
+def gpu_record(field: str, value: Any) -> GPU:
+    """Return a catalog :class:`~calculators.catalog.gpus.GPU` for ``value`` (a GPU or its id), else :class:`InputError`."""
+    from calculators.catalog.gpus import GPU, get_gpu, gpu_ids
+
+    if isinstance(value, GPU):
+        return value
+    if not isinstance(value, str):
+        raise UnknownNameError(field, value, gpu_ids())
+    try:
+        return get_gpu(value)
+    except UnknownNameError as error:
+        raise error.renamed(field) if field != "gpu" else error from None
+
+
+def names(field: str, value: Any, choices: Iterable[str]) -> tuple[str, ...]:
+    """Return a comma-separated string or an iterable of names as a tuple, each one of ``choices``.
+
+    >>> names("lora_targets", "q, v", ["q", "k", "v"])
+    ('q', 'v')
+    """
+    options = list(choices)
+    accepted = f"comma-separated names from: {', '.join(options)}"
+    if isinstance(value, str):
+        items = [item.strip() for item in value.split(",")]
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+    else:
+        raise InputError(field, value, accepted)
+    if not items or any(not isinstance(item, str) or item not in options for item in items):
+        raise InputError(field, value, accepted)
+    return tuple(items)

@@ -169,7 +169,7 @@ BAD: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "unknown-method": (["train", "--model", "llama-3-8b", "--method", "sft"], ("method", "qlora")),
     "unknown-weights": (["infer", "--model", "llama-3-8b", "--weights", "int3"], ("weights", "int4")),
     "unknown-lora-target": (["train", "--model", "llama-3-8b", "--method", "lora", "--lora-targets", "q,zz"],
-                            ("lora_targets", "zz")),
+                            ("--lora-targets", "zz")),
     "missing-subcommand": ([], ("command",)),
     "missing-model": (["train"], ("--model",)),
     "unknown-option": (["infer", "--model", "llama-3-8b", "--bogus"], ("--bogus",)),

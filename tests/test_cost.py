@@ -86,4 +86,4 @@ def test_cli_cost(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cost", "--gpu", "h100-sxm", "--purchase-usd", "30000", "--json"]) == 0
     assert '"cheaper"' in capsys.readouterr().out
     assert main(["cost", "--gpu", "h100-sxm"]) == 2
-    assert "purchase_usd" in capsys.readouterr().err
+    assert "--purchase-usd" in capsys.readouterr().err  # the flag as typed (issue #17)

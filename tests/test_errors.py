@@ -112,7 +112,8 @@ INT_FIELDS: list[tuple[str, Callable[[Any], Callable[[], object]], str, int]] = 
     ("inference.context", lambda v: _infer(context=v), "context", 1),
     ("inference.new_tokens", lambda v: _infer(new_tokens=v), "new_tokens", 0),
     ("kv_cache_bytes.batch", lambda v: lambda: kv_cache_bytes(SPEC, batch=v, context=16), "batch", 1),
-    ("kv_cache_bytes.context", lambda v: lambda: kv_cache_bytes(SPEC, batch=1, context=v), "context", 0),
+    # context >= 1 as in every other calculator (issue #17: context=0 returned 0 bytes).
+    ("kv_cache_bytes.context", lambda v: lambda: kv_cache_bytes(SPEC, batch=1, context=v), "context", 1),
     ("max_context.batch", lambda v: lambda: max_context_for_memory(SPEC, memory_bytes=8 * GIB, batch=v),
      "batch", 1),
     ("max_batch.context", lambda v: lambda: max_batch_for_memory(SPEC, memory_bytes=8 * GIB, context=v),
@@ -267,7 +268,8 @@ def test_inference_unknown_choice(field: str, bad: str, choices: list[str]) -> N
 
 
 def test_kv_cache_bytes_unknown_dtype() -> None:
-    _assert_names_choice(lambda: kv_cache_bytes(SPEC, batch=1, context=16, kv_dtype="fp64"), "kv_cache",
+    # The error names the argument as the caller typed it (issue #17), kv_dtype.
+    _assert_names_choice(lambda: kv_cache_bytes(SPEC, batch=1, context=16, kv_dtype="fp64"), "kv_dtype",
                          ["fp32", "bf16", "fp16", "fp8"])
 
 
@@ -275,7 +277,7 @@ def test_kv_cache_bytes_unknown_dtype() -> None:
 def test_kv_cache_bytes_accepts_only_kv_dtypes(kv_dtype: str) -> None:
     # Regression: kv_cache_bytes parsed kv_dtype with DType.parse only and accepted formats
     # that inference_memory rejects for kv_cache.
-    with pytest.raises(CalculatorError, match=r"^kv_cache: got "):
+    with pytest.raises(CalculatorError, match=r"^kv_dtype: got "):
         kv_cache_bytes(SPEC, batch=1, context=16, kv_dtype=kv_dtype)
 
 
@@ -312,7 +314,7 @@ def test_nf4_base_needs_qlora() -> None:
 def test_lora_parameters_validates_directly(rank: Any, targets: list[str]) -> None:
     # Regression: lora_parameters is public but did not validate (rank -1 gave a negative
     # count, an unknown target was ignored).
-    field = "lora_rank" if targets == ["q"] else "lora_targets"
+    field = "rank" if targets == ["q"] else "targets"  # the arguments as the caller typed them (issue #17)
     with pytest.raises(CalculatorError, match=rf"^{field}: got "):
         lora_parameters(SPEC, rank=rank, targets=targets)
 

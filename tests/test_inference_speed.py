@@ -269,5 +269,5 @@ def test_cli_speed_json_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["speed", "--model", "llama-3-8b", "--gpu", "h100-sxm"]) == 0
     assert "tokens/s per sequence" in capsys.readouterr().out
     assert main(["speed", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--compute-efficiency", "2"]) == 2
-    assert capsys.readouterr().err.startswith("mlhw: error: compute_efficiency: got")
+    assert capsys.readouterr().err.startswith("mlhw: error: --compute-efficiency: got")
     assert main(["speed", "--model", "llama-3-8b", "--gpu", "h101"]) == 2

@@ -113,4 +113,4 @@ def test_cli_system(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["system", "--samples-per-s", "3000", "--bytes-per-sample", "1", "--json"]) == 0
     assert '"cpu_cores": 6' in capsys.readouterr().out
     assert main(["system", "--samples-per-s", "-1", "--bytes-per-sample", "1"]) == 2
-    assert "samples_per_s" in capsys.readouterr().err
+    assert "--samples-per-s" in capsys.readouterr().err  # the flag as typed (issue #17)

@@ -212,5 +212,5 @@ def test_cli_train_time(capsys: pytest.CaptureFixture[str]) -> None:
                  "--grad-checkpointing", "--mfu", "0.45"]) == 0
     assert "GPU-hours" in capsys.readouterr().out
     assert main(["train-time", "--model", "llama-2-7b", "--gpu", "h100-sxm", "--tokens", "lots"]) == 2
-    assert capsys.readouterr().err.startswith("mlhw: error: tokens: got 'lots'")
+    assert capsys.readouterr().err.startswith("mlhw: error: --tokens: got 'lots'")
     assert main(["train-time", "--model", "llama-2-7b", "--gpu", "h100-sxm", "--tokens", "1e9", "--mfu", "0"]) == 2

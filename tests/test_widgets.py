@@ -118,6 +118,8 @@ def _engine_check(name: str, field: str, value: int) -> None:
         training_inputs.training_setup(**{field: value})  # type: ignore[arg-type]
     elif name == "kv-cache":
         inference.kv_cache_bytes(get_model("llama-3-8b"), **{"batch": 1, "context": 1, field: value})
+    elif field == "new_tokens":  # prompt + new tokens <= MAX_CONTEXT: the shortest prompt leaves the most
+        inference.inference_setup(context=1, new_tokens=value)
     else:
         inference.inference_setup(**{field: value})  # type: ignore[arg-type]
 
@@ -139,9 +141,8 @@ def test_number_ranges_are_the_engine_bounds(name: str, field: Field) -> None:
         _engine_check(name, field.name, field.maximum + 1)
     assert error.value.field == field.name
     _engine_check(name, field.name, field.minimum)
-    if name != "kv-cache":  # kv_cache_bytes accepts context 0; the form asks for at least 1 token
-        with pytest.raises(InputError):
-            _engine_check(name, field.name, field.minimum - 1)
+    with pytest.raises(InputError):  # kv_cache_bytes too needs context >= 1 (issue #17)
+        _engine_check(name, field.name, field.minimum - 1)
 
 
 @pytest.mark.parametrize("name", calculator_names())
@@ -186,18 +187,19 @@ def test_widget_html_is_deterministic() -> None:
     assert widget_html("fit", {"job": "training"}) == widget_html("fit", {"job": "training"})
 
 
+# The message names the input by its label, as the reader sees it (issue #17).
 @pytest.mark.parametrize(("name", "inputs", "field", "start"), [
-    ("training-memory", {"batch": "-1"}, "batch", "batch: got -1; expected an integer from 1 to 65536"),
-    ("inference-memory", {"context": "lots"}, "context", "context: got 'lots'"),
-    ("kv-cache", {"batch": ""}, "batch", "batch: got ''"),
-    ("fit", {"model": "llama-3-9000b"}, "model", "model: got 'llama-3-9000b'"),
-    ("training-memory", {"method": "dpo"}, "method", "method: got 'dpo'"),
+    ("training-memory", {"batch": "-1"}, "batch", "Micro-batch: got -1; expected an integer from 1 to 65536"),
+    ("inference-memory", {"context": "lots"}, "context", "Prompt length: got 'lots'"),
+    ("kv-cache", {"batch": ""}, "batch", "Batch: got ''"),
+    ("fit", {"model": "llama-3-9000b"}, "model", "Model: got 'llama-3-9000b'"),
+    ("training-memory", {"method": "dpo"}, "method", "Method: got 'dpo'"),
     ("training-memory", {"model": CUSTOM, "config": "{\"model_type\": "}, "config", "config.json: got"),
-    ("training-memory", {"model": CUSTOM, "config": ""}, "config", "config: got ''"),
+    ("training-memory", {"model": CUSTOM, "config": ""}, "config", "config.json: got ''"),
     ("inference-memory", {"model": CUSTOM, "config": "[1, 2]"}, "config", "config.json: got 'list'"),
     ("kv-cache", {"model": CUSTOM, "config": '{"model_type": "llama"}'}, "config", "config.hidden_size"),
-    ("training-memory", {"lora_targets": "q,banana", "method": "lora"}, "lora_targets", "lora_targets: got 'banana'"),
-    ("training-memory", {"grad_checkpointing": "maybe"}, "grad_checkpointing", "grad_checkpointing: got"),
+    ("training-memory", {"lora_targets": "q,banana", "method": "lora"}, "lora_targets", "LoRA targets: got 'banana'"),
+    ("training-memory", {"grad_checkpointing": "maybe"}, "grad_checkpointing", "Gradient checkpointing: got"),
     ("training-memory", {"colour": "red"}, None, "colour: got 'red'"),
 ])
 def test_bad_input_comes_back_as_a_message_naming_the_field(name: str, inputs: dict[str, str], field: str | None,

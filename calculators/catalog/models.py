@@ -132,7 +132,7 @@ def resolve_model(value: str) -> ModelSpec:
     64
     """
     text = str(value).strip()
-    if text.startswith(("{", "[")) or text.endswith(".json"):
+    if text.lstrip("\ufeff \t\r\n").startswith(("{", "[")) or text.endswith(".json"):
         return ModelSpec.from_config(text)
     return get_model(text)
 

@@ -13,6 +13,8 @@ from calculators import cost
 from calculators.catalog import prices
 
 COMMAND = "cost"
+#: Engine arguments whose flag is spelled differently.
+FLAGS = {"cloud_usd_per_gpu_hour": "--cloud-usd-per-hour"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

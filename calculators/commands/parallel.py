@@ -20,6 +20,8 @@ from calculators.parallel.step import AUTO, COMM_DTYPES, DEFAULT_MFU, step_commu
 from calculators.validate import finite_float
 
 COMMAND = "parallel"
+#: Engine arguments whose flag is spelled differently.
+FLAGS = {"latency_s": "--latency-us"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

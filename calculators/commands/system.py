@@ -12,6 +12,9 @@ from calculators import system
 from calculators.catalog.models import resolve_model
 
 COMMAND = "system"
+#: Engine arguments whose flag is spelled differently.
+FLAGS = {"decode_ms_per_sample": "--decode-ms", "dataset_cache_bytes": "--dataset-cache-gib",
+         "offload_parameters": "--model", "dataset_cache_gib": "--dataset-cache-gib"}
 GIB = 2**30
 
 

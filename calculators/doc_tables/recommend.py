@@ -2,8 +2,8 @@
 
 Every row comes from :func:`calculators.recommend.recommend`.
 
->>> TABLES["recommend-serve-8b"]().columns[:2]
-('meets targets', 'GPUs')
+>>> TABLES["recommend-serve-8b"]().columns[:3]
+('meets targets', 'fit', 'GPUs')
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from calculators.errors import InputError
 from calculators.dtypes import DType
 from calculators.memory.kernels import DEVICES, layer_attention_path
 from calculators.memory.overhead import (
@@ -31,7 +32,7 @@ from calculators.memory.overhead import (
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.validate import nonnegative_int, one_of, positive_int
+from calculators.validate import model_spec, nonnegative_int, one_of, positive_int
 
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4")
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8")
@@ -65,12 +66,18 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
                     allocator: str = "default") -> InferenceSetup:
     """Check every inference input; raises :class:`~calculators.errors.InputError`."""
     attention = one_of("attention", attention, ATTENTIONS)
+    prompt = positive_int("context", context, maximum=MAX_CONTEXT)
+    # A prompt has at least 1 token, so at most MAX_CONTEXT - 1 new ones.
+    new = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT - 1)
+    if new > MAX_CONTEXT - prompt:
+        raise InputError("new_tokens", new_tokens, f"an integer from 0 to {MAX_CONTEXT - prompt} (context + "
+                         f"new_tokens at most {MAX_CONTEXT})")
     return InferenceSetup(
         weights=DType.parse(one_of("weights", weights, WEIGHT_DTYPES), "weights"),
         kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
         batch=positive_int("batch", batch, maximum=MAX_BATCH),
-        context=positive_int("context", context, maximum=MAX_CONTEXT),
-        new_tokens=nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT),
+        context=prompt,
+        new_tokens=new,
         attention="sdpa" if attention == "flash" else attention,
         device=one_of("device", device, DEVICES),
         allocator=one_of("allocator", allocator, ALLOCATORS),
@@ -90,8 +97,9 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     >>> kv_cache_bytes_per_token(get_model("llama-3-8b"))  # GQA: 8 KV heads
     131072
     """
-    kind = DType.parse(one_of("kv_cache", kv_dtype.value if isinstance(kv_dtype, DType) else kv_dtype,
-                              KV_DTYPES), "kv_cache")
+    spec = model_spec("spec", spec)
+    kind = DType.parse(one_of("kv_dtype", kv_dtype.value if isinstance(kv_dtype, DType) else kv_dtype,
+                              KV_DTYPES), "kv_dtype")
     if spec.mla is not None:
         per_layer = (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element
     else:
@@ -109,7 +117,7 @@ def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str |
     ``layer_types`` (Mistral 7B v0.1, Phi-3), as ``transformers``' cache does.
     """
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
-    context = nonnegative_int("context", context, maximum=MAX_CONTEXT)
+    context = positive_int("context", context, maximum=MAX_CONTEXT)  # >= 1, as every calculator
     per_token_all = kv_cache_bytes_per_token(spec, kv_dtype=kv_dtype)
     per_token_layer = per_token_all // spec.num_layers
     windowed = spec.sliding_window_layers if spec.sliding_window else 0
@@ -133,6 +141,7 @@ def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
         **settings: keyword arguments of :func:`inference_setup` (weights, kv_cache,
             batch, context, new_tokens, attention).
     """
+    spec = model_spec("spec", spec)
     setup = inference_setup(**settings)  # type: ignore[arg-type]
     return _estimate(spec, setup)
 

@@ -13,7 +13,7 @@ from calculators.errors import InputError
 from calculators.memory.activations import LORA_TARGETS
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, MAX_RANK
 from calculators.model import ModelSpec
-from calculators.validate import one_of, positive_int
+from calculators.validate import model_spec, one_of, positive_int
 
 
 def lora_adapted_linears(spec: ModelSpec, *, targets: Iterable[str]) -> list[tuple[int, int, int]]:
@@ -81,5 +81,12 @@ def lora_parameters(spec: ModelSpec, *, rank: int, targets: Iterable[str]) -> in
     >>> lora_parameters(get_model("llama-3-8b"), rank=16, targets=["q", "v"])
     6815744
     """
-    rank = positive_int("lora_rank", rank, maximum=MAX_RANK)
-    return sum(count * rank * (fan_in + fan_out) for fan_in, fan_out, count in lora_adapted_linears(spec, targets=targets))
+    spec = model_spec("spec", spec)
+    rank = positive_int("rank", rank, maximum=MAX_RANK)
+    if not isinstance(targets, (str, list, tuple, set, frozenset)):
+        raise InputError("targets", targets, f"names from {', '.join(LORA_TARGETS)}")
+    try:
+        linears = lora_adapted_linears(spec, targets=targets)
+    except InputError as error:
+        raise error.renamed("targets") from None
+    return sum(count * rank * (fan_in + fan_out) for fan_in, fan_out, count in linears)

@@ -45,6 +45,7 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.training_inputs import TrainingSetup, training_setup
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
+from calculators.validate import model_spec
 
 
 def activation_layout(setup: TrainingSetup) -> ActivationLayout:
@@ -98,6 +99,7 @@ def training_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
     Returns:
         A :class:`~calculators.memory.result.MemoryEstimate` for one GPU.
     """
+    spec = model_spec("spec", spec)
     setup = training_setup(**settings)  # type: ignore[arg-type]
     return _estimate(spec, setup)
 

@@ -117,6 +117,8 @@ def training_setup(
         if base is not expected:
             raise InputError("base_dtype", base.value,
                              f"{expected.value} for full fine-tuning at precision {precision} (it follows the precision)")
+    if not isinstance(lora_targets, (str, list, tuple, set, frozenset)):
+        raise InputError("lora_targets", lora_targets, f"comma-separated names from {', '.join(LORA_TARGETS)}")
     if isinstance(lora_targets, str):
         lora_targets = [t for t in lora_targets.replace(" ", "").split(",") if t]
     targets = tuple(dict.fromkeys(str(t).strip() for t in lora_targets))
@@ -127,7 +129,7 @@ def training_setup(
         targets = DEFAULT_LORA_TARGETS
     for target in targets:
         one_of("lora_targets", target, (*LORA_TARGETS, "all-linear"))
-    if method != "full" and not targets:
+    if not targets:  # refused for every method, used or not (issue #17)
         raise InputError("lora_targets", "", f"at least one of {', '.join(LORA_TARGETS)}")
     zero_stage = positive_int("zero", zero, maximum=3, minimum=0)
     gpu_count = positive_int("gpus", gpus, maximum=MAX_GPUS)

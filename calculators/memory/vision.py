@@ -335,16 +335,9 @@ def vision_model_from_config(config: Mapping[str, Any] | str) -> VisionModel:
     ...     "depths": [3, 4, 6, 3], "hidden_sizes": [256, 512, 1024, 2048], "num_labels": 1000}).layers
     (3, 4, 6, 3)
     """
-    if isinstance(config, str):
-        try:
-            data: Any = json.loads(config)
-        except json.JSONDecodeError as error:
-            raise ConfigError("json", f"line {error.lineno} column {error.colno}: {error.msg}",
-                              "valid JSON (a Hugging Face config.json)") from None
-    else:
-        data = dict(config)
-    if not isinstance(data, dict):
-        raise ConfigError("json", type(data).__name__, "a JSON object at the top level")
+    from calculators.config_input import load_config_json
+
+    data = load_config_json(config)  # size, encoding, nesting and integer limits
     kind = data.get("model_type")
     labels = data.get("id2label")
     classes = len(labels) if isinstance(labels, dict) and labels else data.get("num_labels", 1000)

@@ -58,7 +58,7 @@ from calculators.parallel.collectives import (
     MAX_GPUS,
     ring_collective_time_s,
 )
-from calculators.validate import finite_float, flag, one_of, positive_int
+from calculators.validate import finite_float, flag, gpu_record, model_spec, one_of, positive_int
 
 #: ``interconnect`` value that picks the GPU's own link (NVLink/Infinity Fabric, else its PCIe).
 AUTO = "auto"
@@ -255,7 +255,7 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     Raises:
         InputError: an input is out of range, or the GPU has no published BF16 rate.
     """
-    record = gpu if isinstance(gpu, GPU) else get_gpu(str(gpu))
+    spec, record = model_spec("spec", spec), gpu_record("gpu", gpu)
     n = positive_int("gpus", gpus, maximum=MAX_GPUS)
     stage = positive_int("zero", zero, maximum=max(ZERO_STAGES), minimum=min(ZERO_STAGES))
     b = positive_int("batch", batch, maximum=MAX_BATCH)

@@ -48,7 +48,7 @@ from calculators.parallel.tensor import tensor_parallel_communication, tensor_pa
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.forward_pass import decode_flops_per_token, prefill_flops, weight_bytes_read
 from calculators.performance.steps import DecodeStep, Step
-from calculators.validate import finite_float, nonnegative_int, positive_int
+from calculators.validate import finite_float, gpu_record, model_spec, nonnegative_int, positive_int
 
 #: Assumed fraction of peak memory bandwidth a decode step achieves.
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.8
@@ -344,6 +344,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     >>> speed.fits, speed.first_step.bound
     (True, 'memory')
     """
+    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     setup = speed_setup(**settings)
     new_tokens = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT)
     if setup.context + new_tokens > MAX_CONTEXT:

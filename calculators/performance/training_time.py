@@ -62,13 +62,14 @@ from calculators.memory.training_inputs import (
     MAX_SEQ,
     METHODS,
     PRECISIONS,
+    training_setup,
 )
 from calculators.memory.weights import quantized_bytes_per_element
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
 from calculators.performance.flops import attended_tokens, compute_rate_flop_per_s, matmul_parameters
 from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
-from calculators.validate import finite_float, flag, one_of, positive_int
+from calculators.validate import finite_float, flag, gpu_record, model_spec, one_of, positive_int
 
 MAX_TOKENS = 10**16  # 10 quadrillion: 600 x the largest published pre-training run
 SECONDS_PER_HOUR = 3600.0
@@ -305,6 +306,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     Raises:
         InputError: a value out of range, or a GPU with no published rate for ``precision``.
     """
+    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     tokens = positive_int("tokens", tokens, maximum=MAX_TOKENS)
     gpus = positive_int("gpus", gpus, maximum=MAX_GPUS)
     precision = one_of("precision", precision, PRECISIONS)
@@ -320,6 +322,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     seq = positive_int("seq", seq, maximum=MAX_SEQ)
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
     method = one_of("method", method, METHODS)
+    # The adapter settings are checked as `train` checks them, whether the method uses them or not.
+    training_setup(method=method, precision=precision, lora_rank=lora_rank, lora_targets=lora_targets,
+                   grad_checkpointing=grad_checkpointing)
     lora: dict[str, Any] = {"method": method, "lora_rank": lora_rank, "lora_targets": lora_targets}
     adapter = adapter_parameters(spec, **lora)
     model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False, **lora)

@@ -20,10 +20,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from calculators.errors import CalculatorError
+from calculators.config_input import MAX_CONFIG_BYTES, check_json_depth
+from calculators.errors import CalculatorError, InputError
 from calculators.widgets.fields import Value
 from calculators.widgets.form import form_markup, widget_markup
 from calculators.widgets.registry import Calculator, get_calculator
+
+#: Longest form-values JSON parsed: room for a config.json at its size limit, escaped.
+MAX_INPUTS_CHARS = 8 * MAX_CONFIG_BYTES
 
 #: Shown when the calculators fail in a way no input check foresaw (a bug, not bad input).
 INTERNAL_ERROR = "The calculator failed on these inputs (a bug, not your input); the result is not shown."
@@ -32,9 +36,23 @@ INTERNAL_ERROR = "The calculator failed on these inputs (a bug, not your input);
 def _form_field(calculator: Calculator, error_field: str) -> str | None:
     """The form input an engine error belongs to: ``config.<key>`` errors go to ``config``."""
     names = {field.name for field in calculator.fields}
-    if error_field.split(".", 1)[0] == "config" and "config" in names:
+    head = error_field.split(".", 1)[0]
+    if head in ("config", "json") and "config" in names:
         return "config"
+    error_field = calculator.aliases.get(error_field, error_field)
     return error_field if error_field in names else None
+
+
+def _labelled(calculator: Calculator, error: CalculatorError, form_field: str | None) -> str:
+    """The message, naming the form input by its label as the reader sees it (``Micro-batch: got 0; ...``).
+
+    Errors about a key inside the config keep the key (``config.hidden_size: ...``).
+    """
+    if not isinstance(error, InputError) or form_field is None:
+        return str(error)
+    if form_field == "config":
+        return str(error.renamed("config.json")) if error.field == "config" else str(error)
+    return str(error.renamed(calculator.field(form_field).label))
 
 
 def compute_json(name: str, inputs_json: str) -> str:
@@ -55,8 +73,15 @@ def compute_json(name: str, inputs_json: str) -> str:
         return json.dumps({"ok": False, "field": None, "message": str(error)})
     try:
         try:
-            raw = json.loads(inputs_json)
-        except (TypeError, ValueError, RecursionError):
+            # The form sends a flat object of strings; nothing deeper or bigger is parsed
+            # (deep recursion would break the browser's Python for good).
+            if not isinstance(inputs_json, str) or len(inputs_json) > MAX_INPUTS_CHARS:
+                raise ValueError("inputs")
+            check_json_depth(inputs_json)
+            # Numbers stay text, as a form sends them: the fields parse and range-check them
+            # (a 5,000-digit integer is then a field error, not Python's conversion error).
+            raw = json.loads(inputs_json, parse_int=str)
+        except (TypeError, ValueError, RecursionError):  # InputError is a ValueError
             return json.dumps({"ok": False, "field": None, "message": "inputs: expected a JSON object of form values"})
         if not isinstance(raw, dict):
             return json.dumps({"ok": False, "field": None, "message": "inputs: expected a JSON object of form values"})
@@ -64,7 +89,7 @@ def compute_json(name: str, inputs_json: str) -> str:
     except CalculatorError as error:
         field = getattr(error, "field", None)
         mapped = _form_field(calculator, field) if isinstance(field, str) else None
-        return json.dumps({"ok": False, "field": mapped, "message": str(error)})
+        return json.dumps({"ok": False, "field": mapped, "message": _labelled(calculator, error, mapped)})
     except Exception:  # noqa: BLE001 - the page must get a message, never a traceback
         return json.dumps({"ok": False, "field": None, "message": INTERNAL_ERROR})
     return json.dumps({"ok": True, "html": html})

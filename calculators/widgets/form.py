@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 
+from calculators.config_input import MAX_CONFIG_BYTES
 from calculators.widgets.fields import Field, Value
 from calculators.widgets.registry import Calculator
 
@@ -75,7 +76,7 @@ def field_html(field: Field, value: Value, *, prefix: str, hidden: bool = False)
                    f' placeholder="{{&quot;model_type&quot;: &quot;llama&quot;, &quot;hidden_size&quot;: 4096, ...}}">'
                    f"{escape(_text(value))}</textarea>"
                    f'<input type="file" accept=".json,application/json" data-role="file"{_attr("data-target", field.name)}'
-                   f'{_attr("aria-label", "Choose a config.json file")}>')
+                   f'{_attr("data-max-bytes", MAX_CONFIG_BYTES)}{_attr("aria-label", "Choose a config.json file")}>')
     else:
         control = f'<input type="text"{common}{_attr("value", _text(value))} spellcheck="false">'
     unit = f' <span class="mlhw-unit">({escape(field.unit)})</span>' if field.unit else ""

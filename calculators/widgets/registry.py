@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
-import json
 import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,7 +28,8 @@ from typing import Any
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.models import all_models
 from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.errors import ConfigError, InputError, UnknownNameError
+from calculators.config_input import load_config_text
+from calculators.errors import InputError, UnknownNameError
 from calculators.fit import FitResult, fit_inference, fit_training
 from calculators.memory import inference, training, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
@@ -77,6 +77,8 @@ class Calculator:
         fields: the inputs, in form order.
         compute: takes :meth:`values` (checked, engine-ready) and returns a view.
         render: turns that view into an HTML fragment.
+        aliases: engine argument -> the form input that feeds it, where their names differ
+            (an engine error is shown next to that input).
     """
 
     name: str
@@ -84,6 +86,7 @@ class Calculator:
     fields: tuple[Field, ...]
     compute: Callable[[Values], Any]
     render: Callable[[Any], str]
+    aliases: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def field(self, name: str) -> Field:
         """The field called ``name``; raises :class:`InputError` naming it otherwise."""
@@ -173,15 +176,7 @@ def spec_from_config_text(text: str) -> ModelSpec:
     """
     if not text.strip():
         raise InputError("config", "", "the text of a Hugging Face config.json (paste it or choose the file)")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConfigError("json", f"line {error.lineno} column {error.colno}: {error.msg}",
-                          "valid JSON (a Hugging Face config.json)") from None
-    except RecursionError:
-        raise ConfigError("json", "nested too deeply", "valid JSON (a Hugging Face config.json)") from None
-    if not isinstance(data, dict):
-        raise ConfigError("json", type(data).__name__, "a JSON object at the top level")
+    data = load_config_text(text)  # within calculators.config_input's limits; never a path
     name = data.get("_name_or_path")
     if not isinstance(name, str) or not name.strip():
         name = "Custom model"
@@ -268,7 +263,7 @@ def _inference_fields(*, show_when: tuple[str, str] | None = None, with_batch: b
         int_field("context", "Prompt length", default=default("context"), maximum=inference.MAX_CONTEXT,
                   unit="tokens", show_when=show_when),
         int_field("new_tokens", "New tokens", default=default("new_tokens"), minimum=0,
-                  maximum=inference.MAX_CONTEXT, unit="tokens per sequence", show_when=show_when),
+                  maximum=inference.MAX_CONTEXT - 1, unit="tokens per sequence", show_when=show_when),
     ]
     if with_attention:
         fields.append(choice_field("attention", "Attention kernel", choices=inference.ATTENTIONS,

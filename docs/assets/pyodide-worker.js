@@ -273,7 +273,11 @@ self.onmessage = async (event) => {
   try {
     reply = JSON.parse(booted.api.compute_json(String(request.name), JSON.stringify(request.inputs || {})));
   } catch (error) {
-    reply = { ok: false, field: null, message: "The calculator failed in the browser (a bug, not your input)." };
+    // compute_json answers every Python error itself, so a throw means the runtime broke:
+    // Pyodide's fatal state (a stack overflow inside the interpreter, memory exhausted), after
+    // which every call throws. This worker cannot compute again: the page starts a fresh one.
+    postMessage({ type: "crashed", id: request.id, message: String(error && error.message ? error.message : error) });
+    return;
   }
   const computed = performance.now();
   // t: when (ms since the page's time origin) the worker received the request, began and

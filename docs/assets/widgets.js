@@ -5,6 +5,8 @@
 // loaded (the hook adds this script only to pages with a widget), sends each form's
 // values to it on every change and puts the returned HTML into [data-role=output]; an
 // error is shown next to the field the engine names. data-state on the root: static -> loading -> live | error.
+// If Python in the worker crashes (Pyodide's fatal state), the page starts a new worker and
+// says so; a config.json file over the size limit or not in UTF-8 is refused before Python sees it.
 // A classic (not module) script, so that it still runs from file:// and can say why
 // the calculator cannot start there.
 (function () {
@@ -19,7 +21,11 @@
   var ready = false;
   var nextId = 1;
   var pending = {}; // request id -> widget root
-  var widgets = new Map(); // root -> {latest, timer, dirty}
+  var widgets = new Map(); // root -> {latest, timer, dirty, crashed}
+  var restarts = 0; // workers started again after Python crashed
+  var gaveUp = false;
+  var MAX_RESTARTS = 3; // then the page stops trying (something is wrong beyond one input)
+  var CRASHED = "Python in your browser crashed on these inputs and was restarted; change an input to try again.";
 
   function setState(root, state) { root.setAttribute("data-state", state); }
   function status(root, text) {
@@ -75,6 +81,7 @@
     if (!root) return;
     var state = widgets.get(root);
     if (reply.id !== state.latest) return; // a newer request is on its way
+    state.crashed = false;
     if (reply.ok) {
       clearErrors(root);
       var out = output(root);
@@ -142,6 +149,7 @@
   function compute(root) {
     var state = widgets.get(root);
     state.dirty = false;
+    state.crashed = false;
     var id = nextId++;
     state.latest = id;
     pending[id] = root;
@@ -152,6 +160,7 @@
 
   function schedule(root, delay) {
     var state = widgets.get(root);
+    state.crashed = false; // new inputs: worth a try on the new worker
     applyShowWhen(root);
     clearTimeout(state.timer);
     if (!ready) {
@@ -177,10 +186,11 @@
   }
 
   function start() {
-    if (worker) return;
+    if (worker || gaveUp) return;
     roots.forEach(function (root) {
       setState(root, "loading");
       if (!output(root).hasAttribute("data-stale")) status(root, "Starting Python in your browser\u2026");
+      else if (restarts) status(root, "Restarting Python in your browser; the result shown is for earlier inputs.");
     });
     performance.mark("mlhw-worker-start");
     try {
@@ -204,11 +214,13 @@
         // for offline visits (registering earlier downloads it twice, competing with the boot).
         registerServiceWorkerWhenQuiet();
         roots.forEach(function (root) {
-          if (widgets.get(root).dirty) {
+          if (widgets.get(root).crashed) {
+            showError(root, null, CRASHED);
+          } else if (widgets.get(root).dirty) {
             compute(root);
           } else {
             setState(root, "live");
-            status(root, "Live: Python started in your browser in " + (message.ms / 1000).toFixed(1) +
+            status(root, "Live: Python " + (restarts ? "restarted" : "started") + " in your browser in " + (message.ms / 1000).toFixed(1) +
               " s; change any input to recompute.");
           }
         });
@@ -217,6 +229,8 @@
         performance.mark("mlhw-snapshot", { detail: message });
       } else if (message.type === "fatal") {
         fail(message.message);
+      } else if (message.type === "crashed") {
+        restart(message);
       } else if (message.type === "result") {
         onReply(message);
       }
@@ -224,16 +238,79 @@
     worker.onerror = function (event) { fail(event.message || "the worker failed to load"); };
   }
 
+  // Python crashed in the worker on one widget's inputs: end that worker, start a fresh one,
+  // recompute the other widgets that were waiting, and leave the one that crashed it in the
+  // error state (sending its inputs again would crash the new worker too).
+  function restart(message) {
+    var culprit = pending[message.id];
+    var waiting = pending;
+    pending = {};
+    worker.onmessage = null;
+    worker.onerror = null;
+    worker.terminate();
+    worker = null;
+    ready = false;
+    console.warn("Python in the calculator worker crashed; restarting it:", message.message);
+    Object.keys(waiting).forEach(function (id) {
+      if (waiting[id] !== culprit) widgets.get(waiting[id]).dirty = true;
+    });
+    if (culprit) widgets.get(culprit).crashed = true;
+    if (restarts >= MAX_RESTARTS) {
+      gaveUp = true;
+      fail("Python crashed " + (restarts + 1) + " times; reload the page");
+      return;
+    }
+    restarts += 1;
+    performance.mark("mlhw-worker-restart", { detail: { restarts: restarts, message: message.message } });
+    start();
+    if (culprit) showError(culprit, null, CRASHED);
+  }
+
+  // The file's bytes must be UTF-8 (with or without a byte-order mark) and at most the size
+  // the Python side reads (data-max-bytes, calculators.config_input.MAX_CONFIG_BYTES): checked
+  // here from File.size before reading, so a 100 MB upload never reaches memory.
+  var BOMS = [[[0xff, 0xfe, 0, 0], "UTF-32"], [[0, 0, 0xfe, 0xff], "UTF-32"], [[0xff, 0xfe], "UTF-16"],
+    [[0xfe, 0xff], "UTF-16"]];
+  function encodingOf(bytes) {
+    for (var i = 0; i < BOMS.length; i++) {
+      var bom = BOMS[i][0];
+      if (bytes.length >= bom.length && bom.every(function (b, j) { return bytes[j] === b; })) return BOMS[i][1];
+    }
+    if (bytes.length >= 2 && (bytes[0] === 0) !== (bytes[1] === 0)) return "UTF-16"; // no BOM: every other byte 0
+    return null;
+  }
+  var UTF8 = "expected a UTF-8 encoded config.json (with or without a byte-order mark)";
   function readFile(root, input) {
     var file = input.files && input.files[0];
     if (!file) return;
-    var reader = new FileReader();
-    reader.onload = function () {
-      var target = root.querySelector("[name='" + input.getAttribute("data-target") + "']");
-      if (target) target.value = String(reader.result);
+    var field = input.getAttribute("data-target");
+    var target = root.querySelector("[name='" + field + "']");
+    var limit = Number(input.getAttribute("data-max-bytes")) || 1048576;
+    input.value = ""; // choosing the same file again is a new change
+    if (file.size > limit) {
+      showError(root, field, "config.json: got a file of " + file.size.toLocaleString("en") + " bytes; expected at most " +
+        limit.toLocaleString("en") + " bytes (1 MiB). The file was not read.");
+      return;
+    }
+    file.arrayBuffer().then(function (buffer) {
+      var bytes = new Uint8Array(buffer);
+      var encoding = encodingOf(bytes);
+      if (encoding) {
+        showError(root, field, "config.json: got " + encoding + " text; " + UTF8 + ".");
+        return;
+      }
+      var text;
+      try {
+        text = new TextDecoder("utf-8", { fatal: true }).decode(bytes); // drops a UTF-8 byte-order mark
+      } catch (error) {
+        showError(root, field, "config.json: got bytes that are not UTF-8 (Latin-1 or another encoding?); " + UTF8 + ".");
+        return;
+      }
+      if (target) target.value = text;
       schedule(root, 0);
-    };
-    reader.readAsText(file);
+    }, function () {
+      showError(root, field, "config.json: the file could not be read.");
+    });
   }
 
   // Precaching the runtime (~40 MB through the service worker into Cache Storage) takes
@@ -262,7 +339,7 @@
 
   var fromFile = location.protocol === "file:";
   roots.forEach(function (root) {
-    widgets.set(root, { latest: 0, timer: 0, dirty: false });
+    widgets.set(root, { latest: 0, timer: 0, dirty: false, crashed: false });
     var form = root.querySelector("[data-role=form]");
     if (fromFile) {
       var note = root.querySelector("[data-role=file-note]");

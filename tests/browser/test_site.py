@@ -102,7 +102,7 @@ def test_bad_input_shows_the_engine_message_next_to_the_field(live_page: tuple[A
     assert wait_state(page, f"#{ident}", ("error",), timeout=10_000) == "error"
     message = widget.locator("[data-field=batch] [data-role=error]")
     assert message.is_visible()
-    assert message.inner_text() == "batch: got -1; expected an integer from 1 to 65536"
+    assert message.inner_text() == "Batch: got -1; expected an integer from 1 to 65536"  # the label (issue #17)
     assert widget.locator("input[name=batch]").get_attribute("aria-invalid") == "true"
     assert widget.locator("[data-role=output]").get_attribute("data-stale") == "true"
     widget.locator("input[name=batch]").fill("2")
@@ -303,7 +303,7 @@ def test_first_visit_restores_the_build_snapshot_and_computes_as_a_normal_boot(b
             widget.locator("input[name=batch]").fill("-1")
             assert wait_state(page, f"#{widget.get_attribute('id')}", ("error",), timeout=10_000) == "error"
             assert widget.locator("[data-field=batch] [data-role=error]").inner_text() == (
-                "batch: got -1; expected an integer from 1 to 65536")
+                "Batch: got -1; expected an integer from 1 to 65536")  # the field's label (issue #17)
             if source == "build":
                 # The worker keeps the restored snapshot in Cache Storage; the next visit reads that copy.
                 stored = _snapshot_stored(page)

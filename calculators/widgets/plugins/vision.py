@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.catalog.vision_models import VisionModel, all_vision_models, get_vision_model, vision_model_ids
+from calculators.catalog.vision_models import (
+    VisionModel,
+    all_vision_models,
+    get_vision_model,
+    vision_model_ids,
+)
+from calculators.config_input import load_config_text
 from calculators.errors import InputError
 from calculators.fit import fit_verdict
 from calculators.memory.optimizers import OPTIMIZERS
@@ -25,9 +31,22 @@ from calculators.memory.vision import (
     vision_model_from_config,
     vision_training_memory,
 )
-from calculators.widgets.fields import Field, Value, choice_field, config_field, int_field
+from calculators.widgets.fields import (
+    Field,
+    Value,
+    choice_field,
+    config_field,
+    int_field,
+)
 from calculators.widgets.registry import DEFAULT_GPU, Calculator
-from calculators.widgets.render import chart_html, gib, label, notes_html, paragraph, table_html
+from calculators.widgets.render import (
+    chart_html,
+    gib,
+    label,
+    notes_html,
+    paragraph,
+    table_html,
+)
 
 #: ``network`` value that reads the shapes from the pasted config.json.
 CUSTOM = "custom"
@@ -70,7 +89,7 @@ def _compute(values: Mapping[str, Value]) -> VisionView:
         text = str(values.get("config", ""))
         if not text.strip():
             raise InputError("config", "", "the text of a Hugging Face ViT or ResNet config.json")
-        model = vision_model_from_config(text)
+        model = vision_model_from_config(load_config_text(text))
     else:
         model = get_vision_model(name)
     resolution = values["resolution"]
