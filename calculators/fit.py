@@ -41,9 +41,10 @@ from calculators.memory.overhead import allocator_reserve_bytes, reserve_band_by
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
-from calculators.validate import gpu_record
+from calculators.validate import gpu_record, instance_of, nonnegative_int, positive_int
 
 GIB = 2**30
+MAX_BYTES = 1 << 60  # far beyond any job or device
 MAX_GPUS_SEARCHED = 1024
 MAX_SEQ_SEARCHED = 1 << 22
 
@@ -105,6 +106,8 @@ def footprint_on(estimate: MemoryEstimate, gpu: GPU) -> tuple[int, int]:
 
     A Mac has no CUDA context and no cuBLAS workspaces: both leave the total there.
     """
+    estimate = instance_of("estimate", estimate, MemoryEstimate, "a MemoryEstimate (training_memory, inference_memory or vision_training_memory)")
+    gpu = gpu_record("gpu", gpu)
     total = estimate.total_bytes
     if gpu.vendor == "Apple":
         total -= estimate.overhead.get("cuda_context", 0) + estimate.breakdown.get("cuda_workspaces", 0)
@@ -117,6 +120,9 @@ def verdict_for(total_bytes: int, uncertainty_bytes: int, usable_bytes: int) -> 
     >>> verdict_for(10 * GIB, 2 * GIB, 11 * GIB).verdict
     'tight'
     """
+    total_bytes = nonnegative_int("total_bytes", total_bytes, maximum=MAX_BYTES)
+    uncertainty_bytes = nonnegative_int("uncertainty_bytes", uncertainty_bytes, maximum=MAX_BYTES)
+    usable_bytes = positive_int("usable_bytes", usable_bytes, maximum=MAX_BYTES)
     if total_bytes + uncertainty_bytes <= usable_bytes:
         verdict = FITS
     elif total_bytes <= usable_bytes:
@@ -206,6 +212,8 @@ def split_inference_footprint(estimate: MemoryEstimate, count: int) -> tuple[int
     cuBLAS workspaces and CUDA context, and its allocator reserve and uncertainty follow its
     share of the largest transient block (:mod:`calculators.memory.overhead`).
     """
+    estimate = instance_of("estimate", estimate, MemoryEstimate, "a MemoryEstimate (training_memory, inference_memory or vision_training_memory)")
+    count = positive_int("count", count, maximum=MAX_GPUS_SEARCHED)
     workspaces = estimate.breakdown.get("cuda_workspaces", 0)
     context = estimate.overhead.get("cuda_context", 0)
     share = -(-estimate.transient_block_bytes // count)

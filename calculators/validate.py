@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # imported where used: those modules import this one
     from calculators.model import ModelSpec
 
 E = TypeVar("E")
+T = TypeVar("T")
 
 
 def positive_int(field: str, value: Any, *, maximum: int, minimum: int = 1) -> int:
@@ -140,6 +141,19 @@ def gpu_record(field: str, value: Any) -> GPU:
         return get_gpu(value)
     except UnknownNameError as error:
         raise error.renamed(field) if field != "gpu" else error from None
+
+
+def instance_of(field: str, value: Any, kind: type[T], expected: str) -> T:
+    """Return ``value`` if it is a ``kind``, else :class:`InputError` naming ``field`` and ``expected``.
+
+    >>> instance_of("link", None, int, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
+    Traceback (most recent call last):
+    ...
+    calculators.errors.InputError: link: got None; expected an Interconnect (calculators.catalog.interconnects.get_interconnect)
+    """
+    if not isinstance(value, kind):
+        raise InputError(field, value, expected)
+    return value
 
 
 def names(field: str, value: Any, choices: Iterable[str]) -> tuple[str, ...]:

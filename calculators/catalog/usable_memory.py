@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
+from calculators.validate import gpu_record, positive_int
 
 GIB = 2**30
 MIB = 2**20
@@ -165,19 +166,20 @@ def apple_working_set_bytes(unified_memory_bytes: int) -> int:
     >>> apple_working_set_bytes(64 * 2**30) / 2**30
     48.0
     """
+    unified_memory_bytes = positive_int("unified_memory_bytes", unified_memory_bytes, maximum=1 << 50)
     share = 2 / 3 if unified_memory_bytes <= 36 * GIB else 3 / 4
     return int(unified_memory_bytes * share)
 
 
 def usable_memory_record(gpu: GPU | str) -> UsableMemory:
     """The usable-memory record of a catalog GPU."""
-    record = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    record = gpu_record("gpu", gpu)
     return _BY_ID[record.id]
 
 
 def usable_memory_bytes(gpu: GPU | str) -> int:
     """Bytes one process can allocate on ``gpu`` (what fit decisions compare ``total_bytes`` with)."""
-    record = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    record = gpu_record("gpu", gpu)
     found = _BY_ID.get(record.id)
     if found is not None:
         return found.usable_bytes

@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculators.model import ModelSpec
+from calculators.validate import model_spec, one_of
 
 #: Where the step runs: a CUDA GPU, or PyTorch's CPU kernels (how the fake-tensor traces ran).
 DEVICES = ("cuda", "cpu")
@@ -70,6 +71,7 @@ def needs_explicit_mask(spec: ModelSpec, *, kv_length: int) -> bool:
     >>> needs_explicit_mask(get_model("mistral-7b-v0.1"), kv_length=4096)
     True
     """
+    spec = model_spec("spec", spec)
     window = spec.sliding_window
     return window is not None and kv_length >= window
 
@@ -107,6 +109,8 @@ def layer_attention_path(spec: ModelSpec, *, attention: str, compute_bytes: int,
     >>> layer_attention_path(get_model("llama-3.2-1b"), attention="sdpa", compute_bytes=4, seq=2048).backend
     'math'
     """
+    spec = model_spec("spec", spec)
+    device = one_of("device", device, DEVICES)
     grouped = spec.num_kv_heads < spec.num_attention_heads
     return attention_path(grouped=grouped, compute_bytes=compute_bytes,
                           explicit_mask=needs_explicit_mask(spec, kv_length=seq), device=device,

@@ -46,6 +46,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculators.catalog.sources import Source
+from calculators.validate import nonnegative_int, one_of
 
 MIB = 2**20
 GIB = 2**30
@@ -123,7 +124,8 @@ def allocator_reserve_bytes(*, transient_block_bytes: int, recompute: bool, allo
     Formula: training ``384 MiB + 0.40 x block + 0.20 x block x recompute``; inference
     prefill ``384 MiB + 0.85 x block`` (0 with expandable segments).
     """
-    if allocator == "expandable_segments":
+    transient_block_bytes = nonnegative_int("transient_block_bytes", transient_block_bytes, maximum=1 << 60)
+    if one_of("allocator", allocator, ALLOCATORS) == "expandable_segments":
         return 0
     fit = RESERVE_FIT
     if prefill:
@@ -138,6 +140,7 @@ def reserve_band_bytes(*, transient_block_bytes: int, recompute: bool) -> int:
 
     Formula: ``2 GiB + 0.55 x block x (1 + recompute)``.
     """
+    transient_block_bytes = nonnegative_int("transient_block_bytes", transient_block_bytes, maximum=1 << 60)
     fit = RESERVE_FIT
     return int(fit.band_base_bytes + round(fit.band_per_block * transient_block_bytes * (2 if recompute else 1)))
 

@@ -20,8 +20,11 @@ from dataclasses import dataclass
 
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.sources import Source
-from calculators.parallel.collectives import DEFAULT_EFFICIENCY, multi_node_ring_bytes_per_s
-from calculators.validate import finite_float
+from calculators.parallel.collectives import (
+    DEFAULT_EFFICIENCY,
+    multi_node_ring_bytes_per_s,
+)
+from calculators.validate import finite_float, instance_of
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +76,7 @@ class MeasuredBusBandwidth:
 
 def model_bus_bandwidth_bytes_per_s(record: MeasuredBusBandwidth, *, efficiency: float = DEFAULT_EFFICIENCY) -> float:
     """The ring model's large-message busbw for a measured system: ``link x efficiency``, bytes/s."""
+    record = instance_of("record", record, MeasuredBusBandwidth, "a MeasuredBusBandwidth of calculators.parallel.measured")
     eff = finite_float("efficiency", efficiency, minimum=0.0, maximum=1.0, allow_minimum=False)
     return record.link_per_direction_bytes_per_s() * eff
 

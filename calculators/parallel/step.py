@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.gpus import GPU, get_gpu  # noqa: F401 - get_gpu is used by the doctests
 from calculators.catalog.interconnects import (
     BRIDGE_BY_GPU,
     NVLINK_BY_GENERATION,
@@ -58,7 +58,14 @@ from calculators.parallel.collectives import (
     MAX_GPUS,
     ring_collective_time_s,
 )
-from calculators.validate import finite_float, flag, gpu_record, model_spec, one_of, positive_int
+from calculators.validate import (
+    finite_float,
+    flag,
+    gpu_record,
+    model_spec,
+    one_of,
+    positive_int,
+)
 
 #: ``interconnect`` value that picks the GPU's own link (NVLink/Infinity Fabric, else its PCIe).
 AUTO = "auto"
@@ -196,6 +203,7 @@ def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
     >>> default_interconnect(get_gpu("h100-sxm")).id, default_interconnect(get_gpu("rtx-4090")).id
     ('nvlink4', 'pcie4')
     """
+    gpu = gpu_record("gpu", gpu)
     text = gpu.interconnect or ""
     if gpu.id in BRIDGE_BY_GPU:
         if gpus <= 2:

@@ -55,10 +55,15 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.catalog.sources import Source
 from calculators.model import ModelSpec
-from calculators.parallel.collectives import DEFAULT_EFFICIENCY, MAX_GPUS, ring_collective_time_s, ring_steps
+from calculators.parallel.collectives import (
+    DEFAULT_EFFICIENCY,
+    MAX_GPUS,
+    ring_collective_time_s,
+    ring_steps,
+)
 from calculators.parallel.measured import MEASUREMENTS
 from calculators.parallel.step import AUTO, default_interconnect
-from calculators.validate import finite_float, positive_int
+from calculators.validate import finite_float, instance_of, positive_int
 
 #: All-reduces per transformer layer in one forward pass (Megatron-LM, section 3).
 ALL_REDUCES_PER_LAYER_FORWARD = 2
@@ -126,6 +131,7 @@ def latency_per_ring_step_s(link: Interconnect) -> float:
     >>> round(latency_per_ring_step_s(get_interconnect("nvlink4")) * 1e6, 1)
     3.0
     """
+    link = instance_of("link", link, Interconnect, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
     kind = "nvlink" if link.kind in _FAST_KINDS else "pcie"
     return mean(r.per_ring_step_s for r in LATENCY_MEASUREMENTS if r.link_kind == kind)
 
@@ -140,6 +146,7 @@ def link_efficiency(link: Interconnect) -> float:
     >>> link_efficiency(get_interconnect("nvlink4"))
     0.8
     """
+    link = instance_of("link", link, Interconnect, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
     if link.kind != "pcie":
         return DEFAULT_EFFICIENCY
     return mean(m.implied_efficiency for m in MEASUREMENTS

@@ -30,7 +30,7 @@ MAX_SEQUENCES = 1 << 20
 
 
 def _lengths(lengths: Sequence[int]) -> list[int]:
-    if isinstance(lengths, (str, bytes)) or not 1 <= len(lengths) <= MAX_SEQUENCES:
+    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__len__") or not 1 <= len(lengths) <= MAX_SEQUENCES:
         raise InputError("lengths", lengths, f"a list of 1 to {MAX_SEQUENCES} token counts")
     return [positive_int("lengths", n, maximum=MAX_CONTEXT) for n in lengths]
 

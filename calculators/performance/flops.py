@@ -19,6 +19,7 @@ from __future__ import annotations
 from calculators.catalog.gpus import GPU
 from calculators.dtypes import DType
 from calculators.model import ModelSpec
+from calculators.validate import model_spec
 
 
 def matmul_parameters(spec: ModelSpec, *, active: bool = True) -> int:
@@ -31,6 +32,7 @@ def matmul_parameters(spec: ModelSpec, *, active: bool = True) -> int:
         spec: model shapes.
         active: count only the experts a token is routed to (mixture of experts).
     """
+    spec = model_spec("spec", spec)
     count = spec.active_parameters if active else spec.parameters
     if not spec.tie_word_embeddings:
         count -= spec.embedding_parameters
@@ -39,6 +41,7 @@ def matmul_parameters(spec: ModelSpec, *, active: bool = True) -> int:
 
 def lm_head_parameters(spec: ModelSpec) -> int:
     """Parameters of the output projection to the vocabulary (tied or not), count."""
+    spec = model_spec("spec", spec)
     return spec.vocab_size * spec.hidden_size
 
 
@@ -54,6 +57,7 @@ def attended_tokens(spec: ModelSpec, *, context: int) -> int:
     Formula: ``sum over layers of min(context, window)``; layers without a window see
     the whole context.
     """
+    spec = model_spec("spec", spec)
     return sum(context if w is None else min(context, w) for w in _windows(spec))
 
 
@@ -66,6 +70,7 @@ def causal_attended_pairs(spec: ModelSpec, *, tokens: int) -> int:
     >>> causal_attended_pairs(get_model("llama-3-8b"), tokens=4) == 32 * (1 + 2 + 3 + 4)
     True
     """
+    spec = model_spec("spec", spec)
     total = 0
     for window in _windows(spec):
         if window is None or tokens <= window:

@@ -16,7 +16,11 @@ from __future__ import annotations
 
 from calculators.dtypes import DType
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT
-from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
+from calculators.memory.weights import (
+    QUANT_OVERHEAD_BYTES_PER_ELEMENT,
+    quantized_bytes_per_element,
+    weight_bytes,
+)
 from calculators.model import ModelSpec
 from calculators.performance.flops import (
     attended_tokens,

@@ -40,15 +40,33 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import footprint_on, split_inference_footprint, verdict_for
-from calculators.memory.inference import MAX_CONTEXT, inference_memory, inference_setup, kv_cache_bytes
+from calculators.memory.inference import (
+    MAX_CONTEXT,
+    inference_memory,
+    inference_setup,
+    kv_cache_bytes,
+)
 from calculators.memory.training_inputs import MAX_GPUS
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
-from calculators.parallel.tensor import tensor_parallel_communication, tensor_parallel_link
+from calculators.parallel.tensor import (
+    tensor_parallel_communication,
+    tensor_parallel_link,
+)
 from calculators.performance.flops import compute_rate_flop_per_s
-from calculators.performance.forward_pass import decode_flops_per_token, prefill_flops, weight_bytes_read
+from calculators.performance.forward_pass import (
+    decode_flops_per_token,
+    prefill_flops,
+    weight_bytes_read,
+)
 from calculators.performance.steps import DecodeStep, Step
-from calculators.validate import finite_float, gpu_record, model_spec, nonnegative_int, positive_int
+from calculators.validate import (
+    finite_float,
+    gpu_record,
+    model_spec,
+    nonnegative_int,
+    positive_int,
+)
 
 #: Assumed fraction of peak memory bandwidth a decode step achieves.
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.8
@@ -179,6 +197,7 @@ def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
         A :class:`DecodeStep`; ``tokens_per_s`` is per sequence, ``aggregate_tokens_per_s``
         for the batch.
     """
+    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     setup = speed_setup(**settings)
     return _decode(spec, gpu, setup, setup.context)
 
@@ -206,6 +225,7 @@ def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
     >>> first.bound, round(first.time_s * 1000)  # milliseconds
     ('compute', 148)
     """
+    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     return _prefill(spec, gpu, speed_setup(**settings))
 
 

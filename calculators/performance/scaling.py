@@ -51,8 +51,18 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.memory.training_inputs import MAX_BATCH, ZERO_STAGES
 from calculators.model import ModelSpec
-from calculators.parallel.collectives import MAX_GPUS, multi_node_ring_bytes_per_s, ring_collective_time_s, ring_steps
-from calculators.parallel.step import AUTO, DDP_BUCKET_BYTES, CollectiveTime, default_interconnect
+from calculators.parallel.collectives import (
+    MAX_GPUS,
+    multi_node_ring_bytes_per_s,
+    ring_collective_time_s,
+    ring_steps,
+)
+from calculators.parallel.step import (
+    AUTO,
+    DDP_BUCKET_BYTES,
+    CollectiveTime,
+    default_interconnect,
+)
 from calculators.parallel.tensor import latency_per_ring_step_s, link_efficiency
 from calculators.validate import finite_float, positive_int
 

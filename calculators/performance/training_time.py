@@ -67,9 +67,20 @@ from calculators.memory.training_inputs import (
 from calculators.memory.weights import quantized_bytes_per_element
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
-from calculators.performance.flops import attended_tokens, compute_rate_flop_per_s, matmul_parameters
+from calculators.performance.flops import (
+    attended_tokens,
+    compute_rate_flop_per_s,
+    matmul_parameters,
+)
 from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
-from calculators.validate import finite_float, flag, gpu_record, model_spec, one_of, positive_int
+from calculators.validate import (
+    finite_float,
+    flag,
+    gpu_record,
+    model_spec,
+    one_of,
+    positive_int,
+)
 
 MAX_TOKENS = 10**16  # 10 quadrillion: 600 x the largest published pre-training run
 SECONDS_PER_HOUR = 3600.0
@@ -103,6 +114,7 @@ def default_mfu(gpu: GPU) -> tuple[float, Source]:
     >>> default_mfu(get_gpu("rtx-4090"))[1].kind
     'assumed'
     """
+    gpu = gpu_record("gpu", gpu)
     return DEFAULT_MFU.get(gpu.id, (FALLBACK_MFU, ASSUMED))
 
 
