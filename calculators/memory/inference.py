@@ -285,7 +285,11 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
 
 def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1, weights: str = "bf16",
                            kv_cache: str = "bf16", attention: str = "sdpa") -> int:
-    """Largest prompt length whose ``total_bytes`` fits ``memory_bytes`` (0 if none).
+    """Largest prompt length that *fits* ``memory_bytes``: ``total_upper_bytes`` (the total plus its measured
+    uncertainty) at most ``memory_bytes``, as :func:`calculators.fit.fit_verdict` decides (0 if none).
+
+    Pass the memory a process can allocate (:func:`calculators.catalog.usable_memory.usable_memory_bytes`),
+    not the marketed size.
 
     >>> from calculators.catalog.models import get_model
     >>> max_context_for_memory(get_model("llama-3-8b"), memory_bytes=24 * 2**30) > 16384
@@ -296,20 +300,20 @@ def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1
     def fits(context: int) -> bool:
         estimate = inference_memory(spec, weights=weights, kv_cache=kv_cache, batch=batch, context=context,
                                     attention=attention)
-        return estimate.total_bytes <= memory_bytes
+        return estimate.total_upper_bytes <= memory_bytes
 
     return largest_fitting(fits, MAX_CONTEXT)
 
 
 def max_batch_for_memory(spec: ModelSpec, *, memory_bytes: int, context: int, new_tokens: int = 0,
                          weights: str = "bf16", kv_cache: str = "bf16", attention: str = "sdpa") -> int:
-    """Largest batch of ``context``-token prompts whose ``total_bytes`` fits (0 if none)."""
+    """Largest batch of ``context``-token prompts that *fits* ``memory_bytes`` (``total_upper_bytes``; 0 if none)."""
     memory_bytes = positive_int("memory_bytes", memory_bytes, maximum=MAX_MEMORY_BYTES)
 
     def fits(batch: int) -> bool:
         estimate = inference_memory(spec, weights=weights, kv_cache=kv_cache, batch=batch, context=context,
                                     new_tokens=new_tokens, attention=attention)
-        return estimate.total_bytes <= memory_bytes
+        return estimate.total_upper_bytes <= memory_bytes
 
     return largest_fitting(fits, MAX_BATCH)
 
