@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
+from calculators.catalog.usable_memory import apple_working_set_bytes
 from calculators.claims.figures import (
     F_INFER,
     F_MODEL,
@@ -37,6 +38,7 @@ from calculators.claims.figures import (
 )
 from calculators.claims.record import APPROX_TOLERANCE, EXACT_TOLERANCE, Claim, Figure
 from calculators.dtypes import DType
+from calculators.fit import footprint_on, verdict_for
 from calculators.memory.lora import lora_parameters
 from calculators.memory.weights import quantized_bytes_per_element, weight_bytes
 from calculators.performance.inference_speed import decode_step
@@ -55,12 +57,19 @@ def _weights_and_total(model: str, **settings: object) -> Figure:
                   "GB", F_INFER, PAGE_INFERENCE)
 
 
-def _largest_fitting_int4(memory_gib: float) -> Figure:
-    """Largest catalog model (parameters) whose int4 inference at a 4096-token context fits the memory."""
+def _largest_fitting_int4(ram_gib: float) -> Figure:
+    """Largest catalog model (parameters) whose int4 inference at a 4096-token context *fits* a Mac with ``ram_gib``.
+
+    The GPU gets macOS's default working set of the unified memory
+    (:func:`calculators.catalog.usable_memory.apple_working_set_bytes`) and carries no CUDA
+    context; the verdict is :func:`calculators.fit.verdict_for`.
+    """
+    usable = apple_working_set_bytes(int(ram_gib * 2**30))
+    mac = get_gpu("m4-max")  # any Apple record: the footprint rule (no CUDA terms) is the same
     best = 0.0
     label = "none"
     for model in ("llama-3.2-3b", "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "yi-34b", "llama-3-70b"):
-        fits = gib(inference(model, weights="int4").total_bytes) <= memory_gib
+        fits = verdict_for(*footprint_on(inference(model, weights="int4"), mac), usable).fits
         if fits and get_model(model).parameters / 1e9 > best:
             best, label = get_model(model).parameters / 1e9, name(model)
     return figure([(f"largest that fits: {label}", best)], "B params", F_INFER, PAGE_QUANT)
@@ -89,8 +98,9 @@ def claims() -> tuple[Claim, ...]:
               why="It fits quantised, and in bf16 too: 7B x 2 B is 13.5 GB plus a small KV cache."),
         Claim(id="hfp-macbook-36gb-30b", source=HFP, section="Operating System", subject="inference",
               quote="a MacBook Pro with 36 GB RAM can run inference on models up to about 30B parameters (quantized)",
-              conditions=("int4 weights (GPTQ/AWQ-style), batch 1, 4096-token context; all 36 GiB usable by the GPU "
-                          "(macOS keeps part of unified memory for itself; not modelled)"),
+              conditions=("int4 weights (GPTQ/AWQ-style), batch 1, 4096-token context; the GPU gets macOS's default "
+                          "working set of the 36 GiB (two thirds: 24 GiB) and no CUDA context; 'fits' as the fit "
+                          "verdict decides"),
               low=30, high=30, unit="B params", tolerance=APPROX_TOLERANCE,
               figure=lambda: _largest_fitting_int4(36.0),
               why="int4 is 0.5 B per linear weight plus group scales: a 30-34B model fits 36 GB, a 70B model does not."),
