@@ -45,6 +45,7 @@ from calculators.validate import gpu_record, instance_of, nonnegative_int, posit
 
 GIB = 2**30
 MAX_BYTES = 1 << 60  # far beyond any job or device
+ESTIMATE = "a MemoryEstimate (training_memory, inference_memory or vision_training_memory)"
 MAX_GPUS_SEARCHED = 1024
 MAX_SEQ_SEARCHED = 1 << 22
 
@@ -101,12 +102,12 @@ class FitVerdict:
                 "uncertainty_bytes": self.uncertainty_bytes, "usable_bytes": self.usable_bytes}
 
 
-def footprint_on(estimate: MemoryEstimate, gpu: GPU) -> tuple[int, int]:
+def footprint_on(estimate: MemoryEstimate, gpu: GPU | str) -> tuple[int, int]:
     """``(total, uncertainty)`` of an estimate on ``gpu``.
 
     A Mac has no CUDA context and no cuBLAS workspaces: both leave the total there.
     """
-    estimate = instance_of("estimate", estimate, MemoryEstimate, "a MemoryEstimate (training_memory, inference_memory or vision_training_memory)")
+    estimate = instance_of("estimate", estimate, MemoryEstimate, ESTIMATE)
     gpu = gpu_record("gpu", gpu)
     total = estimate.total_bytes
     if gpu.vendor == "Apple":
@@ -212,7 +213,7 @@ def split_inference_footprint(estimate: MemoryEstimate, count: int) -> tuple[int
     cuBLAS workspaces and CUDA context, and its allocator reserve and uncertainty follow its
     share of the largest transient block (:mod:`calculators.memory.overhead`).
     """
-    estimate = instance_of("estimate", estimate, MemoryEstimate, "a MemoryEstimate (training_memory, inference_memory or vision_training_memory)")
+    estimate = instance_of("estimate", estimate, MemoryEstimate, ESTIMATE)
     count = positive_int("count", count, maximum=MAX_GPUS_SEARCHED)
     workspaces = estimate.breakdown.get("cuda_workspaces", 0)
     context = estimate.overhead.get("cuda_context", 0)
