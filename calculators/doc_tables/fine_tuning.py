@@ -45,7 +45,7 @@ METHODS: tuple[tuple[str, dict[str, Any]], ...] = (
 #: The fixed job every table uses unless it says otherwise.
 JOB: dict[str, Any] = {"batch": 1, "seq": 2048, "attention": "sdpa"}
 
-#: One GPU per memory class, to say where a job fits (criterion: total_bytes <= memory_bytes,
+#: One GPU per memory class, to say where a job fits (the verdict of calculators.fit.fit_verdict,
 #: as calculators.fit.fit_training decides).
 GPU_CLASSES: tuple[str, ...] = ("rtx-4090", "l40s", "h100-sxm", "h200")
 

@@ -10,6 +10,7 @@ import functools
 
 from calculators.catalog.models import get_model
 from calculators.catalog.vision_models import get_vision_model
+from calculators.claims.figures import MIXED, MODEL_7B
 from calculators.dtypes import DType
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.memory import overhead
@@ -78,6 +79,17 @@ def uncertainty_base() -> Value:
                     assumptions=(MEASURED,))
 
 
+def training_step_bytes_per_param() -> Value:
+    """total_bytes per parameter of a full bf16-mixed AdamW step (Llama 2 7B, batch 1 x 2048), as the audit reads
+    the bytes-per-parameter rules (``calculators.claims.vendor_tables.bpp_figure``)."""
+    per_param = training_memory(get_model(MODEL_7B), **MIXED, batch=1, seq=2048).total_bytes / get_model(
+        MODEL_7B).parameters
+    return quantity("precision-step-bytes-per-param", per_param, digits=0, unit="bytes per parameter",
+                    kind="derived", description="total_bytes per parameter of one full bf16-mixed AdamW training "
+                    "step of Llama 2 7B at batch 1 x 2048 tokens.",
+                    assumptions=("calculators.memory.training.training_memory",))
+
+
 def vit_b16_tokens(value_id: str, *, resolution: int) -> Value:
     """Tokens a ViT-B/16 sees at a resolution (patches plus the class token)."""
     return quantity(value_id, vit_tokens(get_vision_model("vit-b-16"), resolution=resolution), digits=0, unit="",
@@ -94,6 +106,7 @@ def vit_b16_total() -> Value:
 
 
 VALUES: dict[str, ValueFunction] = {
+    "precision-step-bytes-per-param": training_step_bytes_per_param,
     "precision-foreach-bytes-per-parameter": precision_foreach_bytes_per_parameter,
     "fine-tuning-nf4-bits": functools.partial(nf4_bits, "fine-tuning-nf4-bits"),
     "qlora-nf4-bits": functools.partial(nf4_bits, "qlora-nf4-bits"),

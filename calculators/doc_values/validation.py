@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 
 from calculators import accuracy
+from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.measurements import load_measurements
 
@@ -43,7 +44,15 @@ def p95_error(value_id: str) -> Value:
                                 "over every measured case.", assumptions=(SOURCE,))
 
 
+def h100_usable(value_id: str) -> Value:
+    """What one process could allocate on the measured H100 80GB, GiB (torch.cuda.mem_get_info() total)."""
+    return quantity(value_id, usable_memory_bytes("h100-sxm"), scale=2**30, digits=2, unit="GiB", kind="measured",
+                    description="Memory one process can allocate on an H100 80GB (mem_get_info total).",
+                    assumptions=("tests/data/measurements_cuda/h100-sxm/env.json; calculators.catalog.usable_memory",))
+
+
 VALUES: dict[str, ValueFunction] = {
+    "accuracy-h100-usable": functools.partial(h100_usable, "accuracy-h100-usable"),
     "accuracy-case-count": functools.partial(case_count, "accuracy-case-count"),
     "home-case-count": functools.partial(case_count, "home-case-count"),
     "home-p95-error": functools.partial(p95_error, "home-p95-error"),

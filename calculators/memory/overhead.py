@@ -45,7 +45,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.catalog.sources import Source
 from calculators.validate import nonnegative_int, one_of
 
 MIB = 2**20
@@ -64,17 +63,6 @@ CUDA_WORKSPACE_BYTES = 64 * MIB
 
 MEASURED_STACK = ("one H100 80GB HBM3, torch 2.11.0+cu130, CUDA 13.0, driver 580, default caching allocator "
                   "(tests/data/measurements_cuda/h100-sxm, 147 runs)")
-
-MEASUREMENT_SOURCE = Source(
-    title=("Sizing ML Hardware real-GPU measurements: 147 transformers training and inference steps on one "
-           "H100 80GB HBM3 (tests/data/measurements_cuda/h100-sxm/README.md)"),
-    url="tests/data/measurements_cuda/h100-sxm/README.md",
-    as_of="2026-11-25",
-    kind="measured",
-)
-
-#: Backwards-compatible name: the source of every term above.
-OVERHEAD_SOURCE = MEASUREMENT_SOURCE
 
 
 @dataclass(frozen=True)
@@ -146,15 +134,13 @@ def reserve_band_bytes(*, transient_block_bytes: int, recompute: bool) -> int:
 
 
 def runtime_overhead_bytes(*, transient_block_bytes: int = 0, recompute: bool = False, prefill: bool = False,
-                           allocator: str = "default", peak_allocated_bytes: int = 0, gpus: int = 1) -> dict[str, int]:
+                           allocator: str = "default") -> dict[str, int]:
     """Bytes per GPU outside PyTorch's allocated peak: the CUDA context and the allocator reserve.
 
     ``total_bytes = peak_allocated_bytes + cuda_context + allocator_reserve``. The cuBLAS
-    workspaces are not here: they are allocated tensors, inside the peak. ``peak_allocated_bytes``
-    and ``gpus`` are accepted for callers that split a job: every GPU holds its own context,
-    and the reserve follows the block size, not the peak.
+    workspaces are not here: they are allocated tensors, inside the peak. Per GPU: every GPU
+    holds its own context, and the reserve follows the block size, not the peak.
     """
-    del peak_allocated_bytes, gpus
     return {
         "cuda_context": CUDA_CONTEXT_BYTES,
         "allocator_reserve": allocator_reserve_bytes(transient_block_bytes=transient_block_bytes,

@@ -25,7 +25,14 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.fit import DOES_NOT_FIT, FITS, TIGHT, FitResult, fit_verdict
 from calculators.memory.result import MemoryEstimate
 from calculators.model import ModelSpec
-from calculators.widgets.render import chart_html, gib, label, notes_html, paragraph, table_html
+from calculators.widgets.render import (
+    chart_html,
+    gib,
+    label,
+    notes_html,
+    paragraph,
+    table_html,
+)
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,7 @@ def _segments(estimate: MemoryEstimate) -> list[tuple[str, int]]:
     return [*estimate.breakdown.items(), *estimate.overhead.items()]
 
 
-def _verdict(estimate: MemoryEstimate, gpu: GPU) -> str:
+def verdict_sentence(estimate: MemoryEstimate, gpu: GPU) -> str:
     """The fit verdict on ``gpu`` as a sentence (the one verdict of :func:`calculators.fit.fit_verdict`)."""
     verdict = fit_verdict(estimate, gpu)
     return f"On the {gpu.name} it {verdict.summary().replace('fits:', 'fits,', 1)}."
@@ -83,7 +90,7 @@ def memory_html(view: MemoryView) -> str:
     estimate, gpu = view.estimate, view.gpu
     summary = (f"{view.spec.name}, {view.job}: needs {gib(estimate.total_bytes)} GiB on each GPU "
                f"(peak allocated {gib(estimate.peak_allocated_bytes)} GiB, in the {estimate.peak_phase} phase). "
-               + _verdict(estimate, gpu))
+               + verdict_sentence(estimate, gpu))
     rows: list[list[str]] = []
     classes: list[str] = []
     for name, value in estimate.breakdown.items():

@@ -21,7 +21,6 @@ from calculators.catalog.vision_models import (
 )
 from calculators.config_input import load_config_text
 from calculators.errors import InputError
-from calculators.fit import fit_verdict
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.vision import (
@@ -47,6 +46,7 @@ from calculators.widgets.render import (
     paragraph,
     table_html,
 )
+from calculators.widgets.views import verdict_sentence
 
 #: ``network`` value that reads the shapes from the pasted config.json.
 CUSTOM = "custom"
@@ -101,7 +101,7 @@ def _compute(values: Mapping[str, Value]) -> VisionView:
 
 def _render(view: VisionView) -> str:
     estimate, gpu = view.estimate, view.gpu
-    verdict = f"On the {gpu.name} it {fit_verdict(estimate, gpu).summary().replace('fits:', 'fits,', 1)}."
+    verdict = verdict_sentence(estimate, gpu)
     summary = (f"{view.model.name} ({estimate.parameters:,} parameters), batch {view.batch} at {view.resolution} px: "
                f"needs {gib(estimate.total_bytes)} GiB (peak allocated {gib(estimate.peak_allocated_bytes)} GiB in "
                f"the {estimate.peak_phase} phase; derived, not measured). {verdict}")
