@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from calculators.config_input import load_config_json
-from calculators.errors import ConfigError, InputError
+from calculators.errors import ConfigError
 from calculators.model import MLASpec, ModelSpec, MoESpec
 
 #: Architectures whose tensor layout this module knows exactly (``config.model_type``).
@@ -48,7 +48,7 @@ def spec_from_config(config: Mapping[str, Any] | str | bytes | Path, *, name: st
     The input limits (1 MiB, UTF-8, nesting, integer length) are those of
     :mod:`calculators.config_input`.
 
-    Same as :meth:`ModelSpec.from_config <calculators.model.ModelSpec.from_config>`.
+    Same as :func:`~calculators.model_config.spec_from_config`.
     """
     return _spec_from_dict(_load_config(config), name=name)
 

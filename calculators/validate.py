@@ -120,12 +120,12 @@ def model_spec(field: str, value: Any) -> ModelSpec:
     >>> model_spec("spec", None)
     Traceback (most recent call last):
     ...
-    calculators.errors.InputError: spec: got None; expected a ModelSpec (calculators.get_model(id) or ModelSpec.from_config(...))
+    calculators.errors.InputError: spec: got None; expected a ModelSpec (calculators.get_model(id) or spec_from_config(...))
     """
     from calculators.model import ModelSpec
 
     if not isinstance(value, ModelSpec):
-        raise InputError(field, value, "a ModelSpec (calculators.get_model(id) or ModelSpec.from_config(...))")
+        raise InputError(field, value, "a ModelSpec (calculators.get_model(id) or spec_from_config(...))")
     return value
 
 

@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from calculators import (
     CalculatorError,
     InputError,
-    ModelSpec,
     UnknownNameError,
     fit_inference,
     fit_training,
@@ -35,11 +34,12 @@ from calculators import (
     training_memory,
 )
 from calculators.dtypes import DType
+from calculators.model_config import spec_from_config
 
 GIB = 2**30
 PROPERTY = settings(max_examples=40, deadline=None, database=None)
 
-SPEC = ModelSpec.from_config({
+SPEC = spec_from_config({
     "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 8,
     "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100,
 })
@@ -387,5 +387,5 @@ def test_dtype_parse_pytorch_spellings() -> None:
 )
 def test_from_config_errors(config: Any, field: str) -> None:
     with pytest.raises(CalculatorError) as info:
-        ModelSpec.from_config(config)
+        spec_from_config(config)
     assert str(info.value).startswith(f"{field}: got "), str(info.value)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import io
 import json
 import math
@@ -45,10 +44,11 @@ from hypothesis import strategies as st
 import calculators
 from calculators import cli
 from calculators.config_input import MAX_CONFIG_BYTES
-from calculators.errors import CalculatorError, InputError
+from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.widgets.api import INTERNAL_ERROR, compute_json
 from calculators.widgets.registry import CUSTOM, calculator_names, get_calculator
+from calculators.model_config import spec_from_config
 
 #: Cases per face in the test run; ``python -m tests.test_fuzz_inputs N`` runs N per face.
 CASES = int(os.environ.get("MLHW_FUZZ_CASES", "400"))
@@ -317,7 +317,7 @@ def check_cli(case: dict[str, Any]) -> list[str]:
 
 # ------------------------------------------------------------------------------ API face
 def _spec() -> ModelSpec:
-    return ModelSpec.from_config(LLAMA, name="fuzz")
+    return spec_from_config(LLAMA, name="fuzz")
 
 
 def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
@@ -381,7 +381,7 @@ def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
                        "kv_cache": "bf16", "tokens": 10**9, "target_tokens_per_s": None,
                        "budget_usd_per_hour": None, "grad_checkpointing": True, "include_apple": False,
                        "mfu": None}),
-        "from_config": (lambda config, **kw: ModelSpec.from_config(config, **kw), {"config": dict(LLAMA)}),
+        "from_config": (lambda config, **kw: spec_from_config(config, **kw), {"config": dict(LLAMA)}),
     }
 
 
@@ -395,7 +395,7 @@ _FLAGS = {"grad_checkpointing", "overlap", "include_apple"}
 
 def _reading_spec(function: Callable[..., Any]) -> Callable[..., Any]:
     def call(spec: Any, **kwargs: Any) -> Any:
-        return function(ModelSpec.from_config(spec), **kwargs)
+        return function(spec_from_config(spec), **kwargs)
     return call
 
 
@@ -564,12 +564,12 @@ def check_widget(case: dict[str, Any]) -> list[str]:
 
 # ------------------------------------------------------------------------------ config face (silent dense)
 def check_config(name: str, data: bytes, outcome: str) -> list[str]:
-    """A hostile config through ``ModelSpec.from_config`` (bytes, text and path)."""
+    """A hostile config through ``spec_from_config`` (bytes, text and path)."""
     problems: list[str] = []
     for given_as in ("bytes", "text"):
         value: Any = data if given_as == "bytes" else data.decode("utf-8", "replace")
         try:
-            spec = ModelSpec.from_config(value)
+            spec = spec_from_config(value)
         except InputError:
             if outcome != "error" and not (given_as == "text" and name == "utf8-bom"):
                 problems.append(f"{name} as {given_as} refused")

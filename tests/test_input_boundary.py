@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
-from calculators import InputError, ModelSpec, get_model, kv_cache_bytes
+from calculators import InputError, get_model, kv_cache_bytes
 from calculators.cli import main
 from calculators.config_input import MAX_CONFIG_BYTES, MAX_INT_DIGITS, MAX_JSON_DEPTH, load_config_json
 from calculators.cost import cost_comparison
 from calculators.recommend import Workload, recommend
 from calculators.widgets.api import INTERNAL_ERROR, compute_json
+from calculators.model_config import spec_from_config
 
 LLAMA = {"model_type": "llama", "hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
          "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 1000}
@@ -38,13 +39,13 @@ def _refused(call: Any, field: str, *words: str) -> str:
 # ------------------------------------------------------------------ config.json limits
 @pytest.mark.parametrize("given", [b"\xef\xbb\xbf" + TEXT.encode(), "\ufeff" + TEXT], ids=["bytes", "text"])
 def test_a_utf8_byte_order_mark_is_accepted(given: bytes | str) -> None:
-    assert ModelSpec.from_config(given).hidden_size == 256
+    assert spec_from_config(given).hidden_size == 256
 
 
 def test_a_utf8_byte_order_mark_is_accepted_from_a_file(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_bytes(b"\xef\xbb\xbf" + TEXT.encode())
-    assert ModelSpec.from_config(path).hidden_size == 256
+    assert spec_from_config(path).hidden_size == 256
     assert main(["infer", "--model", str(path), "--json"]) == 0
 
 
@@ -52,10 +53,10 @@ def test_a_utf8_byte_order_mark_is_accepted_from_a_file(tmp_path: Path) -> None:
                                               ("latin-1", "not UTF-8")])
 def test_other_encodings_are_refused_naming_them(tmp_path: Path, codec: str, named: str) -> None:
     data = json.dumps({**LLAMA, "_name_or_path": "caf\u00e9"}, ensure_ascii=False).encode(codec)
-    _refused(lambda: ModelSpec.from_config(data), "config", named, "UTF-8")
+    _refused(lambda: spec_from_config(data), "config", named, "UTF-8")
     path = tmp_path / "config.json"
     path.write_bytes(data)
-    _refused(lambda: ModelSpec.from_config(path), "config", named)
+    _refused(lambda: spec_from_config(path), "config", named)
 
 
 def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -64,41 +65,41 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path,
     with path.open("wb") as handle:
         handle.truncate(100 * 2**20)  # the 100 MB upload of the issue (sparse)
     monkeypatch.setattr("builtins.open", lambda *a, **k: pytest.fail("the file was opened"))
-    _refused(lambda: ModelSpec.from_config(path), "config", f"{100 * 2**20:,} bytes", "1 MiB")
+    _refused(lambda: spec_from_config(path), "config", f"{100 * 2**20:,} bytes", "1 MiB")
 
 
 def test_the_size_limit_is_1_mib_of_text() -> None:
     padded = TEXT[:-1] + " " * (MAX_CONFIG_BYTES - len(TEXT)) + "}"
     assert len(padded.encode()) == MAX_CONFIG_BYTES
-    assert ModelSpec.from_config(padded).hidden_size == 256
-    _refused(lambda: ModelSpec.from_config(padded + " "), "config", "1 MiB")
+    assert spec_from_config(padded).hidden_size == 256
+    _refused(lambda: spec_from_config(padded + " "), "config", "1 MiB")
 
 
 def test_nesting_is_limited_without_recursion_error() -> None:
     nested = {**LLAMA, "extra": json.loads("[" * (MAX_JSON_DEPTH - 1) + "]" * (MAX_JSON_DEPTH - 1))}
-    assert ModelSpec.from_config(json.dumps(nested)).hidden_size == 256
+    assert spec_from_config(json.dumps(nested)).hidden_size == 256
     deeper = TEXT[:-1] + ', "extra": ' + "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH + "}"
-    _refused(lambda: ModelSpec.from_config(deeper), "config.json", f"at most {MAX_JSON_DEPTH} levels")
-    _refused(lambda: ModelSpec.from_config("[" * 100_000 + "]" * 100_000), "config.json", "nested 100000")
+    _refused(lambda: spec_from_config(deeper), "config.json", f"at most {MAX_JSON_DEPTH} levels")
+    _refused(lambda: spec_from_config("[" * 100_000 + "]" * 100_000), "config.json", "nested 100000")
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
     config = {**LLAMA, "_name_or_path": "[" * 1000}
-    assert ModelSpec.from_config(json.dumps(config)).hidden_size == 256
+    assert spec_from_config(json.dumps(config)).hidden_size == 256
 
 
 def test_integer_length_is_limited_before_pythons_4300_digit_error() -> None:
     ok = TEXT[:-1] + ', "junk": ' + "7" * MAX_INT_DIGITS + "}"
-    assert ModelSpec.from_config(ok).hidden_size == 256
+    assert spec_from_config(ok).hidden_size == 256
     long = TEXT.replace('"hidden_size": 256', '"hidden_size": ' + "9" * 5000)
-    _refused(lambda: ModelSpec.from_config(long), "config.json", "5000 digits")
+    _refused(lambda: spec_from_config(long), "config.json", "5000 digits")
 
 
 @pytest.mark.parametrize("path", ["a" * 5000 + ".json", "b" * 300 + ".json", "a\x00b.json", "absent.json", "."],
                          ids=["path-too-long", "name-too-long", "nul", "missing", "directory"])
 def test_paths_that_are_not_a_readable_file(path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    _refused(lambda: ModelSpec.from_config(path), "config")
+    _refused(lambda: spec_from_config(path), "config")
     assert main(["infer", "--model", path]) == 2
 
 
@@ -114,7 +115,7 @@ def test_mixtral_without_expert_keys_gets_transformers_defaults_with_a_note() ->
     # transformers 5.23) has 46,702,792,704 parameters, the published "46.7B", not a 7.2B dense model.
     config = {"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
               "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000}
-    spec = ModelSpec.from_config(config)
+    spec = spec_from_config(config)
     assert spec.moe is not None and (spec.moe.num_experts, spec.moe.experts_per_token) == (8, 2)
     assert spec.parameters == 46_702_792_704
     assert any("num_local_experts" in note and "default" in note for note in spec.notes)
@@ -125,7 +126,7 @@ def test_qwen2_moe_without_expert_keys_gets_transformers_defaults_with_a_note() 
     # (Qwen1.5-MoE-A2.7B's shapes); counted on the meta device: 14,315,784,192 parameters.
     config = {"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 16,
               "num_key_value_heads": 16, "intermediate_size": 5632, "vocab_size": 151936}
-    spec = ModelSpec.from_config(config)
+    spec = spec_from_config(config)
     assert spec.moe is not None and (spec.moe.num_experts, spec.moe.experts_per_token) == (60, 4)
     assert spec.parameters == 14_315_784_192
     assert any("shared_expert_intermediate_size=5632" in note for note in spec.notes)
@@ -133,7 +134,7 @@ def test_qwen2_moe_without_expert_keys_gets_transformers_defaults_with_a_note() 
 
 def test_zero_experts_in_a_moe_architecture_is_refused() -> None:
     config = {**LLAMA, "model_type": "mixtral", "num_local_experts": 0}
-    _refused(lambda: ModelSpec.from_config(config), "config.num_local_experts")
+    _refused(lambda: spec_from_config(config), "config.num_local_experts")
 
 
 def test_catalog_moe_models_need_no_defaults() -> None:

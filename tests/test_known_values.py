@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from calculators import ModelSpec, get_model, inference_memory, kv_cache_bytes, lora_parameters, training_memory
+from calculators import get_model, inference_memory, kv_cache_bytes, lora_parameters, training_memory
 from calculators.dtypes import DType
 from calculators.memory.inference import kv_cache_bytes_per_token
 from calculators.memory.weights import quantized_bytes_per_element
+from calculators.model_config import spec_from_config
 
 GIB = 2**30
 
@@ -32,7 +33,7 @@ def test_kv_cache_per_token_opt_13b_pagedattention() -> None:
     # of space, calculated as 2 (key and value vectors) x 5120 (hidden state size) x 40
     # (number of layers) x 2 (bytes per FP16)" = 819,200 bytes.
     # OPT-13B's shapes written as a Llama-style config (MHA: 40 KV heads x 128 = 5120).
-    spec = ModelSpec.from_config({
+    spec = spec_from_config({
         "model_type": "llama", "hidden_size": 5120, "num_hidden_layers": 40, "num_attention_heads": 40,
         "num_key_value_heads": 40, "intermediate_size": 20480, "vocab_size": 50272,
     })
@@ -135,7 +136,7 @@ def test_qlora_65b_fits_one_48gb_gpu() -> None:
     # finetune a 65B parameter model on a single 48GB GPU"; section 4/5 setup: NF4 with
     # double quantisation, LoRA r=64 on all linear layers, paged AdamW, gradient
     # checkpointing. 48 GB read strictly as decimal (48e9 bytes, 44.7 GiB).
-    spec = ModelSpec.from_config(LLAMA_65B)
+    spec = spec_from_config(LLAMA_65B)
     estimate = training_memory(spec, method="qlora", lora_rank=64, lora_targets="all-linear",
                                optimizer="paged-adamw-8bit", grad_checkpointing=True, batch=1, seq=512)
     assert estimate.total_bytes <= 48 * 10**9
@@ -145,7 +146,7 @@ def test_qlora_65b_fits_one_48gb_gpu() -> None:
 def test_full_finetune_65b_does_not_fit_48gb() -> None:
     # bf16-mixed full fine-tuning needs >= 16 bytes per parameter for weights, gradients and
     # Adam state alone: 16 x 65e9 ~ 1 TB.
-    spec = ModelSpec.from_config(LLAMA_65B)
+    spec = spec_from_config(LLAMA_65B)
     estimate = training_memory(spec, method="full", precision="bf16-mixed", grad_checkpointing=True,
                                batch=1, seq=512)
     assert estimate.total_bytes > 48 * GIB

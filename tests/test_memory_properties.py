@@ -26,6 +26,7 @@ from calculators import (
 )
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT
 from calculators.memory.result import MemoryEstimate
+from calculators.model_config import spec_from_config
 
 GIB = 2**30
 PROPERTY = settings(max_examples=40, deadline=None, database=None)
@@ -73,7 +74,7 @@ def training_settings(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _spec(config: dict[str, Any]) -> ModelSpec:
-    return ModelSpec.from_config(config)
+    return spec_from_config(config)
 
 
 def _peak(config: dict[str, Any], **kwargs: Any) -> int:

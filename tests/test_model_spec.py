@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from calculators import CalculatorError, ConfigError, InputError, ModelSpec
+from calculators.model_config import spec_from_config
 
 # A tiny Llama-style config whose counts are easy to do by hand.
 TINY_LLAMA: dict[str, Any] = {
@@ -39,7 +40,7 @@ TINY_LLAMA_PARAMS_TIED = 6400 + 69888 + 64  # 76352
 
 
 def _spec(**overrides: Any) -> ModelSpec:
-    return ModelSpec.from_config({**TINY_LLAMA, **overrides})
+    return spec_from_config({**TINY_LLAMA, **overrides})
 
 
 # ------------------------------------------------------------------ shapes and counts
@@ -59,7 +60,7 @@ def test_gemma2_ties_embeddings_by_default() -> None:
     # Gemma2Config defaults tie_word_embeddings=True; a config without the key is tied.
     cfg = {**TINY_LLAMA, "model_type": "gemma2"}
     del cfg["tie_word_embeddings"]
-    assert ModelSpec.from_config(cfg).tie_word_embeddings is True
+    assert spec_from_config(cfg).tie_word_embeddings is True
 
 
 def test_gqa_kv_heads_not_attention_heads() -> None:
@@ -74,7 +75,7 @@ def test_missing_kv_heads_means_multi_head_attention() -> None:
     # LlamaConfig: num_key_value_heads defaults to num_attention_heads.
     cfg = dict(TINY_LLAMA)
     del cfg["num_key_value_heads"]
-    assert ModelSpec.from_config(cfg).kv_dim == 64
+    assert spec_from_config(cfg).kv_dim == 64
 
 
 def test_explicit_head_dim_honoured_gemma2_9b() -> None:
@@ -85,7 +86,7 @@ def test_explicit_head_dim_honoured_gemma2_9b() -> None:
         "num_key_value_heads": 8, "head_dim": 256, "intermediate_size": 14336, "vocab_size": 256000,
         "sliding_window": 4096,
     }
-    spec = ModelSpec.from_config(cfg)
+    spec = spec_from_config(cfg)
     assert spec.head_dim == 256
     assert spec.q_dim == 16 * 256  # 4096, wider than hidden
     assert spec.kv_dim == 8 * 256
@@ -101,7 +102,7 @@ def test_qwen2_has_qkv_bias_but_no_o_bias() -> None:
     #   q 64x64 + 64 = 4160; k 64x32 + 32 = 2080; v 2080; o 64x64 = 4096  -> 12416
     #   mlp 3 x 64 x 128 = 24576; norms 128; layer 37120; two layers 74240
     #   embed 6400 + final norm 64; tied head 0  -> 80704
-    spec = ModelSpec.from_config(cfg)
+    spec = spec_from_config(cfg)
     assert spec.attention_parameters_per_layer == 12416
     assert spec.parameters == 80704
     assert spec.qkv_bias and not spec.o_bias
@@ -116,7 +117,7 @@ def test_sliding_window_every_layer_mistral_v01() -> None:
         "model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
         "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "sliding_window": 4096,
     }
-    spec = ModelSpec.from_config(cfg)
+    spec = spec_from_config(cfg)
     assert spec.sliding_window == 4096
     assert spec.sliding_window_layers == 32
 
@@ -129,7 +130,7 @@ def test_explicit_layer_types_window_the_cache() -> None:
         "intermediate_size": 128, "vocab_size": 100, "sliding_window": 16,
         "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "sliding_attention"],
     }
-    assert ModelSpec.from_config(cfg).sliding_window_layers == 3
+    assert spec_from_config(cfg).sliding_window_layers == 3
 
 
 def test_sliding_window_null_means_none_mistral_v03() -> None:
@@ -138,7 +139,7 @@ def test_sliding_window_null_means_none_mistral_v03() -> None:
         "model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
         "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32768, "sliding_window": None,
     }
-    spec = ModelSpec.from_config(cfg)
+    spec = spec_from_config(cfg)
     assert spec.sliding_window is None
     assert spec.sliding_window_layers == 0
 
@@ -157,7 +158,7 @@ def test_gemma2_alternates_sliding_layers(layers: int, sliding: int) -> None:
         "model_type": "gemma2", "hidden_size": 64, "num_hidden_layers": layers, "num_attention_heads": 4,
         "head_dim": 16, "intermediate_size": 128, "vocab_size": 100, "sliding_window": 4096,
     }
-    assert ModelSpec.from_config(cfg).sliding_window_layers == sliding
+    assert spec_from_config(cfg).sliding_window_layers == sliding
 
 
 def test_qwen_use_sliding_window_false_means_none() -> None:
@@ -168,7 +169,7 @@ def test_qwen_use_sliding_window_false_means_none() -> None:
         "num_key_value_heads": 4, "intermediate_size": 18944, "vocab_size": 152064,
         "use_sliding_window": False, "sliding_window": 131072, "max_window_layers": 28,
     }
-    spec = ModelSpec.from_config(cfg)
+    spec = spec_from_config(cfg)
     assert spec.sliding_window_layers == 0
     assert spec.sliding_window is None
 
@@ -187,7 +188,7 @@ def test_moe_active_vs_total_by_hand() -> None:
     # total MoE block = 128 + 4 x 6144 = 24704; active = 128 + 2 x 6144 = 12416
     # total = embed 1600 + head 1600 + final norm 32 + 2 x (3072 + 64 + 24704) = 58912
     # active = 3232 + 2 x (3072 + 64 + 12416) = 34336
-    spec = ModelSpec.from_config(cfg)
+    spec = spec_from_config(cfg)
     assert spec.parameters == 58912
     assert spec.active_parameters == 34336
 
@@ -201,7 +202,7 @@ def test_dense_model_active_equals_total() -> None:
 def test_text_config_nesting_reads_language_model() -> None:
     # Multimodal configs (e.g. LLaVA) nest the language model under text_config.
     nested = {"model_type": "llava", "text_config": dict(TINY_LLAMA), "vision_config": {"hidden_size": 1024}}
-    spec = ModelSpec.from_config(nested)
+    spec = spec_from_config(nested)
     assert spec.model_type == "llama"
     assert spec.parameters == TINY_LLAMA_PARAMS_UNTIED
 
@@ -210,13 +211,13 @@ def test_dict_json_text_and_file_path_agree(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(TINY_LLAMA), encoding="utf-8")
     forms: list[Any] = [TINY_LLAMA, json.dumps(TINY_LLAMA), "  \n" + json.dumps(TINY_LLAMA), str(path), path]
-    specs = [ModelSpec.from_config(form) for form in forms]
+    specs = [spec_from_config(form) for form in forms]
     assert all(s.parameters == TINY_LLAMA_PARAMS_UNTIED for s in specs)
     assert all(s == specs[0] for s in specs)
 
 
 def test_name_argument_used() -> None:
-    assert ModelSpec.from_config(TINY_LLAMA, name="Tiny").name == "Tiny"
+    assert spec_from_config(TINY_LLAMA, name="Tiny").name == "Tiny"
 
 
 def test_integral_floats_accepted() -> None:
@@ -227,7 +228,7 @@ def test_integral_floats_accepted() -> None:
 # ------------------------------------------------------------------ malformed configs
 def _assert_config_error(config: Any, key: str) -> ConfigError:
     with pytest.raises(ConfigError) as info:
-        ModelSpec.from_config(config)
+        spec_from_config(config)
     assert f"config.{key}" in str(info.value), str(info.value)
     assert info.value.field == f"config.{key}"
     return info.value
@@ -336,7 +337,7 @@ def test_nonexistent_path_named(tmp_path: Path) -> None:
     # Not a malformed config but a missing file: an InputError on the 'config' argument.
     missing = tmp_path / "nope" / "config.json"
     with pytest.raises(InputError) as info:
-        ModelSpec.from_config(missing)
+        spec_from_config(missing)
     assert info.value.field == "config"
     assert str(missing) in str(info.value)
     assert "config" in str(info.value)
@@ -344,7 +345,7 @@ def test_nonexistent_path_named(tmp_path: Path) -> None:
 
 def test_non_config_type_rejected() -> None:
     with pytest.raises(CalculatorError, match="config"):
-        ModelSpec.from_config(42)  # type: ignore[arg-type]
+        spec_from_config(42)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------ unknown architectures
@@ -368,7 +369,7 @@ def test_unknown_model_type_missing_keys_names_model_type() -> None:
 
 def test_errors_are_value_errors() -> None:
     with pytest.raises(ValueError):
-        ModelSpec.from_config({**TINY_LLAMA, "hidden_size": -1})
+        spec_from_config({**TINY_LLAMA, "hidden_size": -1})
 
 
 def test_nan_never_reaches_counts() -> None:
@@ -388,18 +389,18 @@ def test_gemma3_text_by_hand() -> None:
     cfg = {"model_type": "gemma3_text", "hidden_size": 64, "num_hidden_layers": 6, "num_attention_heads": 4,
            "num_key_value_heads": 2, "head_dim": 32, "intermediate_size": 128, "vocab_size": 100,
            "sliding_window": 16}
-    spec = ModelSpec.from_config(cfg)
+    spec = spec_from_config(cfg)
     assert spec.parameters == 6400 + 6 * (24576 + 64 + 24576 + 256) + 64
     assert spec.tie_word_embeddings and spec.qk_norm and spec.norms_per_layer == 4
     # Gemma3TextConfig: without layer_types, layer i is global when (i + 1) % 6 == 0 (pattern 6).
     assert spec.sliding_window_layers == 5
-    assert ModelSpec.from_config({**cfg, "sliding_window_pattern": 2}).sliding_window_layers == 3
+    assert spec_from_config({**cfg, "sliding_window_pattern": 2}).sliding_window_layers == 3
     listed = ["full_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention",
               "full_attention"]
-    assert ModelSpec.from_config({**cfg, "layer_types": listed}).sliding_window_layers == 2
+    assert spec_from_config({**cfg, "layer_types": listed}).sliding_window_layers == 2
     # Gemma3TextConfig's default window is 4096 tokens when the key is absent.
     no_window = {k: v for k, v in cfg.items() if k != "sliding_window"}
-    assert ModelSpec.from_config(no_window).sliding_window == 4096
+    assert spec_from_config(no_window).sliding_window == 4096
 
 
 def test_gpt_oss_sinks_and_biases_by_hand() -> None:
@@ -413,7 +414,7 @@ def test_gpt_oss_sinks_and_biases_by_hand() -> None:
            "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 32, "num_local_experts": 4,
            "num_experts_per_tok": 2, "vocab_size": 100, "sliding_window": 8,
            "layer_types": ["sliding_attention", "full_attention"]}
-    spec = ModelSpec.from_config(cfg)
+    spec = spec_from_config(cfg)
     assert spec.attention_parameters_per_layer == 12484
     assert spec.parameters == 88784
     # active: two experts instead of four
@@ -426,7 +427,7 @@ def test_qwen3_moe_dense_layers_among_moe_refused() -> None:
     cfg = {"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
            "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "moe_intermediate_size": 32,
            "num_experts": 4, "num_experts_per_tok": 2, "vocab_size": 100}
-    assert ModelSpec.from_config({**cfg, "mlp_only_layers": []}).num_moe_layers == 2
+    assert spec_from_config({**cfg, "mlp_only_layers": []}).num_moe_layers == 2
     _assert_config_error({**cfg, "mlp_only_layers": [0]}, "mlp_only_layers")
     _assert_config_error({**cfg, "decoder_sparse_step": 2}, "decoder_sparse_step")
 
@@ -439,5 +440,5 @@ def test_gemma3_kv_cache_windows_five_of_six_layers() -> None:
     cfg = {"model_type": "gemma3_text", "hidden_size": 5376, "num_hidden_layers": 62, "num_attention_heads": 32,
            "num_key_value_heads": 16, "head_dim": 128, "intermediate_size": 21504, "vocab_size": 262208,
            "sliding_window": 1024, "sliding_window_pattern": 6}
-    spec = ModelSpec.from_config(cfg)
+    spec = spec_from_config(cfg)
     assert kv_cache_bytes(spec, batch=1, context=32768) == 8192 * (10 * 32768 + 52 * 1024)

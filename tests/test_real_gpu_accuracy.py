@@ -27,7 +27,7 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.fit import fit_verdict
 from calculators.memory.overhead import CUDA_CONTEXT_BYTES, CUDA_WORKSPACE_BYTES, RESERVE_FIT
 from calculators.memory.weights import weight_bytes
-from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests/data/measurements_cuda/h100-sxm"
@@ -103,7 +103,7 @@ def test_workspaces_are_what_was_allocated_before_the_first_step() -> None:
     for run in RUNS:
         if run["mode"] not in ("bf16", "infer_bf16") or run.get("out_of_memory"):
             continue
-        spec = ModelSpec.from_config(CONFIGS[run["model"]])
+        spec = spec_from_config(CONFIGS[run["model"]])
         gaps.append(run["base_allocated"] - weight_bytes(spec, dtype="bf16"))
     assert abs(statistics.median(gaps) - CUDA_WORKSPACE_BYTES) < 2 * MIB
 

@@ -36,6 +36,7 @@ from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
 from calculators.widgets.fields import (
     Field,
     Value,
@@ -180,7 +181,7 @@ def spec_from_config_text(text: str) -> ModelSpec:
     name = data.get("_name_or_path")
     if not isinstance(name, str) or not name.strip():
         name = "Custom model"
-    return ModelSpec.from_config(data, name=name.strip()[:80])
+    return spec_from_config(data, name=name.strip()[:80])
 
 
 def _pick(values: Values, names: tuple[str, ...]) -> dict[str, Value]:
