@@ -21,7 +21,6 @@ import posixpath
 from collections.abc import Mapping
 
 from calculators import doc_tables, doc_values
-from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
 from calculators.errors import UnknownNameError
 from calculators.inline_values import ValueFunction, function_name, to_record, update_values, value_ids
@@ -35,6 +34,7 @@ from calculators.tables import (
     update_blocks,
     versioned_site_url,
 )
+from calculators.version import __version__
 
 
 def all_tables() -> dict[str, TableFunction]:
