@@ -10,8 +10,9 @@ calculators.errors.InputError: batch: got 0; expected an integer from 1 to 1024
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from calculators.errors import InputError, UnknownNameError
@@ -173,3 +174,17 @@ def names(field: str, value: Any, choices: Iterable[str]) -> tuple[str, ...]:
     if not items or any(not isinstance(item, str) or item not in options for item in items):
         raise InputError(field, value, accepted)
     return tuple(items)
+
+
+def default_of(function: Callable[..., Any], name: str) -> Any:
+    """The default of keyword argument ``name`` of ``function``: the CLI and the widget forms read
+    their defaults from the engine's signature, so the three faces cannot disagree.
+
+    >>> from calculators.memory.training_inputs import training_setup
+    >>> default_of(training_setup, "seq")
+    2048
+    """
+    parameter = inspect.signature(function).parameters[name]
+    if parameter.default is inspect.Parameter.empty:
+        raise ValueError(f"{function.__name__}() has no default for {name}")
+    return parameter.default
