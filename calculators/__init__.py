@@ -2,7 +2,7 @@
 
 Standard library only, so the same package runs in the browser under Pyodide. This module
 is the public API: one entry function per subject, all re-exported from the modules that
-define them (``tests/test_public_api.py`` snapshots their signatures).
+define them (``tests/engine/test_public_api.py`` snapshots their signatures).
 
 =========================  ==================================================================
 subject                    entry points

@@ -135,7 +135,7 @@ def out_of_scope() -> Table:
     return Table(
         id="claims-out-of-scope",
         caption=("Lines of the source guides that carry a number next to a unit but no claim this audit checks, "
-                 "each with the reason (calculators.claims.scope.OUT_OF_SCOPE); tests/test_claims.py fails when a "
+                 "each with the reason (calculators.claims.scope.OUT_OF_SCOPE); tests/content/test_claims.py fails when a "
                  "line with a number and a unit is neither here nor quoted by a claim."),
         columns=("source", "line (quoted)", "why it is not checked"),
         align=("l", "l", "l"),

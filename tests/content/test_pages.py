@@ -10,7 +10,7 @@ import pytest
 from calculators.widgets.markdown import MARKER, parse_marker
 from calculators.widgets.registry import calculator_names
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 #: Pages that are not guide pages, with the reason.
 NO_WIDGET = {

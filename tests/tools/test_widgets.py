@@ -6,7 +6,7 @@ import json
 from html.parser import HTMLParser
 
 import pytest
-from scripts_module import load_script
+from support import load_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from scripts_module import load_script
+from support import docs_pages, load_script
 
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of, catalog_sources
@@ -35,10 +35,10 @@ from calculators.tables import (
     with_site_version,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 SITE = ROOT / "site"
-PAGES = {p.relative_to(DOCS).as_posix(): p.read_text(encoding="utf-8") for p in sorted(DOCS.rglob("*.md"))}
+PAGES = docs_pages()
 SITE_URL = DOCS_SITE_URL
 LOCATIONS = table_locations(PAGES)
 TABLES = site_tables(PAGES)

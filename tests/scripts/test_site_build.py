@@ -29,7 +29,7 @@ from linkcheck import broken_links
 
 from calculators.tables import DOCS_SITE_URL
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
 #: A real address with a path, as a project site is published (not a placeholder, not local).
 SITE_URL = "https://guide.example.org/sizing-ml-hardware/"

@@ -23,7 +23,7 @@ from calculators.rules_of_thumb import (
     rule_estimates,
 )
 
-PEER_FILE = Path(__file__).parent / "data" / "peer_estimates.json"
+PEER_FILE = Path(__file__).resolve().parents[1] / "data" / "peer_estimates.json"
 
 # Meta-Llama-3-8B's config.json shapes; 8,030,261,248 parameters (see calculators/model.py).
 LLAMA3_8B = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,

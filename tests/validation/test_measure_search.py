@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.scripts_module import load_script
+from support import load_script
 
 measure = load_script("measure_memory")
 

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 import pytest
-from scripts_module import load_script
+from support import docs_pages, load_script
 
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of
@@ -40,12 +40,12 @@ from calculators.table_registry import (
 )
 from calculators.tables import DOCS_SITE_URL, Table, block_ids, render_markdown, to_csv, to_json, update_blocks
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 
 diff_tables = load_script("diff_tables")
-PAGES = {p.relative_to(DOCS).as_posix(): p.read_text(encoding="utf-8") for p in sorted(DOCS.rglob("*.md"))}
+PAGES = docs_pages()
 SITE_URL = DOCS_SITE_URL
 TABLES = site_tables(PAGES)
 

@@ -29,11 +29,11 @@ from typing import Any
 
 import pytest
 
-from scripts_module import load_script
+from support import load_script
 
 jupytext = pytest.importorskip("jupytext", reason="the docs extra is not installed")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
 NOTEBOOKS = sorted(EXAMPLES.glob("*.py"))
 SITE = Path(os.environ.get("EXAMPLES_SITE_DIR", ROOT / "site"))

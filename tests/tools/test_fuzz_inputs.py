@@ -10,7 +10,7 @@ use it.
 
 Each case is drawn from a seeded :class:`random.Random` (hypothesis picks the seeds, so a
 failure prints a seed that replays it); a checker returns the problems it found, and the
-tests assert there are none. ``python -m tests.test_fuzz_inputs 3000`` runs that many
+tests assert there are none. ``python -m tests.tools.test_fuzz_inputs 3000`` runs that many
 cases per face and prints the counts by kind of problem (what the issue's closing note
 reports; a second number picks other seeds, ``... 3000 777``). The suite itself is bounded: a few hundred cases per face, well under a minute.
 
@@ -50,7 +50,7 @@ from calculators.widgets.api import INTERNAL_ERROR, compute_json
 from calculators.widgets.registry import CUSTOM, calculator_names, get_calculator
 from calculators.model_config import spec_from_config
 
-#: Cases per face in the test run; ``python -m tests.test_fuzz_inputs N`` runs N per face.
+#: Cases per face in the test run; ``python -m tests.tools.test_fuzz_inputs N`` runs N per face.
 CASES = int(os.environ.get("MLHW_FUZZ_CASES", "400"))
 FUZZ = settings(max_examples=CASES, deadline=None, database=None, derandomize=True)
 

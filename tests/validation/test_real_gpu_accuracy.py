@@ -29,7 +29,7 @@ from calculators.memory.overhead import CUDA_CONTEXT_BYTES, CUDA_WORKSPACE_BYTES
 from calculators.memory.weights import weight_bytes
 from calculators.model_config import spec_from_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests/data/measurements_cuda/h100-sxm"
 SHARED = ROOT.parent / "shared/measurements/h100"
 RUNS, CONFIGS = load_runs(DATA)

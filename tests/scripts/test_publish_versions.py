@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from scripts_module import load_script
+from support import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 publish_versions = load_script("publish_versions")

@@ -22,7 +22,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "calculators"
+PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
 
 LAYER_OF_AREA: dict[str, int] = {
     "errors": 0, "dtypes": 0, "version": 0, "tables": 0, "inline_values": 0,

@@ -1,4 +1,5 @@
-"""The command line, run as a user runs it: ``python -m calculators`` in a subprocess.
+"""The command line: ``calculators.cli.main`` in-process (fast), plus smoke tests of
+``python -m calculators`` and the ``mlhw`` console script in a subprocess, as a user runs them.
 
 Contract (``calculators/cli.py`` docstring): subcommands ``train``, ``infer``, ``fit``,
 ``models``, ``gpus``, each with ``--json``; bad input prints one line naming the field on
@@ -7,6 +8,8 @@ stderr and exits with status 2, with no traceback.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -17,7 +20,9 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from calculators.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 ESTIMATE_KEYS = {"parameters", "trainable_parameters", "active_parameters", "peak_allocated_bytes", "total_bytes",
                  "peak_phase", "breakdown"}
 
@@ -25,15 +30,22 @@ TINY_CONFIG = {
     "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 8,
     "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100, "tie_word_embeddings": False,
 }
-# By hand (see tests/test_model_spec.py): attention 10240 + mlp 24576 + norms 128 per layer,
+# By hand (see tests/engine/test_model_spec.py): attention 10240 + mlp 24576 + norms 128 per layer,
 # two layers 69888; embed 6400 + final norm 64 + untied head 6400.
 TINY_PARAMS = 6400 + 69888 + 64 + 6400
 
 
 def mlhw(*args: str, executable: list[str] | None = None) -> subprocess.CompletedProcess[str]:
-    command = (executable or [sys.executable, "-m", "calculators"]) + list(args)
+    """Run the CLI: in this process (``main``, stdout and stderr captured), or with ``executable``
+    in a subprocess."""
+    if executable is None:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(list(args))
+        return subprocess.CompletedProcess(["mlhw", *args], status, out.getvalue(), err.getvalue())
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120, check=False)
+    return subprocess.run(executable + list(args), capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+                          check=False)
 
 
 def _ok(result: subprocess.CompletedProcess[str]) -> str:
@@ -210,6 +222,14 @@ def _console_script() -> str | None:
     if candidate.exists():
         return str(candidate)
     return shutil.which("mlhw")
+
+
+def test_python_dash_m() -> None:
+    """``python -m calculators`` as a user runs it: a result on stdout, and a bad input's one line on stderr."""
+    module = [sys.executable, "-m", "calculators"]
+    data: Any = json.loads(_ok(mlhw("infer", "--model", "llama-3-8b", "--json", executable=module)))
+    assert ESTIMATE_KEYS <= set(data)
+    _bad(mlhw("train", "--model", "llama-3-8b", "--batch", "-1", executable=module), "batch")
 
 
 @pytest.mark.skipif(_console_script() is None, reason="console script mlhw not installed (pip install -e .)")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "calculators"
+PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
 
 #: Modules (and their submodules) that cannot run under Pyodide.
 FORBIDDEN = ("threading", "multiprocessing", "subprocess", "socket", "tkinter", "asyncio.subprocess", "ctypes",

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: Runs in a subprocess; prints one line per published artefact: ``name sha256``.
 _PROGRAM = r"""

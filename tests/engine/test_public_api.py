@@ -2,7 +2,7 @@
 
 The signature snapshot works as tabulate's and humanize's API tests do: a changed
 signature fails here until ``tests/data/public_api.txt`` is rewritten, so a release note
-can list what changed. Rewrite it with ``UPDATE_SNAPSHOTS=1 scripts/test tests/test_public_api.py``
+can list what changed. Rewrite it with ``UPDATE_SNAPSHOTS=1 scripts/test tests/engine/test_public_api.py``
 after checking the diff is intended.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import calculators
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT = ROOT / "tests" / "data" / "public_api.txt"
 
 
@@ -65,7 +65,7 @@ def test_signature_snapshot() -> None:
     expected = SNAPSHOT.read_text(encoding="utf-8")
     assert current == expected, (
         "The public API changed. If intended, rewrite the snapshot with "
-        "UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest tests/test_public_api.py and note it in the changelog.")
+        "UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest tests/engine/test_public_api.py and note it in the changelog.")
 
 
 def test_version_matches_pyproject() -> None:

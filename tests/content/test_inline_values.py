@@ -5,7 +5,7 @@ A sentence holds ``<!-- value: ID -->`` ... ``<!-- /value -->`` (written by
 
 * recompute every value marker and compare the text the page shows, naming page, line,
   value id, expected and found (the whole marker body, provenance included, is checked by
-  the staleness test in tests/test_generated_tables.py);
+  the staleness test in tests/content/test_generated_tables.py);
 * require value ids unique across the site, distinct from table ids, registered, used, and
   produced by named functions;
 * flag numbers with a unit (GiB, GB, GB/s, tokens/s, %, $, USD, ...) typed into paragraphs
@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+from support import docs_pages
 
 from calculators import __version__
 from calculators.errors import UnknownNameError
@@ -45,19 +46,19 @@ from calculators.table_registry import (
 )
 from calculators.tables import DOCS_SITE_URL
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 sys.path.insert(0, str(ROOT / "scripts"))
 from diff_tables import _flatten_containers  # noqa: E402
 
-PAGES = {p.relative_to(DOCS).as_posix(): p.read_text(encoding="utf-8") for p in sorted(DOCS.rglob("*.md"))}
+PAGES = docs_pages()
 SITE_URL = DOCS_SITE_URL
 
 #: Pages the lint skips. The test warns when a listed page has no flagged number left:
 #: remove an entry as soon as its page is converted. A folder entry (ending in /) covers
 #: every page under it. ``examples/``: the worked examples are jupytext notebooks
 #: (docs/examples/*.py) whose numbers are the executed output of their own code, not
-#: Markdown that gen_tables.py rewrites; tests/test_notebooks.py runs each one and checks
+#: Markdown that gen_tables.py rewrites; tests/content/test_notebooks.py runs each one and checks
 #: its built page. The folder's index.md only lists the notebooks by their titles, which
 #: name their inputs (a "24 GB" card).
 PENDING_PAGES: tuple[str, ...] = (

@@ -1,6 +1,6 @@
 """The input boundary of issue #17, case by case: config.json limits, MoE defaults, names as typed, unused inputs.
 
-The fuzz suite (``tests/test_fuzz_inputs.py``) draws cases at random; these are the cases
+The fuzz suite (``tests/tools/test_fuzz_inputs.py``) draws cases at random; these are the cases
 the issue reported, each a regression test named for what it guards.
 """
 

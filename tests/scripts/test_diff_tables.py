@@ -11,9 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from scripts_module import load_script
+from support import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

@@ -30,7 +30,7 @@ from calculators.claims.record import (
 from calculators.doc_tables.claims import summary
 from calculators.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES_DIR = Path(os.environ.get("SIZING_SOURCES_DIR") or ROOT.parent / "shared" / "sources")
 needs_sources = pytest.mark.skipif(
     not SOURCES_DIR.is_dir(),

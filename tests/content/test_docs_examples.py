@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 FENCE = re.compile(r"^```(?P<lang>pycon|python)[^\n]*\n(?P<body>.*?)^```", re.DOTALL | re.MULTILINE)
 
 

@@ -14,11 +14,11 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from scripts_module import load_script
+from support import load_script
 
 pytestmark = pytest.mark.measure
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "measure_memory.py"
 DATA = REPO / "tests" / "data" / "measurements"
 
