@@ -20,3 +20,7 @@ from pathlib import Path
 _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
+
+#: The conftest files hold no doctests; collecting them as modules (``--doctest-modules``)
+#: would import two files called ``conftest`` under one name.
+collect_ignore = ["conftest.py", "browser/conftest.py"]
