@@ -228,7 +228,7 @@ _OFFERS: tuple[CloudOffer, ...] = (
 
 _QUOTES: tuple[PurchaseQuote, ...] = (
     PurchaseQuote(gpu_id="h100-sxm", usd_low=25000, usd_high=40000, source=_H100_QUOTE),
-    # NVIDIA publishes no list price for its RTX PRO cards; a dated street-price range instead.
+    # The GPU catalog holds no launch price for the RTX PRO 6000: a dated street-price range instead.
     PurchaseQuote(gpu_id="rtx-pro-6000-blackwell", usd_low=8000, usd_high=9200, source=_PRO6000_STREET),
 )
 

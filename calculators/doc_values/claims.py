@@ -95,6 +95,8 @@ VERDICT_VALUES: dict[str, str] = {
     "verdict-moe-14b": "lyceum-moe-14b-active",
     "verdict-13b-multi-gpu": "lyceum-13b-multi-gpu",
     "verdict-oom-fallback": "vrla-ws-oom-fallback",
+    "verdict-flash-60-80": "vrla-flash-attention-60-80",
+    "verdict-ckpt-60-70": "vrla-ckpt-60-70",
 }
 
 VALUES: dict[str, ValueFunction] = {
