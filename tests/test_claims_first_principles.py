@@ -208,7 +208,7 @@ def test_statements_without_numbers_are_audited() -> None:
 
 # --------------------------------------------------------------------------- prose
 #: Words that judge a guide's claim; in prose they must come from the audit (a verdict value).
-_JUDGING = re.compile(r"\b(?:holds only (?:when|for)|finds it wrong|the range holds|stays unchecked|"
+_JUDGING = re.compile(r"\b(?:holds only (?:when|for|at)|finds it wrong|the range holds|stays unchecked|"
                       r"(?:claim|range|rule) (?:is|was) wrong|(?:claim|range|rule) does not hold)\b", re.IGNORECASE)
 _VALUE = re.compile(r"<!-- value: [a-z0-9-]+ -->.*?<!-- /value -->")
 

@@ -93,6 +93,7 @@ VERDICT_VALUES: dict[str, str] = {
     "verdict-70b-int8-a100": "lyceum-70b-int8-one-a100",
     "verdict-moe-56b": "lyceum-moe-56b-vram",
     "verdict-moe-14b": "lyceum-moe-14b-active",
+    "verdict-moe-speed": "lyceum-moe-speed-14b",
     "verdict-13b-multi-gpu": "lyceum-13b-multi-gpu",
     "verdict-oom-fallback": "vrla-ws-oom-fallback",
     "verdict-flash-60-80": "vrla-flash-attention-60-80",
