@@ -7,12 +7,26 @@ The batch-doubling claim has a number and is computed with
 :func:`calculators.memory.training.training_memory`.
 
 >>> [c.id for c in claims()]
-['vrla-ws-oom-fallback', 'pytorch-larger-batch-converges-faster', 'vrla-doubling-batch-not-double']
+['vrla-ws-oom-fallback', 'pytorch-larger-batch-converges-faster', 'vrla-doubling-batch-not-double', 'vrla-accumulation-micro-batch-vram']
 """
 
 from __future__ import annotations
 
-from calculators.claims.figures import F_TRAIN, LORA, PAGE_MEMORY, PYTORCH, VRLA_FT, VRLA_WS, figure, name, training
+from calculators.claims.figures import (
+    F_TRAIN,
+    LORA,
+    MIXED,
+    PAGE_ACTIVATIONS,
+    PAGE_MEMORY,
+    PURE16,
+    PYTORCH,
+    QLORA,
+    VRLA_FT,
+    VRLA_WS,
+    figure,
+    name,
+    training,
+)
 from calculators.claims.record import VERDICT_ONLY_WHEN, VERDICT_WRONG, Case, Claim, Evidence, Figure
 
 #: When the evidence was read.
@@ -28,6 +42,20 @@ def _doubling() -> Figure:
         two = training(model, **LORA, batch=2, grad_checkpointing=on).total_bytes
         cases.append(Case(f"{name(model)} LoRA, 2048 tokens, ckpt {'on' if on else 'off'}", two / one))
     return figure(cases, "x batch 1", F_TRAIN, PAGE_MEMORY)
+
+
+def _accumulation() -> Figure:
+    """total_bytes with 4 accumulated micro-batches of 2 over one micro-batch of 2, Llama 3 8B, 2048 tokens (x)."""
+    model = "llama-3-8b"
+    cases = []
+    for method, settings in (("full, mixed precision", MIXED), ("full, pure bf16", PURE16), ("LoRA", LORA),
+                             ("QLoRA", QLORA)):
+        for on in (False, True):
+            alone = training(model, **settings, batch=2, grad_checkpointing=on).total_bytes
+            accumulated = training(model, **settings, batch=2, grad_accumulation=4, grad_checkpointing=on).total_bytes
+            label = f"{method}, ckpt {'on' if on else 'off'}"
+            cases.append(Case(label, accumulated / alone, condition=method))
+    return figure(cases, "x the micro-batch alone", F_TRAIN, PAGE_ACTIVATIONS)
 
 
 def claims() -> tuple[Claim, ...]:
@@ -73,4 +101,12 @@ def claims() -> tuple[Claim, ...]:
               conditions=f"{name('llama-3-8b')}, LoRA rank 16 all-linear, 2048 tokens: total at batch 2 over batch 1",
               low=2, high=2, unit="x batch 1", bound="at most", figure=_doubling,
               why="The base weights and the runtime overhead do not grow with the batch; activations and logits do."),
+        Claim(id="vrla-accumulation-micro-batch-vram", source=VRLA_FT, section="Batch size", subject="training",
+              quote="This achieves the same effective batch size with the VRAM requirements of the smaller micro-batch.",
+              conditions=(f"{name('llama-3-8b')}, 2048 tokens: total with 4 accumulated micro-batches of 2 over the "
+                          "total of one micro-batch of 2, per method, checkpointing off and on"),
+              low=1, high=1, unit="x the micro-batch alone", figure=_accumulation,
+              why=("Accumulating keeps every weight's gradient alive through the next micro-batches' forward and "
+                   "backward: free for adapters, and for full fine-tuning hidden only when the optimizer step "
+                   "already decides the peak (checkpointing on).")),
     )
