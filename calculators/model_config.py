@@ -33,6 +33,15 @@ KNOWN_MODEL_TYPES = (
     *("gemma3_text", "gpt_oss"),  # read by _newer_families (2025 architectures)
 )
 
+#: Encoder-only and encoder-decoder families (``config.model_type``): refused, not guessed. Their
+#: layers differ from a decoder's in every term the memory model counts (a two-matrix MLP with
+#: biases, LayerNorm, learned position and token-type embeddings, bidirectional attention, a
+#: masked-LM or classification head), so a Llama-style reading would miscount them.
+ENCODER_MODEL_TYPES = (
+    "bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "modernbert",
+    "mpnet", "t5", "mt5", "bart",
+)
+
 _MAX_HIDDEN = 1 << 17  # 131072: ten times the widest published dense model
 _MAX_LAYERS = 4096
 _MAX_VOCAB = 1 << 24
@@ -108,6 +117,10 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None) -> ModelSpec:
     model_type = data.get("model_type")
     if not isinstance(model_type, str) or not model_type:
         raise ConfigError("model_type", model_type, f"a string such as one of: {', '.join(KNOWN_MODEL_TYPES)}")
+    if model_type in ENCODER_MODEL_TYPES:
+        raise ConfigError("model_type", model_type,
+                          "a decoder-only model: encoder models (BERT-class) and encoder-decoders are not "
+                          f"modelled ({', '.join(KNOWN_MODEL_TYPES)}, or a Llama-style config)")
     if model_type not in KNOWN_MODEL_TYPES:
         missing = [k for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
                                "vocab_size") if k not in data]

@@ -96,6 +96,10 @@ _RUNPOD_2026_01 = Source("RunPod pod prices, '$/hr On-Demand' column, as transcr
                          "runpod_specs.md", "2026-01-01")
 _H100_QUOTE = Source("AI Wiki: NVIDIA H100 (per-unit prices in the $25,000 to $40,000 range)",
                      "https://aiwiki.ai/wiki/nvidia_h100", "2026-06-20")
+_PRO6000_STREET = Source("NewGearHub, Nvidia GTC 2026: What Blackwell GPUs Mean for Pro Workstations (RTX PRO 6000 "
+                         "Blackwell retailing between $8,000 and $9,200 as of April 2026; MSRP given as $8,565)",
+                         "https://www.newgearhub.com/review/nvidia-gtc-2026-blackwell-gpus-pro-workstations",
+                         "2026-04-06")
 _EIA_2023 = Source("U.S. EIA Electric Power Annual 2023, average revenue per kWh by state and sector",
                    "https://www.eia.gov/electricity/annual/secrev-map.php", "2024-10-17", kind="measured")
 
@@ -224,6 +228,8 @@ _OFFERS: tuple[CloudOffer, ...] = (
 
 _QUOTES: tuple[PurchaseQuote, ...] = (
     PurchaseQuote(gpu_id="h100-sxm", usd_low=25000, usd_high=40000, source=_H100_QUOTE),
+    # The GPU catalog holds no launch price for the RTX PRO 6000: a dated street-price range instead.
+    PurchaseQuote(gpu_id="rtx-pro-6000-blackwell", usd_low=8000, usd_high=9200, source=_PRO6000_STREET),
 )
 
 _DEFAULT_KWH = ElectricityPrice(

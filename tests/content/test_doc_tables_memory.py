@@ -89,13 +89,14 @@ def test_loss_tensors_are_three_fp32_vocabulary_rows_per_token() -> None:
 
 def test_source_claim_16_bytes_per_parameter() -> None:
     # fp32 AdamW model states are 4 (weights) + 4 (gradients) + 8 (two moments) = 16 bytes per
-    # parameter, so the "16x at FP32" rule holds only for them; the foreach step adds a 4 B/param
-    # temporary (20 B/param at the step), and the full step's total is above the rule.
+    # parameter. The guide's figure is the total with activations, so the model states are only a
+    # reference; the foreach step adds a 4 B/param temporary (20 B/param, beyond 16 x 1.2 = 19.2), the
+    # fused kernel does not: the rule holds only with fused AdamW.
     table = TABLES["memory-source-claims"]()
     row = dict(zip(table.columns, next(r for r in table.rows if r[0] == "vrla-16x-fp32"), strict=True))
-    assert row["claimed"] == "16 B/param (±15%)"
-    assert "16 B/param (model states only)" in row["our figure"]
-    assert row["verdict"] == "holds only when model states only"
+    assert row["claimed"] == "16 B/param (±20%)"
+    assert "16 B/param (model states only (reference))" in row["our figure"]
+    assert row["verdict"] == "holds only when fused AdamW (wrong when foreach AdamW (PyTorch's default))"
 
 
 def test_gradient_accumulation_adds_one_set_of_gradients() -> None:

@@ -360,11 +360,21 @@ def test_known_model_type_has_no_llama_style_note() -> None:
 
 
 def test_unknown_model_type_missing_keys_names_model_type() -> None:
-    cfg = {"model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12}
+    cfg = {"model_type": "falcon", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12}
     error = _assert_config_error(cfg, "model_type")
-    assert "bert" in str(error)
+    assert "falcon" in str(error)
     # It says which Llama keys are missing.
     assert "intermediate_size" in str(error) and "vocab_size" in str(error)
+
+
+def test_encoder_models_are_refused_not_read_as_llama() -> None:
+    # BERT-base's own config (google-bert/bert-base-uncased): a two-matrix MLP with biases, LayerNorm,
+    # learned position and token-type embeddings. Read as Llama-style, a gated MLP would add a third
+    # 768 x 3072 matrix to each of its 12 layers: 12 x 768 x 3072 = 28.3M parameters that do not exist.
+    cfg = {"model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+           "intermediate_size": 3072, "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2}
+    error = _assert_config_error(cfg, "model_type")
+    assert "encoder models" in str(error) and "bert" in str(error)
 
 
 def test_errors_are_value_errors() -> None:
