@@ -130,15 +130,17 @@ def model_spec(field: str, value: Any) -> ModelSpec:
 
 
 def gpu_record(field: str, value: Any) -> GPU:
-    """Return a catalog :class:`~calculators.catalog.gpus.GPU` for ``value`` (a GPU or its id), else :class:`InputError`."""
-    from calculators.catalog.gpus import GPU, get_gpu, gpu_ids
+    """Return a :class:`~calculators.catalog.gpus.GPU` for ``value`` (a GPU, a catalog id, or a ``custom:``/``mac:``
+    description of :func:`~calculators.catalog.custom_gpu.resolve_gpu`), else :class:`InputError`."""
+    from calculators.catalog.custom_gpu import resolve_gpu
+    from calculators.catalog.gpus import GPU, gpu_ids
 
     if isinstance(value, GPU):
         return value
     if not isinstance(value, str):
         raise UnknownNameError(field, value, gpu_ids())
     try:
-        return get_gpu(value)
+        return resolve_gpu(value)
     except UnknownNameError as error:
         raise error.renamed(field) if field != "gpu" else error from None
 
