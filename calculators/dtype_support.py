@@ -43,6 +43,9 @@ References:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.dtypes import DType
@@ -121,6 +124,32 @@ def runs_natively(gpu: GPU | str, fmt: str) -> bool:
 def native_formats(gpu: GPU | str) -> tuple[str, ...]:
     """The compute formats ``gpu`` runs natively, in :data:`FORMATS` order."""
     return tuple(fmt for fmt in FORMATS if runs_natively(gpu, fmt))
+
+
+def sixteen_bit(gpu: GPU | str) -> str:
+    """The 16-bit float format ``gpu`` runs: ``"bf16"`` where native, else ``"fp16"`` (same bytes).
+
+    >>> sixteen_bit("h100-sxm"), sixteen_bit("t4")
+    ('bf16', 'fp16')
+    """
+    return "bf16" if runs_natively(gpu, "bf16") else "fp16"
+
+
+def on_gpu(gpu: GPU | str, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """``settings`` in the 16-bit float format ``gpu`` runs: bf16 becomes fp16 where it has no BF16.
+
+    For listings over the whole catalog (the fit table, ``mlhw fit`` without ``--gpu``): the
+    bytes are the same, so each GPU is asked what it would really run. Other formats pass
+    unchanged (and fp8 on a GPU without FP8 is still refused).
+
+    >>> on_gpu("v100-sxm2-32gb", {"weights": "bf16", "precision": "bf16-mixed", "batch": 4})
+    {'weights': 'fp16', 'precision': 'fp16-mixed', 'batch': 4}
+    """
+    if sixteen_bit(gpu) == "bf16":
+        return dict(settings)
+    swap = {"bf16": "fp16", "bf16-mixed": "fp16-mixed"}
+    return {key: swap.get(str(value), value) if key in ("weights", "kv_cache", "precision") else value
+            for key, value in settings.items()}
 
 
 def _why_not(gpu: GPU, fmt: str) -> str:

@@ -29,6 +29,7 @@ from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.models import all_models
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.config_input import load_config_text
+from calculators.dtype_support import UnsupportedFormatError, on_gpu, sixteen_bit
 from calculators.errors import InputError, UnknownNameError
 from calculators.fit import FitResult, fit_inference, fit_training
 from calculators.memory import inference, training, training_inputs
@@ -349,15 +350,24 @@ def _compute_fit(values: Values) -> FitView:
     settings = _pick(values, FIT_JOBS[job])
     fit: Callable[..., FitResult] = fit_training if job == "training" else fit_inference
     # GPUs with the same usable memory and runtime give the same answer: compute once for each.
-    by_memory: dict[tuple[int, bool], FitResult] = {}
+    # Each GPU runs its own 16-bit format (bf16, else fp16: same bytes); one that cannot run the job is named.
+    by_memory: dict[tuple[int, bool, str], FitResult] = {}
     rows: list[tuple[GPU, FitResult]] = []
+    refused: list[str] = []
     for gpu in all_gpus():
-        key = (usable_memory_bytes(gpu), gpu.vendor == "Apple")
+        key = (usable_memory_bytes(gpu), gpu.vendor == "Apple", sixteen_bit(gpu))
         if key not in by_memory:
-            by_memory[key] = fit(spec, gpu, **settings)
+            try:
+                by_memory[key] = fit(spec, gpu, **on_gpu(gpu, settings))
+            except UnsupportedFormatError as error:
+                refused.append(f"{gpu.name} cannot run this job: {error.accepted}")
+                continue
         result = by_memory[key]
         rows.append((gpu, dataclasses.replace(result, gpu_id=gpu.id)))
-    return FitView(spec=spec, job=job, rows=tuple(rows), gpu=get_gpu(str(values["gpu"])))
+    if not rows:
+        raise InputError("weights" if job == "inference" else "precision", settings.get("weights", "?"),
+                         "a format some GPU runs: " + "; ".join(refused))
+    return FitView(spec=spec, job=job, rows=tuple(rows), gpu=get_gpu(str(values["gpu"])), refused=tuple(refused))
 
 
 # --------------------------------------------------------------------------- registry
