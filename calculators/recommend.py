@@ -133,7 +133,8 @@ class Workload:
         mfu: training MFU; ``None`` = the per-GPU default of :func:`~calculators.performance.training_time.default_mfu`.
         objective: one of :data:`OBJECTIVES`: what the ranking optimises.
         gpus: the GPUs to consider (catalog ids, GPU records, or ``custom:``/``mac:`` descriptions of
-            :func:`~calculators.catalog.custom_gpu.resolve_gpu`); ``None`` = the whole catalog.
+            :func:`~calculators.catalog.custom_gpu.resolve_gpu`, tried at one GPU: their link is
+            unknown); ``None`` = the whole catalog.
     """
 
     model: ModelSpec | str
@@ -270,7 +271,8 @@ def recommend(workload: Workload) -> Recommendation:
         except UnsupportedFormatError as error:
             skipped.append(f"{gpu.name}: cannot run this job: {error.accepted}")
             continue
-        counts = (1,) if gpu.vendor == "Apple" else GPU_COUNTS
+        # A Mac is one device; a custom GPU's link between cards is unknown, so it is sized at one GPU.
+        counts = (1,) if gpu.vendor == "Apple" or isinstance(gpu, CustomGPU) else GPU_COUNTS
         if _price(gpu, 1).usd_per_hour is None:
             unpriced.append(gpu.name)
         for count in counts:

@@ -161,13 +161,13 @@ def resolve_gpu(text: str | GPU) -> GPU:
     lower = raw.lower()
     if lower.startswith(CUSTOM_PREFIX):
         pairs = _pairs(raw[len(CUSTOM_PREFIX):], _KEYS, kind="custom")
-        for required in ("memory_gb", "bandwidth_gbps"):
-            if required not in pairs:
-                raise InputError(required, None, f"a number for a custom GPU ({text!r} has none)")
         numbers = {k: float(_number(k, v, maximum=MAX_MEMORY_GB if k.endswith("_gb") else MAX_TFLOPS,
                                     unit="GiB" if k.endswith("_gb") else "GB/s" if k == "bandwidth_gbps"
                                     else "dense TFLOPS"))
                    for k, v in pairs.items() if k not in ("compute_capability", "name")}
+        for required in ("memory_gb", "bandwidth_gbps"):
+            if required not in pairs:
+                raise InputError(required, None, f"a number for a custom GPU ({text!r} has none)")
         return custom_gpu(**numbers, compute_capability=pairs.get("compute_capability"), name=pairs.get("name"))
     if lower.startswith(MAC_PREFIX):
         body = raw[len(MAC_PREFIX):].strip()
@@ -184,15 +184,29 @@ def resolve_gpu(text: str | GPU) -> GPU:
     return get_gpu(raw)
 
 
+def resolve_gpu_flag(text: str, flag: str = "--gpu") -> GPU:
+    """:func:`resolve_gpu` for the CLI: an error names the flag and the key (``--gpu memory_gb``).
+
+    >>> resolve_gpu_flag("custom:memory_gb=abc,bandwidth_gbps=1")
+    Traceback (most recent call last):
+    ...
+    calculators.errors.InputError: --gpu memory_gb: got 'abc'; expected a number above 0 and at most 65536 (GiB)
+    """
+    try:
+        return resolve_gpu(text)
+    except InputError as error:
+        raise error.renamed(flag if error.field == "gpu" else f"{flag} {error.field}") from None
+
+
 def memory_bandwidth_bytes_per_s(gpu: GPU) -> float:
     """The GPU's peak memory bandwidth, bytes/s; refuses a Mac given without one.
 
     >>> memory_bandwidth_bytes_per_s(resolve_gpu("mac:32"))
     Traceback (most recent call last):
     ...
-    calculators.errors.InputError: bandwidth_gbps: got None; expected the memory bandwidth of Mac with 32 GB unified memory in GB/s for a speed answer, e.g. mac:memory_gb=32,bandwidth_gbps=400
+    calculators.errors.InputError: gpu: got 'Mac with 32 GB unified memory'; expected a GPU with a known memory bandwidth for a speed answer: add it in GB/s, e.g. mac:memory_gb=32,bandwidth_gbps=400
     """
     if isinstance(gpu, CustomGPU) and not gpu.bandwidth_known:
-        raise InputError("bandwidth_gbps", None, f"the memory bandwidth of {gpu.name} in GB/s for a speed answer, "
+        raise InputError("gpu", gpu.name, "a GPU with a known memory bandwidth for a speed answer: add it in GB/s, "
                          f"e.g. mac:memory_gb={gpu.memory_gib:g},bandwidth_gbps=400")
     return gpu.memory_bandwidth_bytes_per_s
