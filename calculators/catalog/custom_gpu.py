@@ -204,9 +204,10 @@ def memory_bandwidth_bytes_per_s(gpu: GPU) -> float:
     >>> memory_bandwidth_bytes_per_s(resolve_gpu("mac:32"))
     Traceback (most recent call last):
     ...
-    calculators.errors.InputError: gpu: got 'Mac with 32 GB unified memory'; expected a GPU with a known memory bandwidth for a speed answer: add it in GB/s, e.g. mac:memory_gb=32,bandwidth_gbps=400
+    calculators.errors.InputError: gpu: got 'Mac with 32 GB unified memory'; expected a GPU with a known memory bandwidth for a speed answer: give the Mac's bandwidth_gbps in GB/s (Apple lists it per chip), e.g. mac:memory_gb=32,bandwidth_gbps=400
     """
     if isinstance(gpu, CustomGPU) and not gpu.bandwidth_known:
-        raise InputError("gpu", gpu.name, "a GPU with a known memory bandwidth for a speed answer: add it in GB/s, "
-                         f"e.g. mac:memory_gb={gpu.memory_gib:g},bandwidth_gbps=400")
+        raise InputError("gpu", gpu.name, "a GPU with a known memory bandwidth for a speed answer: give the Mac's "
+                         f"bandwidth_gbps in GB/s (Apple lists it per chip), e.g. mac:memory_gb={gpu.memory_gib:g},"
+                         "bandwidth_gbps=400")
     return gpu.memory_bandwidth_bytes_per_s

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.custom_gpu import MAX_BANDWIDTH_GBPS, MAX_MEMORY_GB, CustomGPU, resolve_gpu
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.models import all_models
 from calculators.catalog.usable_memory import usable_memory_bytes
@@ -44,6 +45,7 @@ from calculators.widgets.fields import (
     choice_field,
     config_field,
     default_of,
+    float_field,
     int_field,
     text_field,
 )
@@ -61,6 +63,9 @@ CUSTOM = "custom"
 #: Model and GPU the widgets open with (any catalog ids work).
 DEFAULT_MODEL = "llama-3-8b"
 DEFAULT_GPU = "h100-sxm"
+#: The GPU choices that reveal :func:`custom_gpu_fields`.
+CUSTOM_GPU = "custom"
+MAC_GPU = "mac"
 #: Upper bound of ``grad_accumulation`` in :func:`~calculators.memory.training_inputs.training_setup`
 #: (not exported there; a test checks the two agree).
 MAX_GRAD_ACCUMULATION = 1 << 20
@@ -111,7 +116,7 @@ class Calculator:
         for item in self.fields:
             if item.show_when is not None:
                 other, wanted = item.show_when
-                if str(chosen.get(other, self.field(other).default)) != wanted:
+                if str(chosen.get(other, self.field(other).default)) not in wanted.split("|"):
                     values[item.name] = item.default
                     continue
             values[item.name] = item.check(chosen[item.name])
@@ -138,12 +143,75 @@ def _config_field() -> Field:
         help="Paste the text of a Hugging Face config.json or choose the file; it stays on this computer.")
 
 
-def gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.", *, default: str = DEFAULT_GPU
-              ) -> Field:
-    """The shared "GPU" field (every catalog GPU, labelled with its memory), for any calculator."""
+def gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.", *, default: str = DEFAULT_GPU,
+              custom: bool = False) -> Field:
+    """The shared "GPU" field (every catalog GPU, labelled with its memory), for any calculator.
+
+    ``custom=True`` adds "Custom GPU" and "Mac" choices; the calculator then takes
+    :func:`custom_gpu_fields` too and reads the GPU with :func:`gpu_from_values`.
+    """
     gpus = all_gpus()
-    return choice_field("gpu", "GPU", default=default, choices=[gpu.id for gpu in gpus],
-                        labels=[f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus], help=help)
+    choices, labels = [gpu.id for gpu in gpus], [f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus]
+    if custom:
+        choices += [CUSTOM_GPU, MAC_GPU]
+        labels += ["Custom GPU: enter its memory, bandwidth and TFLOPS", "Mac (Apple silicon): enter its unified memory"]
+    return choice_field("gpu", "GPU", default=default, choices=choices, labels=labels, help=help)
+
+
+def custom_gpu_fields() -> tuple[Field, ...]:
+    """The numbers of a "Custom GPU" or a "Mac", shown only when that choice of the GPU field is made."""
+    custom, mac = ("gpu", CUSTOM_GPU), ("gpu", MAC_GPU)
+    blank = "Leave blank if unknown."
+    return (
+        float_field("gpu_memory_gb", "GPU memory", default=24.0, minimum=0.0, maximum=MAX_MEMORY_GB, unit="GiB",
+                    show_when=custom, help="As the vendor's 'GB' (memory chips come in GiB)."),
+        float_field("gpu_bandwidth_gbps", "Memory bandwidth", default=1000.0, minimum=0.0, maximum=MAX_BANDWIDTH_GBPS,
+                    unit="GB/s", show_when=custom),
+        text_field("gpu_bf16_tflops", "Dense BF16 TFLOPS", default="", show_when=custom,
+                   help="Dense, not the 'with sparsity' headline. " + blank),
+        text_field("gpu_fp16_tflops", "Dense FP16 TFLOPS", default="", show_when=custom, help=blank),
+        text_field("gpu_fp8_tflops", "Dense FP8 TFLOPS", default="", show_when=custom, help=blank),
+        text_field("gpu_compute_capability", "CUDA compute capability", default="", show_when=custom,
+                   help="e.g. 8.9; decides bf16/fp8 support. " + blank),
+        text_field("gpu_usable_gb", "Usable memory (GiB)", default="", show_when=custom,
+                   help="torch.cuda.mem_get_info() total. Blank: the H100's measured share of the capacity."),
+        float_field("mac_memory_gb", "Unified memory", default=64.0, minimum=0.0, maximum=MAX_MEMORY_GB, unit="GB",
+                    show_when=mac, help="The GPU gets macOS's default share: 2/3 up to 36 GB, 3/4 above."),
+        text_field("mac_bandwidth_gbps", "Memory bandwidth (GB/s)", default="", show_when=mac,
+                   help="Apple lists it per chip (M4 Max: 546). Blank: memory answers only."),
+    )
+
+
+def gpu_from_values(values: Values) -> GPU:
+    """The GPU chosen in ``values``: a catalog GPU, or the custom GPU or Mac its numbers describe.
+
+    Errors name the form input (``gpu_bf16_tflops``), which the page shows by its label.
+    """
+    choice = str(values["gpu"])
+    if choice not in (CUSTOM_GPU, MAC_GPU):
+        return get_gpu(choice)
+
+    def optional(name: str) -> str | None:
+        text = str(values.get(name, "")).strip()
+        return text or None
+
+    if choice == MAC_GPU:
+        pairs = {"memory_gb": f"{float(values['mac_memory_gb']):g}", "bandwidth_gbps": optional("mac_bandwidth_gbps")}
+        prefix, form = "mac:", {"memory_gb": "mac_memory_gb", "bandwidth_gbps": "mac_bandwidth_gbps"}
+    else:
+        pairs = {"memory_gb": f"{float(values['gpu_memory_gb']):g}",
+                 "bandwidth_gbps": f"{float(values['gpu_bandwidth_gbps']):g}",
+                 **{key: optional(f"gpu_{key}") for key in ("bf16_tflops", "fp16_tflops", "fp8_tflops",
+                                                            "compute_capability", "usable_gb")}}
+        prefix, form = "custom:", {key: f"gpu_{key}" for key in pairs}
+    for key, text in pairs.items():
+        if text is not None and ("," in text or "=" in text):
+            raise InputError(form[key], text, "a number")
+    description = prefix + ",".join(f"{key}={text}" for key, text in pairs.items() if text is not None)
+    try:
+        return resolve_gpu(description)
+    except InputError as error:
+        raise error.renamed(form.get(error.field, "gpu")) from None
 
 
 
@@ -207,7 +275,7 @@ def _training_fields() -> tuple[Field, ...]:
         return default_of(setup, name)
 
     return (
-        _model_field(), _config_field(), gpu_field(),
+        _model_field(), _config_field(), gpu_field(custom=True), *custom_gpu_fields(),
         choice_field("method", "Method", choices=training_inputs.METHODS, default=default("method"),
                      help="full: every weight trains; lora: adapters on a 16-bit base; qlora: on a 4-bit base."),
         choice_field("precision", "Precision", choices=training_inputs.PRECISIONS, default=default("precision"),
@@ -237,7 +305,7 @@ def _training_fields() -> tuple[Field, ...]:
 def _compute_training(values: Values) -> MemoryView:
     spec = model_spec(values)
     estimate = training.training_memory(spec, **_pick(values, _TRAINING_KEYS))
-    return MemoryView(spec=spec, job="training", estimate=estimate, gpu=get_gpu(str(values["gpu"])))
+    return MemoryView(spec=spec, job="training", estimate=estimate, gpu=gpu_from_values(values))
 
 
 # --------------------------------------------------------------------------- inference
@@ -276,7 +344,7 @@ def _inference_fields(*, show_when: tuple[str, str] | None = None, with_batch: b
 def _compute_inference(values: Values) -> MemoryView:
     spec = model_spec(values)
     estimate = inference.inference_memory(spec, **_pick(values, _INFERENCE_KEYS))
-    return MemoryView(spec=spec, job="inference", estimate=estimate, gpu=get_gpu(str(values["gpu"])))
+    return MemoryView(spec=spec, job="inference", estimate=estimate, gpu=gpu_from_values(values))
 
 
 # --------------------------------------------------------------------------- KV cache
@@ -285,7 +353,7 @@ def _kv_fields() -> tuple[Field, ...]:
         return default_of(inference.inference_setup, name)
 
     return (
-        _model_field(), _config_field(), gpu_field(),
+        _model_field(), _config_field(), gpu_field(custom=True), *custom_gpu_fields(),
         choice_field("kv_dtype", "KV cache", choices=inference.KV_DTYPES,
                      default=default_of(inference.kv_cache_bytes, "kv_dtype")),
         int_field("batch", "Batch", default=default("batch"), maximum=inference.MAX_BATCH,
@@ -306,7 +374,7 @@ def _compute_kv(values: Values) -> KVCacheView:
         bytes_per_sequence=inference.kv_cache_bytes(spec, batch=1, context=context, kv_dtype=kv_dtype),
         total_bytes=inference.kv_cache_bytes(spec, batch=batch, context=context, kv_dtype=kv_dtype),
         weights_dtype=str(values["weights"]), weight_bytes=weight_bytes(spec, dtype=str(values["weights"])),
-        gpu=get_gpu(str(values["gpu"])),
+        gpu=gpu_from_values(values),
     )
 
 
@@ -326,7 +394,7 @@ def _fit_fields() -> tuple[Field, ...]:
     return (
         _model_field(), _config_field(),
         choice_field("job", "Job", choices=list(FIT_JOBS), default=next(iter(FIT_JOBS))),
-        gpu_field("Highlighted in the table and drawn on the chart."),
+        gpu_field("Highlighted in the table and drawn on the chart.", custom=True), *custom_gpu_fields(),
         int_field("batch", "Batch", default=default("batch"),
                   maximum=min(training_inputs.MAX_BATCH, inference.MAX_BATCH), unit="sequences"),
         *_inference_fields(show_when=("job", "inference"), with_batch=False, with_attention=False),
@@ -364,17 +432,21 @@ def _compute_fit(values: Values) -> FitView:
                 continue
         result = by_memory[key]
         rows.append((gpu, dataclasses.replace(result, gpu_id=gpu.id)))
+    chosen = gpu_from_values(values)
+    if isinstance(chosen, CustomGPU):  # your own GPU is a row of its own, with the formats asked
+        rows.append((chosen, fit(spec, chosen, **settings)))
     if not rows:
         raise InputError("weights" if job == "inference" else "precision", settings.get("weights", "?"),
                          "a format some GPU runs: " + "; ".join(refused))
-    return FitView(spec=spec, job=job, rows=tuple(rows), gpu=get_gpu(str(values["gpu"])), refused=tuple(refused))
+    return FitView(spec=spec, job=job, rows=tuple(rows), gpu=chosen, refused=tuple(refused))
 
 
 # --------------------------------------------------------------------------- registry
 def _build() -> dict[str, Calculator]:
     calculators = [
         Calculator("training-memory", "Training memory", _training_fields(), _compute_training, memory_html),
-        Calculator("inference-memory", "Inference memory", (_model_field(), _config_field(), gpu_field(),
+        Calculator("inference-memory", "Inference memory", (_model_field(), _config_field(), gpu_field(custom=True),
+                                                             *custom_gpu_fields(),
                                                             *_inference_fields()), _compute_inference, memory_html),
         Calculator("kv-cache", "KV cache", _kv_fields(), _compute_kv, kv_cache_html),
         Calculator("fit", "Which GPUs does it fit?", _fit_fields(), _compute_fit, fit_html),
