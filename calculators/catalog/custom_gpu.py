@@ -6,7 +6,8 @@
   ``fp8_tflops``, ``fp32_tflops`` (dense, never the sparse headline), ``usable_gb`` (what
   ``torch.cuda.mem_get_info()`` reports; default: the H100's measured share of its
   capacity), ``compute_capability`` (e.g. ``8.9``: decides bf16/fp8/fp4 support, else a
-  format runs when its rate is given) and ``name``;
+  format runs when its rate is given), ``pcie_gen`` (the link between cards in multi-GPU
+  answers; assumed 4 when not given, stated in the record's notes) and ``name``;
 * ``mac:64`` or ``mac:memory_gb=64,bandwidth_gbps=546``: Apple silicon with that much
   unified memory; the GPU may use macOS's default working set of it (2/3 up to 36 GB, 3/4
   above: :func:`~calculators.catalog.usable_memory.apple_working_set_bytes`), with no CUDA
@@ -43,7 +44,9 @@ MAX_MEMORY_GB = 65536.0
 MAX_BANDWIDTH_GBPS = 1e6
 MAX_TFLOPS = 1e6
 _KEYS = ("memory_gb", "bandwidth_gbps", "bf16_tflops", "fp16_tflops", "fp8_tflops", "fp32_tflops", "usable_gb",
-         "compute_capability", "name")
+         "compute_capability", "pcie_gen", "name")
+#: Host link of a custom GPU when ``pcie_gen`` is not given (assumed; only multi-GPU answers use it).
+DEFAULT_PCIE_GEN = 4
 _MAC_KEYS = ("memory_gb", "bandwidth_gbps", "name")
 _YOURS = Source("your own figures (custom GPU)", "user input", "2026-11-25", kind="assumed")
 
@@ -91,7 +94,7 @@ def _pairs(text: str, keys: tuple[str, ...], *, kind: str) -> dict[str, str]:
 def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, bf16_tflops: float | None = None,
                fp16_tflops: float | None = None, fp8_tflops: float | None = None, fp32_tflops: float | None = None,
                usable_gb: float | None = None, compute_capability: str | None = None,
-               name: str | None = None) -> CustomGPU:
+               pcie_gen: float | None = None, name: str | None = None) -> CustomGPU:
     """A GPU from its memory (GiB), bandwidth (GB/s) and dense rates (TFLOPS); errors name the argument.
 
     >>> custom_gpu(memory_gb=24, bandwidth_gbps=1008, bf16_tflops=165.2).bf16_dense_flop_per_s
@@ -114,6 +117,13 @@ def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, bf16_tflops: float | 
         if not (major.isdigit() and (not dot or minor.isdigit()) and 1 <= int(major) <= 99):
             raise InputError("compute_capability", compute_capability, "a CUDA compute capability such as 8.9")
         capability = f"{int(major)}.{int(minor or 0)}"
+    generation = DEFAULT_PCIE_GEN
+    if pcie_gen is not None:
+        if pcie_gen not in (3, 4, 5, 6):
+            raise InputError("pcie_gen", pcie_gen, "a PCIe generation: 3, 4, 5 or 6")
+        generation = int(pcie_gen)
+    link_note = (f"Host link PCIe {generation}.0 x16" + ("" if pcie_gen is not None else
+                 " (assumed: pcie_gen not given; used only by multi-GPU answers)") + ".")
     label = (name or "").strip()[:60] or f"Custom GPU ({memory:g} GiB)"
     return CustomGPU(id="custom", name=label, vendor="custom", architecture="custom", segment="custom",
                      memory_bytes=int(memory * GIB), memory_type=None, memory_bandwidth_bytes_per_s=bandwidth * 1e9,
@@ -121,7 +131,8 @@ def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, bf16_tflops: float | 
                      fp16_dense_flop_per_s=rate("fp16_tflops", fp16_tflops),
                      fp8_dense_flop_per_s=rate("fp8_tflops", fp8_tflops),
                      fp32_flop_per_s=rate("fp32_tflops", fp32_tflops), source=_YOURS, usable_bytes=usable,
-                     compute_capability=capability, notes=("Figures given by the user, not a catalog record.",))
+                     compute_capability=capability, pcie_generation=generation, pcie_lanes=16,
+                     notes=("Figures given by the user, not a catalog record.", link_note))
 
 
 def mac_gpu(*, memory_gb: float, bandwidth_gbps: float | None = None, name: str | None = None) -> CustomGPU:
@@ -164,11 +175,16 @@ def resolve_gpu(text: str | GPU) -> GPU:
         numbers = {k: float(_number(k, v, maximum=MAX_MEMORY_GB if k.endswith("_gb") else MAX_TFLOPS,
                                     unit="GiB" if k.endswith("_gb") else "GB/s" if k == "bandwidth_gbps"
                                     else "dense TFLOPS"))
-                   for k, v in pairs.items() if k not in ("compute_capability", "name")}
+                   for k, v in pairs.items() if k not in ("compute_capability", "name", "pcie_gen")}
         for required in ("memory_gb", "bandwidth_gbps"):
             if required not in pairs:
                 raise InputError(required, None, f"a number for a custom GPU ({text!r} has none)")
-        return custom_gpu(**numbers, compute_capability=pairs.get("compute_capability"), name=pairs.get("name"))
+        pcie = pairs.get("pcie_gen")
+        generation = None if pcie is None else (int(pcie) if pcie.strip().isdigit() else -1)
+        if generation == -1:
+            raise InputError("pcie_gen", pcie, "a PCIe generation: 3, 4, 5 or 6")
+        return custom_gpu(**numbers, compute_capability=pairs.get("compute_capability"), pcie_gen=generation,
+                          name=pairs.get("name"))
     if lower.startswith(MAC_PREFIX):
         body = raw[len(MAC_PREFIX):].strip()
         if "=" not in body:
