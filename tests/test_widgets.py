@@ -63,7 +63,8 @@ def test_every_calculator_has_a_gpu_field_for_the_chart(name: str) -> None:
     # Every catalog GPU; where the calculator takes your own hardware, then a custom GPU by its numbers and a
     # Mac by its unified memory (their fields are shown only for that choice).
     calculator = get_calculator(name)
-    own = ("custom", "mac") if any(f.name == "gpu_memory_gb" for f in calculator.fields) else ()
+    own = tuple(choice for choice, field in (("custom", "gpu_memory_gb"), ("mac", "mac_memory_gb"))
+                if any(f.name == field for f in calculator.fields))
     assert calculator.field("gpu").choices == (*gpu_ids(), *own)
 
 
@@ -104,7 +105,9 @@ def test_form_choices_equal_the_engine_constants(name: str, field: Field) -> Non
     elif field.name == "job":
         expected = field.choices  # the fit calculator's own choice (training or inference)
     elif field.name == "gpu":
-        own = ("custom", "mac") if any(f.name == "gpu_memory_gb" for f in get_calculator(name).fields) else ()
+        names = {f.name for f in get_calculator(name).fields}
+        own = tuple(choice for choice, other in (("custom", "gpu_memory_gb"), ("mac", "mac_memory_gb"))
+                    if other in names)
         expected = (*gpu_ids(), *own)
     elif field.name in ENGINE_CHOICES:
         expected = ENGINE_CHOICES[field.name]

@@ -144,41 +144,64 @@ def _config_field() -> Field:
 
 
 def gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.", *, default: str = DEFAULT_GPU,
-              custom: bool = False) -> Field:
+              custom: bool = False, mac: bool = True) -> Field:
     """The shared "GPU" field (every catalog GPU, labelled with its memory), for any calculator.
 
-    ``custom=True`` adds "Custom GPU" and "Mac" choices; the calculator then takes
-    :func:`custom_gpu_fields` too and reads the GPU with :func:`gpu_from_values`.
+    ``custom=True`` adds a "Custom GPU" choice (and a "Mac" one unless ``mac=False``); the
+    calculator then takes :func:`custom_gpu_fields` too and reads the GPU with :func:`gpu_from_values`.
     """
     gpus = all_gpus()
     choices, labels = [gpu.id for gpu in gpus], [f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus]
     if custom:
-        choices += [CUSTOM_GPU, MAC_GPU]
-        labels += ["Custom GPU: enter its memory, bandwidth and TFLOPS", "Mac (Apple silicon): enter its unified memory"]
+        choices.append(CUSTOM_GPU)
+        labels.append("Custom GPU: enter its memory, bandwidth and TFLOPS")
+        if mac:
+            choices.append(MAC_GPU)
+            labels.append("Mac (Apple silicon): enter its unified memory")
     return choice_field("gpu", "GPU", default=default, choices=choices, labels=labels, help=help)
 
 
-def custom_gpu_fields() -> tuple[Field, ...]:
-    """The numbers of a "Custom GPU" or a "Mac", shown only when that choice of the GPU field is made."""
-    custom, mac = ("gpu", CUSTOM_GPU), ("gpu", MAC_GPU)
+#: The catalog GPUs whose figures a "Custom GPU" and a "Mac" start from (the reader overwrites them).
+CUSTOM_START, MAC_START = "rtx-4090", "m4-max"
+
+
+def custom_gpu_fields(*, mac: bool = True) -> tuple[Field, ...]:
+    """The numbers of a "Custom GPU" or a "Mac", shown only when that choice of the GPU field is made.
+
+    They start from a catalog GPU's figures (:data:`CUSTOM_START`, :data:`MAC_START`), said in the help.
+    """
+    start, apple = get_gpu(CUSTOM_START), get_gpu(MAC_START)
+    custom, mac_shown = ("gpu", CUSTOM_GPU), ("gpu", MAC_GPU)
     blank = "Leave blank if unknown."
-    return (
-        float_field("gpu_memory_gb", "GPU memory", default=24.0, minimum=0.0, maximum=MAX_MEMORY_GB, unit="GiB",
-                    show_when=custom, help="As the vendor's 'GB' (memory chips come in GiB)."),
-        float_field("gpu_bandwidth_gbps", "Memory bandwidth", default=1000.0, minimum=0.0, maximum=MAX_BANDWIDTH_GBPS,
-                    unit="GB/s", show_when=custom),
-        text_field("gpu_bf16_tflops", "Dense BF16 TFLOPS", default="", show_when=custom,
-                   help="Dense, not the 'with sparsity' headline. " + blank),
-        text_field("gpu_fp16_tflops", "Dense FP16 TFLOPS", default="", show_when=custom, help=blank),
-        text_field("gpu_fp8_tflops", "Dense FP8 TFLOPS", default="", show_when=custom, help=blank),
-        text_field("gpu_compute_capability", "CUDA compute capability", default="", show_when=custom,
-                   help="e.g. 8.9; decides bf16/fp8 support. " + blank),
+
+    def tflops(value: float | None) -> str:
+        return "" if value is None else f"{value / 1e12:g}"
+
+    fields = (
+        float_field("gpu_memory_gb", "GPU memory", default=start.memory_gib, minimum=0.0, maximum=MAX_MEMORY_GB,
+                    unit="GiB", show_when=custom,
+                    help=f"Starts at the {start.name}'s figures. As the vendor's 'GB' (memory chips come in GiB)."),
+        float_field("gpu_bandwidth_gbps", "Memory bandwidth", default=start.memory_bandwidth_bytes_per_s / 1e9,
+                    minimum=0.0, maximum=MAX_BANDWIDTH_GBPS, unit="GB/s", show_when=custom),
+        text_field("gpu_bf16_tflops", "Dense BF16 TFLOPS", default=tflops(start.bf16_dense_flop_per_s),
+                   show_when=custom, help="Dense, not the 'with sparsity' headline. " + blank),
+        text_field("gpu_fp16_tflops", "Dense FP16 TFLOPS", default=tflops(start.fp16_dense_flop_per_s),
+                   show_when=custom, help=blank),
+        text_field("gpu_fp8_tflops", "Dense FP8 TFLOPS", default=tflops(start.fp8_dense_flop_per_s),
+                   show_when=custom, help=blank),
+        text_field("gpu_compute_capability", "CUDA compute capability", default=start.compute_capability or "",
+                   show_when=custom, help="e.g. 8.9; decides bf16/fp8 support. " + blank),
         text_field("gpu_usable_gb", "Usable memory (GiB)", default="", show_when=custom,
                    help="torch.cuda.mem_get_info() total. Blank: the H100's measured share of the capacity."),
+    )
+    if not mac:
+        return fields
+    return fields + (
         float_field("mac_memory_gb", "Unified memory", default=64.0, minimum=0.0, maximum=MAX_MEMORY_GB, unit="GB",
-                    show_when=mac, help="The GPU gets macOS's default share: 2/3 up to 36 GB, 3/4 above."),
-        text_field("mac_bandwidth_gbps", "Memory bandwidth (GB/s)", default="", show_when=mac,
-                   help="Apple lists it per chip (M4 Max: 546). Blank: memory answers only."),
+                    show_when=mac_shown, help="The GPU gets macOS's default share: 2/3 up to 36 GB, 3/4 above."),
+        text_field("mac_bandwidth_gbps", "Memory bandwidth (GB/s)",
+                   default=f"{apple.memory_bandwidth_bytes_per_s / 1e9:g}", show_when=mac_shown,
+                   help=f"Starts at the {apple.name}'s figure; Apple lists it per chip. Blank: memory answers only."),
     )
 
 

@@ -44,8 +44,9 @@ GIB = 2**30
 Values = Mapping[str, Value]
 
 
-def _model_fields() -> tuple[Field, ...]:
-    return (model_field(), model_config_field(), gpu_field(help="", custom=True), *custom_gpu_fields())
+def _model_fields(*, mac: bool = True) -> tuple[Field, ...]:
+    # Training time needs a dense rate, which Apple does not publish: no Mac choice there.
+    return (model_field(), model_config_field(), gpu_field(help="", custom=True, mac=mac), *custom_gpu_fields(mac=mac))
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ class TrainView:
 
 def _train_fields() -> tuple[Field, ...]:
     return (
-        *_model_fields(),
+        *_model_fields(mac=False),
         float_field("tokens_billions", "Training tokens", default=100.0, minimum=0.001,
                      maximum=train.MAX_TOKENS / 1e9, unit="billions"),
         int_field("gpus", "GPUs", default=8, maximum=training_inputs.MAX_GPUS),
