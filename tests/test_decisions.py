@@ -69,8 +69,8 @@ def test_native_formats_follow_the_support_matrices(gpu_id: str, formats: tuple[
 
 def test_fp8_weights_on_an_a100_are_refused_with_the_reason_everywhere() -> None:
     spec = get_model("llama-3-8b")
-    for call in (lambda: inference_speed(spec, "a100-80gb-sxm", weights="fp8"),
-                 lambda: decode_step(spec, "a100-80gb-sxm", weights="fp8"),
+    for call in (lambda: inference_speed(spec, resolve_gpu("a100-80gb-sxm"), weights="fp8"),
+                 lambda: decode_step(spec, resolve_gpu("a100-80gb-sxm"), weights="fp8"),
                  lambda: fit_inference(spec, "a100-80gb-sxm", weights="fp8")):
         with pytest.raises(UnsupportedFormatError) as caught:
             call()
@@ -89,8 +89,8 @@ def test_bf16_on_a_v100_is_refused_and_fp16_is_its_own_rate() -> None:
     # The V100's 125 TFLOPS is dense FP16 with FP32 accumulate (NVIDIA A100 whitepaper, Table 1); Volta has no BF16.
     spec = get_model("llama-3-8b")
     with pytest.raises(UnsupportedFormatError, match="fp16-mixed"):
-        training_time(spec, "v100-sxm2-32gb", tokens=10**9, precision="bf16-mixed")
-    run = training_time(spec, "v100-sxm2-32gb", tokens=10**9, precision="fp16-mixed")
+        training_time(spec, resolve_gpu("v100-sxm2-32gb"), tokens=10**9, precision="bf16-mixed")
+    run = training_time(spec, resolve_gpu("v100-sxm2-32gb"), tokens=10**9, precision="fp16-mixed")
     assert run.rate_flop_per_s == 125e12
     assert any("dense fp16-mixed rate" in line for line in run.assumptions)
     assert not any("bf16" in line for line in run.assumptions)
@@ -101,7 +101,7 @@ def test_bf16_on_a_v100_is_refused_and_fp16_is_its_own_rate() -> None:
 def test_weight_only_formats_run_everywhere_dequantised() -> None:
     spec = get_model("llama-3-8b")
     for gpu in ("v100-sxm2-32gb", "t4", "a100-80gb-sxm"):
-        speed = inference_speed(spec, gpu, weights="int4", kv_cache="fp16")
+        speed = inference_speed(spec, get_gpu(gpu), weights="int4", kv_cache="fp16")
         assert any("dequantised to 16 bits" in note for note in speed.notes)
     notes = serving_notes("a100-80gb-sxm", weights="int8", kv_cache="fp8")
     assert any("storage only" in note for note in notes)  # fp8 KV cache on Ampere: memory saved, no fp8 compute
@@ -241,7 +241,7 @@ def test_a_mac_gets_the_wired_share_no_cuda_terms_and_the_mps_limits() -> None:
     assert any("FlashAttention" in note and "bitsandbytes" in note and "macOS 14" in note for note in notes)
     with pytest.raises(InputError, match="bandwidth"):
         inference_speed(spec, mac)
-    assert inference_speed(spec, "mac:memory_gb=64,bandwidth_gbps=546").first_step.bound == "memory"
+    assert inference_speed(spec, resolve_gpu("mac:memory_gb=64,bandwidth_gbps=546")).first_step.bound == "memory"
     assert runs_natively(mac, "bf16") and not runs_natively(mac, "fp8")
 
 
@@ -269,10 +269,10 @@ def test_bad_custom_gpus_are_refused_naming_the_key(text: str, field: str) -> No
 # -------------------------------------------------------------- no time without the verdict
 def test_a_job_that_does_not_fit_never_gets_a_time_without_the_verdict() -> None:
     spec = get_model("llama-3-8b")
-    run = training_time(spec, "rtx-4090", tokens=10**9)  # full fine-tuning: about 16 bytes per parameter
+    run = training_time(spec, resolve_gpu("rtx-4090"), tokens=10**9)  # full fine-tuning: about 16 bytes per parameter
     assert run.memory is not None and run.memory.verdict == "does not fit"
     assert run.to_text().startswith("WARNING") and run.to_dict()["memory"]["verdict"] == "does not fit"
-    speed = inference_speed(get_model("llama-3-70b"), "rtx-4090")  # 141 GB of bf16 weights on 24 GiB
+    speed = inference_speed(get_model("llama-3-70b"), resolve_gpu("rtx-4090"))  # 141 GB of bf16 weights on 24 GiB
     assert speed.verdict == "does not fit" and speed.to_text().startswith("WARNING")
     for data, _ in (cli.run(["train-time", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--tokens", "1e9"]),
                     cli.run(["speed", "--model", "llama-3-70b", "--gpu", "rtx-4090"])):
