@@ -269,7 +269,7 @@ def recommend(workload: Workload) -> Recommendation:
             formats = (serving_notes(gpu, weights=method, kv_cache=kv_dtype) if job == "serve"
                        else training_notes(gpu, method=method))
         except UnsupportedFormatError as error:
-            skipped.append(f"{gpu.name}: cannot run this job: {error.accepted}")
+            skipped.append(f"{gpu.name}: cannot run this job: {error.accepted.split(' runs: ', 1)[-1]}")
             continue
         # A Mac is one device; a custom GPU's link between cards is unknown, so it is sized at one GPU.
         counts = (1,) if gpu.vendor == "Apple" or isinstance(gpu, CustomGPU) else GPU_COUNTS
