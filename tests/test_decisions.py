@@ -283,3 +283,11 @@ def test_a_job_that_does_not_fit_never_gets_a_time_without_the_verdict() -> None
     plan = recommend(Workload(model="llama-3-70b", job="serve", method="bf16"))
     assert all(row.verdict in ("fits", "tight") for row in plan.rows + plan.tight_rows)
     assert all(row.verdict == "fits" for row in plan.rows)
+
+
+def test_memory_widgets_say_when_the_chosen_gpu_cannot_run_the_formats() -> None:
+    # Memory does not depend on the GPU, so the answer stays; the note says the A100 has no fp8 path
+    # (compute capability 8.0 < 8.9) and a Mac's training answer carries the MPS limits.
+    html = get_calculator("inference-memory").run({"gpu": "a100-80gb-sxm", "weights": "fp8"})
+    assert "cannot run this job" in html and "8.9" in html
+    assert "FlashAttention" in get_calculator("training-memory").run({"gpu": "mac", "method": "qlora"})

@@ -25,7 +25,7 @@ Memory sizes are GiB, as the catalog counts a vendor's "GB" (module
 >>> resolve_gpu("custom:memory_gb=0,bandwidth_gbps=1")
 Traceback (most recent call last):
 ...
-calculators.errors.InputError: memory_gb: got 0.0; expected a number above 0 and at most 65536 (GiB)
+calculators.errors.InputError: memory_gb: got 0.0; expected a number from 0.001 to 65536 (GiB)
 """
 
 from __future__ import annotations
@@ -66,13 +66,18 @@ class CustomGPU(GPU):
     bandwidth_known: bool = True
 
 
+#: Smallest figure accepted for any number of a custom GPU (a MiB of memory, a MB/s, a GFLOP/s).
+MIN_FIGURE = 0.001
+
+
 def _number(field: str, text: str, *, maximum: float, unit: str) -> float:
+    accepted = f"a number from {MIN_FIGURE:g} to {maximum:g} ({unit})"
     try:
         value = float(text)
     except ValueError:
-        raise InputError(field, text, f"a number above 0 and at most {maximum:g} ({unit})") from None
-    if not math.isfinite(value) or value <= 0 or value > maximum:
-        raise InputError(field, value, f"a number above 0 and at most {maximum:g} ({unit})")
+        raise InputError(field, text, accepted) from None
+    if not math.isfinite(value) or value < MIN_FIGURE or value > maximum:
+        raise InputError(field, value, accepted)
     return value
 
 
@@ -206,7 +211,7 @@ def resolve_gpu_flag(text: str, flag: str = "--gpu") -> GPU:
     >>> resolve_gpu_flag("custom:memory_gb=abc,bandwidth_gbps=1")
     Traceback (most recent call last):
     ...
-    calculators.errors.InputError: --gpu memory_gb: got 'abc'; expected a number above 0 and at most 65536 (GiB)
+    calculators.errors.InputError: --gpu memory_gb: got 'abc'; expected a number from 0.001 to 65536 (GiB)
     """
     try:
         return resolve_gpu(text)

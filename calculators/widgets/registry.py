@@ -25,12 +25,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.custom_gpu import MAX_BANDWIDTH_GBPS, MAX_MEMORY_GB, CustomGPU, resolve_gpu
+from calculators.catalog.custom_gpu import MAX_BANDWIDTH_GBPS, MAX_MEMORY_GB, MIN_FIGURE, CustomGPU, resolve_gpu
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.models import all_models
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.config_input import load_config_text
-from calculators.dtype_support import UnsupportedFormatError, on_gpu, sixteen_bit
+from calculators.dtype_support import UnsupportedFormatError, on_gpu, serving_notes, sixteen_bit, training_notes
 from calculators.errors import InputError, UnknownNameError
 from calculators.fit import FitResult, fit_inference, fit_training
 from calculators.memory import inference, training, training_inputs
@@ -178,11 +178,11 @@ def custom_gpu_fields(*, mac: bool = True) -> tuple[Field, ...]:
         return "" if value is None else f"{value / 1e12:g}"
 
     fields = (
-        float_field("gpu_memory_gb", "GPU memory", default=start.memory_gib, minimum=0.0, maximum=MAX_MEMORY_GB,
+        float_field("gpu_memory_gb", "GPU memory", default=start.memory_gib, minimum=MIN_FIGURE, maximum=MAX_MEMORY_GB,
                     unit="GiB", show_when=custom,
                     help=f"Starts at the {start.name}'s figures. As the vendor's 'GB' (memory chips come in GiB)."),
         float_field("gpu_bandwidth_gbps", "Memory bandwidth", default=start.memory_bandwidth_bytes_per_s / 1e9,
-                    minimum=0.0, maximum=MAX_BANDWIDTH_GBPS, unit="GB/s", show_when=custom),
+                    minimum=MIN_FIGURE, maximum=MAX_BANDWIDTH_GBPS, unit="GB/s", show_when=custom),
         text_field("gpu_bf16_tflops", "Dense BF16 TFLOPS", default=tflops(start.bf16_dense_flop_per_s),
                    show_when=custom, help="Dense, not the 'with sparsity' headline. " + blank),
         text_field("gpu_fp16_tflops", "Dense FP16 TFLOPS", default=tflops(start.fp16_dense_flop_per_s),
@@ -197,7 +197,7 @@ def custom_gpu_fields(*, mac: bool = True) -> tuple[Field, ...]:
     if not mac:
         return fields
     return fields + (
-        float_field("mac_memory_gb", "Unified memory", default=64.0, minimum=0.0, maximum=MAX_MEMORY_GB, unit="GB",
+        float_field("mac_memory_gb", "Unified memory", default=64.0, minimum=MIN_FIGURE, maximum=MAX_MEMORY_GB, unit="GB",
                     show_when=mac_shown, help="The GPU gets macOS's default share: 2/3 up to 36 GB, 3/4 above."),
         text_field("mac_bandwidth_gbps", "Memory bandwidth (GB/s)",
                    default=f"{apple.memory_bandwidth_bytes_per_s / 1e9:g}", show_when=mac_shown,
@@ -328,7 +328,18 @@ def _training_fields() -> tuple[Field, ...]:
 def _compute_training(values: Values) -> MemoryView:
     spec = model_spec(values)
     estimate = training.training_memory(spec, **_pick(values, _TRAINING_KEYS))
-    return MemoryView(spec=spec, job="training", estimate=estimate, gpu=gpu_from_values(values))
+    gpu = gpu_from_values(values)
+    notes = _format_notes(lambda: training_notes(gpu, precision=str(values["precision"]), method=str(values["method"])))
+    return MemoryView(spec=spec, job="training", estimate=dataclasses.replace(estimate, notes=estimate.notes + notes),
+                      gpu=gpu)
+
+
+def _format_notes(check: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
+    """How the chosen GPU runs the job's formats; memory is the same on any GPU, so a format it lacks is a note."""
+    try:
+        return check()
+    except UnsupportedFormatError as error:
+        return (f"the chosen GPU cannot run this job: {error.accepted.split(' runs: ', 1)[-1]}",)
 
 
 # --------------------------------------------------------------------------- inference
@@ -367,7 +378,10 @@ def _inference_fields(*, show_when: tuple[str, str] | None = None, with_batch: b
 def _compute_inference(values: Values) -> MemoryView:
     spec = model_spec(values)
     estimate = inference.inference_memory(spec, **_pick(values, _INFERENCE_KEYS))
-    return MemoryView(spec=spec, job="inference", estimate=estimate, gpu=gpu_from_values(values))
+    gpu = gpu_from_values(values)
+    notes = _format_notes(lambda: serving_notes(gpu, weights=str(values["weights"]), kv_cache=str(values["kv_cache"])))
+    return MemoryView(spec=spec, job="inference", estimate=dataclasses.replace(estimate, notes=estimate.notes + notes),
+                      gpu=gpu)
 
 
 # --------------------------------------------------------------------------- KV cache
