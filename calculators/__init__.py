@@ -8,7 +8,7 @@ define them (``tests/engine/test_public_api.py`` snapshots their signatures).
 subject                    entry points
 =========================  ==================================================================
 models                     :func:`get_model`, :func:`all_models`, :func:`spec_from_config`
-GPUs                       :func:`get_gpu`, :func:`all_gpus`
+GPUs                       :func:`get_gpu`, :func:`all_gpus`, :func:`resolve_gpu` (``custom:…``, ``mac:64``)
 memory                     :func:`training_memory`, :func:`inference_memory`, :func:`kv_cache_bytes`
 fit on a GPU               :func:`fit_training`, :func:`fit_inference`
 speed                      :func:`inference_speed`
@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+from calculators.catalog.custom_gpu import resolve_gpu
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import all_models, get_model
 from calculators.cost import cost_comparison
@@ -83,6 +84,7 @@ __all__ = [
     "max_batch_for_memory",
     "max_context_for_memory",
     "recommend",
+    "resolve_gpu",
     "spec_from_config",
     "step_communication",
     "system_balance",

@@ -22,8 +22,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from calculators.catalog.gpus import all_gpus, get_gpu
+from calculators.catalog.gpu_input import gpu_record
+from calculators.catalog.gpus import all_gpus
 from calculators.catalog.models import all_models, resolve_model
+from calculators.dtype_support import UnsupportedFormatError, on_gpu
 from calculators.errors import CalculatorError, InputError
 from calculators.fit import fit_inference, fit_training
 from calculators.memory.inference import ATTENTIONS as INFER_ATTENTIONS
@@ -143,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     fit = sub.add_parser("fit", help="which GPUs a job fits, how many, max batch/context")
     fit.add_argument("--model", required=True, help="catalog id or path to config.json")
-    fit.add_argument("--gpu", default=None, help="GPU id (see 'mlhw gpus'); default: every GPU in the catalog")
+    fit.add_argument("--gpu", default=None, help="GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,... "
+                                                 "or mac:GB; default: every GPU in the catalog")
     fit_sub = fit.add_subparsers(dest="job", required=True, parser_class=_Parser)
     _add_train_options(fit_sub.add_parser("train", help="fit a training step"))
     _add_infer_options(fit_sub.add_parser("infer", help="fit inference"))
@@ -232,14 +235,22 @@ def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
         return estimate.to_dict(), estimate.to_text()
     if args.command == "fit":
         spec = resolve_model(args.model)
-        gpus = [get_gpu(args.gpu)] if args.gpu else list(all_gpus())
-        if args.job == "train":
-            results = [fit_training(spec, gpu, **_train_kwargs(args)) for gpu in gpus]
-        else:
-            results = [fit_inference(spec, gpu, **_infer_kwargs(args)) for gpu in gpus]
+        fit = fit_training if args.job == "train" else fit_inference
+        settings = _train_kwargs(args) if args.job == "train" else _infer_kwargs(args)
+        if args.gpu:
+            gpus = [gpu_record("--gpu", args.gpu)]
+            results = [fit(spec, gpus[0], **settings)]
+        else:  # every catalog GPU, each in the 16-bit format it runs; one that cannot run the job is named
+            gpus, results, refused = [], [], []
+            for gpu in all_gpus():
+                try:
+                    results.append(fit(spec, gpu, **on_gpu(gpu, settings)))
+                    gpus.append(gpu)
+                except UnsupportedFormatError as error:
+                    refused.append(f"{gpu.id}: cannot run this job: {error.accepted}")
         lines = [f"{'gpu':<24} {'verdict':<12} {'needs GiB':>9} {'+/- GiB':>7} {'usable':>7} {'margin':>7} "
                  f"{'GPUs':>5} {'max batch (tight)':>17} {'max ctx (tight)':>17}"]
-        for gpu, result in zip(gpus, results):
+        for gpu, result in zip(gpus, results, strict=True):
             needed = "-" if result.gpus_needed is None else str(result.gpus_needed)
             verdict = result.verdict
             lines.append(f"{gpu.id:<24} {verdict.verdict:<12} {verdict.total_bytes / GIB:9.2f} "
@@ -249,6 +260,9 @@ def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
                          f"{f'{result.max_context} ({result.max_context_tight})':>17}")
         lines.append("fits: total + uncertainty fits the usable memory; tight: only the total does (a risk); "
                      "uncertainty measured on a real H100 (scripts/score_real_gpu.py)")
+        if not args.gpu:
+            lines += refused
+        lines += sorted({f"note: {note}" for result in results for note in result.notes})
         return [r.to_dict() for r in results], "\n".join(lines)
     if args.command == "models":
         rows: list[dict[str, Any]] = [{"id": r.id, "name": r.name, "parameters": r.spec().parameters,

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from calculators.errors import InputError, UnknownNameError
 
-if TYPE_CHECKING:  # imported where used: those modules import this one
-    from calculators.catalog.gpus import GPU
+if TYPE_CHECKING:  # imported where used: that module imports this one
     from calculators.model import ModelSpec
 
 E = TypeVar("E")
@@ -128,20 +127,6 @@ def model_spec(field: str, value: Any) -> ModelSpec:
     if not isinstance(value, ModelSpec):
         raise InputError(field, value, "a ModelSpec (calculators.get_model(id) or spec_from_config(...))")
     return value
-
-
-def gpu_record(field: str, value: Any) -> GPU:
-    """Return a catalog :class:`~calculators.catalog.gpus.GPU` for ``value`` (a GPU or its id), else :class:`InputError`."""
-    from calculators.catalog.gpus import GPU, get_gpu, gpu_ids
-
-    if isinstance(value, GPU):
-        return value
-    if not isinstance(value, str):
-        raise UnknownNameError(field, value, gpu_ids())
-    try:
-        return get_gpu(value)
-    except UnknownNameError as error:
-        raise error.renamed(field) if field != "gpu" else error from None
 
 
 def instance_of(field: str, value: Any, kind: type[T], expected: str) -> T:

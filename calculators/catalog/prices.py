@@ -294,6 +294,58 @@ def median_cloud_usd_per_gpu_hour(gpu_id: str) -> float | None:
     return float(statistics.median(prices)) if prices else None
 
 
+@dataclass(frozen=True)
+class ConfigurationPrice:
+    """The on-demand price of ``count`` GPUs of one type, and what it rests on.
+
+    Attributes:
+        usd_per_hour: USD per hour of the whole configuration; ``None`` = no offer at all.
+        basis: ``"offer"`` (instances of exactly ``count`` GPUs exist in the edition: the median
+            of their prices), ``"per-GPU assumption"`` (no such instance: ``count x`` the
+            median per-GPU-hour of the offers there are, which assumes ``count`` GPUs of this
+            type can be rented together at that rate) or ``"unknown"``.
+        offers: ids of the offers the price comes from.
+    """
+
+    usd_per_hour: float | None
+    basis: str
+    offers: tuple[str, ...] = ()
+
+    @property
+    def is_offer(self) -> bool:
+        """True when an instance of exactly this many GPUs is on offer."""
+        return self.basis == OFFER
+
+
+OFFER = "offer"
+PER_GPU_ASSUMPTION = "per-GPU assumption"
+UNKNOWN = "unknown"
+
+
+def configuration_price(gpu_id: str, count: int) -> ConfigurationPrice:
+    """USD per hour of ``count`` GPUs of ``gpu_id``, from offers of that GPU count where the edition has them.
+
+    Formula: median ``usd_per_hour`` of the instances with exactly ``count`` GPUs; else
+    ``count x`` :func:`median_cloud_usd_per_gpu_hour` labelled a per-GPU assumption; else unknown.
+
+    >>> configuration_price("h100-sxm", 8).basis, configuration_price("h100-sxm", 8).offers
+    ('offer', ('lambda-8x-h100-sxm', 'aws-p5.48xlarge'))
+    >>> configuration_price("rtx-3090", 8).basis
+    'per-GPU assumption'
+    >>> configuration_price("m4-max", 1).basis
+    'unknown'
+    """
+    offers = offers_for(gpu_id)
+    exact = [offer for offer in offers if offer.gpus == count]
+    if exact:
+        return ConfigurationPrice(float(statistics.median(o.usd_per_hour for o in exact)), OFFER,
+                                  tuple(o.id for o in exact))
+    per_gpu = median_cloud_usd_per_gpu_hour(gpu_id)
+    if per_gpu is None:
+        return ConfigurationPrice(None, UNKNOWN)
+    return ConfigurationPrice(count * per_gpu, PER_GPU_ASSUMPTION, tuple(o.id for o in offers))
+
+
 def purchase_price_usd(gpu_id: str) -> float | None:
     """Default purchase price of one GPU, USD: the vendor launch MSRP, else ``None`` (unknown).
 

@@ -55,7 +55,7 @@ class Field:
         unit: unit of the value (``tokens``, ``sequences``), shown after the label.
         help: one sentence shown under the input.
         show_when: ``(field, value)``: show this input only while that field has that
-            value (the config textarea while the model is ``custom``).
+            value (the config textarea while the model is ``custom``); ``"a|b"`` means either.
         advanced: drawn inside the form's "More settings" section.
     """
 

@@ -14,6 +14,7 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.claims import evaluated
 from calculators.doc_tables import hardware, hardware_fit
 from calculators.doc_tables.claims import selected_claims
+from calculators.dtype_support import on_gpu
 from calculators.fit import fit_inference, fit_training
 from calculators.tables import Table
 
@@ -84,8 +85,9 @@ def test_fit_matrix_decides_each_column_on_its_smallest_usable_memory() -> None:
     spec = get_model("llama-3-70b")
     for gpu in all_gpus():
         column = next(c for c in caps if c.memory_bytes == gpu.memory_bytes)
-        if fit_inference(spec, column, **hardware_fit.INFERENCE_SETTINGS).fits:
-            assert fit_inference(spec, gpu, **hardware_fit.INFERENCE_SETTINGS).fits
+        # Each GPU in the 16-bit format it runs (fp16 where bf16 is not native: the same bytes).
+        if fit_inference(spec, column, **on_gpu(column, hardware_fit.INFERENCE_SETTINGS)).fits:
+            assert fit_inference(spec, gpu, **on_gpu(gpu, hardware_fit.INFERENCE_SETTINGS)).fits
     row = _row(table, "Llama 3 70B")
     # 70.55e9 parameters x 2 bytes = 141.1e9 bytes = 131.4 GiB of bf16 weights alone: more than 80 GiB.
     assert row["80 GiB"] == "QLoRA"
@@ -94,7 +96,7 @@ def test_fit_matrix_decides_each_column_on_its_smallest_usable_memory() -> None:
     # (deviceQuery, 47,803,596,800 B): a QLoRA total above that cannot be shown as fitting there.
     if float(row["QLoRA GiB"]) > 47_803_596_800 / 2**30:
         assert "QLoRA" not in row["48 GiB"]
-    estimate = fit_training(spec, caps[0], **hardware_fit.QLORA_SETTINGS).estimate
+    estimate = fit_training(spec, caps[0], **on_gpu(caps[0], hardware_fit.QLORA_SETTINGS)).estimate
     assert row["QLoRA GiB"] == f"{estimate.total_bytes / 2**30:,.1f}"
 
 

@@ -77,7 +77,6 @@ PROSE_ALLOWED: dict[tuple[str, str], str] = {
     ("cost/index.md", "30,000 USD"): "input of the worked example (purchase price), not a result",
     ("cost/index.md", "30 %"): "input of the worked example (utilisation), not a result",
     ("system/index.md", "3 ms"): "input of the worked example (augmentation per image, an assumption), not a result",
-    ("recommend/index.md", "5 USD"): "input of the worked example (hourly budget), not a result",
 }
 
 #: A number with a unit: letter units need a space ("80 GiB"; "80GB" is part of a vendor's

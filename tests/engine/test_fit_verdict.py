@@ -15,6 +15,7 @@ from calculators import cli
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.dtype_support import on_gpu
 from calculators.fit import fit_inference, fit_training, fit_verdict, footprint_on, verdict_for
 from calculators.memory.inference import inference_memory
 from calculators.memory.training import training_memory
@@ -77,7 +78,10 @@ def test_max_batch_is_the_last_batch_that_fits() -> None:
 def test_cli_api_widget_recommend_speed_and_time_give_one_verdict() -> None:
     spec = get_model("llama-3-8b")
     # Serving Llama 3 8B at 8k x 16 on one GPU of each kind.
-    api = {gpu.id: fit_inference(spec, gpu, context=8192, batch=16).verdict.verdict for gpu in all_gpus()}
+    # Each GPU in the 16-bit format it runs (fp16 on the T4 and V100, which have no BF16; same bytes).
+    api = {gpu.id: fit_inference(spec, gpu, **on_gpu(gpu, {"context": 8192, "batch": 16, "weights": "bf16",
+                                                           "kv_cache": "bf16"})).verdict.verdict
+           for gpu in all_gpus()}
     data, _text = cli.run(["fit", "--model", "llama-3-8b", "infer", "--context", "8192", "--batch", "16"])
     assert {row["gpu"]: row["verdict"] for row in data} == api
     calculator = get_calculator("fit")
@@ -85,12 +89,15 @@ def test_cli_api_widget_recommend_speed_and_time_give_one_verdict() -> None:
                                                  "batch": "16"}))
     assert {gpu.id: result.verdict.verdict for gpu, result in view.rows} == api
     plan = recommend(Workload(model=spec, job="serve", context=8192, batch=16))
-    for row in plan.rows:
+    listed = plan.rows + plan.tight_rows
+    for row in listed:
         if row.count == 1:
             assert row.verdict == api[row.gpu_id]
-    kept = {row.gpu_id for row in plan.rows if row.count == 1}
+    kept = {row.gpu_id for row in listed if row.count == 1}
     apple = {gpu.id for gpu in all_gpus() if gpu.vendor == "Apple"}  # recommend skips Macs by default
-    assert kept == {gpu for gpu, verdict in api.items() if verdict != "does not fit" and gpu not in apple}
+    no_bf16 = {"t4", "v100-sxm2-32gb"}  # bf16 asked: skipped with the reason (compute capability below 8.0)
+    assert kept == {gpu for gpu, verdict in api.items() if verdict != "does not fit" and gpu not in apple | no_bf16}
+    assert all(any(gpu.name in line for line in plan.skipped) for gpu in all_gpus() if gpu.id in no_bf16)
     for gpu in ("rtx-4090", "h100-sxm"):
         assert inference_speed(spec, get_gpu(gpu), context=8192, batch=16).verdict == api[gpu]
     # Full fine-tuning on 8 x H100 at ZeRO-0: training time carries the same verdict as fit.

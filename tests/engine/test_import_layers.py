@@ -5,10 +5,10 @@ Layers, lowest first (a module may import its own layer and those below):
 0. ``errors``, ``dtypes``, ``version``, ``tables``, ``inline_values``: words, units and
    the generic table machinery, which knows no page.
 1. ``config_input``, ``model``, ``model_config``: what a model is and how a config.json is read.
-2. ``catalog``, ``validate``: facts with sources, and the checks of inputs against them.
+2. ``catalog``, ``validate``, ``dtype_support``: facts with sources, and the checks of inputs against them.
 3. ``memory``; 4. ``fit``; 5. ``parallel``; 6. ``performance``, ``cost``, ``system``, ``checkpoint``,
    ``serving``: the engine.
-7. ``recommend`` and the checks against measurements and claims (``claims``, ``accuracy*``,
+7. ``recommend`` (and ``recommend_result``) and the checks against measurements and claims (``claims``, ``accuracy*``,
    ``measurements``, ``peers``, ``rules_of_thumb``, ``speed_accuracy``).
 8. ``doc_tables``; 9. ``doc_values``; 10. ``table_registry``: the pages' content.
 11. ``widgets``, ``commands``; 12. ``cli``, ``__main__`` and the package itself: the faces.
@@ -28,12 +28,12 @@ PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
 LAYER_OF_AREA: dict[str, int] = {
     "errors": 0, "dtypes": 0, "version": 0, "tables": 0, "inline_values": 0,
     "config_input": 1, "model": 1, "model_config": 1,
-    "catalog": 2, "validate": 2,
+    "catalog": 2, "validate": 2, "dtype_support": 2,
     "memory": 3,
     "fit": 4,
     "parallel": 5,
     "performance": 6, "cost": 6, "system": 6, "checkpoint": 6, "serving": 6,
-    "recommend": 7, "claims": 7, "accuracy": 7, "accuracy_real_gpu": 7, "measurements": 7, "peers": 7,
+    "recommend": 7, "recommend_result": 7, "claims": 7, "accuracy": 7, "accuracy_real_gpu": 7, "measurements": 7, "peers": 7,
     "rules_of_thumb": 7, "speed_accuracy": 7,
     "doc_tables": 8,
     "doc_values": 9,

@@ -60,7 +60,12 @@ def test_every_calculator_renders_its_defaults(name: str) -> None:
 
 @pytest.mark.parametrize("name", calculator_names())
 def test_every_calculator_has_a_gpu_field_for_the_chart(name: str) -> None:
-    assert get_calculator(name).field("gpu").choices == tuple(gpu_ids())
+    # Every catalog GPU; where the calculator takes your own hardware, then a custom GPU by its numbers and a
+    # Mac by its unified memory (their fields are shown only for that choice).
+    calculator = get_calculator(name)
+    own = tuple(choice for choice, field in (("custom", "gpu_memory_gb"), ("mac", "mac_memory_gb"))
+                if any(f.name == field for f in calculator.fields))
+    assert calculator.field("gpu").choices == (*gpu_ids(), *own)
 
 
 @pytest.mark.parametrize(("name", "field"), ALL_FIELDS, ids=FIELD_IDS)
@@ -76,7 +81,7 @@ def test_every_default_is_inside_its_own_range(name: str, field: Field) -> None:
         assert field.check(field.default) is not None
     if field.show_when is not None:
         other = get_calculator(name).field(field.show_when[0])
-        assert field.show_when[1] in other.choices
+        assert set(field.show_when[1].split("|")) <= set(other.choices)
 
 
 ENGINE_CHOICES = {
@@ -99,6 +104,11 @@ def test_form_choices_equal_the_engine_constants(name: str, field: Field) -> Non
         expected = training_inputs.ATTENTIONS if name == "training-memory" else inference.ATTENTIONS
     elif field.name == "job":
         expected = field.choices  # the fit calculator's own choice (training or inference)
+    elif field.name == "gpu":
+        names = {f.name for f in get_calculator(name).fields}
+        own = tuple(choice for choice, other in (("custom", "gpu_memory_gb"), ("mac", "mac_memory_gb"))
+                    if other in names)
+        expected = (*gpu_ids(), *own)
     elif field.name in ENGINE_CHOICES:
         expected = ENGINE_CHOICES[field.name]
     else:
