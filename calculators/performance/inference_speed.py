@@ -42,27 +42,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.engines import DEFAULT_ENGINE, Engine, get_engine
+from calculators.catalog.engines import DEFAULT_ENGINE
 from calculators.catalog.gpus import GPU
-from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtypes import DType
-from calculators.memory.weight_formats import WeightFormat, weight_format
 from calculators.errors import InputError
 from calculators.fit import footprint_on, split_inference_footprint, verdict_for
-from calculators.memory.inference import (
-    MAX_CONTEXT,
-    inference_memory,
-    inference_setup,
-    kv_cache_bytes,
-)
-from calculators.memory.training_inputs import MAX_GPUS
+from calculators.memory.inference import MAX_CONTEXT, inference_memory, kv_cache_bytes
 from calculators.model import ModelSpec
-from calculators.parallel.step import AUTO
-from calculators.parallel.tensor import (
-    tensor_parallel_communication,
-    tensor_parallel_link,
-)
+from calculators.parallel.tensor import tensor_parallel_communication
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.forward_pass import (
     decode_flops_per_token,
@@ -70,158 +58,22 @@ from calculators.performance.forward_pass import (
     prefill_flops,
     weight_bytes_read,
 )
-from calculators.performance.steps import DecodeStep, Step
-from calculators.validate import (
-    finite_float,
-    gpu_record,
-    model_spec,
-    nonnegative_int,
-    positive_int,
+from calculators.performance.roofline import EXACT_STEPS, Work, decode_contexts, step_times
+from calculators.performance.speed_setup import (
+    DEFAULT_BANDWIDTH_EFFICIENCY,
+    DEFAULT_COMPUTE_EFFICIENCY,
+    SpeedSetup,
+    compute_dtype,
+    speed_setup,
 )
+from calculators.performance.steps import DecodeStep, Step
+from calculators.validate import gpu_record, model_spec, nonnegative_int
 
-#: Assumed fraction of peak memory bandwidth a decode step achieves.
-DEFAULT_BANDWIDTH_EFFICIENCY = 0.8
-#: Assumed fraction of the dense tensor rate matrix multiplies achieve (prefill, large batches).
-DEFAULT_COMPUTE_EFFICIENCY = 0.6
-#: Above this many decode steps :func:`generation` sums sampled steps instead of every step.
-_EXACT_STEPS = 512
-
-
-def _efficiency(field: str, value: Any) -> float:
-    return finite_float(field, value, minimum=0.0, maximum=1.0, allow_minimum=False)
-
-
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
-@dataclass(frozen=True)
-class SpeedSetup:
-    """Validated settings shared by the speed functions."""
-
-    weights: DType
-    kv_cache: DType
-    batch: int
-    context: int
-    gpus: int
-    bandwidth_efficiency: float
-    compute_efficiency: float
-    interconnect: str = AUTO
-    collective_efficiency: float | None = None
-    engine: str = DEFAULT_ENGINE
-    weight_format: str = ""
-    moe_expert_efficiency: float = 1.0
-    step_overhead_s_per_layer: float = 0.0
-    request_overhead_s: float = 0.0
-
-    @property
-    def format(self) -> WeightFormat:
-        """The weights' format (bits per weight); ``weights`` is its DType family."""
-        return weight_format(self.weight_format or self.weights)
-
-    def link(self, gpu: GPU) -> Interconnect:
-        """The tensor-parallel link for this GPU (``interconnect``, or the GPU's own when ``"auto"``)."""
-        return tensor_parallel_link(gpu, gpus=self.gpus, interconnect=self.interconnect)
-
-    def assumptions(self) -> tuple[str, ...]:
-        """The efficiencies and layout, as sentences for a result."""
-        kind = "assumed" if self.engine == DEFAULT_ENGINE else "fitted on published runs"
-        lines = (
-            f"engine {self.engine}: bandwidth efficiency {self.bandwidth_efficiency:.3g} and compute efficiency "
-            f"{self.compute_efficiency:.3g} of the spec-sheet peaks ({kind})",
-            f"{self.gpus} GPUs in tensor parallel: bytes and FLOPs split evenly" if self.gpus > 1 else "one GPU",
-            f"weights {self.format.id} ({self.format.bits_per_weight:.4g} bits per weight), KV cache "
-            f"{self.kv_cache.value}",
-        )
-        if self.step_overhead_s_per_layer or self.request_overhead_s:
-            lines += (f"fixed costs: {self.step_overhead_s_per_layer * 1e6:,.1f} us per layer per forward pass, "
-                      f"{self.request_overhead_s * 1e3:,.2f} ms per request ({kind})",)
-        return lines
-
-
-def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
-                gpus: int = 1, engine: str | Engine = DEFAULT_ENGINE, bandwidth_efficiency: float | None = None,
-                compute_efficiency: float | None = None, interconnect: str = AUTO,
-                collective_efficiency: float | None = None) -> SpeedSetup:
-    """Check every speed input; raises :class:`~calculators.errors.InputError` naming the field.
-
-    ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``, ``"vllm"``,
-    ``"sglang"``, ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the
-    efficiencies and fixed costs; ``bandwidth_efficiency`` and ``compute_efficiency``
-    (0 to 1, ``None`` or blank: the engine's) override its two efficiencies.
-    ``interconnect`` is a link id of :mod:`calculators.catalog.interconnects` or ``"auto"``
-    (the GPU's own link); ``collective_efficiency`` the fraction of its per-direction
-    bandwidth the all-reduces reach (``None``: :func:`calculators.parallel.tensor.link_efficiency`).
-
-    >>> setup = speed_setup(engine="generic", weights="q4_k_m")
-    >>> setup.bandwidth_efficiency, setup.compute_efficiency, setup.weights.value
-    (0.8, 0.6, 'int4')
-    """
-    link = str(interconnect).strip().lower()
-    if link != AUTO:
-        link = get_interconnect(link).id
-    # The serving inputs the memory calculator also takes get its checks, so the two never disagree.
-    serving = inference_setup(weights=weights, kv_cache=kv_cache, batch=batch, context=context)
-    chosen = get_engine(engine)
-    return SpeedSetup(
-        weights=serving.weights,
-        weight_format=serving.weight_format,
-        kv_cache=serving.kv_cache,
-        batch=serving.batch,
-        context=serving.context,
-        gpus=positive_int("gpus", gpus, maximum=MAX_GPUS),
-        bandwidth_efficiency=(chosen.value("bandwidth_efficiency") if _blank(bandwidth_efficiency)
-                              else _efficiency("bandwidth_efficiency", bandwidth_efficiency)),
-        compute_efficiency=(chosen.compute_efficiency_for(serving.weights)
-                            if _blank(compute_efficiency) else _efficiency("compute_efficiency", compute_efficiency)),
-        interconnect=link,
-        collective_efficiency=(None if _blank(collective_efficiency)
-                               else _efficiency("collective_efficiency", collective_efficiency)),
-        engine=chosen.id,
-        moe_expert_efficiency=chosen.value("moe_expert_efficiency"),
-        step_overhead_s_per_layer=chosen.value("step_overhead_s_per_layer"),
-        request_overhead_s=chosen.value("request_overhead_s"),
-    )
-
-
-@dataclass(frozen=True)
-class Work:
-    """What one forward pass costs at 100 % of the peaks, before any efficiency (seconds).
-
-    Attributes:
-        memory_s: bytes read over the GPUs' peak bandwidth.
-        expert_s: the routed-expert part of ``memory_s``.
-        compute_s: FLOPs over the GPUs' dense rate (``None``: rate unknown).
-        communication_s: the tensor-parallel all-reduces (their own efficiency included).
-        communication_bound_s: the same at the link's full rate with no latency.
-        layers: decoder layers (the fixed cost per forward pass is per layer).
-    """
-
-    memory_s: float
-    expert_s: float
-    compute_s: float | None
-    communication_s: float
-    communication_bound_s: float
-    layers: int
-
-
-def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: float, moe_expert_efficiency: float,
-               step_overhead_s_per_layer: float) -> tuple[float, float | None, float, float]:
-    """Memory, compute, fixed and total time of one forward pass (seconds).
-
-    Formula: ``memory = (memory_s + expert_s x (1 / moe - 1)) / bandwidth_efficiency``;
-    ``compute = compute_s / compute_efficiency``; ``fixed = layers x step_overhead``;
-    ``total = max(memory, compute) + communication + fixed``.
-
-    >>> step_times(Work(0.01, 0.0, 0.002, 0.0, 0.0, 32), bandwidth_efficiency=0.5, compute_efficiency=0.5,
-    ...            moe_expert_efficiency=1.0, step_overhead_s_per_layer=1e-5)
-    (0.02, 0.004, 0.00032, 0.02032)
-    """
-    memory = (work.memory_s + work.expert_s * (1.0 / moe_expert_efficiency - 1.0)) / bandwidth_efficiency
-    compute = None if work.compute_s is None else work.compute_s / compute_efficiency
-    fixed = work.layers * step_overhead_s_per_layer
-    return memory, compute, fixed, max(memory, compute or 0.0) + work.communication_s + fixed
-
+__all__ = [
+    "DEFAULT_BANDWIDTH_EFFICIENCY", "DEFAULT_COMPUTE_EFFICIENCY", "InferenceSpeed", "SpeedSetup", "Work",
+    "decode_step", "decode_work", "inference_speed", "prefill", "prefill_work", "request_works", "speed_setup",
+    "step_times",
+]
 
 def _work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, expert_bytes: int, flops: float,
           tokens: int, compute_dtype: DType) -> Work:
@@ -254,20 +106,13 @@ def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
             "bound_time_s": max(work.memory_s, work.compute_s or 0.0) + work.communication_bound_s, "bound": bound}
 
 
-def _compute_dtype(weights: DType) -> DType:
-    # fp8 checkpoints run fp8 matmuls; weight-only int8/int4/nf4 dequantise to 16 bits.
-    if weights in (DType.FP32, DType.FP8):
-        return weights
-    return DType.BF16
-
-
 def decode_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> tuple[int, float, Work]:
     bytes_read = (weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
                   + kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache))
     flops = setup.batch * decode_flops_per_token(spec, context=context)
     work = _work(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=setup.batch,
                  expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch),
-                 compute_dtype=_compute_dtype(setup.weights))
+                 compute_dtype=compute_dtype(setup.weights))
     return bytes_read, flops, work
 
 
@@ -308,7 +153,7 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
     work = _work(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=tokens,
                  expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
-                 compute_dtype=_compute_dtype(setup.weights))
+                 compute_dtype=compute_dtype(setup.weights))
     return bytes_read, flops, work
 
 
@@ -429,37 +274,8 @@ class InferenceSpeed:
         return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
 
 
-def decode_contexts(context: int, new_tokens: int, *, chunks: int = _EXACT_STEPS) -> list[tuple[int, int]]:
-    """``(steps, context)`` pairs covering the decode steps after a prefill of ``context`` tokens.
-
-    The prefill yields the first new token, so ``new_tokens - 1`` steps follow, at
-    contexts ``context + 1 .. context + new_tokens - 1``. Up to ``chunks`` steps are
-    listed one by one; beyond, the range is cut into ``chunks`` equal parts, each timed
-    at its middle context (step time is piecewise linear in the context, so the error is
-    negligible).
-
-    >>> decode_contexts(100, 4)
-    [(1, 101), (1, 102), (1, 103)]
-    >>> decode_contexts(0, 9, chunks=2)
-    [(4, 2), (4, 6)]
-    """
-    steps = new_tokens - 1
-    start = context + 1
-    if steps <= 0:
-        return []
-    if steps <= chunks:
-        return [(1, start + i) for i in range(steps)]
-    pairs = []
-    for chunk in range(chunks):
-        low = start + steps * chunk // chunks
-        high = start + steps * (chunk + 1) // chunks
-        if high > low:
-            pairs.append((high - low, (low + high - 1) // 2))
-    return pairs
-
-
 def request_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, new_tokens: int,
-                  chunks: int = _EXACT_STEPS) -> tuple[Work, list[tuple[int, Work]]]:
+                  chunks: int = EXACT_STEPS) -> tuple[Work, list[tuple[int, Work]]]:
     """The prefill's :class:`Work` and ``(steps, Work)`` of the decode steps of one static batch.
 
     What :func:`inference_speed` times: the generation time is the request overhead plus
@@ -512,7 +328,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
                               else footprint_on(memory, gpu))
     verdict = verdict_for(footprint, uncertainty, usable_memory_bytes(gpu))
     notes = []
-    if compute_rate_flop_per_s(gpu, _compute_dtype(setup.weights)) is None:
+    if compute_rate_flop_per_s(gpu, compute_dtype(setup.weights)) is None:
         notes.append(f"{gpu.name} has no published dense rate for this format: compute time unknown, "
                      "so every time is the memory time only (a lower bound)")
     if spec.mla is not None:
