@@ -74,7 +74,7 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
                     allocator: str = "default") -> InferenceSetup:
     """Check every inference input; raises :class:`~calculators.errors.InputError`."""
     attention = one_of("attention", attention, ATTENTIONS)
-    form = weight_format(weights)
+    form = weight_format(weights, strict=True)
     prompt = positive_int("context", context, maximum=MAX_CONTEXT)
     # A prompt has at least 1 token, so at most MAX_CONTEXT - 1 new ones.
     new = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT - 1)

@@ -135,8 +135,11 @@ FORMAT_IDS: tuple[str, ...] = (*_FORMATS, *EXL2_CHOICES)
 _EXL2 = re.compile(r"exl2-(\d+(?:\.\d+)?)(?:bpw)?")
 
 
-def weight_format(value: str | DType | WeightFormat, field: str = "weights") -> WeightFormat:
+def weight_format(value: str | DType | WeightFormat, field: str = "weights", *, strict: bool = False) -> WeightFormat:
     """The :class:`WeightFormat` named ``value`` (a format id, a DType or its PyTorch spelling).
+
+    ``strict``: a string must be a format id exactly as listed (or ``exl2-<bits>``): what
+    user input is checked against, so ``"BF16 "`` is refused there as elsewhere.
 
     Raises:
         InputError: an unknown name, or an EXL2 bitrate outside 2 to 8 bits per weight.
@@ -152,7 +155,7 @@ def weight_format(value: str | DType | WeightFormat, field: str = "weights") -> 
         return value
     if isinstance(value, DType):
         return _FORMATS[value.value]
-    key = str(value).strip().lower()
+    key = str(value) if strict else str(value).strip().lower()
     if key in _FORMATS:
         return _FORMATS[key]
     match = _EXL2.fullmatch(key)
@@ -161,8 +164,12 @@ def weight_format(value: str | DType | WeightFormat, field: str = "weights") -> 
         if not EXL2_MIN_BITS <= bits <= EXL2_MAX_BITS:
             raise InputError(field, value, f"an EXL2 bitrate from {EXL2_MIN_BITS:g} to {EXL2_MAX_BITS:g} bits per "
                              "weight (e.g. exl2-4.0)")
-        return WeightFormat(f"exl2-{bits:g}", DType.INT4, bits, "linear", EXL2_README)
+        text = f"{bits:.2f}".rstrip("0")
+        return WeightFormat(f"exl2-{text}0" if text.endswith(".") else f"exl2-{text}", DType.INT4, bits, "linear",
+                            EXL2_README)
     try:
+        if strict:
+            raise InputError(field, value, "a format id")
         return _FORMATS[DType.parse(key, field).value]
     except InputError:
         raise InputError(field, value, f"one of {', '.join(FORMAT_IDS)} (or exl2-<bits> from 2 to 8)") from None
