@@ -99,3 +99,17 @@ def test_h100_runs_equal_the_measurement_file() -> None:
         run = runs[(str(figure["model"]), settings["attn_implementation"], figure["batch"])]
         field = "decode_step_s" if "decode" in str(figure["metric"]) else "prefill_s"
         assert figure["measured"] == run[field] and figure["unit"] == "s" and figure["input_tokens"] == run["seq"]
+
+
+def test_tensorrt_llm_figures_of_the_performance_page_are_in_the_dataset() -> None:
+    # calculators.performance.published quotes the same document (TensorRT-LLM docs/source/performance.md).
+    from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY
+
+    trt = [f for f in FIGURES if f["source_id"] == "trtllm-performance-md"]
+    for r in DECODE_THROUGHPUT:
+        assert any(f["model"] == r.model_id and f["gpu"] == r.gpu_id and f["batch"] == r.batch
+                   and f["input_tokens"] == r.input_tokens and f["output_tokens"] == r.output_tokens
+                   and f["measured"] == r.output_tokens_per_s_per_gpu for f in trt), r
+    for t in FIRST_TOKEN_LATENCY:
+        assert any(f["model"] == t.model_id and f["gpu"] == t.gpu_id and f["input_tokens"] == t.input_tokens
+                   and f["metric"] == "ttft" and f["measured"] == t.latency_s * 1000 for f in trt), t
