@@ -76,3 +76,17 @@ def test_scored_rows_have_the_shared_interface() -> None:
     rows = speed_accuracy.all_scored()
     assert rows and all({"category", "figure_id", "source_id", "measured", "estimated", "naive_roofline"} <= set(r)
                         for r in rows)
+
+
+#: The same limits for the figures whose engine another source also measures in the category.
+MULTI_SOURCE_LIMITS = {"decode_batch1": (0.15, 0.35), "batched_throughput": (0.11, 0.40)}
+
+
+@pytest.mark.parametrize("category", sorted(MULTI_SOURCE_LIMITS))
+def test_cross_validatable_figures_meet_or_approach_the_targets(category: str) -> None:
+    items = {str(i["category"]): i for i in speed_accuracy.summary(speed_accuracy.multi_source(
+        speed_accuracy.all_scored()))}
+    item = items[category]
+    median, p90 = MULTI_SOURCE_LIMITS[category]
+    assert item["n"] >= speed_accuracy.MIN_RECORDS
+    assert item["median"] <= median and item["p90"] <= p90, item

@@ -33,6 +33,23 @@ def all_scored() -> list[dict[str, Any]]:
     return inference.scored_figures()
 
 
+def multi_source(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rows whose engine has figures from at least two sources in the row's category.
+
+    Only for those does leaving a source out still leave the engine's own figures to fit
+    on; the others are estimated from the other engines' constants (the pooled fit).
+
+    >>> rows = [{"category": "c", "engine": "a", "source_id": s} for s in ("x", "y")]
+    >>> len(multi_source(rows + [{"category": "c", "engine": "b", "source_id": "x"}]))
+    2
+    """
+    rows = list(rows)
+    sources: dict[tuple[str, str], set[str]] = {}
+    for row in rows:
+        sources.setdefault((str(row["category"]), str(row["engine"])), set()).add(str(row["source_id"]))
+    return [row for row in rows if len(sources[(str(row["category"]), str(row["engine"]))]) >= 2]
+
+
 def percentile(values: Iterable[float], fraction: float) -> float:
     """The ``fraction`` quantile by the nearest-rank method (0 for no values).
 
