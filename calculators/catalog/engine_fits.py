@@ -183,7 +183,8 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp8-l40s-tp1-ttft128',
             'trt-llama-2-7b-fp8-l40s-tp1-ttft2048',
         )),
-        'compute:weight-only': (0.653, (
+        'compute:weight-only': (0.631, (
+            'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
             'xd-l3-8b-q4_k_m-rtx-3090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-3090-pp512',
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
@@ -307,7 +308,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.844, (
+        'bandwidth_efficiency': (0.845, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -351,13 +352,14 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:weight-only': (0.644, (
+        'compute:weight-only': (0.619, (
+            'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
             'xd-l3-8b-q4_k_m-rtx-3090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-3090-pp512',
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.3e-05, (
+        'step_overhead_s_per_layer': (7.31e-05, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
