@@ -263,7 +263,8 @@ class InferenceSpeed:
             f"{first.aggregate_tokens_per_s:,.1f} tokens/s aggregate ({first.bound}-bound; "
             f"bound {first.max_aggregate_tokens_per_s:,.1f})",
             f"decode at {last.context} tokens: {last.tokens_per_s:,.1f} tokens/s per sequence",
-            f"time to first token (prefill): {self.time_to_first_token_s * 1000:,.1f} ms ({self.prefill.bound}-bound)",
+            f"time to first token (fixed cost per request + prefill): {self.time_to_first_token_s * 1000:,.1f} ms "
+            f"(prefill {self.prefill.bound}-bound)",
         ]
         if self.new_tokens:
             lines.append(f"{self.new_tokens} new tokens: {self.generation_time_s:,.2f} s, "
