@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from calculators import speed_accuracy
-from calculators.catalog.engines import COMPUTE_KEYS, FITTED_NAMES, Fitted, all_engines
+from calculators.catalog.engines import COMPUTE_KEYS, FITTED_NAMES, POOLED, Fitted, all_engines
 from calculators.memory.weight_formats import FORMAT_IDS, weight_format
 from calculators.speed_accuracy.data import CATEGORY_TITLES, load_figures
 from calculators.tables import Table, TableFunction
@@ -146,7 +146,7 @@ def _fitted_cell(fitted: Fitted, *, seconds: bool = False) -> str:
 def speed_accuracy_engines_table() -> Table:
     """The engine catalog: each fitted constant and how many figures it was fitted on."""
     rows = []
-    for engine in all_engines():
+    for engine in (*all_engines(), POOLED):
         rows.append((engine.id, _fitted_cell(engine.bandwidth_efficiency),
                      *(_fitted_cell(engine.compute_fitted(key)) for key in COMPUTE_KEYS),
                      _fitted_cell(engine.moe_expert_efficiency),
@@ -156,7 +156,8 @@ def speed_accuracy_engines_table() -> Table:
         id="speed-accuracy-engines",
         caption=("The engine catalog (calculators.catalog.engines): each constant with, in brackets, the number of "
                  f"published figures it was fitted on (their ids are in calculators/catalog/engine_fits.py); 'pooled': "
-                 "the engine has no figure informing it and uses the fit over every engine's figures. Fixed costs in "
+                 "the engine has no figure informing it and uses the fit over every engine's figures (last row). Fixed "
+                 "costs in "
                  "microseconds: per decoder layer per forward pass, and per request."),
         columns=("engine", "bandwidth", *(f"compute {key}" for key in COMPUTE_KEYS), "MoE experts",
                  "per layer per step", "per request"),
