@@ -30,11 +30,13 @@ from calculators.memory.overhead import (
     runtime_overhead_bytes,
 )
 from calculators.memory.result import MemoryEstimate
+from calculators.memory.weight_formats import FORMAT_IDS, WeightFormat, weight_format
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.validate import model_spec, nonnegative_int, one_of, positive_int
 
-WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4")
+#: Weight formats (:mod:`calculators.memory.weight_formats`): DType names, GGUF, GPTQ/AWQ, EXL2 (any exl2-<bits>).
+WEIGHT_DTYPES = FORMAT_IDS
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8")
 ATTENTIONS = ("sdpa", "flash", "eager")
 MAX_CONTEXT = 1 << 24
@@ -54,6 +56,12 @@ class InferenceSetup:
     attention: str
     device: str = "cuda"
     allocator: str = "default"
+    weight_format: str = ""
+
+    @property
+    def format(self) -> WeightFormat:
+        """The weights' format (bits per weight); ``weights`` is its DType family."""
+        return weight_format(self.weight_format or self.weights)
 
     @property
     def total_context(self) -> int:
@@ -66,6 +74,7 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
                     allocator: str = "default") -> InferenceSetup:
     """Check every inference input; raises :class:`~calculators.errors.InputError`."""
     attention = one_of("attention", attention, ATTENTIONS)
+    form = weight_format(weights, strict=True)
     prompt = positive_int("context", context, maximum=MAX_CONTEXT)
     # A prompt has at least 1 token, so at most MAX_CONTEXT - 1 new ones.
     new = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT - 1)
@@ -73,7 +82,8 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
         raise InputError("new_tokens", new_tokens, f"an integer from 0 to {MAX_CONTEXT - prompt} (context + "
                          f"new_tokens at most {MAX_CONTEXT})")
     return InferenceSetup(
-        weights=DType.parse(one_of("weights", weights, WEIGHT_DTYPES), "weights"),
+        weights=form.family,
+        weight_format=form.id,
         kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
         batch=positive_int("batch", batch, maximum=MAX_BATCH),
         context=prompt,
@@ -147,7 +157,7 @@ def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
 
 
 def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
-    weights = weight_bytes(spec, dtype=setup.weights)
+    weights = weight_bytes(spec, dtype=setup.format)
     act = 4 if setup.weights is DType.FP32 else 2
     tokens = setup.batch * setup.context
     # During prefill every layer holds the whole prompt's K/V: a sliding-window cache layer
@@ -198,7 +208,7 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
         breakdown=breakdown,
         phase_peaks={k: int(v) for k, v in phases.items()},
         assumptions=(
-            f"weights {setup.weights.value}, KV cache {setup.kv_cache.value}, batch {setup.batch}, "
+            f"weights {setup.format.id}, KV cache {setup.kv_cache.value}, batch {setup.batch}, "
             f"prompt {setup.context} tokens, {setup.new_tokens} new tokens, attention {setup.attention}",
             "one prefill forward over the whole prompt; logits kept for the last position only",
         ) + overhead_assumptions(setup.allocator),

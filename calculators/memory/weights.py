@@ -17,6 +17,7 @@ bitsandbytes, GPTQ and AWQ do by default.
 from __future__ import annotations
 
 from calculators.dtypes import DType
+from calculators.memory.weight_formats import DTYPE_FORMATS, WeightFormat, weight_format
 from calculators.model import ModelSpec
 
 #: Extra bytes per quantised element for scales and zero points.
@@ -40,21 +41,35 @@ def quantized_bytes_per_element(dtype: DType) -> float:
     return dtype.bytes_per_element + QUANT_OVERHEAD_BYTES_PER_ELEMENT.get(dtype, 0.0)
 
 
-def weight_bytes(spec: ModelSpec, *, dtype: str | DType, high_precision: DType = DType.BF16,
+def weight_bytes(spec: ModelSpec, *, dtype: str | DType | WeightFormat, high_precision: DType = DType.BF16,
                  parameters: int | None = None) -> int:
-    """Bytes of all weights when stored in ``dtype``.
+    """Bytes of all weights when stored in ``dtype`` (a DType or a weight-format id).
 
     Formula: 16/32-bit: ``parameters x bytes``; quantised:
-    ``linear x bytes_q + (parameters - linear) x bytes_16``.
+    ``linear x bytes_q + (parameters - linear) x bytes_16``; a format whose bits per
+    weight are a whole-file average (GGUF, :mod:`calculators.memory.weight_formats`):
+    ``parameters x bits / 8``.
 
     Args:
         spec: model shapes.
-        dtype: storage format of the weights.
+        dtype: storage format of the weights: a :class:`~calculators.dtypes.DType` name or
+            a format id such as ``"q4_k_m"``, ``"gptq-int4-g32"`` or ``"exl2-4.0"``.
         high_precision: format of the tensors a quantised checkpoint keeps unquantised.
         parameters: count to size (defaults to all of ``spec.parameters``).
+
+    >>> from calculators.catalog.models import get_model
+    >>> round(weight_bytes(get_model("llama-3.1-8b"), dtype="q4_k_m") / 2**30, 2)  # llama.cpp's table: 4.58 GiB
+    4.58
     """
-    kind = DType.parse(dtype, "weights")
+    form = weight_format(dtype)
+    kind = form.family
     total = spec.parameters if parameters is None else parameters
+    if form.id not in DTYPE_FORMATS:
+        if form.scope == "all":  # a whole-file average (GGUF)
+            return int(round(total * form.bytes_per_weight))
+        unquantized = spec.parameters - spec.linear_parameters
+        linear = max(0, total - unquantized)
+        return int(round(linear * form.bytes_per_weight + (total - linear) * high_precision.bytes_per_element))
     if kind in QUANT_OVERHEAD_BYTES_PER_ELEMENT:
         # Of any count, the embeddings, head and norms stay 16-bit; only the rest is linear.
         unquantized = spec.parameters - spec.linear_parameters

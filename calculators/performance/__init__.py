@@ -8,7 +8,9 @@ measurements on the "Inference speed" and "Training time" pages.
 
 Modules: :mod:`~calculators.performance.flops` (FLOP counts and compute rates),
 :mod:`~calculators.performance.inference_speed` (decode roofline, prefill, generation) with its
-result records in :mod:`~calculators.performance.steps`,
+settings in :mod:`~calculators.performance.speed_setup` (engine, weight format, efficiencies), the
+per-pass formula in :mod:`~calculators.performance.roofline` and its result records in
+:mod:`~calculators.performance.steps`,
 :mod:`~calculators.performance.batching` (static vs continuous batching utilisation),
 :mod:`~calculators.performance.training_time` (6·N·D with attention and recomputation),
 :mod:`~calculators.performance.published` (the measurements they are checked against).

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from calculators.dtypes import DType
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT
+from calculators.memory.weight_formats import DTYPE_FORMATS, WeightFormat, weight_format
 from calculators.memory.weights import (
     QUANT_OVERHEAD_BYTES_PER_ELEMENT,
     quantized_bytes_per_element,
@@ -31,13 +32,36 @@ from calculators.performance.flops import (
 from calculators.validate import nonnegative_int, positive_int
 
 
-def _bytes_per_weight(dtype: DType) -> float:
-    if dtype in QUANT_OVERHEAD_BYTES_PER_ELEMENT:
-        return quantized_bytes_per_element(dtype)
-    return dtype.bytes_per_element
+def _bytes_per_weight(form: WeightFormat) -> float:
+    if form.id not in DTYPE_FORMATS:
+        return form.bytes_per_weight
+    if form.family in QUANT_OVERHEAD_BYTES_PER_ELEMENT:
+        return quantized_bytes_per_element(form.family)
+    return form.family.bytes_per_element
 
 
-def weight_bytes_read(spec: ModelSpec, *, dtype: str | DType, tokens: int = 1) -> int:
+def expert_bytes_read(spec: ModelSpec, *, dtype: str | DType | WeightFormat, tokens: int = 1) -> int:
+    """Bytes of routed-expert weights one forward pass over ``tokens`` tokens reads (0 for a dense model).
+
+    Formula: ``moe layers x experts x expert MLP parameters x bytes per weight x
+    (1 - (1 - k / E) ** tokens)``: the expected share of experts some token is routed to
+    (uniform, independent routing, assumed).
+
+    >>> from calculators.catalog.models import get_model
+    >>> expert_bytes_read(get_model("llama-3-8b"), dtype="bf16")
+    0
+    """
+    form = weight_format(dtype)
+    tokens = positive_int("tokens", tokens, maximum=MAX_BATCH * MAX_CONTEXT)
+    if spec.moe is None:
+        return 0
+    m = spec.moe
+    every_expert = spec.num_moe_layers * m.num_experts * spec.mlp_parameters(m.expert_intermediate_size)
+    touched = 1.0 - (1.0 - m.experts_per_token / m.num_experts) ** tokens
+    return int(round(every_expert * _bytes_per_weight(form) * touched))
+
+
+def weight_bytes_read(spec: ModelSpec, *, dtype: str | DType | WeightFormat, tokens: int = 1) -> int:
     """Weight bytes one forward pass over ``tokens`` tokens reads from memory.
 
     Formula: dense model: all weights (:func:`~calculators.memory.weights.weight_bytes`).
@@ -54,15 +78,15 @@ def weight_bytes_read(spec: ModelSpec, *, dtype: str | DType, tokens: int = 1) -
     >>> weight_bytes_read(spec, dtype="bf16", tokens=4096) == weight_bytes(spec, dtype="bf16")
     True
     """
-    kind = DType.parse(dtype, "weights")
+    form = weight_format(dtype)
     tokens = positive_int("tokens", tokens, maximum=MAX_BATCH * MAX_CONTEXT)
-    total = weight_bytes(spec, dtype=kind)
+    total = weight_bytes(spec, dtype=form)
     if spec.moe is None:
         return total
     m = spec.moe
     every_expert = spec.num_moe_layers * m.num_experts * spec.mlp_parameters(m.expert_intermediate_size)
     touched = 1.0 - (1.0 - m.experts_per_token / m.num_experts) ** tokens
-    return int(round(total - every_expert * _bytes_per_weight(kind) * (1.0 - touched)))
+    return int(round(total - every_expert * _bytes_per_weight(form) * (1.0 - touched)))
 
 
 def decode_flops_per_token(spec: ModelSpec, *, context: int) -> float:

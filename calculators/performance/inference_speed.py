@@ -4,7 +4,15 @@ One decode step reads every active weight once and each sequence's KV cache once
 does ``2 x active parameters`` FLOP per token plus attention over the cache. Its time is
 the larger of the memory time and the compute time (a roofline):
 
-``t_step = max(bytes / (bandwidth x bandwidth_efficiency), FLOPs / (rate x compute_efficiency))``
+``t_step = max(bytes / (bandwidth x bandwidth_efficiency), FLOPs / (rate x compute_efficiency))
++ layers x step_overhead``
+
+The efficiencies and the fixed costs come from the engine (:mod:`calculators.catalog.engines`:
+``engine="vllm"``, ``"llama.cpp"``, ...; the default ``"generic"`` is 0.8 of bandwidth,
+0.6 of the tensor rate and no fixed cost, the package's earlier assumption); explicit
+``bandwidth_efficiency`` / ``compute_efficiency`` override the engine's. Routed-expert
+bytes stream at the engine's ``moe_expert_efficiency`` of the dense rate, and the time to
+first token adds the engine's fixed cost per request.
 
 Over ``N`` tensor-parallel GPUs each GPU reads and computes ``1/N`` of the step, then
 the GPUs all-reduce their activations twice per layer (Megatron-LM), which adds
@@ -35,144 +43,91 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
+from calculators.catalog.engines import DEFAULT_ENGINE
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
-from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import footprint_on, split_inference_footprint, verdict_for
-from calculators.memory.inference import (
-    MAX_CONTEXT,
-    inference_memory,
-    inference_setup,
-    kv_cache_bytes,
-)
-from calculators.memory.training_inputs import MAX_GPUS
+from calculators.memory.inference import MAX_CONTEXT, inference_memory, kv_cache_bytes
 from calculators.model import ModelSpec
-from calculators.parallel.step import AUTO
-from calculators.parallel.tensor import (
-    tensor_parallel_communication,
-    tensor_parallel_link,
-)
+from calculators.parallel.tensor import tensor_parallel_communication
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.forward_pass import (
     decode_flops_per_token,
+    expert_bytes_read,
     prefill_flops,
     weight_bytes_read,
 )
+from calculators.performance.roofline import (
+    EXACT_STEPS,
+    Work,
+    decode_contexts,
+    step_times,
+)
+from calculators.performance.speed_setup import (
+    DEFAULT_BANDWIDTH_EFFICIENCY,
+    DEFAULT_COMPUTE_EFFICIENCY,
+    SpeedSetup,
+    compute_dtype,
+    speed_setup,
+)
 from calculators.performance.steps import DecodeStep, Step
-from calculators.validate import finite_float, model_spec, nonnegative_int, positive_int
+from calculators.validate import model_spec, nonnegative_int
 
-#: Assumed fraction of peak memory bandwidth a decode step achieves.
-DEFAULT_BANDWIDTH_EFFICIENCY = 0.8
-#: Assumed fraction of the dense tensor rate matrix multiplies achieve (prefill, large batches).
-DEFAULT_COMPUTE_EFFICIENCY = 0.6
-#: Above this many decode steps :func:`generation` sums sampled steps instead of every step.
-_EXACT_STEPS = 512
+__all__ = [
+    "DEFAULT_BANDWIDTH_EFFICIENCY", "DEFAULT_COMPUTE_EFFICIENCY", "InferenceSpeed", "SpeedSetup", "Work",
+    "decode_step", "decode_work", "inference_speed", "prefill", "prefill_work", "request_works", "speed_setup",
+    "step_times",
+]
 
-
-def _efficiency(field: str, value: Any) -> float:
-    return finite_float(field, value, minimum=0.0, maximum=1.0, allow_minimum=False)
-
-
-@dataclass(frozen=True)
-class SpeedSetup:
-    """Validated settings shared by the speed functions."""
-
-    weights: DType
-    kv_cache: DType
-    batch: int
-    context: int
-    gpus: int
-    bandwidth_efficiency: float
-    compute_efficiency: float
-    interconnect: str = AUTO
-    collective_efficiency: float | None = None
-
-    def link(self, gpu: GPU) -> Interconnect:
-        """The tensor-parallel link for this GPU (``interconnect``, or the GPU's own when ``"auto"``)."""
-        return tensor_parallel_link(gpu, gpus=self.gpus, interconnect=self.interconnect)
-
-    def assumptions(self) -> tuple[str, ...]:
-        """The efficiencies and layout, as sentences for a result."""
-        return (
-            f"bandwidth efficiency {self.bandwidth_efficiency:g} and compute efficiency "
-            f"{self.compute_efficiency:g} of the spec-sheet peaks (assumed)",
-            f"{self.gpus} GPUs in tensor parallel: bytes and FLOPs split evenly" if self.gpus > 1 else "one GPU",
-            f"weights {self.weights.value}, KV cache {self.kv_cache.value}",
-        )
-
-
-def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
-                gpus: int = 1, bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY,
-                compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY, interconnect: str = AUTO,
-                collective_efficiency: float | None = None) -> SpeedSetup:
-    """Check every speed input; raises :class:`~calculators.errors.InputError` naming the field.
-
-    ``interconnect`` is a link id of :mod:`calculators.catalog.interconnects` or ``"auto"``
-    (the GPU's own link); ``collective_efficiency`` the fraction of its per-direction
-    bandwidth the all-reduces reach (``None``: :func:`calculators.parallel.tensor.link_efficiency`).
-    """
-    link = str(interconnect).strip().lower()
-    if link != AUTO:
-        link = get_interconnect(link).id
-    blank = collective_efficiency is None or (isinstance(collective_efficiency, str)
-                                              and not collective_efficiency.strip())
-    # The serving inputs the memory calculator also takes get its checks, so the two never disagree.
-    serving = inference_setup(weights=weights, kv_cache=kv_cache, batch=batch, context=context)
-    return SpeedSetup(
-        weights=serving.weights,
-        kv_cache=serving.kv_cache,
-        batch=serving.batch,
-        context=serving.context,
-        gpus=positive_int("gpus", gpus, maximum=MAX_GPUS),
-        bandwidth_efficiency=_efficiency("bandwidth_efficiency", bandwidth_efficiency),
-        compute_efficiency=_efficiency("compute_efficiency", compute_efficiency),
-        interconnect=link,
-        collective_efficiency=None if blank else _efficiency("collective_efficiency", collective_efficiency),
-    )
-
-
-def _roofline(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, flops: float, tokens: int,
-              compute_dtype: DType) -> dict[str, Any]:
+def _work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, expert_bytes: int, flops: float,
+          tokens: int, compute_dtype: DType) -> Work:
     n = setup.gpus
     rate = compute_rate_flop_per_s(gpu, compute_dtype)
-    memory_peak = bytes_read / (memory_bandwidth_bytes_per_s(gpu) * n)
-    compute_peak = None if rate is None else flops / (rate * n)
-    memory_time = memory_peak / setup.bandwidth_efficiency
-    compute_time = None if compute_peak is None else compute_peak / setup.compute_efficiency
+    bandwidth = memory_bandwidth_bytes_per_s(gpu) * n
     comm_time = comm_bound = 0.0
     if n > 1:
         comm = tensor_parallel_communication(spec, tokens=tokens, gpus=n, link=setup.link(gpu),
                                              activation_bytes=4 if compute_dtype is DType.FP32 else 2,
                                              efficiency=setup.collective_efficiency)
         comm_time, comm_bound = comm.time_s, comm.bound_time_s
-    work = max(memory_time, compute_time or 0.0)
+    return Work(memory_s=bytes_read / bandwidth, expert_s=expert_bytes / bandwidth,
+                compute_s=None if rate is None else flops / (rate * n), communication_s=comm_time,
+                communication_bound_s=comm_bound, layers=spec.num_layers)
+
+
+def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
+    memory_time, compute_time, fixed, total = step_times(
+        work, bandwidth_efficiency=setup.bandwidth_efficiency, compute_efficiency=setup.compute_efficiency,
+        moe_expert_efficiency=setup.moe_expert_efficiency, step_overhead_s_per_layer=setup.step_overhead_s_per_layer)
+    work_time = max(memory_time, compute_time or 0.0)
     bound = "compute" if compute_time is not None and compute_time > memory_time else "memory"
-    if comm_time > work:
+    if work.communication_s > work_time:
         bound = "communication"
-    return {"memory_time_s": memory_time, "compute_time_s": compute_time, "communication_time_s": comm_time,
-            "time_s": work + comm_time, "bound_time_s": max(memory_peak, compute_peak or 0.0) + comm_bound,
-            "bound": bound}
+    if fixed > max(work_time, work.communication_s):
+        bound = "fixed cost"
+    return {"memory_time_s": memory_time, "compute_time_s": compute_time,
+            "communication_time_s": work.communication_s, "overhead_time_s": fixed, "time_s": total,
+            "bound_time_s": max(work.memory_s, work.compute_s or 0.0) + work.communication_bound_s, "bound": bound}
 
 
-def _compute_dtype(weights: DType) -> DType:
-    # fp8 checkpoints run fp8 matmuls; weight-only int8/int4/nf4 dequantise to 16 bits.
-    if weights in (DType.FP32, DType.FP8):
-        return weights
-    return DType.BF16
+def decode_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> tuple[int, float, Work]:
+    bytes_read = (weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
+                  + kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache))
+    flops = setup.batch * decode_flops_per_token(spec, context=context)
+    work = _work(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=setup.batch,
+                 expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch),
+                 compute_dtype=compute_dtype(setup.weights))
+    return bytes_read, flops, work
 
 
 def _decode(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> DecodeStep:
-    bytes_read = (weight_bytes_read(spec, dtype=setup.weights, tokens=setup.batch)
-                  + kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache))
-    flops = setup.batch * decode_flops_per_token(spec, context=context)
-    times = _roofline(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=setup.batch,
-                      compute_dtype=_compute_dtype(setup.weights))
+    bytes_read, flops, work = decode_work(spec, gpu, setup, context)
     return DecodeStep(bytes_read=bytes_read, flops=flops, tokens=setup.batch, batch=setup.batch, context=context,
-                      **times)
+                      **_roofline(work, setup))
 
 
 def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
@@ -200,14 +155,20 @@ def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
     return _decode(spec, gpu, setup, setup.context)
 
 
-def _prefill(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> Step:
+def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, float, Work]:
     tokens = setup.batch * setup.context
-    bytes_read = (weight_bytes_read(spec, dtype=setup.weights, tokens=tokens)
+    bytes_read = (weight_bytes_read(spec, dtype=setup.format, tokens=tokens)
                   + kv_cache_bytes(spec, batch=setup.batch, context=setup.context, kv_dtype=setup.kv_cache))
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
-    times = _roofline(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=tokens,
-                      compute_dtype=_compute_dtype(setup.weights))
-    return Step(bytes_read=bytes_read, flops=flops, tokens=tokens, **times)
+    work = _work(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=tokens,
+                 expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
+                 compute_dtype=compute_dtype(setup.weights))
+    return bytes_read, flops, work
+
+
+def _prefill(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> Step:
+    bytes_read, flops, work = prefill_work(spec, gpu, setup)
+    return Step(bytes_read=bytes_read, flops=flops, tokens=setup.batch * setup.context, **_roofline(work, setup))
 
 
 def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
@@ -269,21 +230,24 @@ class InferenceSpeed:
     notes: tuple[str, ...] = ()
     verdict: str = "fits"
     memory_uncertainty_bytes: int = 0
+    engine: str = DEFAULT_ENGINE
+    request_overhead_s: float = 0.0
 
     @property
     def time_to_first_token_s(self) -> float:
-        """Seconds to the first token: the prefill time (estimate)."""
-        return self.prefill.time_s
+        """Seconds to the first token: the engine's fixed cost per request plus the prefill (estimate)."""
+        return self.request_overhead_s + self.prefill.time_s
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (seconds, tokens/s, bytes, FLOP)."""
         def step(s: Step) -> dict[str, Any]:
             return {"bytes_read": s.bytes_read, "flops": s.flops, "memory_time_s": s.memory_time_s,
                     "compute_time_s": s.compute_time_s, "communication_time_s": s.communication_time_s,
-                    "time_s": s.time_s, "bound_time_s": s.bound_time_s, "bound": s.bound}
+                    "overhead_time_s": s.overhead_time_s, "time_s": s.time_s, "bound_time_s": s.bound_time_s,
+                    "bound": s.bound}
 
         return {
-            "model": self.model, "gpu": self.gpu, "gpus": self.gpus, "batch": self.batch,
+            "model": self.model, "gpu": self.gpu, "engine": self.engine, "gpus": self.gpus, "batch": self.batch,
             "context": self.context, "new_tokens": self.new_tokens,
             "decode_tokens_per_s_per_sequence": self.first_step.tokens_per_s,
             "decode_tokens_per_s": self.first_step.aggregate_tokens_per_s,
@@ -305,12 +269,13 @@ class InferenceSpeed:
             f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable): the times below are for a job that "
             + ("may not run" if self.verdict == "tight" else "cannot run as set up")]
         lines += [
-            f"{self.model} on {self.gpus} x {self.gpu}, batch {self.batch}, prompt {self.context} tokens",
+            f"{self.model} on {self.gpus} x {self.gpu} with {self.engine}, batch {self.batch}, prompt {self.context} tokens",
             f"decode at {first.context} tokens: {first.tokens_per_s:,.1f} tokens/s per sequence, "
             f"{first.aggregate_tokens_per_s:,.1f} tokens/s aggregate ({first.bound}-bound; "
             f"bound {first.max_aggregate_tokens_per_s:,.1f})",
             f"decode at {last.context} tokens: {last.tokens_per_s:,.1f} tokens/s per sequence",
-            f"time to first token (prefill): {self.time_to_first_token_s * 1000:,.1f} ms ({self.prefill.bound}-bound)",
+            f"time to first token (fixed cost per request + prefill): {self.time_to_first_token_s * 1000:,.1f} ms "
+            f"(prefill {self.prefill.bound}-bound)",
         ]
         if self.new_tokens:
             lines.append(f"{self.new_tokens} new tokens: {self.generation_time_s:,.2f} s, "
@@ -321,27 +286,23 @@ class InferenceSpeed:
         return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
 
 
-def _decode_total_s(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, new_tokens: int) -> float:
-    """Seconds of the decode steps after the prefill: contexts ``context+1 .. context+new_tokens-1``.
+def request_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, new_tokens: int,
+                  chunks: int = EXACT_STEPS) -> tuple[Work, list[tuple[int, Work]]]:
+    """The prefill's :class:`Work` and ``(steps, Work)`` of the decode steps of one static batch.
 
-    The prefill yields the first new token, so ``new_tokens - 1`` steps follow. Up to
-    :data:`_EXACT_STEPS` steps are summed one by one; beyond, the range is cut into that
-    many equal chunks, each timed at its middle context (step time is piecewise linear in
-    the context, so the error is negligible).
+    What :func:`inference_speed` times: the generation time is the request overhead plus
+    :func:`step_times` of the prefill plus each decode work times its step count. The
+    speed-accuracy fit (:mod:`calculators.speed_accuracy.fit`) evaluates the same sum
+    for many candidate constants without recomputing bytes and FLOPs.
     """
-    steps = new_tokens - 1
-    if steps <= 0:
-        return 0.0
-    start = setup.context + 1
-    if steps <= _EXACT_STEPS:
-        return sum(_decode(spec, gpu, setup, start + i).time_s for i in range(steps))
-    total = 0.0
-    for chunk in range(_EXACT_STEPS):
-        low = start + steps * chunk // _EXACT_STEPS
-        high = start + steps * (chunk + 1) // _EXACT_STEPS
-        if high > low:
-            total += (high - low) * _decode(spec, gpu, setup, (low + high - 1) // 2).time_s
-    return total
+    first = prefill_work(spec, gpu, setup)[2]
+    return first, [(count, decode_work(spec, gpu, setup, ctx)[2])
+                          for count, ctx in decode_contexts(setup.context, new_tokens, chunks=chunks)]
+
+
+def _decode_total_s(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, new_tokens: int) -> float:
+    """Seconds of the decode steps after the prefill (:func:`decode_contexts`)."""
+    return sum(count * _decode(spec, gpu, setup, ctx).time_s for count, ctx in decode_contexts(setup.context, new_tokens))
 
 
 def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **settings: Any) -> InferenceSpeed:
@@ -366,31 +327,33 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     """
     spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     setup = speed_setup(**settings)
+    format_notes = serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)  # refuses what the GPU cannot run
     new_tokens = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT)
     if setup.context + new_tokens > MAX_CONTEXT:
         raise InputError("new_tokens", new_tokens, f"at most {MAX_CONTEXT - setup.context} with this context")
-    format_notes = serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)
     first = _decode(spec, gpu, setup, setup.context)
     last = _decode(spec, gpu, setup, setup.context + new_tokens)
     pre = _prefill(spec, gpu, setup)
-    total = pre.time_s + _decode_total_s(spec, gpu, setup, new_tokens)
-    memory = inference_memory(spec, weights=setup.weights.value, kv_cache=setup.kv_cache.value, batch=setup.batch,
+    total = setup.request_overhead_s + pre.time_s + _decode_total_s(spec, gpu, setup, new_tokens)
+    memory = inference_memory(spec, weights=setup.format.id, kv_cache=setup.kv_cache.value, batch=setup.batch,
                               context=setup.context, new_tokens=new_tokens)
     footprint, uncertainty = (split_inference_footprint(memory, setup.gpus) if setup.gpus > 1
                               else footprint_on(memory, gpu))
     verdict = verdict_for(footprint, uncertainty, usable_memory_bytes(gpu))
     notes = list(format_notes)
-    if compute_rate_flop_per_s(gpu, _compute_dtype(setup.weights)) is None:
+    if compute_rate_flop_per_s(gpu, compute_dtype(setup.weights)) is None:
         notes.append(f"{gpu.name} has no published dense rate for this format: compute time unknown, "
                      "so every time is the memory time only (a lower bound)")
     if spec.mla is not None:
         notes.append("multi-head latent attention: attention FLOPs counted as per-head attention over q_dim; "
                      "the cache read is the compressed latent")
     if spec.moe is not None:
-        notes.append("mixture of experts: experts read per step assume uniform, independent routing")
+        notes.append("mixture of experts: experts read per step assume uniform, independent routing; routed-expert "
+                     f"weights stream at {setup.moe_expert_efficiency:.3g} of the dense rate (engine {setup.engine})")
     assumptions = setup.assumptions() + (
         "a static batch: every sequence has the same prompt and the same number of new tokens",
-        "time to first token = prefill of the whole batch; queueing, sampling and network time not counted",
+        "time to first token = the engine's fixed cost per request + prefill of the whole batch; queueing "
+        "behind other requests and network time not counted",
     )
     if setup.gpus > 1:
         link = setup.link(gpu)
@@ -408,4 +371,4 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         output_tokens_per_s=setup.batch * new_tokens / total if new_tokens else 0.0,
         memory_total_bytes=verdict.total_bytes, memory_capacity_bytes=verdict.usable_bytes, fits=verdict.fits,
         verdict=verdict.verdict, memory_uncertainty_bytes=verdict.uncertainty_bytes,
-        assumptions=assumptions, notes=tuple(notes))
+        assumptions=assumptions, notes=tuple(notes), engine=setup.engine, request_overhead_s=setup.request_overhead_s)

@@ -28,10 +28,12 @@ class Step:
         time_s: the larger of the two plus ``communication_time_s`` (estimate).
         bound_time_s: the same at 100 % efficiencies and no collective latency: a lower
             bound on the time.
-        bound: ``"memory"``, ``"compute"`` or ``"communication"``: the largest term.
+        bound: ``"memory"``, ``"compute"``, ``"communication"`` or ``"fixed cost"``: the largest term.
         tokens: tokens the pass produces (decode: batch; prefill: prompt tokens of the batch).
         communication_time_s: tensor-parallel all-reduces, added to the larger term
             (0 on one GPU), seconds.
+        overhead_time_s: the engine's fixed cost of the pass (layers x its cost per
+            layer), added too, seconds.
     """
 
     bytes_read: int
@@ -43,6 +45,7 @@ class Step:
     bound: str
     tokens: int
     communication_time_s: float = 0.0
+    overhead_time_s: float = 0.0
 
     @property
     def tokens_per_s(self) -> float:

@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
+from typing import Any
 
+from calculators.catalog.engines import engine_ids, get_engine
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.memory import inference, training_inputs
@@ -21,7 +23,15 @@ from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
 from calculators.performance.steps import DecodeStep
-from calculators.widgets.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
+from calculators.widgets.fields import (
+    Field,
+    Value,
+    bool_field,
+    choice_field,
+    default_of,
+    float_field,
+    int_field,
+)
 from calculators.widgets.registry import (
     Calculator,
     custom_gpu_fields,
@@ -86,18 +96,21 @@ class SpeedView:
     by_batch: tuple[tuple[int, DecodeStep], ...]
 
 
-_SPEED_KEYS = ("weights", "kv_cache", "batch", "context", "gpus", "bandwidth_efficiency", "compute_efficiency",
-               "interconnect")
+_SPEED_KEYS = ("engine", "weights", "kv_cache", "batch", "context", "gpus", "interconnect")
+#: Efficiency fields: 0 leaves the engine's fitted value.
+_EFFICIENCY_KEYS = ("bandwidth_efficiency", "compute_efficiency")
 
 
 def _speed_fields() -> tuple[Field, ...]:
-    def default(name: str) -> float:
-        return float(default_of(speed.speed_setup, name))
-
     return (
         *_model_fields(),
+        choice_field("engine", "Engine", choices=engine_ids(), default=default_of(speed.speed_setup, "engine"),
+                     labels=tuple(get_engine(e).name for e in engine_ids()),
+                     help="Efficiencies and fixed costs fitted on the engine's published runs; generic: 0.8 of "
+                          "bandwidth, 0.6 of the tensor rate, no fixed costs."),
         choice_field("weights", "Weights", choices=inference.WEIGHT_DTYPES, default=default_of(speed.speed_setup,
-                     "weights"), help="int4/int8/nf4 are weight-only: fewer bytes to read, bf16 matmuls."),
+                     "weights"), help="Bytes read per token follow the format's bits per weight; the 4- and 8-bit "
+                                      "integer formats are weight-only (16-bit matmuls)."),
         choice_field("kv_cache", "KV cache", choices=inference.KV_DTYPES,
                      default=default_of(speed.speed_setup, "kv_cache")),
         int_field("batch", "Batch", default=default_of(speed.speed_setup, "batch"), maximum=inference.MAX_BATCH,
@@ -107,10 +120,10 @@ def _speed_fields() -> tuple[Field, ...]:
         int_field("new_tokens", "New tokens", default=default_of(speed.inference_speed, "new_tokens"), minimum=0,
                   maximum=inference.MAX_CONTEXT, unit="tokens per sequence"),
         int_field("gpus", "Tensor-parallel GPUs", default=1, maximum=training_inputs.MAX_GPUS, advanced=True),
-        float_field("bandwidth_efficiency", "Bandwidth efficiency", default=default("bandwidth_efficiency"),
-                     minimum=0.01, maximum=1.0, advanced=True, help="Fraction of peak memory bandwidth (assumed)."),
-        float_field("compute_efficiency", "Compute efficiency", default=default("compute_efficiency"),
-                     minimum=0.01, maximum=1.0, advanced=True, help="Fraction of the dense tensor rate (assumed)."),
+        float_field("bandwidth_efficiency", "Bandwidth efficiency", default=0.0, minimum=0.0, maximum=1.0,
+                     advanced=True, help="Fraction of peak memory bandwidth; 0 takes the engine's."),
+        float_field("compute_efficiency", "Compute efficiency", default=0.0, minimum=0.0, maximum=1.0,
+                     advanced=True, help="Fraction of the dense tensor rate; 0 takes the engine's."),
         choice_field("interconnect", "Tensor-parallel link", choices=(AUTO, *interconnect_ids()),
                      default=default_of(speed.speed_setup, "interconnect"), advanced=True,
                      help="auto: the GPU's own (NVLink where it has it, else PCIe). Sets the all-reduce time."),
@@ -119,7 +132,8 @@ def _speed_fields() -> tuple[Field, ...]:
 
 def _compute_speed(values: Values) -> SpeedView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    settings = {key: values[key] for key in _SPEED_KEYS}
+    settings: dict[str, Any] = {key: values[key] for key in _SPEED_KEYS}
+    settings.update({key: float(values[key]) or None for key in _EFFICIENCY_KEYS})
     result = speed.inference_speed(spec, gpu, new_tokens=int(values["new_tokens"]), **settings)
     batches = sorted(set(CHART_BATCHES) | {result.batch})
     steps = tuple((b, speed.decode_step(spec, gpu, **{**settings, "batch": b})) for b in batches)
@@ -134,10 +148,11 @@ def speed_html(view: SpeedView) -> str:
     """Summary, aggregate tokens/s by batch (chart), the numbers (table) and assumptions."""
     r = view.result
     first = r.first_step
-    summary = (f"{r.model} on {r.gpus} x {r.gpu}: {_rate(first.tokens_per_s)} tokens/s per sequence and "
+    summary = (f"{r.model} on {r.gpus} x {r.gpu} with {get_engine(r.engine).name}: "
+               f"{_rate(first.tokens_per_s)} tokens/s per sequence and "
                f"{_rate(first.aggregate_tokens_per_s)} tokens/s for the batch of {r.batch} "
                f"({first.bound}-bound); first token after {r.time_to_first_token_s * 1000:,.1f} ms.")
-    colours = {"memory": 0, "compute": 1, "communication": 3}
+    colours = {"memory": 0, "compute": 1, "communication": 3, "fixed cost": 2}
     bars = [_Bar(f"batch {b}", s.aggregate_tokens_per_s,
                  f"{_rate(s.aggregate_tokens_per_s)} tokens/s ({s.bound})", colours[s.bound],
                  highlight=b == r.batch) for b, s in view.by_batch]
@@ -151,7 +166,8 @@ def speed_html(view: SpeedView) -> str:
         ["Decode, whole batch at 100 % of peaks", _rate(first.max_aggregate_tokens_per_s), "tokens/s", "upper bound"],
         [f"Decode per sequence at {r.last_step.context:,} tokens", _rate(r.last_step.tokens_per_s), "tokens/s",
          "estimate"],
-        ["Time to first token (prefill of the batch)", f"{r.time_to_first_token_s * 1000:,.1f}", "ms", "estimate"],
+        ["Time to first token (fixed cost per request + prefill of the batch)", f"{r.time_to_first_token_s * 1000:,.1f}",
+         "ms", "estimate"],
         ["Output tokens/s over the whole generation", _rate(r.output_tokens_per_s), "tokens/s", "estimate"],
         ["Tensor-parallel all-reduces per decode step", f"{first.communication_time_s * 1000:,.2f}", "ms",
          "estimate"],

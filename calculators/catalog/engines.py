@@ -1,0 +1,248 @@
+"""Inference engines as inputs: the efficiencies and fixed costs each one reaches, fitted on published runs.
+
+A speed estimate divides bytes and FLOPs by a GPU's peaks; how close a run gets depends
+on the software more than on the GPU. Each :class:`Engine` holds five constants:
+
+* ``bandwidth_efficiency``: fraction of peak memory bandwidth a decode step reaches;
+* ``compute_efficiency``: fraction of the dense tensor rate matrix multiplies reach,
+  per compute format (``"16-bit"``, ``"fp8"``, ``"weight-only"`` for 4- and 8-bit
+  integer formats dequantised in the kernel);
+* ``moe_expert_efficiency``: how much slower routed-expert weights stream than dense
+  ones (1 = as fast);
+* ``step_overhead_s_per_layer``: fixed time of one forward pass per decoder layer
+  (kernel launches, Python and scheduling), seconds: why small models on fast GPUs
+  stay far below the roofline;
+* ``request_overhead_s``: fixed time a request spends before its prefill runs
+  (tokenising, scheduling, the first step's launch), seconds: part of the time to
+  first token.
+
+Every value is a :class:`Fitted`: the number, the ids of the published figures in
+``tests/data/published_speed`` it was fitted on (:mod:`calculators.speed_accuracy.fit`
+refits them; ``tests/catalog/test_engines.py`` checks the two agree), or ``None`` where the
+engine has no such figure, in which case the value fitted on every engine's figures
+together (:data:`POOLED`) is used. ``generic`` is the package's earlier assumption
+(0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs): the naive roofline.
+
+>>> get_engine("vllm").name
+'vLLM'
+>>> get_engine("generic").compute_efficiency_for("fp8")
+0.6
+>>> sorted(engine_ids())[:3]
+['generic', 'llama.cpp', 'sglang']
+
+References:
+    docs page "How accurate is the speed model?"; the engines' own documents in each
+    record's ``source``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.catalog.sources import Source
+from calculators.dtypes import DType
+from calculators.errors import UnknownNameError
+
+_READ = "2026-11-25"
+#: The compute formats an engine's compute efficiency is given for.
+COMPUTE_KEYS = ("16-bit", "fp8", "weight-only")
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A constant fitted on published figures.
+
+    Attributes:
+        value: the constant (``None``: no figure of this engine informs it).
+        fitted_on: ids of the dataset records it was fitted on (empty for an assumption).
+        note: how it was obtained, in words.
+    """
+
+    value: float | None
+    fitted_on: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def kind(self) -> str:
+        """``"fitted"``, ``"assumed"`` (a value with no records) or ``"unknown"``."""
+        if self.value is None:
+            return "unknown"
+        return "fitted" if self.fitted_on else "assumed"
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One inference engine and the efficiencies its published runs reach.
+
+    Attributes:
+        id: short name, e.g. ``"vllm"``.
+        name: the project's name, e.g. ``"vLLM"``.
+        description: what runs (kernels, graphs, batching), in a sentence.
+        source: the engine's own document.
+        bandwidth_efficiency: fraction of peak memory bandwidth (0 to 1).
+        compute_efficiency: ``(compute key, Fitted)`` pairs, keys of :data:`COMPUTE_KEYS`.
+        moe_expert_efficiency: relative speed of routed-expert weight reads (0 to 1).
+        step_overhead_s_per_layer: fixed seconds per decoder layer per forward pass.
+        request_overhead_s: fixed seconds per request before its first token.
+    """
+
+    id: str
+    name: str
+    description: str
+    source: Source
+    bandwidth_efficiency: Fitted
+    compute_efficiency: tuple[tuple[str, Fitted], ...]
+    moe_expert_efficiency: Fitted
+    step_overhead_s_per_layer: Fitted
+    request_overhead_s: Fitted
+
+    def compute_fitted(self, key: str) -> Fitted:
+        """The :class:`Fitted` compute efficiency for ``key`` (one of :data:`COMPUTE_KEYS`)."""
+        return dict(self.compute_efficiency).get(key, Fitted(None))
+
+    def compute_efficiency_for(self, compute: str | DType) -> float:
+        """Fraction of the dense tensor rate for a compute format or a weights DType family.
+
+        ``fp8`` -> ``"fp8"``; int8, int4 and nf4 (weight-only) -> ``"weight-only"``;
+        everything else -> ``"16-bit"``. ``None`` values fall back to :data:`POOLED`.
+        """
+        key = compute_key(compute)
+        for engine in (self, POOLED, GENERIC):
+            value = engine.compute_fitted(key).value
+            if value is not None:
+                return value
+        raise AssertionError("GENERIC has every value")  # pragma: no cover
+
+    def value(self, name: str) -> float:
+        """``bandwidth_efficiency``, ``moe_expert_efficiency``, ``step_overhead_s_per_layer`` or
+        ``request_overhead_s``; a ``None`` falls back to :data:`POOLED`, then to :data:`GENERIC`."""
+        for engine in (self, POOLED, GENERIC):
+            value: float | None = getattr(engine, name).value
+            if value is not None:
+                return value
+        raise AssertionError("GENERIC has every value")  # pragma: no cover
+
+
+def compute_key(compute: str | DType) -> str:
+    """The compute-efficiency key of a weights family or compute format.
+
+    >>> compute_key(DType.INT4), compute_key("bf16"), compute_key("fp8")
+    ('weight-only', '16-bit', 'fp8')
+    """
+    if not isinstance(compute, DType) and compute in COMPUTE_KEYS:
+        return compute
+    kind = DType.parse(compute, "compute")
+    if kind is DType.FP8:
+        return "fp8"
+    if kind in (DType.INT8, DType.INT4, DType.NF4):
+        return "weight-only"
+    return "16-bit"
+
+
+def _src(title: str, url: str) -> Source:
+    return Source(title, url, _READ, kind="spec")
+
+
+def _assumed(value: float, note: str) -> Fitted:
+    return Fitted(value, (), note)
+
+
+GENERIC = Engine(
+    id="generic", name="generic roofline",
+    description="no particular engine: 0.8 of peak bandwidth, 0.6 of the dense tensor rate, no fixed costs "
+                "(the package's assumption before engines were inputs; the naive roofline of the accuracy page)",
+    source=Source("Sizing ML Hardware: the default efficiencies of calculators.performance.inference_speed",
+                  "docs/performance/index.md", _READ, kind="assumed"),
+    bandwidth_efficiency=_assumed(0.8, "assumed"),
+    compute_efficiency=tuple((key, _assumed(0.6, "assumed")) for key in COMPUTE_KEYS),
+    moe_expert_efficiency=_assumed(1.0, "assumed: experts stream like dense weights"),
+    step_overhead_s_per_layer=_assumed(0.0, "assumed: none"),
+    request_overhead_s=_assumed(0.0, "assumed: none"),
+)
+
+# --------------------------------------------------------------------------- fitted values
+# Written from `scripts/score_speed.py --fit` (calculators.speed_accuracy.fit.fit_catalog) on
+# tests/data/published_speed; tests/catalog/test_engines.py refits and compares.
+from calculators.catalog.engine_fits import FITS, FitRow  # noqa: E402  (data module, generated)
+
+#: The constants of an :class:`Engine` that are fitted, in :data:`FITS` rows.
+FITTED_NAMES = ("bandwidth_efficiency", "moe_expert_efficiency", "step_overhead_s_per_layer", "request_overhead_s")
+
+
+def _fitted(engine_id: str) -> dict[str, Any]:
+    rows: dict[str, FitRow] = FITS.get(engine_id, {})
+    note = "pooled fit (every engine's figures)" if engine_id == "pooled" else f"fitted on {engine_id}'s figures"
+
+    def one(name: str) -> Fitted:
+        value, ids = rows.get(name, (None, ()))
+        return Fitted(value, tuple(ids), note if value is not None else "no figure of this engine informs it")
+
+    fields: dict[str, Any] = {name: one(name) for name in FITTED_NAMES}
+    fields["compute_efficiency"] = tuple((key, one(f"compute:{key}")) for key in COMPUTE_KEYS)
+    return fields
+
+
+POOLED = Engine(
+    id="pooled", name="all engines pooled",
+    description="one set of constants fitted on every engine's published figures together: the fallback for a "
+                "constant an engine has no figure for",
+    source=Source("Sizing ML Hardware: fit over tests/data/published_speed (all engines)",
+                  "tests/data/published_speed", _READ, kind="derived"),
+    **_fitted("pooled"),
+)
+
+_ENGINES: tuple[Engine, ...] = (
+    GENERIC,
+    Engine(id="transformers", name="Hugging Face transformers (eager)",
+           description="transformers generate() in eager PyTorch: one kernel launch per operation, no CUDA graphs, "
+                       "no torch.compile, static batches",
+           source=_src("Hugging Face transformers documentation, 'Generation'",
+                       "https://huggingface.co/docs/transformers/main_classes/text_generation"),
+           **_fitted("transformers")),
+    Engine(id="vllm", name="vLLM",
+           description="PagedAttention, continuous batching, CUDA graphs for decode",
+           source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), **_fitted("vllm")),
+    Engine(id="sglang", name="SGLang",
+           description="RadixAttention, continuous batching, CUDA graphs for decode; no SGLang run with stated "
+                       "settings is in the dataset, so every constant is the pooled fit",
+           source=_src("SGLang documentation", "https://docs.sglang.ai/"), **_fitted("sglang")),
+    Engine(id="tensorrt-llm", name="TensorRT-LLM",
+           description="compiled TensorRT engines with fused attention and GEMM plugins, in-flight or static batching",
+           source=_src("NVIDIA TensorRT-LLM documentation", "https://nvidia.github.io/TensorRT-LLM/"),
+           **_fitted("tensorrt-llm")),
+    Engine(id="llama.cpp", name="llama.cpp",
+           description="ggml kernels for GGUF block formats (CUDA, Metal), one sequence per slot, single-token "
+                       "matrix-vector kernels for decoding",
+           source=_src("ggml-org/llama.cpp README", "https://github.com/ggml-org/llama.cpp"), **_fitted("llama.cpp")),
+)
+
+_BY_ID = {engine.id: engine for engine in _ENGINES}
+DEFAULT_ENGINE = "generic"
+
+
+def engine_ids() -> tuple[str, ...]:
+    """Ids of every catalogued engine, ``generic`` first."""
+    return tuple(_BY_ID)
+
+
+def all_engines() -> tuple[Engine, ...]:
+    """Every catalogued engine."""
+    return _ENGINES
+
+
+def get_engine(name: str | Engine, field: str = "engine") -> Engine:
+    """The engine named ``name`` (its id, case-insensitive).
+
+    Raises:
+        UnknownNameError: no such engine; the message lists the ids.
+    """
+    if isinstance(name, Engine):
+        return name
+    key = str(name).strip().lower()
+    aliases = {"trt-llm": "tensorrt-llm", "tensorrt_llm": "tensorrt-llm", "llamacpp": "llama.cpp",
+               "llama-cpp": "llama.cpp", "hf": "transformers"}
+    key = aliases.get(key, key)
+    if key not in _BY_ID:
+        raise UnknownNameError(field, str(name), list(_BY_ID))
+    return _BY_ID[key]

@@ -1,0 +1,85 @@
+"""The roofline of one forward pass with an engine's efficiencies and fixed cost, and the decode schedule.
+
+A forward pass's :class:`Work` is its bytes and FLOPs over the GPUs' peaks (seconds at
+100 %), computed once; :func:`step_times` applies an engine's constants to it. The
+inference-speed functions and the speed-accuracy fit share this one formula, so the
+fit's constants mean what the calculators use.
+
+>>> decode_contexts(10, 3)
+[(1, 11), (1, 12)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Above this many decode steps a generation is timed at this many sampled contexts.
+EXACT_STEPS = 512
+
+
+@dataclass(frozen=True)
+class Work:
+    """What one forward pass costs at 100 % of the peaks, before any efficiency (seconds).
+
+    Attributes:
+        memory_s: bytes read over the GPUs' peak bandwidth.
+        expert_s: the routed-expert part of ``memory_s``.
+        compute_s: FLOPs over the GPUs' dense rate (``None``: rate unknown).
+        communication_s: the tensor-parallel all-reduces (their own efficiency included).
+        communication_bound_s: the same at the link's full rate with no latency.
+        layers: decoder layers (the fixed cost per forward pass is per layer).
+    """
+
+    memory_s: float
+    expert_s: float
+    compute_s: float | None
+    communication_s: float
+    communication_bound_s: float
+    layers: int
+
+
+def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: float, moe_expert_efficiency: float,
+               step_overhead_s_per_layer: float) -> tuple[float, float | None, float, float]:
+    """Memory, compute, fixed and total time of one forward pass (seconds).
+
+    Formula: ``memory = (memory_s + expert_s x (1 / moe - 1)) / bandwidth_efficiency``;
+    ``compute = compute_s / compute_efficiency``; ``fixed = layers x step_overhead``;
+    ``total = max(memory, compute) + communication + fixed``.
+
+    >>> step_times(Work(0.01, 0.0, 0.002, 0.0, 0.0, 32), bandwidth_efficiency=0.5, compute_efficiency=0.5,
+    ...            moe_expert_efficiency=1.0, step_overhead_s_per_layer=1e-5)
+    (0.02, 0.004, 0.00032, 0.02032)
+    """
+    memory = (work.memory_s + work.expert_s * (1.0 / moe_expert_efficiency - 1.0)) / bandwidth_efficiency
+    compute = None if work.compute_s is None else work.compute_s / compute_efficiency
+    fixed = work.layers * step_overhead_s_per_layer
+    return memory, compute, fixed, max(memory, compute or 0.0) + work.communication_s + fixed
+
+
+def decode_contexts(context: int, new_tokens: int, *, chunks: int = EXACT_STEPS) -> list[tuple[int, int]]:
+    """``(steps, context)`` pairs covering the decode steps after a prefill of ``context`` tokens.
+
+    The prefill yields the first new token, so ``new_tokens - 1`` steps follow, at
+    contexts ``context + 1 .. context + new_tokens - 1``. Up to ``chunks`` steps are
+    listed one by one; beyond, the range is cut into ``chunks`` equal parts, each timed
+    at its middle context (step time is piecewise linear in the context, so the error is
+    negligible).
+
+    >>> decode_contexts(100, 4)
+    [(1, 101), (1, 102), (1, 103)]
+    >>> decode_contexts(0, 9, chunks=2)
+    [(4, 2), (4, 6)]
+    """
+    steps = new_tokens - 1
+    start = context + 1
+    if steps <= 0:
+        return []
+    if steps <= chunks:
+        return [(1, start + i) for i in range(steps)]
+    pairs = []
+    for chunk in range(chunks):
+        low = start + steps * chunk // chunks
+        high = start + steps * (chunk + 1) // chunks
+        if high > low:
+            pairs.append((high - low, (low + high - 1) // 2))
+    return pairs

@@ -1,0 +1,136 @@
+"""Checked settings of a speed estimate: weights format, batch, context, GPUs, engine and efficiencies.
+
+:func:`speed_setup` validates every input once (the memory calculator's serving inputs
+through :func:`calculators.memory.inference.inference_setup`, so the two never disagree)
+and resolves the engine (:mod:`calculators.catalog.engines`) into numbers: the
+bandwidth and compute efficiencies (overridable), the routed-expert efficiency and the
+fixed costs per layer and per request.
+
+>>> setup = speed_setup(engine="generic", weights="q4_k_m")
+>>> setup.bandwidth_efficiency, setup.compute_efficiency, setup.weights.value
+(0.8, 0.6, 'int4')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.catalog.engines import DEFAULT_ENGINE, Engine, get_engine
+from calculators.catalog.gpus import GPU
+from calculators.catalog.interconnects import Interconnect, get_interconnect
+from calculators.dtypes import DType
+from calculators.memory.inference import inference_setup
+from calculators.memory.training_inputs import MAX_GPUS
+from calculators.memory.weight_formats import WeightFormat, weight_format
+from calculators.parallel.step import AUTO
+from calculators.parallel.tensor import tensor_parallel_link
+from calculators.validate import finite_float, positive_int
+
+
+#: Assumed fraction of peak memory bandwidth a decode step achieves.
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.8
+#: Assumed fraction of the dense tensor rate matrix multiplies achieve (prefill, large batches).
+DEFAULT_COMPUTE_EFFICIENCY = 0.6
+
+
+def _efficiency(field: str, value: Any) -> float:
+    return finite_float(field, value, minimum=0.0, maximum=1.0, allow_minimum=False)
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+@dataclass(frozen=True)
+class SpeedSetup:
+    """Validated settings shared by the speed functions."""
+
+    weights: DType
+    kv_cache: DType
+    batch: int
+    context: int
+    gpus: int
+    bandwidth_efficiency: float
+    compute_efficiency: float
+    interconnect: str = AUTO
+    collective_efficiency: float | None = None
+    engine: str = DEFAULT_ENGINE
+    weight_format: str = ""
+    moe_expert_efficiency: float = 1.0
+    step_overhead_s_per_layer: float = 0.0
+    request_overhead_s: float = 0.0
+
+    @property
+    def format(self) -> WeightFormat:
+        """The weights' format (bits per weight); ``weights`` is its DType family."""
+        return weight_format(self.weight_format or self.weights)
+
+    def link(self, gpu: GPU) -> Interconnect:
+        """The tensor-parallel link for this GPU (``interconnect``, or the GPU's own when ``"auto"``)."""
+        return tensor_parallel_link(gpu, gpus=self.gpus, interconnect=self.interconnect)
+
+    def assumptions(self) -> tuple[str, ...]:
+        """The efficiencies and layout, as sentences for a result."""
+        kind = "assumed" if self.engine == DEFAULT_ENGINE else "fitted on published runs"
+        lines: tuple[str, ...] = (
+            f"engine {self.engine}: bandwidth efficiency {self.bandwidth_efficiency:.3g} and compute efficiency "
+            f"{self.compute_efficiency:.3g} of the spec-sheet peaks ({kind})",
+            f"{self.gpus} GPUs in tensor parallel: bytes and FLOPs split evenly" if self.gpus > 1 else "one GPU",
+            f"weights {self.format.id} ({self.format.bits_per_weight:.4g} bits per weight), KV cache "
+            f"{self.kv_cache.value}",
+        )
+        if self.step_overhead_s_per_layer or self.request_overhead_s:
+            lines += (f"fixed costs: {self.step_overhead_s_per_layer * 1e6:,.1f} us per layer per forward pass, "
+                      f"{self.request_overhead_s * 1e3:,.2f} ms per request ({kind})",)
+        return lines
+
+
+def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
+                gpus: int = 1, engine: str | Engine = DEFAULT_ENGINE, bandwidth_efficiency: float | None = None,
+                compute_efficiency: float | None = None, interconnect: str = AUTO,
+                collective_efficiency: float | None = None) -> SpeedSetup:
+    """Check every speed input; raises :class:`~calculators.errors.InputError` naming the field.
+
+    ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``, ``"vllm"``,
+    ``"sglang"``, ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the
+    efficiencies and fixed costs; ``bandwidth_efficiency`` and ``compute_efficiency``
+    (0 to 1, ``None`` or blank: the engine's) override its two efficiencies.
+    ``interconnect`` is a link id of :mod:`calculators.catalog.interconnects` or ``"auto"``
+    (the GPU's own link); ``collective_efficiency`` the fraction of its per-direction
+    bandwidth the all-reduces reach (``None``: :func:`calculators.parallel.tensor.link_efficiency`).
+
+    """
+    link = str(interconnect).strip().lower()
+    if link != AUTO:
+        link = get_interconnect(link).id
+    # The serving inputs the memory calculator also takes get its checks, so the two never disagree.
+    serving = inference_setup(weights=weights, kv_cache=kv_cache, batch=batch, context=context)
+    chosen = get_engine(engine)
+    return SpeedSetup(
+        weights=serving.weights,
+        weight_format=serving.weight_format,
+        kv_cache=serving.kv_cache,
+        batch=serving.batch,
+        context=serving.context,
+        gpus=positive_int("gpus", gpus, maximum=MAX_GPUS),
+        bandwidth_efficiency=(chosen.value("bandwidth_efficiency") if _blank(bandwidth_efficiency)
+                              else _efficiency("bandwidth_efficiency", bandwidth_efficiency)),
+        compute_efficiency=(chosen.compute_efficiency_for(serving.weights)
+                            if _blank(compute_efficiency) else _efficiency("compute_efficiency", compute_efficiency)),
+        interconnect=link,
+        collective_efficiency=(None if _blank(collective_efficiency)
+                               else _efficiency("collective_efficiency", collective_efficiency)),
+        engine=chosen.id,
+        moe_expert_efficiency=chosen.value("moe_expert_efficiency"),
+        step_overhead_s_per_layer=chosen.value("step_overhead_s_per_layer"),
+        request_overhead_s=chosen.value("request_overhead_s"),
+    )
+
+
+def compute_dtype(weights: DType) -> DType:
+    """The format the matmuls run in for a weights family: fp32 and fp8 as stored, everything else 16-bit."""
+    # fp8 checkpoints run fp8 matmuls; weight-only int8/int4/nf4 dequantise to 16 bits.
+    if weights in (DType.FP32, DType.FP8):
+        return weights
+    return DType.BF16

@@ -1,0 +1,205 @@
+"""Fit an engine's efficiencies and fixed costs to published figures (least squares on log error).
+
+Constants: ``bandwidth_efficiency``, ``compute:<key>`` for each compute format,
+``moe_expert_efficiency``, ``step_overhead_s_per_layer`` and ``request_overhead_s``
+(:mod:`calculators.catalog.engines`). A constant is fitted only where figures inform it:
+
+* bandwidth and the fixed cost per step: decode and batched figures;
+* compute efficiency for a format: prefill, first-token and batched figures in that format;
+* fixed cost per request: first-token figures;
+* routed-expert efficiency: figures of mixture-of-experts models.
+
+The objective is a robust (soft-L1) sum over figures of ``r = log(measured / model)``,
+``sum 2 d^2 (sqrt(1 + (r / d)^2) - 1)`` with ``d =`` :data:`ROBUST_SCALE` (quadratic for small
+errors, linear for large ones, so one odd figure does not drag the rest), plus for an engine a
+weak pull (weight :data:`PRIOR_WEIGHT` per constant) of each efficiency towards the
+pooled fit of every engine's figures, so that an engine with one or two figures does not
+fit noise. Coordinate descent with a golden-section search per constant in log space,
+within :data:`BOUNDS`. Constants no figure informs take the pooled value.
+
+>>> from calculators.speed_accuracy.data import load_figures, scored
+>>> from calculators.speed_accuracy.predict import prepare
+>>> cases = [prepare(f) for f in scored(load_figures()) if f["engine"] == "tensorrt-llm"]
+>>> fit = fit_constants(cases)
+>>> 0.3 < fit.values["bandwidth_efficiency"] <= 1.0 and "request_overhead_s" in fit.values
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from calculators.catalog.engines import COMPUTE_KEYS, GENERIC, Engine, Fitted
+from calculators.performance.inference_speed import step_times
+from calculators.speed_accuracy.predict import Prepared
+
+NAMES = ("bandwidth_efficiency", *(f"compute:{key}" for key in COMPUTE_KEYS), "moe_expert_efficiency",
+         "step_overhead_s_per_layer", "request_overhead_s")
+#: Search range of each constant (efficiencies are fractions of peak; overheads seconds).
+BOUNDS: dict[str, tuple[float, float]] = {
+    "bandwidth_efficiency": (0.05, 1.0), "moe_expert_efficiency": (0.1, 1.0),
+    "step_overhead_s_per_layer": (1e-7, 5e-3), "request_overhead_s": (1e-5, 2.0),
+    **{f"compute:{key}": (0.02, 1.0) for key in COMPUTE_KEYS},
+}
+EFFICIENCIES = tuple(name for name in NAMES if "overhead" not in name)
+#: Log error beyond which a figure's loss grows linearly instead of quadratically.
+ROBUST_SCALE = 0.25
+#: Weight of the pull of each efficiency towards the pooled value, against 1 per figure.
+PRIOR_WEIGHT = 0.25
+SWEEPS = 5
+_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+
+
+def _start() -> dict[str, float]:
+    values = {"bandwidth_efficiency": GENERIC.value("bandwidth_efficiency"), "moe_expert_efficiency": 1.0,
+              "step_overhead_s_per_layer": 1e-5, "request_overhead_s": 1e-3}
+    values.update({f"compute:{key}": GENERIC.compute_efficiency_for(key) for key in COMPUTE_KEYS})
+    return values
+
+
+def informs(case: Prepared, name: str) -> bool:
+    """True when the figure's model time depends on constant ``name`` in a way worth fitting."""
+    if name in ("bandwidth_efficiency", "step_overhead_s_per_layer"):
+        return case.category in ("decode_batch1", "batched_throughput")
+    if name == "request_overhead_s":
+        return case.category == "time_to_first_token"
+    if name == "moe_expert_efficiency":
+        return case.moe
+    key = name.split(":", 1)[1]
+    return case.compute == key and case.category in ("prefill_throughput", "time_to_first_token",
+                                                     "batched_throughput")
+
+
+def model_time(case: Prepared, values: Mapping[str, float]) -> float:
+    """Model time of a prepared figure for the constants ``values`` (seconds)."""
+    total = case.requests * values["request_overhead_s"]
+    for count, work in case.terms:
+        total += count * step_times(work, bandwidth_efficiency=values["bandwidth_efficiency"],
+                                    compute_efficiency=values[f"compute:{case.compute}"],
+                                    moe_expert_efficiency=values["moe_expert_efficiency"],
+                                    step_overhead_s_per_layer=values["step_overhead_s_per_layer"])[3]
+    return total
+
+
+def _loss(cases: Sequence[Prepared], values: Mapping[str, float], prior: Mapping[str, float]) -> float:
+    scale = ROBUST_SCALE
+    total = sum(2.0 * scale * scale * (math.sqrt(1.0 + (math.log(case.measured_s / model_time(case, values)) / scale)
+                                                 ** 2) - 1.0) for case in cases)
+    for name, centre in prior.items():
+        total += PRIOR_WEIGHT * math.log(values[name] / centre) ** 2
+    return total
+
+
+def _golden(cases: Sequence[Prepared], values: dict[str, float], name: str, prior: Mapping[str, float]) -> None:
+    low, high = (math.log(v) for v in BOUNDS[name])
+
+    def loss_at(x: float) -> float:
+        values[name] = math.exp(x)
+        return _loss(cases, values, prior)
+
+    a, b = low, high
+    c, d = b - _GOLDEN * (b - a), a + _GOLDEN * (b - a)
+    fc, fd = loss_at(c), loss_at(d)
+    for _ in range(28):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - _GOLDEN * (b - a)
+            fc = loss_at(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + _GOLDEN * (b - a)
+            fd = loss_at(d)
+    values[name] = math.exp((a + b) / 2.0)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Fitted constants and, for each, the figures that informed it.
+
+    Attributes:
+        values: every constant of :data:`NAMES` (fitted, or taken from the fallback).
+        fitted_on: constant -> ids of the figures it was fitted on (absent: not fitted).
+    """
+
+    values: dict[str, float]
+    fitted_on: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def engine(self, base: Engine, *, suffix: str = "") -> Engine:
+        """An :class:`Engine` like ``base`` whose constants are these values (for the public API)."""
+        def fitted(name: str) -> Fitted:
+            return Fitted(self.values[name], self.fitted_on.get(name, ()), "refit")
+
+        return Engine(id=base.id + suffix, name=base.name, description=base.description, source=base.source,
+                      bandwidth_efficiency=fitted("bandwidth_efficiency"),
+                      compute_efficiency=tuple((key, fitted(f"compute:{key}")) for key in COMPUTE_KEYS),
+                      moe_expert_efficiency=fitted("moe_expert_efficiency"),
+                      step_overhead_s_per_layer=fitted("step_overhead_s_per_layer"),
+                      request_overhead_s=fitted("request_overhead_s"))
+
+
+def fit_constants(cases: Iterable[Prepared], *, fallback: Mapping[str, float] | None = None) -> Fit:
+    """Fit the constants the ``cases`` inform; the others keep ``fallback`` (default: generic start values).
+
+    With a ``fallback`` (the pooled fit), each fitted efficiency is also pulled weakly
+    towards it (:data:`PRIOR_WEIGHT`).
+    """
+    cases = list(cases)
+    values = dict(fallback) if fallback is not None else _start()
+    fitted_on = {name: tuple(sorted(c.figure_id for c in cases if informs(c, name))) for name in NAMES}
+    free = [name for name in NAMES if fitted_on[name]]
+    prior = {name: fallback[name] for name in free if fallback is not None and name in EFFICIENCIES}
+    for _ in range(SWEEPS):
+        for name in free:
+            _golden(cases, values, name, prior)
+    return Fit(values={k: round(v, 3) if "overhead" not in k else float(f"{v:.3g}") for k, v in values.items()},
+               fitted_on={name: ids for name, ids in fitted_on.items() if ids})
+
+
+def fit_pooled(cases: Iterable[Prepared]) -> Fit:
+    """One set of constants for every engine's figures together."""
+    return fit_constants(cases)
+
+
+def fit_engine(cases: Iterable[Prepared], engine: str, pooled: Fit) -> Fit:
+    """Constants of ``engine`` from its figures, pulled towards and completed by the ``pooled`` fit."""
+    return fit_constants([c for c in cases if c.engine == engine], fallback=pooled.values)
+
+
+def fit_catalog(cases: Iterable[Prepared]) -> dict[str, Fit]:
+    """The catalog's fits on every figure: ``"pooled"`` and one per engine with figures.
+
+    Engines of :mod:`calculators.catalog.engines` with no figure (SGLang) are absent:
+    they use the pooled values.
+    """
+    cases = list(cases)
+    pooled = fit_pooled(cases)
+    fits = {"pooled": pooled}
+    for engine in sorted({c.engine for c in cases}):
+        fits[engine] = fit_engine(cases, engine, pooled)
+    return fits
+
+
+def fits_module(fits: Mapping[str, Fit]) -> str:
+    """Source text of :mod:`calculators.catalog.engine_fits` for ``fits`` (deterministic)."""
+    lines = ['"""Fitted engine constants: written by ``scripts/score_speed.py --write-fits``; do not edit by hand.',
+             "",
+             "Each engine id maps constant names (``bandwidth_efficiency``, ``compute:16-bit``, ...) to",
+             "``(value, ids of the tests/data/published_speed records it was fitted on)``. The pooled row is",
+             "fitted on every engine's records; an engine's row on its own records, pulled towards the pooled",
+             "values (calculators.speed_accuracy.fit); a constant no record of the engine informs is absent.",
+             '"""', "", "from __future__ import annotations", "",
+             "FitRow = tuple[float | None, tuple[str, ...]]", "", "FITS: dict[str, dict[str, FitRow]] = {"]
+    for engine, fit in fits.items():
+        lines.append(f"    {engine!r}: {{")
+        for name in NAMES:
+            ids = fit.fitted_on.get(name)
+            if not ids:
+                continue
+            lines.append(f"        {name!r}: ({fit.values[name]!r}, (")
+            lines.extend(f"            {i!r}," for i in ids)
+            lines.append("        )),")
+        lines.append("    },")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

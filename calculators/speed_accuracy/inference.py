@@ -1,0 +1,74 @@
+"""Leave-one-source-out scores of the inference speed model against published figures.
+
+For each figure, every fitted constant is refitted without the figure's source: the
+pooled fit (all engines) and then the figure's engine's fit
+(:mod:`calculators.speed_accuracy.fit`), and the figure is estimated through the public
+API (:mod:`calculators.speed_accuracy.predict`) with those constants. The naive
+roofline is the same API with the ``generic`` engine (0.8 of bandwidth, 0.6 of the dense
+rate, no fixed costs): the model before engines were inputs.
+
+>>> rows = scored_figures()
+>>> sorted(rows[0])
+['category', 'engine', 'error', 'estimated', 'figure_id', 'measured', 'naive_error', 'naive_roofline', 'source_id', 'unit']
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from calculators.catalog.engines import get_engine
+from calculators.speed_accuracy.data import load_figures, scored
+from calculators.speed_accuracy.fit import Fit, fit_engine, fit_pooled
+from calculators.speed_accuracy.predict import Prepared, error, estimate, prepare
+
+NAIVE_ENGINE = "generic"
+
+
+def _base_engine(engine_id: str) -> str:
+    try:
+        return get_engine(engine_id).id
+    except ValueError:
+        return "pooled"
+
+
+def loso_fits(cases: list[Prepared]) -> dict[str, tuple[Fit, Fit]]:
+    """Source id -> (pooled fit, engine fit) made without that source, for each source's engine.
+
+    Assumes one engine per source (the dataset's README says so; tests check it).
+    """
+    fits: dict[str, tuple[Fit, Fit]] = {}
+    for source in sorted({c.source_id for c in cases}):
+        rest = [c for c in cases if c.source_id != source]
+        engine = next(c.engine for c in cases if c.source_id == source)
+        pooled = fit_pooled(rest)
+        fits[source] = (pooled, fit_engine(rest, engine, pooled))
+    return fits
+
+
+@functools.lru_cache(maxsize=1)
+def _scored_rows() -> tuple[tuple[tuple[str, Any], ...], ...]:
+    figures = scored(load_figures())
+    cases = [prepare(f) for f in figures]
+    fits = loso_fits(cases)
+    rows = []
+    for figure in figures:
+        _pooled, engine_fit = fits[str(figure["source_id"])]
+        engine = engine_fit.engine(get_engine(_base_engine(str(figure["engine"]))), suffix=" (cross-validated)")
+        rows.append((
+            ("category", figure["category"]), ("figure_id", figure["id"]), ("source_id", figure["source_id"]),
+            ("engine", figure["engine"]), ("unit", figure["unit"]), ("measured", float(figure["measured"])),
+            ("estimated", estimate(figure, engine)), ("naive_roofline", estimate(figure, NAIVE_ENGINE)),
+            ("error", error(figure, engine)), ("naive_error", error(figure, NAIVE_ENGINE)),
+        ))
+    return tuple(tuple(row) for row in rows)
+
+
+def scored_figures() -> list[dict[str, Any]]:
+    """Every scored figure with its cross-validated estimate and the naive roofline's.
+
+    Keys: ``category``, ``figure_id``, ``source_id``, ``engine``, ``unit``, ``measured``,
+    ``estimated`` (leave-one-source-out), ``naive_roofline`` (generic engine), ``error``
+    and ``naive_error`` (speed axis: positive over-promises). Values are in the figure's unit.
+    """
+    return [dict(row) for row in _scored_rows()]

@@ -1,0 +1,119 @@
+"""The engine catalog: every fitted constant names its figures and equals a refit on them.
+
+Expected values are not typed here: they come from refitting the dataset
+(tests/data/published_speed) with calculators.speed_accuracy.fit, which is what
+``scripts/score_speed.py --write-fits`` wrote into calculators/catalog/engine_fits.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import pytest
+
+from calculators.catalog.engines import (
+    COMPUTE_KEYS,
+    FITTED_NAMES,
+    GENERIC,
+    POOLED,
+    Engine,
+    Fitted,
+    all_engines,
+    get_engine,
+)
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.models import get_model
+from calculators.errors import InputError
+from calculators.performance.inference_speed import decode_step, inference_speed, speed_setup
+from calculators.speed_accuracy.data import load_figures, scored
+from calculators.speed_accuracy.fit import NAMES, Fit, fit_catalog
+from calculators.speed_accuracy.predict import prepare
+
+FIGURE_IDS = {str(f["id"]) for f in load_figures()}
+
+
+def _constants(engine: Engine) -> dict[str, Fitted]:
+    constants = {name: getattr(engine, name) for name in FITTED_NAMES}
+    constants.update({f"compute:{key}": engine.compute_fitted(key) for key in COMPUTE_KEYS})
+    return constants
+
+
+@functools.cache
+def _refit() -> dict[str, Fit]:
+    return fit_catalog(prepare(f) for f in scored(load_figures()))
+
+
+def test_the_required_engines_are_catalogued() -> None:
+    ids = {engine.id for engine in all_engines()}
+    assert ids >= {"generic", "transformers", "vllm", "sglang", "tensorrt-llm", "llama.cpp"}
+
+
+@pytest.mark.parametrize("engine", [e for e in all_engines() if e.id != "generic"], ids=lambda e: e.id)
+def test_every_fitted_value_names_existing_figures(engine: Engine) -> None:
+    for name, fitted in _constants(engine).items():
+        if fitted.value is None:
+            assert not fitted.fitted_on, name
+            continue
+        assert fitted.fitted_on, f"{engine.id}.{name} has a value but names no figure"
+        assert set(fitted.fitted_on) <= FIGURE_IDS, f"{engine.id}.{name} names unknown figures"
+
+
+@pytest.mark.parametrize("engine", [e for e in all_engines() if e.id != "generic"], ids=lambda e: e.id)
+def test_catalog_equals_a_refit_on_the_dataset(engine: Engine) -> None:
+    fit = _refit().get(engine.id)
+    for name, fitted in _constants(engine).items():
+        if fit is None or name not in fit.fitted_on:
+            assert fitted.value is None, f"{engine.id}.{name}: no figure informs it, so it must be pooled"
+            continue
+        assert fitted.fitted_on == fit.fitted_on[name]
+        assert fitted.value is not None and math.isclose(fitted.value, fit.values[name], rel_tol=0.02), name
+
+
+def test_pooled_fit_is_catalogued_and_bounded() -> None:
+    fit = _refit()["pooled"]
+    for name, fitted in _constants(POOLED).items():
+        assert fitted.value is not None and math.isclose(fitted.value, fit.values[name], rel_tol=0.02), name
+        if "overhead" not in name:
+            assert 0 < fitted.value <= 1, name
+
+
+def test_generic_is_the_earlier_assumption() -> None:
+    # calculators.performance.inference_speed's documented defaults before engines: 0.8 and 0.6, no fixed costs.
+    setup = speed_setup()
+    assert (setup.engine, setup.bandwidth_efficiency, setup.compute_efficiency) == ("generic", 0.8, 0.6)
+    assert setup.step_overhead_s_per_layer == 0 and setup.request_overhead_s == 0
+    assert GENERIC.value("moe_expert_efficiency") == 1.0
+
+
+def test_every_constant_name_is_fitted_somewhere() -> None:
+    assert set(NAMES) == set(FITTED_NAMES) | {f"compute:{key}" for key in COMPUTE_KEYS}
+
+
+def test_unknown_engine_is_an_error_naming_the_field() -> None:
+    with pytest.raises(InputError, match="engine"):
+        get_engine("deepspeed-mii")
+    with pytest.raises(InputError, match="engine"):
+        inference_speed(get_model("llama-3-8b"), get_gpu("h100-sxm"), engine="nope")
+
+
+def test_fixed_cost_per_step_slows_small_models_most() -> None:
+    # The engine's cost per layer is the same for both models; the 1B model's memory time is a fraction of the 8B's.
+    gpu = get_gpu("h100-sxm")
+    small, large = get_model("llama-3.2-1b"), get_model("llama-3-8b")
+
+    def slowdown(spec: object) -> float:
+        generic = decode_step(spec, gpu, engine="generic", bandwidth_efficiency=1.0, context=512)  # type: ignore[arg-type]
+        eager = decode_step(spec, gpu, engine="transformers", bandwidth_efficiency=1.0, context=512)  # type: ignore[arg-type]
+        return eager.time_s / generic.time_s
+
+    assert slowdown(small) > slowdown(large) > 1
+
+
+def test_request_overhead_is_in_the_time_to_first_token_only() -> None:
+    spec, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb-sxm")
+    result = inference_speed(spec, gpu, engine="tensorrt-llm", context=128, new_tokens=2)
+    setup = speed_setup(engine="tensorrt-llm")
+    assert result.time_to_first_token_s == pytest.approx(result.prefill.time_s + setup.request_overhead_s)
+    assert result.generation_time_s == pytest.approx(result.time_to_first_token_s + result.last_step.time_s,
+                                                     rel=0.01)
