@@ -405,7 +405,8 @@ def on_post_template(output_content: str, template_name: str, config: Any) -> st
 #: and its worker, the widgets' look and script (their static answers render without Python),
 #: images. Not the downloads (tables/*.csv|json, notebooks, values.json): they stay online.
 GUIDE_PATTERNS = ("assets/stylesheets/*.css", "assets/javascripts/*.js", "assets/javascripts/workers/search.*.js",
-                  "search/search_index.json", "assets/offline.js", "assets/widgets.css", "assets/widgets.js")
+                  "search/search_index.json", "assets/offline.js", "assets/site.css", "assets/widgets.css",
+                  "assets/widgets.js")
 IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".gif", ".webp", ".ico")
 
 
