@@ -20,6 +20,8 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
   outputs are merged after execution, so two builds give the same bytes.
 * ``on_post_template`` makes ``404.html`` (and the offline page made from it) work at any
   base path: relative links under a ``<base>`` set from the address (:func:`any_base_path`).
+* ``on_post_page`` fails the build when a page still names the cite placeholder's host
+  (:func:`placeholder_left`): no published page links to ``example.invalid``.
 * ``on_config`` refuses a local or placeholder ``site_url`` in a release build
   (``MLHW_RELEASE=1``); ``site_url`` comes from ``SITE_URL`` (mkdocs.yml).
 * ``on_config`` also starts ``node scripts/make_snapshot.mjs`` in the background (it runs
@@ -332,7 +334,29 @@ def chart_alt_texts(output: str, source: str, *, name: str) -> str:
     return output
 
 
+def placeholder_left(output: str, *, page: str) -> str | None:
+    """A message when a built page still names the cite placeholder's host (``example.invalid``), else None.
+
+    ``on_page_markdown`` rewrites every committed cite URL to ``site_url``; a placeholder left in
+    a page (a snippet written by hand, a new kind of link) would publish a citation that leads
+    nowhere, so the build fails instead.
+
+    >>> placeholder_left('<a href="https://example.invalid/sizing-ml-hardware/x/">', page="x/")
+    'x/: a link still names the placeholder https://example.invalid/sizing-ml-hardware/ (write cite URLs with calculators.tables.DOCS_SITE_URL so the build replaces them with site_url)'
+    >>> placeholder_left("<p>fine</p>", page="x/") is None
+    True
+    """
+    host = urllib.parse.urlsplit(DOCS_SITE_URL).netloc
+    if host not in output:
+        return None
+    return (f"{page}: a link still names the placeholder {DOCS_SITE_URL} (write cite URLs with "
+            "calculators.tables.DOCS_SITE_URL so the build replaces them with site_url)")
+
+
 def on_post_page(output: str, page: Any, config: Any) -> str:
+    problem = placeholder_left(output, page=page.file.src_uri)
+    if problem:
+        raise PluginError(problem)
     if page.file.src_uri.startswith("examples/") and page.file.src_uri.endswith(".py"):
         output = chart_alt_texts(output, Path(page.file.abs_src_path).read_text(encoding="utf-8"),
                                  name=f"docs/{page.file.src_uri}")

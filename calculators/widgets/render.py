@@ -242,11 +242,12 @@ def labelled_bars_svg(bars: Sequence[Bar], *, title: str, summary: str = "") -> 
 
 
 def bars_svg(bars: Sequence[tuple[str, float]], *, unit: str, title: str, digits: int = 2) -> str:
-    """Horizontal bars ``(label, value)`` on one scale, one colour each (:func:`labelled_bars_svg`).
+    """Horizontal bars ``(label, value)`` on one scale, in one colour (:func:`labelled_bars_svg`).
 
     >>> "<svg" in bars_svg([("a", 1.0), ("b", 2.0)], unit="USD/h", title="Cost")
     True
     """
     summary = f"{title}: " + "; ".join(f"{name} {value:,.{digits}f} {unit}" for name, value in bars)
-    return labelled_bars_svg([Bar(name, value, f"{value:,.{digits}f} {unit}", index)
-                              for index, (name, value) in enumerate(bars)], title=title, summary=summary)
+    # One colour: the bars differ in length only (a colour per bar would suggest a meaning it has not).
+    return labelled_bars_svg([Bar(name, value, f"{value:,.{digits}f} {unit}", 0) for name, value in bars],
+                             title=title, summary=summary)

@@ -31,8 +31,8 @@ from calculators.widgets.render import Bar, gib, labelled_bars_svg, notes_html, 
 def time_bars_svg(rows: Sequence[tuple[str, float]], *, title: str) -> str:
     """Horizontal bars of durations in milliseconds, one per row (label, seconds); deterministic and escaped."""
     summary = f"{title}: " + "; ".join(f"{name} {seconds * 1e3:,.1f} ms" for name, seconds in rows)
-    return labelled_bars_svg([Bar(name, seconds, f"{seconds * 1e3:,.1f} ms", index)
-                              for index, (name, seconds) in enumerate(rows)], title=title, summary=summary)
+    return labelled_bars_svg([Bar(name, seconds, f"{seconds * 1e3:,.1f} ms", 0) for name, seconds in rows],
+                             title=title, summary=summary)
 
 
 def _fields() -> tuple[Field, ...]:
