@@ -7,8 +7,9 @@
 * Dark mode (the reader's system setting, or the header's toggle) renders the widgets with
   text that keeps a contrast of at least 4.5:1 (WCAG AA) on its background, measured on the
   computed styles of every text the widget shows.
-* At 390 px no page is wider than the screen, and anything wider than the text column (a
-  table, a code block) sits in a box that scrolls sideways: nothing is cut off.
+* At 390 px no page is wider than the screen, anything wider than the text column (a
+  table, a code block) sits in a box that scrolls sideways: nothing is cut off, and no
+  identifier in a table is broken mid-word.
 """
 
 from __future__ import annotations
@@ -287,8 +288,12 @@ def test_no_page_is_wider_than_a_390px_phone(browser: Any, server: SiteServer) -
             page.wait_for_load_state("load")
             wide = page.evaluate("document.documentElement.scrollWidth")
             clipped = page.evaluate(CLIPPED)
-            if wide > 390 or clipped:
-                problems[path] = (wide, clipped)
+            # An identifier in a table (key numbers: calculators.memory.training.training_memory) is
+            # drawn on one line, never broken mid-word: the table scrolls instead.
+            broken = page.evaluate("[...document.querySelectorAll('.md-content table code')]"
+                                   ".filter(c => c.getClientRects().length > 1).map(c => c.textContent).slice(0, 3)")
+            if wide > 390 or clipped or broken:
+                problems[path] = (wide, clipped, broken)
         assert problems == {}
     finally:
         context.close()
