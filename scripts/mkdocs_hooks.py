@@ -303,11 +303,36 @@ def _coalesce_streams_after_execution() -> None:
 _coalesce_streams_after_execution()
 
 
+#: Inline code (``<code>`` outside ``<pre>``) and each ``<pre>`` block, which is left alone.
+_INLINE_CODE = re.compile(r"(<pre\b.*?</pre>)|<code>([^<]*)</code>", re.DOTALL)
+#: A break opportunity after a dot or underscore that joins two parts of an identifier.
+_JOINT = re.compile(r"(?<=[A-Za-z0-9][._])(?=[A-Za-z])")
+
+
+def breakable_identifiers(html_content: str) -> str:
+    """Let long inline identifiers wrap only between their parts, never mid-word.
+
+    Material lets inline code break anywhere (``word-break: break-word``), which split
+    ``calculators.memory.inference.inference_memory`` as ``inference_me`` / ``mory`` on a
+    phone. A ``<wbr>`` after each joining dot or underscore gives the line its break points and
+    site.css turns off breaking elsewhere; code blocks (``<pre>``) keep their lines and scroll.
+
+    >>> breakable_identifiers("<p><code>calculators.fit.fit_verdict</code></p><pre><code>a.b</code></pre>")
+    '<p><code>calculators.<wbr>fit.<wbr>fit_<wbr>verdict</code></p><pre><code>a.b</code></pre>'
+    """
+    def mark(match: re.Match[str]) -> str:
+        if match.group(1) is not None:
+            return match.group(1)
+        return "<code>" + _JOINT.sub("<wbr>", match.group(2)) + "</code>"
+
+    return _INLINE_CODE.sub(mark, html_content)
+
+
 def on_page_content(html_content: str, page: Any, config: Any, files: Any) -> str:
     # Before the search plugin reads the page (on_page_context): the index repeats too.
     if page.file.src_uri.startswith("examples/") and page.file.src_uri.endswith(".py"):
         return stable_cell_ids(html_content)
-    return html_content
+    return breakable_identifiers(html_content)
 
 
 #: The text nbconvert gives a chart that has none; each chart's own text comes from its cell.

@@ -9,8 +9,9 @@
 // says so; a config.json file over the size limit or not in UTF-8 is refused before Python sees it.
 // Every widget's inputs live in the page's query string (?fit-3.batch=8&fit-3.job=training: the
 // widget's id without "mlhw-", a dot, the field), only those that differ from the build's: a
-// reload or a shared link restores them and recomputes. A config.json goes in too when it is at
-// most MAX_URL_CONFIG characters once encoded, else the link says it was left out. "Copy link"
+// reload or a shared link restores them and recomputes. A config.json goes in the fragment
+// (#kv-cache-2.config=..., never sent to the server) when it is at most MAX_URL_CONFIG characters
+// once encoded, else the link says it was left out. "Copy link"
 // and "Copy result" (Markdown or JSON from calculators.widgets.share, computed by the worker)
 // give an address that reproduces the result.
 // A classic (not module) script, so that it still runs from file:// and can say why
@@ -67,6 +68,7 @@
   var URL_CONFIG_NOTE = "The link holds every input but the config.json, which is too long for an address " +
     "(over " + MAX_URL_CONFIG.toLocaleString("en") + " characters once encoded): whoever opens it must paste the file again.";
   var defaults = new Map(); // root -> the inputs the page was built with
+  var restoredInView = false;
 
   function urlKey(root) { return root.id.replace(/^mlhw-/, ""); }
 
@@ -75,35 +77,50 @@
     return wrapper && !wrapper.hidden;
   }
 
-  // The inputs of `root` that differ from the build's, as [key, value] pairs for the query string.
+  // The inputs of `root` that differ from the build's, as [key, value] pairs for the address;
+  // `secret` marks a config.json, which goes in the fragment (after #): browsers never send it
+  // to the server, so a pasted config still never leaves the reader's computer unless shared.
   function changedInputs(root) {
     var now = values(root), base = defaults.get(root) || {}, pairs = [], note = "";
     Object.keys(now).forEach(function (name) {
       if (!visible(root, name) || now[name] === base[name]) return;
-      var value = now[name];
+      var value = now[name], secret = false;
       if (root.querySelector("[data-field='" + name + "'].mlhw-config")) {
-        try { value = JSON.stringify(JSON.parse(value)); } catch (error) { /* sent as typed */ }
+        try { value = JSON.stringify(JSON.parse(value)); } catch (error) { /* kept as typed */ }
         if (encodeURIComponent(value).length > MAX_URL_CONFIG) { note = URL_CONFIG_NOTE; return; }
+        secret = true;
       }
-      pairs.push([urlKey(root) + "." + name, value]);
+      pairs.push([urlKey(root) + "." + name, value, secret]);
     });
     return { pairs: pairs, note: note };
   }
 
-  // The page's address with every widget's changed inputs in its query (other parameters kept).
+  function ours(key) {
+    var head = key.split(".")[0];
+    return roots.some(function (root) { return urlKey(root) === head; });
+  }
+
+  // The fragment's inputs, when it holds inputs ("kv-cache-2.config=...") rather than an anchor.
+  function fragmentState() {
+    var hash = location.hash.slice(1);
+    return hash.indexOf("=") >= 0 ? new URLSearchParams(hash) : new URLSearchParams();
+  }
+
+  // The page's address with every widget's changed inputs: the query holds them (other
+  // parameters kept), the fragment a config.json; else the fragment is `anchor` (or the
+  // current one, when it is an anchor).
   function stateUrl(anchor) {
     var url = new URL(location.href);
     var keep = [];
-    url.searchParams.forEach(function (value, key) {
-      var head = key.split(".")[0];
-      if (!roots.some(function (root) { return urlKey(root) === head; })) keep.push([key, value]);
-    });
-    var query = new URLSearchParams(keep);
+    url.searchParams.forEach(function (value, key) { if (!ours(key)) keep.push([key, value]); });
+    var query = new URLSearchParams(keep), fragment = new URLSearchParams();
     roots.forEach(function (root) {
-      changedInputs(root).pairs.forEach(function (pair) { query.append(pair[0], pair[1]); });
+      changedInputs(root).pairs.forEach(function (pair) { (pair[2] ? fragment : query).append(pair[0], pair[1]); });
     });
     url.search = query.toString();
-    if (anchor !== undefined) url.hash = anchor;
+    if (fragment.toString()) url.hash = fragment.toString();
+    else if (anchor !== undefined) url.hash = anchor;
+    else if (location.hash.indexOf("=") >= 0) url.hash = "";
     return url.href;
   }
 
@@ -133,13 +150,20 @@
   // Restore the inputs the address holds; the widget recomputes once Python is live.
   function restore(root) {
     var prefix = urlKey(root) + ".", problems = [], found = false;
-    new URLSearchParams(location.search).forEach(function (value, key) {
-      if (key.indexOf(prefix) !== 0) return;
-      found = true;
-      var problem = setControl(root, key.slice(prefix.length), value);
-      if (problem) problems.push(problem);
+    [new URLSearchParams(location.search), fragmentState()].forEach(function (params) {
+      params.forEach(function (value, key) {
+        if (key.indexOf(prefix) !== 0) return;
+        found = true;
+        var problem = setControl(root, key.slice(prefix.length), value);
+        if (problem) problems.push(problem);
+      });
     });
     if (!found) return;
+    // A fragment of inputs is no anchor the browser can scroll to: show the first widget it names.
+    if (fragmentState().toString() && !restoredInView) {
+      restoredInView = true;
+      root.scrollIntoView();
+    }
     applyOptional(root);
     applyShowWhen(root);
     widgets.get(root).dirty = true;

@@ -1,8 +1,8 @@
 """Links that reproduce a result, dark mode and a 390 px phone, in the built site (issue #15).
 
-* A widget's inputs go into the page's query string; opening that address in a fresh
-  browser restores the inputs and recomputes the same result, a pasted config.json included
-  (a config too long for an address is left out with a note). "Copy result" gives Markdown and
+* A widget's inputs go into the page's query string, a pasted config.json into its fragment
+  (never sent to the server); opening that address in a fresh browser restores the inputs and
+  recomputes the same result (a config too long for an address is left out with a note). "Copy result" gives Markdown and
   JSON with the inputs, the outputs, the package version, the catalog edition and the link.
 * Dark mode (the reader's system setting, or the header's toggle) renders the widgets with
   text that keeps a contrast of at least 4.5:1 (WCAG AA) on its background, measured on the
@@ -151,11 +151,16 @@ def test_a_pasted_config_travels_in_the_link_and_is_echoed(context: Any, browser
     # The echo of what was read: 2 x 1000 x 512 + 4 x (655,360 + 1,572,864 + 1,024) + 512 = 9,941,504 parameters.
     assert "Read from your config.json: tiny-shared-model, architecture llama (GQA), 9.94M parameters" in text
     assert "8 attention heads and 2 KV heads" in text and "context up to 2,048 tokens" in text
-    query = _query(page.url)
-    assert json.loads(query["kv-cache-2.config"][0]) == TINY_CONFIG
+    # The config goes in the fragment, which a browser never sends to the server: it stays on the
+    # reader's computer until they share the link. The other inputs go in the query.
+    assert _query(page.url) == {"kv-cache-2.model": ["custom"]}
+    fragment = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).fragment)
+    assert json.loads(fragment["kv-cache-2.config"][0]) == TINY_CONFIG
+    requested: list[str] = []
     other = browser.new_context(viewport={"width": 1200, "height": 900})
     try:
         fresh = other.new_page()
+        fresh.on("request", lambda request: requested.append(request.url))
         fresh.goto(page.url)
         restored = fresh.locator(KV)
         restored.scroll_into_view_if_needed()
@@ -163,6 +168,7 @@ def test_a_pasted_config_travels_in_the_link_and_is_echoed(context: Any, browser
                                 arg=restored.element_handle(), timeout=90_000)
         assert "tiny-shared-model" in restored.locator("[data-role=output]").inner_text()
         assert "2,048 bytes per token" in restored.locator("[data-role=output]").inner_text()
+        assert not any("tiny-shared-model" in urllib.parse.unquote(url) for url in requested)
     finally:
         other.close()
     # A config too long for an address: the other inputs stay in the link, and the page says so.
@@ -170,7 +176,7 @@ def test_a_pasted_config_travels_in_the_link_and_is_echoed(context: Any, browser
     widget.locator("textarea[name=config]").fill(json.dumps(big))
     note = widget.locator("[data-role=share-note]")
     note.wait_for(state="visible", timeout=10_000)
-    assert "kv-cache-2.config" not in _query(page.url) and _query(page.url)["kv-cache-2.model"] == ["custom"]
+    assert "config" not in page.url and _query(page.url) == {"kv-cache-2.model": ["custom"]}
     assert "too long for an address" in note.inner_text()
 
 
