@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripts_module import load_script
 
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of
@@ -169,3 +170,24 @@ def test_the_users_chart_of_the_serving_example_starts_at_zero() -> None:
     # symlog's autoscale mirrored the axis below zero: half the chart was negative user counts.
     source = (ROOT / "docs" / "examples" / "serve-70b-model.py").read_text(encoding="utf-8")
     assert 'ax.set_yscale("symlog", linthresh=1)\nax.set_ylim(bottom=0)' in source
+
+
+def test_inline_identifiers_get_break_points_between_their_parts_only() -> None:
+    hooks = load_script("mkdocs_hooks")
+    html = ("<p>See <code>calculators.memory.inference.inference_memory</code>.</p>"
+            '<div class="highlight"><pre><span></span><code>x = a.b_c</code></pre></div>'
+            "<td><code>_private</code> <code>1.5</code></td>")
+    out = hooks.breakable_identifiers(html)
+    assert "<code>calculators.<wbr>memory.<wbr>inference.<wbr>inference_<wbr>memory</code>" in out
+    assert "<pre><span></span><code>x = a.b_c</code></pre>" in out  # code blocks keep their lines
+    assert "<code>_private</code>" in out and "<code>1.5</code>" in out  # no joint: nothing to break
+    assert hooks.breakable_identifiers(out) == out  # idempotent: a second pass adds nothing
+
+
+def test_a_page_that_still_names_the_cite_placeholder_fails_the_build() -> None:
+    from calculators.tables import DOCS_SITE_URL
+
+    hooks = load_script("mkdocs_hooks")
+    problem = hooks.placeholder_left(f'<a href="{DOCS_SITE_URL}memory/#x">cite</a>', page="memory/index.md")
+    assert problem is not None and problem.startswith("memory/index.md: ") and "site_url" in problem
+    assert hooks.placeholder_left('<a href="https://guide.example.org/memory/">cite</a>', page="m") is None
