@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 
-from calculators import __version__
+from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
 from calculators.config_input import MAX_CONFIG_BYTES
 from calculators.widgets.fields import NONE, Field, Value
@@ -129,7 +129,7 @@ def form_markup(calculator: Calculator, raw: Mapping[str, Value], *, prefix: str
     main: list[str] = []
     advanced: list[str] = []
     for field in calculator.fields:
-        hidden = field.show_when is not None and _text(values[field.show_when[0]]) != field.show_when[1]
+        hidden = field.show_when is not None and _text(values[field.show_when[0]]) not in field.show_when[1].split("|")
         html = field_html(field, values[field.name], prefix=prefix, hidden=hidden)
         (advanced if field.advanced else main).append(html)
     more = ('<details class="mlhw-advanced"><summary>More settings</summary><div class="mlhw-fields">'

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from html.parser import HTMLParser
 from typing import Any
 
-from calculators import __version__
+from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
 from calculators.widgets.fields import Field, Value
 from calculators.widgets.registry import Calculator, get_calculator
@@ -113,7 +113,7 @@ def _shown(field: Field, value: Value) -> str:
         return "yes" if value is True else "no"
     if field.none_label and str(value).strip().lower() in ("", "none"):
         return field.none_label
-    return str(value)
+    return str(value) if str(value).strip() else "(blank)"
 
 
 def _label(field: Field) -> str:
@@ -123,8 +123,8 @@ def _label(field: Field) -> str:
 def _visible(calculator: Calculator, raw: Mapping[str, Value], field: Field) -> bool:
     if field.show_when is None:
         return True
-    other, wanted = field.show_when
-    return str(raw.get(other, calculator.field(other).default)) == wanted
+    other, wanted = field.show_when  # "custom|mac": any of these values
+    return str(raw.get(other, calculator.field(other).default)) in wanted.split("|")
 
 
 def share_record(name: str, inputs: Mapping[str, object], *, page_url: str) -> dict[str, Any]:
