@@ -20,6 +20,8 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
   outputs are merged after execution, so two builds give the same bytes.
 * ``on_post_template`` makes ``404.html`` (and the offline page made from it) work at any
   base path: relative links under a ``<base>`` set from the address (:func:`any_base_path`).
+* ``on_post_page`` fails the build when a page still names the cite placeholder's host
+  (:func:`placeholder_left`): no published page links to ``example.invalid``.
 * ``on_config`` refuses a local or placeholder ``site_url`` in a release build
   (``MLHW_RELEASE=1``); ``site_url`` comes from ``SITE_URL`` (mkdocs.yml).
 * ``on_config`` also starts ``node scripts/make_snapshot.mjs`` in the background (it runs
@@ -301,11 +303,36 @@ def _coalesce_streams_after_execution() -> None:
 _coalesce_streams_after_execution()
 
 
+#: Inline code (``<code>`` outside ``<pre>``) and each ``<pre>`` block, which is left alone.
+_INLINE_CODE = re.compile(r"(<pre\b.*?</pre>)|<code>([^<]*)</code>", re.DOTALL)
+#: A break opportunity after a dot or underscore that joins two parts of an identifier.
+_JOINT = re.compile(r"(?<=[A-Za-z0-9][._])(?=[A-Za-z])")
+
+
+def breakable_identifiers(html_content: str) -> str:
+    """Let long inline identifiers wrap only between their parts, never mid-word.
+
+    Material lets inline code break anywhere (``word-break: break-word``), which split
+    ``calculators.memory.inference.inference_memory`` as ``inference_me`` / ``mory`` on a
+    phone. A ``<wbr>`` after each joining dot or underscore gives the line its break points and
+    site.css turns off breaking elsewhere; code blocks (``<pre>``) keep their lines and scroll.
+
+    >>> breakable_identifiers("<p><code>calculators.fit.fit_verdict</code></p><pre><code>a.b</code></pre>")
+    '<p><code>calculators.<wbr>fit.<wbr>fit_<wbr>verdict</code></p><pre><code>a.b</code></pre>'
+    """
+    def mark(match: re.Match[str]) -> str:
+        if match.group(1) is not None:
+            return match.group(1)
+        return "<code>" + _JOINT.sub("<wbr>", match.group(2)) + "</code>"
+
+    return _INLINE_CODE.sub(mark, html_content)
+
+
 def on_page_content(html_content: str, page: Any, config: Any, files: Any) -> str:
     # Before the search plugin reads the page (on_page_context): the index repeats too.
     if page.file.src_uri.startswith("examples/") and page.file.src_uri.endswith(".py"):
         return stable_cell_ids(html_content)
-    return html_content
+    return breakable_identifiers(html_content)
 
 
 #: The text nbconvert gives a chart that has none; each chart's own text comes from its cell.
@@ -332,7 +359,29 @@ def chart_alt_texts(output: str, source: str, *, name: str) -> str:
     return output
 
 
+def placeholder_left(output: str, *, page: str) -> str | None:
+    """A message when a built page still names the cite placeholder's host (``example.invalid``), else None.
+
+    ``on_page_markdown`` rewrites every committed cite URL to ``site_url``; a placeholder left in
+    a page (a snippet written by hand, a new kind of link) would publish a citation that leads
+    nowhere, so the build fails instead.
+
+    >>> placeholder_left('<a href="https://example.invalid/sizing-ml-hardware/x/">', page="x/")
+    'x/: a link still names the placeholder https://example.invalid/sizing-ml-hardware/ (write cite URLs with calculators.tables.DOCS_SITE_URL so the build replaces them with site_url)'
+    >>> placeholder_left("<p>fine</p>", page="x/") is None
+    True
+    """
+    host = urllib.parse.urlsplit(DOCS_SITE_URL).netloc
+    if host not in output:
+        return None
+    return (f"{page}: a link still names the placeholder {DOCS_SITE_URL} (write cite URLs with "
+            "calculators.tables.DOCS_SITE_URL so the build replaces them with site_url)")
+
+
 def on_post_page(output: str, page: Any, config: Any) -> str:
+    problem = placeholder_left(output, page=page.file.src_uri)
+    if problem:
+        raise PluginError(problem)
     if page.file.src_uri.startswith("examples/") and page.file.src_uri.endswith(".py"):
         output = chart_alt_texts(output, Path(page.file.abs_src_path).read_text(encoding="utf-8"),
                                  name=f"docs/{page.file.src_uri}")
@@ -405,7 +454,8 @@ def on_post_template(output_content: str, template_name: str, config: Any) -> st
 #: and its worker, the widgets' look and script (their static answers render without Python),
 #: images. Not the downloads (tables/*.csv|json, notebooks, values.json): they stay online.
 GUIDE_PATTERNS = ("assets/stylesheets/*.css", "assets/javascripts/*.js", "assets/javascripts/workers/search.*.js",
-                  "search/search_index.json", "assets/offline.js", "assets/widgets.css", "assets/widgets.js")
+                  "search/search_index.json", "assets/offline.js", "assets/site.css", "assets/widgets.css",
+                  "assets/widgets.js")
 IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".gif", ".webp", ".ico")
 
 

@@ -13,6 +13,9 @@ and gets JSON back: ``{"ok": true, "html": ...}`` or ``{"ok": false, "field": ..
 (False, 'config', True)
 >>> json.loads(compute_json("kv-cache", "{}"))["ok"]
 True
+>>> shared = json.loads(share_json("kv-cache", '{"batch": "2"}', "https://host/inference/?kv-cache-0.batch=2"))
+>>> shared["ok"], shared["record"]["inputs"]["batch"], shared["markdown"].startswith("**KV cache**")
+(True, '2', True)
 """
 
 from __future__ import annotations
@@ -93,6 +96,25 @@ def compute_json(name: str, inputs_json: str) -> str:
     except Exception:  # noqa: BLE001 - the page must get a message, never a traceback
         return json.dumps({"ok": False, "field": None, "message": INTERNAL_ERROR})
     return json.dumps({"ok": True, "html": html})
+
+
+def share_json(name: str, inputs_json: str, page_url: str) -> str:
+    """The result for form values as a record to copy (:mod:`calculators.widgets.share`); never raises.
+
+    Returns:
+        ``{"ok": true, "record": {...}, "markdown": "..."}``, or the error reply of
+        :func:`compute_json` for bad inputs.
+    """
+    from calculators.widgets.share import share_markdown, share_record
+
+    checked = json.loads(compute_json(name, inputs_json))
+    if not checked["ok"]:
+        return json.dumps(checked)
+    try:
+        record = share_record(name, json.loads(inputs_json, parse_int=str), page_url=str(page_url)[:8192])
+        return json.dumps({"ok": True, "record": record, "markdown": share_markdown(record)})
+    except Exception:  # noqa: BLE001 - the page must get a message, never a traceback
+        return json.dumps({"ok": False, "field": None, "message": INTERNAL_ERROR})
 
 
 def _checked(calculator: Calculator, overrides: Mapping[str, object] | None) -> dict[str, Value]:

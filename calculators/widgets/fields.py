@@ -34,6 +34,68 @@ KINDS = ("int", "float", "choice", "bool", "text", "config")
 
 Value = str | int | float | bool
 
+#: What a reader sees for the engine's ids where a field gives no labels of its own, by field
+#: name then choice (``bf16-mixed`` reads "bf16 mixed precision (fp32 master weights)").
+#: The value sent to the engine stays the id; an id not listed here is shown as it is.
+_DTYPES = {"fp32": "fp32 (32-bit float)", "bf16": "bf16 (16-bit brain float)", "fp16": "fp16 (16-bit float)",
+           "fp8": "fp8 (8-bit float)", "int8": "int8 (8-bit integer)", "int4": "int4 (4-bit integer)",
+           "nf4": "nf4 (4-bit NormalFloat, QLoRA)"}
+READABLE_CHOICES: dict[str, dict[str, str]] = {
+    "method": {"full": "Full fine-tuning (every weight trains)", "lora": "LoRA (adapters on a 16-bit base)",
+               "qlora": "QLoRA (adapters on a 4-bit base)"},
+    "precision": {"fp32": "fp32 (32-bit everywhere)", "bf16-mixed": "bf16 mixed precision (fp32 master weights)",
+                  "fp16-mixed": "fp16 mixed precision (fp32 master weights)", "bf16": "bf16 (pure 16-bit)",
+                  "fp16": "fp16 (pure 16-bit)"},
+    "attention": {"sdpa": "PyTorch SDPA (default)", "flash": "FlashAttention 2", "eager": "Eager (materialises S x S)"},
+    "zero": {"0": "None: plain DDP (ZeRO-0)", "1": "ZeRO-1: shard optimizer states",
+             "2": "ZeRO-2: also gradients", "3": "ZeRO-3 / FSDP: also weights"},
+    "allocator": {"default": "Default caching allocator", "expandable_segments": "Expandable segments"},
+    "weights": _DTYPES,
+    "kv_cache": _DTYPES,
+    "kv_dtype": _DTYPES,
+    "job": {"inference": "Inference (serving)", "training": "Training"},
+    "optimizer": {"adamw": "AdamW (foreach, PyTorch default)", "adamw-fused": "AdamW (fused)",
+                  "adamw-8bit": "AdamW 8-bit (bitsandbytes)", "paged-adamw-8bit": "Paged AdamW 8-bit (bitsandbytes)",
+                  "sgd": "SGD with momentum", "adafactor": "Adafactor"},
+    "interconnect": {"auto": "Automatic: the GPU's own link"},
+}
+
+
+def readable_choice(field_name: str, choice: str) -> str:
+    """The text shown for ``choice`` of a field called ``field_name`` (the id itself when none is known).
+
+    Interconnects read their names from the catalog.
+
+    >>> readable_choice("precision", "bf16-mixed")
+    'bf16 mixed precision (fp32 master weights)'
+    >>> readable_choice("interconnect", "pcie4"), readable_choice("colour", "red")
+    ('PCI Express 4.0 x16', 'red')
+    """
+    known = READABLE_CHOICES.get(field_name, {})
+    if choice in known:
+        return known[choice]
+    if field_name == "interconnect":
+        from calculators.catalog.interconnects import all_interconnects
+
+        for record in all_interconnects():
+            if record.id == choice:
+                return record.name
+    if field_name == "weights":
+        from calculators.errors import CalculatorError
+        from calculators.memory.weight_formats import weight_format
+
+        try:
+            found = weight_format(choice)
+        except CalculatorError:
+            return choice
+        kind = "GGUF" if found.is_gguf else choice.split("-")[0].upper()
+        return f"{choice} ({kind}, {found.bits_per_weight:.3g} bits per weight)"
+    return choice
+
+
+#: The form value of a number field's explicit "none" choice (see ``Field.none_label``).
+NONE = "none"
+
 _TRUE = ("true", "on", "1", "yes")
 _FALSE = ("false", "off", "0", "no", "")
 
@@ -57,6 +119,10 @@ class Field:
         show_when: ``(field, value)``: show this input only while that field has that
             value (the config textarea while the model is ``custom``); ``"a|b"`` means either.
         advanced: drawn inside the form's "More settings" section.
+        none_label: for a number whose default means "none" or "the engine's default" (a
+            budget of 0 = no budget): the text of that explicit choice ("No budget"). The form
+            then offers it beside "Set a value" instead of asking the reader to type 0; the
+            empty value and ``none`` parse to ``default``.
     """
 
     name: str
@@ -72,6 +138,7 @@ class Field:
     help: str = ""
     show_when: tuple[str, str] | None = None
     advanced: bool = False
+    none_label: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -81,8 +148,8 @@ class Field:
 
     @property
     def labels(self) -> tuple[str, ...]:
-        """The text of each choice (the choice itself where no label is given)."""
-        return self.choice_labels or self.choices
+        """The text of each choice: the field's own labels, else :func:`readable_choice` of each id."""
+        return self.choice_labels or tuple(readable_choice(self.name, choice) for choice in self.choices)
 
     def parse(self, raw: object) -> Value:
         """Turn a form value (a string) into what the engine takes; range checks stay with the engine.
@@ -91,6 +158,8 @@ class Field:
         text and name the field when it is not a number); booleans become ``bool``.
         """
         if raw is None:
+            return self.default
+        if self.none_label and isinstance(raw, str) and raw.strip().lower() in ("", NONE):
             return self.default
         if self.kind == "bool":
             if isinstance(raw, bool):
@@ -126,18 +195,24 @@ class Field:
 
 
 def int_field(name: str, label: str, *, default: int, maximum: int, minimum: int = 1, unit: str = "",
-              help: str = "", show_when: tuple[str, str] | None = None, advanced: bool = False) -> Field:
-    """An integer input from ``minimum`` to ``maximum`` in steps of 1."""
+              help: str = "", show_when: tuple[str, str] | None = None, advanced: bool = False,
+              none_label: str = "") -> Field:
+    """An integer input from ``minimum`` to ``maximum`` in steps of 1 (``none_label``: see :class:`Field`)."""
     return Field(name, label, "int", default, minimum=minimum, maximum=maximum, step=1, unit=unit, help=help,
-                 show_when=show_when, advanced=advanced)
+                 show_when=show_when, advanced=advanced, none_label=none_label)
 
 
 def float_field(name: str, label: str, *, default: float, minimum: float, maximum: float, step: float | None = None,
                 unit: str = "", help: str = "", show_when: tuple[str, str] | None = None,
-                advanced: bool = False) -> Field:
-    """A number input from ``minimum`` to ``maximum`` (``step`` None: any value)."""
+                advanced: bool = False, none_label: str = "") -> Field:
+    """A number input from ``minimum`` to ``maximum`` (``step`` None: any value; ``none_label``: see :class:`Field`).
+
+    >>> budget = float_field("budget", "Budget", default=0.0, minimum=0, maximum=1e6, none_label="No budget")
+    >>> budget.parse("none"), budget.parse(""), budget.parse("12.5")
+    (0.0, 0.0, '12.5')
+    """
     return Field(name, label, "float", default, minimum=minimum, maximum=maximum, step=step, unit=unit, help=help,
-                 show_when=show_when, advanced=advanced)
+                 show_when=show_when, advanced=advanced, none_label=none_label)
 
 
 def choice_field(name: str, label: str, *, choices: Sequence[object], default: object,

@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 
+from calculators.version import __version__
+from calculators.catalog.edition import catalog_as_of
 from calculators.config_input import MAX_CONFIG_BYTES
-from calculators.widgets.fields import Field, Value
+from calculators.widgets.fields import NONE, Field, Value
 from calculators.widgets.registry import Calculator
 
 #: Shown under the result until the browser has recomputed it.
@@ -27,6 +29,11 @@ STATIC_STATUS = "Computed for the inputs shown when this page was built; change 
 FILE_NOTE = ("This page was opened from a file, so the calculator cannot run here: the result is for the inputs "
              "shown. Run scripts/serve and open http://127.0.0.1:8000/ to change them.")
 NOSCRIPT_NOTE = "JavaScript is off: the result is for the inputs shown."
+#: The copy buttons (shown by the page's script; a file:// page has no Python to compute a record).
+SHARE_BUTTONS = (("link", "Copy link"), ("markdown", "Copy result (Markdown)"), ("json", "Copy result (JSON)"))
+#: Shown under the buttons: what the link holds.
+SHARE_HELP = ("The page address holds this calculator's inputs: a reload or a shared link restores them and "
+              "recomputes. The copied result adds the outputs, the package version, the catalog edition and the link.")
 
 
 def _attr(name: str, value: object) -> str:
@@ -53,17 +60,39 @@ def _text(value: Value) -> str:
     return str(value)
 
 
+def _unset(field: Field, value: Value) -> bool:
+    """True when a field with a "none" choice holds it (its default, the empty value or ``none``)."""
+    if not field.none_label:
+        return False
+    text = _text(value).strip().lower()
+    if text in ("", NONE):
+        return True
+    try:
+        return float(text) == float(field.default)
+    except ValueError:
+        return False
+
+
 def field_html(field: Field, value: Value, *, prefix: str, hidden: bool = False) -> str:
     """One ``data-field`` wrapper: label, input, help and the (hidden) error slot."""
     ident = f"{prefix}-{field.name}"
     described = f"{ident}-help {ident}-error" if field.help else f"{ident}-error"
     common = _attr("id", ident) + _attr("name", field.name) + _attr("aria-describedby", described)
     if field.kind in ("int", "float"):
-        control = (f'<input type="number"{_attr("id", ident)}{_attr("name", field.name)}{_attr("value", _number(value))}'
+        unset = _unset(field, value)
+        control = (f'<input type="number"{_attr("id", ident)}{_attr("name", field.name)}'
+                   f'{_attr("value", "" if unset else _number(value))}'
                    f'{_attr("min", _number(field.minimum))}{_attr("max", _number(field.maximum))}'
                    f'{_attr("step", _number(field.step) if field.step else "any")}'
-                   f'{_attr("inputmode", "numeric" if field.kind == "int" else "decimal")} required'
+                   f'{_attr("inputmode", "numeric" if field.kind == "int" else "decimal")}'
+                   f'{"" if field.none_label else " required"}{" hidden" if unset else ""}'
                    f'{_attr("aria-describedby", described)}>')
+        if field.none_label:
+            # "None" / "default" is a choice of its own, not a 0 to type (issue #15).
+            choice = (f'<select data-role="optional"{_attr("aria-label", f"{field.label}: {field.none_label} or a value")}>'
+                      f'<option value="{NONE}"{" selected" if unset else ""}>{escape(field.none_label)}</option>'
+                      f'<option value="set"{"" if unset else " selected"}>Set a value</option></select>')
+            control = choice + control
     elif field.kind == "choice":
         options = "".join(
             f"<option{_attr('value', choice)}{' selected' if choice == _text(value) else ''}>{escape(text)}</option>"
@@ -109,18 +138,34 @@ def form_markup(calculator: Calculator, raw: Mapping[str, Value], *, prefix: str
             f'{_attr("aria-label", calculator.title)}><div class="mlhw-fields">{"".join(main)}</div>{more}</form>')
 
 
+def share_markup() -> str:
+    """The copy buttons, their help and the box that shows what was copied (hidden until the script runs)."""
+    buttons = "".join(f'<button type="button" class="md-button"{_attr("data-share", kind)}>{escape(text)}</button>'
+                      for kind, text in SHARE_BUTTONS)
+    return (f'<div class="mlhw-share" data-role="share" hidden>{buttons}'
+            f'<small class="mlhw-help">{escape(SHARE_HELP)}</small>'
+            '<p class="mlhw-share-note" data-role="share-note" aria-live="polite" hidden></p>'
+            '<textarea class="mlhw-share-text" data-role="share-text" readonly rows="8" hidden'
+            ' aria-label="The copied result"></textarea></div>')
+
+
 def widget_markup(calculator: Calculator, raw: Mapping[str, Value], output_html: str, *, prefix: str) -> str:
-    """The whole widget: title, form, status line, notes and the static output."""
+    """The whole widget: title, form, status line, notes, the static output and the copy buttons.
+
+    The root carries the package version and the catalog edition (``data-version``,
+    ``data-catalog-as-of``) that a copied result states.
+    """
     # data-search-exclude keeps the form's option lists and the default result out of the
     # theme's search index (its search plugin honours the attribute, then strips it). The root
     # is a <section> because that plugin ends an exclusion at the first closing tag of the same
     # name, and a widget holds nested <div>s but never a <section>.
     return (f'<section class="mlhw-widget"{_attr("id", prefix)}{_attr("data-calculator", calculator.name)}'
-            f' data-state="static" data-search-exclude="widget">'
+            f' data-state="static"{_attr("data-version", __version__)}{_attr("data-catalog-as-of", catalog_as_of())}'
+            ' data-search-exclude="widget">'
             f'<p class="mlhw-title">{escape(calculator.title)}</p>'
             f"{form_markup(calculator, raw, prefix=prefix)}"
             f'<p class="mlhw-status" data-role="status" aria-live="polite">{escape(STATIC_STATUS)}</p>'
             f'<p class="mlhw-note" data-role="file-note" hidden>{escape(FILE_NOTE)}</p>'
             f'<noscript><p class="mlhw-note">{escape(NOSCRIPT_NOTE)}</p></noscript>'
             f'<div class="mlhw-output" data-role="output">{output_html}</div>'
-            "</section>")
+            f"{share_markup()}</section>")

@@ -54,6 +54,7 @@ from calculators.widgets.views import (
     FitView,
     KVCacheView,
     MemoryView,
+    config_echo_html,
     fit_html,
     kv_cache_html,
     memory_html,
@@ -124,8 +125,16 @@ class Calculator:
         return values
 
     def run(self, raw: Mapping[str, object]) -> str:
-        """Check ``raw``, compute and render: the HTML of the result."""
-        return self.render(self.compute(self.values(raw)))
+        """Check ``raw``, compute and render: the HTML of the result.
+
+        A custom model's result opens with what was read from its config.json
+        (:func:`~calculators.widgets.views.config_echo`), for every calculator alike.
+        """
+        values = self.values(raw)
+        html = self.render(self.compute(values))
+        if values.get("model") == CUSTOM and "config" in values:
+            html = config_echo_html(model_spec(values)) + html
+        return html
 
 
 # --------------------------------------------------------------------------- shared fields
@@ -272,7 +281,11 @@ def spec_from_config_text(text: str) -> ModelSpec:
     data = load_config_text(text)  # within calculators.config_input's limits; never a path
     name = data.get("_name_or_path")
     if not isinstance(name, str) or not name.strip():
-        name = "Custom model"
+        # No name in the file: say what it is (its architecture) rather than "Custom model".
+        architectures = data.get("architectures")
+        kind = architectures[0] if isinstance(architectures, list) and architectures and isinstance(
+            architectures[0], str) else data.get("model_type")
+        name = f"Custom {kind}" if isinstance(kind, str) and kind.strip() else "Custom model"
     return spec_from_config(data, name=name.strip()[:80])
 
 
@@ -304,8 +317,7 @@ def _training_fields() -> tuple[Field, ...]:
                      help="full: every weight trains; lora: adapters on a 16-bit base; qlora: on a 4-bit base."),
         choice_field("precision", "Precision", choices=training_inputs.PRECISIONS, default=default("precision"),
                      help="-mixed: fp32 master weights with 16-bit autocast."),
-        choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default=default("optimizer"),
-                     labels=list(OPTIMIZERS)),
+        choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default=default("optimizer")),
         int_field("batch", "Micro-batch", default=default("batch"), maximum=training_inputs.MAX_BATCH,
                   unit="sequences per GPU"),
         int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ, unit="tokens"),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from html import escape
 
 GIB = 2**30
@@ -129,8 +130,11 @@ def stacked_bar_svg(segments: Sequence[tuple[str, int]], *, capacity_bytes: int 
         anchor = "end" if cx > 50 else "start"
         parts.append(f'<line class="mlhw-capacity" x1="{_pct(cx)}" y1="{_BAR_Y - 16}" x2="{_pct(cx)}" '
                      f'y2="{axis_y + 6}" stroke="currentColor" stroke-width="2" stroke-dasharray="4 3"/>')
+        # Only the number by the line (the legend below names it): a GPU's full name there ran
+        # past the chart's left edge on a phone.
         parts.append(f'<text x="{_pct(cx)}" dx="{-5 if anchor == "end" else 5}" y="{_BAR_Y - 6}" '
-                     f'text-anchor="{anchor}">{escape(capacity_label)}: {gib(capacity_bytes)} GiB</text>')
+                     f'text-anchor="{anchor}"><title>{escape(capacity_label)}: {gib(capacity_bytes)} GiB</title>'
+                     f"{gib(capacity_bytes)} GiB</text>")
     parts.append("</svg>")
     return "".join(parts)
 
@@ -191,27 +195,59 @@ def paragraph(text: str, *, css: str = "mlhw-summary") -> str:
     return f'<p class="{escape(css)}">{escape(text)}</p>'
 
 
+@dataclass(frozen=True)
+class Bar:
+    """One bar of :func:`labelled_bars_svg`: its name, value (for the length), text and colour index."""
+
+    label: str
+    value: float
+    text: str
+    colour: int
+    highlight: bool = False
+
+
+#: Row of a bar chart: the name on its own line, the bar under it with the value after it.
+_ROW = 36
+#: Longest bar in percent of the chart's width: the value text after it keeps half the width
+#: (about 190 px on a 390 px phone, enough for "1,234.56 USD per million tokens" at 12 px).
+_BAR_MAX_PCT = 50.0
+
+
+def labelled_bars_svg(bars: Sequence[Bar], *, title: str, summary: str = "") -> str:
+    """Horizontal bars on one scale, each name on the line above its bar; deterministic, escaped text.
+
+    Names never share a line with a bar, so a long name cannot run into the bars and nothing is
+    placed by guessing a text's width: the chart reads the same at 390 px and at 40rem.
+
+    >>> svg = labelled_bars_svg([Bar("a <b>", 1.0, "1 s", 0), Bar("c", 2.0, "2 s", 1, True)], title="T")
+    >>> svg.count("<rect"), "a &lt;b&gt;" in svg, 'font-weight="700"' in svg
+    (2, True, True)
+    """
+    top = max([bar.value for bar in bars] + [1e-30])
+    height = _ROW * len(bars) + 4
+    label = summary or title
+    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" '
+             f'role="img" aria-label="{escape(label)}" font-size="12" fill="currentColor">',
+             f"<title>{escape(label)}</title>"]
+    for index, bar in enumerate(bars):
+        y = 2 + _ROW * index
+        width = max(_BAR_MAX_PCT * max(bar.value, 0.0) / top, 0.2)
+        weight = ' font-weight="700"' if bar.highlight else ""
+        parts.append(f'<text x="0" y="{y + 12}"{weight}>{escape(bar.label)}</text>')
+        parts.append(f'<rect x="0" y="{y + 16}" width="{width:.2f}%" height="14" fill="{color(bar.colour)}">'
+                     f"<title>{escape(bar.label)}: {escape(bar.text)}</title></rect>")
+        parts.append(f'<text x="{width + 1:.2f}%" y="{y + 28}"{weight}>{escape(bar.text)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 def bars_svg(bars: Sequence[tuple[str, float]], *, unit: str, title: str, digits: int = 2) -> str:
-    """Horizontal bars ``(label, value)`` on one scale, one colour each; deterministic, escaped text.
+    """Horizontal bars ``(label, value)`` on one scale, in one colour (:func:`labelled_bars_svg`).
 
     >>> "<svg" in bars_svg([("a", 1.0), ("b", 2.0)], unit="USD/h", title="Cost")
     True
     """
-    top = max([value for _, value in bars] + [1e-12]) * 1.15
-    # Names take the first 38 % of the width and bars at most 40 / 1.15 = 35 %, so the value label
-    # after the longest bar keeps about a quarter of the chart (~200 px at its 40rem maximum).
-    span = 40
-    height = 26 * len(bars) + 12
     summary = f"{title}: " + "; ".join(f"{name} {value:,.{digits}f} {unit}" for name, value in bars)
-    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" '
-             f'role="img" aria-label="{escape(summary)}" font-size="12" fill="currentColor">',
-             f"<title>{escape(summary)}</title>"]
-    for index, (name, value) in enumerate(bars):
-        y = 6 + 26 * index
-        width = max(span * value / top, 0.1)
-        parts.append(f'<text x="0" y="{y + 14}">{escape(name)}</text>')
-        parts.append(f'<rect x="38%" y="{y}" width="{width:.2f}%" height="18" fill="{color(index)}">'
-                     f"<title>{escape(name)}: {value:,.{digits}f} {escape(unit)}</title></rect>")
-        parts.append(f'<text x="{38 + width + 1:.2f}%" y="{y + 14}">{value:,.{digits}f} {escape(unit)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    # One colour: the bars differ in length only (a colour per bar would suggest a meaning it has not).
+    return labelled_bars_svg([Bar(name, value, f"{value:,.{digits}f} {unit}", 0) for name, value in bars],
+                             title=title, summary=summary)

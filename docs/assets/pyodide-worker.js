@@ -4,6 +4,7 @@
 // in <site>/wheels/manifest.json (checking its SHA-256) with unpackArchive (no micropip,
 // no packages, no lockfile download, nothing from a CDN), then answers
 // {type: "compute", id, name, inputs} with calculators.widgets.api.compute_json's reply
+// ({type: "share", id, name, inputs, url} with share_json's: the result to copy)
 // plus the time it took.
 //
 // Every visit, the first included, skips Python's start-up: the build made a Pyodide
@@ -261,12 +262,25 @@ booting.then(scheduleSnapshot, () => {});
 self.onmessage = async (event) => {
   const received = performance.now();
   const request = event.data;
-  if (!request || request.type !== "compute") return;
+  if (!request || (request.type !== "compute" && request.type !== "share")) return;
   let booted;
   try {
     booted = await booting;
   } catch {
     return; // the page was told by the "fatal" message
+  }
+  if (request.type === "share") {
+    // "Copy result": the record and its Markdown (calculators.widgets.share), for the inputs shown.
+    let reply;
+    try {
+      reply = JSON.parse(booted.api.share_json(String(request.name), JSON.stringify(request.inputs || {}),
+        String(request.url || "")));
+    } catch (error) {
+      postMessage({ type: "crashed", id: request.id, message: String(error && error.message ? error.message : error) });
+      return;
+    }
+    postMessage({ type: "shared", id: request.id, ...reply });
+    return;
   }
   const computeStarted = performance.now();
   let reply;

@@ -7,6 +7,13 @@
 // error is shown next to the field the engine names. data-state on the root: static -> loading -> live | error.
 // If Python in the worker crashes (Pyodide's fatal state), the page starts a new worker and
 // says so; a config.json file over the size limit or not in UTF-8 is refused before Python sees it.
+// Every widget's inputs live in the page's query string (?fit-3.batch=8&fit-3.job=training: the
+// widget's id without "mlhw-", a dot, the field), only those that differ from the build's: a
+// reload or a shared link restores them and recomputes. A config.json goes in the fragment
+// (#kv-cache-2.config=..., never sent to the server) when it is at most MAX_URL_CONFIG characters
+// once encoded, else the link says it was left out. "Copy link"
+// and "Copy result" (Markdown or JSON from calculators.widgets.share, computed by the worker)
+// give an address that reproduces the result.
 // A classic (not module) script, so that it still runs from file:// and can say why
 // the calculator cannot start there.
 (function () {
@@ -40,9 +47,191 @@
       var name = wrapper.getAttribute("data-field");
       var control = wrapper.querySelector("[name='" + name + "']");
       if (!control) return;
-      data[name] = control.type === "checkbox" ? (control.checked ? "true" : "false") : control.value;
+      var optional = wrapper.querySelector("[data-role=optional]");
+      if (optional && optional.value === "none") data[name] = "none";
+      else data[name] = control.type === "checkbox" ? (control.checked ? "true" : "false") : control.value;
     });
     return data;
+  }
+
+  // A number with an explicit "none"/"default" choice: its input shows only when a value is set.
+  function applyOptional(root) {
+    root.querySelectorAll("[data-role=optional]").forEach(function (choice) {
+      var wrapper = choice.closest("[data-field]");
+      var control = wrapper.querySelector("[name='" + wrapper.getAttribute("data-field") + "']");
+      control.hidden = choice.value === "none";
+    });
+  }
+
+  // ------------------------------------------------------------------ inputs in the URL
+  var MAX_URL_CONFIG = 6000; // characters of the encoded config.json; keeps a link under ~8 KB
+  var URL_CONFIG_NOTE = "The link holds every input but the config.json, which is too long for an address " +
+    "(over " + MAX_URL_CONFIG.toLocaleString("en") + " characters once encoded): whoever opens it must paste the file again.";
+  var defaults = new Map(); // root -> the inputs the page was built with
+  var restoredInView = false;
+
+  function urlKey(root) { return root.id.replace(/^mlhw-/, ""); }
+
+  function visible(root, name) {
+    var wrapper = root.querySelector("[data-field='" + name + "']");
+    return wrapper && !wrapper.hidden;
+  }
+
+  // The inputs of `root` that differ from the build's, as [key, value] pairs for the address;
+  // `secret` marks a config.json, which goes in the fragment (after #): browsers never send it
+  // to the server, so a pasted config still never leaves the reader's computer unless shared.
+  function changedInputs(root) {
+    var now = values(root), base = defaults.get(root) || {}, pairs = [], note = "";
+    Object.keys(now).forEach(function (name) {
+      if (!visible(root, name) || now[name] === base[name]) return;
+      var value = now[name], secret = false;
+      if (root.querySelector("[data-field='" + name + "'].mlhw-config")) {
+        try { value = JSON.stringify(JSON.parse(value)); } catch (error) { /* kept as typed */ }
+        if (encodeURIComponent(value).length > MAX_URL_CONFIG) { note = URL_CONFIG_NOTE; return; }
+        secret = true;
+      }
+      pairs.push([urlKey(root) + "." + name, value, secret]);
+    });
+    return { pairs: pairs, note: note };
+  }
+
+  function ours(key) {
+    var head = key.split(".")[0];
+    return roots.some(function (root) { return urlKey(root) === head; });
+  }
+
+  // The fragment's inputs, when it holds inputs ("kv-cache-2.config=...") rather than an anchor.
+  function fragmentState() {
+    var hash = location.hash.slice(1);
+    return hash.indexOf("=") >= 0 ? new URLSearchParams(hash) : new URLSearchParams();
+  }
+
+  // The page's address with every widget's changed inputs: the query holds them (other
+  // parameters kept), the fragment a config.json; else the fragment is `anchor` (or the
+  // current one, when it is an anchor).
+  function stateUrl(anchor) {
+    var url = new URL(location.href);
+    var keep = [];
+    url.searchParams.forEach(function (value, key) { if (!ours(key)) keep.push([key, value]); });
+    var query = new URLSearchParams(keep), fragment = new URLSearchParams();
+    roots.forEach(function (root) {
+      changedInputs(root).pairs.forEach(function (pair) { (pair[2] ? fragment : query).append(pair[0], pair[1]); });
+    });
+    url.search = query.toString();
+    if (fragment.toString()) url.hash = fragment.toString();
+    else if (anchor !== undefined) url.hash = anchor;
+    else if (location.hash.indexOf("=") >= 0) url.hash = "";
+    return url.href;
+  }
+
+  function saveState(root) {
+    try { history.replaceState(history.state, "", stateUrl()); } catch (error) { /* a sandboxed page */ }
+    shareNote(root, changedInputs(root).note);
+  }
+
+  function setControl(root, name, value) {
+    var wrapper = root.querySelector("[data-field='" + name + "']");
+    var control = wrapper && wrapper.querySelector("[name='" + name + "']");
+    if (!control) return "the link names an input this calculator does not have (" + name + ")";
+    var optional = wrapper.querySelector("[data-role=optional]");
+    if (optional) {
+      optional.value = value === "none" || value === "" ? "none" : "set";
+      if (optional.value === "none") return "";
+    }
+    if (control.type === "checkbox") { control.checked = value === "true"; return ""; }
+    if (control.tagName === "SELECT" &&
+        !Array.prototype.some.call(control.options, function (option) { return option.value === value; })) {
+      return "the link's " + name + "=" + value + " is not one of this calculator's choices; the default is kept";
+    }
+    control.value = value;
+    return "";
+  }
+
+  // Restore the inputs the address holds; the widget recomputes once Python is live.
+  function restore(root) {
+    var prefix = urlKey(root) + ".", problems = [], found = false;
+    [new URLSearchParams(location.search), fragmentState()].forEach(function (params) {
+      params.forEach(function (value, key) {
+        if (key.indexOf(prefix) !== 0) return;
+        found = true;
+        var problem = setControl(root, key.slice(prefix.length), value);
+        if (problem) problems.push(problem);
+      });
+    });
+    if (!found) return;
+    // A fragment of inputs is no anchor the browser can scroll to: show the first widget it names.
+    if (fragmentState().toString() && !restoredInView) {
+      restoredInView = true;
+      root.scrollIntoView();
+    }
+    applyOptional(root);
+    applyShowWhen(root);
+    widgets.get(root).dirty = true;
+    output(root).setAttribute("data-stale", "true");
+    status(root, "Inputs restored from the link; the result below is recomputed once Python has started in your browser." +
+      (problems.length ? " Not restored: " + problems.join("; ") + "." : ""));
+  }
+
+  // ------------------------------------------------------------------ copy link / result
+  var sharing = {}; // request id -> {root, kind}
+  var shareQueue = []; // copies asked for before Python was live
+
+  function shareNote(root, text) {
+    var note = root.querySelector("[data-role=share-note]");
+    if (!note) return;
+    note.textContent = text;
+    note.hidden = !text;
+  }
+
+  function showCopy(root, text, what) {
+    var box = root.querySelector("[data-role=share-text]");
+    box.value = text;
+    box.hidden = false;
+    var done = function () { shareNote(root, "Copied " + what + " to the clipboard (also shown below)."); };
+    var manual = function () {
+      box.focus();
+      box.select();
+      shareNote(root, "Select the text below and copy it: the browser did not allow writing to the clipboard.");
+    };
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, manual);
+    else manual();
+  }
+
+  function requestShare(root, kind) {
+    var id = nextId++;
+    sharing[id] = { root: root, kind: kind };
+    worker.postMessage({ type: "share", id: id, name: root.getAttribute("data-calculator"), inputs: values(root),
+      url: stateUrl(root.id) });
+  }
+
+  function share(root, kind) {
+    var note = changedInputs(root).note;
+    if (kind === "link") {
+      showCopy(root, stateUrl(root.id), "the link");
+      if (note) shareNote(root, note);
+      return;
+    }
+    if (!ready) {
+      shareNote(root, "Starting Python in your browser to compute the result to copy\u2026");
+      shareQueue.push([root, kind]);
+      start();
+      return;
+    }
+    requestShare(root, kind);
+  }
+
+  function onShared(reply) {
+    var asked = sharing[reply.id];
+    delete sharing[reply.id];
+    if (!asked) return;
+    if (!reply.ok) {
+      shareNote(asked.root, "Nothing copied: " + reply.message);
+      return;
+    }
+    var note = changedInputs(asked.root).note;
+    if (asked.kind === "json") showCopy(asked.root, JSON.stringify(reply.record, null, 2) + "\n", "the result as JSON");
+    else showCopy(asked.root, reply.markdown, "the result as Markdown");
+    if (note) shareNote(asked.root, note);
   }
 
   function applyShowWhen(root) {
@@ -161,7 +350,9 @@
   function schedule(root, delay) {
     var state = widgets.get(root);
     state.crashed = false; // new inputs: worth a try on the new worker
+    applyOptional(root);
     applyShowWhen(root);
+    saveState(root);
     clearTimeout(state.timer);
     if (!ready) {
       state.dirty = true;
@@ -213,6 +404,7 @@
         // Only now, with the runtime in the HTTP cache, let the service worker store it
         // for offline visits (registering earlier downloads it twice, competing with the boot).
         registerServiceWorkerWhenQuiet();
+        shareQueue.splice(0).forEach(function (item) { requestShare(item[0], item[1]); });
         roots.forEach(function (root) {
           if (widgets.get(root).crashed) {
             showError(root, null, CRASHED);
@@ -233,6 +425,8 @@
         restart(message);
       } else if (message.type === "result") {
         onReply(message);
+      } else if (message.type === "shared") {
+        onShared(message);
       }
     };
     worker.onerror = function (event) { fail(event.message || "the worker failed to load"); };
@@ -348,6 +542,16 @@
       if (line) line.hidden = true;
       return;
     }
+    defaults.set(root, values(root));
+    var bar = root.querySelector("[data-role=share]");
+    if (bar) {
+      bar.hidden = false;
+      bar.addEventListener("click", function (event) {
+        var kind = event.target.closest && event.target.closest("[data-share]");
+        if (kind) share(root, kind.getAttribute("data-share"));
+      });
+    }
+    restore(root);
     form.addEventListener("submit", function (event) { event.preventDefault(); });
     form.addEventListener("input", function (event) {
       if (event.target.getAttribute("data-role") !== "file") schedule(root, DEBOUNCE_MS);

@@ -95,6 +95,7 @@ users_fp8_kv = [max_users("h100-sxm", 2, "fp8", c, kv_cache="fp8") for c in cont
 ax.plot(contexts, users_fp8_kv, marker="x", linestyle="--", label="2 x H100 SXM 80GB, fp8, fp8 KV cache")
 ax.set_xscale("log", base=2)
 ax.set_yscale("symlog", linthresh=1)
+ax.set_ylim(bottom=0)  # a count of users is never negative: symlog's autoscale mirrored the axis below 0
 ax.set_xticks(contexts, [f"{c // 1024}k" for c in contexts])
 ax.set_xlabel("context per user, tokens")
 ax.set_ylabel("users that fit at once (derived)")

@@ -9,7 +9,6 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
 
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.interconnects import interconnect_ids
@@ -27,29 +26,13 @@ from calculators.widgets.fields import (
     int_field,
 )
 from calculators.widgets.registry import CUSTOM, DEFAULT_GPU, DEFAULT_MODEL, Calculator, model_spec
-from calculators.widgets.render import color, gib, notes_html, paragraph, table_html
-
-_ROW_H = 22
-_LABEL_PCT = 34.0  # left part of the chart holds the row labels
-
+from calculators.widgets.render import Bar, gib, labelled_bars_svg, notes_html, paragraph, table_html
 
 def time_bars_svg(rows: Sequence[tuple[str, float]], *, title: str) -> str:
     """Horizontal bars of durations in milliseconds, one per row (label, seconds); deterministic and escaped."""
-    top = max([seconds for _, seconds in rows] + [1e-9]) * 1.05
-    height = _ROW_H * len(rows) + 8
     summary = f"{title}: " + "; ".join(f"{name} {seconds * 1e3:,.1f} ms" for name, seconds in rows)
-    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" '
-             f'role="img" aria-label="{escape(summary)}" font-size="12" fill="currentColor">',
-             f"<title>{escape(summary)}</title>"]
-    for index, (name, seconds) in enumerate(rows):
-        y = 4 + index * _ROW_H
-        width = (100 - _LABEL_PCT - 12) * seconds / top
-        parts.append(f'<text x="0" y="{y + 14}">{escape(name)}</text>')
-        parts.append(f'<rect x="{_LABEL_PCT:.2f}%" y="{y + 2}" width="{max(width, 0.1):.2f}%" height="{_ROW_H - 6}" '
-                     f'fill="{color(index)}"><title>{escape(name)}: {seconds * 1e3:,.1f} ms</title></rect>')
-        parts.append(f'<text x="{_LABEL_PCT + width + 1:.2f}%" y="{y + 14}">{seconds * 1e3:,.1f} ms</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    return labelled_bars_svg([Bar(name, seconds, f"{seconds * 1e3:,.1f} ms", 0) for name, seconds in rows],
+                             title=title, summary=summary)
 
 
 def _fields() -> tuple[Field, ...]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from html import escape
 from typing import Any
 
 from calculators.catalog.engines import engine_ids, get_engine
@@ -41,7 +40,7 @@ from calculators.widgets.registry import (
     model_field,
     model_spec,
 )
-from calculators.widgets.render import color, gib, notes_html, paragraph, table_html
+from calculators.widgets.render import Bar, color, gib, labelled_bars_svg, notes_html, paragraph, table_html
 
 DEFAULT_MODEL = "llama-3-8b"
 DEFAULT_GPU = "h100-sxm"
@@ -59,32 +58,12 @@ def _model_fields(*, mac: bool = True) -> tuple[Field, ...]:
     return (model_field(), model_config_field(), gpu_field(help="", custom=True, mac=mac), *custom_gpu_fields(mac=mac))
 
 
-@dataclass(frozen=True)
-class _Bar:
-    label: str
-    value: float
-    text: str
-    colour: int
-    highlight: bool = False
+_Bar = Bar
 
 
 def bars_svg(bars: Sequence[_Bar], *, title: str) -> str:
-    """Horizontal bars with a label on the left and the value text on the right (deterministic)."""
-    top = max([bar.value for bar in bars] + [1e-30])
-    row, left, width = 22, 18.0, 62.0
-    height = row * len(bars) + 8
-    parts = [f'<svg class="mlhw-chart" xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" role="img" '
-             f'aria-label="{escape(title)}" font-size="12" fill="currentColor"><title>{escape(title)}</title>']
-    for index, bar in enumerate(bars):
-        y = 4 + index * row
-        size = max(width * bar.value / top, 0.2)
-        weight = ' font-weight="700"' if bar.highlight else ""
-        parts.append(f'<text x="{left - 1:.2f}%" y="{y + 14}" text-anchor="end"{weight}>{escape(bar.label)}</text>')
-        parts.append(f'<rect x="{left:.2f}%" y="{y}" width="{size:.2f}%" height="{row - 6}" '
-                     f'fill="{color(bar.colour)}"><title>{escape(bar.label)}: {escape(bar.text)}</title></rect>')
-        parts.append(f'<text x="{left + size + 1:.2f}%" y="{y + 14}"{weight}>{escape(bar.text)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    """Horizontal bars, each name on the line above its bar and the value text after it (deterministic)."""
+    return labelled_bars_svg(bars, title=title)
 
 
 # --------------------------------------------------------------------------- inference speed
@@ -121,9 +100,11 @@ def _speed_fields() -> tuple[Field, ...]:
                   maximum=inference.MAX_CONTEXT, unit="tokens per sequence"),
         int_field("gpus", "Tensor-parallel GPUs", default=1, maximum=training_inputs.MAX_GPUS, advanced=True),
         float_field("bandwidth_efficiency", "Bandwidth efficiency", default=0.0, minimum=0.0, maximum=1.0,
-                     advanced=True, help="Fraction of peak memory bandwidth; 0 takes the engine's."),
+                     advanced=True, none_label="The engine's fitted value",
+                     help="Fraction of peak memory bandwidth a decode step reaches."),
         float_field("compute_efficiency", "Compute efficiency", default=0.0, minimum=0.0, maximum=1.0,
-                     advanced=True, help="Fraction of the dense tensor rate; 0 takes the engine's."),
+                     advanced=True, none_label="The engine's fitted value",
+                     help="Fraction of the dense tensor rate the matrix multiplies reach."),
         choice_field("interconnect", "Tensor-parallel link", choices=(AUTO, *interconnect_ids()),
                      default=default_of(speed.speed_setup, "interconnect"), advanced=True,
                      help="auto: the GPU's own (NVLink where it has it, else PCIe). Sets the all-reduce time."),
@@ -197,8 +178,8 @@ def _train_fields() -> tuple[Field, ...]:
         int_field("gpus", "GPUs", default=8, maximum=training_inputs.MAX_GPUS),
         int_field("seq", "Sequence length", default=default_of(train.training_time, "seq"),
                   maximum=training_inputs.MAX_SEQ, unit="tokens"),
-        float_field("mfu", "MFU", default=0.0, minimum=0.0, maximum=1.0,
-                     help="Model FLOPs utilisation; 0 takes the default for the GPU class."),
+        float_field("mfu", "MFU", default=0.0, minimum=0.0, maximum=1.0, none_label="Default for the GPU class",
+                     help="Model FLOPs utilisation, a fraction of the dense tensor rate."),
         choice_field("method", "Method", choices=training_inputs.METHODS, default=default_of(train.training_time, "method"),
                      help="LoRA/QLoRA freeze the base: 4·N instead of 6·N FLOPs per token, adapter gradients only."),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=False,
