@@ -124,26 +124,32 @@ class DataParallelOverhead:
 
 
 def data_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO, nic: str = CROSS_NODE_NIC,
-                       nics_per_node: int = NICS_PER_NODE) -> tuple[str, str, float, Interconnect]:
+                       nics_per_node: int = NICS_PER_NODE, cross_node: bool | None = None,
+                       nic_share: int = 1) -> tuple[str, str, float, Interconnect]:
     """(name, id, per-direction bytes/s, slowest link) of the ring a data-parallel job runs on.
 
     ``"auto"``: the GPU's own link within a node; above :data:`GPUS_PER_NODE` GPUs,
     ``min(own link, nics_per_node x nic)`` per GPU
     (:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`), and the NIC is
-    the link whose efficiency applies. A named link is used for every hop.
+    the link whose efficiency applies. ``cross_node`` forces (or rules out) a ring across
+    nodes, e.g. when tensor- and pipeline-parallel groups fill the nodes; ``nic_share`` GPUs
+    of a node sit in different rings and share its NICs. A named link is used for every hop.
     """
     n = positive_int("gpus", gpus, maximum=MAX_GPUS)
     nics = positive_int("nics_per_node", nics_per_node, maximum=64)
+    share = positive_int("nic_share", nic_share, maximum=GPUS_PER_NODE)
+    across = n > GPUS_PER_NODE if cross_node is None else cross_node
     key = str(interconnect).strip().lower()
     if key != AUTO:
         link = get_interconnect(key)
         return link.name, link.id, link.per_direction_bytes_per_s, link
     link = default_interconnect(gpu, gpus=min(n, GPUS_PER_NODE))
-    if n <= GPUS_PER_NODE:
+    if not across or n == 1:
         return link.name, link.id, link.per_direction_bytes_per_s, link
     network = get_interconnect(nic)
     per_direction = multi_node_ring_bytes_per_s(intra_node_bytes_per_s=link.per_direction_bytes_per_s,
-                                                nic_bytes_per_s=network.per_direction_bytes_per_s, nics_per_node=nics)
+                                                nic_bytes_per_s=network.per_direction_bytes_per_s,
+                                                nics_per_node=nics) / share
     return (f"{link.name} in each node, {nics} x {network.name} per node across nodes",
             f"{link.id}+{network.id}", per_direction, network)
 
@@ -152,7 +158,8 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
                            forward_share: float, accumulation: int = 1, trainable_parameters: int | None = None,
                            grad_bytes: float = 4, gathered_bytes_per_parameter: float = 2,
                            interconnect: str = AUTO, nic: str = CROSS_NODE_NIC,
-                           nics_per_node: int = NICS_PER_NODE) -> DataParallelOverhead:
+                           nics_per_node: int = NICS_PER_NODE, cross_node: bool | None = None,
+                           nic_share: int = 1) -> DataParallelOverhead:
     """Exposed data-parallel communication of one optimizer step per GPU, seconds.
 
     Formula: collectives as the module docstring lists; exposed = ``sum over phases of
@@ -173,6 +180,7 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
         gathered_bytes_per_parameter: bytes per gathered parameter (2 for bf16; about 0.5 for NF4).
         interconnect: link id or ``"auto"``.
         nic, nics_per_node: the network link and its count per node, for jobs above one node.
+        cross_node, nic_share: see :func:`data_parallel_link`.
 
     Raises:
         InputError: a value out of range, naming it.
@@ -184,7 +192,8 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
     accum = positive_int("grad_accumulation", accumulation, maximum=MAX_BATCH)
     trainable = spec.parameters if trainable_parameters is None else trainable_parameters
     name, link_id, bw, slowest = data_parallel_link(gpu, gpus=n, interconnect=interconnect, nic=nic,
-                                                    nics_per_node=nics_per_node)
+                                                    nics_per_node=nics_per_node, cross_node=cross_node,
+                                                    nic_share=nic_share)
     eff, alpha = collective_efficiency(slowest, collective="all-reduce", gpus=n), latency_per_ring_step_s(slowest)
     compute = micro * accum
     if n == 1:
@@ -195,7 +204,7 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
     def timed(label: str, kind: str, phase: str, size: float, calls: int, repeats: int) -> CollectiveTime:
         # Across nodes NCCL's trees take 2 ceil(log2 N) latency steps instead of the ring's.
         steps = ring_steps(kind, gpus=n)
-        if n > GPUS_PER_NODE:
+        if n > GPUS_PER_NODE or cross_node:
             steps = min(steps, 2 * math.ceil(math.log2(n)))
         latency = alpha * steps / ring_steps(kind, gpus=n)
         efficiency = collective_efficiency(slowest, collective=kind, gpus=n)
