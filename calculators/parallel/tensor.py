@@ -59,15 +59,12 @@ from calculators.parallel.collectives import (
     ring_collective_time_s,
     ring_steps,
 )
-from calculators.parallel.links import (  # noqa: F401 - latency records re-exported
-    LATENCY_MEASUREMENTS,
-    SmallMessageLatency,
-    check_efficiency,
-    collective_efficiency,
-    latency_per_ring_step_s,
-)
+from calculators.parallel.links import LATENCY_MEASUREMENTS as LATENCY_MEASUREMENTS
+from calculators.parallel.links import SmallMessageLatency as SmallMessageLatency
+from calculators.parallel.links import check_efficiency, collective_efficiency
+from calculators.parallel.links import latency_per_ring_step_s as latency_per_ring_step_s
 from calculators.parallel.step import AUTO, default_interconnect
-from calculators.validate import finite_float, instance_of, positive_int
+from calculators.validate import positive_int
 
 #: All-reduces per transformer layer in one forward pass (Megatron-LM, section 3).
 ALL_REDUCES_PER_LAYER_FORWARD = 2

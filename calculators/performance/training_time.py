@@ -23,19 +23,25 @@ section 2.1, whose backward is half input gradients and half weight gradients. Q
 every matmul that uses it, forward and backward: elementwise work that is not counted
 as FLOPs here and lowers the utilisation reached (assumed; no measurement read).
 
-``time = tokens x FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
+``steady time = tokens x executed FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
+``whole run = steady time / goodput``
 
-The utilisation is of the FLOPs actually executed on one GPU; without recomputation
-that is the model FLOPs utilisation (MFU). The scaling efficiency (1 on one GPU) is
-compute / (compute + data-parallel communication that compute cannot hide), from
-:mod:`calculators.performance.scaling`: it falls as GPUs are added and on slower links.
-With every factor at 1 the time is a lower bound.
+The utilisation is of the FLOPs actually executed on one GPU (hardware FLOPs), fitted on
+published runs by :mod:`calculators.performance.utilisation` (GPU family, FP8,
+checkpointing, method, tokens per micro-batch) unless given; without recomputation it
+is the model FLOPs utilisation (MFU). The scaling efficiency (1 on one GPU) covers the
+data-parallel communication compute cannot hide (:mod:`calculators.performance.scaling`),
+the tensor-parallel all-reduces and the pipeline bubble
+(:mod:`calculators.performance.model_parallel`). The goodput, fitted on published
+pre-training GPU-hours, stands for restarts and evaluation. With every factor at 1 the
+time is a lower bound.
 
 >>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model
->>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096)
->>> run.mfu, round(run.gpu_hours)
-(0.5, 164126)
+>>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
+...                     batch=4, goodput=1)
+>>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
+(0.58, 142000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -53,7 +59,6 @@ from calculators.catalog.sources import Source
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
-from calculators.memory.lora import lora_parameters
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import (
     DEFAULT_LORA_TARGETS,
@@ -67,11 +72,10 @@ from calculators.memory.training_inputs import (
 from calculators.memory.weights import quantized_bytes_per_element
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
-from calculators.performance.flops import (
-    attended_tokens,
-    compute_rate_flop_per_s,
-    matmul_parameters,
-)
+from calculators.performance.flops import compute_rate_flop_per_s
+from calculators.performance.training_flops import adapter_parameters as adapter_parameters
+from calculators.performance.training_flops import forward_flops_per_token as forward_flops_per_token
+from calculators.performance.training_flops import training_flops_per_token as training_flops_per_token
 from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
 from calculators.performance.scaling import (
     CROSS_NODE_NIC,
@@ -119,47 +123,6 @@ UTILISATION_SOURCE = Source(
 
 def _precision_dtype(precision: str) -> DType:
     return DType.FP32 if precision == "fp32" else DType.BF16 if precision.startswith("bf16") else DType.FP16
-
-
-def adapter_parameters(spec: ModelSpec, *, method: str, lora_rank: int = 16,
-                       lora_targets: Any = DEFAULT_LORA_TARGETS) -> int:
-    """Trainable adapter parameters of a LoRA/QLoRA run (0 for full training), count."""
-    if one_of("method", method, METHODS) == "full":
-        return 0
-    return lora_parameters(spec, rank=lora_rank, targets=lora_targets)
-
-
-def forward_flops_per_token(spec: ModelSpec, *, seq: int, adapter: int = 0) -> float:
-    """FLOP of one forward pass per token: ``2 x (matmul parameters + adapters) + 4 x q_dim x attended``."""
-    seq = positive_int("seq", seq, maximum=MAX_SEQ)
-    return 2.0 * (matmul_parameters(spec) + adapter) + 4.0 * spec.q_dim * attended_tokens(spec, context=seq)
-
-
-def training_flops_per_token(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = False, method: str = "full",
-                             lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS) -> float:
-    """FLOP per trained token: model FLOPs, or executed FLOPs with recomputation.
-
-    Formula: full: ``6 x N + 12 x q_dim x attended`` (``N`` = matmul parameters, active
-    for a mixture of experts; attended = sum over layers of min(seq, window)); LoRA and
-    QLoRA: ``4 x N + 6 x N_adapter + 12 x q_dim x attended`` (module docstring). Full
-    activation recomputation adds one forward (:func:`forward_flops_per_token`).
-
-    >>> from calculators.catalog.models import get_model
-    >>> spec = get_model("llama-2-7b")
-    >>> round(training_flops_per_token(spec, seq=4096) / 1e9, 2)  # GFLOP
-    46.09
-    >>> round(training_flops_per_token(spec, seq=4096, method="lora") / 1e9, 2)  # rank 16, all linears
-    33.11
-    """
-    seq = positive_int("seq", seq, maximum=MAX_SEQ)
-    checkpointing = flag("grad_checkpointing", grad_checkpointing)
-    adapter = adapter_parameters(spec, method=method, lora_rank=lora_rank, lora_targets=lora_targets)
-    attention = 12.0 * spec.q_dim * attended_tokens(spec, context=seq)
-    if one_of("method", method, METHODS) == "full":
-        model = 6.0 * matmul_parameters(spec) + attention
-    else:
-        model = 4.0 * matmul_parameters(spec) + 6.0 * adapter + attention
-    return model + (forward_flops_per_token(spec, seq=seq, adapter=adapter) if checkpointing else 0.0)
 
 
 @dataclass(frozen=True)
@@ -358,7 +321,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     pp = positive_int("pipeline_parallel", pipeline_parallel, maximum=MAX_STAGES)
     stages = positive_int("virtual_stages", virtual_stages, maximum=MAX_STAGES)
     if gpus % (tp * pp):
-        raise InputError("gpus", gpus, f"a multiple of tensor_parallel x pipeline_parallel = {tp * pp}")
+        raise InputError("gpus", gpus, f"a multiple of the GPUs per model replica, tp x pp = {tp * pp}")
     dp = gpus // (tp * pp)
     accumulation = positive_int("grad_accumulation", grad_accumulation, maximum=MAX_BATCH)
     method = one_of("method", method, METHODS)
