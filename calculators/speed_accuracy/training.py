@@ -54,6 +54,9 @@ DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "published_s
 NAIVE_MFU = 0.4
 #: Fixed efficiency of the naive collective roofline (NCCL maintainer's ~20 % overhead on NVLink, nccl-tests #212).
 NAIVE_LINK_EFFICIENCY = 0.8
+#: The issue's targets per category with ten or more figures: median and 90th-percentile |error|.
+TARGET_MEDIAN = 0.15
+TARGET_P90 = 0.35
 #: Sequence length assumed for records that do not state one.
 DEFAULT_SEQ = 2048
 def load(name: str) -> list[dict[str, Any]]:
