@@ -51,6 +51,7 @@ from typing import Any
 
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
+from calculators.errors import UnknownNameError
 from calculators.memory.training_inputs import MAX_BATCH, ZERO_STAGES
 from calculators.model import ModelSpec
 from calculators.parallel.collectives import (
@@ -146,7 +147,10 @@ def data_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO, nic: st
     link = default_interconnect(gpu, gpus=min(n, GPUS_PER_NODE))
     if not across or n == 1:
         return link.name, link.id, link.per_direction_bytes_per_s, link
-    network = get_interconnect(nic)
+    try:
+        network = get_interconnect(nic)
+    except UnknownNameError as error:
+        raise UnknownNameError("nic", str(nic), error.choices) from None
     per_direction = multi_node_ring_bytes_per_s(intra_node_bytes_per_s=link.per_direction_bytes_per_s,
                                                 nic_bytes_per_s=network.per_direction_bytes_per_s,
                                                 nics_per_node=nics) / share
