@@ -417,7 +417,8 @@ def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, 
             "USD per million tokens: generated tokens at that sustained aggregate rate (static batch, always full)",
         )
     mfu_text = (f"utilisation {mfu:g} (given)" if mfu is not None else
-                f"the utilisation fitted on published runs (calculators.performance.utilisation: "
+                f"the utilisation (the MFU without recomputation) fitted on published runs "
+                f"(calculators.performance.utilisation: "
                 f"H100 {default_mfu_value('h100-sxm'):.2f}, A100 {default_mfu_value('a100-80gb-sxm'):.2f} at a large "
                 "micro-batch; GPUs without published runs take the lowest)")
     return common + (

@@ -139,6 +139,10 @@ def data_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO, nic: st
     n = positive_int("gpus", gpus, maximum=MAX_GPUS)
     nics = positive_int("nics_per_node", nics_per_node, maximum=64)
     share = positive_int("nic_share", nic_share, maximum=GPUS_PER_NODE)
+    try:  # checked whether the job crosses nodes or not
+        network = get_interconnect(nic)
+    except UnknownNameError as error:
+        raise UnknownNameError("nic", str(nic), error.choices) from None
     across = n > GPUS_PER_NODE if cross_node is None else cross_node
     key = str(interconnect).strip().lower()
     if key != AUTO:
@@ -147,13 +151,9 @@ def data_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO, nic: st
     link = default_interconnect(gpu, gpus=min(n, GPUS_PER_NODE))
     if not across or n == 1:
         return link.name, link.id, link.per_direction_bytes_per_s, link
-    try:
-        network = get_interconnect(nic)
-    except UnknownNameError as error:
-        raise UnknownNameError("nic", str(nic), error.choices) from None
     per_direction = multi_node_ring_bytes_per_s(intra_node_bytes_per_s=link.per_direction_bytes_per_s,
-                                                nic_bytes_per_s=network.per_direction_bytes_per_s,
-                                                nics_per_node=nics) / share
+                                                nic_bytes_per_s=network.per_direction_bytes_per_s / share,
+                                                nics_per_node=nics)
     return (f"{link.name} in each node, {nics} x {network.name} per node across nodes",
             f"{link.id}+{network.id}", per_direction, network)
 
