@@ -8,10 +8,10 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6054, 'hopper': 0.4506, 'hopper-fp8': 0.3568}
-CHECKPOINTING: dict[str, float] = {'full': 1.2308, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 0.939, 'qlora': 0.7834}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.703}
+BASE: dict[str, float] = {'ampere': 0.6047, 'hopper': 0.3754, 'hopper-fp8': 0.2591}
+CHECKPOINTING: dict[str, float] = {'full': 1.2361, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 0.9361, 'qlora': 0.7809}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.8438}
 HALF_TOKENS = 768.0
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
@@ -75,6 +75,10 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-foundry-h100-mpt-3b-2048-16gpu',
         'pt-foundry-h100-mpt-1b-8192-8gpu',
         'pt-foundry-h100-mpt-1b-2048-8gpu',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile',
     ),
     'base:hopper-fp8': (
         'pt-nemo-llama-2-7b',
@@ -85,6 +89,10 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-foundry-h100-fp8-mpt-3b-8192-8gpu',
         'pt-foundry-h100-fp8-mpt-3b-2048-8gpu',
         'pt-foundry-h100-fp8-mpt-1b-8192-8gpu',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile-float8',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile-float8',
+        'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d',
+        'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d-async-tp',
         'ft-nemo-llama-2-7b-full',
         'ft-nemo-llama-2-13b-full',
         'ft-nemo-llama-2-70b-full',
@@ -105,6 +113,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-foundry-a100-mpt-7b-8192-8gpu',
         'pt-torchtitan-llama-3-70b-2',
         'pt-torchtitan-llama-2-70b-7',
+        'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d',
+        'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d-async-tp',
         'ft-torchtune-llama-3.2-3b-ac',
         'ft-torchtune-llama-3.2-3b-lora',
         'ft-torchtune-llama-3.2-3b-qlora',
@@ -154,6 +164,12 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-torchtitan-llama-2-13b-4',
         'pt-torchtitan-llama-2-13b-5',
         'pt-torchtitan-llama-2-70b-6',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile-float8',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile-float8',
         'ft-nemo-llama-2-7b-full',
         'ft-nemo-llama-2-13b-full',
         'ft-nemo-llama-2-70b-full',
@@ -216,6 +232,14 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-torchtitan-llama-2-13b-5',
         'pt-torchtitan-llama-2-70b-6',
         'pt-torchtitan-llama-2-70b-7',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile-float8',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile-float8',
+        'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d',
+        'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d-async-tp',
         'ft-nemo-llama-2-7b-full',
         'ft-nemo-llama-2-13b-full',
         'ft-nemo-llama-2-70b-full',
@@ -285,6 +309,14 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-torchtitan-llama-2-13b-5',
         'pt-torchtitan-llama-2-70b-6',
         'pt-torchtitan-llama-2-70b-7',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile-float8',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile-float8',
+        'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d',
+        'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d-async-tp',
         'ft-nemo-llama-2-7b-full',
         'ft-nemo-llama-2-13b-full',
         'ft-nemo-llama-2-70b-full',
