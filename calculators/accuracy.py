@@ -28,7 +28,7 @@ from typing import Any
 
 from calculators.memory.inference import inference_memory
 from calculators.memory.training import training_memory
-from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
 from calculators.tables import Table
 
 TRAIN_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "attention",
@@ -80,7 +80,7 @@ def _settings(record: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any
 def score(record: Mapping[str, Any]) -> CaseScore:
     """Run the calculator on one measurement record and pair it with the measured peak."""
     model = record["model"]
-    spec = ModelSpec.from_config(model["config"], name=model.get("name"))
+    spec = spec_from_config(model["config"], name=model.get("name"))
     kind = record["kind"]
     # The traces ran PyTorch's CPU kernels under FakeTensorMode: no CUDA workspaces, and
     # SDPA's CPU kernel (fp32 and grouped K/V alike), so the estimate is for device "cpu".

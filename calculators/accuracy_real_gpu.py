@@ -31,7 +31,7 @@ from typing import Any
 from calculators.memory.inference import inference_memory
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
-from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
 from calculators.tables import Table
 
 GIB = 2**30
@@ -79,7 +79,7 @@ def load_runs(directory: str | Path) -> tuple[list[dict[str, Any]], dict[str, An
 
 def estimate_run(record: Mapping[str, Any], configs: Mapping[str, Any]) -> MemoryEstimate:
     """The calculators' estimate for the settings of one run."""
-    spec = ModelSpec.from_config(configs[record["model"]], name=str(record["model"]))
+    spec = spec_from_config(configs[record["model"]], name=str(record["model"]))
     if record["kind"] == "infer":
         return inference_memory(spec, weights="bf16", kv_cache="bf16", batch=record["batch"],
                                 context=record["seq"], new_tokens=record.get("new_tokens") or 0,

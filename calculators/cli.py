@@ -22,16 +22,31 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from calculators.catalog.gpus import all_gpus, get_gpu
+from calculators.catalog.gpu_input import gpu_record
+from calculators.catalog.gpus import all_gpus
 from calculators.catalog.models import all_models, resolve_model
+from calculators.dtype_support import UnsupportedFormatError, on_gpu
 from calculators.errors import CalculatorError, InputError
 from calculators.fit import fit_inference, fit_training
 from calculators.memory.inference import ATTENTIONS as INFER_ATTENTIONS
-from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES, inference_memory
+from calculators.memory.inference import (
+    KV_DTYPES,
+    WEIGHT_DTYPES,
+    inference_memory,
+    inference_setup,
+)
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.training import training_memory
-from calculators.memory.training_inputs import ATTENTIONS, BASE_DTYPES, METHODS, PRECISIONS
+from calculators.memory.training_inputs import (
+    ATTENTIONS,
+    BASE_DTYPES,
+    DEFAULT_LORA_TARGETS,
+    METHODS,
+    PRECISIONS,
+    training_setup,
+)
+from calculators.validate import default_of
 
 GIB = 2**30
 
@@ -48,35 +63,52 @@ class _UsageError(Exception):
 
 
 def _add_train_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--method", default="full", help=f"one of {', '.join(METHODS)} (default full)")
-    parser.add_argument("--precision", default="bf16-mixed", help=f"one of {', '.join(PRECISIONS)}")
-    parser.add_argument("--base-dtype", default=None,
+    def default(name: str) -> Any:
+        return default_of(training_setup, name)
+
+    parser.add_argument("--method", default=default("method"), help=f"one of {', '.join(METHODS)} (default %(default)s)")
+    parser.add_argument("--precision", default=default("precision"),
+                        help=f"one of {', '.join(PRECISIONS)} (default %(default)s)")
+    parser.add_argument("--base-dtype", default=default("base_dtype"),
                         help=f"frozen base for lora/qlora: {', '.join(BASE_DTYPES)} (default bf16; nf4 for qlora)")
-    parser.add_argument("--optimizer", default="adamw", help=f"one of {', '.join(OPTIMIZERS)}")
-    parser.add_argument("--batch", default="1", help="micro-batch per GPU (sequences)")
-    parser.add_argument("--seq", default="2048", help="sequence length in tokens")
-    parser.add_argument("--grad-checkpointing", action="store_true", help="recompute activations in backward")
-    parser.add_argument("--attention", default="sdpa", help=f"one of {', '.join(ATTENTIONS)}")
-    parser.add_argument("--lora-rank", default="16", help="LoRA rank r")
-    parser.add_argument("--lora-targets", default="q,k,v,o,gate,up,down", help="comma-separated: q,k,v,o,gate,up,down")
-    parser.add_argument("--grad-accumulation", default="1", help="micro-batches per optimizer step")
-    parser.add_argument("--gpus", default="1", help="data-parallel GPUs")
-    parser.add_argument("--zero", default="0", help="ZeRO stage 0-3 (0 = plain DDP)")
+    parser.add_argument("--optimizer", default=default("optimizer"),
+                        help=f"one of {', '.join(OPTIMIZERS)} (default %(default)s)")
+    parser.add_argument("--batch", default=default("batch"), help="micro-batch per GPU (sequences; default %(default)s)")
+    parser.add_argument("--seq", default=default("seq"), help="sequence length in tokens (default %(default)s)")
+    parser.add_argument("--grad-checkpointing", action="store_true", default=default("grad_checkpointing"),
+                        help="recompute activations in backward")
+    parser.add_argument("--attention", default=default("attention"),
+                        help=f"one of {', '.join(ATTENTIONS)} (default %(default)s)")
+    parser.add_argument("--lora-rank", default=default("lora_rank"), help="LoRA rank r (default %(default)s)")
+    parser.add_argument("--lora-targets", default=",".join(DEFAULT_LORA_TARGETS),
+                        help="comma-separated: q,k,v,o,gate,up,down (default %(default)s)")
+    parser.add_argument("--grad-accumulation", default=default("grad_accumulation"),
+                        help="micro-batches per optimizer step (default %(default)s)")
+    parser.add_argument("--gpus", default=default("gpus"), help="data-parallel GPUs (default %(default)s)")
+    parser.add_argument("--zero", default=default("zero"), help="ZeRO stage 0-3 (0 = plain DDP; default %(default)s)")
     _add_allocator_option(parser)
 
 
 def _add_allocator_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--allocator", default="default",
-                        help=f"PyTorch caching allocator: one of {', '.join(ALLOCATORS)} (default: default)")
+    parser.add_argument("--allocator", default=default_of(inference_setup, "allocator"),
+                        help=f"PyTorch caching allocator: one of {', '.join(ALLOCATORS)} (default: %(default)s)")
 
 
 def _add_infer_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--weights", default="bf16", help=f"one of {', '.join(WEIGHT_DTYPES)}")
-    parser.add_argument("--kv-cache", default="bf16", help=f"one of {', '.join(KV_DTYPES)}")
-    parser.add_argument("--batch", default="1", help="concurrent sequences")
-    parser.add_argument("--context", default="4096", help="prompt tokens per sequence")
-    parser.add_argument("--new-tokens", default="0", help="generated tokens per sequence")
-    parser.add_argument("--attention", default="sdpa", help=f"one of {', '.join(INFER_ATTENTIONS)}")
+    def default(name: str) -> Any:
+        return default_of(inference_setup, name)
+
+    parser.add_argument("--weights", default=default("weights"),
+                        help=f"one of {', '.join(WEIGHT_DTYPES)} (default %(default)s)")
+    parser.add_argument("--kv-cache", default=default("kv_cache"),
+                        help=f"one of {', '.join(KV_DTYPES)} (default %(default)s)")
+    parser.add_argument("--batch", default=default("batch"), help="concurrent sequences (default %(default)s)")
+    parser.add_argument("--context", default=default("context"),
+                        help="prompt tokens per sequence (default %(default)s)")
+    parser.add_argument("--new-tokens", default=default("new_tokens"),
+                        help="generated tokens per sequence (default %(default)s)")
+    parser.add_argument("--attention", default=default("attention"),
+                        help=f"one of {', '.join(INFER_ATTENTIONS)} (default %(default)s)")
     _add_allocator_option(parser)
 
 
@@ -113,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     fit = sub.add_parser("fit", help="which GPUs a job fits, how many, max batch/context")
     fit.add_argument("--model", required=True, help="catalog id or path to config.json")
-    fit.add_argument("--gpu", default=None, help="GPU id (see 'mlhw gpus'); default: every GPU in the catalog")
+    fit.add_argument("--gpu", default=None, help="GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,... "
+                                                 "or mac:GB; default: every GPU in the catalog")
     fit_sub = fit.add_subparsers(dest="job", required=True, parser_class=_Parser)
     _add_train_options(fit_sub.add_parser("train", help="fit a training step"))
     _add_infer_options(fit_sub.add_parser("infer", help="fit inference"))
@@ -202,14 +235,22 @@ def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
         return estimate.to_dict(), estimate.to_text()
     if args.command == "fit":
         spec = resolve_model(args.model)
-        gpus = [get_gpu(args.gpu)] if args.gpu else list(all_gpus())
-        if args.job == "train":
-            results = [fit_training(spec, gpu, **_train_kwargs(args)) for gpu in gpus]
-        else:
-            results = [fit_inference(spec, gpu, **_infer_kwargs(args)) for gpu in gpus]
+        fit = fit_training if args.job == "train" else fit_inference
+        settings = _train_kwargs(args) if args.job == "train" else _infer_kwargs(args)
+        if args.gpu:
+            gpus = [gpu_record("--gpu", args.gpu)]
+            results = [fit(spec, gpus[0], **settings)]
+        else:  # every catalog GPU, each in the 16-bit format it runs; one that cannot run the job is named
+            gpus, results, refused = [], [], []
+            for gpu in all_gpus():
+                try:
+                    results.append(fit(spec, gpu, **on_gpu(gpu, settings)))
+                    gpus.append(gpu)
+                except UnsupportedFormatError as error:
+                    refused.append(f"{gpu.id}: cannot run this job: {error.accepted}")
         lines = [f"{'gpu':<24} {'verdict':<12} {'needs GiB':>9} {'+/- GiB':>7} {'usable':>7} {'margin':>7} "
                  f"{'GPUs':>5} {'max batch (tight)':>17} {'max ctx (tight)':>17}"]
-        for gpu, result in zip(gpus, results):
+        for gpu, result in zip(gpus, results, strict=True):
             needed = "-" if result.gpus_needed is None else str(result.gpus_needed)
             verdict = result.verdict
             lines.append(f"{gpu.id:<24} {verdict.verdict:<12} {verdict.total_bytes / GIB:9.2f} "
@@ -219,6 +260,9 @@ def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
                          f"{f'{result.max_context} ({result.max_context_tight})':>17}")
         lines.append("fits: total + uncertainty fits the usable memory; tight: only the total does (a risk); "
                      "uncertainty measured on a real H100 (scripts/score_real_gpu.py)")
+        if not args.gpu:
+            lines += refused
+        lines += sorted({f"note: {note}" for result in results for note in result.notes})
         return [r.to_dict() for r in results], "\n".join(lines)
     if args.command == "models":
         rows: list[dict[str, Any]] = [{"id": r.id, "name": r.name, "parameters": r.spec().parameters,

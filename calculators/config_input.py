@@ -1,7 +1,7 @@
 """The one reader of ``config.json`` input: size, encoding, nesting and integer limits, checked before parsing.
 
 Every face reads a config through :func:`load_config_json`: the CLI's ``--model`` (a path
-or JSON text), :meth:`ModelSpec.from_config <calculators.model.ModelSpec.from_config>`
+or JSON text), :func:`~calculators.model_config.spec_from_config`
 (a dict, text, bytes or a path) and the widgets' pasted or uploaded text. Whatever the
 input, the answer is a ``dict`` or a :class:`~calculators.errors.InputError` naming
 ``config`` (the input) or ``config.json`` (its content); never ``RecursionError``,

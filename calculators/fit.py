@@ -29,8 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.dtype_support import serving_notes, training_notes
 from calculators.memory.inference import (
     MAX_BATCH,
     MAX_CONTEXT,
@@ -41,7 +43,7 @@ from calculators.memory.overhead import allocator_reserve_bytes, reserve_band_by
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
-from calculators.validate import gpu_record, instance_of, nonnegative_int, positive_int
+from calculators.validate import instance_of, nonnegative_int, positive_int
 
 GIB = 2**30
 MAX_BYTES = 1 << 60  # far beyond any job or device
@@ -155,6 +157,8 @@ class FitResult:
         max_context: largest prompt (inference) or sequence (training) that fits at the batch.
         max_batch_tight: largest batch that is at most tight.
         max_context_tight: largest prompt or sequence that is at most tight.
+        notes: how the GPU runs the job's number formats (a weight-only format dequantised,
+            an fp8 KV cache stored only; on a Mac, MPS's training limits).
     """
 
     gpu_id: str
@@ -165,6 +169,7 @@ class FitResult:
     max_context: int
     max_batch_tight: int
     max_context_tight: int
+    notes: tuple[str, ...] = ()
 
     @property
     def fits(self) -> bool:
@@ -191,6 +196,7 @@ class FitResult:
             "max_context": self.max_context,
             "max_context_tight": self.max_context_tight,
             "estimate": self.estimate.to_dict(),
+            "notes": list(self.notes),
         }
 
 
@@ -233,6 +239,8 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult
     """
     record = gpu_record("gpu", gpu)
     estimate = inference_memory(spec, **settings)
+    notes = serving_notes(record, weights=str(settings.get("weights", "bf16")),
+                          kv_cache=str(settings.get("kv_cache", "bf16")))
     usable = usable_memory_bytes(record)
     needed: int | None = None
     for count in range(1, MAX_GPUS_SEARCHED + 1):
@@ -250,7 +258,7 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult
         record, lambda c: inference_memory(spec, **no_new, batch=batch, context=c), MAX_CONTEXT)
     return FitResult(gpu_id=record.id, verdict=fit_verdict(estimate, record), estimate=estimate, gpus_needed=needed,
                      max_batch=max_batch, max_context=max_context, max_batch_tight=max_batch_tight,
-                     max_context_tight=max_context_tight)
+                     max_context_tight=max_context_tight, notes=notes)
 
 
 def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
@@ -261,6 +269,8 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     """
     record = gpu_record("gpu", gpu)
     estimate = training_memory(spec, **settings)
+    notes = training_notes(record, precision=str(settings.get("precision", "bf16-mixed")),
+                           method=str(settings.get("method", "full")))
     verdict = fit_verdict(estimate, record)
     needed: int | None = 1 if verdict.fits else None
     if not verdict.fits:
@@ -278,7 +288,8 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     max_context, max_context_tight = _limits(
         record, lambda s: training_memory(spec, **base, batch=batch, seq=s), MAX_SEQ_SEARCHED)
     return FitResult(gpu_id=record.id, verdict=verdict, estimate=estimate, gpus_needed=needed, max_batch=max_batch,
-                     max_context=max_context, max_batch_tight=max_batch_tight, max_context_tight=max_context_tight)
+                     max_context=max_context, max_batch_tight=max_batch_tight, max_context_tight=max_context_tight,
+                     notes=notes)
 
 
 def training_fit_advice(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> tuple[str, ...]:

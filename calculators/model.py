@@ -7,7 +7,8 @@ counts parameters from them exactly, the way the reference implementation in
 ``transformers`` lays out its tensors. Reading and checking the ``config.json`` of
 each model family lives in :mod:`calculators.model_config`.
 
->>> spec = ModelSpec.from_config({
+>>> from calculators.model_config import spec_from_config
+>>> spec = spec_from_config({
 ...     "model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
 ...     "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
 ...     "vocab_size": 128256, "tie_word_embeddings": False}, name="Llama-3-8B")
@@ -19,10 +20,7 @@ each model family lives in :mod:`calculators.model_config`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -90,19 +88,6 @@ class ModelSpec:
     attn_logit_softcapping: float | None = None
     final_logit_softcapping: float | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
-
-    # ----------------------------------------------------------------- construction
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any] | str | bytes | Path, *, name: str | None = None) -> ModelSpec:
-        """Read a Hugging Face ``config.json`` (a dict, JSON text, its UTF-8 bytes or a file path).
-
-        Raises :class:`~calculators.errors.ConfigError` naming the key when a needed key
-        is missing, has the wrong type or an absurd value.
-        """
-        # Imported here: the parser builds ModelSpec records, so it imports this module.
-        from calculators.model_config import spec_from_config
-
-        return spec_from_config(config, name=name)
 
     # ----------------------------------------------------------------- derived shapes
     @property

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from calculators.config_input import load_config_json
-from calculators.errors import ConfigError, InputError
+from calculators.errors import ConfigError
 from calculators.model import MLASpec, ModelSpec, MoESpec
 
 #: Architectures whose tensor layout this module knows exactly (``config.model_type``).
@@ -31,6 +31,15 @@ KNOWN_MODEL_TYPES = (
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
     "gemma", "gemma2", "phi3", "deepseek_v3",
     *("gemma3_text", "gpt_oss"),  # read by _newer_families (2025 architectures)
+)
+
+#: Encoder-only and encoder-decoder families (``config.model_type``): refused, not guessed. Their
+#: layers differ from a decoder's in every term the memory model counts (a two-matrix MLP with
+#: biases, LayerNorm, learned position and token-type embeddings, bidirectional attention, a
+#: masked-LM or classification head), so a Llama-style reading would miscount them.
+ENCODER_MODEL_TYPES = (
+    "bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "modernbert",
+    "mpnet", "t5", "mt5", "bart",
 )
 
 _MAX_HIDDEN = 1 << 17  # 131072: ten times the widest published dense model
@@ -48,7 +57,7 @@ def spec_from_config(config: Mapping[str, Any] | str | bytes | Path, *, name: st
     The input limits (1 MiB, UTF-8, nesting, integer length) are those of
     :mod:`calculators.config_input`.
 
-    Same as :meth:`ModelSpec.from_config <calculators.model.ModelSpec.from_config>`.
+    Same as :func:`~calculators.model_config.spec_from_config`.
     """
     return _spec_from_dict(_load_config(config), name=name)
 
@@ -108,6 +117,10 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None) -> ModelSpec:
     model_type = data.get("model_type")
     if not isinstance(model_type, str) or not model_type:
         raise ConfigError("model_type", model_type, f"a string such as one of: {', '.join(KNOWN_MODEL_TYPES)}")
+    if model_type in ENCODER_MODEL_TYPES:
+        raise ConfigError("model_type", model_type,
+                          "a decoder-only model: encoder models (BERT-class) and encoder-decoders are not "
+                          f"modelled ({', '.join(KNOWN_MODEL_TYPES)}, or a Llama-style config)")
     if model_type not in KNOWN_MODEL_TYPES:
         missing = [k for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
                                "vocab_size") if k not in data]

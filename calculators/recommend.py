@@ -17,23 +17,37 @@ every configuration that fits) or *does not fit* (dropped). Each kept configurat
   (the roofline of :mod:`calculators.performance.inference_speed`); training, the cluster
   tokens/s and wall-clock days for ``tokens`` at an assumed MFU
   (:func:`~calculators.performance.training_time.training_time`);
-* cost: ``count x`` the catalog's median on-demand USD per GPU-hour (edition
-  :data:`~calculators.catalog.prices.EDITION`; ``None`` where the edition has no offer),
-  then USD per million generated tokens (:func:`~calculators.cost.usd_per_million_tokens`)
-  or USD per training run (:func:`~calculators.cost.training_run_cost_usd`);
-* whether it meets the throughput target and the hourly budget (``None`` = unknown).
+* cost: USD per hour of the configuration from :func:`~calculators.catalog.prices.configuration_price`
+  (edition :data:`~calculators.catalog.prices.EDITION`): the median of instances with exactly
+  that many GPUs where the edition has one (``price_basis`` ``"offer"``), else ``count x`` the
+  median per-GPU-hour, marked a *per-GPU assumption* (nobody may rent eight RTX 3090s in one
+  machine at that rate), else unknown; then USD per million generated tokens
+  (:func:`~calculators.cost.usd_per_million_tokens`) or USD per training run
+  (:func:`~calculators.cost.training_run_cost_usd`);
+* whether it meets the throughput target and the hourly budget (``None`` = unknown);
+* ``why``: one sentence saying why it stands where it does.
 
-Rows are sorted by (fits before tight, meets every target first, cost ascending with
-unknown cost last, GPU count, GPU id). The cost that orders rows is USD per million tokens for serving and
-USD per run for training: the cheapest way to do the work, not the cheapest hour.
+A GPU that cannot run the job's number formats (fp8 weights on Ampere, bf16 on Volta or
+Turing: :mod:`calculators.dtype_support`) is skipped with the reason.
+
+Only configurations that *fit* are ranked (``rows``); *tight* ones are listed apart
+(``tight_rows``), never ranked. The order follows the workload's ``objective``, stated in
+:attr:`Recommendation.objective_text`:
+
+* ``"cost"``: USD per million tokens (serving) or per run (training), configurations priced
+  from an offer of that size before those priced by a per-GPU assumption, unknown last;
+* ``"latency"``: serving, the per-sequence decode rate (fastest first); training, the days;
+* ``"fewest-gpus"``: the GPU count, then cost.
+
+Configurations that meet every stated target come first under each objective.
 
 >>> from calculators.catalog.models import get_model
 >>> plan = recommend(Workload(model=get_model("llama-3-8b"), job="serve", context=8192, batch=8))
 >>> best = plan.rows[0]
->>> best.gpu_id, best.count, best.meets_targets
-('rtx-3090', 2, True)
->>> all(row.headroom_bytes >= 0 for row in plan.rows)
-True
+>>> best.gpu_id, best.count, best.price_basis
+('mi300x', 1, 'offer')
+>>> all(row.verdict == "fits" for row in plan.rows), all(row.verdict == "tight" for row in plan.tight_rows)
+(True, True)
 
 References:
     docs page "Which GPUs should I buy or rent for my workload?" (docs/recommend/index.md).
@@ -41,14 +55,20 @@ References:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from calculators import cost
 from calculators.catalog import prices
+from calculators.catalog.custom_gpu import CustomGPU
+from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU, all_gpus
 from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.dtype_support import (
+    UnsupportedFormatError,
+    serving_notes,
+    training_notes,
+)
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import (
@@ -61,7 +81,12 @@ from calculators.fit import (
     split_inference_footprint,
     verdict_for,
 )
-from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
+from calculators.memory.inference import (
+    KV_DTYPES,
+    MAX_CONTEXT,
+    WEIGHT_DTYPES,
+    inference_memory,
+)
 from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH as MAX_TRAIN_BATCH
@@ -71,9 +96,18 @@ from calculators.parallel.tensor import tensor_parallel_link
 from calculators.performance import inference_speed as speed
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.training_time import MAX_TOKENS, default_mfu, training_time
+from calculators.recommend_result import (
+    Configuration,
+    Recommendation,
+    objective_sentence,
+    sort_key,
+    why_sentence,
+)
 from calculators.validate import finite_float, flag, one_of, positive_int
 
 JOBS = ("serve", "finetune", "train")
+#: What the ranking optimises; stated above the list (:attr:`Recommendation.objective_text`).
+OBJECTIVES = ("cost", "latency", "fewest-gpus")
 #: GPU counts tried for every GPU (one node of up to eight).
 GPU_COUNTS = (1, 2, 4, 8)
 #: Method when none is given: serving weights format, or training method.
@@ -84,7 +118,9 @@ DEFAULT_KV_CACHE = "bf16"
 DEFAULT_TOKENS = 10**9
 MAX_TOKENS_PER_S = cost.MAX_TOKENS_PER_S
 MAX_BUDGET_USD_PER_HOUR = cost.MAX_USD_PER_HOUR
+MAX_CANDIDATES = 64
 GIB = 2**30
+__all__ = ["Configuration", "Recommendation", "Workload", "objective_sentence", "recommend"]
 APPLE_REASON = ("Apple silicon skipped: one device per machine (no 2-8 GPU layouts), no published dense tensor "
                 "rate (speeds would be memory-time bounds only) and no cloud price in the catalog; "
                 "pass include_apple=True to list them at count 1")
@@ -104,13 +140,17 @@ class Workload:
         kv_cache: serving: the KV cache's dtype (one of ``KV_DTYPES``; ``"fp8"`` halves the cache
             of ``"bf16"`` and the bytes each decode step reads from it). Not used in training.
         batch: serving: concurrent sequences; training: micro-batch per GPU.
-        tokens: training tokens of the run (training and fine-tuning only).
+        tokens: training tokens of the run (training and fine-tuning only; checked, not used, when serving).
         target_tokens_per_s: required throughput, tokens/s (serving: aggregate decode;
             training: cluster); ``None`` = no target.
         budget_usd_per_hour: most the whole configuration may cost per hour (cloud on-demand); ``None`` = no budget.
         grad_checkpointing: full activation recomputation in training (memory down, 4/3 the FLOPs).
         include_apple: list Apple silicon too (count 1 only).
         mfu: training utilisation; ``None`` = the fitted one of :func:`~calculators.performance.training_time.training_time`.
+        objective: one of :data:`OBJECTIVES`: what the ranking optimises.
+        gpus: the GPUs to consider (catalog ids, GPU records, or ``custom:``/``mac:`` descriptions of
+            :func:`~calculators.catalog.custom_gpu.resolve_gpu`, tried at one GPU: their link is
+            unknown); ``None`` = the whole catalog.
     """
 
     model: ModelSpec | str
@@ -125,134 +165,8 @@ class Workload:
     grad_checkpointing: bool = True
     include_apple: bool = False
     mfu: float | None = None
-
-
-@dataclass(frozen=True)
-class Configuration:
-    """One GPU configuration that fits the workload.
-
-    Attributes:
-        gpu_id, gpu_name: the GPU. count: GPUs in the configuration.
-        memory_per_gpu_bytes: per-GPU ``total_bytes`` of the memory estimate.
-        capacity_bytes: one GPU's memory. headroom_bytes: capacity minus per-GPU total.
-        tokens_per_s: serving: aggregate decode tokens/s; training: cluster tokens/s
-            (estimates); ``None`` where the GPU has no published rate for training.
-        days: training wall-clock days for the token budget (estimate); ``None`` for serving.
-        usd_per_gpu_hour: catalog median on-demand price; ``None`` where unknown.
-        usd_per_hour: ``count x usd_per_gpu_hour``.
-        usd_per_million_tokens: serving cost per million generated tokens (cloud).
-        usd_per_run: training cost of the run (cloud).
-        meets_throughput, meets_budget: True when met or not set, False when missed, ``None``
-            when a target is set but the value is unknown (no price, no published rate).
-    """
-
-    gpu_id: str
-    gpu_name: str
-    count: int
-    memory_per_gpu_bytes: int
-    capacity_bytes: int
-    tokens_per_s: float | None
-    days: float | None
-    usd_per_gpu_hour: float | None
-    usd_per_million_tokens: float | None
-    usd_per_run: float | None
-    meets_throughput: bool | None
-    meets_budget: bool | None
-    notes: tuple[str, ...] = ()
-    verdict: str = FITS
-    uncertainty_bytes: int = 0
-
-    @property
-    def headroom_bytes(self) -> int:
-        """Usable GPU memory left over per GPU, bytes (never negative for a kept configuration)."""
-        return self.capacity_bytes - self.memory_per_gpu_bytes
-
-    @property
-    def usd_per_hour(self) -> float | None:
-        """Cloud cost of the whole configuration per hour, USD."""
-        return None if self.usd_per_gpu_hour is None else self.count * self.usd_per_gpu_hour
-
-    @property
-    def meets_targets(self) -> bool:
-        """True when the throughput target and the budget are both known to be met (or not set)."""
-        return self.meets_throughput is True and self.meets_budget is True
-
-    @property
-    def sort_cost(self) -> float | None:
-        """The cost that orders rows: USD per million tokens (serving) or per run (training)."""
-        return self.usd_per_million_tokens if self.usd_per_million_tokens is not None else self.usd_per_run
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (bytes, tokens/s, days, USD)."""
-        return {"gpu": self.gpu_id, "gpu_name": self.gpu_name, "count": self.count, "verdict": self.verdict,
-                "memory_per_gpu_bytes": self.memory_per_gpu_bytes, "uncertainty_bytes": self.uncertainty_bytes,
-                "capacity_bytes": self.capacity_bytes,
-                "headroom_bytes": self.headroom_bytes, "tokens_per_s": self.tokens_per_s, "days": self.days,
-                "usd_per_gpu_hour": self.usd_per_gpu_hour, "usd_per_hour": self.usd_per_hour,
-                "usd_per_million_tokens": self.usd_per_million_tokens, "usd_per_run": self.usd_per_run,
-                "meets_throughput": self.meets_throughput, "meets_budget": self.meets_budget,
-                "meets_targets": self.meets_targets, "notes": list(self.notes)}
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    """Every fitting configuration, sorted, with what was skipped and every assumption."""
-
-    model: str
-    job: str
-    method: str
-    context: int
-    batch: int
-    tokens: int | None
-    target_tokens_per_s: float | None
-    budget_usd_per_hour: float | None
-    rows: tuple[Configuration, ...]
-    skipped: tuple[str, ...]
-    assumptions: tuple[str, ...]
-    unpriced: tuple[str, ...] = ()
-    price_edition: str = prices.EDITION
-    kv_cache: str | None = None  # serving only
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return {"model": self.model, "job": self.job, "method": self.method, "kv_cache": self.kv_cache,
-                "context": self.context,
-                "batch": self.batch, "tokens": self.tokens, "target_tokens_per_s": self.target_tokens_per_s,
-                "budget_usd_per_hour": self.budget_usd_per_hour, "price_edition": self.price_edition,
-                "configurations": [row.to_dict() for row in self.rows], "skipped": list(self.skipped), "unpriced": list(self.unpriced),
-                "assumptions": list(self.assumptions)}
-
-    @property
-    def settings_text(self) -> str:
-        """The method (and the KV-cache dtype when serving), as the CLI and the widget show them."""
-        return self.method + (f", KV cache {self.kv_cache}" if self.kv_cache else "")
-
-    def to_text(self, *, limit: int = 20) -> str:
-        """Plain-text table of the first ``limit`` rows, for the CLI."""
-        what = "tokens/s" if self.job == "serve" else "tokens/s, days"
-        lines = [f"{self.job} {self.model} ({self.settings_text}), context {self.context}, batch {self.batch}"
-                 + (f", {self.tokens:,} tokens" if self.tokens else "")
-                 + f": {sum(1 for r in self.rows if r.verdict == FITS)} configurations fit, "
-                 + f"{sum(1 for r in self.rows if r.verdict == TIGHT)} tight (listed last: a risk)",
-                 f"{'ok':<3} {'fit':<5} {'GPUs':<32} {'headroom GiB':>12} {what:>18} {'USD/h':>8} "
-                 f"{'USD/Mtok' if self.job == 'serve' else 'USD/run':>10}"]
-        for row in self.rows[:limit]:
-            rate = "-" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"
-            if row.days is not None:
-                rate += f", {row.days:,.2f}"
-            price = "-" if row.usd_per_hour is None else f"{row.usd_per_hour:,.2f}"
-            unit = row.sort_cost
-            lines.append(f"{'yes' if row.meets_targets else 'no':<3} {row.verdict:<5} "
-                         f"{f'{row.count} x {row.gpu_name}':<32} "
-                         f"{row.headroom_bytes / GIB:>12.1f} {rate:>18} {price:>8} "
-                         f"{'-' if unit is None else f'{unit:,.2f}':>10}")
-        if len(self.rows) > limit:
-            lines.append(f"... {len(self.rows) - limit} more (use --json for all)")
-        if self.unpriced:
-            lines.append(f"no price in edition {self.price_edition} (cost unknown, sorted last): "
-                         + ", ".join(self.unpriced))
-        lines += [f"skipped: {s}" for s in self.skipped] + [f"assumes: {a}" for a in self.assumptions]
-        return "\n".join(lines)
+    objective: str = "cost"
+    gpus: tuple[GPU | str, ...] | None = None
 
 
 def _optional_float(field: str, value: object, *, maximum: float) -> float | None:
@@ -277,37 +191,59 @@ def _check(target: float | None, value: float | None, *, at_most: bool = False) 
     return value <= target if at_most else value >= target
 
 
+def _price(gpu: GPU, count: int) -> prices.ConfigurationPrice:
+    if isinstance(gpu, CustomGPU):
+        return prices.ConfigurationPrice(None, prices.UNKNOWN)
+    return prices.configuration_price(gpu.id, count)
+
+
 def _row(gpu: GPU, count: int, *, verdict: FitVerdict, rate: float | None, days: float | None, w: Workload,
-         target: float | None, budget: float | None, notes: tuple[str, ...], hours: float | None) -> Configuration:
-    price = prices.median_cloud_usd_per_gpu_hour(gpu.id)
+         target: float | None, budget: float | None, notes: tuple[str, ...], hours: float | None,
+         per_sequence: float | None = None) -> Configuration:
+    quote = _price(gpu, count)
+    per_gpu = None if quote.usd_per_hour is None else quote.usd_per_hour / count
     per_mtok = per_run = None
-    if price is not None and rate is not None and rate > 0:
+    if per_gpu is not None and rate is not None and rate > 0:
         if w.job == "serve":
-            per_mtok = cost.usd_per_million_tokens(tokens_per_s=rate, usd_per_hour=count * price)
+            per_mtok = cost.usd_per_million_tokens(tokens_per_s=rate, usd_per_hour=count * per_gpu)
         elif hours is not None:
-            per_run = cost.training_run_cost_usd(gpu_hours=hours, usd_per_gpu_hour=price)
+            per_run = cost.training_run_cost_usd(gpu_hours=hours, usd_per_gpu_hour=per_gpu)
     if verdict.verdict == TIGHT:
         notes = (f"tight: {verdict.summary()}",) + notes
+    if quote.basis == prices.PER_GPU_ASSUMPTION:
+        notes += (f"price is a per-GPU assumption: no {count}-GPU instance of {gpu.name} in edition "
+                  f"{prices.EDITION}, so {count} x the median per-GPU-hour of its offers",)
     return Configuration(gpu_id=gpu.id, gpu_name=gpu.name, count=count, memory_per_gpu_bytes=verdict.total_bytes,
                          capacity_bytes=verdict.usable_bytes, verdict=verdict.verdict,
                          uncertainty_bytes=verdict.uncertainty_bytes,
-                         tokens_per_s=rate, days=days, usd_per_gpu_hour=price,
+                         tokens_per_s=rate, days=days, usd_per_gpu_hour=per_gpu,
                          usd_per_million_tokens=per_mtok, usd_per_run=per_run,
                          meets_throughput=_check(target, rate),
-                         meets_budget=_check(budget, None if price is None else count * price, at_most=True),
-                         notes=notes)
+                         meets_budget=_check(budget, None if per_gpu is None else count * per_gpu, at_most=True),
+                         notes=notes, price_basis=quote.basis, tokens_per_s_per_sequence=per_sequence)
+
+
+def _candidates(w: Workload, apple: bool) -> tuple[list[GPU], list[str]]:
+    if w.gpus is None:
+        return [g for g in all_gpus() if apple or g.vendor != "Apple"], ([] if apple else [APPLE_REASON])
+    if isinstance(w.gpus, str | GPU) or not isinstance(w.gpus, tuple | list):
+        raise InputError("gpus", w.gpus, "a tuple of GPU ids or custom:/mac: descriptions")
+    if not 1 <= len(w.gpus) <= MAX_CANDIDATES:
+        raise InputError("gpus", len(w.gpus), f"1 to {MAX_CANDIDATES} GPUs")
+    return [gpu_record("gpus", g) for g in w.gpus], []
 
 
 def recommend(workload: Workload) -> Recommendation:
-    """Every catalog GPU configuration (1, 2, 4 or 8 GPUs) that fits ``workload``, best first.
+    """Every GPU configuration (1, 2, 4 or 8 GPUs) that fits ``workload``, ranked by its objective.
 
     Formula: verdict of per-GPU ``total_bytes`` (and its uncertainty) against usable GPU
-    memory; speed and cost as the module docstring says; order = (fits before tight, meets
-    targets, cost, count, GPU id).
+    memory; speed and cost as the module docstring says; configurations that *fit* ranked
+    by the objective, *tight* ones apart.
 
     Raises:
         InputError: a workload field out of range, naming it (``job``, ``method``, ``kv_cache``,
-            ``context``, ``batch``, ``tokens``, ``target_tokens_per_s``, ``budget_usd_per_hour``, ``mfu``).
+            ``context``, ``batch``, ``tokens``, ``target_tokens_per_s``, ``budget_usd_per_hour``, ``mfu``,
+            ``objective``, ``gpus``).
 
     >>> from calculators.catalog.models import get_model
     >>> recommend(Workload(model="llama-3-8b", job="cook"))
@@ -337,19 +273,23 @@ def recommend(workload: Workload) -> Recommendation:
     checkpointing = flag("grad_checkpointing", w.grad_checkpointing)
     apple = flag("include_apple", w.include_apple)
     mfu = _optional_float("mfu", w.mfu, maximum=1.0)
+    objective = one_of("objective", w.objective, OBJECTIVES)
+    candidates, skipped = _candidates(w, apple)
 
     serve_estimate = inference_memory(spec, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
                                       context=context) if job == "serve" else None
     rows: list[Configuration] = []
-    skipped: list[str] = []
     unpriced: list[str] = []
-    if not apple:
-        skipped.append(APPLE_REASON)
-    for gpu in all_gpus():
-        if gpu.vendor == "Apple" and not apple:
+    for gpu in candidates:
+        try:
+            formats = (serving_notes(gpu, weights=method, kv_cache=kv_dtype) if job == "serve"
+                       else training_notes(gpu, method=method))
+        except UnsupportedFormatError as error:
+            skipped.append(f"{gpu.name}: cannot run this job: {error.accepted.split(' runs: ', 1)[-1]}")
             continue
-        counts = (1,) if gpu.vendor == "Apple" else GPU_COUNTS
-        if prices.median_cloud_usd_per_gpu_hour(gpu.id) is None:
+        # A Mac is one device; a custom GPU's link between cards is unknown, so it is sized at one GPU.
+        counts = (1,) if gpu.vendor == "Apple" or isinstance(gpu, CustomGPU) else GPU_COUNTS
+        if _price(gpu, 1).usd_per_hour is None:
             unpriced.append(gpu.name)
         for count in counts:
             if serve_estimate is not None:
@@ -358,9 +298,14 @@ def recommend(workload: Workload) -> Recommendation:
                 verdict = verdict_for(total, uncertainty, usable_memory_bytes(gpu))
                 if verdict.verdict == DOES_NOT_FIT:
                     continue
-                step = speed.decode_step(spec, gpu, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
-                                         context=context, gpus=count)
-                notes: tuple[str, ...] = ()
+                notes = formats
+                try:
+                    step = speed.decode_step(spec, gpu, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE,
+                                             batch=batch, context=context, gpus=count)
+                except InputError as error:  # a Mac given without its bandwidth
+                    rows.append(_row(gpu, count, verdict=verdict, rate=None, days=None, w=w, target=target,
+                                     budget=budget, notes=notes + (f"speed unknown: {error}",), hours=None))
+                    continue
                 if compute_rate_flop_per_s(gpu, DType.BF16) is None:
                     notes += (f"{gpu.name} has no published dense rate: memory time only (a bound)",)
                 if count > 1:
@@ -369,17 +314,18 @@ def recommend(workload: Workload) -> Recommendation:
                               f"{step.communication_time_s * 1e3:,.2f} ms to each {step.time_s * 1e3:,.2f} ms "
                               "decode step",)
                 rows.append(_row(gpu, count, verdict=verdict, rate=step.aggregate_tokens_per_s, days=None, w=w,
-                                 target=target, budget=budget, notes=notes, hours=None))
+                                 target=target, budget=budget, notes=notes, hours=None,
+                                 per_sequence=step.tokens_per_s))
                 continue
             estimate = training_memory(spec, method=method, batch=batch, seq=context,
                                        grad_checkpointing=checkpointing, gpus=count, zero=3 if count > 1 else 0)
             verdict = fit_verdict(estimate, gpu)
             if verdict.verdict == DOES_NOT_FIT:
                 continue
-            notes = ()
+            notes = formats
             rate = days = hours = None
             if compute_rate_flop_per_s(gpu, DType.BF16) is None:
-                notes = (f"{gpu.name} has no published dense BF16 rate: training speed unknown",)
+                notes += (f"{gpu.name} has no published dense BF16 rate: training speed unknown",)
             else:
                 run = training_time(spec, gpu, tokens=tokens or 1, gpus=count, mfu=mfu, seq=context,
                                     grad_checkpointing=checkpointing, method=method, batch=batch,
@@ -390,10 +336,15 @@ def recommend(workload: Workload) -> Recommendation:
                               f"{run.scaling_efficiency:.0%}",)
             rows.append(_row(gpu, count, verdict=verdict, rate=rate, days=days, w=w, target=target,
                              budget=budget, notes=notes, hours=hours))
-    rows.sort(key=lambda r: (r.verdict != FITS, not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0,
-                             r.count, r.gpu_id))
+    key = sort_key(objective, job)
+    ranked = sorted((r for r in rows if r.verdict == FITS), key=key)
+    tight = sorted((r for r in rows if r.verdict == TIGHT), key=key)
+    first = ranked[0] if ranked else None
+    ranked = [replace(r, why=why_sentence(r, None if r is first else first, objective, job)) for r in ranked]
+    tight = [replace(r, why="Not ranked (tight): " + why_sentence(r, None, objective, job).split(": ", 1)[1]) for r in tight]
     return Recommendation(model=spec.name, job=job, method=method, context=context, batch=batch, tokens=tokens,
-                          target_tokens_per_s=target, budget_usd_per_hour=budget, rows=tuple(rows),
+                          target_tokens_per_s=target, budget_usd_per_hour=budget, rows=tuple(ranked),
+                          tight_rows=tuple(tight), objective=objective,
                           skipped=tuple(skipped), unpriced=tuple(unpriced), kv_cache=kv_cache,
                           assumptions=_assumptions(job, method, mfu, checkpointing, tokens, kv_cache))
 
@@ -401,8 +352,9 @@ def recommend(workload: Workload) -> Recommendation:
 def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, tokens: int | None,
                  kv_cache: str | None = None) -> tuple[str, ...]:
     common = (f"GPU counts tried: {', '.join(str(c) for c in GPU_COUNTS)} (one node)",
-              f"price: median on-demand USD per GPU-hour of catalog edition {prices.EDITION}, cloud only "
-              "(for buying, see the cost page); unknown where the edition has no offer",
+              f"price: on-demand cloud prices of catalog edition {prices.EDITION} (for buying, see the cost page): "
+              "the median of instances with exactly that many GPUs where there is one, else the GPU count x the "
+              "median per-GPU-hour, marked a per-GPU assumption; unknown where the edition has no offer",
               "a configuration meets the targets only if every stated target is known to be met")
     if job == "serve":
         return common + (

@@ -41,7 +41,7 @@ from typing import Any
 
 from calculators.dtypes import DType
 from calculators.memory.weights import weight_bytes as _weight_bytes
-from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
 
 RULE_16 = "full FT: 16 B/param"
 RULE_18 = "full FT: 18 B/param"
@@ -165,7 +165,7 @@ def rule_estimates(record: Mapping[str, Any]) -> dict[str, int | None]:
     1520640
     """
     model = record["model"]
-    spec = ModelSpec.from_config(model["config"], name=model.get("name"))
+    spec = spec_from_config(model["config"], name=model.get("name"))
     settings: Mapping[str, Any] = record.get("settings", {})
     out: dict[str, int | None] = {name: None for name in RULE_NAMES}
     group = case_group(record)

@@ -164,7 +164,7 @@ def storage_fits(read_bytes_per_s: float) -> tuple[StorageFit, ...]:
     random reads of small files run far below it.
 
     >>> [f.devices_needed for f in storage_fits(1e9)]
-    [2, 1, 1, 1, 1, 1]
+    [4, 2, 1, 1, 1, 1, 1]
     """
     need = finite_float("read_bytes_per_s", read_bytes_per_s, minimum=0, maximum=MAX_BYTES)
     fits = []

@@ -20,7 +20,7 @@ import pkgutil
 import posixpath
 from collections.abc import Mapping
 
-from calculators import __version__, doc_tables, doc_values
+from calculators import doc_tables, doc_values
 from calculators.catalog.edition import catalog_as_of
 from calculators.errors import UnknownNameError
 from calculators.inline_values import ValueFunction, function_name, to_record, update_values, value_ids
@@ -34,6 +34,7 @@ from calculators.tables import (
     update_blocks,
     versioned_site_url,
 )
+from calculators.version import __version__
 
 
 def all_tables() -> dict[str, TableFunction]:

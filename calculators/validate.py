@@ -10,14 +10,14 @@ calculators.errors.InputError: batch: got 0; expected an integer from 1 to 1024
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from calculators.errors import InputError, UnknownNameError
 
-if TYPE_CHECKING:  # imported where used: those modules import this one
-    from calculators.catalog.gpus import GPU
+if TYPE_CHECKING:  # imported where used: that module imports this one
     from calculators.model import ModelSpec
 
 E = TypeVar("E")
@@ -120,27 +120,13 @@ def model_spec(field: str, value: Any) -> ModelSpec:
     >>> model_spec("spec", None)
     Traceback (most recent call last):
     ...
-    calculators.errors.InputError: spec: got None; expected a ModelSpec (calculators.get_model(id) or ModelSpec.from_config(...))
+    calculators.errors.InputError: spec: got None; expected a ModelSpec (calculators.get_model(id) or spec_from_config(...))
     """
     from calculators.model import ModelSpec
 
     if not isinstance(value, ModelSpec):
-        raise InputError(field, value, "a ModelSpec (calculators.get_model(id) or ModelSpec.from_config(...))")
+        raise InputError(field, value, "a ModelSpec (calculators.get_model(id) or spec_from_config(...))")
     return value
-
-
-def gpu_record(field: str, value: Any) -> GPU:
-    """Return a catalog :class:`~calculators.catalog.gpus.GPU` for ``value`` (a GPU or its id), else :class:`InputError`."""
-    from calculators.catalog.gpus import GPU, get_gpu, gpu_ids
-
-    if isinstance(value, GPU):
-        return value
-    if not isinstance(value, str):
-        raise UnknownNameError(field, value, gpu_ids())
-    try:
-        return get_gpu(value)
-    except UnknownNameError as error:
-        raise error.renamed(field) if field != "gpu" else error from None
 
 
 def instance_of(field: str, value: Any, kind: type[T], expected: str) -> T:
@@ -173,3 +159,17 @@ def names(field: str, value: Any, choices: Iterable[str]) -> tuple[str, ...]:
     if not items or any(not isinstance(item, str) or item not in options for item in items):
         raise InputError(field, value, accepted)
     return tuple(items)
+
+
+def default_of(function: Callable[..., Any], name: str) -> Any:
+    """The default of keyword argument ``name`` of ``function``: the CLI and the widget forms read
+    their defaults from the engine's signature, so the three faces cannot disagree.
+
+    >>> from calculators.memory.training_inputs import training_setup
+    >>> default_of(training_setup, "seq")
+    2048
+    """
+    parameter = inspect.signature(function).parameters[name]
+    if parameter.default is inspect.Parameter.empty:
+        raise ValueError(f"{function.__name__}() has no default for {name}")
+    return parameter.default

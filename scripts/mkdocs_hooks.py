@@ -61,7 +61,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
-from calculators import __version__
+from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
 from calculators.table_registry import regenerate_pages, site_tables, table_locations, values_json
 from calculators.tables import (

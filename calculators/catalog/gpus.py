@@ -27,7 +27,7 @@ References:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 from calculators.catalog.sources import Source
 from calculators.errors import InputError, UnknownNameError
@@ -71,6 +71,9 @@ class GPU:
         source: Primary document for the record.
         field_sources: ``(field_name, Source)`` pairs for values taken from elsewhere.
         notes: Caveats in plain words.
+        compute_capability: NVIDIA's CUDA compute capability (``"8.0"``, ``"9.0"``), which
+            fixes the tensor-core formats the GPU runs (:mod:`calculators.dtype_support`);
+            ``None`` for AMD and Apple parts, which have none.
     """
 
     id: str
@@ -97,6 +100,7 @@ class GPU:
     source: Source
     field_sources: tuple[tuple[str, Source], ...] = ()
     notes: tuple[str, ...] = field(default=())
+    compute_capability: str | None = None
 
     @property
     def memory_gib(self) -> float:
@@ -198,6 +202,20 @@ _DATES_SYSRQ = Source("sysrqmts GPU pages (release dates)", "https://sysrqmts.co
 _DATE_H100 = Source("Grokipedia: Nvidia H100 (announced March 22, 2022 at GTC 2022)",
                     "https://grokipedia.com/page/Nvidia_H100", _READ)
 _AIWIKI = Source("AI Wiki hardware pages (announcement/release dates)", "https://aiwiki.ai/wiki/nvidia_h200", _READ)
+
+
+_CUDA_GPUS = Source("NVIDIA Developer: CUDA GPU Compute Capability (table of current GPUs)",
+                    "https://developer.nvidia.com/cuda-gpus", _READ)
+_CUDA_LEGACY = Source("NVIDIA Developer: Legacy CUDA GPU Compute Capability (7.0: NVIDIA V100)",
+                      "https://developer.nvidia.com/cuda-legacy-gpus", _READ)
+_CUDA_GPUS_2022 = Source("Copy of NVIDIA's CUDA GPUs page, data-centre table (NVIDIA A100 8.0, NVIDIA T4 7.5), "
+                         "posted 2022-08-16", "https://www.cnblogs.com/nightnine/p/16591404.html", _READ)
+_CC = {"rtx-3090": ("8.6", _CUDA_GPUS), "rtx-4090": ("8.9", _CUDA_GPUS), "rtx-5090": ("12.0", _CUDA_GPUS),
+       "rtx-pro-6000-blackwell": ("12.0", _CUDA_GPUS), "rtx-a6000": ("8.6", _CUDA_GPUS),
+       "t4": ("7.5", _CUDA_GPUS_2022), "l4": ("8.9", _CUDA_GPUS), "l40s": ("8.9", _CUDA_GPUS),
+       "v100-sxm2-32gb": ("7.0", _CUDA_LEGACY), "a100-40gb-sxm": ("8.0", _CUDA_GPUS_2022),
+       "a100-80gb-sxm": ("8.0", _CUDA_GPUS_2022), "h100-pcie": ("9.0", _CUDA_GPUS), "h100-sxm": ("9.0", _CUDA_GPUS),
+       "h200": ("9.0", _CUDA_GPUS), "b200": ("10.0", _CUDA_GPUS)}
 
 
 def _derived(title: str, base: Source) -> Source:
@@ -410,6 +428,18 @@ _GPUS: tuple[GPU, ...] = (
                "Apple publishes no TFLOPS figures: all rates unknown.",
                "400 GB/s is for the 40-core-GPU part; the 30-core part has less.")),
 )
+
+
+def _with_compute_capability(gpu: GPU) -> GPU:
+    """The record with its compute capability and that figure's source (NVIDIA parts only)."""
+    if gpu.id not in _CC:
+        return gpu
+    capability, source = _CC[gpu.id]
+    return replace(gpu, compute_capability=capability,
+                   field_sources=gpu.field_sources + (("compute_capability", source),))
+
+
+_GPUS = tuple(_with_compute_capability(gpu) for gpu in _GPUS)
 
 
 def all_gpus() -> tuple[GPU, ...]:

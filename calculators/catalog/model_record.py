@@ -20,6 +20,7 @@ from typing import Any
 
 from calculators.catalog.sources import Source
 from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
 
 #: The day the configs and counts of the first catalog (models up to 2024) were read.
 READ_ON = "2026-11-21"
@@ -75,7 +76,7 @@ class ModelRecord:
             >>> get_model_record("mixtral-8x7b").spec().moe.num_experts
             8
         """
-        return ModelSpec.from_config(thaw(self.config), name=self.name)
+        return spec_from_config(thaw(self.config), name=self.name)
 
 
 # --------------------------------------------------------------------------- helpers

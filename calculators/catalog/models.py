@@ -40,6 +40,7 @@ from calculators.catalog.model_record import ModelRecord
 from calculators.catalog.model_records import RECORDS as _RECORDS
 from calculators.errors import UnknownNameError
 from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
 
 __all__ = ["READ_ON", "ModelRecord", "all_models", "get_model", "get_model_record", "model_ids", "resolve_model"]
 
@@ -133,7 +134,7 @@ def resolve_model(value: str) -> ModelSpec:
     """
     text = str(value).strip()
     if text.lstrip("\ufeff \t\r\n").startswith(("{", "[")) or text.endswith(".json"):
-        return ModelSpec.from_config(text)
+        return spec_from_config(text)
     return get_model(text)
 
 

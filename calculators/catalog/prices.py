@@ -96,6 +96,10 @@ _RUNPOD_2026_01 = Source("RunPod pod prices, '$/hr On-Demand' column, as transcr
                          "runpod_specs.md", "2026-01-01")
 _H100_QUOTE = Source("AI Wiki: NVIDIA H100 (per-unit prices in the $25,000 to $40,000 range)",
                      "https://aiwiki.ai/wiki/nvidia_h100", "2026-06-20")
+_PRO6000_STREET = Source("NewGearHub, Nvidia GTC 2026: What Blackwell GPUs Mean for Pro Workstations (RTX PRO 6000 "
+                         "Blackwell retailing between $8,000 and $9,200 as of April 2026; MSRP given as $8,565)",
+                         "https://www.newgearhub.com/review/nvidia-gtc-2026-blackwell-gpus-pro-workstations",
+                         "2026-04-06")
 _EIA_2023 = Source("U.S. EIA Electric Power Annual 2023, average revenue per kWh by state and sector",
                    "https://www.eia.gov/electricity/annual/secrev-map.php", "2024-10-17", kind="measured")
 
@@ -224,6 +228,8 @@ _OFFERS: tuple[CloudOffer, ...] = (
 
 _QUOTES: tuple[PurchaseQuote, ...] = (
     PurchaseQuote(gpu_id="h100-sxm", usd_low=25000, usd_high=40000, source=_H100_QUOTE),
+    # The GPU catalog holds no launch price for the RTX PRO 6000: a dated street-price range instead.
+    PurchaseQuote(gpu_id="rtx-pro-6000-blackwell", usd_low=8000, usd_high=9200, source=_PRO6000_STREET),
 )
 
 _DEFAULT_KWH = ElectricityPrice(
@@ -286,6 +292,58 @@ def median_cloud_usd_per_gpu_hour(gpu_id: str) -> float | None:
     """
     prices = [offer.usd_per_gpu_hour for offer in offers_for(gpu_id)]
     return float(statistics.median(prices)) if prices else None
+
+
+@dataclass(frozen=True)
+class ConfigurationPrice:
+    """The on-demand price of ``count`` GPUs of one type, and what it rests on.
+
+    Attributes:
+        usd_per_hour: USD per hour of the whole configuration; ``None`` = no offer at all.
+        basis: ``"offer"`` (instances of exactly ``count`` GPUs exist in the edition: the median
+            of their prices), ``"per-GPU assumption"`` (no such instance: ``count x`` the
+            median per-GPU-hour of the offers there are, which assumes ``count`` GPUs of this
+            type can be rented together at that rate) or ``"unknown"``.
+        offers: ids of the offers the price comes from.
+    """
+
+    usd_per_hour: float | None
+    basis: str
+    offers: tuple[str, ...] = ()
+
+    @property
+    def is_offer(self) -> bool:
+        """True when an instance of exactly this many GPUs is on offer."""
+        return self.basis == OFFER
+
+
+OFFER = "offer"
+PER_GPU_ASSUMPTION = "per-GPU assumption"
+UNKNOWN = "unknown"
+
+
+def configuration_price(gpu_id: str, count: int) -> ConfigurationPrice:
+    """USD per hour of ``count`` GPUs of ``gpu_id``, from offers of that GPU count where the edition has them.
+
+    Formula: median ``usd_per_hour`` of the instances with exactly ``count`` GPUs; else
+    ``count x`` :func:`median_cloud_usd_per_gpu_hour` labelled a per-GPU assumption; else unknown.
+
+    >>> configuration_price("h100-sxm", 8).basis, configuration_price("h100-sxm", 8).offers
+    ('offer', ('lambda-8x-h100-sxm', 'aws-p5.48xlarge'))
+    >>> configuration_price("rtx-3090", 8).basis
+    'per-GPU assumption'
+    >>> configuration_price("m4-max", 1).basis
+    'unknown'
+    """
+    offers = offers_for(gpu_id)
+    exact = [offer for offer in offers if offer.gpus == count]
+    if exact:
+        return ConfigurationPrice(float(statistics.median(o.usd_per_hour for o in exact)), OFFER,
+                                  tuple(o.id for o in exact))
+    per_gpu = median_cloud_usd_per_gpu_hour(gpu_id)
+    if per_gpu is None:
+        return ConfigurationPrice(None, UNKNOWN)
+    return ConfigurationPrice(count * per_gpu, PER_GPU_ASSUMPTION, tuple(o.id for o in offers))
 
 
 def purchase_price_usd(gpu_id: str) -> float | None:

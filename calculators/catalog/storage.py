@@ -6,7 +6,7 @@ drive, no thermal throttling) or, for network storage, the Ethernet line rate di
 slower on every class, which is why datasets of many small files are packed into shards.
 
 >>> [s.id for s in all_storage()]
-['sata-ssd', 'nvme-gen4', 'nvme-gen5', 'net-10gbe', 'net-25gbe', 'net-100gbe']
+['hdd', 'sata-ssd', 'nvme-gen4', 'nvme-gen5', 'net-10gbe', 'net-25gbe', 'net-100gbe']
 >>> get_storage("nvme-gen4").sequential_read_bytes_per_s / 1e9
 7.45
 
@@ -59,6 +59,14 @@ def _ethernet(gbit: int) -> StorageClass:
 
 
 _STORAGE: tuple[StorageClass, ...] = (
+    StorageClass(
+        id="hdd", name="Hard disk drive, 7200 rpm", example="Seagate Exos X20 (20 TB)",
+        sequential_read_bytes_per_s=265e6, kind="local",
+        source=Source("Seagate Exos X20 20 TB: up to 265 MB/s sequential, as measured by Hardwareluxx and quoted "
+                      "in gocryptfs discussion #752",
+                      "https://github.com/rfjakob/gocryptfs/discussions/752", _READ, kind="measured"),
+        notes=("Sequential reads on the outer tracks, the best case; inner tracks are slower.",
+               "Every seek costs milliseconds: many small files read far slower than this.")),
     StorageClass(
         id="sata-ssd", name="SATA SSD", example="Samsung 870 EVO", sequential_read_bytes_per_s=560e6,
         kind="local",

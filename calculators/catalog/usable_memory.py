@@ -23,9 +23,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from calculators.catalog.apple_memory import (
+    apple_working_set_bytes as apple_working_set_bytes,
+)
+from calculators.catalog.custom_gpu import CustomGPU
+from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
-from calculators.validate import gpu_record, positive_int
 
 GIB = 2**30
 MIB = 2**20
@@ -154,35 +158,47 @@ _RECORDS: tuple[UsableMemory, ...] = (
         "sudo sysctl iogpu.wired_limit_mb raises it"),
 )
 
+_MAC_RULE_URL = "https://stencel.io/posts/apple-silicon-limitations-with-usage-on-local-llm%20.html"
 _BY_ID = {record.gpu_id: record for record in _RECORDS}
 
 
-def apple_working_set_bytes(unified_memory_bytes: int) -> int:
-    """macOS's default GPU working set for a Mac with ``unified_memory_bytes`` of RAM.
-
-    Formula: ``2/3 x RAM`` up to 36 GiB of RAM, ``3/4 x RAM`` above (community-measured rule;
-    PyTorch OOM messages on 8, 16 and 64 GB Macs match it: 'max allowed' / 1.7).
-
-    >>> apple_working_set_bytes(64 * 2**30) / 2**30
-    48.0
-    """
-    unified_memory_bytes = positive_int("unified_memory_bytes", unified_memory_bytes, maximum=1 << 50)
-    share = 2 / 3 if unified_memory_bytes <= 36 * GIB else 3 / 4
-    return int(unified_memory_bytes * share)
-
-
 def usable_memory_record(gpu: GPU | str) -> UsableMemory:
-    """The usable-memory record of a catalog GPU."""
+    """The usable-memory record of a GPU: the catalog's, or how a custom GPU's figure is obtained.
+
+    >>> usable_memory_record("custom:memory_gb=64,bandwidth_gbps=400").source.kind
+    'derived'
+    """
     record = gpu_record("gpu", gpu)
-    return _BY_ID[record.id]
+    found = _BY_ID.get(record.id) if not isinstance(record, CustomGPU) else None
+    if found is not None:
+        return found
+    usable = usable_memory_bytes(record)
+    if isinstance(record, CustomGPU) and record.usable_bytes is not None and record.vendor != "Apple":
+        return UsableMemory(record.id, usable, Source("given with the custom GPU (usable_gb)", "user input", _READ,
+                                                      kind="assumed"))
+    if record.vendor == "Apple":
+        return UsableMemory(record.id, usable, _derived(
+            "derived: macOS's default GPU working set, 2/3 of unified memory up to 36 GB and 3/4 above "
+            "(apple_working_set_bytes)", _MAC_RULE_URL))
+    return UsableMemory(record.id, usable, _derived(
+        "derived: capacity x the share CUDA reports on the measured H100 (85,017,493,504 B of 80 GiB)",
+        "tests/data/measurements_cuda/h100-sxm/env.json"), "give usable_gb for your card's reading")
 
 
 def usable_memory_bytes(gpu: GPU | str) -> int:
-    """Bytes one process can allocate on ``gpu`` (what fit decisions compare ``total_bytes`` with)."""
+    """Bytes one process can allocate on ``gpu`` (what fit decisions compare ``total_bytes`` with).
+
+    A custom GPU uses its ``usable_gb`` when given; otherwise a Mac gets macOS's default
+    working set and any other GPU the H100's measured share of its capacity (derived).
+    """
     record = gpu_record("gpu", gpu)
-    found = _BY_ID.get(record.id)
-    if found is not None:
-        return found.usable_bytes
+    if isinstance(record, CustomGPU):
+        if record.usable_bytes is not None:
+            return record.usable_bytes
+    else:
+        found = _BY_ID.get(record.id)
+        if found is not None:
+            return found.usable_bytes
     if record.vendor == "Apple":
         return apple_working_set_bytes(record.memory_bytes)
     return int(record.memory_bytes * _H100_MEASURED / (80 * GIB))

@@ -2,7 +2,8 @@
 
 Each :class:`~calculators.claims.record.Claim` quotes a guide, states the conditions the
 claim implies and computes our figure with the calculators; :func:`evaluated` returns
-every claim with its verdict (holds / holds only when ... / wrong / not checked). The
+every claim with its verdict (holds / holds only when ... / wrong / not checked); claims without
+numbers get theirs from published evidence. The
 docs page "Rules of thumb, audited" (docs/validation/claims.md) is generated from it.
 
 >>> from collections import Counter
@@ -15,13 +16,14 @@ from __future__ import annotations
 
 import functools
 
-from calculators.claims import hardware, inference, training
+from calculators.claims import hardware, inference, practice, training
 from calculators.claims.record import (
     SUBJECTS,
     VERDICTS,
     Case,
     Claim,
     Evaluated,
+    Evidence,
     Figure,
     NotChecked,
     case_holds,
@@ -29,13 +31,13 @@ from calculators.claims.record import (
 )
 from calculators.claims.scope import OUT_OF_SCOPE
 
-__all__ = ["OUT_OF_SCOPE", "SUBJECTS", "VERDICTS", "Case", "Claim", "Evaluated", "Figure", "NotChecked",
+__all__ = ["OUT_OF_SCOPE", "SUBJECTS", "VERDICTS", "Case", "Claim", "Evaluated", "Evidence", "Figure", "NotChecked",
            "all_claims", "case_holds", "evaluate", "evaluated"]
 
 
 def all_claims() -> tuple[Claim, ...]:
     """Every claim record; ids are unique (raises ``ValueError`` otherwise)."""
-    records = (*training.claims(), *inference.claims(), *hardware.claims())
+    records = (*training.claims(), *inference.claims(), *hardware.claims(), *practice.claims())
     seen: set[str] = set()
     for record in records:
         if record.id in seen:

@@ -83,6 +83,20 @@ LORA: dict[str, Any] = {"method": "lora", "precision": "bf16-mixed", "optimizer"
         "lora_targets": "all-linear"}
 QLORA: dict[str, Any] = {"method": "qlora", "precision": "bf16-mixed", "optimizer": "adamw", "lora_rank": 16,
          "lora_targets": "all-linear"}
+#: The two AdamW implementations of PyTorch: the default foreach step allocates a parameter-sized
+#: temporary (``torch._foreach_sqrt`` of the second moments), the fused kernel does not.
+FOREACH = "foreach AdamW (PyTorch's default)"
+FUSED = "fused AdamW"
+
+
+def adamw_variants(settings: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """The recipe with each AdamW implementation: ``((FOREACH, settings), (FUSED, settings'))``."""
+    return ((FOREACH, {**settings, "optimizer": "adamw"}), (FUSED, {**settings, "optimizer": "adamw-fused"}))
+
+
+#: "FP16" full fine-tuning read both ways: PyTorch mixed precision (fp32 master weights) and pure 16-bit.
+FP16_READINGS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("mixed precision (fp32 master weights)", MIXED), ("pure bf16 (16-bit weights, gradients, moments)", PURE16))
 
 
 def gb(value: float) -> float:
@@ -116,19 +130,39 @@ def ckpt(on: bool) -> str:
 
 
 def training_cases(models: Iterable[str], settings: dict[str, Any], value: Callable[[MemoryEstimate, str], float],
-                   *, checkpointing: Iterable[bool] = (False, True), prefix: str = "",
-                   **extra: Any) -> list[tuple[str, float]]:
-    """(label, value) per model and checkpointing setting; ``value(estimate, model)`` picks the number."""
+                   *, checkpointing: Iterable[bool] = (False, True), prefix: str = "", condition: str = "",
+                   **extra: Any) -> list[Case]:
+    """One case per model and checkpointing setting; ``value(estimate, model)`` picks the number.
+
+    ``condition`` names the recipe the cases stand for (the verdict names it when all its cases agree).
+    """
     out = []
     for model in models:
         values = [(on, value(training(model, **settings, **extra, grad_checkpointing=on), model))
                   for on in checkpointing]
         if len(values) == 2 and math.isclose(values[0][1], values[1][1], rel_tol=1e-3):
             # The peak is the optimizer step, which checkpointing does not touch: one case, not two.
-            out.append((f"{prefix}{name(model)}, ckpt on or off", values[0][1]))
+            out.append(Case(f"{prefix}{name(model)}, ckpt on or off", values[0][1], condition=condition))
             continue
-        out += [(f"{prefix}{name(model)}, {ckpt(on)}", number) for on, number in values]
+        out += [Case(f"{prefix}{name(model)}, {ckpt(on)}", number, condition=condition) for on, number in values]
     return out
+
+
+def variant_cases(models: Iterable[str], variants: Iterable[tuple[str, dict[str, Any]]],
+                  value: Callable[[MemoryEstimate, str], float], *,
+                  checkpointing: Iterable[bool] = (False, True), **extra: Any) -> list[Case]:
+    """:func:`training_cases` for each ``(condition, settings)`` recipe, labelled and grouped by the recipe."""
+    models = tuple(models)
+    out: list[Case] = []
+    for condition, settings in variants:
+        out += training_cases(models, settings, value, checkpointing=checkpointing, prefix=f"{condition}, ",
+                              condition=condition, **extra)
+    return out
+
+
+def reference(label: str, value: float) -> Case:
+    """A case shown beside the readings for comparison (weights alone, model states alone); no verdict rests on it."""
+    return Case(f"{label} (reference)", float(value), reading=False)
 
 
 def total_gb(estimate: MemoryEstimate, _model: str = "") -> float:
@@ -192,8 +226,8 @@ def gpus_to_serve(model: str, *, gpu: str, **settings: Any) -> int:
     return needed
 
 
-def figure(cases: Iterable[tuple[str, float]], unit: str, function: str, page: str, *,
+def figure(cases: Iterable[tuple[str, float] | Case], unit: str, function: str, page: str, *,
            kind: str = "derived") -> Figure:
-    """A :class:`~calculators.claims.record.Figure` from ``(label, value)`` pairs."""
-    return Figure(cases=tuple(Case(label, float(value)) for label, value in cases), unit=unit, function=function,
-                  page=page, kind=kind)
+    """A :class:`~calculators.claims.record.Figure` from cases or ``(label, value)`` pairs."""
+    made = tuple(case if isinstance(case, Case) else Case(case[0], float(case[1])) for case in cases)
+    return Figure(cases=made, unit=unit, function=function, page=page, kind=kind)

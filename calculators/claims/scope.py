@@ -1,6 +1,6 @@
 """Lines of the source guides that carry a number but no claim this audit checks, each with the reason.
 
-``tests/test_claims.py`` requires every source line with a number next to a unit to be
+``tests/content/test_claims.py`` requires every source line with a number next to a unit to be
 covered by a claim's quote or by one of these snippets.
 
 >>> all(len(entry) == 3 for entry in OUT_OF_SCOPE)

@@ -19,6 +19,7 @@ from typing import Any
 from calculators.catalog.gpus import get_gpu
 from calculators.claims.figures import (
     F_TRAIN,
+    FP16_READINGS,
     FP32,
     LORA,
     MIXED,
@@ -29,16 +30,19 @@ from calculators.claims.figures import (
     QLORA,
     VRLA_FT,
     VRLA_WS,
+    adamw_variants,
     bytes_per_param,
     figure,
     gb,
     model_state_bytes_per_param,
     name,
+    reference,
     total_gb,
     total_gib,
     training_cases,
+    variant_cases,
 )
-from calculators.claims.record import APPROX_TOLERANCE, Claim, Figure
+from calculators.claims.record import Case, Claim, Figure
 from calculators.memory.vision import vision_training_memory
 
 PRO = "rtx-pro-6000-blackwell"
@@ -54,10 +58,19 @@ _TABLE = "Exact VRAM requirements by model size and fine-tuning approach"
 _METHOD_TEXT = {
     "QLoRA": "QLoRA: NF4 base, rank 16 on all linear layers, fp32 adapters, AdamW",
     "LoRA": "LoRA: bf16 base, rank 16 on all linear layers, fp32 adapters, AdamW",
-    "FP16": "full fine-tuning in pure bf16 (16-bit weights, gradients and AdamW moments)",
-    "FP32": "full fine-tuning in fp32 with AdamW",
+    "FP16": ("full fine-tuning in 'FP16', read both ways: PyTorch mixed precision (fp32 master weights) and "
+             "pure bf16 (16-bit weights, gradients and AdamW moments), foreach AdamW"),
+    "FP32": "full fine-tuning in fp32 with AdamW, foreach (PyTorch's default) and fused",
 }
-_SETTINGS = {"QLoRA": QLORA, "LoRA": LORA, "FP16": PURE16, "FP32": FP32}
+#: A recipe: one settings dict, or ``(condition, settings)`` readings the verdict names.
+Recipe = dict[str, Any] | tuple[tuple[str, dict[str, Any]], ...]
+_SETTINGS: dict[str, Recipe] = {"QLoRA": QLORA, "LoRA": LORA, "FP16": FP16_READINGS, "FP32": adamw_variants(FP32)}
+
+
+def _cases(models: tuple[str, ...], recipe: Recipe, value: Any, **extra: Any) -> list[Case]:
+    if isinstance(recipe, dict):
+        return training_cases(models, recipe, value, **extra)
+    return variant_cases(models, recipe, value, **extra)
 
 #: VRLA fine-tuning table rows: (size class, method, range quote, full-row quote, GB range, GPU, GPUs, quoted GB/GPU).
 VRLA_ROWS: tuple[tuple[str, str, str, str, tuple[int, int], str, tuple[int, ...], int], ...] = (
@@ -90,16 +103,20 @@ VRLA_ROWS: tuple[tuple[str, str, str, str, tuple[int, int], str, tuple[int, ...]
 )
 
 
-def totals(models: tuple[str, ...], settings: dict[str, Any]) -> Figure:
-    return figure(training_cases(models, settings, total_gb), "GB", F_TRAIN, PAGE_FINE_TUNING)
+def totals(models: tuple[str, ...], recipe: Recipe) -> Figure:
+    """total_bytes in GB per model, checkpointing off and on, for each reading of the recipe."""
+    return figure(_cases(models, recipe, total_gb), "GB", F_TRAIN, PAGE_FINE_TUNING)
 
 
-def per_gpu(models: tuple[str, ...], settings: dict[str, Any], gpus: tuple[int, ...]) -> Figure:
-    cases = []
+def per_gpu(models: tuple[str, ...], recipe: Recipe, gpus: tuple[int, ...]) -> Figure:
+    cases: list[Case] = []
     for count in gpus:
         zero: dict[str, Any] = {"gpus": count, "zero": 3} if count > 1 else {}
-        prefix = f"{count} GPUs ZeRO-3, " if count > 1 else ""
-        cases += training_cases(models, settings, total_gib, prefix=prefix, **zero)
+        label = f"{count} GPUs ZeRO-3" if count > 1 else ""
+        for case in _cases(models, recipe, total_gib, **zero):
+            condition = ", ".join(part for part in (label, case.condition) if part)
+            cases.append(Case(", ".join(part for part in (label, case.label) if part), case.value,
+                              condition=condition))
     return figure(cases, "GiB per GPU", F_TRAIN, PAGE_FINE_TUNING)
 
 
@@ -120,13 +137,13 @@ def vrla_table() -> list[Claim]:
             id=slug, source=VRLA_FT, section=_TABLE, quote=quote, subject="training", conditions=conditions,
             low=low, high=high, unit="GB",
             figure=later(totals, models, settings),
-            why=ROW_WHY[method]))
+            why=ROW_WHY[method], rule=slug))
         n = " or ".join(str(c) for c in counts)
         out.append(Claim(
             id=f"{slug}-fits", source=VRLA_FT, section=_TABLE, quote=row, subject="training",
             conditions=(f"the recommended {n} x {get_gpu(gpu).name} ({quoted} GB each) hold the job: per-GPU "
                         f"total_bytes, sharded with ZeRO-3 when more than one GPU; {conditions.split('; ', 1)[1]}"),
-            low=quoted, high=quoted, unit="GiB per GPU", bound="at most", tolerance=0.0,
+            low=quoted, high=quoted, unit="GiB per GPU", bound="at most",
             figure=later(per_gpu, models, settings, counts),
             why="A fit check: the vendor's card against our per-GPU total for the same job."))
     return out
@@ -137,10 +154,10 @@ ROW_WHY = {
               "fp32 logits of a 128k-152k vocabulary and the activations come on top."),
     "LoRA": ("The frozen 16-bit base is 2 B/param; activations of a 2048-token step, the fp32 logits and the "
              "runtime overhead come on top; the adapters themselves are small."),
-    "FP16": ("Pure 16-bit AdamW is 2 + 2 + 4 B/param plus a 2 B/param step temporary (foreach); PyTorch AMP "
-             "would add fp32 master weights and need about twice as much."),
-    "FP32": ("fp32 AdamW is 4 + 4 + 8 = 16 B/param of model states, plus a 4 B/param foreach temporary; "
-             "112 GB is 7B x 16 B, i.e. model states alone of a 7.0B model."),
+    "FP16": ("Pure 16-bit AdamW is 2 + 2 + 4 B/param plus a 2 B/param step temporary (foreach); PyTorch "
+             "mixed precision adds fp32 master weights and needs about twice as much."),
+    "FP32": ("fp32 AdamW is 4 + 4 + 8 = 16 B/param of model states; the default foreach step adds a 4 B/param "
+             "temporary, the fused kernel does not. 112 GB is 7B x 16 B: model states of a 7.0B model."),
 }
 
 
@@ -149,9 +166,15 @@ def states_per_param(_model: str, settings: dict[str, Any]) -> float:
 
 
 
-def bpp_figure(model: str, settings: dict[str, Any]) -> Figure:
-    cases = training_cases([model], settings, bytes_per_param)
-    cases.append(("model states only", states_per_param(model, settings)))
+def bpp_figure(model: str, settings: dict[str, Any], *, states_read: bool = False) -> Figure:
+    """total_bytes per parameter with foreach and fused AdamW, and the model states alone.
+
+    The model states are a reading only where the claim is about them (``states_read``, e.g. a
+    stated lower bound); otherwise they are a reference beside the totals.
+    """
+    cases = variant_cases([model], adamw_variants(settings), bytes_per_param)
+    states = states_per_param(model, settings)
+    cases.append(Case("model states only", states) if states_read else reference("model states only", states))
     return figure(cases, "B/param", F_TRAIN, PAGE_PRECISION)
 
 
@@ -164,17 +187,19 @@ def workstation() -> tuple[Claim, ...]:
               quote="For PyTorch training in full FP32 precision, memory requirements are approximately 4x the model "
                     "parameter count in GB",
               conditions=f"read as 4 bytes per parameter; {name(eight)}, fp32 AdamW, batch 1 x 2048",
-              low=4, high=4, unit="B/param", tolerance=APPROX_TOLERANCE,
-              figure=lambda: figure([*bpp_figure(eight, FP32).pairs(), ("weights alone", 4.0)],
+              low=4, high=4, unit="B/param",
+              figure=lambda: figure([*bpp_figure(eight, FP32).cases, reference("fp32 weights alone", 4.0)],
                                     "B/param", F_TRAIN, PAGE_PRECISION),
-              why="4 B/param is the fp32 weights alone; training adds gradients and two Adam moments."),
+              why=("The sentence is about training memory; 4 B/param is the fp32 weights alone (shown for "
+                   "reference), and training adds gradients and two Adam moments: 16 B/param before activations.")),
         Claim(id="vrla-ws-mixed-2x", source=VRLA_WS, section=section, subject="training",
               quote="Mixed-precision training (FP16/BF16) reduces this to approximately 2x",
               conditions=f"{name(eight)}, bf16-mixed AdamW, batch 1 x 2048",
-              low=2, high=2, unit="B/param", tolerance=APPROX_TOLERANCE,
-              figure=lambda: figure([*bpp_figure(eight, MIXED).pairs(), ("16-bit weights alone", 2.0)],
+              low=2, high=2, unit="B/param",
+              figure=lambda: figure([*bpp_figure(eight, MIXED).cases, reference("16-bit weights alone", 2.0)],
                                     "B/param", F_TRAIN, PAGE_PRECISION),
-              why="Mixed precision does not shrink training memory: the fp32 master weights stay."),
+              why=("Mixed precision does not shrink training memory: the fp32 master weights stay, so model states "
+                   "alone are 16 B/param (128 GB for an 8B model). 2 B/param is the 16-bit weights alone.")),
         Claim(id="vrla-ws-cnn-8-24gb", source=VRLA_WS, section=table, subject="training",
               quote="CNN/ResNet training (image classification) | 10-200M params | 8-24GB",
               conditions="torchvision recipes (SGD for ResNet, AdamW for ViT), bf16-mixed, 224 px; batch not stated",
@@ -193,12 +218,15 @@ def workstation() -> tuple[Claim, ...]:
               why="Model states (16 B/param) plus the step temporary: 1-3B models fit the range, 7B does not."),
         Claim(id="vrla-ws-lora-7b", source=VRLA_WS, section=table, subject="training",
               quote="LoRA fine-tuning 7B | 7B params | 14-20GB", conditions="as vrla-7b-lora",
-              low=14, high=20, unit="GB", figure=lambda: totals(SEVEN_B, LORA), why=ROW_WHY["LoRA"]),
+              low=14, high=20, unit="GB", figure=lambda: totals(SEVEN_B, LORA), why=ROW_WHY["LoRA"],
+              rule="vrla-7b-lora"),
         Claim(id="vrla-ws-qlora-70b", source=VRLA_WS, section=table, subject="training",
               quote="QLoRA fine-tuning 70B | 70B params | 48-80GB", conditions="as vrla-70b-qlora",
-              low=48, high=80, unit="GB", figure=lambda: totals(SIZE_MODELS["70B"], QLORA), why=ROW_WHY["QLoRA"]),
+              low=48, high=80, unit="GB", figure=lambda: totals(SIZE_MODELS["70B"], QLORA), why=ROW_WHY["QLoRA"],
+              rule="vrla-70b-qlora"),
         Claim(id="vrla-ws-full-7b-fp16", source=VRLA_WS, section=table, subject="training",
               quote="Full fine-tuning 7B (FP16) | 7B params | 60-80GB", conditions="as vrla-7b-fp16",
-              low=60, high=80, unit="GB", figure=lambda: totals(SEVEN_B, PURE16), why=ROW_WHY["FP16"]),
+              low=60, high=80, unit="GB", figure=lambda: totals(SEVEN_B, FP16_READINGS), why=ROW_WHY["FP16"],
+              rule="vrla-7b-fp16"),
     )
 

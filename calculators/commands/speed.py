@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from calculators.catalog.gpus import get_gpu
+from calculators.catalog.custom_gpu import resolve_gpu_flag
 from calculators.catalog.models import resolve_model
 from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES
 from calculators.performance.inference_speed import (
@@ -23,7 +23,8 @@ COMMAND = "speed"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``mlhw speed`` (numbers stay strings; the calculator checks them)."""
     parser.add_argument("--model", required=True, help="catalog id or path to config.json")
-    parser.add_argument("--gpu", required=True, help="GPU id (see 'mlhw gpus')")
+    parser.add_argument("--gpu", required=True,
+                        help="GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,bf16_tflops=N,... or mac:GB")
     parser.add_argument("--weights", default="bf16", help=f"one of {', '.join(WEIGHT_DTYPES)}")
     parser.add_argument("--kv-cache", default="bf16", help=f"one of {', '.join(KV_DTYPES)}")
     parser.add_argument("--batch", default="1", help="concurrent sequences")
@@ -44,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the speed estimate; returns (JSON-ready dict, text)."""
     result = inference_speed(
-        resolve_model(args.model), get_gpu(args.gpu), weights=args.weights, kv_cache=args.kv_cache, batch=args.batch,
+        resolve_model(args.model), resolve_gpu_flag(args.gpu), weights=args.weights, kv_cache=args.kv_cache, batch=args.batch,
         context=args.context, new_tokens=args.new_tokens, gpus=args.gpus,
         bandwidth_efficiency=args.bandwidth_efficiency, compute_efficiency=args.compute_efficiency,
         interconnect=args.interconnect, collective_efficiency=args.collective_efficiency)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from calculators.catalog.gpus import get_gpu
+from calculators.catalog.custom_gpu import resolve_gpu_flag
 from calculators.catalog.models import resolve_model
 from calculators.errors import InputError
 from calculators.memory.training_inputs import METHODS, PRECISIONS
@@ -37,7 +37,8 @@ def parse_tokens(text: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``mlhw train-time``."""
     parser.add_argument("--model", required=True, help="catalog id or path to config.json")
-    parser.add_argument("--gpu", required=True, help="GPU id (see 'mlhw gpus')")
+    parser.add_argument("--gpu", required=True,
+                        help="GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,bf16_tflops=N,... or mac:GB")
     parser.add_argument("--tokens", required=True, help="training tokens: 2e12, 2T, 500B ...")
     parser.add_argument("--gpus", default="1", help="GPUs in the job")
     parser.add_argument("--mfu", default=None,
@@ -66,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the training-time estimate; returns (JSON-ready dict, text)."""
     result = training_time(
-        resolve_model(args.model), get_gpu(args.gpu), tokens=parse_tokens(args.tokens), gpus=args.gpus, mfu=args.mfu,
+        resolve_model(args.model), resolve_gpu_flag(args.gpu), tokens=parse_tokens(args.tokens), gpus=args.gpus, mfu=args.mfu,
         precision=args.precision, grad_checkpointing=args.grad_checkpointing, seq=args.seq, method=args.method,
         lora_rank=args.lora_rank, batch=args.batch, grad_accumulation=args.grad_accumulation, zero=args.zero,
         interconnect=args.interconnect, tensor_parallel=args.tp, pipeline_parallel=args.pp,

@@ -16,7 +16,7 @@ from calculators.catalog.models import READ_ON
 from calculators.catalog.prices import EDITION
 from calculators.claims import OUT_OF_SCOPE, SUBJECTS, VERDICTS, Evaluated, evaluated
 from calculators.claims.figures import JOB_TEXT, SOURCES
-from calculators.claims.record import APPROX_TOLERANCE, EXACT_TOLERANCE, TOLERANCE
+from calculators.claims.record import APPROX_TOLERANCE, TOLERANCE
 from calculators.tables import Table, TableFunction
 
 #: Where the page lives (links in cells are relative to it).
@@ -44,6 +44,8 @@ def _number(value: float) -> str:
 
 def _claimed(item: Evaluated) -> str:
     claim = item.claim
+    if claim.evidence is not None:
+        return "no number (a statement)"
     if claim.low is None or claim.high is None:
         return "-"
     value = _number(claim.low) if claim.low == claim.high else f"{_number(claim.low)}-{_number(claim.high)}"
@@ -55,6 +57,9 @@ def _claimed(item: Evaluated) -> str:
 def _figure(item: Evaluated, page: str = PAGE) -> str:
     """Our figure's cases, linked to the page and function behind it (links relative to ``page``)."""
     figure = item.figure
+    evidence = item.claim.evidence
+    if evidence is not None:
+        return f"{evidence.finding} [{evidence.source_title}]({evidence.url}), read {evidence.as_of}; evidence"
     if figure is None:
         return item.reason
     values = "; ".join(f"{_number(case.value)} {figure.unit} ({case.label})" for case in figure.cases)
@@ -97,9 +102,10 @@ def subject_table(subject: str) -> Table:
     heading = dict(SUBJECTS)[subject]
     return Table(
         id=f"claims-{subject}",
-        caption=(f"{heading}: numeric claims of the five source guides, quoted, with the conditions they imply, "
+        caption=(f"{heading}: claims of the five source guides, quoted, with the conditions they imply, "
                  "our figure for those conditions (its function and page linked) and the computed verdict. "
-                 "'holds only when' names the cases that are inside the claim."),
+                 "'holds only when' names the conditions inside the claim and, in brackets, those outside; "
+                 "'(reference)' cases are shown for comparison and never decide a verdict."),
         columns=COLUMNS,
         align=("l",) * len(COLUMNS),
         rows=claim_rows(item for item in evaluated() if item.claim.subject == subject),
@@ -118,10 +124,11 @@ def summary() -> Table:
     rows.append(("all claims", str(sum(total.values())), *(str(total[v]) for v in VERDICTS)))
     return Table(
         id="claims-summary",
-        caption=("Verdicts on the numeric claims of the five source guides, by subject, computed by "
-                 "calculators.claims.evaluated. Tolerances: "
-                 f"±{TOLERANCE:.0%} on a plain value or range, ±{APPROX_TOLERANCE:.0%} when the claim hedges "
-                 f"('about', 'roughly'), ±{EXACT_TOLERANCE:.0%} on exact counts and specs, none on fit checks."),
+        caption=("Verdicts on the claims of the five source guides, by subject, computed by "
+                 f"calculators.claims.evaluated. One tolerance rule: a single value the claim hedges ('about', "
+                 f"'approximately', 'roughly', '~') holds within ±{APPROX_TOLERANCE:.0%}; every other value or "
+                 f"range, hedged ranges included, only within ±{TOLERANCE:.0%} for rounding; bounds (a job against "
+                 "a card, a floor) have none. Cases marked '(reference)' are shown, never counted."),
         columns=("subject", "claims", *VERDICTS),
         align=("l", "r", "r", "r", "r", "r"),
         rows=tuple(rows),
@@ -135,7 +142,7 @@ def out_of_scope() -> Table:
     return Table(
         id="claims-out-of-scope",
         caption=("Lines of the source guides that carry a number next to a unit but no claim this audit checks, "
-                 "each with the reason (calculators.claims.scope.OUT_OF_SCOPE); tests/test_claims.py fails when a "
+                 "each with the reason (calculators.claims.scope.OUT_OF_SCOPE); tests/content/test_claims.py fails when a "
                  "line with a number and a unit is neither here nor quoted by a claim."),
         columns=("source", "line (quoted)", "why it is not checked"),
         align=("l", "l", "l"),

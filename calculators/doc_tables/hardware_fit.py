@@ -21,13 +21,15 @@ from calculators.doc_tables.hardware import (
     gib,
     ordered_gpus,
 )
+from calculators.dtype_support import on_gpu
 from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
 from calculators.tables import Table, TableFunction
 
 #: The two jobs of the fit table, passed unchanged to fit_inference / fit_training.
 INFERENCE_SETTINGS: dict[str, object] = {"weights": "bf16", "kv_cache": "bf16", "batch": 1, "context": 8192}
-QLORA_SETTINGS: dict[str, object] = {"method": "qlora", "batch": 1, "seq": 2048, "grad_checkpointing": True}
+QLORA_SETTINGS: dict[str, object] = {"method": "qlora", "precision": "bf16-mixed", "batch": 1, "seq": 2048,
+                                     "grad_checkpointing": True}
 
 
 def capacities() -> list[GPU]:
@@ -57,8 +59,8 @@ def fit_matrix() -> Table:
     rows = []
     for record in sorted(all_models(), key=lambda r: (r.spec().parameters, r.name)):
         spec = record.spec()
-        infer = [fit_inference(spec, gpu, **INFERENCE_SETTINGS) for gpu in caps]
-        qlora = [fit_training(spec, gpu, **QLORA_SETTINGS) for gpu in caps]
+        infer = [fit_inference(spec, gpu, **on_gpu(gpu, INFERENCE_SETTINGS)) for gpu in caps]
+        qlora = [fit_training(spec, gpu, **on_gpu(gpu, QLORA_SETTINGS)) for gpu in caps]
         positions = spec.max_position_embeddings
         rows.append((
             record.name, f"{spec.parameters / 1e9:,.1f}", "unknown" if positions is None else f"{positions:,}",
@@ -88,6 +90,7 @@ def fit_matrix() -> Table:
             "inference: bf16 weights, bf16 KV cache, batch 1, 8192-token prompt, no new tokens, SDPA attention",
             "QLoRA: nf4 base, bf16-mixed, AdamW on the adapters, rank 16 on all linear projections, batch 1, "
             "seq 2048, gradient checkpointing",
+            "a GPU without BF16 (compute capability below 8.0) runs fp16 and fp16-mixed instead: the same bytes",
             *overhead_assumptions(),
         ),
     )

@@ -3,7 +3,7 @@
 Every row comes from :func:`calculators.recommend.recommend`.
 
 >>> TABLES["recommend-serve-8b"]().columns[:3]
-('meets targets', 'fit', 'GPUs')
+('#', 'meets targets', 'GPUs')
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from calculators.tables import Table, TableFunction
 
 #: Rows shown per workload table (the cheapest per unit of work first).
 SHOWN = 10
+#: Tight configurations shown after the ranked ones.
+SHOWN_TIGHT = 3
 #: The representative workloads: (table id, title, workload).
 WORKLOADS: tuple[tuple[str, str, Workload], ...] = (
     ("recommend-serve-8b", "Serve Llama 3 8B, bf16, 8k context, 32 concurrent users",
@@ -48,24 +50,26 @@ def _money(value: float | None) -> str:
 def _table(table_id: str, title: str, workload: Workload) -> Table:
     r = recommend(workload)
     serve = r.job == "serve"
-    columns = ["meets targets", "fit", "GPUs", "headroom per GPU (GiB)", "tokens/s (estimate)"]
+    columns = ["#", "meets targets", "GPUs", "headroom per GPU (GiB)", "tokens/s (estimate)"]
     columns += [] if serve else ["days (estimate)"]
-    columns += ["USD per hour", "USD per million tokens" if serve else "USD per run"]
+    columns += ["USD per hour", "USD per million tokens" if serve else "USD per run", "price"]
     rows = []
-    for row in r.rows[:SHOWN]:
-        cells = ["yes" if row.meets_targets else "no", row.verdict, f"{row.count} x {row.gpu_name}",
-                 f"{row.headroom_bytes / GIB:,.1f}",
+    listed = [(str(n), row) for n, row in enumerate(r.rows[:SHOWN], start=1)]
+    listed += [("tight", row) for row in r.tight_rows[:SHOWN_TIGHT]]
+    for rank, row in listed:
+        cells = [rank, "yes" if row.meets_targets else "no", row.label, f"{row.headroom_bytes / GIB:,.1f}",
                  "unknown" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"]
         if not serve:
             cells.append("unknown" if row.days is None else f"{row.days:,.2f}")
-        cells += [_money(row.usd_per_hour), _money(row.sort_cost)]
+        cells += [_money(row.usd_per_hour), _money(row.sort_cost), row.price_basis]
         rows.append(tuple(cells))
-    tight = sum(1 for row in r.rows if row.verdict != "fits")
-    caption = (f"{title}: the first {len(rows)} of {len(r.rows) - tight} configurations that fit (and {tight} tight, "
-               "ranked after them), from recommend(); "
-               f"{_target_text(workload)}. Assumptions: " + "; ".join(r.assumptions) + ".")
+    caption = (f"{title}: the first {min(SHOWN, len(r.rows))} of {len(r.rows)} configurations that fit with margin, "
+               f"then up to {SHOWN_TIGHT} of the {len(r.tight_rows)} tight ones (marked 'tight', not ranked), from "
+               f"recommend(); {_target_text(workload)}. {r.objective_text} 'price': 'offer' where the catalog has an "
+               "instance of that many GPUs, 'per-GPU assumption' where the GPU count times a per-GPU price is "
+               "assumed rentable. Assumptions: " + "; ".join(r.assumptions) + ".")
     return Table(id=table_id, caption=caption, columns=tuple(columns),
-                 align=("l", "l", "l") + ("r",) * (len(columns) - 3), rows=tuple(rows))
+                 align=("r", "l", "l") + ("r",) * (len(columns) - 4) + ("l",), rows=tuple(rows))
 
 
 def _best(r: Recommendation) -> str:
@@ -86,8 +90,9 @@ def key_numbers() -> Table:
                  columns=("workload", "first configuration", "its cost", "configurations that fit",
                           "meeting the targets"),
                  align=("l", "l", "r", "r", "r"), rows=tuple(rows),
-                 caption=f"Top of each workload table below (cheapest per unit of work among those meeting the "
-                         f"targets), GPU counts {', '.join(str(c) for c in GPU_COUNTS)}; cloud on-demand prices of "
+                 caption=f"Top of each workload table below (cheapest per unit of work among those that fit with "
+                         f"margin and meet the targets, priced from an offer of that GPU count before any per-GPU "
+                         f"assumption), GPU counts {', '.join(str(c) for c in GPU_COUNTS)}; cloud on-demand prices of "
                          f"catalog edition {prices.EDITION}; speeds are estimates at assumed efficiencies.")
 
 

@@ -32,7 +32,7 @@ CLAIM_LOW_BYTES, CLAIM_HIGH_BYTES = 8 * 10**9, 24 * 10**9
 #: on CPU with ``torch.autograd.graph.saved_tensors_hooks`` (PyTorch 2.13.0+cpu,
 #: torchvision 0.28.0; every distinct storage counted once, parameters and the input batch
 #: excluded; BatchNorm's running statistics are included because batch_norm saves them).
-#: Re-run by ``tests/test_vision_memory.py::test_trace_matches_torchvision`` (marker measure).
+#: Re-run by ``tests/engine/test_vision_memory.py::test_trace_matches_torchvision`` (marker measure).
 TRACED_FP32_BYTES: dict[str, int] = {"resnet-18": 21620138, "resnet-50": 85523882, "vit-b-16": 117562578}
 TRACE_BATCH = 2
 

@@ -21,7 +21,7 @@ version) as its hover text, between the markers. To add one:
    (Python-Markdown would split the paragraph), and run ``scripts/gen_tables.py``.
 
 Each id is used by exactly one marker on the site (its anchor) and is never a table id;
-the same number in two places gets two ids. ``tests/test_inline_values.py`` recomputes
+the same number in two places gets two ids. ``tests/content/test_inline_values.py`` recomputes
 every marker, and flags numbers with units (GiB, GB, GB/s, %, $, ...) typed into prose
 outside markers unless the paragraph carries ``<!-- quoted: SOURCE -->``. Modules are
 discovered by :func:`calculators.table_registry.all_values`; the site-wide list is the

@@ -24,20 +24,20 @@ from calculators.performance.training_time import training_time
 from calculators.recommend import Workload, recommend
 
 PERCENT = 0.01
-#: The worked example of docs/recommend/index.md (its pycon block uses the same workload).
+#: The Llama 3 70B int4 workload whose 4 x RTX 3090 row the page's PCIe paragraph cites.
 EXAMPLE = Workload(model="llama-3-70b", job="serve", method="int4", context=8192, batch=8, budget_usd_per_hour=5)
 
 
 def rec_example_allreduce_share() -> Value:
-    """Share of the worked example's top row's decode step spent on tensor-parallel all-reduces, percent."""
-    best = recommend(EXAMPLE).rows[0]
+    """Share of the decode step of 4 x RTX 3090 in :data:`EXAMPLE` spent on tensor-parallel all-reduces, percent."""
+    best = next(row for row in recommend(EXAMPLE).rows if row.gpu_id == "rtx-3090" and row.count == 4)
     gpu = get_gpu(best.gpu_id)
     step = decode_step(_spec(EXAMPLE), gpu, weights=EXAMPLE.method, batch=EXAMPLE.batch,
                        context=EXAMPLE.context, gpus=best.count)
     return quantity("rec-example-allreduce-share", step.communication_time_s / step.time_s, scale=PERCENT,
                     digits=0, unit="%", kind="derived",
-                    description=f"Tensor-parallel all-reduce time over decode step time for the worked example's top "
-                                f"row ({best.count} x {gpu.name}, Llama 3 70B int4, batch {EXAMPLE.batch}, "
+                    description=f"Tensor-parallel all-reduce time over decode step time for one row of the "
+                                f"Llama 3 70B int4 workload ({best.count} x {gpu.name}, Llama 3 70B int4, batch {EXAMPLE.batch}, "
                                 f"context {EXAMPLE.context}).",
                     assumptions=(("roofline at the default efficiencies; all-reduces over the GPUs' own link at the "
                                  "efficiency and latency derived from published nccl-tests runs"),))

@@ -18,8 +18,8 @@ implementation of a Llama-style decoder layer, tensor by tensor (checked with
 * LoRA (PEFT) casts each adapted module's input to the adapter dtype (fp32) and saves
   that copy, plus the rank-r intermediate.
 
->>> from calculators.model import ModelSpec
->>> spec = ModelSpec.from_config({"model_type": "llama", "hidden_size": 512,
+>>> from calculators.model_config import spec_from_config
+>>> spec = spec_from_config({"model_type": "llama", "hidden_size": 512,
 ...     "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
 ...     "intermediate_size": 1536, "vocab_size": 1000})
 >>> layout = ActivationLayout(compute_bytes=2, residual_bytes=4, autocast=True,
@@ -252,8 +252,8 @@ def checkpoint_bytes_per_token_per_layer(*, layout: ActivationLayout, spec: Mode
 
     Formula: ``residual_bytes x hidden``.
 
-    >>> from calculators.model import ModelSpec
-    >>> spec = ModelSpec.from_config({"model_type": "llama", "hidden_size": 4096,
+    >>> from calculators.model_config import spec_from_config
+    >>> spec = spec_from_config({"model_type": "llama", "hidden_size": 4096,
     ...     "num_hidden_layers": 2, "num_attention_heads": 32, "intermediate_size": 11008,
     ...     "vocab_size": 32000})
     >>> checkpoint_bytes_per_token_per_layer(layout=ActivationLayout(

@@ -32,7 +32,7 @@ OPTIMIZERS: dict[str, str] = {
 
 #: The rule behind each optimizer's bytes, as a reader-facing formula in ``p`` (the
 #: parameter's bytes per element): (state per parameter, step temporary per parameter).
-#: ``tests/test_optimizer_formulas.py`` checks each against :func:`optimizer_bytes`.
+#: ``tests/engine/test_optimizer_formulas.py`` checks each against :func:`optimizer_bytes`.
 OPTIMIZER_FORMULAS: dict[str, tuple[str, str]] = {
     "adamw": ("2 × p (two moments)", "p (square root of every second moment at once)"),
     "adamw-fused": ("2 × p", "0"),

@@ -99,7 +99,7 @@ RESERVE_FIT = ReserveFit(
     band_base_bytes=2 * GIB,
     band_per_block=0.55,
     fitted_on=MEASURED_STACK,
-    # |total_bytes - measured| / measured on the same runs (tests/test_real_gpu_accuracy.py checks both)
+    # |total_bytes - measured| / measured on the same runs (tests/validation/test_real_gpu_accuracy.py checks both)
     total_median_error=0.021,
     total_most_under=-0.223,
 )

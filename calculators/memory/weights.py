@@ -4,8 +4,8 @@ Quantised formats (NF4, int4, int8, fp8) apply to the ``nn.Linear`` weights insi
 decoder layers; the embedding, the output head, norms and biases stay 16-bit, as
 bitsandbytes, GPTQ and AWQ do by default.
 
->>> from calculators.model import ModelSpec
->>> spec = ModelSpec.from_config({"model_type": "llama", "hidden_size": 4096,
+>>> from calculators.model_config import spec_from_config
+>>> spec = spec_from_config({"model_type": "llama", "hidden_size": 4096,
 ...     "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
 ...     "intermediate_size": 14336, "vocab_size": 128256})
 >>> round(weight_bytes(spec, dtype="bf16") / 2**30, 2)

@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU, get_gpu  # noqa: F401 - get_gpu is used by the doctests
 from calculators.catalog.interconnects import (
     BRIDGE_BY_GPU,
@@ -57,14 +58,7 @@ from calculators.parallel.collectives import (
     ring_collective_time_s,
 )
 from calculators.parallel.links import check_efficiency, collective_efficiency, latency_per_ring_step_s
-from calculators.validate import (
-    finite_float,
-    flag,
-    gpu_record,
-    model_spec,
-    one_of,
-    positive_int,
-)
+from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
 
 #: ``interconnect`` value that picks the GPU's own link (NVLink/Infinity Fabric, else its PCIe).
 AUTO = "auto"

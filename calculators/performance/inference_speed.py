@@ -34,9 +34,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
+from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.dtype_support import serving_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import footprint_on, split_inference_footprint, verdict_for
@@ -60,13 +63,7 @@ from calculators.performance.forward_pass import (
     weight_bytes_read,
 )
 from calculators.performance.steps import DecodeStep, Step
-from calculators.validate import (
-    finite_float,
-    gpu_record,
-    model_spec,
-    nonnegative_int,
-    positive_int,
-)
+from calculators.validate import finite_float, model_spec, nonnegative_int, positive_int
 
 #: Assumed fraction of peak memory bandwidth a decode step achieves.
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.8
@@ -142,7 +139,7 @@ def _roofline(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, 
               compute_dtype: DType) -> dict[str, Any]:
     n = setup.gpus
     rate = compute_rate_flop_per_s(gpu, compute_dtype)
-    memory_peak = bytes_read / (gpu.memory_bandwidth_bytes_per_s * n)
+    memory_peak = bytes_read / (memory_bandwidth_bytes_per_s(gpu) * n)
     compute_peak = None if rate is None else flops / (rate * n)
     memory_time = memory_peak / setup.bandwidth_efficiency
     compute_time = None if compute_peak is None else compute_peak / setup.compute_efficiency
@@ -199,6 +196,7 @@ def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
     """
     spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     setup = speed_setup(**settings)
+    serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)  # refuses a format the GPU cannot run
     return _decode(spec, gpu, setup, setup.context)
 
 
@@ -226,7 +224,9 @@ def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
     ('compute', 148)
     """
     spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
-    return _prefill(spec, gpu, speed_setup(**settings))
+    setup = speed_setup(**settings)
+    serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)
+    return _prefill(spec, gpu, setup)
 
 
 @dataclass(frozen=True)
@@ -369,6 +369,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     new_tokens = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT)
     if setup.context + new_tokens > MAX_CONTEXT:
         raise InputError("new_tokens", new_tokens, f"at most {MAX_CONTEXT - setup.context} with this context")
+    format_notes = serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)
     first = _decode(spec, gpu, setup, setup.context)
     last = _decode(spec, gpu, setup, setup.context + new_tokens)
     pre = _prefill(spec, gpu, setup)
@@ -378,7 +379,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     footprint, uncertainty = (split_inference_footprint(memory, setup.gpus) if setup.gpus > 1
                               else footprint_on(memory, gpu))
     verdict = verdict_for(footprint, uncertainty, usable_memory_bytes(gpu))
-    notes = []
+    notes = list(format_notes)
     if compute_rate_flop_per_s(gpu, _compute_dtype(setup.weights)) is None:
         notes.append(f"{gpu.name} has no published dense rate for this format: compute time unknown, "
                      "so every time is the memory time only (a lower bound)")

@@ -54,8 +54,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
+from calculators.dtype_support import training_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
@@ -85,14 +87,7 @@ from calculators.performance.scaling import (
     data_parallel_overhead,
 )
 from calculators.performance.utilisation import predicted_utilisation, run_goodput
-from calculators.validate import (
-    finite_float,
-    flag,
-    gpu_record,
-    model_spec,
-    one_of,
-    positive_int,
-)
+from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
 
 MAX_TOKENS = 10**16  # 10 quadrillion: 600 x the largest published pre-training run
 SECONDS_PER_HOUR = 3600.0
@@ -313,6 +308,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     tokens = positive_int("tokens", tokens, maximum=MAX_TOKENS)
     gpus = positive_int("gpus", gpus, maximum=MAX_GPUS)
     precision = one_of("precision", precision, PRECISIONS)
+    format_notes = training_notes(gpu, precision=precision, method=str(method))  # bf16 on a V100 is refused
     checkpointing = flag("grad_checkpointing", grad_checkpointing)
     seq = positive_int("seq", seq, maximum=MAX_SEQ)
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
@@ -395,6 +391,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     if method == "qlora":
         assumptions += ("QLoRA dequantises NF4 weights before each matmul: elementwise work not counted as FLOPs, "
                         "inside the fitted method factor",)
+    assumptions += format_notes
     if checkpointing:
         assumptions += ("full activation recomputation: one extra forward (hardware FLOPs); model FLOPs "
                         f"utilisation is {achieved_mfu:.3g}",)

@@ -49,7 +49,8 @@ from statistics import median
 
 from calculators.catalog.gpus import GPU
 from calculators.performance import utilisation_fit
-from calculators.validate import flag, gpu_record, one_of, positive_int
+from calculators.catalog.gpu_input import gpu_record
+from calculators.validate import flag, one_of, positive_int
 
 #: Checkpointing settings: ``selective`` recomputes a small part of the forward and counts as none.
 CHECKPOINTING: tuple[str, ...] = ("none", "selective", "full")

@@ -39,6 +39,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.errors import InputError
 from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
 from calculators.parallel.links import fit_link_efficiencies, record_link_bytes_per_s
 from calculators.performance.flops import matmul_parameters
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
@@ -72,7 +73,7 @@ def record_spec(record: Mapping[str, Any]) -> ModelSpec:
     """The model of a record: a catalog id, or the config values it gives."""
     if record.get("model"):
         return get_model(str(record["model"]))
-    return ModelSpec.from_config(dict(record["model_config"]))
+    return spec_from_config(dict(record["model_config"]))
 
 
 def features(record: Mapping[str, Any]) -> Features:

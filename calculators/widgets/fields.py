@@ -20,12 +20,11 @@ calculators.errors.InputError: batch: got 65; expected an integer from 1 to 64
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from calculators.errors import InputError
+from calculators.validate import default_of as default_of  # re-exported for the forms
 from calculators.validate import finite_float, one_of, positive_int
 
 #: What each kind of field becomes in the form: ``int`` and ``float`` an
@@ -56,7 +55,7 @@ class Field:
         unit: unit of the value (``tokens``, ``sequences``), shown after the label.
         help: one sentence shown under the input.
         show_when: ``(field, value)``: show this input only while that field has that
-            value (the config textarea while the model is ``custom``).
+            value (the config textarea while the model is ``custom``); ``"a|b"`` means either.
         advanced: drawn inside the form's "More settings" section.
     """
 
@@ -164,16 +163,3 @@ def text_field(name: str, label: str, *, default: str, help: str = "", show_when
 def config_field(name: str, label: str, *, help: str = "", show_when: tuple[str, str] | None = None) -> Field:
     """A textarea for the text of a Hugging Face ``config.json``, with a file picker."""
     return Field(name, label, "config", "", help=help, show_when=show_when)
-
-
-def default_of(function: Callable[..., Any], name: str) -> Any:
-    """The default of keyword argument ``name`` of ``function`` (so the form reuses the engine's).
-
-    >>> from calculators.memory.training import training_setup
-    >>> default_of(training_setup, "seq")
-    2048
-    """
-    parameter = inspect.signature(function).parameters[name]
-    if parameter.default is inspect.Parameter.empty:
-        raise ValueError(f"{function.__name__}() has no default for {name}")
-    return parameter.default

@@ -100,7 +100,7 @@ def form_markup(calculator: Calculator, raw: Mapping[str, Value], *, prefix: str
     main: list[str] = []
     advanced: list[str] = []
     for field in calculator.fields:
-        hidden = field.show_when is not None and _text(values[field.show_when[0]]) != field.show_when[1]
+        hidden = field.show_when is not None and _text(values[field.show_when[0]]) not in field.show_when[1].split("|")
         html = field_html(field, values[field.name], prefix=prefix, hidden=hidden)
         (advanced if field.advanced else main).append(html)
     more = ('<details class="mlhw-advanced"><summary>More settings</summary><div class="mlhw-fields">'

@@ -25,10 +25,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.custom_gpu import MAX_BANDWIDTH_GBPS, MAX_MEMORY_GB, MIN_FIGURE, CustomGPU, resolve_gpu
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.models import all_models
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.config_input import load_config_text
+from calculators.dtype_support import UnsupportedFormatError, on_gpu, serving_notes, sixteen_bit, training_notes
 from calculators.errors import InputError, UnknownNameError
 from calculators.fit import FitResult, fit_inference, fit_training
 from calculators.memory import inference, training, training_inputs
@@ -36,6 +38,7 @@ from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
 from calculators.widgets.fields import (
     Field,
     Value,
@@ -43,6 +46,7 @@ from calculators.widgets.fields import (
     choice_field,
     config_field,
     default_of,
+    float_field,
     int_field,
     text_field,
 )
@@ -60,6 +64,9 @@ CUSTOM = "custom"
 #: Model and GPU the widgets open with (any catalog ids work).
 DEFAULT_MODEL = "llama-3-8b"
 DEFAULT_GPU = "h100-sxm"
+#: The GPU choices that reveal :func:`custom_gpu_fields`.
+CUSTOM_GPU = "custom"
+MAC_GPU = "mac"
 #: Upper bound of ``grad_accumulation`` in :func:`~calculators.memory.training_inputs.training_setup`
 #: (not exported there; a test checks the two agree).
 MAX_GRAD_ACCUMULATION = 1 << 20
@@ -110,7 +117,7 @@ class Calculator:
         for item in self.fields:
             if item.show_when is not None:
                 other, wanted = item.show_when
-                if str(chosen.get(other, self.field(other).default)) != wanted:
+                if str(chosen.get(other, self.field(other).default)) not in wanted.split("|"):
                     values[item.name] = item.default
                     continue
             values[item.name] = item.check(chosen[item.name])
@@ -137,12 +144,98 @@ def _config_field() -> Field:
         help="Paste the text of a Hugging Face config.json or choose the file; it stays on this computer.")
 
 
-def gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.", *, default: str = DEFAULT_GPU
-              ) -> Field:
-    """The shared "GPU" field (every catalog GPU, labelled with its memory), for any calculator."""
+def gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.", *, default: str = DEFAULT_GPU,
+              custom: bool = False, mac: bool = True) -> Field:
+    """The shared "GPU" field (every catalog GPU, labelled with its memory), for any calculator.
+
+    ``custom=True`` adds a "Custom GPU" choice (and a "Mac" one unless ``mac=False``); the
+    calculator then takes :func:`custom_gpu_fields` too and reads the GPU with :func:`gpu_from_values`.
+    """
     gpus = all_gpus()
-    return choice_field("gpu", "GPU", default=default, choices=[gpu.id for gpu in gpus],
-                        labels=[f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus], help=help)
+    choices, labels = [gpu.id for gpu in gpus], [f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus]
+    if custom:
+        choices.append(CUSTOM_GPU)
+        labels.append("Custom GPU: enter its memory, bandwidth and TFLOPS")
+        if mac:
+            choices.append(MAC_GPU)
+            labels.append("Mac (Apple silicon): enter its unified memory")
+    return choice_field("gpu", "GPU", default=default, choices=choices, labels=labels, help=help)
+
+
+#: The catalog GPUs whose figures a "Custom GPU" and a "Mac" start from (the reader overwrites them).
+CUSTOM_START, MAC_START = "rtx-4090", "m4-max"
+
+
+def custom_gpu_fields(*, mac: bool = True) -> tuple[Field, ...]:
+    """The numbers of a "Custom GPU" or a "Mac", shown only when that choice of the GPU field is made.
+
+    They start from a catalog GPU's figures (:data:`CUSTOM_START`, :data:`MAC_START`), said in the help.
+    """
+    start, apple = get_gpu(CUSTOM_START), get_gpu(MAC_START)
+    custom, mac_shown = ("gpu", CUSTOM_GPU), ("gpu", MAC_GPU)
+    blank = "Leave blank if unknown."
+
+    def tflops(value: float | None) -> str:
+        return "" if value is None else f"{value / 1e12:g}"
+
+    fields = (
+        float_field("gpu_memory_gb", "GPU memory", default=start.memory_gib, minimum=MIN_FIGURE, maximum=MAX_MEMORY_GB,
+                    unit="GiB", show_when=custom,
+                    help=f"Starts at the {start.name}'s figures. As the vendor's 'GB' (memory chips come in GiB)."),
+        float_field("gpu_bandwidth_gbps", "Memory bandwidth", default=start.memory_bandwidth_bytes_per_s / 1e9,
+                    minimum=MIN_FIGURE, maximum=MAX_BANDWIDTH_GBPS, unit="GB/s", show_when=custom),
+        text_field("gpu_bf16_tflops", "Dense BF16 TFLOPS", default=tflops(start.bf16_dense_flop_per_s),
+                   show_when=custom, help="Dense, not the 'with sparsity' headline. " + blank),
+        text_field("gpu_fp16_tflops", "Dense FP16 TFLOPS", default=tflops(start.fp16_dense_flop_per_s),
+                   show_when=custom, help=blank),
+        text_field("gpu_fp8_tflops", "Dense FP8 TFLOPS", default=tflops(start.fp8_dense_flop_per_s),
+                   show_when=custom, help=blank),
+        text_field("gpu_compute_capability", "CUDA compute capability", default=start.compute_capability or "",
+                   show_when=custom, help="e.g. 8.9; decides bf16/fp8 support. " + blank),
+        text_field("gpu_usable_gb", "Usable memory (GiB)", default="", show_when=custom,
+                   help="torch.cuda.mem_get_info() total. Blank: the H100's measured share of the capacity."),
+    )
+    if not mac:
+        return fields
+    return fields + (
+        float_field("mac_memory_gb", "Unified memory", default=64.0, minimum=MIN_FIGURE, maximum=MAX_MEMORY_GB, unit="GB",
+                    show_when=mac_shown, help="The GPU gets macOS's default share: 2/3 up to 36 GB, 3/4 above."),
+        text_field("mac_bandwidth_gbps", "Memory bandwidth (GB/s)",
+                   default=f"{apple.memory_bandwidth_bytes_per_s / 1e9:g}", show_when=mac_shown,
+                   help=f"Starts at the {apple.name}'s figure; Apple lists it per chip. Blank: memory answers only."),
+    )
+
+
+def gpu_from_values(values: Values) -> GPU:
+    """The GPU chosen in ``values``: a catalog GPU, or the custom GPU or Mac its numbers describe.
+
+    Errors name the form input (``gpu_bf16_tflops``), which the page shows by its label.
+    """
+    choice = str(values["gpu"])
+    if choice not in (CUSTOM_GPU, MAC_GPU):
+        return get_gpu(choice)
+
+    def optional(name: str) -> str | None:
+        text = str(values.get(name, "")).strip()
+        return text or None
+
+    if choice == MAC_GPU:
+        pairs = {"memory_gb": f"{float(values['mac_memory_gb']):g}", "bandwidth_gbps": optional("mac_bandwidth_gbps")}
+        prefix, form = "mac:", {"memory_gb": "mac_memory_gb", "bandwidth_gbps": "mac_bandwidth_gbps"}
+    else:
+        pairs = {"memory_gb": f"{float(values['gpu_memory_gb']):g}",
+                 "bandwidth_gbps": f"{float(values['gpu_bandwidth_gbps']):g}",
+                 **{key: optional(f"gpu_{key}") for key in ("bf16_tflops", "fp16_tflops", "fp8_tflops",
+                                                            "compute_capability", "usable_gb")}}
+        prefix, form = "custom:", {key: f"gpu_{key}" for key in pairs}
+    for key, text in pairs.items():
+        if text is not None and ("," in text or "=" in text):
+            raise InputError(form[key], text, "a number")
+    description = prefix + ",".join(f"{key}={text}" for key, text in pairs.items() if text is not None)
+    try:
+        return resolve_gpu(description)
+    except InputError as error:
+        raise error.renamed(form.get(error.field, "gpu")) from None
 
 
 
@@ -180,7 +273,7 @@ def spec_from_config_text(text: str) -> ModelSpec:
     name = data.get("_name_or_path")
     if not isinstance(name, str) or not name.strip():
         name = "Custom model"
-    return ModelSpec.from_config(data, name=name.strip()[:80])
+    return spec_from_config(data, name=name.strip()[:80])
 
 
 def _pick(values: Values, names: tuple[str, ...]) -> dict[str, Value]:
@@ -206,7 +299,7 @@ def _training_fields() -> tuple[Field, ...]:
         return default_of(setup, name)
 
     return (
-        _model_field(), _config_field(), gpu_field(),
+        _model_field(), _config_field(), gpu_field(custom=True), *custom_gpu_fields(),
         choice_field("method", "Method", choices=training_inputs.METHODS, default=default("method"),
                      help="full: every weight trains; lora: adapters on a 16-bit base; qlora: on a 4-bit base."),
         choice_field("precision", "Precision", choices=training_inputs.PRECISIONS, default=default("precision"),
@@ -236,7 +329,18 @@ def _training_fields() -> tuple[Field, ...]:
 def _compute_training(values: Values) -> MemoryView:
     spec = model_spec(values)
     estimate = training.training_memory(spec, **_pick(values, _TRAINING_KEYS))
-    return MemoryView(spec=spec, job="training", estimate=estimate, gpu=get_gpu(str(values["gpu"])))
+    gpu = gpu_from_values(values)
+    notes = _format_notes(lambda: training_notes(gpu, precision=str(values["precision"]), method=str(values["method"])))
+    return MemoryView(spec=spec, job="training", estimate=dataclasses.replace(estimate, notes=estimate.notes + notes),
+                      gpu=gpu)
+
+
+def _format_notes(check: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
+    """How the chosen GPU runs the job's formats; memory is the same on any GPU, so a format it lacks is a note."""
+    try:
+        return check()
+    except UnsupportedFormatError as error:
+        return (f"the chosen GPU cannot run this job: {error.accepted.split(' runs: ', 1)[-1]}",)
 
 
 # --------------------------------------------------------------------------- inference
@@ -275,7 +379,10 @@ def _inference_fields(*, show_when: tuple[str, str] | None = None, with_batch: b
 def _compute_inference(values: Values) -> MemoryView:
     spec = model_spec(values)
     estimate = inference.inference_memory(spec, **_pick(values, _INFERENCE_KEYS))
-    return MemoryView(spec=spec, job="inference", estimate=estimate, gpu=get_gpu(str(values["gpu"])))
+    gpu = gpu_from_values(values)
+    notes = _format_notes(lambda: serving_notes(gpu, weights=str(values["weights"]), kv_cache=str(values["kv_cache"])))
+    return MemoryView(spec=spec, job="inference", estimate=dataclasses.replace(estimate, notes=estimate.notes + notes),
+                      gpu=gpu)
 
 
 # --------------------------------------------------------------------------- KV cache
@@ -284,7 +391,7 @@ def _kv_fields() -> tuple[Field, ...]:
         return default_of(inference.inference_setup, name)
 
     return (
-        _model_field(), _config_field(), gpu_field(),
+        _model_field(), _config_field(), gpu_field(custom=True), *custom_gpu_fields(),
         choice_field("kv_dtype", "KV cache", choices=inference.KV_DTYPES,
                      default=default_of(inference.kv_cache_bytes, "kv_dtype")),
         int_field("batch", "Batch", default=default("batch"), maximum=inference.MAX_BATCH,
@@ -305,7 +412,7 @@ def _compute_kv(values: Values) -> KVCacheView:
         bytes_per_sequence=inference.kv_cache_bytes(spec, batch=1, context=context, kv_dtype=kv_dtype),
         total_bytes=inference.kv_cache_bytes(spec, batch=batch, context=context, kv_dtype=kv_dtype),
         weights_dtype=str(values["weights"]), weight_bytes=weight_bytes(spec, dtype=str(values["weights"])),
-        gpu=get_gpu(str(values["gpu"])),
+        gpu=gpu_from_values(values),
     )
 
 
@@ -325,7 +432,7 @@ def _fit_fields() -> tuple[Field, ...]:
     return (
         _model_field(), _config_field(),
         choice_field("job", "Job", choices=list(FIT_JOBS), default=next(iter(FIT_JOBS))),
-        gpu_field("Highlighted in the table and drawn on the chart."),
+        gpu_field("Highlighted in the table and drawn on the chart.", custom=True), *custom_gpu_fields(),
         int_field("batch", "Batch", default=default("batch"),
                   maximum=min(training_inputs.MAX_BATCH, inference.MAX_BATCH), unit="sequences"),
         *_inference_fields(show_when=("job", "inference"), with_batch=False, with_attention=False),
@@ -349,22 +456,35 @@ def _compute_fit(values: Values) -> FitView:
     settings = _pick(values, FIT_JOBS[job])
     fit: Callable[..., FitResult] = fit_training if job == "training" else fit_inference
     # GPUs with the same usable memory and runtime give the same answer: compute once for each.
-    by_memory: dict[tuple[int, bool], FitResult] = {}
+    # Each GPU runs its own 16-bit format (bf16, else fp16: same bytes); one that cannot run the job is named.
+    by_memory: dict[tuple[int, bool, str], FitResult] = {}
     rows: list[tuple[GPU, FitResult]] = []
+    refused: list[str] = []
     for gpu in all_gpus():
-        key = (usable_memory_bytes(gpu), gpu.vendor == "Apple")
+        key = (usable_memory_bytes(gpu), gpu.vendor == "Apple", sixteen_bit(gpu))
         if key not in by_memory:
-            by_memory[key] = fit(spec, gpu, **settings)
+            try:
+                by_memory[key] = fit(spec, gpu, **on_gpu(gpu, settings))
+            except UnsupportedFormatError as error:
+                refused.append(f"{gpu.name} cannot run this job: {error.accepted}")
+                continue
         result = by_memory[key]
         rows.append((gpu, dataclasses.replace(result, gpu_id=gpu.id)))
-    return FitView(spec=spec, job=job, rows=tuple(rows), gpu=get_gpu(str(values["gpu"])))
+    chosen = gpu_from_values(values)
+    if isinstance(chosen, CustomGPU):  # your own GPU is a row of its own, with the formats asked
+        rows.append((chosen, fit(spec, chosen, **settings)))
+    if not rows:
+        raise InputError("weights" if job == "inference" else "precision", settings.get("weights", "?"),
+                         "a format some GPU runs: " + "; ".join(refused))
+    return FitView(spec=spec, job=job, rows=tuple(rows), gpu=chosen, refused=tuple(refused))
 
 
 # --------------------------------------------------------------------------- registry
 def _build() -> dict[str, Calculator]:
     calculators = [
         Calculator("training-memory", "Training memory", _training_fields(), _compute_training, memory_html),
-        Calculator("inference-memory", "Inference memory", (_model_field(), _config_field(), gpu_field(),
+        Calculator("inference-memory", "Inference memory", (_model_field(), _config_field(), gpu_field(custom=True),
+                                                             *custom_gpu_fields(),
                                                             *_inference_fields()), _compute_inference, memory_html),
         Calculator("kv-cache", "KV cache", _kv_fields(), _compute_kv, kv_cache_html),
         Calculator("fit", "Which GPUs does it fit?", _fit_fields(), _compute_fit, fit_html),

@@ -69,6 +69,7 @@ class FitView:
     job: str
     rows: tuple[tuple[GPU, FitResult], ...]
     gpu: GPU
+    refused: tuple[str, ...] = ()  # GPUs that cannot run the job's number formats, with the reason
 
 
 def _segments(estimate: MemoryEstimate) -> list[tuple[str, int]]:
@@ -191,5 +192,5 @@ def fit_html(view: FitView) -> str:
                    numeric=[False, True, False, True, True, True, True, True], row_classes=classes,
                    caption=("Every GPU in the catalog, smallest memory first (GiB = 2^30 bytes). Fits: the total "
                             "plus its measured uncertainty fits the usable memory; tight: only the total does")),
-        notes_html(first.assumptions, first.notes),
+        notes_html(first.assumptions, first.notes + view.rows[0][1].notes + view.refused),
     ])

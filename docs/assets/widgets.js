@@ -49,7 +49,7 @@
     var current = values(root);
     root.querySelectorAll("[data-show-when]").forEach(function (wrapper) {
       var rule = wrapper.getAttribute("data-show-when").split("=");
-      wrapper.hidden = current[rule[0]] !== rule.slice(1).join("=");
+      wrapper.hidden = rule.slice(1).join("=").split("|").indexOf(current[rule[0]]) < 0;
     });
   }
 

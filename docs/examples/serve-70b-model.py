@@ -27,6 +27,7 @@ import matplotlib.pyplot as plt
 import calculators
 from calculators.catalog import prices
 from calculators.cost import usd_per_million_tokens
+from calculators.dtype_support import runs_natively
 from calculators.fit import fit_inference
 from calculators.memory.inference import inference_memory, kv_cache_bytes, largest_fitting
 from calculators.performance.inference_speed import inference_speed
@@ -41,7 +42,7 @@ print(f"KV cache: {kv_cache_bytes(model, batch=1, context=context) / GIB:.2f} Gi
 # %% [markdown]
 # ## Step 1: how many GPUs just to hold the weights
 #
-# The weight format decides the floor. For one user at 8,192 tokens, `fit_inference` gives the smallest tensor-parallel group of each GPU that holds the whole request (weights, KV cache, activations and the runtime's own overhead on every GPU):
+# The weight format decides the floor. For one user at 8,192 tokens, `fit_inference` gives the smallest tensor-parallel group of each GPU that holds the whole request (weights, KV cache, activations and the runtime's own overhead on every GPU). A GPU without an fp8 path (`calculators.dtype_support`: compute capability below 8.9, such as the A100) cannot run fp8 weights at all:
 
 # %%
 formats = ("bf16", "fp8", "int4")
@@ -52,7 +53,9 @@ print("weights alone: " + ", ".join(f"{w} {gib:.0f} GiB" for w, gib in weights_g
 print(f"\n{'GPU':<40}" + "".join(f"{w:>8}" for w in formats))
 for gpu_id in gpus:
     gpu = calculators.get_gpu(gpu_id)
-    counts = [fit_inference(model, gpu, weights=w, batch=1, context=context).gpus_needed for w in formats]
+    # fp8 weights need an fp8 path (compute capability 8.9 or later): the A100 has none.
+    counts = [fit_inference(model, gpu, weights=w, batch=1, context=context).gpus_needed
+              if w != "fp8" or runs_natively(gpu, "fp8") else "no fp8" for w in formats]
     print(f"{gpu.name:<40}" + "".join(f"{n if n else '-':>8}" for n in counts))
 
 # %% [markdown]

@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import calculators
 from calculators.errors import ConfigError
 from calculators.fit import fit_inference, fit_training
-from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
 
 GIB = 2**30
 CONFIG_JSON = """
@@ -58,7 +58,7 @@ CONFIG_JSON = """
   "vocab_size": 131072
 }
 """
-spec = ModelSpec.from_config(CONFIG_JSON, name="Mistral NeMo Base 2407 (from config.json)")
+spec = spec_from_config(CONFIG_JSON, name="Mistral NeMo Base 2407 (from config.json)")
 print(spec.describe())
 for note in spec.notes:
     print("note:", note)
@@ -135,12 +135,12 @@ broken = {
 }
 for what, config in broken.items():
     try:
-        ModelSpec.from_config(config)
+        spec_from_config(config)
         print(f"{what}: accepted (unexpected)")
     except ConfigError as error:
         print(f"{what}: ConfigError: {error}")
 try:
-    ModelSpec.from_config(CONFIG_JSON.replace('"vocab_size": 131072', '"vocab_size": 131072,'))
+    spec_from_config(CONFIG_JSON.replace('"vocab_size": 131072', '"vocab_size": 131072,'))
 except ConfigError as error:
     print(f"invalid JSON: ConfigError: {error}")
 
@@ -149,6 +149,6 @@ except ConfigError as error:
 #
 # - **Serving on one card:** the table shows which weight format fits each card; quantised formats trade quality you should measure for memory.
 # - **Fine-tuning:** adapters with checkpointing are the recipe that fits a single card; full fine-tuning with AdamW needs the multi-GPU plan of the [8-GPU notebook](../plan-7b-full-fine-tune-8-gpus/).
-# - **Your own config:** replace `CONFIG_JSON` with yours (or pass a path: `ModelSpec.from_config("path/to/config.json")`), keep the hand count as a check, and read any note the reader prints: a `model_type` it does not know is treated as Llama-style and says so.
+# - **Your own config:** replace `CONFIG_JSON` with yours (or pass a path: `spec_from_config("path/to/config.json")`), keep the hand count as a check, and read any note the reader prints: a `model_type` it does not know is treated as Llama-style and says so.
 #
 # The same works from the command line, `mlhw train --model path/to/config.json --method qlora --grad-checkpointing`, and in the browser: the [calculators page](../../calculators/) accepts an uploaded config.json.

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.memory import inference, training_inputs
 from calculators.parallel.step import AUTO
@@ -22,7 +22,15 @@ from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
 from calculators.performance.steps import DecodeStep
 from calculators.widgets.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
-from calculators.widgets.registry import Calculator, gpu_field, model_config_field, model_field, model_spec
+from calculators.widgets.registry import (
+    Calculator,
+    custom_gpu_fields,
+    gpu_field,
+    gpu_from_values,
+    model_config_field,
+    model_field,
+    model_spec,
+)
 from calculators.widgets.render import color, gib, notes_html, paragraph, table_html
 
 DEFAULT_MODEL = "llama-3-8b"
@@ -36,8 +44,9 @@ GIB = 2**30
 Values = Mapping[str, Value]
 
 
-def _model_fields() -> tuple[Field, ...]:
-    return (model_field(), model_config_field(), gpu_field(help=""))
+def _model_fields(*, mac: bool = True) -> tuple[Field, ...]:
+    # Training time needs a dense rate, which Apple does not publish: no Mac choice there.
+    return (model_field(), model_config_field(), gpu_field(help="", custom=True, mac=mac), *custom_gpu_fields(mac=mac))
 
 
 @dataclass(frozen=True)
@@ -109,7 +118,7 @@ def _speed_fields() -> tuple[Field, ...]:
 
 
 def _compute_speed(values: Values) -> SpeedView:
-    spec, gpu = model_spec(values), get_gpu(str(values["gpu"]))
+    spec, gpu = model_spec(values), gpu_from_values(values)
     settings = {key: values[key] for key in _SPEED_KEYS}
     result = speed.inference_speed(spec, gpu, new_tokens=int(values["new_tokens"]), **settings)
     batches = sorted(set(CHART_BATCHES) | {result.batch})
@@ -166,7 +175,7 @@ class TrainView:
 
 def _train_fields() -> tuple[Field, ...]:
     return (
-        *_model_fields(),
+        *_model_fields(mac=False),
         float_field("tokens_billions", "Training tokens", default=100.0, minimum=0.001,
                      maximum=train.MAX_TOKENS / 1e9, unit="billions"),
         int_field("gpus", "GPUs", default=8, maximum=training_inputs.MAX_GPUS),
@@ -207,7 +216,7 @@ def _train_fields() -> tuple[Field, ...]:
 
 
 def _compute_train(values: Values) -> TrainView:
-    spec, gpu = model_spec(values), get_gpu(str(values["gpu"]))
+    spec, gpu = model_spec(values), gpu_from_values(values)
     tokens = max(1, int(round(float(values["tokens_billions"]) * 1e9)))
     mfu = float(values["mfu"]) or None
     settings = {"tokens": tokens, "mfu": mfu, "precision": values["precision"],

@@ -23,6 +23,8 @@ from calculators.recommend import (
     JOBS,
     MAX_BUDGET_USD_PER_HOUR,
     MAX_TOKENS_PER_S,
+    OBJECTIVES,
+    Configuration,
     Recommendation,
     Workload,
     recommend,
@@ -63,7 +65,11 @@ def _fields() -> tuple[Field, ...]:
         int_field("batch", "Batch", default=8, maximum=MAX_WIDGET_BATCH, unit="sequences",
                   help="Serving: concurrent sequences. Training: micro-batch per GPU."),
         float_field("tokens", "Training tokens", minimum=0, default=float(DEFAULT_TOKENS), maximum=MAX_WIDGET_TOKENS, unit="tokens",
-               help="Tokens of the run (fine-tune and train)."),
+               help="Tokens of the run.", show_when=("job", "finetune|train")),
+        choice_field("objective", "Rank by", default="cost", choices=OBJECTIVES,
+                     labels=["Cost (per million tokens, or per run)", "Latency (tokens/s per user, or days)",
+                             "Fewest GPUs"],
+                     help="Only configurations that fit with margin are ranked; tight ones are listed after."),
         float_field("target_tokens_per_s", "Throughput target", minimum=0, default=0, maximum=MAX_TOKENS_PER_S, unit="tokens/s",
                help="0 = no target. Serving: aggregate decode; training: whole cluster."),
         float_field("budget_usd_per_hour", "Budget", minimum=0, default=0, maximum=MAX_BUDGET_USD_PER_HOUR, unit="USD per hour",
@@ -83,8 +89,18 @@ def _compute(values: Values) -> RecommendView:
     kv_cache = str(values["kv_cache"]) if job == "serve" else DEFAULT_KV_CACHE
     result = recommend(Workload(model=model_spec(values), job=job, method=method, context=int(values["context"]),
                                 batch=int(values["batch"]), kv_cache=kv_cache, tokens=tokens,
-                                target_tokens_per_s=target, budget_usd_per_hour=budget))
+                                target_tokens_per_s=target, budget_usd_per_hour=budget,
+                                objective=str(values["objective"])))
     return RecommendView(result=result, gpu=str(values["gpu"]))
+
+
+def _cells(row: Configuration, rank: str, serve: bool) -> list[str]:
+    cells = [rank, "yes" if row.meets_targets else "no", row.label, f"{row.headroom_bytes / GIB:,.1f}",
+             "unknown" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"]
+    if not serve:
+        cells.append("unknown" if row.days is None else f"{row.days:,.2f}")
+    return cells + ["unknown" if row.usd_per_hour is None else f"{row.usd_per_hour:,.2f}",
+                    "unknown" if row.sort_cost is None else f"{row.sort_cost:,.2f}", row.price_basis, row.why]
 
 
 def _html(view: RecommendView) -> str:
@@ -92,31 +108,34 @@ def _html(view: RecommendView) -> str:
     serve = r.job == "serve"
     unit = "USD per million tokens" if serve else "USD per run"
     shown = r.rows[:SHOWN]
-    header = ["meets targets", "GPUs", "headroom per GPU (GiB)", "tokens/s (estimate)"]
+    header = ["#", "meets targets", "GPUs", "headroom per GPU (GiB)", "tokens/s (estimate)"]
     header += [] if serve else ["days (estimate)"]
-    header += ["USD per hour", unit]
+    header += ["USD per hour", unit, "price", "why"]
     rows, classes = [], []
-    for row in shown:
-        cells = ["yes" if row.meets_targets else "no", f"{row.count} x {row.gpu_name}",
-                 f"{row.headroom_bytes / GIB:,.1f}", "unknown" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"]
-        if not serve:
-            cells.append("unknown" if row.days is None else f"{row.days:,.2f}")
-        cells += ["unknown" if row.usd_per_hour is None else f"{row.usd_per_hour:,.2f}",
-                  "unknown" if row.sort_cost is None else f"{row.sort_cost:,.2f}"]
-        rows.append(cells)
+    for number, row in enumerate(shown, start=1):
+        rows.append(_cells(row, str(number), serve))
         classes.append("mlhw-highlight" if row.gpu_id == view.gpu else "")
+    for row in r.tight_rows[:SHOWN]:
+        rows.append(_cells(row, "tight", serve))
+        classes.append("mlhw-tight")
     bars = [(f"{row.count} x {row.gpu_name}", row.sort_cost) for row in shown if row.sort_cost is not None]
-    chart = bars_svg([(name, float(value)) for name, value in bars], unit=unit, title=f"Cost ({unit})") \
+    chart = bars_svg([(name, float(value)) for name, value in bars], unit=unit,
+                     title=f"Cost of the ranked configurations ({unit}; one colour: the bars differ only in length)") \
         if bars else ""
     meeting = sum(1 for row in r.rows if row.meets_targets)
-    summary = (f"{r.job} {r.model} ({r.settings_text}), context {r.context}, batch {r.batch}: {len(r.rows)} configurations "
-               f"of 1, 2, 4 or 8 GPUs fit, {meeting} meet the targets; the first {len(shown)} are shown, "
-               f"cheapest per unit of work first.")
+    summary = (f"{r.job} {r.model} ({r.settings_text}), context {r.context}, batch {r.batch}: {len(r.rows)} "
+               f"configurations of 1, 2, 4 or 8 GPUs fit with margin, {meeting} meet the targets; "
+               f"{len(r.tight_rows)} are tight (a risk: listed after, marked 'tight', not ranked). "
+               f"{r.objective_text}")
+    if r.rows:
+        best = r.rows[0]
+        summary += f" First: {best.label}. {best.why}"
     notes = list(r.skipped)
     if r.unpriced:
         notes.append(f"No price in edition {r.price_edition} (cost unknown, sorted last): {', '.join(r.unpriced)}")
+    numeric = [True, False, False] + [True] * (len(header) - 5) + [False, False]
     return (paragraph(summary) + chart
-            + table_html(header, rows, numeric=[False, False] + [True] * (len(header) - 2), row_classes=classes)
+            + table_html(header, rows, numeric=numeric, row_classes=classes)
             + notes_html(r.assumptions, notes))
 
 

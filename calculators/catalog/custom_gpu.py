@@ -1,0 +1,233 @@
+"""Your own hardware: a GPU described by its numbers, or a Mac by its unified memory, wherever a GPU id goes.
+
+:func:`resolve_gpu` accepts a catalog id or name, or one of two descriptions:
+
+* ``custom:memory_gb=64,bandwidth_gbps=400,bf16_tflops=100`` with any of ``fp16_tflops``,
+  ``fp8_tflops``, ``fp32_tflops`` (dense, never the sparse headline), ``usable_gb`` (what
+  ``torch.cuda.mem_get_info()`` reports; default: the H100's measured share of its
+  capacity), ``compute_capability`` (e.g. ``8.9``: decides bf16/fp8/fp4 support, else a
+  format runs when its rate is given), ``pcie_gen`` (the link between cards in multi-GPU
+  answers; assumed 4 when not given, stated in the record's notes) and ``name``;
+* ``mac:64`` or ``mac:memory_gb=64,bandwidth_gbps=546``: Apple silicon with that much
+  unified memory; the GPU may use macOS's default working set of it (2/3 up to 36 GB, 3/4
+  above: :func:`~calculators.catalog.apple_memory.apple_working_set_bytes`), with no CUDA
+  context or workspaces. Without ``bandwidth_gbps`` memory answers work and speed answers
+  are refused, naming the missing number.
+
+Memory sizes are GiB, as the catalog counts a vendor's "GB" (module
+:mod:`calculators.catalog.gpus`); bandwidth is decimal GB/s; rates are dense TFLOPS.
+
+>>> gpu = resolve_gpu("custom:memory_gb=48, bandwidth_gbps=864, bf16_tflops=362.05, compute_capability=8.9")
+>>> gpu.name, gpu.memory_gib, gpu.memory_bandwidth_bytes_per_s
+('Custom GPU (48 GiB)', 48.0, 864000000000.0)
+>>> resolve_gpu("mac:64").vendor, round(resolve_gpu("mac:64").usable_bytes / 2**30)
+('Apple', 48)
+>>> resolve_gpu("custom:memory_gb=0,bandwidth_gbps=1")
+Traceback (most recent call last):
+...
+calculators.errors.InputError: memory_gb: got 0.0; expected a number from 0.001 to 65536 (GiB)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from calculators.catalog.apple_memory import apple_working_set_bytes
+from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.sources import Source
+from calculators.errors import InputError
+
+GIB = 2**30
+CUSTOM_PREFIX = "custom:"
+MAC_PREFIX = "mac:"
+MAX_MEMORY_GB = 65536.0
+MAX_BANDWIDTH_GBPS = 1e6
+MAX_TFLOPS = 1e6
+_KEYS = ("memory_gb", "bandwidth_gbps", "bf16_tflops", "fp16_tflops", "fp8_tflops", "fp32_tflops", "usable_gb",
+         "compute_capability", "pcie_gen", "name")
+#: Host link of a custom GPU when ``pcie_gen`` is not given (assumed; only multi-GPU answers use it).
+DEFAULT_PCIE_GEN = 4
+_MAC_KEYS = ("memory_gb", "bandwidth_gbps", "name")
+_YOURS = Source("your own figures (custom GPU)", "user input", "2026-11-25", kind="assumed")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CustomGPU(GPU):
+    """A GPU record built from the user's numbers.
+
+    Attributes:
+        usable_bytes: what one process can allocate; ``None`` = derived from ``memory_bytes``
+            (:func:`~calculators.catalog.usable_memory.usable_memory_bytes`).
+        bandwidth_known: False for a Mac given by memory only (``memory_bandwidth_bytes_per_s``
+            is then 0 and speed answers are refused).
+    """
+
+    usable_bytes: int | None = None
+    bandwidth_known: bool = True
+
+
+#: Smallest figure accepted for any number of a custom GPU (a MiB of memory, a MB/s, a GFLOP/s).
+MIN_FIGURE = 0.001
+
+
+def _number(field: str, text: str, *, maximum: float, unit: str) -> float:
+    accepted = f"a number from {MIN_FIGURE:g} to {maximum:g} ({unit})"
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(field, text, accepted) from None
+    if not math.isfinite(value) or value < MIN_FIGURE or value > maximum:
+        raise InputError(field, value, accepted)
+    return value
+
+
+def _pairs(text: str, keys: tuple[str, ...], *, kind: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip().lower()
+        if not sep or key not in keys:
+            raise InputError("gpu", part.strip(), f"KEY=VALUE pairs of a {kind} GPU, keys: {', '.join(keys)}")
+        if key in pairs:
+            raise InputError(key, value.strip(), "one value (the key is given twice)")
+        pairs[key] = value.strip()
+    return pairs
+
+
+def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, bf16_tflops: float | None = None,
+               fp16_tflops: float | None = None, fp8_tflops: float | None = None, fp32_tflops: float | None = None,
+               usable_gb: float | None = None, compute_capability: str | None = None,
+               pcie_gen: float | None = None, name: str | None = None) -> CustomGPU:
+    """A GPU from its memory (GiB), bandwidth (GB/s) and dense rates (TFLOPS); errors name the argument.
+
+    >>> custom_gpu(memory_gb=24, bandwidth_gbps=1008, bf16_tflops=165.2).bf16_dense_flop_per_s
+    165200000000000.0
+    """
+    memory = _number("memory_gb", str(memory_gb), maximum=MAX_MEMORY_GB, unit="GiB")
+    bandwidth = _number("bandwidth_gbps", str(bandwidth_gbps), maximum=MAX_BANDWIDTH_GBPS, unit="GB/s")
+
+    def rate(field: str, value: float | None) -> float | None:
+        return None if value is None else _number(field, str(value), maximum=MAX_TFLOPS, unit="dense TFLOPS") * 1e12
+
+    usable = None
+    if usable_gb is not None:
+        usable_value = _number("usable_gb", str(usable_gb), maximum=memory, unit="GiB, at most memory_gb")
+        usable = int(usable_value * GIB)
+    capability = None
+    if compute_capability is not None:
+        capability = str(compute_capability).strip()
+        major, dot, minor = capability.partition(".")
+        if not (major.isdigit() and (not dot or minor.isdigit()) and 1 <= int(major) <= 99):
+            raise InputError("compute_capability", compute_capability, "a CUDA compute capability such as 8.9")
+        capability = f"{int(major)}.{int(minor or 0)}"
+    generation = DEFAULT_PCIE_GEN
+    if pcie_gen is not None:
+        if pcie_gen not in (3, 4, 5, 6):
+            raise InputError("pcie_gen", pcie_gen, "a PCIe generation: 3, 4, 5 or 6")
+        generation = int(pcie_gen)
+    link_note = (f"Host link PCIe {generation}.0 x16" + ("" if pcie_gen is not None else
+                 " (assumed: pcie_gen not given; used only by multi-GPU answers)") + ".")
+    label = (name or "").strip()[:60] or f"Custom GPU ({memory:g} GiB)"
+    return CustomGPU(id="custom", name=label, vendor="custom", architecture="custom", segment="custom",
+                     memory_bytes=int(memory * GIB), memory_type=None, memory_bandwidth_bytes_per_s=bandwidth * 1e9,
+                     bf16_dense_flop_per_s=rate("bf16_tflops", bf16_tflops),
+                     fp16_dense_flop_per_s=rate("fp16_tflops", fp16_tflops),
+                     fp8_dense_flop_per_s=rate("fp8_tflops", fp8_tflops),
+                     fp32_flop_per_s=rate("fp32_tflops", fp32_tflops), source=_YOURS, usable_bytes=usable,
+                     compute_capability=capability, pcie_generation=generation, pcie_lanes=16,
+                     notes=("Figures given by the user, not a catalog record.", link_note))
+
+
+def mac_gpu(*, memory_gb: float, bandwidth_gbps: float | None = None, name: str | None = None) -> CustomGPU:
+    """Apple silicon with ``memory_gb`` GiB of unified memory (and its bandwidth in GB/s, if known).
+
+    >>> mac_gpu(memory_gb=64, bandwidth_gbps=546).name
+    'Mac with 64 GB unified memory'
+    """
+    memory = _number("memory_gb", str(memory_gb), maximum=MAX_MEMORY_GB, unit="GiB")
+    bandwidth = None if bandwidth_gbps is None else _number("bandwidth_gbps", str(bandwidth_gbps),
+                                                            maximum=MAX_BANDWIDTH_GBPS, unit="GB/s")
+    label = (name or "").strip()[:60] or f"Mac with {memory:g} GB unified memory"
+    return CustomGPU(id="mac", name=label, vendor="Apple", architecture="Apple silicon", segment="apple",
+                     memory_bytes=int(memory * GIB), memory_type=None,
+                     memory_bandwidth_bytes_per_s=0.0 if bandwidth is None else bandwidth * 1e9,
+                     bf16_dense_flop_per_s=None, fp16_dense_flop_per_s=None, fp8_dense_flop_per_s=None,
+                     fp32_flop_per_s=None, source=_YOURS, usable_bytes=apple_working_set_bytes(int(memory * GIB)),
+                     bandwidth_known=bandwidth is not None,
+                     notes=("Unified memory shared with the CPU; the GPU gets macOS's default working set.",
+                            "Apple publishes no TFLOPS figures: rates unknown, speeds are memory-time bounds."))
+
+
+def resolve_gpu(text: str | GPU) -> GPU:
+    """A catalog GPU (id or name), ``custom:KEY=VALUE,...`` or ``mac:GB`` / ``mac:KEY=VALUE,...``.
+
+    Raises:
+        UnknownNameError: an unknown catalog id (suggesting close ids).
+        InputError: a bad description, naming the key and its range.
+    """
+    if isinstance(text, GPU):
+        return text
+    if not isinstance(text, str):
+        raise InputError("gpu", text, "a catalog GPU id, custom:memory_gb=...,bandwidth_gbps=... or mac:GB")
+    raw = text.strip()
+    lower = raw.lower()
+    if lower.startswith(CUSTOM_PREFIX):
+        pairs = _pairs(raw[len(CUSTOM_PREFIX):], _KEYS, kind="custom")
+        numbers = {k: float(_number(k, v, maximum=MAX_MEMORY_GB if k.endswith("_gb") else MAX_TFLOPS,
+                                    unit="GiB" if k.endswith("_gb") else "GB/s" if k == "bandwidth_gbps"
+                                    else "dense TFLOPS"))
+                   for k, v in pairs.items() if k not in ("compute_capability", "name", "pcie_gen")}
+        for required in ("memory_gb", "bandwidth_gbps"):
+            if required not in pairs:
+                raise InputError(required, None, f"a number for a custom GPU ({text!r} has none)")
+        pcie = pairs.get("pcie_gen")
+        generation = None if pcie is None else (int(pcie) if pcie.strip().isdigit() else -1)
+        if generation == -1:
+            raise InputError("pcie_gen", pcie, "a PCIe generation: 3, 4, 5 or 6")
+        return custom_gpu(**numbers, compute_capability=pairs.get("compute_capability"), pcie_gen=generation,
+                          name=pairs.get("name"))
+    if lower.startswith(MAC_PREFIX):
+        body = raw[len(MAC_PREFIX):].strip()
+        if "=" not in body:
+            body = f"memory_gb={body.lower().removesuffix('gb').strip()}"
+        pairs = _pairs(body, _MAC_KEYS, kind="Mac")
+        if "memory_gb" not in pairs:
+            raise InputError("memory_gb", None, "the Mac's unified memory in GB, e.g. mac:64")
+        bandwidth = pairs.get("bandwidth_gbps")
+        return mac_gpu(memory_gb=_number("memory_gb", pairs["memory_gb"], maximum=MAX_MEMORY_GB, unit="GiB"),
+                       bandwidth_gbps=None if bandwidth is None else _number(
+                           "bandwidth_gbps", bandwidth, maximum=MAX_BANDWIDTH_GBPS, unit="GB/s"),
+                       name=pairs.get("name"))
+    return get_gpu(raw)
+
+
+def resolve_gpu_flag(text: str, flag: str = "--gpu") -> GPU:
+    """:func:`resolve_gpu` for the CLI: an error names the flag and the key (``--gpu memory_gb``).
+
+    >>> resolve_gpu_flag("custom:memory_gb=abc,bandwidth_gbps=1")
+    Traceback (most recent call last):
+    ...
+    calculators.errors.InputError: --gpu memory_gb: got 'abc'; expected a number from 0.001 to 65536 (GiB)
+    """
+    try:
+        return resolve_gpu(text)
+    except InputError as error:
+        raise error.renamed(flag if error.field == "gpu" else f"{flag} {error.field}") from None
+
+
+def memory_bandwidth_bytes_per_s(gpu: GPU) -> float:
+    """The GPU's peak memory bandwidth, bytes/s; refuses a Mac given without one.
+
+    >>> memory_bandwidth_bytes_per_s(resolve_gpu("mac:32"))
+    Traceback (most recent call last):
+    ...
+    calculators.errors.InputError: gpu: got 'Mac with 32 GB unified memory'; expected a GPU with a known memory bandwidth for a speed answer: give the Mac's bandwidth_gbps in GB/s (Apple lists it per chip), e.g. mac:memory_gb=32,bandwidth_gbps=400
+    """
+    if isinstance(gpu, CustomGPU) and not gpu.bandwidth_known:
+        raise InputError("gpu", gpu.name, "a GPU with a known memory bandwidth for a speed answer: give the Mac's "
+                         f"bandwidth_gbps in GB/s (Apple lists it per chip), e.g. mac:memory_gb={gpu.memory_gib:g},"
+                         "bandwidth_gbps=400")
+    return gpu.memory_bandwidth_bytes_per_s

@@ -1,0 +1,172 @@
+"""Tables of the sections on checkpoints on disk, serving-engine features and idle serving cost.
+
+Cells come from :mod:`calculators.checkpoint` (checkpoint bytes, read time from the storage
+catalog), :mod:`calculators.serving` (prefix caching, chunked prefill, KV offload) and the
+price catalog (:mod:`calculators.catalog.prices`).
+
+>>> TABLES["system-checkpoint-sizes"]().columns[:3]
+('model', 'recipe', 'trainable params')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.models import get_model, get_model_record
+from calculators.catalog.prices import EDITION, median_cloud_usd_per_gpu_hour, offers_for
+from calculators.catalog.storage import get_storage
+from calculators.checkpoint import checkpoint_bytes, read_seconds
+from calculators.memory.inference import kv_cache_bytes
+from calculators.memory.weights import weight_bytes
+from calculators.serving import chunked_prefill, offload_seconds, prefix_sharing
+from calculators.tables import Table, TableFunction
+
+GB, GIB = 1e9, 2**30
+#: Recipes of the checkpoint table: (label, checkpoint_bytes keyword arguments).
+RECIPES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("full, bf16-mixed AdamW", {"method": "full", "precision": "bf16-mixed"}),
+    ("full, pure bf16 AdamW", {"method": "full", "precision": "bf16"}),
+    ("LoRA r16 all-linear", {"method": "lora"}),
+)
+CHECKPOINT_MODELS = ("llama-3.1-8b", "llama-3.1-70b")
+#: Storage classes the read times are shown for.
+READ_FROM = ("hdd", "sata-ssd", "nvme-gen4")
+#: Serving examples: the model and GPU of the engine-features table.
+SERVE_MODEL = "llama-3.1-8b"
+#: Hours in an average month (365.25 x 24 / 12).
+HOURS_PER_MONTH = 730.5
+IDLE_GPUS = ("l4", "l40s", "a100-80gb-sxm", "h100-sxm")
+
+
+def _name(model: str) -> str:
+    return get_model_record(model).name
+
+
+def _seconds(value: float) -> str:
+    """Seconds with one decimal below 10, whole seconds above."""
+    return f"{value:.1f}" if value < 10 else f"{value:,.0f}"
+
+
+def checkpoint_sizes() -> Table:
+    """Resumable checkpoint (weights + optimizer state) and served-model bytes, with read times."""
+    rows = []
+    for model in CHECKPOINT_MODELS:
+        spec = get_model(model)
+        for label, settings in RECIPES:
+            size = checkpoint_bytes(spec, **settings)
+            reads = [_seconds(read_seconds(size.total_bytes, storage=s)) for s in READ_FROM]
+            rows.append((_name(model), label, f"{size.trainable_parameters / 1e9:.3f}B",
+                         f"{size.weights_bytes / GB:,.1f}", f"{size.optimizer_bytes / GB:,.1f}",
+                         f"{size.total_bytes / GB:,.1f}", f"{size.serving_bytes / GB:,.2f}", *reads))
+    storage_names = [get_storage(s).name for s in READ_FROM]
+    return Table(
+        id="system-checkpoint-sizes",
+        caption=("Bytes of a training checkpoint that can resume the run (the trainable weights as the optimizer "
+                 "keeps them plus AdamW's two moments; gradients and activations are not saved) and of the model "
+                 "a server loads (16-bit; for LoRA the adapters alone), with the seconds to read the checkpoint "
+                 "back at each storage class's rated sequential read (calculators.checkpoint). A read time is a "
+                 "lower bound: a best-case rate, one stream."),
+        columns=("model", "recipe", "trainable params", "weights GB", "optimizer GB", "checkpoint GB",
+                 "served model GB", *(f"read s, {n}" for n in storage_names)),
+        align=("l", "l", "r", "r", "r", "r", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=("GB = 10^9 bytes", "fp32 master weights and AdamW moments for mixed precision; 16-bit for "
+                     "pure bf16; fp32 adapters for LoRA", "no compression, no sharding overhead"),
+    )
+
+
+def engine_features() -> Table:
+    """What prefix caching, chunked prefill and KV offload change, for one model."""
+    spec = get_model(SERVE_MODEL)
+    rows = []
+    for sequences, shared, unique in ((8, 2000, 500), (32, 4000, 500), (64, 8000, 1000)):
+        s = prefix_sharing(spec, sequences=sequences, shared_tokens=shared, unique_tokens=unique)
+        rows.append((f"prefix caching: {sequences} requests, {shared:,}-token shared prefix + {unique:,} own",
+                     f"{s.without_bytes / GIB:,.2f}", f"{s.with_bytes / GIB:,.2f}",
+                     f"{100 * s.saved_fraction:.0f} %"))
+    for context in (32768, 131072):
+        c = chunked_prefill(spec, context=context, chunk=2048)
+        rows.append((f"chunked prefill: one {context:,}-token prompt, 2,048-token chunks (peak allocated)",
+                     f"{c.whole_bytes / GIB:,.2f}", f"{c.chunked_bytes / GIB:,.2f}",
+                     f"{100 * (1 - c.chunked_bytes / c.whole_bytes):.0f} %"))
+    return Table(
+        id="inference-engine-features",
+        caption=(f"{_name(SERVE_MODEL)}, bf16 weights and KV cache: the memory a static batch needs (without) "
+                 "and with a serving engine's prefix caching (the shared prefix's whole blocks stored once, "
+                 "16-token blocks) or chunked prefill (prefill temporaries of one chunk instead of the whole "
+                 "prompt; calculators.serving). Derived, not measured."),
+        columns=("feature and workload", "without GiB", "with GiB", "saved"),
+        align=("l", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=("block size 16 tokens", "SDPA attention", "KV cache of the whole prompt is kept either way"),
+    )
+
+
+def kv_offload() -> Table:
+    """Seconds to bring one request's KV cache back from host RAM over PCIe."""
+    spec = get_model(SERVE_MODEL)
+    rows = []
+    for context in (8192, 32768, 131072):
+        size = kv_cache_bytes(spec, batch=1, context=context)
+        rows.append((f"{context:,}", f"{size / GIB:,.2f}",
+                     *(f"{1000 * offload_seconds(size, link=link):,.0f}" for link in ("pcie4", "pcie5"))))
+    return Table(
+        id="inference-kv-offload",
+        caption=(f"{_name(SERVE_MODEL)}, bf16 KV cache of one request and the milliseconds to copy it from host "
+                 "RAM back to the GPU at a PCIe x16 link's one-direction rate (calculators.serving.offload_seconds: "
+                 "a lower bound; pinned memory, nothing else on the link). Offloading makes the cache fit; each "
+                 "return trip costs this much before the request's next token."),
+        columns=("context tokens", "KV cache GiB", "ms over PCIe 4.0 x16", "ms over PCIe 5.0 x16"),
+        align=("r", "r", "r", "r"),
+        rows=tuple(rows),
+    )
+
+
+def idle_serving() -> Table:
+    """What a GPU kept warm for serving costs per month with no traffic, and how long a cold start reads."""
+    rows = []
+    for gpu in IDLE_GPUS:
+        median = median_cloud_usd_per_gpu_hour(gpu)
+        if median is None:
+            continue
+        rows.append((get_gpu(gpu).name, f"{median:,.2f}", str(len(offers_for(gpu))),
+                     f"{median * HOURS_PER_MONTH:,.0f}"))
+    return Table(
+        id="cost-idle-serving",
+        caption=(f"On-demand price per GPU-hour (median of the offers in price edition {EDITION}) and what one GPU "
+                 "kept warm around the clock costs per month whether or not a request arrives (730.5 hours). "
+                 "Scale-to-zero avoids this cost and pays a cold start instead (table cost-cold-start)."),
+        columns=("GPU", "median USD/GPU-hour", "offers", "idle USD/month"),
+        align=("l", "r", "r", "r"),
+        rows=tuple(rows),
+    )
+
+
+def cold_start() -> Table:
+    """Seconds to read a model's weights from storage: the floor of a cold start."""
+    rows = []
+    for model in ("llama-3.1-8b", "qwen3-32b", "llama-3.3-70b"):
+        size = weight_bytes(get_model(model), dtype="bf16")
+        rows.append((_name(model), f"{size / GB:,.1f}",
+                     *(f"{size / get_storage(s).sequential_read_bytes_per_s:,.0f}"
+                       for s in ("nvme-gen4", "net-10gbe", "net-25gbe"))))
+    return Table(
+        id="cost-cold-start",
+        caption=("Seconds to read a model's bf16 weights at a storage class's rated sequential read: the floor "
+                 "of a cold start after scaling to zero. Container start, CUDA context, engine start-up "
+                 "(profiling, graph capture) and the transfer to the GPU come on top."),
+        columns=("model", "bf16 weights GB", "s from NVMe Gen4", "s over 10 GbE", "s over 25 GbE"),
+        align=("l", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=("GB = 10^9 bytes", "rated sequential read; network: line rate / 8"),
+    )
+
+
+TABLES: dict[str, TableFunction] = {
+    "system-checkpoint-sizes": checkpoint_sizes,
+    "inference-engine-features": engine_features,
+    "inference-kv-offload": kv_offload,
+    "cost-idle-serving": idle_serving,
+    "cost-cold-start": cold_start,
+}

@@ -1,0 +1,211 @@
+"""Every generated table can be cited: stable id and anchor, caption with version, catalog date
+and assumptions, a cite snippet with its URL, and CSV/JSON files that the build publishes.
+
+The data files are what ``scripts/mkdocs_hooks.py`` writes (``table_data_files``); the last
+test reads them back from a built site/ when there is one (``scripts/build``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import posixpath
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from support import docs_pages, load_script
+
+from calculators import __version__
+from calculators.catalog.edition import catalog_as_of, catalog_sources
+from calculators.catalog.gpus import all_gpus
+from calculators.table_registry import INDEX_ID, INDEX_PAGE, site_tables, table_locations, tables_index
+from calculators.tables import (
+    DOCS_SITE_URL,
+    Table,
+    data_path,
+    page_url,
+    site_url_problem,
+    to_csv,
+    to_json,
+    versioned_site_url,
+    with_site_version,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+SITE = ROOT / "site"
+PAGES = docs_pages()
+SITE_URL = DOCS_SITE_URL
+LOCATIONS = table_locations(PAGES)
+TABLES = site_tables(PAGES)
+BLOCK = re.compile(r"<!-- table: (?P<id>[a-z0-9-]+) -->\n(?P<body>.*?)<!-- /table -->", re.DOTALL)
+
+
+def _blocks() -> list[tuple[str, str, str]]:
+    return [(page, m.group("id"), m.group("body")) for page, text in PAGES.items() for m in BLOCK.finditer(text)]
+
+
+BLOCKS = _blocks()
+
+
+def test_committed_snippets_use_a_placeholder_the_build_replaces() -> None:
+    # docs/ is written with a placeholder address; scripts/mkdocs_hooks.py rewrites it to the
+    # configured site_url, and a published build refuses the placeholder (site_url_problem).
+    assert SITE_URL.startswith("https://") and SITE_URL.endswith("/")
+    assert "placeholder" in site_url_problem(SITE_URL)
+
+
+# --------------------------------------------------------------------------- what a block shows
+@pytest.mark.parametrize(("page", "table_id", "body"), BLOCKS, ids=[b[1] for b in BLOCKS])
+def test_block_is_citable(page: str, table_id: str, body: str) -> None:
+    table = TABLES[table_id]()
+    assert f'<div class="generated-table" id="{table_id}"></div>' in body, "anchor named after the table id"
+    caption = f"*Table {table_id} (v{__version__}, catalog as of {catalog_as_of()}). "
+    assert caption in body, "caption with id, version and catalog date"
+    for assumption in table.assumptions:
+        assert assumption in body
+    assert f"[CSV](tables/{table_id}.csv) · [JSON](tables/{table_id}.json)" in body
+    assert '??? quote "Cite this table"' in body
+    url = page_url(page, site_url=SITE_URL) + "#" + table_id
+    assert f"table {table_id} (catalog as of {catalog_as_of()}). {url}\n" in body
+    assert f"<{SITE_URL}{data_path(page, table_id, 'json')}>" in body
+
+
+def test_catalog_as_of_is_the_newest_record_date() -> None:
+    dates = [source.as_of for source in catalog_sources()]
+    assert catalog_as_of() == max(dates)
+    assert all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", date) for date in dates)
+    assert catalog_as_of() >= max(gpu.source.as_of for gpu in all_gpus())
+
+
+def test_page_urls_follow_directory_urls() -> None:
+    assert page_url("index.md", site_url="https://x.org/g/") == "https://x.org/g/"
+    assert page_url("cost/index.md", site_url="https://x.org/g/") == "https://x.org/g/cost/"
+    assert page_url("memory/vision.md", site_url="https://x.org/g") == "https://x.org/g/memory/vision/"
+    assert data_path("memory/vision.md", "t", "csv") == "memory/tables/t.csv"
+
+
+# --------------------------------------------------------------------------- versions
+def test_site_version_puts_the_version_in_cite_urls_only_inside_blocks() -> None:
+    page = LOCATIONS["accuracy-summary"]
+    text = PAGES[page] + f"\nOutside: {SITE_URL}x/\n"
+    versioned = with_site_version(text, site_url=SITE_URL, site_version="0.1.0")
+    expected = versioned_site_url(SITE_URL, "0.1.0") + page_url(page) + "#accuracy-summary"
+    assert expected == SITE_URL + "0.1.0/validation/#accuracy-summary"
+    assert expected in versioned
+    assert f"Outside: {SITE_URL}x/" in versioned
+    assert with_site_version(text, site_url=SITE_URL, site_version="") == text
+
+
+# --------------------------------------------------------------------------- data files
+def _demo() -> Table:
+    return Table(id="demo", caption="Demo, with | and \"quotes\".", columns=("model", "GiB"), align=("l", "r"),
+                 rows=(("a, b", "1,024.00"), ("c", "2.50")), assumptions=("batch 1",))
+
+
+def test_csv_round_trips() -> None:
+    table = _demo()
+    rows = list(csv.reader(io.StringIO(to_csv(table))))
+    assert rows == [list(table.columns), *map(list, table.rows)]
+
+
+def test_json_carries_cells_and_provenance() -> None:
+    data = json.loads(to_json(_demo(), version="9.9.9", catalog_as_of="2026-01-31", src_path="memory/index.md",
+                              site_url="https://x.org/g/"))
+    assert data == {
+        "id": "demo", "caption": "Demo, with | and \"quotes\".", "version": "9.9.9", "catalog_as_of": "2026-01-31",
+        "assumptions": ["batch 1"], "columns": ["model", "GiB"], "rows": [["a, b", "1,024.00"], ["c", "2.50"]],
+        "page": "https://x.org/g/memory/", "url": "https://x.org/g/memory/#demo",
+        "csv": "https://x.org/g/memory/tables/demo.csv",
+        "citation": "Sizing ML Hardware, version 9.9.9, table demo (catalog as of 2026-01-31).",
+    }
+
+
+def _hooks() -> ModuleType:
+    """scripts/mkdocs_hooks.py, loaded as a module (it needs mkdocs, the [docs] extra)."""
+    pytest.importorskip("mkdocs", reason="the site hook needs mkdocs ([docs] extra)")
+    return load_script("mkdocs_hooks")
+
+
+def test_build_writes_a_csv_and_json_per_table() -> None:
+    """One file of each kind per table, with the page's cells, under the versioned URL when SITE_VERSION is set."""
+    files = _hooks().table_data_files(PAGES, site_url=SITE_URL, site_version="0.1.0")
+    assert list(files) == sorted(data_path(page, table_id, ext) for table_id, page in LOCATIONS.items()
+                                 for ext in ("csv", "json"))
+    for table_id, page in LOCATIONS.items():
+        table = TABLES[table_id]()
+        data = json.loads(files[data_path(page, table_id, "json")])
+        assert (data["id"], data["columns"], data["version"]) == (table_id, list(table.columns), __version__)
+        assert data["rows"] == [list(row) for row in table.rows]
+        assert data["url"] == f"{SITE_URL}0.1.0/{page_url(page)}#{table_id}"
+        assert files[data_path(page, table_id, "csv")] == to_csv(table)
+        assert list(csv.reader(io.StringIO(files[data_path(page, table_id, "csv")])))[0] == list(table.columns)
+
+
+def test_build_refuses_a_stale_table() -> None:
+    """Prove the build's check can fail: a page whose table no longer matches the code."""
+    module = _hooks()
+    page = LOCATIONS["accuracy-summary"]
+    row = TABLES["accuracy-summary"]().rows[0]
+    stale = dict(PAGES)
+    stale[page] = PAGES[page].replace(f"| {row[0]} | {row[1]} |", f"| {row[0]} | 999 |", 1)
+    assert stale[page] != PAGES[page]
+    with pytest.raises(module.PluginError, match="stale in validation/index.md"):
+        module.table_data_files(stale, site_url=SITE_URL)
+
+
+# --------------------------------------------------------------------------- the index of tables
+def test_index_lists_every_table_with_working_links() -> None:
+    index = TABLES[INDEX_ID]()
+    assert LOCATIONS[INDEX_ID] == INDEX_PAGE
+    listed = [re.match(r"\[([a-z0-9-]+)\]", row[0]).group(1) for row in index.rows]  # type: ignore[union-attr]
+    assert listed == sorted(LOCATIONS)
+    for row in index.rows:
+        for target in re.findall(r"\]\(([^)#]+)", " ".join(row)):
+            resolved = posixpath.normpath(posixpath.join(posixpath.dirname(INDEX_PAGE), target))
+            assert resolved in PAGES or "/tables/" in f"/{resolved}", resolved
+
+
+def test_index_is_current_when_a_page_gains_a_table() -> None:
+    pages = dict(PAGES)
+    pages["extra/index.md"] = "<!-- table: extra-copy -->\n<!-- /table -->\n"
+    tables = {**TABLES, "extra-copy": lambda: Table(id="extra-copy", caption="Copy. More.", columns=("a",), rows=())}
+    rows = tables_index(table_locations(pages), tables).rows
+    assert ("[extra-copy](../extra/index.md#extra-copy)", "Copy.", "[extra/](../extra/index.md)",
+            "[CSV](../extra/tables/extra-copy.csv) · [JSON](../extra/tables/extra-copy.json)") in rows
+    assert len(rows) == len(LOCATIONS) + 1
+
+
+# --------------------------------------------------------------------------- the built site
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.hrefs += [value for name, value in attrs if tag == "a" and name == "href" and value]
+
+
+@pytest.mark.skipif(not (SITE / "tables" / "index.html").is_file(), reason="site/ not built (scripts/build)")
+def test_built_site_caption_links_resolve_to_data_files() -> None:
+    """In the built site, every caption's CSV/JSON link points at a file that parses."""
+    checked = 0
+    for html in sorted(SITE.rglob("index.html")):
+        parser = _Links()
+        parser.feed(html.read_text(encoding="utf-8"))
+        for href in parser.hrefs:
+            if "://" in href or not re.search(r"tables/[a-z0-9-]+\.(csv|json)$", href):
+                continue
+            target = (html.parent / href).resolve()
+            assert target.is_file(), f"{html.relative_to(SITE)} links to missing {href}"
+            text = target.read_text(encoding="utf-8")
+            if target.suffix == ".json":
+                assert json.loads(text)["id"] == target.stem
+            else:
+                assert len(list(csv.reader(io.StringIO(text)))) >= 1
+            checked += 1
+    assert checked >= 2, "no caption links to data files found in site/"

@@ -1,0 +1,117 @@
+"""One fit verdict everywhere: its definition, its monotonicity, and the same answer in every face.
+
+The verdict (calculators.fit): *fits* when total_bytes plus its measured uncertainty fits the
+memory a process can allocate, *tight* when only total_bytes does, *does not fit* otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calculators import cli
+from calculators.catalog.gpus import all_gpus, get_gpu
+from calculators.catalog.models import get_model
+from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.dtype_support import on_gpu
+from calculators.fit import fit_inference, fit_training, fit_verdict, footprint_on, verdict_for
+from calculators.memory.inference import inference_memory
+from calculators.memory.training import training_memory
+from calculators.performance.inference_speed import inference_speed
+from calculators.performance.training_time import training_time
+from calculators.recommend import Workload, recommend
+from calculators.widgets.registry import get_calculator
+
+GIB = 2**30
+MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "llama-3-8b", "mistral-7b-v0.1", "qwen2.5-7b", "llama-3-70b")
+GPUS = tuple(g.id for g in all_gpus())
+
+
+def test_verdict_definition_at_the_edges() -> None:
+    # usable 10 GiB: a 7 GiB total with 2 GiB uncertainty fits (9 <= 10); with 4 GiB it is tight
+    # (7 <= 10 < 11); an 11 GiB total does not fit.
+    assert verdict_for(7 * GIB, 2 * GIB, 10 * GIB).verdict == "fits"
+    assert verdict_for(7 * GIB, 4 * GIB, 10 * GIB).verdict == "tight"
+    assert verdict_for(11 * GIB, 0, 10 * GIB).verdict == "does not fit"
+    assert verdict_for(10 * GIB, 0, 10 * GIB).verdict == "fits"
+    assert verdict_for(7 * GIB, 4 * GIB, 10 * GIB).margin_bytes == 3 * GIB
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), batch=st.integers(1, 64),
+       context=st.integers(1, 65536))
+def test_inference_fits_is_never_given_over_usable_memory(model: str, gpu: str, batch: int, context: int) -> None:
+    estimate = inference_memory(get_model(model), batch=batch, context=context)
+    verdict = fit_verdict(estimate, gpu)
+    total, uncertainty = footprint_on(estimate, get_gpu(gpu))
+    usable = usable_memory_bytes(gpu)
+    assert (verdict.verdict == "fits") == (total + uncertainty <= usable)
+    assert (verdict.verdict == "does not fit") == (total > usable)
+
+
+@settings(max_examples=40, deadline=None)
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), batch=st.integers(1, 32),
+       seq=st.sampled_from([256, 1024, 2048, 4096]), method=st.sampled_from(["full", "lora", "qlora"]),
+       ckpt=st.booleans())
+def test_a_larger_batch_never_fits_where_a_smaller_one_does_not(model: str, gpu: str, batch: int, seq: int,
+                                                                method: str, ckpt: bool) -> None:
+    rank = {"fits": 0, "tight": 1, "does not fit": 2}
+    spec = get_model(model)
+    job = {"method": method, "seq": seq, "grad_checkpointing": ckpt}
+    smaller = fit_verdict(training_memory(spec, batch=batch, **job), gpu).verdict
+    larger = fit_verdict(training_memory(spec, batch=batch + 1, **job), gpu).verdict
+    assert rank[larger] >= rank[smaller]
+
+
+def test_max_batch_is_the_last_batch_that_fits() -> None:
+    spec = get_model("llama-3-8b")
+    result = fit_training(spec, "h100-sxm", method="lora", seq=2048)
+    assert result.max_batch >= 1
+    assert fit_verdict(training_memory(spec, method="lora", seq=2048, batch=result.max_batch), "h100-sxm").fits
+    assert not fit_verdict(training_memory(spec, method="lora", seq=2048, batch=result.max_batch + 1),
+                           "h100-sxm").fits
+    assert result.max_batch <= result.max_batch_tight
+
+
+def test_cli_api_widget_recommend_speed_and_time_give_one_verdict() -> None:
+    spec = get_model("llama-3-8b")
+    # Serving Llama 3 8B at 8k x 16 on one GPU of each kind.
+    # Each GPU in the 16-bit format it runs (fp16 on the T4 and V100, which have no BF16; same bytes).
+    api = {gpu.id: fit_inference(spec, gpu, **on_gpu(gpu, {"context": 8192, "batch": 16, "weights": "bf16",
+                                                           "kv_cache": "bf16"})).verdict.verdict
+           for gpu in all_gpus()}
+    data, _text = cli.run(["fit", "--model", "llama-3-8b", "infer", "--context", "8192", "--batch", "16"])
+    assert {row["gpu"]: row["verdict"] for row in data} == api
+    calculator = get_calculator("fit")
+    view = calculator.compute(calculator.values({"model": "llama-3-8b", "job": "inference", "context": "8192",
+                                                 "batch": "16"}))
+    assert {gpu.id: result.verdict.verdict for gpu, result in view.rows} == api
+    plan = recommend(Workload(model=spec, job="serve", context=8192, batch=16))
+    listed = plan.rows + plan.tight_rows
+    for row in listed:
+        if row.count == 1:
+            assert row.verdict == api[row.gpu_id]
+    kept = {row.gpu_id for row in listed if row.count == 1}
+    apple = {gpu.id for gpu in all_gpus() if gpu.vendor == "Apple"}  # recommend skips Macs by default
+    no_bf16 = {"t4", "v100-sxm2-32gb"}  # bf16 asked: skipped with the reason (compute capability below 8.0)
+    assert kept == {gpu for gpu, verdict in api.items() if verdict != "does not fit" and gpu not in apple | no_bf16}
+    assert all(any(gpu.name in line for line in plan.skipped) for gpu in all_gpus() if gpu.id in no_bf16)
+    for gpu in ("rtx-4090", "h100-sxm"):
+        assert inference_speed(spec, get_gpu(gpu), context=8192, batch=16).verdict == api[gpu]
+    # Full fine-tuning on 8 x H100 at ZeRO-0: training time carries the same verdict as fit.
+    run = training_time(spec, get_gpu("h100-sxm"), tokens=10**9, gpus=8)
+    assert run.memory is not None
+    assert run.memory.verdict == fit_verdict(training_memory(spec, gpus=8), "h100-sxm").verdict == "does not fit"
+    assert run.memory_advice and "WARNING" in run.to_text()
+    cli_data, _ = cli.run(["train-time", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "8",
+                           "--tokens", "1000000000", "--json"])
+    assert json.loads(json.dumps(cli_data))["memory"]["verdict"] == "does not fit"
+
+
+def test_a_mac_has_no_cuda_context() -> None:
+    spec = get_model("llama-3-8b")
+    estimate = inference_memory(spec, context=8192)
+    total, _ = footprint_on(estimate, get_gpu("m4-max"))
+    assert estimate.total_bytes - total == 785 * 2**20 + 64 * 2**20  # context + cuBLAS workspaces

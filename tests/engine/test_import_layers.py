@@ -1,0 +1,122 @@
+"""The package's modules import downwards only, and no two modules import each other.
+
+Layers, lowest first (a module may import its own layer and those below):
+
+0. ``errors``, ``dtypes``, ``version``, ``tables``, ``inline_values``: words, units and
+   the generic table machinery, which knows no page.
+1. ``config_input``, ``model``, ``model_config``: what a model is and how a config.json is read.
+2. ``catalog``, ``validate``, ``dtype_support``: facts with sources, and the checks of inputs against them.
+3. ``memory``; 4. ``fit``; 5. ``parallel``; 6. ``performance``, ``cost``, ``system``, ``checkpoint``,
+   ``serving``: the engine.
+7. ``recommend`` (and ``recommend_result``) and the checks against measurements and claims (``claims``, ``accuracy*``,
+   ``measurements``, ``peers``, ``rules_of_thumb``, ``speed_accuracy``).
+8. ``doc_tables``; 9. ``doc_values``; 10. ``table_registry``: the pages' content.
+11. ``widgets``, ``commands``; 12. ``cli``, ``__main__`` and the package itself: the faces.
+
+Every import counts, including those inside functions (an import deferred to break a
+cycle is still a cycle). ``from calculators import cost`` imports ``calculators.cost``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
+
+LAYER_OF_AREA: dict[str, int] = {
+    "errors": 0, "dtypes": 0, "version": 0, "tables": 0, "inline_values": 0,
+    "config_input": 1, "model": 1, "model_config": 1,
+    "catalog": 2, "validate": 2, "dtype_support": 2,
+    "memory": 3,
+    "fit": 4,
+    "parallel": 5,
+    "performance": 6, "cost": 6, "system": 6, "checkpoint": 6, "serving": 6,
+    "recommend": 7, "recommend_result": 7, "claims": 7, "accuracy": 7, "accuracy_real_gpu": 7, "measurements": 7, "peers": 7,
+    "rules_of_thumb": 7, "speed_accuracy": 7,
+    "doc_tables": 8,
+    "doc_values": 9,
+    "table_registry": 10,
+    "widgets": 11, "commands": 11,
+    "cli": 12, "__main__": 12, "": 12,
+}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    graph: dict[str, set[str]] = defaultdict(set)
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                submodules = [f"{node.module}.{alias.name}" for alias in node.names]
+                named = [target for target in submodules if target in modules]
+                # `from calculators import cost` imports the submodule, not the package's __init__
+                targets = named if len(named) == len(submodules) else [node.module, *named]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            graph[name].update(t for t in targets if t in modules and t != name)
+    return graph
+
+
+def _area(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_every_area_has_a_layer() -> None:
+    missing = sorted({_area(name) for name in _modules()} - set(LAYER_OF_AREA))
+    assert not missing, f"assign a layer to {missing} in LAYER_OF_AREA (and the docstring)"
+
+
+def test_no_module_imports_from_a_layer_above_it() -> None:
+    upward = [f"{a} (layer {LAYER_OF_AREA.get(_area(a))}) imports {b} (layer {LAYER_OF_AREA.get(_area(b))})"
+              for a, targets in _graph().items() for b in sorted(targets)
+              if LAYER_OF_AREA.get(_area(b), 99) > LAYER_OF_AREA.get(_area(a), 99)]
+    assert not upward, "\n".join(upward)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[str]:
+    """Every back edge of a depth-first walk, as the chain of imports that closes it."""
+    cycles: list[str] = []
+    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                chain = [*path, node]
+                cycles.append(" -> ".join(chain[chain.index(target):] + [target]))
+            elif target not in state:
+                visit(target, [*path, node])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [])
+    return cycles
+
+
+def test_no_two_modules_import_each_other() -> None:
+    cycles = _cycles(_graph())
+    assert not cycles, "\n".join(cycles)
+
+
+def test_the_checks_can_fail() -> None:
+    """The walker and the cycle finder on known inputs (a check of the checks)."""
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a -> b -> c -> a"]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+    graph = _graph()
+    assert "calculators.cost" in graph["calculators.recommend"]  # `from calculators import cost`
+    assert "calculators" not in graph["calculators.recommend"]
+    assert "calculators.memory.training" in graph["calculators.fit"]

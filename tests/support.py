@@ -1,0 +1,47 @@
+"""What several test layers share: the repository's paths, the docs pages (read once) and the
+scripts of ``scripts/`` loaded as modules (``scripts/`` is not a package).
+
+``tests/conftest.py`` puts this folder on ``sys.path``, so any layer imports it as ``support``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+DATA = ROOT / "tests" / "data"
+SCRIPTS = ROOT / "scripts"
+
+
+@functools.cache
+def _pages() -> tuple[tuple[str, str], ...]:
+    return tuple((p.relative_to(DOCS).as_posix(), p.read_text(encoding="utf-8")) for p in sorted(DOCS.rglob("*.md")))
+
+
+def docs_pages() -> dict[str, str]:
+    """Every Markdown page under ``docs/`` by its path there (``memory/index.md``), read once per session.
+
+    Returns a new dict each call, so a test that edits its copy cannot change another's.
+    """
+    return dict(_pages())
+
+
+def load_script(name: str, *, module_name: str | None = None) -> ModuleType:
+    """``scripts/NAME.py`` as a module, registered in ``sys.modules`` (dataclasses look it up there).
+
+    Loaded once per ``module_name`` (default ``name``); later calls return the same module.
+    """
+    module_name = module_name or name
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None, f"scripts/{name}.py not found"
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
