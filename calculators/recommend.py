@@ -146,7 +146,7 @@ class Workload:
         budget_usd_per_hour: most the whole configuration may cost per hour (cloud on-demand); ``None`` = no budget.
         grad_checkpointing: full activation recomputation in training (memory down, 4/3 the FLOPs).
         include_apple: list Apple silicon too (count 1 only).
-        mfu: training MFU; ``None`` = the per-GPU default of :func:`~calculators.performance.training_time.default_mfu`.
+        mfu: training utilisation; ``None`` = the fitted one of :func:`~calculators.performance.training_time.training_time`.
         objective: one of :data:`OBJECTIVES`: what the ranking optimises.
         gpus: the GPUs to consider (catalog ids, GPU records, or ``custom:``/``mac:`` descriptions of
             :func:`~calculators.catalog.custom_gpu.resolve_gpu`, tried at one GPU: their link is
@@ -368,9 +368,11 @@ def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, 
             "prefill time not counted",
             "USD per million tokens: generated tokens at that sustained aggregate rate (static batch, always full)",
         )
-    mfu_text = (f"MFU {mfu:g} (given)" if mfu is not None else
-                f"MFU per GPU class (default_mfu: A100 0.5, H100/H200 {default_mfu_value('h100-sxm'):g} published; "
-                "others assumed 0.4)")
+    mfu_text = (f"utilisation {mfu:g} (given)" if mfu is not None else
+                f"the utilisation (the MFU without recomputation) fitted on published runs "
+                f"(calculators.performance.utilisation: "
+                f"H100 {default_mfu_value('h100-sxm'):.2f}, A100 {default_mfu_value('a100-80gb-sxm'):.2f} at a large "
+                "micro-batch; GPUs without published runs take the lowest)")
     return common + (
         f"fit: total_bytes of training_memory, method {method}, ZeRO-3 sharding over the GPUs when more than one, "
         f"activation checkpointing {'on' if checkpointing else 'off'}, against the memory a process can allocate; "
@@ -385,7 +387,7 @@ def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, 
 
 
 def default_mfu_value(gpu_id: str) -> float:
-    """The default MFU of one catalog GPU (a number, for captions)."""
+    """The fitted steady-state utilisation of one catalog GPU (a number, for captions)."""
     from calculators.catalog.gpus import get_gpu
 
     return default_mfu(get_gpu(gpu_id))[0]

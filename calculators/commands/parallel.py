@@ -15,7 +15,6 @@ from typing import Any
 
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.models import resolve_model
-from calculators.parallel.collectives import DEFAULT_EFFICIENCY, DEFAULT_LATENCY_S
 from calculators.parallel.step import AUTO, COMM_DTYPES, DEFAULT_MFU, step_communication
 from calculators.validate import finite_float
 
@@ -35,10 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", default="1", help="micro-batch per GPU (sequences)")
     parser.add_argument("--seq", default="4096", help="sequence length in tokens")
     parser.add_argument("--mfu", default=str(DEFAULT_MFU), help=f"model FLOP utilisation (assumed; default {DEFAULT_MFU})")
-    parser.add_argument("--efficiency", default=str(DEFAULT_EFFICIENCY),
-                        help=f"fraction of per-direction link bandwidth reached (assumed; default {DEFAULT_EFFICIENCY})")
-    parser.add_argument("--latency-us", default=str(DEFAULT_LATENCY_S * 1e6),
-                        help="fixed cost per ring step, microseconds (assumed)")
+    parser.add_argument("--efficiency", default=AUTO,
+                        help="fraction of per-direction link bandwidth reached, or 'auto': the link model's value per "
+                             "link kind, fitted on published nccl-tests runs (the same as train-time and speed)")
+    parser.add_argument("--latency-us", default=AUTO,
+                        help="fixed cost per ring step, microseconds, or 'auto' (the link's measured value)")
     parser.add_argument("--grad-dtype", default="fp32", help=f"reduced gradients: {', '.join(COMM_DTYPES)}")
     parser.add_argument("--param-dtype", default="bf16", help=f"gathered parameters: {', '.join(COMM_DTYPES)}")
     parser.add_argument("--no-overlap", action="store_true", help="add all communication to compute")
@@ -46,9 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the step; returns (JSON-ready dict, text)."""
-    latency_us = finite_float("latency_us", args.latency_us, minimum=0.0, maximum=1e6)
+    auto_latency = str(args.latency_us).strip().lower() == AUTO
+    latency_us = None if auto_latency else finite_float("latency_us", args.latency_us, minimum=0.0, maximum=1e6)
+    efficiency = None if str(args.efficiency).strip().lower() == AUTO else args.efficiency
     result = step_communication(
         resolve_model(args.model), gpu=args.gpu, gpus=args.gpus, zero=args.zero, interconnect=args.interconnect,
-        batch=args.batch, seq=args.seq, mfu=args.mfu, efficiency=args.efficiency, latency_s=latency_us / 1e6,
+        batch=args.batch, seq=args.seq, mfu=args.mfu, efficiency=efficiency,
+        latency_s=None if latency_us is None else latency_us / 1e6,
         grad_dtype=args.grad_dtype, param_dtype=args.param_dtype, overlap=not args.no_overlap)
     return result.to_dict(), result.to_text()

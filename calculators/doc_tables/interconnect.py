@@ -2,7 +2,7 @@
 
 Link figures come from :mod:`calculators.catalog.interconnects`; times from
 :mod:`calculators.parallel.step`; the measured bus bandwidths from
-:mod:`calculators.parallel.measured` (quoted, with their sources).
+``tests/data/published_speed/collectives.jsonl`` (quoted, with their sources).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import all_interconnects, get_interconnect
 from calculators.catalog.models import READ_ON, get_model, get_model_record
-from calculators.parallel.collectives import DEFAULT_EFFICIENCY, DEFAULT_LATENCY_S
-from calculators.parallel.measured import MEASUREMENTS, model_bus_bandwidth_bytes_per_s
+from calculators.parallel.links import record_link_bytes_per_s
 from calculators.parallel.step import DEFAULT_MFU, StepCommunication, step_communication
+from calculators.speed_accuracy.training import load, scored_figures
 from calculators.tables import Table, TableFunction
 
 MODEL = "llama-3-8b"
@@ -34,8 +34,8 @@ def _step(link: str, zero: int) -> StepCommunication:
 
 
 def _assumptions() -> tuple[str, ...]:
-    return (f"collective efficiency {DEFAULT_EFFICIENCY:g} and {DEFAULT_LATENCY_S * 1e6:g} us per ring step "
-            f"(assumed)", f"MFU {DEFAULT_MFU:g} (assumed)", f"link catalog as of {_AS_OF}")
+    return ("collective efficiency and per-step latency of the one link model (calculators.parallel.links, fitted on "
+            "published nccl-tests runs)", f"MFU {DEFAULT_MFU:g} (assumed)", f"link catalog as of {_AS_OF}")
 
 
 def _job() -> str:
@@ -101,26 +101,29 @@ def claim_check() -> Table:
 
 
 def nccl_validation() -> Table:
-    """The ring model's large-message busbw against published nccl-tests figures."""
+    """The link model's large-message busbw against published nccl-tests figures, leave-one-source-out."""
+    scored = {r["figure_id"]: r for r in scored_figures() if r["category"] == "collectives"}
     rows = []
-    for record in MEASUREMENTS:
-        model = model_bus_bandwidth_bytes_per_s(record)
-        measured = record.bus_bandwidth_bytes_per_s
-        error = f"{(model - measured) / measured:+.0%}" if record.in_ring_model else "n/a (not a ring)"
-        rows.append((record.system, str(record.gpus), _gb(record.link_per_direction_bytes_per_s()), _gb(measured),
-                     _gb(model), error, f"{record.implied_efficiency:.2f}",
-                     f"[{record.source.title.split(' (')[0]}]({record.source.url})"))
+    for record in load("collectives"):
+        row = scored[record["id"]]
+        link = record_link_bytes_per_s(record)
+        measured = float(record["measured"])
+        rows.append((record["id"], str(record["gpus"]), record["link_kind"], _gb(link), _gb(measured),
+                     _gb(row["estimated"]), f"{row['estimated'] / measured - 1:+.0%}",
+                     f"{row['naive_roofline'] / measured - 1:+.0%}", f"{measured / link:.2f}",
+                     f"[{record['citation']['title'].split(' (')[0]}]({record['citation']['url']})"))
     return Table(
         id="interconnect-nccl-validation",
-        caption=(f"all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
-                 f"quoted from the linked threads, against the ring model's busbw = per-direction link bandwidth x "
-                 f"{DEFAULT_EFFICIENCY:g} (the default efficiency). Error = (model - measured) / measured; implied "
-                 "efficiency = measured / per-direction link bandwidth. For the 2-node row the link is "
-                 "min(NVLink, 8 NICs x 25 GB/s)."),
-        columns=("system", "GPUs", "link per direction GB/s", "measured busbw GB/s", "model busbw GB/s", "error",
-                 "implied efficiency", "source"),
-        align=("l", "r", "r", "r", "r", "r", "r", "l"), rows=tuple(rows),
-        assumptions=(f"efficiency {DEFAULT_EFFICIENCY:g} (assumed)",))
+        caption=("all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
+                 "quoted from the linked threads (tests/data/published_speed/collectives.jsonl), against the link "
+                 "model's busbw = per-direction link bandwidth x the efficiency of the link kind, fitted without the "
+                 "figure's own source (leave-one-source-out), and against a fixed 0.8. Error = model / measured - 1; "
+                 "implied efficiency = measured / per-direction link bandwidth. Across nodes the link is "
+                 "min(intra-node link, NICs per node x NIC)."),
+        columns=("figure", "GPUs", "link kind", "link per direction GB/s", "measured busbw GB/s", "model busbw GB/s",
+                 "error", "error at 0.8", "implied efficiency", "source"),
+        align=("l", "r", "l", "r", "r", "r", "r", "r", "r", "l"), rows=tuple(rows),
+        assumptions=("efficiency per link kind: calculators.parallel.links.fit_link_efficiencies",))
 
 
 def step_reference() -> Table:

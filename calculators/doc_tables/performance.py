@@ -1,4 +1,4 @@
-"""Tables of the Performance section: docs/performance/index.md and training-time.md.
+"""Tables of the Performance section's inference pages (training time: :mod:`calculators.doc_tables.training_time`).
 
 Every estimate comes from :mod:`calculators.performance`; the measured columns quote
 the documents in :mod:`calculators.performance.published`, named in each caption.
@@ -25,18 +25,7 @@ from calculators.performance.inference_speed import (
 from calculators.performance.published import (
     DECODE_THROUGHPUT,
     FIRST_TOKEN_LATENCY,
-    NEMO,
-    TRAINING_RUNS,
-    TRAINING_THROUGHPUT,
     TRT_LLM,
-)
-from calculators.performance.training_time import (
-    DEFAULT_MFU,
-    FALLBACK_MFU,
-    default_mfu,
-    implied_mfu,
-    training_flops_per_token,
-    training_time,
 )
 from calculators.tables import Table, TableFunction
 
@@ -50,12 +39,6 @@ SPEED_MODELS = ("llama-3.2-3b", "llama-3.1-8b", "qwen2.5-14b", "qwen2.5-32b", "m
 SPEED_GPUS = ("rtx-4090", "rtx-5090", "l40s", "a100-80gb-sxm", "h100-sxm", "h200", "mi300x", "m4-max")
 SPEED_CONTEXT = 4096
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
-#: Models and GPU counts of the training reference table.
-TRAIN_MODELS = ("llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b", "qwen2.5-14b", "qwen2.5-32b", "llama-3.1-70b",
-                "mixtral-8x7b")
-TRAIN_TOKENS = 10**12
-TRAIN_GPUS = 256
-TRAIN_SEQ = 4096
 
 
 def _name(model_id: str) -> str:
@@ -193,121 +176,10 @@ def batching_table() -> Table:
         assumptions=("the queue never runs dry", "prefill of arriving requests and the final drain not modelled"))
 
 
-# --------------------------------------------------------------------------- training-time page
-def train_key_numbers_table() -> Table:
-    """Headline figures of the training-time page."""
-    l3 = get_model("llama-3.1-8b")
-    h100, a100 = get_gpu("h100-sxm"), get_gpu("a100-80gb-sxm")
-    per_token = training_flops_per_token(l3, seq=8192)
-    run = training_time(l3, h100, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=8192)
-    ckpt = training_time(l3, h100, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=8192, grad_checkpointing=True)
-    l2 = next(r for r in TRAINING_RUNS if r.model_id == "llama-2-7b")
-    rows = (
-        ("Llama 3.1 8B: training FLOP per token at seq 8192", _num(per_token / 1e9, 1), "GFLOP",
-         "`training_flops_per_token`"),
-        (f"Llama 3.1 8B, 1T tokens on {TRAIN_GPUS} x {h100.name} at MFU {run.mfu:g}", _num(run.days, 1), "days",
-         "`training_time`"),
-        ("Same with full activation recomputation", _num(ckpt.days, 1), "days", "`training_time`"),
-        (f"Llama 2 7B: MFU implied by its published {l2.gpu_hours:,.0f} GPU-hours on {a100.name}",
-         _num(100 * implied_mfu(get_model(l2.model_id), a100, tokens=l2.tokens, gpu_hours=l2.gpu_hours,
-                                seq=l2.seq), 1), "%", "`implied_mfu`"),
-    )
-    return Table(
-        id="performance-train-key-numbers",
-        caption="Key numbers for training time (calculators.performance.training_time).",
-        columns=("quantity", "value", "unit", "computed by"), align=("l", "r", "l", "l"), rows=rows,
-        assumptions=("bf16 mixed precision, dense BF16 tensor rate", f"default MFU for the GPU ({run.mfu:g} for "
-                     f"{h100.name}: {run.mfu_source.title})", CATALOGS))
-
-
-def train_mfu_defaults_table() -> Table:
-    """The default MFU per GPU and its source."""
-    rows = [(get_gpu(gpu_id).name, f"{mfu:.2f}", source.kind, f"{source.title} ({source.url})")
-            for gpu_id, (mfu, source) in sorted(DEFAULT_MFU.items())]
-    fallback = default_mfu(get_gpu("rtx-4090"))[1]
-    rows.append(("every other GPU", f"{FALLBACK_MFU:.2f}", fallback.kind, fallback.title))
-    return Table(
-        id="performance-train-mfu-defaults",
-        caption=("Default model FLOPs utilisation of training_time when --mfu is not given, and where it comes from "
-                 "(calculators.performance.training_time.DEFAULT_MFU)."),
-        columns=("GPU", "default MFU", "kind", "source"), align=("l", "r", "l", "l"), rows=tuple(rows),
-        assumptions=(CATALOGS,))
-
-
-def train_flops_check_table() -> Table:
-    """Our FLOP per token against the model FLOP rate / token rate NVIDIA NeMo publishes."""
-    rows = []
-    for r in TRAINING_THROUGHPUT:
-        theirs = r.model_flop_per_s_per_gpu / r.tokens_per_s_per_gpu
-        ours = training_flops_per_token(get_model(r.model_id), seq=r.seq)
-        rows.append((_name(r.model_id), str(r.seq), _num(r.tokens_per_s_per_gpu), _num(r.model_flop_per_s_per_gpu / 1e12),
-                     _num(theirs / 1e9, 2), _num(ours / 1e9, 2), _pct(ours / theirs - 1)))
-    return Table(
-        id="performance-train-flops-check",
-        caption=("FLOP per token: NeMo's published model TFLOP/s per GPU divided by its tokens/s per GPU (measured, "
-                 f"quoted from {NEMO.title}, {NEMO.url}, read {NEMO.as_of}) against "
-                 "training_flops_per_token (derived). Error = ours / theirs - 1."),
-        columns=("model", "seq", "NeMo tokens/s per GPU", "NeMo model TFLOP/s per GPU", "NeMo GFLOP per token",
-                 "our GFLOP per token", "error"),
-        align=("l", "r", "r", "r", "r", "r", "r"), rows=tuple(rows), assumptions=(CATALOGS,))
-
-
-def train_validation_table() -> Table:
-    """Our GPU-hours at the default MFU against published pre-training runs, with the MFU each implies."""
-    rows = []
-    for r in TRAINING_RUNS:
-        spec, gpu = get_model(r.model_id), get_gpu(r.gpu_id)
-        ours = training_time(spec, gpu, tokens=r.tokens, seq=r.seq)
-        mfu = implied_mfu(spec, gpu, tokens=r.tokens, gpu_hours=r.gpu_hours, seq=r.seq)
-        rows.append((_name(r.model_id), gpu.name, f"{r.tokens / 1e12:g}T", str(r.seq), _num(r.gpu_hours),
-                     f"{mfu * 100:.1f} %", f"{ours.mfu:.2f}", _num(ours.gpu_hours), _pct(ours.gpu_hours / r.gpu_hours - 1),
-                     r.source.title.split(" (")[0] + (f"; {r.note}" if r.note else "")))
-    return Table(
-        id="performance-train-validation",
-        caption=("Published pre-training runs (GPU-hours measured, quoted from the source named in each row; Llama 2: "
-                 "https://arxiv.org/abs/2307.09288, Llama 3: https://github.com/meta-llama/llama3 MODEL_CARD.md) "
-                 "against training_time at the default MFU for the GPU (estimate). Implied MFU = model FLOPs "
-                 "(training_flops_per_token x tokens) / (GPU-hours x 3600 x dense BF16 rate). Error = estimate / "
-                 "published - 1."),
-        columns=("model", "GPU", "tokens", "seq", "published GPU-hours", "implied MFU", "default MFU",
-                 "our GPU-hours", "error", "source"),
-        align=("l", "l", "r", "r", "r", "r", "r", "r", "r", "l"), rows=tuple(rows),
-        assumptions=("bf16 mixed precision, no activation recomputation", CATALOGS))
-
-
-def train_reference_table() -> Table:
-    """Days and GPU-hours to train catalog models on 1T tokens with 256 GPUs."""
-    gpus = [get_gpu(g) for g in ("a100-80gb-sxm", "h100-sxm", "b200")]
-    rows = []
-    for model_id in TRAIN_MODELS:
-        spec = get_model(model_id)
-        cells = []
-        for gpu in gpus:
-            run = training_time(spec, gpu, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=TRAIN_SEQ)
-            cells += [_num(run.days, 1), _num(run.gpu_hours)]
-        rows.append((_name(model_id), _num(training_flops_per_token(spec, seq=TRAIN_SEQ) / 1e9, 1), *cells))
-    columns = ["model", "GFLOP per token"]
-    for gpu in gpus:
-        mfu = default_mfu(gpu)[0]
-        columns += [f"{gpu.name}: days (MFU {mfu:g})", f"{gpu.name}: GPU-hours"]
-    return Table(
-        id="performance-train-reference",
-        caption=(f"Wall-clock days and GPU-hours to train on {TRAIN_TOKENS / 1e12:g}T tokens at sequence length "
-                 f"{TRAIN_SEQ} with {TRAIN_GPUS} GPUs (estimates by training_time at each GPU's default MFU; the "
-                 "B200 figure is assumed, see the defaults table). Mixtral 8x7B counts its active parameters."),
-        columns=tuple(columns), align=("l", "r", *["r"] * (2 * len(gpus))), rows=tuple(rows),
-        assumptions=("bf16 mixed precision, no activation recomputation", CATALOGS))
-
-
 TABLES: dict[str, TableFunction] = {
     "performance-speed-key-numbers": speed_key_numbers_table,
     "performance-speed-reference": speed_reference_table,
     "performance-speed-batch": speed_batch_table,
     "performance-speed-validation": speed_validation_table,
     "performance-batching": batching_table,
-    "performance-train-key-numbers": train_key_numbers_table,
-    "performance-train-mfu-defaults": train_mfu_defaults_table,
-    "performance-train-flops-check": train_flops_check_table,
-    "performance-train-validation": train_validation_table,
-    "performance-train-reference": train_reference_table,
 }

@@ -14,6 +14,7 @@ ratios and shares come from :func:`calculators.parallel.step.step_communication`
 from __future__ import annotations
 
 import functools
+from statistics import median
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
@@ -21,22 +22,16 @@ from calculators.catalog.models import get_model
 from calculators.doc_tables.multi_gpu import JOB as ZERO_JOB
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.memory.training import training_memory
-from calculators.parallel.collectives import (
-    DEFAULT_EFFICIENCY,
-    DEFAULT_LATENCY_S,
-    bus_factor,
-)
-from calculators.parallel.measured import (
-    MEASUREMENTS,
-    MeasuredBusBandwidth,
-    model_bus_bandwidth_bytes_per_s,
-)
+from calculators.parallel.collectives import bus_factor
+from calculators.parallel.links import LINK_EFFICIENCY, LINK_EFFICIENCY_RECORDS, latency_per_ring_step_s
+from calculators.parallel.measured import MEASUREMENTS
 from calculators.parallel.step import (
     DDP_BUCKET_BYTES,
     DEFAULT_MFU,
     StepCommunication,
     step_communication,
 )
+from calculators.speed_accuracy.training import scored_figures
 
 GB, GIB, PERCENT = 1e9, 2**30, 0.01
 #: The worked example of docs/multi-gpu/interconnect.md (its pycon block uses the same inputs).
@@ -91,19 +86,22 @@ def seventy_on_eight_total(value_id: str, *, precision: str) -> Value:
 
 
 # --------------------------------------------------------------------------- model inputs (interconnect.md)
-def ic_default_efficiency() -> Value:
-    """The ring model's default collective efficiency (assumed)."""
-    return quantity("ic-default-efficiency", DEFAULT_EFFICIENCY, digits=1, unit="", kind="assumed",
-                    description="Default fraction of per-direction link bandwidth a collective reaches "
-                                "(calculators.parallel.collectives.DEFAULT_EFFICIENCY).",
-                    assumptions=("the NCCL maintainer's ~20 % protocol overhead on NVLink (nccl-tests issue 212)",))
+def link_kind_efficiency(value_id: str, *, kind: str) -> Value:
+    """The one link model's efficiency for a link kind (fitted on published nccl-tests runs)."""
+    records = ", ".join(LINK_EFFICIENCY_RECORDS[kind])
+    return quantity(value_id, LINK_EFFICIENCY[kind], digits=2, unit="", kind="derived",
+                    description=f"Fraction of the per-direction bandwidth a large collective reaches on a {kind} link "
+                                "(calculators.parallel.links.LINK_EFFICIENCY, median of the published runs).",
+                    assumptions=(f"fitted on tests/data/published_speed/collectives.jsonl: {records}",))
 
 
-def ic_default_latency() -> Value:
-    """The ring model's default per-step latency, microseconds (assumed)."""
-    return quantity("ic-default-latency", DEFAULT_LATENCY_S, scale=1e-6, digits=0, unit="µs", kind="assumed",
-                    description="Default fixed cost of one ring step in step_communication "
-                                "(calculators.parallel.collectives.DEFAULT_LATENCY_S).")
+def link_step_latency(value_id: str, *, link: str) -> Value:
+    """Fixed cost of one ring step on a link, microseconds (derived from published small-message runs)."""
+    return quantity(value_id, latency_per_ring_step_s(get_interconnect(link)), scale=1e-6, digits=1, unit="µs",
+                    kind="derived", description=f"Per-ring-step latency on {get_interconnect(link).name}: a published "
+                                                "small-message all-reduce time over its 2 (N-1) ring steps.",
+                    assumptions=("nccl-tests all_reduce_perf at its smallest size (NVIDIA/nccl issues 1259, 1530, "
+                                 "1439)",))
 
 
 def ic_ddp_bucket() -> Value:
@@ -120,18 +118,13 @@ def step_mfu(value_id: str) -> Value:
 
 
 # --------------------------------------------------------------------------- nccl-tests check
-def _model_error(record: MeasuredBusBandwidth) -> float:
-    return model_bus_bandwidth_bytes_per_s(record) / record.bus_bandwidth_bytes_per_s - 1
-
-
-def ic_nccl_close_error() -> Value:
-    """Largest |error| of the ring model on the NVSwitch ring and P2P PCIe runs of the nccl-tests table, percent."""
-    rows = [m for m in MEASUREMENTS if m.in_ring_model and m.interconnect in ("nvlink4", "pcie4")]
-    return quantity("ic-nccl-close-error", max(abs(_model_error(m)) for m in rows), scale=PERCENT, digits=0,
-                    unit="%", kind="derived",
-                    description="Largest absolute error of the model's busbw at the default efficiency against "
-                                "the 8 x H100 NVSwitch ring run and the P2P-enabled RTX 4090 PCIe run.",
-                    assumptions=(f"efficiency {DEFAULT_EFFICIENCY:g}",))
+def ic_nccl_median_error() -> Value:
+    """Median |error| of the link model on the published collectives, leave-one-source-out, percent."""
+    errors = sorted(abs(r["estimated"] / r["measured"] - 1) for r in scored_figures() if r["category"] == "collectives")
+    return quantity("ic-nccl-median-error", median(errors), scale=PERCENT, digits=0, unit="%", kind="derived",
+                    description="Median absolute error of the link model's busbw against the published nccl-tests "
+                                "figures, each efficiency refitted without the figure's own source.",
+                    assumptions=("calculators.speed_accuracy.training.scored_figures",))
 
 
 def ic_host_bound_efficiency() -> Value:
@@ -211,12 +204,17 @@ VALUES: dict[str, ValueFunction] = {
     "ic-pcie5": functools.partial(link_figure, "ic-pcie5", link="pcie5"),
     "ic-ndr-per-direction": functools.partial(link_figure, "ic-ndr-per-direction", link="ib-ndr",
                                               per_direction=True),
-    "ic-default-efficiency": ic_default_efficiency,
-    "ic-default-latency": ic_default_latency,
+    "ic-eff-nvlink": functools.partial(link_kind_efficiency, "ic-eff-nvlink", kind="nvlink"),
+    "ic-eff-sharp": functools.partial(link_kind_efficiency, "ic-eff-sharp", kind="nvlink-sharp"),
+    "ic-eff-bridge": functools.partial(link_kind_efficiency, "ic-eff-bridge", kind="nvlink-bridge"),
+    "ic-eff-pcie": functools.partial(link_kind_efficiency, "ic-eff-pcie", kind="pcie"),
+    "ic-eff-network": functools.partial(link_kind_efficiency, "ic-eff-network", kind="network"),
+    "ic-latency-nvlink": functools.partial(link_step_latency, "ic-latency-nvlink", link="nvlink4"),
+    "ic-latency-pcie": functools.partial(link_step_latency, "ic-latency-pcie", link="pcie4"),
     "ic-ddp-bucket": ic_ddp_bucket,
     "ic-step-mfu": functools.partial(step_mfu, "ic-step-mfu"),
     "ic-footnote-mfu": functools.partial(step_mfu, "ic-footnote-mfu"),
-    "ic-nccl-close-error": ic_nccl_close_error,
+    "ic-nccl-median-error": ic_nccl_median_error,
     "ic-host-bound-efficiency": ic_host_bound_efficiency,
     "ic-example-nvlink-share": ic_example_nvlink_share,
     "ic-example-pcie-ratio": ic_example_pcie_ratio,

@@ -5,7 +5,7 @@ Each value calls the same calculators as the pages' tables (``decode_step``,
 link model) with the settings the sentence names, so the prose cannot drift from the tables.
 
 >>> perf_tp_nvlink_efficiency().text
-'0.80'
+'0.74'
 >>> train_ckpt_half_peak_mfu().text
 '37.5 %'
 """
@@ -52,18 +52,19 @@ CKPT_MODEL, CKPT_GPU, CKPT_SEQ, CKPT_UTILISATION = "llama-2-7b", "a100-80gb-sxm"
 
 
 # --------------------------------------------------------------------------- tensor-parallel link inputs
-def link_efficiency_value(value_id: str, *, link: str, kind: str) -> Value:
-    """Fraction of a link's per-direction bandwidth a large all-reduce reaches (``link_efficiency``)."""
+def link_efficiency_value(value_id: str, *, link: str, kind: str, gpus: int = 2) -> Value:
+    """Fraction of a link's per-direction bandwidth a large all-reduce over ``gpus`` GPUs reaches (``link_efficiency``)."""
     record = get_interconnect(link)
-    return quantity(value_id, link_efficiency(record), digits=2, unit="", kind=kind,
-                    description=f"Collective efficiency calculators.parallel.tensor uses on {record.name}.",
-                    assumptions=(("NVLink: the NCCL maintainer's ~20 % protocol overhead (assumed 0.8); PCIe: mean "
-                                 "implied efficiency of the published PCIe all_reduce_perf runs"),))
+    return quantity(value_id, link_efficiency(record, gpus=gpus), digits=2, unit="", kind=kind,
+                    description=f"Collective efficiency calculators.parallel.tensor uses on {record.name} "
+                                f"({gpus} GPUs).",
+                    assumptions=(("the one link model (calculators.parallel.links): the median efficiency of the "
+                                  "published all_reduce_perf runs of the link's kind"),))
 
 
 def perf_tp_nvlink_efficiency() -> Value:
-    """Tensor-parallel collective efficiency on NVLink (the collectives default, assumed)."""
-    return link_efficiency_value("perf-tp-nvlink-efficiency", link="nvlink4", kind="assumed")
+    """Tensor-parallel collective efficiency of a ring over NVLink (derived from published runs)."""
+    return link_efficiency_value("perf-tp-nvlink-efficiency", link="nvlink4", kind="derived")
 
 
 def ring_step_latency(value_id: str, *, link: str) -> Value:

@@ -49,7 +49,8 @@ def rec_pcie_efficiency_spread() -> Value:
             if m.in_ring_model and get_interconnect(m.interconnect).kind == "pcie"]
     return quantity("rec-pcie-efficiency-spread", max(pcie) / min(pcie), digits=1, unit="", kind="derived",
                     description="Ratio of the highest to the lowest efficiency implied by the published PCIe "
-                                "all_reduce_perf runs (calculators.parallel.tensor.link_efficiency averages them).")
+                                "all_reduce_perf runs (the link model, calculators.parallel.links, takes the median of the "
+                                "PCIe runs).")
 
 
 def _spec(w: Workload) -> ModelSpec:
@@ -70,7 +71,7 @@ def finetune_scaling(value_id: str, *, table_id: str, gpu: str, count: int) -> V
     return quantity(value_id, run.scaling_efficiency, scale=PERCENT, digits=0, unit="%", kind="derived",
                     description=f"Scaling efficiency (compute / (compute + exposed ZeRO-3 communication)) of "
                                 f"{count} x {record.name} in workload {table_id}.",
-                    assumptions=(f"ZeRO-3 over {run.scaling.link_name}; MFU per GPU class (default_mfu)",))
+                    assumptions=(f"ZeRO-3 over {run.scaling.link_name}; utilisation fitted on published runs",))
 
 
 VALUES: dict[str, ValueFunction] = {

@@ -45,6 +45,9 @@ DEFAULT_EFFICIENCY = 0.8
 #: Default fixed cost of one ring step, seconds (assumed): 8-GPU all-reduces of 8 bytes
 #: take 12-42 microseconds in published nccl-tests runs, i.e. 1-3 microseconds per step.
 DEFAULT_LATENCY_S = 2e-6
+#: Largest accepted efficiency: above 1 only where the switch does the reduction (NVLink SHARP's
+#: busbw exceeds the per-direction link rate, nccl-tests issue 212).
+MAX_EFFICIENCY = 2.0
 
 MAX_GPUS = 1 << 16
 MAX_BYTES = 1e18
@@ -86,7 +89,8 @@ def ring_collective_time_s(collective: str, buffer_bytes: float, *, gpus: int, l
         buffer_bytes: size of the whole buffer, bytes (summed or gathered).
         gpus: GPUs in the ring; one GPU takes no time.
         link_bytes_per_s: per-direction bandwidth of the slowest link in the ring, bytes/s.
-        efficiency: fraction of that bandwidth reached, in (0, 1] (assumed).
+        efficiency: fraction of that bandwidth reached, in (0, 2] (above 1 only with in-switch
+            reduction, NVLink SHARP); :mod:`calculators.parallel.links` fits it per link kind.
         latency_s: fixed cost per ring step, seconds (assumed).
         calls: how many separate collectives the buffer is split into (buckets, layers);
             each pays the latency term.
@@ -102,7 +106,7 @@ def ring_collective_time_s(collective: str, buffer_bytes: float, *, gpus: int, l
     size = finite_float("buffer_bytes", buffer_bytes, minimum=0.0, maximum=MAX_BYTES)
     bw = finite_float("link_bytes_per_s", link_bytes_per_s, minimum=0.0, maximum=MAX_LINK_BYTES_PER_S,
                       allow_minimum=False)
-    eff = finite_float("efficiency", efficiency, minimum=0.0, maximum=1.0, allow_minimum=False)
+    eff = finite_float("efficiency", efficiency, minimum=0.0, maximum=MAX_EFFICIENCY, allow_minimum=False)
     alpha = finite_float("latency_s", latency_s, minimum=0.0, maximum=MAX_LATENCY_S)
     count = positive_int("calls", calls, maximum=1 << 30)
     if n == 1 or size == 0:

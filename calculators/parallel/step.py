@@ -27,7 +27,7 @@ exceeds compute: then no amount of overlap can hide it.
 >>> result.collectives[0].kind, round(result.collectives[0].buffer_bytes / 2**30, 1)  # fp32 gradients
 ('all-reduce', 29.9)
 >>> round(result.communication_s, 2), round(result.compute_s, 2), result.interconnect_bound
-(1.13, 0.5, True)
+(1.67, 0.5, True)
 """
 
 from __future__ import annotations
@@ -54,11 +54,10 @@ from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, ZERO_STAGES
 from calculators.model import ModelSpec
 from calculators.parallel.collectives import (
-    DEFAULT_EFFICIENCY,
-    DEFAULT_LATENCY_S,
     MAX_GPUS,
     ring_collective_time_s,
 )
+from calculators.parallel.links import check_efficiency, collective_efficiency, latency_per_ring_step_s
 from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
 
 #: ``interconnect`` value that picks the GPU's own link (NVLink/Infinity Fabric, else its PCIe).
@@ -85,11 +84,12 @@ class CollectiveTime:
     buffer_bytes: int
     calls: int
     time_s: float
+    efficiency: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
         return {"name": self.name, "kind": self.kind, "phase": self.phase, "buffer_bytes": self.buffer_bytes,
-                "calls": self.calls, "time_s": self.time_s}
+                "calls": self.calls, "time_s": self.time_s, "efficiency": self.efficiency}
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,7 @@ def _bytes_of(field: str, dtype: str) -> int:
 
 def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: int = 8, zero: int = 0,
                        interconnect: str = AUTO, batch: int = 1, seq: int = 4096, mfu: float = DEFAULT_MFU,
-                       efficiency: float = DEFAULT_EFFICIENCY, latency_s: float = DEFAULT_LATENCY_S,
+                       efficiency: float | None = None, latency_s: float | None = None,
                        grad_dtype: str = "fp32", param_dtype: str = "bf16", overlap: bool = True,
                        precision: str = "bf16-mixed") -> StepCommunication:
     """Communication time of one full-fine-tuning data-parallel step versus its compute time, seconds.
@@ -243,8 +243,12 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
         batch: micro-batch per GPU, sequences.
         seq: sequence length, tokens.
         mfu: model FLOP utilisation, in (0, 1] (assumed).
-        efficiency: fraction of per-direction link bandwidth the collectives reach (assumed).
-        latency_s: fixed cost per ring step, seconds (assumed).
+        efficiency: fraction of per-direction link bandwidth the collectives reach; ``None``
+            takes the one link model's fitted value per collective
+            (:func:`calculators.parallel.links.collective_efficiency`), as ``train-time`` and
+            ``speed`` do.
+        latency_s: fixed cost per ring step, seconds; ``None`` takes the link's measured
+            value (:func:`calculators.parallel.links.latency_per_ring_step_s`).
         grad_dtype: dtype of reduced gradients: fp32, bf16 or fp16.
         param_dtype: dtype of gathered parameters (ZeRO 1-3): fp32, bf16 or fp16.
         overlap: let collectives hide behind their phase's compute.
@@ -263,8 +267,8 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     b = positive_int("batch", batch, maximum=MAX_BATCH)
     s = positive_int("seq", seq, maximum=MAX_SEQ)
     utilisation = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)
-    eff = finite_float("efficiency", efficiency, minimum=0.0, maximum=1.0, allow_minimum=False)
-    alpha = finite_float("latency_s", latency_s, minimum=0.0, maximum=1.0)
+    given_eff = None if efficiency is None else check_efficiency("efficiency", efficiency)
+    given_alpha = None if latency_s is None else finite_float("latency_s", latency_s, minimum=0.0, maximum=1.0)
     grad_bytes = _bytes_of("grad_dtype", grad_dtype)
     param_bytes = _bytes_of("param_dtype", param_dtype)
     hide = flag("overlap", overlap)
@@ -273,6 +277,12 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     if record.bf16_dense_flop_per_s is None:
         raise InputError("gpu", record.id, "a GPU with a published dense BF16 rate (the catalog has none for "
                          f"{record.name})")
+    alpha = latency_per_ring_step_s(link) if given_alpha is None else given_alpha
+
+    def eff_of(kind: str) -> float:
+        return collective_efficiency(link, collective=kind, gpus=n) if given_eff is None else given_eff
+
+    eff = eff_of("all-reduce" if stage == 0 else "reduce-scatter")
 
     params = spec.parameters
     tokens = b * s
@@ -285,9 +295,11 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     layer_calls = spec.num_layers
 
     def timed(name: str, kind: str, phase: str, size: int, calls: int) -> CollectiveTime:
-        time = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=eff, latency_s=alpha,
-                                      calls=calls)
-        return CollectiveTime(name=name, kind=kind, phase=phase, buffer_bytes=size, calls=calls, time_s=time)
+        efficiency = eff_of(kind)
+        time = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=efficiency,
+                                      latency_s=alpha, calls=calls)
+        return CollectiveTime(name=name, kind=kind, phase=phase, buffer_bytes=size, calls=calls, time_s=time,
+                              efficiency=efficiency)
 
     if stage == 0:
         collectives = [timed("all-reduce gradients", "all-reduce", "backward", grads, grad_calls)]
@@ -313,7 +325,12 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     assumptions = (
         f"{n} GPUs in one ring over {link.name}: {bw / 1e9:g} GB/s per direction "
         f"({link.bandwidth_bytes_per_s / 1e9:g} GB/s {link.direction}, {link.source.title})",
-        f"collective efficiency {eff:g} of per-direction bandwidth and {alpha * 1e6:g} us per ring step (assumed)",
+        ("collective efficiency " + ", ".join(sorted({f"{c.kind} {c.efficiency:.3g}" for c in collectives}) or
+                                              {f"{eff:.3g}"}) + " of per-direction bandwidth "
+         + ("(given)" if given_eff is not None else "(fitted per link kind on published nccl-tests runs, "
+            "calculators.parallel.links)")
+         + f" and {alpha * 1e6:.3g} us per ring step " + ("(given)" if given_alpha is not None else
+                                                          "(derived from published small-message runs)")),
         f"compute = 6 x {spec.active_parameters:,} active parameters x {tokens:,} tokens per GPU at "
         f"MFU {utilisation:g} of {record.bf16_dense_flop_per_s / 1e12:g} dense BF16 TFLOP/s (assumed MFU; "
         "attention FLOPs not counted)",

@@ -23,17 +23,18 @@ and :data:`calculators.parallel.measured.MEASUREMENTS`):
   latency counts) divided by its ``2 (N-1)`` steps: about 3 microseconds per step both on
   NVLink (2 x H100) and on PCIe (8 x RTX 4090, 8 x RTX 3090). Small messages cost about
   the same on both links; the bandwidth term is what separates them.
-* ``eff``, the fraction of the per-direction link bandwidth a large all-reduce reaches:
-  0.8 on NVLink (NCCL maintainer, nccl-tests issue 212) and, on PCIe, the mean of the
-  efficiencies the published PCIe runs imply (GPU-to-GPU traffic crosses the host's root
-  complex, which often caps it well below the link rate).
+* ``eff``, the fraction of the per-direction link bandwidth a large all-reduce reaches,
+  from the one link model every command shares (:mod:`calculators.parallel.links`):
+  fitted per link kind (NVLink ring, NVLink SHARP, bridge, PCIe, network) on published
+  nccl-tests runs; on PCIe GPU-to-GPU traffic crosses the host's root complex, which
+  often caps it well below the link rate.
 
 >>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model
 >>> spec = get_model("llama-3-70b")
 >>> link = tensor_parallel_link(get_gpu("rtx-4090"), gpus=4)
 >>> link.id, round(link_efficiency(link), 2), round(latency_per_ring_step_s(link) * 1e6, 2)
-('pcie4', 0.62, 3.44)
+('pcie4', 0.55, 3.44)
 >>> comm = tensor_parallel_communication(spec, tokens=1, gpus=4, link=link)
 >>> comm.all_reduces, comm.bytes_per_all_reduce  # 2 per layer x 80 layers; 8192 bf16 activations
 (160, 16384)
@@ -48,109 +49,41 @@ References:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from statistics import mean
 from typing import Any
 
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
-from calculators.catalog.sources import Source
 from calculators.model import ModelSpec
 from calculators.parallel.collectives import (
-    DEFAULT_EFFICIENCY,
     MAX_GPUS,
     ring_collective_time_s,
     ring_steps,
 )
-from calculators.parallel.measured import MEASUREMENTS
+from calculators.parallel.links import LATENCY_MEASUREMENTS as LATENCY_MEASUREMENTS
+from calculators.parallel.links import SmallMessageLatency as SmallMessageLatency
+from calculators.parallel.links import check_efficiency, collective_efficiency
+from calculators.parallel.links import latency_per_ring_step_s as latency_per_ring_step_s
 from calculators.parallel.step import AUTO, default_interconnect
-from calculators.validate import finite_float, instance_of, positive_int
+from calculators.validate import positive_int
 
 #: All-reduces per transformer layer in one forward pass (Megatron-LM, section 3).
 ALL_REDUCES_PER_LAYER_FORWARD = 2
 #: All-reduces per layer in one backward pass (the input gradients of the same two blocks).
 ALL_REDUCES_PER_LAYER_BACKWARD = 2
-#: Link kinds whose small-message latency is taken from the NVLink measurements.
-_FAST_KINDS = ("nvlink", "infinity-fabric")
 MAX_TOKENS = 1 << 40
 
 
-@dataclass(frozen=True, kw_only=True)
-class SmallMessageLatency:
-    """A published time of a tiny all-reduce (a few bytes): what one collective costs with no data.
+def link_efficiency(link: Interconnect, *, gpus: int = 8) -> float:
+    """Fraction of the per-direction bandwidth a large all-reduce over ``gpus`` GPUs reaches on this link (fitted).
 
-    Attributes:
-        link_kind: ``"nvlink"`` or ``"pcie"``: which links the figure stands for.
-        system: GPUs, link and settings in words.
-        gpus: ranks in the all-reduce.
-        all_reduce_s: reported time, seconds.
-        source: the thread, kind ``"measured"``.
+    The one link model of :func:`calculators.parallel.links.collective_efficiency`: NVLink
+    SHARP on H100/H200/B200 switches, a ring elsewhere, each kind fitted on published
+    nccl-tests runs.
+
+    >>> round(link_efficiency(get_interconnect("nvlink3")), 2), round(link_efficiency(get_interconnect("pcie4")), 2)
+    (0.74, 0.55)
     """
-
-    link_kind: str
-    system: str
-    gpus: int
-    all_reduce_s: float
-    source: Source
-
-    @property
-    def per_ring_step_s(self) -> float:
-        """The time over the ring's ``2 (N-1)`` steps, seconds (derived)."""
-        return self.all_reduce_s / ring_steps("all-reduce", gpus=self.gpus)
-
-
-def _issue(repo: str, number: int, title: str, date: str) -> Source:
-    return Source(f"{repo} issue #{number}: {title}", f"https://github.com/{repo}/issues/{number}", date,
-                  kind="measured")
-
-
-#: Published small-message all-reduce times (nccl-tests ``all_reduce_perf``, smallest size).
-LATENCY_MEASUREMENTS: tuple[SmallMessageLatency, ...] = (
-    SmallMessageLatency(
-        link_kind="nvlink", system="2 x H100 SXM, NVSwitch, NCCL 2.20.5 NVLSTree with CUDA graphs, 128 B", gpus=2,
-        all_reduce_s=6e-6,
-        source=_issue("NVIDIA/nccl", 1259, "Is intra-node latency supposed to increase with the number of GPUs "
-                      "when using NVLink SHARP? (2 GPUs: approximately 6 us)", "2024-04-22")),
-    SmallMessageLatency(
-        link_kind="pcie", system="8 x GeForce RTX 4090, PCIe, 8 B out-of-place", gpus=8, all_reduce_s=42.14e-6,
-        source=_issue("NVIDIA/nccl", 1530, "Ring all-reduce shows poor bandwidth utilization on PCIe-connected "
-                      "GPUs (8 B: 42.14 us)", "2026-11-21")),
-    SmallMessageLatency(
-        link_kind="pcie", system="8 x GeForce RTX 3090, PCIe, 8 B out-of-place", gpus=8, all_reduce_s=54.18e-6,
-        source=_issue("NVIDIA/nccl", 1439, "ALLREDUCE timeout (nccl-tests output on 8 x RTX 3090: 8 B in "
-                      "54.18 us)", "2024-09-11")),
-)
-
-
-def latency_per_ring_step_s(link: Interconnect) -> float:
-    """Fixed cost of one ring step on this link, seconds (derived from :data:`LATENCY_MEASUREMENTS`).
-
-    NVLink and Infinity Fabric: the mean per-step time of the NVLink records; PCIe: that of
-    the PCIe records; network links: the PCIe figure (assumed: no small-message figure for
-    a network was read, and a network hop is unlikely to be faster).
-
-    >>> round(latency_per_ring_step_s(get_interconnect("nvlink4")) * 1e6, 1)
-    3.0
-    """
-    link = instance_of("link", link, Interconnect, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
-    kind = "nvlink" if link.kind in _FAST_KINDS else "pcie"
-    return mean(r.per_ring_step_s for r in LATENCY_MEASUREMENTS if r.link_kind == kind)
-
-
-def link_efficiency(link: Interconnect) -> float:
-    """Fraction of the per-direction bandwidth a large all-reduce reaches on this link (derived or assumed).
-
-    PCIe: the mean efficiency the published PCIe all-reduce runs imply
-    (:data:`calculators.parallel.measured.MEASUREMENTS`); every other link: the
-    collectives default, 0.8 (the NCCL maintainer's ~20 % protocol overhead on NVLink).
-
-    >>> link_efficiency(get_interconnect("nvlink4"))
-    0.8
-    """
-    link = instance_of("link", link, Interconnect, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
-    if link.kind != "pcie":
-        return DEFAULT_EFFICIENCY
-    return mean(m.implied_efficiency for m in MEASUREMENTS
-                if m.in_ring_model and get_interconnect(m.interconnect).kind == "pcie")
+    return collective_efficiency(link, collective="all-reduce", gpus=gpus)
 
 
 def tensor_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO) -> Interconnect:
@@ -233,8 +166,7 @@ def tensor_parallel_communication(spec: ModelSpec, *, tokens: int, gpus: int, li
     t = positive_int("tokens", tokens, maximum=MAX_TOKENS)
     n = positive_int("gpus", gpus, maximum=MAX_GPUS)
     size = t * spec.hidden_size * positive_int("activation_bytes", activation_bytes, maximum=8)
-    eff = link_efficiency(link) if efficiency is None else finite_float(
-        "collective_efficiency", efficiency, minimum=0.0, maximum=1.0, allow_minimum=False)
+    eff = link_efficiency(link, gpus=n) if efficiency is None else check_efficiency("collective_efficiency", efficiency)
     alpha = latency_per_ring_step_s(link)
     per_layer = ALL_REDUCES_PER_LAYER_FORWARD + (ALL_REDUCES_PER_LAYER_BACKWARD if backward else 0)
     count = per_layer * spec.num_layers

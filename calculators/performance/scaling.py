@@ -10,10 +10,12 @@ paper, Rajbhandari et al. 2020, section 7), with ``P`` trainable parameters:
   again in backward, and reduce-scatters the gradients in backward.
 
 Each collective is a ring over the GPUs' link (:func:`~calculators.parallel.collectives.ring_collective_time_s`)
-at the link's measured efficiency and per-step latency (:mod:`calculators.parallel.tensor`).
+at the efficiency of the one link model (:func:`calculators.parallel.links.collective_efficiency`,
+per link kind and collective) and the link's per-step latency (:mod:`calculators.parallel.tensor`).
 Above :data:`GPUS_PER_NODE` GPUs the ring crosses nodes: its per-GPU bandwidth is
-``min(intra-node link, 8 x InfiniBand NDR)`` (eight 400 Gb/s NICs per node, as in NVIDIA's
-DGX H100 reference design: assumed), and its latency that of NCCL's trees,
+``min(intra-node link, NICs per node x NIC)`` (default eight 400 Gb/s InfiniBand NDR NICs
+per node, as in NVIDIA's DGX H100 reference design: assumed) at the network efficiency,
+and its latency that of NCCL's trees,
 ``2 x ceil(log2 N)`` steps instead of the ring's ``2 (N - 1)`` (NCCL 2.4 added trees for
 their logarithmic latency at scale).
 
@@ -33,7 +35,7 @@ link.
 >>> pcie = data_parallel_overhead(spec, get_gpu("h100-sxm"), gpus=8, zero=0, micro_batch_compute_s=0.5,
 ...                               forward_share=1 / 3, interconnect="pcie5")
 >>> round(pcie.scaling_efficiency, 2)
-0.31
+0.27
 
 References:
     docs pages "Training time" and "Multi-GPU memory and communication"; Rajbhandari et al.
@@ -49,6 +51,7 @@ from typing import Any
 
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
+from calculators.errors import UnknownNameError
 from calculators.memory.training_inputs import MAX_BATCH, ZERO_STAGES
 from calculators.model import ModelSpec
 from calculators.parallel.collectives import (
@@ -63,13 +66,16 @@ from calculators.parallel.step import (
     CollectiveTime,
     default_interconnect,
 )
-from calculators.parallel.tensor import latency_per_ring_step_s, link_efficiency
+from calculators.parallel.links import collective_efficiency
+from calculators.parallel.tensor import latency_per_ring_step_s
 from calculators.validate import finite_float, positive_int
 
 #: GPUs in one node; larger jobs cross nodes (assumed: the HGX/DGX eight-GPU node).
 GPUS_PER_NODE = 8
-#: NIC per GPU across nodes when ``interconnect="auto"`` (assumed: DGX H100 has eight ConnectX-7 NDR ports).
+#: NIC across nodes when ``interconnect="auto"`` (assumed: DGX H100 has eight ConnectX-7 NDR ports).
 CROSS_NODE_NIC = "ib-ndr"
+#: NICs per node across nodes (assumed: one per GPU, as in DGX/HGX nodes).
+NICS_PER_NODE = 8
 _PHASES = ("forward", "backward", "after-step")
 
 
@@ -118,34 +124,46 @@ class DataParallelOverhead:
                 "scaling_efficiency": self.scaling_efficiency}
 
 
-def data_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO) -> tuple[str, str, float, Interconnect]:
-    """(name, id, per-direction bytes/s, intra-node link) of the ring a data-parallel job runs on.
+def data_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO, nic: str = CROSS_NODE_NIC,
+                       nics_per_node: int = NICS_PER_NODE, cross_node: bool | None = None,
+                       nic_share: int = 1) -> tuple[str, str, float, Interconnect]:
+    """(name, id, per-direction bytes/s, slowest link) of the ring a data-parallel job runs on.
 
     ``"auto"``: the GPU's own link within a node; above :data:`GPUS_PER_NODE` GPUs,
-    ``min(own link, 8 x InfiniBand NDR)`` per GPU
-    (:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`). A named link is
-    used for every hop.
+    ``min(own link, nics_per_node x nic)`` per GPU
+    (:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`), and the NIC is
+    the link whose efficiency applies. ``cross_node`` forces (or rules out) a ring across
+    nodes, e.g. when tensor- and pipeline-parallel groups fill the nodes; ``nic_share`` GPUs
+    of a node sit in different rings and share its NICs. A named link is used for every hop.
     """
     n = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    nics = positive_int("nics_per_node", nics_per_node, maximum=64)
+    share = positive_int("nic_share", nic_share, maximum=GPUS_PER_NODE)
+    try:  # checked whether the job crosses nodes or not
+        network = get_interconnect(nic)
+    except UnknownNameError as error:
+        raise UnknownNameError("nic", str(nic), error.choices) from None
+    across = n > GPUS_PER_NODE if cross_node is None else cross_node
     key = str(interconnect).strip().lower()
     if key != AUTO:
         link = get_interconnect(key)
         return link.name, link.id, link.per_direction_bytes_per_s, link
     link = default_interconnect(gpu, gpus=min(n, GPUS_PER_NODE))
-    if n <= GPUS_PER_NODE:
+    if not across or n == 1:
         return link.name, link.id, link.per_direction_bytes_per_s, link
-    nic = get_interconnect(CROSS_NODE_NIC)
     per_direction = multi_node_ring_bytes_per_s(intra_node_bytes_per_s=link.per_direction_bytes_per_s,
-                                                nic_bytes_per_s=nic.per_direction_bytes_per_s,
-                                                nics_per_node=GPUS_PER_NODE)
-    return (f"{link.name} in each node, {GPUS_PER_NODE} x {nic.name} per node across nodes (assumed)",
-            f"{link.id}+{nic.id}", per_direction, link)
+                                                nic_bytes_per_s=network.per_direction_bytes_per_s / share,
+                                                nics_per_node=nics)
+    return (f"{link.name} in each node, {nics} x {network.name} per node across nodes",
+            f"{link.id}+{network.id}", per_direction, network)
 
 
 def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, micro_batch_compute_s: float,
                            forward_share: float, accumulation: int = 1, trainable_parameters: int | None = None,
                            grad_bytes: float = 4, gathered_bytes_per_parameter: float = 2,
-                           interconnect: str = AUTO) -> DataParallelOverhead:
+                           interconnect: str = AUTO, nic: str = CROSS_NODE_NIC,
+                           nics_per_node: int = NICS_PER_NODE, cross_node: bool | None = None,
+                           nic_share: int = 1) -> DataParallelOverhead:
     """Exposed data-parallel communication of one optimizer step per GPU, seconds.
 
     Formula: collectives as the module docstring lists; exposed = ``sum over phases of
@@ -165,6 +183,8 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
         grad_bytes: bytes per reduced gradient (4: fp32 gradients of fp32 master weights).
         gathered_bytes_per_parameter: bytes per gathered parameter (2 for bf16; about 0.5 for NF4).
         interconnect: link id or ``"auto"``.
+        nic, nics_per_node: the network link and its count per node, for jobs above one node.
+        cross_node, nic_share: see :func:`data_parallel_link`.
 
     Raises:
         InputError: a value out of range, naming it.
@@ -175,8 +195,10 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
     share = finite_float("forward_share", forward_share, minimum=0.0, maximum=1.0, allow_minimum=False)
     accum = positive_int("grad_accumulation", accumulation, maximum=MAX_BATCH)
     trainable = spec.parameters if trainable_parameters is None else trainable_parameters
-    name, link_id, bw, intra = data_parallel_link(gpu, gpus=n, interconnect=interconnect)
-    eff, alpha = link_efficiency(intra), latency_per_ring_step_s(intra)
+    name, link_id, bw, slowest = data_parallel_link(gpu, gpus=n, interconnect=interconnect, nic=nic,
+                                                    nics_per_node=nics_per_node, cross_node=cross_node,
+                                                    nic_share=nic_share)
+    eff, alpha = collective_efficiency(slowest, collective="all-reduce", gpus=n), latency_per_ring_step_s(slowest)
     compute = micro * accum
     if n == 1:
         return DataParallelOverhead(gpus=1, zero=stage, link_name=name, link_id=link_id,
@@ -186,13 +208,14 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
     def timed(label: str, kind: str, phase: str, size: float, calls: int, repeats: int) -> CollectiveTime:
         # Across nodes NCCL's trees take 2 ceil(log2 N) latency steps instead of the ring's.
         steps = ring_steps(kind, gpus=n)
-        if n > GPUS_PER_NODE:
+        if n > GPUS_PER_NODE or cross_node:
             steps = min(steps, 2 * math.ceil(math.log2(n)))
         latency = alpha * steps / ring_steps(kind, gpus=n)
-        one = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=eff, latency_s=latency,
+        efficiency = collective_efficiency(slowest, collective=kind, gpus=n)
+        one = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=efficiency, latency_s=latency,
                                      calls=calls)
         return CollectiveTime(name=label, kind=kind, phase=phase, buffer_bytes=int(size), calls=calls * repeats,
-                              time_s=one * repeats)
+                              time_s=one * repeats, efficiency=efficiency)
 
     grads = trainable * grad_bytes
     buckets = max(1, math.ceil(grads / DDP_BUCKET_BYTES))

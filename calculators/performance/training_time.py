@@ -23,19 +23,25 @@ section 2.1, whose backward is half input gradients and half weight gradients. Q
 every matmul that uses it, forward and backward: elementwise work that is not counted
 as FLOPs here and lowers the utilisation reached (assumed; no measurement read).
 
-``time = tokens x FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
+``steady time = tokens x executed FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
+``whole run = steady time / goodput``
 
-The utilisation is of the FLOPs actually executed on one GPU; without recomputation
-that is the model FLOPs utilisation (MFU). The scaling efficiency (1 on one GPU) is
-compute / (compute + data-parallel communication that compute cannot hide), from
-:mod:`calculators.performance.scaling`: it falls as GPUs are added and on slower links.
-With every factor at 1 the time is a lower bound.
+The utilisation is of the FLOPs actually executed on one GPU (hardware FLOPs), fitted on
+published runs by :mod:`calculators.performance.utilisation` (GPU family, FP8,
+checkpointing, method, tokens per micro-batch) unless given; without recomputation it
+is the model FLOPs utilisation (MFU). The scaling efficiency (1 on one GPU) covers the
+data-parallel communication compute cannot hide (:mod:`calculators.performance.scaling`),
+the tensor-parallel all-reduces and the pipeline bubble
+(:mod:`calculators.performance.model_parallel`). The goodput, fitted on published
+pre-training GPU-hours, stands for restarts and evaluation. With every factor at 1 the
+time is a lower bound.
 
 >>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model
->>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096)
->>> run.mfu, round(run.gpu_hours)
-(0.5, 164126)
+>>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
+...                     batch=4, goodput=1)
+>>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
+(0.58, 142000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -55,7 +61,6 @@ from calculators.dtype_support import training_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
-from calculators.memory.lora import lora_parameters
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import (
     DEFAULT_LORA_TARGETS,
@@ -69,93 +74,50 @@ from calculators.memory.training_inputs import (
 from calculators.memory.weights import quantized_bytes_per_element
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
-from calculators.performance.flops import (
-    attended_tokens,
-    compute_rate_flop_per_s,
-    matmul_parameters,
+from calculators.performance.flops import compute_rate_flop_per_s
+from calculators.performance.training_flops import adapter_parameters as adapter_parameters
+from calculators.performance.training_flops import forward_flops_per_token as forward_flops_per_token
+from calculators.performance.training_flops import training_flops_per_token as training_flops_per_token
+from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
+from calculators.performance.scaling import (
+    CROSS_NODE_NIC,
+    GPUS_PER_NODE,
+    NICS_PER_NODE,
+    DataParallelOverhead,
+    data_parallel_overhead,
 )
-from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
+from calculators.performance.utilisation import predicted_utilisation, run_goodput
 from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
 
 MAX_TOKENS = 10**16  # 10 quadrillion: 600 x the largest published pre-training run
 SECONDS_PER_HOUR = 3600.0
 SECONDS_PER_DAY = 86400.0
 
-LLAMA3_PAPER = Source("Meta, The Llama 3 Herd of Models (arXiv:2407.21783), Table 4: 38-43 % BF16 MFU, "
-                      "Llama 3 405B on 8,192-16,384 H100 GPUs", "https://arxiv.org/abs/2407.21783",
-                      "2024-07-31", kind="measured")
-LLM_FOUNDRY = Source("MosaicML llm-foundry, MPT training benchmarks: A100 80GB BF16 MFU 43-64 % for 125M-70B, "
-                     "H100 80GB BF16 MFU 26-46 %",
-                     "https://github.com/mosaicml/llm-foundry/blob/main/scripts/train/benchmarking/README.md",
-                     "2026-11-21", kind="measured")
-ASSUMED = Source("Assumed: no published large-run MFU for this GPU among the sources read; the H100 figure is used",
-                 "", "2026-11-21", kind="assumed")
-
-#: Default MFU per GPU id, with the published figures it is taken from.
-DEFAULT_MFU: dict[str, tuple[float, Source]] = {
-    "a100-40gb-sxm": (0.50, LLM_FOUNDRY),
-    "a100-80gb-sxm": (0.50, LLM_FOUNDRY),
-    "h100-sxm": (0.40, LLAMA3_PAPER),
-    "h200": (0.40, LLAMA3_PAPER),
-}
-#: MFU used for every GPU without its own entry in :data:`DEFAULT_MFU` (assumed).
-FALLBACK_MFU = 0.40
+#: Pipeline micro-batches per optimizer step above this are refused (a typo guard).
+MAX_STAGES = 1024
 
 
 def default_mfu(gpu: GPU) -> tuple[float, Source]:
-    """The default MFU for a GPU and where it comes from (a published figure or an assumption).
+    """The fitted steady-state utilisation for a GPU (BF16, full training, no recomputation) and its source.
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> default_mfu(get_gpu("rtx-4090"))[1].kind
-    'assumed'
+    'derived'
     """
     gpu = gpu_record("gpu", gpu)
-    return DEFAULT_MFU.get(gpu.id, (FALLBACK_MFU, ASSUMED))
+    return predicted_utilisation(gpu), UTILISATION_SOURCE
+
+
+UTILISATION_SOURCE = Source(
+    "Fitted utilisation (calculators.performance.utilisation): GPU family x FP8 x checkpointing x method x "
+    "micro-batch tokens, fitted on the published runs of tests/data/published_speed/training.jsonl (Llama 2 paper, Llama 3 "
+    "and 3.1 model cards, Llama 3 405B scaling table, NeMo 24.07, llm-foundry, torchtitan, torchtune, "
+    "LLaMA-Factory)", "https://github.com/mosaicml/llm-foundry/blob/061f2c7ce64e655100286584a7629e2a09f827ba/"
+    "scripts/train/benchmarking/README.md", "2026-11-25", kind="derived")
 
 
 def _precision_dtype(precision: str) -> DType:
     return DType.FP32 if precision == "fp32" else DType.BF16 if precision.startswith("bf16") else DType.FP16
-
-
-def adapter_parameters(spec: ModelSpec, *, method: str, lora_rank: int = 16,
-                       lora_targets: Any = DEFAULT_LORA_TARGETS) -> int:
-    """Trainable adapter parameters of a LoRA/QLoRA run (0 for full training), count."""
-    if one_of("method", method, METHODS) == "full":
-        return 0
-    return lora_parameters(spec, rank=lora_rank, targets=lora_targets)
-
-
-def forward_flops_per_token(spec: ModelSpec, *, seq: int, adapter: int = 0) -> float:
-    """FLOP of one forward pass per token: ``2 x (matmul parameters + adapters) + 4 x q_dim x attended``."""
-    seq = positive_int("seq", seq, maximum=MAX_SEQ)
-    return 2.0 * (matmul_parameters(spec) + adapter) + 4.0 * spec.q_dim * attended_tokens(spec, context=seq)
-
-
-def training_flops_per_token(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = False, method: str = "full",
-                             lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS) -> float:
-    """FLOP per trained token: model FLOPs, or executed FLOPs with recomputation.
-
-    Formula: full: ``6 x N + 12 x q_dim x attended`` (``N`` = matmul parameters, active
-    for a mixture of experts; attended = sum over layers of min(seq, window)); LoRA and
-    QLoRA: ``4 x N + 6 x N_adapter + 12 x q_dim x attended`` (module docstring). Full
-    activation recomputation adds one forward (:func:`forward_flops_per_token`).
-
-    >>> from calculators.catalog.models import get_model
-    >>> spec = get_model("llama-2-7b")
-    >>> round(training_flops_per_token(spec, seq=4096) / 1e9, 2)  # GFLOP
-    46.09
-    >>> round(training_flops_per_token(spec, seq=4096, method="lora") / 1e9, 2)  # rank 16, all linears
-    33.11
-    """
-    seq = positive_int("seq", seq, maximum=MAX_SEQ)
-    checkpointing = flag("grad_checkpointing", grad_checkpointing)
-    adapter = adapter_parameters(spec, method=method, lora_rank=lora_rank, lora_targets=lora_targets)
-    attention = 12.0 * spec.q_dim * attended_tokens(spec, context=seq)
-    if one_of("method", method, METHODS) == "full":
-        model = 6.0 * matmul_parameters(spec) + attention
-    else:
-        model = 4.0 * matmul_parameters(spec) + 6.0 * adapter + attention
-    return model + (forward_flops_per_token(spec, seq=seq, adapter=adapter) if checkpointing else 0.0)
 
 
 @dataclass(frozen=True)
@@ -197,6 +159,11 @@ class TrainingTime:
     assumptions: tuple[str, ...] = ()
     memory: FitVerdict | None = None
     memory_advice: tuple[str, ...] = ()
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    fp8: bool = False
+    goodput: float = 1.0
+    model_parallel: ModelParallelStep | None = None
 
     @property
     def fits(self) -> bool:
@@ -209,14 +176,19 @@ class TrainingTime:
         return self.scaling.scaling_efficiency
 
     @property
+    def steady_time_s(self) -> float:
+        """Wall-clock seconds at steady state (no restarts or evaluation): ``time_s x goodput``."""
+        return self.time_s * self.goodput
+
+    @property
     def total_model_flops(self) -> float:
         """Model FLOPs of the whole run (FLOP)."""
         return self.tokens * self.model_flops_per_token
 
     @property
     def tokens_per_s(self) -> float:
-        """Cluster throughput, tokens per second (estimate)."""
-        return self.tokens / self.time_s
+        """Cluster throughput at steady state, tokens per second (estimate)."""
+        return self.tokens / self.steady_time_s
 
     @property
     def tokens_per_s_per_gpu(self) -> float:
@@ -239,7 +211,10 @@ class TrainingTime:
             "model": self.model, "gpu": self.gpu, "gpus": self.gpus, "tokens": self.tokens, "seq": self.seq,
             "precision": self.precision, "grad_checkpointing": self.grad_checkpointing, "method": self.method,
             "adapter_parameters": self.adapter_parameters, "scaling_efficiency": self.scaling_efficiency,
-            "data_parallel": self.scaling.to_dict(),
+            "data_parallel": self.scaling.to_dict(), "tensor_parallel": self.tensor_parallel,
+            "pipeline_parallel": self.pipeline_parallel, "fp8": self.fp8, "goodput": self.goodput,
+            "steady_state_time_s": self.steady_time_s,
+            "model_parallel": None if self.model_parallel is None else self.model_parallel.to_dict(),
             "rate_flop_per_s": self.rate_flop_per_s, "model_flops_per_token": self.model_flops_per_token,
             "executed_flops_per_token": self.executed_flops_per_token, "total_model_flops": self.total_model_flops,
             "utilisation": self.utilisation, "mfu": self.mfu, "time_s": self.time_s,
@@ -269,10 +244,13 @@ class TrainingTime:
         """Plain-text summary for the CLI."""
         return "\n".join([
             ("" if self.fits else "WARNING: ") + self.memory_text(),
-            f"{self.model}: {self.tokens:,} tokens at seq {self.seq} on {self.gpus} x {self.gpu}",
+            f"{self.model}: {self.tokens:,} tokens at seq {self.seq} on {self.gpus} x {self.gpu}"
+            + (f" (TP {self.tensor_parallel}, PP {self.pipeline_parallel})"
+               if self.tensor_parallel * self.pipeline_parallel > 1 else "") + (" with FP8 matmuls" if self.fp8 else ""),
             f"FLOP per token: {self.model_flops_per_token / 1e9:,.2f} G (model), "
             f"{self.executed_flops_per_token / 1e9:,.2f} G (executed)",
             f"throughput: {self.tokens_per_s:,.0f} tokens/s ({self.tokens_per_s_per_gpu:,.0f} per GPU); "
+            f"utilisation {self.utilisation:.3g}, MFU {self.mfu:.3g}; "
             f"scaling efficiency {self.scaling_efficiency:.1%}",
             f"wall clock: {self.days:,.2f} days ({self.gpu_hours:,.0f} GPU-hours); "
             f"at 100 % utilisation: {self.bound_time_s / SECONDS_PER_DAY:,.2f} days",
@@ -283,35 +261,48 @@ class TrainingTime:
 def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu: float | None = None,
                   precision: str = "bf16-mixed", grad_checkpointing: bool = False, seq: int = 2048,
                   method: str = "full", lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS,
-                  batch: int = 1, grad_accumulation: int = 1, zero: int = 0,
-                  interconnect: str = AUTO) -> TrainingTime:
+                  batch: int = 1, grad_accumulation: int = 1, zero: int = 0, interconnect: str = AUTO,
+                  tensor_parallel: int = 1, pipeline_parallel: int = 1, virtual_stages: int = 1,
+                  fp8: bool = False, goodput: float | None = None, nic: str = CROSS_NODE_NIC,
+                  nics_per_node: int = NICS_PER_NODE, check_memory: bool = True) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
 
-    Formula: ``time = tokens x executed FLOPs per token / (gpus x rate x utilisation x
-    scaling efficiency)``, executed FLOPs from :func:`training_flops_per_token`, scaling
-    efficiency from :func:`~calculators.performance.scaling.data_parallel_overhead`; the
-    rate is the GPU's dense BF16/FP16 tensor rate (fp32: the FP32 rate).
+    Formula: each model replica (``tp x pp`` GPUs, ``dp = gpus / (tp x pp)`` replicas)
+    runs ``grad_accumulation`` micro-batches of ``batch x seq`` tokens per step; a
+    micro-batch's stage time is ``(tokens x executed FLOPs / (tp x rate x utilisation) +
+    TP all-reduces) / pp`` and the step adds the pipeline bubble
+    (:mod:`calculators.performance.model_parallel`) and the data-parallel communication
+    compute cannot hide (:func:`~calculators.performance.scaling.data_parallel_overhead`);
+    ``time = steps x step``. The utilisation is fitted (:mod:`calculators.performance.utilisation`)
+    unless ``mfu`` is given; the rate is the GPU's dense BF16/FP16 tensor rate (``fp8``:
+    the FP8 rate; fp32: the FP32 rate).
 
     Args:
         spec: model shapes.
         gpu: catalog GPU.
         tokens: training tokens (count).
-        gpus: data-parallel GPUs in the job; work splits evenly, and the communication
-            that compute cannot hide is added (:mod:`calculators.performance.scaling`).
-        mfu: fraction of the dense rate achieved by the executed FLOPs on each GPU, in (0, 1];
-            ``None`` takes :func:`default_mfu` for the GPU.
+        gpus: GPUs in the job, a multiple of ``tensor_parallel x pipeline_parallel``.
+        mfu: fraction of the dense rate the executed FLOPs reach on each GPU, in (0, 1];
+            ``None`` takes the fitted utilisation.
         precision: one of :data:`~calculators.memory.training_inputs.PRECISIONS`; picks the rate.
-        grad_checkpointing: full activation recomputation (8·N instead of 6·N).
+        grad_checkpointing: full activation recomputation (8·N instead of 6·N executed).
         seq: sequence length in tokens (sets the attention term).
         method: ``"full"``, ``"lora"`` or ``"qlora"`` (frozen base: 4·N instead of 6·N).
         lora_rank, lora_targets: the adapters (LoRA/QLoRA only).
-        batch: micro-batch per GPU, sequences (sets the compute each collective can hide behind).
-        grad_accumulation: micro-batches per optimizer step.
+        batch: micro-batch per replica, sequences.
+        grad_accumulation: micro-batches per optimizer step (the pipeline's micro-batches).
         zero: ZeRO stage 0-3 of the data-parallel communication.
         interconnect: link id, or ``"auto"`` (the GPU's own link; across nodes above 8 GPUs).
+        tensor_parallel, pipeline_parallel, virtual_stages: Megatron-style model parallelism.
+        fp8: matmuls in FP8 (Transformer Engine); memory is counted as ``precision``.
+        goodput: steady-state time / whole-run time, in (0, 1]; ``None`` takes the value
+            fitted on published pre-training GPU-hours (restarts, evaluation); 1 for a
+            steady-state time.
+        nic, nics_per_node: the network between nodes.
+        check_memory: compute the per-GPU memory verdict (skipped with tensor or pipeline parallel).
 
     Raises:
-        InputError: a value out of range, or a GPU with no published rate for ``precision``.
+        InputError: a value out of range, or a GPU with no published rate for the precision.
     """
     spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     tokens = positive_int("tokens", tokens, maximum=MAX_TOKENS)
@@ -319,17 +310,29 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     precision = one_of("precision", precision, PRECISIONS)
     format_notes = training_notes(gpu, precision=precision, method=str(method))  # bf16 on a V100 is refused
     checkpointing = flag("grad_checkpointing", grad_checkpointing)
+    seq = positive_int("seq", seq, maximum=MAX_SEQ)
+    batch = positive_int("batch", batch, maximum=MAX_BATCH)
+    use_fp8 = flag("fp8", fp8)
+    tp = positive_int("tensor_parallel", tensor_parallel, maximum=MAX_STAGES)
+    pp = positive_int("pipeline_parallel", pipeline_parallel, maximum=MAX_STAGES)
+    stages = positive_int("virtual_stages", virtual_stages, maximum=MAX_STAGES)
+    if gpus % (tp * pp):
+        raise InputError("gpus", gpus, f"a multiple of the GPUs per model replica, tp x pp = {tp * pp}")
+    dp = gpus // (tp * pp)
+    accumulation = positive_int("grad_accumulation", grad_accumulation, maximum=MAX_BATCH)
+    method = one_of("method", method, METHODS)
     if mfu is None:
-        utilisation, source = default_mfu(gpu)
+        utilisation = predicted_utilisation(gpu, fp8=use_fp8, method=method,
+                                            checkpointing="full" if checkpointing else "none",
+                                            micro_batch_tokens=batch * seq)
+        source = UTILISATION_SOURCE
     else:
         utilisation = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)
         source = Source("Given by the user", "", "2026-11-21", kind="assumed")
-    rate = compute_rate_flop_per_s(gpu, _precision_dtype(precision))
-    if rate is None:
-        raise InputError("gpu", gpu.id, f"a GPU with a published dense {precision} rate ({gpu.name} has none)")
-    seq = positive_int("seq", seq, maximum=MAX_SEQ)
-    batch = positive_int("batch", batch, maximum=MAX_BATCH)
-    method = one_of("method", method, METHODS)
+    rate = compute_rate_flop_per_s(gpu, DType.FP8 if use_fp8 else _precision_dtype(precision))
+    if rate is None or (use_fp8 and not gpu.fp8_dense_flop_per_s):
+        wanted = "FP8" if use_fp8 else precision
+        raise InputError("gpu", gpu.id, f"a GPU with a published dense {wanted} rate ({gpu.name} has none)")
     # The adapter settings are checked as `train` checks them, whether the method uses them or not.
     training_setup(method=method, precision=precision, lora_rank=lora_rank, lora_targets=lora_targets,
                    grad_checkpointing=grad_checkpointing)
@@ -338,44 +341,67 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False, **lora)
     executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing, **lora)
     full = method == "full"
+    micro_tokens = batch * seq
+    replica = model_parallel_step(spec, gpu, tp=tp, pp=pp, virtual_stages=stages, micro_batches=accumulation,
+                                  micro_batch_tokens=micro_tokens,
+                                  micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation),
+                                  interconnect=interconnect)
+    shards = tp * pp
     scaling = data_parallel_overhead(
-        spec, gpu, gpus=gpus, zero=zero, micro_batch_compute_s=batch * seq * executed / (rate * utilisation),
+        spec, gpu, gpus=dp, zero=zero, micro_batch_compute_s=replica.stage_s * (1.0 + replica.bubble_fraction),
         forward_share=forward_flops_per_token(spec, seq=seq, adapter=adapter) / executed,
-        accumulation=grad_accumulation, trainable_parameters=None if full else adapter,
-        gathered_bytes_per_parameter=quantized_bytes_per_element(DType.NF4) if method == "qlora" else 2,
-        interconnect=interconnect)
-    memory_settings: dict[str, Any] = {
-        **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
-        "grad_accumulation": grad_accumulation, "gpus": gpus, "zero": zero}
-    memory = fit_verdict(training_memory(spec, **memory_settings), gpu)
-    advice = () if memory.fits else training_fit_advice(spec, gpu, **memory_settings)
+        accumulation=accumulation, trainable_parameters=(spec.parameters if full else adapter) // shards,
+        gathered_bytes_per_parameter=(quantized_bytes_per_element(DType.NF4) if method == "qlora" else 2) / shards,
+        interconnect=interconnect, nic=nic, nics_per_node=nics_per_node, cross_node=gpus > GPUS_PER_NODE,
+        nic_share=min(shards, GPUS_PER_NODE))
+    steps = tokens / (dp * accumulation * micro_tokens)
+    steady_s = steps * (replica.step_s + scaling.exposed_s)
+    good = run_goodput() if goodput is None else finite_float("goodput", goodput, minimum=0.0, maximum=1.0,
+                                                              allow_minimum=False)
+    time_s = steady_s / good
+    memory: FitVerdict | None = None
+    advice: tuple[str, ...] = ()
+    if flag("check_memory", check_memory) and shards == 1:
+        memory_settings: dict[str, Any] = {
+            **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
+            "grad_accumulation": accumulation, "gpus": gpus, "zero": zero}
+        memory = fit_verdict(training_memory(spec, **memory_settings), gpu)
+        advice = () if memory.fits else training_fit_advice(spec, gpu, **memory_settings)
     bound = tokens * executed / (gpus * rate)
-    achieved_mfu = utilisation * model_per_token / executed * scaling.scaling_efficiency
+    achieved_mfu = bound / steady_s * model_per_token / executed
+    rate_name = "FP8" if use_fp8 else precision
     assumptions: tuple[str, ...] = (
-        f"utilisation {utilisation:g} of the dense {precision} rate "
-        f"({rate / 1e12:,.1f} TFLOP/s per GPU): {source.title}",
+        f"utilisation {utilisation:.3g} of the dense {rate_name} rate ({rate / 1e12:,.1f} TFLOP/s per GPU) by the "
+        f"executed FLOPs (steady state): {source.title}",
+        f"whole run = steady state / goodput {good:.3g} (restarts, evaluation; "
+        + ("fitted on published pre-training GPU-hours)" if goodput is None else "given)"),
         scaling.assumption(),
-        "pipeline bubbles, restarts and evaluation are inside the utilisation; the default utilisations were "
-        "measured on large clusters and already include some communication, so with many GPUs the estimate "
-        "errs long",
+        *replica.assumptions(),
+        "model size, sequence length beyond the micro-batch's tokens and the training framework have no utilisation "
+        "factor: the framework is the largest difference between published sources, and the spread it leaves is "
+        "the published error",
         "attention counted over the full sequence (12 x layers x q_dim x seq per token), as PaLM and Megatron-LM do",
     )
+    if shards > 1:
+        assumptions += ("memory per GPU not checked: the memory model does not split weights by tensor or "
+                        "pipeline stage",)
     if not full:
         assumptions += (f"{method}: base weights frozen, 4 x N + 6 x {adapter:,} adapter parameters per token "
                         "(no weight-gradient matmuls for the base)",)
     if method == "qlora":
-        assumptions += ("QLoRA dequantises NF4 weights before each matmul (forward and backward): elementwise work "
-                        "not counted as FLOPs; expect a lower utilisation than the default (assumed)",)
+        assumptions += ("QLoRA dequantises NF4 weights before each matmul: elementwise work not counted as FLOPs, "
+                        "inside the fitted method factor",)
     assumptions += format_notes
     if checkpointing:
-        assumptions += ("full activation recomputation: one extra forward; "
-                        f"model FLOPs utilisation is {achieved_mfu:.3g}",)
+        assumptions += ("full activation recomputation: one extra forward (hardware FLOPs); model FLOPs "
+                        f"utilisation is {achieved_mfu:.3g}",)
     return TrainingTime(
         model=spec.name, gpu=gpu.name, gpus=gpus, tokens=tokens, seq=seq, precision=precision,
         grad_checkpointing=checkpointing, method=method, adapter_parameters=adapter, rate_flop_per_s=rate,
         model_flops_per_token=model_per_token, executed_flops_per_token=executed, utilisation=utilisation,
-        mfu=achieved_mfu, time_s=bound / utilisation / scaling.scaling_efficiency, bound_time_s=bound,
-        mfu_source=source, scaling=scaling, assumptions=assumptions, memory=memory, memory_advice=advice)
+        mfu=achieved_mfu, time_s=time_s, bound_time_s=bound, mfu_source=source, scaling=scaling,
+        assumptions=assumptions, memory=memory, memory_advice=advice, tensor_parallel=tp, pipeline_parallel=pp,
+        fp8=use_fp8, goodput=good, model_parallel=replica)
 
 
 def implied_mfu(spec: ModelSpec, gpu: GPU, *, tokens: int, gpu_hours: float, seq: int,

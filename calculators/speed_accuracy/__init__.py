@@ -3,7 +3,8 @@
 Each half of the speed model has a module with one function, ``scored_figures() ->
 list[dict]`` (keys ``category``, ``figure_id``, ``source_id``, ``measured``, ``estimated``,
 ``naive_roofline``): :mod:`~calculators.speed_accuracy.inference` for inference
-(decode, serving, first token, prefill). :func:`all_scored` gathers them and
+(decode, serving, first token, prefill) and :mod:`~calculators.speed_accuracy.training`
+for training (pre-training, fine-tuning) and collectives. :func:`all_scored` gathers them and
 :func:`summary` reduces them per category: count, median, 90th percentile and worst
 absolute error, for the model and for the naive roofline. Errors are on the speed axis
 (``estimated speed / measured speed - 1``; for a time, ``measured / estimated - 1``), so
@@ -20,7 +21,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from calculators.speed_accuracy import inference
+from calculators.speed_accuracy import inference, training
 
 #: Targets of issue 14 for every category with at least :data:`MIN_RECORDS` figures.
 TARGET_MEDIAN = 0.15
@@ -28,9 +29,39 @@ TARGET_P90 = 0.35
 MIN_RECORDS = 10
 
 
+#: Units of the published figures that are times (a larger number is slower).
+TIME_UNITS = frozenset({"gpu_hours", "seconds_per_step"})
+
+
+def speed_error(*, measured: float, estimated: float, unit: str) -> float:
+    """Signed error on the speed axis: ``estimated / measured - 1`` for a rate,
+    ``measured / estimated - 1`` for a time, so a positive error over-promises either way.
+
+    >>> speed_error(measured=100.0, estimated=120.0, unit="tokens_per_s_per_gpu")
+    0.19999999999999996
+    >>> round(speed_error(measured=10.0, estimated=8.0, unit="gpu_hours"), 2)
+    0.25
+    """
+    return measured / estimated - 1 if unit in TIME_UNITS else estimated / measured - 1
+
+
+def _training_rows() -> list[dict[str, Any]]:
+    """The training half's rows, with the keys the summaries and tables read (engine = framework or link)."""
+    records = {str(r["id"]): r for name in ("training", "collectives") for r in training.load(name)}
+    rows = []
+    for row in training.scored_figures():
+        record = records[str(row["figure_id"])]
+        unit = str(record.get("unit", ""))
+        engine = str(record.get("link_kind") if row["category"] == "collectives" else record.get("framework") or "-")
+        rows.append({**row, "engine": engine, "unit": unit,
+                     "error": speed_error(measured=row["measured"], estimated=row["estimated"], unit=unit),
+                     "naive_error": speed_error(measured=row["measured"], estimated=row["naive_roofline"], unit=unit)})
+    return rows
+
+
 def all_scored() -> list[dict[str, Any]]:
-    """Every scored figure of every half of the speed model (inference; training when added)."""
-    return inference.scored_figures()
+    """Every scored figure of both halves of the speed model: inference, then training and collectives."""
+    return [*inference.scored_figures(), *_training_rows()]
 
 
 def multi_source(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

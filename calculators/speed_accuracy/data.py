@@ -37,6 +37,9 @@ CATEGORY_TITLES = {
     "batched_throughput": "batched and serving throughput",
     "time_to_first_token": "time to first token",
     "prefill_throughput": "prefill throughput",
+    "pre-training": "pre-training throughput and GPU-hours",
+    "fine-tuning": "fine-tuning throughput and time",
+    "collectives": "all-reduce bus bandwidth",
 }
 METRICS = ("decode_rate", "decode_step_time", "output_rate", "output_rate_per_gpu", "batch_latency", "ttft",
            "prefill_rate", "prefill_time")
@@ -55,7 +58,9 @@ def load_figures(directory: str | Path | None = None) -> list[dict[str, Any]]:
     if not root.is_dir():
         return []
     figures: list[dict[str, Any]] = []
-    for path in sorted(root.glob("*.jsonl")):
+    for path in (root / f"{category}.jsonl" for category in CATEGORIES):  # training.py reads the others
+        if not path.is_file():
+            continue
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 figures.append(json.loads(line))

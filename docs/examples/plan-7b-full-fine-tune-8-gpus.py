@@ -19,7 +19,7 @@
 #
 # **Who it is for.** Whoever books the node. After reading it you know the stage to configure, whether PCIe cards will be held back by their link, and the hours and dollars of the run on each candidate GPU.
 #
-# Memory is *derived* from the model's shapes (`calculators.memory.training`); step times and run times are *estimates* at an assumed model FLOP utilisation (MFU) and collective efficiency (`calculators.parallel`, `calculators.performance.training_time`): a spec-rate division gives a bound on time, never the time. Prices are the catalog's dated on-demand medians.
+# Memory is *derived* from the model's shapes (`calculators.memory.training`); step times and run times are *estimates* at a model FLOP utilisation (MFU) and collective efficiency (`calculators.parallel`, `calculators.performance.training_time`): the step model assumes its MFU, run times use the utilisation fitted on published runs and the link model's efficiency fitted on published nccl-tests runs: a spec-rate division gives a bound on time, never the time. Prices are the catalog's dated on-demand medians.
 
 # %%
 import matplotlib.pyplot as plt
@@ -93,7 +93,7 @@ plt.show()
 #
 # ## Step 3: time and cost on each GPU
 #
-# `training_time` divides the run's FLOPs by eight GPUs' dense BF16 rate at each GPU's default MFU (assumed; it absorbs communication when the link keeps up). Where the step model says communication is exposed, the time is divided by that scaling efficiency as well, on each GPU's own link. Cost is GPU-hours times the catalog's median on-demand price.
+# `training_time` divides the run's FLOPs by eight GPUs' dense BF16 rate at the utilisation fitted on published runs for each GPU (`calculators.performance.utilisation`; it absorbs communication when the link keeps up). Where the step model says communication is exposed, the time is divided by that scaling efficiency as well, on each GPU's own link. Cost is GPU-hours times the catalog's median on-demand price.
 
 # %%
 plan = []

@@ -66,7 +66,7 @@ def test_time_grows_with_bytes_and_gpus_and_shrinks_with_bandwidth(n: int, size:
     ({"buffer_bytes": float("nan")}, "buffer_bytes"),
     ({"link_bytes_per_s": 0}, "link_bytes_per_s"),
     ({"efficiency": 0}, "efficiency"),
-    ({"efficiency": 1.5}, "efficiency"),
+    ({"efficiency": 2.5}, "efficiency"),  # above 1 only with in-switch reduction (NVLink SHARP), at most 2
     ({"latency_s": -1e-6}, "latency_s"),
     ({"calls": 0}, "calls"),
 ])
@@ -94,7 +94,9 @@ def test_ddp_all_reduces_fp32_gradients_once() -> None:
     r = step_communication(SPEC, gpus=8, zero=0, interconnect="nvlink4", latency_s=0)
     assert [c.kind for c in r.collectives] == ["all-reduce"]
     assert r.collectives[0].buffer_bytes == 4 * SPEC.parameters
-    assert r.communication_s == pytest.approx(1.75 * 4 * SPEC.parameters / (450e9 * 0.8))
+    # H100 all-reduces run on NVLink SHARP: busbw 480 and 476 GB/s on 8 GPUs (nccl-tests issues 212 and 290),
+    # so the link model's busbw is their median, 478 GB/s.
+    assert r.communication_s == pytest.approx(1.75 * 4 * SPEC.parameters / 478e9, rel=1e-3)
 
 
 def test_zero3_moves_one_and_a_half_times_ddp() -> None:
@@ -144,7 +146,7 @@ def test_default_link_follows_the_gpu() -> None:
 
 @pytest.mark.parametrize(("kwargs", "field"), [
     ({"gpus": 0}, "gpus"), ({"zero": 4}, "zero"), ({"interconnect": "carrier-pigeon"}, "interconnect"),
-    ({"mfu": 0}, "mfu"), ({"efficiency": 2}, "efficiency"), ({"grad_dtype": "int8"}, "grad_dtype"),
+    ({"mfu": 0}, "mfu"), ({"efficiency": 2.5}, "efficiency"), ({"grad_dtype": "int8"}, "grad_dtype"),
     ({"param_dtype": "fp8"}, "param_dtype"), ({"batch": 0}, "batch"), ({"seq": 0}, "seq"),
     ({"gpu": "m4-max", "interconnect": "pcie4"}, "gpu"), ({"gpu": "nope"}, "gpu"),
 ])

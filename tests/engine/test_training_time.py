@@ -14,13 +14,12 @@ from calculators.cli import main
 from calculators.errors import InputError
 from calculators.performance.published import TRAINING_RUNS, TRAINING_THROUGHPUT
 from calculators.performance.training_time import (
-    DEFAULT_MFU,
-    FALLBACK_MFU,
     default_mfu,
     implied_mfu,
     training_flops_per_token,
     training_time,
 )
+from calculators.performance.utilisation import DEFAULT_FIT, predicted_utilisation, run_goodput
 
 A100 = get_gpu("a100-80gb-sxm")
 H100 = get_gpu("h100-sxm")
@@ -56,15 +55,19 @@ def test_flops_per_token_match_nemo_published_model_tflops(record: object) -> No
 
 
 def test_time_formula_and_units() -> None:
-    # 1e9 tokens x F / (8 x 312e12 x 0.5) seconds.
+    # 1e9 tokens x F / (8 x 312e12 x 0.5) seconds at steady state (goodput 1).
     spec = get_model("llama-3.2-1b")
-    run = training_time(spec, A100, tokens=10**9, gpus=8, mfu=0.5, seq=2048)
+    run = training_time(spec, A100, tokens=10**9, gpus=8, mfu=0.5, seq=2048, goodput=1)
     seconds = 10**9 * training_flops_per_token(spec, seq=2048) / (8 * 312e12 * 0.5)
     assert run.time_s == pytest.approx(seconds)
     assert run.bound_time_s == pytest.approx(seconds * 0.5)
     assert run.gpu_hours == pytest.approx(8 * seconds / 3600)
     assert run.days == pytest.approx(seconds / 86400)
     assert run.tokens_per_s_per_gpu == pytest.approx(10**9 / seconds / 8)
+    # A whole run divides the steady state by the goodput fitted on published GPU-hours.
+    whole = training_time(spec, A100, tokens=10**9, gpus=8, mfu=0.5, seq=2048)
+    assert whole.time_s == pytest.approx(seconds / run_goodput()) and whole.steady_time_s == pytest.approx(seconds)
+    assert whole.tokens_per_s == pytest.approx(run.tokens_per_s)
 
 
 @settings(max_examples=50, deadline=None)
@@ -90,12 +93,15 @@ def test_longer_sequences_never_need_fewer_flops(seq: int, extra: int) -> None:
     assert training_flops_per_token(spec, seq=seq + extra) >= training_flops_per_token(spec, seq=seq)
 
 
-def test_default_mfu_is_published_per_class_or_marked_assumed() -> None:
-    assert default_mfu(A100)[0] == 0.5 and default_mfu(A100)[1].kind == "measured"
-    assert default_mfu(H100)[0] == 0.4 and default_mfu(H100)[1].kind == "measured"
-    fallback = default_mfu(get_gpu("rtx-4090"))
-    assert fallback == (FALLBACK_MFU, fallback[1]) and fallback[1].kind == "assumed"
-    assert all(0 < mfu <= 1 for mfu, _ in DEFAULT_MFU.values())
+def test_default_utilisation_is_the_fit_and_says_so() -> None:
+    # A GPU family without published runs (GeForce) takes the lowest fitted base: never above A100 or H100.
+    # (at a large micro-batch, whose token factor is within 0.1 % of 1)
+    assert default_mfu(A100)[0] == pytest.approx(DEFAULT_FIT.base["ampere"], rel=1e-3)
+    assert default_mfu(A100)[1].kind == "derived"
+    assert default_mfu(H100)[0] == pytest.approx(DEFAULT_FIT.base["hopper"], rel=1e-3)
+    lowest = min(v for k, v in DEFAULT_FIT.base.items() if "fp8" not in k)
+    assert default_mfu(get_gpu("rtx-4090"))[0] == pytest.approx(lowest, rel=1e-3)
+    assert all(0 < value <= 1 for value in DEFAULT_FIT.base.values())
 
 
 def test_llama2_gpu_hours_imply_mfu_in_the_published_range() -> None:
@@ -107,14 +113,15 @@ def test_llama2_gpu_hours_imply_mfu_in_the_published_range() -> None:
             assert 0.40 < mfu < 0.50
 
 
-def test_estimates_at_default_mfu_are_within_the_documented_error() -> None:
-    # Llama 2 (A100) within 20 %; Llama 3 (H100, "15T+" tokens) underestimated, as the page says.
+def test_estimates_at_the_fitted_utilisation_are_within_the_documented_error() -> None:
+    # Llama 2 (A100) within 30 % (in-sample fit; the leave-one-source-out errors are in test_speed_training);
+    # Llama 3 8B (H100, "15T+" tokens, a whole run under a fifth of the peak) underestimated, as the page says.
     for run in TRAINING_RUNS:
         ours = training_time(get_model(run.model_id), get_gpu(run.gpu_id), tokens=run.tokens, seq=run.seq)
         error = ours.gpu_hours / run.gpu_hours - 1
         if run.model_id.startswith("llama-2"):
-            assert abs(error) < 0.2
-        else:
+            assert abs(error) < 0.3
+        elif run.model_id == "llama-3-8b":
             assert -0.6 < error < 0
 
 
@@ -190,6 +197,10 @@ def test_lora_reduces_only_adapter_gradients() -> None:
     ({"tokens": 10, "mfu": 0}, "mfu"), ({"tokens": 10, "mfu": 1.5}, "mfu"), ({"tokens": 10, "mfu": "nan"}, "mfu"),
     ({"tokens": 10, "precision": "fp64"}, "precision"), ({"tokens": 10, "seq": 0}, "seq"),
     ({"tokens": 10, "grad_checkpointing": "maybe"}, "grad_checkpointing"),
+    ({"tokens": 10, "tensor_parallel": 0}, "tensor_parallel"), ({"tokens": 10, "pipeline_parallel": 0}, "pipeline_parallel"),
+    ({"tokens": 10, "virtual_stages": 0}, "virtual_stages"), ({"tokens": 10, "goodput": 0}, "goodput"),
+    ({"tokens": 10, "goodput": 1.5}, "goodput"), ({"tokens": 10, "fp8": "maybe"}, "fp8"),
+    ({"tokens": 10, "nics_per_node": 0, "gpus": 16}, "nics_per_node"), ({"tokens": 10, "nic": "pigeon", "gpus": 16}, "nic"),
 ])
 def test_invalid_input_raises_naming_the_field(kwargs: dict[str, object], field: str) -> None:
     with pytest.raises(InputError) as error:
@@ -207,7 +218,8 @@ def test_cli_train_time(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["train-time", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--tokens", "2T", "--seq", "4096",
                  "--gpus", "2048", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["tokens"] == 2 * 10**12 and data["mfu"] == 0.5 and data["wall_clock_days"] > 0
+    assert data["tokens"] == 2 * 10**12 and 0.3 < data["mfu"] < 0.7 and data["wall_clock_days"] > 0
+    assert data["utilisation"] == pytest.approx(predicted_utilisation(A100, micro_batch_tokens=4096))
     assert main(["train-time", "--model", "llama-2-7b", "--gpu", "h100-sxm", "--tokens", "500B",
                  "--grad-checkpointing", "--mfu", "0.45"]) == 0
     assert "GPU-hours" in capsys.readouterr().out

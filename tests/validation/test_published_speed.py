@@ -34,10 +34,14 @@ IDS = [str(f["id"]) for f in FIGURES]
 H100_CASES = Path(__file__).resolve().parents[1] / "data" / "measurements_cuda" / "h100-sxm" / "cases.jsonl"
 
 
+#: The training half's files (calculators.speed_accuracy.training reads them; tests/validation/test_speed_training.py).
+TRAINING_FILES = ("training", "collectives")
+
+
 def test_one_file_per_category_and_ids_unique() -> None:
-    assert sorted(p.stem for p in DEFAULT_DIRECTORY.glob("*.jsonl")) == sorted(CATEGORIES)
+    assert sorted(p.stem for p in DEFAULT_DIRECTORY.glob("*.jsonl")) == sorted((*CATEGORIES, *TRAINING_FILES))
     assert len(IDS) == len(set(IDS))
-    for path in DEFAULT_DIRECTORY.glob("*.jsonl"):
+    for path in (DEFAULT_DIRECTORY / f"{category}.jsonl" for category in CATEGORIES):
         for line in path.read_text(encoding="utf-8").splitlines():
             assert json.loads(line)["category"] == path.stem
 

@@ -14,7 +14,7 @@ from calculators.catalog.gpus import all_gpus
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.models import all_models
 from calculators.memory import training_inputs
-from calculators.parallel.collectives import DEFAULT_EFFICIENCY, MAX_GPUS
+from calculators.parallel.collectives import MAX_EFFICIENCY, MAX_GPUS
 from calculators.parallel.step import AUTO, DEFAULT_MFU, StepCommunication, step_communication
 from calculators.widgets.fields import (
     Field,
@@ -60,8 +60,10 @@ def _fields() -> tuple[Field, ...]:
                   unit="tokens"),
         float_field("mfu", "MFU (assumed)", default=DEFAULT_MFU, minimum=0.01, maximum=1.0, advanced=True,
                     help="Fraction of the GPU's dense BF16 peak the compute reaches."),
-        float_field("efficiency", "Collective efficiency (assumed)", default=DEFAULT_EFFICIENCY, minimum=0.01,
-                    maximum=1.0, advanced=True, help="Fraction of the per-direction link bandwidth NCCL reaches."),
+        float_field("efficiency", "Collective efficiency", default=0.0, minimum=0.0, maximum=MAX_EFFICIENCY,
+                    advanced=True, help="0: the link model's value for this link kind, fitted on published nccl-tests "
+                                        "runs (the value train-time and speed use); otherwise the fraction of the "
+                                        "per-direction link bandwidth NCCL reaches."),
     )
 
 
@@ -70,7 +72,7 @@ def _compute(values: Mapping[str, Value]) -> StepCommunication:
         model_spec(values), gpu=str(values["gpu"]), gpus=values["gpus"],  # type: ignore[arg-type]
         zero=str(values["zero"]), interconnect=str(values["interconnect"]),  # type: ignore[arg-type]
         batch=values["batch"], seq=values["seq"], mfu=float(values["mfu"]),  # type: ignore[arg-type]
-        efficiency=float(values["efficiency"]))
+        efficiency=float(values["efficiency"]) or None)
 
 
 def _render(result: StepCommunication) -> str:

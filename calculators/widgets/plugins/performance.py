@@ -178,8 +178,12 @@ def _train_fields() -> tuple[Field, ...]:
         int_field("gpus", "GPUs", default=8, maximum=training_inputs.MAX_GPUS),
         int_field("seq", "Sequence length", default=default_of(train.training_time, "seq"),
                   maximum=training_inputs.MAX_SEQ, unit="tokens"),
-        float_field("mfu", "MFU", default=0.0, minimum=0.0, maximum=1.0, none_label="Default for the GPU class",
-                     help="Model FLOPs utilisation, a fraction of the dense tensor rate."),
+        int_field("batch", "Micro-batch", default=default_of(train.training_time, "batch"),
+                  maximum=training_inputs.MAX_BATCH, unit="sequences",
+                  help="Sequences per micro-batch: small micro-batches leave the GPU under-used (fitted)."),
+        float_field("mfu", "Utilisation", default=0.0, minimum=0.0, maximum=1.0,
+                     none_label="The value fitted on published runs",
+                     help="Fraction of the dense rate the executed FLOPs reach."),
         choice_field("method", "Method", choices=training_inputs.METHODS, default=default_of(train.training_time, "method"),
                      help="LoRA/QLoRA freeze the base: 4·N instead of 6·N FLOPs per token, adapter gradients only."),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=False,
@@ -193,6 +197,18 @@ def _train_fields() -> tuple[Field, ...]:
         choice_field("precision", "Precision", choices=training_inputs.PRECISIONS,
                      default=default_of(train.training_time, "precision"), advanced=True,
                      help="Picks the dense rate: fp32 uses the FP32 rate, the others the BF16/FP16 tensor rate."),
+        bool_field("fp8", "FP8 matmuls", default=False, advanced=True,
+                   help="Transformer Engine FP8: the FP8 rate at the utilisation fitted on published FP8 runs."),
+        int_field("tensor_parallel", "Tensor-parallel GPUs", default=default_of(train.training_time, "tensor_parallel"),
+                  maximum=train.MAX_STAGES, advanced=True,
+                  help="GPUs splitting every layer (Megatron); adds four all-reduces per layer per micro-batch."),
+        int_field("pipeline_parallel", "Pipeline stages", default=default_of(train.training_time, "pipeline_parallel"),
+                  maximum=train.MAX_STAGES, advanced=True,
+                  help="Stages of the model; the bubble is (stages - 1) / micro-batches per step."),
+        int_field("grad_accumulation", "Micro-batches per step", default=default_of(train.training_time,
+                                                                                      "grad_accumulation"),
+                  maximum=training_inputs.MAX_BATCH, advanced=True,
+                  help="Gradient accumulation: the pipeline's micro-batches per optimizer step."),
     )
 
 
@@ -202,9 +218,12 @@ def _compute_train(values: Values) -> TrainView:
     mfu = float(values["mfu"]) or None
     settings = {"tokens": tokens, "mfu": mfu, "precision": values["precision"],
                 "grad_checkpointing": values["grad_checkpointing"], "seq": values["seq"],
-                "method": values["method"], "zero": int(str(values["zero"])), "interconnect": values["interconnect"]}
+                "method": values["method"], "zero": int(str(values["zero"])), "interconnect": values["interconnect"],
+                "batch": values["batch"], "fp8": values["fp8"], "tensor_parallel": values["tensor_parallel"],
+                "pipeline_parallel": values["pipeline_parallel"], "grad_accumulation": values["grad_accumulation"]}
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
-    counts = sorted(set(CHART_GPUS) | {result.gpus})
+    replica = result.tensor_parallel * result.pipeline_parallel
+    counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
     runs = tuple((n, train.training_time(spec, gpu, gpus=n, **settings)) for n in counts)  # type: ignore[arg-type]
     return TrainView(result=result, gpu=gpu, by_gpus=runs)
 
@@ -218,7 +237,8 @@ def train_html(view: TrainView) -> str:
     r = view.result
     memory = r.memory_text().replace("memory per GPU: ", "Memory per GPU: ", 1)
     time = (f"{r.model} on {r.tokens:,} tokens with {r.gpus:,} x {r.gpu}: {_days(r.days)} of wall clock, "
-            f"{r.gpu_hours:,.0f} GPU-hours, at MFU {r.mfu:.3g}.")
+            f"{r.gpu_hours:,.0f} GPU-hours, at MFU {r.mfu:.3g} (utilisation {r.utilisation:.3g} fitted on "
+            f"published runs unless given).")
     summary = f"{memory}. {time}" if not r.fits else f"{time} {memory}."
     bars = [_Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus) for n, run in view.by_gpus]
     chart = bars_svg(bars, title="Wall-clock time by GPU count (same utilisation; communication that compute "
@@ -233,7 +253,9 @@ def train_html(view: TrainView) -> str:
         ["Wall clock", f"{r.days:,.2f}", "days", "estimate"],
         ["Wall clock at 100 % utilisation", f"{r.bound_time_s / 86400:,.2f}", "days", "lower bound"],
         ["GPU time", f"{r.gpu_hours:,.0f}", "GPU-hours", "estimate"],
-        [f"Dense {r.precision} rate per GPU", f"{r.rate_flop_per_s / 1e12:,.1f}", "TFLOP/s", "spec"],
+        [f"Dense {'FP8' if r.fp8 else r.precision} rate per GPU", f"{r.rate_flop_per_s / 1e12:,.1f}", "TFLOP/s",
+         "spec"],
+        ["Steady-state share of the whole run (goodput)", f"{r.goodput:.2f}", "", "fitted"],
     ]
     if r.memory is not None:
         rows += [["Memory per GPU (total)", gib(r.memory.total_bytes), "GiB", r.memory.verdict],

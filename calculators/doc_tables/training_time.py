@@ -1,0 +1,173 @@
+"""Tables of the training-time page (docs/performance/training-time.md).
+
+Estimates come from :func:`calculators.performance.training_time.training_time` at the
+utilisation fitted on published runs (:mod:`calculators.performance.utilisation`); the
+accuracy table scores every published figure of ``tests/data/published_speed/`` with
+leave-one-source-out fits (:mod:`calculators.speed_accuracy.training`).
+
+>>> train_utilisation_table().columns[0]
+'factor'
+"""
+
+from __future__ import annotations
+
+from calculators.catalog.gpus import _READ as GPU_CATALOG_READ
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.models import READ_ON as MODEL_CATALOG_READ
+from calculators.catalog.models import get_model, get_model_record
+from calculators.performance.published import NEMO, TRAINING_RUNS, TRAINING_THROUGHPUT
+from calculators.performance.training_time import implied_mfu, training_flops_per_token, training_time
+from calculators.performance.utilisation import DEFAULT_FIT, predicted_utilisation
+from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, load, scored_figures
+from calculators.tables import Table, TableFunction
+
+CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
+#: Models and GPU counts of the training reference table.
+TRAIN_MODELS = ("llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b", "qwen2.5-14b", "qwen2.5-32b", "llama-3.1-70b",
+                "mixtral-8x7b")
+TRAIN_TOKENS = 10**12
+TRAIN_GPUS = 256
+TRAIN_SEQ = 4096
+#: Micro-batch of the page's examples (sequences per GPU).
+TRAIN_BATCH = 1
+FITTED = "utilisation fitted on published runs (calculators.performance.utilisation)"
+
+
+def _name(model_id: str) -> str:
+    return get_model_record(model_id).name
+
+
+def _pct(error: float) -> str:
+    return f"{error * 100:+.0f} %"
+
+
+def _num(value: float, digits: int = 0) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def train_key_numbers_table() -> Table:
+    """Headline figures of the training-time page."""
+    l3 = get_model("llama-3.1-8b")
+    h100, a100 = get_gpu("h100-sxm"), get_gpu("a100-80gb-sxm")
+    per_token = training_flops_per_token(l3, seq=8192)
+    run = training_time(l3, h100, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=8192)
+    ckpt = training_time(l3, h100, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=8192, grad_checkpointing=True)
+    l2 = next(r for r in TRAINING_RUNS if r.model_id == "llama-2-7b")
+    rows = (
+        ("Llama 3.1 8B: training FLOP per token at seq 8192", _num(per_token / 1e9, 1), "GFLOP",
+         "`training_flops_per_token`"),
+        (f"Llama 3.1 8B, 1T tokens on {TRAIN_GPUS} x {h100.name} at MFU {run.mfu:.2f}", _num(run.days, 1), "days",
+         "`training_time`"),
+        (f"Same with full activation recomputation (MFU {ckpt.mfu:.2f})", _num(ckpt.days, 1), "days",
+         "`training_time`"),
+        (f"Llama 2 7B: MFU implied by its published {l2.gpu_hours:,.0f} GPU-hours on {a100.name}",
+         _num(100 * implied_mfu(get_model(l2.model_id), a100, tokens=l2.tokens, gpu_hours=l2.gpu_hours,
+                                seq=l2.seq), 1), "%", "`implied_mfu`"),
+    )
+    return Table(
+        id="performance-train-key-numbers",
+        caption="Key numbers for training time (calculators.performance.training_time).",
+        columns=("quantity", "value", "unit", "computed by"), align=("l", "r", "l", "l"), rows=rows,
+        assumptions=("bf16 mixed precision, dense BF16 tensor rate, micro-batch 1", FITTED,
+                     f"whole run = steady state / goodput {run.goodput:.2f}", CATALOGS))
+
+
+def _records(group: str) -> str:
+    ids = DEFAULT_FIT.fitted_on.get(group, ())
+    sources = sorted({r["source_id"] for r in load("training") if r["id"] in ids})
+    return f"{len(ids)} runs: {', '.join(sources)}"
+
+
+def train_utilisation_table() -> Table:
+    """The fitted utilisation factors and the published runs each was fitted on."""
+    fit = DEFAULT_FIT
+    rows = [(f"base, {key}", f"{value:.3f}", _records(f"base:{key}")) for key, value in sorted(fit.base.items())]
+    rows += [(f"checkpointing: {key}", f"{value:.3f}", _records(f"ckpt:{key}"))
+             for key, value in sorted(fit.checkpointing.items())]
+    rows += [(f"method: {key}", f"{value:.3f}", _records(f"method:{key}")) for key, value in sorted(fit.method.items())]
+    rows.append(("micro-batch tokens at half utilisation (T_half)", f"{fit.half_tokens:,.0f}", "every run"))
+    rows.append(("whole-run goodput (published GPU-hours)", f"{fit.goodput:.3f}", _records("run:whole-run")))
+    return Table(
+        id="performance-train-mfu-defaults",
+        caption=("Training utilisation factors fitted on the published runs of tests/data/published_speed/"
+                 "training.jsonl (calculators.performance.utilisation_fit): utilisation of the executed FLOPs = base x "
+                 "checkpointing x method x T / (T + T_half), T = tokens per micro-batch. Each factor is the median over "
+                 "sources of the median over each source's runs; the last column names the runs and sources."),
+        columns=("factor", "value", "fitted on"), align=("l", "r", "l"), rows=tuple(rows),
+        assumptions=("a GPU family without runs takes the lowest base; FP8 without runs half the BF16 base",))
+
+
+def train_flops_check_table() -> Table:
+    """Our FLOP per token against the model FLOP rate / token rate NVIDIA NeMo publishes."""
+    rows = []
+    for r in TRAINING_THROUGHPUT:
+        theirs = r.model_flop_per_s_per_gpu / r.tokens_per_s_per_gpu
+        ours = training_flops_per_token(get_model(r.model_id), seq=r.seq)
+        rows.append((_name(r.model_id), str(r.seq), _num(r.tokens_per_s_per_gpu), _num(r.model_flop_per_s_per_gpu / 1e12),
+                     _num(theirs / 1e9, 2), _num(ours / 1e9, 2), _pct(ours / theirs - 1)))
+    return Table(
+        id="performance-train-flops-check",
+        caption=("FLOP per token: NeMo's published model TFLOP/s per GPU divided by its tokens/s per GPU (measured, "
+                 f"quoted from {NEMO.title}, {NEMO.url}, read {NEMO.as_of}) against "
+                 "training_flops_per_token (derived). Error = ours / theirs - 1."),
+        columns=("model", "seq", "NeMo tokens/s per GPU", "NeMo model TFLOP/s per GPU", "NeMo GFLOP per token",
+                 "our GFLOP per token", "error"),
+        align=("l", "r", "r", "r", "r", "r", "r"), rows=tuple(rows), assumptions=(CATALOGS,))
+
+
+def train_validation_table() -> Table:
+    """Leave-one-source-out error per category against every published figure, next to the naive roofline."""
+    rows_in = scored_figures()
+    ours, naive = error_statistics(rows_in), error_statistics(rows_in, key="naive_roofline")
+    sources = {c: len({r["source_id"] for r in rows_in if r["category"] == c}) for c in ours}
+    rows = []
+    for category, stats in ours.items():
+        base = naive[category]
+        rows.append((category, f"{stats['n']:.0f}", str(sources[category]), f"{stats['median'] * 100:.1f} %",
+                     f"{stats['p90'] * 100:.1f} %", f"{stats['worst'] * 100:.0f} %", f"{base['median'] * 100:.1f} %",
+                     f"{base['p90'] * 100:.1f} %"))
+    return Table(
+        id="performance-train-validation",
+        caption=("How close train-time and the link model come to published figures (tests/data/published_speed/, "
+                 "each record citing its source): |estimate / measured - 1| per category, every fitted constant "
+                 "refitted without the figure's own source (leave-one-source-out, calculators.speed_accuracy."
+                 f"training). Naive roofline: 6 N tokens / (GPUs x dense BF16 peak x {NAIVE_MFU:g}) for training, "
+                 "per-direction link bandwidth x 0.8 for collectives."),
+        columns=("category", "figures", "sources", "median error", "90th percentile", "worst", "naive: median",
+                 "naive: 90th percentile"),
+        align=("l", "r", "r", "r", "r", "r", "r", "r"), rows=tuple(rows),
+        assumptions=("90th percentile = nearest rank", "published GPU-hours are whole runs: steady state / goodput"))
+
+
+def train_reference_table() -> Table:
+    """Days and GPU-hours to train catalog models on 1T tokens with 256 GPUs."""
+    gpus = [get_gpu(g) for g in ("a100-80gb-sxm", "h100-sxm", "b200")]
+    rows = []
+    for model_id in TRAIN_MODELS:
+        spec = get_model(model_id)
+        cells = []
+        for gpu in gpus:
+            run = training_time(spec, gpu, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=TRAIN_SEQ, batch=TRAIN_BATCH)
+            cells += [_num(run.days, 1), _num(run.gpu_hours)]
+        rows.append((_name(model_id), _num(training_flops_per_token(spec, seq=TRAIN_SEQ) / 1e9, 1), *cells))
+    columns = ["model", "GFLOP per token"]
+    for gpu in gpus:
+        utilisation = predicted_utilisation(gpu, micro_batch_tokens=TRAIN_BATCH * TRAIN_SEQ)
+        columns += [f"{gpu.name}: days (utilisation {utilisation:.2f})", f"{gpu.name}: GPU-hours"]
+    return Table(
+        id="performance-train-reference",
+        caption=(f"Wall-clock days and GPU-hours to train on {TRAIN_TOKENS / 1e12:g}T tokens at sequence length "
+                 f"{TRAIN_SEQ}, micro-batch {TRAIN_BATCH}, with {TRAIN_GPUS} GPUs (estimates by training_time at the "
+                 "fitted utilisation, whole runs; no published run on B200 was read, so it takes the lowest fitted "
+                 "base). Mixtral 8x7B counts its active parameters."),
+        columns=tuple(columns), align=("l", "r", *["r"] * (2 * len(gpus))), rows=tuple(rows),
+        assumptions=("bf16 mixed precision, no activation recomputation", FITTED, CATALOGS))
+
+
+TABLES: dict[str, TableFunction] = {
+    "performance-train-key-numbers": train_key_numbers_table,
+    "performance-train-mfu-defaults": train_utilisation_table,
+    "performance-train-flops-check": train_flops_check_table,
+    "performance-train-validation": train_validation_table,
+    "performance-train-reference": train_reference_table,
+}

@@ -1,0 +1,220 @@
+"""Training utilisation: the fraction of a GPU's dense rate that the executed FLOPs reach, from what moves it.
+
+``utilisation = base[GPU family, FP8] x checkpointing[c] x method[m] x T / (T + T_half)``
+
+``T`` is the tokens of one micro-batch (sequences x sequence length): small micro-batches
+leave the matmuls too small to fill the GPU (Qwen's LoRA runs gain 2.5x in throughput
+from 256 to 8,192 tokens per micro-batch). A whole run's GPU-hours add restarts,
+evaluation and everything else a steady-state step does not pay:
+``whole-run time = steady-state time / goodput``.
+
+Each factor is fitted on the published runs of ``tests/data/published_speed/training.jsonl``
+(:func:`fit_utilisation`; :mod:`calculators.performance.utilisation_fit` holds that fit
+on every record with the records behind each factor, and a test refits and compares).
+The utilisation is of the **executed** FLOPs (hardware FLOPs): with full activation
+recomputation the GPUs run one more forward, and the measured runs show they run it
+*faster* per FLOP (larger micro-batches fit), so the checkpointing factor is above 1 while
+the model FLOPs utilisation (MFU) still falls, by ``factor x 6 / 8``.
+
+What the published runs show, and the fit keeps:
+
+* **GPU family and FP8**: A100 runs reach a larger fraction of their peak than H100 runs
+  (the H100's peak is three times higher, its memory bandwidth only twice); FP8 runs reach
+  a smaller fraction of the doubled FP8 peak, so FP8 speeds training up by well under 2.
+* **Method**: LoRA and QLoRA run at about the utilisation of full training; QLoRA's NF4
+  (or GPTQ) dequantisation costs a little on top.
+
+Model size, sequence length beyond ``T`` and the training framework have no factor:
+the framework is the largest difference between published sources (NeMo, llm-foundry,
+torchtitan, Hugging Face ``transformers``), but each framework is one or two sources, so
+a framework factor cannot be checked on a source it was not fitted on (the accuracy
+figures are leave-one-source-out). The spread it leaves is the published error.
+
+>>> from calculators.catalog.gpus import get_gpu
+>>> 0.3 < predicted_utilisation(get_gpu("a100-80gb-sxm")) < 0.8
+True
+
+References:
+    Korthikanti et al. 2022 (arXiv:2205.05198) on model vs hardware FLOPs utilisation;
+    the sources of each record in tests/data/published_speed/training.jsonl; docs page
+    "Training time".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from statistics import median
+
+from calculators.catalog.gpus import GPU
+from calculators.performance import utilisation_fit
+from calculators.catalog.gpu_input import gpu_record
+from calculators.validate import flag, one_of, positive_int
+
+#: Checkpointing settings: ``selective`` recomputes a small part of the forward and counts as none.
+CHECKPOINTING: tuple[str, ...] = ("none", "selective", "full")
+METHODS: tuple[str, ...] = ("full", "lora", "qlora")
+#: What a published figure measures: a steady-state step, or a whole run's GPU-hours.
+RUNS: tuple[str, ...] = ("steady", "whole-run")
+FITTING_ROUNDS = 6
+#: Candidate values of ``T_half`` (tokens), searched by :func:`fit_utilisation`.
+HALF_TOKENS_GRID: tuple[float, ...] = (0.0, 64.0, 128.0, 256.0, 384.0, 512.0, 768.0, 1024.0, 1536.0, 2048.0)
+#: A micro-batch size standing for "large" where none is given, tokens.
+LARGE_MICRO_BATCH_TOKENS = 1 << 20
+
+
+def gpu_family(gpu: GPU) -> str:
+    """``hopper`` (GH100), ``ampere`` (GA100) or ``other``: the groups the published runs cover."""
+    gpu = gpu_record("gpu", gpu)
+    if "GH100" in gpu.architecture:
+        return "hopper"
+    if "GA100" in gpu.architecture:
+        return "ampere"
+    return "other"
+
+
+@dataclass(frozen=True)
+class Features:
+    """What a training run's utilisation depends on in this model."""
+
+    family: str
+    fp8: bool
+    checkpointing: str
+    method: str
+    micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS
+    run: str = "steady"
+
+    @property
+    def base_key(self) -> str:
+        """Key of :attr:`UtilisationFit.base`: family, plus ``-fp8`` for FP8 matmuls."""
+        return self.family + ("-fp8" if self.fp8 else "")
+
+    @property
+    def ckpt_key(self) -> str:
+        """``full`` or ``none`` (selective recomputation counts as none)."""
+        return "full" if self.checkpointing == "full" else "none"
+
+
+@dataclass(frozen=True)
+class UtilisationFit:
+    """Fitted factors and, for each, the record ids it was fitted on (``group:key`` -> ids)."""
+
+    base: Mapping[str, float]
+    checkpointing: Mapping[str, float]
+    method: Mapping[str, float]
+    run: Mapping[str, float]
+    half_tokens: float = 0.0
+    fitted_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def token_factor(self, micro_batch_tokens: int) -> float:
+        """``T / (T + T_half)``: the share of the large-micro-batch utilisation ``T`` tokens reach."""
+        return micro_batch_tokens / (micro_batch_tokens + self.half_tokens)
+
+    @property
+    def goodput(self) -> float:
+        """Steady-state time / whole-run time of published pre-training runs (fitted)."""
+        return self.run.get("whole-run", 1.0)
+
+    def predict(self, features: Features) -> float:
+        """Steady-state utilisation of the executed FLOPs, in (0, 1].
+
+        A GPU family without runs takes the lowest fitted BF16 base; FP8 without runs on the
+        family takes half the family's BF16 base (no speed-up over BF16). Both conservative.
+        """
+        bf16_bases = [v for k, v in self.base.items() if not k.endswith("-fp8")]
+        base = self.base.get(features.base_key)
+        if base is None:
+            family = self.base.get(features.family, min(bf16_bases) if bf16_bases else 0.4)
+            base = family / 2 if features.fp8 else family
+        ckpt = self.checkpointing.get(features.ckpt_key, 1.0)
+        method = self.method.get(features.method, 1.0)
+        return min(1.0, base * ckpt * method * self.token_factor(features.micro_batch_tokens))
+
+
+def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> UtilisationFit:
+    """Fit the factors to ``(record id, source id, features, implied utilisation)`` runs.
+
+    Formula: ``T_half`` is the value of :data:`HALF_TOKENS_GRID` whose fit leaves the
+    smallest median absolute log residual; for it, in log space, each factor is the median
+    over sources of the median over each source's runs in the factor's group of the run's
+    log utilisation less the other factors (a robust back-fitting, :data:`FITTING_ROUNDS`
+    rounds; every source counts once, however many rows it publishes). No checkpointing,
+    full training and a steady-state step are 1; ``run[whole-run]`` is the goodput: a
+    whole-run figure measures ``utilisation x goodput``.
+
+    >>> f = Features("ampere", False, "none", "full")
+    >>> fit = fit_utilisation([("a", "s1", f, 0.5), ("b", "s1", f, 0.5), ("c", "s2", f, 0.7)])
+    >>> round(fit.predict(f), 2), fit.fitted_on["base:ampere"]
+    (0.59, ('a', 'b', 'c'))
+    """
+    data = [(rid, source, feat, u) for rid, source, feat, u in runs if u > 0]
+    best: tuple[float, UtilisationFit] | None = None
+    for half in HALF_TOKENS_GRID:
+        fit = _fit_factors([(rid, source, feat,
+                             math.log(u * (feat.micro_batch_tokens + half) / feat.micro_batch_tokens))
+                            for rid, source, feat, u in data], half)
+        spread = median(abs(math.log(u / (fit.predict(feat) * fit.run.get(feat.run, 1.0))))
+                        for _, _, feat, u in data) if data else 0.0
+        if best is None or spread < best[0] - 1e-12:
+            best = (spread, fit)
+    if best is None:
+        raise ValueError("fit_utilisation needs at least one run")
+    return best[1]
+
+
+def _median_of_sources(values: list[tuple[str, float]]) -> float:
+    by_source: dict[str, list[float]] = {}
+    for source, value in values:
+        by_source.setdefault(source, []).append(value)
+    return median(median(v) for v in by_source.values())
+
+
+def _fit_factors(data: list[tuple[str, str, Features, float]], half: float) -> UtilisationFit:
+    tables: dict[str, dict[str, float]] = {"base": {}, "ckpt": {"none": 0.0}, "method": {"full": 0.0},
+                                           "run": {"steady": 0.0}}
+    keys: dict[str, Callable[[Features], str]] = {
+        "base": lambda f: f.base_key, "ckpt": lambda f: f.ckpt_key, "method": lambda f: f.method,
+        "run": lambda f: f.run}
+    fixed = {"base": "", "ckpt": "none", "method": "full", "run": "steady"}
+    groups: dict[str, list[str]] = {}
+    for _ in range(FITTING_ROUNDS):
+        for name, key_of in keys.items():
+            by_key: dict[str, list[tuple[str, str, float]]] = {}
+            for rid, source, feat, log_u in data:
+                others = sum(tables[other].get(keys[other](feat), 0.0) for other in tables if other != name)
+                by_key.setdefault(key_of(feat), []).append((rid, source, log_u - others))
+            for key, values in by_key.items():
+                groups[f"{name}:{key}"] = [rid for rid, _, _ in values]
+                if key != fixed[name]:
+                    tables[name][key] = _median_of_sources([(source, v) for _, source, v in values])
+    rounded = {name: {k: round(math.exp(v), 4) for k, v in table.items()} for name, table in tables.items()}
+    return UtilisationFit(base=rounded["base"], checkpointing=rounded["ckpt"], method=rounded["method"],
+                          run=rounded["run"], half_tokens=half,
+                          fitted_on={k: tuple(v) for k, v in sorted(groups.items())})
+
+
+#: The fit on every record of tests/data/published_speed/training.jsonl (generated module; the records behind each
+#: factor are in :data:`calculators.performance.utilisation_fit.FITTED_ON`).
+DEFAULT_FIT = UtilisationFit(base=utilisation_fit.BASE, checkpointing=utilisation_fit.CHECKPOINTING,
+                             method=utilisation_fit.METHOD, run=utilisation_fit.RUN,
+                             half_tokens=utilisation_fit.HALF_TOKENS, fitted_on=utilisation_fit.FITTED_ON)
+
+
+def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "none", method: str = "full",
+                          micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS,
+                          fit: UtilisationFit | None = None) -> float:
+    """Steady-state fraction of the dense rate (FP8 rate with ``fp8``) the executed FLOPs reach, in (0, 1] (fitted).
+
+    Formula: ``base[family, fp8] x checkpointing x method x T / (T + T_half)``
+    (:class:`UtilisationFit`); ``micro_batch_tokens`` is ``T`` (default: large).
+    """
+    features = Features(gpu_family(gpu), flag("fp8", fp8), one_of("checkpointing", checkpointing, CHECKPOINTING),
+                        one_of("method", method, METHODS),
+                        positive_int("micro_batch_tokens", micro_batch_tokens, maximum=1 << 40))
+    return (DEFAULT_FIT if fit is None else fit).predict(features)
+
+
+def run_goodput(fit: UtilisationFit | None = None) -> float:
+    """Steady-state time / whole-run time, fitted on published pre-training GPU-hours (in (0, 1])."""
+    return min(1.0, (DEFAULT_FIT if fit is None else fit).goodput)

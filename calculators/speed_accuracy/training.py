@@ -1,0 +1,246 @@
+"""Published training and collective figures scored against our estimates, leave-one-source-out.
+
+For every figure of ``tests/data/published_speed/training.jsonl`` (pre-training and
+fine-tuning) and ``collectives.jsonl`` (nccl-tests bus bandwidth), :func:`scored_figures`
+gives the measured value, our estimate and a naive roofline. Every fitted constant the
+estimate uses is refitted **without the figure's source** (``source_id``): the training
+utilisation factors (:func:`calculators.performance.utilisation.fit_utilisation`) and the
+link efficiencies (:func:`calculators.parallel.links.fit_link_efficiencies`). So no figure
+scores a fit made with its own source.
+
+Estimates go through :func:`calculators.performance.training_time.training_time`, as the
+``train-time`` command does, with the record's settings (GPUs, TP/PP, micro-batch,
+sequence, checkpointing, method, FP8). Naive rooflines (stated on the page):
+
+* training: ``6 x N x tokens / (GPUs x dense BF16 peak x 0.4)`` (the textbook 6ND at a
+  fixed MFU of 0.4, no attention, no method, no FP8);
+* collectives: ``per-direction link bandwidth x 0.8`` (NCCL's ~20 % protocol overhead on
+  NVLink, applied to every link), multi-node ``min(intra-node, NICs x NIC)`` first.
+
+The datasets live in the repository, not in the package: these functions read them
+when called (scripts and tests), never at import.
+
+>>> rows = scored_figures()
+>>> sorted({r["category"] for r in rows})
+['collectives', 'fine-tuning', 'pre-training']
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.models import get_model
+from calculators.errors import InputError
+from calculators.model import ModelSpec
+from calculators.model_config import spec_from_config
+from calculators.parallel.links import fit_link_efficiencies, record_link_bytes_per_s
+from calculators.performance.flops import matmul_parameters
+from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
+from calculators.performance.utilisation import (
+    Features,
+    UtilisationFit,
+    fit_utilisation,
+    gpu_family,
+)
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "published_speed"
+#: Fixed MFU of the naive training roofline (the figure the CLI used for every GPU without a published one).
+NAIVE_MFU = 0.4
+#: Fixed efficiency of the naive collective roofline (NCCL maintainer's ~20 % overhead on NVLink, nccl-tests #212).
+NAIVE_LINK_EFFICIENCY = 0.8
+#: The issue's targets per category with ten or more figures: median and 90th-percentile |error|.
+TARGET_MEDIAN = 0.15
+TARGET_P90 = 0.35
+#: Sequence length assumed for records that do not state one.
+DEFAULT_SEQ = 2048
+def load(name: str) -> list[dict[str, Any]]:
+    """Records of ``tests/data/published_speed/NAME.jsonl`` (``training`` or ``collectives``)."""
+    path = DATA_DIR / f"{name}.jsonl"
+    if not path.is_file():
+        raise InputError("dataset", str(path), "a published-figures file in the repository (tests/data/published_speed)")
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def record_spec(record: Mapping[str, Any]) -> ModelSpec:
+    """The model of a record: a catalog id, or the config values it gives."""
+    if record.get("model"):
+        return get_model(str(record["model"]))
+    return spec_from_config(dict(record["model_config"]))
+
+
+def features(record: Mapping[str, Any]) -> Features:
+    """What the utilisation model sees of a record."""
+    ckpt = record.get("checkpointing") or "none"
+    tokens = int(record.get("micro_batch") or 1) * int(record.get("seq") or DEFAULT_SEQ)
+    return Features(gpu_family(get_gpu(str(record["gpu"]))), bool(record.get("fp8")),
+                    "full" if ckpt == "full" else "none", str(record.get("method") or "full"), tokens,
+                    "whole-run" if record["unit"] == "gpu_hours" else "steady")
+
+
+def _run(record: Mapping[str, Any], utilisation: float, goodput: float = 1.0) -> TrainingTime:
+    gpus = int(record.get("gpus") or 1)
+    tp, pp = int(record.get("tp") or 1), int(record.get("pp") or 1)
+    batch = int(record.get("micro_batch") or 1)
+    seq = int(record.get("seq") or DEFAULT_SEQ)
+    dp = max(1, gpus // (tp * pp))
+    accumulation = max(1, int(record.get("global_batch") or dp * batch) // (dp * batch))
+    lora: dict[str, Any] = {}
+    if record.get("method", "full") != "full":
+        lora = {"lora_rank": int(record.get("lora_rank") or 16),
+                "lora_targets": record.get("lora_targets") or "all-linear"}
+    tokens = int(record.get("tokens") or 10**12)
+    return training_time(
+        record_spec(record), get_gpu(str(record["gpu"])), tokens=tokens, gpus=gpus, mfu=min(1.0, utilisation),
+        precision=str(record.get("precision") or "bf16-mixed"), fp8=bool(record.get("fp8")),
+        grad_checkpointing=record.get("checkpointing") == "full", seq=seq, method=str(record.get("method") or "full"),
+        batch=batch, grad_accumulation=accumulation, zero=int(record.get("zero") or 0), tensor_parallel=tp,
+        pipeline_parallel=pp, virtual_stages=int(record.get("vp") or 1), goodput=goodput, check_memory=False, **lora)
+
+
+def value_of(record: Mapping[str, Any], run: TrainingTime) -> float:
+    """The estimate in the record's unit."""
+    unit = record["unit"]
+    if unit == "gpu_hours":
+        return run.gpu_hours
+    if unit == "tokens_per_s_per_gpu":
+        return run.tokens_per_s_per_gpu
+    if unit == "tokens_per_s":
+        return run.tokens_per_s
+    if unit == "model_flop_per_s_per_gpu":
+        return run.tokens_per_s_per_gpu * run.model_flops_per_token
+    if unit == "seconds_per_step":
+        return float(record["tokens_per_step"]) / run.tokens_per_s
+    raise InputError("unit", unit, "gpu_hours, seconds_per_step, tokens_per_s_per_gpu, tokens_per_s or "
+                     "model_flop_per_s_per_gpu")
+
+
+def _is_time(record: Mapping[str, Any]) -> bool:
+    return record["unit"] in ("gpu_hours", "seconds_per_step")
+
+
+@lru_cache(maxsize=1)
+def implied_utilisations() -> dict[str, float]:
+    """Record id -> the utilisation at which :func:`training_time` reproduces the published figure."""
+    out: dict[str, float] = {}
+    for record in load("training"):
+        u = NAIVE_MFU
+        for _ in range(4):
+            ratio = value_of(record, _run(record, u)) / float(record["measured"])
+            u = u * ratio if _is_time(record) else u / ratio
+        out[record["id"]] = u
+    return out
+
+
+def fit_training(exclude_source: str | None = None) -> UtilisationFit:
+    """The utilisation fit on every training record, or on all but one source's."""
+    implied = implied_utilisations()
+    return fit_utilisation((r["id"], r["source_id"], features(r), implied[r["id"]]) for r in load("training")
+                           if r["source_id"] != exclude_source)
+
+
+def full_fit() -> UtilisationFit:
+    """The fit on every record (what :data:`calculators.performance.utilisation.DEFAULT_FIT` holds)."""
+    return fit_training(None)
+
+
+def estimate_training(record: Mapping[str, Any], fit: UtilisationFit) -> float:
+    """Our estimate of a training record with a given fit, in the record's unit (GPU-hours: whole run)."""
+    goodput = min(1.0, fit.goodput) if record["unit"] == "gpu_hours" else 1.0
+    return value_of(record, _run(record, fit.predict(features(record)), goodput))
+
+
+def naive_training(record: Mapping[str, Any]) -> float:
+    """``6 N D / (GPUs x BF16 peak x 0.4)`` in the record's unit."""
+    spec, gpu = record_spec(record), get_gpu(str(record["gpu"]))
+    rate = gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s or 1.0
+    per_gpu_tokens_per_s = rate * NAIVE_MFU / (6.0 * matmul_parameters(spec))
+    unit = record["unit"]
+    if unit == "gpu_hours":
+        return float(record["tokens"]) / per_gpu_tokens_per_s / SECONDS_PER_HOUR
+    if unit == "tokens_per_s":
+        return per_gpu_tokens_per_s * int(record.get("gpus") or 1)
+    if unit == "model_flop_per_s_per_gpu":
+        return rate * NAIVE_MFU
+    if unit == "seconds_per_step":
+        return float(record["tokens_per_step"]) / (per_gpu_tokens_per_s * int(record.get("gpus") or 1))
+    return per_gpu_tokens_per_s
+
+
+def scored_figures() -> list[dict[str, Any]]:
+    """Every published figure with our leave-one-source-out estimate and the naive roofline.
+
+    Keys: ``category`` (pre-training, fine-tuning, collectives), ``figure_id``,
+    ``source_id``, ``measured``, ``estimated``, ``naive_roofline`` (same unit as measured).
+    """
+    rows: list[dict[str, Any]] = []
+    training = load("training")
+    fits = {source: fit_training(source) for source in sorted({r["source_id"] for r in training})}
+    for record in training:
+        rows.append({"category": record["category"], "figure_id": record["id"], "source_id": record["source_id"],
+                     "measured": float(record["measured"]),
+                     "estimated": estimate_training(record, fits[record["source_id"]]),
+                     "naive_roofline": naive_training(record)})
+    collectives = load("collectives")
+    for record in collectives:
+        table = fit_link_efficiencies(r for r in collectives if r["source_id"] != record["source_id"])
+        link = record_link_bytes_per_s(record)
+        rows.append({"category": "collectives", "figure_id": record["id"], "source_id": record["source_id"],
+                     "measured": float(record["measured"]), "estimated": link * table[record["link_kind"]],
+                     "naive_roofline": link * NAIVE_LINK_EFFICIENCY})
+    return rows
+
+
+def error_statistics(rows: list[dict[str, Any]], *, key: str = "estimated") -> dict[str, dict[str, float]]:
+    """Per category: n, median, 90th percentile and worst of ``|key / measured - 1|``.
+
+    The 90th percentile is the nearest-rank value (``ceil(0.9 n)``-th smallest).
+    """
+    out: dict[str, dict[str, float]] = {}
+    for category in sorted({r["category"] for r in rows}):
+        errors = sorted(abs(r[key] / r["measured"] - 1.0) for r in rows if r["category"] == category)
+        rank = max(1, math.ceil(0.9 * len(errors)))
+        out[category] = {"n": float(len(errors)), "median": median(errors), "p90": errors[rank - 1],
+                         "worst": errors[-1]}
+    return out
+
+
+def fit_module_text() -> str:
+    """The source of :mod:`calculators.performance.utilisation_fit`: the full fit and the records behind each factor."""
+    fit = full_fit()
+
+    def table(values: Mapping[str, float]) -> str:
+        return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in sorted(values.items())) + "}"
+
+    lines = [
+        '"""The training utilisation fit on every record of tests/data/published_speed/training.jsonl (generated).',
+        "",
+        "Written by ``scripts/fit_speed_training.py`` from",
+        ":func:`calculators.speed_accuracy.training.full_fit`; ``tests/test_speed_training.py``",
+        "fails when it differs from a refit. :data:`FITTED_ON` names the records each factor",
+        "is the median over (``group:key`` -> record ids).",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "BASE: dict[str, float] = " + table(fit.base),
+        "CHECKPOINTING: dict[str, float] = " + table(fit.checkpointing),
+        "METHOD: dict[str, float] = " + table(fit.method),
+        "RUN: dict[str, float] = " + table(fit.run),
+        f"HALF_TOKENS = {fit.half_tokens!r}",
+        "",
+        "FITTED_ON: dict[str, tuple[str, ...]] = {",
+    ]
+    for group, ids in fit.fitted_on.items():
+        lines.append(f"    {group!r}: (")
+        lines.extend(f"        {rid!r}," for rid in ids)
+        lines.append("    ),")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

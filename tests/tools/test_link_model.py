@@ -1,0 +1,82 @@
+"""One link model: ``parallel``, ``train-time``, ``speed`` and ``recommend`` give one answer for one link.
+
+Before, ``parallel`` timed PCIe at 0.8 of the per-direction bandwidth while ``train-time``
+and ``speed`` used 0.62. Every command now takes the efficiency from
+:func:`calculators.parallel.links.collective_efficiency`; these tests run the CLI and
+the API and compare.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.interconnects import get_interconnect
+from calculators.catalog.models import get_model
+from calculators.cli import main
+from calculators.parallel.links import LINK_EFFICIENCY, collective_efficiency, link_kind
+from calculators.parallel.tensor import link_efficiency, tensor_parallel_communication
+from calculators.recommend import Workload, recommend
+
+MODEL = "llama-3.1-8b"
+#: (link, GPU, GPUs): a PCIe box and an NVSwitch node.
+CASES = [("pcie4", "rtx-4090", 4), ("nvlink4", "h100-sxm", 8)]
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main([*argv, "--json"]) == 0
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
+
+
+@pytest.mark.parametrize(("link", "gpu", "gpus"), CASES)
+def test_parallel_train_time_and_speed_use_one_efficiency(capsys: pytest.CaptureFixture[str], link: str, gpu: str,
+                                                          gpus: int) -> None:
+    record = get_interconnect(link)
+    expected = collective_efficiency(record, collective="all-reduce", gpus=gpus)
+    n = str(gpus)
+    parallel = _json(capsys, "parallel", "--model", MODEL, "--gpu", gpu, "--gpus", n, "--zero", "0",
+                     "--interconnect", link)
+    assert parallel["collectives"][0]["kind"] == "all-reduce"
+    assert parallel["collectives"][0]["efficiency"] == expected
+    train = _json(capsys, "train-time", "--model", MODEL, "--gpu", gpu, "--gpus", n, "--tokens", "1B",
+                  "--interconnect", link, "--method", "qlora")
+    assert train["data_parallel"]["efficiency"] == expected
+    speed = _json(capsys, "speed", "--model", MODEL, "--gpu", gpu, "--gpus", n, "--interconnect", link)
+    # speed reports the all-reduce time of a decode step: the same ring at the same efficiency
+    comm = tensor_parallel_communication(get_model(MODEL), tokens=1, gpus=gpus, link=record, efficiency=expected)
+    assert speed["last_step"]["communication_time_s"] == pytest.approx(comm.time_s, rel=1e-9)
+    assert link_efficiency(record, gpus=gpus) == expected
+
+
+def test_pcie_is_one_answer_not_two() -> None:
+    # the issue's example: parallel 0.8 against train-time/speed 0.62 on PCIe
+    pcie = get_interconnect("pcie4")
+    assert {collective_efficiency(pcie, collective=c, gpus=4) for c in ("all-reduce", "reduce-scatter",
+                                                                         "all-gather")} == {LINK_EFFICIENCY["pcie"]}
+
+
+def test_nvlink_sharp_only_for_all_reduce_on_a_switch() -> None:
+    nvlink4 = get_interconnect("nvlink4")
+    assert link_kind(nvlink4, collective="all-reduce", gpus=8) == "nvlink-sharp"
+    assert link_kind(nvlink4, collective="reduce-scatter", gpus=8) == "nvlink"
+    assert link_kind(nvlink4, collective="all-reduce", gpus=2) == "nvlink"
+    assert link_kind(get_interconnect("nvlink3"), collective="all-reduce", gpus=8) == "nvlink"
+    assert link_kind(get_interconnect("nvlink-bridge-h100-pcie"), gpus=2) == "nvlink-bridge"
+    assert link_kind(get_interconnect("ib-ndr")) == "network"
+
+
+def test_recommend_times_training_with_the_same_link_model() -> None:
+    # recommend's fine-tuning rows are train-time's runs: same link model, same tokens/s
+    from calculators.performance.training_time import training_time
+
+    result = recommend(Workload(model=MODEL, job="finetune", method="qlora", tokens=10**9))
+    row = next(c for c in result.rows if c.gpu_id == "rtx-4090" and c.count == 4)
+    context = result.context
+    run = training_time(get_model(MODEL), get_gpu("rtx-4090"), tokens=10**9, gpus=4, seq=context, method="qlora",
+                        grad_checkpointing=True, zero=3)
+    assert run.scaling.efficiency == LINK_EFFICIENCY["pcie"]
+    assert row.tokens_per_s == pytest.approx(run.tokens_per_s, rel=1e-12)

@@ -1,0 +1,197 @@
+"""Published training and collective figures: the dataset, the fits made from it, and their accuracy.
+
+The records of ``tests/data/published_speed/`` are quoted from the documents they cite;
+these tests check the data itself (ids, citations, settings that resolve), that the
+constants in the package are the fit of that data, and that the leave-one-source-out
+error does not regress.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+from support import DATA as TEST_DATA
+from support import ROOT
+
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.interconnects import get_interconnect
+from calculators.catalog.models import get_model
+from calculators.errors import InputError
+from calculators.memory.training_inputs import METHODS, PRECISIONS
+from calculators.parallel.links import LINK_EFFICIENCY, LINK_EFFICIENCY_RECORDS, LINK_KINDS, fit_link_efficiencies
+from calculators.performance.model_parallel import model_parallel_step
+from calculators.performance.training_time import training_time
+from calculators.performance.utilisation import DEFAULT_FIT, Features, fit_utilisation
+from calculators.speed_accuracy import training as accuracy
+
+DATA = TEST_DATA / "published_speed"
+TRAINING_UNITS = {"gpu_hours", "tokens_per_s_per_gpu", "model_flop_per_s_per_gpu", "seconds_per_step"}
+SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "naive_roofline"}
+#: Leave-one-source-out (median, 90th percentile) |error| measured when this model was fitted
+#: (printed by scripts/fit_speed_training.py); a change that makes either worse fails. The issue's
+#: targets (median <= 15 %, p90 <= 35 %) are not met yet: see docs/performance/training-time.md.
+REGRESSION_LIMITS = {"pre-training": (0.19, 0.446), "fine-tuning": (0.333, 0.892), "collectives": (0.234, 0.854)}
+
+
+def _records(name: str) -> list[dict[str, Any]]:
+    with (DATA / f"{name}.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+TRAINING = _records("training")
+COLLECTIVES = _records("collectives")
+
+
+@pytest.fixture(scope="module")
+def scored() -> list[dict[str, Any]]:
+    return accuracy.scored_figures()
+
+
+# --------------------------------------------------------------------------- the data
+@pytest.mark.parametrize("records", [TRAINING, COLLECTIVES], ids=["training", "collectives"])
+def test_records_cite_a_source_with_url_and_date(records: list[dict[str, Any]]) -> None:
+    ids = [r["id"] for r in records]
+    assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
+    citations: dict[str, tuple[str, str, str]] = {}
+    for r in records:
+        cite = r["citation"]
+        assert cite["title"] and cite["url"].startswith("https://"), r["id"]
+        datetime.date.fromisoformat(cite["as_of"])
+        key = (cite["title"], cite["url"], cite["as_of"])
+        # one citation per source id, one source id per document
+        assert citations.setdefault(r["source_id"], key) == key, r["id"]
+        assert r["measured"] > 0 and r["unit"], r["id"]
+    assert len(set(citations.values())) == len(citations)
+
+
+def test_training_records_resolve_to_runnable_settings() -> None:
+    for r in TRAINING:
+        get_gpu(r["gpu"])
+        spec = get_model(r["model"]) if r["model"] else accuracy.record_spec(r)
+        assert spec.parameters > 0
+        assert r["method"] in METHODS and r["precision"] in PRECISIONS and r["unit"] in TRAINING_UNITS, r["id"]
+        assert r["category"] in ("pre-training", "fine-tuning"), r["id"]
+        for key in ("framework", "micro_batch", "seq", "checkpointing", "tp", "pp", "gpus"):
+            assert key in r, (r["id"], key)
+        if r["unit"] == "gpu_hours":
+            assert r["tokens"] > 0, r["id"]
+        if r["unit"] == "seconds_per_step":
+            assert r["tokens_per_step"] > 0, r["id"]
+
+
+def test_collective_records_name_catalog_links() -> None:
+    for r in COLLECTIVES:
+        get_interconnect(r["link"])
+        assert r["link_kind"] in LINK_KINDS and r["collective"] == "all-reduce", r["id"]
+        if r["nics_per_node"]:
+            get_interconnect(r["intra_node"])
+
+
+@pytest.mark.parametrize("category", ["pre-training", "fine-tuning", "collectives"])
+def test_each_category_has_ten_figures_from_several_sources(category: str) -> None:
+    records = COLLECTIVES if category == "collectives" else [r for r in TRAINING if r["category"] == category]
+    assert len(records) >= 10
+    assert len({r["source_id"] for r in records}) >= 3
+
+
+# --------------------------------------------------------------------------- the fits in the package
+def test_link_efficiencies_are_the_fit_of_the_dataset() -> None:
+    assert fit_link_efficiencies(COLLECTIVES) == LINK_EFFICIENCY
+    for kind, ids in LINK_EFFICIENCY_RECORDS.items():
+        assert sorted(ids) == sorted(r["id"] for r in COLLECTIVES if r["link_kind"] == kind)
+
+
+def test_utilisation_module_is_the_fit_of_the_dataset() -> None:
+    # scripts/fit_speed_training.py writes it; a stale module means the package and the data disagree
+    committed = ROOT / "calculators" / "performance" / "utilisation_fit.py"
+    assert committed.read_text(encoding="utf-8") == accuracy.fit_module_text()
+
+
+def test_fit_without_a_source_uses_none_of_its_records() -> None:
+    fit = accuracy.fit_training("llm-foundry")
+    foundry = {r["id"] for r in TRAINING if r["source_id"] == "llm-foundry"}
+    assert not foundry & {rid for ids in fit.fitted_on.values() for rid in ids}
+
+
+def test_each_source_counts_once_in_a_factor() -> None:
+    # three runs of one source and one of another: the median of the two sources' medians
+    f = Features("ampere", False, "none", "full")
+    fit = fit_utilisation([("a", "s1", f, 0.2), ("b", "s1", f, 0.2), ("c", "s1", f, 0.2), ("d", "s2", f, 0.8)])
+    assert fit.predict(f) == pytest.approx(0.4, rel=0.01)
+
+
+def test_recomputation_raises_hardware_utilisation_not_mfu() -> None:
+    # llm-foundry's H100 table: HFU 48-59 % with activation checkpointing against MFU 40-46 % without;
+    # the fitted factor is above 1, yet below 4/3, so MFU still falls.
+    assert 1.0 < DEFAULT_FIT.checkpointing["full"] < 4 / 3
+
+
+# --------------------------------------------------------------------------- accuracy
+def test_scored_figures_keys_and_sources(scored: list[dict[str, Any]]) -> None:
+    assert all(set(r) == SCORED_KEYS for r in scored)
+    assert len(scored) == len(TRAINING) + len(COLLECTIVES)
+
+
+@pytest.mark.parametrize("category", sorted(REGRESSION_LIMITS))
+def test_leave_one_source_out_error_does_not_regress(scored: list[dict[str, Any]], category: str) -> None:
+    stats = accuracy.error_statistics(scored)[category]
+    median_limit, p90_limit = REGRESSION_LIMITS[category]
+    assert stats["median"] <= median_limit
+    assert stats["p90"] <= p90_limit
+
+
+def test_issue_targets_are_the_stated_ones() -> None:
+    # issue 14, "Done means": median |error| <= 15 % and 90th percentile <= 35 % per category of ten or more
+    assert (accuracy.TARGET_MEDIAN, accuracy.TARGET_P90) == (0.15, 0.35)
+
+
+# --------------------------------------------------------------------------- tensor and pipeline parallel
+def test_pipeline_bubble_follows_megatron() -> None:
+    # Narayanan et al. 2021, section 2.2: bubble fraction (p - 1) / (v m)
+    mp = model_parallel_step(get_model("llama-2-70b"), get_gpu("h100-sxm"), tp=1, pp=4, virtual_stages=2,
+                             micro_batches=6, micro_batch_tokens=4096, micro_batch_compute_s=1.0)
+    assert mp.bubble_fraction == pytest.approx(3 / 12)
+    assert mp.stage_s == pytest.approx(0.25)
+
+
+def test_tensor_parallel_adds_all_reduces_per_micro_batch() -> None:
+    spec, gpu = get_model("llama-3.1-70b"), get_gpu("h100-sxm")
+    alone = model_parallel_step(spec, gpu, tp=1, pp=1, micro_batches=1, micro_batch_tokens=4096,
+                                micro_batch_compute_s=1.0)
+    split = model_parallel_step(spec, gpu, tp=4, pp=1, micro_batches=1, micro_batch_tokens=4096,
+                                micro_batch_compute_s=1.0)
+    assert alone.tensor_parallel is None and split.tensor_parallel is not None
+    assert split.tensor_parallel.all_reduces == 4 * spec.num_layers  # 2 forward + 2 backward per layer
+    assert split.stage_s > alone.stage_s
+
+
+def test_model_parallel_time_never_beats_the_same_gpus_in_data_parallel() -> None:
+    spec, gpu = get_model("llama-3.1-8b"), get_gpu("h100-sxm")
+    settings: dict[str, Any] = {"tokens": 10**11, "gpus": 8, "seq": 4096, "grad_accumulation": 8,
+                                "check_memory": False}
+    flat = training_time(spec, gpu, **settings)
+    for tp, pp in ((2, 1), (1, 2), (2, 2)):
+        assert training_time(spec, gpu, tensor_parallel=tp, pipeline_parallel=pp, **settings).time_s >= flat.time_s
+
+
+def test_gpus_must_fill_whole_replicas() -> None:
+    with pytest.raises(InputError) as error:
+        training_time(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), tokens=10**9, gpus=6, tensor_parallel=4)
+    assert error.value.field == "gpus"
+
+
+def test_fp8_needs_an_fp8_rate() -> None:
+    with pytest.raises(InputError) as error:
+        training_time(get_model("llama-3.1-8b"), get_gpu("a100-80gb-sxm"), tokens=10**9, fp8=True)
+    assert error.value.field == "gpu"
+
+
+def test_cli_names_the_tp_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    from calculators.cli import main
+
+    assert main(["train-time", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tokens", "1B", "--tp", "0"]) == 2
+    assert "--tp" in capsys.readouterr().err
