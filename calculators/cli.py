@@ -46,9 +46,8 @@ from calculators.memory.training_inputs import (
     PRECISIONS,
     training_setup,
 )
+from calculators.units import GIB
 from calculators.validate import default_of
-
-GIB = 2**30
 
 
 class _Parser(argparse.ArgumentParser):

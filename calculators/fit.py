@@ -43,9 +43,9 @@ from calculators.memory.overhead import allocator_reserve_bytes, reserve_band_by
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
+from calculators.units import GIB
 from calculators.validate import instance_of, nonnegative_int, positive_int
 
-GIB = 2**30
 MAX_BYTES = 1 << 60  # far beyond any job or device
 ESTIMATE = "a MemoryEstimate (training_memory, inference_memory or vision_training_memory)"
 MAX_GPUS_SEARCHED = 1024

@@ -119,7 +119,6 @@ DEFAULT_TOKENS = 10**9
 MAX_TOKENS_PER_S = cost.MAX_TOKENS_PER_S
 MAX_BUDGET_USD_PER_HOUR = cost.MAX_USD_PER_HOUR
 MAX_CANDIDATES = 64
-GIB = 2**30
 __all__ = ["Configuration", "Recommendation", "Workload", "objective_sentence", "recommend"]
 APPLE_REASON = ("Apple silicon skipped: one device per machine (no 2-8 GPU layouts), no published dense tensor "
                 "rate (speeds would be memory-time bounds only) and no cloud price in the catalog; "

@@ -18,7 +18,6 @@ from calculators.doc_tables.inference import (
     CATALOG,
     billions,
     context_cell,
-    gib,
     gpu_header,
     model_name,
     total_bytes_assumption,
@@ -36,6 +35,7 @@ from calculators.memory.weights import (
 )
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction
+from calculators.units import gib
 
 #: Weight storage formats the quantization tables compare.
 WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4")

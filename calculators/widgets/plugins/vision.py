@@ -30,6 +30,7 @@ from calculators.memory.vision import (
     vision_model_from_config,
     vision_training_memory,
 )
+from calculators.units import gib
 from calculators.widgets.fields import (
     Field,
     Value,
@@ -40,7 +41,6 @@ from calculators.widgets.fields import (
 from calculators.widgets.registry import DEFAULT_GPU, Calculator
 from calculators.widgets.render import (
     chart_html,
-    gib,
     label,
     notes_html,
     paragraph,
