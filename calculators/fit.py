@@ -33,12 +33,7 @@ from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes, training_notes
-from calculators.memory.inference import (
-    MAX_BATCH,
-    MAX_CONTEXT,
-    inference_memory,
-    largest_fitting,
-)
+from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
 from calculators.memory.overhead import allocator_reserve_bytes, reserve_band_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory

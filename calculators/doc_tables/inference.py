@@ -14,11 +14,7 @@ from __future__ import annotations
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.models import READ_ON, all_models, get_model, get_model_record
 from calculators.fit import fit_inference
-from calculators.memory.inference import (
-    inference_memory,
-    kv_cache_bytes,
-    kv_cache_bytes_per_token,
-)
+from calculators.memory.inference import inference_memory, kv_cache_bytes, kv_cache_bytes_per_token
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec

@@ -25,14 +25,8 @@ from calculators.doc_tables.inference import (
 )
 from calculators.dtypes import DType
 from calculators.fit import fit_inference
-from calculators.memory.inference import (
-    inference_memory,
-)
-from calculators.memory.weights import (
-    QUANT_OVERHEAD_BYTES_PER_ELEMENT,
-    quantized_bytes_per_element,
-    weight_bytes,
-)
+from calculators.memory.inference import inference_memory
+from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction
 from calculators.units import gib

@@ -17,11 +17,7 @@ from calculators.catalog.models import READ_ON, get_model
 from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory
 from calculators.memory.optimizers import optimizer_bytes
-from calculators.memory.overhead import (
-    CUDA_CONTEXT_BYTES,
-    CUDA_WORKSPACE_BYTES,
-    overhead_assumptions,
-)
+from calculators.memory.overhead import CUDA_CONTEXT_BYTES, CUDA_WORKSPACE_BYTES, overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, training_setup

@@ -12,14 +12,7 @@ column says MiB or KiB.
 from __future__ import annotations
 
 from calculators.catalog.models import get_model
-from calculators.doc_tables.memory import (
-    CATALOG,
-    REFERENCE_MODEL,
-    STEP,
-    describe_job,
-    pct,
-    phase_cell,
-)
+from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, describe_job, pct, phase_cell
 from calculators.dtypes import DType
 from calculators.memory.activations import (
     ActivationLayout,

@@ -12,18 +12,8 @@ from __future__ import annotations
 
 from calculators.catalog.models import get_model
 from calculators.doc_tables.claims import selected_claims
-from calculators.doc_tables.memory import (
-    CATALOG,
-    REFERENCE_MODEL,
-    STEP,
-    phase_cell,
-    trainable_bytes_per_element,
-)
-from calculators.memory.optimizers import (
-    OPTIMIZER_FORMULAS,
-    OPTIMIZERS,
-    optimizer_bytes,
-)
+from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, phase_cell, trainable_bytes_per_element
+from calculators.memory.optimizers import OPTIMIZER_FORMULAS, OPTIMIZERS, optimizer_bytes
 from calculators.memory.training import training_memory
 from calculators.tables import Table, TableFunction
 from calculators.units import gib

@@ -18,11 +18,7 @@ from calculators.catalog.models import get_model
 from calculators.catalog.prices import all_offers
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.memory.inference import inference_memory
-from calculators.system import (
-    EXAMPLE_AUGMENT_MS,
-    EXAMPLE_BYTES_PER_SAMPLE,
-    EXAMPLE_SAMPLES_PER_S,
-)
+from calculators.system import EXAMPLE_AUGMENT_MS, EXAMPLE_BYTES_PER_SAMPLE, EXAMPLE_SAMPLES_PER_S
 from calculators.units import GIB
 
 #: The worked example on docs/system/index.md (stated in its text and code) uses

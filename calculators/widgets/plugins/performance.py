@@ -23,15 +23,7 @@ from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
 from calculators.performance.steps import DecodeStep
 from calculators.units import gib
-from calculators.widgets.fields import (
-    Field,
-    Value,
-    bool_field,
-    choice_field,
-    default_of,
-    float_field,
-    int_field,
-)
+from calculators.widgets.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
 from calculators.widgets.registry import (
     Calculator,
     custom_gpu_fields,
@@ -41,14 +33,7 @@ from calculators.widgets.registry import (
     model_field,
     model_spec,
 )
-from calculators.widgets.render import (
-    Bar,
-    color,
-    labelled_bars_svg,
-    notes_html,
-    paragraph,
-    table_html,
-)
+from calculators.widgets.render import Bar, color, labelled_bars_svg, notes_html, paragraph, table_html
 
 DEFAULT_MODEL = "llama-3-8b"
 DEFAULT_GPU = "h100-sxm"

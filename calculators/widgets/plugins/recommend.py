@@ -29,19 +29,8 @@ from calculators.recommend import (
     recommend,
 )
 from calculators.units import GIB
-from calculators.widgets.fields import (
-    Field,
-    Value,
-    choice_field,
-    float_field,
-    int_field,
-)
-from calculators.widgets.registry import (
-    Calculator,
-    model_config_field,
-    model_field,
-    model_spec,
-)
+from calculators.widgets.fields import Field, Value, choice_field, float_field, int_field
+from calculators.widgets.registry import Calculator, model_config_field, model_field, model_spec
 from calculators.widgets.render import bars_svg, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]

@@ -22,20 +22,8 @@ from calculators.model import ModelSpec
 from calculators.performance.training_time import TrainingTime, training_time
 from calculators.units import gib
 from calculators.widgets.fields import Field, Value, bool_field, float_field, int_field
-from calculators.widgets.registry import (
-    Calculator,
-    gpu_field,
-    model_config_field,
-    model_field,
-    model_spec,
-)
-from calculators.widgets.render import (
-    bars_svg,
-    chart_html,
-    notes_html,
-    paragraph,
-    table_html,
-)
+from calculators.widgets.registry import Calculator, gpu_field, model_config_field, model_field, model_spec
+from calculators.widgets.render import bars_svg, chart_html, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]
 
