@@ -34,8 +34,6 @@ from calculators.memory.training import training_memory
 from calculators.model_config import spec_from_config
 from calculators.tables import Table
 
-GIB = 2**30
-
 #: The calculators' ``precision`` for each run mode of the harness.
 PRECISION_OF_MODE = {"fp32": "fp32", "amp_bf16": "bf16-mixed", "bf16": "bf16", "lora_bf16": "bf16-mixed"}
 

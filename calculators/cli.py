@@ -29,12 +29,7 @@ from calculators.dtype_support import UnsupportedFormatError, on_gpu
 from calculators.errors import CalculatorError, InputError
 from calculators.fit import fit_inference, fit_training
 from calculators.memory.inference import ATTENTIONS as INFER_ATTENTIONS
-from calculators.memory.inference import (
-    KV_DTYPES,
-    WEIGHT_DTYPES,
-    inference_memory,
-    inference_setup,
-)
+from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES, inference_memory, inference_setup
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.training import training_memory
@@ -46,9 +41,8 @@ from calculators.memory.training_inputs import (
     PRECISIONS,
     training_setup,
 )
+from calculators.units import GIB
 from calculators.validate import default_of
-
-GIB = 2**30
 
 
 class _Parser(argparse.ArgumentParser):

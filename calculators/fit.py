@@ -33,19 +33,14 @@ from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes, training_notes
-from calculators.memory.inference import (
-    MAX_BATCH,
-    MAX_CONTEXT,
-    inference_memory,
-    largest_fitting,
-)
+from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
 from calculators.memory.overhead import allocator_reserve_bytes, reserve_band_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
+from calculators.units import GIB
 from calculators.validate import instance_of, nonnegative_int, positive_int
 
-GIB = 2**30
 MAX_BYTES = 1 << 60  # far beyond any job or device
 ESTIMATE = "a MemoryEstimate (training_memory, inference_memory or vision_training_memory)"
 MAX_GPUS_SEARCHED = 1024

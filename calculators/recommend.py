@@ -64,11 +64,7 @@ from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU, all_gpus
 from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.dtype_support import (
-    UnsupportedFormatError,
-    serving_notes,
-    training_notes,
-)
+from calculators.dtype_support import UnsupportedFormatError, serving_notes, training_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import (
@@ -81,12 +77,7 @@ from calculators.fit import (
     split_inference_footprint,
     verdict_for,
 )
-from calculators.memory.inference import (
-    KV_DTYPES,
-    MAX_CONTEXT,
-    WEIGHT_DTYPES,
-    inference_memory,
-)
+from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
 from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH as MAX_TRAIN_BATCH
@@ -96,13 +87,7 @@ from calculators.parallel.tensor import tensor_parallel_link
 from calculators.performance import inference_speed as speed
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.training_time import MAX_TOKENS, default_mfu, training_time
-from calculators.recommend_result import (
-    Configuration,
-    Recommendation,
-    objective_sentence,
-    sort_key,
-    why_sentence,
-)
+from calculators.recommend_result import Configuration, Recommendation, objective_sentence, sort_key, why_sentence
 from calculators.validate import finite_float, flag, one_of, positive_int
 
 JOBS = ("serve", "finetune", "train")
@@ -119,7 +104,6 @@ DEFAULT_TOKENS = 10**9
 MAX_TOKENS_PER_S = cost.MAX_TOKENS_PER_S
 MAX_BUDGET_USD_PER_HOUR = cost.MAX_USD_PER_HOUR
 MAX_CANDIDATES = 64
-GIB = 2**30
 __all__ = ["Configuration", "Recommendation", "Workload", "objective_sentence", "recommend"]
 APPLE_REASON = ("Apple silicon skipped: one device per machine (no 2-8 GPU layouts), no published dense tensor "
                 "rate (speeds would be memory-time bounds only) and no cloud price in the catalog; "

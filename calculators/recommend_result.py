@@ -15,8 +15,8 @@ from typing import Any
 
 from calculators.catalog import prices
 from calculators.fit import FITS
+from calculators.units import GIB
 
-GIB = 2**30
 _BASIS_ORDER = {prices.OFFER: 0, prices.PER_GPU_ASSUMPTION: 1, prices.UNKNOWN: 2}
 
 

@@ -6,9 +6,8 @@ A module of its own so that both the usable-memory catalog and the custom ``mac:
 
 from __future__ import annotations
 
+from calculators.units import GIB
 from calculators.validate import positive_int
-
-GIB = 2**30
 
 
 def apple_working_set_bytes(unified_memory_bytes: int) -> int:

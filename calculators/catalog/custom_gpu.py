@@ -37,8 +37,8 @@ from calculators.catalog.apple_memory import apple_working_set_bytes
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.sources import Source
 from calculators.errors import InputError
+from calculators.units import GIB
 
-GIB = 2**30
 CUSTOM_PREFIX = "custom:"
 MAC_PREFIX = "mac:"
 MAX_MEMORY_GB = 65536.0

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field, fields, replace
 
 from calculators.catalog.sources import Source
 from calculators.errors import InputError, UnknownNameError
+from calculators.units import GIB
 
-GIB = 2**30
 _READ = "2026-11-21"  # the date the documents below were read for this catalog
 
 

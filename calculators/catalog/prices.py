@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.sources import Source
 from calculators.errors import UnknownNameError
+from calculators.units import GIB
 
 #: The edition of this catalog (year-month the prices were collected).
 EDITION = "2026-11"
-GIB = 2**30
 
 # --- documents -------------------------------------------------------------------------
 _RUNPOD = Source("RunPod pricing page (runpod.io/pricing, Secure and Community Cloud), read 2026-11-09, "

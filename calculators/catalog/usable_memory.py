@@ -23,16 +23,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.catalog.apple_memory import (
-    apple_working_set_bytes as apple_working_set_bytes,
-)
+from calculators.catalog.apple_memory import apple_working_set_bytes as apple_working_set_bytes
 from calculators.catalog.custom_gpu import CustomGPU
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
+from calculators.units import GIB, MIB
 
-GIB = 2**30
-MIB = 2**20
 _READ = "2026-11-25"
 
 

@@ -25,9 +25,9 @@ from calculators.memory.optimizers import optimizer_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weights import weight_bytes
+from calculators.units import GIB
 
 GB = 10**9
-GIB = 2**30
 
 # --- the five guides (file names in the sources folder) ------------------------------------
 HFP = "hardware-for-ml-practitioners-2026.txt"

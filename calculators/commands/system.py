@@ -10,12 +10,12 @@ from typing import Any
 
 from calculators import system
 from calculators.catalog.models import resolve_model
+from calculators.units import GIB
 
 COMMAND = "system"
 #: Engine arguments whose flag is spelled differently.
 FLAGS = {"decode_ms_per_sample": "--decode-ms", "dataset_cache_bytes": "--dataset-cache-gib",
          "offload_parameters": "--model", "dataset_cache_gib": "--dataset-cache-gib"}
-GIB = 2**30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,8 +21,7 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weights import weight_bytes
 from calculators.tables import Table, TableFunction
-
-GIB = 2**30
+from calculators.units import gib
 
 #: Representative catalog models for each size class of the vendor's tables.
 SIZE_CLASSES: tuple[tuple[str, str], ...] = (
@@ -59,11 +58,6 @@ VENDOR_CLAIM_IDS: tuple[str, ...] = (
 )
 
 OVERHEAD = overhead_assumptions()[0]
-
-
-def gib(value: float, digits: int = 2) -> str:
-    """Bytes as GiB with ``digits`` decimals."""
-    return f"{value / GIB:.{digits}f}"
 
 
 def millions(value: int) -> str:
@@ -124,11 +118,11 @@ def key_numbers() -> Table:
          f"{pure.peak_allocated_bytes / pure.parameters:.1f}", "bytes/parameter",
          "`calculators.memory.training.training_memory`"),
         (f"LoRA r16 all-linear, {model_name(small)}, gradient checkpointing: total",
-         gib(lora.total_bytes), "GiB", "`calculators.memory.training.training_memory`"),
+         gib(lora.total_bytes, grouped=False), "GiB", "`calculators.memory.training.training_memory`"),
         (f"QLoRA r16 all-linear, {model_name(large)}, gradient checkpointing: total",
-         gib(qlora.total_bytes), "GiB", "`calculators.memory.training.training_memory`"),
+         gib(qlora.total_bytes, grouped=False), "GiB", "`calculators.memory.training.training_memory`"),
         (f"{model_name(large)} base weights in NF4 (embeddings and head in bf16)",
-         gib(weight_bytes(get_model(large), dtype="nf4")), "GiB", "`calculators.memory.weights.weight_bytes`"),
+         gib(weight_bytes(get_model(large), dtype="nf4"), grouped=False), "GiB", "`calculators.memory.weights.weight_bytes`"),
     )
     return Table(
         id="fine-tuning-key-numbers",
@@ -151,7 +145,7 @@ def by_size() -> Table:
                 rows.append((size, model_name(model), label, "on" if checkpointing else "off",
                              billions(estimate.trainable_parameters) if settings["method"] == "full"
                              else f"{millions(estimate.trainable_parameters)} M",
-                             gib(estimate.peak_allocated_bytes), gib(estimate.total_bytes),
+                             gib(estimate.peak_allocated_bytes, grouped=False), gib(estimate.total_bytes, grouped=False),
                              estimate.peak_phase, *fits(estimate)))
     return Table(
         id="fine-tuning-by-size",
@@ -194,8 +188,8 @@ def lora_ratio() -> Table:
         base = weight_bytes(get_model(model), dtype="bf16")
         for checkpointing in (False, True):
             estimate = estimate_job(model, METHODS[2][1], grad_checkpointing=checkpointing)
-            rows.append((size, model_name(model), "on" if checkpointing else "off", gib(base),
-                         gib(estimate.peak_allocated_bytes), f"{estimate.peak_allocated_bytes / base:.2f}"))
+            rows.append((size, model_name(model), "on" if checkpointing else "off", gib(base, grouped=False),
+                         gib(estimate.peak_allocated_bytes, grouped=False), f"{estimate.peak_allocated_bytes / base:.2f}"))
     return Table(
         id="fine-tuning-lora-ratio",
         caption=(f"LoRA r16 all-linear on a bf16 base, {job_caption()}: peak_allocated_bytes divided by the "

@@ -23,7 +23,6 @@ from calculators.doc_tables.fine_tuning import (
     billions,
     estimate_job,
     fits,
-    gib,
     gpu_headers,
     job_caption,
     millions,
@@ -33,6 +32,7 @@ from calculators.dtypes import DType
 from calculators.memory.lora import lora_parameters
 from calculators.memory.weights import quantized_bytes_per_element, weight_bytes
 from calculators.tables import Table, TableFunction
+from calculators.units import gib
 
 LORA_MODEL = "llama-3-8b"
 LORA_RANKS: tuple[int, ...] = (8, 16, 64, 256)
@@ -60,9 +60,9 @@ def lora_key_numbers() -> Table:
         ("NF4 with double quantisation", f"{8 * quantized_bytes_per_element(DType.NF4):.3f}", "bits/parameter",
          "`calculators.memory.weights.quantized_bytes_per_element`"),
         ("activations saved for backward, same LoRA job, no checkpointing",
-         gib(lora.breakdown.get("activations", 0)), "GiB", "`calculators.memory.training.training_memory`"),
+         gib(lora.breakdown.get("activations", 0), grouped=False), "GiB", "`calculators.memory.training.training_memory`"),
         ("fp32 adapters with their AdamW moments, same job",
-         gib(trainable * 4 + lora.breakdown["optimizer_states"]), "GiB",
+         gib(trainable * 4 + lora.breakdown["optimizer_states"], grouped=False), "GiB",
          "`calculators.memory.training.training_memory`"),
     )
     return Table(
@@ -87,7 +87,7 @@ def lora_rank_targets() -> Table:
             off = estimate_job(LORA_MODEL, settings, grad_checkpointing=False)
             on = estimate_job(LORA_MODEL, settings, grad_checkpointing=True)
             rows.append((str(rank), label, millions(trainable), f"{100 * trainable / spec.parameters:.3f}",
-                         gib(off.peak_allocated_bytes), gib(on.peak_allocated_bytes)))
+                         gib(off.peak_allocated_bytes, grouped=False), gib(on.peak_allocated_bytes, grouped=False)))
     return Table(
         id="fine-tuning-lora-rank-targets",
         caption=(f"LoRA on {model_name(LORA_MODEL)} with a bf16 base and fp32 adapters, {job_caption()}, "
@@ -115,9 +115,9 @@ def lora_breakdown() -> Table:
     for label, settings in METHODS[2:]:
         for checkpointing in (False, True):
             estimate = estimate_job(LORA_MODEL, settings, grad_checkpointing=checkpointing)
-            parts = [gib(estimate.breakdown.get(key, 0)) for key, _ in _BREAKDOWN_COLUMNS]
+            parts = [gib(estimate.breakdown.get(key, 0), grouped=False) for key, _ in _BREAKDOWN_COLUMNS]
             rows.append((label, "on" if checkpointing else "off", estimate.peak_phase, *parts,
-                         gib(estimate.peak_allocated_bytes)))
+                         gib(estimate.peak_allocated_bytes, grouped=False)))
     return Table(
         id="fine-tuning-lora-breakdown",
         caption=(f"Breakdown of peak_allocated_bytes at the peak (training_memory's breakdown) for "
@@ -144,9 +144,9 @@ def qlora_by_size() -> Table:
         off = estimate_job(model, METHODS[3][1], grad_checkpointing=False)
         on = estimate_job(model, METHODS[3][1], grad_checkpointing=True)
         sixteen_bit = weight_bytes(spec, dtype="bf16", parameters=spec.parameters - spec.linear_parameters)
-        rows.append((model_name(model), billions(spec.parameters), gib(weight_bytes(spec, dtype="bf16")),
-                     gib(weight_bytes(spec, dtype="nf4")), gib(sixteen_bit),
-                     gib(off.peak_allocated_bytes), gib(on.peak_allocated_bytes), gib(on.total_bytes),
+        rows.append((model_name(model), billions(spec.parameters), gib(weight_bytes(spec, dtype="bf16"), grouped=False),
+                     gib(weight_bytes(spec, dtype="nf4"), grouped=False), gib(sixteen_bit, grouped=False),
+                     gib(off.peak_allocated_bytes, grouped=False), gib(on.peak_allocated_bytes, grouped=False), gib(on.total_bytes, grouped=False),
                      *fits(on)))
     return Table(
         id="fine-tuning-qlora-by-size",
@@ -169,8 +169,8 @@ def qlora_optimizers() -> Table:
     for model in (SIZE_CLASSES[0][1], SIZE_CLASSES[-1][1]):
         for optimizer in ("adamw", "adamw-fused", "paged-adamw-8bit"):
             estimate = estimate_job(model, {**METHODS[3][1], "optimizer": optimizer}, grad_checkpointing=True)
-            rows.append((model_name(model), optimizer, gib(estimate.breakdown["optimizer_states"], 3),
-                         gib(estimate.peak_allocated_bytes, 3)))
+            rows.append((model_name(model), optimizer, gib(estimate.breakdown["optimizer_states"], 3, grouped=False),
+                         gib(estimate.peak_allocated_bytes, 3, grouped=False)))
     return Table(
         id="fine-tuning-qlora-optimizers",
         caption=(f"QLoRA r16 all-linear with gradient checkpointing, {job_caption()}: optimizer state and "

@@ -18,21 +18,15 @@ from dataclasses import fields
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.tables import Table, TableFunction
+from calculators.units import gib
 
-GIB = 2**30
 SEGMENTS = ("consumer", "workstation", "datacenter", "apple")
-
 
 
 # --------------------------------------------------------------------------- formatting
 def catalog_as_of() -> str:
     """The catalog's as-of date: the latest ``as_of`` among the records' sources."""
     return max(gpu.source.as_of for gpu in all_gpus())
-
-
-def gib(value: float) -> str:
-    """Bytes as whole GiB."""
-    return f"{value / GIB:,.0f}"
 
 
 def gbps(value: float) -> str:
@@ -94,9 +88,9 @@ def key_numbers() -> Table:
     h100 = get_gpu("h100-sxm")
     ridge = ridge_flop_per_byte(h100.bf16_dense_flop_per_s, h100.memory_bandwidth_bytes_per_s)
     rows = (
-        ("Largest memory on one GPU", gib(biggest.memory_bytes), "GiB", biggest.name,
+        ("Largest memory on one GPU", gib(biggest.memory_bytes, 0), "GiB", biggest.name,
          biggest.source_of("memory_bytes").kind, "GPU.memory_bytes"),
-        ("Largest consumer-card memory", gib(consumer.memory_bytes), "GiB", consumer.name,
+        ("Largest consumer-card memory", gib(consumer.memory_bytes, 0), "GiB", consumer.name,
          consumer.source_of("memory_bytes").kind, "GPU.memory_bytes"),
         ("Highest memory bandwidth", gbps(fastest.memory_bandwidth_bytes_per_s), "GB/s", fastest.name,
          fastest.source_of("memory_bandwidth_bytes_per_s").kind, "GPU.memory_bandwidth_bytes_per_s"),
@@ -120,7 +114,7 @@ def catalog() -> Table:
     """The GPU catalog, one row per SKU, in base units converted for display."""
     rows = tuple(
         (
-            gpu.name, gpu.segment, gib(gpu.memory_bytes), gpu.memory_type or "unknown",
+            gpu.name, gpu.segment, gib(gpu.memory_bytes, 0), gpu.memory_type or "unknown",
             gbps(gpu.memory_bandwidth_bytes_per_s), tflops(gpu.bf16_dense_flop_per_s),
             tflops(gpu.fp8_dense_flop_per_s), "unknown" if gpu.tdp_watts is None else f"{gpu.tdp_watts:,.0f}",
             yes_no(gpu.ecc), link_cell(gpu),
@@ -209,7 +203,7 @@ def segments() -> Table:
                              (("yes", ecc[True]), ("no", ecc[False]), ("unknown", ecc[None])) if count)
         links = sum(1 for g in group if g.interconnect is not None)
         rows.append((
-            segment, str(len(group)), _range((g.memory_bytes for g in group), gib),
+            segment, str(len(group)), _range((g.memory_bytes for g in group), lambda value: gib(value, 0)),
             _range((g.memory_bandwidth_bytes_per_s for g in group), gbps), ecc_text,
             f"{links} of {len(group)}", _range((g.tdp_watts for g in group), lambda w: f"{w:,.0f}"),
             f"{sum(1 for g in group if g.launch_price_usd is not None)} of {len(group)}",
@@ -229,7 +223,7 @@ def segments() -> Table:
 def apple() -> Table:
     """Apple unified-memory parts: what the catalog knows and what it does not."""
     rows = tuple(
-        (gpu.name, gib(gpu.memory_bytes), gbps(gpu.memory_bandwidth_bytes_per_s),
+        (gpu.name, gib(gpu.memory_bytes, 0), gbps(gpu.memory_bandwidth_bytes_per_s),
          "unknown" if gpu.bf16_dense_flop_per_s is None else tflops(gpu.bf16_dense_flop_per_s),
          " ".join(gpu.notes))
         for gpu in ordered_gpus() if gpu.segment == "apple"

@@ -15,16 +15,12 @@ from calculators.catalog.gpus import GPU, all_gpus
 from calculators.catalog.models import all_models
 from calculators.catalog.usable_memory import usable_memory_bytes, usable_memory_record
 from calculators.doc_tables.claims import selected_claims
-from calculators.doc_tables.hardware import (
-    GIB,
-    catalog_as_of,
-    gib,
-    ordered_gpus,
-)
+from calculators.doc_tables.hardware import catalog_as_of, ordered_gpus
 from calculators.dtype_support import on_gpu
 from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
 from calculators.tables import Table, TableFunction
+from calculators.units import GIB, gib
 
 #: The two jobs of the fit table, passed unchanged to fit_inference / fit_training.
 INFERENCE_SETTINGS: dict[str, object] = {"weights": "bf16", "kv_cache": "bf16", "batch": 1, "context": 8192}
@@ -69,7 +65,7 @@ def fit_matrix() -> Table:
             *(fit_cell(i.verdict.verdict, q.verdict.verdict) for i, q in zip(infer, qlora, strict=True)),
         ))
     legend = "; ".join(
-        f"{gib(cap.memory_bytes)} GiB: " + ", ".join(g.name for g in ordered_gpus() if g.memory_bytes == cap.memory_bytes)
+        f"{gib(cap.memory_bytes, 0)} GiB: " + ", ".join(g.name for g in ordered_gpus() if g.memory_bytes == cap.memory_bytes)
         + f" (decided on the {cap.name}: {usable_memory_bytes(cap) / GIB:,.2f} GiB usable)"
         for cap in caps)
     return Table(
@@ -83,7 +79,7 @@ def fit_matrix() -> Table:
             "'config context' is max_position_embeddings from the model's config.json; where it is below the "
             "8192-token prompt, the inference figure is memory arithmetic for a prompt longer than the model "
             "was trained on (the calculators do not refuse it)."),
-        columns=("model", "params B", "config context", "infer GiB", "QLoRA GiB", *(f"{gib(c.memory_bytes)} GiB" for c in caps)),
+        columns=("model", "params B", "config context", "infer GiB", "QLoRA GiB", *(f"{gib(c.memory_bytes, 0)} GiB" for c in caps)),
         align=("l", "r", "r", "r", "r", *("c" for _ in caps)),
         rows=tuple(rows),
         assumptions=(

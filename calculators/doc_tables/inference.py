@@ -14,18 +14,13 @@ from __future__ import annotations
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.models import READ_ON, all_models, get_model, get_model_record
 from calculators.fit import fit_inference
-from calculators.memory.inference import (
-    inference_memory,
-    kv_cache_bytes,
-    kv_cache_bytes_per_token,
-)
+from calculators.memory.inference import inference_memory, kv_cache_bytes, kv_cache_bytes_per_token
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction
+from calculators.units import KIB, gib
 
-GIB = 2**30
-KIB = 2**10
 CATALOG = f"model catalog as of {READ_ON}"
 #: The GPUs the fit tables size against: one per common memory size (24, 48, 80, 141 GiB).
 FIT_GPUS = ("rtx-4090", "l40s", "h100-sxm", "h200")
@@ -37,9 +32,6 @@ FIT_MODELS = ("llama-2-7b", "mistral-7b-v0.3", "qwen2.5-7b", "llama-3.1-8b", "ge
 
 
 # --------------------------------------------------------------------------- formatting
-def gib(n: float, digits: int = 2) -> str:
-    """Bytes as GiB with ``digits`` decimals and thousands separators."""
-    return f"{n / GIB:,.{digits}f}"
 
 
 def kib(n: float) -> str:

@@ -11,21 +11,13 @@ True
 from __future__ import annotations
 
 from calculators.catalog.models import all_models, get_model
-from calculators.doc_tables.inference import (
-    CATALOG,
-    KIB,
-    billions,
-    gib,
-    kib,
-    model_name,
-    total_bytes_assumption,
-    with_commas,
-)
+from calculators.doc_tables.inference import CATALOG, billions, kib, model_name, total_bytes_assumption, with_commas
 from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory, kv_cache_bytes_per_token
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction
+from calculators.units import KIB, gib
 
 
 def moe_key_numbers_table() -> Table:

@@ -18,7 +18,6 @@ from calculators.doc_tables.inference import (
     CATALOG,
     billions,
     context_cell,
-    gib,
     gpu_header,
     model_name,
     total_bytes_assumption,
@@ -26,16 +25,11 @@ from calculators.doc_tables.inference import (
 )
 from calculators.dtypes import DType
 from calculators.fit import fit_inference
-from calculators.memory.inference import (
-    inference_memory,
-)
-from calculators.memory.weights import (
-    QUANT_OVERHEAD_BYTES_PER_ELEMENT,
-    quantized_bytes_per_element,
-    weight_bytes,
-)
+from calculators.memory.inference import inference_memory
+from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction
+from calculators.units import gib
 
 #: Weight storage formats the quantization tables compare.
 WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4")

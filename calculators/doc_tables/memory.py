@@ -17,19 +17,14 @@ from calculators.catalog.models import READ_ON, get_model
 from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory
 from calculators.memory.optimizers import optimizer_bytes
-from calculators.memory.overhead import (
-    CUDA_CONTEXT_BYTES,
-    CUDA_WORKSPACE_BYTES,
-    overhead_assumptions,
-)
+from calculators.memory.overhead import CUDA_CONTEXT_BYTES, CUDA_WORKSPACE_BYTES, overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, training_setup
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction
+from calculators.units import MIB, gib
 
-GIB = 2**30
-MIB = 2**20
 PHASE_LETTER = {"forward": "f", "backward": "b", "optimizer": "o", "prefill": "p", "decode": "d"}
 CATALOG = f"model shapes from the catalog as of {READ_ON}"
 OVERHEAD = overhead_assumptions()[0]
@@ -39,11 +34,6 @@ STEP = ("one step of loss = model(ids, labels=ids).loss; loss.backward(); optimi
 REFERENCE_MODEL = "llama-3-8b"
 
 
-def gib(value: float) -> str:
-    """Bytes as GiB with two decimals: ``gib(3 * 2**29)`` is ``'1.50'``."""
-    return f"{value / GIB:.2f}"
-
-
 def pct(value: float) -> str:
     """A fraction as a whole percentage: ``pct(0.25)`` is ``'25 %'``."""
     return f"{100 * value:.0f} %"
@@ -51,7 +41,7 @@ def pct(value: float) -> str:
 
 def phase_cell(estimate: MemoryEstimate) -> str:
     """Peak GiB and the letter of its phase, e.g. ``'16.02 o'`` for a peak in the optimizer step."""
-    return f"{gib(estimate.peak_allocated_bytes)} {PHASE_LETTER[estimate.peak_phase]}"
+    return f"{gib(estimate.peak_allocated_bytes, grouped=False)} {PHASE_LETTER[estimate.peak_phase]}"
 
 
 def describe_job(settings: dict[str, object], spec: ModelSpec | None = None) -> str:
@@ -114,8 +104,8 @@ def key_numbers_overview() -> Table:
          f"{pure.peak_allocated_bytes / spec.parameters:.1f}", "bytes/param", "derived",
          "calculators.memory.training.training_memory"),
         (f"{spec.name} full bf16-mixed AdamW b1 s2048: peak_allocated_bytes",
-         gib(job.peak_allocated_bytes), "GiB", "derived", "calculators.memory.training.training_memory"),
-        (f"{spec.name}, same job: total_bytes", gib(job.total_bytes), "GiB", "derived + measured",
+         gib(job.peak_allocated_bytes, grouped=False), "GiB", "derived", "calculators.memory.training.training_memory"),
+        (f"{spec.name}, same job: total_bytes", gib(job.total_bytes, grouped=False), "GiB", "derived + measured",
          "calculators.memory.overhead.runtime_overhead_bytes"),
         ("fixed overhead in total_bytes (CUDA context) and in the peak (cuBLAS workspaces)",
          f"{(CUDA_CONTEXT_BYTES + CUDA_WORKSPACE_BYTES) / MIB:.0f}", "MiB", "measured",
@@ -139,10 +129,10 @@ def breakdown_table() -> Table:
         b = estimate.breakdown
         rows.append((
             spec.name, label, estimate.peak_phase,
-            gib(b.get("weights", 0)), gib(b.get("gradients", 0)), gib(b.get("optimizer_states", 0)),
-            gib(b.get("optimizer_step_temporaries", 0)), gib(b.get("autocast_weight_copies", 0)),
-            gib(b.get("activations", 0)), gib(b.get("transient_at_peak", 0)),
-            gib(estimate.peak_allocated_bytes), gib(estimate.total_bytes),
+            gib(b.get("weights", 0), grouped=False), gib(b.get("gradients", 0), grouped=False), gib(b.get("optimizer_states", 0), grouped=False),
+            gib(b.get("optimizer_step_temporaries", 0), grouped=False), gib(b.get("autocast_weight_copies", 0), grouped=False),
+            gib(b.get("activations", 0), grouped=False), gib(b.get("transient_at_peak", 0), grouped=False),
+            gib(estimate.peak_allocated_bytes, grouped=False), gib(estimate.total_bytes, grouped=False),
         ))
     return Table(
         id="memory-breakdown",
@@ -166,8 +156,8 @@ def phase_peaks_table() -> Table:
     rows = []
     for spec, label, estimate in _jobs():
         phases = estimate.phase_peaks
-        rows.append((spec.name, label, gib(phases["forward"]), gib(phases["backward"]),
-                     gib(phases["optimizer"]), gib(estimate.peak_allocated_bytes), estimate.peak_phase))
+        rows.append((spec.name, label, gib(phases["forward"], grouped=False), gib(phases["backward"], grouped=False),
+                     gib(phases["optimizer"], grouped=False), gib(estimate.peak_allocated_bytes, grouped=False), estimate.peak_phase))
     return Table(
         id="memory-phase-peaks",
         caption=("Peak allocated memory of each phase of one training step (GiB); the step's "
@@ -227,9 +217,9 @@ def inference_breakdown_table() -> Table:
         b = estimate.breakdown
         label = (f"weights {settings['weights']}, KV {settings['kv_cache']}, b{settings['batch']} "
                  f"ctx {settings['context']}")
-        rows.append((spec.name, label, estimate.peak_phase, gib(b.get("weights", 0)), gib(b.get("kv_cache", 0)),
-                     gib(b.get("activations_and_logits", 0)), gib(estimate.peak_allocated_bytes),
-                     gib(estimate.total_bytes)))
+        rows.append((spec.name, label, estimate.peak_phase, gib(b.get("weights", 0), grouped=False), gib(b.get("kv_cache", 0), grouped=False),
+                     gib(b.get("activations_and_logits", 0), grouped=False), gib(estimate.peak_allocated_bytes, grouped=False),
+                     gib(estimate.total_bytes, grouped=False)))
     return Table(
         id="memory-inference-breakdown",
         caption=("What is live at the peak of serving a batch (GiB): weights, the KV cache of the whole prompt, "

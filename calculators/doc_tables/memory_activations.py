@@ -12,7 +12,7 @@ column says MiB or KiB.
 from __future__ import annotations
 
 from calculators.catalog.models import get_model
-from calculators.doc_tables.memory import CATALOG, MIB, REFERENCE_MODEL, STEP, describe_job, gib, pct, phase_cell
+from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, describe_job, pct, phase_cell
 from calculators.dtypes import DType
 from calculators.memory.activations import (
     ActivationLayout,
@@ -22,6 +22,7 @@ from calculators.memory.activations import (
 from calculators.memory.training import activation_layout, training_memory
 from calculators.memory.training_inputs import training_setup
 from calculators.tables import Table, TableFunction
+from calculators.units import MIB, gib
 
 #: Training configurations whose per-layer activations the activations page lists.
 LAYOUT_JOBS: tuple[tuple[str, dict[str, object]], ...] = (
@@ -114,8 +115,8 @@ def attention_table() -> Table:
         saved = {att: per_layer[att] * spec.num_layers * seq for att in per_layer}
         peak = {att: training_memory(spec, seq=seq, attention=att, **LORA_JOB).peak_allocated_bytes
                 for att in ("sdpa", "eager")}
-        rows.append((f"{seq:,}", gib(saved["eager"]), gib(saved["sdpa"]), pct(1 - saved["sdpa"] / saved["eager"]),
-                     gib(peak["eager"]), gib(peak["sdpa"]), pct(1 - peak["sdpa"] / peak["eager"])))
+        rows.append((f"{seq:,}", gib(saved["eager"], grouped=False), gib(saved["sdpa"], grouped=False), pct(1 - saved["sdpa"] / saved["eager"]),
+                     gib(peak["eager"], grouped=False), gib(peak["sdpa"], grouped=False), pct(1 - peak["sdpa"] / peak["eager"])))
     return Table(
         id="memory-activations-attention",
         caption=(f"Eager attention against SDPA (FlashAttention or memory-efficient kernel) for LoRA on {spec.name}, "
@@ -157,7 +158,7 @@ def levers_table() -> Table:
         settings = {**LEVER_BASE, **change}
         estimate = training_memory(spec, **settings)
         peak = estimate.peak_allocated_bytes
-        rows.append((label, describe_job(settings), gib(peak), estimate.peak_phase, f"{100 * (peak / base - 1):+.0f} %"))
+        rows.append((label, describe_job(settings), gib(peak, grouped=False), estimate.peak_phase, f"{100 * (peak / base - 1):+.0f} %"))
     return Table(
         id="memory-activations-levers",
         caption=(f"One lever at a time on full fine-tuning of {spec.name} (pure bf16, AdamW, batch 8 x seq 2048): "

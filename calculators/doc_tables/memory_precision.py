@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from calculators.catalog.models import get_model
 from calculators.doc_tables.claims import selected_claims
-from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, gib, phase_cell, trainable_bytes_per_element
+from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, phase_cell, trainable_bytes_per_element
 from calculators.memory.optimizers import OPTIMIZER_FORMULAS, OPTIMIZERS, optimizer_bytes
 from calculators.memory.training import training_memory
 from calculators.tables import Table, TableFunction
+from calculators.units import gib
 
 PRECISION_GROUPS = (("fp32", "fp32"), ("bf16-mixed / fp16-mixed", "bf16-mixed"), ("bf16 / fp16", "bf16"))
 
@@ -45,7 +46,7 @@ def key_numbers_precision() -> Table:
          "bytes/param", fn),
         ("pure bf16 weights and states, foreach AdamW", per_param(precision="bf16"), "bytes/param", fn),
         (f"fp16-mixed minus bf16-mixed, {spec.name} b1 s2048",
-         gib(fp16.peak_allocated_bytes - bf16.peak_allocated_bytes), "GiB", fn),
+         gib(fp16.peak_allocated_bytes - bf16.peak_allocated_bytes, grouped=False), "GiB", fn),
     )
     return Table(
         id="memory-precision-key-numbers",

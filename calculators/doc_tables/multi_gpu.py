@@ -17,8 +17,7 @@ from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.tables import Table, TableFunction
-
-GIB = 2**30
+from calculators.units import gib
 
 #: The two models of the ZeRO tables: a 7-8B and a 70B.
 MODELS: tuple[str, ...] = ("llama-3-8b", "llama-3-70b")
@@ -38,10 +37,6 @@ _STAGE_NAMES = {
 }
 
 _OVERHEAD = overhead_assumptions()[0]
-
-
-def _gib(value: float, digits: int = 2) -> str:
-    return f"{value / GIB:.{digits}f}"
 
 
 def _estimate(model: str, *, gpus: int, zero: int, grad_checkpointing: bool) -> MemoryEstimate:
@@ -66,11 +61,11 @@ def key_numbers() -> Table:
     needed = fit_training(get_model(large), FIT_GPU, **JOB, grad_checkpointing=True).gpus_needed
     h100 = get_gpu(FIT_GPU)
     rows = (
-        (f"{_name(small)}, 1 GPU: peak", _gib(single.peak_allocated_bytes), "GiB",
+        (f"{_name(small)}, 1 GPU: peak", gib(single.peak_allocated_bytes, grouped=False), "GiB",
          "`calculators.memory.training.training_memory`"),
-        (f"{_name(small)}, 8 GPUs, DDP (ZeRO 0): peak per GPU", _gib(ddp.peak_allocated_bytes), "GiB",
+        (f"{_name(small)}, 8 GPUs, DDP (ZeRO 0): peak per GPU", gib(ddp.peak_allocated_bytes, grouped=False), "GiB",
          "`calculators.memory.training.training_memory`"),
-        (f"{_name(small)}, 8 GPUs, ZeRO-3: peak per GPU", _gib(zero3.peak_allocated_bytes), "GiB",
+        (f"{_name(small)}, 8 GPUs, ZeRO-3: peak per GPU", gib(zero3.peak_allocated_bytes, grouped=False), "GiB",
          "`calculators.memory.training.training_memory`"),
         (f"{_name(large)}, gradient checkpointing: {h100.name} GPUs needed under ZeRO-3 (powers of two)",
          "none up to 1024" if needed is None else str(needed), "GPUs", "`calculators.fit.fit_training`"),
@@ -94,8 +89,8 @@ def zero_peak() -> Table:
     for model in MODELS:
         for checkpointing in (False, True):
             for stage in STAGES:
-                cells = [_gib(_estimate(model, gpus=n, zero=stage, grad_checkpointing=checkpointing)
-                              .peak_allocated_bytes, 1) for n in GPU_COUNTS]
+                cells = [gib(_estimate(model, gpus=n, zero=stage, grad_checkpointing=checkpointing)
+                              .peak_allocated_bytes, 1, grouped=False) for n in GPU_COUNTS]
                 rows.append((_name(model), "on" if checkpointing else "off", _STAGE_NAMES[stage], *cells))
     return Table(
         id="multi-gpu-zero-peak",
@@ -121,7 +116,7 @@ def zero_total() -> Table:
             for n in GPU_COUNTS[1:]:
                 estimate = _estimate(model, gpus=n, zero=stage, grad_checkpointing=True)
                 fits = [fit_cell(estimate, g) for g in classes]
-                rows.append((_name(model), _STAGE_NAMES[stage], str(n), _gib(estimate.total_bytes, 1),
+                rows.append((_name(model), _STAGE_NAMES[stage], str(n), gib(estimate.total_bytes, 1, grouped=False),
                              estimate.peak_phase, *fits))
     return Table(
         id="multi-gpu-zero-total",
@@ -147,8 +142,8 @@ def seventy_on_eight() -> Table:
             estimate = training_memory(get_model(model), **{**JOB, "precision": precision}, gpus=n, zero=3,
                                        grad_checkpointing=checkpointing)
             fits = [fit_cell(estimate, g) for g in classes]
-            rows.append((precision, "on" if checkpointing else "off", _gib(estimate.peak_allocated_bytes, 1),
-                         _gib(estimate.total_bytes, 1), estimate.peak_phase, *fits))
+            rows.append((precision, "on" if checkpointing else "off", gib(estimate.peak_allocated_bytes, 1, grouped=False),
+                         gib(estimate.total_bytes, 1, grouped=False), estimate.peak_phase, *fits))
     return Table(
         id="multi-gpu-70b-on-8",
         caption=(f"{_name(model)}, full fine-tuning with AdamW (foreach) on {n} GPUs under ZeRO-3, micro-batch "
@@ -182,8 +177,8 @@ def breakdown() -> Table:
     rows = []
     for stage in STAGES:
         estimate = _estimate(model, gpus=n, zero=stage, grad_checkpointing=False)
-        cells = [_gib(estimate.breakdown[key]) if key in estimate.breakdown else "-" for key, _ in _TERMS]
-        rows.append((_STAGE_NAMES[stage], estimate.peak_phase, *cells, _gib(estimate.peak_allocated_bytes)))
+        cells = [gib(estimate.breakdown[key], grouped=False) if key in estimate.breakdown else "-" for key, _ in _TERMS]
+        rows.append((_STAGE_NAMES[stage], estimate.peak_phase, *cells, gib(estimate.peak_allocated_bytes, grouped=False)))
     return Table(
         id="multi-gpu-breakdown",
         caption=(f"Per-GPU breakdown of peak_allocated_bytes at the peak phase (training_memory's breakdown), "

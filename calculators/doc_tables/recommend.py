@@ -13,8 +13,9 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.fit import fit_verdict
 from calculators.memory.training import training_memory
-from calculators.recommend import GIB, GPU_COUNTS, Recommendation, Workload, recommend
+from calculators.recommend import GPU_COUNTS, Recommendation, Workload, recommend
 from calculators.tables import Table, TableFunction
+from calculators.units import GIB
 
 #: Rows shown per workload table (the cheapest per unit of work first).
 SHOWN = 10

@@ -27,8 +27,8 @@ from calculators.system import (
     EXAMPLE_SAMPLES_PER_S,
 )
 from calculators.tables import Table, TableFunction
+from calculators.units import GIB, gib
 
-GIB = 2**30
 #: Single-thread decode rates (images/s) measured by Iglovikov and Kosarevsky (arXiv:2605.08731,
 #: imread-benchmark README table, ImageNet validation, bytes pre-loaded in memory).
 MEASURED_DECODE_IMG_PER_S: tuple[tuple[str, str, int], ...] = (
@@ -45,10 +45,6 @@ MACHINES: tuple[tuple[str, int], ...] = (("rtx-4090", 1), ("rtx-4090", 4), ("rtx
                                          ("rtx-pro-6000-blackwell", 4), ("h100-sxm", 8), ("h200", 8), ("b200", 8))
 OFFLOAD_MODELS = ("llama-3.2-3b", "llama-3-8b", "qwen2.5-14b", "llama-3-70b")
 CPU_MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b", "llama-3-8b", "qwen2.5-14b")
-
-
-def _gib(value: float, digits: int = 1) -> str:
-    return f"{value / GIB:,.{digits}f}"
 
 
 def storage_classes() -> Table:
@@ -112,7 +108,7 @@ def host_ram() -> Table:
     for gpu_id, count in MACHINES:
         gpu = get_gpu(gpu_id)
         need = system.host_ram_need(gpu_memory_bytes=gpu.memory_bytes * count)
-        rows.append((f"{count} x {gpu.name}", _gib(gpu.memory_bytes * count, 0), _gib(need.rule_bytes, 0),
+        rows.append((f"{count} x {gpu.name}", gib(gpu.memory_bytes * count, 0), gib(need.rule_bytes, 0),
                      "yes" if gpu.ecc else ("no" if gpu.ecc is False else "unknown")))
     return Table(id="system-host-ram", columns=("machine", "GPU memory GiB", "host RAM floor GiB (rule)", "GPU ECC"),
                  align=("l", "r", "r", "l"), rows=tuple(rows),
@@ -128,7 +124,7 @@ def node_ratios() -> Table:
         if offer.host_ram_bytes is None or offer.vcpus is None:
             continue
         gpu_bytes = get_gpu(offer.gpu_id).memory_bytes * offer.gpus
-        rows.append((f"{offer.provider} {offer.offering}", _gib(offer.host_ram_bytes, 0), _gib(gpu_bytes, 0),
+        rows.append((f"{offer.provider} {offer.offering}", gib(offer.host_ram_bytes, 0), gib(gpu_bytes, 0),
                      f"{offer.host_ram_bytes / gpu_bytes:.1f}", f"{offer.vcpus / offer.gpus:.0f}",
                      (offer.spec_source or offer.source).as_of))
     return Table(id="system-node-ratios",
@@ -147,7 +143,7 @@ def offload() -> Table:
         two = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer")
         eight = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer", gpus_per_node=8)
         three = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer+params")
-        rows.append((spec.name, f"{spec.parameters / 1e9:,.2f}", _gib(two), _gib(eight), _gib(three)))
+        rows.append((spec.name, f"{spec.parameters / 1e9:,.2f}", gib(two, 1), gib(eight, 1), gib(three, 1)))
     return Table(id="system-offload",
                  columns=("model", "params B", "ZeRO-2 offload, 1 GPU: GiB", "ZeRO-2 offload, 8 GPUs: GiB",
                           "ZeRO-3 offload (params too): GiB"),
@@ -165,8 +161,8 @@ def cpu_inference() -> Table:
         spec = get_model(model_id)
         fp32 = inference_memory(spec, weights="fp32", kv_cache="fp32", batch=1, context=2048)
         bf16 = inference_memory(spec, weights="bf16", kv_cache="bf16", batch=1, context=2048)
-        rows.append((spec.name, f"{spec.parameters / 1e9:,.2f}", _gib(weight_bytes(spec, dtype='fp32'), 2),
-                     _gib(fp32.peak_allocated_bytes, 2), _gib(bf16.peak_allocated_bytes, 2)))
+        rows.append((spec.name, f"{spec.parameters / 1e9:,.2f}", gib(weight_bytes(spec, dtype='fp32')),
+                     gib(fp32.peak_allocated_bytes), gib(bf16.peak_allocated_bytes)))
     return Table(id="system-cpu-inference-ram",
                  columns=("model", "params B", "fp32 weights GiB", "fp32 peak GiB", "bf16 peak GiB"),
                  align=("l", "r", "r", "r", "r"), rows=tuple(rows),
@@ -223,13 +219,13 @@ def pytorch_key_numbers() -> Table:
     bf16 = inference_memory(small, weights="bf16", kv_cache="bf16", batch=1, context=2048)
     rtx = get_gpu("rtx-4090")
     rows = (
-        (f"{small.name} weights in fp32 (4 bytes per parameter)", f"{_gib(weight_bytes(small, dtype='fp32'), 2)} GiB",
+        (f"{small.name} weights in fp32 (4 bytes per parameter)", f"{gib(weight_bytes(small, dtype='fp32'))} GiB",
          "derived"),
-        (f"{small.name} CPU inference peak, fp32, 2,048-token prompt", f"{_gib(fp32.peak_allocated_bytes, 2)} GiB",
+        (f"{small.name} CPU inference peak, fp32, 2,048-token prompt", f"{gib(fp32.peak_allocated_bytes)} GiB",
          "estimate (peak_allocated_bytes)"),
-        ("Same in bf16", f"{_gib(bf16.peak_allocated_bytes, 2)} GiB", "estimate (peak_allocated_bytes)"),
+        ("Same in bf16", f"{gib(bf16.peak_allocated_bytes)} GiB", "estimate (peak_allocated_bytes)"),
         (f"Host RAM floor for one {rtx.name}",
-         f"{_gib(system.host_ram_need(gpu_memory_bytes=rtx.memory_bytes).rule_bytes, 0)} GiB", "rule: 1 x GPU memory"),
+         f"{gib(system.host_ram_need(gpu_memory_bytes=rtx.memory_bytes).rule_bytes, 0)} GiB", "rule: 1 x GPU memory"),
     )
     return Table(id="system-pytorch-key-numbers", columns=("quantity", "value", "kind"), align=("l", "r", "l"),
                  rows=rows, caption="From weight_bytes, inference_memory (batch 1, sdpa, KV cache in the weights' "

@@ -11,16 +11,15 @@ from calculators.catalog.vision_models import all_vision_models, get_vision_mode
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.vision import (
     RECIPE_OPTIMIZER,
-    batchnorm_channels,
     activation_bytes_per_image,
+    batchnorm_channels,
     vision_parameters,
     vision_training_memory,
     vit_tokens,
 )
 from calculators.tables import Table, TableFunction
+from calculators.units import GIB, MIB
 
-GIB = 2**30
-MIB = 2**20
 BATCHES = (32, 64, 128, 256)
 RESOLUTIONS = (224, 384)
 PRECISION = "bf16-mixed"

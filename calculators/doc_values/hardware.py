@@ -17,8 +17,7 @@ import functools
 
 from calculators.catalog.gpus import get_gpu
 from calculators.inline_values import Value, ValueFunction, quantity
-
-GIB = 2**30
+from calculators.units import GIB
 
 
 def gpu_memory(value_id: str, *, gpu: str, unit: bool = True) -> Value:

@@ -9,8 +9,7 @@ from __future__ import annotations
 from calculators.catalog.models import get_model
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.memory.inference import inference_memory
-
-GIB = 2**30
+from calculators.units import GIB
 
 
 def inference_example_total() -> Value:

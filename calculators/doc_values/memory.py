@@ -17,8 +17,8 @@ from calculators.memory import overhead
 from calculators.memory.training import training_memory
 from calculators.memory.vision import vision_training_memory, vit_tokens
 from calculators.memory.weights import quantized_bytes_per_element
+from calculators.units import GIB, MIB
 
-GIB, MIB = 2**30, 2**20
 MEASURED = "measured on one H100 80GB (tests/data/measurements_cuda/h100-sxm); calculators.memory.overhead"
 
 

@@ -19,8 +19,8 @@ from calculators.catalog.prices import all_offers
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.memory.inference import inference_memory
 from calculators.system import EXAMPLE_AUGMENT_MS, EXAMPLE_BYTES_PER_SAMPLE, EXAMPLE_SAMPLES_PER_S
+from calculators.units import GIB
 
-GIB = 2**30
 #: The worked example on docs/system/index.md (stated in its text and code) uses
 #: system.EXAMPLE_SAMPLES_PER_S, EXAMPLE_BYTES_PER_SAMPLE and EXAMPLE_AUGMENT_MS (the augmentation,
 #: an assumption: footnote "aug" on the page) on this node:

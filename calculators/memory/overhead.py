@@ -45,10 +45,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from calculators.units import GIB, MIB
 from calculators.validate import nonnegative_int, one_of
-
-MIB = 2**20
-GIB = 2**30
 
 #: Caching-allocator settings accepted by the calculators.
 ALLOCATORS = ("default", "expandable_segments")

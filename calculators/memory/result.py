@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-GIB = 2**30
+from calculators.units import GIB
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-GIB = 2**30
+from calculators.units import GIB, gib
 
 #: Segment colours (Okabe-Ito, readable by people with colour-vision deficiencies),
 #: assigned in breakdown order.
@@ -47,11 +47,6 @@ _PAD_PCT = 1.0  # left and right margin of the bar, in percent of the chart's wi
 _BAR_Y = 24
 _BAR_H = 28
 _HEIGHT = _BAR_Y + _BAR_H + 36
-
-
-def gib(value_bytes: float) -> str:
-    """Bytes as GiB with two decimals and thousands separators (``'1,234.50'``)."""
-    return f"{value_bytes / GIB:,.2f}"
 
 
 def label(component: str) -> str:

@@ -25,14 +25,8 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.fit import DOES_NOT_FIT, FITS, TIGHT, FitResult, fit_verdict
 from calculators.memory.result import MemoryEstimate
 from calculators.model import ModelSpec
-from calculators.widgets.render import (
-    chart_html,
-    gib,
-    label,
-    notes_html,
-    paragraph,
-    table_html,
-)
+from calculators.units import gib
+from calculators.widgets.render import chart_html, label, notes_html, paragraph, table_html
 
 
 @dataclass(frozen=True)

@@ -16,17 +16,11 @@ from calculators.catalog.models import all_models
 from calculators.memory import training_inputs
 from calculators.parallel.collectives import MAX_EFFICIENCY, MAX_GPUS
 from calculators.parallel.step import AUTO, DEFAULT_MFU, StepCommunication, step_communication
-from calculators.widgets.fields import (
-    Field,
-    Value,
-    choice_field,
-    config_field,
-    default_of,
-    float_field,
-    int_field,
-)
+from calculators.units import gib
+from calculators.widgets.fields import Field, Value, choice_field, config_field, default_of, float_field, int_field
 from calculators.widgets.registry import CUSTOM, DEFAULT_GPU, DEFAULT_MODEL, Calculator, model_spec
-from calculators.widgets.render import Bar, gib, labelled_bars_svg, notes_html, paragraph, table_html
+from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
+
 
 def time_bars_svg(rows: Sequence[tuple[str, float]], *, title: str) -> str:
     """Horizontal bars of durations in milliseconds, one per row (label, seconds); deterministic and escaped."""

@@ -22,15 +22,8 @@ from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
 from calculators.performance.steps import DecodeStep
-from calculators.widgets.fields import (
-    Field,
-    Value,
-    bool_field,
-    choice_field,
-    default_of,
-    float_field,
-    int_field,
-)
+from calculators.units import gib
+from calculators.widgets.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
 from calculators.widgets.registry import (
     Calculator,
     custom_gpu_fields,
@@ -40,7 +33,7 @@ from calculators.widgets.registry import (
     model_field,
     model_spec,
 )
-from calculators.widgets.render import Bar, color, gib, labelled_bars_svg, notes_html, paragraph, table_html
+from calculators.widgets.render import Bar, color, labelled_bars_svg, notes_html, paragraph, table_html
 
 DEFAULT_MODEL = "llama-3-8b"
 DEFAULT_GPU = "h100-sxm"
@@ -48,7 +41,6 @@ CUSTOM = "custom"
 #: Batch sizes and GPU counts the charts always draw (plus the one chosen).
 CHART_BATCHES = (1, 4, 16, 64, 256)
 CHART_GPUS = (1, 8, 64, 512, 4096)
-GIB = 2**30
 
 Values = Mapping[str, Value]
 

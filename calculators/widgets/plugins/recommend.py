@@ -19,7 +19,6 @@ from calculators.recommend import (
     DEFAULT_KV_CACHE,
     DEFAULT_METHOD,
     DEFAULT_TOKENS,
-    GIB,
     JOBS,
     MAX_BUDGET_USD_PER_HOUR,
     MAX_TOKENS_PER_S,
@@ -29,6 +28,7 @@ from calculators.recommend import (
     Workload,
     recommend,
 )
+from calculators.units import GIB
 from calculators.widgets.fields import Field, Value, choice_field, float_field, int_field
 from calculators.widgets.registry import Calculator, model_config_field, model_field, model_spec
 from calculators.widgets.render import bars_svg, notes_html, paragraph, table_html

@@ -20,13 +20,12 @@ from calculators.catalog.gpus import get_gpu
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.performance.training_time import TrainingTime, training_time
+from calculators.units import gib
 from calculators.widgets.fields import Field, Value, bool_field, float_field, int_field
 from calculators.widgets.registry import Calculator, gpu_field, model_config_field, model_field, model_spec
-from calculators.widgets.render import bars_svg, chart_html, gib, notes_html, paragraph, table_html
+from calculators.widgets.render import bars_svg, chart_html, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]
-
-
 
 
 # --------------------------------------------------------------------------- system balance

@@ -13,12 +13,7 @@ from dataclasses import dataclass
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.catalog.vision_models import (
-    VisionModel,
-    all_vision_models,
-    get_vision_model,
-    vision_model_ids,
-)
+from calculators.catalog.vision_models import VisionModel, all_vision_models, get_vision_model, vision_model_ids
 from calculators.config_input import load_config_text
 from calculators.errors import InputError
 from calculators.memory.optimizers import OPTIMIZERS
@@ -30,22 +25,10 @@ from calculators.memory.vision import (
     vision_model_from_config,
     vision_training_memory,
 )
-from calculators.widgets.fields import (
-    Field,
-    Value,
-    choice_field,
-    config_field,
-    int_field,
-)
+from calculators.units import gib
+from calculators.widgets.fields import Field, Value, choice_field, config_field, int_field
 from calculators.widgets.registry import DEFAULT_GPU, Calculator
-from calculators.widgets.render import (
-    chart_html,
-    gib,
-    label,
-    notes_html,
-    paragraph,
-    table_html,
-)
+from calculators.widgets.render import chart_html, label, notes_html, paragraph, table_html
 from calculators.widgets.views import verdict_sentence
 
 #: ``network`` value that reads the shapes from the pasted config.json.

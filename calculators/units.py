@@ -1,0 +1,22 @@
+"""Units: the one place the package defines byte multiples and turns a quantity into text.
+
+Binary multiples (``GIB``, 2^30 bytes) measure memory, as ``torch.cuda`` and nvidia-smi's
+MiB do; decimal multiples (``GB``, 10^9 bytes) measure bandwidth and disk, as datasheets do.
+
+>>> GIB, MIB, KIB
+(1073741824, 1048576, 1024)
+>>> gib(3 * 2**29), gib(1234.5 * GIB), gib(1234.5 * GIB, grouped=False), gib(80 * GIB, digits=0)
+('1.50', '1,234.50', '1234.50', '80')
+"""
+
+from __future__ import annotations
+
+KIB = 2**10
+MIB = 2**20
+GIB = 2**30
+GB = 10**9
+
+
+def gib(value_bytes: float, digits: int = 2, *, grouped: bool = True) -> str:
+    """Bytes as GiB (2^30 bytes) with ``digits`` decimals, with thousands separators unless ``grouped`` is False."""
+    return f"{value_bytes / GIB:,.{digits}f}" if grouped else f"{value_bytes / GIB:.{digits}f}"
