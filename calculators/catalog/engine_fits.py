@@ -12,7 +12,7 @@ FitRow = tuple[float | None, tuple[str, ...]]
 
 FITS: dict[str, dict[str, FitRow]] = {
     'pooled': {
-        'bandwidth_efficiency': (1.0, (
+        'bandwidth_efficiency': (0.981, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3-8b-sdpa-b1-decode',
@@ -42,6 +42,16 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mr-4090-mistral7b-c4',
             'mr-4090-mistral7b-c48',
             'mr-4090-mistral7b-c8',
+            'optimum-gptq-l2-13b-fp16-a100-b1-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b16-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b2-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b4-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b1-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b2-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -106,28 +116,27 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.509, (
-            'h100-llama-3-8b-eager-b1-prefill',
+        'compute:16-bit': (0.618, (
             'h100-llama-3-8b-eager-b4-decode',
-            'h100-llama-3-8b-eager-b4-prefill',
-            'h100-llama-3-8b-sdpa-b1-prefill',
             'h100-llama-3-8b-sdpa-b4-decode',
-            'h100-llama-3-8b-sdpa-b4-prefill',
-            'h100-llama-3.2-1b-eager-b1-prefill',
             'h100-llama-3.2-1b-eager-b4-decode',
-            'h100-llama-3.2-1b-eager-b4-prefill',
             'h100-llama-3.2-1b-sdpa-b4-decode',
-            'h100-qwen2.5-0.5b-eager-b1-prefill',
             'h100-qwen2.5-0.5b-eager-b4-decode',
-            'h100-qwen2.5-0.5b-eager-b4-prefill',
-            'h100-qwen2.5-0.5b-sdpa-b1-prefill',
             'h100-qwen2.5-0.5b-sdpa-b4-decode',
-            'h100-qwen2.5-0.5b-sdpa-b4-prefill',
             'mr-4090-mistral7b-c16',
             'mr-4090-mistral7b-c32',
             'mr-4090-mistral7b-c4',
             'mr-4090-mistral7b-c48',
             'mr-4090-mistral7b-c8',
+            'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
+            'optimum-gptq-l2-13b-fp16-a100-b16-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b16-prefill512',
+            'optimum-gptq-l2-13b-fp16-a100-b2-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b2-prefill512',
+            'optimum-gptq-l2-13b-fp16-a100-b4-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b4-prefill512',
+            'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b8-prefill512',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
@@ -156,7 +165,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:fp8': (0.461, (
+        'compute:fp8': (0.459, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -183,18 +192,27 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp8-l40s-tp1-ttft128',
             'trt-llama-2-7b-fp8-l40s-tp1-ttft2048',
         )),
-        'compute:weight-only': (0.631, (
+        'compute:weight-only': (0.537, (
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
+            'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
+            'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b16-prefill512',
+            'optimum-gptq-l2-13b-gptq-a100-b2-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b2-prefill512',
+            'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b4-prefill512',
+            'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b8-prefill512',
             'xd-l3-8b-q4_k_m-rtx-3090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-3090-pp512',
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'moe_expert_efficiency': (0.892, (
+        'moe_expert_efficiency': (0.951, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (0.000152, (
+        'step_overhead_s_per_layer': (0.00018, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3-8b-sdpa-b1-decode',
@@ -224,6 +242,16 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mr-4090-mistral7b-c4',
             'mr-4090-mistral7b-c48',
             'mr-4090-mistral7b-c8',
+            'optimum-gptq-l2-13b-fp16-a100-b1-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b16-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b2-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b4-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b1-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b2-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -288,12 +316,9 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'request_overhead_s': (0.0142, (
-            'h100-llama-3-8b-eager-b1-prefill',
-            'h100-llama-3-8b-sdpa-b1-prefill',
-            'h100-llama-3.2-1b-eager-b1-prefill',
-            'h100-qwen2.5-0.5b-eager-b1-prefill',
-            'h100-qwen2.5-0.5b-sdpa-b1-prefill',
+        'request_overhead_s': (0.00184, (
+            'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
+            'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft2048',
             'trt-llama-2-70b-fp8-h100-sxm-tp4-ttft128',
@@ -308,7 +333,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.845, (
+        'bandwidth_efficiency': (0.844, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -346,20 +371,20 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.732, (
+        'compute:16-bit': (0.745, (
             'xd-l3-8b-fp16-rtx-3090-pp4096',
             'xd-l3-8b-fp16-rtx-3090-pp512',
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:weight-only': (0.619, (
+        'compute:weight-only': (0.612, (
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
             'xd-l3-8b-q4_k_m-rtx-3090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-3090-pp512',
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.31e-05, (
+        'step_overhead_s_per_layer': (7.3e-05, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -427,7 +452,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp8-l40s-b64-tp1-128-128',
             'trt-llama-2-7b-fp8-l40s-b64-tp1-128-2048',
         )),
-        'compute:16-bit': (0.632, (
+        'compute:16-bit': (0.642, (
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
@@ -440,7 +465,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft128',
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft2048',
         )),
-        'compute:fp8': (0.469, (
+        'compute:fp8': (0.47, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -467,7 +492,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp8-l40s-tp1-ttft128',
             'trt-llama-2-7b-fp8-l40s-tp1-ttft2048',
         )),
-        'step_overhead_s_per_layer': (0.000212, (
+        'step_overhead_s_per_layer': (0.000214, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -522,26 +547,46 @@ FITS: dict[str, dict[str, FitRow]] = {
             'h100-qwen2.5-0.5b-eager-b4-decode',
             'h100-qwen2.5-0.5b-sdpa-b1-decode',
             'h100-qwen2.5-0.5b-sdpa-b4-decode',
+            'optimum-gptq-l2-13b-fp16-a100-b1-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b16-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b2-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b4-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b1-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b2-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
-        'compute:16-bit': (0.377, (
-            'h100-llama-3-8b-eager-b1-prefill',
+        'compute:16-bit': (0.65, (
             'h100-llama-3-8b-eager-b4-decode',
-            'h100-llama-3-8b-eager-b4-prefill',
-            'h100-llama-3-8b-sdpa-b1-prefill',
             'h100-llama-3-8b-sdpa-b4-decode',
-            'h100-llama-3-8b-sdpa-b4-prefill',
-            'h100-llama-3.2-1b-eager-b1-prefill',
             'h100-llama-3.2-1b-eager-b4-decode',
-            'h100-llama-3.2-1b-eager-b4-prefill',
             'h100-llama-3.2-1b-sdpa-b4-decode',
-            'h100-qwen2.5-0.5b-eager-b1-prefill',
             'h100-qwen2.5-0.5b-eager-b4-decode',
-            'h100-qwen2.5-0.5b-eager-b4-prefill',
-            'h100-qwen2.5-0.5b-sdpa-b1-prefill',
             'h100-qwen2.5-0.5b-sdpa-b4-decode',
-            'h100-qwen2.5-0.5b-sdpa-b4-prefill',
+            'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
+            'optimum-gptq-l2-13b-fp16-a100-b16-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b16-prefill512',
+            'optimum-gptq-l2-13b-fp16-a100-b2-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b2-prefill512',
+            'optimum-gptq-l2-13b-fp16-a100-b4-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b4-prefill512',
+            'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b8-prefill512',
         )),
-        'step_overhead_s_per_layer': (0.00214, (
+        'compute:weight-only': (0.573, (
+            'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
+            'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b16-prefill512',
+            'optimum-gptq-l2-13b-gptq-a100-b2-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b2-prefill512',
+            'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b4-prefill512',
+            'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b8-prefill512',
+        )),
+        'step_overhead_s_per_layer': (0.00132, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3-8b-sdpa-b1-decode',
@@ -554,17 +599,24 @@ FITS: dict[str, dict[str, FitRow]] = {
             'h100-qwen2.5-0.5b-eager-b4-decode',
             'h100-qwen2.5-0.5b-sdpa-b1-decode',
             'h100-qwen2.5-0.5b-sdpa-b4-decode',
+            'optimum-gptq-l2-13b-fp16-a100-b1-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b16-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b2-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b4-gen512',
+            'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b1-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b2-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
+            'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
         'request_overhead_s': (1e-05, (
-            'h100-llama-3-8b-eager-b1-prefill',
-            'h100-llama-3-8b-sdpa-b1-prefill',
-            'h100-llama-3.2-1b-eager-b1-prefill',
-            'h100-qwen2.5-0.5b-eager-b1-prefill',
-            'h100-qwen2.5-0.5b-sdpa-b1-prefill',
+            'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
+            'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
         )),
     },
     'vllm': {
-        'bandwidth_efficiency': (0.947, (
+        'bandwidth_efficiency': (0.933, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'mr-4090-mistral7b-c16',
             'mr-4090-mistral7b-c32',
@@ -584,7 +636,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.432, (
+        'compute:16-bit': (0.474, (
             'mr-4090-mistral7b-c16',
             'mr-4090-mistral7b-c32',
             'mr-4090-mistral7b-c4',
@@ -603,11 +655,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'moe_expert_efficiency': (0.846, (
+        'moe_expert_efficiency': (0.866, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (8.77e-05, (
+        'step_overhead_s_per_layer': (8.68e-05, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'mr-4090-mistral7b-c16',
             'mr-4090-mistral7b-c32',
