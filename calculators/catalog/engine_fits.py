@@ -12,7 +12,7 @@ FitRow = tuple[float | None, tuple[str, ...]]
 
 FITS: dict[str, dict[str, FitRow]] = {
     'pooled': {
-        'bandwidth_efficiency': (0.981, (
+        'bandwidth_efficiency': (1.0, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3-8b-sdpa-b1-decode',
@@ -26,6 +26,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'h100-qwen2.5-0.5b-sdpa-b1-decode',
             'h100-qwen2.5-0.5b-sdpa-b4-decode',
             'jm-a100-40gb-llama3.1-8b-c1',
+            'lds-a6000-qwen2.5-7b-c1-tpot',
+            'lds-a6000-qwen2.5-7b-c2-tpot',
+            'lds-a6000-qwen2.5-7b-c4-tpot',
+            'lds-a6000-qwen2.5-7b-c8-tpot',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -123,6 +127,9 @@ FITS: dict[str, dict[str, FitRow]] = {
             'h100-llama-3.2-1b-sdpa-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
             'h100-qwen2.5-0.5b-sdpa-b4-decode',
+            'lds-a6000-qwen2.5-7b-c2-tpot',
+            'lds-a6000-qwen2.5-7b-c4-tpot',
+            'lds-a6000-qwen2.5-7b-c8-tpot',
             'mr-4090-mistral7b-c16',
             'mr-4090-mistral7b-c32',
             'mr-4090-mistral7b-c4',
@@ -165,7 +172,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:fp8': (0.459, (
+        'compute:fp8': (0.457, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -208,11 +215,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'moe_expert_efficiency': (0.951, (
+        'moe_expert_efficiency': (0.937, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (0.00018, (
+        'step_overhead_s_per_layer': (0.000181, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3-8b-sdpa-b1-decode',
@@ -226,6 +233,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'h100-qwen2.5-0.5b-sdpa-b1-decode',
             'h100-qwen2.5-0.5b-sdpa-b4-decode',
             'jm-a100-40gb-llama3.1-8b-c1',
+            'lds-a6000-qwen2.5-7b-c1-tpot',
+            'lds-a6000-qwen2.5-7b-c2-tpot',
+            'lds-a6000-qwen2.5-7b-c4-tpot',
+            'lds-a6000-qwen2.5-7b-c8-tpot',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -333,7 +344,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.844, (
+        'bandwidth_efficiency': (0.845, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -384,7 +395,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.3e-05, (
+        'step_overhead_s_per_layer': (7.31e-05, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -616,8 +627,12 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'vllm': {
-        'bandwidth_efficiency': (0.933, (
+        'bandwidth_efficiency': (0.98, (
             'jm-a100-40gb-llama3.1-8b-c1',
+            'lds-a6000-qwen2.5-7b-c1-tpot',
+            'lds-a6000-qwen2.5-7b-c2-tpot',
+            'lds-a6000-qwen2.5-7b-c4-tpot',
+            'lds-a6000-qwen2.5-7b-c8-tpot',
             'mr-4090-mistral7b-c16',
             'mr-4090-mistral7b-c32',
             'mr-4090-mistral7b-c4',
@@ -636,7 +651,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.474, (
+        'compute:16-bit': (0.452, (
+            'lds-a6000-qwen2.5-7b-c2-tpot',
+            'lds-a6000-qwen2.5-7b-c4-tpot',
+            'lds-a6000-qwen2.5-7b-c8-tpot',
             'mr-4090-mistral7b-c16',
             'mr-4090-mistral7b-c32',
             'mr-4090-mistral7b-c4',
@@ -655,12 +673,16 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'moe_expert_efficiency': (0.866, (
+        'moe_expert_efficiency': (0.836, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (8.68e-05, (
+        'step_overhead_s_per_layer': (9.32e-05, (
             'jm-a100-40gb-llama3.1-8b-c1',
+            'lds-a6000-qwen2.5-7b-c1-tpot',
+            'lds-a6000-qwen2.5-7b-c2-tpot',
+            'lds-a6000-qwen2.5-7b-c4-tpot',
+            'lds-a6000-qwen2.5-7b-c8-tpot',
             'mr-4090-mistral7b-c16',
             'mr-4090-mistral7b-c32',
             'mr-4090-mistral7b-c4',
