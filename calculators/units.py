@@ -7,6 +7,8 @@ MiB do; decimal multiples (``GB``, 10^9 bytes) measure bandwidth and disk, as da
 (1073741824, 1048576, 1024)
 >>> gib(3 * 2**29), gib(1234.5 * GIB), gib(1234.5 * GIB, grouped=False), gib(80 * GIB, digits=0)
 ('1.50', '1,234.50', '1234.50', '80')
+>>> signed_percent(0.123), signed_percent(-0.5), number(12345.678), number(0.1234, 2)
+('+12 %', '-50 %', '12,346', '0.12')
 """
 
 from __future__ import annotations
@@ -20,3 +22,13 @@ GB = 10**9
 def gib(value_bytes: float, digits: int = 2, *, grouped: bool = True) -> str:
     """Bytes as GiB (2^30 bytes) with ``digits`` decimals, with thousands separators unless ``grouped`` is False."""
     return f"{value_bytes / GIB:,.{digits}f}" if grouped else f"{value_bytes / GIB:.{digits}f}"
+
+
+def signed_percent(fraction: float) -> str:
+    """A signed fraction as a whole percentage (an error: ``+12 %`` over, ``-50 %`` under)."""
+    return f"{fraction * 100:+.0f} %"
+
+
+def number(value: float, digits: int = 0) -> str:
+    """A number with thousands separators and ``digits`` decimals."""
+    return f"{value:,.{digits}f}"

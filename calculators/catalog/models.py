@@ -121,6 +121,15 @@ def get_model_record(id_or_name: str) -> ModelRecord:
     return record
 
 
+
+def model_name(id_or_name: str) -> str:
+    """The display name of a catalog model, for tables and prose.
+
+    >>> model_name("llama-3-8b")
+    'Llama 3 8B'
+    """
+    return get_model_record(id_or_name).name
+
 def resolve_model(value: str) -> ModelSpec:
     """A catalog id or name, or a config.json given as a path or as JSON text.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from calculators.catalog.gpus import all_gpus, get_gpu
-from calculators.catalog.models import READ_ON, get_model, get_model_record
+from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.doc_tables.fine_tuning import fit_cell
 from calculators.fit import fit_training
 from calculators.memory.overhead import overhead_assumptions
@@ -43,9 +43,6 @@ def _estimate(model: str, *, gpus: int, zero: int, grad_checkpointing: bool) -> 
     return training_memory(get_model(model), **JOB, gpus=gpus, zero=zero, grad_checkpointing=grad_checkpointing)
 
 
-def _name(model: str) -> str:
-    return get_model_record(model).name
-
 
 def _job_caption() -> str:
     return (f"full fine-tuning, {JOB['precision']} (fp32 master weights, bf16 autocast), AdamW (foreach), "
@@ -61,13 +58,13 @@ def key_numbers() -> Table:
     needed = fit_training(get_model(large), FIT_GPU, **JOB, grad_checkpointing=True).gpus_needed
     h100 = get_gpu(FIT_GPU)
     rows = (
-        (f"{_name(small)}, 1 GPU: peak", gib(single.peak_allocated_bytes, grouped=False), "GiB",
+        (f"{model_name(small)}, 1 GPU: peak", gib(single.peak_allocated_bytes, grouped=False), "GiB",
          "`calculators.memory.training.training_memory`"),
-        (f"{_name(small)}, 8 GPUs, DDP (ZeRO 0): peak per GPU", gib(ddp.peak_allocated_bytes, grouped=False), "GiB",
+        (f"{model_name(small)}, 8 GPUs, DDP (ZeRO 0): peak per GPU", gib(ddp.peak_allocated_bytes, grouped=False), "GiB",
          "`calculators.memory.training.training_memory`"),
-        (f"{_name(small)}, 8 GPUs, ZeRO-3: peak per GPU", gib(zero3.peak_allocated_bytes, grouped=False), "GiB",
+        (f"{model_name(small)}, 8 GPUs, ZeRO-3: peak per GPU", gib(zero3.peak_allocated_bytes, grouped=False), "GiB",
          "`calculators.memory.training.training_memory`"),
-        (f"{_name(large)}, gradient checkpointing: {h100.name} GPUs needed under ZeRO-3 (powers of two)",
+        (f"{model_name(large)}, gradient checkpointing: {h100.name} GPUs needed under ZeRO-3 (powers of two)",
          "none up to 1024" if needed is None else str(needed), "GPUs", "`calculators.fit.fit_training`"),
         (f"{h100.name} {h100.interconnect}: GPU-to-GPU bandwidth, both directions summed",
          f"{(h100.nvlink_bandwidth_bytes_per_s or 0) / 1e9:.0f}", "GB/s", "`calculators.catalog.gpus.get_gpu`"),
@@ -91,7 +88,7 @@ def zero_peak() -> Table:
             for stage in STAGES:
                 cells = [gib(_estimate(model, gpus=n, zero=stage, grad_checkpointing=checkpointing)
                               .peak_allocated_bytes, 1, grouped=False) for n in GPU_COUNTS]
-                rows.append((_name(model), "on" if checkpointing else "off", _STAGE_NAMES[stage], *cells))
+                rows.append((model_name(model), "on" if checkpointing else "off", _STAGE_NAMES[stage], *cells))
     return Table(
         id="multi-gpu-zero-peak",
         caption=(f"peak_allocated_bytes per GPU (GiB) derived by training_memory(gpus=N, zero=stage) for "
@@ -116,7 +113,7 @@ def zero_total() -> Table:
             for n in GPU_COUNTS[1:]:
                 estimate = _estimate(model, gpus=n, zero=stage, grad_checkpointing=True)
                 fits = [fit_cell(estimate, g) for g in classes]
-                rows.append((_name(model), _STAGE_NAMES[stage], str(n), gib(estimate.total_bytes, 1, grouped=False),
+                rows.append((model_name(model), _STAGE_NAMES[stage], str(n), gib(estimate.total_bytes, 1, grouped=False),
                              estimate.peak_phase, *fits))
     return Table(
         id="multi-gpu-zero-total",
@@ -146,7 +143,7 @@ def seventy_on_eight() -> Table:
                          gib(estimate.total_bytes, 1, grouped=False), estimate.peak_phase, *fits))
     return Table(
         id="multi-gpu-70b-on-8",
-        caption=(f"{_name(model)}, full fine-tuning with AdamW (foreach) on {n} GPUs under ZeRO-3, micro-batch "
+        caption=(f"{model_name(model)}, full fine-tuning with AdamW (foreach) on {n} GPUs under ZeRO-3, micro-batch "
                  f"{JOB['batch']} x seq {JOB['seq']} per GPU, derived by training_memory: bf16-mixed keeps fp32 "
                  "weights, gradients and moments; bf16 keeps them all in bf16. peak = peak_allocated_bytes, "
                  "total = total_bytes per GPU; 'fits' is calculators.fit.fit_verdict: 'yes', 'tight' (inside the "
@@ -182,7 +179,7 @@ def breakdown() -> Table:
     return Table(
         id="multi-gpu-breakdown",
         caption=(f"Per-GPU breakdown of peak_allocated_bytes at the peak phase (training_memory's breakdown), "
-                 f"{_name(model)} on {n} GPUs, {_job_caption()}, no gradient checkpointing, in GiB. A term "
+                 f"{model_name(model)} on {n} GPUs, {_job_caption()}, no gradient checkpointing, in GiB. A term "
                  "absent from the peak phase is '-': at an optimizer-step peak no activations are alive; at a "
                  "backward peak the gradients being formed are inside 'transient'."),
         columns=("ZeRO stage", "peak phase", *(f"{name} GiB" for _, name in _TERMS), "peak GiB"),

@@ -10,10 +10,10 @@ the documents in :mod:`calculators.performance.published`, named in each caption
 
 from __future__ import annotations
 
-from calculators.catalog.gpus import get_gpu
 from calculators.catalog.gpus import _READ as GPU_CATALOG_READ
+from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON as MODEL_CATALOG_READ
-from calculators.catalog.models import get_model, get_model_record
+from calculators.catalog.models import get_model, model_name
 from calculators.performance.batching import batching_utilisation, uniform_lengths
 from calculators.performance.inference_speed import (
     DEFAULT_BANDWIDTH_EFFICIENCY,
@@ -22,12 +22,9 @@ from calculators.performance.inference_speed import (
     inference_speed,
     prefill,
 )
-from calculators.performance.published import (
-    DECODE_THROUGHPUT,
-    FIRST_TOKEN_LATENCY,
-    TRT_LLM,
-)
+from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY, TRT_LLM
 from calculators.tables import Table, TableFunction
+from calculators.units import number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
 EFFICIENCIES = (f"bandwidth efficiency {DEFAULT_BANDWIDTH_EFFICIENCY:g}, compute efficiency "
@@ -41,16 +38,7 @@ SPEED_CONTEXT = 4096
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
-def _name(model_id: str) -> str:
-    return get_model_record(model_id).name
 
-
-def _pct(error: float) -> str:
-    return f"{error * 100:+.0f} %"
-
-
-def _num(value: float, digits: int = 0) -> str:
-    return f"{value:,.{digits}f}"
 
 
 # --------------------------------------------------------------------------- inference speed page
@@ -64,16 +52,16 @@ def speed_key_numbers_table() -> Table:
     ttft = prefill(l3, h100, batch=1, context=SPEED_CONTEXT)
     moe = decode_step(mixtral, h100, batch=1, context=SPEED_CONTEXT, gpus=2)
     rows = (
-        (f"Llama 3.1 8B, bf16, {h100.name}, batch 1: decode per sequence", _num(one.tokens_per_s, 1), "tokens/s",
+        (f"Llama 3.1 8B, bf16, {h100.name}, batch 1: decode per sequence", number(one.tokens_per_s, 1), "tokens/s",
          "`decode_step`"),
-        (f"Same at batch 64: whole batch ({many.bound}-bound)", _num(many.aggregate_tokens_per_s), "tokens/s",
+        (f"Same at batch 64: whole batch ({many.bound}-bound)", number(many.aggregate_tokens_per_s), "tokens/s",
          "`decode_step`"),
-        (f"Llama 3.1 8B, int4 weights, {rtx.name}, batch 1", _num(int4.tokens_per_s, 1), "tokens/s",
+        (f"Llama 3.1 8B, int4 weights, {rtx.name}, batch 1", number(int4.tokens_per_s, 1), "tokens/s",
          "`decode_step`"),
         (f"Llama 3.1 8B, {SPEED_CONTEXT}-token prompt, {h100.name}: time to first token",
-         _num(ttft.time_s * 1000, 1), "ms", "`prefill`"),
+         number(ttft.time_s * 1000, 1), "ms", "`prefill`"),
         (f"Mixtral 8x7B, bf16, 2 x {h100.name}, batch 1 (reads the active experts only)",
-         _num(moe.tokens_per_s, 1), "tokens/s", "`decode_step`"),
+         number(moe.tokens_per_s, 1), "tokens/s", "`decode_step`"),
     )
     return Table(
         id="performance-speed-key-numbers",
@@ -94,8 +82,8 @@ def speed_reference_table() -> Table:
             for gpu in gpus:
                 result = inference_speed(spec, gpu, weights=weights, batch=1, context=SPEED_CONTEXT, new_tokens=1)
                 mark = "" if result.fits else " ✗"
-                cells.append(_num(result.first_step.tokens_per_s, 1) + mark)
-            rows.append((_name(model_id), weights, *cells))
+                cells.append(number(result.first_step.tokens_per_s, 1) + mark)
+            rows.append((model_name(model_id), weights, *cells))
     return Table(
         id="performance-speed-reference",
         caption=(f"Decode tokens/s of one sequence (batch 1) with {SPEED_CONTEXT} tokens cached, bf16 KV cache, "
@@ -113,9 +101,9 @@ def speed_batch_table() -> Table:
     for batch in BATCHES:
         step = decode_step(spec, gpu, batch=batch, context=2048)
         mem = inference_speed(spec, gpu, batch=batch, context=2048, new_tokens=1)
-        rows.append((str(batch), _num(step.bytes_read / 2**30, 2), _num(step.flops / 1e12, 2),
-                     _num(step.tokens_per_s, 1), _num(step.aggregate_tokens_per_s), 
-                     _num(step.max_aggregate_tokens_per_s), step.bound, "yes" if mem.fits else "no"))
+        rows.append((str(batch), number(step.bytes_read / 2**30, 2), number(step.flops / 1e12, 2),
+                     number(step.tokens_per_s, 1), number(step.aggregate_tokens_per_s), 
+                     number(step.max_aggregate_tokens_per_s), step.bound, "yes" if mem.fits else "no"))
     return Table(
         id="performance-speed-batch",
         caption=(f"One decode step of Llama 3.1 8B (bf16 weights and KV cache) on one {gpu.name} with 2048 tokens "
@@ -136,15 +124,15 @@ def speed_validation_table() -> Table:
                                  gpus=r.tensor_parallel)
         ours = result.output_tokens_per_s / r.tensor_parallel
         measured = r.output_tokens_per_s_per_gpu
-        rows.append((_name(r.model_id), get_gpu(r.gpu_id).name, r.weights, str(r.tensor_parallel), str(r.batch),
-                     f"{r.input_tokens}/{r.output_tokens}", "output tokens/s per GPU", _num(measured),
-                     _num(ours), ("" if result.fits else "✗ ") + _pct(ours / measured - 1)))
+        rows.append((model_name(r.model_id), get_gpu(r.gpu_id).name, r.weights, str(r.tensor_parallel), str(r.batch),
+                     f"{r.input_tokens}/{r.output_tokens}", "output tokens/s per GPU", number(measured),
+                     number(ours), ("" if result.fits else "✗ ") + signed_percent(ours / measured - 1)))
     for t in FIRST_TOKEN_LATENCY:
         step = prefill(get_model(t.model_id), get_gpu(t.gpu_id), weights=t.weights, kv_cache=t.weights, batch=1,
                        context=t.input_tokens, gpus=t.tensor_parallel)
-        rows.append((_name(t.model_id), get_gpu(t.gpu_id).name, t.weights, str(t.tensor_parallel), "1",
-                     f"{t.input_tokens}/1", "time to first token, ms", _num(t.latency_s * 1000),
-                     _num(step.time_s * 1000), _pct(step.time_s / t.latency_s - 1)))
+        rows.append((model_name(t.model_id), get_gpu(t.gpu_id).name, t.weights, str(t.tensor_parallel), "1",
+                     f"{t.input_tokens}/1", "time to first token, ms", number(t.latency_s * 1000),
+                     number(step.time_s * 1000), signed_percent(step.time_s / t.latency_s - 1)))
     return Table(
         id="performance-speed-validation",
         caption=("Estimates of calculators.performance.inference_speed against NVIDIA's published TensorRT-LLM "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from calculators.catalog.gpus import get_gpu
-from calculators.catalog.models import get_model, get_model_record
+from calculators.catalog.models import get_model, model_name
 from calculators.catalog.prices import EDITION, median_cloud_usd_per_gpu_hour, offers_for
 from calculators.catalog.storage import get_storage
 from calculators.checkpoint import checkpoint_bytes, read_seconds
@@ -39,9 +39,6 @@ HOURS_PER_MONTH = 730.5
 IDLE_GPUS = ("l4", "l40s", "a100-80gb-sxm", "h100-sxm")
 
 
-def _name(model: str) -> str:
-    return get_model_record(model).name
-
 
 def _seconds(value: float) -> str:
     """Seconds with one decimal below 10, whole seconds above."""
@@ -56,7 +53,7 @@ def checkpoint_sizes() -> Table:
         for label, settings in RECIPES:
             size = checkpoint_bytes(spec, **settings)
             reads = [_seconds(read_seconds(size.total_bytes, storage=s)) for s in READ_FROM]
-            rows.append((_name(model), label, f"{size.trainable_parameters / 1e9:.3f}B",
+            rows.append((model_name(model), label, f"{size.trainable_parameters / 1e9:.3f}B",
                          f"{size.weights_bytes / GB:,.1f}", f"{size.optimizer_bytes / GB:,.1f}",
                          f"{size.total_bytes / GB:,.1f}", f"{size.serving_bytes / GB:,.2f}", *reads))
     storage_names = [get_storage(s).name for s in READ_FROM]
@@ -92,7 +89,7 @@ def engine_features() -> Table:
                      f"{100 * (1 - c.chunked_bytes / c.whole_bytes):.0f} %"))
     return Table(
         id="inference-engine-features",
-        caption=(f"{_name(SERVE_MODEL)}, bf16 weights and KV cache: the memory a static batch needs (without) "
+        caption=(f"{model_name(SERVE_MODEL)}, bf16 weights and KV cache: the memory a static batch needs (without) "
                  "and with a serving engine's prefix caching (the shared prefix's whole blocks stored once, "
                  "16-token blocks) or chunked prefill (prefill temporaries of one chunk instead of the whole "
                  "prompt; calculators.serving). Derived, not measured."),
@@ -113,7 +110,7 @@ def kv_offload() -> Table:
                      *(f"{1000 * offload_seconds(size, link=link):,.0f}" for link in ("pcie4", "pcie5"))))
     return Table(
         id="inference-kv-offload",
-        caption=(f"{_name(SERVE_MODEL)}, bf16 KV cache of one request and the milliseconds to copy it from host "
+        caption=(f"{model_name(SERVE_MODEL)}, bf16 KV cache of one request and the milliseconds to copy it from host "
                  "RAM back to the GPU at a PCIe x16 link's one-direction rate (calculators.serving.offload_seconds: "
                  "a lower bound; pinned memory, nothing else on the link). Offloading makes the cache fit; each "
                  "return trip costs this much before the request's next token."),
@@ -148,7 +145,7 @@ def cold_start() -> Table:
     rows = []
     for model in ("llama-3.1-8b", "qwen3-32b", "llama-3.3-70b"):
         size = weight_bytes(get_model(model), dtype="bf16")
-        rows.append((_name(model), f"{size / GB:,.1f}",
+        rows.append((model_name(model), f"{size / GB:,.1f}",
                      *(f"{size / get_storage(s).sequential_read_bytes_per_s:,.0f}"
                        for s in ("nvme-gen4", "net-10gbe", "net-25gbe"))))
     return Table(

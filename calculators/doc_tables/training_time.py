@@ -14,12 +14,13 @@ from __future__ import annotations
 from calculators.catalog.gpus import _READ as GPU_CATALOG_READ
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON as MODEL_CATALOG_READ
-from calculators.catalog.models import get_model, get_model_record
+from calculators.catalog.models import get_model, model_name
 from calculators.performance.published import NEMO, TRAINING_RUNS, TRAINING_THROUGHPUT
 from calculators.performance.training_time import implied_mfu, training_flops_per_token, training_time
 from calculators.performance.utilisation import DEFAULT_FIT, predicted_utilisation
 from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, load, scored_figures
 from calculators.tables import Table, TableFunction
+from calculators.units import number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
 #: Models and GPU counts of the training reference table.
@@ -33,16 +34,7 @@ TRAIN_BATCH = 1
 FITTED = "utilisation fitted on published runs (calculators.performance.utilisation)"
 
 
-def _name(model_id: str) -> str:
-    return get_model_record(model_id).name
 
-
-def _pct(error: float) -> str:
-    return f"{error * 100:+.0f} %"
-
-
-def _num(value: float, digits: int = 0) -> str:
-    return f"{value:,.{digits}f}"
 
 
 def train_key_numbers_table() -> Table:
@@ -54,14 +46,14 @@ def train_key_numbers_table() -> Table:
     ckpt = training_time(l3, h100, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=8192, grad_checkpointing=True)
     l2 = next(r for r in TRAINING_RUNS if r.model_id == "llama-2-7b")
     rows = (
-        ("Llama 3.1 8B: training FLOP per token at seq 8192", _num(per_token / 1e9, 1), "GFLOP",
+        ("Llama 3.1 8B: training FLOP per token at seq 8192", number(per_token / 1e9, 1), "GFLOP",
          "`training_flops_per_token`"),
-        (f"Llama 3.1 8B, 1T tokens on {TRAIN_GPUS} x {h100.name} at MFU {run.mfu:.2f}", _num(run.days, 1), "days",
+        (f"Llama 3.1 8B, 1T tokens on {TRAIN_GPUS} x {h100.name} at MFU {run.mfu:.2f}", number(run.days, 1), "days",
          "`training_time`"),
-        (f"Same with full activation recomputation (MFU {ckpt.mfu:.2f})", _num(ckpt.days, 1), "days",
+        (f"Same with full activation recomputation (MFU {ckpt.mfu:.2f})", number(ckpt.days, 1), "days",
          "`training_time`"),
         (f"Llama 2 7B: MFU implied by its published {l2.gpu_hours:,.0f} GPU-hours on {a100.name}",
-         _num(100 * implied_mfu(get_model(l2.model_id), a100, tokens=l2.tokens, gpu_hours=l2.gpu_hours,
+         number(100 * implied_mfu(get_model(l2.model_id), a100, tokens=l2.tokens, gpu_hours=l2.gpu_hours,
                                 seq=l2.seq), 1), "%", "`implied_mfu`"),
     )
     return Table(
@@ -103,8 +95,8 @@ def train_flops_check_table() -> Table:
     for r in TRAINING_THROUGHPUT:
         theirs = r.model_flop_per_s_per_gpu / r.tokens_per_s_per_gpu
         ours = training_flops_per_token(get_model(r.model_id), seq=r.seq)
-        rows.append((_name(r.model_id), str(r.seq), _num(r.tokens_per_s_per_gpu), _num(r.model_flop_per_s_per_gpu / 1e12),
-                     _num(theirs / 1e9, 2), _num(ours / 1e9, 2), _pct(ours / theirs - 1)))
+        rows.append((model_name(r.model_id), str(r.seq), number(r.tokens_per_s_per_gpu), number(r.model_flop_per_s_per_gpu / 1e12),
+                     number(theirs / 1e9, 2), number(ours / 1e9, 2), signed_percent(ours / theirs - 1)))
     return Table(
         id="performance-train-flops-check",
         caption=("FLOP per token: NeMo's published model TFLOP/s per GPU divided by its tokens/s per GPU (measured, "
@@ -148,8 +140,8 @@ def train_reference_table() -> Table:
         cells = []
         for gpu in gpus:
             run = training_time(spec, gpu, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=TRAIN_SEQ, batch=TRAIN_BATCH)
-            cells += [_num(run.days, 1), _num(run.gpu_hours)]
-        rows.append((_name(model_id), _num(training_flops_per_token(spec, seq=TRAIN_SEQ) / 1e9, 1), *cells))
+            cells += [number(run.days, 1), number(run.gpu_hours)]
+        rows.append((model_name(model_id), number(training_flops_per_token(spec, seq=TRAIN_SEQ) / 1e9, 1), *cells))
     columns = ["model", "GFLOP per token"]
     for gpu in gpus:
         utilisation = predicted_utilisation(gpu, micro_batch_tokens=TRAIN_BATCH * TRAIN_SEQ)
