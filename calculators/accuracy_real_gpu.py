@@ -171,7 +171,7 @@ def real_gpu_table(scores: list[RealRunScore], *, gpu: str, environment: str) ->
         id="accuracy-real-gpu",
         caption=f"Error of peak_allocated_bytes and total_bytes against real runs on one {gpu}.",
         columns=("runs", "n", "allocated: median", "allocated: 95th pct", "allocated: worst", "total: median",
-                 "total: 95th pct", "total: most under", "total_upper covers"),
+                 "total: 95th pct", "total: most under", "fit line covers"),
         align=("l", "r", "r", "r", "r", "r", "r", "r", "r"),
         rows=tuple(rows),
         assumptions=(f"environment: {environment}",
@@ -215,3 +215,35 @@ def boundaries_table(boundaries: list[dict[str, Any]], *, gpu: str, gpu_name: st
         rows=tuple(rows),
         assumptions=("measured boundaries: tests/data/measurements_cuda/h100-sxm/boundaries.json",),
     )
+
+
+def _margin_factor(estimate: MemoryEstimate, footprint_bytes: int) -> float:
+    """The per-block factor ``k`` at which ``allocated + context + base + k x block`` equals ``footprint_bytes``."""
+    from calculators.memory.overhead import CUDA_CONTEXT_BYTES, FIT_MARGIN
+
+    spare = footprint_bytes - estimate.peak_allocated_bytes - CUDA_CONTEXT_BYTES - FIT_MARGIN.base_bytes
+    return spare / max(estimate.transient_block_bytes, 1)
+
+
+def factor_needed(record: Mapping[str, Any], configs: Mapping[str, Any]) -> float:
+    """Smallest fit-margin factor (with the margin's base) under which the line covers what one run held."""
+    return _margin_factor(estimate_run(record, configs), int(record["cuda_peak_reserved"]) + int(
+        record["non_torch_bytes"]))
+
+
+def boundary_factor_range(boundary: Mapping[str, Any], usable_bytes: int) -> tuple[float, float, float]:
+    """``(over, right, conservative)``: fit-margin factors at a measured boundary ``n`` (largest batch that ran).
+
+    The answer is right for a factor in ``(over, right]`` and one batch conservative up to
+    ``conservative``; at or below ``over`` batch ``n + 1``, which did not run, would fit.
+    """
+    from calculators.catalog.models import get_model
+    from calculators.memory.inference import inference_memory
+    from calculators.memory.training import training_memory
+
+    spec = get_model(str(boundary["model"]))
+    memory = training_memory if boundary["job"] == "train" else inference_memory
+    ran = int(boundary["largest_batch_that_ran"])
+    factors = [_margin_factor(memory(spec, batch=batch, **boundary["settings"]), usable_bytes)
+               for batch in (ran + 1, ran, ran - 1)]
+    return factors[0], factors[1], factors[2]

@@ -5,8 +5,9 @@ training-time answers) comes from :func:`fit_verdict`, which compares a job's fo
 with the memory a process can really allocate on the GPU
 (:func:`calculators.catalog.usable_memory.usable_memory_bytes`, not the marketed size):
 
-* **fits**: ``total_upper_bytes`` (``total_bytes`` plus the uncertainty measured on a real
-  GPU) fits the usable memory;
+* **fits**: ``total_upper_bytes`` (the fit line: allocated peak, CUDA context and the fit
+  margin of :func:`calculators.memory.overhead.fit_margin_bytes`, set on the largest batches
+  that ran on a real GPU) fits the usable memory;
 * **tight**: ``total_bytes`` fits but the upper figure does not: it ran on some measured
   setups and not others; treat it as a risk;
 * **does not fit**: ``total_bytes`` is above the usable memory.
@@ -34,7 +35,7 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes, training_notes
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
-from calculators.memory.overhead import allocator_reserve_bytes, reserve_band_bytes
+from calculators.memory.overhead import allocator_reserve_bytes, fit_margin_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
@@ -223,7 +224,8 @@ def split_inference_footprint(estimate: MemoryEstimate, count: int) -> tuple[int
     if estimate.overhead.get("allocator_reserve", 0):  # zero with expandable segments
         reserve = allocator_reserve_bytes(transient_block_bytes=share, recompute=False, prefill=True)
     allocated = -(-(estimate.peak_allocated_bytes - workspaces) // count) + workspaces
-    return allocated + context + reserve, reserve_band_bytes(transient_block_bytes=share, recompute=False)
+    uncertainty = max(0, fit_margin_bytes(transient_block_bytes=share, prefill=True) - reserve) if context else 0
+    return allocated + context + reserve, uncertainty
 
 
 def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Print the calculators' error against real-GPU runs and refit the allocator-reserve model.
+"""Print the calculators' error against real-GPU runs, refit the allocator reserve, check the fit margin.
 
 Usage: .venv/bin/python scripts/score_real_gpu.py [DATA_DIR] [--runs]
 
 DATA_DIR defaults to tests/data/measurements_cuda/h100-sxm. Prints the allocated and total
-errors (median, 95th percentile, worst, most under), how many runs ``total_upper_bytes``
-covered, the out-of-memory runs with their estimates, and a fresh median (L1) fit of the
-reserve coefficients next to the ones in ``calculators.memory.overhead.RESERVE_FIT``.
+errors (median, 95th percentile, worst, most under), how many runs the fit line
+(``total_upper_bytes``) covered, the out-of-memory runs with their estimates, the measured fit
+boundaries with the calculators' answers and the fit-margin factors each allows, the factor
+each kind of run needed, and a fresh median (L1) fit of the reserve coefficients next to the
+ones in ``calculators.memory.overhead.RESERVE_FIT``.
 """
 
 from __future__ import annotations
@@ -18,14 +20,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calculators.accuracy_real_gpu import (  # noqa: E402
     boundary_answer,
+    boundary_factor_range,
     error_stats,
     estimate_run,
+    factor_needed,
     load_boundaries,
     load_runs,
     oom_runs,
     score_runs,
 )
-from calculators.memory.overhead import CUDA_CONTEXT_BYTES, RESERVE_FIT  # noqa: E402
+from calculators.catalog.usable_memory import usable_memory_bytes  # noqa: E402
+from calculators.memory.overhead import CUDA_CONTEXT_BYTES, FIT_MARGIN, RESERVE_FIT  # noqa: E402
 
 GIB = 2**30
 
@@ -55,9 +60,9 @@ def _reserve(base: float, a: float, b: float, c: float, block: int, recompute: b
     return base + (c * block if prefill else a * block + b * block * recompute)
 
 
-def _refit(rows: list[Row]) -> tuple[tuple[float, float, float, float], tuple[float, float]]:
+def _refit(rows: list[Row]) -> tuple[float, float, float, float]:
     """The grid search behind RESERVE_FIT: (base MiB, a, b) on training runs by lowest median error of the
-    total, then the prefill factor c on inference runs with that base; then the band's per-block factor."""
+    total, then the prefill factor c on inference runs with that base."""
     grid = [x / 20 for x in range(31)]
     training = [row for row in rows if not row[3]]
     inference = [row for row in rows if row[3]]
@@ -73,17 +78,7 @@ def _refit(rows: list[Row]) -> tuple[tuple[float, float, float, float], tuple[fl
     _, base_mib, a, b = best
     c = min(grid, key=lambda c: error_stats((fixed + base_mib * 2**20 + c * block - total) / total
                                             for fixed, block, _r, _p, total in inference).median) if inference else 0.0
-    fit = RESERVE_FIT
-    # The band: with its base fixed, the smallest per-block factor under which no run held more
-    # than total_bytes + band.
-    base = fit.band_base_bytes
-    per_block = 0.0
-    for fixed, block, recompute, prefill, total in rows:
-        estimate = fixed + _reserve(fit.base_bytes, fit.per_block, fit.per_recomputed_block, fit.per_prefill_block,
-                                    block, recompute, prefill)
-        exposure = block * (2 if recompute else 1)
-        per_block = max(per_block, max(0.0, total - estimate - base) / max(exposure, 1))
-    return (float(base_mib), a, b, c), (base / GIB, per_block)
+    return float(base_mib), a, b, c
 
 
 def main(argv: list[str]) -> int:
@@ -105,18 +100,28 @@ def main(argv: list[str]) -> int:
               f"upper {estimate.total_upper_bytes / GIB:.2f} GiB")
     for boundary in load_boundaries(folder):
         fits, tight = boundary_answer(boundary, "h100-sxm")
+        over, right, conservative = boundary_factor_range(boundary, usable_memory_bytes("h100-sxm"))
         print(f"boundary: {boundary['label']}: ran up to {boundary['largest_batch_that_ran']}, "
-              f"previously said {boundary['previous_answer']}, now fits {fits}, tight up to {tight}")
-    (base_mib, a, b, c), (band_gib, band_per_block) = _refit(_features(runs, configs))
+              f"previously said {boundary['previous_answer']}, now fits {fits}, tight up to {tight}; "
+              f"fit-margin factor over-promises at or below {over:.2f}, right up to {right:.2f}, "
+              f"one batch conservative up to {conservative:.2f}")
+    needed: dict[str, float] = {}
+    for record in runs:
+        if not record.get("out_of_memory"):
+            kind = "inference" if record["kind"] == "infer" else (
+                "training, checkpointing" if record["gradient_checkpointing"] else "training")
+            needed[kind] = max(needed.get(kind, -1e9), factor_needed(record, configs))
+    print(f"fit margin in use: {FIT_MARGIN.base_bytes / GIB:.0f} GiB + {FIT_MARGIN.per_block} x block "
+          f"({FIT_MARGIN.per_prefill_block} x in a prefill); to cover every unconstrained run it would need: "
+          + ", ".join(f"{kind} {factor:.3f}" for kind, factor in sorted(needed.items())))
+    base_mib, a, b, c = _refit(_features(runs, configs))
     fit = RESERVE_FIT
     print(f"reserve fit: base {base_mib:.0f} MiB, per_block {a:.2f}, per_recomputed_block {b:.2f}, "
           f"per_prefill_block {c:.2f} (in use: {fit.base_bytes / 2**20:.0f} MiB, {fit.per_block}, "
           f"{fit.per_recomputed_block}, {fit.per_prefill_block}); context {CUDA_CONTEXT_BYTES / 2**20:.0f} MiB")
-    print(f"band covering every run: {band_gib:.3f} GiB + at least {band_per_block:.3f} x block x (1 + recompute) "
-          f"(in use: {fit.band_base_bytes / GIB:.3f} GiB + {fit.band_per_block})")
     labelled = _features_by_model(runs, configs)
     for model in sorted({model for model, _ in labelled}):
-        (base_mib, a, b, c), _ = _refit([row for m, row in labelled if m != model])
+        base_mib, a, b, c = _refit([row for m, row in labelled if m != model])
         held_out = [(fixed + _reserve(base_mib * 2**20, a, b, c, block, recompute, prefill) - total) / total
                     for m, (fixed, block, recompute, prefill, total) in labelled if m == model]
         stats = error_stats(held_out)

@@ -72,10 +72,11 @@ def allocator_reserve() -> Value:
 
 
 def uncertainty_base() -> Value:
-    """The fixed part of the measured uncertainty above total_bytes, GiB."""
-    return quantity("overhead-uncertainty-base", overhead.RESERVE_FIT.band_base_bytes, scale=2**30, digits=0,
+    """The fixed part of the fit margin (free memory a step needs beyond its live tensors), GiB."""
+    return quantity("overhead-uncertainty-base", overhead.FIT_MARGIN.base_bytes, scale=2**30, digits=0,
                     unit="GiB", kind="measured",
-                    description="Fixed part of the margin above total_bytes that covered all 147 H100 runs.",
+                    description="Fixed part of the memory a step needs free beyond its live tensors and the CUDA "
+                                "context, set on the largest batches that ran on an H100.",
                     assumptions=(MEASURED,))
 
 

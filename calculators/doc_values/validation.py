@@ -14,6 +14,7 @@ import functools
 from calculators import accuracy
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.memory.overhead import FIT_MARGIN
 from calculators.measurements import load_measurements
 
 SOURCE = "measurements: tests/data/measurements (fake-tensor traces of transformers steps)"
@@ -51,8 +52,18 @@ def h100_usable(value_id: str) -> Value:
                     assumptions=("tests/data/measurements_cuda/h100-sxm/env.json; calculators.catalog.usable_memory",))
 
 
+def fit_margin_base(value_id: str) -> Value:
+    """The fixed part of the fit margin, GiB (set on the measured H100 boundaries)."""
+    return quantity(value_id, FIT_MARGIN.base_bytes, scale=2**30, digits=0, unit="GiB", kind="measured",
+                    description="Fixed part of the memory a step needs free beyond its live tensors and the CUDA "
+                                "context.",
+                    assumptions=("tests/data/measurements_cuda/h100-sxm/boundaries.json; "
+                                 "calculators.memory.overhead.FIT_MARGIN",))
+
+
 VALUES: dict[str, ValueFunction] = {
     "accuracy-h100-usable": functools.partial(h100_usable, "accuracy-h100-usable"),
+    "accuracy-fit-margin-base": functools.partial(fit_margin_base, "accuracy-fit-margin-base"),
     "accuracy-case-count": functools.partial(case_count, "accuracy-case-count"),
     "home-case-count": functools.partial(case_count, "home-case-count"),
     "home-p95-error": functools.partial(p95_error, "home-p95-error"),

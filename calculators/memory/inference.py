@@ -26,7 +26,7 @@ from calculators.memory.overhead import (
     ALLOCATORS,
     CUDA_WORKSPACE_BYTES,
     overhead_assumptions,
-    reserve_band_bytes,
+    uncertainty_above_total,
     runtime_overhead_bytes,
 )
 from calculators.memory.result import MemoryEstimate
@@ -214,8 +214,7 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
         ) + overhead_assumptions(setup.allocator),
         notes=tuple(notes),
         overhead=overhead,
-        uncertainty_bytes=reserve_band_bytes(transient_block_bytes=block, recompute=False)
-        if setup.device == "cuda" else 0,
+        uncertainty_bytes=uncertainty_above_total(overhead, transient_block_bytes=block, prefill=True),
         transient_block_bytes=block,
     )
 

@@ -36,8 +36,9 @@ class MemoryEstimate:
             caching allocator's reserve (see
             :func:`calculators.memory.overhead.runtime_overhead_bytes`); measured
             ``(total - free)`` at the peak scatters around it.
-        uncertainty_bytes: how far above ``total_bytes`` the real footprint reached at
-            most on the measured runs (:func:`calculators.memory.overhead.reserve_band_bytes`).
+        uncertainty_bytes: how far above ``total_bytes`` the memory must reach for the step to
+            run near the limit: the fit margin less the reserve already in ``total_bytes``
+            (:func:`calculators.memory.overhead.fit_margin_bytes`).
         transient_block_bytes: the step's largest transient tensor, which drives the
             allocator reserve and the uncertainty.
         peak_phase: the phase in which the peak occurs (``forward``, ``backward``,
@@ -62,7 +63,7 @@ class MemoryEstimate:
 
     @property
     def total_upper_bytes(self) -> int:
-        """``total_bytes`` plus its measured uncertainty: the most the GPU held on the measured runs."""
+        """``total_bytes`` plus its uncertainty: the usable memory the step needs to run (the fit line)."""
         return self.total_bytes + self.uncertainty_bytes
 
     @property

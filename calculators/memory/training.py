@@ -38,7 +38,7 @@ from calculators.memory.optimizers import adafactor_state_bytes, optimizer_bytes
 from calculators.memory.overhead import (
     CUDA_WORKSPACE_BYTES,
     overhead_assumptions,
-    reserve_band_bytes,
+    uncertainty_above_total,
     runtime_overhead_bytes,
 )
 from calculators.memory.result import MemoryEstimate
@@ -272,8 +272,7 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
         assumptions=_assumptions(setup) + overhead_assumptions(setup.allocator),
         notes=spec.notes + _notes(setup),
         overhead=overhead,
-        uncertainty_bytes=reserve_band_bytes(transient_block_bytes=block, recompute=setup.grad_checkpointing)
-        if setup.device == "cuda" else 0,
+        uncertainty_bytes=uncertainty_above_total(overhead, transient_block_bytes=block),
         transient_block_bytes=block,
     )
 

@@ -59,7 +59,7 @@ from calculators.memory.optimizers import OPTIMIZERS, optimizer_bytes
 from calculators.memory.overhead import (
     CUDA_WORKSPACE_BYTES,
     overhead_assumptions,
-    reserve_band_bytes,
+    uncertainty_above_total,
     runtime_overhead_bytes,
 )
 from calculators.memory.result import MemoryEstimate
@@ -325,7 +325,7 @@ def vision_training_memory(network: str | VisionModel, *, batch: int = 32, resol
         total_bytes=int(peak + sum(overhead.values())), peak_phase=peak_phase,
         breakdown={k: int(v) for k, v in breakdown.items()}, phase_peaks={k: int(v) for k, v in phases.items()},
         assumptions=assumptions, notes=notes, overhead=overhead,
-        uncertainty_bytes=reserve_band_bytes(transient_block_bytes=block, recompute=False), transient_block_bytes=block)
+        uncertainty_bytes=uncertainty_above_total(overhead, transient_block_bytes=block), transient_block_bytes=block)
 
 
 def vision_model_from_config(config: Mapping[str, Any] | str) -> VisionModel:

@@ -17,7 +17,7 @@ from calculators.errors import CalculatorError
 from calculators.fit import fit_verdict, footprint_on, split_inference_footprint, verdict_for
 from calculators.memory.inference import inference_memory
 from calculators.memory.kernels import layer_attention_path, needs_explicit_mask
-from calculators.memory.overhead import allocator_reserve_bytes, reserve_band_bytes
+from calculators.memory.overhead import allocator_reserve_bytes, fit_margin_bytes
 from calculators.parallel import measured, step, tensor
 from calculators.performance import batching, flops, inference_speed, training_time
 
@@ -52,7 +52,7 @@ CALLS: dict[str, Callable[[], Any]] = {
     "allocator_reserve_bytes(-1)": lambda: allocator_reserve_bytes(transient_block_bytes=-1, recompute=False),
     "allocator_reserve_bytes(allocator=x)": lambda: allocator_reserve_bytes(transient_block_bytes=1, recompute=False,
                                                                           allocator="x"),
-    "reserve_band_bytes(None)": lambda: reserve_band_bytes(transient_block_bytes=None, recompute=False),  # type: ignore[arg-type]
+    "fit_margin_bytes(None)": lambda: fit_margin_bytes(transient_block_bytes=None),  # type: ignore[arg-type]
 }
 
 
