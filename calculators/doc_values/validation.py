@@ -14,8 +14,8 @@ import functools
 from calculators import accuracy
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.inline_values import Value, ValueFunction, quantity
-from calculators.memory.overhead import FIT_MARGIN
 from calculators.measurements import load_measurements
+from calculators.memory.overhead import FIT_MARGIN
 
 SOURCE = "measurements: tests/data/measurements (fake-tensor traces of transformers steps)"
 
@@ -57,8 +57,8 @@ def fit_margin_base(value_id: str) -> Value:
     return quantity(value_id, FIT_MARGIN.base_bytes, scale=2**30, digits=0, unit="GiB", kind="measured",
                     description="Fixed part of the memory a step needs free beyond its live tensors and the CUDA "
                                 "context.",
-                    assumptions=("tests/data/measurements_cuda/h100-sxm/boundaries.json; "
-                                 "calculators.memory.overhead.FIT_MARGIN",))
+                    assumptions=("tests/data/measurements_cuda/h100-sxm/boundaries.json",
+                                 "calculators.memory.overhead.FIT_MARGIN"))
 
 
 VALUES: dict[str, ValueFunction] = {

@@ -162,7 +162,7 @@ def fit_margin_bytes(*, transient_block_bytes: int, prefill: bool = False) -> in
     """
     transient_block_bytes = nonnegative_int("transient_block_bytes", transient_block_bytes, maximum=1 << 60)
     factor = FIT_MARGIN.per_prefill_block if prefill else FIT_MARGIN.per_block
-    return FIT_MARGIN.base_bytes + int(round(factor * transient_block_bytes))
+    return FIT_MARGIN.base_bytes + round(factor * transient_block_bytes)
 
 
 def uncertainty_above_total(overhead: dict[str, int], *, transient_block_bytes: int, prefill: bool = False) -> int:
