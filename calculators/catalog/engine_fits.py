@@ -12,19 +12,13 @@ FitRow = tuple[float | None, tuple[str, ...]]
 
 FITS: dict[str, dict[str, FitRow]] = {
     'pooled': {
-        'bandwidth_efficiency': (1.0, (
+        'bandwidth_efficiency': (0.896, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
-            'h100-llama-3-8b-sdpa-b1-decode',
-            'h100-llama-3-8b-sdpa-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
-            'h100-llama-3.2-1b-sdpa-b1-decode',
-            'h100-llama-3.2-1b-sdpa-b4-decode',
             'h100-qwen2.5-0.5b-eager-b1-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
-            'h100-qwen2.5-0.5b-sdpa-b1-decode',
-            'h100-qwen2.5-0.5b-sdpa-b4-decode',
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -120,13 +114,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.619, (
+        'compute:16-bit': (0.616, (
             'h100-llama-3-8b-eager-b4-decode',
-            'h100-llama-3-8b-sdpa-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
-            'h100-llama-3.2-1b-sdpa-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
-            'h100-qwen2.5-0.5b-sdpa-b4-decode',
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -172,7 +163,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:fp8': (0.456, (
+        'compute:fp8': (0.451, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -199,7 +190,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp8-l40s-tp1-ttft128',
             'trt-llama-2-7b-fp8-l40s-tp1-ttft2048',
         )),
-        'compute:weight-only': (0.537, (
+        'compute:weight-only': (0.534, (
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
@@ -215,23 +206,17 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'moe_expert_efficiency': (0.938, (
+        'moe_expert_efficiency': (0.933, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (0.000181, (
+        'step_overhead_s_per_layer': (0.000124, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
-            'h100-llama-3-8b-sdpa-b1-decode',
-            'h100-llama-3-8b-sdpa-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
-            'h100-llama-3.2-1b-sdpa-b1-decode',
-            'h100-llama-3.2-1b-sdpa-b4-decode',
             'h100-qwen2.5-0.5b-eager-b1-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
-            'h100-qwen2.5-0.5b-sdpa-b1-decode',
-            'h100-qwen2.5-0.5b-sdpa-b4-decode',
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -327,7 +312,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'request_overhead_s': (0.0019, (
+        'request_overhead_s': (0.00379, (
             'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft128',
@@ -344,7 +329,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.845, (
+        'bandwidth_efficiency': (0.842, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -395,7 +380,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.31e-05, (
+        'step_overhead_s_per_layer': (7.27e-05, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -476,7 +461,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft128',
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft2048',
         )),
-        'compute:fp8': (0.469, (
+        'compute:fp8': (0.468, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -548,16 +533,10 @@ FITS: dict[str, dict[str, FitRow]] = {
         'bandwidth_efficiency': (1.0, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
-            'h100-llama-3-8b-sdpa-b1-decode',
-            'h100-llama-3-8b-sdpa-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
-            'h100-llama-3.2-1b-sdpa-b1-decode',
-            'h100-llama-3.2-1b-sdpa-b4-decode',
             'h100-qwen2.5-0.5b-eager-b1-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
-            'h100-qwen2.5-0.5b-sdpa-b1-decode',
-            'h100-qwen2.5-0.5b-sdpa-b4-decode',
             'optimum-gptq-l2-13b-fp16-a100-b1-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b16-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b2-gen512',
@@ -569,13 +548,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
-        'compute:16-bit': (0.65, (
+        'compute:16-bit': (0.624, (
             'h100-llama-3-8b-eager-b4-decode',
-            'h100-llama-3-8b-sdpa-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
-            'h100-llama-3.2-1b-sdpa-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
-            'h100-qwen2.5-0.5b-sdpa-b4-decode',
             'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
             'optimum-gptq-l2-13b-fp16-a100-b16-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b16-prefill512',
@@ -586,7 +562,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b8-prefill512',
         )),
-        'compute:weight-only': (0.573, (
+        'compute:weight-only': (0.55, (
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b16-prefill512',
@@ -597,19 +573,13 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-prefill512',
         )),
-        'step_overhead_s_per_layer': (0.00132, (
+        'step_overhead_s_per_layer': (0.00104, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
-            'h100-llama-3-8b-sdpa-b1-decode',
-            'h100-llama-3-8b-sdpa-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
-            'h100-llama-3.2-1b-sdpa-b1-decode',
-            'h100-llama-3.2-1b-sdpa-b4-decode',
             'h100-qwen2.5-0.5b-eager-b1-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
-            'h100-qwen2.5-0.5b-sdpa-b1-decode',
-            'h100-qwen2.5-0.5b-sdpa-b4-decode',
             'optimum-gptq-l2-13b-fp16-a100-b1-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b16-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b2-gen512',
@@ -627,7 +597,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'vllm': {
-        'bandwidth_efficiency': (0.98, (
+        'bandwidth_efficiency': (0.975, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -651,7 +621,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.453, (
+        'compute:16-bit': (0.454, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -673,11 +643,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'moe_expert_efficiency': (0.836, (
+        'moe_expert_efficiency': (0.838, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (9.33e-05, (
+        'step_overhead_s_per_layer': (9.24e-05, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -701,7 +671,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0215, (
+        'request_overhead_s': (0.0216, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
     },

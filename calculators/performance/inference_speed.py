@@ -305,6 +305,24 @@ def _decode_total_s(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, new_tokens: in
     return sum(count * _decode(spec, gpu, setup, ctx).time_s for count, ctx in decode_contexts(setup.context, new_tokens))
 
 
+#: Eager ``transformers`` decoding with SDPA on Hopper and later: measured on the shared H100 runs
+#: (tests/data/measurements_cuda/h100-sxm, the same shapes with ``attn_implementation`` eager and sdpa).
+CUDNN_PLAN_NOTE = (
+    "transformers' default SDPA attention on this GPU generation: torch 2.5 and later send it to cuDNN first, which "
+    "builds an execution plan for every new sequence length, so each decode step can pay a plan build; on the "
+    "measured H100 (torch 2.11) a decode step took 16-76 ms longer with SDPA than with eager attention. This estimate "
+    "is a step without plan building: load the model with attn_implementation='eager' (or a flash-attention kernel), "
+    "or call torch.backends.cuda.enable_cudnn_sdp(False)")
+
+
+def _cudnn_attention_first(gpu: GPU) -> bool:
+    """True on the NVIDIA GPUs where PyTorch tries cuDNN attention first (compute capability 9.0 and later)."""
+    try:
+        return gpu.vendor == "NVIDIA" and float(gpu.compute_capability or 0) >= 9.0
+    except ValueError:
+        return False
+
+
 def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **settings: Any) -> InferenceSpeed:
     """Decode rate, time to first token and generation throughput of one batch.
 
@@ -350,6 +368,8 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     if spec.moe is not None:
         notes.append("mixture of experts: experts read per step assume uniform, independent routing; routed-expert "
                      f"weights stream at {setup.moe_expert_efficiency:.3g} of the dense rate (engine {setup.engine})")
+    if setup.engine == "transformers" and _cudnn_attention_first(gpu):
+        notes.append(CUDNN_PLAN_NOTE)
     assumptions = setup.assumptions() + (
         "a static batch: every sequence has the same prompt and the same number of new tokens",
         "time to first token = the engine's fixed cost per request + prefill of the whole batch; queueing "

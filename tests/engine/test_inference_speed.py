@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,6 +20,7 @@ from calculators.performance.batching import batching_utilisation, static_utilis
 from calculators.performance.flops import causal_attended_pairs, compute_rate_flop_per_s, matmul_parameters
 from calculators.performance.forward_pass import decode_flops_per_token, prefill_flops, weight_bytes_read
 from calculators.performance.inference_speed import (
+    CUDNN_PLAN_NOTE,
     DEFAULT_BANDWIDTH_EFFICIENCY,
     decode_step,
     inference_speed,
@@ -273,3 +275,26 @@ def test_cli_speed_json_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["speed", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--compute-efficiency", "2"]) == 2
     assert capsys.readouterr().err.startswith("mlhw: error: --compute-efficiency: got")
     assert main(["speed", "--model", "llama-3-8b", "--gpu", "h101"]) == 2
+
+
+def test_transformers_on_hopper_warns_about_cudnn_plan_builds() -> None:
+    # PyTorch tries cuDNN attention first from compute capability 9.0 (Hopper); the A100 is 8.0.
+    spec = get_model("llama-3-8b")
+    assert CUDNN_PLAN_NOTE in inference_speed(spec, "h100-sxm", engine="transformers").notes
+    assert CUDNN_PLAN_NOTE not in inference_speed(spec, "a100-80gb-sxm", engine="transformers").notes
+    assert CUDNN_PLAN_NOTE not in inference_speed(spec, "h100-sxm", engine="vllm").notes
+
+
+def test_the_cudnn_note_states_the_measured_gap() -> None:
+    # The note's "16-76 ms" is the range of (SDPA - eager) decode step times over the shared H100 runs
+    # with the same model, batch and prompt (tests/data/measurements_cuda/h100-sxm/cases.jsonl).
+    path = Path(__file__).resolve().parents[1] / "data/measurements_cuda/h100-sxm/cases.jsonl"
+    steps = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        run = json.loads(line)
+        if run["kind"] == "infer" and not run.get("out_of_memory"):
+            steps[(run["model"], run["batch"], run["seq"], run["attention"])] = run["decode_step_s"]
+    gaps_ms = [1000 * (steps[(m, b, s, "sdpa")] - steps[(m, b, s, "eager")])
+               for (m, b, s, attention) in steps if attention == "eager"]
+    assert len(gaps_ms) == 6
+    assert f"{min(gaps_ms):.0f}-{max(gaps_ms):.0f} ms longer" in CUDNN_PLAN_NOTE
