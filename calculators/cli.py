@@ -19,12 +19,13 @@ import importlib
 import json
 import pkgutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.models import all_models, resolve_model
+from calculators.commands import engine_option
 from calculators.dtype_support import UnsupportedFormatError, on_gpu
 from calculators.errors import CalculatorError, InputError
 from calculators.fit import fit_inference, fit_training
@@ -36,7 +37,6 @@ from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import (
     ATTENTIONS,
     BASE_DTYPES,
-    DEFAULT_LORA_TARGETS,
     METHODS,
     PRECISIONS,
     training_setup,
@@ -57,53 +57,38 @@ class _UsageError(Exception):
 
 
 def _add_train_options(parser: argparse.ArgumentParser) -> None:
-    def default(name: str) -> Any:
-        return default_of(training_setup, name)
+    def option(flag: str, help: str, **options: Any) -> None:
+        engine_option(parser, flag, training_setup, help=help, **options)
 
-    parser.add_argument("--method", default=default("method"), help=f"one of {', '.join(METHODS)} (default %(default)s)")
-    parser.add_argument("--precision", default=default("precision"),
-                        help=f"one of {', '.join(PRECISIONS)} (default %(default)s)")
-    parser.add_argument("--base-dtype", default=default("base_dtype"),
-                        help=f"frozen base for lora/qlora: {', '.join(BASE_DTYPES)} (default bf16; nf4 for qlora)")
-    parser.add_argument("--optimizer", default=default("optimizer"),
-                        help=f"one of {', '.join(OPTIMIZERS)} (default %(default)s)")
-    parser.add_argument("--batch", default=default("batch"), help="micro-batch per GPU (sequences; default %(default)s)")
-    parser.add_argument("--seq", default=default("seq"), help="sequence length in tokens (default %(default)s)")
-    parser.add_argument("--grad-checkpointing", action="store_true", default=default("grad_checkpointing"),
-                        help="recompute activations in backward")
-    parser.add_argument("--attention", default=default("attention"),
-                        help=f"one of {', '.join(ATTENTIONS)} (default %(default)s)")
-    parser.add_argument("--lora-rank", default=default("lora_rank"), help="LoRA rank r (default %(default)s)")
-    parser.add_argument("--lora-targets", default=",".join(DEFAULT_LORA_TARGETS),
-                        help="comma-separated: q,k,v,o,gate,up,down (default %(default)s)")
-    parser.add_argument("--grad-accumulation", default=default("grad_accumulation"),
-                        help="micro-batches per optimizer step (default %(default)s)")
-    parser.add_argument("--gpus", default=default("gpus"), help="data-parallel GPUs (default %(default)s)")
-    parser.add_argument("--zero", default=default("zero"), help="ZeRO stage 0-3 (0 = plain DDP; default %(default)s)")
-    _add_allocator_option(parser)
-
-
-def _add_allocator_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--allocator", default=default_of(inference_setup, "allocator"),
-                        help=f"PyTorch caching allocator: one of {', '.join(ALLOCATORS)} (default: %(default)s)")
+    option("--method", f"one of {', '.join(METHODS)}")
+    option("--precision", f"one of {', '.join(PRECISIONS)}")
+    option("--base-dtype", f"frozen base for lora/qlora: {', '.join(BASE_DTYPES)}; auto: bf16, nf4 for qlora")
+    option("--optimizer", f"one of {', '.join(OPTIMIZERS)}")
+    option("--batch", "micro-batch per GPU (sequences)")
+    option("--seq", "sequence length in tokens")
+    option("--grad-checkpointing", "recompute activations in backward", action="store_true")
+    option("--attention", f"one of {', '.join(ATTENTIONS)}")
+    option("--lora-rank", "LoRA rank r")
+    # The engine's default is a tuple; the option is its comma-separated text.
+    parser.add_argument("--lora-targets", default=",".join(default_of(training_setup, "lora_targets")),
+                        help="comma-separated: q,k,v,o,gate,up,down (default: %(default)s)")
+    option("--grad-accumulation", "micro-batches per optimizer step")
+    option("--gpus", "data-parallel GPUs")
+    option("--zero", "ZeRO stage 0-3 (0 = plain DDP)")
+    option("--allocator", f"PyTorch caching allocator: one of {', '.join(ALLOCATORS)}")
 
 
 def _add_infer_options(parser: argparse.ArgumentParser) -> None:
-    def default(name: str) -> Any:
-        return default_of(inference_setup, name)
+    def option(flag: str, help: str, **options: Any) -> None:
+        engine_option(parser, flag, inference_setup, help=help, **options)
 
-    parser.add_argument("--weights", default=default("weights"),
-                        help=f"one of {', '.join(WEIGHT_DTYPES)} (default %(default)s)")
-    parser.add_argument("--kv-cache", default=default("kv_cache"),
-                        help=f"one of {', '.join(KV_DTYPES)} (default %(default)s)")
-    parser.add_argument("--batch", default=default("batch"), help="concurrent sequences (default %(default)s)")
-    parser.add_argument("--context", default=default("context"),
-                        help="prompt tokens per sequence (default %(default)s)")
-    parser.add_argument("--new-tokens", default=default("new_tokens"),
-                        help="generated tokens per sequence (default %(default)s)")
-    parser.add_argument("--attention", default=default("attention"),
-                        help=f"one of {', '.join(INFER_ATTENTIONS)} (default %(default)s)")
-    _add_allocator_option(parser)
+    option("--weights", f"one of {', '.join(WEIGHT_DTYPES)}")
+    option("--kv-cache", f"one of {', '.join(KV_DTYPES)}")
+    option("--batch", "concurrent sequences")
+    option("--context", "prompt tokens per sequence")
+    option("--new-tokens", "generated tokens per sequence")
+    option("--attention", f"one of {', '.join(INFER_ATTENTIONS)}")
+    option("--allocator", f"PyTorch caching allocator: one of {', '.join(ALLOCATORS)}")
 
 
 def _train_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -163,6 +148,24 @@ def _plugins() -> dict[str, Any]:
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         found[str(module.COMMAND)] = module
     return found
+
+
+#: The engine functions whose keywords each built-in subcommand's options feed (a plugin declares
+#: ``ENGINES``); ``--model`` feeds the ModelSpec they all take first, ``fit --gpu`` the GPU.
+_ENGINES: dict[str, tuple[Callable[..., Any], ...]] = {
+    "train": (training_setup,), "infer": (inference_setup,), "fit train": (training_setup, fit_training),
+    "fit infer": (inference_setup, fit_inference), "models": (), "gpus": (),
+}
+
+
+def command_engines() -> dict[str, tuple[Callable[..., Any], ...]]:
+    """Each subcommand (``"fit train"`` for a nested one) -> the engine functions its options feed.
+
+    >>> command_engines()["speed"][0].__name__
+    'inference_speed'
+    """
+    plugins = {name: tuple(module.ENGINES) for name, module in _plugins().items()}
+    return {**_ENGINES, **plugins}
 
 
 #: Engine argument names that differ from the flag carrying them (any command).

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from calculators.errors import InputError, UnknownNameError
+from calculators.units import COUNT_SUFFIXES
 
 if TYPE_CHECKING:  # imported where used: that module imports this one
     from calculators.model import ModelSpec
@@ -159,6 +160,45 @@ def names(field: str, value: Any, choices: Iterable[str]) -> tuple[str, ...]:
     if not items or any(not isinstance(item, str) or item not in options for item in items):
         raise InputError(field, value, accepted)
     return tuple(items)
+
+
+def token_count(field: str, value: Any, *, maximum: float) -> int:
+    """Return a count of tokens from 1 to ``maximum``: ``2000000000000``, ``2e12`` or ``2T``/``500B``/``10M``/``5k``
+    (either case; :data:`~calculators.units.COUNT_SUFFIXES`).
+
+    The command line and the widget forms read token counts with this one function.
+
+    >>> token_count("tokens", "2T", maximum=1e16), token_count("tokens", 5e8, maximum=1e16)
+    (2000000000000, 500000000)
+    >>> token_count("tokens", "2X", maximum=1e16)
+    Traceback (most recent call last):
+    ...
+    calculators.errors.InputError: tokens: got '2X'; expected a token count from 1 to 1e+16 (e.g. 2e12 or 2T)
+    """
+    accepted = f"a token count from 1 to {maximum:g} (e.g. 2e12 or 2T)"
+    text = str(value).strip()
+    scale = {suffix.lower(): float(size) for suffix, size in COUNT_SUFFIXES}.get(text[-1:].lower(), 1.0)
+    number = text[:-1] if scale != 1.0 else text
+    try:
+        tokens = float(number) * scale
+    except ValueError:
+        raise InputError(field, value, accepted) from None
+    if not 1 <= tokens <= maximum:  # NaN fails too
+        raise InputError(field, value, accepted)
+    return int(round(tokens))
+
+
+#: The command line's one spelling of "the engine's default" for an option whose default is ``None``.
+AUTO = "auto"
+
+
+def none_if_auto(text: str) -> str | None:
+    """``None`` for :data:`AUTO` (any case, spaces around), else ``text``: the engine then chooses.
+
+    >>> none_if_auto(" Auto "), none_if_auto("0.8")
+    (None, '0.8')
+    """
+    return None if text.strip().lower() == AUTO else text
 
 
 def default_of(function: Callable[..., Any], name: str) -> Any:

@@ -11,24 +11,26 @@ from typing import Any
 
 from calculators import cost
 from calculators.catalog import prices
+from calculators.commands import engine_option
 
 COMMAND = "cost"
-#: Engine arguments whose flag is spelled differently.
-FLAGS = {"cloud_usd_per_gpu_hour": "--cloud-usd-per-hour"}
+ENGINES = (cost.cost_comparison, cost.training_run_cost_usd, cost.usd_per_million_tokens)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``mlhw cost`` (numbers stay strings; the calculator checks them)."""
+    def option(flag: str, help: str, **options: Any) -> None:
+        engine_option(parser, flag, cost.cost_comparison, help=help, **options)
+
     parser.add_argument("--gpu", required=True, help="GPU id (see 'mlhw gpus')")
-    parser.add_argument("--purchase-usd", default=None, help="price of one GPU (default: launch MSRP, if any)")
-    parser.add_argument("--cloud-usd-per-hour", default=None,
-                        help=f"on-demand USD per GPU-hour (default: median of the {prices.EDITION} catalog offers)")
-    parser.add_argument("--kwh-usd", default=None,
-                        help=f"electricity USD/kWh (default: assumed {prices.default_kwh_price().usd_per_kwh:g})")
-    parser.add_argument("--power-watts", default=None, help="power per busy GPU (default: TDP)")
-    parser.add_argument("--utilization", default=str(cost.DEFAULT_UTILIZATION),
-                        help="fraction of all hours the local GPU works")
-    parser.add_argument("--years", default=str(cost.DEFAULT_YEARS), help="depreciation period in years")
+    option("--purchase-usd", "price of one GPU; auto: launch MSRP, if any")
+    option("--cloud-usd-per-hour", f"on-demand USD per GPU-hour; auto: median of the {prices.EDITION} catalog "
+                                   "offers", name="cloud_usd_per_gpu_hour")
+    option("--kwh-usd", f"electricity USD/kWh; auto: assumed {prices.default_kwh_price().usd_per_kwh:g}")
+    option("--power-watts", "power per busy GPU; auto: TDP")
+    option("--utilization", "fraction of all hours the local GPU works")
+    option("--years", "depreciation period in years")
+    # Optional extras: the engine functions require these (no default to read); omitted, their line is left out.
     parser.add_argument("--gpu-hours", default=None, help="GPU-hours of a training run to price")
     parser.add_argument("--tokens-per-s", default=None, help="aggregate tokens/s one GPU serves, to price per token")
 
@@ -36,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the comparison; returns (JSON-ready dict, text)."""
     c = cost.cost_comparison(gpu=args.gpu, purchase_usd=args.purchase_usd,
-                             cloud_usd_per_gpu_hour=args.cloud_usd_per_hour, kwh_usd=args.kwh_usd,
+                             cloud_usd_per_gpu_hour=args.cloud_usd_per_gpu_hour, kwh_usd=args.kwh_usd,
                              power_watts=args.power_watts, utilization=args.utilization, years=args.years)
     data = c.to_dict()
     util = c.breakeven_utilization

@@ -9,12 +9,14 @@ import argparse
 from typing import Any
 
 from calculators.catalog.custom_gpu import resolve_gpu_flag
-from calculators.catalog.engines import DEFAULT_ENGINE, engine_ids
+from calculators.catalog.engines import engine_ids
 from calculators.catalog.models import resolve_model
+from calculators.commands import engine_option
 from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES
-from calculators.performance.inference_speed import inference_speed
+from calculators.performance.inference_speed import inference_speed, speed_setup
 
 COMMAND = "speed"
+ENGINES = (inference_speed, speed_setup)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,26 +24,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True, help="catalog id or path to config.json")
     parser.add_argument("--gpu", required=True,
                         help="GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,bf16_tflops=N,... or mac:GB")
-    parser.add_argument("--engine", default=DEFAULT_ENGINE,
-                        help=f"inference engine whose fitted efficiencies and fixed costs to use: one of "
-                             f"{', '.join(engine_ids())} (default {DEFAULT_ENGINE}: 0.8 of bandwidth, 0.6 of the "
-                             "tensor rate, no fixed costs)")
-    parser.add_argument("--weights", default="bf16",
-                        help=f"weight format: one of {', '.join(WEIGHT_DTYPES)}, or exl2-<bits> from 2 to 8")
-    parser.add_argument("--kv-cache", default="bf16", help=f"one of {', '.join(KV_DTYPES)}")
-    parser.add_argument("--batch", default="1", help="concurrent sequences")
-    parser.add_argument("--context", default="4096", help="prompt tokens per sequence")
-    parser.add_argument("--new-tokens", default="256", help="generated tokens per sequence")
-    parser.add_argument("--gpus", default="1", help="GPUs in tensor parallel")
-    parser.add_argument("--bandwidth-efficiency", default=None,
-                        help="fraction of peak memory bandwidth achieved (default: the engine's)")
-    parser.add_argument("--compute-efficiency", default=None,
-                        help="fraction of the dense tensor rate achieved (default: the engine's)")
-    parser.add_argument("--interconnect", default="auto",
-                        help="tensor-parallel link id (see the interconnect catalog) or 'auto' for the GPU's own")
-    parser.add_argument("--collective-efficiency", default=None,
-                        help="fraction of the link's per-direction bandwidth the all-reduces reach "
-                             "(default: derived per link kind from published nccl-tests runs)")
+    engine_option(parser, "--engine", speed_setup,
+                  help=f"inference engine whose fitted efficiencies and fixed costs to use: one of "
+                       f"{', '.join(engine_ids())}; generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs")
+    engine_option(parser, "--weights", speed_setup,
+                  help=f"weight format: one of {', '.join(WEIGHT_DTYPES)}, or exl2-<bits> from 2 to 8")
+    engine_option(parser, "--kv-cache", speed_setup, help=f"one of {', '.join(KV_DTYPES)}")
+    engine_option(parser, "--batch", speed_setup, help="concurrent sequences")
+    engine_option(parser, "--context", speed_setup, help="prompt tokens per sequence")
+    engine_option(parser, "--new-tokens", inference_speed, help="generated tokens per sequence")
+    engine_option(parser, "--gpus", speed_setup, help="GPUs in tensor parallel")
+    engine_option(parser, "--bandwidth-efficiency", speed_setup,
+                  help="fraction of peak memory bandwidth achieved; auto: the engine's fitted value")
+    engine_option(parser, "--compute-efficiency", speed_setup,
+                  help="fraction of the dense tensor rate achieved; auto: the engine's fitted value")
+    engine_option(parser, "--interconnect", speed_setup,
+                  help="tensor-parallel link id (see the interconnect catalog) or 'auto' for the GPU's own")
+    engine_option(parser, "--collective-efficiency", speed_setup,
+                  help="fraction of the link's per-direction bandwidth the all-reduces reach; "
+                       "auto: derived per link kind from published nccl-tests runs")
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:

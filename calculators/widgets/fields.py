@@ -24,13 +24,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from calculators.errors import InputError
+from calculators.units import token_text
 from calculators.validate import default_of as default_of  # re-exported for the forms
-from calculators.validate import finite_float, one_of, positive_int
+from calculators.validate import AUTO, finite_float, one_of, positive_int, token_count
 
 #: What each kind of field becomes in the form: ``int`` and ``float`` an
 #: ``<input type=number>``, ``choice`` a ``<select>``, ``bool`` a checkbox, ``text`` a
-#: text input and ``config`` a textarea with a file picker for a ``config.json``.
-KINDS = ("int", "float", "choice", "bool", "text", "config")
+#: text input, ``tokens`` a text input for a token count (``2T``, ``500B``, as the command
+#: line reads it) and ``config`` a textarea with a file picker for a ``config.json``.
+KINDS = ("int", "float", "choice", "bool", "text", "tokens", "config")
 
 Value = str | int | float | bool
 
@@ -95,6 +97,9 @@ def readable_choice(field_name: str, choice: str) -> str:
 
 #: The form value of a number field's explicit "none" choice (see ``Field.none_label``).
 NONE = "none"
+#: What a number field with that choice reads as its default: blank, ``none``, or the command
+#: line's ``auto`` (one spelling works on both faces).
+NONE_SPELLINGS = ("", NONE, AUTO)
 
 _TRUE = ("true", "on", "1", "yes")
 _FALSE = ("false", "off", "0", "no", "")
@@ -159,7 +164,7 @@ class Field:
         """
         if raw is None:
             return self.default
-        if self.none_label and isinstance(raw, str) and raw.strip().lower() in ("", NONE):
+        if self.none_label and isinstance(raw, str) and raw.strip().lower() in NONE_SPELLINGS:
             return self.default
         if self.kind == "bool":
             if isinstance(raw, bool):
@@ -174,7 +179,7 @@ class Field:
             return raw
         if not isinstance(raw, str):
             raise InputError(self.name, raw, "a string from the form")
-        return raw.strip() if self.kind in ("int", "float", "choice") else raw
+        return raw.strip() if self.kind in ("int", "float", "choice", "tokens") else raw
 
     def check(self, raw: object) -> Value:
         """Parse ``raw`` and check it against this field's own range or choices.
@@ -191,6 +196,9 @@ class Field:
             return finite_float(self.name, value, minimum=self.minimum, maximum=self.maximum)
         if self.kind == "choice":
             return str(one_of(self.name, value, self.choices))
+        if self.kind == "tokens":
+            assert self.maximum is not None
+            return token_count(self.name, value, maximum=self.maximum)
         return value
 
 
@@ -221,6 +229,21 @@ def choice_field(name: str, label: str, *, choices: Sequence[object], default: o
     """A ``<select>`` over ``choices`` (ints such as ZeRO stages become their text)."""
     return Field(name, label, "choice", str(default), choices=tuple(str(c) for c in choices),
                  choice_labels=tuple(labels), help=help, show_when=show_when, advanced=advanced)
+
+
+def tokens_field(name: str, label: str, *, default: int, maximum: float, help: str = "",
+                 show_when: tuple[str, str] | None = None, advanced: bool = False) -> Field:
+    """A token count from 1 to ``maximum``, typed as the command line takes it (``2T``, ``500B``, ``1e9``).
+
+    The form shows the default in that spelling (:func:`~calculators.units.token_text`); the
+    checked value is the count.
+
+    >>> tokens = tokens_field("tokens", "Training tokens", default=10**11, maximum=1e16)
+    >>> tokens.default, tokens.check("2T"), tokens.check(None)
+    ('100B', 2000000000000, 100000000000)
+    """
+    return Field(name, label, "tokens", token_text(default), minimum=1, maximum=maximum, unit="tokens", help=help,
+                 show_when=show_when, advanced=advanced)
 
 
 def bool_field(name: str, label: str, *, default: bool, help: str = "", show_when: tuple[str, str] | None = None,

@@ -20,7 +20,7 @@ from html import escape
 from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
 from calculators.config_input import MAX_CONFIG_BYTES
-from calculators.widgets.fields import NONE, Field, Value
+from calculators.widgets.fields import NONE, NONE_SPELLINGS, Field, Value
 from calculators.widgets.registry import Calculator
 
 #: Shown under the result until the browser has recomputed it.
@@ -65,7 +65,7 @@ def _unset(field: Field, value: Value) -> bool:
     if not field.none_label:
         return False
     text = _text(value).strip().lower()
-    if text in ("", NONE):
+    if text in NONE_SPELLINGS:
         return True
     try:
         return float(text) == float(field.default)

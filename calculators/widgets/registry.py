@@ -68,6 +68,8 @@ DEFAULT_GPU = "h100-sxm"
 #: The GPU choices that reveal :func:`custom_gpu_fields`.
 CUSTOM_GPU = "custom"
 MAC_GPU = "mac"
+#: Why a memory form's GPU is not an engine input (:attr:`Calculator.own_defaults`).
+CHART_GPU = "the GPU the chart draws and whose formats are checked; memory does not depend on it"
 #: Upper bound of ``grad_accumulation`` in :func:`~calculators.memory.training_inputs.training_setup`
 #: (not exported there; a test checks the two agree).
 MAX_GRAD_ACCUMULATION = 1 << 20
@@ -87,6 +89,12 @@ class Calculator:
         render: turns that view into an HTML fragment.
         aliases: engine argument -> the form input that feeds it, where their names differ
             (an engine error is shown next to that input).
+        engines: the engine functions whose keywords the inputs feed; an input is named after
+            its keyword (or in ``aliases``) and reads its default from their signatures
+            (:func:`~calculators.widgets.fields.default_of`).
+        own_defaults: input -> why its default is not read from ``engines``: the engine has
+            none, the form deliberately opens elsewhere, or the input feeds no engine keyword.
+            ``tests/tools/test_faces_agree.py`` checks every other input against the engine.
     """
 
     name: str
@@ -95,6 +103,8 @@ class Calculator:
     compute: Callable[[Values], Any]
     render: Callable[[Any], str]
     aliases: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    engines: tuple[Callable[..., Any], ...] = ()
+    own_defaults: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def field(self, name: str) -> Field:
         """The field called ``name``; raises :class:`InputError` naming it otherwise."""
@@ -298,9 +308,9 @@ _TRAINING_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_chec
                   "lora_rank", "lora_targets", "grad_accumulation", "gpus", "zero", "allocator")
 
 
-def _allocator_field(show_when: tuple[str, str] | None = None) -> Field:
-    return choice_field("allocator", "PyTorch allocator", choices=ALLOCATORS, default="default", advanced=True,
-                        show_when=show_when,
+def _allocator_field(setup: Callable[..., Any], show_when: tuple[str, str] | None = None) -> Field:
+    return choice_field("allocator", "PyTorch allocator", choices=ALLOCATORS, default=default_of(setup, "allocator"),
+                        advanced=True, show_when=show_when,
                         help="expandable_segments (PYTORCH_CUDA_ALLOC_CONF) removes the fragmentation reserve: "
                              "modelled, not measured.")
 
@@ -327,14 +337,14 @@ def _training_fields() -> tuple[Field, ...]:
                      advanced=True, help="eager materialises the S x S attention scores."),
         int_field("lora_rank", "LoRA rank", default=default("lora_rank"), maximum=training_inputs.MAX_RANK,
                   advanced=True, help="Used by lora and qlora only."),
-        text_field("lora_targets", "LoRA targets", default=",".join(training_inputs.DEFAULT_LORA_TARGETS), advanced=True,
+        text_field("lora_targets", "LoRA targets", default=",".join(default("lora_targets")), advanced=True,
                    help="Comma-separated projections: " + ",".join(training_inputs.DEFAULT_LORA_TARGETS) + "."),
         int_field("grad_accumulation", "Gradient accumulation", default=default("grad_accumulation"),
                   maximum=MAX_GRAD_ACCUMULATION, unit="micro-batches per step", advanced=True),
         int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=training_inputs.MAX_GPUS, advanced=True),
         choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"), advanced=True,
                      help="0 is plain DDP; 1 shards optimizer state, 2 also gradients, 3 also weights."),
-        _allocator_field(),
+        _allocator_field(setup),
     )
 
 
@@ -384,7 +394,7 @@ def _inference_fields(*, show_when: tuple[str, str] | None = None, with_batch: b
     if with_attention:
         fields.append(choice_field("attention", "Attention kernel", choices=inference.ATTENTIONS,
                                    default=default("attention"), advanced=True))
-        fields.append(_allocator_field(show_when))
+        fields.append(_allocator_field(setup, show_when))
     return tuple(fields)
 
 
@@ -458,7 +468,7 @@ def _fit_fields() -> tuple[Field, ...]:
                   show_when=when_training),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
                    show_when=when_training),
-        _allocator_field(),
+        _allocator_field(training_inputs.training_setup),
     )
 
 
@@ -494,12 +504,18 @@ def _compute_fit(values: Values) -> FitView:
 # --------------------------------------------------------------------------- registry
 def _build() -> dict[str, Calculator]:
     calculators = [
-        Calculator("training-memory", "Training memory", _training_fields(), _compute_training, memory_html),
+        Calculator("training-memory", "Training memory", _training_fields(), _compute_training, memory_html,
+                   engines=(training_inputs.training_setup,), own_defaults={"gpu": CHART_GPU}),
         Calculator("inference-memory", "Inference memory", (_model_field(), _config_field(), gpu_field(custom=True),
                                                              *custom_gpu_fields(),
-                                                            *_inference_fields()), _compute_inference, memory_html),
-        Calculator("kv-cache", "KV cache", _kv_fields(), _compute_kv, kv_cache_html),
-        Calculator("fit", "Which GPUs does it fit?", _fit_fields(), _compute_fit, fit_html),
+                                                            *_inference_fields()), _compute_inference, memory_html,
+                   engines=(inference.inference_setup,), own_defaults={"gpu": CHART_GPU}),
+        Calculator("kv-cache", "KV cache", _kv_fields(), _compute_kv, kv_cache_html,
+                   engines=(inference.inference_setup, inference.kv_cache_bytes), own_defaults={"gpu": CHART_GPU}),
+        Calculator("fit", "Which GPUs does it fit?", _fit_fields(), _compute_fit, fit_html,
+                   engines=(training_inputs.training_setup, inference.inference_setup, fit_training, fit_inference),
+                   own_defaults={"job": "picks the engine (fit_inference or fit_training), so no engine has it",
+                                 "gpu": "the GPU highlighted; the engine is run on every catalog GPU"}),
     ]
     # Calculators of other subjects live in calculators.widgets.plugins, one module each.
     from calculators.widgets import plugins

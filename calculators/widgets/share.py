@@ -26,7 +26,7 @@ from typing import Any
 
 from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
-from calculators.widgets.fields import Field, Value
+from calculators.widgets.fields import NONE_SPELLINGS, Field, Value
 from calculators.widgets.registry import Calculator, get_calculator
 
 #: The longest config.json text a record carries (characters); a longer one is summarised.
@@ -111,7 +111,7 @@ def _shown(field: Field, value: Value) -> str:
                 return text
     if field.kind == "bool":
         return "yes" if value is True else "no"
-    if field.none_label and str(value).strip().lower() in ("", "none"):
+    if field.none_label and str(value).strip().lower() in NONE_SPELLINGS:
         return field.none_label
     return str(value) if str(value).strip() else "(blank)"
 

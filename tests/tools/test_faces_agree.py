@@ -1,84 +1,270 @@
 """The CLI, the widget forms and the engine agree on every input they share.
 
-Each face reads its defaults from the engine's signature
-(:func:`calculators.validate.default_of`); this test walks the memory calculators'
-subcommands and forms and compares every shared input's default with the engine's
-(``training_setup`` and ``inference_setup``), so an input added or changed in one place
-and typed by hand in another fails here.
+Every ``mlhw`` subcommand names the engine functions its options feed
+(:func:`calculators.cli.command_engines`: a plugin's ``ENGINES``) and so does every widget
+calculator (:attr:`~calculators.widgets.registry.Calculator.engines`). This test walks every
+option of every subcommand and every input of every form in the registry, finds the engine
+keyword it feeds (its name; a form's ``aliases``; a command's ``SCALED`` for an option in
+other units) and fails when:
+
+* no engine takes that keyword (an input the engine does not know);
+* the default differs from the engine's: ``"0"`` and ``0``, ``"q,k"`` and ``("q", "k")``
+  read alike; where the engine's default is ``None`` (it chooses), the command line's
+  default is ``None`` and the form offers its explicit "none" choice (``none_label``);
+* a flag (``--fp8``, ``--no-overlap``) does not turn the engine's default around;
+* an option whose engine default is ``None`` does not take ``auto`` (the one spelling of
+  "the engine's default" on the command line; a form's "none" choice takes it too);
+* the engine requires the keyword and the option is neither required nor ``None``
+  (an optional extra), or the form opens on a value it does not explain.
+
+Exempt: :data:`PRESENTATION` (both faces), a custom GPU's numbers (:data:`CUSTOM_GPU`) and
+each calculator's ``own_defaults``, every one with its reason; an exemption that is no
+longer needed (the form's default is the engine's) fails too.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
 
-from calculators.cli import build_parser
-from calculators.memory.inference import inference_setup
-from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, training_setup
-from calculators.widgets.registry import get_calculator
+from calculators import cli
+from calculators.memory.training_inputs import MAX_SEQ, training_setup
+from calculators.parallel.step import step_communication
+from calculators.validate import AUTO, none_if_auto
+from calculators.widgets.fields import float_field, int_field
+from calculators.widgets.registry import Calculator, calculator_names, custom_gpu_fields, get_calculator
 
-#: (CLI words, widget calculator, engine function whose keywords they feed)
-FACES = [
-    (["train"], "training-memory", training_setup),
-    (["fit", "train"], "fit", training_setup),
-    (["infer"], "inference-memory", inference_setup),
-    (["fit", "infer"], "fit", inference_setup),
-]
+Engines = tuple[Callable[..., Any], ...]
 
-
-def _subparser(words: list[str]) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = build_parser()
-    for word in words:
-        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        parser = action.choices[word]
-    return parser
+#: Inputs of either face that feed no engine keyword of their own, and why.
+PRESENTATION = {
+    "help": "argparse's own --help",
+    "json": "--json chooses the output's format",
+    "model": "read into the ModelSpec every engine takes first (Workload.model; system: its parameter count)",
+    "config": "a custom model's config.json text, read with 'model'",
+}
+#: A form's custom-GPU and Mac numbers: together they describe one GPU record (gpu_from_values).
+CUSTOM_GPU = frozenset(field.name for field in custom_gpu_fields())
 
 
-def _cli_defaults(words: list[str]) -> dict[str, Any]:
-    return {action.dest: action.default for action in _subparser(words)._actions
-            if action.option_strings and action.dest not in ("help", "json", "model", "gpu")}
+def _commands() -> Iterator[tuple[str, list[argparse.Action]]]:
+    """Every leaf subcommand (``"fit train"``) with its options, its parent's included."""
+    def walk(parser: argparse.ArgumentParser, words: list[str],
+             inherited: list[argparse.Action]) -> Iterator[tuple[str, list[argparse.Action]]]:
+        actions, subcommands = list(inherited), None
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                subcommands = action
+            elif action.option_strings:
+                actions.append(action)
+        if subcommands is None:
+            yield " ".join(words), actions
+            return
+        for word, child in subcommands.choices.items():
+            yield from walk(child, [*words, word], actions)
+
+    yield from walk(cli.build_parser(), [], [])
 
 
-def _reads_as_default(engine: Any, name: str, value: Any) -> bool:
-    """True when the engine reads ``value`` for ``name`` as it reads its own default
-    (``"0"`` and ``0`` for the ZeRO stage, ``"q,k"`` and ``("q", "k")`` for LoRA targets)."""
-    return bool(engine(**{name: value}) == engine())
+COMMANDS = dict(_commands())
 
 
-def _engine_defaults(function: Any) -> dict[str, Any]:
-    return {name: p.default for name, p in inspect.signature(function).parameters.items()
-            if p.default is not inspect.Parameter.empty}
+def _parameters(engines: Engines, keyword: str) -> list[inspect.Parameter]:
+    """The parameters called ``keyword`` of ``engines`` (``**settings`` is no keyword): those with a
+    default where any has one (an engine that requires it, such as ``kv_cache_bytes``'s ``batch``, is
+    fed the same value but has no default of its own to compare)."""
+    found = [parameter for engine in engines for name, parameter in inspect.signature(engine).parameters.items()
+             if name == keyword and parameter.kind not in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL)]
+    with_default = [parameter for parameter in found if parameter.default is not inspect.Parameter.empty]
+    return with_default or found
 
 
-@pytest.mark.parametrize(("words", "widget", "engine"), FACES, ids=[" ".join(f[0]) for f in FACES])
-def test_cli_defaults_are_the_engines(words: list[str], widget: str, engine: Any) -> None:
-    engine_defaults = _engine_defaults(engine)
-    cli = _cli_defaults(words)
-    unknown = sorted(set(cli) - set(engine_defaults))
-    assert not unknown, f"mlhw {' '.join(words)} options the engine does not take: {unknown}"
-    differing = {name: (value, engine_defaults[name]) for name, value in cli.items()
-                 if not _reads_as_default(engine, name, value)}
-    assert not differing, f"mlhw {' '.join(words)}: (CLI default, engine default) {differing}"
+def _canonical(value: Any) -> Any:
+    """``value`` as the engine reads it, so equal inputs compare equal (numbers as floats, lists as text)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, (tuple, list)):
+        return ",".join(str(item) for item in value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
-@pytest.mark.parametrize(("words", "widget", "engine"), FACES, ids=[" ".join(f[0]) for f in FACES])
-def test_widget_defaults_are_the_engines(words: list[str], widget: str, engine: Any) -> None:
-    engine_defaults = _engine_defaults(engine)
-    calculator = get_calculator(widget)
-    cli = _cli_defaults(words)
-    for field in calculator.fields:
-        if field.name not in engine_defaults or field.name not in cli:
+def option_problems(command: str, actions: list[argparse.Action], engines: Engines,
+                    scaled: Mapping[str, tuple[str, float]]) -> list[str]:
+    """What is wrong with the options of ``mlhw COMMAND`` against ``engines`` (empty: they agree)."""
+    problems: list[str] = []
+    names = ", ".join(engine.__name__ for engine in engines) or "no engine"
+    for action in actions:
+        if action.dest in PRESENTATION:
             continue
-        checked = calculator.values({})[field.name]
-        assert _reads_as_default(engine, field.name, checked), (widget, field.name, checked)
+        flag = max(action.option_strings, key=len)
+        keyword, scale = scaled.get(action.dest, (action.dest, 1.0))
+        found = _parameters(engines, keyword)
+        if not found:
+            problems.append(f"mlhw {command} {flag}: {names} take no {keyword!r}")
+        for parameter in found:
+            engine_default = parameter.default
+            if engine_default is inspect.Parameter.empty:
+                if not action.required and action.default is not None:
+                    problems.append(f"mlhw {command} {flag}: the engine requires {keyword}; the option defaults "
+                                    f"to {action.default!r}")
+            elif (engine_default is None and action.type is not none_if_auto
+                  and not isinstance(action, argparse._AppendAction)):  # a repeated option: leaving it out is None
+                problems.append(f"mlhw {command} {flag}: the engine's default is None; take '{AUTO}' for it "
+                                "(engine_option)")
+            elif isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+                if action.default != engine_default or action.const == engine_default:
+                    problems.append(f"mlhw {command} {flag}: a flag from {action.default!r} to {action.const!r}; "
+                                    f"the engine's default is {engine_default!r}")
+            else:
+                expected = engine_default * scale if scale != 1.0 and engine_default is not None else engine_default
+                if _canonical(action.default) != _canonical(expected):
+                    problems.append(f"mlhw {command} {flag}: default {action.default!r}, the engine's {expected!r}")
+    return problems
 
 
-def test_the_check_can_fail() -> None:
-    """A hand-typed default that drifted from the engine is caught (a check of the check)."""
-    assert not _reads_as_default(training_setup, "seq", "4096")
-    assert not _reads_as_default(inference_setup, "weights", "int4")
-    assert _reads_as_default(training_setup, "lora_targets", ",".join(DEFAULT_LORA_TARGETS))
-    assert _reads_as_default(training_setup, "zero", "0")
+def form_problems(calculator: Calculator) -> list[str]:
+    """What is wrong with the inputs of ``calculator`` against its engines (empty: they agree)."""
+    name = calculator.name
+    if not calculator.engines:
+        return [f"{name}: name the engine functions its inputs feed (Calculator.engines)"]
+    problems = [f"{name}.{stale}: in own_defaults but no input of the form"
+                for stale in sorted(set(calculator.own_defaults) - {field.name for field in calculator.fields})]
+    keyword_of = {form: keyword for keyword, form in calculator.aliases.items()}
+    for field in calculator.fields:
+        if field.name in PRESENTATION or field.name in CUSTOM_GPU:
+            continue
+        keyword = keyword_of.get(field.name, field.name)
+        found = _parameters(calculator.engines, keyword)
+        if field.name in calculator.own_defaults:
+            if found and all(p.default not in (None, inspect.Parameter.empty)
+                             and _canonical(p.default) == _canonical(field.check(None)) for p in found):
+                problems.append(f"{name}.{field.name}: its default is the engine's; read it, drop the exemption")
+            continue
+        if not found:
+            problems.append(f"{name}.{field.name}: {', '.join(e.__name__ for e in calculator.engines)} "
+                            f"take no {keyword!r}")
+        for parameter in found:
+            if parameter.default is inspect.Parameter.empty:
+                problems.append(f"{name}.{field.name}: the engine requires {keyword}; say in own_defaults why "
+                                f"the form opens on {field.default!r}")
+            elif parameter.default is None:
+                if not field.none_label:
+                    problems.append(f"{name}.{field.name}: the engine's default is None; offer it as the form's "
+                                    "'none' choice (none_label)")
+            elif _canonical(field.check(None)) != _canonical(parameter.default):  # the value the engine gets
+                problems.append(f"{name}.{field.name}: default {field.default!r}, the engine's "
+                                f"{parameter.default!r}")
+    return problems
+
+
+def test_every_subcommand_is_walked() -> None:
+    assert {"train", "infer", "fit train", "fit infer", "speed", "train-time", "parallel", "recommend", "cost",
+            "system", "models", "gpus"} <= set(COMMANDS)
+    assert set(COMMANDS) == set(cli.command_engines()), "each subcommand names the engines its options feed"
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_cli_options_are_the_engines_keywords_and_defaults(command: str) -> None:
+    engines = cli.command_engines().get(command)
+    assert engines is not None, f"mlhw {command}: declare ENGINES (the engine functions its options feed)"
+    scaled = getattr(cli._plugins().get(command), "SCALED", {})
+    assert not option_problems(command, COMMANDS[command], engines, scaled)
+
+
+@pytest.mark.parametrize("name", calculator_names())
+def test_form_inputs_are_the_engines_keywords_and_defaults(name: str) -> None:
+    assert not form_problems(get_calculator(name))
+
+
+#: A valid value of each required option, to run every subcommand.
+_REQUIRED = {"--model": "llama-3-8b", "--gpu": "h100-sxm", "--tokens": "1e9", "--samples-per-s": "100",
+             "--bytes-per-sample": "1000"}
+
+
+def _argv(command: str, extra: list[str]) -> list[str]:
+    """``mlhw COMMAND`` with its required options (at their level: ``fit --model M train``) and ``extra``."""
+    words = command.split()
+    # cost: a GPU with a list price, so the purchase price is not missing
+    required = {**_REQUIRED, "--gpu": "rtx-4090"} if command == "cost" else _REQUIRED
+    head = [word for action in COMMANDS[command] if action.required for flag in action.option_strings
+            if flag in required for word in (flag, required[flag])]
+    return [words[0], *head, *words[1:], *extra]
+
+
+AUTO_OPTIONS = [(command, max(action.option_strings, key=len)) for command, actions in sorted(COMMANDS.items())
+                for action in actions if action.type is none_if_auto]
+
+
+@pytest.mark.parametrize(("command", "flag"), AUTO_OPTIONS, ids=[f"{c} {f}" for c, f in AUTO_OPTIONS])
+def test_auto_is_the_engines_default(command: str, flag: str) -> None:
+    """``--flag auto`` answers exactly as leaving the option out."""
+    assert cli.run(_argv(command, [flag, AUTO]))[0] == cli.run(_argv(command, []))[0]
+
+
+def _feeds_tokens(calculator: Calculator) -> list[str]:
+    keyword_of = {form: keyword for keyword, form in calculator.aliases.items()}
+    return [field.name for field in calculator.fields if keyword_of.get(field.name, field.name) == "tokens"]
+
+
+TWO_TRILLION = 2 * 10**12  # what 2T, 2000B and 2e12 all mean
+
+
+@pytest.mark.parametrize("text", ["2T", "2t", "2000B", "2e12", "2000000000000", " 2T "])
+def test_token_counts_are_spelled_alike_on_both_faces(text: str) -> None:
+    forms = [(name, field) for name in calculator_names() for field in _feeds_tokens(get_calculator(name))]
+    assert {name for name, _ in forms} >= {"training-time", "recommend", "cost-breakeven"}
+    for name, field in forms:
+        assert get_calculator(name).field(field).check(text) == TWO_TRILLION, (name, field)
+    commands = [command for command, actions in COMMANDS.items() if any(a.dest == "tokens" for a in actions)]
+    assert set(commands) == {"train-time", "recommend"}
+    for command in commands:
+        extra = ["--job", "train"] if command == "recommend" else []
+        data = cli.run(_argv(command, ["--tokens", text, *extra]))[0]
+        assert data["tokens"] == TWO_TRILLION, command
+
+
+def test_the_option_check_can_fail() -> None:
+    """Hand-typed defaults that drifted, an option no engine takes and a flag the wrong way round are caught."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seq", default="4096")  # training_setup's is 2048
+    parser.add_argument("--colour", default="red")
+    parser.add_argument("--grad-checkpointing", action="store_true", default=True)
+    parser.add_argument("--zero", default="0")  # agrees: read as the engine's 0
+    parser.add_argument("--lora-targets", default="q,k,v,o,gate,up,down")  # agrees with the engine's tuple
+    parser.add_argument("--base-dtype", default=None)  # the engine's None, but 'auto' is not taken
+    actions = [action for action in parser._actions if action.dest != "help"]
+    problems = option_problems("demo", actions, (training_setup,), {})
+    assert [problem.split(":")[0] for problem in problems] == ["mlhw demo --seq", "mlhw demo --colour",
+                                                                "mlhw demo --grad-checkpointing",
+                                                                "mlhw demo --base-dtype"]
+    latency = argparse.ArgumentParser()
+    latency.add_argument("--latency-us", dest="latency_us", default=5.0)  # the engine's is None
+    assert option_problems("demo", latency._actions[1:], (step_communication,), {"latency_us": ("latency_s", 1e6)})
+
+
+def test_the_form_check_can_fail() -> None:
+    """A form default typed by hand, an input no engine takes, a None without its choice and a stale exemption."""
+    base = get_calculator("training-memory")
+    calculator = dataclasses.replace(base, fields=(
+        int_field("seq", "Sequence length", default=4096, maximum=MAX_SEQ),
+        int_field("colour", "Colour", default=1, maximum=2),
+        int_field("batch", "Micro-batch", default=1, maximum=8),  # agrees
+    ), own_defaults={"batch": "stale: the engine's default is 1 too"})
+    problems = form_problems(calculator)
+    assert [problem.split(":")[0] for problem in problems] == [
+        "training-memory.seq", "training-memory.colour", "training-memory.batch"]
+    efficiency = dataclasses.replace(get_calculator("interconnect"), fields=(
+        float_field("efficiency", "Efficiency", default=0.0, minimum=0, maximum=1),), own_defaults={})
+    assert form_problems(efficiency) == ["interconnect.efficiency: the engine's default is None; offer it as the "
+                                         "form's 'none' choice (none_label)"]

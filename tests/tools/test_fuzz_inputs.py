@@ -47,6 +47,7 @@ from calculators.config_input import MAX_CONFIG_BYTES
 from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.widgets.api import INTERNAL_ERROR, compute_json
+from calculators.widgets.fields import NONE_SPELLINGS
 from calculators.widgets.registry import CUSTOM, calculator_names, get_calculator
 from calculators.model_config import spec_from_config
 
@@ -522,6 +523,8 @@ def widget_case(rng: random.Random, files: dict[str, tuple[str, str]]) -> dict[s
             value = "\ufeff" + data[3:].decode()
     else:
         value = rng.choice(["bogus", "q,x", "\x00", "a" * 5000, "q;v"])
+    if field.none_label and isinstance(value, str) and value.strip().lower() in NONE_SPELLINGS:
+        expect = "any"  # blank is the field's explicit "none" choice: the engine's default
     inputs[field.name] = value
     return {"name": name, "inputs": inputs, "field": field.name, "label": field.label, "expect": expect}
 

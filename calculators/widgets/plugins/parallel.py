@@ -9,16 +9,17 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.models import all_models
 from calculators.memory import training_inputs
 from calculators.parallel.collectives import MAX_EFFICIENCY, MAX_GPUS
-from calculators.parallel.step import AUTO, DEFAULT_MFU, StepCommunication, step_communication
+from calculators.parallel.step import AUTO, StepCommunication, step_communication
 from calculators.units import gib
 from calculators.widgets.fields import Field, Value, choice_field, config_field, default_of, float_field, int_field
-from calculators.widgets.registry import CUSTOM, DEFAULT_GPU, DEFAULT_MODEL, Calculator, model_spec
+from calculators.widgets.registry import CUSTOM, DEFAULT_MODEL, Calculator, model_spec
 from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
 
 
@@ -30,7 +31,7 @@ def time_bars_svg(rows: Sequence[tuple[str, float]], *, title: str) -> str:
 
 
 def _fields() -> tuple[Field, ...]:
-    def default(name: str) -> object:
+    def default(name: str) -> Any:
         return default_of(step_communication, name)
 
     records = all_models()
@@ -40,24 +41,24 @@ def _fields() -> tuple[Field, ...]:
                      labels=[r.name for r in records] + ["Custom: paste or upload a config.json"]),
         config_field("config", "config.json", show_when=("model", CUSTOM),
                      help="Paste the text of a Hugging Face config.json or choose the file; it stays on this computer."),
-        choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[g.id for g in gpus],
+        choice_field("gpu", "GPU", default=default("gpu"), choices=[g.id for g in gpus],
                      labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
                      help="Its dense BF16 rate sets compute; its own link is used when the link is auto."),
         choice_field("interconnect", "Link", choices=(AUTO, *interconnect_ids()), default=default("interconnect"),
                      help=f"{AUTO}: the GPU's own link."),
-        int_field("gpus", "Data-parallel GPUs", default=int(str(default("gpus"))), maximum=MAX_GPUS),
+        int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=MAX_GPUS),
         choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"),
                      help="0 is DDP (all-reduce); 1-2 reduce-scatter + all-gather; 3 gathers weights twice."),
-        int_field("batch", "Micro-batch", default=int(str(default("batch"))), maximum=training_inputs.MAX_BATCH,
+        int_field("batch", "Micro-batch", default=default("batch"), maximum=training_inputs.MAX_BATCH,
                   unit="sequences per GPU"),
-        int_field("seq", "Sequence length", default=int(str(default("seq"))), maximum=training_inputs.MAX_SEQ,
+        int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ,
                   unit="tokens"),
-        float_field("mfu", "MFU (assumed)", default=DEFAULT_MFU, minimum=0.01, maximum=1.0, advanced=True,
+        float_field("mfu", "MFU (assumed)", default=default("mfu"), minimum=0.01, maximum=1.0, advanced=True,
                     help="Fraction of the GPU's dense BF16 peak the compute reaches."),
         float_field("efficiency", "Collective efficiency", default=0.0, minimum=0.0, maximum=MAX_EFFICIENCY,
-                    advanced=True, help="0: the link model's value for this link kind, fitted on published nccl-tests "
-                                        "runs (the value train-time and speed use); otherwise the fraction of the "
-                                        "per-direction link bandwidth NCCL reaches."),
+                    advanced=True, none_label="The link model's fitted value",
+                    help="The fraction of the per-direction link bandwidth NCCL reaches; the link model's value for "
+                         "this link kind is fitted on published nccl-tests runs (the value train-time and speed use)."),
     )
 
 
@@ -98,4 +99,5 @@ def _render(result: StepCommunication) -> str:
 
 def calculators() -> list[Calculator]:
     """The ``interconnect`` widget."""
-    return [Calculator("interconnect", "Communication vs compute per step", _fields(), _compute, _render)]
+    return [Calculator("interconnect", "Communication vs compute per step", _fields(), _compute, _render,
+                       engines=(step_communication,))]

@@ -23,7 +23,16 @@ from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
 from calculators.performance.steps import DecodeStep
 from calculators.units import gib
-from calculators.widgets.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
+from calculators.widgets.fields import (
+    Field,
+    Value,
+    bool_field,
+    choice_field,
+    default_of,
+    float_field,
+    int_field,
+    tokens_field,
+)
 from calculators.widgets.registry import (
     Calculator,
     custom_gpu_fields,
@@ -38,6 +47,18 @@ from calculators.widgets.render import Bar, color, labelled_bars_svg, notes_html
 DEFAULT_MODEL = "llama-3-8b"
 DEFAULT_GPU = "h100-sxm"
 CUSTOM = "custom"
+#: What the training-time form opens on where it does not read the engine's default (see TRAIN_OWN_DEFAULTS).
+TRAIN_TOKENS = 100 * 10**9
+TRAIN_GPUS = 8
+#: Why the GPU of a performance form is not read from the engine (it takes one without a default).
+ENGINE_GPU = "the engine takes a GPU without a default; the form opens on DEFAULT_GPU"
+#: Inputs of the training-time form whose default is not read from the engine, and why.
+TRAIN_OWN_DEFAULTS = {
+    "gpu": ENGINE_GPU,
+    "tokens": "the engine takes no default token count; the form opens on TRAIN_TOKENS",
+    "gpus": "the form opens on one 8-GPU node (TRAIN_GPUS), where the chart of GPU counts starts to show "
+            "scaling; the engine's default is 1 GPU",
+}
 #: Batch sizes and GPU counts the charts always draw (plus the one chosen).
 CHART_BATCHES = (1, 4, 16, 64, 256)
 CHART_GPUS = (1, 8, 64, 512, 4096)
@@ -90,7 +111,8 @@ def _speed_fields() -> tuple[Field, ...]:
                   maximum=inference.MAX_CONTEXT, unit="tokens"),
         int_field("new_tokens", "New tokens", default=default_of(speed.inference_speed, "new_tokens"), minimum=0,
                   maximum=inference.MAX_CONTEXT, unit="tokens per sequence"),
-        int_field("gpus", "Tensor-parallel GPUs", default=1, maximum=training_inputs.MAX_GPUS, advanced=True),
+        int_field("gpus", "Tensor-parallel GPUs", default=default_of(speed.speed_setup, "gpus"),
+                  maximum=training_inputs.MAX_GPUS, advanced=True),
         float_field("bandwidth_efficiency", "Bandwidth efficiency", default=0.0, minimum=0.0, maximum=1.0,
                      advanced=True, none_label="The engine's fitted value",
                      help="Fraction of peak memory bandwidth a decode step reaches."),
@@ -165,9 +187,9 @@ class TrainView:
 def _train_fields() -> tuple[Field, ...]:
     return (
         *_model_fields(mac=False),
-        float_field("tokens_billions", "Training tokens", default=100.0, minimum=0.001,
-                     maximum=train.MAX_TOKENS / 1e9, unit="billions"),
-        int_field("gpus", "GPUs", default=8, maximum=training_inputs.MAX_GPUS),
+        tokens_field("tokens", "Training tokens", default=TRAIN_TOKENS, maximum=train.MAX_TOKENS,
+                     help="A count as the command line takes it: 2T, 500B, 1e12."),
+        int_field("gpus", "GPUs", default=TRAIN_GPUS, maximum=training_inputs.MAX_GPUS),
         int_field("seq", "Sequence length", default=default_of(train.training_time, "seq"),
                   maximum=training_inputs.MAX_SEQ, unit="tokens"),
         int_field("batch", "Micro-batch", default=default_of(train.training_time, "batch"),
@@ -178,7 +200,8 @@ def _train_fields() -> tuple[Field, ...]:
                      help="Fraction of the dense rate the executed FLOPs reach."),
         choice_field("method", "Method", choices=training_inputs.METHODS, default=default_of(train.training_time, "method"),
                      help="LoRA/QLoRA freeze the base: 4·N instead of 6·N FLOPs per token, adapter gradients only."),
-        bool_field("grad_checkpointing", "Gradient checkpointing", default=False,
+        bool_field("grad_checkpointing", "Gradient checkpointing",
+                   default=default_of(train.training_time, "grad_checkpointing"),
                    help="Full recomputation: one more forward pass (8·N instead of 6·N for full training)."),
         choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES,
                      default=default_of(train.training_time, "zero"), advanced=True,
@@ -189,7 +212,7 @@ def _train_fields() -> tuple[Field, ...]:
         choice_field("precision", "Precision", choices=training_inputs.PRECISIONS,
                      default=default_of(train.training_time, "precision"), advanced=True,
                      help="Picks the dense rate: fp32 uses the FP32 rate, the others the BF16/FP16 tensor rate."),
-        bool_field("fp8", "FP8 matmuls", default=False, advanced=True,
+        bool_field("fp8", "FP8 matmuls", default=default_of(train.training_time, "fp8"), advanced=True,
                    help="Transformer Engine FP8: the FP8 rate at the utilisation fitted on published FP8 runs."),
         int_field("tensor_parallel", "Tensor-parallel GPUs", default=default_of(train.training_time, "tensor_parallel"),
                   maximum=train.MAX_STAGES, advanced=True,
@@ -206,7 +229,7 @@ def _train_fields() -> tuple[Field, ...]:
 
 def _compute_train(values: Values) -> TrainView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    tokens = max(1, int(round(float(values["tokens_billions"]) * 1e9)))
+    tokens = int(values["tokens"])
     mfu = float(values["mfu"]) or None
     settings = {"tokens": tokens, "mfu": mfu, "precision": values["precision"],
                 "grad_checkpointing": values["grad_checkpointing"], "seq": values["seq"],
@@ -259,6 +282,8 @@ def train_html(view: TrainView) -> str:
 def calculators() -> list[Calculator]:
     """The two calculators of this section."""
     return [
-        Calculator("inference-speed", "Inference speed", _speed_fields(), _compute_speed, speed_html),
-        Calculator("training-time", "Training time", _train_fields(), _compute_train, train_html),
+        Calculator("inference-speed", "Inference speed", _speed_fields(), _compute_speed, speed_html,
+                   engines=(speed.inference_speed, speed.speed_setup), own_defaults={"gpu": ENGINE_GPU}),
+        Calculator("training-time", "Training time", _train_fields(), _compute_train, train_html,
+                   engines=(train.training_time,), own_defaults=TRAIN_OWN_DEFAULTS),
     ]

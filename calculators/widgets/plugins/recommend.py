@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from calculators.catalog import prices
 from calculators.catalog.gpus import all_gpus
 from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES
 from calculators.memory.training_inputs import METHODS
 from calculators.recommend import (
+    DEFAULT_CONTEXT,
     DEFAULT_KV_CACHE,
     DEFAULT_METHOD,
-    DEFAULT_TOKENS,
     JOBS,
     MAX_BUDGET_USD_PER_HOUR,
     MAX_TOKENS_PER_S,
@@ -29,7 +30,8 @@ from calculators.recommend import (
     recommend,
 )
 from calculators.units import GIB
-from calculators.widgets.fields import Field, Value, choice_field, float_field, int_field
+from calculators.validate import token_count
+from calculators.widgets.fields import Field, Value, choice_field, default_of, float_field, int_field, tokens_field
 from calculators.widgets.registry import Calculator, model_config_field, model_field, model_spec
 from calculators.widgets.render import bars_svg, notes_html, paragraph, table_html
 
@@ -48,25 +50,41 @@ class RecommendView:
     gpu: str
 
 
+#: Inputs whose default is not read from :class:`~calculators.recommend.Workload`, and why.
+OWN_DEFAULTS = {
+    "weights": "Workload.method when serving: opens on DEFAULT_METHOD['serve'], what the engine's None means there",
+    "method": "Workload.method when fine-tuning: opens on DEFAULT_METHOD['finetune'], what None means there",
+    "context": "opens on DEFAULT_CONTEXT['serve'], what the engine's None means for the opening job",
+    "batch": "opens on OPENING_BATCH concurrent sequences, a small serving load; the engine's default is 1",
+    "gpu": "only highlights that GPU's rows; the engine ranks every GPU",
+}
+#: The batch the form opens on (see :data:`OWN_DEFAULTS`).
+OPENING_BATCH = 8
+
+
 def _fields() -> tuple[Field, ...]:
+    def default(name: str) -> Any:
+        return default_of(Workload, name)
+
     gpus = all_gpus()
     return (
         model_field(), model_config_field(),
-        choice_field("job", "Job", default="serve", choices=JOBS,
+        choice_field("job", "Job", default=default("job"), choices=JOBS,
                      labels=["Serve (inference)", "Fine-tune", "Train (full)"]),
         choice_field("weights", "Weights format", default=DEFAULT_METHOD["serve"], choices=WEIGHT_DTYPES,
                      show_when=("job", "serve")),
-        choice_field("kv_cache", "KV cache", default=DEFAULT_KV_CACHE, choices=KV_DTYPES, show_when=("job", "serve"),
+        choice_field("kv_cache", "KV cache", default=default("kv_cache"), choices=KV_DTYPES, show_when=("job", "serve"),
                      help="fp8 halves the cache and the bytes each decode step reads from it."),
         choice_field("method", "Fine-tuning method", default=DEFAULT_METHOD["finetune"], choices=METHODS,
                      show_when=("job", "finetune")),
-        int_field("context", "Context / sequence length", default=4096, maximum=MAX_CONTEXT, unit="tokens",
+        int_field("context", "Context / sequence length", default=DEFAULT_CONTEXT["serve"], maximum=MAX_CONTEXT,
+                  unit="tokens",
                   help="Serving: tokens cached per sequence. Training: sequence length."),
-        int_field("batch", "Batch", default=8, maximum=MAX_WIDGET_BATCH, unit="sequences",
+        int_field("batch", "Batch", default=OPENING_BATCH, maximum=MAX_WIDGET_BATCH, unit="sequences",
                   help="Serving: concurrent sequences. Training: micro-batch per GPU."),
-        float_field("tokens", "Training tokens", minimum=0, default=float(DEFAULT_TOKENS), maximum=MAX_WIDGET_TOKENS, unit="tokens",
-               help="Tokens of the run.", show_when=("job", "finetune|train")),
-        choice_field("objective", "Rank by", default="cost", choices=OBJECTIVES,
+        tokens_field("tokens", "Training tokens", default=default("tokens"), maximum=MAX_WIDGET_TOKENS,
+                     help="Tokens of the run: 2T, 500B, 1e9.", show_when=("job", "finetune|train")),
+        choice_field("objective", "Rank by", default=default("objective"), choices=OBJECTIVES,
                      labels=["Cost (per million tokens, or per run)", "Latency (tokens/s per user, or days)",
                              "Fewest GPUs"],
                      help="Only configurations that fit with margin are ranked; tight ones are listed after."),
@@ -85,7 +103,7 @@ def _compute(values: Values) -> RecommendView:
     method = str(values["weights"]) if job == "serve" else str(values["method"]) if job == "finetune" else "full"
     target = float(values["target_tokens_per_s"]) or None
     budget = float(values["budget_usd_per_hour"]) or None
-    tokens = max(1, int(float(values["tokens"])))
+    tokens = token_count("tokens", values["tokens"], maximum=MAX_WIDGET_TOKENS)  # a hidden input keeps its text
     kv_cache = str(values["kv_cache"]) if job == "serve" else DEFAULT_KV_CACHE
     result = recommend(Workload(model=model_spec(values), job=job, method=method, context=int(values["context"]),
                                 batch=int(values["batch"]), kv_cache=kv_cache, tokens=tokens,
@@ -141,4 +159,5 @@ def _html(view: RecommendView) -> str:
 
 def calculators() -> list[Calculator]:
     """The calculator of this module."""
-    return [Calculator("recommend", "Recommended GPU configurations", _fields(), _compute, _html)]
+    return [Calculator("recommend", "Recommended GPU configurations", _fields(), _compute, _html, engines=(Workload,),
+                       own_defaults=OWN_DEFAULTS)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from calculators import cost, system
 from calculators.catalog import prices
@@ -20,12 +21,14 @@ from calculators.catalog.gpus import get_gpu
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.performance.training_time import TrainingTime, training_time
-from calculators.units import gib
-from calculators.widgets.fields import Field, Value, bool_field, float_field, int_field
+from calculators.units import GIB, gib
+from calculators.widgets.fields import Field, Value, bool_field, default_of, float_field, int_field, tokens_field
 from calculators.widgets.registry import Calculator, gpu_field, model_config_field, model_field, model_spec
 from calculators.widgets.render import bars_svg, chart_html, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]
+#: Most training tokens the cost form prices.
+MAX_COST_TOKENS = 1e15
 
 
 # --------------------------------------------------------------------------- system balance
@@ -38,22 +41,43 @@ class SystemView:
     balance: system.SystemBalance
 
 
+#: Inputs of the system-balance form whose default is not read from the engine, and why.
+SYSTEM_OWN_DEFAULTS = {
+    "gpus": "the form opens on one 8-GPU server, the machine the page sizes; the engine's default is 1 GPU",
+    "samples_per_s": "the engine requires it; the form opens on an ImageNet-style example",
+    "bytes_per_sample": "the engine requires it; the form opens on an ImageNet-style example",
+    "dataset_cache_gib": "dataset_cache_bytes in whole GiB: read from the engine and converted, not compared",
+    "offload_optimizer": "a checkbox for the engine's offload ('optimizer' or 'none') and offload_parameters",
+}
+#: Inputs of the cost form whose default is not read from the engine, and why.
+COST_OWN_DEFAULTS = {
+    "gpu": "the engine requires a GPU; the form opens on one with a launch price, so both sides have a cost",
+    "kwh_usd": "shows the assumed price the engine uses for None, so it can be edited",
+    "tokens": "training_time requires a token count; the form opens on 1B",
+    "tokens_per_s": "usd_per_million_tokens requires a rate; the form opens on 1000 tokens/s",
+}
+
+
 def _system_fields() -> tuple[Field, ...]:
+    def default(name: str) -> Any:
+        return default_of(system.system_balance, name)
+
     return (
-        model_field(), model_config_field(), gpu_field(default="h100-sxm"),
+        model_field(), model_config_field(), gpu_field(default=default("gpu")),
         int_field("gpus", "GPUs in the machine", default=8, maximum=system.MAX_GPUS),
         float_field("samples_per_s", "Samples per second", default=3000, minimum=1e-3, maximum=system.MAX_SAMPLES_PER_S,
                unit="all GPUs", help="What the GPUs consume, e.g. images/s from a training log."),
         float_field("bytes_per_sample", "Bytes per sample", default=110_000, minimum=0,
                maximum=system.MAX_BYTES_PER_SAMPLE, unit="bytes read", help="Stored (compressed) size of one sample."),
-        float_field("decode_ms_per_sample", "CPU time per sample", default=system.DEFAULT_DECODE_MS_PER_SAMPLE, minimum=0,
+        float_field("decode_ms_per_sample", "CPU time per sample", default=default("decode_ms_per_sample"), minimum=0,
                maximum=system.MAX_MS_PER_SAMPLE, unit="ms on one core",
                help="Decode + augment. Default: Pillow JPEG decode only (arXiv:2605.08731); time your own pipeline."),
-        float_field("dataset_cache_gib", "Dataset cached in RAM", default=0, minimum=0, maximum=2**30, unit="GiB",
-               advanced=True),
-        bool_field("offload_optimizer", "Offload optimizer states to host (ZeRO-2)", default=False, advanced=True,
+        float_field("dataset_cache_gib", "Dataset cached in RAM", default=default("dataset_cache_bytes") // GIB, minimum=0,
+                    maximum=2**30, unit="GiB", advanced=True),
+        bool_field("offload_optimizer", "Offload optimizer states to host (ZeRO-2)",
+                   default=default("offload") != "none", advanced=True,
                    help="DeepSpeed CPU offload of the chosen model's fp32 weights, gradients and Adam moments."),
-        float_field("host_ram_factor", "Rule: host RAM per GiB of GPU memory", default=system.DEFAULT_HOST_RAM_FACTOR,
+        float_field("host_ram_factor", "Rule: host RAM per GiB of GPU memory", default=default("host_ram_factor"),
                minimum=0, maximum=64, advanced=True),
     )
 
@@ -106,20 +130,23 @@ class CostView:
 
 
 def _cost_fields() -> tuple[Field, ...]:
+    def default(name: str) -> Any:
+        return default_of(cost.cost_comparison, name)
+
     return (
         model_field(), model_config_field(), gpu_field(default="rtx-4090"),
         float_field("purchase_usd", "Purchase price per GPU", default=0, minimum=0, maximum=cost.MAX_USD, unit="USD",
-               help="0 = the catalog's launch MSRP (datacenter GPUs have none: enter a price)."),
+                    none_label="The catalog's launch MSRP", help="Datacenter GPUs have none: enter a price."),
         float_field("cloud_usd_per_gpu_hour", "Cloud price", default=0, minimum=0, maximum=cost.MAX_USD_PER_HOUR,
-               unit="USD per GPU-hour", help=f"0 = median of the {prices.EDITION} catalog's on-demand offers."),
+                    unit="USD per GPU-hour", none_label=f"Median of the {prices.EDITION} catalog's on-demand offers"),
         float_field("kwh_usd", "Electricity", default=prices.default_kwh_price().usd_per_kwh, minimum=0, maximum=100,
                unit="USD per kWh"),
-        float_field("utilization", "Utilisation", default=cost.DEFAULT_UTILIZATION, minimum=0.001, maximum=1,
+        float_field("utilization", "Utilisation", default=default("utilization"), minimum=0.001, maximum=1,
                unit="fraction of all hours", help="How much of the time the local GPU works."),
-        float_field("years", "Depreciation period", default=cost.DEFAULT_YEARS, minimum=0.1, maximum=50, unit="years"),
-        float_field("tokens", "Training tokens", default=1e9, minimum=1, maximum=1e15, unit="tokens",
-               help="Priced with the training-time estimate for the model on this GPU (assumed MFU).",
-               advanced=True),
+        float_field("years", "Depreciation period", default=default("years"), minimum=0.1, maximum=50, unit="years"),
+        tokens_field("tokens", "Training tokens", default=10**9, maximum=MAX_COST_TOKENS,
+                     help="Priced with the training-time estimate for the model on this GPU (assumed MFU): 2T, 500B, "
+                          "1e9.", advanced=True),
         float_field("tokens_per_s", "Serving rate", default=1000, minimum=1e-3, maximum=cost.MAX_TOKENS_PER_S,
                unit="tokens/s per GPU", help="Aggregate generated tokens/s one GPU sustains.", advanced=True),
     )
@@ -135,7 +162,7 @@ def _compute_cost(values: Values) -> CostView:
                                       cloud_usd_per_gpu_hour=price("cloud_usd_per_gpu_hour"),
                                       kwh_usd=float(values["kwh_usd"]), utilization=float(values["utilization"]),
                                       years=float(values["years"]))
-    run = training_time(spec, get_gpu(str(values["gpu"])), tokens=int(float(values["tokens"])))
+    run = training_time(spec, get_gpu(str(values["gpu"])), tokens=int(values["tokens"]))
     return CostView(spec=spec, comparison=comparison, run=run, tokens_per_s=float(values["tokens_per_s"]))
 
 
@@ -174,6 +201,8 @@ def calculators() -> list[Calculator]:
     """The two calculators of this module."""
     return [
         Calculator("system-balance", "System balance: CPU, storage, host RAM", _system_fields(), _compute_system,
-                   _system_html),
-        Calculator("cost-breakeven", "Local or cloud: break-even", _cost_fields(), _compute_cost, _cost_html),
+                   _system_html, engines=(system.system_balance,), own_defaults=SYSTEM_OWN_DEFAULTS),
+        Calculator("cost-breakeven", "Local or cloud: break-even", _cost_fields(), _compute_cost, _cost_html,
+                   engines=(cost.cost_comparison, training_time, cost.usd_per_million_tokens),
+                   own_defaults=COST_OWN_DEFAULTS),
     ]

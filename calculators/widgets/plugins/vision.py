@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.usable_memory import usable_memory_bytes
@@ -26,7 +27,7 @@ from calculators.memory.vision import (
     vision_training_memory,
 )
 from calculators.units import gib
-from calculators.widgets.fields import Field, Value, choice_field, config_field, int_field
+from calculators.widgets.fields import Field, Value, choice_field, config_field, default_of, int_field
 from calculators.widgets.registry import DEFAULT_GPU, Calculator
 from calculators.widgets.render import chart_html, label, notes_html, paragraph, table_html
 from calculators.widgets.views import verdict_sentence
@@ -46,7 +47,21 @@ class VisionView:
     gpu: GPU
 
 
+#: Inputs whose default is not read from :func:`~calculators.memory.vision.vision_training_memory`, and why.
+OWN_DEFAULTS = {
+    "network": "the engine requires a network; the form opens on ResNet-50",
+    "gpu": "the GPU the chart draws; memory does not depend on it",
+    "resolution": "the engine's None is the network's training size; the form shows it as a number (224 for "
+                  "every catalog network)",
+    "optimizer": "the engine's None is the network's recipe (SGD for ResNets, AdamW for ViTs); the choices are "
+                 "the optimizers, so the form opens on SGD, the opening ResNet's",
+}
+
+
 def _fields() -> tuple[Field, ...]:
+    def default(name: str) -> Any:
+        return default_of(vision_training_memory, name)
+
     gpus = all_gpus()
     return (
         choice_field("network", "Network", default="resnet-50", choices=[*vision_model_ids(), CUSTOM],
@@ -56,10 +71,10 @@ def _fields() -> tuple[Field, ...]:
         choice_field("gpu", "GPU", default=DEFAULT_GPU, choices=[g.id for g in gpus],
                      labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
                      help="The chart draws this GPU's memory as a dashed line."),
-        int_field("batch", "Batch", default=32, maximum=MAX_BATCH, unit="images per GPU"),
+        int_field("batch", "Batch", default=default("batch"), maximum=MAX_BATCH, unit="images per GPU"),
         int_field("resolution", "Resolution", default=224, minimum=32, maximum=MAX_RESOLUTION,
                   unit="pixels (square)", help="ViT needs a multiple of its patch size."),
-        choice_field("precision", "Precision", choices=PRECISIONS, default="bf16-mixed",
+        choice_field("precision", "Precision", choices=PRECISIONS, default=default("precision"),
                      help="-mixed: fp32 weights with 16-bit autocast."),
         choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default="sgd", labels=list(OPTIMIZERS),
                      help="torchvision's recipes: SGD with momentum for ResNets, AdamW for ViTs."),
@@ -105,4 +120,5 @@ def _render(view: VisionView) -> str:
 
 def calculators() -> list[Calculator]:
     """The ``vision-training`` widget."""
-    return [Calculator("vision-training", "Image-classifier training memory", _fields(), _compute, _render)]
+    return [Calculator("vision-training", "Image-classifier training memory", _fields(), _compute, _render,
+                       engines=(vision_training_memory,), own_defaults=OWN_DEFAULTS)]
