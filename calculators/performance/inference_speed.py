@@ -84,7 +84,7 @@ __all__ = [
 ]
 
 def _work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, expert_bytes: int, flops: float,
-          tokens: int, compute_dtype: DType) -> Work:
+          tokens: int, compute_dtype: DType, attention_bytes: int = 0, attention_flops: float = 0.0) -> Work:
     n = setup.gpus
     rate = compute_rate_flop_per_s(gpu, compute_dtype)
     bandwidth = memory_bandwidth_bytes_per_s(gpu) * n
@@ -96,7 +96,9 @@ def _work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, expe
         comm_time, comm_bound = comm.time_s, comm.bound_time_s
     return Work(memory_s=bytes_read / bandwidth, expert_s=expert_bytes / bandwidth,
                 compute_s=None if rate is None else flops / (rate * n), communication_s=comm_time,
-                communication_bound_s=comm_bound, layers=spec.num_layers)
+                communication_bound_s=comm_bound, layers=spec.num_layers,
+                attention_memory_s=attention_bytes / bandwidth,
+                attention_compute_s=0.0 if rate is None else attention_flops / (rate * n))
 
 
 def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
@@ -115,12 +117,14 @@ def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
 
 
 def decode_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> tuple[int, float, Work]:
-    bytes_read = (weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
-                  + kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache))
+    cache_bytes = kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache)
+    bytes_read = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch) + cache_bytes
     flops = setup.batch * decode_flops_per_token(spec, context=context)
+    attention_flops = flops - setup.batch * decode_flops_per_token(spec, context=0)
     work = _work(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=setup.batch,
                  expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch),
-                 compute_dtype=compute_dtype(setup.weights))
+                 compute_dtype=compute_dtype(setup.weights), attention_bytes=cache_bytes,
+                 attention_flops=attention_flops)
     return bytes_read, flops, work
 
 

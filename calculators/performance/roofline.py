@@ -28,6 +28,8 @@ class Work:
         communication_s: the tensor-parallel all-reduces (their own efficiency included).
         communication_bound_s: the same at the link's full rate with no latency.
         layers: decoder layers (the fixed cost per forward pass is per layer).
+        attention_memory_s: the part of ``memory_s`` that attention reads (the KV cache).
+        attention_compute_s: the part of ``compute_s`` that attention computes (``QK^T``, ``PV``).
     """
 
     memory_s: float
@@ -36,15 +38,23 @@ class Work:
     communication_s: float
     communication_bound_s: float
     layers: int
+    attention_memory_s: float = 0.0
+    attention_compute_s: float = 0.0
 
 
 def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: float, moe_expert_efficiency: float,
                step_overhead_s_per_layer: float) -> tuple[float, float | None, float, float]:
     """Memory, compute, fixed and total time of one forward pass (seconds).
 
+    The projections and the attention are separate kernels that run one after the other,
+    each bound by its own roofline, so their times add: a long-context decode step reads
+    the weights at the compute-bound rate of a large batch *and then* the KV cache at the
+    memory-bound rate of attention.
+
     Formula: ``memory = (memory_s + expert_s x (1 / moe - 1)) / bandwidth_efficiency``;
     ``compute = compute_s / compute_efficiency``; ``fixed = layers x step_overhead``;
-    ``total = max(memory, compute) + communication + fixed``.
+    ``total = max(memory - attention memory, compute - attention compute) + max(attention
+    memory, attention compute) + communication + fixed``.
 
     >>> step_times(Work(0.01, 0.0, 0.002, 0.0, 0.0, 32), bandwidth_efficiency=0.5, compute_efficiency=0.5,
     ...            moe_expert_efficiency=1.0, step_overhead_s_per_layer=1e-5)
@@ -53,7 +63,11 @@ def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: f
     memory = (work.memory_s + work.expert_s * (1.0 / moe_expert_efficiency - 1.0)) / bandwidth_efficiency
     compute = None if work.compute_s is None else work.compute_s / compute_efficiency
     fixed = work.layers * step_overhead_s_per_layer
-    return memory, compute, fixed, max(memory, compute or 0.0) + work.communication_s + fixed
+    attention_memory = work.attention_memory_s / bandwidth_efficiency
+    attention_compute = 0.0 if compute is None else work.attention_compute_s / compute_efficiency
+    projections = max(memory - attention_memory, (compute or 0.0) - attention_compute)
+    attention = max(attention_memory, attention_compute)
+    return memory, compute, fixed, projections + attention + work.communication_s + fixed
 
 
 def decode_contexts(context: int, new_tokens: int, *, chunks: int = EXACT_STEPS) -> list[tuple[int, int]]:
