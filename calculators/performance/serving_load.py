@@ -387,8 +387,10 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     # Highest sustainable rate: the most requests/s over the states whose requests in flight fit.
     best: _State | None = None
     if most:
-        cap = (float(most) if server.state(float(most), 1.0).in_flight <= most
-               else _bisect(0.0, float(most), lambda d: server.state(d, 1.0).in_flight > most))
+        # A request sees 1 + D sequences in its steps: keep that within the largest batch timed.
+        upper = float(min(most, MAX_CONCURRENCY - 1))
+        cap = (upper if server.state(upper, 1.0).in_flight <= most
+               else _bisect(0.0, upper, lambda d: server.state(d, 1.0).in_flight > most))
         grid = [server.state(cap * i / _GRID, 1.0) for i in range(1, _GRID + 1)]
         best = max(grid, key=lambda s: s.requests_per_s)
     fixed["max_request_rate_per_s"] = None if best is None else best.requests_per_s
