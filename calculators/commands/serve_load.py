@@ -13,7 +13,7 @@ from calculators.catalog.custom_gpu import resolve_gpu_flag
 from calculators.catalog.engines import engine_ids
 from calculators.catalog.models import resolve_model
 from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES
-from calculators.performance.serving_load import serving_load
+from calculators.performance.serving_load import PREFILL_MODES, serving_load
 from calculators.validate import default_of
 
 COMMAND = "serve-load"
@@ -37,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="prompt tokens per request (default %(default)s)")
     parser.add_argument("--output-tokens", default=str(default("output_tokens")),
                         help="generated tokens per request, at least 2 (default %(default)s)")
+    parser.add_argument("--prefill", default=default("prefill"),
+                        help=f"one of {', '.join(PREFILL_MODES)}: an arriving prompt's prefill as its own pass added "
+                             "to the step, or inside the decode pass with the weights read once (default %(default)s)")
     parser.add_argument("--engine", default=default("engine"),
                         help=f"inference engine whose fitted efficiencies and fixed costs to use: one of "
                              f"{', '.join(engine_ids())} (default %(default)s)")
@@ -63,5 +66,5 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
         output_tokens=args.output_tokens, concurrency=args.concurrency, request_rate_per_s=args.request_rate,
         weights=args.weights, kv_cache=args.kv_cache, gpus=args.gpus, engine=args.engine,
         bandwidth_efficiency=args.bandwidth_efficiency, compute_efficiency=args.compute_efficiency,
-        interconnect=args.interconnect, collective_efficiency=args.collective_efficiency)
+        interconnect=args.interconnect, collective_efficiency=args.collective_efficiency, prefill=args.prefill)
     return result.to_dict(), result.to_text()

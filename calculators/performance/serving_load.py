@@ -14,11 +14,15 @@ tokens (the first comes from the prefill, ``N - 1`` from decode steps):
 * a decoding request shares each step with ``b = 1 + q D`` sequences, where ``q = 1`` for
   Poisson arrivals (they see time averages) and ``q = (C - 1) / C`` for a closed loop
   (Schweitzer's approximate mean-value analysis: a request sees the others, not itself);
-* each other decoding request brings one prefill per ``N - 1`` steps, so a step lasts
-  ``t = t_d(b) + q D / (N - 1) x delta(b)``, where ``t_d`` is
-  :func:`~calculators.performance.inference_speed.decode_step`'s roofline at the mean
-  context ``P + N / 2`` and ``delta(b)`` is what one prompt's prefill adds to that pass
-  (the roofline of the fused pass, its weights read once, minus ``t_d(b)``);
+* each other decoding request brings one prompt per ``N - 1`` steps, so a step lasts
+  ``t = T(b, q D / (N - 1))``, where ``T(b, m)`` is the time of decoding ``b`` sequences
+  (:func:`~calculators.performance.inference_speed.decode_step`'s roofline at the mean
+  context ``P + N / 2``) and prefilling ``m`` prompts. ``prefill="separate"`` (default)
+  adds one :func:`~calculators.performance.inference_speed.prefill` pass per prompt, the
+  accounting the engines' constants were fitted under; ``prefill="fused"`` times one pass
+  whose weights are read once for decodes and prompts together (Sarathi-Serve's
+  piggybacking, with memory and compute overlapping perfectly: a lower bound). A fractional
+  ``m`` blends the steps with ``floor(m)`` and ``floor(m) + 1`` prompts;
 * requests finish at ``X = D / ((N - 1) t)`` per second (Little's law on the decoding
   requests);
 * time to first token = the engine's fixed cost per request + the rest of the step in
@@ -78,9 +82,9 @@ from calculators.performance.inference_speed import decode_work, prefill_work
 from calculators.performance.roofline import Work, step_times
 from calculators.performance.speed_setup import SpeedSetup, speed_setup
 from calculators.serving import continuous_batch_memory
-from calculators.validate import finite_float, model_spec, positive_int
+from calculators.validate import finite_float, model_spec, one_of, positive_int
 
-__all__ = ["MAX_CONCURRENCY", "MAX_REQUEST_RATE_PER_S", "ServingLoad", "serving_load"]
+__all__ = ["MAX_CONCURRENCY", "MAX_REQUEST_RATE_PER_S", "PREFILL_MODES", "ServingLoad", "serving_load"]
 
 #: Most requests in flight accepted (the memory calculator's largest batch).
 MAX_CONCURRENCY = MAX_BATCH
@@ -92,6 +96,9 @@ _GRID = 64
 _HALVINGS = 60
 
 OK, DOES_NOT_FIT_STATUS, SATURATED = "ok", "does not fit", "saturated"
+#: How an arriving prompt's prefill is timed: as its own pass added to the step (``separate``), or
+#: inside the decode pass with the weights read once for both (``fused``).
+PREFILL_MODES = ("separate", "fused")
 
 
 @dataclass(frozen=True)
@@ -227,8 +234,10 @@ class _State:
 class _Server:
     """Pass times of one model on one GPU setup, memoised by whole batch and whole prompt count."""
 
-    def __init__(self, spec: ModelSpec, gpu: GPU, setup: SpeedSetup, prompt: int, output: int) -> None:
+    def __init__(self, spec: ModelSpec, gpu: GPU, setup: SpeedSetup, prompt: int, output: int, *,
+                 fused: bool) -> None:
         self.spec, self.gpu, self.setup, self.prompt, self.output = spec, gpu, setup, prompt, output
+        self.fused = fused
         self.bandwidth = memory_bandwidth_bytes_per_s(gpu) * setup.gpus
         self.prefill = prefill_work(spec, gpu, replace(setup, batch=1, context=prompt))[2]
         # The mean of the decode contexts prompt + 1 .. prompt + output - 1; the step time is
@@ -249,13 +258,16 @@ class _Server:
                 expert_bytes_read(self.spec, dtype=fmt, tokens=tokens) / self.bandwidth)
 
     def _pass_s(self, batch: int, prompts: int) -> float:
-        """One pass decoding ``batch`` sequences and prefilling ``prompts`` whole prompts, seconds.
+        """Time of ``batch`` decodes and ``prompts`` whole prefills, seconds.
 
-        Bytes: the weights the pass's tokens need, read once, plus each decode's cache read and each
+        Separate: the decode pass plus one :func:`prefill_work` pass per prompt. Fused, one pass:
+        the weights the pass's tokens need, read once, plus each decode's cache read and each
         prompt's cache written; FLOPs and all-reduces: the sum of the parts. ``prompts=0`` is
         :func:`decode_work`'s step; ``batch=0, prompts=1`` is :func:`prefill_work`'s pass.
         """
         pre = self.prefill
+        if prompts and not self.fused:  # each prompt its own pass, as inference_speed times a prefill
+            return (self.pass_s(batch, 0) if batch else 0.0) + prompts * self._time(pre)
         pre_weights = self._weights_s(self.prompt)[0]
         weights, experts = self._weights_s(batch + prompts * self.prompt)
         decodes: list[Work | None] = (
@@ -321,7 +333,8 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
                  concurrency: int | None = None, request_rate_per_s: float | None = None, weights: str = "bf16",
                  kv_cache: str = "bf16", gpus: int = 1, engine: str | Engine = DEFAULT_ENGINE,
                  bandwidth_efficiency: float | None = None, compute_efficiency: float | None = None,
-                 interconnect: str = AUTO, collective_efficiency: float | None = None) -> ServingLoad:
+                 interconnect: str = AUTO, collective_efficiency: float | None = None,
+                 prefill: str = "separate") -> ServingLoad:
     """Throughput and per-user latency of a continuously batched server at a concurrency or a request rate.
 
     Formula: the module docstring (decode step at the mean batch a request sees, plus the
@@ -336,6 +349,8 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
         request_rate_per_s: offered requests per second, Poisson arrivals (open loop).
         weights, kv_cache, gpus, engine, bandwidth_efficiency, compute_efficiency, interconnect,
             collective_efficiency: as :func:`~calculators.performance.speed_setup.speed_setup`.
+        prefill: ``"separate"`` (an arriving prompt's prefill pass is added to the step it rides
+            in) or ``"fused"`` (one pass for decodes and prompts, weights read once).
 
     Returns:
         A :class:`ServingLoad`; its speed fields are ``None`` when the requests in flight do not
@@ -370,13 +385,18 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
         return verdict_for(total, uncertainty, usable)
 
     most = largest_fitting(lambda n: verdict(n).fits, MAX_CONCURRENCY)
-    server = _Server(spec, record, setup, prompt, output)
+    mode = one_of("prefill", prefill, PREFILL_MODES)
+    server = _Server(spec, record, setup, prompt, output, fused=mode == "fused")
     fixed: dict[str, Any] = {"model": spec.name, "gpu": record.name, "engine": setup.engine, "gpus": setup.gpus,
                              "prompt_tokens": prompt, "output_tokens": output, "concurrency": users,
                              "request_rate_per_s": rate, "max_concurrency": most}
     assumptions = setup.assumptions() + (
         "continuous batching: every step decodes one token of each request in flight; an arriving prompt is "
-        "prefilled whole in the next step beside them (its weights read once for both)",
+        "prefilled whole in the next step, " + (
+            "inside the decode pass with the weights read once for both (fused: memory and compute overlap "
+            "perfectly; a lower bound on the step time at these efficiencies)" if mode == "fused" else
+            "timed as its own prefill pass added to the step (separate: the accounting the engine constants were "
+            "fitted under)"),
         "every request has the same prompt and output length; decode steps timed at the mean context",
         "a request sees the mean number of others decoding (Poisson arrivals see time averages; closed loop: "
         "Schweitzer's approximation, (C - 1) / C of them); waits counted: the rest of the step in progress and "

@@ -25,6 +25,7 @@ from calculators.memory.weights import weight_bytes
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.forward_pass import decode_flops_per_token, prefill_flops
 from calculators.performance.inference_speed import inference_speed
+from calculators.performance.serving_load import PREFILL_MODES
 from calculators.performance.speed_setup import speed_setup
 from calculators.dtypes import DType
 from calculators.serving import continuous_batch_memory
@@ -35,18 +36,20 @@ SHAPE = {"prompt_tokens": 1024, "output_tokens": 256}
 CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
 
+@pytest.mark.parametrize("prefill", PREFILL_MODES)
 @pytest.mark.parametrize(("model", "gpu", "engine", "prompt", "output"), [
     ("llama-3-8b", "h100-sxm", "vllm", 1024, 256),
     ("llama-3-8b", "rtx-4090", "generic", 512, 128),
     ("qwen2.5-0.5b", "l4", "vllm", 256, 127),  # an odd output: the mean context falls between two steps
 ])
 def test_concurrency_one_is_the_batch_one_static_answer(model: str, gpu: str, engine: str, prompt: int,
-                                                        output: int) -> None:
+                                                        output: int, prefill: str) -> None:
     # One user, closed loop: its next request starts when the last ends, so nothing shares a step.
     # The answer is a static batch of 1: first token = fixed cost + prefill; then output - 1 decode steps.
     spec, record = get_model(model), get_gpu(gpu)
     static = inference_speed(spec, record, engine=engine, batch=1, context=prompt, new_tokens=output)
-    load = serving_load(spec, record, engine=engine, prompt_tokens=prompt, output_tokens=output, concurrency=1)
+    load = serving_load(spec, record, engine=engine, prompt_tokens=prompt, output_tokens=output, concurrency=1,
+                        prefill=prefill)
     assert load.status == "ok"
     assert load.decode_batch == pytest.approx(1.0)
     assert load.time_to_first_token_s == pytest.approx(static.time_to_first_token_s, rel=1e-9)
@@ -56,9 +59,10 @@ def test_concurrency_one_is_the_batch_one_static_answer(model: str, gpu: str, en
     assert load.output_tokens_per_s == pytest.approx(static.output_tokens_per_s, rel=1e-9)
 
 
+@pytest.mark.parametrize("prefill", PREFILL_MODES)
 @pytest.mark.parametrize("users", CONCURRENCIES)
-def test_littles_law_holds_for_requests_and_for_decoding_requests(users: int) -> None:
-    load = serving_load(LLAMA, H100, engine="vllm", concurrency=users, **SHAPE)
+def test_littles_law_holds_for_requests_and_for_decoding_requests(users: int, prefill: str) -> None:
+    load = serving_load(LLAMA, H100, engine="vllm", concurrency=users, prefill=prefill, **SHAPE)
     assert load.requests_per_s is not None and load.end_to_end_latency_s is not None
     assert load.inter_token_latency_s is not None and load.decode_batch is not None
     # Little: requests in the system = throughput x time in the system.
@@ -70,8 +74,9 @@ def test_littles_law_holds_for_requests_and_for_decoding_requests(users: int) ->
     assert load.output_tokens_per_s == pytest.approx(load.requests_per_s * SHAPE["output_tokens"])
 
 
-def test_more_users_raise_throughput_and_slow_each_user() -> None:
-    loads = [serving_load(LLAMA, H100, engine="vllm", concurrency=c, **SHAPE) for c in CONCURRENCIES]
+@pytest.mark.parametrize("prefill", PREFILL_MODES)
+def test_more_users_raise_throughput_and_slow_each_user(prefill: str) -> None:
+    loads = [serving_load(LLAMA, H100, engine="vllm", concurrency=c, prefill=prefill, **SHAPE) for c in CONCURRENCIES]
     totals = [load.output_tokens_per_s for load in loads]
     per_user = [load.decode_tokens_per_s_per_user for load in loads]
     first = [load.time_to_first_token_s for load in loads]
@@ -82,10 +87,11 @@ def test_more_users_raise_throughput_and_slow_each_user() -> None:
         assert load.decode_batch is not None and load.decode_batch <= users
 
 
-def test_a_shared_prefill_pass_is_never_faster_than_the_prefill_alone() -> None:
+@pytest.mark.parametrize("prefill", PREFILL_MODES)
+def test_a_shared_prefill_pass_is_never_faster_than_the_prefill_alone(prefill: str) -> None:
     alone = inference_speed(LLAMA, H100, engine="vllm", batch=1, context=1024, new_tokens=1)
     for users in CONCURRENCIES:
-        load = serving_load(LLAMA, H100, engine="vllm", concurrency=users, **SHAPE)
+        load = serving_load(LLAMA, H100, engine="vllm", concurrency=users, prefill=prefill, **SHAPE)
         assert load.time_to_first_token_s is not None
         assert load.time_to_first_token_s >= alone.time_to_first_token_s * (1 - 1e-12)
 
@@ -120,7 +126,8 @@ def test_a_rate_above_capacity_is_saturated_and_gets_no_speed() -> None:
     assert near.end_to_end_latency_s > half.end_to_end_latency_s  # type: ignore[operator]
 
 
-def test_the_sustainable_rate_is_below_the_compute_roofline() -> None:
+@pytest.mark.parametrize("prefill", PREFILL_MODES)
+def test_the_sustainable_rate_is_below_the_compute_roofline(prefill: str) -> None:
     # Every request needs the prefill FLOPs of its prompt and a decode token's FLOPs for each of the
     # other output - 1 tokens; no schedule does them faster than the dense rate x the engine's efficiency.
     setup = speed_setup(engine="vllm")
@@ -128,8 +135,20 @@ def test_the_sustainable_rate_is_below_the_compute_roofline() -> None:
                                                     for i in range(1, 256))
     rate = compute_rate_flop_per_s(H100, DType.BF16)
     assert rate is not None
-    top = serving_load(LLAMA, H100, engine="vllm", request_rate_per_s=1.0, **SHAPE).max_request_rate_per_s
+    top = serving_load(LLAMA, H100, engine="vllm", request_rate_per_s=1.0, prefill=prefill,
+                       **SHAPE).max_request_rate_per_s
     assert top is not None and top <= rate * setup.compute_efficiency / flops
+
+
+@pytest.mark.parametrize("users", CONCURRENCIES[1:])
+def test_a_fused_pass_is_never_slower_than_separate_passes(users: int) -> None:
+    # One pass: max(memory_d + memory_p - shared weights, compute_d + compute_p) + one fixed cost, which is
+    # at most max(memory_d, compute_d) + fixed + max(memory_p, compute_p) + fixed (max(a + b, c + d) <=
+    # max(a, c) + max(b, d)). So fusing never lowers throughput and never raises the inter-token latency.
+    separate = serving_load(LLAMA, H100, engine="vllm", concurrency=users, prefill="separate", **SHAPE)
+    fused = serving_load(LLAMA, H100, engine="vllm", concurrency=users, prefill="fused", **SHAPE)
+    assert fused.output_tokens_per_s >= separate.output_tokens_per_s  # type: ignore[operator]
+    assert fused.end_to_end_latency_s <= separate.end_to_end_latency_s  # type: ignore[operator]
 
 
 def test_the_max_concurrency_is_bounded_by_the_kv_cache_it_needs() -> None:
@@ -191,6 +210,7 @@ def test_serving_memory_prefills_one_prompt_not_the_whole_batch() -> None:
     ({"concurrency": 4, "engine": "nope"}, "engine"),
     ({"concurrency": 4, "weights": "int3"}, "weights"),
     ({"concurrency": 4, "gpus": 0}, "gpus"),
+    ({"concurrency": 4, "prefill": "chunky"}, "prefill"),
 ])
 def test_bad_input_is_an_input_error_naming_the_field(kwargs: dict[str, Any], field: str) -> None:
     with pytest.raises(InputError) as info:
