@@ -23,7 +23,7 @@ from calculators.performance.inference_speed import (
     prefill,
 )
 from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY, TRT_LLM
-from calculators.performance.serving_load import serving_load
+from calculators.performance.serving_load import ServingLoad, serving_load
 from calculators.tables import Table, TableFunction
 from calculators.units import number, signed_percent
 
@@ -175,12 +175,15 @@ SERVE_RATE_SHARES = (0.25, 0.5, 0.9)
 def serving_load_table() -> Table:
     """Throughput and per-user latency of continuous batching at several concurrencies and request rates."""
     spec, gpu = get_model(SERVE_MODEL), get_gpu(SERVE_GPU)
-    shape = {"engine": SERVE_ENGINE, "prompt_tokens": SERVE_PROMPT, "output_tokens": SERVE_OUTPUT}
-    loads = [(f"concurrency {c}", serving_load(spec, gpu, concurrency=c, **shape)) for c in SERVE_CONCURRENCIES]
+    def served(concurrency: int | None = None, rate: float | None = None) -> ServingLoad:
+        return serving_load(spec, gpu, engine=SERVE_ENGINE, prompt_tokens=SERVE_PROMPT, output_tokens=SERVE_OUTPUT,
+                            concurrency=concurrency, request_rate_per_s=rate)
+
+    loads = [(f"concurrency {c}", served(concurrency=c)) for c in SERVE_CONCURRENCIES]
     top = loads[0][1].max_request_rate_per_s
     assert top is not None  # one request fits an H100
     loads += [(f"{share:.0%} of the highest rate ({number(share * top, 1)} requests/s)",
-               serving_load(spec, gpu, request_rate_per_s=share * top, **shape)) for share in SERVE_RATE_SHARES]
+               served(rate=share * top)) for share in SERVE_RATE_SHARES]
     rows = []
     for label, load in loads:
         assert load.status == "ok" and load.decode_tokens_per_s_per_user is not None  # every row runs
