@@ -15,6 +15,10 @@ equal-length sequences with the whole prompt prefilled at once:
   PCIe when a request needs them: the cache then fits, and each return trip costs
   ``bytes / link rate``.
 
+A continuously batched server holds many requests in flight and prefills one arriving
+prompt at a time beside them: :func:`continuous_batch_memory` sizes that (the speed side is
+:mod:`calculators.performance.serving_load`).
+
 Formula: shared: ``blocks = floor(P / b) + n x ceil((P mod b + U) / b)`` against
 ``n x ceil((P + U) / b)`` blocks without sharing (``P`` shared and ``U`` unique tokens, ``n``
 sequences, ``b`` tokens per block), times the KV bytes per token x ``b``; chunked prefill:

@@ -30,9 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gpu", required=True,
                         help="GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,bf16_tflops=N,... or mac:GB")
     load = parser.add_mutually_exclusive_group(required=True)
-    load.add_argument("--concurrency", default=None, help="requests in flight, each user sending the next request "
-                                                          "when its answer ends (closed loop)")
-    load.add_argument("--request-rate", default=None, help="requests per second arriving at random (Poisson, open loop)")
+    load.add_argument("--concurrency", default=None,
+                      help="requests in flight, each user sending the next request when its answer ends (closed loop)")
+    load.add_argument("--request-rate", default=None,
+                      help="requests per second arriving at random (Poisson, open loop)")
     parser.add_argument("--prompt-tokens", default=str(default("prompt_tokens")),
                         help="prompt tokens per request (default %(default)s)")
     parser.add_argument("--output-tokens", default=str(default("output_tokens")),

@@ -366,7 +366,8 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     prompt = positive_int("prompt_tokens", prompt_tokens, maximum=MAX_CONTEXT - 2)
     output = positive_int("output_tokens", output_tokens, minimum=2, maximum=MAX_CONTEXT - prompt)
     if (concurrency is None) == (request_rate_per_s is None):
-        raise InputError("concurrency", concurrency, "either a concurrency or a request_rate_per_s, not both or neither")
+        raise InputError("concurrency", concurrency,
+                         "either a concurrency or a request_rate_per_s, not both or neither")
     users = None if concurrency is None else positive_int("concurrency", concurrency, maximum=MAX_CONCURRENCY)
     rate = (None if request_rate_per_s is None else
             finite_float("request_rate_per_s", request_rate_per_s, minimum=0.0, maximum=MAX_REQUEST_RATE_PER_S,
