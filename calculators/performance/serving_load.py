@@ -1,9 +1,9 @@
 """Serving under load: throughput and per-user latency of a continuously batched server (estimate).
 
 A server with continuous batching (Orca's iteration-level scheduling; vLLM, SGLang,
-TensorRT-LLM) runs one forward pass after another. Each pass decodes one token of every
-request in flight and, when requests have arrived since the last pass, also prefills
-their prompts in the same pass (chunked prefill: vLLM's default). Given the load as
+TensorRT-LLM) runs one step after another. Each step decodes one token of every request
+in flight, and the prompts that arrived since the last step are prefilled in the next one
+(beside the decodes, as vLLM's chunked prefill schedules them). Given the load as
 either a **concurrency** (``C`` requests in flight, each user sending the next request
 as soon as the last answer ends: a closed loop) or a **request rate** (``lambda``
 requests/s with Poisson arrivals: an open loop), this module finds the steady state.
