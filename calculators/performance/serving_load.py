@@ -262,6 +262,7 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     setup = speed_setup(weights=weights, kv_cache=kv_cache, context=prompt, gpus=gpus, engine=engine,
                         bandwidth_efficiency=bandwidth_efficiency, compute_efficiency=compute_efficiency,
                         interconnect=interconnect, collective_efficiency=collective_efficiency)
+    mode = one_of("prefill", prefill, PREFILL_MODES)
     notes = list(serving_notes(record, weights=setup.weights, kv_cache=setup.kv_cache))
     usable = usable_memory_bytes(record)
 
@@ -273,7 +274,6 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
         return verdict_for(total, uncertainty, usable)
 
     most = largest_fitting(lambda n: verdict(n).fits, MAX_CONCURRENCY)
-    mode = one_of("prefill", prefill, PREFILL_MODES)
     server = _Server(spec, record, setup, prompt, output, fused=mode == "fused")
     fixed: dict[str, Any] = {"model": spec.name, "gpu": record.name, "engine": setup.engine, "gpus": setup.gpus,
                              "prompt_tokens": prompt, "output_tokens": output, "concurrency": users,
@@ -335,7 +335,7 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
                              "cap wait in a queue not modelled here")
     if spec.moe is not None:
         notes.append("mixture of experts: experts read per step assume uniform, independent routing")
-    if setup.gpus > 1:
+    if setup.gpus > 1 and mode == "fused":
         notes.append("tensor parallel: a fused pass's all-reduces are counted as the decode's plus the prefill's")
     return ServingLoad(
         **fixed, status=status, verdict=check.verdict,
