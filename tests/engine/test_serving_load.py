@@ -8,6 +8,7 @@ KV cache of every request in flight bounds the concurrency from above.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from typing import Any
@@ -18,7 +19,7 @@ from calculators import serving_load
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.cli import main
+from calculators.cli import build_parser, main
 from calculators.errors import InputError
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import weight_bytes
@@ -29,6 +30,7 @@ from calculators.performance.serving_load import PREFILL_MODES
 from calculators.performance.speed_setup import speed_setup
 from calculators.dtypes import DType
 from calculators.serving import continuous_batch_memory
+from calculators.validate import default_of
 
 H100 = get_gpu("h100-sxm")
 LLAMA = get_model("llama-3-8b")
@@ -236,3 +238,16 @@ def test_cli_gives_the_api_answer(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_error_names_the_request_rate_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve-load", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--request-rate", "-2"]) == 2
     assert capsys.readouterr().err.startswith("mlhw: error: --request-rate:")
+
+
+def test_cli_defaults_are_the_engine_defaults() -> None:
+    # The CLI reads its defaults from serving_load's signature; an input typed by hand in one place fails here.
+    args = build_parser().parse_args(["serve-load", "--model", "m", "--gpu", "g", "--concurrency", "1"])
+    names = {"request_rate": "request_rate_per_s"}
+    keywords = {name for name, p in inspect.signature(serving_load).parameters.items()
+                if p.default is not inspect.Parameter.empty and name != "concurrency"}
+    shared = {names.get(k, k): v for k, v in vars(args).items() if names.get(k, k) in keywords}
+    assert set(shared) >= {"prompt_tokens", "output_tokens", "engine", "weights", "kv_cache", "gpus", "prefill"}
+    for name, value in shared.items():
+        default = default_of(serving_load, name)
+        assert value == (default if default is None or isinstance(default, str) else str(default)), name
