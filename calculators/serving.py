@@ -15,6 +15,10 @@ equal-length sequences with the whole prompt prefilled at once:
   PCIe when a request needs them: the cache then fits, and each return trip costs
   ``bytes / link rate``.
 
+A continuously batched server holds many requests in flight and prefills one arriving
+prompt at a time beside them: :func:`continuous_batch_memory` sizes that (the speed side is
+:mod:`calculators.performance.serving_load`).
+
 Formula: shared: ``blocks = floor(P / b) + n x ceil((P mod b + U) / b)`` against
 ``n x ceil((P + U) / b)`` blocks without sharing (``P`` shared and ``U`` unique tokens, ``n``
 sequences, ``b`` tokens per block), times the KV bytes per token x ``b``; chunked prefill:
@@ -34,11 +38,17 @@ References:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from calculators.catalog.interconnects import all_interconnects, get_interconnect
 from calculators.errors import UnknownNameError
-from calculators.memory.inference import inference_memory, kv_cache_bytes_per_token
+from calculators.memory.inference import (
+    MAX_BATCH,
+    MAX_CONTEXT,
+    inference_memory,
+    kv_cache_bytes,
+    kv_cache_bytes_per_token,
+)
 from calculators.memory.result import MemoryEstimate
 from calculators.model import ModelSpec
 from calculators.validate import model_spec, positive_int
@@ -146,3 +156,53 @@ def offload_seconds(size_bytes: int, *, link: str = "pcie5") -> float:
     except UnknownNameError:
         raise UnknownNameError("link", link, [item.id for item in all_interconnects()]) from None
     return size / record.per_direction_bytes_per_s
+
+
+def continuous_batch_memory(spec: ModelSpec, *, sequences: int, prompt_tokens: int, output_tokens: int,
+                            weights: str = "bf16", kv_cache: str = "bf16") -> MemoryEstimate:
+    """Peak GPU memory of a continuously batched server holding ``sequences`` requests in flight, bytes.
+
+    Formula: ``peak = decode peak of sequences x (prompt + output) tokens + prefill temporaries
+    of one prompt``: the decode phase of
+    :func:`~calculators.memory.inference.inference_memory` at ``batch=sequences`` (every
+    sequence at its full length, a conservative bound: in steady state they are spread over
+    their lengths, and an engine that runs out of cache blocks preempts a request instead of
+    failing), plus the ``activations_and_logits`` of prefilling one ``prompt_tokens`` prompt,
+    because a continuous-batching engine prefills arriving requests one step at a time
+    beside the decoding ones, never all ``sequences`` prompts in one forward. The runtime
+    overhead and measured uncertainty follow that one prompt's largest temporary.
+
+    Args:
+        spec: model shapes.
+        sequences: requests in flight, each holding its KV cache.
+        prompt_tokens: prompt tokens per request.
+        output_tokens: generated tokens per request (at least 1).
+        weights: weight format id.
+        kv_cache: KV cache dtype.
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("llama-3-8b")
+    >>> served = continuous_batch_memory(spec, sequences=64, prompt_tokens=1024, output_tokens=256)
+    >>> static = inference_memory(spec, batch=64, context=1024, new_tokens=256)
+    >>> served.total_bytes < static.total_bytes  # one prompt's prefill temporaries, not 64
+    True
+    """
+    spec = model_spec("spec", spec)
+    count = positive_int("sequences", sequences, maximum=MAX_BATCH)
+    prompt = positive_int("prompt_tokens", prompt_tokens, maximum=MAX_CONTEXT - 1)
+    output = positive_int("output_tokens", output_tokens, maximum=MAX_CONTEXT - prompt)
+    served = inference_memory(spec, weights=weights, kv_cache=kv_cache, batch=count, context=prompt, new_tokens=output)
+    one = inference_memory(spec, weights=weights, kv_cache=kv_cache, batch=1, context=prompt)
+    peak = served.phase_peaks["decode"] + one.breakdown["activations_and_logits"]
+    cache = kv_cache_bytes(spec, batch=count, context=prompt + output, kv_dtype=kv_cache)
+    workspaces = served.breakdown.get("cuda_workspaces", 0)
+    breakdown = {"weights": served.breakdown["weights"], "kv_cache": cache,
+                 "activations_and_logits": peak - served.breakdown["weights"] - cache - workspaces}
+    if workspaces:
+        breakdown["cuda_workspaces"] = workspaces
+    return replace(
+        served, peak_allocated_bytes=peak, total_bytes=peak + sum(one.overhead.values()), peak_phase="decode",
+        breakdown=breakdown, phase_peaks={"decode": peak}, overhead=dict(one.overhead),
+        uncertainty_bytes=one.uncertainty_bytes, transient_block_bytes=one.transient_block_bytes,
+        assumptions=(f"continuous batching: {count} requests in flight, each holding the KV cache of {prompt} prompt "
+                     f"+ {output} generated tokens; one prompt prefilled at a time beside them", *served.assumptions))

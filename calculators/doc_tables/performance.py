@@ -23,6 +23,7 @@ from calculators.performance.inference_speed import (
     prefill,
 )
 from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY, TRT_LLM
+from calculators.performance.serving_load import ServingLoad, serving_load
 from calculators.tables import Table, TableFunction
 from calculators.units import number, signed_percent
 
@@ -164,10 +165,53 @@ def batching_table() -> Table:
         assumptions=("the queue never runs dry", "prefill of arriving requests and the final drain not modelled"))
 
 
+#: The serving-load table: model, GPU, engine, request shape and the loads shown.
+SERVE_MODEL, SERVE_GPU, SERVE_ENGINE = "llama-3.1-8b", "h100-sxm", "vllm"
+SERVE_PROMPT, SERVE_OUTPUT = 1024, 256
+SERVE_CONCURRENCIES = (1, 4, 16, 64, 256)
+SERVE_RATE_SHARES = (0.25, 0.5, 0.9)
+
+
+def serving_load_table() -> Table:
+    """Throughput and per-user latency of continuous batching at several concurrencies and request rates."""
+    spec, gpu = get_model(SERVE_MODEL), get_gpu(SERVE_GPU)
+    def served(concurrency: int | None = None, rate: float | None = None) -> ServingLoad:
+        return serving_load(spec, gpu, engine=SERVE_ENGINE, prompt_tokens=SERVE_PROMPT, output_tokens=SERVE_OUTPUT,
+                            concurrency=concurrency, request_rate_per_s=rate)
+
+    loads = [(f"concurrency {c}", served(concurrency=c)) for c in SERVE_CONCURRENCIES]
+    top = loads[0][1].max_request_rate_per_s
+    assert top is not None  # one request fits an H100
+    loads += [(f"{share:.0%} of the highest rate ({number(share * top, 1)} requests/s)",
+               served(rate=share * top)) for share in SERVE_RATE_SHARES]
+    rows = []
+    for label, load in loads:
+        assert load.status == "ok" and load.decode_tokens_per_s_per_user is not None  # every row runs
+        rows.append((label, number(load.decode_batch or 0.0, 1), number(load.output_tokens_per_s or 0.0),
+                     number(load.decode_tokens_per_s_per_user, 1), number((load.time_to_first_token_s or 0.0) * 1e3),
+                     number(load.end_to_end_latency_s or 0.0, 2), number(load.memory_total_bytes / 2**30, 1)))
+    return Table(
+        id="performance-serving-load",
+        caption=(f"{model_name(SERVE_MODEL)} in bf16 on one {gpu.name} with the {SERVE_ENGINE} engine's fitted "
+                 f"constants, {SERVE_PROMPT}-token prompts and {SERVE_OUTPUT}-token answers, under continuous "
+                 "batching (calculators.performance.serving_load; estimates). Concurrency rows: that many users, "
+                 "each sending the next request when the last answer ends; rate rows: Poisson arrivals at a share "
+                 f"of the highest sustainable rate ({number(top, 1)} requests/s, at most "
+                 f"{loads[0][1].max_concurrency} requests in flight fit). Memory: the GiB the requests in flight "
+                 "need, of the GPU's usable memory."),
+        columns=("load", "decode batch", "output tokens/s", "tokens/s per user", "first token (ms)",
+                 "end to end (s)", "memory (GiB)"),
+        align=("l", "r", "r", "r", "r", "r", "r"), rows=tuple(rows),
+        assumptions=("each arriving prompt's prefill is its own pass, added to the decode step it rides in",
+                     "decode steps at the mean context; a request sees the mean number of others decoding",
+                     "every request in flight holds the KV cache of its whole prompt and answer", CATALOGS))
+
+
 TABLES: dict[str, TableFunction] = {
     "performance-speed-key-numbers": speed_key_numbers_table,
     "performance-speed-reference": speed_reference_table,
     "performance-speed-batch": speed_batch_table,
     "performance-speed-validation": speed_validation_table,
     "performance-batching": batching_table,
+    "performance-serving-load": serving_load_table,
 }

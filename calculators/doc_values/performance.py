@@ -37,6 +37,7 @@ from calculators.performance.training_time import (
     training_flops_per_token,
     training_time,
 )
+from calculators.speed_accuracy.serving import error_summary, scored_serving
 
 PERCENT = 0.01
 EFFICIENCIES = ((f"bandwidth efficiency {DEFAULT_BANDWIDTH_EFFICIENCY:g}, compute efficiency "
@@ -168,6 +169,29 @@ def train_ckpt_half_peak_mfu() -> Value:
                     assumptions=(f"sequence length {CKPT_SEQ}, one GPU",))
 
 
+def _serving_errors(key: str) -> list[float]:
+    return [row[key] for row in scored_serving() if not row["skipped"] and row[key] is not None]
+
+
+def perf_serving_scored_count() -> Value:
+    """How many published serving runs at a stated concurrency serving_load is scored on."""
+    count = len(_serving_errors("separate_error"))
+    return quantity("perf-serving-scored-count", count, digits=0, unit="", kind="measured",
+                    description="Published serving runs in tests/data/published_speed that state their concurrency, "
+                                "prompt and output lengths (calculators.speed_accuracy.serving).")
+
+
+def perf_serving_error(value_id: str, *, key: str, statistic: str) -> Value:
+    """Median or 90th-percentile |error| of a serving model on the runs at a stated concurrency, percent."""
+    summary = error_summary(_serving_errors(key))
+    model = "serving_load (separate prefill)" if key == "separate_error" else "a static batch of that many"
+    return quantity(value_id, summary[statistic], scale=PERCENT, digits=0, unit="%", kind="derived",
+                    description=f"{'Median' if statistic == 'median' else '90th percentile'} absolute error of "
+                                f"{model} on the {summary['n']:.0f} published serving runs at a stated concurrency, "
+                                "engine constants refitted without each run's source.",
+                    assumptions=("errors on the speed axis; nearest-rank percentile",))
+
+
 VALUES: dict[str, ValueFunction] = {
     "perf-tp-nvlink-efficiency": perf_tp_nvlink_efficiency,
     "perf-tp-pcie-efficiency": functools.partial(link_efficiency_value, "perf-tp-pcie-efficiency", link="pcie4",
@@ -179,6 +203,10 @@ VALUES: dict[str, ValueFunction] = {
     "perf-validation-moderate-error": perf_validation_moderate_error,
     "perf-tp70b-comm-share-b1024": functools.partial(perf_tp_comm_share, "perf-tp70b-comm-share-b1024", batch=1024),
     "perf-tp70b-comm-share-b64": functools.partial(perf_tp_comm_share, "perf-tp70b-comm-share-b64", batch=64),
+    "perf-serving-scored-count": perf_serving_scored_count,
+    **{f"perf-serving-{name}-{statistic}": functools.partial(perf_serving_error, f"perf-serving-{name}-{statistic}",
+                                                              key=f"{key}_error", statistic=statistic)
+       for name, key in (("load", "separate"), ("static", "static")) for statistic in ("median", "p90")},
     "train-flops-check-error": train_flops_check_error,
     "train-attention-share-8k": train_attention_share_8k,
     "train-attention-ratio-32k": train_attention_ratio_32k,

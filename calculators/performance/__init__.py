@@ -12,6 +12,8 @@ settings in :mod:`~calculators.performance.speed_setup` (engine, weight format, 
 per-pass formula in :mod:`~calculators.performance.roofline` and its result records in
 :mod:`~calculators.performance.steps`,
 :mod:`~calculators.performance.batching` (static vs continuous batching utilisation),
+:mod:`~calculators.performance.serving_load` (continuous batching at a concurrency or a request rate; its
+result record in :mod:`~calculators.performance.serving_result`),
 :mod:`~calculators.performance.training_time` (6·N·D with attention and recomputation),
 :mod:`~calculators.performance.published` (the measurements they are checked against).
 """

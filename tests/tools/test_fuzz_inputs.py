@@ -214,7 +214,7 @@ def _kind(flag: str) -> str:
 
 #: A valid value for options that are required.
 _REQUIRED = {"--model": "llama-3-8b", "--gpu": "h100-sxm", "--tokens": "1e9", "--samples-per-s": "100",
-             "--bytes-per-sample": "1000"}
+             "--bytes-per-sample": "1000", "--concurrency": "4"}
 
 
 def cli_case(rng: random.Random, files: dict[str, tuple[str, str]]) -> dict[str, Any]:
@@ -327,6 +327,7 @@ def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
     from calculators.memory.lora import lora_parameters
     from calculators.parallel.step import step_communication
     from calculators.performance.inference_speed import inference_speed
+    from calculators.performance.serving_load import serving_load
     from calculators.performance.training_time import training_time
     from calculators.recommend import Workload, recommend
 
@@ -367,6 +368,9 @@ def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
         "inference_speed": (lambda spec, gpu, **kw: inference_speed(spec, gpu, **kw),
                             {"spec": spec, "gpu": gpu, "new_tokens": 16, **{k: v for k, v in infer.items()
                                                                            if k not in ("new_tokens", "attention")}}),
+        "serving_load": (lambda spec, gpu, **kw: serving_load(spec, gpu, **kw),
+                         {"spec": spec, "gpu": gpu, "prompt_tokens": 128, "output_tokens": 16, "concurrency": 4,
+                          "weights": "bf16", "kv_cache": "bf16", "gpus": 1}),
         "training_time": (lambda spec, gpu, **kw: training_time(spec, gpu, **kw),
                           {"spec": spec, "gpu": gpu, "tokens": 10**9, "gpus": 1, "mfu": 0.4,
                            "precision": "bf16-mixed", "grad_checkpointing": False, "seq": 256, "method": "lora",

@@ -1,0 +1,29 @@
+"""The continuous-batching serving model on the published runs that state their concurrency: no regression.
+
+Figures are quoted from their documents (tests/data/published_speed); the errors come from the
+scorer (calculators.speed_accuracy.serving, printed by scripts/score_serving_load.py) with the
+engine constants refitted without each figure's own source. Nothing is fitted to these scores:
+the limits are what the model reached when this test was written (separate prefill: median
+5.7 %, 90th percentile 15.3 % over 13 figures; the static batch: 7.8 % / 23.4 %), with a little
+room, so a change that makes serving_load worse on them fails here.
+"""
+
+from __future__ import annotations
+
+from calculators.speed_accuracy.serving import error_summary, scored_serving
+
+#: (median, 90th percentile) limits on |error| of serving_load with separate prefill passes.
+LIMITS = (0.07, 0.18)
+
+
+def test_serving_load_does_not_regress_on_runs_at_a_stated_concurrency() -> None:
+    rows = [row for row in scored_serving() if not row["skipped"]]
+    assert len(rows) >= 13
+    assert all(row["separate_error"] is not None for row in rows)  # every measured run fits its GPU
+    summary = error_summary([row["separate_error"] for row in rows])
+    assert summary["median"] <= LIMITS[0] and summary["p90"] <= LIMITS[1], summary
+
+
+def test_a_run_without_prompt_or_output_lengths_is_skipped_with_its_reason() -> None:
+    skipped = [row for row in scored_serving() if row["skipped"]]
+    assert skipped and all("no stated" in row["skipped"] and row["static_error"] is None for row in skipped)
