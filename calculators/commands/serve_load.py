@@ -12,59 +12,55 @@ from typing import Any
 from calculators.catalog.custom_gpu import resolve_gpu_flag
 from calculators.catalog.engines import engine_ids
 from calculators.catalog.models import resolve_model
+from calculators.commands import engine_option
 from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES
 from calculators.performance.serving_load import PREFILL_MODES, serving_load
-from calculators.validate import default_of
 
 COMMAND = "serve-load"
+ENGINES = (serving_load,)
 #: Engine arguments whose flag is spelled differently.
 FLAGS = {"request_rate_per_s": "--request-rate"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``mlhw serve-load`` (numbers stay strings; the calculator checks them)."""
-    def default(name: str) -> Any:
-        return default_of(serving_load, name)
-
     parser.add_argument("--model", required=True, help="catalog id or path to config.json")
     parser.add_argument("--gpu", required=True,
                         help="GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,bf16_tflops=N,... or mac:GB")
+    # One of the two loads is given; the other stays None (not "auto": the engine does not choose it).
     load = parser.add_mutually_exclusive_group(required=True)
     load.add_argument("--concurrency", default=None,
                       help="requests in flight, each user sending the next request when its answer ends (closed loop)")
-    load.add_argument("--request-rate", default=None,
+    load.add_argument("--request-rate", dest="request_rate_per_s", default=None,
                       help="requests per second arriving at random (Poisson, open loop)")
-    parser.add_argument("--prompt-tokens", default=str(default("prompt_tokens")),
-                        help="prompt tokens per request (default %(default)s)")
-    parser.add_argument("--output-tokens", default=str(default("output_tokens")),
-                        help="generated tokens per request, at least 2 (default %(default)s)")
-    parser.add_argument("--prefill", default=default("prefill"),
-                        help=f"one of {', '.join(PREFILL_MODES)}: an arriving prompt's prefill as its own pass added "
-                             "to the step, or inside the decode pass with the weights read once (default %(default)s)")
-    parser.add_argument("--engine", default=default("engine"),
-                        help=f"inference engine whose fitted efficiencies and fixed costs to use: one of "
-                             f"{', '.join(engine_ids())} (default %(default)s)")
-    parser.add_argument("--weights", default=default("weights"),
-                        help=f"weight format: one of {', '.join(WEIGHT_DTYPES)}, or exl2-<bits> (default %(default)s)")
-    parser.add_argument("--kv-cache", default=default("kv_cache"),
-                        help=f"one of {', '.join(KV_DTYPES)} (default %(default)s)")
-    parser.add_argument("--gpus", default=str(default("gpus")), help="GPUs in tensor parallel (default %(default)s)")
-    parser.add_argument("--bandwidth-efficiency", default=default("bandwidth_efficiency"),
-                        help="fraction of peak memory bandwidth achieved (default: the engine's)")
-    parser.add_argument("--compute-efficiency", default=default("compute_efficiency"),
-                        help="fraction of the dense tensor rate achieved (default: the engine's)")
-    parser.add_argument("--interconnect", default=default("interconnect"),
-                        help="tensor-parallel link id or 'auto' for the GPU's own (default %(default)s)")
-    parser.add_argument("--collective-efficiency", default=default("collective_efficiency"),
-                        help="fraction of the link's per-direction bandwidth the all-reduces reach "
-                             "(default: derived per link kind)")
+    engine_option(parser, "--prompt-tokens", serving_load, help="prompt tokens per request")
+    engine_option(parser, "--output-tokens", serving_load, help="generated tokens per request, at least 2")
+    engine_option(parser, "--prefill", serving_load,
+                  help=f"one of {', '.join(PREFILL_MODES)}: an arriving prompt's prefill as its own pass added "
+                       "to the step, or inside the decode pass with the weights read once")
+    engine_option(parser, "--engine", serving_load,
+                  help=f"inference engine whose fitted efficiencies and fixed costs to use: one of "
+                       f"{', '.join(engine_ids())}")
+    engine_option(parser, "--weights", serving_load,
+                  help=f"weight format: one of {', '.join(WEIGHT_DTYPES)}, or exl2-<bits>")
+    engine_option(parser, "--kv-cache", serving_load, help=f"one of {', '.join(KV_DTYPES)}")
+    engine_option(parser, "--gpus", serving_load, help="GPUs in tensor parallel")
+    engine_option(parser, "--bandwidth-efficiency", serving_load,
+                  help="fraction of peak memory bandwidth achieved; auto: the engine's fitted value")
+    engine_option(parser, "--compute-efficiency", serving_load,
+                  help="fraction of the dense tensor rate achieved; auto: the engine's fitted value")
+    engine_option(parser, "--interconnect", serving_load,
+                  help="tensor-parallel link id or 'auto' for the GPU's own")
+    engine_option(parser, "--collective-efficiency", serving_load,
+                  help="fraction of the link's per-direction bandwidth the all-reduces reach; "
+                       "auto: derived per link kind")
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the serving-load estimate; returns (JSON-ready dict, text)."""
     result = serving_load(
         resolve_model(args.model), resolve_gpu_flag(args.gpu), prompt_tokens=args.prompt_tokens,
-        output_tokens=args.output_tokens, concurrency=args.concurrency, request_rate_per_s=args.request_rate,
+        output_tokens=args.output_tokens, concurrency=args.concurrency, request_rate_per_s=args.request_rate_per_s,
         weights=args.weights, kv_cache=args.kv_cache, gpus=args.gpus, engine=args.engine,
         bandwidth_efficiency=args.bandwidth_efficiency, compute_efficiency=args.compute_efficiency,
         interconnect=args.interconnect, collective_efficiency=args.collective_efficiency, prefill=args.prefill)

@@ -243,11 +243,10 @@ def test_cli_error_names_the_request_rate_flag(capsys: pytest.CaptureFixture[str
 def test_cli_defaults_are_the_engine_defaults() -> None:
     # The CLI reads its defaults from serving_load's signature; an input typed by hand in one place fails here.
     args = build_parser().parse_args(["serve-load", "--model", "m", "--gpu", "g", "--concurrency", "1"])
-    names = {"request_rate": "request_rate_per_s"}
     keywords = {name for name, p in inspect.signature(serving_load).parameters.items()
                 if p.default is not inspect.Parameter.empty and name != "concurrency"}
-    shared = {names.get(k, k): v for k, v in vars(args).items() if names.get(k, k) in keywords}
-    assert set(shared) >= {"prompt_tokens", "output_tokens", "engine", "weights", "kv_cache", "gpus", "prefill"}
+    shared = {k: v for k, v in vars(args).items() if k in keywords}
+    assert set(shared) >= {"prompt_tokens", "output_tokens", "engine", "weights", "kv_cache", "gpus", "prefill",
+                           "request_rate_per_s"}
     for name, value in shared.items():
-        default = default_of(serving_load, name)
-        assert value == (default if default is None or isinstance(default, str) else str(default)), name
+        assert value == default_of(serving_load, name), name

@@ -52,6 +52,10 @@ PRESENTATION = {
 CUSTOM_GPU = frozenset(field.name for field in custom_gpu_fields())
 
 
+#: One parser for every walk, so an option is the same object wherever it is looked up.
+PARSER = cli.build_parser()
+
+
 def _commands() -> Iterator[tuple[str, list[argparse.Action]]]:
     """Every leaf subcommand (``"fit train"``) with its options, its parent's included."""
     def walk(parser: argparse.ArgumentParser, words: list[str],
@@ -68,10 +72,31 @@ def _commands() -> Iterator[tuple[str, list[argparse.Action]]]:
         for word, child in subcommands.choices.items():
             yield from walk(child, [*words, word], actions)
 
-    yield from walk(cli.build_parser(), [], [])
+    yield from walk(PARSER, [], [])
 
 
 COMMANDS = dict(_commands())
+
+
+def _one_of_actions() -> dict[int, argparse.Action]:
+    """Options in a required either/or group (``serve-load --concurrency | --request-rate``): their
+    ``None`` means "the other one was given", not "the engine chooses", so they take no ``auto``."""
+    found: dict[int, argparse.Action] = {}
+
+    def walk(parser: argparse.ArgumentParser) -> None:
+        for group in parser._mutually_exclusive_groups:
+            if group.required:
+                found.update((id(action), action) for action in group._group_actions)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child in action.choices.values():
+                    walk(child)
+
+    walk(PARSER)
+    return found
+
+
+ONE_OF = _one_of_actions()
 
 
 def _parameters(engines: Engines, keyword: str) -> list[inspect.Parameter]:
@@ -118,7 +143,7 @@ def option_problems(command: str, actions: list[argparse.Action], engines: Engin
                 if not action.required and action.default is not None:
                     problems.append(f"mlhw {command} {flag}: the engine requires {keyword}; the option defaults "
                                     f"to {action.default!r}")
-            elif (engine_default is None and action.type is not none_if_auto
+            elif (engine_default is None and action.type is not none_if_auto and id(action) not in ONE_OF
                   and not isinstance(action, argparse._AppendAction)):  # a repeated option: leaving it out is None
                 problems.append(f"mlhw {command} {flag}: the engine's default is None; take '{AUTO}' for it "
                                 "(engine_option)")
@@ -189,7 +214,7 @@ def test_form_inputs_are_the_engines_keywords_and_defaults(name: str) -> None:
 
 #: A valid value of each required option, to run every subcommand.
 _REQUIRED = {"--model": "llama-3-8b", "--gpu": "h100-sxm", "--tokens": "1e9", "--samples-per-s": "100",
-             "--bytes-per-sample": "1000"}
+             "--bytes-per-sample": "1000", "--concurrency": "8"}
 
 
 def _argv(command: str, extra: list[str]) -> list[str]:
@@ -197,13 +222,13 @@ def _argv(command: str, extra: list[str]) -> list[str]:
     words = command.split()
     # cost: a GPU with a list price, so the purchase price is not missing
     required = {**_REQUIRED, "--gpu": "rtx-4090"} if command == "cost" else _REQUIRED
-    head = [word for action in COMMANDS[command] if action.required for flag in action.option_strings
-            if flag in required for word in (flag, required[flag])]
+    head = [word for action in COMMANDS[command] if action.required or id(action) in ONE_OF
+            for flag in action.option_strings if flag in required for word in (flag, required[flag])]
     return [words[0], *head, *words[1:], *extra]
 
 
 AUTO_OPTIONS = [(command, max(action.option_strings, key=len)) for command, actions in sorted(COMMANDS.items())
-                for action in actions if action.type is none_if_auto]
+                for action in actions if action.type is none_if_auto and id(action) not in ONE_OF]
 
 
 @pytest.mark.parametrize(("command", "flag"), AUTO_OPTIONS, ids=[f"{c} {f}" for c, f in AUTO_OPTIONS])
