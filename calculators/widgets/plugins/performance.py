@@ -1,8 +1,10 @@
-"""Widgets of the Performance section: ``inference-speed`` and ``training-time``.
+"""Widgets of the Performance section: ``inference-speed``, ``serving-load`` and ``training-time``.
 
 >>> from calculators.widgets.registry import get_calculator
 >>> html = get_calculator("inference-speed").run({"batch": "4"})
 >>> "tokens/s" in html and "<svg" in html
+True
+>>> "Requests in flight that fit" in get_calculator("serving-load").run({"concurrency": "16"})
 True
 >>> "GPU-hours" in get_calculator("training-time").run({})
 True
@@ -20,6 +22,8 @@ from calculators.catalog.interconnects import interconnect_ids
 from calculators.memory import inference, training_inputs
 from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
+from calculators.performance import serving_load as load
+from calculators.performance import serving_result
 from calculators.performance import training_time as train
 from calculators.performance.steps import DecodeStep
 from calculators.units import gib
@@ -174,6 +178,110 @@ def speed_html(view: SpeedView) -> str:
     return paragraph(summary) + chart + legend + table + notes_html(r.assumptions, r.notes)
 
 
+# --------------------------------------------------------------------------- serving under load
+#: Concurrencies the serving chart always draws (plus the one chosen), up to the most that fit.
+CHART_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+#: The serving form opens on a closed loop of this many users (the engine takes no default load).
+SERVING_CONCURRENCY = 16
+SERVING_OWN_DEFAULTS = {
+    "gpu": ENGINE_GPU,
+    "concurrency": "the engine needs a concurrency or a request rate and has no default; the form opens on "
+                   "SERVING_CONCURRENCY users",
+}
+_SERVING_KEYS = ("prompt_tokens", "output_tokens", "engine", "weights", "kv_cache", "gpus", "prefill")
+
+
+@dataclass(frozen=True)
+class ServingView:
+    """One serving-load answer and the same server over a range of concurrencies."""
+
+    result: serving_result.ServingLoad
+    by_concurrency: tuple[tuple[int, serving_result.ServingLoad], ...]
+
+
+def _serving_fields() -> tuple[Field, ...]:
+    return (
+        *_model_fields(),
+        int_field("concurrency", "Concurrent users", default=SERVING_CONCURRENCY, minimum=0,
+                  maximum=load.MAX_CONCURRENCY,
+                  help="Requests in flight: each user sends the next request when the answer ends (closed loop). "
+                       "0: set by the request rate instead."),
+        float_field("request_rate_per_s", "Request rate", default=0.0, minimum=0.0, maximum=load.MAX_REQUEST_RATE_PER_S,
+                     unit="requests/s", none_label="Set by concurrent users",
+                     help="Requests arriving at random (Poisson, open loop). Give this or the users, not both."),
+        int_field("prompt_tokens", "Prompt length", default=default_of(load.serving_load, "prompt_tokens"),
+                  maximum=inference.MAX_CONTEXT, unit="tokens"),
+        int_field("output_tokens", "Output length", default=default_of(load.serving_load, "output_tokens"),
+                  minimum=2, maximum=inference.MAX_CONTEXT, unit="tokens"),
+        choice_field("engine", "Engine", choices=engine_ids(), default=default_of(load.serving_load, "engine"),
+                     labels=tuple(get_engine(e).name for e in engine_ids()),
+                     help="Efficiencies and fixed costs fitted on the engine's published runs."),
+        choice_field("weights", "Weights", choices=inference.WEIGHT_DTYPES,
+                     default=default_of(load.serving_load, "weights")),
+        choice_field("kv_cache", "KV cache", choices=inference.KV_DTYPES,
+                     default=default_of(load.serving_load, "kv_cache")),
+        int_field("gpus", "Tensor-parallel GPUs", default=default_of(load.serving_load, "gpus"),
+                  maximum=training_inputs.MAX_GPUS, advanced=True),
+        choice_field("prefill", "Prefill of arriving prompts", choices=load.PREFILL_MODES,
+                     default=default_of(load.serving_load, "prefill"), advanced=True,
+                     labels=tuple({"separate": "A pass of its own per prompt",
+                                   "fused": "Inside the decode pass (lower bound)"}[m] for m in load.PREFILL_MODES),
+                     help="separate: each prompt's prefill is its own pass added to the step; fused: inside the "
+                          "decode pass, the weights read once (a lower bound on the step)."),
+    )
+
+
+def _compute_serving(values: Values) -> ServingView:
+    spec, gpu = model_spec(values), gpu_from_values(values)
+    settings: dict[str, Any] = {key: values[key] for key in _SERVING_KEYS}
+    rate = float(values["request_rate_per_s"] or 0.0) or None
+    concurrency = int(values["concurrency"]) or None
+    result = load.serving_load(spec, gpu, concurrency=concurrency, request_rate_per_s=rate, **settings)
+    shown = sorted(c for c in set(CHART_CONCURRENCIES) | ({concurrency} if concurrency else set())
+                   if c <= max(result.max_concurrency, 1))
+    curve = tuple((c, load.serving_load(spec, gpu, concurrency=c, **settings)) for c in shown)
+    return ServingView(result=result, by_concurrency=curve)
+
+
+def serving_html(view: ServingView) -> str:
+    """Summary, output tokens/s by concurrency (chart), the numbers (table) and assumptions."""
+    r = view.result
+    where = f"{r.model} on {r.gpus} x {r.gpu} with {get_engine(r.engine).name}"
+    load_text = (f"{r.concurrency} concurrent users" if r.concurrency is not None
+                 else f"{r.request_rate_per_s:,.3g} requests/s")
+    rate = "unknown" if r.max_request_rate_per_s is None else f"{r.max_request_rate_per_s:,.3g} requests/s"
+    if r.status == serving_result.DOES_NOT_FIT_STATUS:
+        summary = (f"{where}: does not fit at {load_text}: the weights and KV caches exceed the GPU's usable "
+                   f"memory; at most {r.max_concurrency} requests in flight fit.")
+    elif r.status == serving_result.SATURATED:
+        summary = (f"{where}: saturated at {load_text}, above the highest sustainable rate of {rate}: "
+                   "the queue grows without bound.")
+    else:
+        summary = (f"{where} at {load_text}: {_rate(r.output_tokens_per_s or 0.0)} output tokens/s in all, "
+                   f"{_rate(r.decode_tokens_per_s_per_user or 0.0)} tokens/s per user, first token after "
+                   f"{(r.time_to_first_token_s or 0.0) * 1000:,.0f} ms ({r.verdict} in memory).")
+    bars = [_Bar(f"{c} users", s.output_tokens_per_s or 0.0,
+                 f"{_rate(s.output_tokens_per_s or 0.0)} tokens/s, {_rate(s.decode_tokens_per_s_per_user or 0.0)}"
+                 " per user", 0, highlight=c == r.concurrency) for c, s in view.by_concurrency]
+    chart = bars_svg(bars, title="Output tokens/s by concurrent users (up to the most that fit)") if bars else ""
+    rows = [["Requests in flight that fit", f"{r.max_concurrency:,}", "requests", "estimate"],
+            ["Highest sustainable request rate", rate, "", "estimate"]]
+    if r.status == serving_result.OK:
+        rows = [
+            ["Output tokens/s, all users", _rate(r.output_tokens_per_s or 0.0), "tokens/s", "estimate"],
+            ["Tokens/s per user", _rate(r.decode_tokens_per_s_per_user or 0.0), "tokens/s", "estimate"],
+            ["Inter-token latency", f"{(r.inter_token_latency_s or 0.0) * 1000:,.1f}", "ms", "estimate"],
+            ["Time to first token", f"{(r.time_to_first_token_s or 0.0) * 1000:,.1f}", "ms", "estimate"],
+            ["End-to-end latency", f"{r.end_to_end_latency_s or 0.0:,.2f}", "s", "estimate"],
+            ["Decode batch (mean)", f"{r.decode_batch or 0.0:,.1f}", "sequences", "estimate"],
+            ["Completed requests", f"{r.requests_per_s or 0.0:,.3f}", "requests/s", "estimate"],
+            *rows,
+        ]
+    rows.append(["Memory per GPU (total_bytes)", gib(r.memory_total_bytes), "GiB", r.verdict])
+    table = table_html(["quantity", "value", "unit", "kind"], rows, numeric=[False, True, False, False])
+    return paragraph(summary) + chart + table + notes_html(r.assumptions, r.notes)
+
+
 # --------------------------------------------------------------------------- training time
 @dataclass(frozen=True)
 class TrainView:
@@ -280,10 +388,12 @@ def train_html(view: TrainView) -> str:
 
 
 def calculators() -> list[Calculator]:
-    """The two calculators of this section."""
+    """The three calculators of this section."""
     return [
         Calculator("inference-speed", "Inference speed", _speed_fields(), _compute_speed, speed_html,
                    engines=(speed.inference_speed, speed.speed_setup), own_defaults={"gpu": ENGINE_GPU}),
+        Calculator("serving-load", "Serving under load", _serving_fields(), _compute_serving, serving_html,
+                   engines=(load.serving_load,), own_defaults=SERVING_OWN_DEFAULTS),
         Calculator("training-time", "Training time", _train_fields(), _compute_train, train_html,
                    engines=(train.training_time,), own_defaults=TRAIN_OWN_DEFAULTS),
     ]
