@@ -1,11 +1,12 @@
 """Decode and prefill speed of serving a model on GPUs: a roofline with stated efficiencies.
 
 One decode step reads every active weight once and each sequence's KV cache once, and
-does ``2 x active parameters`` FLOP per token plus attention over the cache. Its time is
-the larger of the memory time and the compute time (a roofline):
+does ``2 x active parameters`` FLOP per token plus attention over the cache. The projections
+(weights) and the attention (KV cache) are separate kernels that run one after the other, each
+taking the larger of its memory time and its compute time (a roofline each), and their times add:
 
-``t_step = max(bytes / (bandwidth x bandwidth_efficiency), FLOPs / (rate x compute_efficiency))
-+ layers x step_overhead``
+``t_step = max(weight bytes / (bandwidth x bw_eff), projection FLOPs / (rate x compute_eff))
++ max(KV bytes / (bandwidth x bw_eff), attention FLOPs / (rate x compute_eff)) + layers x step_overhead``
 
 The efficiencies and the fixed costs come from the engine (:mod:`calculators.catalog.engines`:
 ``engine="vllm"``, ``"llama.cpp"``, ...; the default ``"generic"`` is 0.8 of bandwidth,
