@@ -10,10 +10,9 @@ import argparse
 from typing import Any
 
 from calculators.catalog.custom_gpu import resolve_gpu_flag
-from calculators.catalog.engines import engine_ids
 from calculators.catalog.models import resolve_model
 from calculators.commands import engine_option
-from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES
+from calculators.commands.speed import add_server_options
 from calculators.performance.serving_load import PREFILL_MODES, serving_load
 
 COMMAND = "serve-load"
@@ -38,22 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     engine_option(parser, "--prefill", serving_load,
                   help=f"one of {', '.join(PREFILL_MODES)}: an arriving prompt's prefill as its own pass added "
                        "to the step, or inside the decode pass with the weights read once")
-    engine_option(parser, "--engine", serving_load,
-                  help=f"inference engine whose fitted efficiencies and fixed costs to use: one of "
-                       f"{', '.join(engine_ids())}")
-    engine_option(parser, "--weights", serving_load,
-                  help=f"weight format: one of {', '.join(WEIGHT_DTYPES)}, or exl2-<bits>")
-    engine_option(parser, "--kv-cache", serving_load, help=f"one of {', '.join(KV_DTYPES)}")
-    engine_option(parser, "--gpus", serving_load, help="GPUs in tensor parallel")
-    engine_option(parser, "--bandwidth-efficiency", serving_load,
-                  help="fraction of peak memory bandwidth achieved; auto: the engine's fitted value")
-    engine_option(parser, "--compute-efficiency", serving_load,
-                  help="fraction of the dense tensor rate achieved; auto: the engine's fitted value")
-    engine_option(parser, "--interconnect", serving_load,
-                  help="tensor-parallel link id or 'auto' for the GPU's own")
-    engine_option(parser, "--collective-efficiency", serving_load,
-                  help="fraction of the link's per-direction bandwidth the all-reduces reach; "
-                       "auto: derived per link kind")
+    add_server_options(parser, serving_load)
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from calculators.catalog.custom_gpu import resolve_gpu_flag
@@ -19,30 +20,35 @@ COMMAND = "speed"
 ENGINES = (inference_speed, speed_setup)
 
 
+def add_server_options(parser: argparse.ArgumentParser, engine: Callable[..., Any]) -> None:
+    """The options of a served model that ``speed`` and ``serve-load`` share, read from ``engine``'s signature."""
+    engine_option(parser, "--engine", engine,
+                  help=f"inference engine whose fitted efficiencies and fixed costs to use: one of "
+                       f"{', '.join(engine_ids())}; generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs")
+    engine_option(parser, "--weights", engine,
+                  help=f"weight format: one of {', '.join(WEIGHT_DTYPES)}, or exl2-<bits> from 2 to 8")
+    engine_option(parser, "--kv-cache", engine, help=f"one of {', '.join(KV_DTYPES)}")
+    engine_option(parser, "--gpus", engine, help="GPUs in tensor parallel")
+    engine_option(parser, "--bandwidth-efficiency", engine,
+                  help="fraction of peak memory bandwidth achieved; auto: the engine's fitted value")
+    engine_option(parser, "--compute-efficiency", engine,
+                  help="fraction of the dense tensor rate achieved; auto: the engine's fitted value")
+    engine_option(parser, "--interconnect", engine,
+                  help="tensor-parallel link id (see the interconnect catalog) or 'auto' for the GPU's own")
+    engine_option(parser, "--collective-efficiency", engine,
+                  help="fraction of the link's per-direction bandwidth the all-reduces reach; "
+                       "auto: derived per link kind from published nccl-tests runs")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``mlhw speed`` (numbers stay strings; the calculator checks them)."""
     parser.add_argument("--model", required=True, help="catalog id or path to config.json")
     parser.add_argument("--gpu", required=True,
                         help="GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,bf16_tflops=N,... or mac:GB")
-    engine_option(parser, "--engine", speed_setup,
-                  help=f"inference engine whose fitted efficiencies and fixed costs to use: one of "
-                       f"{', '.join(engine_ids())}; generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs")
-    engine_option(parser, "--weights", speed_setup,
-                  help=f"weight format: one of {', '.join(WEIGHT_DTYPES)}, or exl2-<bits> from 2 to 8")
-    engine_option(parser, "--kv-cache", speed_setup, help=f"one of {', '.join(KV_DTYPES)}")
     engine_option(parser, "--batch", speed_setup, help="concurrent sequences")
     engine_option(parser, "--context", speed_setup, help="prompt tokens per sequence")
     engine_option(parser, "--new-tokens", inference_speed, help="generated tokens per sequence")
-    engine_option(parser, "--gpus", speed_setup, help="GPUs in tensor parallel")
-    engine_option(parser, "--bandwidth-efficiency", speed_setup,
-                  help="fraction of peak memory bandwidth achieved; auto: the engine's fitted value")
-    engine_option(parser, "--compute-efficiency", speed_setup,
-                  help="fraction of the dense tensor rate achieved; auto: the engine's fitted value")
-    engine_option(parser, "--interconnect", speed_setup,
-                  help="tensor-parallel link id (see the interconnect catalog) or 'auto' for the GPU's own")
-    engine_option(parser, "--collective-efficiency", speed_setup,
-                  help="fraction of the link's per-direction bandwidth the all-reduces reach; "
-                       "auto: derived per link kind from published nccl-tests runs")
+    add_server_options(parser, speed_setup)
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:
