@@ -165,13 +165,17 @@ class _Server:
             memory = weights + prompts * (pre.memory_s - pre_weights)
             compute = None if pre.compute_s is None else prompts * pre.compute_s
             communication, bound = prompts * pre.communication_s, prompts * pre.communication_bound_s
+            attention_memory, attention_compute = prompts * pre.attention_memory_s, prompts * pre.attention_compute_s
             if dec is not None:
                 memory += dec.memory_s - self._weights_s(batch)[0]
                 compute = None if compute is None or dec.compute_s is None else compute + dec.compute_s
                 communication, bound = communication + dec.communication_s, bound + dec.communication_bound_s
+                attention_memory += dec.attention_memory_s
+                attention_compute += dec.attention_compute_s
             times.append(self._time(Work(memory_s=memory, expert_s=experts, compute_s=compute,
                                          communication_s=communication, communication_bound_s=bound,
-                                         layers=pre.layers)))
+                                         layers=pre.layers, attention_memory_s=attention_memory,
+                                         attention_compute_s=attention_compute)))
         return sum(times) / len(times)
 
     def between(self, batch: float, prompts: float) -> float:

@@ -250,3 +250,19 @@ def test_cli_defaults_are_the_engine_defaults() -> None:
                            "request_rate_per_s"}
     for name, value in shared.items():
         assert value == default_of(serving_load, name), name
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_a_step_without_prompts_is_the_decode_step(fused: bool) -> None:
+    # With no prompt to prefill, a server's pass is a decode step at the batch (both prefill options):
+    # the mean of decode_step's times at the two middle contexts of a 1024 + 256-token request. At batch
+    # 512 the projections are compute-bound and attention memory-bound, so a pass that lost the attention
+    # split (one roofline over both) would come out shorter.
+    from calculators.performance.inference_speed import decode_step
+    from calculators.performance.serving_load import _Server
+
+    spec, gpu = get_model("llama-3-8b"), get_gpu("h100-sxm")
+    setup = speed_setup(engine="vllm", batch=1)
+    server = _Server(spec, gpu, setup, 1024, 256, fused=fused)
+    expected = sum(decode_step(spec, gpu, engine="vllm", batch=512, context=c).time_s for c in (1152, 1152)) / 2
+    assert server.pass_s(512, 0) == pytest.approx(expected, rel=1e-12)
