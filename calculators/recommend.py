@@ -16,7 +16,7 @@ every configuration that fits) or *does not fit* (dropped). Each kept configurat
   aggregate decode tokens/s of the batch with ``context`` tokens cached per sequence
   (the decode step of :mod:`calculators.performance.inference_speed` with the workload's
   ``engine``, the one ``speed --engine`` uses); training, the cluster
-  tokens/s and wall-clock days for ``tokens`` at an assumed MFU
+  tokens/s and wall-clock days for ``tokens`` at the fitted utilisation (or the given ``mfu``)
   (:func:`~calculators.performance.training_time.training_time`);
 * cost: USD per hour of the configuration from :func:`~calculators.catalog.prices.configuration_price`
   (edition :data:`~calculators.catalog.prices.EDITION`): the median of instances with exactly
