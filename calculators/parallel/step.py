@@ -43,16 +43,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.gpu_input import gpu_record
+from calculators.catalog.gpus import GPU
+from calculators.catalog.interconnects import BRIDGE_BY_GPU
 from calculators.catalog.utilisation import predicted_utilisation
-from calculators.catalog.gpus import GPU, get_gpu  # noqa: F401 - get_gpu is used by the doctests
-from calculators.catalog.interconnects import (
-    BRIDGE_BY_GPU,
-    NVLINK_BY_GENERATION,
-    PCIE_BY_GENERATION,
-    Interconnect,
-    get_interconnect,
-    interconnect_ids,
-)
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict
@@ -61,11 +54,16 @@ from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, ZERO_STAGES
 from calculators.model import ModelSpec
 from calculators.model_flops import forward_flops_per_token, training_flops_per_token
-from calculators.parallel.collectives import (
-    MAX_GPUS,
-    ring_collective_time_s,
-)
+from calculators.parallel.collectives import MAX_GPUS, ring_collective_time_s, ring_steps
 from calculators.parallel.links import check_efficiency, collective_efficiency, latency_per_ring_step_s
+from calculators.parallel.ring_link import (
+    CROSS_NODE_NIC,
+    GPUS_PER_NODE,
+    NICS_PER_NODE,
+    data_parallel_link,
+    latency_steps,
+)
+from calculators.parallel.ring_link import default_interconnect as default_interconnect
 from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
 
 #: ``interconnect`` value that picks the GPU's own link (NVLink/Infinity Fabric, else its PCIe).
@@ -197,32 +195,6 @@ class StepCommunication:
         return "\n".join(lines)
 
 
-def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
-    """The link a ring over ``gpus`` of these GPUs runs on when none is chosen.
-
-    NVLink generation (or AMD Infinity Fabric) named in the GPU record; a pair-only
-    bridge (RTX A6000, H100 PCIe) only for two GPUs; otherwise the GPU's PCIe generation.
-
-    >>> default_interconnect(get_gpu("h100-sxm")).id, default_interconnect(get_gpu("rtx-4090")).id
-    ('nvlink4', 'pcie4')
-    """
-    gpu = gpu_record("gpu", gpu)
-    text = gpu.interconnect or ""
-    if gpu.id in BRIDGE_BY_GPU:
-        if gpus <= 2:
-            return get_interconnect(BRIDGE_BY_GPU[gpu.id])
-    else:
-        for generation, link_id in NVLINK_BY_GENERATION.items():
-            if text.startswith(generation):
-                return get_interconnect(link_id)
-        if text.startswith("AMD Infinity Fabric"):
-            return get_interconnect("infinity-fabric-mi300x")
-    if gpu.pcie_generation in PCIE_BY_GENERATION:
-        return get_interconnect(PCIE_BY_GENERATION[gpu.pcie_generation])
-    raise InputError("interconnect", AUTO, f"a link id for {gpu.name}, which lists no PCIe generation or NVLink: "
-                     f"one of {', '.join(interconnect_ids())}")
-
-
 def _bytes_of(field: str, dtype: str) -> int:
     name = one_of(field, dtype, COMM_DTYPES)
     return int(DType.parse(name, field).bytes_per_element)
@@ -232,7 +204,8 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
                        interconnect: str = AUTO, batch: int = 1, seq: int = 4096, mfu: float | None = None,
                        efficiency: float | None = None, latency_s: float | None = None,
                        grad_dtype: str = "fp32", param_dtype: str = "bf16", overlap: bool = True,
-                       precision: str = "bf16-mixed", grad_checkpointing: bool = False) -> StepCommunication:
+                       precision: str = "bf16-mixed", grad_checkpointing: bool = False, nic: str = CROSS_NODE_NIC,
+                       nics_per_node: int = NICS_PER_NODE) -> StepCommunication:
     """Communication time of one full-fine-tuning data-parallel step versus its compute time, seconds.
 
     Formula: see the module docstring; ``communication = sum of ring collective times``,
@@ -248,7 +221,10 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
         gpu: GPU id or record (its dense BF16 rate sets compute; its link is the default).
         gpus: data-parallel GPUs.
         zero: ZeRO stage 0 (DDP), 1, 2 or 3 (FSDP full shard).
-        interconnect: link id from :mod:`calculators.catalog.interconnects`, or ``"auto"``.
+        interconnect: link id from :mod:`calculators.catalog.interconnects` (every hop of the ring), or
+            ``"auto"``: the GPU's own link within a node; above :data:`GPUS_PER_NODE` GPUs, the ring
+            crosses nodes over ``nics_per_node`` x ``nic`` (:func:`calculators.parallel.ring_link.data_parallel_link`,
+            the ring ``train-time`` times).
         batch: micro-batch per GPU, sequences.
         seq: sequence length, tokens.
         mfu: fraction of the dense BF16 rate the step's FLOPs reach, in (0, 1]; ``None`` takes the
@@ -265,6 +241,7 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
         overlap: let collectives hide behind their phase's compute.
         precision: passed to :func:`calculators.memory.training.training_memory` for the
             per-GPU memory shown beside the times.
+        nic, nics_per_node: the network between nodes (``"auto"`` above one node only).
         grad_checkpointing: full activation recomputation: one more forward per step (executed
             FLOPs), its fitted utilisation factor, and the memory it saves, as ``train-time`` counts them.
 
@@ -290,7 +267,10 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     param_bytes = _bytes_of("param_dtype", param_dtype)
     hide = flag("overlap", overlap)
     link_key = str(interconnect).strip().lower()
-    link = default_interconnect(record, gpus=n) if link_key == AUTO else get_interconnect(link_key)
+    # The ring train-time times: the GPUs' own link in a node, NICs across nodes (calculators.parallel.ring_link).
+    across = n > GPUS_PER_NODE
+    ring_name, ring_id, bw, link = data_parallel_link(record, gpus=n, interconnect=link_key, nic=nic,
+                                                      nics_per_node=nics_per_node)
     if record.bf16_dense_flop_per_s is None:
         raise InputError("gpu", record.id, "a GPU with a published dense BF16 rate (the catalog has none for "
                          f"{record.name})")
@@ -307,7 +287,6 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     flop = per_token * tokens
     forward_share = forward_flops_per_token(spec, seq=s) / per_token
     compute_s = flop / (record.bf16_dense_flop_per_s * utilisation)
-    bw = link.per_direction_bytes_per_s
     grads = params * grad_bytes
     gathered = params * param_bytes
     grad_calls = max(1, math.ceil(grads / DDP_BUCKET_BYTES))
@@ -315,8 +294,9 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
 
     def timed(name: str, kind: str, phase: str, size: int, calls: int) -> CollectiveTime:
         efficiency = eff_of(kind)
+        latency = alpha * latency_steps(kind, gpus=n, cross_node=across) / ring_steps(kind, gpus=n)
         time = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=efficiency,
-                                      latency_s=alpha, calls=calls)
+                                      latency_s=latency, calls=calls)
         return CollectiveTime(name=name, kind=kind, phase=phase, buffer_bytes=size, calls=calls, time_s=time,
                               efficiency=efficiency)
 
@@ -343,8 +323,10 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     memory = training_memory(spec, method="full", precision=precision, batch=b, seq=s, gpus=n, zero=stage,
                              grad_checkpointing=recompute)
     assumptions = (
-        f"{n} GPUs in one ring over {link.name}: {bw / 1e9:g} GB/s per direction "
-        f"({link.bandwidth_bytes_per_s / 1e9:g} GB/s {link.direction}, {link.source.title})",
+        f"{n} GPUs in one ring over {ring_name}: {bw / 1e9:g} GB/s per direction per GPU "
+        + (f"({link.bandwidth_bytes_per_s / 1e9:g} GB/s {link.direction}, {link.source.title})" if ring_id == link.id
+           else f"(min(intra-node link, {nics_per_node} x {link.per_direction_bytes_per_s / 1e9:g} GB/s per node); "
+                f"NCCL's tree latency across nodes, as train-time)"),
         ("collective efficiency " + ", ".join(sorted({f"{c.kind} {c.efficiency:.3g}" for c in collectives}) or
                                               {f"{eff:.3g}"}) + " of per-direction bandwidth "
          + ("(given)" if given_eff is not None else "(fitted per link kind on published nccl-tests runs, "
@@ -367,12 +349,12 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
                      "so its slowest link is PCIe, not the bridge.")
     elif record.id in BRIDGE_BY_GPU and link_key == AUTO and n > 2:
         notes.append("This GPU's NVLink bridge joins pairs only; a ring over more than two GPUs runs at PCIe speed.")
-    if link.kind in ("infiniband", "ethernet"):
+    if link.kind in ("infiniband", "ethernet") and ring_id == link.id:
         notes.append("A network link timed as every hop of the ring: a bound for one GPU per node. With NVLink "
                      "inside each node, a ring across nodes sees min(intra-node, NICs per node x NIC) per GPU "
                      "(calculators.parallel.collectives.multi_node_ring_bytes_per_s).")
     return StepCommunication(
-        model=spec.name, gpu=record.name, gpus=n, zero=stage, interconnect=link.id, interconnect_name=link.name,
+        model=spec.name, gpu=record.name, gpus=n, zero=stage, interconnect=ring_id, interconnect_name=ring_name,
         link_per_direction_bytes_per_s=bw, efficiency=eff, latency_s=alpha, mfu=utilisation,
         trainable_parameters=params, tokens_per_gpu=tokens, flop_per_gpu=flop, compute_s=compute_s,
         collectives=tuple(collectives), communication_s=communication, exposed_communication_s=exposed,

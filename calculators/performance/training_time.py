@@ -79,13 +79,8 @@ from calculators.model_flops import adapter_parameters as adapter_parameters
 from calculators.model_flops import forward_flops_per_token as forward_flops_per_token
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
 from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
-from calculators.performance.scaling import (
-    CROSS_NODE_NIC,
-    GPUS_PER_NODE,
-    NICS_PER_NODE,
-    DataParallelOverhead,
-    data_parallel_overhead,
-)
+from calculators.parallel.ring_link import CROSS_NODE_NIC, GPUS_PER_NODE, NICS_PER_NODE
+from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
 from calculators.performance.utilisation import predicted_utilisation, run_goodput
 from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
 

@@ -148,8 +148,21 @@ def test_parallel_and_train_time_time_one_step_alike(model: str, gpu: str, gpus:
     assert step.compute_s == pytest.approx(run.scaling.compute_s, rel=1e-12)
     assert step.mfu == pytest.approx(run.utilisation, rel=1e-12)
     assert step.flop_per_gpu == pytest.approx(run.executed_flops_per_token * batch * seq, rel=1e-12)
-    if gpus <= 8:  # within one node both price the same collectives over the same link
-        assert step.exposed_communication_s == pytest.approx(run.scaling.exposed_s, rel=1e-9)
+    # ... and the same communication: one ring (NVLink in a node, NICs across nodes), one link model.
+    assert step.interconnect == run.scaling.link_id
+    assert step.communication_s == pytest.approx(run.scaling.communication_s, rel=1e-12)
+    assert step.exposed_communication_s == pytest.approx(run.scaling.exposed_s, rel=1e-12)
+
+
+def test_a_ring_across_nodes_runs_at_the_nics_and_trees_latency() -> None:
+    # 64 H100 SXM in 8 nodes: the ring leaves each node over its 8 NDR NICs (400 Gb/s = 50 GB/s per direction
+    # each), so it runs at min(NVLink 4's 900 / 2 = 450 GB/s, 8 x 50 GB/s) = 400 GB/s per direction; NCCL's
+    # trees take 2 ceil(log2 64) = 12 latency steps instead of the ring's 2 x 63 (NVIDIA Technical Blog, NCCL 2.4).
+    step = step_communication(get_model("llama-3-70b"), gpu="h100-sxm", gpus=64, zero=0)
+    assert step.interconnect == "nvlink4+ib-ndr" and "across nodes" in step.interconnect_name
+    assert step.link_per_direction_bytes_per_s == pytest.approx(400e9)
+    ring_only = step_communication(get_model("llama-3-70b"), gpu="h100-sxm", gpus=64, zero=0, interconnect="nvlink4")
+    assert step.communication_s != ring_only.communication_s
 
 
 def test_pcie_is_the_bottleneck_and_nvlink_is_not_for_an_8b_model() -> None:

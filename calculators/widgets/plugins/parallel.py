@@ -54,7 +54,7 @@ def _fields() -> tuple[Field, ...]:
                      labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
                      help="Its dense BF16 rate sets compute; its own link is used when the link is auto."),
         choice_field("interconnect", "Link", choices=(AUTO, *interconnect_ids()), default=default("interconnect"),
-                     help=f"{AUTO}: the GPU's own link."),
+                     help=f"{AUTO}: the GPU's own link in a node, the NICs across nodes above 8 GPUs (as train-time)."),
         int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=MAX_GPUS),
         choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"),
                      help="0 is DDP (all-reduce); 1-2 reduce-scatter + all-gather; 3 gathers weights twice."),
