@@ -201,7 +201,7 @@ def _bytes_of(field: str, dtype: str) -> int:
 
 
 def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: int = 8, zero: int = 0,
-                       interconnect: str = AUTO, batch: int = 1, seq: int = 4096, mfu: float | None = None,
+                       interconnect: str = AUTO, batch: int = 1, seq: int = 2048, mfu: float | None = None,
                        efficiency: float | None = None, latency_s: float | None = None,
                        grad_dtype: str = "fp32", param_dtype: str = "bf16", overlap: bool = True,
                        precision: str = "bf16-mixed", grad_checkpointing: bool = False, nic: str = CROSS_NODE_NIC,

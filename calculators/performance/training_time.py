@@ -1,4 +1,4 @@
-"""Wall-clock time of training: FLOPs ≈ 6·N·D plus attention, at an assumed MFU over N GPUs.
+"""Wall-clock time of training: FLOPs ≈ 6·N·D plus attention, at a fitted (or given) utilisation over N GPUs.
 
 Per token, training does a forward (2 FLOP per matmul parameter) and a backward (4), so
 ``6 x N`` for a dense model and ``6 x active parameters`` for a mixture of experts,

@@ -154,6 +154,18 @@ def test_parallel_and_train_time_time_one_step_alike(model: str, gpu: str, gpus:
     assert step.exposed_communication_s == pytest.approx(run.scaling.exposed_s, rel=1e-12)
 
 
+def test_parallel_opens_on_the_training_defaults() -> None:
+    # With every default, `parallel` and `train-time` (and `train`'s memory) ask about the same sequence length
+    # and micro-batch, and take the same network between nodes.
+    from calculators.memory.training_inputs import training_setup
+    from calculators.performance.training_time import training_time
+    from calculators.validate import default_of
+
+    for name in ("seq", "batch", "zero", "interconnect", "nic", "nics_per_node", "grad_checkpointing", "mfu"):
+        assert default_of(step_communication, name) == default_of(training_time, name), name
+    assert default_of(step_communication, "seq") == default_of(training_setup, "seq")
+
+
 def test_a_ring_across_nodes_runs_at_the_nics_and_trees_latency() -> None:
     # 64 H100 SXM in 8 nodes: the ring leaves each node over its 8 NDR NICs (400 Gb/s = 50 GB/s per direction
     # each), so it runs at min(NVLink 4's 900 / 2 = 450 GB/s, 8 x 50 GB/s) = 400 GB/s per direction; NCCL's
