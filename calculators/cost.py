@@ -186,7 +186,7 @@ def training_run_cost_usd(*, gpu_hours: float, usd_per_gpu_hour: float) -> float
     """Cost of a training run, USD: ``gpu_hours x usd_per_gpu_hour``.
 
     ``gpu_hours`` is GPUs x wall-clock hours; it comes from a training-time estimate (an
-    estimate at an assumed MFU) or a measured run.
+    estimate at a fitted or given utilisation) or a measured run.
 
     >>> training_run_cost_usd(gpu_hours=8 * 24, usd_per_gpu_hour=3.99)
     766.08

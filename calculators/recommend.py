@@ -14,8 +14,9 @@ every configuration that fits) or *does not fit* (dropped). Each kept configurat
 * headroom: usable GPU memory minus per-GPU ``total_bytes`` (bytes);
 * speed (an estimate at assumed efficiencies, never a measurement): serving, the
   aggregate decode tokens/s of the batch with ``context`` tokens cached per sequence
-  (the roofline of :mod:`calculators.performance.inference_speed`); training, the cluster
-  tokens/s and wall-clock days for ``tokens`` at an assumed MFU
+  (the decode step of :mod:`calculators.performance.inference_speed` with the workload's
+  ``engine``, the one ``speed --engine`` uses); training, the cluster
+  tokens/s and wall-clock days for ``tokens`` at the fitted utilisation (or the given ``mfu``)
   (:func:`~calculators.performance.training_time.training_time`);
 * cost: USD per hour of the configuration from :func:`~calculators.catalog.prices.configuration_price`
   (edition :data:`~calculators.catalog.prices.EDITION`): the median of instances with exactly
@@ -60,6 +61,7 @@ from dataclasses import dataclass, replace
 from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.custom_gpu import CustomGPU
+from calculators.catalog.engines import DEFAULT_ENGINE
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU, all_gpus
 from calculators.catalog.models import get_model
@@ -86,6 +88,7 @@ from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_link
 from calculators.performance import inference_speed as speed
 from calculators.performance.flops import compute_rate_flop_per_s
+from calculators.performance.speed_setup import SpeedSetup, speed_setup
 from calculators.performance.training_time import MAX_TOKENS, default_mfu, training_time
 from calculators.recommend_result import Configuration, Recommendation, objective_sentence, sort_key, why_sentence
 from calculators.validate import finite_float, flag, one_of, positive_int
@@ -135,6 +138,10 @@ class Workload:
         gpus: the GPUs to consider (catalog ids, GPU records, or ``custom:``/``mac:`` descriptions of
             :func:`~calculators.catalog.custom_gpu.resolve_gpu`, tried at one GPU: their link is
             unknown); ``None`` = the whole catalog.
+        engine: serving: the inference engine whose efficiencies and fixed costs time the decode step
+            (an id of :mod:`calculators.catalog.engines`, the ``engine`` of
+            :func:`~calculators.performance.speed_setup.speed_setup`, so ``recommend`` and ``speed`` give one
+            tokens/s for one configuration); checked, not used, when training.
     """
 
     model: ModelSpec | str
@@ -151,6 +158,7 @@ class Workload:
     mfu: float | None = None
     objective: str = "cost"
     gpus: tuple[GPU | str, ...] | None = None
+    engine: str = DEFAULT_ENGINE
 
 
 def _optional_float(field: str, value: object, *, maximum: float) -> float | None:
@@ -227,7 +235,7 @@ def recommend(workload: Workload) -> Recommendation:
     Raises:
         InputError: a workload field out of range, naming it (``job``, ``method``, ``kv_cache``,
             ``context``, ``batch``, ``tokens``, ``target_tokens_per_s``, ``budget_usd_per_hour``, ``mfu``,
-            ``objective``, ``gpus``).
+            ``objective``, ``gpus``, ``engine``).
 
     >>> from calculators.catalog.models import get_model
     >>> recommend(Workload(model="llama-3-8b", job="cook"))
@@ -258,6 +266,9 @@ def recommend(workload: Workload) -> Recommendation:
     apple = flag("include_apple", w.include_apple)
     mfu = _optional_float("mfu", w.mfu, maximum=1.0)
     objective = one_of("objective", w.objective, OBJECTIVES)
+    # Checked for every job, used when serving: the engine's efficiencies for this weights format.
+    setup = speed_setup(engine=w.engine, weights=method) if job == "serve" else speed_setup(engine=w.engine)
+    engine = setup.engine
     candidates, skipped = _candidates(w, apple)
 
     serve_estimate = inference_memory(spec, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
@@ -284,8 +295,9 @@ def recommend(workload: Workload) -> Recommendation:
                     continue
                 notes = formats
                 try:
-                    step = speed.decode_step(spec, gpu, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE,
-                                             batch=batch, context=context, gpus=count)
+                    step = speed.decode_step(spec, gpu, engine=engine, weights=method,
+                                             kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch, context=context,
+                                             gpus=count)
                 except InputError as error:  # a Mac given without its bandwidth
                     rows.append(_row(gpu, count, verdict=verdict, rate=None, days=None, w=w, target=target,
                                      budget=budget, notes=notes + (f"speed unknown: {error}",), hours=None))
@@ -328,13 +340,13 @@ def recommend(workload: Workload) -> Recommendation:
     tight = [replace(r, why="Not ranked (tight): " + why_sentence(r, None, objective, job).split(": ", 1)[1]) for r in tight]
     return Recommendation(model=spec.name, job=job, method=method, context=context, batch=batch, tokens=tokens,
                           target_tokens_per_s=target, budget_usd_per_hour=budget, rows=tuple(ranked),
-                          tight_rows=tuple(tight), objective=objective,
+                          tight_rows=tuple(tight), objective=objective, engine=engine if job == "serve" else None,
                           skipped=tuple(skipped), unpriced=tuple(unpriced), kv_cache=kv_cache,
-                          assumptions=_assumptions(job, method, mfu, checkpointing, tokens, kv_cache))
+                          assumptions=_assumptions(job, method, mfu, checkpointing, tokens, kv_cache, setup))
 
 
 def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, tokens: int | None,
-                 kv_cache: str | None = None) -> tuple[str, ...]:
+                 kv_cache: str | None, setup: SpeedSetup) -> tuple[str, ...]:
     common = (f"GPU counts tried: {', '.join(str(c) for c in GPU_COUNTS)} (one node)",
               f"price: on-demand cloud prices of catalog edition {prices.EDITION} (for buying, see the cost page): "
               "the median of instances with exactly that many GPUs where there is one, else the GPU count x the "
@@ -345,11 +357,14 @@ def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, 
             f"fit: total_bytes of inference_memory (weights, KV cache in {kv_cache} at the full context, "
             "activations, runtime overhead) split evenly over tensor-parallel GPUs, against the memory a process "
             "can allocate; tight configurations (inside the measured uncertainty) are listed after those that fit",
-            f"speed: aggregate decode tokens/s at the full context (the slowest step), roofline with bandwidth "
-            f"efficiency {speed.DEFAULT_BANDWIDTH_EFFICIENCY:g} and compute efficiency "
-            f"{speed.DEFAULT_COMPUTE_EFFICIENCY:g} (assumed), plus tensor-parallel all-reduces (2 per layer) over "
-            "each GPU's own link: NVLink where it has one, else PCIe (calculators.parallel.tensor); "
-            "prefill time not counted",
+            f"speed: aggregate decode tokens/s at the full context (the slowest step), the decode_step of 'speed' "
+            f"with engine {setup.engine}: roofline with bandwidth efficiency {setup.bandwidth_efficiency:.3g} and "
+            f"compute efficiency {setup.compute_efficiency:.3g} "
+            f"({'assumed' if setup.engine == DEFAULT_ENGINE else 'fitted on published runs'})"
+            + (f", {setup.step_overhead_s_per_layer * 1e6:,.1f} us fixed cost per layer per step"
+               if setup.step_overhead_s_per_layer else "")
+            + ", plus tensor-parallel all-reduces (2 per layer) over each GPU's own link: NVLink where it has one, "
+            "else PCIe (calculators.parallel.tensor); prefill time not counted",
             "USD per million tokens: generated tokens at that sustained aggregate rate (static batch, always full)",
         )
     mfu_text = (f"utilisation {mfu:g} (given)" if mfu is not None else

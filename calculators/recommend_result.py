@@ -121,6 +121,7 @@ class Recommendation:
     kv_cache: str | None = None  # serving only
     objective: str = "cost"
     tight_rows: tuple[Configuration, ...] = ()
+    engine: str | None = None  # serving only
 
     @property
     def objective_text(self) -> str:
@@ -130,6 +131,7 @@ class Recommendation:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {"model": self.model, "job": self.job, "method": self.method, "kv_cache": self.kv_cache,
+                "engine": self.engine,
                 "context": self.context,
                 "batch": self.batch, "tokens": self.tokens, "target_tokens_per_s": self.target_tokens_per_s,
                 "budget_usd_per_hour": self.budget_usd_per_hour, "price_edition": self.price_edition,
@@ -141,8 +143,9 @@ class Recommendation:
 
     @property
     def settings_text(self) -> str:
-        """The method (and the KV-cache dtype when serving), as the CLI and the widget show them."""
-        return self.method + (f", KV cache {self.kv_cache}" if self.kv_cache else "")
+        """The method (and the KV-cache dtype and engine when serving), as the CLI and the widget show them."""
+        return (self.method + (f", KV cache {self.kv_cache}" if self.kv_cache else "")
+                + (f", engine {self.engine}" if self.engine else ""))
 
     def to_text(self, *, limit: int = 20) -> str:
         """Plain-text table of the first ``limit`` ranked rows, then the tight ones, for the CLI."""

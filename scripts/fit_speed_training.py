@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Refit the training utilisation on tests/data/published_speed/training.jsonl and print the errors.
 
-Usage: ``scripts/fit_speed_training.py`` rewrites ``calculators/performance/utilisation_fit.py``
+Usage: ``scripts/fit_speed_training.py`` rewrites ``calculators/catalog/utilisation_fit.py``
 and prints the leave-one-source-out error per category next to the naive roofline;
 ``--check`` only compares the committed module with a refit (exit 1 when stale).
 """
@@ -17,7 +17,7 @@ sys.path.insert(0, str(REPO))
 
 from calculators.speed_accuracy.training import error_statistics, fit_module_text, scored_figures  # noqa: E402
 
-TARGET = REPO / "calculators" / "performance" / "utilisation_fit.py"
+TARGET = REPO / "calculators" / "catalog" / "utilisation_fit.py"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -250,7 +250,8 @@ def claims() -> tuple[Claim, ...]:
                           "communication / compute time of one step"),
               low=1, high=1, unit="x compute", bound="at least",
               figure=lambda: figure([(f"ZeRO-{z}", step_communication(
-                  get_model("llama-2-13b"), gpu="h100-sxm", gpus=8, zero=z, interconnect="pcie5").comm_to_compute)
+                  get_model("llama-2-13b"), gpu="h100-sxm", gpus=8, zero=z, interconnect="pcie5",
+                  seq=4096).comm_to_compute)
                   for z in (0, 3)], "x compute", "calculators.parallel.step.step_communication", PAGE_MULTI_GPU),
               why="A 13B gradient all-reduce over 64 GB/s each way takes longer than the step's compute."),
         Claim(id="vrla-ws-mixed-2-8x-throughput", source=VRLA_WS, section="GPU compute: Tensor Cores and mixed "

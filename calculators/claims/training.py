@@ -74,7 +74,7 @@ from calculators.memory.lora import lora_parameters
 from calculators.memory.optimizers import optimizer_bytes
 from calculators.memory.training import activation_layout
 from calculators.memory.training_inputs import training_setup
-from calculators.performance.flops import attended_tokens
+from calculators.model_flops import attended_tokens
 from calculators.performance.training_time import training_flops_per_token
 
 #: Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4: activations of one GPT layer are

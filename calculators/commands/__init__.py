@@ -45,7 +45,7 @@ def engine_option(parser: argparse.ArgumentParser, flag: str, engine: Callable[.
     >>> engine_option(parser, "--efficiency", step_communication, help="fraction")
     >>> args = parser.parse_args(["--efficiency", "auto"])
     >>> args.seq, args.efficiency
-    (4096, None)
+    (2048, None)
     """
     dest = name or flag.removeprefix("--").replace("-", "_")
     default = default_of(engine, keyword or dest)

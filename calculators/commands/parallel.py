@@ -16,6 +16,7 @@ from typing import Any
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.models import resolve_model
 from calculators.commands import engine_option
+from calculators.parallel.ring_link import GPUS_PER_NODE
 from calculators.parallel.step import AUTO, COMM_DTYPES, step_communication
 from calculators.validate import finite_float
 
@@ -36,10 +37,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     option("--gpu", "GPU id (see 'mlhw gpus'); sets compute and the default link")
     option("--gpus", "data-parallel GPUs")
     option("--zero", "ZeRO stage 0-3 (0 = DDP, 3 = FSDP full shard)")
-    option("--interconnect", f"link: {AUTO} (the GPU's own) or one of {', '.join(interconnect_ids())}")
+    option("--interconnect", f"link: {AUTO} (the GPU's own within a node, the NICs across nodes above "
+                             f"{GPUS_PER_NODE} GPUs, as train-time) or one of {', '.join(interconnect_ids())} "
+                             "(every hop)")
+    option("--nic", "network link between nodes (interconnect id; auto above one node only)")
+    option("--nics-per-node", "NICs per node")
     option("--batch", "micro-batch per GPU (sequences)")
     option("--seq", "sequence length in tokens")
-    option("--mfu", "model FLOP utilisation (assumed)")
+    option("--mfu", "fraction of the dense BF16 rate the step's FLOPs reach, in (0, 1]; auto: the utilisation "
+                    "fitted on published runs for this GPU and micro-batch, the one train-time uses")
     option("--efficiency", "fraction of per-direction link bandwidth reached; auto: the link "
                            "model's value per link kind, fitted on published nccl-tests runs (the same as train-time "
                            "and speed)")
@@ -49,6 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     option("--grad-dtype", f"reduced gradients: {', '.join(COMM_DTYPES)}")
     option("--param-dtype", f"gathered parameters: {', '.join(COMM_DTYPES)}")
     option("--no-overlap", "add all communication to compute", name="overlap", action="store_false")
+    option("--grad-checkpointing", "full activation recomputation: one more forward per step, as in train-time",
+           action="store_true")
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:
@@ -59,5 +67,6 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
         resolve_model(args.model), gpu=args.gpu, gpus=args.gpus, zero=args.zero, interconnect=args.interconnect,
         batch=args.batch, seq=args.seq, mfu=args.mfu, efficiency=args.efficiency,
         grad_dtype=args.grad_dtype, param_dtype=args.param_dtype, overlap=args.overlap,
+        grad_checkpointing=args.grad_checkpointing, nic=args.nic, nics_per_node=args.nics_per_node,
         latency_s=None if latency is None else latency / scale)
     return result.to_dict(), result.to_text()

@@ -1,6 +1,6 @@
 """GPU configurations that fit a workload, with headroom, speed and cost, best first
 
-``mlhw recommend --model llama-3-8b --job serve --context 8192 --batch 16 [--json]``
+``mlhw recommend --model llama-3-8b --job serve --context 8192 --batch 16 [--engine vllm] [--json]``
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import argparse
 from typing import Any
 
 from calculators.catalog.custom_gpu import resolve_gpu_flag
+from calculators.catalog.engines import engine_ids
 from calculators.catalog.models import resolve_model
 from calculators.commands import engine_option
 from calculators.memory.inference import KV_DTYPES
@@ -30,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     option("--method", "serve: weights format (bf16, fp8, int8, int4, nf4, ...); finetune/train: full, lora, qlora; "
                        f"auto: {' / '.join(DEFAULT_METHOD.values())}")
     option("--kv-cache", f"serve: KV-cache dtype, one of {', '.join(KV_DTYPES)}")
+    option("--engine", f"serve: inference engine whose fitted efficiencies and fixed costs time the decode step, as "
+                       f"in 'mlhw speed': one of {', '.join(engine_ids())}")
     option("--context", "serve: tokens cached per sequence; finetune/train: sequence length; "
                           f"auto: {' / '.join(map(str, DEFAULT_CONTEXT.values()))}")
     option("--batch", "serve: concurrent sequences; training: micro-batch per GPU")
@@ -49,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the recommendation; returns (JSON-ready dict, text)."""
     result = recommend(Workload(
-        model=resolve_model(args.model), job=args.job, method=args.method, kv_cache=args.kv_cache,
+        model=resolve_model(args.model), job=args.job, method=args.method, kv_cache=args.kv_cache, engine=args.engine,
         context=args.context, batch=args.batch,
         tokens=token_count("tokens", args.tokens, maximum=MAX_TOKENS), target_tokens_per_s=args.target_tokens_per_s,
         budget_usd_per_hour=args.budget_usd_per_hour, mfu=args.mfu,

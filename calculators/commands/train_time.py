@@ -36,7 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     option("--method", f"one of {', '.join(METHODS)} (lora/qlora: 4·N, frozen base)")
     option("--lora-rank", "LoRA rank (lora/qlora only)")
     option("--batch", "micro-batch per GPU, sequences")
-    option("--grad-accumulation", "micro-batches per optimizer step")
+    option("--grad-accumulation", "micro-batches per optimizer step per replica; by default one, so the global batch "
+                                  "is GPUs / (tp x pp) x batch x seq tokens, stated in the output")
+    option("--global-batch-tokens", "tokens per optimizer step over the job (4M, 16M ...): sets the accumulation, "
+                                    "so each step's gradient communication is amortised as in pre-training (Llama 2: "
+                                    "4M; Llama 3: 4M-16M); auto: the one above")
     option("--zero", "ZeRO stage 0-3 of the data-parallel communication")
     option("--interconnect", "link id (see the interconnect catalog) or 'auto' for the GPU's own")
     option("--tp", "tensor-parallel GPUs per model replica", name="tensor_parallel")
@@ -55,7 +59,9 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
     result = training_time(
         resolve_model(args.model), resolve_gpu_flag(args.gpu), tokens=tokens, gpus=args.gpus, mfu=args.mfu,
         precision=args.precision, grad_checkpointing=args.grad_checkpointing, seq=args.seq, method=args.method,
-        lora_rank=args.lora_rank, batch=args.batch, grad_accumulation=args.grad_accumulation, zero=args.zero,
+        lora_rank=args.lora_rank, batch=args.batch, grad_accumulation=args.grad_accumulation,
+        global_batch_tokens=None if args.global_batch_tokens is None
+        else token_count("global_batch_tokens", args.global_batch_tokens, maximum=MAX_TOKENS), zero=args.zero,
         interconnect=args.interconnect, tensor_parallel=args.tensor_parallel, pipeline_parallel=args.pipeline_parallel,
         virtual_stages=args.virtual_stages, fp8=args.fp8, goodput=args.goodput, nic=args.nic,
         nics_per_node=args.nics_per_node)

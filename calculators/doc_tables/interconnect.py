@@ -11,7 +11,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import all_interconnects, get_interconnect
 from calculators.catalog.models import READ_ON, get_model, get_model_record
 from calculators.parallel.links import record_link_bytes_per_s
-from calculators.parallel.step import DEFAULT_MFU, StepCommunication, step_communication
+from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
 from calculators.tables import Table, TableFunction
 
@@ -35,7 +35,10 @@ def _step(link: str, zero: int) -> StepCommunication:
 
 def _assumptions() -> tuple[str, ...]:
     return ("collective efficiency and per-step latency of the one link model (calculators.parallel.links, fitted on "
-            "published nccl-tests runs)", f"MFU {DEFAULT_MFU:g} (assumed)", f"link catalog as of {_AS_OF}")
+            "published nccl-tests runs)",
+            f"compute: training FLOPs per token (6 x matmul parameters + attention) at the utilisation fitted on "
+            f"published runs, {_step('nvlink4', 0).mfu:.3g} for the {get_gpu(GPU).name} at {BATCH * SEQ:,} tokens per "
+            "micro-batch (calculators.catalog.utilisation, as train-time)", f"link catalog as of {_AS_OF}")
 
 
 def _job() -> str:
@@ -56,7 +59,7 @@ def key_numbers() -> Table:
          f"{over_pcie.communication_s * 1e3:,.0f}", "ms", "`calculators.parallel.step.step_communication`"),
         (f"the same over {nvlink.name}", f"{over_nvlink.communication_s * 1e3:,.0f}", "ms",
          "`calculators.parallel.step.step_communication`"),
-        ("compute of that step (6 N tokens at the assumed MFU)", f"{over_pcie.compute_s * 1e3:,.0f}", "ms",
+        ("compute of that step (training FLOPs at the fitted utilisation, as train-time)", f"{over_pcie.compute_s * 1e3:,.0f}", "ms",
          "`calculators.parallel.step.step_communication`"),
     )
     return Table(

@@ -82,7 +82,7 @@ def train_utilisation_table() -> Table:
     return Table(
         id="performance-train-mfu-defaults",
         caption=("Training utilisation factors fitted on the published runs of tests/data/published_speed/"
-                 "training.jsonl (calculators.performance.utilisation_fit): utilisation of the executed FLOPs = base x "
+                 "training.jsonl (calculators.catalog.utilisation_fit): utilisation of the executed FLOPs = base x "
                  "checkpointing x method x T / (T + T_half), T = tokens per micro-batch. Each factor is the median over "
                  "sources of the median over each source's runs; the last column names the runs and sources."),
         columns=("factor", "value", "fitted on"), align=("l", "r", "l"), rows=tuple(rows),

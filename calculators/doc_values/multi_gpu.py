@@ -18,6 +18,7 @@ from statistics import median
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
+from calculators.catalog.utilisation import predicted_utilisation
 from calculators.catalog.models import get_model
 from calculators.doc_tables.multi_gpu import JOB as ZERO_JOB
 from calculators.inline_values import Value, ValueFunction, quantity
@@ -27,7 +28,6 @@ from calculators.parallel.links import LINK_EFFICIENCY, LINK_EFFICIENCY_RECORDS,
 from calculators.parallel.measured import MEASUREMENTS
 from calculators.parallel.step import (
     DDP_BUCKET_BYTES,
-    DEFAULT_MFU,
     StepCommunication,
     step_communication,
 )
@@ -112,9 +112,16 @@ def ic_ddp_bucket() -> Value:
 
 
 def step_mfu(value_id: str) -> Value:
-    """The MFU step_communication assumes for compute (assumed)."""
-    return quantity(value_id, DEFAULT_MFU, digits=1, unit="", kind="assumed",
-                    description="Model FLOPs utilisation calculators.parallel.step assumes for a step's compute.")
+    """The utilisation step_communication takes for the worked example's compute (fitted on published runs)."""
+    tokens = EXAMPLE_SEQ  # one sequence per GPU
+    return quantity(value_id, predicted_utilisation(get_gpu(EXAMPLE_GPU), micro_batch_tokens=tokens), digits=2,
+                    unit="", kind="derived",
+                    description=f"Utilisation of the dense BF16 rate fitted on published runs for the "
+                                f"{get_gpu(EXAMPLE_GPU).name} at {tokens:,} tokens per micro-batch "
+                                "(calculators.catalog.utilisation): what step_communication and train-time take "
+                                "when no mfu is given.",
+                    assumptions=("calculators.catalog.utilisation.predicted_utilisation, full training, no "
+                                 "recomputation",))
 
 
 # --------------------------------------------------------------------------- nccl-tests check
@@ -152,7 +159,7 @@ def _example(link: str) -> StepCommunication:
 
 
 _EXAMPLE = ((f"Llama 3 70B, ZeRO-3 on {EXAMPLE_GPUS} x H100 SXM, one {EXAMPLE_SEQ}-token sequence per GPU; "
-            "collective efficiency and MFU at the defaults (assumed)"),)
+            "collective efficiency and utilisation at the defaults (fitted)"),)
 
 
 def ic_example_nvlink_share() -> Value:

@@ -19,7 +19,7 @@ from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.parallel.tensor import latency_per_ring_step_s, link_efficiency
-from calculators.performance.flops import matmul_parameters
+from calculators.model_flops import matmul_parameters
 from calculators.performance.inference_speed import (
     DEFAULT_BANDWIDTH_EFFICIENCY,
     DEFAULT_COMPUTE_EFFICIENCY,
@@ -169,6 +169,18 @@ def train_ckpt_half_peak_mfu() -> Value:
                     assumptions=(f"sequence length {CKPT_SEQ}, one GPU",))
 
 
+def train_global_batch_scaling(value_id: str, *, global_batch_tokens: int | None) -> Value:
+    """Data-parallel scaling efficiency of Llama 3 70B on 64 H100 SXM with every hop over InfiniBand NDR, percent."""
+    run = training_time(get_model("llama-3-70b"), get_gpu("h100-sxm"), tokens=10**12, gpus=64,
+                        interconnect="ib-ndr", global_batch_tokens=global_batch_tokens)
+    return quantity(value_id, run.scaling_efficiency, scale=PERCENT, digits=0, unit="%", kind="derived",
+                    description=f"Scaling efficiency of Llama 3 70B on 64 H100 SXM, DDP with every ring hop over "
+                                f"InfiniBand NDR, micro-batch 1 x 2,048 tokens, {run.global_batch_tokens:,} tokens "
+                                "per optimizer step (training_time).",
+                    assumptions=("global batch: one micro-batch per GPU (the default)" if global_batch_tokens is None
+                                 else f"global_batch_tokens={global_batch_tokens:,}",))
+
+
 def _serving_errors(key: str) -> list[float]:
     return [row[key] for row in scored_serving() if not row["skipped"] and row[key] is not None]
 
@@ -211,4 +223,8 @@ VALUES: dict[str, ValueFunction] = {
     "train-attention-share-8k": train_attention_share_8k,
     "train-attention-ratio-32k": train_attention_ratio_32k,
     "train-ckpt-half-peak-mfu": train_ckpt_half_peak_mfu,
+    "train-global-batch-default-scaling": functools.partial(
+        train_global_batch_scaling, "train-global-batch-default-scaling", global_batch_tokens=None),
+    "train-global-batch-4m-scaling": functools.partial(
+        train_global_batch_scaling, "train-global-batch-4m-scaling", global_batch_tokens=4 * 10**6),
 }

@@ -10,9 +10,15 @@ communication analysis, Rajbhandari et al. 2020, section 7):
   backward, and a reduce-scatter of the gradients in backward (1.5 times DDP's volume).
 
 Each collective is timed with :func:`calculators.parallel.collectives.ring_collective_time_s`
-over the link's per-direction bandwidth. Compute per GPU is ``6 x N_active x tokens /
-(peak dense BF16 FLOP/s x MFU)`` (forward 2, backward 4 FLOP per parameter per token;
-attention FLOPs left out), split one third forward, two thirds backward.
+over the link's per-direction bandwidth. Compute per GPU is ``training FLOPs per token x
+tokens / (peak dense BF16 FLOP/s x utilisation)``: the FLOPs of
+:func:`calculators.model_flops.training_flops_per_token` (``6 x`` matmul parameters plus
+attention) at the utilisation fitted on published runs
+(:func:`calculators.catalog.utilisation.predicted_utilisation`, at the micro-batch's tokens)
+unless ``mfu`` is given: the compute ``train-time``
+(:func:`calculators.performance.training_time.training_time`) times for the same job. Its
+forward share is the forward pass's FLOPs over the executed ones (one third without
+recomputation: 2 of 6 per parameter, 4 of 12 for attention).
 
 Overlap (assumption, stated in every result): a collective can hide behind the compute
 of its own phase only: forward gathers behind forward compute, gradient reductions and
@@ -27,7 +33,7 @@ exceeds compute: then no amount of overlap can hide it.
 >>> result.collectives[0].kind, round(result.collectives[0].buffer_bytes / 2**30, 1)  # fp32 gradients
 ('all-reduce', 29.9)
 >>> round(result.communication_s, 2), round(result.compute_s, 2), result.interconnect_bound
-(1.67, 0.5, True)
+(1.67, 0.67, True)
 """
 
 from __future__ import annotations
@@ -37,15 +43,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.gpu_input import gpu_record
-from calculators.catalog.gpus import GPU, get_gpu  # noqa: F401 - get_gpu is used by the doctests
-from calculators.catalog.interconnects import (
-    BRIDGE_BY_GPU,
-    NVLINK_BY_GENERATION,
-    PCIE_BY_GENERATION,
-    Interconnect,
-    get_interconnect,
-    interconnect_ids,
-)
+from calculators.catalog.gpus import GPU
+from calculators.catalog.interconnects import BRIDGE_BY_GPU
+from calculators.catalog.utilisation import predicted_utilisation
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict
@@ -53,23 +53,25 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, ZERO_STAGES
 from calculators.model import ModelSpec
-from calculators.parallel.collectives import (
-    MAX_GPUS,
-    ring_collective_time_s,
-)
+from calculators.model_flops import forward_flops_per_token, training_flops_per_token
+from calculators.parallel.collectives import MAX_GPUS, ring_collective_time_s, ring_steps
 from calculators.parallel.links import check_efficiency, collective_efficiency, latency_per_ring_step_s
+from calculators.parallel.ring_link import (
+    CROSS_NODE_NIC,
+    GPUS_PER_NODE,
+    NICS_PER_NODE,
+    data_parallel_link,
+    latency_steps,
+)
+from calculators.parallel.ring_link import default_interconnect as default_interconnect
 from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
 
 #: ``interconnect`` value that picks the GPU's own link (NVLink/Infinity Fabric, else its PCIe).
 AUTO = "auto"
 #: Gradient and gathered-parameter dtypes the step model accepts.
 COMM_DTYPES: tuple[str, ...] = ("fp32", "bf16", "fp16")
-#: Default model FLOP utilisation (assumed): a common figure for well-tuned dense
-#: transformer training on NVIDIA datacenter GPUs.
-DEFAULT_MFU = 0.4
 #: PyTorch DDP's default gradient bucket (``bucket_cap_mb=25``): one all-reduce per bucket.
 DDP_BUCKET_BYTES = 25 * 2**20
-FORWARD_SHARE = 1 / 3  # forward FLOPs = 2 N per token of 6 N
 
 _PHASES = ("forward", "backward", "after-step")
 
@@ -96,7 +98,8 @@ class CollectiveTime:
 class StepCommunication:
     """Communication and compute of one data-parallel step on one GPU, in seconds.
 
-    ``compute_s`` and every ``time_s`` are estimates at the stated MFU and collective
+    ``compute_s`` and every ``time_s`` are estimates at the stated utilisation (``mfu``;
+    ``mfu_given`` False: fitted on published runs, as ``train-time``) and collective
     efficiency; with both set to 1 they become lower bounds.
     """
 
@@ -121,6 +124,7 @@ class StepCommunication:
     assumptions: tuple[str, ...]
     notes: tuple[str, ...] = ()
     memory_verdict: FitVerdict | None = None
+    mfu_given: bool = False
 
     @property
     def comm_to_compute(self) -> float:
@@ -154,6 +158,7 @@ class StepCommunication:
             "interconnect": self.interconnect, "interconnect_name": self.interconnect_name,
             "link_per_direction_bytes_per_s": self.link_per_direction_bytes_per_s,
             "efficiency": self.efficiency, "latency_s": self.latency_s, "mfu": self.mfu,
+            "mfu_basis": "given" if self.mfu_given else "fitted",
             "trainable_parameters": self.trainable_parameters, "tokens_per_gpu": self.tokens_per_gpu,
             "flop_per_gpu": self.flop_per_gpu, "compute_s": self.compute_s,
             "collectives": [c.to_dict() for c in self.collectives],
@@ -177,6 +182,8 @@ class StepCommunication:
             lines.append(f"{c.name:<{width}} {c.phase:<10} {c.buffer_bytes / 2**30:8.2f} {c.time_s * 1e3:10.1f}")
         lines.append(f"{'communication':<{width}} {'':<10} {'':>8} {self.communication_s * 1e3:10.1f}")
         lines.append(f"{'compute (per step)':<{width}} {'':<10} {'':>8} {self.compute_s * 1e3:10.1f}")
+        lines.append(f"  compute at utilisation {self.mfu:.3g} "
+                     + ("(given)" if self.mfu_given else "(fitted on published runs, as train-time)"))
         lines.append(f"{'exposed after overlap':<{width}} {'':<10} {'':>8} {self.exposed_communication_s * 1e3:10.1f}")
         verdict = ("interconnect-bound: communication exceeds compute"
                    if self.interconnect_bound else "compute-bound: communication can hide behind compute")
@@ -188,46 +195,21 @@ class StepCommunication:
         return "\n".join(lines)
 
 
-def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
-    """The link a ring over ``gpus`` of these GPUs runs on when none is chosen.
-
-    NVLink generation (or AMD Infinity Fabric) named in the GPU record; a pair-only
-    bridge (RTX A6000, H100 PCIe) only for two GPUs; otherwise the GPU's PCIe generation.
-
-    >>> default_interconnect(get_gpu("h100-sxm")).id, default_interconnect(get_gpu("rtx-4090")).id
-    ('nvlink4', 'pcie4')
-    """
-    gpu = gpu_record("gpu", gpu)
-    text = gpu.interconnect or ""
-    if gpu.id in BRIDGE_BY_GPU:
-        if gpus <= 2:
-            return get_interconnect(BRIDGE_BY_GPU[gpu.id])
-    else:
-        for generation, link_id in NVLINK_BY_GENERATION.items():
-            if text.startswith(generation):
-                return get_interconnect(link_id)
-        if text.startswith("AMD Infinity Fabric"):
-            return get_interconnect("infinity-fabric-mi300x")
-    if gpu.pcie_generation in PCIE_BY_GENERATION:
-        return get_interconnect(PCIE_BY_GENERATION[gpu.pcie_generation])
-    raise InputError("interconnect", AUTO, f"a link id for {gpu.name}, which lists no PCIe generation or NVLink: "
-                     f"one of {', '.join(interconnect_ids())}")
-
-
 def _bytes_of(field: str, dtype: str) -> int:
     name = one_of(field, dtype, COMM_DTYPES)
     return int(DType.parse(name, field).bytes_per_element)
 
 
 def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: int = 8, zero: int = 0,
-                       interconnect: str = AUTO, batch: int = 1, seq: int = 4096, mfu: float = DEFAULT_MFU,
+                       interconnect: str = AUTO, batch: int = 1, seq: int = 2048, mfu: float | None = None,
                        efficiency: float | None = None, latency_s: float | None = None,
                        grad_dtype: str = "fp32", param_dtype: str = "bf16", overlap: bool = True,
-                       precision: str = "bf16-mixed") -> StepCommunication:
+                       precision: str = "bf16-mixed", grad_checkpointing: bool = False, nic: str = CROSS_NODE_NIC,
+                       nics_per_node: int = NICS_PER_NODE) -> StepCommunication:
     """Communication time of one full-fine-tuning data-parallel step versus its compute time, seconds.
 
     Formula: see the module docstring; ``communication = sum of ring collective times``,
-    ``compute = 6 N_active x batch x seq / (bf16 dense FLOP/s x mfu)``.
+    ``compute = training_flops_per_token(seq) x batch x seq / (bf16 dense FLOP/s x utilisation)``.
 
     Assumptions: one micro-batch per optimizer step (no gradient accumulation); every
     GPU is in one ring whose slowest link is ``interconnect``; gradients are reduced in
@@ -239,10 +221,15 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
         gpu: GPU id or record (its dense BF16 rate sets compute; its link is the default).
         gpus: data-parallel GPUs.
         zero: ZeRO stage 0 (DDP), 1, 2 or 3 (FSDP full shard).
-        interconnect: link id from :mod:`calculators.catalog.interconnects`, or ``"auto"``.
+        interconnect: link id from :mod:`calculators.catalog.interconnects` (every hop of the ring), or
+            ``"auto"``: the GPU's own link within a node; above :data:`GPUS_PER_NODE` GPUs, the ring
+            crosses nodes over ``nics_per_node`` x ``nic`` (:func:`calculators.parallel.ring_link.data_parallel_link`,
+            the ring ``train-time`` times).
         batch: micro-batch per GPU, sequences.
         seq: sequence length, tokens.
-        mfu: model FLOP utilisation, in (0, 1] (assumed).
+        mfu: fraction of the dense BF16 rate the step's FLOPs reach, in (0, 1]; ``None`` takes the
+            utilisation fitted on published runs for this GPU at ``batch x seq`` tokens per micro-batch
+            (:func:`calculators.catalog.utilisation.predicted_utilisation`), the one ``train-time`` uses.
         efficiency: fraction of per-direction link bandwidth the collectives reach; ``None``
             takes the one link model's fitted value per collective
             (:func:`calculators.parallel.links.collective_efficiency`), as ``train-time`` and
@@ -254,6 +241,9 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
         overlap: let collectives hide behind their phase's compute.
         precision: passed to :func:`calculators.memory.training.training_memory` for the
             per-GPU memory shown beside the times.
+        nic, nics_per_node: the network between nodes (``"auto"`` above one node only).
+        grad_checkpointing: full activation recomputation: one more forward per step (executed
+            FLOPs), its fitted utilisation factor, and the memory it saves, as ``train-time`` counts them.
 
     Returns:
         A :class:`StepCommunication`.
@@ -266,14 +256,21 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     stage = positive_int("zero", zero, maximum=max(ZERO_STAGES), minimum=min(ZERO_STAGES))
     b = positive_int("batch", batch, maximum=MAX_BATCH)
     s = positive_int("seq", seq, maximum=MAX_SEQ)
-    utilisation = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)
+    recompute = flag("grad_checkpointing", grad_checkpointing)
+    given_mfu = mfu is not None and not (isinstance(mfu, str) and not mfu.strip())
+    utilisation = (finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False) if given_mfu
+                   else predicted_utilisation(record, micro_batch_tokens=b * s,
+                                              checkpointing="full" if recompute else "none"))
     given_eff = None if efficiency is None else check_efficiency("efficiency", efficiency)
     given_alpha = None if latency_s is None else finite_float("latency_s", latency_s, minimum=0.0, maximum=1.0)
     grad_bytes = _bytes_of("grad_dtype", grad_dtype)
     param_bytes = _bytes_of("param_dtype", param_dtype)
     hide = flag("overlap", overlap)
     link_key = str(interconnect).strip().lower()
-    link = default_interconnect(record, gpus=n) if link_key == AUTO else get_interconnect(link_key)
+    # The ring train-time times: the GPUs' own link in a node, NICs across nodes (calculators.parallel.ring_link).
+    across = n > GPUS_PER_NODE
+    ring_name, ring_id, bw, link = data_parallel_link(record, gpus=n, interconnect=link_key, nic=nic,
+                                                      nics_per_node=nics_per_node)
     if record.bf16_dense_flop_per_s is None:
         raise InputError("gpu", record.id, "a GPU with a published dense BF16 rate (the catalog has none for "
                          f"{record.name})")
@@ -286,9 +283,10 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
 
     params = spec.parameters
     tokens = b * s
-    flop = 6.0 * spec.active_parameters * tokens
+    per_token = training_flops_per_token(spec, seq=s, grad_checkpointing=recompute)
+    flop = per_token * tokens
+    forward_share = forward_flops_per_token(spec, seq=s) / per_token
     compute_s = flop / (record.bf16_dense_flop_per_s * utilisation)
-    bw = link.per_direction_bytes_per_s
     grads = params * grad_bytes
     gathered = params * param_bytes
     grad_calls = max(1, math.ceil(grads / DDP_BUCKET_BYTES))
@@ -296,8 +294,9 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
 
     def timed(name: str, kind: str, phase: str, size: int, calls: int) -> CollectiveTime:
         efficiency = eff_of(kind)
+        latency = alpha * latency_steps(kind, gpus=n, cross_node=across) / ring_steps(kind, gpus=n)
         time = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=efficiency,
-                                      latency_s=alpha, calls=calls)
+                                      latency_s=latency, calls=calls)
         return CollectiveTime(name=name, kind=kind, phase=phase, buffer_bytes=size, calls=calls, time_s=time,
                               efficiency=efficiency)
 
@@ -313,7 +312,7 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     if n == 1:
         collectives = []
     communication = sum(c.time_s for c in collectives)
-    windows = {"forward": FORWARD_SHARE * compute_s, "backward": (1 - FORWARD_SHARE) * compute_s,
+    windows = {"forward": forward_share * compute_s, "backward": (1 - forward_share) * compute_s,
                "after-step": 0.0}
     if hide:
         exposed = sum(max(0.0, sum(c.time_s for c in collectives if c.phase == phase) - windows[phase])
@@ -321,22 +320,27 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     else:
         exposed = communication
 
-    memory = training_memory(spec, method="full", precision=precision, batch=b, seq=s, gpus=n, zero=stage)
+    memory = training_memory(spec, method="full", precision=precision, batch=b, seq=s, gpus=n, zero=stage,
+                             grad_checkpointing=recompute)
     assumptions = (
-        f"{n} GPUs in one ring over {link.name}: {bw / 1e9:g} GB/s per direction "
-        f"({link.bandwidth_bytes_per_s / 1e9:g} GB/s {link.direction}, {link.source.title})",
+        f"{n} GPUs in one ring over {ring_name}: {bw / 1e9:g} GB/s per direction per GPU "
+        + (f"({link.bandwidth_bytes_per_s / 1e9:g} GB/s {link.direction}, {link.source.title})" if ring_id == link.id
+           else f"(min(intra-node link, {nics_per_node} x {link.per_direction_bytes_per_s / 1e9:g} GB/s per node); "
+                f"NCCL's tree latency across nodes, as train-time)"),
         ("collective efficiency " + ", ".join(sorted({f"{c.kind} {c.efficiency:.3g}" for c in collectives}) or
                                               {f"{eff:.3g}"}) + " of per-direction bandwidth "
          + ("(given)" if given_eff is not None else "(fitted per link kind on published nccl-tests runs, "
             "calculators.parallel.links)")
          + f" and {alpha * 1e6:.3g} us per ring step " + ("(given)" if given_alpha is not None else
                                                           "(derived from published small-message runs)")),
-        f"compute = 6 x {spec.active_parameters:,} active parameters x {tokens:,} tokens per GPU at "
-        f"MFU {utilisation:g} of {record.bf16_dense_flop_per_s / 1e12:g} dense BF16 TFLOP/s (assumed MFU; "
-        "attention FLOPs not counted)",
+        f"compute = {per_token / 1e9:,.2f} GFLOP per token (6 x matmul parameters + attention over {s:,} "
+        f"tokens{', plus one recomputed forward' if recompute else ''}, training_flops_per_token) x {tokens:,} tokens per GPU at utilisation {utilisation:.3g} of "
+        f"{record.bf16_dense_flop_per_s / 1e12:g} dense BF16 TFLOP/s "
+        + ("(given)" if given_mfu else "(fitted on published runs for this GPU at this micro-batch, "
+           "calculators.catalog.utilisation: the compute train-time times for the same job)"),
         f"gradients reduced in {grad_dtype}, parameters gathered in {param_dtype}; one micro-batch per step",
-        ("overlap: each collective hides behind the compute of its own phase (forward 1/3, backward 2/3 of "
-         "compute); the ZeRO-1/2 parameter all-gather after the optimizer step is exposed")
+        (f"overlap: each collective hides behind the compute of its own phase (forward {forward_share:.2f}, "
+         f"backward {1 - forward_share:.2f} of compute); the ZeRO-1/2 parameter all-gather after the optimizer step is exposed")
         if hide else "no overlap: communication adds to compute",
     )
     notes: list[str] = list(link.notes)
@@ -345,14 +349,15 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
                      "so its slowest link is PCIe, not the bridge.")
     elif record.id in BRIDGE_BY_GPU and link_key == AUTO and n > 2:
         notes.append("This GPU's NVLink bridge joins pairs only; a ring over more than two GPUs runs at PCIe speed.")
-    if link.kind in ("infiniband", "ethernet"):
+    if link.kind in ("infiniband", "ethernet") and ring_id == link.id:
         notes.append("A network link timed as every hop of the ring: a bound for one GPU per node. With NVLink "
                      "inside each node, a ring across nodes sees min(intra-node, NICs per node x NIC) per GPU "
                      "(calculators.parallel.collectives.multi_node_ring_bytes_per_s).")
     return StepCommunication(
-        model=spec.name, gpu=record.name, gpus=n, zero=stage, interconnect=link.id, interconnect_name=link.name,
+        model=spec.name, gpu=record.name, gpus=n, zero=stage, interconnect=ring_id, interconnect_name=ring_name,
         link_per_direction_bytes_per_s=bw, efficiency=eff, latency_s=alpha, mfu=utilisation,
         trainable_parameters=params, tokens_per_gpu=tokens, flop_per_gpu=flop, compute_s=compute_s,
         collectives=tuple(collectives), communication_s=communication, exposed_communication_s=exposed,
         memory=memory, memory_verdict=fit_verdict(memory, record), assumptions=assumptions, notes=tuple(notes),
+        mfu_given=given_mfu,
     )

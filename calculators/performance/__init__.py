@@ -6,7 +6,7 @@ efficiency at 1 the division is a bound on time, never the time itself; with the
 documented default efficiencies it is an estimate, checked against published
 measurements on the "Inference speed" and "Training time" pages.
 
-Modules: :mod:`~calculators.performance.flops` (FLOP counts and compute rates),
+Modules: :mod:`~calculators.performance.flops` (compute rates; the FLOP counts are in :mod:`calculators.model_flops`),
 :mod:`~calculators.performance.inference_speed` (decode roofline, prefill, generation) with its
 settings in :mod:`~calculators.performance.speed_setup` (engine, weight format, efficiencies), the
 per-pass formula in :mod:`~calculators.performance.roofline` and its result records in

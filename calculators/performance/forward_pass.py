@@ -23,7 +23,7 @@ from calculators.memory.weights import (
     weight_bytes,
 )
 from calculators.model import ModelSpec
-from calculators.performance.flops import (
+from calculators.model_flops import (
     attended_tokens,
     causal_attended_pairs,
     lm_head_parameters,

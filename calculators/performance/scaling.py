@@ -11,7 +11,8 @@ paper, Rajbhandari et al. 2020, section 7), with ``P`` trainable parameters:
 
 Each collective is a ring over the GPUs' link (:func:`~calculators.parallel.collectives.ring_collective_time_s`)
 at the efficiency of the one link model (:func:`calculators.parallel.links.collective_efficiency`,
-per link kind and collective) and the link's per-step latency (:mod:`calculators.parallel.tensor`).
+per link kind and collective) and the link's per-step latency (:mod:`calculators.parallel.tensor`),
+on the ring :mod:`calculators.parallel.ring_link` chooses (the one ``parallel`` times too).
 Above :data:`GPUS_PER_NODE` GPUs the ring crosses nodes: its per-GPU bandwidth is
 ``min(intra-node link, NICs per node x NIC)`` (default eight 400 Gb/s InfiniBand NDR NICs
 per node, as in NVIDIA's DGX H100 reference design: assumed) at the network efficiency,
@@ -50,32 +51,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.gpus import GPU
-from calculators.catalog.interconnects import Interconnect, get_interconnect
-from calculators.errors import UnknownNameError
 from calculators.memory.training_inputs import MAX_BATCH, ZERO_STAGES
 from calculators.model import ModelSpec
-from calculators.parallel.collectives import (
-    MAX_GPUS,
-    multi_node_ring_bytes_per_s,
-    ring_collective_time_s,
-    ring_steps,
-)
-from calculators.parallel.step import (
-    AUTO,
-    DDP_BUCKET_BYTES,
-    CollectiveTime,
-    default_interconnect,
-)
+from calculators.parallel.collectives import MAX_GPUS, ring_collective_time_s, ring_steps
 from calculators.parallel.links import collective_efficiency
+from calculators.parallel.ring_link import (
+    CROSS_NODE_NIC,
+    GPUS_PER_NODE,
+    NICS_PER_NODE,
+    data_parallel_link,
+    latency_steps,
+)
+from calculators.parallel.step import DDP_BUCKET_BYTES, CollectiveTime
 from calculators.parallel.tensor import latency_per_ring_step_s
-from calculators.validate import finite_float, positive_int
+from calculators.validate import AUTO, finite_float, positive_int
 
-#: GPUs in one node; larger jobs cross nodes (assumed: the HGX/DGX eight-GPU node).
-GPUS_PER_NODE = 8
-#: NIC across nodes when ``interconnect="auto"`` (assumed: DGX H100 has eight ConnectX-7 NDR ports).
-CROSS_NODE_NIC = "ib-ndr"
-#: NICs per node across nodes (assumed: one per GPU, as in DGX/HGX nodes).
-NICS_PER_NODE = 8
 _PHASES = ("forward", "backward", "after-step")
 
 
@@ -122,40 +112,6 @@ class DataParallelOverhead:
                 "collectives": [c.to_dict() for c in self.collectives], "compute_s": self.compute_s,
                 "communication_s": self.communication_s, "exposed_s": self.exposed_s,
                 "scaling_efficiency": self.scaling_efficiency}
-
-
-def data_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO, nic: str = CROSS_NODE_NIC,
-                       nics_per_node: int = NICS_PER_NODE, cross_node: bool | None = None,
-                       nic_share: int = 1) -> tuple[str, str, float, Interconnect]:
-    """(name, id, per-direction bytes/s, slowest link) of the ring a data-parallel job runs on.
-
-    ``"auto"``: the GPU's own link within a node; above :data:`GPUS_PER_NODE` GPUs,
-    ``min(own link, nics_per_node x nic)`` per GPU
-    (:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`), and the NIC is
-    the link whose efficiency applies. ``cross_node`` forces (or rules out) a ring across
-    nodes, e.g. when tensor- and pipeline-parallel groups fill the nodes; ``nic_share`` GPUs
-    of a node sit in different rings and share its NICs. A named link is used for every hop.
-    """
-    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
-    nics = positive_int("nics_per_node", nics_per_node, maximum=64)
-    share = positive_int("nic_share", nic_share, maximum=GPUS_PER_NODE)
-    try:  # checked whether the job crosses nodes or not
-        network = get_interconnect(nic)
-    except UnknownNameError as error:
-        raise UnknownNameError("nic", str(nic), error.choices) from None
-    across = n > GPUS_PER_NODE if cross_node is None else cross_node
-    key = str(interconnect).strip().lower()
-    if key != AUTO:
-        link = get_interconnect(key)
-        return link.name, link.id, link.per_direction_bytes_per_s, link
-    link = default_interconnect(gpu, gpus=min(n, GPUS_PER_NODE))
-    if not across or n == 1:
-        return link.name, link.id, link.per_direction_bytes_per_s, link
-    per_direction = multi_node_ring_bytes_per_s(intra_node_bytes_per_s=link.per_direction_bytes_per_s,
-                                                nic_bytes_per_s=network.per_direction_bytes_per_s / share,
-                                                nics_per_node=nics)
-    return (f"{link.name} in each node, {nics} x {network.name} per node across nodes",
-            f"{link.id}+{network.id}", per_direction, network)
 
 
 def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, micro_batch_compute_s: float,
@@ -207,9 +163,7 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
 
     def timed(label: str, kind: str, phase: str, size: float, calls: int, repeats: int) -> CollectiveTime:
         # Across nodes NCCL's trees take 2 ceil(log2 N) latency steps instead of the ring's.
-        steps = ring_steps(kind, gpus=n)
-        if n > GPUS_PER_NODE or cross_node:
-            steps = min(steps, 2 * math.ceil(math.log2(n)))
+        steps = latency_steps(kind, gpus=n, cross_node=bool(n > GPUS_PER_NODE or cross_node))
         latency = alpha * steps / ring_steps(kind, gpus=n)
         efficiency = collective_efficiency(slowest, collective=kind, gpus=n)
         one = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=efficiency, latency_s=latency,

@@ -1,4 +1,4 @@
-"""Wall-clock time of training: FLOPs ≈ 6·N·D plus attention, at an assumed MFU over N GPUs.
+"""Wall-clock time of training: FLOPs ≈ 6·N·D plus attention, at a fitted (or given) utilisation over N GPUs.
 
 Per token, training does a forward (2 FLOP per matmul parameter) and a backward (4), so
 ``6 x N`` for a dense model and ``6 x active parameters`` for a mixture of experts,
@@ -75,17 +75,12 @@ from calculators.memory.weights import quantized_bytes_per_element
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
 from calculators.performance.flops import compute_rate_flop_per_s
-from calculators.performance.training_flops import adapter_parameters as adapter_parameters
-from calculators.performance.training_flops import forward_flops_per_token as forward_flops_per_token
-from calculators.performance.training_flops import training_flops_per_token as training_flops_per_token
+from calculators.model_flops import adapter_parameters as adapter_parameters
+from calculators.model_flops import forward_flops_per_token as forward_flops_per_token
+from calculators.model_flops import training_flops_per_token as training_flops_per_token
 from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
-from calculators.performance.scaling import (
-    CROSS_NODE_NIC,
-    GPUS_PER_NODE,
-    NICS_PER_NODE,
-    DataParallelOverhead,
-    data_parallel_overhead,
-)
+from calculators.parallel.ring_link import CROSS_NODE_NIC, GPUS_PER_NODE, NICS_PER_NODE
+from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
 from calculators.performance.utilisation import predicted_utilisation, run_goodput
 from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
 
@@ -95,6 +90,18 @@ SECONDS_PER_DAY = 86400.0
 
 #: Pipeline micro-batches per optimizer step above this are refused (a typo guard).
 MAX_STAGES = 1024
+
+#: Global batches (tokens per optimizer step) of published pre-training runs, quoted for comparison with the
+#: global batch a job assumes (``global_batch_tokens``); none is used as a default.
+PUBLISHED_GLOBAL_BATCHES: tuple[tuple[str, int, Source], ...] = (
+    ("Llama 2 (7B-70B)", 4 * 10**6, Source(
+        "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', Table 1: 'All models are "
+        "trained with a global batch-size of 4M tokens'", "https://arxiv.org/abs/2307.09288", "2023-07-19")),
+    ("Llama 3 405B, last stage (4M, then 8M, then 16M)", 16 * 10**6, Source(
+        "Llama Team, AI @ Meta 2024, 'The Llama 3 Herd of Models', section 3.4.1: an initial batch of 4M tokens, "
+        "doubled to 8M after 252M tokens and to 16M after 2.87T tokens", "https://arxiv.org/abs/2407.21783",
+        "2024-07-31")),
+)
 
 
 def default_mfu(gpu: GPU) -> tuple[float, Source]:
@@ -164,6 +171,8 @@ class TrainingTime:
     fp8: bool = False
     goodput: float = 1.0
     model_parallel: ModelParallelStep | None = None
+    grad_accumulation: int = 1
+    global_batch_tokens: int = 0
 
     @property
     def fits(self) -> bool:
@@ -213,6 +222,7 @@ class TrainingTime:
             "adapter_parameters": self.adapter_parameters, "scaling_efficiency": self.scaling_efficiency,
             "data_parallel": self.scaling.to_dict(), "tensor_parallel": self.tensor_parallel,
             "pipeline_parallel": self.pipeline_parallel, "fp8": self.fp8, "goodput": self.goodput,
+            "grad_accumulation": self.grad_accumulation, "global_batch_tokens": self.global_batch_tokens,
             "steady_state_time_s": self.steady_time_s,
             "model_parallel": None if self.model_parallel is None else self.model_parallel.to_dict(),
             "rate_flop_per_s": self.rate_flop_per_s, "model_flops_per_token": self.model_flops_per_token,
@@ -251,7 +261,8 @@ class TrainingTime:
             f"{self.executed_flops_per_token / 1e9:,.2f} G (executed)",
             f"throughput: {self.tokens_per_s:,.0f} tokens/s ({self.tokens_per_s_per_gpu:,.0f} per GPU); "
             f"utilisation {self.utilisation:.3g}, MFU {self.mfu:.3g}; "
-            f"scaling efficiency {self.scaling_efficiency:.1%}",
+            f"scaling efficiency {self.scaling_efficiency:.1%} at {self.global_batch_tokens:,} tokens per optimizer "
+            f"step ({self.grad_accumulation} micro-batch{'es' if self.grad_accumulation > 1 else ''} per replica)",
             f"wall clock: {self.days:,.2f} days ({self.gpu_hours:,.0f} GPU-hours); "
             f"at 100 % utilisation: {self.bound_time_s / SECONDS_PER_DAY:,.2f} days",
             *[f"assumes: {a}" for a in self.assumptions],
@@ -261,7 +272,8 @@ class TrainingTime:
 def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu: float | None = None,
                   precision: str = "bf16-mixed", grad_checkpointing: bool = False, seq: int = 2048,
                   method: str = "full", lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS,
-                  batch: int = 1, grad_accumulation: int = 1, zero: int = 0, interconnect: str = AUTO,
+                  batch: int = 1, grad_accumulation: int = 1, global_batch_tokens: int | None = None,
+                  zero: int = 0, interconnect: str = AUTO,
                   tensor_parallel: int = 1, pipeline_parallel: int = 1, virtual_stages: int = 1,
                   fp8: bool = False, goodput: float | None = None, nic: str = CROSS_NODE_NIC,
                   nics_per_node: int = NICS_PER_NODE, check_memory: bool = True) -> TrainingTime:
@@ -291,6 +303,11 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         lora_rank, lora_targets: the adapters (LoRA/QLoRA only).
         batch: micro-batch per replica, sequences.
         grad_accumulation: micro-batches per optimizer step (the pipeline's micro-batches).
+        global_batch_tokens: tokens per optimizer step over the whole job; the accumulation follows
+            from it (``ceil(global / (replicas x batch x seq))``), so the gradient communication is paid
+            once per that many tokens, as in pre-training (4M tokens for Llama 2, 4M-16M for Llama 3:
+            :data:`PUBLISHED_GLOBAL_BATCHES`). ``None``: ``replicas x batch x seq x grad_accumulation``,
+            one micro-batch per replica per step by default (stated in the assumptions).
         zero: ZeRO stage 0-3 of the data-parallel communication.
         interconnect: link id, or ``"auto"`` (the GPU's own link; across nodes above 8 GPUs).
         tensor_parallel, pipeline_parallel, virtual_stages: Megatron-style model parallelism.
@@ -320,6 +337,19 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         raise InputError("gpus", gpus, f"a multiple of the GPUs per model replica, tp x pp = {tp * pp}")
     dp = gpus // (tp * pp)
     accumulation = positive_int("grad_accumulation", grad_accumulation, maximum=MAX_BATCH)
+    micro_tokens = batch * seq
+    if global_batch_tokens is not None:
+        global_tokens = positive_int("global_batch_tokens", global_batch_tokens, maximum=MAX_TOKENS)
+        if accumulation != 1:
+            raise InputError("grad_accumulation", accumulation, "1 when global_batch_tokens is given (the "
+                             "accumulation follows from it)")
+        if global_tokens < dp * micro_tokens:
+            raise InputError("global_batch_tokens", global_tokens, f"at least one micro-batch per replica: {dp} x "
+                             f"{batch} x {seq} = {dp * micro_tokens:,} tokens")
+        accumulation = -(-global_tokens // (dp * micro_tokens))
+        if accumulation > MAX_BATCH:
+            raise InputError("global_batch_tokens", global_tokens, f"at most {MAX_BATCH} micro-batches per replica: "
+                             f"{MAX_BATCH * dp * micro_tokens:,} tokens")
     method = one_of("method", method, METHODS)
     if mfu is None:
         utilisation = predicted_utilisation(gpu, fp8=use_fp8, method=method,
@@ -341,7 +371,6 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False, **lora)
     executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing, **lora)
     full = method == "full"
-    micro_tokens = batch * seq
     replica = model_parallel_step(spec, gpu, tp=tp, pp=pp, virtual_stages=stages, micro_batches=accumulation,
                                   micro_batch_tokens=micro_tokens,
                                   micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation),
@@ -376,6 +405,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         f"whole run = steady state / goodput {good:.3g} (restarts, evaluation; "
         + ("fitted on published pre-training GPU-hours)" if goodput is None else "given)"),
         scaling.assumption(),
+        _global_batch_assumption(dp, accumulation, batch, seq, given=global_batch_tokens is not None),
         *replica.assumptions(),
         "model size, sequence length beyond the micro-batch's tokens and the training framework have no utilisation "
         "factor: the framework is the largest difference between published sources, and the spread it leaves is "
@@ -401,7 +431,20 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         model_flops_per_token=model_per_token, executed_flops_per_token=executed, utilisation=utilisation,
         mfu=achieved_mfu, time_s=time_s, bound_time_s=bound, mfu_source=source, scaling=scaling,
         assumptions=assumptions, memory=memory, memory_advice=advice, tensor_parallel=tp, pipeline_parallel=pp,
-        fp8=use_fp8, goodput=good, model_parallel=replica)
+        fp8=use_fp8, goodput=good, model_parallel=replica, grad_accumulation=accumulation,
+        global_batch_tokens=dp * accumulation * micro_tokens)
+
+
+def _global_batch_assumption(replicas: int, accumulation: int, batch: int, seq: int, *, given: bool) -> str:
+    """The tokens per optimizer step, how they were chosen, and the published pre-training batches beside them."""
+    tokens = replicas * accumulation * batch * seq
+    published = "; ".join(f"{name}: {size / 1e6:g}M ({source.url})" for name, size, source in PUBLISHED_GLOBAL_BATCHES)
+    how = ("from global_batch_tokens" if given else
+           "the default: grad_accumulation micro-batches per replica, no global batch given")
+    return (f"global batch {tokens:,} tokens per optimizer step = {replicas} replica{'s' if replicas > 1 else ''} x "
+            f"{accumulation} micro-batch{'es' if accumulation > 1 else ''} x {batch} x {seq} tokens ({how}); the data-parallel communication is paid once per step, so a small global "
+            f"batch lowers the scaling efficiency; published pre-training steps on {published} "
+            "(global_batch_tokens / --global-batch-tokens)")
 
 
 def implied_mfu(spec: ModelSpec, gpu: GPU, *, tokens: int, gpu_hours: float, seq: int,

@@ -9,7 +9,7 @@ evaluation and everything else a steady-state step does not pay:
 ``whole-run time = steady-state time / goodput``.
 
 Each factor is fitted on the published runs of ``tests/data/published_speed/training.jsonl``
-(:func:`fit_utilisation`; :mod:`calculators.performance.utilisation_fit` holds that fit
+(:func:`fit_utilisation`; :mod:`calculators.catalog.utilisation_fit` holds that fit
 on every record with the records behind each factor, and a test refits and compares).
 The utilisation is of the **executed** FLOPs (hardware FLOPs): with full activation
 recomputation the GPUs run one more forward, and the measured runs show they run it
@@ -30,6 +30,11 @@ torchtitan, Hugging Face ``transformers``), but each framework is one or two sou
 a framework factor cannot be checked on a source it was not fitted on (the accuracy
 figures are leave-one-source-out). The spread it leaves is the published error.
 
+The prediction (:func:`predicted_utilisation`, :data:`DEFAULT_FIT`) lives in
+:mod:`calculators.catalog.utilisation`, below the parallel layer, so the data-parallel step
+(:func:`calculators.parallel.step.step_communication`) times compute at the same utilisation
+as :func:`~calculators.performance.training_time.training_time`; it is imported here too.
+
 >>> from calculators.catalog.gpus import get_gpu
 >>> 0.3 < predicted_utilisation(get_gpu("a100-80gb-sxm")) < 0.8
 True
@@ -43,93 +48,23 @@ References:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from statistics import median
 
-from calculators.catalog.gpus import GPU
-from calculators.performance import utilisation_fit
-from calculators.catalog.gpu_input import gpu_record
-from calculators.validate import flag, one_of, positive_int
+from calculators.catalog.utilisation import CHECKPOINTING as CHECKPOINTING
+from calculators.catalog.utilisation import DEFAULT_FIT as DEFAULT_FIT
+from calculators.catalog.utilisation import LARGE_MICRO_BATCH_TOKENS as LARGE_MICRO_BATCH_TOKENS
+from calculators.catalog.utilisation import METHODS as METHODS
+from calculators.catalog.utilisation import RUNS as RUNS
+from calculators.catalog.utilisation import Features as Features
+from calculators.catalog.utilisation import UtilisationFit as UtilisationFit
+from calculators.catalog.utilisation import gpu_family as gpu_family
+from calculators.catalog.utilisation import predicted_utilisation as predicted_utilisation
+from calculators.catalog.utilisation import run_goodput as run_goodput
 
-#: Checkpointing settings: ``selective`` recomputes a small part of the forward and counts as none.
-CHECKPOINTING: tuple[str, ...] = ("none", "selective", "full")
-METHODS: tuple[str, ...] = ("full", "lora", "qlora")
-#: What a published figure measures: a steady-state step, or a whole run's GPU-hours.
-RUNS: tuple[str, ...] = ("steady", "whole-run")
 FITTING_ROUNDS = 6
 #: Candidate values of ``T_half`` (tokens), searched by :func:`fit_utilisation`.
 HALF_TOKENS_GRID: tuple[float, ...] = (0.0, 64.0, 128.0, 256.0, 384.0, 512.0, 768.0, 1024.0, 1536.0, 2048.0)
-#: A micro-batch size standing for "large" where none is given, tokens.
-LARGE_MICRO_BATCH_TOKENS = 1 << 20
-
-
-def gpu_family(gpu: GPU) -> str:
-    """``hopper`` (GH100), ``ampere`` (GA100) or ``other``: the groups the published runs cover."""
-    gpu = gpu_record("gpu", gpu)
-    if "GH100" in gpu.architecture:
-        return "hopper"
-    if "GA100" in gpu.architecture:
-        return "ampere"
-    return "other"
-
-
-@dataclass(frozen=True)
-class Features:
-    """What a training run's utilisation depends on in this model."""
-
-    family: str
-    fp8: bool
-    checkpointing: str
-    method: str
-    micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS
-    run: str = "steady"
-
-    @property
-    def base_key(self) -> str:
-        """Key of :attr:`UtilisationFit.base`: family, plus ``-fp8`` for FP8 matmuls."""
-        return self.family + ("-fp8" if self.fp8 else "")
-
-    @property
-    def ckpt_key(self) -> str:
-        """``full`` or ``none`` (selective recomputation counts as none)."""
-        return "full" if self.checkpointing == "full" else "none"
-
-
-@dataclass(frozen=True)
-class UtilisationFit:
-    """Fitted factors and, for each, the record ids it was fitted on (``group:key`` -> ids)."""
-
-    base: Mapping[str, float]
-    checkpointing: Mapping[str, float]
-    method: Mapping[str, float]
-    run: Mapping[str, float]
-    half_tokens: float = 0.0
-    fitted_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-
-    def token_factor(self, micro_batch_tokens: int) -> float:
-        """``T / (T + T_half)``: the share of the large-micro-batch utilisation ``T`` tokens reach."""
-        return micro_batch_tokens / (micro_batch_tokens + self.half_tokens)
-
-    @property
-    def goodput(self) -> float:
-        """Steady-state time / whole-run time of published pre-training runs (fitted)."""
-        return self.run.get("whole-run", 1.0)
-
-    def predict(self, features: Features) -> float:
-        """Steady-state utilisation of the executed FLOPs, in (0, 1].
-
-        A GPU family without runs takes the lowest fitted BF16 base; FP8 without runs on the
-        family takes half the family's BF16 base (no speed-up over BF16). Both conservative.
-        """
-        bf16_bases = [v for k, v in self.base.items() if not k.endswith("-fp8")]
-        base = self.base.get(features.base_key)
-        if base is None:
-            family = self.base.get(features.family, min(bf16_bases) if bf16_bases else 0.4)
-            base = family / 2 if features.fp8 else family
-        ckpt = self.checkpointing.get(features.ckpt_key, 1.0)
-        method = self.method.get(features.method, 1.0)
-        return min(1.0, base * ckpt * method * self.token_factor(features.micro_batch_tokens))
 
 
 def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> UtilisationFit:
@@ -192,29 +127,3 @@ def _fit_factors(data: list[tuple[str, str, Features, float]], half: float) -> U
     return UtilisationFit(base=rounded["base"], checkpointing=rounded["ckpt"], method=rounded["method"],
                           run=rounded["run"], half_tokens=half,
                           fitted_on={k: tuple(v) for k, v in sorted(groups.items())})
-
-
-#: The fit on every record of tests/data/published_speed/training.jsonl (generated module; the records behind each
-#: factor are in :data:`calculators.performance.utilisation_fit.FITTED_ON`).
-DEFAULT_FIT = UtilisationFit(base=utilisation_fit.BASE, checkpointing=utilisation_fit.CHECKPOINTING,
-                             method=utilisation_fit.METHOD, run=utilisation_fit.RUN,
-                             half_tokens=utilisation_fit.HALF_TOKENS, fitted_on=utilisation_fit.FITTED_ON)
-
-
-def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "none", method: str = "full",
-                          micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS,
-                          fit: UtilisationFit | None = None) -> float:
-    """Steady-state fraction of the dense rate (FP8 rate with ``fp8``) the executed FLOPs reach, in (0, 1] (fitted).
-
-    Formula: ``base[family, fp8] x checkpointing x method x T / (T + T_half)``
-    (:class:`UtilisationFit`); ``micro_batch_tokens`` is ``T`` (default: large).
-    """
-    features = Features(gpu_family(gpu), flag("fp8", fp8), one_of("checkpointing", checkpointing, CHECKPOINTING),
-                        one_of("method", method, METHODS),
-                        positive_int("micro_batch_tokens", micro_batch_tokens, maximum=1 << 40))
-    return (DEFAULT_FIT if fit is None else fit).predict(features)
-
-
-def run_goodput(fit: UtilisationFit | None = None) -> float:
-    """Steady-state time / whole-run time, fitted on published pre-training GPU-hours (in (0, 1])."""
-    return min(1.0, (DEFAULT_FIT if fit is None else fit).goodput)

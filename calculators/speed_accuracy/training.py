@@ -41,7 +41,7 @@ from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
 from calculators.parallel.links import fit_link_efficiencies, record_link_bytes_per_s
-from calculators.performance.flops import matmul_parameters
+from calculators.model_flops import matmul_parameters
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
 from calculators.performance.utilisation import (
     Features,
@@ -147,7 +147,7 @@ def fit_training(exclude_source: str | None = None) -> UtilisationFit:
 
 
 def full_fit() -> UtilisationFit:
-    """The fit on every record (what :data:`calculators.performance.utilisation.DEFAULT_FIT` holds)."""
+    """The fit on every record (what :data:`calculators.catalog.utilisation.DEFAULT_FIT` holds)."""
     return fit_training(None)
 
 
@@ -213,7 +213,7 @@ def error_statistics(rows: list[dict[str, Any]], *, key: str = "estimated") -> d
 
 
 def fit_module_text() -> str:
-    """The source of :mod:`calculators.performance.utilisation_fit`: the full fit and the records behind each factor."""
+    """The source of :mod:`calculators.catalog.utilisation_fit`: the full fit and the records behind each factor."""
     fit = full_fit()
 
     def table(values: Mapping[str, float]) -> str:

@@ -19,7 +19,7 @@
 #
 # **Who it is for.** Whoever books the node. After reading it you know the stage to configure, whether PCIe cards will be held back by their link, and the hours and dollars of the run on each candidate GPU.
 #
-# Memory is *derived* from the model's shapes (`calculators.memory.training`); step times and run times are *estimates* at a model FLOP utilisation (MFU) and collective efficiency (`calculators.parallel`, `calculators.performance.training_time`): the step model assumes its MFU, run times use the utilisation fitted on published runs and the link model's efficiency fitted on published nccl-tests runs: a spec-rate division gives a bound on time, never the time. Prices are the catalog's dated on-demand medians.
+# Memory is *derived* from the model's shapes (`calculators.memory.training`); step times and run times are *estimates* at a utilisation and collective efficiency (`calculators.parallel`, `calculators.performance.training_time`): both take the utilisation fitted on published runs and the link model's efficiency fitted on published nccl-tests runs, so a step's compute is the same number in both: a spec-rate division gives a bound on time, never the time. Prices are the catalog's dated on-demand medians.
 
 # %%
 import matplotlib.pyplot as plt
@@ -70,7 +70,7 @@ rows = []
 for link in links:
     for zero in range(4):
         step = step_communication(model, gpu="h100-sxm", gpus=gpus, zero=zero, interconnect=link,
-                                  batch=job["batch"], seq=job["seq"])
+                                  batch=job["batch"], seq=job["seq"], grad_checkpointing=job["grad_checkpointing"])
         rows.append((link, zero, step))
         print(f"{step.interconnect_name:<28} ZeRO {zero}: communication {step.communication_s * 1e3:7.1f} ms, "
               f"compute {step.compute_s * 1e3:6.1f} ms, scaling efficiency {step.scaling_efficiency:4.0%}")
@@ -93,7 +93,7 @@ plt.show()
 #
 # ## Step 3: time and cost on each GPU
 #
-# `training_time` divides the run's FLOPs by eight GPUs' dense BF16 rate at the utilisation fitted on published runs for each GPU (`calculators.performance.utilisation`; it absorbs communication when the link keeps up). Where the step model says communication is exposed, the time is divided by that scaling efficiency as well, on each GPU's own link. Cost is GPU-hours times the catalog's median on-demand price.
+# `training_time` divides the run's FLOPs by eight GPUs' dense BF16 rate at the utilisation fitted on published runs for each GPU (`calculators.catalog.utilisation`) and adds the communication compute cannot hide, on each GPU's own link at the chosen ZeRO stage: the same step `step_communication` times (its scaling efficiency is printed). Cost is GPU-hours times the catalog's median on-demand price.
 
 # %%
 plan = []
@@ -103,16 +103,17 @@ for gpu_id in candidates:
         print(f"{gpu.name}: does not fit at any ZeRO stage with these settings")
         continue
     zero = min(fits[gpu_id])
-    run = training_time(model, gpu, tokens=tokens, gpus=gpus, grad_checkpointing=job["grad_checkpointing"],
-                        seq=job["seq"])
-    step = step_communication(model, gpu=gpu, gpus=gpus, zero=zero, batch=job["batch"], seq=job["seq"])
-    hours = run.days * 24 / step.scaling_efficiency
-    gpu_hours = run.gpu_hours / step.scaling_efficiency
+    run = training_time(model, gpu, tokens=tokens, gpus=gpus, zero=zero, batch=job["batch"], seq=job["seq"],
+                        grad_checkpointing=job["grad_checkpointing"])
+    step = step_communication(model, gpu=gpu, gpus=gpus, zero=zero, batch=job["batch"], seq=job["seq"],
+                              grad_checkpointing=job["grad_checkpointing"])
+    hours = run.days * 24  # the exposed communication is already in the run's time
+    gpu_hours = run.gpu_hours
     price = prices.median_cloud_usd_per_gpu_hour(gpu_id)
     usd = training_run_cost_usd(gpu_hours=gpu_hours, usd_per_gpu_hour=price) if price else None
     plan.append((gpu, zero, step, hours, usd))
-    print(f"{gpu.name:<28} ZeRO {zero} over {step.interconnect_name:<24} MFU {run.utilisation:.2f}, "
-          f"link efficiency {step.scaling_efficiency:4.0%}: {hours:5.1f} hours, "
+    print(f"{gpu.name:<28} ZeRO {zero} over {step.interconnect_name:<24} utilisation {run.utilisation:.2f}, "
+          f"scaling efficiency {run.scaling_efficiency:4.0%}: {hours:5.1f} hours, "
           + (f"${usd:,.0f}" if usd is not None else "no price in the catalog"))
 
 # %% [markdown]

@@ -6,7 +6,8 @@ Layers, lowest first (a module may import its own layer and those below):
    the generic table machinery, which knows no page.
 1. ``config_input``, ``model``, ``model_config``: what a model is and how a config.json is read.
 2. ``catalog``, ``validate``, ``dtype_support``: facts with sources, and the checks of inputs against them.
-3. ``memory``; 4. ``fit``; 5. ``parallel``; 6. ``performance``, ``cost``, ``system``, ``checkpoint``,
+3. ``memory``; 4. ``fit``, ``model_flops`` (FLOP counts per token); 5. ``parallel``;
+   6. ``performance``, ``cost``, ``system``, ``checkpoint``,
    ``serving``: the engine.
 7. ``recommend`` (and ``recommend_result``) and the checks against measurements and claims (``claims``, ``accuracy*``,
    ``measurements``, ``peers``, ``rules_of_thumb``, ``speed_accuracy``).
@@ -30,7 +31,7 @@ LAYER_OF_AREA: dict[str, int] = {
     "config_input": 1, "model": 1, "model_config": 1,
     "catalog": 2, "validate": 2, "dtype_support": 2,
     "memory": 3,
-    "fit": 4,
+    "fit": 4, "model_flops": 4,
     "parallel": 5,
     "performance": 6, "cost": 6, "system": 6, "checkpoint": 6, "serving": 6,
     "recommend": 7, "recommend_result": 7, "claims": 7, "accuracy": 7, "accuracy_real_gpu": 7, "measurements": 7, "peers": 7,

@@ -17,7 +17,8 @@ from calculators.cli import main
 from calculators.errors import InputError
 from calculators.memory.weights import weight_bytes
 from calculators.performance.batching import batching_utilisation, static_utilisation, uniform_lengths
-from calculators.performance.flops import causal_attended_pairs, compute_rate_flop_per_s, matmul_parameters
+from calculators.model_flops import causal_attended_pairs, matmul_parameters
+from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.forward_pass import decode_flops_per_token, prefill_flops, weight_bytes_read
 from calculators.performance.inference_speed import (
     CUDNN_PLAN_NOTE,

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calculators.catalog.gpus import get_gpu
+from calculators.catalog.utilisation import DEFAULT_FIT
 from calculators.catalog.models import get_model
 from calculators.cli import main
 from calculators.errors import InputError
@@ -109,9 +110,71 @@ def test_zero3_moves_one_and_a_half_times_ddp() -> None:
     assert z1.communication_s == pytest.approx(ddp.communication_s)
 
 
-def test_compute_is_six_n_tokens_over_peak_times_mfu() -> None:
+def test_compute_is_training_flops_over_peak_times_mfu() -> None:
+    # Llama 3 8B: 6 x matmul parameters (all but the 128,256 x 4,096 input embedding, a lookup) plus
+    # attention, 12 x q_dim (32 heads x 128) x 32 layers x seq per token (PaLM Appendix B); H100 SXM
+    # dense BF16 989.4 TFLOP/s (NVIDIA datasheet).
     r = step_communication(SPEC, gpu="h100-sxm", gpus=8, batch=2, seq=1024, mfu=0.5)
-    assert r.compute_s == pytest.approx(6 * SPEC.parameters * 2048 / (989.4e12 * 0.5))
+    per_token = 6 * (SPEC.parameters - 128256 * 4096) + 12 * 4096 * 32 * 1024
+    assert r.compute_s == pytest.approx(per_token * 2048 / (989.4e12 * 0.5))
+    assert r.mfu_given and "(given)" in " ".join(r.assumptions)
+
+
+def test_default_utilisation_is_the_fitted_one() -> None:
+    # No mfu given: the utilisation fitted on published runs (Hopper base x T / (T + T_half), T = 2 x 1,024
+    # tokens per micro-batch), read from the committed fit, not the assumed 0.4 of earlier versions.
+    r = step_communication(SPEC, gpu="h100-sxm", gpus=8, batch=2, seq=1024)
+    expected = DEFAULT_FIT.base["hopper"] * 2048 / (2048 + DEFAULT_FIT.half_tokens)
+    assert r.mfu == pytest.approx(expected) and not r.mfu_given
+    assert "fitted on published runs" in " ".join(r.assumptions) and r.to_dict()["mfu_basis"] == "fitted"
+
+
+@pytest.mark.parametrize(("model", "gpu", "gpus", "zero", "batch", "seq", "recompute"), [
+    ("llama-3-70b", "h100-sxm", 64, 0, 1, 4096, False),
+    ("llama-3-8b", "a100-80gb-sxm", 8, 3, 2, 2048, False),
+    ("mixtral-8x7b", "h100-sxm", 16, 1, 4, 4096, False),
+    ("llama-3-70b", "h100-sxm", 8, 3, 1, 8192, True),
+])
+def test_parallel_and_train_time_time_one_step_alike(model: str, gpu: str, gpus: int, zero: int, batch: int,
+                                                     seq: int, recompute: bool) -> None:
+    # One question, one answer (#14): the compute of one data-parallel step (one micro-batch per GPU) is the
+    # same number whether `parallel` or `train-time` answers it.
+    from calculators.performance.training_time import training_time
+
+    spec = get_model(model)
+    step = step_communication(spec, gpu=gpu, gpus=gpus, zero=zero, batch=batch, seq=seq, grad_checkpointing=recompute)
+    run = training_time(spec, get_gpu(gpu), tokens=10**9, gpus=gpus, zero=zero, batch=batch, seq=seq, goodput=1,
+                        grad_checkpointing=recompute)
+    assert step.compute_s == pytest.approx(run.scaling.compute_s, rel=1e-12)
+    assert step.mfu == pytest.approx(run.utilisation, rel=1e-12)
+    assert step.flop_per_gpu == pytest.approx(run.executed_flops_per_token * batch * seq, rel=1e-12)
+    # ... and the same communication: one ring (NVLink in a node, NICs across nodes), one link model.
+    assert step.interconnect == run.scaling.link_id
+    assert step.communication_s == pytest.approx(run.scaling.communication_s, rel=1e-12)
+    assert step.exposed_communication_s == pytest.approx(run.scaling.exposed_s, rel=1e-12)
+
+
+def test_parallel_opens_on_the_training_defaults() -> None:
+    # With every default, `parallel` and `train-time` (and `train`'s memory) ask about the same sequence length
+    # and micro-batch, and take the same network between nodes.
+    from calculators.memory.training_inputs import training_setup
+    from calculators.performance.training_time import training_time
+    from calculators.validate import default_of
+
+    for name in ("seq", "batch", "zero", "interconnect", "nic", "nics_per_node", "grad_checkpointing", "mfu"):
+        assert default_of(step_communication, name) == default_of(training_time, name), name
+    assert default_of(step_communication, "seq") == default_of(training_setup, "seq")
+
+
+def test_a_ring_across_nodes_runs_at_the_nics_and_trees_latency() -> None:
+    # 64 H100 SXM in 8 nodes: the ring leaves each node over its 8 NDR NICs (400 Gb/s = 50 GB/s per direction
+    # each), so it runs at min(NVLink 4's 900 / 2 = 450 GB/s, 8 x 50 GB/s) = 400 GB/s per direction; NCCL's
+    # trees take 2 ceil(log2 64) = 12 latency steps instead of the ring's 2 x 63 (NVIDIA Technical Blog, NCCL 2.4).
+    step = step_communication(get_model("llama-3-70b"), gpu="h100-sxm", gpus=64, zero=0)
+    assert step.interconnect == "nvlink4+ib-ndr" and "across nodes" in step.interconnect_name
+    assert step.link_per_direction_bytes_per_s == pytest.approx(400e9)
+    ring_only = step_communication(get_model("llama-3-70b"), gpu="h100-sxm", gpus=64, zero=0, interconnect="nvlink4")
+    assert step.communication_s != ring_only.communication_s
 
 
 def test_pcie_is_the_bottleneck_and_nvlink_is_not_for_an_8b_model() -> None:

@@ -14,6 +14,7 @@ from calculators.cli import main
 from calculators.errors import InputError
 from calculators.performance.published import TRAINING_RUNS, TRAINING_THROUGHPUT
 from calculators.performance.training_time import (
+    PUBLISHED_GLOBAL_BATCHES,
     default_mfu,
     implied_mfu,
     training_flops_per_token,
@@ -181,6 +182,37 @@ def test_gradient_accumulation_amortises_the_gradient_all_reduce() -> None:
     assert one.scaling_efficiency < many.scaling_efficiency <= 1
 
 
+def test_the_default_global_batch_is_one_micro_batch_per_replica_and_says_so() -> None:
+    # 64 GPUs, micro-batch 1 x 2,048 tokens, no accumulation: 64 x 2,048 = 131,072 tokens per optimizer step.
+    run = training_time(get_model("llama-3-70b"), H100, tokens=10**12, gpus=64)
+    assert run.grad_accumulation == 1 and run.global_batch_tokens == 131_072
+    text = " ".join(run.assumptions)
+    assert "global batch 131,072 tokens per optimizer step" in text and "4M" in text and "2307.09288" in text
+    assert "131,072 tokens per optimizer step" in run.to_text()
+
+
+def test_global_batch_tokens_sets_the_accumulation_and_amortises_the_communication() -> None:
+    # Llama 2 pre-trained every size at a 4M-token global batch (Touvron et al. 2023, Table 1). On 64 GPUs at
+    # 1 x 2,048 tokens per micro-batch that is ceil(4e6 / 131,072) = 31 micro-batches per step. ZeRO 0 reduces
+    # the gradients once per step: the communication per step stays, the compute per step grows 31-fold.
+    spec = get_model("llama-3-70b")
+    one = training_time(spec, H100, tokens=10**12, gpus=64, interconnect="ib-ndr")
+    big = training_time(spec, H100, tokens=10**12, gpus=64, interconnect="ib-ndr", global_batch_tokens=4 * 10**6)
+    assert big.grad_accumulation == 31 and big.global_batch_tokens == 31 * 131_072
+    assert big.scaling.communication_s == pytest.approx(one.scaling.communication_s)
+    assert big.scaling.compute_s == pytest.approx(31 * one.scaling.compute_s)
+    assert one.scaling_efficiency < 0.3 < 0.8 < big.scaling_efficiency
+    same = training_time(spec, H100, tokens=10**12, gpus=64, interconnect="ib-ndr", grad_accumulation=31)
+    assert same.time_s == pytest.approx(big.time_s)
+    assert "from global_batch_tokens" in " ".join(big.assumptions)
+
+
+def test_published_global_batches_are_quoted() -> None:
+    sizes = {name.split(" (")[0].split(",")[0]: size for name, size, _ in PUBLISHED_GLOBAL_BATCHES}
+    assert sizes == {"Llama 2": 4 * 10**6, "Llama 3 405B": 16 * 10**6}
+    assert all(source.url.startswith("https://arxiv.org/abs/") for _, _, source in PUBLISHED_GLOBAL_BATCHES)
+
+
 def test_lora_reduces_only_adapter_gradients() -> None:
     spec = get_model("llama-3-8b")
     lora = training_time(spec, get_gpu("rtx-4090"), tokens=10**9, gpus=8, method="lora")
@@ -201,6 +233,10 @@ def test_lora_reduces_only_adapter_gradients() -> None:
     ({"tokens": 10, "virtual_stages": 0}, "virtual_stages"), ({"tokens": 10, "goodput": 0}, "goodput"),
     ({"tokens": 10, "goodput": 1.5}, "goodput"), ({"tokens": 10, "fp8": "maybe"}, "fp8"),
     ({"tokens": 10, "nics_per_node": 0, "gpus": 16}, "nics_per_node"), ({"tokens": 10, "nic": "pigeon", "gpus": 16}, "nic"),
+    ({"tokens": 10, "global_batch_tokens": 0}, "global_batch_tokens"),
+    ({"tokens": 10, "global_batch_tokens": 2047}, "global_batch_tokens"),  # less than one 2,048-token micro-batch
+    ({"tokens": 10, "global_batch_tokens": 10**12}, "global_batch_tokens"),  # more than MAX_BATCH micro-batches
+    ({"tokens": 10, "global_batch_tokens": 4 * 10**6, "grad_accumulation": 2}, "grad_accumulation"),
 ])
 def test_invalid_input_raises_naming_the_field(kwargs: dict[str, object], field: str) -> None:
     with pytest.raises(InputError) as error:

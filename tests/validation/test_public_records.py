@@ -19,7 +19,8 @@ from calculators.memory.inference import inference_memory
 from calculators.memory.kernels import layer_attention_path, needs_explicit_mask
 from calculators.memory.overhead import allocator_reserve_bytes, fit_margin_bytes
 from calculators.parallel import measured, step, tensor
-from calculators.performance import batching, flops, inference_speed, training_time
+from calculators import model_flops as flops
+from calculators.performance import batching, inference_speed, training_time
 
 SPEC = get_model("llama-3-8b")
 CALLS: dict[str, Callable[[], Any]] = {

@@ -107,7 +107,7 @@ def test_link_efficiencies_are_the_fit_of_the_dataset() -> None:
 
 def test_utilisation_module_is_the_fit_of_the_dataset() -> None:
     # scripts/fit_speed_training.py writes it; a stale module means the package and the data disagree
-    committed = ROOT / "calculators" / "performance" / "utilisation_fit.py"
+    committed = ROOT / "calculators" / "catalog" / "utilisation_fit.py"
     assert committed.read_text(encoding="utf-8") == accuracy.fit_module_text()
 
 

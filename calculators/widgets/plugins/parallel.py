@@ -18,7 +18,16 @@ from calculators.memory import training_inputs
 from calculators.parallel.collectives import MAX_EFFICIENCY, MAX_GPUS
 from calculators.parallel.step import AUTO, StepCommunication, step_communication
 from calculators.units import gib
-from calculators.widgets.fields import Field, Value, choice_field, config_field, default_of, float_field, int_field
+from calculators.widgets.fields import (
+    Field,
+    Value,
+    bool_field,
+    choice_field,
+    config_field,
+    default_of,
+    float_field,
+    int_field,
+)
 from calculators.widgets.registry import CUSTOM, DEFAULT_MODEL, Calculator, model_spec
 from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
 
@@ -45,7 +54,7 @@ def _fields() -> tuple[Field, ...]:
                      labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
                      help="Its dense BF16 rate sets compute; its own link is used when the link is auto."),
         choice_field("interconnect", "Link", choices=(AUTO, *interconnect_ids()), default=default("interconnect"),
-                     help=f"{AUTO}: the GPU's own link."),
+                     help=f"{AUTO}: the GPU's own link in a node, the NICs across nodes above 8 GPUs (as train-time)."),
         int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=MAX_GPUS),
         choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"),
                      help="0 is DDP (all-reduce); 1-2 reduce-scatter + all-gather; 3 gathers weights twice."),
@@ -53,8 +62,12 @@ def _fields() -> tuple[Field, ...]:
                   unit="sequences per GPU"),
         int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ,
                   unit="tokens"),
-        float_field("mfu", "MFU (assumed)", default=default("mfu"), minimum=0.01, maximum=1.0, advanced=True,
-                    help="Fraction of the GPU's dense BF16 peak the compute reaches."),
+        bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
+                   help="Full activation recomputation: one more forward per step and less activation memory."),
+        float_field("mfu", "Utilisation", default=0.0, minimum=0.0, maximum=1.0, advanced=True,
+                    none_label="Fitted on published runs (as train-time)",
+                    help="Fraction of the GPU's dense BF16 peak the step's FLOPs reach; the fitted value depends on "
+                         "the GPU family and the micro-batch's tokens (the value train-time uses)."),
         float_field("efficiency", "Collective efficiency", default=0.0, minimum=0.0, maximum=MAX_EFFICIENCY,
                     advanced=True, none_label="The link model's fitted value",
                     help="The fraction of the per-direction link bandwidth NCCL reaches; the link model's value for "
@@ -66,8 +79,8 @@ def _compute(values: Mapping[str, Value]) -> StepCommunication:
     return step_communication(
         model_spec(values), gpu=str(values["gpu"]), gpus=values["gpus"],  # type: ignore[arg-type]
         zero=str(values["zero"]), interconnect=str(values["interconnect"]),  # type: ignore[arg-type]
-        batch=values["batch"], seq=values["seq"], mfu=float(values["mfu"]),  # type: ignore[arg-type]
-        efficiency=float(values["efficiency"]) or None)
+        batch=values["batch"], seq=values["seq"], mfu=float(values["mfu"]) or None,  # type: ignore[arg-type]
+        efficiency=float(values["efficiency"]) or None, grad_checkpointing=bool(values["grad_checkpointing"]))
 
 
 def _render(result: StepCommunication) -> str:
@@ -83,7 +96,8 @@ def _render(result: StepCommunication) -> str:
     bars.append(("Exposed after overlap", result.exposed_communication_s))
     rows = [[c.name, c.phase, gib(c.buffer_bytes), f"{c.time_s * 1e3:,.1f}"] for c in result.collectives]
     rows.append(["All communication", "", "", f"{result.communication_s * 1e3:,.1f}"])
-    rows.append(["Compute (6 N tokens / (peak x MFU))", "", "", f"{result.compute_s * 1e3:,.1f}"])
+    rows.append([f"Compute (training FLOPs / (peak x utilisation {result.mfu:.3g}, "
+                 f"{'given' if result.mfu_given else 'fitted'}))", "", "", f"{result.compute_s * 1e3:,.1f}"])
     rows.append(["Step with overlap", "", "", f"{result.step_s * 1e3:,.1f}"])
     verdict = result.memory_verdict.verdict if result.memory_verdict is not None else "not checked"
     rows.append([f"Memory per GPU (total, training_memory): {verdict}", "", gib(result.memory.total_bytes), ""])
@@ -91,8 +105,8 @@ def _render(result: StepCommunication) -> str:
         paragraph(summary),
         time_bars_svg(bars, title=f"{result.model}, one step on {result.gpus} GPUs"),
         table_html(["Item", "Phase", "Buffer (GiB)", "Time (ms)"], rows, numeric=[False, False, True, True],
-                   caption="One optimizer step per GPU (GiB = 2^30 bytes; times are estimates at the stated MFU "
-                           "and efficiency)"),
+                   caption="One optimizer step per GPU (GiB = 2^30 bytes; times are estimates at the stated "
+                           "utilisation and efficiency)"),
         notes_html(result.assumptions, result.notes),
     ])
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog import prices
+from calculators.catalog.engines import engine_ids, get_engine
 from calculators.catalog.gpus import all_gpus
 from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES
 from calculators.memory.training_inputs import METHODS
@@ -75,6 +76,10 @@ def _fields() -> tuple[Field, ...]:
                      show_when=("job", "serve")),
         choice_field("kv_cache", "KV cache", default=default("kv_cache"), choices=KV_DTYPES, show_when=("job", "serve"),
                      help="fp8 halves the cache and the bytes each decode step reads from it."),
+        choice_field("engine", "Engine", default=default("engine"), choices=engine_ids(),
+                     labels=tuple(get_engine(e).name for e in engine_ids()), show_when=("job", "serve"),
+                     help="Efficiencies and fixed costs fitted on the engine's published runs, as on the speed "
+                          "calculator; generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs."),
         choice_field("method", "Fine-tuning method", default=DEFAULT_METHOD["finetune"], choices=METHODS,
                      show_when=("job", "finetune")),
         int_field("context", "Context / sequence length", default=DEFAULT_CONTEXT["serve"], maximum=MAX_CONTEXT,
@@ -105,8 +110,9 @@ def _compute(values: Values) -> RecommendView:
     budget = float(values["budget_usd_per_hour"]) or None
     tokens = token_count("tokens", values["tokens"], maximum=MAX_WIDGET_TOKENS)  # a hidden input keeps its text
     kv_cache = str(values["kv_cache"]) if job == "serve" else DEFAULT_KV_CACHE
+    engine = str(values["engine"]) if job == "serve" else default_of(Workload, "engine")
     result = recommend(Workload(model=model_spec(values), job=job, method=method, context=int(values["context"]),
-                                batch=int(values["batch"]), kv_cache=kv_cache, tokens=tokens,
+                                batch=int(values["batch"]), kv_cache=kv_cache, tokens=tokens, engine=engine,
                                 target_tokens_per_s=target, budget_usd_per_hour=budget,
                                 objective=str(values["objective"])))
     return RecommendView(result=result, gpu=str(values["gpu"]))

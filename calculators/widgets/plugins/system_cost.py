@@ -145,7 +145,7 @@ def _cost_fields() -> tuple[Field, ...]:
                unit="fraction of all hours", help="How much of the time the local GPU works."),
         float_field("years", "Depreciation period", default=default("years"), minimum=0.1, maximum=50, unit="years"),
         tokens_field("tokens", "Training tokens", default=10**9, maximum=MAX_COST_TOKENS,
-                     help="Priced with the training-time estimate for the model on this GPU (assumed MFU): 2T, 500B, "
+                     help="Priced with the training-time estimate for the model on this GPU (fitted utilisation): 2T, 500B, "
                           "1e9.", advanced=True),
         float_field("tokens_per_s", "Serving rate", default=1000, minimum=1e-3, maximum=cost.MAX_TOKENS_PER_S,
                unit="tokens/s per GPU", help="Aggregate generated tokens/s one GPU sustains.", advanced=True),

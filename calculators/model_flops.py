@@ -1,0 +1,135 @@
+"""FLOP counts of a transformer per token: matmul parameters, attention, and a trained token.
+
+Counts are matrix multiply-adds at 2 FLOP each. Parameters count once per token
+(forward ``2 N``, training ``6 N``) except the input embedding, which is a table lookup
+with no multiplies (Kaplan et al. 2020 also exclude it); a tied embedding counts once,
+as the output head. Attention adds the two products with the cached keys and values:
+``2 x 2 x q_dim`` FLOP per layer per attended token in the forward pass.
+
+Training: forward ``2 N``, backward ``4 N`` (half input gradients, half weight gradients,
+Kaplan et al. 2020 section 2.1); LoRA/QLoRA skip the base's weight gradients (``4 N + 6
+N_adapter``, Hu et al. 2021 section 4); attention adds ``4 x q_dim`` per layer per attended
+token in the forward pass and twice that in the backward pass; full recomputation adds one
+forward. The derivation is in :mod:`calculators.performance.training_time`.
+
+These are model arithmetic, below the engine's layers, so the data-parallel step
+(:mod:`calculators.parallel.step`) and the training time
+(:mod:`calculators.performance.training_time`) count one number of FLOPs per token.
+
+>>> from calculators.catalog.models import get_model
+>>> spec = get_model("llama-2-7b")
+>>> matmul_parameters(spec)  # 6.74B minus the 131M-entry embedding table
+6607343616
+>>> attended_tokens(spec, context=4096) == 32 * 4096
+True
+>>> round(training_flops_per_token(spec, seq=4096) / 1e9, 2)  # GFLOP
+46.09
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from calculators.memory.lora import lora_parameters
+from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, MAX_SEQ, METHODS
+from calculators.model import ModelSpec
+from calculators.validate import flag, model_spec, one_of, positive_int
+
+
+def matmul_parameters(spec: ModelSpec, *, active: bool = True) -> int:
+    """Parameters that take part in a matrix multiply for one token (count).
+
+    Formula: ``(active or total) parameters - embedding table`` (kept when tied: it is
+    then the output head). Norm weights stay in: they are under 0.01 % of a model.
+
+    Args:
+        spec: model shapes.
+        active: count only the experts a token is routed to (mixture of experts).
+    """
+    spec = model_spec("spec", spec)
+    count = spec.active_parameters if active else spec.parameters
+    if not spec.tie_word_embeddings:
+        count -= spec.embedding_parameters
+    return count
+
+
+def lm_head_parameters(spec: ModelSpec) -> int:
+    """Parameters of the output projection to the vocabulary (tied or not), count."""
+    spec = model_spec("spec", spec)
+    return spec.vocab_size * spec.hidden_size
+
+
+def _windows(spec: ModelSpec) -> list[int | None]:
+    """Attention window of each layer in tokens (``None`` = the whole context)."""
+    windowed = spec.sliding_window_layers if spec.sliding_window else 0
+    return [spec.sliding_window] * windowed + [None] * (spec.num_layers - windowed)
+
+
+def attended_tokens(spec: ModelSpec, *, context: int) -> int:
+    """Cached tokens one new token attends to, summed over layers (layer-tokens).
+
+    Formula: ``sum over layers of min(context, window)``; layers without a window see
+    the whole context.
+    """
+    spec = model_spec("spec", spec)
+    return sum(context if w is None else min(context, w) for w in _windows(spec))
+
+
+def causal_attended_pairs(spec: ModelSpec, *, tokens: int) -> int:
+    """(query, key) pairs a causal prompt of ``tokens`` computes, summed over layers.
+
+    Formula per layer: ``sum_{t=1..S} min(t, window)`` = ``S (S + 1) / 2`` without a window.
+
+    >>> from calculators.catalog.models import get_model
+    >>> causal_attended_pairs(get_model("llama-3-8b"), tokens=4) == 32 * (1 + 2 + 3 + 4)
+    True
+    """
+    spec = model_spec("spec", spec)
+    total = 0
+    for window in _windows(spec):
+        if window is None or tokens <= window:
+            total += tokens * (tokens + 1) // 2
+        else:
+            total += window * (window + 1) // 2 + (tokens - window) * window
+    return total
+
+
+def adapter_parameters(spec: ModelSpec, *, method: str, lora_rank: int = 16,
+                       lora_targets: Any = DEFAULT_LORA_TARGETS) -> int:
+    """Trainable adapter parameters of a LoRA/QLoRA run (0 for full training), count."""
+    if one_of("method", method, METHODS) == "full":
+        return 0
+    return lora_parameters(spec, rank=lora_rank, targets=lora_targets)
+
+
+def forward_flops_per_token(spec: ModelSpec, *, seq: int, adapter: int = 0) -> float:
+    """FLOP of one forward pass per token: ``2 x (matmul parameters + adapters) + 4 x q_dim x attended``."""
+    seq = positive_int("seq", seq, maximum=MAX_SEQ)
+    return 2.0 * (matmul_parameters(spec) + adapter) + 4.0 * spec.q_dim * attended_tokens(spec, context=seq)
+
+
+def training_flops_per_token(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = False, method: str = "full",
+                             lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS) -> float:
+    """FLOP per trained token: model FLOPs, or executed FLOPs with recomputation.
+
+    Formula: full: ``6 x N + 12 x q_dim x attended`` (``N`` = matmul parameters, active
+    for a mixture of experts; attended = sum over layers of min(seq, window)); LoRA and
+    QLoRA: ``4 x N + 6 x N_adapter + 12 x q_dim x attended`` (module docstring). Full
+    activation recomputation adds one forward (:func:`forward_flops_per_token`).
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("llama-2-7b")
+    >>> round(training_flops_per_token(spec, seq=4096) / 1e9, 2)  # GFLOP
+    46.09
+    >>> round(training_flops_per_token(spec, seq=4096, method="lora") / 1e9, 2)  # rank 16, all linears
+    33.11
+    """
+    seq = positive_int("seq", seq, maximum=MAX_SEQ)
+    checkpointing = flag("grad_checkpointing", grad_checkpointing)
+    adapter = adapter_parameters(spec, method=method, lora_rank=lora_rank, lora_targets=lora_targets)
+    attention = 12.0 * spec.q_dim * attended_tokens(spec, context=seq)
+    if one_of("method", method, METHODS) == "full":
+        model = 6.0 * matmul_parameters(spec) + attention
+    else:
+        model = 4.0 * matmul_parameters(spec) + 6.0 * adapter + attention
+    return model + (forward_flops_per_token(spec, seq=seq, adapter=adapter) if checkpointing else 0.0)

@@ -1,0 +1,117 @@
+"""The ring a data-parallel job's collectives run on: which link, how fast per GPU, how many latency steps.
+
+Within a node the ring runs on the GPUs' own link (:func:`default_interconnect`: NVLink or
+Infinity Fabric, a pair-only bridge for two GPUs, else PCIe). Above :data:`GPUS_PER_NODE`
+GPUs it crosses nodes: its per-GPU bandwidth is ``min(intra-node link, NICs per node x NIC)``
+(:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`; default eight 400 Gb/s
+InfiniBand NDR NICs per node, as in NVIDIA's DGX H100 reference design: assumed), the NIC is
+the link whose efficiency applies, and NCCL's trees take ``2 x ceil(log2 N)`` latency steps
+instead of the ring's (NCCL 2.4 added trees for their logarithmic latency at scale).
+
+Both faces that time data-parallel communication, ``parallel``
+(:func:`calculators.parallel.step.step_communication`) and ``train-time``
+(:func:`calculators.performance.scaling.data_parallel_overhead`), choose their ring here, so
+they time one ring for one job.
+
+>>> from calculators.catalog.gpus import get_gpu
+>>> data_parallel_link(get_gpu("h100-sxm"), gpus=8)[1], data_parallel_link(get_gpu("h100-sxm"), gpus=64)[1]
+('nvlink4', 'nvlink4+ib-ndr')
+
+References:
+    NVIDIA DGX H100 user guide (eight ConnectX-7 ports per node); NVIDIA Technical Blog,
+    "Massively Scale Your Deep Learning Training with NCCL 2.4" (2019), on tree all-reduce latency.
+"""
+
+from __future__ import annotations
+
+import math
+
+from calculators.catalog.gpu_input import gpu_record
+from calculators.catalog.gpus import GPU, get_gpu  # noqa: F401 - get_gpu is used by the doctests
+from calculators.catalog.interconnects import (
+    BRIDGE_BY_GPU,
+    NVLINK_BY_GENERATION,
+    PCIE_BY_GENERATION,
+    Interconnect,
+    get_interconnect,
+    interconnect_ids,
+)
+from calculators.errors import InputError, UnknownNameError
+from calculators.parallel.collectives import MAX_GPUS, multi_node_ring_bytes_per_s, ring_steps
+from calculators.validate import AUTO, positive_int
+
+#: GPUs in one node; larger jobs cross nodes (assumed: the HGX/DGX eight-GPU node).
+GPUS_PER_NODE = 8
+#: NIC across nodes when ``interconnect="auto"`` (assumed: DGX H100 has eight ConnectX-7 NDR ports).
+CROSS_NODE_NIC = "ib-ndr"
+#: NICs per node across nodes (assumed: one per GPU, as in DGX/HGX nodes).
+NICS_PER_NODE = 8
+
+def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
+    """The link a ring over ``gpus`` of these GPUs runs on when none is chosen.
+
+    NVLink generation (or AMD Infinity Fabric) named in the GPU record; a pair-only
+    bridge (RTX A6000, H100 PCIe) only for two GPUs; otherwise the GPU's PCIe generation.
+
+    >>> default_interconnect(get_gpu("h100-sxm")).id, default_interconnect(get_gpu("rtx-4090")).id
+    ('nvlink4', 'pcie4')
+    """
+    gpu = gpu_record("gpu", gpu)
+    text = gpu.interconnect or ""
+    if gpu.id in BRIDGE_BY_GPU:
+        if gpus <= 2:
+            return get_interconnect(BRIDGE_BY_GPU[gpu.id])
+    else:
+        for generation, link_id in NVLINK_BY_GENERATION.items():
+            if text.startswith(generation):
+                return get_interconnect(link_id)
+        if text.startswith("AMD Infinity Fabric"):
+            return get_interconnect("infinity-fabric-mi300x")
+    if gpu.pcie_generation in PCIE_BY_GENERATION:
+        return get_interconnect(PCIE_BY_GENERATION[gpu.pcie_generation])
+    raise InputError("interconnect", AUTO, f"a link id for {gpu.name}, which lists no PCIe generation or NVLink: "
+                     f"one of {', '.join(interconnect_ids())}")
+
+
+def data_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO, nic: str = CROSS_NODE_NIC,
+                       nics_per_node: int = NICS_PER_NODE, cross_node: bool | None = None,
+                       nic_share: int = 1) -> tuple[str, str, float, Interconnect]:
+    """(name, id, per-direction bytes/s, slowest link) of the ring a data-parallel job runs on.
+
+    ``"auto"``: the GPU's own link within a node; above :data:`GPUS_PER_NODE` GPUs,
+    ``min(own link, nics_per_node x nic)`` per GPU
+    (:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`), and the NIC is
+    the link whose efficiency applies. ``cross_node`` forces (or rules out) a ring across
+    nodes, e.g. when tensor- and pipeline-parallel groups fill the nodes; ``nic_share`` GPUs
+    of a node sit in different rings and share its NICs. A named link is used for every hop.
+    """
+    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
+    nics = positive_int("nics_per_node", nics_per_node, maximum=64)
+    share = positive_int("nic_share", nic_share, maximum=GPUS_PER_NODE)
+    try:  # checked whether the job crosses nodes or not
+        network = get_interconnect(nic)
+    except UnknownNameError as error:
+        raise UnknownNameError("nic", str(nic), error.choices) from None
+    across = n > GPUS_PER_NODE if cross_node is None else cross_node
+    key = str(interconnect).strip().lower()
+    if key != AUTO:
+        link = get_interconnect(key)
+        return link.name, link.id, link.per_direction_bytes_per_s, link
+    link = default_interconnect(gpu, gpus=min(n, GPUS_PER_NODE))
+    if not across or n == 1:
+        return link.name, link.id, link.per_direction_bytes_per_s, link
+    per_direction = multi_node_ring_bytes_per_s(intra_node_bytes_per_s=link.per_direction_bytes_per_s,
+                                                nic_bytes_per_s=network.per_direction_bytes_per_s / share,
+                                                nics_per_node=nics)
+    return (f"{link.name} in each node, {nics} x {network.name} per node across nodes",
+            f"{link.id}+{network.id}", per_direction, network)
+
+
+def latency_steps(kind: str, *, gpus: int, cross_node: bool) -> int:
+    """Latency steps of one collective: the ring's, or ``2 x ceil(log2 N)`` (NCCL's trees) across nodes if fewer.
+
+    >>> latency_steps("all-reduce", gpus=64, cross_node=False), latency_steps("all-reduce", gpus=64, cross_node=True)
+    (126, 12)
+    """
+    steps = ring_steps(kind, gpus=gpus)
+    return min(steps, 2 * math.ceil(math.log2(gpus))) if cross_node and gpus > 1 else steps
