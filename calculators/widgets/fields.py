@@ -198,6 +198,8 @@ class Field:
             return str(one_of(self.name, value, self.choices))
         if self.kind == "tokens":
             assert self.maximum is not None
+            if self.none_label and str(value).strip().lower() in NONE_SPELLINGS:
+                return 0  # the "none" choice, as a number field's: the calculator passes None on
             return token_count(self.name, value, maximum=self.maximum)
         return value
 
@@ -231,19 +233,24 @@ def choice_field(name: str, label: str, *, choices: Sequence[object], default: o
                  choice_labels=tuple(labels), help=help, show_when=show_when, advanced=advanced)
 
 
-def tokens_field(name: str, label: str, *, default: int, maximum: float, help: str = "",
-                 show_when: tuple[str, str] | None = None, advanced: bool = False) -> Field:
+def tokens_field(name: str, label: str, *, default: int | None, maximum: float, help: str = "",
+                 show_when: tuple[str, str] | None = None, advanced: bool = False, none_label: str = "") -> Field:
     """A token count from 1 to ``maximum``, typed as the command line takes it (``2T``, ``500B``, ``1e9``).
 
     The form shows the default in that spelling (:func:`~calculators.units.token_text`); the
-    checked value is the count.
+    checked value is the count. With ``none_label`` the default is ``None`` (the engine's
+    choice), offered as a choice of its own, which checks to 0 as a number field's does.
 
     >>> tokens = tokens_field("tokens", "Training tokens", default=10**11, maximum=1e16)
     >>> tokens.default, tokens.check("2T"), tokens.check(None)
     ('100B', 2000000000000, 100000000000)
+    >>> batch = tokens_field("global_batch_tokens", "Global batch", default=None, maximum=1e12, none_label="Engine's")
+    >>> batch.check("none"), batch.check("4M")
+    (0, 4000000)
     """
-    return Field(name, label, "tokens", token_text(default), minimum=1, maximum=maximum, unit="tokens", help=help,
-                 show_when=show_when, advanced=advanced)
+    return Field(name, label, "tokens", NONE if default is None else token_text(default), minimum=1,
+                 maximum=maximum, unit="tokens", help=help, show_when=show_when, advanced=advanced,
+                 none_label=none_label)
 
 
 def bool_field(name: str, label: str, *, default: bool, help: str = "", show_when: tuple[str, str] | None = None,

@@ -73,6 +73,13 @@ def _unset(field: Field, value: Value) -> bool:
         return False
 
 
+def _none_choice(field: Field, unset: bool) -> str:
+    """The select in front of a value whose "none" / "default" is a choice of its own, not a 0 to type (#15)."""
+    return (f'<select data-role="optional"{_attr("aria-label", f"{field.label}: {field.none_label} or a value")}>'
+            f'<option value="{NONE}"{" selected" if unset else ""}>{escape(field.none_label)}</option>'
+            f'<option value="set"{"" if unset else " selected"}>Set a value</option></select>')
+
+
 def field_html(field: Field, value: Value, *, prefix: str, hidden: bool = False) -> str:
     """One ``data-field`` wrapper: label, input, help and the (hidden) error slot."""
     ident = f"{prefix}-{field.name}"
@@ -88,11 +95,7 @@ def field_html(field: Field, value: Value, *, prefix: str, hidden: bool = False)
                    f'{"" if field.none_label else " required"}{" hidden" if unset else ""}'
                    f'{_attr("aria-describedby", described)}>')
         if field.none_label:
-            # "None" / "default" is a choice of its own, not a 0 to type (issue #15).
-            choice = (f'<select data-role="optional"{_attr("aria-label", f"{field.label}: {field.none_label} or a value")}>'
-                      f'<option value="{NONE}"{" selected" if unset else ""}>{escape(field.none_label)}</option>'
-                      f'<option value="set"{"" if unset else " selected"}>Set a value</option></select>')
-            control = choice + control
+            control = _none_choice(field, unset) + control
     elif field.kind == "choice":
         options = "".join(
             f"<option{_attr('value', choice)}{' selected' if choice == _text(value) else ''}>{escape(text)}</option>"
@@ -107,7 +110,11 @@ def field_html(field: Field, value: Value, *, prefix: str, hidden: bool = False)
                    f'<input type="file" accept=".json,application/json" data-role="file"{_attr("data-target", field.name)}'
                    f'{_attr("data-max-bytes", MAX_CONFIG_BYTES)}{_attr("aria-label", "Choose a config.json file")}>')
     else:
-        control = f'<input type="text"{common}{_attr("value", _text(value))} spellcheck="false">'
+        unset = _unset(field, value)
+        control = (f'<input type="text"{common}{_attr("value", "" if unset else _text(value))} spellcheck="false"'
+                   f'{" hidden" if unset else ""}>')
+        if field.none_label:
+            control = _none_choice(field, unset) + control
     unit = f' <span class="mlhw-unit">({escape(field.unit)})</span>' if field.unit else ""
     label = f'<label{_attr("for", ident)}>{escape(field.label)}{unit}</label>'
     if field.kind == "bool":

@@ -316,3 +316,22 @@ def test_mkdocs_hook_turns_a_bad_marker_into_a_build_error() -> None:
     page = SimpleNamespace(file=SimpleNamespace(src_uri="bad.md"), url="bad/")
     with pytest.raises(PluginError, match="docs/bad.md line 1: calculator: got 'nope'"):
         hooks.on_page_markdown("<!-- widget: nope -->", page, {}, None)
+
+
+def test_training_time_form_takes_the_global_batch_as_the_engine_does() -> None:
+    # The form's "Global batch" is training_time's global_batch_tokens: 4M tokens over 8 replicas of
+    # 1 x 2048-token micro-batches is ceil(4,000,000 / (8 x 2048)) = 245 micro-batches per step (the documented
+    # rounding: at least the global batch asked for), and the
+    # "none" choice is the engine's default (one micro-batch per replica).
+    from calculators.catalog.models import get_model
+    from calculators.performance.training_time import training_time
+
+    calculator = get_calculator("training-time")
+    assert calculator.field("global_batch_tokens").check("none") == 0
+    for typed, engine_value in (("4M", 4_000_000), ("none", None)):
+        html = calculator.run({"model": "llama-3-8b", "gpus": "8", "global_batch_tokens": typed})
+        answer = training_time(get_model("llama-3-8b"), "h100-sxm", tokens=100 * 10**9, gpus=8,
+                               global_batch_tokens=engine_value)
+        assert f"{answer.scaling_efficiency:.1%}" in html
+    assert training_time(get_model("llama-3-8b"), "h100-sxm", tokens=10**9, gpus=8,
+                         global_batch_tokens=4_000_000).grad_accumulation == 245

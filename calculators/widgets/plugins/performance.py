@@ -332,6 +332,11 @@ def _train_fields() -> tuple[Field, ...]:
                                                                                       "grad_accumulation"),
                   maximum=training_inputs.MAX_BATCH, advanced=True,
                   help="Gradient accumulation: the pipeline's micro-batches per optimizer step."),
+        tokens_field("global_batch_tokens", "Global batch", default=default_of(train.training_time,
+                                                                                "global_batch_tokens"),
+                     maximum=train.MAX_TOKENS, advanced=True, none_label="One micro-batch per replica",
+                     help="Tokens per optimizer step over the whole job (Llama 2 and 3 pre-trained at 4M and "
+                          "more); the micro-batches per step follow from it. Leave the micro-batches at 1."),
     )
 
 
@@ -343,12 +348,21 @@ def _compute_train(values: Values) -> TrainView:
                 "grad_checkpointing": values["grad_checkpointing"], "seq": values["seq"],
                 "method": values["method"], "zero": int(str(values["zero"])), "interconnect": values["interconnect"],
                 "batch": values["batch"], "fp8": values["fp8"], "tensor_parallel": values["tensor_parallel"],
-                "pipeline_parallel": values["pipeline_parallel"], "grad_accumulation": values["grad_accumulation"]}
+                "pipeline_parallel": values["pipeline_parallel"], "grad_accumulation": values["grad_accumulation"],
+                "global_batch_tokens": int(values["global_batch_tokens"]) or None}
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
     replica = result.tensor_parallel * result.pipeline_parallel
-    counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
+    counts = sorted({n for n in CHART_GPUS if n % replica == 0 and _holds_a_micro_batch(n, replica, values)}
+                    | {result.gpus})
     runs = tuple((n, train.training_time(spec, gpu, gpus=n, **settings)) for n in counts)  # type: ignore[arg-type]
     return TrainView(result=result, gpu=gpu, by_gpus=runs)
+
+
+def _holds_a_micro_batch(gpus: int, replica: int, values: Values) -> bool:
+    """True when a global batch, if set, gives every data-parallel replica at least one micro-batch."""
+    if not values["global_batch_tokens"]:
+        return True
+    return (gpus // replica) * int(values["batch"]) * int(values["seq"]) <= int(values["global_batch_tokens"])
 
 
 def _days(days: float) -> str:
