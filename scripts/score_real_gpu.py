@@ -94,7 +94,7 @@ def main(argv: list[str]) -> int:
         covered = sum(1 for s in items if s.covered)
         print(f"{name:9} n={allocated.count:3}  allocated median {allocated.median:6.2%} p95 {allocated.p95:6.2%} "
               f"worst {allocated.worst:6.2%} | total median {total.median:6.2%} p95 {total.p95:6.2%} "
-              f"worst {total.worst:6.2%} most under {total.most_under:+7.2%} | upper covers {covered}/{len(items)}")
+              f"worst {total.worst:6.2%} most under {total.most_under:+7.2%} | fit line covers {covered}/{len(items)}")
     for label, estimate in oom_runs(runs, configs):
         print(f"out of memory: {label}: estimated total {estimate.total_bytes / GIB:.2f} GiB, "
               f"upper {estimate.total_upper_bytes / GIB:.2f} GiB")
