@@ -8,10 +8,10 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6047, 'hopper': 0.3754, 'hopper-fp8': 0.2591}
-CHECKPOINTING: dict[str, float] = {'full': 1.2361, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 0.9361, 'qlora': 0.7809}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.8438}
+BASE: dict[str, float] = {'ampere': 0.6054, 'hopper': 0.4518, 'hopper-fp8': 0.3592}
+CHECKPOINTING: dict[str, float] = {'full': 1.2289, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 0.9916, 'qlora': 0.7846}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.7012}
 HALF_TOKENS = 768.0
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
@@ -79,6 +79,13 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile',
         'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp',
         'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile',
+        'ft-automodel-llama-3.1-8b-lora',
+        'ft-automodel-qwen2.5-7b-lora',
+        'ft-automodel-llama-3.3-70b-lora-8gpu',
+        'ft-automodel-qwen2.5-32b-lora-8gpu',
+        'ft-automodel-llama-3.3-70b-lora-16gpu',
+        'ft-automodel-qwen2.5-32b-lora-16gpu',
+        'pt-automodel-llama-3.1-70b-64gpu',
     ),
     'base:hopper-fp8': (
         'pt-nemo-llama-2-7b',
@@ -99,6 +106,11 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-nemo-llama-2-7b-lora',
         'ft-nemo-llama-2-13b-lora',
         'ft-nemo-llama-2-70b-lora',
+        'pt-mbridge-2602-h100-llama-3-70b',
+        'pt-mbridge-2602-h100-llama-3.1-405b',
+        'pt-mbridge-2511-h100-llama-3-8b',
+        'pt-mbridge-2511-h100-llama-3-70b',
+        'pt-mbridge-2511-h100-llama-3.1-405b',
     ),
     'ckpt:full': (
         'pt-foundry-h100-mpt-70b-2048-64gpu',
@@ -126,6 +138,11 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-qwen-7b-qlora-2048',
         'ft-qwen-7b-qlora-4096',
         'ft-qwen-7b-qlora-8192',
+        'ft-automodel-llama-3.3-70b-lora-8gpu',
+        'ft-automodel-qwen2.5-32b-lora-8gpu',
+        'ft-automodel-llama-3.3-70b-lora-16gpu',
+        'ft-automodel-qwen2.5-32b-lora-16gpu',
+        'pt-automodel-llama-3.1-70b-64gpu',
     ),
     'ckpt:none': (
         'pt-llama2-7b-gpu-hours',
@@ -182,6 +199,13 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-llamafactory-llama-2-7b-hf-lora',
         'ft-llamafactory-llama-2-7b-hf-fa2-lora',
         'ft-llamafactory-llama-2-7b-hf-qlora',
+        'pt-mbridge-2602-h100-llama-3-70b',
+        'pt-mbridge-2602-h100-llama-3.1-405b',
+        'pt-mbridge-2511-h100-llama-3-8b',
+        'pt-mbridge-2511-h100-llama-3-70b',
+        'pt-mbridge-2511-h100-llama-3.1-405b',
+        'ft-automodel-llama-3.1-8b-lora',
+        'ft-automodel-qwen2.5-7b-lora',
     ),
     'method:full': (
         'pt-llama2-7b-gpu-hours',
@@ -247,6 +271,12 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-torchtune-llama-3.2-3b-compile',
         'ft-torchtune-llama-3.2-3b-chunked-ce',
         'ft-torchtune-llama-3.2-3b-ac',
+        'pt-mbridge-2602-h100-llama-3-70b',
+        'pt-mbridge-2602-h100-llama-3.1-405b',
+        'pt-mbridge-2511-h100-llama-3-8b',
+        'pt-mbridge-2511-h100-llama-3-70b',
+        'pt-mbridge-2511-h100-llama-3.1-405b',
+        'pt-automodel-llama-3.1-70b-64gpu',
     ),
     'method:lora': (
         'ft-nemo-llama-2-7b-lora',
@@ -259,6 +289,12 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-qwen-7b-lora-2048',
         'ft-qwen-7b-lora-4096',
         'ft-qwen-7b-lora-8192',
+        'ft-automodel-llama-3.1-8b-lora',
+        'ft-automodel-qwen2.5-7b-lora',
+        'ft-automodel-llama-3.3-70b-lora-8gpu',
+        'ft-automodel-qwen2.5-32b-lora-8gpu',
+        'ft-automodel-llama-3.3-70b-lora-16gpu',
+        'ft-automodel-qwen2.5-32b-lora-16gpu',
     ),
     'method:qlora': (
         'ft-torchtune-llama-3.2-3b-qlora',
@@ -340,6 +376,18 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-qwen-7b-qlora-2048',
         'ft-qwen-7b-qlora-4096',
         'ft-qwen-7b-qlora-8192',
+        'pt-mbridge-2602-h100-llama-3-70b',
+        'pt-mbridge-2602-h100-llama-3.1-405b',
+        'pt-mbridge-2511-h100-llama-3-8b',
+        'pt-mbridge-2511-h100-llama-3-70b',
+        'pt-mbridge-2511-h100-llama-3.1-405b',
+        'ft-automodel-llama-3.1-8b-lora',
+        'ft-automodel-qwen2.5-7b-lora',
+        'ft-automodel-llama-3.3-70b-lora-8gpu',
+        'ft-automodel-qwen2.5-32b-lora-8gpu',
+        'ft-automodel-llama-3.3-70b-lora-16gpu',
+        'ft-automodel-qwen2.5-32b-lora-16gpu',
+        'pt-automodel-llama-3.1-70b-64gpu',
     ),
     'run:whole-run': (
         'pt-llama2-7b-gpu-hours',
