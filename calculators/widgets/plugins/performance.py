@@ -265,7 +265,7 @@ def serving_html(view: ServingView) -> str:
                  " per user", 0, highlight=c == r.concurrency) for c, s in view.by_concurrency]
     chart = bars_svg(bars, title="Output tokens/s by concurrent users (up to the most that fit)") if bars else ""
     rows = [["Requests in flight that fit", f"{r.max_concurrency:,}", "requests", "estimate"],
-            ["Highest sustainable request rate", rate, "", "estimate"]]
+            ["Highest sustainable rate of random (Poisson) arrivals", rate, "", "estimate"]]
     if r.status == serving_result.OK:
         rows = [
             ["Output tokens/s, all users", _rate(r.output_tokens_per_s or 0.0), "tokens/s", "estimate"],
