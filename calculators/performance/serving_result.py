@@ -128,8 +128,8 @@ class ServingLoad:
                 f"{_ms(self.inter_token_latency_s)} ms)",
                 f"time to first token {_ms(self.time_to_first_token_s)} ms, end to end "
                 f"{self.end_to_end_latency_s:,.2f} s",
-                f"highest sustainable rate of random (Poisson) arrivals {rate} (at most {self.max_concurrency} requests in "
-                f"flight fit; a closed loop of users may complete more: its queue cannot grow)", memory]
+                f"highest sustainable rate of random (Poisson) arrivals {rate} (at most {self.max_concurrency} "
+                "requests in flight fit; a closed loop of users may complete more: its queue cannot grow)", memory]
         return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
 
 
