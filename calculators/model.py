@@ -21,6 +21,7 @@ each model family lives in :mod:`calculators.model_config`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -217,14 +218,14 @@ class ModelSpec:
         """RMSNorm weights inside one decoder layer."""
         return self.norms_per_layer * self.hidden_size
 
-    @property
+    @cached_property
     def parameters(self) -> int:
-        """Exact total parameter count (every expert counted)."""
+        """Exact total parameter count (every expert counted; computed once per spec)."""
         return self._total(moe_block=self.moe_parameters_per_layer)
 
-    @property
+    @cached_property
     def active_parameters(self) -> int:
-        """Parameters used per token: total for a dense model, top-k experts for MoE."""
+        """Parameters used per token: total for a dense model, top-k experts for MoE (computed once per spec)."""
         return self._total(moe_block=self.moe_active_parameters_per_layer)
 
     def _total(self, *, moe_block: int) -> int:

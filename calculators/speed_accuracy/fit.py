@@ -92,8 +92,22 @@ def _loss(cases: Sequence[Prepared], values: Mapping[str, float], prior: Mapping
     return total
 
 
+def depends(case: Prepared, name: str) -> bool:
+    """True unless constant ``name`` cannot change the figure's model time (a per-request cost of a figure
+    with no request, an expert efficiency of a dense model, another format's compute efficiency)."""
+    if name == "request_overhead_s":
+        return case.requests != 0
+    if name == "moe_expert_efficiency":
+        return case.moe
+    if name.startswith("compute:"):
+        return case.compute == name.split(":", 1)[1]
+    return True
+
+
 def _golden(cases: Sequence[Prepared], values: dict[str, float], name: str, prior: Mapping[str, float]) -> None:
     low, high = (math.log(v) for v in BOUNDS[name])
+    # The other figures add the same amount to every loss compared: leaving them out moves no minimum.
+    cases = [case for case in cases if depends(case, name)]
 
     def loss_at(x: float) -> float:
         values[name] = math.exp(x)
