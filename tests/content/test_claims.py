@@ -7,6 +7,7 @@ tests are skipped (a fresh clone in CI). Every other test runs everywhere.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
@@ -156,7 +157,8 @@ def test_figure_names_a_real_function_and_page(item: object) -> None:
     if item.figure is None:
         assert item.verdict == VERDICT_NOT_CHECKED and item.reason
         return
-    assert callable(_resolve(item.figure.function)) or isinstance(_resolve(item.figure.function), property)
+    assert callable(_resolve(item.figure.function)) or isinstance(_resolve(item.figure.function),
+                                                                  (property, functools.cached_property))
     assert (ROOT / "docs" / item.figure.page).is_file()
     assert item.figure.kind in ("derived", "spec", "measured")
     assert all(case.value == case.value for case in item.figure.cases), "no NaN"
