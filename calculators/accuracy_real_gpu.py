@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from calculators.memory.inference import inference_memory
+from calculators.memory.overhead import CUDA_CONTEXT_BYTES, FIT_MARGIN
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model_config import spec_from_config
@@ -219,8 +220,6 @@ def boundaries_table(boundaries: list[dict[str, Any]], *, gpu: str, gpu_name: st
 
 def _margin_factor(estimate: MemoryEstimate, footprint_bytes: int) -> float:
     """The per-block factor ``k`` at which ``allocated + context + base + k x block`` equals ``footprint_bytes``."""
-    from calculators.memory.overhead import CUDA_CONTEXT_BYTES, FIT_MARGIN
-
     spare = footprint_bytes - estimate.peak_allocated_bytes - CUDA_CONTEXT_BYTES - FIT_MARGIN.base_bytes
     return spare / max(estimate.transient_block_bytes, 1)
 

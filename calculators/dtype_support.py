@@ -91,7 +91,13 @@ class UnsupportedFormatError(InputError):
     """A job asks a GPU for a number format it has no native path for."""
 
 
-def _capability(gpu: GPU) -> tuple[int, int] | None:
+def compute_capability(gpu: GPU) -> tuple[int, int] | None:
+    """NVIDIA's compute capability as ``(major, minor)``, or ``None`` where the catalog has none.
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> compute_capability(get_gpu("h100-sxm")), compute_capability(get_gpu("mi300x"))
+    ((9, 0), None)
+    """
     if gpu.compute_capability is None:
         return None
     major, _, minor = gpu.compute_capability.partition(".")
@@ -113,7 +119,7 @@ def runs_natively(gpu: GPU | str, fmt: str) -> bool:
     record = gpu_record("gpu", gpu)
     if fmt not in FORMATS:
         raise InputError("format", fmt, f"one of {', '.join(FORMATS)}")
-    capability = _capability(record)
+    capability = compute_capability(record)
     if capability is not None:
         return capability >= MIN_CAPABILITY[fmt]
     if record.vendor == "Apple":

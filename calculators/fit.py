@@ -35,7 +35,7 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes, training_notes
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
-from calculators.memory.overhead import allocator_reserve_bytes, fit_margin_bytes
+from calculators.memory.overhead import allocator_reserve_bytes, uncertainty_above_total
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
@@ -224,8 +224,8 @@ def split_inference_footprint(estimate: MemoryEstimate, count: int) -> tuple[int
     if estimate.overhead.get("allocator_reserve", 0):  # zero with expandable segments
         reserve = allocator_reserve_bytes(transient_block_bytes=share, recompute=False, prefill=True)
     allocated = -(-(estimate.peak_allocated_bytes - workspaces) // count) + workspaces
-    uncertainty = max(0, fit_margin_bytes(transient_block_bytes=share, prefill=True) - reserve) if context else 0
-    return allocated + context + reserve, uncertainty
+    overhead = {"cuda_context": context, "allocator_reserve": reserve} if estimate.overhead else {}
+    return allocated + context + reserve, uncertainty_above_total(overhead, transient_block_bytes=share, prefill=True)
 
 
 def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:

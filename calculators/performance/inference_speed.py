@@ -48,7 +48,7 @@ from calculators.catalog.engines import DEFAULT_ENGINE
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.dtype_support import serving_notes
+from calculators.dtype_support import compute_capability, serving_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import footprint_on, split_inference_footprint, verdict_for
@@ -322,10 +322,8 @@ CUDNN_PLAN_NOTE = (
 
 def _cudnn_attention_first(gpu: GPU) -> bool:
     """True on the NVIDIA GPUs where PyTorch tries cuDNN attention first (compute capability 9.0 and later)."""
-    try:
-        return gpu.vendor == "NVIDIA" and float(gpu.compute_capability or 0) >= 9.0
-    except ValueError:
-        return False
+    capability = compute_capability(gpu)
+    return gpu.vendor == "NVIDIA" and capability is not None and capability >= (9, 0)
 
 
 def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **settings: Any) -> InferenceSpeed:

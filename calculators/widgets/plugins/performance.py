@@ -19,6 +19,7 @@ from typing import Any
 from calculators.catalog.engines import engine_ids, get_engine
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import interconnect_ids
+from calculators.errors import InputError
 from calculators.memory import inference, training_inputs
 from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
@@ -352,17 +353,15 @@ def _compute_train(values: Values) -> TrainView:
                 "global_batch_tokens": int(values["global_batch_tokens"]) or None}
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
     replica = result.tensor_parallel * result.pipeline_parallel
-    counts = sorted({n for n in CHART_GPUS if n % replica == 0 and _holds_a_micro_batch(n, replica, values)}
-                    | {result.gpus})
-    runs = tuple((n, train.training_time(spec, gpu, gpus=n, **settings)) for n in counts)  # type: ignore[arg-type]
-    return TrainView(result=result, gpu=gpu, by_gpus=runs)
-
-
-def _holds_a_micro_batch(gpus: int, replica: int, values: Values) -> bool:
-    """True when a global batch, if set, gives every data-parallel replica at least one micro-batch."""
-    if not values["global_batch_tokens"]:
-        return True
-    return (gpus // replica) * int(values["batch"]) * int(values["seq"]) <= int(values["global_batch_tokens"])
+    counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
+    runs = []
+    for n in counts:
+        try:
+            runs.append((n, train.training_time(spec, gpu, gpus=n, **settings)))  # type: ignore[arg-type]
+        except InputError as error:
+            if error.field != "global_batch_tokens":  # a global batch too small for this many replicas: no bar
+                raise
+    return TrainView(result=result, gpu=gpu, by_gpus=tuple(runs))
 
 
 def _days(days: float) -> str:
