@@ -11,6 +11,11 @@ from typing import Any, Iterator
 
 ROUND = 512
 
+#: When a list, every tracker appends its allocation order here: ``("alloc", serial, bytes)``,
+#: ``("free", serial, 0)`` and ``("phase", 0, 0)`` at each phase start (what
+#: ``scripts/replay_allocator.py`` replays through :mod:`calculators.memory.caching_allocator`).
+event_log: list[tuple[str, int, int]] | None = None
+
 
 def _round(n: int) -> int:
     return 0 if n <= 0 else ((n + ROUND - 1) // ROUND) * ROUND
@@ -68,6 +73,8 @@ def make_tracker_class():  # defined lazily so that importing this file needs no
             self.by_id[key] = serial
             self.live[serial] = nbytes
             self.total += nbytes
+            if event_log is not None:
+                event_log.append(("alloc", serial, nbytes))
             weakref.finalize(st, self._free, key, serial)
             if self.total > self.phase_peak:
                 self.phase_peak = self.total
@@ -87,11 +94,15 @@ def make_tracker_class():  # defined lazily so that importing this file needs no
                 self.snapshot = dict(self.live)
                 self._pending = False
             self.by_id.pop(key, None)
+            if event_log is not None and serial in self.live:
+                event_log.append(("free", serial, 0))
             nbytes = self.live.pop(serial, 0)
             self.total -= nbytes
 
         # -- phases --------------------------------------------------------------------
         def start_phase(self, name: str) -> None:
+            if event_log is not None:
+                event_log.append(("phase", 0, 0))
             self.phase = name
             self.phase_peak = self.total
             self.snapshot = dict(self.live)
