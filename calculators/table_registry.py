@@ -233,22 +233,19 @@ def values_json(pages: Mapping[str, str], *, site_url: str = "", site_version: s
 
 def render_page(text: str, path: str, *, tables: Mapping[str, TableFunction], values: Mapping[str, ValueFunction],
                 site_url: str = "", version: str = "", catalog_as_of: str = "") -> str:
-    """A page's Markdown with its table blocks and value markers rendered from the code.
+    """A page's Markdown (``path`` under docs/) with its table blocks and value markers rendered from the code.
 
-    Without ``version`` and ``catalog_as_of`` this is the page as committed (:func:`regenerate_pages`);
-    the site build renders each page again with both (``scripts/mkdocs_hooks.py``, ``on_page_markdown``).
+    Without ``version`` and ``catalog_as_of`` this is the page as committed (:func:`regenerate_pages`); the site
+    build renders each page again with both (``on_page_markdown`` in ``scripts/mkdocs_hooks.py``).
 
-    Args:
-        text: The page's Markdown.
-        path: The page's path under docs/ (for its cite URLs and error messages).
-        tables: Table functions (:func:`site_tables`).
-        values: Value functions (:func:`site_values`).
-        site_url: The site's base URL the cite snippets name.
-        version: The package version, named by every caption, cite snippet and value.
-        catalog_as_of: The catalog's as-of date, likewise.
-
-    Raises:
-        ValueError: a value marker opens a line (the message names the page).
+    >>> from calculators.inline_values import Value
+    >>> def n() -> Value:
+    ...     return Value(id="n", text="3", description="d.", kind="derived", number=3.0)
+    >>> page, values = "It is <!-- value: n -->?<!-- /value -->.", {"n": n}
+    >>> render_page(page, "a.md", tables={}, values=values).split('title="')[1]
+    'n: derived by calculators.table_registry.n">3</span><!-- /value -->.'
+    >>> render_page(page, "a.md", tables={}, values=values, version="9.9").split('title="')[1]
+    'n: derived by calculators.table_registry.n, v9.9">3</span><!-- /value -->.'
     """
     text = update_blocks(text, tables, version=version, catalog_as_of=catalog_as_of, src_path=path, site_url=site_url)
     try:

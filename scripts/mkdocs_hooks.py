@@ -225,9 +225,8 @@ def on_files(files: Any, config: Any) -> Any:
     _tables.update(site_tables(pages))
     _values.clear()
     _values.update(site_values(pages))
-    _state["catalog_as_of"] = catalog_as_of()
-    for path, content in table_data_files(pages, site_url=site_url, site_version=site_version, tables=_tables,
-                                          values=_values).items():
+    data_files = table_data_files(pages, _tables, _values, site_url=site_url, site_version=site_version)
+    for path, content in data_files.items():
         files.append(File.generated(config, path, content=content))
     # Every inline value with its provenance, so a number quoted from prose is citable too.
     files.append(File.generated(config, "values.json",
@@ -240,17 +239,16 @@ def _pages(files: Any) -> dict[str, str]:
             for page in sorted(files.documentation_pages(), key=lambda f: f.src_uri)}
 
 
-def table_data_files(pages: dict[str, str], *, site_url: str, site_version: str = "",
-                     tables: dict[str, TableFunction] | None = None,
-                     values: dict[str, ValueFunction] | None = None) -> dict[str, str]:
+def table_data_files(pages: dict[str, str], tables: dict[str, TableFunction], values: dict[str, ValueFunction], *,
+                     site_url: str, site_version: str = "") -> dict[str, str]:
     """Site path -> content of every table's CSV and JSON file; refuses stale committed tables and values.
 
     ``pages`` maps each page's path under docs/ to its Markdown as committed (cite snippets
-    written with ``DOCS_SITE_URL``, no edition). The JSON records the page's URL under
-    ``site_url``, versioned when ``site_version`` is set. Sorted by path, the same bytes on
-    every build. ``tables`` and ``values`` default to :func:`site_tables` and :func:`site_values`.
+    written with ``DOCS_SITE_URL``, no edition), ``tables`` and ``values`` are their functions
+    (``site_tables``, ``site_values``). The JSON records the page's URL under ``site_url``,
+    versioned when ``site_version`` is set. Sorted by path, the same bytes on every build.
     """
-    tables, as_of = site_tables(pages) if tables is None else tables, catalog_as_of()
+    as_of = catalog_as_of()
     regenerated = regenerate_pages(pages, site_url=DOCS_SITE_URL, tables=tables, values=values)
     stale = [path for path in pages if regenerated[path] != pages[path]]
     if stale:
@@ -273,7 +271,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     site_url = _state.get("site_url", "")
     url = versioned_site_url(site_url, os.environ.get("SITE_VERSION", "")) if site_url else DOCS_SITE_URL
     markdown = render_page(markdown, page.file.src_uri, tables=_tables, values=_values, site_url=url,
-                           version=__version__, catalog_as_of=_state["catalog_as_of"])
+                           version=__version__, catalog_as_of=catalog_as_of())
     try:
         expanded = expand_widgets(markdown, source=f"docs/{page.file.src_uri}")
     except WidgetMarkupError as error:

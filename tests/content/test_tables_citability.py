@@ -94,7 +94,7 @@ def _built(monkeypatch: pytest.MonkeyPatch, page: str, text: str, *, site_url: s
     module = _hooks()
     monkeypatch.setattr(module, "_tables", TABLES)
     monkeypatch.setattr(module, "_values", VALUES)
-    monkeypatch.setattr(module, "_state", {"site_url": site_url, "catalog_as_of": catalog_as_of()})
+    monkeypatch.setattr(module, "_state", {"site_url": site_url})
     monkeypatch.setattr(module, "_pages_with_widgets", [])
     monkeypatch.setenv("SITE_VERSION", site_version)
     return str(module.on_page_markdown(text, SimpleNamespace(file=SimpleNamespace(src_uri=page), url=page), {}, None))
@@ -148,7 +148,7 @@ def _hooks() -> ModuleType:
 
 def test_build_writes_a_csv_and_json_per_table() -> None:
     """One file of each kind per table, with the page's cells, under the versioned URL when SITE_VERSION is set."""
-    files = _hooks().table_data_files(PAGES, site_url=SITE_URL, site_version="0.1.0", tables=TABLES, values=VALUES)
+    files = _hooks().table_data_files(PAGES, TABLES, VALUES, site_url=SITE_URL, site_version="0.1.0")
     assert list(files) == sorted(data_path(page, table_id, ext) for table_id, page in LOCATIONS.items()
                                  for ext in ("csv", "json"))
     for table_id, page in LOCATIONS.items():
@@ -170,7 +170,7 @@ def test_build_refuses_a_stale_table() -> None:
     stale[page] = PAGES[page].replace(f"| {row[0]} | {row[1]} |", f"| {row[0]} | 999 |", 1)
     assert stale[page] != PAGES[page]
     with pytest.raises(module.PluginError, match="stale in validation/index.md"):
-        module.table_data_files(stale, site_url=SITE_URL, tables=TABLES, values=VALUES)
+        module.table_data_files(stale, TABLES, VALUES, site_url=SITE_URL)
 
 
 def test_build_refuses_a_stale_value() -> None:
@@ -181,9 +181,9 @@ def test_build_refuses_a_stale_value() -> None:
     stale = dict(PAGES)
     stale[page] = PAGES[page].replace(f">{shown}</span>", ">999</span>", 1)
     assert stale[page] != PAGES[page]
-    assert module.table_data_files(PAGES, site_url=SITE_URL, tables=TABLES, values=VALUES), "the current pages pass"
+    assert module.table_data_files(PAGES, TABLES, VALUES, site_url=SITE_URL), "the current pages pass"
     with pytest.raises(module.PluginError, match="stale in validation/index.md"):
-        module.table_data_files(stale, site_url=SITE_URL, tables=TABLES, values=VALUES)
+        module.table_data_files(stale, TABLES, VALUES, site_url=SITE_URL)
 
 
 # --------------------------------------------------------------------------- the index of tables
