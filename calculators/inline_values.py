@@ -7,8 +7,9 @@ A sentence that states a computed result holds a marker instead of a typed numbe
 :func:`update_values` replaces what is between the markers with the value the registered
 function produces (a :class:`Value`), wrapped in a ``<span>`` whose ``id`` is the value id
 (so ``page/#ID`` points at the number) and whose ``title`` names the value, what kind of
-number it is, the function that computed it and the package version (shown when the
-reader hovers over the number). The Markdown source therefore always shows the real
+number it is and the function that computed it (shown when the reader hovers over the
+number); the site build adds the edition, the package version and the catalog's as-of date,
+which the committed pages leave out. The Markdown source therefore always shows the real
 number, and tests recompute every one. A value marker must not open a line: Python-Markdown
 would read a comment at the start of a line as an HTML block and split the paragraph.
 
@@ -21,9 +22,9 @@ from table ids (:mod:`calculators.table_registry` checks both).
 ...     return quantity("demo-gib", 17.3456 * 2**30, scale=2**30, digits=2, unit="GiB",
 ...                     description="A demo total.", kind="derived")
 >>> text = "It needs <!-- value: demo-gib -->? GiB<!-- /value --> here."
->>> print(update_values(text, {"demo-gib": demo}, version="0.1.0"))  # doctest: +NORMALIZE_WHITESPACE
+>>> print(update_values(text, {"demo-gib": demo}))  # doctest: +NORMALIZE_WHITESPACE
 It needs <!-- value: demo-gib --><span class="generated-value" id="demo-gib"
-title="demo-gib: derived by calculators.inline_values.demo, v0.1.0">17.35 GiB</span><!-- /value --> here.
+title="demo-gib: derived by calculators.inline_values.demo">17.35 GiB</span><!-- /value --> here.
 >>> shown_values(update_values(text, {"demo-gib": demo}, version="0.1.0"))
 {'demo-gib': '17.35 GiB'}
 """
@@ -37,6 +38,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from calculators.errors import UnknownNameError
+from calculators.tables import citation, edition
 
 #: What kind of number a value is (house style: say whether each number is measured, derived or
 #: assumed; ``spec`` is a catalog figure quoted from its source, as the catalogs' ``kind`` says).
@@ -119,8 +121,8 @@ def function_name(function: Callable[..., object]) -> str:
 
     >>> function_name(quantity)
     'calculators.inline_values.quantity'
-    >>> function_name(functools.partial(citation, "x", version="1"))
-    "calculators.inline_values.citation('x', version='1')"
+    >>> function_name(functools.partial(quantity, "x", digits=1))
+    "calculators.inline_values.quantity('x', digits=1)"
     """
     while hasattr(function, "__wrapped__"):  # functools.cache and friends
         function = function.__wrapped__
@@ -133,36 +135,29 @@ def function_name(function: Callable[..., object]) -> str:
     return f"{function.__module__}.{qualname}"
 
 
-def title(value: Value, *, function: str, version: str, catalog_as_of: str = "") -> str:
-    """The hover text of a value: id, kind, the function that computed it and the edition.
+def title(value: Value, *, function: str, version: str = "", catalog_as_of: str = "") -> str:
+    """The hover text of a value: id, kind, the function that computed it and the edition, if given.
 
     >>> v = Value(id="x", text="1 GiB", description="d", kind="assumed", number=1.0)
     >>> title(v, function="m.f", version="0.1.0", catalog_as_of="2026-01-31")
     'x: assumed by m.f, v0.1.0, catalog as of 2026-01-31'
+    >>> title(v, function="m.f")
+    'x: assumed by m.f'
     """
-    edition = f"v{version}" + (f", catalog as of {catalog_as_of}" if catalog_as_of else "")
-    return f"{value.id}: {value.kind} by {function}, {edition}"
+    stamp = edition(version, catalog_as_of)
+    return f"{value.id}: {value.kind} by {function}" + (f", {stamp}" if stamp else "")
 
 
-def render_value(value: Value, *, function: str, version: str, catalog_as_of: str = "") -> str:
+def render_value(value: Value, *, function: str, version: str = "", catalog_as_of: str = "") -> str:
     """The generated body of a value marker: the number in a span carrying its id and provenance."""
     hover = html.escape(title(value, function=function, version=version, catalog_as_of=catalog_as_of))
     return f'<span class="generated-value" id="{value.id}" title="{hover}">{html.escape(value.text, quote=False)}</span>'
 
 
-def citation(value_id: str, *, version: str, catalog_as_of: str = "", site_name: str = "Sizing ML Hardware") -> str:
-    """The one-line citation of a value, without its URL.
-
-    >>> citation("system-example-host-ram", version="0.1.0", catalog_as_of="2026-11-21")
-    'Sizing ML Hardware, version 0.1.0, value system-example-host-ram (catalog as of 2026-11-21).'
-    """
-    edition = f" (catalog as of {catalog_as_of})" if catalog_as_of else ""
-    return f"{site_name}, version {version}, value {value_id}{edition}."
-
-
 # --------------------------------------------------------------------------- pages
-def update_values(text: str, values: Mapping[str, ValueFunction], *, version: str, catalog_as_of: str = "") -> str:
-    """Return ``text`` with every ``<!-- value: ID -->`` marker regenerated.
+def update_values(text: str, values: Mapping[str, ValueFunction], *, version: str = "",
+                  catalog_as_of: str = "") -> str:
+    """Return ``text`` with every ``<!-- value: ID -->`` marker regenerated (the edition as :func:`title`).
 
     Raises:
         UnknownNameError: a marker names an id nobody registered.
@@ -237,5 +232,5 @@ def to_record(value: Value, *, function: str, version: str, catalog_as_of: str =
         "id": value.id, "text": value.text, "number": value.number, "unit": value.unit,
         "description": value.description, "kind": value.kind, "assumptions": list(value.assumptions),
         "function": function, "version": version, "catalog_as_of": catalog_as_of, "page": page, "url": url,
-        "citation": citation(value.id, version=version, catalog_as_of=catalog_as_of),
+        "citation": citation(f"value {value.id}", version=version, catalog_as_of=catalog_as_of),
     }

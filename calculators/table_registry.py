@@ -231,18 +231,42 @@ def values_json(pages: Mapping[str, str], *, site_url: str = "", site_version: s
     return json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
+def render_page(text: str, path: str, *, tables: Mapping[str, TableFunction], values: Mapping[str, ValueFunction],
+                site_url: str = "", version: str = "", catalog_as_of: str = "") -> str:
+    """A page's Markdown (``path`` under docs/) with its table blocks and value markers rendered from the code.
+
+    Without ``version`` and ``catalog_as_of`` this is the page as committed (:func:`regenerate_pages`); the site
+    build renders each page again with both (``on_page_markdown`` in ``scripts/mkdocs_hooks.py``).
+
+    >>> from calculators.inline_values import Value
+    >>> def n() -> Value:
+    ...     return Value(id="n", text="3", description="d.", kind="derived", number=3.0)
+    >>> page, values = "It is <!-- value: n -->?<!-- /value -->.", {"n": n}
+    >>> render_page(page, "a.md", tables={}, values=values).split('title="')[1]
+    'n: derived by calculators.table_registry.n">3</span><!-- /value -->.'
+    >>> render_page(page, "a.md", tables={}, values=values, version="9.9").split('title="')[1]
+    'n: derived by calculators.table_registry.n, v9.9">3</span><!-- /value -->.'
+    """
+    text = update_blocks(text, tables, version=version, catalog_as_of=catalog_as_of, src_path=path, site_url=site_url)
+    try:
+        return update_values(text, values, version=version, catalog_as_of=catalog_as_of)
+    except UnknownNameError:
+        raise
+    except ValueError as error:
+        raise ValueError(f"docs/{path}: {error}") from None
+
+
 def regenerate_pages(pages: Mapping[str, str], *, site_url: str = "",
                      tables: Mapping[str, TableFunction] | None = None,
                      values: Mapping[str, ValueFunction] | None = None) -> dict[str, str]:
-    """Every page's Markdown with its table blocks and value markers regenerated from the code.
+    """Every page's Markdown as committed: its table blocks and value markers regenerated from the code.
 
-    Unchanged pages are included. Each block is stamped with the package version and the
-    catalog's as-of date, and its cite snippet with the page's URL under ``site_url``; each
-    value with its function, kind and version.
+    Unchanged pages are included. The committed pages name no edition (package version,
+    catalog date): a release changes none of them; the site build adds it (:func:`render_page`).
 
     Args:
         pages: Page path under docs/ -> the page's Markdown (all pages of the site).
-        site_url: The site's base URL (mkdocs.yml ``site_url``).
+        site_url: The site's base URL the cite snippets name (``DOCS_SITE_URL``).
         tables: Table functions (default :func:`site_tables` of ``pages``).
         values: Value functions (default :func:`site_values` of ``pages``).
 
@@ -253,14 +277,5 @@ def regenerate_pages(pages: Mapping[str, str], *, site_url: str = "",
     tables = site_tables(pages) if tables is None else tables
     values = site_values(pages) if values is None else values
     value_locations(pages)  # refuses an id used by two markers
-    as_of = catalog_as_of()
-    out = {}
-    for path, text in pages.items():
-        text = update_blocks(text, tables, version=__version__, catalog_as_of=as_of, src_path=path, site_url=site_url)
-        try:
-            out[path] = update_values(text, values, version=__version__, catalog_as_of=as_of)
-        except UnknownNameError:
-            raise
-        except ValueError as error:
-            raise ValueError(f"docs/{path}: {error}") from None
-    return out
+    return {path: render_page(text, path, tables=tables, values=values, site_url=site_url)
+            for path, text in pages.items()}

@@ -5,15 +5,16 @@ replaces what is between the markers with the table the registered function prod
 so the Markdown source always shows the real numbers and a test can recompute them.
 Generation is deterministic: fixed rounding per column and a fixed row order.
 
-Each block is citable: an anchor whose id is the table id, a caption naming the id, the
-package version, the catalog's as-of date and the assumptions, links to the table's CSV
-and JSON files (``tables/ID.csv`` next to the page; the site build writes them, see
-:func:`to_csv` and :func:`to_json`) and a collapsed "Cite this table" snippet with the
-table's URL.
+Each block is citable: an anchor whose id is the table id, a caption naming the id and
+the assumptions, links to the table's CSV and JSON files (``tables/ID.csv`` next to the
+page; the site build writes them, see :func:`to_csv` and :func:`to_json`) and a collapsed
+"Cite this table" snippet with the table's URL. The edition (the package version and the
+catalog's as-of date) is not committed: it is the same on every block, so the site build
+adds it (``version=``, ``catalog_as_of=``) and a release changes no page of docs/.
 
 >>> table = Table(id="demo", caption="Demo.", columns=("model", "GiB"), align=("l", "r"),
 ...               rows=(("a", "1.00"), ("b", "2.50")))
->>> print(render_markdown(table, version="0.0.0", catalog_as_of="2026-01-31"))
+>>> print(render_markdown(table))
 <BLANKLINE>
 <div class="generated-table" id="demo"></div>
 <BLANKLINE>
@@ -22,15 +23,19 @@ table's URL.
 | a | 1.00 |
 | b | 2.50 |
 <BLANKLINE>
-*Table demo (v0.0.0, catalog as of 2026-01-31). Demo.* Data: [CSV](tables/demo.csv) · [JSON](tables/demo.json)
+*Table demo. Demo.* Data: [CSV](tables/demo.csv) · [JSON](tables/demo.json)
 <BLANKLINE>
 ??? quote "Cite this table"
     ```text
-    Sizing ML Hardware, version 0.0.0, table demo (catalog as of 2026-01-31). #demo
+    Sizing ML Hardware, table demo. #demo
     ```
 <BLANKLINE>
     Data: tables/demo.csv · tables/demo.json
 <BLANKLINE>
+>>> built = render_markdown(table, version="0.0.0", catalog_as_of="2026-01-31")
+>>> print("\\n".join(line.strip() for line in built.splitlines() if "2026" in line))
+*Table demo (v0.0.0, catalog as of 2026-01-31). Demo.* Data: [CSV](tables/demo.csv) · [JSON](tables/demo.json)
+Sizing ML Hardware, version 0.0.0, table demo (catalog as of 2026-01-31). #demo
 """
 
 from __future__ import annotations
@@ -150,14 +155,16 @@ def versioned_site_url(site_url: str, site_version: str) -> str:
 
 
 # --------------------------------------------------------------------------- Markdown
-def render_markdown(table: Table, *, version: str, catalog_as_of: str = "", src_path: str = "",
+def render_markdown(table: Table, *, version: str = "", catalog_as_of: str = "", src_path: str = "",
                     site_url: str = "") -> str:
     """Markdown for a table block: anchor, table, caption with data links, any figure, cite snippet.
 
     Args:
         table: The table.
-        version: Package version the numbers come from (``calculators.__version__``).
-        catalog_as_of: The catalog's edition date (:func:`calculators.catalog.edition.catalog_as_of`).
+        version: Package version the numbers come from (``calculators.__version__``); the
+            committed pages leave it out, the site build names it.
+        catalog_as_of: The catalog's edition date (:func:`calculators.catalog.edition.catalog_as_of`),
+            likewise added by the build.
         src_path: The page's path under docs/ (for the absolute URLs of the cite snippet).
         site_url: The site's base URL (mkdocs.yml ``site_url``).
     """
@@ -173,28 +180,42 @@ def render_markdown(table: Table, *, version: str, catalog_as_of: str = "", src_
     anchor = page_url(src_path, site_url=site_url) + "#" + table.id if src_path else "#" + table.id
     data = [_base(site_url) + data_path(src_path, table.id, ext) if src_path else f"tables/{table.id}.{ext}"
             for ext in ("csv", "json")]
-    lines += ['??? quote "Cite this table"', "    ```text",
-              f"    {citation(table.id, version=version, catalog_as_of=catalog_as_of)} {anchor}", "    ```", "",
+    cite = citation(f"table {table.id}", version=version, catalog_as_of=catalog_as_of)
+    lines += ['??? quote "Cite this table"', "    ```text", f"    {cite} {anchor}", "    ```", "",
               "    Data: " + " · ".join(f"<{url}>" if "://" in url else url for url in data), ""]
     return "\n".join(lines)
 
 
+def edition(version: str, catalog_as_of: str = "") -> str:
+    """The edition the numbers come from, as captions and hover texts name it (empty without either).
+
+    >>> edition("0.1.0", "2026-11-21")
+    'v0.1.0, catalog as of 2026-11-21'
+    >>> edition("")
+    ''
+    """
+    named = (f"v{version}" if version else "", f"catalog as of {catalog_as_of}" if catalog_as_of else "")
+    return ", ".join(part for part in named if part)
+
+
 def _caption(table: Table, *, version: str, catalog_as_of: str) -> str:
-    edition = f"v{version}" + (f", catalog as of {catalog_as_of}" if catalog_as_of else "")
-    caption = f"*Table {table.id} ({edition}). {table.caption}"
+    stamp = edition(version, catalog_as_of)
+    caption = f"*Table {table.id}" + (f" ({stamp})" if stamp else "") + f". {table.caption}"
     if table.assumptions:
         caption += " Assumptions: " + "; ".join(table.assumptions) + "."
     return caption + "*"
 
 
-def citation(table_id: str, *, version: str, catalog_as_of: str = "") -> str:
-    """The one-line citation of a table, without its URL.
+def citation(name: str, *, version: str = "", catalog_as_of: str = "") -> str:
+    """The one-line citation of a table (``table ID``) or value (``value ID``), without its URL.
 
-    >>> citation("hardware-catalog", version="0.1.0", catalog_as_of="2026-11-21")
+    >>> citation("table hardware-catalog", version="0.1.0", catalog_as_of="2026-11-21")
     'Sizing ML Hardware, version 0.1.0, table hardware-catalog (catalog as of 2026-11-21).'
+    >>> citation("value x")
+    'Sizing ML Hardware, value x.'
     """
-    edition = f" (catalog as of {catalog_as_of})" if catalog_as_of else ""
-    return f"{SITE_NAME}, version {version}, table {table_id}{edition}."
+    dated = f" (catalog as of {catalog_as_of})" if catalog_as_of else ""
+    return f"{SITE_NAME}, " + (f"version {version}, " if version else "") + f"{name}{dated}."
 
 
 def _cell(text: str) -> str:
@@ -202,7 +223,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def update_blocks(text: str, tables: Mapping[str, TableFunction], *, version: str, catalog_as_of: str = "",
+def update_blocks(text: str, tables: Mapping[str, TableFunction], *, version: str = "", catalog_as_of: str = "",
                   src_path: str = "", site_url: str = "") -> str:
     """Return ``text`` with every ``<!-- table: ID -->`` block regenerated.
 
@@ -225,38 +246,6 @@ def update_blocks(text: str, tables: Mapping[str, TableFunction], *, version: st
 def block_ids(text: str) -> list[str]:
     """Ids of the generated-table blocks in a page, in order."""
     return [match.group("id") for match in _BLOCK.finditer(text)]
-
-
-def with_site_version(text: str, *, site_url: str, site_version: str, written_with: str = "") -> str:
-    """Point the absolute URLs inside a page's table blocks at the published (versioned) site.
-
-    The committed blocks are written with ``written_with`` (default ``site_url``; the build
-    passes :data:`DOCS_SITE_URL`); they are rewritten to ``site_url``, with the version folder
-    when ``SITE_VERSION`` is set, so a citation names the version's own address
-    (``…/guide/0.1.0/hardware/#hardware-catalog``), which keeps resolving after newer
-    versions are published beside it.
-
-    >>> block = "<!-- table: t -->\\nhttps://example.org/g/hardware/#t\\n<!-- /table -->"
-    >>> print(with_site_version(block, site_url="https://example.org/g/", site_version="0.1.0"))
-    <!-- table: t -->
-    https://example.org/g/0.1.0/hardware/#t
-    <!-- /table -->
-    >>> print(with_site_version(block, site_url="https://docs.example.com/", site_version="",
-    ...                         written_with="https://example.org/g/"))
-    <!-- table: t -->
-    https://docs.example.com/hardware/#t
-    <!-- /table -->
-    """
-    if not site_url:
-        return text
-    base, target = _base(written_with or site_url), _base(versioned_site_url(site_url, site_version))
-    if base == target:
-        return text
-
-    def replace(match: re.Match[str]) -> str:
-        return match.group(1) + match.group("body").replace(base, target) + match.group(4)
-
-    return _BLOCK.sub(replace, text)
 
 
 # --------------------------------------------------------------------------- data files
@@ -298,7 +287,7 @@ def to_json(table: Table, *, version: str, catalog_as_of: str = "", src_path: st
         "page": page,
         "url": f"{page}#{table.id}",
         "csv": _base(site_url) + data_path(src_path, table.id, "csv") if src_path else f"tables/{table.id}.csv",
-        "citation": citation(table.id, version=version, catalog_as_of=catalog_as_of),
+        "citation": citation(f"table {table.id}", version=version, catalog_as_of=catalog_as_of),
     }
     return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
 

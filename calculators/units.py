@@ -7,6 +7,8 @@ MiB do; decimal multiples (``GB``, 10^9 bytes) measure bandwidth and disk, as da
 (1073741824, 1048576, 1024)
 >>> gib(3 * 2**29), gib(1234.5 * GIB), gib(1234.5 * GIB, grouped=False), gib(80 * GIB, digits=0)
 ('1.50', '1,234.50', '1234.50', '80')
+>>> gb(900e9, 0), gb(1800e9, 1), gb(1800e9, 1, grouped=False)
+('900', '1,800.0', '1800.0')
 >>> token_text(10**9), token_text(15 * 10**12), token_text(2_500_000), token_text(1234), token_text(1234567)
 ('1B', '15T', '2.5M', '1.234k', '1234567')
 >>> signed_percent(0.123), signed_percent(-0.5), number(12345.678), number(0.1234, 2)
@@ -24,6 +26,11 @@ GB = 10**9
 def gib(value_bytes: float, digits: int = 2, *, grouped: bool = True) -> str:
     """Bytes as GiB (2^30 bytes) with ``digits`` decimals, with thousands separators unless ``grouped`` is False."""
     return f"{value_bytes / GIB:,.{digits}f}" if grouped else f"{value_bytes / GIB:.{digits}f}"
+
+
+def gb(value_bytes: float, digits: int = 2, *, grouped: bool = True) -> str:
+    """Bytes (or bytes/s) as decimal GB (10^9 bytes) with ``digits`` decimals, grouped as :func:`gib`."""
+    return f"{value_bytes / GB:,.{digits}f}" if grouped else f"{value_bytes / GB:.{digits}f}"
 
 
 #: Suffixes of a count, largest first: what ``2T``, ``500B``, ``10M`` and ``5k`` stand for.

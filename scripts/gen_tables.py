@@ -4,9 +4,10 @@
 Usage: ``scripts/gen_tables.py`` to rewrite, ``scripts/gen_tables.py --check`` to print a
 unified diff (and each stale value: id, found, expected) and exit 1 when any page is stale;
 ``--only docs/a.md docs/b.md`` limits the rewrite (or check) to those pages. Values are the
-numbers in the prose, computed by the functions of ``calculators/doc_values/``. Each block gets the package version, the
-catalog's as-of date and cite URLs under ``calculators.tables.DOCS_SITE_URL`` (the build rewrites them to the configured ``site_url``); the index of tables
-(docs/tables/index.md) is rebuilt from the blocks of every page.
+numbers in the prose, computed by the functions of ``calculators/doc_values/``. Cite URLs are
+written under ``calculators.tables.DOCS_SITE_URL`` and no edition (package version, catalog
+date) is written: the site build adds both (``scripts/mkdocs_hooks.py``), so a release changes
+no page. The index of tables (docs/tables/index.md) is rebuilt from the blocks of every page.
 """
 
 from __future__ import annotations
@@ -31,11 +32,6 @@ def read_pages(docs: Path = DOCS) -> dict[str, str]:
     return {page.relative_to(docs).as_posix(): page.read_text(encoding="utf-8") for page in sorted(docs.rglob("*.md"))}
 
 
-def site_url(repo: Path = REPO) -> str:
-    """The address the committed cite snippets are written with (the build rewrites it to ``site_url``)."""
-    return DOCS_SITE_URL
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="report stale pages, change nothing")
@@ -43,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     only = {Path(page).as_posix().removeprefix("docs/") for page in args.only or ()}
     pages = read_pages()
-    regenerated = regenerate_pages(pages, site_url=site_url())
+    regenerated = regenerate_pages(pages, site_url=DOCS_SITE_URL)
     stale = 0
     for path, text in pages.items():
         new = regenerated[path]

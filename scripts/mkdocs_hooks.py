@@ -37,9 +37,11 @@ And for the generated tables (:mod:`calculators.tables`):
   build when a committed page is stale (run ``scripts/gen_tables.py``), then adds each
   table's data files, ``tables/ID.csv`` and ``tables/ID.json`` beside its page, to the
   site (so ``--strict`` checks the caption links to them).
-* ``on_page_markdown`` rewrites the absolute URLs of the cite snippets, committed with the
-  placeholder ``DOCS_SITE_URL``, to the configured ``site_url``, with the version folder
-  when ``SITE_VERSION`` is set (``SITE_VERSION=0.1.0`` gives ``…/0.1.0/…``), as
+* ``on_page_markdown`` renders every block and value again, now with the edition the
+  committed pages leave out (the package version, ``calculators.version.__version__``, and
+  the catalog's as-of date) and with the cite URLs, committed with the placeholder
+  ``DOCS_SITE_URL``, under the configured ``site_url``, with the version folder when
+  ``SITE_VERSION`` is set (``SITE_VERSION=0.1.0`` gives ``…/0.1.0/…``), as
   ``mike deploy 0.1.0`` publishes the site.
 """
 
@@ -65,15 +67,23 @@ from mkdocs.utils import get_relative_url
 
 from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
-from calculators.table_registry import regenerate_pages, site_tables, table_locations, values_json
+from calculators.inline_values import ValueFunction
+from calculators.table_registry import (
+    regenerate_pages,
+    render_page,
+    site_tables,
+    site_values,
+    table_locations,
+    values_json,
+)
 from calculators.tables import (
     DOCS_SITE_URL,
+    TableFunction,
     data_path,
     site_url_problem,
     to_csv,
     to_json,
     versioned_site_url,
-    with_site_version,
 )
 from calculators.widgets.markdown import WidgetMarkupError, expand_widgets
 
@@ -91,6 +101,9 @@ SNAPSHOT_SCRIPT = ROOT / "scripts" / "make_snapshot.mjs"
 
 _pages_with_widgets: list[str] = []
 _state: dict[str, str] = {}
+#: This build's table and value functions (on_files), each computing once, for on_page_markdown.
+_tables: dict[str, TableFunction] = {}
+_values: dict[str, ValueFunction] = {}
 #: The running snapshot job: (version, process, output file, its temporary folder).
 _snapshot_job: list[tuple[str, subprocess.Popen[str], Path, tempfile.TemporaryDirectory[str]]] = []
 
@@ -208,7 +221,12 @@ def on_files(files: Any, config: Any) -> Any:
     if template is not None:
         files.remove(template)  # written to the site root by on_post_build
     pages, site_url, site_version = _pages(files), _state.get("site_url", ""), os.environ.get("SITE_VERSION", "")
-    for path, content in table_data_files(pages, site_url=site_url, site_version=site_version).items():
+    _tables.clear()
+    _tables.update(site_tables(pages))
+    _values.clear()
+    _values.update(site_values(pages))
+    data_files = table_data_files(pages, _tables, _values, site_url=site_url, site_version=site_version)
+    for path, content in data_files.items():
         files.append(File.generated(config, path, content=content))
     # Every inline value with its provenance, so a number quoted from prose is citable too.
     files.append(File.generated(config, "values.json",
@@ -221,22 +239,23 @@ def _pages(files: Any) -> dict[str, str]:
             for page in sorted(files.documentation_pages(), key=lambda f: f.src_uri)}
 
 
-def table_data_files(pages: dict[str, str], *, site_url: str, site_version: str = "",
-                     written_with: str = DOCS_SITE_URL) -> dict[str, str]:
-    """Site path -> content of every table's CSV and JSON file; refuses stale committed tables.
+def table_data_files(pages: dict[str, str], tables: dict[str, TableFunction], values: dict[str, ValueFunction], *,
+                     site_url: str, site_version: str = "") -> dict[str, str]:
+    """Site path -> content of every table's CSV and JSON file; refuses stale committed tables and values.
 
-    ``pages`` maps each page's path under docs/ to its Markdown (its cite snippets written
-    with ``written_with``). The JSON records the page's URL under ``site_url``, versioned
-    when ``site_version`` is set. Sorted by
-    path, the same bytes on every build.
+    ``pages`` maps each page's path under docs/ to its Markdown as committed (cite snippets
+    written with ``DOCS_SITE_URL``, no edition), ``tables`` and ``values`` are their functions
+    (``site_tables``, ``site_values``). The JSON records the page's URL under ``site_url``,
+    versioned when ``site_version`` is set. Sorted by path, the same bytes on every build.
     """
-    tables, as_of = site_tables(pages), catalog_as_of()
-    regenerated = regenerate_pages(pages, site_url=written_with, tables=tables)
+    as_of = catalog_as_of()
+    regenerated = regenerate_pages(pages, site_url=DOCS_SITE_URL, tables=tables, values=values)
     stale = [path for path in pages if regenerated[path] != pages[path]]
     if stale:
         diff = "".join(difflib.unified_diff(pages[stale[0]].splitlines(True), regenerated[stale[0]].splitlines(True),
                                             f"docs/{stale[0]}", "regenerated", n=1))
-        raise PluginError(f"generated tables are stale in {', '.join(stale)}: run scripts/gen_tables.py\n{diff[:2000]}")
+        raise PluginError(f"generated tables or values are stale in {', '.join(stale)}: "
+                          f"run scripts/gen_tables.py\n{diff[:2000]}")
     url = versioned_site_url(site_url, site_version)
     out: dict[str, str] = {}
     for table_id, page in table_locations(pages).items():
@@ -248,8 +267,11 @@ def table_data_files(pages: dict[str, str], *, site_url: str, site_version: str 
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    markdown = with_site_version(markdown, site_url=_state.get("site_url", ""),
-                                 site_version=os.environ.get("SITE_VERSION", ""), written_with=DOCS_SITE_URL)
+    # The committed blocks are current (on_files); rendered again with the edition and the published address.
+    site_url = _state.get("site_url", "")
+    url = versioned_site_url(site_url, os.environ.get("SITE_VERSION", "")) if site_url else DOCS_SITE_URL
+    markdown = render_page(markdown, page.file.src_uri, tables=_tables, values=_values, site_url=url,
+                           version=__version__, catalog_as_of=catalog_as_of())
     try:
         expanded = expand_widgets(markdown, source=f"docs/{page.file.src_uri}")
     except WidgetMarkupError as error:

@@ -18,7 +18,7 @@ from dataclasses import fields
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.tables import Table, TableFunction
-from calculators.units import gib
+from calculators.units import gb, gib
 
 SEGMENTS = ("consumer", "workstation", "datacenter", "apple")
 
@@ -27,11 +27,6 @@ SEGMENTS = ("consumer", "workstation", "datacenter", "apple")
 def catalog_as_of() -> str:
     """The catalog's as-of date: the latest ``as_of`` among the records' sources."""
     return max(gpu.source.as_of for gpu in all_gpus())
-
-
-def gbps(value: float) -> str:
-    """Bytes/s as whole decimal GB/s."""
-    return f"{value / 1e9:,.0f}"
 
 
 def tflops(value: float | None) -> str:
@@ -58,7 +53,7 @@ def link_cell(gpu: GPU) -> str:
         return "—"
     if gpu.nvlink_bandwidth_bytes_per_s is None:
         return gpu.interconnect
-    return f"{gpu.interconnect} ({gbps(gpu.nvlink_bandwidth_bytes_per_s)} GB/s)"
+    return f"{gpu.interconnect} ({gb(gpu.nvlink_bandwidth_bytes_per_s, 0)} GB/s)"
 
 
 def yes_no(value: bool | None) -> str:
@@ -92,7 +87,7 @@ def key_numbers() -> Table:
          biggest.source_of("memory_bytes").kind, "GPU.memory_bytes"),
         ("Largest consumer-card memory", gib(consumer.memory_bytes, 0), "GiB", consumer.name,
          consumer.source_of("memory_bytes").kind, "GPU.memory_bytes"),
-        ("Highest memory bandwidth", gbps(fastest.memory_bandwidth_bytes_per_s), "GB/s", fastest.name,
+        ("Highest memory bandwidth", gb(fastest.memory_bandwidth_bytes_per_s, 0), "GB/s", fastest.name,
          fastest.source_of("memory_bandwidth_bytes_per_s").kind, "GPU.memory_bandwidth_bytes_per_s"),
         ("Highest dense BF16 rate", tflops(compute.bf16_dense_flop_per_s), "TFLOPS", compute.name,
          compute.source_of("bf16_dense_flop_per_s").kind, "GPU.bf16_dense_flop_per_s"),
@@ -115,7 +110,7 @@ def catalog() -> Table:
     rows = tuple(
         (
             gpu.name, gpu.segment, gib(gpu.memory_bytes, 0), gpu.memory_type or "unknown",
-            gbps(gpu.memory_bandwidth_bytes_per_s), tflops(gpu.bf16_dense_flop_per_s),
+            gb(gpu.memory_bandwidth_bytes_per_s, 0), tflops(gpu.bf16_dense_flop_per_s),
             tflops(gpu.fp8_dense_flop_per_s), "unknown" if gpu.tdp_watts is None else f"{gpu.tdp_watts:,.0f}",
             yes_no(gpu.ecc), link_cell(gpu),
             "—" if gpu.pcie_generation is None else f"Gen {gpu.pcie_generation} x{gpu.pcie_lanes}",
@@ -174,7 +169,7 @@ def ridge() -> Table:
         tensor_vs_fp32 = (None if gpu.bf16_dense_flop_per_s is None or gpu.fp32_flop_per_s is None
                           else gpu.bf16_dense_flop_per_s / gpu.fp32_flop_per_s)
         rows.append((
-            gpu.name, gbps(bw), tflops(gpu.bf16_dense_flop_per_s),
+            gpu.name, gb(bw, 0), tflops(gpu.bf16_dense_flop_per_s),
             "—" if bf16 is None else f"{bf16:,.0f}", "—" if fp8 is None else f"{fp8:,.0f}",
             "—" if tensor_vs_fp32 is None else f"{tensor_vs_fp32:,.1f}",
         ))
@@ -204,7 +199,7 @@ def segments() -> Table:
         links = sum(1 for g in group if g.interconnect is not None)
         rows.append((
             segment, str(len(group)), _range((g.memory_bytes for g in group), lambda value: gib(value, 0)),
-            _range((g.memory_bandwidth_bytes_per_s for g in group), gbps), ecc_text,
+            _range((g.memory_bandwidth_bytes_per_s for g in group), lambda value: gb(value, 0)), ecc_text,
             f"{links} of {len(group)}", _range((g.tdp_watts for g in group), lambda w: f"{w:,.0f}"),
             f"{sum(1 for g in group if g.launch_price_usd is not None)} of {len(group)}",
         ))
@@ -223,7 +218,7 @@ def segments() -> Table:
 def apple() -> Table:
     """Apple unified-memory parts: what the catalog knows and what it does not."""
     rows = tuple(
-        (gpu.name, gib(gpu.memory_bytes, 0), gbps(gpu.memory_bandwidth_bytes_per_s),
+        (gpu.name, gib(gpu.memory_bytes, 0), gb(gpu.memory_bandwidth_bytes_per_s, 0),
          "unknown" if gpu.bf16_dense_flop_per_s is None else tflops(gpu.bf16_dense_flop_per_s),
          " ".join(gpu.notes))
         for gpu in ordered_gpus() if gpu.segment == "apple"

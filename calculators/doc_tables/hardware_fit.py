@@ -20,7 +20,7 @@ from calculators.dtype_support import on_gpu
 from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
 from calculators.tables import Table, TableFunction
-from calculators.units import GIB, gib
+from calculators.units import gib
 
 #: The two jobs of the fit table, passed unchanged to fit_inference / fit_training.
 INFERENCE_SETTINGS: dict[str, object] = {"weights": "bf16", "kv_cache": "bf16", "batch": 1, "context": 8192}
@@ -60,13 +60,13 @@ def fit_matrix() -> Table:
         positions = spec.max_position_embeddings
         rows.append((
             record.name, f"{spec.parameters / 1e9:,.1f}", "unknown" if positions is None else f"{positions:,}",
-            f"{infer[0].estimate.total_bytes / GIB:,.1f}",
-            f"{qlora[0].estimate.total_bytes / GIB:,.1f}",
+            gib(infer[0].estimate.total_bytes, 1),
+            gib(qlora[0].estimate.total_bytes, 1),
             *(fit_cell(i.verdict.verdict, q.verdict.verdict) for i, q in zip(infer, qlora, strict=True)),
         ))
     legend = "; ".join(
         f"{gib(cap.memory_bytes, 0)} GiB: " + ", ".join(g.name for g in ordered_gpus() if g.memory_bytes == cap.memory_bytes)
-        + f" (decided on the {cap.name}: {usable_memory_bytes(cap) / GIB:,.2f} GiB usable)"
+        + f" (decided on the {cap.name}: {gib(usable_memory_bytes(cap))} GiB usable)"
         for cap in caps)
     return Table(
         id="hardware-fit",
@@ -117,8 +117,8 @@ def usable_memory_table() -> Table:
         record = usable_memory_record(gpu)
         usable = record.usable_bytes
         title = record.source.title if record.source.kind == "derived" else record.source.title.split(":")[0]
-        rows.append((gpu.name, f"{gpu.memory_bytes / GIB:,.0f}", f"{usable / GIB:,.2f}",
-                     f"{(gpu.memory_bytes - usable) / GIB:,.2f}", record.source.kind, record.note,
+        rows.append((gpu.name, gib(gpu.memory_bytes, 0), gib(usable),
+                     gib(gpu.memory_bytes - usable), record.source.kind, record.note,
                      f"[{title}]({record.source.url})" if record.source.url.startswith("http") else
                      f"{title} ({record.source.url})"))
     return Table(

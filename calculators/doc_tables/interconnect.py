@@ -14,6 +14,7 @@ from calculators.parallel.links import record_link_bytes_per_s
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
 from calculators.tables import Table, TableFunction
+from calculators.units import gb, gib
 
 MODEL = "llama-3-8b"
 GPU = "h100-sxm"
@@ -22,10 +23,6 @@ BATCH, SEQ = 1, 4096
 LINKS = ("pcie4", "pcie5", "nvlink3", "nvlink4", "nvlink5")
 STAGES = (0, 1, 3)
 _AS_OF = max(link.source.as_of for link in all_interconnects())
-
-
-def _gb(value: float) -> str:
-    return f"{value / 1e9:,.1f}"
 
 
 def _step(link: str, zero: int) -> StepCommunication:
@@ -51,10 +48,10 @@ def key_numbers() -> Table:
     pcie, nvlink = get_interconnect("pcie5"), get_interconnect("nvlink4")
     over_pcie, over_nvlink = _step("pcie5", 0), _step("nvlink4", 0)
     rows = (
-        (f"{pcie.name}: per direction (PCI-SIG's {_gb(pcie.bandwidth_bytes_per_s)} GB/s is both directions)",
-         _gb(pcie.per_direction_bytes_per_s), "GB/s", "`calculators.catalog.interconnects.get_interconnect`"),
-        (f"{nvlink.name}: per direction (NVIDIA's {_gb(nvlink.bandwidth_bytes_per_s)} GB/s is both directions)",
-         _gb(nvlink.per_direction_bytes_per_s), "GB/s", "`calculators.catalog.interconnects.get_interconnect`"),
+        (f"{pcie.name}: per direction (PCI-SIG's {gb(pcie.bandwidth_bytes_per_s, 1)} GB/s is both directions)",
+         gb(pcie.per_direction_bytes_per_s, 1), "GB/s", "`calculators.catalog.interconnects.get_interconnect`"),
+        (f"{nvlink.name}: per direction (NVIDIA's {gb(nvlink.bandwidth_bytes_per_s, 1)} GB/s is both directions)",
+         gb(nvlink.per_direction_bytes_per_s, 1), "GB/s", "`calculators.catalog.interconnects.get_interconnect`"),
         (f"DDP gradient all-reduce, {get_model_record(MODEL).name}, {GPUS} GPUs over {pcie.name}",
          f"{over_pcie.communication_s * 1e3:,.0f}", "ms", "`calculators.parallel.step.step_communication`"),
         (f"the same over {nvlink.name}", f"{over_nvlink.communication_s * 1e3:,.0f}", "ms",
@@ -72,8 +69,8 @@ def key_numbers() -> Table:
 def links() -> Table:
     """The link catalog: the quoted figure, its direction, and both derived figures."""
     rows = tuple(
-        (link.name, link.kind, _gb(link.bandwidth_bytes_per_s), link.direction, _gb(link.per_direction_bytes_per_s),
-         _gb(link.bidirectional_bytes_per_s), link.scope, f"[{link.source.title.split(' (')[0]}]({link.source.url})",
+        (link.name, link.kind, gb(link.bandwidth_bytes_per_s, 1), link.direction, gb(link.per_direction_bytes_per_s, 1),
+         gb(link.bidirectional_bytes_per_s, 1), link.scope, f"[{link.source.title.split(' (')[0]}]({link.source.url})",
          link.source.as_of)
         for link in all_interconnects())
     return Table(
@@ -93,7 +90,7 @@ def claim_check() -> Table:
     for basis, attribute in (("both directions summed", "bidirectional_bytes_per_s"),
                              ("per direction (what a ring collective uses)", "per_direction_bytes_per_s")):
         p, n = getattr(pcie, attribute), getattr(nvlink, attribute)
-        rows.append((basis, _gb(p), _gb(n), f"{n / p:.2f}"))
+        rows.append((basis, gb(p, 1), gb(n, 1), f"{n / p:.2f}"))
     return Table(
         id="interconnect-claim-pcie-nvlink",
         caption=(f"{pcie.name} against {nvlink.name}, from the link catalog. The claim's two figures are both "
@@ -111,8 +108,8 @@ def nccl_validation() -> Table:
         row = scored[record["id"]]
         link = record_link_bytes_per_s(record)
         measured = float(record["measured"])
-        rows.append((record["id"], str(record["gpus"]), record["link_kind"], _gb(link), _gb(measured),
-                     _gb(row["estimated"]), f"{row['estimated'] / measured - 1:+.0%}",
+        rows.append((record["id"], str(record["gpus"]), record["link_kind"], gb(link, 1), gb(measured, 1),
+                     gb(row["estimated"], 1), f"{row['estimated'] / measured - 1:+.0%}",
                      f"{row['naive_roofline'] / measured - 1:+.0%}", f"{measured / link:.2f}",
                      f"[{record['citation']['title'].split(' (')[0]}]({record['citation']['url']})"))
     return Table(
@@ -139,7 +136,7 @@ def step_reference() -> Table:
                          f"{r.compute_s * 1e3:,.0f}", f"{r.comm_to_compute:.2f}",
                          f"{r.exposed_communication_s * 1e3:,.0f}", f"{r.scaling_efficiency:.0%}",
                          "interconnect" if r.interconnect_bound else "compute",
-                         f"{r.memory.total_bytes / 2**30:.1f}"))
+                         gib(r.memory.total_bytes, 1, grouped=False)))
     return Table(
         id="interconnect-step-reference",
         caption=(f"One optimizer step of {_job()}. Communication sums the step's collectives; exposed = what overlap "

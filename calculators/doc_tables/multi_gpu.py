@@ -17,7 +17,7 @@ from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.tables import Table, TableFunction
-from calculators.units import gib
+from calculators.units import gb, gib
 
 #: The two models of the ZeRO tables: a 7-8B and a 70B.
 MODELS: tuple[str, ...] = ("llama-3-8b", "llama-3-70b")
@@ -67,7 +67,7 @@ def key_numbers() -> Table:
         (f"{model_name(large)}, gradient checkpointing: {h100.name} GPUs needed under ZeRO-3 (powers of two)",
          "none up to 1024" if needed is None else str(needed), "GPUs", "`calculators.fit.fit_training`"),
         (f"{h100.name} {h100.interconnect}: GPU-to-GPU bandwidth, both directions summed",
-         f"{(h100.nvlink_bandwidth_bytes_per_s or 0) / 1e9:.0f}", "GB/s", "`calculators.catalog.gpus.get_gpu`"),
+         gb(h100.nvlink_bandwidth_bytes_per_s or 0, 0, grouped=False), "GB/s", "`calculators.catalog.gpus.get_gpu`"),
     )
     return Table(
         id="multi-gpu-key-numbers",
@@ -197,7 +197,7 @@ def interconnect() -> Table:
     for gpu in gpus:
         link = gpu.nvlink_bandwidth_bytes_per_s
         rows.append((gpu.name, gpu.interconnect or "none or unknown",
-                     "-" if link is None else f"{link / 1e9:.1f}",
+                     "-" if link is None else gb(link, 1, grouped=False),
                      "-" if link is None else f"{link / 2e9:.2f}",
                      f"Gen{gpu.pcie_generation} x{gpu.pcie_lanes}"))
     return Table(

@@ -25,7 +25,7 @@ from calculators.performance.inference_speed import (
 from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY, TRT_LLM
 from calculators.performance.serving_load import ServingLoad, serving_load
 from calculators.tables import Table, TableFunction
-from calculators.units import number, signed_percent
+from calculators.units import gib, number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
 EFFICIENCIES = (f"bandwidth efficiency {DEFAULT_BANDWIDTH_EFFICIENCY:g}, compute efficiency "
@@ -102,7 +102,7 @@ def speed_batch_table() -> Table:
     for batch in BATCHES:
         step = decode_step(spec, gpu, batch=batch, context=2048)
         mem = inference_speed(spec, gpu, batch=batch, context=2048, new_tokens=1)
-        rows.append((str(batch), number(step.bytes_read / 2**30, 2), number(step.flops / 1e12, 2),
+        rows.append((str(batch), gib(step.bytes_read), number(step.flops / 1e12, 2),
                      number(step.tokens_per_s, 1), number(step.aggregate_tokens_per_s), 
                      number(step.max_aggregate_tokens_per_s), step.bound, "yes" if mem.fits else "no"))
     return Table(
@@ -189,7 +189,7 @@ def serving_load_table() -> Table:
         assert load.status == "ok" and load.decode_tokens_per_s_per_user is not None  # every row runs
         rows.append((label, number(load.decode_batch or 0.0, 1), number(load.output_tokens_per_s or 0.0),
                      number(load.decode_tokens_per_s_per_user, 1), number((load.time_to_first_token_s or 0.0) * 1e3),
-                     number(load.end_to_end_latency_s or 0.0, 2), number(load.memory_total_bytes / 2**30, 1)))
+                     number(load.end_to_end_latency_s or 0.0, 2), gib(load.memory_total_bytes, 1)))
     return Table(
         id="performance-serving-load",
         caption=(f"{model_name(SERVE_MODEL)} in bf16 on one {gpu.name} with the {SERVE_ENGINE} engine's fitted "

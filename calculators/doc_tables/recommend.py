@@ -15,7 +15,7 @@ from calculators.fit import fit_verdict
 from calculators.memory.training import training_memory
 from calculators.recommend import GPU_COUNTS, Recommendation, Workload, recommend
 from calculators.tables import Table, TableFunction
-from calculators.units import GIB
+from calculators.units import gib
 
 #: Rows shown per workload table (the cheapest per unit of work first).
 SHOWN = 10
@@ -58,7 +58,7 @@ def _table(table_id: str, title: str, workload: Workload) -> Table:
     listed = [(str(n), row) for n, row in enumerate(r.rows[:SHOWN], start=1)]
     listed += [("tight", row) for row in r.tight_rows[:SHOWN_TIGHT]]
     for rank, row in listed:
-        cells = [rank, "yes" if row.meets_targets else "no", row.label, f"{row.headroom_bytes / GIB:,.1f}",
+        cells = [rank, "yes" if row.meets_targets else "no", row.label, gib(row.headroom_bytes, 1),
                  "unknown" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"]
         if not serve:
             cells.append("unknown" if row.days is None else f"{row.days:,.2f}")

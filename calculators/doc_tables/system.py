@@ -27,7 +27,7 @@ from calculators.system import (
     EXAMPLE_SAMPLES_PER_S,
 )
 from calculators.tables import Table, TableFunction
-from calculators.units import GIB, gib
+from calculators.units import gb, gib
 
 #: Single-thread decode rates (images/s) measured by Iglovikov and Kosarevsky (arXiv:2605.08731,
 #: imread-benchmark README table, ImageNet validation, bytes pre-loaded in memory).
@@ -49,7 +49,7 @@ CPU_MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b", "llama-3-8b", "qwe
 
 def storage_classes() -> Table:
     """Storage classes with rated sequential read and its source."""
-    rows = tuple((s.name, s.example, f"{s.sequential_read_bytes_per_s / 1e9:,.2f}", s.source.kind, s.source.url)
+    rows = tuple((s.name, s.example, gb(s.sequential_read_bytes_per_s), s.source.kind, s.source.url)
                  for s in all_storage())
     return Table(id="system-storage-classes", columns=("class", "example device", "sequential read GB/s", "kind",
                                                        "source"),
@@ -184,10 +184,10 @@ def key_numbers() -> Table:
         (f"CPU cores to decode {EXAMPLE_SAMPLES_PER_S:,} JPEG/s", f"{need.cpu_cores}", "estimate, decode only"),
         (f"Storage read for {EXAMPLE_SAMPLES_PER_S:,} x {EXAMPLE_BYTES_PER_SAMPLE:,}-byte samples",
          f"{need.read_bytes_per_s / 1e6:,.0f} MB/s", "derived"),
-        ("Host RAM floor for 8 x H100 SXM 80GB", f"{rule.rule_bytes / GIB:,.0f} GiB", "rule: 1 x GPU memory"),
-        ("Host RAM per billion parameters, ZeRO-2 CPU offload", f"{per_billion / GIB:,.1f} GiB",
+        ("Host RAM floor for 8 x H100 SXM 80GB", f"{gib(rule.rule_bytes, 0)} GiB", "rule: 1 x GPU memory"),
+        ("Host RAM per billion parameters, ZeRO-2 CPU offload", f"{gib(per_billion, 1)} GiB",
          "DeepSpeed estimator"),
-        (f"Rated sequential read, {gen4.name}", f"{gen4.sequential_read_bytes_per_s / 1e9:,.2f} GB/s", "spec"),
+        (f"Rated sequential read, {gen4.name}", f"{gb(gen4.sequential_read_bytes_per_s)} GB/s", "spec"),
     )
     return Table(id="system-key-numbers", columns=("quantity", "value", "kind"), align=("l", "r", "l"), rows=rows,
                  caption="From calculators.system (data_loader_need, host_ram_need, offload_host_bytes) and the "

@@ -21,8 +21,8 @@ from calculators.memory.inference import kv_cache_bytes
 from calculators.memory.weights import weight_bytes
 from calculators.serving import chunked_prefill, offload_seconds, prefix_sharing
 from calculators.tables import Table, TableFunction
+from calculators.units import gb, gib
 
-GB, GIB = 1e9, 2**30
 #: Recipes of the checkpoint table: (label, checkpoint_bytes keyword arguments).
 RECIPES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("full, bf16-mixed AdamW", {"method": "full", "precision": "bf16-mixed"}),
@@ -54,8 +54,8 @@ def checkpoint_sizes() -> Table:
             size = checkpoint_bytes(spec, **settings)
             reads = [_seconds(read_seconds(size.total_bytes, storage=s)) for s in READ_FROM]
             rows.append((model_name(model), label, f"{size.trainable_parameters / 1e9:.3f}B",
-                         f"{size.weights_bytes / GB:,.1f}", f"{size.optimizer_bytes / GB:,.1f}",
-                         f"{size.total_bytes / GB:,.1f}", f"{size.serving_bytes / GB:,.2f}", *reads))
+                         gb(size.weights_bytes, 1), gb(size.optimizer_bytes, 1),
+                         gb(size.total_bytes, 1), gb(size.serving_bytes), *reads))
     storage_names = [get_storage(s).name for s in READ_FROM]
     return Table(
         id="system-checkpoint-sizes",
@@ -80,12 +80,12 @@ def engine_features() -> Table:
     for sequences, shared, unique in ((8, 2000, 500), (32, 4000, 500), (64, 8000, 1000)):
         s = prefix_sharing(spec, sequences=sequences, shared_tokens=shared, unique_tokens=unique)
         rows.append((f"prefix caching: {sequences} requests, {shared:,}-token shared prefix + {unique:,} own",
-                     f"{s.without_bytes / GIB:,.2f}", f"{s.with_bytes / GIB:,.2f}",
+                     gib(s.without_bytes), gib(s.with_bytes),
                      f"{100 * s.saved_fraction:.0f} %"))
     for context in (32768, 131072):
         c = chunked_prefill(spec, context=context, chunk=2048)
         rows.append((f"chunked prefill: one {context:,}-token prompt, 2,048-token chunks (peak allocated)",
-                     f"{c.whole_bytes / GIB:,.2f}", f"{c.chunked_bytes / GIB:,.2f}",
+                     gib(c.whole_bytes), gib(c.chunked_bytes),
                      f"{100 * (1 - c.chunked_bytes / c.whole_bytes):.0f} %"))
     return Table(
         id="inference-engine-features",
@@ -106,7 +106,7 @@ def kv_offload() -> Table:
     rows = []
     for context in (8192, 32768, 131072):
         size = kv_cache_bytes(spec, batch=1, context=context)
-        rows.append((f"{context:,}", f"{size / GIB:,.2f}",
+        rows.append((f"{context:,}", gib(size),
                      *(f"{1000 * offload_seconds(size, link=link):,.0f}" for link in ("pcie4", "pcie5"))))
     return Table(
         id="inference-kv-offload",
@@ -145,7 +145,7 @@ def cold_start() -> Table:
     rows = []
     for model in ("llama-3.1-8b", "qwen3-32b", "llama-3.3-70b"):
         size = weight_bytes(get_model(model), dtype="bf16")
-        rows.append((model_name(model), f"{size / GB:,.1f}",
+        rows.append((model_name(model), gb(size, 1),
                      *(f"{size / get_storage(s).sequential_read_bytes_per_s:,.0f}"
                        for s in ("nvme-gen4", "net-10gbe", "net-25gbe"))))
     return Table(

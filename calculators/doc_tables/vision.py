@@ -18,7 +18,7 @@ from calculators.memory.vision import (
     vit_tokens,
 )
 from calculators.tables import Table, TableFunction
-from calculators.units import GIB, MIB
+from calculators.units import MIB, gb, gib
 
 BATCHES = (32, 64, 128, 256)
 RESOLUTIONS = (224, 384)
@@ -57,9 +57,9 @@ def key_numbers() -> Table:
          "MiB", "`calculators.memory.vision.activation_bytes_per_image`"),
         ("ViT-B/16 saved activations per 224 px image", f"{activation_bytes_per_image('vit-b-16') / MIB:.1f}",
          "MiB", "`calculators.memory.vision.activation_bytes_per_image`"),
-        ("ResNet-50, batch 256: total on the GPU", f"{r50.total_bytes / GIB:.1f}", "GiB",
+        ("ResNet-50, batch 256: total on the GPU", gib(r50.total_bytes, 1, grouped=False), "GiB",
          "`calculators.memory.vision.vision_training_memory`"),
-        ("ViT-B/16, batch 256: total on the GPU", f"{vit.total_bytes / GIB:.1f}", "GiB",
+        ("ViT-B/16, batch 256: total on the GPU", gib(vit.total_bytes, 1, grouped=False), "GiB",
          "`calculators.memory.vision.vision_training_memory`"),
     )
     return Table(id="vision-key-numbers", caption="Derived by the calculators.", columns=("quantity", "value", "unit",
@@ -126,7 +126,7 @@ def memory_by_batch() -> Table:
     """total_bytes of one training step by batch size."""
     rows = []
     for model in all_vision_models():
-        cells = [f"{vision_training_memory(model, batch=b).total_bytes / GIB:.1f}" for b in BATCHES]
+        cells = [gib(vision_training_memory(model, batch=b).total_bytes, 1, grouped=False) for b in BATCHES]
         rows.append((model.name, f"{vision_parameters(model) / 1e6:.1f}", RECIPE_OPTIMIZER[model.family], *cells))
     return Table(
         id="vision-memory-by-batch",
@@ -154,7 +154,7 @@ def claim_check() -> Table:
         high = _largest_batch(model.id, CLAIM_HIGH_BYTES)
         batch1 = vision_training_memory(model, batch=1).total_bytes
         rows.append((model.name, f"{params / 1e6:.1f}", "yes" if 10e6 <= params <= 200e6 else "no",
-                     f"{batch1 / 1e9:.2f}", str(low), str(high)))
+                     gb(batch1, grouped=False), str(low), str(high)))
     gpu = get_gpu("rtx-4090")
     return Table(
         id="vision-claim-check",

@@ -19,8 +19,8 @@ from calculators.catalog.interconnects import get_interconnect
 from calculators.claims import evaluated
 from calculators.claims.figures import LORA, MODEL_7B, QLORA, name, training
 from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.units import GB, GIB
 
-GB, GIB = 1e9, 2**30
 #: The two settings the range pitfall compares: a short checkpointed step and a long one without.
 SHORT = {"seq": 512, "grad_checkpointing": True}
 LONG = {"seq": 2048, "grad_checkpointing": False}

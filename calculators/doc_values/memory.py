@@ -73,7 +73,7 @@ def allocator_reserve() -> Value:
 
 def uncertainty_base() -> Value:
     """The fixed part of the fit margin (free memory a step needs beyond its live tensors), GiB."""
-    return quantity("overhead-uncertainty-base", overhead.FIT_MARGIN.base_bytes, scale=2**30, digits=0,
+    return quantity("overhead-uncertainty-base", overhead.FIT_MARGIN.base_bytes, scale=GIB, digits=0,
                     unit="GiB", kind="measured",
                     description="Fixed part of the memory a step needs free beyond its live tensors and the CUDA "
                                 "context, set on the largest batches that ran on an H100.",

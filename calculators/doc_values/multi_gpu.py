@@ -32,8 +32,9 @@ from calculators.parallel.step import (
     step_communication,
 )
 from calculators.speed_accuracy.training import scored_figures
+from calculators.units import GB, GIB, MIB
 
-GB, GIB, PERCENT = 1e9, 2**30, 0.01
+PERCENT = 0.01
 #: The worked example of docs/multi-gpu/interconnect.md (its pycon block uses the same inputs).
 EXAMPLE_MODEL, EXAMPLE_GPU, EXAMPLE_GPUS, EXAMPLE_SEQ = "llama-3-70b", "h100-sxm", 8, 4096
 #: The traffic comparison of the ZeRO-3 pitfall: Llama 3 8B on 8 GPUs, the step_communication defaults.
@@ -106,7 +107,7 @@ def link_step_latency(value_id: str, *, link: str) -> Value:
 
 def ic_ddp_bucket() -> Value:
     """PyTorch DDP's default gradient bucket, MiB (spec, the ``bucket_cap_mb`` default)."""
-    return quantity("ic-ddp-bucket", DDP_BUCKET_BYTES, scale=2**20, digits=0, unit="MiB", kind="spec",
+    return quantity("ic-ddp-bucket", DDP_BUCKET_BYTES, scale=MIB, digits=0, unit="MiB", kind="spec",
                     description="PyTorch DistributedDataParallel's default bucket_cap_mb, as "
                                 "calculators.parallel.step.DDP_BUCKET_BYTES.")
 

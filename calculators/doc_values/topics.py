@@ -22,8 +22,7 @@ from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.memory.inference import kv_cache_bytes
 from calculators.memory.weights import weight_bytes
 from calculators.serving import chunked_prefill, offload_seconds, prefix_sharing
-
-GB, GIB = 1e9, 2**30
+from calculators.units import GB
 
 
 def checkpoint_total(value_id: str, *, model: str, precision: str) -> Value:
@@ -89,7 +88,7 @@ def bandwidth_ratio(value_id: str, *, gpu: str, against: str) -> Value:
 
 def gpu_bandwidth(value_id: str, *, gpu: str) -> Value:
     """A catalog GPU's memory bandwidth, GB/s (spec)."""
-    return quantity(value_id, get_gpu(gpu).memory_bandwidth_bytes_per_s, scale=1e9, digits=0, unit="GB/s",
+    return quantity(value_id, get_gpu(gpu).memory_bandwidth_bytes_per_s, scale=GB, digits=0, unit="GB/s",
                     kind="spec", description=f"Memory bandwidth of the {get_gpu(gpu).name} (GPU catalog).")
 
 

@@ -16,6 +16,7 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.measurements import load_measurements
 from calculators.memory.overhead import FIT_MARGIN
+from calculators.units import GIB
 
 SOURCE = "measurements: tests/data/measurements (fake-tensor traces of transformers steps)"
 
@@ -47,14 +48,14 @@ def p95_error(value_id: str) -> Value:
 
 def h100_usable(value_id: str) -> Value:
     """What one process could allocate on the measured H100 80GB, GiB (torch.cuda.mem_get_info() total)."""
-    return quantity(value_id, usable_memory_bytes("h100-sxm"), scale=2**30, digits=2, unit="GiB", kind="measured",
+    return quantity(value_id, usable_memory_bytes("h100-sxm"), scale=GIB, digits=2, unit="GiB", kind="measured",
                     description="Memory one process can allocate on an H100 80GB (mem_get_info total).",
                     assumptions=("tests/data/measurements_cuda/h100-sxm/env.json; calculators.catalog.usable_memory",))
 
 
 def fit_margin_base(value_id: str) -> Value:
     """The fixed part of the fit margin, GiB (set on the measured H100 boundaries)."""
-    return quantity(value_id, FIT_MARGIN.base_bytes, scale=2**30, digits=0, unit="GiB", kind="measured",
+    return quantity(value_id, FIT_MARGIN.base_bytes, scale=GIB, digits=0, unit="GiB", kind="measured",
                     description="Fixed part of the memory a step needs free beyond its live tensors and the CUDA "
                                 "context.",
                     assumptions=("tests/data/measurements_cuda/h100-sxm/boundaries.json",

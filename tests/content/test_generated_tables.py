@@ -18,12 +18,14 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+import sys
 from pathlib import Path
 
 import pytest
 from support import docs_pages, load_script
 
-from calculators import __version__
+from calculators import __version__, table_registry
+from calculators.catalog import edition
 from calculators.catalog.edition import catalog_as_of
 from calculators.inline_values import strip_values
 from calculators.table_registry import (
@@ -48,6 +50,7 @@ diff_tables = load_script("diff_tables")
 PAGES = docs_pages()
 SITE_URL = DOCS_SITE_URL
 TABLES = site_tables(PAGES)
+VALUES = site_values(PAGES)
 
 #: Hand-typed tables with numbers that are neither generated nor marked quoted, by
 #: (page, header cells) -> why they are tolerated for now. Each entry is a finding for the
@@ -61,7 +64,7 @@ NUMBER = re.compile(r"(?<![\w.\-/])[-+−±~≈]?\d+(?:[.,]\d+)*(?![\w\-])")
 
 @functools.cache
 def _regenerated() -> dict[str, str]:
-    return regenerate_pages(PAGES, site_url=SITE_URL)
+    return regenerate_pages(PAGES, site_url=SITE_URL, tables=TABLES, values=VALUES)
 
 
 @functools.cache
@@ -84,10 +87,24 @@ def test_staleness_check_catches_an_edited_cell() -> None:
     def table() -> Table:
         return Table(id="demo", caption="Demo.", columns=("a", "GiB"), rows=(("x", "1.00"),), align=("l", "r"))
 
-    fresh = update_blocks("<!-- table: demo -->\n<!-- /table -->\n", {"demo": table}, version="0")
+    fresh = update_blocks("<!-- table: demo -->\n<!-- /table -->\n", {"demo": table})
     edited = fresh.replace("| x | 1.00 |", "| x | 1.01 |")
     assert edited != fresh
-    assert update_blocks(edited, {"demo": table}, version="0") == fresh
+    assert update_blocks(edited, {"demo": table}) == fresh
+
+
+def test_a_version_bump_changes_no_committed_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The edition (package version, catalog date) is added by the build: another one rewrites no page."""
+    committed, as_of = _regenerated(), edition.catalog_as_of
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(("calculators", "mkdocs_hooks")):
+            continue
+        if getattr(module, "__version__", None) == __version__:
+            monkeypatch.setattr(module, "__version__", "9.9.9")
+        if getattr(module, "catalog_as_of", None) is as_of:
+            monkeypatch.setattr(module, "catalog_as_of", lambda: "2099-12-31")
+    assert (table_registry.__version__, table_registry.catalog_as_of()) == ("9.9.9", "2099-12-31"), "bump not applied"
+    assert regenerate_pages(PAGES, site_url=SITE_URL, tables=TABLES, values=VALUES) == committed
 
 
 # --------------------------------------------------------------------------- ids

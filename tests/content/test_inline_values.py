@@ -29,11 +29,19 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
-from support import docs_pages
+from support import docs_pages, load_script
 
 from calculators import __version__
 from calculators.errors import UnknownNameError
-from calculators.inline_values import Value, function_name, quantity, render_value, update_values, value_markers
+from calculators.inline_values import (
+    Value,
+    function_name,
+    quantity,
+    render_value,
+    shown_values,
+    update_values,
+    value_markers,
+)
 from calculators.table_registry import (
     VALUES_INDEX_ID,
     all_tables,
@@ -165,11 +173,27 @@ def demo_gib() -> Value:
 
 def test_regeneration_restores_an_edited_value() -> None:
     """The staleness check (gen_tables --check, the build hook) rewrites a doctored value back."""
-    fresh = update_values("It needs <!-- value: demo-gib --><!-- /value -->.", {"demo-gib": demo_gib}, version="0")
-    assert 'title="demo-gib: derived by tests.test_inline_values.demo_gib, v0"' in fresh or "demo_gib, v0" in fresh
+    fresh = update_values("It needs <!-- value: demo-gib --><!-- /value -->.", {"demo-gib": demo_gib})
+    assert re.search(r'title="demo-gib: derived by [\w.]*test_inline_values\.demo_gib">3\.00 GiB<', fresh), fresh
     edited = fresh.replace("3.00 GiB", "3.01 GiB")
     assert edited != fresh
-    assert update_values(edited, {"demo-gib": demo_gib}, version="0") == fresh
+    assert update_values(edited, {"demo-gib": demo_gib}) == fresh
+
+
+def test_gen_tables_check_refuses_a_stale_value(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """``scripts/gen_tables.py --check`` passes the committed page and fails it with one value changed."""
+    gen_tables = load_script("gen_tables")
+    value_id = "system-example-host-ram"
+    page = value_locations(PAGES)[value_id]
+    shown = shown_values(PAGES[page])[value_id]
+    stale = PAGES[page].replace(f">{shown}</span>", ">1 GiB</span>", 1)
+    assert stale != PAGES[page]
+    monkeypatch.setattr(gen_tables, "read_pages", lambda: {page: PAGES[page]})
+    assert gen_tables.main(["--check"]) == 0
+    monkeypatch.setattr(gen_tables, "read_pages", lambda: {page: stale})
+    assert gen_tables.main(["--check"]) == 1
+    assert f"value {value_id}: found '1 GiB', expected {shown!r}" in capsys.readouterr().out
 
 
 def test_local_value_functions_are_refused() -> None:

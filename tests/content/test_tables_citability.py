@@ -14,7 +14,7 @@ import posixpath
 import re
 from html.parser import HTMLParser
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 from support import docs_pages, load_script
@@ -22,18 +22,17 @@ from support import docs_pages, load_script
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of, catalog_sources
 from calculators.catalog.gpus import all_gpus
-from calculators.table_registry import INDEX_ID, INDEX_PAGE, site_tables, table_locations, tables_index
-from calculators.tables import (
-    DOCS_SITE_URL,
-    Table,
-    data_path,
-    page_url,
-    site_url_problem,
-    to_csv,
-    to_json,
-    versioned_site_url,
-    with_site_version,
+from calculators.inline_values import shown_values
+from calculators.table_registry import (
+    INDEX_ID,
+    INDEX_PAGE,
+    site_tables,
+    site_values,
+    table_locations,
+    tables_index,
+    value_locations,
 )
+from calculators.tables import DOCS_SITE_URL, Table, data_path, page_url, site_url_problem, to_csv, to_json
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -42,6 +41,7 @@ PAGES = docs_pages()
 SITE_URL = DOCS_SITE_URL
 LOCATIONS = table_locations(PAGES)
 TABLES = site_tables(PAGES)
+VALUES = site_values(PAGES)
 BLOCK = re.compile(r"<!-- table: (?P<id>[a-z0-9-]+) -->\n(?P<body>.*?)<!-- /table -->", re.DOTALL)
 
 
@@ -64,14 +64,13 @@ def test_committed_snippets_use_a_placeholder_the_build_replaces() -> None:
 def test_block_is_citable(page: str, table_id: str, body: str) -> None:
     table = TABLES[table_id]()
     assert f'<div class="generated-table" id="{table_id}"></div>' in body, "anchor named after the table id"
-    caption = f"*Table {table_id} (v{__version__}, catalog as of {catalog_as_of()}). "
-    assert caption in body, "caption with id, version and catalog date"
+    assert f"*Table {table_id}. " in body, "caption with the id; the build adds version and catalog date"
     for assumption in table.assumptions:
         assert assumption in body
     assert f"[CSV](tables/{table_id}.csv) · [JSON](tables/{table_id}.json)" in body
     assert '??? quote "Cite this table"' in body
     url = page_url(page, site_url=SITE_URL) + "#" + table_id
-    assert f"table {table_id} (catalog as of {catalog_as_of()}). {url}\n" in body
+    assert f"Sizing ML Hardware, table {table_id}. {url}\n" in body
     assert f"<{SITE_URL}{data_path(page, table_id, 'json')}>" in body
 
 
@@ -89,16 +88,32 @@ def test_page_urls_follow_directory_urls() -> None:
     assert data_path("memory/vision.md", "t", "csv") == "memory/tables/t.csv"
 
 
-# --------------------------------------------------------------------------- versions
-def test_site_version_puts_the_version_in_cite_urls_only_inside_blocks() -> None:
-    page = LOCATIONS["accuracy-summary"]
+# --------------------------------------------------------------------------- what the build adds
+def _built(monkeypatch: pytest.MonkeyPatch, page: str, text: str, *, site_url: str, site_version: str) -> str:
+    """``text`` as the build's on_page_markdown renders it for ``page``."""
+    module = _hooks()
+    monkeypatch.setattr(module, "_tables", TABLES)
+    monkeypatch.setattr(module, "_values", VALUES)
+    monkeypatch.setattr(module, "_state", {"site_url": site_url})
+    monkeypatch.setattr(module, "_pages_with_widgets", [])
+    monkeypatch.setenv("SITE_VERSION", site_version)
+    return str(module.on_page_markdown(text, SimpleNamespace(file=SimpleNamespace(src_uri=page), url=page), {}, None))
+
+
+def test_build_adds_the_edition_and_the_versioned_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    page, table_id, value_id = LOCATIONS["accuracy-summary"], "accuracy-summary", "accuracy-case-count"
+    assert value_locations(PAGES)[value_id] == page
     text = PAGES[page] + f"\nOutside: {SITE_URL}x/\n"
-    versioned = with_site_version(text, site_url=SITE_URL, site_version="0.1.0")
-    expected = versioned_site_url(SITE_URL, "0.1.0") + page_url(page) + "#accuracy-summary"
-    assert expected == SITE_URL + "0.1.0/validation/#accuracy-summary"
-    assert expected in versioned
-    assert f"Outside: {SITE_URL}x/" in versioned
-    assert with_site_version(text, site_url=SITE_URL, site_version="") == text
+    built = _built(monkeypatch, page, text, site_url="https://guide.example.org/g/", site_version="0.1.0")
+    stamp = f"v{__version__}, catalog as of {catalog_as_of()}"
+    assert f"*Table {table_id} ({stamp}). " in built
+    assert (f"Sizing ML Hardware, version {__version__}, table {table_id} (catalog as of {catalog_as_of()}). "
+            f"https://guide.example.org/g/0.1.0/validation/#{table_id}\n") in built
+    assert f'<span class="generated-value" id="{value_id}" title="' in built
+    assert re.search(f'id="{value_id}" title="[^"]*, {re.escape(stamp)}">', built)
+    assert shown_values(built)[value_id] == shown_values(PAGES[page])[value_id]
+    assert f"Outside: {SITE_URL}x/" in built, "only the blocks are rewritten"
+    assert f"{SITE_URL}validation/" not in built
 
 
 # --------------------------------------------------------------------------- data files
@@ -133,7 +148,7 @@ def _hooks() -> ModuleType:
 
 def test_build_writes_a_csv_and_json_per_table() -> None:
     """One file of each kind per table, with the page's cells, under the versioned URL when SITE_VERSION is set."""
-    files = _hooks().table_data_files(PAGES, site_url=SITE_URL, site_version="0.1.0")
+    files = _hooks().table_data_files(PAGES, TABLES, VALUES, site_url=SITE_URL, site_version="0.1.0")
     assert list(files) == sorted(data_path(page, table_id, ext) for table_id, page in LOCATIONS.items()
                                  for ext in ("csv", "json"))
     for table_id, page in LOCATIONS.items():
@@ -155,7 +170,20 @@ def test_build_refuses_a_stale_table() -> None:
     stale[page] = PAGES[page].replace(f"| {row[0]} | {row[1]} |", f"| {row[0]} | 999 |", 1)
     assert stale[page] != PAGES[page]
     with pytest.raises(module.PluginError, match="stale in validation/index.md"):
-        module.table_data_files(stale, site_url=SITE_URL)
+        module.table_data_files(stale, TABLES, VALUES, site_url=SITE_URL)
+
+
+def test_build_refuses_a_stale_value() -> None:
+    """A page whose prose value no longer matches the code fails the build too."""
+    module = _hooks()
+    page = value_locations(PAGES)["accuracy-case-count"]
+    shown = shown_values(PAGES[page])["accuracy-case-count"]
+    stale = dict(PAGES)
+    stale[page] = PAGES[page].replace(f">{shown}</span>", ">999</span>", 1)
+    assert stale[page] != PAGES[page]
+    assert module.table_data_files(PAGES, TABLES, VALUES, site_url=SITE_URL), "the current pages pass"
+    with pytest.raises(module.PluginError, match="stale in validation/index.md"):
+        module.table_data_files(stale, TABLES, VALUES, site_url=SITE_URL)
 
 
 # --------------------------------------------------------------------------- the index of tables
