@@ -1,7 +1,7 @@
 """The ring a data-parallel job's collectives run on: which link, how fast per GPU, how many latency steps.
 
 Within a node the ring runs on the GPUs' own link (:func:`default_interconnect`: NVLink or
-Infinity Fabric, a pair-only bridge for two GPUs, else PCIe). Above :data:`GPUS_PER_NODE`
+Infinity Fabric, a pair-only bridge for two GPUs, else PCIe staged through host memory). Above :data:`GPUS_PER_NODE`
 GPUs it crosses nodes: its per-GPU bandwidth is ``min(intra-node link, NICs per node x NIC)``
 (:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`; default eight 400 Gb/s
 InfiniBand NDR NICs per node, as in NVIDIA's DGX H100 reference design: assumed), the NIC is
