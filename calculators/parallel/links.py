@@ -87,11 +87,14 @@ NVLINK_PAYLOAD_EFFICIENCY = 0.8
 #: packet headers; later generations scale with the lane rate. Derived.
 PCIE_PEER_EFFICIENCY = 0.75
 #: PCIe staged through host memory (no peer-to-peer: the GeForce driver; NCCL's default between GPUs
-#: not behind one PCIe switch on an Intel host, src/graph/paths.cc): each hop is two PCIe transfers,
-#: the sender writing a chunk into host memory and the receiver reading it back, so a hop moves its
-#: bytes at about half the link's per-direction rate. Assumed (first order): the host's memory
-#: bandwidth and sockets, which also set it (NCCL maintainer, NVIDIA/nccl issue 1639: "the bandwidth
-#: your CPU and memory can deliver"), are not inputs.
+#: not behind one PCIe switch on an Intel host, src/graph/paths.cc): each hop is two PCIe transfers
+#: through the host, the sender writing a chunk into host memory and the receiver reading it back,
+#: which the host's root complex and memory serve in turn: taken as half the link's per-direction
+#: rate. Assumed (first order), not fitted: the host's memory bandwidth and sockets, which also set
+#: it (NCCL maintainer, NVIDIA/nccl issue 1639: "the bandwidth your CPU and memory can deliver"), are
+#: not inputs. Against the two published staged runs (4 and 8 x RTX 5090 on two Xeon 8480+, the same
+#: issue) it is 9 % low and 14 % high; the drop from 4 to 8 GPUs (a ring across both sockets) is not
+#: modelled.
 HOST_STAGED_EFFICIENCY = 0.5
 #: A network ring per NIC: NCCL's maintainers "usually consider 24GB/s is the peak performance per
 #: 200G NIC (12 GB/s for 100G NICs)" (S. Jeaugey, NVIDIA/nccl-tests issue 119, 2022-11-17): 0.96
@@ -114,7 +117,9 @@ DERIVED_EFFICIENCY_BASIS: dict[str, str] = {
                  "(assumed)",
     "infiniband": "24 GB/s per 200 Gb/s NIC, NCCL maintainer's expected peak (nccl-tests issue 119)",
 }
-#: Kinds fitted on the published runs (no derivation was found for them).
+#: Kinds fitted on the published runs (no derivation was found for them). Scored leave-one-source-out,
+#: the two NVLink SHARP runs score each other within 1 %; the two RoCE runs (NCCL 2.7 era, both called a
+#: little low by NVIDIA) score each other 25 % high and 20 % low.
 FITTED_KINDS: tuple[str, ...] = ("nvlink-sharp", "ethernet")
 
 #: Efficiency per link kind: :data:`DERIVED_EFFICIENCY`, and for :data:`FITTED_KINDS` the fit of
