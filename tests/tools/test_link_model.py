@@ -17,7 +17,13 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.cli import main
-from calculators.parallel.links import LINK_EFFICIENCY, collective_efficiency, link_kind
+from calculators.parallel.links import (
+    LINK_EFFICIENCY,
+    collective_efficiency,
+    link_kind,
+    record_bus_bandwidth_bytes_per_s,
+    record_link_kind,
+)
 from calculators.parallel.ring_link import default_interconnect
 from calculators.parallel.tensor import link_efficiency, tensor_parallel_communication
 from calculators.recommend import Workload, recommend
@@ -99,3 +105,20 @@ def test_recommend_times_training_with_the_same_link_model() -> None:
                         grad_checkpointing=True, zero=3)
     assert run.scaling.efficiency == LINK_EFFICIENCY["pcie-host"]  # a 4090 box: staged through host memory
     assert row.tokens_per_s == pytest.approx(run.tokens_per_s, rel=1e-12)
+
+
+def test_a_stated_message_size_pays_the_ring_latency() -> None:
+    # 4 GPUs on PCIe 4.0 peer-to-peer, 1 MiB all-reduce: busbw = 1.5 x bytes / time, time = 1.5 x bytes / (32 GB/s x
+    # 0.75) + 2 (N-1) = 6 ring steps of the PCIe step latency, the mean of 42.14 us / 14 (8 x RTX 4090, NVIDIA/nccl
+    # issue 1530) and 54.18 us / 14 (8 x RTX 3090, NVIDIA/nccl issue 1439)
+    record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4, "algorithm": "ring"}
+    size = 2**20
+    alpha = (42.14e-6 / 14 + 54.18e-6 / 14) / 2
+    time = 1.5 * size / (32e9 * 0.75) + 6 * alpha
+    assert record_bus_bandwidth_bytes_per_s({**record, "message_bytes": size}) == pytest.approx(1.5 * size / time)
+    # no size stated: the large-message busbw, bw x eff
+    assert record_bus_bandwidth_bytes_per_s(record) == pytest.approx(32e9 * 0.75)
+    # NCCL_ALGO=RING on an H100 NVSwitch is a ring at NVLink's payload share, not NVLink SHARP
+    ring = {"link": "nvlink4", "collective": "all-reduce", "gpus": 8, "algorithm": "ring"}
+    assert record_link_kind(ring) == "nvlink" and record_link_kind({**ring, "algorithm": "nvls"}) == "nvlink-sharp"
+    assert record_bus_bandwidth_bytes_per_s(ring) == pytest.approx(450e9 * 0.8)
