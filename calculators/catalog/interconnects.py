@@ -61,6 +61,9 @@ class Interconnect:
         scope: What the figure covers, e.g. "per GPU, all 18 links" or "per x16 link".
         pair_only: True when the link joins two GPUs only (a bridge), so a ring over
             more than two GPUs must also cross another link.
+        host_staged: True when GPUs on this link do not address each other (no peer-to-peer:
+            the GeForce driver, or NCCL's default on Intel hosts), so every transfer is written
+            to host memory by one GPU and read back by the next.
         source: The document the figure comes from.
         notes: Caveats in plain words.
     """
@@ -73,6 +76,7 @@ class Interconnect:
     scope: str
     source: Source
     pair_only: bool = False
+    host_staged: bool = False
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -124,6 +128,10 @@ _PCIE_NOTE = ("PCI-SIG's x16 figure counts both directions and is the raw rate b
               "(Gen3-5) or FLIT (Gen6) encoding; a GPU-to-GPU transfer also crosses the host's root "
               "complex or a PCIe switch, which often sets a lower ceiling.")
 
+_STAGED_NOTE = ("The path NCCL takes between PCIe GPUs without peer-to-peer: GeForce cards (the stock driver "
+                "gives the RTX 4090 and 5090 none), and on Intel hosts any two GPUs not behind one PCIe switch "
+                "(NCCL's default P2P level there, src/graph/paths.cc). Each byte goes through host memory.")
+
 _LINKS: tuple[Interconnect, ...] = (
     Interconnect(id="pcie3", name="PCI Express 3.0 x16", kind="pcie", bandwidth_bytes_per_s=32e9,
                  direction="bidirectional", scope="per x16 link (8 GT/s per lane)", source=_PCISIG,
@@ -137,6 +145,22 @@ _LINKS: tuple[Interconnect, ...] = (
     Interconnect(id="pcie6", name="PCI Express 6.0 x16", kind="pcie", bandwidth_bytes_per_s=256e9,
                  direction="bidirectional", scope="per x16 link (64 GT/s per lane, PAM4)", source=_PCISIG,
                  notes=(_PCIE_NOTE,)),
+    Interconnect(id="pcie3-host", name="PCI Express 3.0 x16, staged through host memory", kind="pcie",
+                 bandwidth_bytes_per_s=32e9, direction="bidirectional",
+                 scope="per x16 link; GPU-to-GPU data written to host memory and read back", source=_PCISIG,
+                 host_staged=True, notes=(_PCIE_NOTE, _STAGED_NOTE)),
+    Interconnect(id="pcie4-host", name="PCI Express 4.0 x16, staged through host memory", kind="pcie",
+                 bandwidth_bytes_per_s=64e9, direction="bidirectional",
+                 scope="per x16 link; GPU-to-GPU data written to host memory and read back", source=_PCISIG,
+                 host_staged=True, notes=(_PCIE_NOTE, _STAGED_NOTE)),
+    Interconnect(id="pcie5-host", name="PCI Express 5.0 x16, staged through host memory", kind="pcie",
+                 bandwidth_bytes_per_s=128e9, direction="bidirectional",
+                 scope="per x16 link; GPU-to-GPU data written to host memory and read back", source=_PCISIG,
+                 host_staged=True, notes=(_PCIE_NOTE, _STAGED_NOTE)),
+    Interconnect(id="pcie6-host", name="PCI Express 6.0 x16, staged through host memory", kind="pcie",
+                 bandwidth_bytes_per_s=256e9, direction="bidirectional",
+                 scope="per x16 link; GPU-to-GPU data written to host memory and read back", source=_PCISIG,
+                 host_staged=True, notes=(_PCIE_NOTE, _STAGED_NOTE)),
     Interconnect(id="nvlink2", name="NVLink 2 (V100 SXM2)", kind="nvlink", bandwidth_bytes_per_s=300e9,
                  direction="bidirectional", scope="per GPU, all 6 links", source=_V100_DS,
                  notes=("V100 SXM2 boards link GPUs in a hybrid cube mesh, not through a switch "
@@ -176,6 +200,8 @@ NVLINK_BY_GENERATION: dict[str, str] = {"NVLink 2": "nvlink2", "NVLink 3": "nvli
 BRIDGE_BY_GPU: dict[str, str] = {"h100-pcie": "nvlink-bridge-h100-pcie", "rtx-a6000": "nvlink-bridge-a6000"}
 #: PCIe generation -> link id.
 PCIE_BY_GENERATION: dict[int, str] = {3: "pcie3", 4: "pcie4", 5: "pcie5", 6: "pcie6"}
+#: PCIe generation -> the same link staged through host memory, the default path between PCIe GPUs.
+PCIE_HOST_BY_GENERATION: dict[int, str] = {3: "pcie3-host", 4: "pcie4-host", 5: "pcie5-host", 6: "pcie6-host"}
 
 
 def all_interconnects() -> tuple[Interconnect, ...]:

@@ -8,9 +8,9 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6054, 'hopper': 0.4518, 'hopper-fp8': 0.3592}
-CHECKPOINTING: dict[str, float] = {'full': 1.2289, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 0.9916, 'qlora': 0.7846}
+BASE: dict[str, float] = {'ampere': 0.6056, 'hopper': 0.4518, 'hopper-fp8': 0.3581}
+CHECKPOINTING: dict[str, float] = {'full': 1.2263, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 0.9933, 'qlora': 0.786}
 RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.7012}
 HALF_TOKENS = 768.0
 

@@ -116,14 +116,17 @@ def nccl_validation() -> Table:
         id="interconnect-nccl-validation",
         caption=("all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
                  "quoted from the linked threads (tests/data/published_speed/collectives.jsonl), against the link "
-                 "model's busbw = per-direction link bandwidth x the efficiency of the link kind, fitted without the "
-                 "figure's own source (leave-one-source-out), and against a fixed 0.8. Error = model / measured - 1; "
+                 "model's busbw = per-direction link bandwidth x the efficiency of the link kind (derived from how the "
+                 "kind moves its bytes, or for NVLink SHARP and Ethernet fitted without the figure's own source, "
+                 "leave-one-source-out; plus the per-step latency where the message size is stated), and against a "
+                 "fixed 0.8. Error = model / measured - 1; "
                  "implied efficiency = measured / per-direction link bandwidth. Across nodes the link is "
                  "min(intra-node link, NICs per node x NIC)."),
         columns=("figure", "GPUs", "link kind", "link per direction GB/s", "measured busbw GB/s", "model busbw GB/s",
                  "error", "error at 0.8", "implied efficiency", "source"),
         align=("l", "r", "l", "r", "r", "r", "r", "r", "r", "l"), rows=tuple(rows),
-        assumptions=("efficiency per link kind: calculators.parallel.links.fit_link_efficiencies",))
+        assumptions=("efficiency per link kind: calculators.parallel.links.fit_link_efficiencies; busbw per record: "
+                     "calculators.parallel.links.record_bus_bandwidth_bytes_per_s",))
 
 
 def step_reference() -> Table:

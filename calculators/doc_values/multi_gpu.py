@@ -24,7 +24,12 @@ from calculators.doc_tables.multi_gpu import JOB as ZERO_JOB
 from calculators.inline_values import Value, ValueFunction, quantity
 from calculators.memory.training import training_memory
 from calculators.parallel.collectives import bus_factor
-from calculators.parallel.links import LINK_EFFICIENCY, LINK_EFFICIENCY_RECORDS, latency_per_ring_step_s
+from calculators.parallel.links import (
+    DERIVED_EFFICIENCY_BASIS,
+    LINK_EFFICIENCY,
+    LINK_EFFICIENCY_RECORDS,
+    latency_per_ring_step_s,
+)
 from calculators.parallel.measured import MEASUREMENTS
 from calculators.parallel.step import (
     DDP_BUCKET_BYTES,
@@ -88,12 +93,16 @@ def seventy_on_eight_total(value_id: str, *, precision: str) -> Value:
 
 # --------------------------------------------------------------------------- model inputs (interconnect.md)
 def link_kind_efficiency(value_id: str, *, kind: str) -> Value:
-    """The one link model's efficiency for a link kind (fitted on published nccl-tests runs)."""
-    records = ", ".join(LINK_EFFICIENCY_RECORDS[kind])
+    """The one link model's efficiency for a link kind: derived from how it moves bytes, or fitted on nccl-tests runs."""
+    if kind in LINK_EFFICIENCY_RECORDS:
+        records = ", ".join(LINK_EFFICIENCY_RECORDS[kind])
+        basis, how = f"fitted on tests/data/published_speed/collectives.jsonl: {records}", "median of the published runs"
+    else:
+        basis, how = DERIVED_EFFICIENCY_BASIS[kind], "derived, not fitted"
     return quantity(value_id, LINK_EFFICIENCY[kind], digits=2, unit="", kind="derived",
                     description=f"Fraction of the per-direction bandwidth a large collective reaches on a {kind} link "
-                                "(calculators.parallel.links.LINK_EFFICIENCY, median of the published runs).",
-                    assumptions=(f"fitted on tests/data/published_speed/collectives.jsonl: {records}",))
+                                f"(calculators.parallel.links.LINK_EFFICIENCY, {how}).",
+                    assumptions=(basis,))
 
 
 def link_step_latency(value_id: str, *, link: str) -> Value:
@@ -216,7 +225,7 @@ VALUES: dict[str, ValueFunction] = {
     "ic-eff-sharp": functools.partial(link_kind_efficiency, "ic-eff-sharp", kind="nvlink-sharp"),
     "ic-eff-bridge": functools.partial(link_kind_efficiency, "ic-eff-bridge", kind="nvlink-bridge"),
     "ic-eff-pcie": functools.partial(link_kind_efficiency, "ic-eff-pcie", kind="pcie"),
-    "ic-eff-network": functools.partial(link_kind_efficiency, "ic-eff-network", kind="network"),
+    "ic-eff-network": functools.partial(link_kind_efficiency, "ic-eff-network", kind="infiniband"),
     "ic-latency-nvlink": functools.partial(link_step_latency, "ic-latency-nvlink", link="nvlink4"),
     "ic-latency-pcie": functools.partial(link_step_latency, "ic-latency-pcie", link="pcie4"),
     "ic-ddp-bucket": ic_ddp_bucket,

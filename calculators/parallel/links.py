@@ -2,36 +2,48 @@
 
 ``parallel``, ``train-time``, ``speed`` and ``recommend`` all time their collectives with
 :func:`collective_efficiency`, so one question about one link gets one answer. Links
-fall into five kinds, each with its own efficiency ``busbw / per-direction bandwidth``
-fitted on published nccl-tests runs (``tests/data/published_speed/collectives.jsonl``):
+fall into seven kinds; each kind's efficiency ``busbw / per-direction bandwidth`` comes
+from what moves the bytes, and only two are fitted on published nccl-tests runs
+(``tests/data/published_speed/collectives.jsonl``):
 
-* ``nvlink``: a ring over NVLink (or AMD Infinity Fabric) through a switch;
+* ``nvlink``: a ring over NVLink (or AMD Infinity Fabric, assumed alike) through a switch:
+  :data:`NVLINK_PAYLOAD_EFFICIENCY`, the share of the line rate the SMs' 128-byte payloads carry
+  (derived);
+* ``nvlink-bridge``: a two-GPU NVLink bridge: the same NVLink packets, the same share (derived);
 * ``nvlink-sharp``: an all-reduce on an NVSwitch with NVLink SHARP (H100/H200/B200
   nodes), which NCCL uses by default for all-reduce (NCCL maintainer, nccl-tests issue
   212): the switch adds the partial sums, so busbw exceeds the per-direction link rate;
-  reduce-scatter and all-gather stay rings (``nvlink``);
-* ``nvlink-bridge``: a two-GPU NVLink bridge (pairs only);
-* ``pcie``: GPUs talking over PCIe, where the host's root complex and memory often set a
-  ceiling well below the link;
-* ``network``: a ring across nodes, per GPU ``min(intra-node link, NICs per node x NIC)``
-  (:func:`calculators.parallel.collectives.multi_node_ring_bytes_per_s`).
+  reduce-scatter and all-gather stay rings (``nvlink``); fitted;
+* ``pcie``: GPUs writing into each other's memory over PCIe (peer-to-peer: a PCIe switch, an
+  AMD host): :data:`PCIE_PEER_EFFICIENCY`, NCCL's own figure for a PCIe link (derived);
+* ``pcie-host``: PCIe staged through host memory, the default between PCIe GPUs (GeForce
+  cards have no peer-to-peer; NCCL uses none through an Intel root complex): each hop is a
+  write to host memory and a read back, :data:`HOST_STAGED_EFFICIENCY` (assumed);
+* ``infiniband``: a ring across nodes, per GPU ``min(intra-node link, NICs per node x NIC)``
+  (:func:`calculators.parallel.collectives.multi_node_ring_bytes_per_s`), at
+  :data:`NIC_EFFICIENCY` (NCCL maintainer's expected peak per NIC, derived);
+* ``ethernet``: the same ring over Ethernet NICs (RoCE): fitted, as no expected figure was read.
 
-Formula: ``efficiency(kind) = median over the kind's runs of busbw / per-direction bandwidth``
-(:func:`fit_link_efficiencies`); a kind with no runs takes the median of all runs.
+Formula: ``efficiency(kind)``: the constant of a derived kind, or for ``nvlink-sharp`` and
+``ethernet`` the median over the kind's runs of busbw / per-direction bandwidth
+(:func:`fit_link_efficiencies`); a fitted kind with no runs takes the median of all runs.
 
 >>> from calculators.catalog.interconnects import get_interconnect
 >>> link_kind(get_interconnect("nvlink4"), collective="all-reduce", gpus=8)
 'nvlink-sharp'
 >>> link_kind(get_interconnect("nvlink4"), collective="all-gather", gpus=8)
 'nvlink'
->>> round(collective_efficiency(get_interconnect("pcie4"), collective="all-reduce", gpus=4), 2)
-0.55
+>>> round(collective_efficiency(get_interconnect("pcie4"), collective="all-reduce", gpus=4), 3)
+0.75
+>>> collective_efficiency(get_interconnect("pcie4-host"), collective="all-reduce", gpus=4)
+0.5
 >>> round(latency_per_ring_step_s(get_interconnect("pcie4")) * 1e6, 2)  # microseconds
 3.44
 
 References:
-    NVIDIA nccl-tests doc/PERFORMANCE.md (busbw); the threads cited in the dataset;
-    docs page "Interconnect and communication time".
+    NVIDIA nccl-tests doc/PERFORMANCE.md (busbw); NVIDIA/nccl src/graph/topo.h (NCCL's link
+    bandwidths); the threads cited below and in the dataset; docs page "Interconnect and
+    communication time".
 """
 
 from __future__ import annotations
@@ -46,7 +58,9 @@ from calculators.catalog.sources import Source
 from calculators.parallel.collectives import (
     COLLECTIVES,
     MAX_EFFICIENCY,
+    bus_bandwidth_bytes_per_s,
     multi_node_ring_bytes_per_s,
+    ring_collective_time_s,
     ring_steps,
 )
 from calculators.validate import finite_float, instance_of, one_of, positive_int
@@ -54,61 +68,117 @@ from calculators.validate import finite_float, instance_of, one_of, positive_int
 #: Link families whose small-message latency is taken from the NVLink measurements.
 _FAST_KINDS = ("nvlink", "infinity-fabric")
 #: Link kinds with their own collective efficiency.
-LINK_KINDS: tuple[str, ...] = ("nvlink", "nvlink-sharp", "nvlink-bridge", "pcie", "network")
+LINK_KINDS: tuple[str, ...] = ("nvlink", "nvlink-sharp", "nvlink-bridge", "pcie", "pcie-host", "infiniband",
+                               "ethernet")
+#: Algorithms a collective can be pinned to: ``auto`` is NCCL's default (NVLink SHARP for an all-reduce
+#: on a SHARP switch), ``ring`` what ``NCCL_ALGO=RING`` forces, ``nvls`` NVLink SHARP.
+ALGORITHMS: tuple[str, ...] = ("auto", "ring", "nvls")
 #: Links whose switch can reduce in the network (NVLink SHARP, third-generation NVSwitch on; NVIDIA
 #: nccl-tests issue 212: "allreduce uses NVLink SHARP by default" on H100).
 SHARP_LINKS: tuple[str, ...] = ("nvlink4", "nvlink5")
 
-#: Efficiency per link kind, fitted by :func:`fit_link_efficiencies` on every record of
-#: ``tests/data/published_speed/collectives.jsonl`` (a test refits and compares), with the
-#: records each is the median of.
+#: NVLink: the share of the line rate an SM-driven copy carries. SMs send 128-byte payloads, so a
+#: 25 GB/s NVLink carries about 20 GB/s (NCCL maintainer S. Jeaugey, NVIDIA/nccl-tests issue 149,
+#: 2023-07-05, and NVIDIA/nccl issue 1054: "the app-level bandwidth is 80% of the peak"); NCCL's
+#: topology model holds 20.0 GB/s per link on A100 and 20.6 on H100 (src/graph/topo.h). Derived.
+NVLINK_PAYLOAD_EFFICIENCY = 0.8
+#: PCIe peer-to-peer: NCCL's topology model counts a Gen3 x16 link as 12 GB/s (PCI_BW in
+#: src/graph/topo.h) of its 16 GB/s per direction, what is left after 128b/130b encoding and
+#: packet headers; later generations scale with the lane rate. Derived.
+PCIE_PEER_EFFICIENCY = 0.75
+#: PCIe staged through host memory (no peer-to-peer: the GeForce driver; NCCL's default between GPUs
+#: not behind one PCIe switch on an Intel host, src/graph/paths.cc): each hop is two PCIe transfers
+#: through the host, the sender writing a chunk into host memory and the receiver reading it back,
+#: which the host's root complex and memory serve in turn: taken as half the link's per-direction
+#: rate. Assumed (first order), not fitted: the host's memory bandwidth and sockets, which also set
+#: it (NCCL maintainer, NVIDIA/nccl issue 1639: "the bandwidth your CPU and memory can deliver"), are
+#: not inputs. Against the two published staged runs (4 and 8 x RTX 5090 on two Xeon 8480+, the same
+#: issue) it is 9 % low and 14 % high; the drop from 4 to 8 GPUs (a ring across both sockets) is not
+#: modelled.
+HOST_STAGED_EFFICIENCY = 0.5
+#: A network ring per NIC: NCCL's maintainers "usually consider 24GB/s is the peak performance per
+#: 200G NIC (12 GB/s for 100G NICs)" (S. Jeaugey, NVIDIA/nccl-tests issue 119, 2022-11-17): 0.96
+#: of the line rate. Derived; applied to InfiniBand only, as no RoCE figure was stated.
+NIC_EFFICIENCY = 0.96
+
+#: Efficiency of each kind that is derived from how its bytes move, not fitted, with the basis.
+DERIVED_EFFICIENCY: dict[str, float] = {
+    "nvlink": NVLINK_PAYLOAD_EFFICIENCY,
+    "nvlink-bridge": NVLINK_PAYLOAD_EFFICIENCY,
+    "pcie": PCIE_PEER_EFFICIENCY,
+    "pcie-host": HOST_STAGED_EFFICIENCY,
+    "infiniband": NIC_EFFICIENCY,
+}
+DERIVED_EFFICIENCY_BASIS: dict[str, str] = {
+    "nvlink": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
+    "nvlink-bridge": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
+    "pcie": "NCCL's PCIe figure, 12 GB/s of a Gen3 x16 link's 16 GB/s per direction (NCCL src/graph/topo.h)",
+    "pcie-host": "half the per-direction rate: each hop through host memory is a PCIe write and a PCIe read "
+                 "(assumed)",
+    "infiniband": "24 GB/s per 200 Gb/s NIC, NCCL maintainer's expected peak (nccl-tests issue 119)",
+}
+#: Kinds fitted on the published runs (no derivation was found for them). Scored leave-one-source-out,
+#: the two NVLink SHARP runs score each other within 1 %; the two RoCE runs (NCCL 2.7 era, both called a
+#: little low by NVIDIA) score each other 25 % high and 20 % low.
+FITTED_KINDS: tuple[str, ...] = ("nvlink-sharp", "ethernet")
+
+#: Efficiency per link kind: :data:`DERIVED_EFFICIENCY`, and for :data:`FITTED_KINDS` the fit of
+#: :func:`fit_link_efficiencies` on every record of ``tests/data/published_speed/collectives.jsonl``
+#: (a test refits and compares), with the records each is the median of.
 LINK_EFFICIENCY: dict[str, float] = {
-    "nvlink": 0.7444,
+    **DERIVED_EFFICIENCY,
     "nvlink-sharp": 1.0622,
-    "nvlink-bridge": 0.3867,
-    "pcie": 0.5469,
-    "network": 0.75,
+    "ethernet": 0.675,
 }
 LINK_EFFICIENCY_RECORDS: dict[str, tuple[str, ...]] = {
-    "nvlink": ("coll-h100-8-ring", "coll-a100-8-ring"),
     "nvlink-sharp": ("coll-h100-8-nvls", "coll-h100-8-nvls-290"),
-    "nvlink-bridge": ("coll-h100pcie-2-bridge",),
-    "pcie": ("coll-4090-4-pcie4", "coll-5090-8-pcie5", "coll-5090-4-pcie5"),
-    "network": ("coll-dgxa100-2node-ib-hdr", "coll-a100-2node-8x100g-ring", "coll-a100-2node-8x100g-roce"),
+    "ethernet": ("coll-a100-2node-8x100g-ring", "coll-a100-2node-8x100g-roce"),
 }
 
 
-def link_kind(link: Interconnect, *, collective: str = "all-reduce", gpus: int = 8) -> str:
+def link_kind(link: Interconnect, *, collective: str = "all-reduce", gpus: int = 8, algorithm: str = "auto") -> str:
     """Which of :data:`LINK_KINDS` a collective over this link is timed as.
 
-    NVLink SHARP only for an all-reduce over more than two GPUs on a SHARP-capable
-    switch; a pair-only bridge is ``nvlink-bridge``; InfiniBand and Ethernet are ``network``.
+    NVLink SHARP only for an all-reduce over more than two GPUs on a SHARP-capable switch,
+    unless a ring is forced (``algorithm="ring"``); a pair-only bridge is ``nvlink-bridge``;
+    PCIe staged through host memory is ``pcie-host``; InfiniBand and Ethernet are their own.
     """
     link = instance_of("link", link, Interconnect, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
     kind = one_of("collective", collective, COLLECTIVES)
     n = positive_int("gpus", gpus, maximum=1 << 16)
+    pinned = one_of("algorithm", algorithm, ALGORITHMS)
     if link.kind == "pcie":
-        return "pcie"
+        return "pcie-host" if link.host_staged else "pcie"
     if link.kind in ("infiniband", "ethernet"):
-        return "network"
+        return link.kind
     if link.pair_only:
         return "nvlink-bridge"
-    if kind == "all-reduce" and link.id in SHARP_LINKS and n > 2:
+    if kind == "all-reduce" and link.id in SHARP_LINKS and n > 2 and pinned != "ring":
         return "nvlink-sharp"
     return "nvlink"
 
 
 def collective_efficiency(link: Interconnect, *, collective: str = "all-reduce", gpus: int = 8,
                           efficiencies: Mapping[str, float] | None = None) -> float:
-    """Fraction of the per-direction bandwidth a large collective reaches on this link (fitted).
+    """Fraction of the per-direction bandwidth a large collective reaches on this link.
 
     Formula: ``efficiencies[link_kind(link, collective, gpus)]``, by default :data:`LINK_EFFICIENCY`.
 
     >>> round(collective_efficiency(get_interconnect("nvlink3"), collective="all-gather"), 3)
-    0.744
+    0.8
     """
     table = LINK_EFFICIENCY if efficiencies is None else efficiencies
     return table[link_kind(link, collective=collective, gpus=gpus)]
+
+
+def record_link_kind(record: Mapping[str, Any]) -> str:
+    """The kind the model times a collectives record as, from its link, GPUs and algorithm.
+
+    >>> record_link_kind({"link": "nvlink4", "collective": "all-reduce", "gpus": 8, "algorithm": "ring"})
+    'nvlink'
+    """
+    return link_kind(get_interconnect(str(record["link"])), collective=str(record.get("collective") or "all-reduce"),
+                     gpus=int(record.get("gpus") or 8), algorithm=str(record.get("algorithm") or "auto"))
 
 
 def record_link_bytes_per_s(record: Mapping[str, Any]) -> float:
@@ -124,21 +194,57 @@ def record_link_bytes_per_s(record: Mapping[str, Any]) -> float:
         nic_bytes_per_s=link, nics_per_node=int(record["nics_per_node"]))
 
 
-def fit_link_efficiencies(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
-    """Efficiency per link kind: the median of ``busbw / per-direction bandwidth`` over the kind's records.
+def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
+                                     efficiencies: Mapping[str, float] | None = None) -> float:
+    """The model's busbw for a collectives record, bytes/s.
 
-    A kind without records takes the median over all records (so a left-out source never
+    Formula: ``bw x eff`` for a large message; where the record states its message size,
+    nccl-tests' busbw of the modelled time ``bus_factor x bytes / (bw x eff) + steps x alpha``
+    (:func:`~calculators.parallel.collectives.ring_collective_time_s`, ``alpha`` from
+    :func:`latency_per_ring_step_s`), so a small message pays its fixed costs.
+
+    >>> record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4}
+    >>> record_bus_bandwidth_bytes_per_s(record) / 1e9
+    24.0
+    >>> round(record_bus_bandwidth_bytes_per_s({**record, "message_bytes": 2**20}) / 1e9, 1)  # 6 steps x 3.4 us
+    18.3
+    """
+    table = LINK_EFFICIENCY if efficiencies is None else efficiencies
+    eff = table[record_link_kind(record)]
+    bw = record_link_bytes_per_s(record)
+    size = record.get("message_bytes")
+    if not size:
+        return bw * eff
+    collective, n = str(record.get("collective") or "all-reduce"), int(record["gpus"])
+    alpha = latency_per_ring_step_s(get_interconnect(str(record["link"])))
+    time = ring_collective_time_s(collective, float(size), gpus=n, link_bytes_per_s=bw, efficiency=eff,
+                                  latency_s=alpha)
+    return bus_bandwidth_bytes_per_s(collective, float(size), gpus=n, time_s=time)
+
+
+def fit_link_efficiencies(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """Efficiency per link kind: :data:`DERIVED_EFFICIENCY`, and for :data:`FITTED_KINDS` the median of
+    ``busbw / per-direction bandwidth`` over the kind's records.
+
+    A fitted kind without records takes the median over all records (so a left-out source never
     leaves a kind undefined).
 
-    >>> fit_link_efficiencies([{"link": "pcie4", "link_kind": "pcie", "measured": 16e9}])["pcie"]
-    0.5
+    >>> fit_link_efficiencies([{"link": "eth-100g", "gpus": 16, "measured": 8e9}])["ethernet"]
+    0.64
     """
-    implied: dict[str, list[float]] = {kind: [] for kind in LINK_KINDS}
+    implied: dict[str, list[float]] = {kind: [] for kind in FITTED_KINDS}
+    every: list[float] = []
     for record in records:
-        implied[str(record["link_kind"])].append(float(record["measured"]) / record_link_bytes_per_s(record))
-    every = [value for values in implied.values() for value in values]
+        value = float(record["measured"]) / record_link_bytes_per_s(record)
+        every.append(value)
+        kind = record_link_kind(record)
+        if kind in implied:
+            implied[kind].append(value)
     fallback = median(every) if every else 1.0
-    return {kind: round(median(values), 4) if values else round(fallback, 4) for kind, values in implied.items()}
+    table = dict(DERIVED_EFFICIENCY)
+    for kind, values in implied.items():
+        table[kind] = round(median(values), 4) if values else round(fallback, 4)
+    return table
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,7 +1,7 @@
 """The ring a data-parallel job's collectives run on: which link, how fast per GPU, how many latency steps.
 
 Within a node the ring runs on the GPUs' own link (:func:`default_interconnect`: NVLink or
-Infinity Fabric, a pair-only bridge for two GPUs, else PCIe). Above :data:`GPUS_PER_NODE`
+Infinity Fabric, a pair-only bridge for two GPUs, else PCIe staged through host memory). Above :data:`GPUS_PER_NODE`
 GPUs it crosses nodes: its per-GPU bandwidth is ``min(intra-node link, NICs per node x NIC)``
 (:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`; default eight 400 Gb/s
 InfiniBand NDR NICs per node, as in NVIDIA's DGX H100 reference design: assumed), the NIC is
@@ -31,7 +31,7 @@ from calculators.catalog.gpus import GPU, get_gpu  # noqa: F401 - get_gpu is use
 from calculators.catalog.interconnects import (
     BRIDGE_BY_GPU,
     NVLINK_BY_GENERATION,
-    PCIE_BY_GENERATION,
+    PCIE_HOST_BY_GENERATION,
     Interconnect,
     get_interconnect,
     interconnect_ids,
@@ -51,10 +51,14 @@ def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
     """The link a ring over ``gpus`` of these GPUs runs on when none is chosen.
 
     NVLink generation (or AMD Infinity Fabric) named in the GPU record; a pair-only
-    bridge (RTX A6000, H100 PCIe) only for two GPUs; otherwise the GPU's PCIe generation.
+    bridge (RTX A6000, H100 PCIe) only for two GPUs; otherwise the GPU's PCIe generation,
+    staged through host memory: NCCL's path between PCIe GPUs unless they share a PCIe
+    switch on an Intel host or sit on an AMD one (NCCL src/graph/paths.cc, default P2P level),
+    and the only path for GeForce cards, whose stock driver has no peer-to-peer (assumed: the
+    host is not known; name ``pcie4`` etc. for a peer-to-peer path).
 
     >>> default_interconnect(get_gpu("h100-sxm")).id, default_interconnect(get_gpu("rtx-4090")).id
-    ('nvlink4', 'pcie4')
+    ('nvlink4', 'pcie4-host')
     """
     gpu = gpu_record("gpu", gpu)
     text = gpu.interconnect or ""
@@ -67,8 +71,8 @@ def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
                 return get_interconnect(link_id)
         if text.startswith("AMD Infinity Fabric"):
             return get_interconnect("infinity-fabric-mi300x")
-    if gpu.pcie_generation in PCIE_BY_GENERATION:
-        return get_interconnect(PCIE_BY_GENERATION[gpu.pcie_generation])
+    if gpu.pcie_generation in PCIE_HOST_BY_GENERATION:
+        return get_interconnect(PCIE_HOST_BY_GENERATION[gpu.pcie_generation])
     raise InputError("interconnect", AUTO, f"a link id for {gpu.name}, which lists no PCIe generation or NVLink: "
                      f"one of {', '.join(interconnect_ids())}")
 

@@ -25,16 +25,17 @@ and :data:`calculators.parallel.measured.MEASUREMENTS`):
   the same on both links; the bandwidth term is what separates them.
 * ``eff``, the fraction of the per-direction link bandwidth a large all-reduce reaches,
   from the one link model every command shares (:mod:`calculators.parallel.links`):
-  fitted per link kind (NVLink ring, NVLink SHARP, bridge, PCIe, network) on published
-  nccl-tests runs; on PCIe GPU-to-GPU traffic crosses the host's root complex, which
-  often caps it well below the link rate.
+  one value per link kind (NVLink ring, NVLink SHARP, bridge, PCIe peer-to-peer, PCIe staged
+  through host memory, InfiniBand, Ethernet), derived from how the kind moves its bytes or
+  fitted on published nccl-tests runs; PCIe GPUs with no link named are staged through host
+  memory, about half the link rate.
 
 >>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model
 >>> spec = get_model("llama-3-70b")
 >>> link = tensor_parallel_link(get_gpu("rtx-4090"), gpus=4)
 >>> link.id, round(link_efficiency(link), 2), round(latency_per_ring_step_s(link) * 1e6, 2)
-('pcie4', 0.55, 3.44)
+('pcie4-host', 0.5, 3.44)
 >>> comm = tensor_parallel_communication(spec, tokens=1, gpus=4, link=link)
 >>> comm.all_reduces, comm.bytes_per_all_reduce  # 2 per layer x 80 layers; 8192 bf16 activations
 (160, 16384)
@@ -74,14 +75,13 @@ MAX_TOKENS = 1 << 40
 
 
 def link_efficiency(link: Interconnect, *, gpus: int = 8) -> float:
-    """Fraction of the per-direction bandwidth a large all-reduce over ``gpus`` GPUs reaches on this link (fitted).
+    """Fraction of the per-direction bandwidth a large all-reduce over ``gpus`` GPUs reaches on this link.
 
     The one link model of :func:`calculators.parallel.links.collective_efficiency`: NVLink
-    SHARP on H100/H200/B200 switches, a ring elsewhere, each kind fitted on published
-    nccl-tests runs.
+    SHARP on H100/H200/B200 switches, a ring elsewhere, one value per link kind.
 
-    >>> round(link_efficiency(get_interconnect("nvlink3")), 2), round(link_efficiency(get_interconnect("pcie4")), 2)
-    (0.74, 0.55)
+    >>> link_efficiency(get_interconnect("nvlink3")), link_efficiency(get_interconnect("pcie4"))
+    (0.8, 0.75)
     """
     return collective_efficiency(link, collective="all-reduce", gpus=gpus)
 
@@ -90,11 +90,12 @@ def tensor_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO) -> In
     """The link a tensor-parallel group of ``gpus`` GPUs talks over: the GPU's own, or the one named.
 
     ``"auto"`` takes :func:`calculators.parallel.step.default_interconnect` (NVLink or
-    Infinity Fabric where the GPU has it, a 2-way bridge only for pairs, else its PCIe).
+    Infinity Fabric where the GPU has it, a 2-way bridge only for pairs, else its PCIe
+    staged through host memory).
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> tensor_parallel_link(get_gpu("rtx-a6000"), gpus=4).id  # the bridge joins pairs only
-    'pcie4'
+    'pcie4-host'
     """
     key = str(interconnect).strip().lower()
     n = positive_int("gpus", gpus, maximum=MAX_GPUS)

@@ -385,9 +385,10 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         assumptions += (comm.assumption(),
                         "memory per GPU: weights, KV cache and activations of one-GPU inference_memory divided by "
                         "the GPU count; each GPU keeps its own context and workspaces")
-        if link.kind == "pcie" and gpu.segment == "consumer":
-            notes.append("GeForce drivers disable peer-to-peer PCIe transfers; without a patched driver NCCL "
-                         "stages all-reduces through host memory, slower than this estimate")
+        if link.kind == "pcie" and not link.host_staged and gpu.segment == "consumer":
+            notes.append("GeForce drivers disable peer-to-peer PCIe transfers; this peer-to-peer link needs a patched "
+                         "driver, else NCCL stages all-reduces through host memory (the default link, "
+                         f"{link.id}-host), slower than this estimate")
     return InferenceSpeed(
         model=spec.name, gpu=gpu.name, gpus=setup.gpus, batch=setup.batch, context=setup.context,
         new_tokens=new_tokens, first_step=first, last_step=last, prefill=pre, generation_time_s=total,

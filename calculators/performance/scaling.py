@@ -36,7 +36,7 @@ link.
 >>> pcie = data_parallel_overhead(spec, get_gpu("h100-sxm"), gpus=8, zero=0, micro_batch_compute_s=0.5,
 ...                               forward_share=1 / 3, interconnect="pcie5")
 >>> round(pcie.scaling_efficiency, 2)
-0.27
+0.36
 
 References:
     docs pages "Training time" and "Multi-GPU memory and communication"; Rajbhandari et al.

@@ -5,8 +5,10 @@ fine-tuning) and ``collectives.jsonl`` (nccl-tests bus bandwidth), :func:`scored
 gives the measured value, our estimate and a naive roofline. Every fitted constant the
 estimate uses is refitted **without the figure's source** (``source_id``): the training
 utilisation factors (:func:`calculators.performance.utilisation.fit_utilisation`) and the
-link efficiencies (:func:`calculators.parallel.links.fit_link_efficiencies`). So no figure
-scores a fit made with its own source.
+link efficiencies of the fitted link kinds (:func:`calculators.parallel.links.fit_link_efficiencies`).
+So no figure scores a fit made with its own source. A collectives estimate is the link model's
+busbw for the record (:func:`calculators.parallel.links.record_bus_bandwidth_bytes_per_s`: its
+link kind from link, GPUs and algorithm, and the latency term where the message size is stated).
 
 Estimates go through :func:`calculators.performance.training_time.training_time`, as the
 ``train-time`` command does, with the record's settings (GPUs, TP/PP, micro-batch,
@@ -40,7 +42,7 @@ from calculators.catalog.models import get_model
 from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
-from calculators.parallel.links import fit_link_efficiencies, record_link_bytes_per_s
+from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
 from calculators.model_flops import matmul_parameters
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
 from calculators.performance.utilisation import (
@@ -191,10 +193,10 @@ def scored_figures() -> list[dict[str, Any]]:
     collectives = load("collectives")
     for record in collectives:
         table = fit_link_efficiencies(r for r in collectives if r["source_id"] != record["source_id"])
-        link = record_link_bytes_per_s(record)
         rows.append({"category": "collectives", "figure_id": record["id"], "source_id": record["source_id"],
-                     "measured": float(record["measured"]), "estimated": link * table[record["link_kind"]],
-                     "naive_roofline": link * NAIVE_LINK_EFFICIENCY})
+                     "measured": float(record["measured"]),
+                     "estimated": record_bus_bandwidth_bytes_per_s(record, table),
+                     "naive_roofline": record_link_bytes_per_s(record) * NAIVE_LINK_EFFICIENCY})
     return rows
 
 

@@ -201,10 +201,11 @@ def test_default_link_follows_the_gpu() -> None:
     assert default_interconnect(get_gpu("a100-80gb-sxm")).id == "nvlink3"
     assert default_interconnect(get_gpu("b200")).id == "nvlink5"
     assert default_interconnect(get_gpu("mi300x")).id == "infinity-fabric-mi300x"
-    assert default_interconnect(get_gpu("rtx-5090")).id == "pcie5"
+    # PCIe GPUs: staged through host memory unless a peer-to-peer link is named (calculators.parallel.ring_link)
+    assert default_interconnect(get_gpu("rtx-5090")).id == "pcie5-host"
     # A 2-way bridge serves a pair; four bridged GPUs ring over PCIe.
     assert default_interconnect(get_gpu("h100-pcie"), gpus=2).id == "nvlink-bridge-h100-pcie"
-    assert default_interconnect(get_gpu("h100-pcie"), gpus=4).id == "pcie5"
+    assert default_interconnect(get_gpu("h100-pcie"), gpus=4).id == "pcie5-host"
 
 
 @pytest.mark.parametrize(("kwargs", "field"), [

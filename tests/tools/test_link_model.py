@@ -17,7 +17,14 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.cli import main
-from calculators.parallel.links import LINK_EFFICIENCY, collective_efficiency, link_kind
+from calculators.parallel.links import (
+    LINK_EFFICIENCY,
+    collective_efficiency,
+    link_kind,
+    record_bus_bandwidth_bytes_per_s,
+    record_link_kind,
+)
+from calculators.parallel.ring_link import default_interconnect
 from calculators.parallel.tensor import link_efficiency, tensor_parallel_communication
 from calculators.recommend import Workload, recommend
 
@@ -66,7 +73,25 @@ def test_nvlink_sharp_only_for_all_reduce_on_a_switch() -> None:
     assert link_kind(nvlink4, collective="all-reduce", gpus=2) == "nvlink"
     assert link_kind(get_interconnect("nvlink3"), collective="all-reduce", gpus=8) == "nvlink"
     assert link_kind(get_interconnect("nvlink-bridge-h100-pcie"), gpus=2) == "nvlink-bridge"
-    assert link_kind(get_interconnect("ib-ndr")) == "network"
+    assert link_kind(get_interconnect("ib-ndr")) == "infiniband"
+    assert link_kind(get_interconnect("eth-400g")) == "ethernet"
+    # NCCL_ALGO=RING on an NVSwitch: a ring, not NVLink SHARP
+    assert link_kind(nvlink4, collective="all-reduce", gpus=8, algorithm="ring") == "nvlink"
+
+
+def test_pcie_path_is_peer_to_peer_or_staged_through_host_memory() -> None:
+    # the same PCIe 4.0 x16 link: peer-to-peer at NCCL's PCIe figure, staged through host memory at half the
+    # per-direction rate (calculators.parallel.links.PCIE_PEER_EFFICIENCY, HOST_STAGED_EFFICIENCY)
+    assert link_kind(get_interconnect("pcie4")) == "pcie"
+    assert link_kind(get_interconnect("pcie4-host")) == "pcie-host"
+    assert collective_efficiency(get_interconnect("pcie4")) == 0.75  # 24 GB/s of 32 (NCCL src/graph/topo.h)
+    assert collective_efficiency(get_interconnect("pcie4-host")) == 0.5
+    # with no link named, PCIe GPUs take the staged path (GeForce has no peer-to-peer; NCCL uses none through an
+    # Intel root complex)
+    assert default_interconnect(get_gpu("rtx-4090"), gpus=4).id == "pcie4-host"
+    assert default_interconnect(get_gpu("rtx-5090"), gpus=8).id == "pcie5-host"
+    assert default_interconnect(get_gpu("l40s"), gpus=4).id == "pcie4-host"
+    assert get_interconnect("pcie5-host").per_direction_bytes_per_s == get_interconnect("pcie5").per_direction_bytes_per_s
 
 
 def test_recommend_times_training_with_the_same_link_model() -> None:
@@ -78,5 +103,22 @@ def test_recommend_times_training_with_the_same_link_model() -> None:
     context = result.context
     run = training_time(get_model(MODEL), get_gpu("rtx-4090"), tokens=10**9, gpus=4, seq=context, method="qlora",
                         grad_checkpointing=True, zero=3)
-    assert run.scaling.efficiency == LINK_EFFICIENCY["pcie"]
+    assert run.scaling.efficiency == LINK_EFFICIENCY["pcie-host"]  # a 4090 box: staged through host memory
     assert row.tokens_per_s == pytest.approx(run.tokens_per_s, rel=1e-12)
+
+
+def test_a_stated_message_size_pays_the_ring_latency() -> None:
+    # 4 GPUs on PCIe 4.0 peer-to-peer, 1 MiB all-reduce: busbw = 1.5 x bytes / time, time = 1.5 x bytes / (32 GB/s x
+    # 0.75) + 2 (N-1) = 6 ring steps of the PCIe step latency, the mean of 42.14 us / 14 (8 x RTX 4090, NVIDIA/nccl
+    # issue 1530) and 54.18 us / 14 (8 x RTX 3090, NVIDIA/nccl issue 1439)
+    record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4, "algorithm": "ring"}
+    size = 2**20
+    alpha = (42.14e-6 / 14 + 54.18e-6 / 14) / 2
+    time = 1.5 * size / (32e9 * 0.75) + 6 * alpha
+    assert record_bus_bandwidth_bytes_per_s({**record, "message_bytes": size}) == pytest.approx(1.5 * size / time)
+    # no size stated: the large-message busbw, bw x eff
+    assert record_bus_bandwidth_bytes_per_s(record) == pytest.approx(32e9 * 0.75)
+    # NCCL_ALGO=RING on an H100 NVSwitch is a ring at NVLink's payload share, not NVLink SHARP
+    ring = {"link": "nvlink4", "collective": "all-reduce", "gpus": 8, "algorithm": "ring"}
+    assert record_link_kind(ring) == "nvlink" and record_link_kind({**ring, "algorithm": "nvls"}) == "nvlink-sharp"
+    assert record_bus_bandwidth_bytes_per_s(ring) == pytest.approx(450e9 * 0.8)

@@ -61,9 +61,10 @@ def test_engines_beat_the_naive_roofline(category: str) -> None:
 
 
 def test_targets_are_reported_for_categories_that_meet_them() -> None:
-    # When a category meets issue 14's targets, LIMITS must hold it there.
+    # When a category meets issue 14's targets, LIMITS must hold it there. The training and collectives
+    # categories are held by REGRESSION_LIMITS in tests/validation/test_speed_training.py.
     for category, item in _summary().items():
-        if item["median"] <= speed_accuracy.TARGET_MEDIAN and item["p90"] <= speed_accuracy.TARGET_P90:
+        if category in LIMITS and item["median"] <= speed_accuracy.TARGET_MEDIAN and item["p90"] <= speed_accuracy.TARGET_P90:
             assert LIMITS[category][0] <= speed_accuracy.TARGET_MEDIAN
             assert LIMITS[category][1] <= speed_accuracy.TARGET_P90
 

@@ -22,7 +22,16 @@ from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.errors import InputError
 from calculators.memory.training_inputs import METHODS, PRECISIONS
-from calculators.parallel.links import LINK_EFFICIENCY, LINK_EFFICIENCY_RECORDS, LINK_KINDS, fit_link_efficiencies
+from calculators.parallel.links import (
+    DERIVED_EFFICIENCY,
+    DERIVED_EFFICIENCY_BASIS,
+    FITTED_KINDS,
+    LINK_EFFICIENCY,
+    LINK_EFFICIENCY_RECORDS,
+    LINK_KINDS,
+    fit_link_efficiencies,
+    record_link_kind,
+)
 from calculators.performance.model_parallel import model_parallel_step
 from calculators.performance.training_time import training_time
 from calculators.performance.utilisation import DEFAULT_FIT, Features, fit_utilisation
@@ -44,7 +53,10 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: median-over-sources factor sides with NeMo when llm-foundry or torchtitan is left out (their FP8 rows come out
 #: 66-132 % too fast) and with those two when a NeMo source is left out (NeMo's rows stay about 45 % too slow).
 #: The limits follow the data; the model has no framework term to separate them.
-REGRESSION_LIMITS = {"pre-training": (0.213, 0.66), "fine-tuning": (0.216, 1.07), "collectives": (0.234, 0.854)}
+#: Collectives moved from 23.3 % / 85.4 % to 8.6 % / 25.0 % when the link kinds were given causes (NVLink's
+#: payload share, NCCL's PCIe and per-NIC figures, PCIe staged through host memory, RoCE apart from InfiniBand)
+#: in place of one fitted median per kind; the limit was tightened to match.
+REGRESSION_LIMITS = {"pre-training": (0.213, 0.66), "fine-tuning": (0.216, 1.07), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
@@ -97,6 +109,8 @@ def test_collective_records_name_catalog_links() -> None:
     for r in COLLECTIVES:
         get_interconnect(r["link"])
         assert r["link_kind"] in LINK_KINDS and r["collective"] == "all-reduce", r["id"]
+        # the stored kind is the one the link model times the record as (link, GPUs, algorithm)
+        assert r["link_kind"] == record_link_kind(r), r["id"]
         if r["nics_per_node"]:
             get_interconnect(r["intra_node"])
 
@@ -111,8 +125,12 @@ def test_each_category_has_ten_figures_from_several_sources(category: str) -> No
 # --------------------------------------------------------------------------- the fits in the package
 def test_link_efficiencies_are_the_fit_of_the_dataset() -> None:
     assert fit_link_efficiencies(COLLECTIVES) == LINK_EFFICIENCY
+    assert sorted(LINK_EFFICIENCY_RECORDS) == sorted(FITTED_KINDS)
     for kind, ids in LINK_EFFICIENCY_RECORDS.items():
         assert sorted(ids) == sorted(r["id"] for r in COLLECTIVES if r["link_kind"] == kind)
+    # every other kind is derived: a constant with its basis, the same whatever records are fitted
+    assert sorted(DERIVED_EFFICIENCY) == sorted(set(LINK_KINDS) - set(FITTED_KINDS)) == sorted(DERIVED_EFFICIENCY_BASIS)
+    assert {k: v for k, v in fit_link_efficiencies([]).items() if k in DERIVED_EFFICIENCY} == DERIVED_EFFICIENCY
 
 
 def test_utilisation_module_is_the_fit_of_the_dataset() -> None:
@@ -152,6 +170,14 @@ def test_leave_one_source_out_error_does_not_regress(scored: list[dict[str, Any]
     median_limit, p90_limit = REGRESSION_LIMITS[category]
     assert stats["median"] <= median_limit
     assert stats["p90"] <= p90_limit
+
+
+def test_limits_hold_a_category_that_meets_the_targets(scored: list[dict[str, Any]]) -> None:
+    # a category that meets the targets (collectives since its link kinds got causes) must be held there
+    for category, stats in accuracy.error_statistics(scored).items():
+        if stats["median"] <= accuracy.TARGET_MEDIAN and stats["p90"] <= accuracy.TARGET_P90:
+            assert REGRESSION_LIMITS[category][0] <= accuracy.TARGET_MEDIAN, category
+            assert REGRESSION_LIMITS[category][1] <= accuracy.TARGET_P90, category
 
 
 def test_issue_targets_are_the_stated_ones() -> None:
