@@ -1,6 +1,20 @@
 """Training utilisation: the fraction of a GPU's dense rate the executed FLOPs reach, predicted from fitted factors.
 
-``utilisation = base[GPU family, FP8] x checkpointing[c] x method[m] x T / (T + T_half)``
+``utilisation = base[GPU family] x framework[f] x checkpointing[c] x method[m] x T / (T + T_half) x fp8 x width``
+
+* ``fp8 = 1 / (s + (1 - s) x P)`` with FP8 matmuls (else 1): Amdahl over the executed FLOPs. Only
+  the linear layers' GEMMs (share ``s`` of the FLOPs) run in FP8, ``P`` times faster (the FP8 to
+  16-bit dense-rate ratio of the GPU, 2 on Hopper); attention's score and value products,
+  softmax, norms and elementwise work stay 16-bit. The utilisation is of the FP8 rate, so a model
+  whose FLOPs were all linear would reach the 16-bit utilisation of the FP8 rate (a speed-up of
+  ``P``), and attention-heavy short-width models gain less (Micikevicius et al. 2022,
+  arXiv:2209.05433, section 4: the GEMMs of linear layers in FP8, the rest in 16 bits).
+* ``width = 1 / (1 + k x R / (B x h))``: the time of the work that moves bytes rather than
+  multiplies (norms, activations, residual adds, rotary embeddings, dropout, optimizer-free
+  elementwise kernels) grows with the hidden size ``h`` per token and layer, the GEMMs' FLOPs
+  with ``h^2``, so their ratio is ``~ (R / B) / h`` on a GPU of dense rate ``R`` and memory
+  bandwidth ``B``: narrow models and GPUs with a high FLOP-to-byte ratio lose more of the rate.
+  ``k`` (bytes moved per FLOP-equivalent, fitted) is one number for every GPU and model.
 
 The factors are fitted on published runs (:mod:`calculators.performance.utilisation` holds
 the fit and its rationale; :mod:`calculators.catalog.utilisation_fit` the fitted values and
@@ -25,7 +39,8 @@ from dataclasses import dataclass, field
 from calculators.catalog import utilisation_fit
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
-from calculators.validate import flag, one_of, positive_int
+from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
+from calculators.validate import finite_float, flag, one_of, positive_int
 
 #: Checkpointing settings: ``selective`` recomputes a small part of the forward and counts as none.
 CHECKPOINTING: tuple[str, ...] = ("none", "selective", "full")
@@ -48,7 +63,21 @@ def gpu_family(gpu: GPU) -> str:
 
 @dataclass(frozen=True)
 class Features:
-    """What a training run's utilisation depends on in this model."""
+    """What a training run's utilisation depends on in this model.
+
+    Attributes:
+        family: :func:`gpu_family`.
+        fp8: linear layers' matmuls in FP8.
+        checkpointing: one of :data:`CHECKPOINTING`.
+        method: one of :data:`METHODS`.
+        micro_batch_tokens: tokens of one micro-batch (sequences x sequence length).
+        run: one of :data:`RUNS`.
+        framework: a :mod:`calculators.catalog.training_frameworks` id.
+        linear_share: share of the executed FLOPs in linear layers (the rest is attention), in (0, 1].
+        fp8_peak_ratio: the GPU's dense FP8 rate / dense 16-bit rate (2 on Hopper).
+        flop_per_byte_per_width: the GPU's dense 16-bit rate / memory bandwidth / the model's
+            hidden size (FLOP per byte per hidden unit; 0: width not known, no width term).
+    """
 
     family: str
     fp8: bool
@@ -56,11 +85,15 @@ class Features:
     method: str
     micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS
     run: str = "steady"
+    framework: str = DEFAULT_FRAMEWORK
+    linear_share: float = 1.0
+    fp8_peak_ratio: float = 2.0
+    flop_per_byte_per_width: float = 0.0
 
     @property
     def base_key(self) -> str:
-        """Key of :attr:`UtilisationFit.base`: family, plus ``-fp8`` for FP8 matmuls."""
-        return self.family + ("-fp8" if self.fp8 else "")
+        """Key of :attr:`UtilisationFit.base`: the GPU family."""
+        return self.family
 
     @property
     def ckpt_key(self) -> str:
@@ -78,10 +111,35 @@ class UtilisationFit:
     run: Mapping[str, float]
     half_tokens: float = 0.0
     fitted_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    framework: Mapping[str, float] = field(default_factory=dict)
+    width_bytes_per_flop: float = 0.0
+    fp8_gemm_gain: float = 1.0
+
+    def fp8_factor(self, features: Features) -> float:
+        """``1 / (P x (s / r + 1 - s))`` with FP8 matmuls, else 1: Amdahl over the linear share ``s``.
+
+        ``r = 1 + g x (P - 1)`` is the speed-up the linear GEMMs reach over 16 bits: the peak ratio
+        ``P`` (2 on Hopper) when ``g`` (:attr:`fp8_gemm_gain`, fitted) is 1; less where the casts to
+        FP8 and the scaling factors' reductions (byte-bound work added per GEMM) eat into it.
+        """
+        if not features.fp8:
+            return 1.0
+        share, peak = features.linear_share, features.fp8_peak_ratio
+        speedup = 1.0 + self.fp8_gemm_gain * (peak - 1.0)
+        return 1.0 / (peak * (share / speedup + 1.0 - share))
 
     def token_factor(self, micro_batch_tokens: int) -> float:
         """``T / (T + T_half)``: the share of the large-micro-batch utilisation ``T`` tokens reach."""
         return micro_batch_tokens / (micro_batch_tokens + self.half_tokens)
+
+    def width_factor(self, flop_per_byte_per_width: float) -> float:
+        """``1 / (1 + k x R / (B x h))``: the share of the GEMM rate left after the byte-bound kernels."""
+        return 1.0 / (1.0 + self.width_bytes_per_flop * flop_per_byte_per_width)
+
+    def known_factor(self, features: Features) -> float:
+        """The product of the factors that are formulas of the features (tokens, FP8, width)."""
+        return (self.token_factor(features.micro_batch_tokens) * self.fp8_factor(features)
+                * self.width_factor(features.flop_per_byte_per_width))
 
     @property
     def goodput(self) -> float:
@@ -91,37 +149,67 @@ class UtilisationFit:
     def predict(self, features: Features) -> float:
         """Steady-state utilisation of the executed FLOPs, in (0, 1].
 
-        A GPU family without runs takes the lowest fitted BF16 base; FP8 without runs on the
-        family takes half the family's BF16 base (no speed-up over BF16). Both conservative.
+        A GPU family without runs takes the lowest fitted base; a framework without runs
+        takes the reference's factor, 1 (both conservative).
         """
-        bf16_bases = [v for k, v in self.base.items() if not k.endswith("-fp8")]
-        base = self.base.get(features.base_key)
-        if base is None:
-            family = self.base.get(features.family, min(bf16_bases) if bf16_bases else 0.4)
-            base = family / 2 if features.fp8 else family
+        base = self.base.get(features.base_key, min(self.base.values()) if self.base else 0.4)
         ckpt = self.checkpointing.get(features.ckpt_key, 1.0)
         method = self.method.get(features.method, 1.0)
-        return min(1.0, base * ckpt * method * self.token_factor(features.micro_batch_tokens))
+        framework = self.framework.get(features.framework, 1.0)
+        return min(1.0, base * framework * ckpt * method * self.known_factor(features))
 
 
 #: The fit on every record of tests/data/published_speed/training.jsonl (generated module; the records behind each
 #: factor are in :data:`calculators.catalog.utilisation_fit.FITTED_ON`).
 DEFAULT_FIT = UtilisationFit(base=utilisation_fit.BASE, checkpointing=utilisation_fit.CHECKPOINTING,
                              method=utilisation_fit.METHOD, run=utilisation_fit.RUN,
-                             half_tokens=utilisation_fit.HALF_TOKENS, fitted_on=utilisation_fit.FITTED_ON)
+                             half_tokens=utilisation_fit.HALF_TOKENS, fitted_on=utilisation_fit.FITTED_ON,
+                             framework=utilisation_fit.FRAMEWORK,
+                             width_bytes_per_flop=utilisation_fit.WIDTH_BYTES_PER_FLOP,
+                             fp8_gemm_gain=utilisation_fit.FP8_GEMM_GAIN)
+
+
+def width_ratio(gpu: GPU, hidden_size: int | None) -> float:
+    """``R / (B x h)``: the GPU's dense 16-bit FLOP/s per byte/s of memory bandwidth, over the hidden size.
+
+    0 where the hidden size or the GPU's 16-bit rate is not known (no width term).
+    """
+    gpu = gpu_record("gpu", gpu)
+    rate = gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s
+    if not hidden_size or not rate:
+        return 0.0
+    return rate / gpu.memory_bandwidth_bytes_per_s / hidden_size
+
+
+def fp8_peak_ratio(gpu: GPU) -> float:
+    """The GPU's dense FP8 rate over its dense 16-bit rate (2 where either is not published)."""
+    gpu = gpu_record("gpu", gpu)
+    rate = gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s
+    return gpu.fp8_dense_flop_per_s / rate if gpu.fp8_dense_flop_per_s and rate else 2.0
 
 
 def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "none", method: str = "full",
-                          micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS,
+                          micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS, framework: str = DEFAULT_FRAMEWORK,
+                          linear_share: float = 1.0, hidden_size: int | None = None,
                           fit: UtilisationFit | None = None) -> float:
     """Steady-state fraction of the dense rate (FP8 rate with ``fp8``) the executed FLOPs reach, in (0, 1] (fitted).
 
-    Formula: ``base[family, fp8] x checkpointing x method x T / (T + T_half)``
-    (:class:`UtilisationFit`); ``micro_batch_tokens`` is ``T`` (default: large).
+    Formula: ``base[family] x framework x checkpointing x method x T / (T + T_half) x fp8 x width``
+    (:class:`UtilisationFit`, module docstring); ``micro_batch_tokens`` is ``T`` (default: large);
+    ``linear_share`` the share of the executed FLOPs in linear layers
+    (:func:`calculators.model_flops.linear_flops_share`; 1: all, only read with ``fp8``);
+    ``hidden_size`` the model's (``None``: no width term).
     """
     features = Features(gpu_family(gpu), flag("fp8", fp8), one_of("checkpointing", checkpointing, CHECKPOINTING),
                         one_of("method", method, METHODS),
-                        positive_int("micro_batch_tokens", micro_batch_tokens, maximum=1 << 40))
+                        positive_int("micro_batch_tokens", micro_batch_tokens, maximum=1 << 40),
+                        framework=get_training_framework(framework).id,
+                        linear_share=finite_float("linear_share", linear_share, minimum=0.0, maximum=1.0,
+                                                  allow_minimum=False),
+                        fp8_peak_ratio=fp8_peak_ratio(gpu),
+                        flop_per_byte_per_width=width_ratio(
+                            gpu, None if hidden_size is None else positive_int("hidden_size", hidden_size,
+                                                                               maximum=1 << 20)))
     return (DEFAULT_FIT if fit is None else fit).predict(features)
 
 
