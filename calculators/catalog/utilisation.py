@@ -1,8 +1,11 @@
 """Training utilisation: the fraction of a GPU's dense rate the executed FLOPs reach, predicted from fitted factors.
 
-``utilisation = base[GPU family] x framework[f] x checkpointing[c] x method[m] x T / (T + T_half) x fp8 x width``
+``utilisation = base[GPU family] x framework[f] x fp8[f] x checkpointing[c] x method[m]
+x T / (T + T_half) x Amdahl x width``
 
-* ``fp8 = 1 / (s + (1 - s) x P)`` with FP8 matmuls (else 1): Amdahl over the executed FLOPs. Only
+``fp8[f]`` is the framework's FP8 recipe factor (1 for 16-bit runs; :meth:`UtilisationFit.fp8_recipe`).
+
+* ``Amdahl = 1 / (s + (1 - s) x P)`` with FP8 matmuls (else 1): Amdahl over the executed FLOPs. Only
   the linear layers' GEMMs (share ``s`` of the FLOPs) run in FP8, ``P`` times faster (the FP8 to
   16-bit dense-rate ratio of the GPU, 2 on Hopper); attention's score and value products,
   softmax, norms and elementwise work stay 16-bit. The utilisation is of the FP8 rate, so a model
@@ -113,20 +116,29 @@ class UtilisationFit:
     fitted_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     framework: Mapping[str, float] = field(default_factory=dict)
     width_bytes_per_flop: float = 0.0
-    fp8_gemm_gain: float = 1.0
+    fp8: Mapping[str, float] = field(default_factory=dict)
 
     def fp8_factor(self, features: Features) -> float:
-        """``1 / (P x (s / r + 1 - s))`` with FP8 matmuls, else 1: Amdahl over the linear share ``s``.
+        """``1 / (s + (1 - s) x P)`` with FP8 matmuls, else 1: Amdahl over the linear share ``s``.
 
-        ``r = 1 + g x (P - 1)`` is the speed-up the linear GEMMs reach over 16 bits: the peak ratio
-        ``P`` (2 on Hopper) when ``g`` (:attr:`fp8_gemm_gain`, fitted) is 1; less where the casts to
-        FP8 and the scaling factors' reductions (byte-bound work added per GEMM) eat into it.
+        The linear GEMMs run ``P`` (the GPU's FP8 / 16-bit peak ratio, 2 on Hopper) times faster, the
+        rest of the FLOPs at the 16-bit rate; the utilisation is of the FP8 rate.
         """
         if not features.fp8:
             return 1.0
         share, peak = features.linear_share, features.fp8_peak_ratio
-        speedup = 1.0 + self.fp8_gemm_gain * (peak - 1.0)
-        return 1.0 / (peak * (share / speedup + 1.0 - share))
+        return 1.0 / (share + (1.0 - share) * peak)
+
+    def fp8_recipe(self, features: Features) -> float:
+        """The framework's FP8 recipe factor (fitted; 1 for 16-bit runs and where no FP8 run informs it).
+
+        Megatron-Core's Transformer Engine layers fuse the cast to FP8 into the preceding norm and keep
+        the scaling in the GEMM's epilogue: the reference (1, the Amdahl formula as it stands). The
+        FSDP family's FP8 (torchao Float8 in torchtitan, Transformer Engine ``te.Linear`` swapped in by
+        llm-foundry) casts each linear layer's inputs and weights in separate byte-bound kernels and
+        gathers 16-bit weights, which its factor (below 1) carries.
+        """
+        return self.fp8.get(features.framework, 1.0) if features.fp8 else 1.0
 
     def token_factor(self, micro_batch_tokens: int) -> float:
         """``T / (T + T_half)``: the share of the large-micro-batch utilisation ``T`` tokens reach."""
@@ -156,7 +168,7 @@ class UtilisationFit:
         ckpt = self.checkpointing.get(features.ckpt_key, 1.0)
         method = self.method.get(features.method, 1.0)
         framework = self.framework.get(features.framework, 1.0)
-        return min(1.0, base * framework * ckpt * method * self.known_factor(features))
+        return min(1.0, base * framework * self.fp8_recipe(features) * ckpt * method * self.known_factor(features))
 
 
 #: The fit on every record of tests/data/published_speed/training.jsonl (generated module; the records behind each
@@ -166,7 +178,7 @@ DEFAULT_FIT = UtilisationFit(base=utilisation_fit.BASE, checkpointing=utilisatio
                              half_tokens=utilisation_fit.HALF_TOKENS, fitted_on=utilisation_fit.FITTED_ON,
                              framework=utilisation_fit.FRAMEWORK,
                              width_bytes_per_flop=utilisation_fit.WIDTH_BYTES_PER_FLOP,
-                             fp8_gemm_gain=utilisation_fit.FP8_GEMM_GAIN)
+                             fp8=utilisation_fit.FP8)
 
 
 def width_ratio(gpu: GPU, hidden_size: int | None) -> float:
@@ -194,7 +206,7 @@ def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "
                           fit: UtilisationFit | None = None) -> float:
     """Steady-state fraction of the dense rate (FP8 rate with ``fp8``) the executed FLOPs reach, in (0, 1] (fitted).
 
-    Formula: ``base[family] x framework x checkpointing x method x T / (T + T_half) x fp8 x width``
+    Formula: ``base[family] x framework x fp8[framework] x checkpointing x method x T / (T + T_half) x Amdahl x width``
     (:class:`UtilisationFit`, module docstring); ``micro_batch_tokens`` is ``T`` (default: large);
     ``linear_share`` the share of the executed FLOPs in linear layers
     (:func:`calculators.model_flops.linear_flops_share`; 1: all, only read with ``fp8``);

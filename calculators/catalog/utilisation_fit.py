@@ -8,14 +8,14 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6871, 'hopper': 0.5376}
-CHECKPOINTING: dict[str, float] = {'full': 1.1476, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0304, 'qlora': 0.8447}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6498}
+BASE: dict[str, float] = {'ampere': 0.6673, 'hopper': 0.5208}
+CHECKPOINTING: dict[str, float] = {'full': 1.0962, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0634, 'qlora': 0.8789}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6483}
 HALF_TOKENS = 1024.0
-FRAMEWORK: dict[str, float] = {'megatron': 1.2349, 'pytorch': 1.0}
-WIDTH_BYTES_PER_FLOP = 2.0
-FP8_GEMM_GAIN = 1.0
+FRAMEWORK: dict[str, float] = {'megatron': 1.2084, 'pytorch': 1.0}
+WIDTH_BYTES_PER_FLOP = 1.0
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6759}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
     'base:ampere': (
@@ -207,6 +207,103 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-mbridge-2511-h100-llama-3.1-405b',
         'ft-automodel-llama-3.1-8b-lora',
         'ft-automodel-qwen2.5-7b-lora',
+    ),
+    'fp8:megatron': (
+        'pt-nemo-llama-2-7b',
+        'pt-nemo-llama-2-13b',
+        'pt-nemo-llama-2-70b',
+        'pt-nemo-llama-3-8b',
+        'pt-nemo-llama-3-70b',
+        'ft-nemo-llama-2-7b-full',
+        'ft-nemo-llama-2-13b-full',
+        'ft-nemo-llama-2-70b-full',
+        'ft-nemo-llama-2-7b-lora',
+        'ft-nemo-llama-2-13b-lora',
+        'ft-nemo-llama-2-70b-lora',
+        'pt-mbridge-2602-h100-llama-3-70b',
+        'pt-mbridge-2602-h100-llama-3.1-405b',
+        'pt-mbridge-2511-h100-llama-3-8b',
+        'pt-mbridge-2511-h100-llama-3-70b',
+        'pt-mbridge-2511-h100-llama-3.1-405b',
+    ),
+    'fp8:none': (
+        'pt-llama2-7b-gpu-hours',
+        'pt-llama2-13b-gpu-hours',
+        'pt-llama2-70b-gpu-hours',
+        'pt-llama-3-8b-gpu-hours',
+        'pt-llama-3-70b-gpu-hours',
+        'pt-llama-3.1-8b-gpu-hours',
+        'pt-llama-3.1-70b-gpu-hours',
+        'pt-llama-3.1-405b-gpu-hours',
+        'pt-llama-3.1-405b-8192gpu-tflops',
+        'pt-llama-3.1-405b-16384gpu-tflops',
+        'pt-foundry-h100-mpt-70b-2048-64gpu',
+        'pt-foundry-h100-mpt-70b-2048-32gpu',
+        'pt-foundry-h100-mpt-30b-8192-8gpu',
+        'pt-foundry-h100-mpt-30b-2048-8gpu',
+        'pt-foundry-h100-mpt-13b-2048-8gpu',
+        'pt-foundry-h100-mpt-7b-8192-8gpu',
+        'pt-foundry-h100-mpt-7b-2048-8gpu',
+        'pt-foundry-h100-mpt-3b-8192-8gpu',
+        'pt-foundry-h100-mpt-3b-2048-16gpu',
+        'pt-foundry-h100-mpt-1b-8192-8gpu',
+        'pt-foundry-h100-mpt-1b-2048-8gpu',
+        'pt-foundry-a100-mpt-70b-2048-64gpu',
+        'pt-foundry-a100-mpt-30b-8192-8gpu',
+        'pt-foundry-a100-mpt-30b-2048-8gpu',
+        'pt-foundry-a100-mpt-13b-8192-8gpu',
+        'pt-foundry-a100-mpt-13b-2048-8gpu',
+        'pt-foundry-a100-mpt-7b-8192-8gpu',
+        'pt-foundry-a100-mpt-7b-2048-8gpu',
+        'pt-foundry-a100-mpt-3b-8192-8gpu',
+        'pt-foundry-a100-mpt-3b-2048-8gpu',
+        'pt-foundry-a100-mpt-1b-8192-8gpu',
+        'pt-foundry-a100-mpt-1b-2048-8gpu',
+        'pt-torchtitan-llama-3-8b-0',
+        'pt-torchtitan-llama-3-8b-1',
+        'pt-torchtitan-llama-3-70b-2',
+        'pt-torchtitan-llama-2-13b-3',
+        'pt-torchtitan-llama-2-13b-4',
+        'pt-torchtitan-llama-2-13b-5',
+        'pt-torchtitan-llama-2-70b-6',
+        'pt-torchtitan-llama-2-70b-7',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile',
+        'ft-torchtune-llama-3.2-3b-packed',
+        'ft-torchtune-llama-3.2-3b-compile',
+        'ft-torchtune-llama-3.2-3b-chunked-ce',
+        'ft-torchtune-llama-3.2-3b-ac',
+        'ft-torchtune-llama-3.2-3b-lora',
+        'ft-torchtune-llama-3.2-3b-qlora',
+        'ft-llamafactory-llama-2-7b-hf-lora',
+        'ft-llamafactory-llama-2-7b-hf-fa2-lora',
+        'ft-llamafactory-llama-2-7b-hf-qlora',
+        'ft-qwen-7b-lora-1024',
+        'ft-qwen-7b-lora-2048',
+        'ft-qwen-7b-lora-4096',
+        'ft-qwen-7b-lora-8192',
+        'ft-qwen-7b-qlora-1024',
+        'ft-qwen-7b-qlora-2048',
+        'ft-qwen-7b-qlora-4096',
+        'ft-qwen-7b-qlora-8192',
+        'ft-automodel-llama-3.1-8b-lora',
+        'ft-automodel-qwen2.5-7b-lora',
+        'ft-automodel-llama-3.3-70b-lora-8gpu',
+        'ft-automodel-qwen2.5-32b-lora-8gpu',
+        'ft-automodel-llama-3.3-70b-lora-16gpu',
+        'ft-automodel-qwen2.5-32b-lora-16gpu',
+        'pt-automodel-llama-3.1-70b-64gpu',
+    ),
+    'fp8:pytorch': (
+        'pt-foundry-h100-fp8-mpt-3b-8192-8gpu',
+        'pt-foundry-h100-fp8-mpt-3b-2048-8gpu',
+        'pt-foundry-h100-fp8-mpt-1b-8192-8gpu',
+        'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile-float8',
+        'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile-float8',
+        'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d',
+        'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d-async-tp',
     ),
     'framework:megatron': (
         'pt-nemo-llama-2-7b',

@@ -41,7 +41,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.6, 136000.0)
+(0.61, 136000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -118,8 +118,8 @@ def default_mfu(gpu: GPU) -> tuple[float, Source]:
 
 
 UTILISATION_SOURCE = Source(
-    "Fitted utilisation (calculators.performance.utilisation): GPU family x FP8 x checkpointing x method x "
-    "micro-batch tokens, fitted on the published runs of tests/data/published_speed/training.jsonl (Llama 2 paper, Llama 3 "
+    "Fitted utilisation (calculators.performance.utilisation): GPU family x framework x FP8 (Amdahl over the linear "
+    "layers, the framework's FP8 recipe) x checkpointing x method x micro-batch tokens x model width, fitted on the published runs of tests/data/published_speed/training.jsonl (Llama 2 paper, Llama 3 "
     "and 3.1 model cards, Llama 3 405B scaling table, NeMo 24.07, llm-foundry, torchtitan, torchtune, "
     "LLaMA-Factory)", "https://github.com/mosaicml/llm-foundry/blob/061f2c7ce64e655100286584a7629e2a09f827ba/"
     "scripts/train/benchmarking/README.md", "2026-11-25", kind="derived")

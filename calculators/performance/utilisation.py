@@ -1,12 +1,13 @@
 """Training utilisation: the fraction of a GPU's dense rate that the executed FLOPs reach, from what moves it.
 
-``utilisation = base[GPU family] x framework[f] x checkpointing[c] x method[m] x T / (T + T_half) x fp8 x width``
+``utilisation = base[GPU family] x framework[f] x fp8[f] x checkpointing[c] x method[m]
+x T / (T + T_half) x Amdahl x width``
 
 ``T`` is the tokens of one micro-batch (sequences x sequence length): small micro-batches
 leave the matmuls too small to fill the GPU (Qwen's LoRA runs gain 2.5x in throughput
 from 256 to 8,192 tokens per micro-batch). A whole run's GPU-hours add restarts,
 evaluation and everything else a steady-state step does not pay:
-``whole-run time = steady-state time / goodput``. ``fp8`` and ``width`` are formulas
+``whole-run time = steady-state time / goodput``. ``Amdahl`` and ``width`` are formulas
 (:mod:`calculators.catalog.utilisation`): FP8 speeds up only the linear layers' GEMMs
 (Amdahl over their share of the FLOPs, at the GPU's FP8-to-16-bit peak ratio), and the
 byte-bound kernels' time relative to the GEMMs' grows as ``R / (B x h)``.
@@ -30,9 +31,14 @@ What the published runs show, and the fit keeps:
   FSDP family is the reference (factor 1) and the default. Two sources measure Megatron-Core
   (the NeMo 24.07 tables and Megatron-Bridge's), so in leave-one-source-out each is scored
   with the factor fitted on the other; a framework only one source measures falls back to 1.
-* **FP8**: with the Amdahl formula and the spec peak ratio, no FP8 factor is fitted; a fitted
-  GEMM gain below the peak ratio was tried and raised the cross-validated error (the FP8 rows
-  it would move, torchtitan's on H100, miss by as much in BF16).
+* **FP8**: the Amdahl formula with the spec peak ratio, times a fitted FP8 recipe factor per
+  framework (``fp8[f]``, :meth:`~calculators.catalog.utilisation.UtilisationFit.fp8_recipe`):
+  Megatron-Core's Transformer Engine layers are the reference (1; they have no 16-bit runs to
+  compare against), the FSDP family's FP8 rows (llm-foundry's, torchtitan's) reach about two
+  thirds of that, for every model size (their casts are separate byte-bound kernels). Each of
+  the two FSDP-family FP8 sources is scored with the factor fitted on the other. A single
+  fitted GEMM gain for every framework was tried first and left those rows 50 % too fast:
+  the median of every run barely moves with the few FP8 rows it changes.
 * **Method**: LoRA and QLoRA run at about the utilisation of full training; QLoRA's NF4
   (or GPTQ) dequantisation costs a little on top.
 
@@ -76,10 +82,9 @@ FITTING_ROUNDS = 6
 #: Candidate values of ``T_half`` (tokens), searched by :func:`fit_utilisation`.
 HALF_TOKENS_GRID: tuple[float, ...] = (0.0, 64.0, 128.0, 256.0, 384.0, 512.0, 768.0, 1024.0, 1536.0, 2048.0)
 #: Candidate values of the width constant ``k`` (bytes per FLOP-equivalent), searched by :func:`fit_utilisation`.
+#: The framework whose FP8 recipe is the reference of the FP8 factor (1): Transformer Engine's fused layers.
+FP8_REFERENCE = "megatron"
 WIDTH_GRID: tuple[float, ...] = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0)
-#: Values of the FP8 GEMM gain ``g`` searched: only the spec ratio (``g = 1``); a grid of 0.4-1 was tried and
-#: raised the cross-validated error (the FP8 rows it moves are one source whose BF16 rows miss alike).
-FP8_GAIN_GRID: tuple[float, ...] = (1.0,)
 
 
 def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> UtilisationFit:
@@ -104,9 +109,9 @@ def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> Utilisa
     """
     data = [(rid, source, feat, u) for rid, source, feat, u in runs if u > 0]
     best: tuple[float, UtilisationFit] | None = None
-    for half, width, gain in itertools.product(HALF_TOKENS_GRID, WIDTH_GRID, FP8_GAIN_GRID):
+    for half, width in itertools.product(HALF_TOKENS_GRID, WIDTH_GRID):
         shape = UtilisationFit(base={}, checkpointing={}, method={}, run={}, half_tokens=half,
-                               width_bytes_per_flop=width, fp8_gemm_gain=gain)
+                               width_bytes_per_flop=width)
         fit = _fit_factors([(rid, source, feat, math.log(u / shape.known_factor(feat)))
                             for rid, source, feat, u in data], shape)
         spread = median(abs(math.log(u / (fit.predict(feat) * fit.run.get(feat.run, 1.0))))
@@ -127,11 +132,14 @@ def _median_of_sources(values: list[tuple[str, float]]) -> float:
 
 def _fit_factors(data: list[tuple[str, str, Features, float]], shape: UtilisationFit) -> UtilisationFit:
     tables: dict[str, dict[str, float]] = {"base": {}, "ckpt": {"none": 0.0}, "method": {"full": 0.0},
-                                           "run": {"steady": 0.0}, "framework": {DEFAULT_FRAMEWORK: 0.0}}
+                                           "run": {"steady": 0.0}, "framework": {DEFAULT_FRAMEWORK: 0.0},
+                                           "fp8": {"none": 0.0, FP8_REFERENCE: 0.0}}
     keys: dict[str, Callable[[Features], str]] = {
         "base": lambda f: f.base_key, "ckpt": lambda f: f.ckpt_key, "method": lambda f: f.method,
-        "run": lambda f: f.run, "framework": lambda f: f.framework}
-    fixed = {"base": "", "ckpt": "none", "method": "full", "run": "steady", "framework": DEFAULT_FRAMEWORK}
+        "run": lambda f: f.run, "framework": lambda f: f.framework,
+        "fp8": lambda f: f.framework if f.fp8 else "none"}
+    fixed = {"base": "", "ckpt": "none", "method": "full", "run": "steady", "framework": DEFAULT_FRAMEWORK,
+             "fp8": "none"}
     groups: dict[str, list[str]] = {}
     for _ in range(FITTING_ROUNDS):
         for name, key_of in keys.items():
@@ -141,10 +149,10 @@ def _fit_factors(data: list[tuple[str, str, Features, float]], shape: Utilisatio
                 by_key.setdefault(key_of(feat), []).append((rid, source, log_u - others))
             for key, values in by_key.items():
                 groups[f"{name}:{key}"] = [rid for rid, _, _ in values]
-                if key != fixed[name]:
+                if key != fixed[name] and not (name == "fp8" and key == FP8_REFERENCE):
                     tables[name][key] = _median_of_sources([(source, v) for _, source, v in values])
     rounded = {name: {k: round(math.exp(v), 4) for k, v in table.items()} for name, table in tables.items()}
     return UtilisationFit(base=rounded["base"], checkpointing=rounded["ckpt"], method=rounded["method"],
                           run=rounded["run"], half_tokens=shape.half_tokens, framework=rounded["framework"],
-                          width_bytes_per_flop=shape.width_bytes_per_flop, fp8_gemm_gain=shape.fp8_gemm_gain,
+                          width_bytes_per_flop=shape.width_bytes_per_flop, fp8=rounded["fp8"],
                           fitted_on={k: tuple(v) for k, v in sorted(groups.items())})

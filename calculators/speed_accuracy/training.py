@@ -244,7 +244,7 @@ def fit_module_text() -> str:
         f"HALF_TOKENS = {fit.half_tokens!r}",
         "FRAMEWORK: dict[str, float] = " + table(fit.framework),
         f"WIDTH_BYTES_PER_FLOP = {fit.width_bytes_per_flop!r}",
-        f"FP8_GEMM_GAIN = {fit.fp8_gemm_gain!r}",
+        "FP8: dict[str, float] = " + table(fit.fp8),
         "",
         "FITTED_ON: dict[str, tuple[str, ...]] = {",
     ]
