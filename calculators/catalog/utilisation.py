@@ -1,7 +1,7 @@
 """Training utilisation: the fraction of a GPU's dense rate the executed FLOPs reach, predicted from fitted factors.
 
 ``utilisation = base[GPU family] x framework[f] x fp8[f] x checkpointing[c] x method[m]
-x T / (T + T_half) x Amdahl x width``
+x T / (T + T_half) x Amdahl``
 
 ``fp8[f]`` is the framework's FP8 recipe factor (1 for 16-bit runs; :meth:`UtilisationFit.fp8_recipe`).
 
@@ -10,14 +10,11 @@ x T / (T + T_half) x Amdahl x width``
   16-bit dense-rate ratio of the GPU, 2 on Hopper); attention's score and value products,
   softmax, norms and elementwise work stay 16-bit. The utilisation is of the FP8 rate, so a model
   whose FLOPs were all linear would reach the 16-bit utilisation of the FP8 rate (a speed-up of
-  ``P``), and attention-heavy short-width models gain less (Micikevicius et al. 2022,
+  ``P``), and attention-heavy models (short, at long sequences) gain less (Micikevicius et al. 2022,
   arXiv:2209.05433, section 4: the GEMMs of linear layers in FP8, the rest in 16 bits).
-* ``width = 1 / (1 + k x R / (B x h))``: the time of the work that moves bytes rather than
-  multiplies (norms, activations, residual adds, rotary embeddings, dropout, optimizer-free
-  elementwise kernels) grows with the hidden size ``h`` per token and layer, the GEMMs' FLOPs
-  with ``h^2``, so their ratio is ``~ (R / B) / h`` on a GPU of dense rate ``R`` and memory
-  bandwidth ``B``: narrow models and GPUs with a high FLOP-to-byte ratio lose more of the rate.
-  ``k`` (bytes moved per FLOP-equivalent, fitted) is one number for every GPU and model.
+* Model size has no term of its own: a width term ``1 / (1 + k x R / (B x h))`` (byte-bound
+  kernels against GEMMs, hidden size ``h``) was fitted and dropped: it raised the cross-validated
+  error (llm-foundry's narrow MPT-1B and 3B run as close to the peak as its 30B and 70B).
 
 The factors are fitted on published runs (:mod:`calculators.performance.utilisation` holds
 the fit and its rationale; :mod:`calculators.catalog.utilisation_fit` the fitted values and
@@ -78,8 +75,6 @@ class Features:
         framework: a :mod:`calculators.catalog.training_frameworks` id.
         linear_share: share of the executed FLOPs in linear layers (the rest is attention), in (0, 1].
         fp8_peak_ratio: the GPU's dense FP8 rate / dense 16-bit rate (2 on Hopper).
-        flop_per_byte_per_width: the GPU's dense 16-bit rate / memory bandwidth / the model's
-            hidden size (FLOP per byte per hidden unit; 0: width not known, no width term).
     """
 
     family: str
@@ -91,7 +86,6 @@ class Features:
     framework: str = DEFAULT_FRAMEWORK
     linear_share: float = 1.0
     fp8_peak_ratio: float = 2.0
-    flop_per_byte_per_width: float = 0.0
 
     @property
     def base_key(self) -> str:
@@ -115,7 +109,6 @@ class UtilisationFit:
     half_tokens: float = 0.0
     fitted_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     framework: Mapping[str, float] = field(default_factory=dict)
-    width_bytes_per_flop: float = 0.0
     fp8: Mapping[str, float] = field(default_factory=dict)
 
     def fp8_factor(self, features: Features) -> float:
@@ -144,14 +137,9 @@ class UtilisationFit:
         """``T / (T + T_half)``: the share of the large-micro-batch utilisation ``T`` tokens reach."""
         return micro_batch_tokens / (micro_batch_tokens + self.half_tokens)
 
-    def width_factor(self, flop_per_byte_per_width: float) -> float:
-        """``1 / (1 + k x R / (B x h))``: the share of the GEMM rate left after the byte-bound kernels."""
-        return 1.0 / (1.0 + self.width_bytes_per_flop * flop_per_byte_per_width)
-
     def known_factor(self, features: Features) -> float:
-        """The product of the factors that are formulas of the features (tokens, FP8, width)."""
-        return (self.token_factor(features.micro_batch_tokens) * self.fp8_factor(features)
-                * self.width_factor(features.flop_per_byte_per_width))
+        """The product of the factors that are formulas of the features (tokens, FP8 Amdahl)."""
+        return self.token_factor(features.micro_batch_tokens) * self.fp8_factor(features)
 
     @property
     def goodput(self) -> float:
@@ -177,20 +165,7 @@ DEFAULT_FIT = UtilisationFit(base=utilisation_fit.BASE, checkpointing=utilisatio
                              method=utilisation_fit.METHOD, run=utilisation_fit.RUN,
                              half_tokens=utilisation_fit.HALF_TOKENS, fitted_on=utilisation_fit.FITTED_ON,
                              framework=utilisation_fit.FRAMEWORK,
-                             width_bytes_per_flop=utilisation_fit.WIDTH_BYTES_PER_FLOP,
                              fp8=utilisation_fit.FP8)
-
-
-def width_ratio(gpu: GPU, hidden_size: int | None) -> float:
-    """``R / (B x h)``: the GPU's dense 16-bit FLOP/s per byte/s of memory bandwidth, over the hidden size.
-
-    0 where the hidden size or the GPU's 16-bit rate is not known (no width term).
-    """
-    gpu = gpu_record("gpu", gpu)
-    rate = gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s
-    if not hidden_size or not rate:
-        return 0.0
-    return rate / gpu.memory_bandwidth_bytes_per_s / hidden_size
 
 
 def fp8_peak_ratio(gpu: GPU) -> float:
@@ -202,15 +177,14 @@ def fp8_peak_ratio(gpu: GPU) -> float:
 
 def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "none", method: str = "full",
                           micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS, framework: str = DEFAULT_FRAMEWORK,
-                          linear_share: float = 1.0, hidden_size: int | None = None,
+                          linear_share: float = 1.0,
                           fit: UtilisationFit | None = None) -> float:
     """Steady-state fraction of the dense rate (FP8 rate with ``fp8``) the executed FLOPs reach, in (0, 1] (fitted).
 
-    Formula: ``base[family] x framework x fp8[framework] x checkpointing x method x T / (T + T_half) x Amdahl x width``
+    Formula: ``base[family] x framework x fp8[framework] x checkpointing x method x T / (T + T_half) x Amdahl``
     (:class:`UtilisationFit`, module docstring); ``micro_batch_tokens`` is ``T`` (default: large);
     ``linear_share`` the share of the executed FLOPs in linear layers
-    (:func:`calculators.model_flops.linear_flops_share`; 1: all, only read with ``fp8``);
-    ``hidden_size`` the model's (``None``: no width term).
+    (:func:`calculators.model_flops.linear_flops_share`; 1: all, only read with ``fp8``).
     """
     features = Features(gpu_family(gpu), flag("fp8", fp8), one_of("checkpointing", checkpointing, CHECKPOINTING),
                         one_of("method", method, METHODS),
@@ -218,10 +192,7 @@ def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "
                         framework=get_training_framework(framework).id,
                         linear_share=finite_float("linear_share", linear_share, minimum=0.0, maximum=1.0,
                                                   allow_minimum=False),
-                        fp8_peak_ratio=fp8_peak_ratio(gpu),
-                        flop_per_byte_per_width=width_ratio(
-                            gpu, None if hidden_size is None else positive_int("hidden_size", hidden_size,
-                                                                               maximum=1 << 20)))
+                        fp8_peak_ratio=fp8_peak_ratio(gpu))
     return (DEFAULT_FIT if fit is None else fit).predict(features)
 
 

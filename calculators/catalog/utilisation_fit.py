@@ -8,14 +8,13 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6673, 'hopper': 0.5208}
-CHECKPOINTING: dict[str, float] = {'full': 1.0962, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0634, 'qlora': 0.8789}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6483}
-HALF_TOKENS = 1024.0
-FRAMEWORK: dict[str, float] = {'megatron': 1.2084, 'pytorch': 1.0}
-WIDTH_BYTES_PER_FLOP = 1.0
-FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6759}
+BASE: dict[str, float] = {'ampere': 0.6222, 'hopper': 0.4647}
+CHECKPOINTING: dict[str, float] = {'full': 1.1546, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0269, 'qlora': 0.8125}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6817}
+HALF_TOKENS = 768.0
+FRAMEWORK: dict[str, float] = {'megatron': 1.2351, 'pytorch': 1.0}
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.684}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
     'base:ampere': (

@@ -33,7 +33,7 @@ exceeds compute: then no amount of overlap can hide it.
 >>> result.collectives[0].kind, round(result.collectives[0].buffer_bytes / 2**30, 1)  # fp32 gradients
 ('all-reduce', 29.9)
 >>> round(result.communication_s, 2), round(result.compute_s, 2), result.interconnect_bound
-(1.67, 0.55, True)
+(1.67, 0.54, True)
 """
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     utilisation = (finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False) if given_mfu
                    else predicted_utilisation(record, micro_batch_tokens=b * s,
                                               checkpointing="full" if recompute else "none",
-                                              framework=framework, hidden_size=spec.hidden_size))
+                                              framework=framework))
     given_eff = None if efficiency is None else check_efficiency("efficiency", efficiency)
     given_alpha = None if latency_s is None else finite_float("latency_s", latency_s, minimum=0.0, maximum=1.0)
     grad_bytes = _bytes_of("grad_dtype", grad_dtype)

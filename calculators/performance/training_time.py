@@ -41,7 +41,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.61, 136000.0)
+(0.59, 138000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -119,7 +119,7 @@ def default_mfu(gpu: GPU) -> tuple[float, Source]:
 
 UTILISATION_SOURCE = Source(
     "Fitted utilisation (calculators.performance.utilisation): GPU family x framework x FP8 (Amdahl over the linear "
-    "layers, the framework's FP8 recipe) x checkpointing x method x micro-batch tokens x model width, fitted on the published runs of tests/data/published_speed/training.jsonl (Llama 2 paper, Llama 3 "
+    "layers, the framework's FP8 recipe) x checkpointing x method x micro-batch tokens, fitted on the published runs of tests/data/published_speed/training.jsonl (Llama 2 paper, Llama 3 "
     "and 3.1 model cards, Llama 3 405B scaling table, NeMo 24.07, llm-foundry, torchtitan, torchtune, "
     "LLaMA-Factory)", "https://github.com/mosaicml/llm-foundry/blob/061f2c7ce64e655100286584a7629e2a09f827ba/"
     "scripts/train/benchmarking/README.md", "2026-11-25", kind="derived")
@@ -367,7 +367,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     if mfu is None:
         utilisation = predicted_utilisation(
             gpu, fp8=use_fp8, method=method, checkpointing="full" if checkpointing else "none",
-            micro_batch_tokens=batch * seq, framework=framework, hidden_size=spec.hidden_size,
+            micro_batch_tokens=batch * seq, framework=framework,
             linear_share=linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing, method=method,
                                             lora_rank=lora_rank, lora_targets=lora_targets))
         source = UTILISATION_SOURCE
@@ -417,8 +417,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         *replica.assumptions(),
         f"training framework {get_training_framework(framework).name}: its fitted utilisation factor "
         "(calculators.catalog.training_frameworks); with FP8 only the linear layers' GEMMs run at the FP8 rate "
-        "(attention, norms and elementwise work stay 16-bit); narrow models lose more of the rate to byte-bound "
-        "kernels (the width factor)",
+        "(attention, norms and elementwise work stay 16-bit); model size has no utilisation factor",
         "attention counted over the full sequence (12 x layers x q_dim x seq per token), as PaLM and Megatron-LM do",
     )
     if shards > 1:

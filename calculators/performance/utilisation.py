@@ -1,16 +1,15 @@
 """Training utilisation: the fraction of a GPU's dense rate that the executed FLOPs reach, from what moves it.
 
 ``utilisation = base[GPU family] x framework[f] x fp8[f] x checkpointing[c] x method[m]
-x T / (T + T_half) x Amdahl x width``
+x T / (T + T_half) x Amdahl``
 
 ``T`` is the tokens of one micro-batch (sequences x sequence length): small micro-batches
 leave the matmuls too small to fill the GPU (Qwen's LoRA runs gain 2.5x in throughput
 from 256 to 8,192 tokens per micro-batch). A whole run's GPU-hours add restarts,
 evaluation and everything else a steady-state step does not pay:
-``whole-run time = steady-state time / goodput``. ``Amdahl`` and ``width`` are formulas
+``whole-run time = steady-state time / goodput``. ``Amdahl`` is a formula
 (:mod:`calculators.catalog.utilisation`): FP8 speeds up only the linear layers' GEMMs
-(Amdahl over their share of the FLOPs, at the GPU's FP8-to-16-bit peak ratio), and the
-byte-bound kernels' time relative to the GEMMs' grows as ``R / (B x h)``.
+(Amdahl over their share of the FLOPs, at the GPU's FP8-to-16-bit peak ratio).
 
 Each factor is fitted on the published runs of ``tests/data/published_speed/training.jsonl``
 (:func:`fit_utilisation`; :mod:`calculators.catalog.utilisation_fit` holds that fit
@@ -42,7 +41,9 @@ What the published runs show, and the fit keeps:
 * **Method**: LoRA and QLoRA run at about the utilisation of full training; QLoRA's NF4
   (or GPTQ) dequantisation costs a little on top.
 
-Sequence length beyond ``T`` has no factor; the spread the terms leave is the published error.
+Model size and sequence length beyond ``T`` have no factor (a width term was tried and raised
+the cross-validated error, :mod:`calculators.catalog.utilisation`); the spread the terms leave is
+the published error.
 
 The prediction (:func:`predicted_utilisation`, :data:`DEFAULT_FIT`) lives in
 :mod:`calculators.catalog.utilisation`, below the parallel layer, so the data-parallel step
@@ -61,7 +62,6 @@ References:
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Iterable
 from statistics import median
@@ -81,20 +81,18 @@ from calculators.catalog.utilisation import run_goodput as run_goodput
 FITTING_ROUNDS = 6
 #: Candidate values of ``T_half`` (tokens), searched by :func:`fit_utilisation`.
 HALF_TOKENS_GRID: tuple[float, ...] = (0.0, 64.0, 128.0, 256.0, 384.0, 512.0, 768.0, 1024.0, 1536.0, 2048.0)
-#: Candidate values of the width constant ``k`` (bytes per FLOP-equivalent), searched by :func:`fit_utilisation`.
 #: The framework whose FP8 recipe is the reference of the FP8 factor (1): Transformer Engine's fused layers.
 FP8_REFERENCE = "megatron"
-WIDTH_GRID: tuple[float, ...] = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0)
 
 
 def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> UtilisationFit:
     """Fit the factors to ``(record id, source id, features, implied utilisation)`` runs.
 
-    Formula: ``T_half`` and the width constant ``k`` are the values of :data:`HALF_TOKENS_GRID`
-    and :data:`WIDTH_GRID` whose fit leaves the smallest median absolute log residual; for them,
+    Formula: ``T_half`` is the value of :data:`HALF_TOKENS_GRID` whose fit leaves the smallest
+    median absolute log residual; for it,
     in log space, each factor is the median over sources of the median over each source's runs
     in the factor's group of the run's log utilisation less the other factors and the formula
-    factors (tokens, FP8, width: :meth:`UtilisationFit.known_factor`) (a robust back-fitting,
+    factors (tokens, FP8 Amdahl: :meth:`UtilisationFit.known_factor`) (a robust back-fitting,
     :data:`FITTING_ROUNDS` rounds; every source counts once, however many rows it publishes).
     No checkpointing, full training, a steady-state step and the reference framework
     (:data:`~calculators.catalog.training_frameworks.DEFAULT_FRAMEWORK`) are 1; a group with no
@@ -109,9 +107,8 @@ def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> Utilisa
     """
     data = [(rid, source, feat, u) for rid, source, feat, u in runs if u > 0]
     best: tuple[float, UtilisationFit] | None = None
-    for half, width in itertools.product(HALF_TOKENS_GRID, WIDTH_GRID):
-        shape = UtilisationFit(base={}, checkpointing={}, method={}, run={}, half_tokens=half,
-                               width_bytes_per_flop=width)
+    for half in HALF_TOKENS_GRID:
+        shape = UtilisationFit(base={}, checkpointing={}, method={}, run={}, half_tokens=half)
         fit = _fit_factors([(rid, source, feat, math.log(u / shape.known_factor(feat)))
                             for rid, source, feat, u in data], shape)
         spread = median(abs(math.log(u / (fit.predict(feat) * fit.run.get(feat.run, 1.0))))
@@ -154,5 +151,5 @@ def _fit_factors(data: list[tuple[str, str, Features, float]], shape: Utilisatio
     rounded = {name: {k: round(math.exp(v), 4) for k, v in table.items()} for name, table in tables.items()}
     return UtilisationFit(base=rounded["base"], checkpointing=rounded["ckpt"], method=rounded["method"],
                           run=rounded["run"], half_tokens=shape.half_tokens, framework=rounded["framework"],
-                          width_bytes_per_flop=shape.width_bytes_per_flop, fp8=rounded["fp8"],
+                          fp8=rounded["fp8"],
                           fitted_on={k: tuple(v) for k, v in sorted(groups.items())})

@@ -38,7 +38,7 @@ from typing import Any
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK
-from calculators.catalog.utilisation import fp8_peak_ratio, width_ratio
+from calculators.catalog.utilisation import fp8_peak_ratio
 from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
@@ -85,7 +85,7 @@ def features(record: Mapping[str, Any]) -> Features:
     return Features(gpu_family(gpu), bool(record.get("fp8")), "full" if ckpt == "full" else "none", method, tokens,
                     "whole-run" if record["unit"] == "gpu_hours" else "steady",
                     framework=str(record.get("training_framework") or DEFAULT_FRAMEWORK), linear_share=share,
-                    fp8_peak_ratio=fp8_peak_ratio(gpu), flop_per_byte_per_width=width_ratio(gpu, spec.hidden_size))
+                    fp8_peak_ratio=fp8_peak_ratio(gpu))
 
 
 def _lora_settings(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -243,7 +243,6 @@ def fit_module_text() -> str:
         "RUN: dict[str, float] = " + table(fit.run),
         f"HALF_TOKENS = {fit.half_tokens!r}",
         "FRAMEWORK: dict[str, float] = " + table(fit.framework),
-        f"WIDTH_BYTES_PER_FLOP = {fit.width_bytes_per_flop!r}",
         "FP8: dict[str, float] = " + table(fit.fp8),
         "",
         "FITTED_ON: dict[str, tuple[str, ...]] = {",

@@ -122,12 +122,9 @@ def test_compute_is_training_flops_over_peak_times_mfu() -> None:
 
 def test_default_utilisation_is_the_fitted_one() -> None:
     # No mfu given: the utilisation fitted on published runs (Hopper base x T / (T + T_half), T = 2 x 1,024
-    # tokens per micro-batch, x the width factor 1 / (1 + k x R / (B x h)) with the H100 SXM datasheet's
-    # 989.4 TFLOP/s and 3.35 TB/s and Llama 3 8B's hidden size 4,096), read from the committed fit, not the
-    # assumed 0.4 of earlier versions.
+    # tokens per micro-batch), read from the committed fit, not the assumed 0.4 of earlier versions.
     r = step_communication(SPEC, gpu="h100-sxm", gpus=8, batch=2, seq=1024)
-    width = 1 / (1 + DEFAULT_FIT.width_bytes_per_flop * 989.4e12 / 3.35e12 / 4096)
-    expected = DEFAULT_FIT.base["hopper"] * 2048 / (2048 + DEFAULT_FIT.half_tokens) * width
+    expected = DEFAULT_FIT.base["hopper"] * 2048 / (2048 + DEFAULT_FIT.half_tokens)
     assert r.mfu == pytest.approx(expected) and not r.mfu_given
     assert "fitted on published runs" in " ".join(r.assumptions) and r.to_dict()["mfu_basis"] == "fitted"
 
