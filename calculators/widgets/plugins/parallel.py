@@ -14,7 +14,7 @@ from typing import Any
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.models import all_models
-from calculators.catalog.training_frameworks import training_framework_ids
+from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
 from calculators.memory import training_inputs
 from calculators.parallel.collectives import MAX_EFFICIENCY, MAX_GPUS
 from calculators.parallel.step import AUTO, StepCommunication, step_communication
@@ -66,6 +66,7 @@ def _fields() -> tuple[Field, ...]:
         bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
                    help="Full activation recomputation: one more forward per step and less activation memory."),
         choice_field("framework", "Training framework", choices=training_framework_ids(),
+                     labels=tuple(get_training_framework(f).name for f in training_framework_ids()),
                      default=default("framework"), advanced=True,
                      help="megatron: Megatron-Core + Transformer Engine, fitted to reach a higher utilisation; "
                           "pytorch: FSDP-family frameworks (as train-time)."),

@@ -19,7 +19,7 @@ from typing import Any
 from calculators.catalog.engines import engine_ids, get_engine
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import interconnect_ids
-from calculators.catalog.training_frameworks import training_framework_ids
+from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
 from calculators.errors import InputError
 from calculators.memory import inference, training_inputs
 from calculators.parallel.step import AUTO
@@ -326,6 +326,7 @@ def _train_fields() -> tuple[Field, ...]:
                    help="FP8 linear layers (Transformer Engine, torchao Float8): their GEMMs at the FP8 rate, "
                         "attention and elementwise work in 16 bits."),
         choice_field("framework", "Training framework", choices=training_framework_ids(),
+                     labels=tuple(get_training_framework(f).name for f in training_framework_ids()),
                      default=default_of(train.training_time, "framework"), advanced=True,
                      help="megatron: Megatron-Core + Transformer Engine (NeMo, Megatron-Bridge), fitted to reach a "
                           "higher utilisation; pytorch: FSDP-family frameworks (torchtitan, llm-foundry, torchtune, "
