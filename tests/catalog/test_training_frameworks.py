@@ -9,11 +9,7 @@ from support import DATA
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
-from calculators.catalog.training_frameworks import (
-    DEFAULT_FRAMEWORK,
-    get_training_framework,
-    training_framework_ids,
-)
+from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework, training_framework_ids
 from calculators.catalog.utilisation import predicted_utilisation
 from calculators.errors import InputError
 from calculators.model_flops import linear_flops_share
