@@ -133,3 +133,24 @@ def training_flops_per_token(spec: ModelSpec, *, seq: int, grad_checkpointing: b
     else:
         model = 4.0 * matmul_parameters(spec) + 6.0 * adapter + attention
     return model + (forward_flops_per_token(spec, seq=seq, adapter=adapter) if checkpointing else 0.0)
+
+
+def linear_flops_share(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = False, method: str = "full",
+                       lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS) -> float:
+    """Share of the executed FLOPs per trained token that are linear layers' matmuls, in (0, 1].
+
+    Formula: ``1 - attention / executed``, attention = ``12 x q_dim x attended`` (plus ``4 x q_dim
+    x attended`` for the recomputed forward): what FP8 training speeds up, the score and value
+    products with the keys and values staying 16-bit (:mod:`calculators.catalog.utilisation`).
+
+    >>> from calculators.catalog.models import get_model
+    >>> round(linear_flops_share(get_model("llama-3.1-8b"), seq=8192), 2)
+    0.78
+    >>> round(linear_flops_share(get_model("llama-3.1-70b"), seq=8192), 2)
+    0.87
+    """
+    executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=grad_checkpointing, method=method,
+                                        lora_rank=lora_rank, lora_targets=lora_targets)
+    attended = attended_tokens(spec, context=positive_int("seq", seq, maximum=MAX_SEQ))
+    attention = (16.0 if flag("grad_checkpointing", grad_checkpointing) else 12.0) * spec.q_dim * attended
+    return max(1e-9, 1.0 - attention / executed)

@@ -1,6 +1,20 @@
 """Training utilisation: the fraction of a GPU's dense rate the executed FLOPs reach, predicted from fitted factors.
 
-``utilisation = base[GPU family, FP8] x checkpointing[c] x method[m] x T / (T + T_half)``
+``utilisation = base[GPU family] x framework[f] x fp8[f] x checkpointing[c] x method[m]
+x T / (T + T_half) x Amdahl``
+
+``fp8[f]`` is the framework's FP8 recipe factor (1 for 16-bit runs; :meth:`UtilisationFit.fp8_recipe`).
+
+* ``Amdahl = 1 / (s + (1 - s) x P)`` with FP8 matmuls (else 1): Amdahl over the executed FLOPs. Only
+  the linear layers' GEMMs (share ``s`` of the FLOPs) run in FP8, ``P`` times faster (the FP8 to
+  16-bit dense-rate ratio of the GPU, 2 on Hopper); attention's score and value products,
+  softmax, norms and elementwise work stay 16-bit. The utilisation is of the FP8 rate, so a model
+  whose FLOPs were all linear would reach the 16-bit utilisation of the FP8 rate (a speed-up of
+  ``P``), and attention-heavy models (short, at long sequences) gain less (Micikevicius et al. 2022,
+  arXiv:2209.05433, section 4: the GEMMs of linear layers in FP8, the rest in 16 bits).
+* Model size has no term of its own: a width term ``1 / (1 + k x R / (B x h))`` (byte-bound
+  kernels against GEMMs, hidden size ``h``) was fitted and dropped: it raised the cross-validated
+  error (llm-foundry's narrow MPT-1B and 3B run as close to the peak as its 30B and 70B).
 
 The factors are fitted on published runs (:mod:`calculators.performance.utilisation` holds
 the fit and its rationale; :mod:`calculators.catalog.utilisation_fit` the fitted values and
@@ -25,7 +39,8 @@ from dataclasses import dataclass, field
 from calculators.catalog import utilisation_fit
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
-from calculators.validate import flag, one_of, positive_int
+from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
+from calculators.validate import finite_float, flag, one_of, positive_int
 
 #: Checkpointing settings: ``selective`` recomputes a small part of the forward and counts as none.
 CHECKPOINTING: tuple[str, ...] = ("none", "selective", "full")
@@ -48,7 +63,19 @@ def gpu_family(gpu: GPU) -> str:
 
 @dataclass(frozen=True)
 class Features:
-    """What a training run's utilisation depends on in this model."""
+    """What a training run's utilisation depends on in this model.
+
+    Attributes:
+        family: :func:`gpu_family`.
+        fp8: linear layers' matmuls in FP8.
+        checkpointing: one of :data:`CHECKPOINTING`.
+        method: one of :data:`METHODS`.
+        micro_batch_tokens: tokens of one micro-batch (sequences x sequence length).
+        run: one of :data:`RUNS`.
+        framework: a :mod:`calculators.catalog.training_frameworks` id.
+        linear_share: share of the executed FLOPs in linear layers (the rest is attention), in (0, 1].
+        fp8_peak_ratio: the GPU's dense FP8 rate / dense 16-bit rate (2 on Hopper).
+    """
 
     family: str
     fp8: bool
@@ -56,11 +83,14 @@ class Features:
     method: str
     micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS
     run: str = "steady"
+    framework: str = DEFAULT_FRAMEWORK
+    linear_share: float = 1.0
+    fp8_peak_ratio: float = 2.0
 
     @property
     def base_key(self) -> str:
-        """Key of :attr:`UtilisationFit.base`: family, plus ``-fp8`` for FP8 matmuls."""
-        return self.family + ("-fp8" if self.fp8 else "")
+        """Key of :attr:`UtilisationFit.base`: the GPU family."""
+        return self.family
 
     @property
     def ckpt_key(self) -> str:
@@ -78,10 +108,38 @@ class UtilisationFit:
     run: Mapping[str, float]
     half_tokens: float = 0.0
     fitted_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    framework: Mapping[str, float] = field(default_factory=dict)
+    fp8: Mapping[str, float] = field(default_factory=dict)
+
+    def fp8_factor(self, features: Features) -> float:
+        """``1 / (s + (1 - s) x P)`` with FP8 matmuls, else 1: Amdahl over the linear share ``s``.
+
+        The linear GEMMs run ``P`` (the GPU's FP8 / 16-bit peak ratio, 2 on Hopper) times faster, the
+        rest of the FLOPs at the 16-bit rate; the utilisation is of the FP8 rate.
+        """
+        if not features.fp8:
+            return 1.0
+        share, peak = features.linear_share, features.fp8_peak_ratio
+        return 1.0 / (share + (1.0 - share) * peak)
+
+    def fp8_recipe(self, features: Features) -> float:
+        """The framework's FP8 recipe factor (fitted; 1 for 16-bit runs and where no FP8 run informs it).
+
+        Megatron-Core's Transformer Engine layers fuse the cast to FP8 into the preceding norm and keep
+        the scaling in the GEMM's epilogue: the reference (1, the Amdahl formula as it stands). The
+        FSDP family's FP8 (torchao Float8 in torchtitan, Transformer Engine ``te.Linear`` swapped in by
+        llm-foundry) casts each linear layer's inputs and weights in separate byte-bound kernels and
+        gathers 16-bit weights, which its factor (below 1) carries.
+        """
+        return self.fp8.get(features.framework, 1.0) if features.fp8 else 1.0
 
     def token_factor(self, micro_batch_tokens: int) -> float:
         """``T / (T + T_half)``: the share of the large-micro-batch utilisation ``T`` tokens reach."""
         return micro_batch_tokens / (micro_batch_tokens + self.half_tokens)
+
+    def known_factor(self, features: Features) -> float:
+        """The product of the factors that are formulas of the features (tokens, FP8 Amdahl)."""
+        return self.token_factor(features.micro_batch_tokens) * self.fp8_factor(features)
 
     @property
     def goodput(self) -> float:
@@ -91,37 +149,50 @@ class UtilisationFit:
     def predict(self, features: Features) -> float:
         """Steady-state utilisation of the executed FLOPs, in (0, 1].
 
-        A GPU family without runs takes the lowest fitted BF16 base; FP8 without runs on the
-        family takes half the family's BF16 base (no speed-up over BF16). Both conservative.
+        A GPU family without runs takes the lowest fitted base; a framework without runs
+        takes the reference's factor, 1 (both conservative).
         """
-        bf16_bases = [v for k, v in self.base.items() if not k.endswith("-fp8")]
-        base = self.base.get(features.base_key)
-        if base is None:
-            family = self.base.get(features.family, min(bf16_bases) if bf16_bases else 0.4)
-            base = family / 2 if features.fp8 else family
+        base = self.base.get(features.base_key, min(self.base.values()) if self.base else 0.4)
         ckpt = self.checkpointing.get(features.ckpt_key, 1.0)
         method = self.method.get(features.method, 1.0)
-        return min(1.0, base * ckpt * method * self.token_factor(features.micro_batch_tokens))
+        framework = self.framework.get(features.framework, 1.0)
+        return min(1.0, base * framework * self.fp8_recipe(features) * ckpt * method * self.known_factor(features))
 
 
 #: The fit on every record of tests/data/published_speed/training.jsonl (generated module; the records behind each
 #: factor are in :data:`calculators.catalog.utilisation_fit.FITTED_ON`).
 DEFAULT_FIT = UtilisationFit(base=utilisation_fit.BASE, checkpointing=utilisation_fit.CHECKPOINTING,
                              method=utilisation_fit.METHOD, run=utilisation_fit.RUN,
-                             half_tokens=utilisation_fit.HALF_TOKENS, fitted_on=utilisation_fit.FITTED_ON)
+                             half_tokens=utilisation_fit.HALF_TOKENS, fitted_on=utilisation_fit.FITTED_ON,
+                             framework=utilisation_fit.FRAMEWORK,
+                             fp8=utilisation_fit.FP8)
+
+
+def fp8_peak_ratio(gpu: GPU) -> float:
+    """The GPU's dense FP8 rate over its dense 16-bit rate (2 where either is not published)."""
+    gpu = gpu_record("gpu", gpu)
+    rate = gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s
+    return gpu.fp8_dense_flop_per_s / rate if gpu.fp8_dense_flop_per_s and rate else 2.0
 
 
 def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "none", method: str = "full",
-                          micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS,
+                          micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS, framework: str = DEFAULT_FRAMEWORK,
+                          linear_share: float = 1.0,
                           fit: UtilisationFit | None = None) -> float:
     """Steady-state fraction of the dense rate (FP8 rate with ``fp8``) the executed FLOPs reach, in (0, 1] (fitted).
 
-    Formula: ``base[family, fp8] x checkpointing x method x T / (T + T_half)``
-    (:class:`UtilisationFit`); ``micro_batch_tokens`` is ``T`` (default: large).
+    Formula: ``base[family] x framework x fp8[framework] x checkpointing x method x T / (T + T_half) x Amdahl``
+    (:class:`UtilisationFit`, module docstring); ``micro_batch_tokens`` is ``T`` (default: large);
+    ``linear_share`` the share of the executed FLOPs in linear layers
+    (:func:`calculators.model_flops.linear_flops_share`; 1: all, only read with ``fp8``).
     """
     features = Features(gpu_family(gpu), flag("fp8", fp8), one_of("checkpointing", checkpointing, CHECKPOINTING),
                         one_of("method", method, METHODS),
-                        positive_int("micro_batch_tokens", micro_batch_tokens, maximum=1 << 40))
+                        positive_int("micro_batch_tokens", micro_batch_tokens, maximum=1 << 40),
+                        framework=get_training_framework(framework).id,
+                        linear_share=finite_float("linear_share", linear_share, minimum=0.0, maximum=1.0,
+                                                  allow_minimum=False),
+                        fp8_peak_ratio=fp8_peak_ratio(gpu))
     return (DEFAULT_FIT if fit is None else fit).predict(features)
 
 

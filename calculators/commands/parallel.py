@@ -15,6 +15,7 @@ from typing import Any
 
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.models import resolve_model
+from calculators.catalog.training_frameworks import training_framework_ids
 from calculators.commands import engine_option
 from calculators.parallel.ring_link import GPUS_PER_NODE
 from calculators.parallel.step import AUTO, COMM_DTYPES, step_communication
@@ -57,6 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     option("--no-overlap", "add all communication to compute", name="overlap", action="store_false")
     option("--grad-checkpointing", "full activation recomputation: one more forward per step, as in train-time",
            action="store_true")
+    option("--framework", f"training framework: {', '.join(training_framework_ids())} (its fitted utilisation "
+                          "factor, as train-time)")
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:
@@ -68,5 +71,5 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
         batch=args.batch, seq=args.seq, mfu=args.mfu, efficiency=args.efficiency,
         grad_dtype=args.grad_dtype, param_dtype=args.param_dtype, overlap=args.overlap,
         grad_checkpointing=args.grad_checkpointing, nic=args.nic, nics_per_node=args.nics_per_node,
-        latency_s=None if latency is None else latency / scale)
+        latency_s=None if latency is None else latency / scale, framework=args.framework)
     return result.to_dict(), result.to_text()

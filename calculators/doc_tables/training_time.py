@@ -17,7 +17,7 @@ from calculators.catalog.models import READ_ON as MODEL_CATALOG_READ
 from calculators.catalog.models import get_model, model_name
 from calculators.performance.published import NEMO, TRAINING_RUNS, TRAINING_THROUGHPUT
 from calculators.performance.training_time import implied_mfu, training_flops_per_token, training_time
-from calculators.performance.utilisation import DEFAULT_FIT, predicted_utilisation
+from calculators.performance.utilisation import DEFAULT_FIT, FP8_REFERENCE, predicted_utilisation
 from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, load, scored_figures
 from calculators.tables import Table, TableFunction
 from calculators.units import number, signed_percent
@@ -77,16 +77,24 @@ def train_utilisation_table() -> Table:
     rows += [(f"checkpointing: {key}", f"{value:.3f}", _records(f"ckpt:{key}"))
              for key, value in sorted(fit.checkpointing.items())]
     rows += [(f"method: {key}", f"{value:.3f}", _records(f"method:{key}")) for key, value in sorted(fit.method.items())]
+    rows += [(f"framework: {key}", f"{value:.3f}", _records(f"framework:{key}"))
+             for key, value in sorted(fit.framework.items())]
+    rows += [(f"FP8 recipe: {key}", f"{value:.3f}", _records(f"fp8:{key}") if key != FP8_REFERENCE
+              else "reference (Transformer Engine's fused layers; no 16-bit runs to compare with)")
+             for key, value in sorted(fit.fp8.items()) if key != "none"]
     rows.append(("micro-batch tokens at half utilisation (T_half)", f"{fit.half_tokens:,.0f}", "every run"))
     rows.append(("whole-run goodput (published GPU-hours)", f"{fit.goodput:.3f}", _records("run:whole-run")))
     return Table(
         id="performance-train-mfu-defaults",
         caption=("Training utilisation factors fitted on the published runs of tests/data/published_speed/"
                  "training.jsonl (calculators.catalog.utilisation_fit): utilisation of the executed FLOPs = base x "
-                 "checkpointing x method x T / (T + T_half), T = tokens per micro-batch. Each factor is the median over "
-                 "sources of the median over each source's runs; the last column names the runs and sources."),
+                 "framework x FP8 recipe x checkpointing x method x T / (T + T_half) x Amdahl, T = tokens per "
+                 "micro-batch, Amdahl = 1 / (s + (1 - s) x P) with FP8 (s: linear layers' share of the FLOPs, P: FP8 / "
+                 "16-bit peak). Each factor is the median over sources of the median over each source's runs; the last "
+                 "column names the runs and sources."),
         columns=("factor", "value", "fitted on"), align=("l", "r", "l"), rows=tuple(rows),
-        assumptions=("a GPU family without runs takes the lowest base; FP8 without runs half the BF16 base",))
+        assumptions=(("a GPU family without runs takes the lowest base; a framework without runs the reference "
+                      "(pytorch, 1); FP8 only speeds up the linear layers' GEMMs, at the GPU's peak ratio"),))
 
 
 def train_flops_check_table() -> Table:

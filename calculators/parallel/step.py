@@ -33,7 +33,7 @@ exceeds compute: then no amount of overlap can hide it.
 >>> result.collectives[0].kind, round(result.collectives[0].buffer_bytes / 2**30, 1)  # fp32 gradients
 ('all-reduce', 29.9)
 >>> round(result.communication_s, 2), round(result.compute_s, 2), result.interconnect_bound
-(1.23, 0.56, True)
+(1.23, 0.54, True)
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from typing import Any
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import BRIDGE_BY_GPU
+from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK
 from calculators.catalog.utilisation import predicted_utilisation
 from calculators.dtypes import DType
 from calculators.errors import InputError
@@ -205,7 +206,7 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
                        efficiency: float | None = None, latency_s: float | None = None,
                        grad_dtype: str = "fp32", param_dtype: str = "bf16", overlap: bool = True,
                        precision: str = "bf16-mixed", grad_checkpointing: bool = False, nic: str = CROSS_NODE_NIC,
-                       nics_per_node: int = NICS_PER_NODE) -> StepCommunication:
+                       nics_per_node: int = NICS_PER_NODE, framework: str = DEFAULT_FRAMEWORK) -> StepCommunication:
     """Communication time of one full-fine-tuning data-parallel step versus its compute time, seconds.
 
     Formula: see the module docstring; ``communication = sum of ring collective times``,
@@ -244,6 +245,8 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
         nic, nics_per_node: the network between nodes (``"auto"`` above one node only).
         grad_checkpointing: full activation recomputation: one more forward per step (executed
             FLOPs), its fitted utilisation factor, and the memory it saves, as ``train-time`` counts them.
+        framework: the training framework group, ``"pytorch"`` (default) or ``"megatron"``
+            (:mod:`calculators.catalog.training_frameworks`): its fitted utilisation factor, as ``train-time``.
 
     Returns:
         A :class:`StepCommunication`.
@@ -260,7 +263,8 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     given_mfu = mfu is not None and not (isinstance(mfu, str) and not mfu.strip())
     utilisation = (finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False) if given_mfu
                    else predicted_utilisation(record, micro_batch_tokens=b * s,
-                                              checkpointing="full" if recompute else "none"))
+                                              checkpointing="full" if recompute else "none",
+                                              framework=framework))
     given_eff = None if efficiency is None else check_efficiency("efficiency", efficiency)
     given_alpha = None if latency_s is None else finite_float("latency_s", latency_s, minimum=0.0, maximum=1.0)
     grad_bytes = _bytes_of("grad_dtype", grad_dtype)

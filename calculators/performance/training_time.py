@@ -41,7 +41,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.58, 142000.0)
+(0.59, 138000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -57,6 +57,7 @@ from typing import Any
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
+from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
 from calculators.dtype_support import training_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
@@ -73,13 +74,14 @@ from calculators.memory.training_inputs import (
 )
 from calculators.memory.weights import quantized_bytes_per_element
 from calculators.model import ModelSpec
-from calculators.parallel.step import AUTO
-from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.model_flops import adapter_parameters as adapter_parameters
 from calculators.model_flops import forward_flops_per_token as forward_flops_per_token
+from calculators.model_flops import linear_flops_share
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
-from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
 from calculators.parallel.ring_link import CROSS_NODE_NIC, GPUS_PER_NODE, NICS_PER_NODE
+from calculators.parallel.step import AUTO
+from calculators.performance.flops import compute_rate_flop_per_s
+from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
 from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
 from calculators.performance.utilisation import predicted_utilisation, run_goodput
 from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
@@ -116,10 +118,10 @@ def default_mfu(gpu: GPU) -> tuple[float, Source]:
 
 
 UTILISATION_SOURCE = Source(
-    "Fitted utilisation (calculators.performance.utilisation): GPU family x FP8 x checkpointing x method x "
-    "micro-batch tokens, fitted on the published runs of tests/data/published_speed/training.jsonl (Llama 2 paper, Llama 3 "
-    "and 3.1 model cards, Llama 3 405B scaling table, NeMo 24.07, llm-foundry, torchtitan, torchtune, "
-    "LLaMA-Factory)", "https://github.com/mosaicml/llm-foundry/blob/061f2c7ce64e655100286584a7629e2a09f827ba/"
+    "Fitted utilisation (calculators.performance.utilisation): GPU family x framework x FP8 (Amdahl over the linear "
+    "layers, the framework's FP8 recipe) x checkpointing x method x micro-batch tokens, fitted on the published runs of tests/data/published_speed/training.jsonl (Llama 2 paper, Llama 3 "
+    "and 3.1 model cards, Llama 3 405B scaling table, NeMo 24.07, Megatron-Bridge, NeMo AutoModel, llm-foundry, "
+    "torchtitan, torchtune, LLaMA-Factory, Qwen)", "https://github.com/mosaicml/llm-foundry/blob/061f2c7ce64e655100286584a7629e2a09f827ba/"
     "scripts/train/benchmarking/README.md", "2026-11-25", kind="derived")
 
 
@@ -276,7 +278,8 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
                   zero: int = 0, interconnect: str = AUTO,
                   tensor_parallel: int = 1, pipeline_parallel: int = 1, virtual_stages: int = 1,
                   fp8: bool = False, goodput: float | None = None, nic: str = CROSS_NODE_NIC,
-                  nics_per_node: int = NICS_PER_NODE, check_memory: bool = True) -> TrainingTime:
+                  nics_per_node: int = NICS_PER_NODE, framework: str = DEFAULT_FRAMEWORK,
+                  check_memory: bool = True) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
 
     Formula: each model replica (``tp x pp`` GPUs, ``dp = gpus / (tp x pp)`` replicas)
@@ -316,6 +319,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
             fitted on published pre-training GPU-hours (restarts, evaluation); 1 for a
             steady-state time.
         nic, nics_per_node: the network between nodes.
+        framework: the training framework group (:mod:`calculators.catalog.training_frameworks`):
+            ``"pytorch"`` (FSDP family, the default) or ``"megatron"`` (Megatron-Core + Transformer
+            Engine); sets the fitted utilisation's framework factor.
         check_memory: compute the per-GPU memory verdict (skipped with tensor or pipeline parallel).
 
     Raises:
@@ -351,14 +357,6 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
             raise InputError("global_batch_tokens", global_tokens, f"at most {MAX_BATCH} micro-batches per replica: "
                              f"{MAX_BATCH * dp * micro_tokens:,} tokens")
     method = one_of("method", method, METHODS)
-    if mfu is None:
-        utilisation = predicted_utilisation(gpu, fp8=use_fp8, method=method,
-                                            checkpointing="full" if checkpointing else "none",
-                                            micro_batch_tokens=batch * seq)
-        source = UTILISATION_SOURCE
-    else:
-        utilisation = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)
-        source = Source("Given by the user", "", "2026-11-21", kind="assumed")
     rate = compute_rate_flop_per_s(gpu, DType.FP8 if use_fp8 else _precision_dtype(precision))
     if rate is None or (use_fp8 and not gpu.fp8_dense_flop_per_s):
         wanted = "FP8" if use_fp8 else precision
@@ -366,6 +364,16 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     # The adapter settings are checked as `train` checks them, whether the method uses them or not.
     training_setup(method=method, precision=precision, lora_rank=lora_rank, lora_targets=lora_targets,
                    grad_checkpointing=grad_checkpointing)
+    if mfu is None:
+        utilisation = predicted_utilisation(
+            gpu, fp8=use_fp8, method=method, checkpointing="full" if checkpointing else "none",
+            micro_batch_tokens=batch * seq, framework=framework,
+            linear_share=linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing, method=method,
+                                            lora_rank=lora_rank, lora_targets=lora_targets))
+        source = UTILISATION_SOURCE
+    else:
+        utilisation = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)
+        source = Source("Given by the user", "", "2026-11-21", kind="assumed")
     lora: dict[str, Any] = {"method": method, "lora_rank": lora_rank, "lora_targets": lora_targets}
     adapter = adapter_parameters(spec, **lora)
     model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False, **lora)
@@ -407,9 +415,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         scaling.assumption(),
         _global_batch_assumption(dp, accumulation, batch, seq, given=global_batch_tokens is not None),
         *replica.assumptions(),
-        "model size, sequence length beyond the micro-batch's tokens and the training framework have no utilisation "
-        "factor: the framework is the largest difference between published sources, and the spread it leaves is "
-        "the published error",
+        f"training framework {get_training_framework(framework).name}: its fitted utilisation factor "
+        "(calculators.catalog.training_frameworks); with FP8 only the linear layers' GEMMs run at the FP8 rate "
+        "(attention, norms and elementwise work stay 16-bit); model size has no utilisation factor",
         "attention counted over the full sequence (12 x layers x q_dim x seq per token), as PaLM and Megatron-LM do",
     )
     if shards > 1:

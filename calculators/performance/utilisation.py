@@ -1,12 +1,15 @@
 """Training utilisation: the fraction of a GPU's dense rate that the executed FLOPs reach, from what moves it.
 
-``utilisation = base[GPU family, FP8] x checkpointing[c] x method[m] x T / (T + T_half)``
+``utilisation = base[GPU family] x framework[f] x fp8[f] x checkpointing[c] x method[m]
+x T / (T + T_half) x Amdahl``
 
 ``T`` is the tokens of one micro-batch (sequences x sequence length): small micro-batches
 leave the matmuls too small to fill the GPU (Qwen's LoRA runs gain 2.5x in throughput
 from 256 to 8,192 tokens per micro-batch). A whole run's GPU-hours add restarts,
 evaluation and everything else a steady-state step does not pay:
-``whole-run time = steady-state time / goodput``.
+``whole-run time = steady-state time / goodput``. ``Amdahl`` is a formula
+(:mod:`calculators.catalog.utilisation`): FP8 speeds up only the linear layers' GEMMs
+(Amdahl over their share of the FLOPs, at the GPU's FP8-to-16-bit peak ratio).
 
 Each factor is fitted on the published runs of ``tests/data/published_speed/training.jsonl``
 (:func:`fit_utilisation`; :mod:`calculators.catalog.utilisation_fit` holds that fit
@@ -18,17 +21,29 @@ the model FLOPs utilisation (MFU) still falls, by ``factor x 6 / 8``.
 
 What the published runs show, and the fit keeps:
 
-* **GPU family and FP8**: A100 runs reach a larger fraction of their peak than H100 runs
-  (the H100's peak is three times higher, its memory bandwidth only twice); FP8 runs reach
-  a smaller fraction of the doubled FP8 peak, so FP8 speeds training up by well under 2.
+* **GPU family**: A100 runs reach a larger fraction of their peak than H100 runs (the
+  H100's peak is three times higher, its memory bandwidth only twice).
+* **Framework**: Megatron-Core with Transformer Engine (NeMo, Megatron-Bridge) reaches a
+  higher utilisation than the PyTorch FSDP family (torchtitan, llm-foundry, torchtune, NeMo
+  AutoModel, Hugging Face Trainer), for every model size, in BF16 and FP8: fused kernels and
+  communication overlapped by design (:mod:`calculators.catalog.training_frameworks`). The
+  FSDP family is the reference (factor 1) and the default. Two sources measure Megatron-Core
+  (the NeMo 24.07 tables and Megatron-Bridge's), so in leave-one-source-out each is scored
+  with the factor fitted on the other; a framework only one source measures falls back to 1.
+* **FP8**: the Amdahl formula with the spec peak ratio, times a fitted FP8 recipe factor per
+  framework (``fp8[f]``, :meth:`~calculators.catalog.utilisation.UtilisationFit.fp8_recipe`):
+  Megatron-Core's Transformer Engine layers are the reference (1; they have no 16-bit runs to
+  compare against), the FSDP family's FP8 rows (llm-foundry's, torchtitan's) reach about two
+  thirds of that, for every model size (their casts are separate byte-bound kernels). Each of
+  the two FSDP-family FP8 sources is scored with the factor fitted on the other. A single
+  fitted GEMM gain for every framework was tried first and left those rows 50 % too fast:
+  the median of every run barely moves with the few FP8 rows it changes.
 * **Method**: LoRA and QLoRA run at about the utilisation of full training; QLoRA's NF4
   (or GPTQ) dequantisation costs a little on top.
 
-Model size, sequence length beyond ``T`` and the training framework have no factor:
-the framework is the largest difference between published sources (NeMo, llm-foundry,
-torchtitan, Hugging Face ``transformers``), but each framework is one or two sources, so
-a framework factor cannot be checked on a source it was not fitted on (the accuracy
-figures are leave-one-source-out). The spread it leaves is the published error.
+Model size and sequence length beyond ``T`` have no factor (a width term was tried and raised
+the cross-validated error, :mod:`calculators.catalog.utilisation`); the spread the terms leave is
+the published error.
 
 The prediction (:func:`predicted_utilisation`, :data:`DEFAULT_FIT`) lives in
 :mod:`calculators.catalog.utilisation`, below the parallel layer, so the data-parallel step
@@ -51,6 +66,7 @@ import math
 from collections.abc import Callable, Iterable
 from statistics import median
 
+from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK
 from calculators.catalog.utilisation import CHECKPOINTING as CHECKPOINTING
 from calculators.catalog.utilisation import DEFAULT_FIT as DEFAULT_FIT
 from calculators.catalog.utilisation import LARGE_MICRO_BATCH_TOKENS as LARGE_MICRO_BATCH_TOKENS
@@ -65,18 +81,24 @@ from calculators.catalog.utilisation import run_goodput as run_goodput
 FITTING_ROUNDS = 6
 #: Candidate values of ``T_half`` (tokens), searched by :func:`fit_utilisation`.
 HALF_TOKENS_GRID: tuple[float, ...] = (0.0, 64.0, 128.0, 256.0, 384.0, 512.0, 768.0, 1024.0, 1536.0, 2048.0)
+#: The framework whose FP8 recipe is the reference of the FP8 factor (1): Transformer Engine's fused layers.
+FP8_REFERENCE = "megatron"
 
 
 def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> UtilisationFit:
     """Fit the factors to ``(record id, source id, features, implied utilisation)`` runs.
 
-    Formula: ``T_half`` is the value of :data:`HALF_TOKENS_GRID` whose fit leaves the
-    smallest median absolute log residual; for it, in log space, each factor is the median
-    over sources of the median over each source's runs in the factor's group of the run's
-    log utilisation less the other factors (a robust back-fitting, :data:`FITTING_ROUNDS`
-    rounds; every source counts once, however many rows it publishes). No checkpointing,
-    full training and a steady-state step are 1; ``run[whole-run]`` is the goodput: a
-    whole-run figure measures ``utilisation x goodput``.
+    Formula: ``T_half`` is the value of :data:`HALF_TOKENS_GRID` whose fit leaves the smallest
+    median absolute log residual; for it,
+    in log space, each factor is the median over sources of the median over each source's runs
+    in the factor's group of the run's log utilisation less the other factors and the formula
+    factors (tokens, FP8 Amdahl: :meth:`UtilisationFit.known_factor`) (a robust back-fitting,
+    :data:`FITTING_ROUNDS` rounds; every source counts once, however many rows it publishes).
+    No checkpointing, full training, a steady-state step and the reference framework
+    (:data:`~calculators.catalog.training_frameworks.DEFAULT_FRAMEWORK`) are 1; a group with no
+    run left (a framework measured by one source, that source left out) is absent, so it
+    falls back to 1; ``run[whole-run]`` is the goodput: a whole-run figure measures
+    ``utilisation x goodput``.
 
     >>> f = Features("ampere", False, "none", "full")
     >>> fit = fit_utilisation([("a", "s1", f, 0.5), ("b", "s1", f, 0.5), ("c", "s2", f, 0.7)])
@@ -86,9 +108,9 @@ def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> Utilisa
     data = [(rid, source, feat, u) for rid, source, feat, u in runs if u > 0]
     best: tuple[float, UtilisationFit] | None = None
     for half in HALF_TOKENS_GRID:
-        fit = _fit_factors([(rid, source, feat,
-                             math.log(u * (feat.micro_batch_tokens + half) / feat.micro_batch_tokens))
-                            for rid, source, feat, u in data], half)
+        shape = UtilisationFit(base={}, checkpointing={}, method={}, run={}, half_tokens=half)
+        fit = _fit_factors([(rid, source, feat, math.log(u / shape.known_factor(feat)))
+                            for rid, source, feat, u in data], shape)
         spread = median(abs(math.log(u / (fit.predict(feat) * fit.run.get(feat.run, 1.0))))
                         for _, _, feat, u in data) if data else 0.0
         if best is None or spread < best[0] - 1e-12:
@@ -105,13 +127,16 @@ def _median_of_sources(values: list[tuple[str, float]]) -> float:
     return median(median(v) for v in by_source.values())
 
 
-def _fit_factors(data: list[tuple[str, str, Features, float]], half: float) -> UtilisationFit:
+def _fit_factors(data: list[tuple[str, str, Features, float]], shape: UtilisationFit) -> UtilisationFit:
     tables: dict[str, dict[str, float]] = {"base": {}, "ckpt": {"none": 0.0}, "method": {"full": 0.0},
-                                           "run": {"steady": 0.0}}
+                                           "run": {"steady": 0.0}, "framework": {DEFAULT_FRAMEWORK: 0.0},
+                                           "fp8": {"none": 0.0, FP8_REFERENCE: 0.0}}
     keys: dict[str, Callable[[Features], str]] = {
         "base": lambda f: f.base_key, "ckpt": lambda f: f.ckpt_key, "method": lambda f: f.method,
-        "run": lambda f: f.run}
-    fixed = {"base": "", "ckpt": "none", "method": "full", "run": "steady"}
+        "run": lambda f: f.run, "framework": lambda f: f.framework,
+        "fp8": lambda f: f.framework if f.fp8 else "none"}
+    fixed = {"base": "", "ckpt": "none", "method": "full", "run": "steady", "framework": DEFAULT_FRAMEWORK,
+             "fp8": "none"}
     groups: dict[str, list[str]] = {}
     for _ in range(FITTING_ROUNDS):
         for name, key_of in keys.items():
@@ -121,9 +146,10 @@ def _fit_factors(data: list[tuple[str, str, Features, float]], half: float) -> U
                 by_key.setdefault(key_of(feat), []).append((rid, source, log_u - others))
             for key, values in by_key.items():
                 groups[f"{name}:{key}"] = [rid for rid, _, _ in values]
-                if key != fixed[name]:
+                if key != fixed[name] and not (name == "fp8" and key == FP8_REFERENCE):
                     tables[name][key] = _median_of_sources([(source, v) for _, source, v in values])
     rounded = {name: {k: round(math.exp(v), 4) for k, v in table.items()} for name, table in tables.items()}
     return UtilisationFit(base=rounded["base"], checkpointing=rounded["ckpt"], method=rounded["method"],
-                          run=rounded["run"], half_tokens=half,
+                          run=rounded["run"], half_tokens=shape.half_tokens, framework=rounded["framework"],
+                          fp8=rounded["fp8"],
                           fitted_on={k: tuple(v) for k, v in sorted(groups.items())})

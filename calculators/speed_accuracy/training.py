@@ -39,18 +39,15 @@ from typing import Any
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
+from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK
+from calculators.catalog.utilisation import fp8_peak_ratio
 from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
+from calculators.model_flops import linear_flops_share, matmul_parameters
 from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
-from calculators.model_flops import matmul_parameters
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
-from calculators.performance.utilisation import (
-    Features,
-    UtilisationFit,
-    fit_utilisation,
-    gpu_family,
-)
+from calculators.performance.utilisation import Features, UtilisationFit, fit_utilisation, gpu_family
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "published_speed"
 #: Fixed MFU of the naive training roofline (the figure the CLI used for every GPU without a published one).
@@ -81,10 +78,23 @@ def record_spec(record: Mapping[str, Any]) -> ModelSpec:
 def features(record: Mapping[str, Any]) -> Features:
     """What the utilisation model sees of a record."""
     ckpt = record.get("checkpointing") or "none"
-    tokens = int(record.get("micro_batch") or 1) * int(record.get("seq") or DEFAULT_SEQ)
-    return Features(gpu_family(get_gpu(str(record["gpu"]))), bool(record.get("fp8")),
-                    "full" if ckpt == "full" else "none", str(record.get("method") or "full"), tokens,
-                    "whole-run" if record["unit"] == "gpu_hours" else "steady")
+    seq = int(record.get("seq") or DEFAULT_SEQ)
+    tokens = int(record.get("micro_batch") or 1) * seq
+    spec, gpu = record_spec(record), get_gpu(str(record["gpu"]))
+    method = str(record.get("method") or "full")
+    share = linear_flops_share(spec, seq=seq, grad_checkpointing=ckpt == "full", method=method,
+                               **_lora_settings(record))
+    return Features(gpu_family(gpu), bool(record.get("fp8")), "full" if ckpt == "full" else "none", method, tokens,
+                    "whole-run" if record["unit"] == "gpu_hours" else "steady",
+                    framework=str(record.get("training_framework") or DEFAULT_FRAMEWORK), linear_share=share,
+                    fp8_peak_ratio=fp8_peak_ratio(gpu))
+
+
+def _lora_settings(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The adapter settings of a LoRA/QLoRA record (rank 16 on every linear layer where not stated)."""
+    if record.get("method", "full") == "full":
+        return {}
+    return {"lora_rank": int(record.get("lora_rank") or 16), "lora_targets": record.get("lora_targets") or "all-linear"}
 
 
 def _run(record: Mapping[str, Any], utilisation: float, goodput: float = 1.0) -> TrainingTime:
@@ -94,10 +104,7 @@ def _run(record: Mapping[str, Any], utilisation: float, goodput: float = 1.0) ->
     seq = int(record.get("seq") or DEFAULT_SEQ)
     dp = max(1, gpus // (tp * pp))
     accumulation = max(1, int(record.get("global_batch") or dp * batch) // (dp * batch))
-    lora: dict[str, Any] = {}
-    if record.get("method", "full") != "full":
-        lora = {"lora_rank": int(record.get("lora_rank") or 16),
-                "lora_targets": record.get("lora_targets") or "all-linear"}
+    lora = _lora_settings(record)
     tokens = int(record.get("tokens") or 10**12)
     return training_time(
         record_spec(record), get_gpu(str(record["gpu"])), tokens=tokens, gpus=gpus, mfu=min(1.0, utilisation),
@@ -237,6 +244,8 @@ def fit_module_text() -> str:
         "METHOD: dict[str, float] = " + table(fit.method),
         "RUN: dict[str, float] = " + table(fit.run),
         f"HALF_TOKENS = {fit.half_tokens!r}",
+        "FRAMEWORK: dict[str, float] = " + table(fit.framework),
+        "FP8: dict[str, float] = " + table(fit.fp8),
         "",
         "FITTED_ON: dict[str, tuple[str, ...]] = {",
     ]

@@ -37,6 +37,11 @@ LIMITS = {
     "time_to_first_token": (0.15, 0.35),
     "batched_throughput": (0.11, 0.50),
     "prefill_throughput": (0.15, 0.35),
+    # Reached with the training framework input, FP8 as Amdahl over the linear layers with a framework FP8 recipe
+    # factor, and LLaMA-Factory read with its default recomputation: 8.5 % / 34.6 % (before: 20.5 % / 73.6 %).
+    # The training categories' own regression limits (on their time-or-throughput axis) are in
+    # test_speed_training.py.
+    "pre-training": (0.10, 0.35),
 }
 
 

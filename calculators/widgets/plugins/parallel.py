@@ -14,6 +14,7 @@ from typing import Any
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.models import all_models
+from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
 from calculators.memory import training_inputs
 from calculators.parallel.collectives import MAX_EFFICIENCY, MAX_GPUS
 from calculators.parallel.step import AUTO, StepCommunication, step_communication
@@ -64,6 +65,11 @@ def _fields() -> tuple[Field, ...]:
                   unit="tokens"),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
                    help="Full activation recomputation: one more forward per step and less activation memory."),
+        choice_field("framework", "Training framework", choices=training_framework_ids(),
+                     labels=tuple(get_training_framework(f).name for f in training_framework_ids()),
+                     default=default("framework"), advanced=True,
+                     help="megatron: Megatron-Core + Transformer Engine, fitted to reach a higher utilisation; "
+                          "pytorch: FSDP-family frameworks (as train-time)."),
         float_field("mfu", "Utilisation", default=0.0, minimum=0.0, maximum=1.0, advanced=True,
                     none_label="Fitted on published runs (as train-time)",
                     help="Fraction of the GPU's dense BF16 peak the step's FLOPs reach; the fitted value depends on "
@@ -80,7 +86,8 @@ def _compute(values: Mapping[str, Value]) -> StepCommunication:
         model_spec(values), gpu=str(values["gpu"]), gpus=values["gpus"],  # type: ignore[arg-type]
         zero=str(values["zero"]), interconnect=str(values["interconnect"]),  # type: ignore[arg-type]
         batch=values["batch"], seq=values["seq"], mfu=float(values["mfu"]) or None,  # type: ignore[arg-type]
-        efficiency=float(values["efficiency"]) or None, grad_checkpointing=bool(values["grad_checkpointing"]))
+        efficiency=float(values["efficiency"]) or None, grad_checkpointing=bool(values["grad_checkpointing"]),
+        framework=str(values["framework"]))
 
 
 def _render(result: StepCommunication) -> str:

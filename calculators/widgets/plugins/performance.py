@@ -19,6 +19,7 @@ from typing import Any
 from calculators.catalog.engines import engine_ids, get_engine
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import interconnect_ids
+from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
 from calculators.errors import InputError
 from calculators.memory import inference, training_inputs
 from calculators.parallel.step import AUTO
@@ -322,7 +323,14 @@ def _train_fields() -> tuple[Field, ...]:
                      default=default_of(train.training_time, "precision"), advanced=True,
                      help="Picks the dense rate: fp32 uses the FP32 rate, the others the BF16/FP16 tensor rate."),
         bool_field("fp8", "FP8 matmuls", default=default_of(train.training_time, "fp8"), advanced=True,
-                   help="Transformer Engine FP8: the FP8 rate at the utilisation fitted on published FP8 runs."),
+                   help="FP8 linear layers (Transformer Engine, torchao Float8): their GEMMs at the FP8 rate, "
+                        "attention and elementwise work in 16 bits."),
+        choice_field("framework", "Training framework", choices=training_framework_ids(),
+                     labels=tuple(get_training_framework(f).name for f in training_framework_ids()),
+                     default=default_of(train.training_time, "framework"), advanced=True,
+                     help="megatron: Megatron-Core + Transformer Engine (NeMo, Megatron-Bridge), fitted to reach a "
+                          "higher utilisation; pytorch: FSDP-family frameworks (torchtitan, llm-foundry, torchtune, "
+                          "Hugging Face Trainer)."),
         int_field("tensor_parallel", "Tensor-parallel GPUs", default=default_of(train.training_time, "tensor_parallel"),
                   maximum=train.MAX_STAGES, advanced=True,
                   help="GPUs splitting every layer (Megatron); adds four all-reduces per layer per micro-batch."),
@@ -350,7 +358,8 @@ def _compute_train(values: Values) -> TrainView:
                 "method": values["method"], "zero": int(str(values["zero"])), "interconnect": values["interconnect"],
                 "batch": values["batch"], "fp8": values["fp8"], "tensor_parallel": values["tensor_parallel"],
                 "pipeline_parallel": values["pipeline_parallel"], "grad_accumulation": values["grad_accumulation"],
-                "global_batch_tokens": int(values["global_batch_tokens"]) or None}
+                "global_batch_tokens": int(values["global_batch_tokens"]) or None,
+                "framework": str(values["framework"])}
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
     replica = result.tensor_parallel * result.pipeline_parallel
     counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
