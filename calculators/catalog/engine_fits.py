@@ -12,7 +12,7 @@ FitRow = tuple[float | None, tuple[str, ...]]
 
 FITS: dict[str, dict[str, FitRow]] = {
     'pooled': {
-        'bandwidth_efficiency': (0.895, (
+        'bandwidth_efficiency': (0.891, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -162,7 +162,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.615, (
+        'compute:16-bit': (0.631, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -211,7 +211,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:fp8': (0.462, (
+        'compute:fp8': (0.48, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -348,7 +348,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (0.000126, (
+        'step_overhead_s_per_layer': (0.000122, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -498,7 +498,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'request_overhead_s': (0.000623, (
+        'request_overhead_s': (0.000819, (
             'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft128',
@@ -537,9 +537,28 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
+        'kv_reread_cost': (0.516, (
+            'h100-llama-3-8b-eager-b1-decode',
+            'h100-llama-3-8b-eager-b4-decode',
+            'h100-llama-3.2-1b-eager-b1-decode',
+            'h100-llama-3.2-1b-eager-b4-decode',
+            'h100-qwen2.5-0.5b-eager-b1-decode',
+            'h100-qwen2.5-0.5b-eager-b4-decode',
+            'trt-h200-llama-2-70b-b32-tp1-2048-128',
+            'trt-h200-llama-2-70b-b512-tp1-128-128',
+            'trt-h200-llama-2-70b-b512-tp2-128-2048',
+            'trt-h200-llama-2-70b-b64-tp1-2048-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b1024-tp2-128-128',
+            'trt-llama-2-70b-fp8-h100-sxm-b480-tp4-128-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
+        )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.842, (
+        'bandwidth_efficiency': (0.841, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -577,7 +596,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.745, (
+        'compute:16-bit': (0.746, (
             'xd-l3-8b-fp16-rtx-3090-pp4096',
             'xd-l3-8b-fp16-rtx-3090-pp512',
             'xd-l3-8b-fp16-rtx-4090-pp4096',
@@ -590,7 +609,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.27e-05, (
+        'step_overhead_s_per_layer': (7.26e-05, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -630,7 +649,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'tensorrt-llm': {
-        'bandwidth_efficiency': (0.993, (
+        'bandwidth_efficiency': (0.986, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -706,7 +725,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'compute:16-bit': (0.65, (
+        'compute:16-bit': (0.686, (
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
@@ -719,7 +738,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft128',
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft2048',
         )),
-        'compute:fp8': (0.472, (
+        'compute:fp8': (0.488, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -818,7 +837,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'moe_expert_efficiency': (0.855, (
+        'moe_expert_efficiency': (0.842, (
             'trt09-mixtral-8x7b-fp8-h100-sxm-b128-tp2-128-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b32-tp2-2048-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b512-tp2-128-128',
@@ -838,7 +857,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'step_overhead_s_per_layer': (0.000163, (
+        'step_overhead_s_per_layer': (0.000159, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -950,6 +969,19 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
+        'kv_reread_cost': (0.53, (
+            'trt-h200-llama-2-70b-b32-tp1-2048-128',
+            'trt-h200-llama-2-70b-b512-tp1-128-128',
+            'trt-h200-llama-2-70b-b512-tp2-128-2048',
+            'trt-h200-llama-2-70b-b64-tp1-2048-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b1024-tp2-128-128',
+            'trt-llama-2-70b-fp8-h100-sxm-b480-tp4-128-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
+        )),
     },
     'transformers': {
         'bandwidth_efficiency': (1.0, (
@@ -970,7 +1002,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
-        'compute:16-bit': (0.624, (
+        'compute:16-bit': (0.625, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -995,7 +1027,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-prefill512',
         )),
-        'step_overhead_s_per_layer': (0.00104, (
+        'step_overhead_s_per_layer': (0.00103, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -1016,6 +1048,14 @@ FITS: dict[str, dict[str, FitRow]] = {
         'request_overhead_s': (1e-05, (
             'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
+        )),
+        'kv_reread_cost': (0.523, (
+            'h100-llama-3-8b-eager-b1-decode',
+            'h100-llama-3-8b-eager-b4-decode',
+            'h100-llama-3.2-1b-eager-b1-decode',
+            'h100-llama-3.2-1b-eager-b4-decode',
+            'h100-qwen2.5-0.5b-eager-b1-decode',
+            'h100-qwen2.5-0.5b-eager-b4-decode',
         )),
     },
     'vllm': {
@@ -1043,7 +1083,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.453, (
+        'compute:16-bit': (0.457, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -1065,7 +1105,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'moe_expert_efficiency': (0.83, (
+        'moe_expert_efficiency': (0.831, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
@@ -1093,7 +1133,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0215, (
+        'request_overhead_s': (0.0216, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
     },

@@ -85,7 +85,8 @@ __all__ = [
 ]
 
 def _work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, expert_bytes: int, flops: float,
-          tokens: int, compute_dtype: DType, attention_bytes: int = 0, attention_flops: float = 0.0) -> Work:
+          tokens: int, compute_dtype: DType, attention_bytes: int = 0, attention_flops: float = 0.0,
+          reread_bytes: int = 0) -> Work:
     n = setup.gpus
     rate = compute_rate_flop_per_s(gpu, compute_dtype)
     bandwidth = memory_bandwidth_bytes_per_s(gpu) * n
@@ -99,13 +100,15 @@ def _work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, expe
                 compute_s=None if rate is None else flops / (rate * n), communication_s=comm_time,
                 communication_bound_s=comm_bound, layers=spec.num_layers,
                 attention_memory_s=attention_bytes / bandwidth,
-                attention_compute_s=0.0 if rate is None else attention_flops / (rate * n))
+                attention_compute_s=0.0 if rate is None else attention_flops / (rate * n),
+                kv_reread_s=reread_bytes / bandwidth)
 
 
 def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
     memory_time, compute_time, fixed, total = step_times(
         work, bandwidth_efficiency=setup.bandwidth_efficiency, compute_efficiency=setup.compute_efficiency,
-        moe_expert_efficiency=setup.moe_expert_efficiency, step_overhead_s_per_layer=setup.step_overhead_s_per_layer)
+        moe_expert_efficiency=setup.moe_expert_efficiency, step_overhead_s_per_layer=setup.step_overhead_s_per_layer,
+        kv_reread_cost=setup.kv_reread_cost)
     work_time = max(memory_time, compute_time or 0.0)
     bound = "compute" if compute_time is not None and compute_time > memory_time else "memory"
     if work.communication_s > work_time:
@@ -117,6 +120,27 @@ def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
             "bound_time_s": max(work.memory_s, work.compute_s or 0.0) + work.communication_bound_s, "bound": bound}
 
 
+def kv_reads_per_step(spec: ModelSpec, setup: SpeedSetup) -> int:
+    """Times a decode step reads the KV cache: 1, or ``query heads / KV heads`` without a grouped-query kernel.
+
+    A decode attention kernel that handles one query head at a time loads that head's KV
+    head for it, so the heads of a group read the same KV head again, each
+    (:data:`calculators.catalog.engines.XQA_SOURCE`: TensorRT-LLM before v0.8;
+    :data:`~calculators.catalog.engines.REPEAT_KV_SOURCE`: eager transformers copies them).
+    The repeated reads are timed at the engine's ``kv_reread_cost`` of a read from memory
+    (some are served by the L2 cache). Caches of latent attention (MLA) are read once.
+
+    >>> from calculators.catalog.models import get_model
+    >>> kv_reads_per_step(get_model("llama-2-70b"), speed_setup(engine="tensorrt-llm-0.7"))  # 64 / 8 heads
+    8
+    >>> kv_reads_per_step(get_model("llama-2-70b"), speed_setup(engine="tensorrt-llm"))
+    1
+    """
+    if setup.grouped_query_decode or spec.mla is not None:
+        return 1
+    return max(1, spec.num_attention_heads // spec.num_kv_heads)
+
+
 def decode_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> tuple[int, float, Work]:
     cache_bytes = kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache)
     bytes_read = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch) + cache_bytes
@@ -125,7 +149,7 @@ def decode_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> t
     work = _work(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=setup.batch,
                  expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch),
                  compute_dtype=compute_dtype(setup.weights), attention_bytes=cache_bytes,
-                 attention_flops=attention_flops)
+                 attention_flops=attention_flops, reread_bytes=cache_bytes * (kv_reads_per_step(spec, setup) - 1))
     return bytes_read, flops, work
 
 
