@@ -16,17 +16,19 @@ on the software more than on the GPU. Each :class:`Engine` holds five constants:
   (tokenising, scheduling, the first step's launch), seconds: part of the time to
   first token.
 
-* ``kv_reread_cost``: on an engine without a grouped-query decode kernel, the cost of each
-  repeated read of a KV head relative to a read from memory (below 1: the L2 cache serves
-  part of them; above 1: the engine copies the cache before reading it).
+* ``kv_reread_cost``: on an engine whose decode kernel reads a KV head once per query head
+  (``"per-head"`` below), the cost of each repeated read relative to a read from memory
+  (below 1: the L2 cache serves part of them).
 
-One fact is not fitted: ``grouped_query_decode``, whether the engine's decode attention
-kernel reads each KV head once for all the query heads that share it (grouped-query and
-multi-query attention). Without such a kernel every query head reads its KV head again, so
-a decode step reads ``query heads / KV heads`` times the KV cache. TensorRT-LLM added its
-XQA kernel for this in v0.8 (:data:`XQA_SOURCE`); ``tensorrt-llm-0.7`` is the same engine
-before it, sharing the fitted constants of ``tensorrt-llm`` (``fits_as``); eager
-transformers copies each KV head per query head (:data:`REPEAT_KV_SOURCE`).
+One fact is not fitted: ``grouped_query_decode``, how the engine's decode attention reads the
+KV heads of a grouped-query (or multi-query) model, one of :data:`KV_HEAD_READS`:
+``"grouped"``, one read per KV head for all the query heads that share it; ``"per-head"``,
+one read per query head (a kernel that handles one query head at a time), so a decode step
+reads ``query heads / KV heads`` times the cache; ``"copied"``, the KV heads are first
+copied out once per query head and the copy is read, so every step also writes and reads
+that many copies. TensorRT-LLM added a grouped kernel (XQA) in v0.8 (:data:`XQA_SOURCE`);
+``tensorrt-llm-0.7`` is the same engine before it, sharing the fitted constants of
+``tensorrt-llm`` (``fits_as``); eager transformers copies (:data:`REPEAT_KV_SOURCE`).
 
 Every value is a :class:`Fitted`: the number, the ids of the published figures in
 ``tests/data/published_speed`` it was fitted on (:mod:`calculators.speed_accuracy.fit`
@@ -97,9 +99,9 @@ class Engine:
         moe_expert_efficiency: relative speed of routed-expert weight reads (0 to 1).
         step_overhead_s_per_layer: fixed seconds per decoder layer per forward pass.
         request_overhead_s: fixed seconds per request before its first token.
-        kv_reread_cost: cost of a repeated KV-head read relative to a read from memory (no grouped-query kernel).
-        grouped_query_decode: True when one KV-head read serves every query head of its group in a
-            decode step (a catalog fact with ``grouped_query_source``, not fitted).
+        kv_reread_cost: cost of a repeated KV-head read relative to a read from memory (``"per-head"`` kernels).
+        grouped_query_decode: how a decode step reads the KV heads of a grouped-query model, one of
+            :data:`KV_HEAD_READS` (a catalog fact with ``grouped_query_source``, not fitted).
         grouped_query_source: the document that says whether and since when the engine has such a kernel.
         fits_as: id of the engine whose fitted constants these are (itself unless it is a version of another).
     """
@@ -114,7 +116,7 @@ class Engine:
     step_overhead_s_per_layer: Fitted
     request_overhead_s: Fitted
     kv_reread_cost: Fitted
-    grouped_query_decode: bool = True
+    grouped_query_decode: str = "grouped"
     grouped_query_source: Source | None = None
     fits_as: str = ""
 
@@ -166,6 +168,8 @@ def compute_key(compute: str | DType) -> str:
     return "16-bit"
 
 
+#: How a decode step reads the KV heads of a grouped-query model (:attr:`Engine.grouped_query_decode`).
+KV_HEAD_READS = ("grouped", "per-head", "copied")
 #: TensorRT-LLM's XQA kernel: decode attention for MQA/GQA on tensor cores, one KV load per group, from v0.8.
 XQA_SOURCE = Source("NVIDIA TensorRT-LLM, docs/source/blogs/XQA-kernel.md ('XQA kernel provides optimization for MQA "
                     "and GQA during generation phase'; to be included in the v0.8 releases; Llama-70B on one H200, "
@@ -249,7 +253,7 @@ _ENGINES: tuple[Engine, ...] = (
                        "no torch.compile, static batches",
            source=_src("Hugging Face transformers documentation, 'Generation'",
                        "https://huggingface.co/docs/transformers/main_classes/text_generation"),
-           grouped_query_decode=False, grouped_query_source=REPEAT_KV_SOURCE, **_fitted("transformers")),
+           grouped_query_decode="copied", grouped_query_source=REPEAT_KV_SOURCE, **_fitted("transformers")),
     Engine(id="vllm", name="vLLM",
            description="PagedAttention, continuous batching, CUDA graphs for decode",
            source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), **_fitted("vllm")),
@@ -260,7 +264,7 @@ _ENGINES: tuple[Engine, ...] = (
     _TENSORRT_LLM,
     replace(_TENSORRT_LLM, id="tensorrt-llm-0.7", name="TensorRT-LLM v0.7 and earlier",
             description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "
-                        "query head; every fitted constant is tensorrt-llm's", grouped_query_decode=False,
+                        "query head; every fitted constant is tensorrt-llm's", grouped_query_decode="per-head",
             fits_as="tensorrt-llm"),
     Engine(id="llama.cpp", name="llama.cpp",
            description="ggml kernels for GGUF block formats (CUDA, Metal), one sequence per slot, single-token "

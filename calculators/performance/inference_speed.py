@@ -120,36 +120,45 @@ def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
             "bound_time_s": max(work.memory_s, work.compute_s or 0.0) + work.communication_bound_s, "bound": bound}
 
 
-def kv_reads_per_step(spec: ModelSpec, setup: SpeedSetup) -> int:
-    """Times a decode step reads the KV cache: 1, or ``query heads / KV heads`` without a grouped-query kernel.
+def repeated_kv_traffic(spec: ModelSpec, setup: SpeedSetup) -> tuple[int, int]:
+    """Extra KV-cache traffic of one decode step, in multiples of the cache: ``(repeated reads, copies)``.
 
-    A decode attention kernel that handles one query head at a time loads that head's KV
-    head for it, so the heads of a group read the same KV head again, each
-    (:data:`calculators.catalog.engines.XQA_SOURCE`: TensorRT-LLM before v0.8;
-    :data:`~calculators.catalog.engines.REPEAT_KV_SOURCE`: eager transformers copies them).
-    The repeated reads are timed at the engine's ``kv_reread_cost`` of a read from memory
-    (some are served by the L2 cache). Caches of latent attention (MLA) are read once.
+    With ``g = query heads / KV heads`` (1 without grouped-query attention, and for the
+    latent cache of MLA), by the engine's ``grouped_query_decode``
+    (:mod:`calculators.catalog.engines`):
+
+    * ``"grouped"``: ``(0, 0)``, each KV head is read once for its whole group;
+    * ``"per-head"``: ``(g - 1, 0)``, each query head's block reads its KV head again
+      (TensorRT-LLM before its XQA kernel, :data:`calculators.catalog.engines.XQA_SOURCE`);
+      timed at the engine's fitted ``kv_reread_cost`` (the L2 cache serves part of them);
+    * ``"copied"``: ``(0, 2 g)``, the KV heads are copied out once per query head (written)
+      and the attention matmuls read the copy (eager transformers' ``repeat_kv``,
+      :data:`~calculators.catalog.engines.REPEAT_KV_SOURCE`), all of it in memory.
 
     >>> from calculators.catalog.models import get_model
-    >>> kv_reads_per_step(get_model("llama-2-70b"), speed_setup(engine="tensorrt-llm-0.7"))  # 64 / 8 heads
-    8
-    >>> kv_reads_per_step(get_model("llama-2-70b"), speed_setup(engine="tensorrt-llm"))
-    1
+    >>> spec = get_model("llama-2-70b")  # 64 query heads, 8 KV heads
+    >>> [repeated_kv_traffic(spec, speed_setup(engine=e)) for e in ("tensorrt-llm", "tensorrt-llm-0.7", "transformers")]
+    [(0, 0), (7, 0), (0, 16)]
     """
-    if setup.grouped_query_decode or spec.mla is not None:
-        return 1
-    return max(1, spec.num_attention_heads // spec.num_kv_heads)
+    group = 1 if spec.mla is not None else max(1, spec.num_attention_heads // spec.num_kv_heads)
+    if group == 1 or setup.grouped_query_decode == "grouped":
+        return 0, 0
+    if setup.grouped_query_decode == "per-head":
+        return group - 1, 0
+    return 0, 2 * group
 
 
 def decode_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> tuple[int, float, Work]:
     cache_bytes = kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache)
-    bytes_read = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch) + cache_bytes
+    rereads, copies = repeated_kv_traffic(spec, setup)
+    cache_traffic = cache_bytes * (1 + copies)
+    bytes_read = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch) + cache_traffic
     flops = setup.batch * decode_flops_per_token(spec, context=context)
     attention_flops = flops - setup.batch * decode_flops_per_token(spec, context=0)
     work = _work(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=setup.batch,
                  expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch),
-                 compute_dtype=compute_dtype(setup.weights), attention_bytes=cache_bytes,
-                 attention_flops=attention_flops, reread_bytes=cache_bytes * (kv_reads_per_step(spec, setup) - 1))
+                 compute_dtype=compute_dtype(setup.weights), attention_bytes=cache_traffic,
+                 attention_flops=attention_flops, reread_bytes=cache_bytes * rereads)
     return bytes_read, flops, work
 
 

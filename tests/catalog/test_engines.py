@@ -131,5 +131,5 @@ def test_tensorrt_llm_before_xqa_is_its_own_catalog_entry(version: str | None, e
 
 def test_the_pre_xqa_entry_shares_tensorrt_llms_fitted_constants() -> None:
     old, new = get_engine("tensorrt-llm-0.7"), get_engine("tensorrt-llm")
-    assert (old.grouped_query_decode, new.grouped_query_decode) == (False, True)
+    assert (old.grouped_query_decode, new.grouped_query_decode) == ("per-head", "grouped")
     assert old.fit_id == "tensorrt-llm" and _constants(old) == _constants(new)

@@ -3,7 +3,7 @@
 The figures are quoted from their documents (tests/data/published_speed); the errors are
 computed by the scorer (calculators.speed_accuracy), not timed. Issue 14's targets
 (median |error| <= 15 %, 90th percentile <= 35 % in every category with ten or more
-figures) are met for prefill, decode at batch 1 and first token only: ``LIMITS`` holds the figures reached when this test was written,
+figures) are met in every inference category: ``LIMITS`` holds the figures reached when this test was written,
 with a little room, so a change that makes any category worse fails here, and a change
 that meets a target should tighten its limit.
 """
@@ -19,10 +19,10 @@ from calculators import speed_accuracy
 from calculators.speed_accuracy.data import CATEGORIES
 
 #: category -> (median, 90th percentile) limits on the cross-validated |error| (fractions).
-#: Reached (scripts/score_speed.py): decode 10 % / 34 % (meets the target), first token 10 % / 31 % (meets
-#: the target), batched 9 % / 35.2 %, prefill 14 % / 34 % (meets the target), once TensorRT-LLM before v0.8
-#: and eager transformers re-read each KV head per query head (no grouped-query decode kernel; before: decode
-#: 11 % / 35 %, first token 13 % / 32 %, batched 9 % / 47 %, the same prefill), with TensorRT-LLM's v0.9.0
+#: Reached (scripts/score_speed.py): decode 11 % / 34 %, first token 8 % / 31 %, batched 9 % / 32 %, prefill
+#: 14 % / 34 % (all meet the target), once TensorRT-LLM before v0.8 re-reads each KV head per query head and
+#: eager transformers copies it per query head (no grouped-query decode kernel; before: decode 11 % / 35 %,
+#: first token 13 % / 32 %, batched 9 % / 47 %, the same prefill), with TensorRT-LLM's v0.9.0
 #: performance tables added (a second TensorRT-LLM source: 24 first-token and 48 static-batch figures; before
 #: it: first token 26 % / 73 %, batched 12 % / 62 %, prefill 14 % / 34 %, decode 11 % / 35 %, reached
 #: when attention was first timed after the projections; their times add; before that change: first token
@@ -37,7 +37,7 @@ from calculators.speed_accuracy.data import CATEGORIES
 LIMITS = {
     "decode_batch1": (0.15, 0.35),
     "time_to_first_token": (0.15, 0.35),
-    "batched_throughput": (0.10, 0.37),
+    "batched_throughput": (0.10, 0.34),
     "prefill_throughput": (0.15, 0.35),
 }
 
@@ -92,7 +92,7 @@ def test_scored_rows_have_the_shared_interface() -> None:
 
 
 #: The same limits for the figures whose engine another source also measures in the category.
-MULTI_SOURCE_LIMITS = {"decode_batch1": (0.19, 0.80), "batched_throughput": (0.10, 0.37)}
+MULTI_SOURCE_LIMITS = {"decode_batch1": (0.19, 0.80), "batched_throughput": (0.10, 0.34)}
 
 
 @pytest.mark.parametrize("category", sorted(MULTI_SOURCE_LIMITS))
@@ -108,17 +108,17 @@ def test_cross_validatable_figures_meet_or_approach_the_targets(category: str) -
 #: (category, engine) -> (median, 90th percentile) limits for engines measured by two or more sources
 #: in the category. Reached: llama.cpp decode 11 % / 32 %, prefill 18 % / 34 %; vLLM decode 8 % / 10 %,
 #: batched 8 % / 20 %;
-#: TensorRT-LLM batched 9 % / 25 % (85 % before its releases without the XQA kernel re-read each KV head per
-#: query head: 70B at TP 2-4 with 2048 new tokens over-promised); eager transformers decode 34 % / 71 % and
-#: batched 35 % / 64 % (58 % / 540 % and 49 % / 350 % when first written; its two sources disagree, see LIMITS).
+#: TensorRT-LLM batched 9 % / 26 % (85 % before its releases without the XQA kernel re-read each KV head per
+#: query head: 70B at TP 2-4 with 2048 new tokens over-promised); eager transformers decode 32 % / 68 % and
+#: batched 27 % / 66 % (58 % / 540 % and 49 % / 350 % when first written; its two sources disagree, see LIMITS).
 ENGINE_LIMITS = {
     ("decode_batch1", "llama.cpp"): (0.13, 0.35),
     ("prefill_throughput", "llama.cpp"): (0.21, 0.36),
     ("decode_batch1", "vllm"): (0.10, 0.15),
     ("batched_throughput", "vllm"): (0.09, 0.22),
     ("batched_throughput", "tensorrt-llm"): (0.10, 0.28),
-    ("decode_batch1", "transformers"): (0.40, 0.80),
-    ("batched_throughput", "transformers"): (0.40, 0.70),
+    ("decode_batch1", "transformers"): (0.35, 0.75),
+    ("batched_throughput", "transformers"): (0.30, 0.70),
 }
 
 
