@@ -28,7 +28,9 @@ reads ``query heads / KV heads`` times the cache; ``"copied"``, the KV heads are
 copied out once per query head and the copy is read, so every step also writes and reads
 that many copies. TensorRT-LLM added a grouped kernel (XQA) in v0.8 (:data:`XQA_SOURCE`);
 ``tensorrt-llm-0.7`` is the same engine before it, sharing the fitted constants of
-``tensorrt-llm`` (``fits_as``); eager transformers copies (:data:`REPEAT_KV_SOURCE`).
+``tensorrt-llm`` (``fits_as``); eager transformers copies (:data:`REPEAT_KV_SOURCE`). The other
+engines are taken as ``"grouped"`` with no source read (``grouped_query_source`` is ``None``):
+their fitted bandwidth efficiency carries whatever their kernels repeat.
 
 Every value is a :class:`Fitted`: the number, the ids of the published figures in
 ``tests/data/published_speed`` it was fitted on (:mod:`calculators.speed_accuracy.fit`

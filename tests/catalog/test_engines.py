@@ -133,3 +133,12 @@ def test_the_pre_xqa_entry_shares_tensorrt_llms_fitted_constants() -> None:
     old, new = get_engine("tensorrt-llm-0.7"), get_engine("tensorrt-llm")
     assert (old.grouped_query_decode, new.grouped_query_decode) == ("per-head", "grouped")
     assert old.fit_id == "tensorrt-llm" and _constants(old) == _constants(new)
+
+
+def test_every_engine_names_how_it_reads_grouped_kv_heads() -> None:
+    from calculators.catalog.engines import KV_HEAD_READS
+
+    for engine in all_engines():
+        assert engine.grouped_query_decode in KV_HEAD_READS, engine.id
+        # Anything but the default is a stated fact: it must name the document that says so.
+        assert engine.grouped_query_decode == "grouped" or engine.grouped_query_source is not None, engine.id
