@@ -13,7 +13,9 @@ The efficiencies and the fixed costs come from the engine (:mod:`calculators.cat
 0.6 of the tensor rate and no fixed cost, the package's earlier assumption); explicit
 ``bandwidth_efficiency`` / ``compute_efficiency`` override the engine's. Routed-expert
 bytes stream at the engine's ``moe_expert_efficiency`` of the dense rate, and the time to
-first token adds the engine's fixed cost per request.
+first token adds the engine's fixed cost per request. On a grouped-query model, an engine
+without a grouped-query decode kernel adds the KV reads it repeats per query head (or the
+copies it makes) to the KV bytes: :func:`repeated_kv_traffic`.
 
 Over ``N`` tensor-parallel GPUs each GPU reads and computes ``1/N`` of the step, then
 the GPUs all-reduce their activations twice per layer (Megatron-LM), which adds
