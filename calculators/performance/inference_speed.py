@@ -82,7 +82,8 @@ from calculators.validate import model_spec, nonnegative_int
 
 __all__ = [
     "DEFAULT_BANDWIDTH_EFFICIENCY", "DEFAULT_COMPUTE_EFFICIENCY", "InferenceSpeed", "SpeedSetup", "Work",
-    "decode_step", "decode_work", "inference_speed", "prefill", "prefill_work", "request_works", "speed_setup",
+    "decode_step", "decode_work", "inference_speed", "prefill", "prefill_work", "repeated_kv_traffic", "request_works",
+    "speed_setup",
     "step_times",
 ]
 
