@@ -12,7 +12,7 @@ FitRow = tuple[float | None, tuple[str, ...]]
 
 FITS: dict[str, dict[str, FitRow]] = {
     'pooled': {
-        'bandwidth_efficiency': (0.896, (
+        'bandwidth_efficiency': (0.876, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -162,7 +162,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.614, (
+        'compute:16-bit': (0.629, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -211,7 +211,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:fp8': (0.463, (
+        'compute:fp8': (0.481, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -310,7 +310,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'compute:weight-only': (0.53, (
+        'compute:weight-only': (0.529, (
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
@@ -326,7 +326,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'moe_expert_efficiency': (0.896, (
+        'moe_expert_efficiency': (0.904, (
             'trt09-mixtral-8x7b-fp8-h100-sxm-b128-tp2-128-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b32-tp2-2048-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b512-tp2-128-128',
@@ -348,7 +348,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (0.000126, (
+        'step_overhead_s_per_layer': (0.000117, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -498,7 +498,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'request_overhead_s': (0.000625, (
+        'request_overhead_s': (0.000964, (
             'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft128',
@@ -537,9 +537,22 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
+        'kv_reread_cost': (0.483, (
+            'trt-h200-llama-2-70b-b32-tp1-2048-128',
+            'trt-h200-llama-2-70b-b512-tp1-128-128',
+            'trt-h200-llama-2-70b-b512-tp2-128-2048',
+            'trt-h200-llama-2-70b-b64-tp1-2048-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b1024-tp2-128-128',
+            'trt-llama-2-70b-fp8-h100-sxm-b480-tp4-128-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
+        )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.842, (
+        'bandwidth_efficiency': (0.841, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -577,7 +590,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.745, (
+        'compute:16-bit': (0.746, (
             'xd-l3-8b-fp16-rtx-3090-pp4096',
             'xd-l3-8b-fp16-rtx-3090-pp512',
             'xd-l3-8b-fp16-rtx-4090-pp4096',
@@ -590,7 +603,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.27e-05, (
+        'step_overhead_s_per_layer': (7.25e-05, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -630,7 +643,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'tensorrt-llm': {
-        'bandwidth_efficiency': (0.996, (
+        'bandwidth_efficiency': (0.984, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -706,7 +719,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'compute:16-bit': (0.648, (
+        'compute:16-bit': (0.683, (
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
@@ -719,7 +732,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft128',
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft2048',
         )),
-        'compute:fp8': (0.473, (
+        'compute:fp8': (0.489, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -818,7 +831,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'moe_expert_efficiency': (0.867, (
+        'moe_expert_efficiency': (0.856, (
             'trt09-mixtral-8x7b-fp8-h100-sxm-b128-tp2-128-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b32-tp2-2048-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b512-tp2-128-128',
@@ -838,7 +851,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'step_overhead_s_per_layer': (0.000164, (
+        'step_overhead_s_per_layer': (0.000158, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -950,6 +963,19 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
+        'kv_reread_cost': (0.521, (
+            'trt-h200-llama-2-70b-b32-tp1-2048-128',
+            'trt-h200-llama-2-70b-b512-tp1-128-128',
+            'trt-h200-llama-2-70b-b512-tp2-128-2048',
+            'trt-h200-llama-2-70b-b64-tp1-2048-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
+            'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b1024-tp2-128-128',
+            'trt-llama-2-70b-fp8-h100-sxm-b480-tp4-128-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
+            'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
+        )),
     },
     'transformers': {
         'bandwidth_efficiency': (1.0, (
@@ -970,7 +996,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
-        'compute:16-bit': (0.624, (
+        'compute:16-bit': (0.623, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -984,7 +1010,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b8-prefill512',
         )),
-        'compute:weight-only': (0.55, (
+        'compute:weight-only': (0.548, (
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b16-prefill512',
@@ -995,7 +1021,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-prefill512',
         )),
-        'step_overhead_s_per_layer': (0.00104, (
+        'step_overhead_s_per_layer': (0.00102, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -1019,7 +1045,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'vllm': {
-        'bandwidth_efficiency': (0.976, (
+        'bandwidth_efficiency': (0.975, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1043,7 +1069,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.452, (
+        'compute:16-bit': (0.457, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -1065,11 +1091,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'moe_expert_efficiency': (0.831, (
+        'moe_expert_efficiency': (0.834, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (9.25e-05, (
+        'step_overhead_s_per_layer': (9.23e-05, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1093,7 +1119,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0215, (
+        'request_overhead_s': (0.0216, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
     },

@@ -16,6 +16,22 @@ on the software more than on the GPU. Each :class:`Engine` holds five constants:
   (tokenising, scheduling, the first step's launch), seconds: part of the time to
   first token.
 
+* ``kv_reread_cost``: on an engine whose decode kernel reads a KV head once per query head
+  (``"per-head"`` below), the cost of each repeated read relative to a read from memory
+  (below 1: the L2 cache serves part of them).
+
+One fact is not fitted: ``grouped_query_decode``, how the engine's decode attention reads the
+KV heads of a grouped-query (or multi-query) model, one of :data:`KV_HEAD_READS`:
+``"grouped"``, one read per KV head for all the query heads that share it; ``"per-head"``,
+one read per query head (a kernel that handles one query head at a time), so a decode step
+reads ``query heads / KV heads`` times the cache; ``"copied"``, the KV heads are first
+copied out once per query head and the copy is read, so every step also writes and reads
+that many copies. TensorRT-LLM added a grouped kernel (XQA) in v0.8 (:data:`XQA_SOURCE`);
+``tensorrt-llm-0.7`` is the same engine before it, sharing the fitted constants of
+``tensorrt-llm`` (``fits_as``); eager transformers copies (:data:`REPEAT_KV_SOURCE`). The other
+engines are taken as ``"grouped"`` with no source read (``grouped_query_source`` is ``None``):
+their fitted bandwidth efficiency carries whatever their kernels repeat.
+
 Every value is a :class:`Fitted`: the number, the ids of the published figures in
 ``tests/data/published_speed`` it was fitted on (:mod:`calculators.speed_accuracy.fit`
 refits them; ``tests/catalog/test_engines.py`` checks the two agree), or ``None`` where the
@@ -37,7 +53,7 @@ References:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from calculators.catalog.sources import Source
@@ -85,6 +101,11 @@ class Engine:
         moe_expert_efficiency: relative speed of routed-expert weight reads (0 to 1).
         step_overhead_s_per_layer: fixed seconds per decoder layer per forward pass.
         request_overhead_s: fixed seconds per request before its first token.
+        kv_reread_cost: cost of a repeated KV-head read relative to a read from memory (``"per-head"`` kernels).
+        grouped_query_decode: how a decode step reads the KV heads of a grouped-query model, one of
+            :data:`KV_HEAD_READS` (a catalog fact with ``grouped_query_source``, not fitted).
+        grouped_query_source: the document that says whether and since when the engine has such a kernel.
+        fits_as: id of the engine whose fitted constants these are (itself unless it is a version of another).
     """
 
     id: str
@@ -96,6 +117,15 @@ class Engine:
     moe_expert_efficiency: Fitted
     step_overhead_s_per_layer: Fitted
     request_overhead_s: Fitted
+    kv_reread_cost: Fitted
+    grouped_query_decode: str = "grouped"
+    grouped_query_source: Source | None = None
+    fits_as: str = ""
+
+    @property
+    def fit_id(self) -> str:
+        """The engine id whose fitted constants (:mod:`calculators.catalog.engine_fits`) this engine uses."""
+        return self.fits_as or self.id
 
     def compute_fitted(self, key: str) -> Fitted:
         """The :class:`Fitted` compute efficiency for ``key`` (one of :data:`COMPUTE_KEYS`)."""
@@ -115,8 +145,8 @@ class Engine:
         raise AssertionError("GENERIC has every value")  # pragma: no cover
 
     def value(self, name: str) -> float:
-        """``bandwidth_efficiency``, ``moe_expert_efficiency``, ``step_overhead_s_per_layer`` or
-        ``request_overhead_s``; a ``None`` falls back to :data:`POOLED`, then to :data:`GENERIC`."""
+        """``bandwidth_efficiency``, ``moe_expert_efficiency``, ``step_overhead_s_per_layer``,
+        ``request_overhead_s`` or ``kv_reread_cost``; a ``None`` falls back to :data:`POOLED`, then to :data:`GENERIC`."""
         for engine in (self, POOLED, GENERIC):
             value: float | None = getattr(engine, name).value
             if value is not None:
@@ -140,6 +170,24 @@ def compute_key(compute: str | DType) -> str:
     return "16-bit"
 
 
+#: How a decode step reads the KV heads of a grouped-query model (:attr:`Engine.grouped_query_decode`).
+KV_HEAD_READS = ("grouped", "per-head", "copied")
+#: TensorRT-LLM's XQA kernel: decode attention for MQA/GQA on tensor cores, one KV load per group, from v0.8.
+XQA_SOURCE = Source("NVIDIA TensorRT-LLM, docs/source/blogs/XQA-kernel.md ('XQA kernel provides optimization for MQA "
+                    "and GQA during generation phase'; to be included in the v0.8 releases; Llama-70B on one H200, "
+                    "128/2048: 1,227 tok/s/GPU without XQA, 2,941 with)",
+                    "https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/blogs/XQA-kernel.md", "2026-11-25",
+                    kind="spec")
+#: transformers' eager attention copies each KV head once per query head of its group before the matmuls.
+REPEAT_KV_SOURCE = Source("Hugging Face transformers, src/transformers/models/llama/modeling_llama.py: eager_attention_forward "
+                          "calls repeat_kv, 'the equivalent of torch.repeat_interleave(x, dim=1, repeats=n_rep)', on the "
+                          "cached keys and values",
+                          "https://github.com/huggingface/transformers/blob/main/src/transformers/models/llama/"
+                          "modeling_llama.py", "2026-11-25", kind="spec")
+#: The first TensorRT-LLM release with the XQA kernel (:data:`XQA_SOURCE`).
+XQA_FIRST_VERSION = (0, 8)
+
+
 def _src(title: str, url: str) -> Source:
     return Source(title, url, _READ, kind="spec")
 
@@ -159,6 +207,7 @@ GENERIC = Engine(
     moe_expert_efficiency=_assumed(1.0, "assumed: experts stream like dense weights"),
     step_overhead_s_per_layer=_assumed(0.0, "assumed: none"),
     request_overhead_s=_assumed(0.0, "assumed: none"),
+    kv_reread_cost=_assumed(1.0, "assumed: every repeated read from memory"),
 )
 
 # --------------------------------------------------------------------------- fitted values
@@ -167,7 +216,8 @@ GENERIC = Engine(
 from calculators.catalog.engine_fits import FITS, FitRow  # noqa: E402  (data module, generated)
 
 #: The constants of an :class:`Engine` that are fitted, in :data:`FITS` rows.
-FITTED_NAMES = ("bandwidth_efficiency", "moe_expert_efficiency", "step_overhead_s_per_layer", "request_overhead_s")
+FITTED_NAMES = ("bandwidth_efficiency", "moe_expert_efficiency", "step_overhead_s_per_layer", "request_overhead_s",
+                "kv_reread_cost")
 
 
 def _fitted(engine_id: str) -> dict[str, Any]:
@@ -192,6 +242,12 @@ POOLED = Engine(
     **_fitted("pooled"),
 )
 
+_TENSORRT_LLM = Engine(
+    id="tensorrt-llm", name="TensorRT-LLM",
+    description="compiled TensorRT engines with fused attention and GEMM plugins, in-flight or static batching",
+    source=_src("NVIDIA TensorRT-LLM documentation", "https://nvidia.github.io/TensorRT-LLM/"),
+    grouped_query_source=XQA_SOURCE, **_fitted("tensorrt-llm"))
+
 _ENGINES: tuple[Engine, ...] = (
     GENERIC,
     Engine(id="transformers", name="Hugging Face transformers (eager)",
@@ -199,7 +255,7 @@ _ENGINES: tuple[Engine, ...] = (
                        "no torch.compile, static batches",
            source=_src("Hugging Face transformers documentation, 'Generation'",
                        "https://huggingface.co/docs/transformers/main_classes/text_generation"),
-           **_fitted("transformers")),
+           grouped_query_decode="copied", grouped_query_source=REPEAT_KV_SOURCE, **_fitted("transformers")),
     Engine(id="vllm", name="vLLM",
            description="PagedAttention, continuous batching, CUDA graphs for decode",
            source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), **_fitted("vllm")),
@@ -207,10 +263,11 @@ _ENGINES: tuple[Engine, ...] = (
            description="RadixAttention, continuous batching, CUDA graphs for decode; no SGLang run with stated "
                        "settings is in the dataset, so every constant is the pooled fit",
            source=_src("SGLang documentation", "https://docs.sglang.ai/"), **_fitted("sglang")),
-    Engine(id="tensorrt-llm", name="TensorRT-LLM",
-           description="compiled TensorRT engines with fused attention and GEMM plugins, in-flight or static batching",
-           source=_src("NVIDIA TensorRT-LLM documentation", "https://nvidia.github.io/TensorRT-LLM/"),
-           **_fitted("tensorrt-llm")),
+    _TENSORRT_LLM,
+    replace(_TENSORRT_LLM, id="tensorrt-llm-0.7", name="TensorRT-LLM v0.7 and earlier",
+            description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "
+                        "query head; every fitted constant is tensorrt-llm's", grouped_query_decode="per-head",
+            fits_as="tensorrt-llm"),
     Engine(id="llama.cpp", name="llama.cpp",
            description="ggml kernels for GGUF block formats (CUDA, Metal), one sequence per slot, single-token "
                        "matrix-vector kernels for decoding",
@@ -229,6 +286,31 @@ def engine_ids() -> tuple[str, ...]:
 def all_engines() -> tuple[Engine, ...]:
     """Every catalogued engine."""
     return _ENGINES
+
+
+def _version(text: str) -> tuple[int, ...] | None:
+    digits = text.strip().lower().removeprefix("v").split(".")
+    try:
+        return tuple(int(part) for part in digits[:2])
+    except ValueError:
+        return None
+
+
+def engine_at_version(engine_id: str, version: str | None) -> str:
+    """The catalog engine id for an engine at a stated version (``None``: the current one).
+
+    TensorRT-LLM before v0.8 (no XQA kernel, :data:`XQA_SOURCE`) is ``tensorrt-llm-0.7``;
+    every other engine and version is ``engine_id`` itself.
+
+    >>> engine_at_version("tensorrt-llm", "v0.6.1"), engine_at_version("tensorrt-llm", "v0.9.0")
+    ('tensorrt-llm-0.7', 'tensorrt-llm')
+    >>> engine_at_version("vllm", "v0.4.0"), engine_at_version("tensorrt-llm", None)
+    ('vllm', 'tensorrt-llm')
+    """
+    stated = None if version is None else _version(str(version))
+    if engine_id == "tensorrt-llm" and stated is not None and stated < XQA_FIRST_VERSION:
+        return "tensorrt-llm-0.7"
+    return engine_id
 
 
 def get_engine(name: str | Engine, field: str = "engine") -> Engine:

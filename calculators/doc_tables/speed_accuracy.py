@@ -151,7 +151,7 @@ def speed_accuracy_engines_table() -> Table:
                      *(_fitted_cell(engine.compute_fitted(key)) for key in COMPUTE_KEYS),
                      _fitted_cell(engine.moe_expert_efficiency),
                      _fitted_cell(engine.step_overhead_s_per_layer, seconds=True),
-                     _fitted_cell(engine.request_overhead_s, seconds=True)))
+                     _fitted_cell(engine.request_overhead_s, seconds=True), _fitted_cell(engine.kv_reread_cost)))
     return Table(
         id="speed-accuracy-engines",
         caption=("The engine catalog (calculators.catalog.engines): each constant with, in brackets, the number of "
@@ -160,7 +160,7 @@ def speed_accuracy_engines_table() -> Table:
                  "costs in "
                  "microseconds: per decoder layer per forward pass, and per request."),
         columns=("engine", "bandwidth", *(f"compute {key}" for key in COMPUTE_KEYS), "MoE experts",
-                 "per layer per step", "per request"),
+                 "per layer per step", "per request", "KV re-read"),
         align=("l", *["r"] * (len(FITTED_NAMES) + len(COMPUTE_KEYS))), rows=tuple(rows),
         assumptions=("fit: robust least squares on log error (calculators.speed_accuracy.fit), every figure of "
                      f"{DATASET}; generic: assumed",))

@@ -13,7 +13,9 @@ The efficiencies and the fixed costs come from the engine (:mod:`calculators.cat
 0.6 of the tensor rate and no fixed cost, the package's earlier assumption); explicit
 ``bandwidth_efficiency`` / ``compute_efficiency`` override the engine's. Routed-expert
 bytes stream at the engine's ``moe_expert_efficiency`` of the dense rate, and the time to
-first token adds the engine's fixed cost per request.
+first token adds the engine's fixed cost per request. On a grouped-query model, an engine
+without a grouped-query decode kernel adds the KV reads it repeats per query head (or the
+copies it makes) to the KV bytes: :func:`repeated_kv_traffic`.
 
 Over ``N`` tensor-parallel GPUs each GPU reads and computes ``1/N`` of the step, then
 the GPUs all-reduce their activations twice per layer (Megatron-LM), which adds
@@ -80,12 +82,14 @@ from calculators.validate import model_spec, nonnegative_int
 
 __all__ = [
     "DEFAULT_BANDWIDTH_EFFICIENCY", "DEFAULT_COMPUTE_EFFICIENCY", "InferenceSpeed", "SpeedSetup", "Work",
-    "decode_step", "decode_work", "inference_speed", "prefill", "prefill_work", "request_works", "speed_setup",
+    "decode_step", "decode_work", "inference_speed", "prefill", "prefill_work", "repeated_kv_traffic", "request_works",
+    "speed_setup",
     "step_times",
 ]
 
 def _work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, expert_bytes: int, flops: float,
-          tokens: int, compute_dtype: DType, attention_bytes: int = 0, attention_flops: float = 0.0) -> Work:
+          tokens: int, compute_dtype: DType, attention_bytes: int = 0, attention_flops: float = 0.0,
+          reread_bytes: int = 0) -> Work:
     n = setup.gpus
     rate = compute_rate_flop_per_s(gpu, compute_dtype)
     bandwidth = memory_bandwidth_bytes_per_s(gpu) * n
@@ -99,13 +103,15 @@ def _work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, expe
                 compute_s=None if rate is None else flops / (rate * n), communication_s=comm_time,
                 communication_bound_s=comm_bound, layers=spec.num_layers,
                 attention_memory_s=attention_bytes / bandwidth,
-                attention_compute_s=0.0 if rate is None else attention_flops / (rate * n))
+                attention_compute_s=0.0 if rate is None else attention_flops / (rate * n),
+                kv_reread_s=reread_bytes / bandwidth)
 
 
 def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
     memory_time, compute_time, fixed, total = step_times(
         work, bandwidth_efficiency=setup.bandwidth_efficiency, compute_efficiency=setup.compute_efficiency,
-        moe_expert_efficiency=setup.moe_expert_efficiency, step_overhead_s_per_layer=setup.step_overhead_s_per_layer)
+        moe_expert_efficiency=setup.moe_expert_efficiency, step_overhead_s_per_layer=setup.step_overhead_s_per_layer,
+        kv_reread_cost=setup.kv_reread_cost)
     work_time = max(memory_time, compute_time or 0.0)
     bound = "compute" if compute_time is not None and compute_time > memory_time else "memory"
     if work.communication_s > work_time:
@@ -117,15 +123,45 @@ def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
             "bound_time_s": max(work.memory_s, work.compute_s or 0.0) + work.communication_bound_s, "bound": bound}
 
 
+def repeated_kv_traffic(spec: ModelSpec, setup: SpeedSetup) -> tuple[int, int]:
+    """Extra KV-cache traffic of one decode step, in multiples of the cache: ``(repeated reads, copies)``.
+
+    With ``g = query heads / KV heads`` (1 without grouped-query attention, and for the
+    latent cache of MLA), by the engine's ``grouped_query_decode``
+    (:mod:`calculators.catalog.engines`):
+
+    * ``"grouped"``: ``(0, 0)``, each KV head is read once for its whole group;
+    * ``"per-head"``: ``(g - 1, 0)``, each query head's block reads its KV head again
+      (TensorRT-LLM before its XQA kernel, :data:`calculators.catalog.engines.XQA_SOURCE`);
+      timed at the engine's fitted ``kv_reread_cost`` (the L2 cache serves part of them);
+    * ``"copied"``: ``(0, 2 g)``, the KV heads are copied out once per query head (written)
+      and the attention matmuls read the copy (eager transformers' ``repeat_kv``,
+      :data:`~calculators.catalog.engines.REPEAT_KV_SOURCE`), all of it in memory.
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("llama-2-70b")  # 64 query heads, 8 KV heads
+    >>> [repeated_kv_traffic(spec, speed_setup(engine=e)) for e in ("tensorrt-llm", "tensorrt-llm-0.7", "transformers")]
+    [(0, 0), (7, 0), (0, 16)]
+    """
+    group = 1 if spec.mla is not None else max(1, spec.num_attention_heads // spec.num_kv_heads)
+    if group == 1 or setup.grouped_query_decode == "grouped":
+        return 0, 0
+    if setup.grouped_query_decode == "per-head":
+        return group - 1, 0
+    return 0, 2 * group
+
+
 def decode_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> tuple[int, float, Work]:
     cache_bytes = kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache)
-    bytes_read = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch) + cache_bytes
+    rereads, copies = repeated_kv_traffic(spec, setup)
+    cache_traffic = cache_bytes * (1 + copies)
+    bytes_read = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch) + cache_traffic
     flops = setup.batch * decode_flops_per_token(spec, context=context)
     attention_flops = flops - setup.batch * decode_flops_per_token(spec, context=0)
     work = _work(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=setup.batch,
                  expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch),
-                 compute_dtype=compute_dtype(setup.weights), attention_bytes=cache_bytes,
-                 attention_flops=attention_flops)
+                 compute_dtype=compute_dtype(setup.weights), attention_bytes=cache_traffic,
+                 attention_flops=attention_flops, reread_bytes=cache_bytes * rereads)
     return bytes_read, flops, work
 
 

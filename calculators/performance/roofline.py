@@ -30,6 +30,9 @@ class Work:
         layers: decoder layers (the fixed cost per forward pass is per layer).
         attention_memory_s: the part of ``memory_s`` that attention reads (the KV cache).
         attention_compute_s: the part of ``compute_s`` that attention computes (``QK^T``, ``PV``).
+        kv_reread_s: the KV-cache reads a decode step repeats, once per extra query head of a group, on an
+            engine without a grouped-query decode kernel (not in ``memory_s``; ``kv_reread_cost`` says how
+            much of it reaches memory).
     """
 
     memory_s: float
@@ -40,10 +43,11 @@ class Work:
     layers: int
     attention_memory_s: float = 0.0
     attention_compute_s: float = 0.0
+    kv_reread_s: float = 0.0
 
 
 def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: float, moe_expert_efficiency: float,
-               step_overhead_s_per_layer: float) -> tuple[float, float | None, float, float]:
+               step_overhead_s_per_layer: float, kv_reread_cost: float = 1.0) -> tuple[float, float | None, float, float]:
     """Memory, compute, fixed and total time of one forward pass (seconds).
 
     The projections and the attention are separate kernels that run one after the other,
@@ -51,7 +55,7 @@ def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: f
     the weights at the compute-bound rate of a large batch *and then* the KV cache at the
     memory-bound rate of attention.
 
-    Formula: ``memory = (memory_s + expert_s x (1 / moe - 1)) / bandwidth_efficiency``;
+    Formula: ``memory = (memory_s + expert_s x (1 / moe - 1) + kv_reread_s x kv_reread_cost) / bandwidth_efficiency``;
     ``compute = compute_s / compute_efficiency``; ``fixed = layers x step_overhead``;
     ``total = max(memory - attention memory, compute - attention compute) + max(attention
     memory, attention compute) + communication + fixed``.
@@ -60,10 +64,11 @@ def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: f
     ...            moe_expert_efficiency=1.0, step_overhead_s_per_layer=1e-5)
     (0.02, 0.004, 0.00032, 0.02032)
     """
-    memory = (work.memory_s + work.expert_s * (1.0 / moe_expert_efficiency - 1.0)) / bandwidth_efficiency
+    rereads = work.kv_reread_s * kv_reread_cost  # part of attention's memory time
+    memory = (work.memory_s + work.expert_s * (1.0 / moe_expert_efficiency - 1.0) + rereads) / bandwidth_efficiency
     compute = None if work.compute_s is None else work.compute_s / compute_efficiency
     fixed = work.layers * step_overhead_s_per_layer
-    attention_memory = work.attention_memory_s / bandwidth_efficiency
+    attention_memory = (work.attention_memory_s + rereads) / bandwidth_efficiency
     attention_compute = 0.0 if compute is None else work.attention_compute_s / compute_efficiency
     projections = max(memory - attention_memory, (compute or 0.0) - attention_compute)
     attention = max(attention_memory, attention_compute)

@@ -136,7 +136,7 @@ class _Server:
         s = self.setup
         return step_times(work, bandwidth_efficiency=s.bandwidth_efficiency, compute_efficiency=s.compute_efficiency,
                           moe_expert_efficiency=s.moe_expert_efficiency,
-                          step_overhead_s_per_layer=s.step_overhead_s_per_layer)[3]
+                          step_overhead_s_per_layer=s.step_overhead_s_per_layer, kv_reread_cost=s.kv_reread_cost)[3]
 
     def _weights_s(self, tokens: int) -> tuple[float, float]:
         """Seconds at full bandwidth to read the weights (and the routed experts) a pass over ``tokens`` needs."""
@@ -166,16 +166,18 @@ class _Server:
             compute = None if pre.compute_s is None else prompts * pre.compute_s
             communication, bound = prompts * pre.communication_s, prompts * pre.communication_bound_s
             attention_memory, attention_compute = prompts * pre.attention_memory_s, prompts * pre.attention_compute_s
+            rereads = 0.0
             if dec is not None:
                 memory += dec.memory_s - self._weights_s(batch)[0]
                 compute = None if compute is None or dec.compute_s is None else compute + dec.compute_s
                 communication, bound = communication + dec.communication_s, bound + dec.communication_bound_s
                 attention_memory += dec.attention_memory_s
                 attention_compute += dec.attention_compute_s
+                rereads = dec.kv_reread_s
             times.append(self._time(Work(memory_s=memory, expert_s=experts, compute_s=compute,
                                          communication_s=communication, communication_bound_s=bound,
                                          layers=pre.layers, attention_memory_s=attention_memory,
-                                         attention_compute_s=attention_compute)))
+                                         attention_compute_s=attention_compute, kv_reread_s=rereads)))
         return sum(times) / len(times)
 
     def between(self, batch: float, prompts: float) -> float:

@@ -60,6 +60,8 @@ class SpeedSetup:
     moe_expert_efficiency: float = 1.0
     step_overhead_s_per_layer: float = 0.0
     request_overhead_s: float = 0.0
+    grouped_query_decode: str = "grouped"
+    kv_reread_cost: float = 1.0
 
     @property
     def format(self) -> WeightFormat:
@@ -80,6 +82,13 @@ class SpeedSetup:
             f"weights {self.format.id} ({self.format.bits_per_weight:.4g} bits per weight), KV cache "
             f"{self.kv_cache.value}",
         )
+        if self.grouped_query_decode == "per-head":
+            lines += ((f"engine {self.engine}: no grouped-query decode kernel, so a decode step reads the KV cache "
+                       "once per query head (query heads / KV heads times), each repeated read at "
+                       f"{self.kv_reread_cost:.3g} of a read from memory ({kind})"),)
+        elif self.grouped_query_decode == "copied":
+            lines += ((f"engine {self.engine}: a decode step copies the KV cache once per query head before "
+                       "attention reads it (query heads / KV heads copies written and read)"),)
         if self.step_overhead_s_per_layer or self.request_overhead_s:
             lines += (f"fixed costs: {self.step_overhead_s_per_layer * 1e6:,.1f} us per layer per forward pass, "
                       f"{self.request_overhead_s * 1e3:,.2f} ms per request ({kind})",)
@@ -125,6 +134,8 @@ def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1
         moe_expert_efficiency=chosen.value("moe_expert_efficiency"),
         step_overhead_s_per_layer=chosen.value("step_overhead_s_per_layer"),
         request_overhead_s=chosen.value("request_overhead_s"),
+        grouped_query_decode=chosen.grouped_query_decode,
+        kv_reread_cost=chosen.value("kv_reread_cost"),
     )
 
 

@@ -7,7 +7,9 @@ Constants: ``bandwidth_efficiency``, ``compute:<key>`` for each compute format,
 * bandwidth and the fixed cost per step: decode and batched figures;
 * compute efficiency for a format: prefill, first-token and batched figures in that format;
 * fixed cost per request: first-token figures;
-* routed-expert efficiency: figures of mixture-of-experts models.
+* routed-expert efficiency: figures of mixture-of-experts models;
+* repeated KV-head read cost: figures of engines without a grouped-query decode kernel on
+  grouped-query models (their decode steps repeat KV reads).
 
 The objective is a robust (soft-L1) sum over figures of ``r = log(measured / model)``,
 ``sum 2 d^2 (sqrt(1 + (r / d)^2) - 1)`` with ``d =`` :data:`ROBUST_SCALE` (quadratic for small
@@ -29,18 +31,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from calculators.catalog.engines import COMPUTE_KEYS, GENERIC, Engine, Fitted
 from calculators.performance.inference_speed import step_times
 from calculators.speed_accuracy.predict import Prepared
 
 NAMES = ("bandwidth_efficiency", *(f"compute:{key}" for key in COMPUTE_KEYS), "moe_expert_efficiency",
-         "step_overhead_s_per_layer", "request_overhead_s")
+         "step_overhead_s_per_layer", "request_overhead_s", "kv_reread_cost")
 #: Search range of each constant (efficiencies are fractions of peak; overheads seconds).
 BOUNDS: dict[str, tuple[float, float]] = {
     "bandwidth_efficiency": (0.05, 1.0), "moe_expert_efficiency": (0.1, 1.0),
-    "step_overhead_s_per_layer": (1e-7, 5e-3), "request_overhead_s": (1e-5, 2.0),
+    "step_overhead_s_per_layer": (1e-7, 5e-3), "request_overhead_s": (1e-5, 2.0), "kv_reread_cost": (0.01, 3.0),
     **{f"compute:{key}": (0.02, 1.0) for key in COMPUTE_KEYS},
 }
 EFFICIENCIES = tuple(name for name in NAMES if "overhead" not in name)
@@ -54,7 +56,7 @@ _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
 def _start() -> dict[str, float]:
     values = {"bandwidth_efficiency": GENERIC.value("bandwidth_efficiency"), "moe_expert_efficiency": 1.0,
-              "step_overhead_s_per_layer": 1e-5, "request_overhead_s": 1e-3}
+              "step_overhead_s_per_layer": 1e-5, "request_overhead_s": 1e-3, "kv_reread_cost": 1.0}
     values.update({f"compute:{key}": GENERIC.compute_efficiency_for(key) for key in COMPUTE_KEYS})
     return values
 
@@ -67,6 +69,8 @@ def informs(case: Prepared, name: str) -> bool:
         return case.category == "time_to_first_token"
     if name == "moe_expert_efficiency":
         return case.moe
+    if name == "kv_reread_cost":
+        return case.rereads
     key = name.split(":", 1)[1]
     return case.compute == key and case.category in ("prefill_throughput", "time_to_first_token",
                                                      "batched_throughput")
@@ -79,7 +83,8 @@ def model_time(case: Prepared, values: Mapping[str, float]) -> float:
         total += count * step_times(work, bandwidth_efficiency=values["bandwidth_efficiency"],
                                     compute_efficiency=values[f"compute:{case.compute}"],
                                     moe_expert_efficiency=values["moe_expert_efficiency"],
-                                    step_overhead_s_per_layer=values["step_overhead_s_per_layer"])[3]
+                                    step_overhead_s_per_layer=values["step_overhead_s_per_layer"],
+                                    kv_reread_cost=values["kv_reread_cost"])[3]
     return total
 
 
@@ -99,6 +104,8 @@ def depends(case: Prepared, name: str) -> bool:
         return case.requests != 0
     if name == "moe_expert_efficiency":
         return case.moe
+    if name == "kv_reread_cost":
+        return case.rereads
     if name.startswith("compute:"):
         return case.compute == name.split(":", 1)[1]
     return True
@@ -145,12 +152,13 @@ class Fit:
         def fitted(name: str) -> Fitted:
             return Fitted(self.values[name], self.fitted_on.get(name, ()), "refit")
 
-        return Engine(id=base.id + suffix, name=base.name, description=base.description, source=base.source,
-                      bandwidth_efficiency=fitted("bandwidth_efficiency"),
-                      compute_efficiency=tuple((key, fitted(f"compute:{key}")) for key in COMPUTE_KEYS),
-                      moe_expert_efficiency=fitted("moe_expert_efficiency"),
-                      step_overhead_s_per_layer=fitted("step_overhead_s_per_layer"),
-                      request_overhead_s=fitted("request_overhead_s"))
+        # replace() keeps what is not fitted: the name, the sources and the kernels' facts (grouped_query_decode).
+        return replace(base, id=base.id + suffix,
+                       bandwidth_efficiency=fitted("bandwidth_efficiency"),
+                       compute_efficiency=tuple((key, fitted(f"compute:{key}")) for key in COMPUTE_KEYS),
+                       moe_expert_efficiency=fitted("moe_expert_efficiency"),
+                       step_overhead_s_per_layer=fitted("step_overhead_s_per_layer"),
+                       request_overhead_s=fitted("request_overhead_s"), kv_reread_cost=fitted("kv_reread_cost"))
 
 
 def fit_constants(cases: Iterable[Prepared], *, fallback: Mapping[str, float] | None = None) -> Fit:

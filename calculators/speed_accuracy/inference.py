@@ -20,16 +20,9 @@ from typing import Any
 from calculators.catalog.engines import get_engine
 from calculators.speed_accuracy.data import load_figures, scored
 from calculators.speed_accuracy.fit import Fit, fit_engine, fit_pooled
-from calculators.speed_accuracy.predict import Prepared, error, estimate, prepare
+from calculators.speed_accuracy.predict import Prepared, catalog_engine, error, estimate, prepare
 
 NAIVE_ENGINE = "generic"
-
-
-def _base_engine(engine_id: str) -> str:
-    try:
-        return get_engine(engine_id).id
-    except ValueError:
-        return "pooled"
 
 
 def loso_fits(cases: list[Prepared]) -> dict[str, tuple[Fit, Fit]]:
@@ -54,7 +47,7 @@ def _scored_rows() -> tuple[tuple[tuple[str, Any], ...], ...]:
     rows = []
     for figure in figures:
         _pooled, engine_fit = fits[str(figure["source_id"])]
-        engine = engine_fit.engine(get_engine(_base_engine(str(figure["engine"]))), suffix=" (cross-validated)")
+        engine = engine_fit.engine(get_engine(catalog_engine(figure)), suffix=" (cross-validated)")
         rows.append((
             ("category", figure["category"]), ("figure_id", figure["id"]), ("source_id", figure["source_id"]),
             ("engine", figure["engine"]), ("unit", figure["unit"]), ("measured", float(figure["measured"])),

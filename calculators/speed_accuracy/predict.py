@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.engines import Engine, compute_key
+from calculators.catalog.engines import Engine, compute_key, engine_at_version, get_engine
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.performance.inference_speed import (
@@ -45,6 +45,18 @@ FIT_CHUNKS = 16
 def _settings(figure: dict[str, Any], engine: str | Engine) -> dict[str, Any]:
     return {"weights": figure["weights"], "kv_cache": figure.get("kv_cache") or "bf16",
             "batch": int(figure["batch"]), "gpus": int(figure["tensor_parallel"]), "engine": engine}
+
+
+def catalog_engine(figure: dict[str, Any]) -> str:
+    """The catalog engine id of the figure's engine at its stated version (``generic`` for an engine not catalogued).
+
+    >>> catalog_engine({"engine": "tensorrt-llm", "engine_version": "v0.6.1"})
+    'tensorrt-llm-0.7'
+    """
+    try:
+        return get_engine(engine_at_version(str(figure["engine"]), figure.get("engine_version"))).id
+    except ValueError:
+        return "generic"
 
 
 def _decode_context(figure: dict[str, Any]) -> int:
@@ -126,6 +138,7 @@ class Prepared:
     requests: int
     compute: str
     moe: bool
+    rereads: bool = False
 
 
 def prepare(figure: dict[str, Any]) -> Prepared:
@@ -134,18 +147,21 @@ def prepare(figure: dict[str, Any]) -> Prepared:
     metric = str(figure["metric"])
     terms: list[tuple[int, Work]]
     requests = 0
+    # The work (bytes and FLOPs at the peaks) depends on the engine's kernels, never on its constants.
+    kernels = catalog_engine(figure)
     if metric in ("decode_rate", "decode_step_time"):
-        setup = speed_setup(context=_decode_context(figure), **_settings(figure, "generic"))
+        setup = speed_setup(context=_decode_context(figure), **_settings(figure, kernels))
         terms = [(1, decode_work(spec, gpu, setup, setup.context)[2])]
     elif metric in ("prefill_rate", "prefill_time"):
-        setup = speed_setup(context=int(figure["input_tokens"]), **_settings(figure, "generic"))
+        setup = speed_setup(context=int(figure["input_tokens"]), **_settings(figure, kernels))
         terms = [(1, prefill_work(spec, gpu, setup)[2])]
     else:
-        setup = speed_setup(context=int(figure["input_tokens"]), **_settings(figure, "generic"))
+        setup = speed_setup(context=int(figure["input_tokens"]), **_settings(figure, kernels))
         new_tokens = 1 if metric == "ttft" else int(figure["output_tokens"])
         first, steps = request_works(spec, gpu, setup, new_tokens=new_tokens, chunks=FIT_CHUNKS)
         terms = [(1, first), *steps]
         requests = 1
     return Prepared(figure_id=str(figure["id"]), source_id=str(figure["source_id"]), engine=str(figure["engine"]),
                     category=str(figure["category"]), measured_s=measured_time_s(figure), terms=tuple(terms),
-                    requests=requests, compute=compute_key(setup.weights), moe=spec.moe is not None)
+                    requests=requests, compute=compute_key(setup.weights), moe=spec.moe is not None,
+                    rereads=any(work.kv_reread_s > 0 for _, work in terms))

@@ -27,8 +27,8 @@ from calculators.performance.serving_load import PREFILL_MODES, ServingLoad, ser
 from calculators.speed_accuracy import percentile
 from calculators.speed_accuracy.data import is_time, load_figures, measured_value, scored
 from calculators.speed_accuracy.inference import loso_fits
+from calculators.speed_accuracy.predict import catalog_engine, prepare
 from calculators.speed_accuracy.predict import error as static_error
-from calculators.speed_accuracy.predict import prepare
 
 #: Metrics ``serving_load`` gives, and the attribute of its result that answers each (seconds or tokens/s).
 ANSWERS = {"output_rate": "output_tokens_per_s", "decode_rate": "decode_tokens_per_s_per_user",
@@ -77,7 +77,7 @@ def _rows() -> tuple[tuple[tuple[str, Any], ...], ...]:
                                "measured": float(figure["measured"]), "unit": figure["unit"], "skipped": reason,
                                **{f"{mode}_error": None for mode in PREFILL_MODES}, "static_error": None}
         if not reason:
-            engine = fits[str(figure["source_id"])][1].engine(get_engine(str(figure["engine"])),
+            engine = fits[str(figure["source_id"])][1].engine(get_engine(catalog_engine(figure)),
                                                                suffix=" (cross-validated)")
             for mode in PREFILL_MODES:
                 row[f"{mode}_error"] = load_error(figure, engine, prefill=mode)

@@ -20,6 +20,7 @@ from calculators.catalog.engines import (
     Engine,
     Fitted,
     all_engines,
+    engine_at_version,
     get_engine,
 )
 from calculators.catalog.gpus import get_gpu
@@ -61,7 +62,7 @@ def test_every_fitted_value_names_existing_figures(engine: Engine) -> None:
 
 @pytest.mark.parametrize("engine", [e for e in all_engines() if e.id != "generic"], ids=lambda e: e.id)
 def test_catalog_equals_a_refit_on_the_dataset(engine: Engine) -> None:
-    fit = _refit().get(engine.id)
+    fit = _refit().get(engine.fit_id)
     for name, fitted in _constants(engine).items():
         if fit is None or name not in fit.fitted_on:
             assert fitted.value is None, f"{engine.id}.{name}: no figure informs it, so it must be pooled"
@@ -117,3 +118,27 @@ def test_request_overhead_is_in_the_time_to_first_token_only() -> None:
     assert result.time_to_first_token_s == pytest.approx(result.prefill.time_s + setup.request_overhead_s)
     assert result.generation_time_s == pytest.approx(result.time_to_first_token_s + result.last_step.time_s,
                                                      rel=0.01)
+
+
+@pytest.mark.parametrize("version, expected", [
+    # TensorRT-LLM's XQA blog (docs/source/blogs/XQA-kernel.md): the kernel ships in the v0.8 releases.
+    ("v0.5.0", "tensorrt-llm-0.7"), ("v0.6.1", "tensorrt-llm-0.7"), ("0.7.1", "tensorrt-llm-0.7"),
+    ("v0.8.0", "tensorrt-llm"), ("v0.9.0", "tensorrt-llm"), (None, "tensorrt-llm"), ("main", "tensorrt-llm"),
+])
+def test_tensorrt_llm_before_xqa_is_its_own_catalog_entry(version: str | None, expected: str) -> None:
+    assert engine_at_version("tensorrt-llm", version) == expected
+
+
+def test_the_pre_xqa_entry_shares_tensorrt_llms_fitted_constants() -> None:
+    old, new = get_engine("tensorrt-llm-0.7"), get_engine("tensorrt-llm")
+    assert (old.grouped_query_decode, new.grouped_query_decode) == ("per-head", "grouped")
+    assert old.fit_id == "tensorrt-llm" and _constants(old) == _constants(new)
+
+
+def test_every_engine_names_how_it_reads_grouped_kv_heads() -> None:
+    from calculators.catalog.engines import KV_HEAD_READS
+
+    for engine in all_engines():
+        assert engine.grouped_query_decode in KV_HEAD_READS, engine.id
+        # Anything but the default is a stated fact: it must name the document that says so.
+        assert engine.grouped_query_decode == "grouped" or engine.grouped_query_source is not None, engine.id

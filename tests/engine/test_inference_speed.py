@@ -299,3 +299,33 @@ def test_the_cudnn_note_states_the_measured_gap() -> None:
                for (m, b, s, attention) in steps if attention == "eager"]
     assert len(gaps_ms) == 6
     assert f"{min(gaps_ms):.0f}-{max(gaps_ms):.0f} ms longer" in CUDNN_PLAN_NOTE
+
+
+def test_engines_without_a_grouped_query_kernel_reread_each_kv_head_per_query_head() -> None:
+    # Llama 2 70B has 64 query heads and 8 KV heads (its config.json): a kernel with one query head per block
+    # reads each KV head 8 times, 7 of them repeats (TensorRT-LLM's XQA blog: the XQA kernel, from v0.8, reads
+    # it once per group). The repeats are timed at the engine's re-read cost of a read from memory.
+    from calculators.catalog.engines import get_engine
+    from calculators.performance.inference_speed import decode_work, repeated_kv_traffic, speed_setup
+
+    spec, gpu = get_model("llama-2-70b"), get_gpu("h200")
+    old = speed_setup(engine="tensorrt-llm-0.7", weights="fp8", kv_cache="fp8", batch=64, context=2048)
+    new = speed_setup(engine="tensorrt-llm", weights="fp8", kv_cache="fp8", batch=64, context=2048)
+    assert (repeated_kv_traffic(spec, old), repeated_kv_traffic(spec, new)) == ((7, 0), (0, 0))
+    _, _, once = decode_work(spec, gpu, new, 2048)
+    _, _, again = decode_work(spec, gpu, old, 2048)
+    assert once.kv_reread_s == 0.0
+    assert again.kv_reread_s == pytest.approx(7 * once.attention_memory_s)
+    cost = get_engine("tensorrt-llm-0.7").value("kv_reread_cost")
+    slow = decode_step(spec, gpu, engine="tensorrt-llm-0.7", weights="fp8", kv_cache="fp8", batch=64, context=2048)
+    fast = decode_step(spec, gpu, engine="tensorrt-llm", weights="fp8", kv_cache="fp8", batch=64, context=2048)
+    extra_s = 7 * once.attention_memory_s * cost / old.bandwidth_efficiency
+    assert slow.time_s == pytest.approx(fast.time_s + extra_s, rel=1e-6)
+
+
+def test_multi_head_attention_reads_its_cache_once_on_every_engine() -> None:
+    # Llama 2 7B: 32 query heads and 32 KV heads, so there is nothing to re-read, with or without XQA.
+    spec = get_model("llama-2-7b")
+    steps = [decode_step(spec, H100, engine=engine, batch=32, context=2048).time_s
+             for engine in ("tensorrt-llm", "tensorrt-llm-0.7")]
+    assert steps[0] == steps[1]
