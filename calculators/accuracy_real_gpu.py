@@ -34,6 +34,7 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model_config import spec_from_config
 from calculators.tables import Table
+from calculators.units import MIB
 
 #: The calculators' ``precision`` for each run mode of the harness.
 PRECISION_OF_MODE = {"fp32": "fp32", "amp_bf16": "bf16-mixed", "bf16": "bf16", "lora_bf16": "bf16-mixed"}
@@ -177,6 +178,49 @@ def real_gpu_table(scores: list[RealRunScore], *, gpu: str, environment: str) ->
         rows=tuple(rows),
         assumptions=(f"environment: {environment}",
                      "total = max_memory_reserved + non-PyTorch device memory (CUDA context, kernels, handles)"),
+    )
+
+
+def replay_table(document: Mapping[str, Any], *, gpu: str) -> Table:
+    """Table ``accuracy-allocator-replay``: ``total_bytes`` error when the step's allocation order is replayed.
+
+    ``document`` is what ``scripts/replay_allocator.py --out`` writes: per run, the measured
+    peaks, the peaks of the fake-tensor allocation order replayed through
+    :mod:`calculators.memory.caching_allocator` (plus the CUDA context), and the calculators'
+    ``total_bytes``. Runs that took another kernel path on the GPU are left out and counted.
+    """
+    runs = [run for run in document["runs"] if run["same_path"]]
+    groups = {
+        "training, checkpointing": [r for r in runs if r["kind"] == "train" and r["checkpointing"]],
+        "training, no checkpointing": [r for r in runs if r["kind"] == "train" and not r["checkpointing"]],
+        "inference": [r for r in runs if r["kind"] == "infer"],
+        "all runs": runs,
+    }
+    rows = []
+    for name, items in groups.items():
+        if not items:
+            continue
+        replayed = error_stats((r["replayed_total"] - r["measured_total"]) / r["measured_total"] for r in items)
+        fitted = error_stats((r["calculators_total"] - r["measured_total"]) / r["measured_total"] for r in items)
+        rows.append((name, str(replayed.count), f"{replayed.median:.2%}", f"{replayed.p95:.2%}",
+                     f"{replayed.most_under:+.2%}", f"{fitted.median:.2%}", f"{fitted.p95:.2%}",
+                     f"{fitted.most_under:+.2%}"))
+    left_out = len(document["runs"]) - len(runs)
+    provenance = document["provenance"]
+    return Table(
+        id="accuracy-allocator-replay",
+        caption=f"Error of the process total on one {gpu} when each step's allocation order is replayed through "
+                "the caching allocator's rules, next to the fitted reserve of total_bytes.",
+        columns=("runs", "n", "replayed: median", "replayed: 95th pct", "replayed: most under",
+                 "total_bytes: median", "total_bytes: 95th pct", "total_bytes: most under"),
+        align=("l", "r", "r", "r", "r", "r", "r", "r"),
+        rows=tuple(rows),
+        assumptions=(f"allocation order from fake-tensor runs of the same steps (torch {provenance['torch']}, "
+                     f"transformers {provenance['transformers']}), replayed by {provenance['allocator_rules']}, "
+                     f"plus a CUDA context of {provenance['context_bytes'] // MIB} MiB",
+                     f"{left_out} runs left out: their allocated peak on the GPU differs by more than 5 % from the "
+                     "fake-tensor run's (another kernel path, such as fp32 SDPA's math backend)",
+                     f"made by {provenance['command']} on {provenance['date']}"),
     )
 
 

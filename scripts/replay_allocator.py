@@ -36,14 +36,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # scripts/ is not a package: make `harness` importable
 
-import harness.tracker  # noqa: E402
-from harness.case import Case  # noqa: E402
-from harness.outcomes import run_case  # noqa: E402
+import harness.tracker
+from harness.case import Case
+from harness.outcomes import run_case
 
-from calculators.accuracy_real_gpu import error_stats, load_runs, run_label, score_run  # noqa: E402
-from calculators.memory.caching_allocator import replay  # noqa: E402
-from calculators.memory.overhead import CUDA_CONTEXT_BYTES  # noqa: E402
-from calculators.units import GIB, MIB  # noqa: E402
+from calculators.accuracy_real_gpu import error_stats, load_runs, run_label, score_run
+from calculators.memory.caching_allocator import replay
+from calculators.memory.overhead import CUDA_CONTEXT_BYTES
+from calculators.units import GIB, MIB
 
 DATA = ROOT / "tests" / "data" / "measurements_cuda" / "h100-sxm"
 #: The harness settings of each run ``mode`` (the shared data's README describes the modes).

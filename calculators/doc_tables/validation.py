@@ -27,6 +27,11 @@ def _boundaries_table() -> Table:
                                               gpu_name="H100 80GB")
 
 
+def _replay_table() -> Table:
+    document = json.loads((REAL_GPU / "allocator_replay.json").read_text(encoding="utf-8"))
+    return accuracy_real_gpu.replay_table(document, gpu="H100 80GB")
+
+
 def _peer_estimates() -> dict[str, Any]:
     if not PEER_ESTIMATES.is_file():
         return {"estimates": {}}
@@ -40,4 +45,5 @@ TABLES: dict[str, TableFunction] = {
     "accuracy-peers": lambda: peers.peers_table(load_measurements(), _peer_estimates()),
     "accuracy-real-gpu": _real_gpu_table,
     "accuracy-real-gpu-boundaries": _boundaries_table,
+    "accuracy-allocator-replay": _replay_table,
 }

@@ -24,6 +24,12 @@ allocator; 147 runs in ``tests/data/measurements_cuda/h100-sxm``):
   and ``b`` minimise the median error of ``total_bytes`` on the 135 training runs (384 MiB,
   0.40, 0.20), and the prefill's ``a`` on the 12 inference runs with that base (0.85); a grid
   search, ``scripts/score_real_gpu.py`` prints the result; see :data:`RESERVE_FIT`.
+* **The scatter is the allocation order.** Replaying the order in which each measured step
+  allocates and frees its tensors (a fake-tensor run of the same step) through the allocator's
+  rules (:mod:`calculators.memory.caching_allocator`, ``scripts/replay_allocator.py``) reproduces
+  the measured reserve of the training runs far more closely than any fit over block sizes
+  (validation page, table ``accuracy-allocator-replay``). The fitted reserve stands in for that
+  order, which the calculators do not produce yet.
 * **What must be free for the job to run.** The reserve scatters widely around that fit (it
   depends on the order of allocations, not only their sizes), but most of it does not decide
   whether a job runs: when ``cudaMalloc`` fails, the allocator releases every cached segment
