@@ -5,7 +5,7 @@ Each value calls the same calculators as the pages' tables (``decode_step``,
 link model) with the settings the sentence names, so the prose cannot drift from the tables.
 
 >>> perf_tp_nvlink_efficiency().text
-'0.74'
+'0.80'
 >>> train_ckpt_half_peak_mfu().text
 '37.5 %'
 """

@@ -15,8 +15,12 @@ default settings: no ``max_split_size_mb``, no ``expandable_segments``, one stre
 * a block larger than the request is split when what remains is at least 512 bytes (small
   pool) or more than 1 MiB (large pool); the remainder stays cached;
 * a freed block merges with free neighbours of the same segment, never across segments;
-* segments are kept until ``empty_cache()`` (or an out-of-memory retry) releases them, so the
-  reserved bytes only grow in a run with memory to spare.
+* segments are kept until ``empty_cache()`` releases them, so the reserved bytes only grow in a
+  run with memory to spare;
+* with a ``capacity_bytes`` (what ``cudaMalloc`` can get: the usable memory less the CUDA
+  context), a new segment that does not fit first makes the allocator release every cached
+  segment that is wholly free, then retry (``release_cached_blocks``); a request that still
+  does not fit raises :class:`AllocatorOutOfMemory`, as ``torch.OutOfMemoryError`` is raised.
 
 >>> allocator = CachingAllocator()
 >>> a = allocator.malloc(300 * MIB); b = allocator.malloc(100 * MIB)
@@ -56,6 +60,10 @@ LARGE_ROUNDING_BYTES = 2 * MIB
 MAX_REQUEST_BYTES = 1 << 50
 
 _serials = itertools.count()
+
+
+class AllocatorOutOfMemory(MemoryError):
+    """A request the allocator cannot serve within its capacity, even after releasing its free segments."""
 
 
 def rounded_request_bytes(size_bytes: int) -> int:
@@ -102,7 +110,9 @@ class Block:
 class CachingAllocator:
     """Replays ``malloc`` and ``free`` through the caching allocator's rules; tracks allocated and reserved bytes."""
 
-    def __init__(self) -> None:
+    def __init__(self, capacity_bytes: int | None = None) -> None:
+        self.capacity_bytes = (None if capacity_bytes is None
+                               else nonnegative_int("capacity_bytes", capacity_bytes, maximum=MAX_REQUEST_BYTES))
         self._pools: dict[bool, list[tuple[tuple[int, int], Block]]] = {True: [], False: []}
         self._segments = itertools.count()
         self.allocated_bytes = 0
@@ -124,7 +134,7 @@ class CachingAllocator:
         if index < len(pool):
             block = pool.pop(index)[1]
         else:
-            block = Block(segment_bytes(size), small, next(self._segments))
+            block = Block(self._new_segment_bytes(size), small, next(self._segments))
             self.reserved_bytes += block.size_bytes
         remaining = block.size_bytes - size
         if remaining >= MIN_BLOCK_BYTES if small else remaining > SMALL_REQUEST_BYTES:
@@ -157,6 +167,21 @@ class CachingAllocator:
             block = first
         self._cache(block)
 
+    def _new_segment_bytes(self, size: int) -> int:
+        """The size of a new segment for ``size``, after releasing free segments if the capacity requires it."""
+        wanted = segment_bytes(size)
+        if self.capacity_bytes is None or self.reserved_bytes + wanted <= self.capacity_bytes:
+            return wanted
+        for small in (True, False):
+            whole = [entry for entry in self._pools[small] if entry[1].previous is None and entry[1].next is None]
+            for entry in whole:
+                self._uncache(entry[1])
+                self.reserved_bytes -= entry[1].size_bytes
+        if self.reserved_bytes + wanted > self.capacity_bytes:
+            raise AllocatorOutOfMemory(f"a {size}-byte request needs a {wanted}-byte segment; "
+                                       f"{self.reserved_bytes} of {self.capacity_bytes} bytes are reserved")
+        return wanted
+
     def cached_free_bytes(self) -> int:
         """Bytes reserved but not allocated now: ``reserved - allocated``."""
         return self.reserved_bytes - self.allocated_bytes
@@ -169,13 +194,18 @@ class CachingAllocator:
         del pool[bisect.bisect_left(pool, (block.key,))]
 
 
-def replay(events: list[tuple[str, int, int]], *, reset_at: int = 0) -> CachingAllocator:
+def replay(events: list[tuple[str, int, int]], *, reset_at: int = 0,
+           capacity_bytes: int | None = None) -> CachingAllocator:
     """Replay ``("alloc", id, bytes)`` and ``("free", id, 0)`` events; peaks count from event ``reset_at`` on.
+
+    Raises :class:`AllocatorOutOfMemory` when the events do not fit ``capacity_bytes``.
 
     >>> replay([("alloc", 1, 30 * MIB), ("free", 1, 0), ("alloc", 2, 40 * MIB)]).peak_reserved_bytes // MIB
     70
+    >>> replay([("alloc", 1, 30 * MIB), ("free", 1, 0), ("alloc", 2, 40 * MIB)], capacity_bytes=50 * MIB).reserved_bytes
+    41943040
     """
-    allocator = CachingAllocator()
+    allocator = CachingAllocator(capacity_bytes)
     live: dict[int, Block] = {}
     for index, (kind, key, size_bytes) in enumerate(events):
         if index == reset_at:
