@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""The largest batch that runs on an H100 80GB, simulated: a fake-tensor step replayed through the allocator.
+
+For each scenario (a model and a job), this records the allocation order of the step under
+fake tensors (``scripts/harness/``, needs the ``measure`` extra), replays it through
+:mod:`calculators.memory.caching_allocator` with the H100's capacity (the usable memory less
+the CUDA context), where a request that does not fit releases the free cached segments and
+fails as ``torch.OutOfMemoryError`` does, and searches the largest batch that runs: from the
+calculators' answer up while it runs, or down while it does not.
+
+The three boundaries measured on the GPU are simulated too, as the check of the method
+(``boundaries.json``). The others are jobs nobody ran on the GPU: they test the calculators'
+fit verdicts where no measurement exists. Writes
+``tests/data/measurements_cuda/h100-sxm/simulated_boundaries.json`` (table
+``accuracy-simulated-boundaries``)::
+
+    scripts/simulate_boundaries.py                 # every scenario (about 15 minutes on 2 cores)
+    scripts/simulate_boundaries.py --match LoRA    # the scenarios whose label matches
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import re
+import sys
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # scripts/ is not a package: make `harness` importable
+
+import harness.tracker
+from harness.case import Case
+from harness.outcomes import run_case
+
+from calculators.accuracy_real_gpu import boundary_answer
+from calculators.catalog.models import get_model_record
+from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.memory.caching_allocator import AllocatorOutOfMemory, replay
+from calculators.memory.overhead import CUDA_CONTEXT_BYTES
+
+OUT = ROOT / "tests" / "data" / "measurements_cuda" / "h100-sxm" / "simulated_boundaries.json"
+GPU = "h100-sxm"
+#: cuBLAS and cuBLASLt workspaces, allocated at the first matmul (``CUDA_WORKSPACE_BYTES``).
+WORKSPACE_ALLOCATIONS_BYTES = (32 << 20, 32 << 20)
+ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
+MIXED_LORA = {"method": "lora", "precision": "bf16-mixed", "weights": "bf16"}
+
+#: (label, model, job, calculators' settings, harness settings, batch measured on the GPU or None).
+SCENARIOS: tuple[tuple[str, str, str, dict[str, Any], dict[str, Any], int | None], ...] = (
+    ("Phi-3-mini-4k full bf16, 2k, checkpointing", "phi-3-mini-4k", "train",
+     {"method": "full", "precision": "bf16", "seq": 2048, "grad_checkpointing": True},
+     {"precision": "bf16", "seq": 2048, "grad_checkpointing": True}, 39),
+    ("Mistral 7B v0.1 inference, 8k context", "mistral-7b-v0.1", "infer",
+     {"context": 8192}, {"weights": "bf16", "context": 8192, "new_tokens": 4}, 28),
+    ("Qwen2.5 7B LoRA r64 all linear, 4k, checkpointing", "qwen2.5-7b", "train",
+     {"method": "lora", "lora_rank": 64, "seq": 4096, "grad_checkpointing": True},
+     {**MIXED_LORA, "lora_rank": 64, "lora_targets": ALL_LINEAR, "seq": 4096, "grad_checkpointing": True}, 6),
+    ("Llama 3.1 8B LoRA r16 q/k/v/o, 2k, checkpointing", "llama-3.1-8b", "train",
+     {"method": "lora", "lora_rank": 16, "lora_targets": ("q", "k", "v", "o"), "seq": 2048,
+      "grad_checkpointing": True},
+     {**MIXED_LORA, "lora_rank": 16, "lora_targets": ("q", "k", "v", "o"), "seq": 2048, "grad_checkpointing": True},
+     None),
+    ("Mistral 7B v0.3 LoRA r16 all linear, 4k, checkpointing", "mistral-7b-v0.3", "train",
+     {"method": "lora", "lora_rank": 16, "lora_targets": ALL_LINEAR, "seq": 4096, "grad_checkpointing": True},
+     {**MIXED_LORA, "lora_rank": 16, "lora_targets": ALL_LINEAR, "seq": 4096, "grad_checkpointing": True}, None),
+    ("Llama 3.2 3B full bf16, 4k, checkpointing", "llama-3.2-3b", "train",
+     {"precision": "bf16", "seq": 4096, "grad_checkpointing": True},
+     {"precision": "bf16", "seq": 4096, "grad_checkpointing": True}, None),
+    ("Gemma 2 2B full bf16, 2k, checkpointing, eager", "gemma-2-2b", "train",
+     {"precision": "bf16", "seq": 2048, "grad_checkpointing": True, "attention": "eager"},
+     {"precision": "bf16", "seq": 2048, "grad_checkpointing": True, "attention": "eager"}, None),
+    ("Qwen2.5 1.5B full bf16, 1k", "qwen2.5-1.5b", "train",
+     {"precision": "bf16", "seq": 1024}, {"precision": "bf16", "seq": 1024}, None),
+    ("Llama 3.2 1B bf16 autocast, 2k, checkpointing", "llama-3.2-1b", "train",
+     {"precision": "bf16-mixed", "seq": 2048, "grad_checkpointing": True},
+     {"precision": "bf16-mixed", "seq": 2048, "grad_checkpointing": True}, None),
+    ("Llama 3.1 8B inference, 8k context", "llama-3.1-8b", "infer",
+     {"context": 8192}, {"weights": "bf16", "context": 8192, "new_tokens": 4}, None),
+    ("Qwen2.5 7B inference, 16k context", "qwen2.5-7b", "infer",
+     {"context": 16384}, {"weights": "bf16", "context": 16384, "new_tokens": 4}, None),
+)
+
+
+def plain(value: Any) -> Any:
+    """A catalog config (read-only mappings) as the plain dicts and lists transformers accepts."""
+    if isinstance(value, Mapping):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
+def runs(model: str, job: str, harness_settings: dict[str, Any], batch: int) -> bool:
+    """Whether the step at ``batch`` fits the GPU's capacity when its allocation order is replayed."""
+    case = Case(model, job, batch=batch, steps=2, model_config=plain(get_model_record(model).config),
+                **harness_settings)
+    harness.tracker.event_log = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run_case(case, "fake")
+        events = harness.tracker.event_log
+    finally:
+        harness.tracker.event_log = None
+    first_phase = next(i for i, event in enumerate(events) if event[0] == "phase")
+    workspaces = [("alloc", -1 - i, size) for i, size in enumerate(WORKSPACE_ALLOCATIONS_BYTES)]
+    ordered = events[:first_phase] + workspaces + [event for event in events[first_phase:] if event[0] != "phase"]
+    try:
+        replay(ordered, capacity_bytes=usable_memory_bytes(GPU) - CUDA_CONTEXT_BYTES)
+    except AllocatorOutOfMemory:
+        return False
+    return True
+
+
+def largest_batch(model: str, job: str, harness_settings: dict[str, Any], start: int) -> tuple[int, list[list[Any]]]:
+    """The largest batch that runs, searched from ``start`` (up while it runs, down while it does not)."""
+    trials: list[list[Any]] = []
+
+    def trial(batch: int) -> bool:
+        ran = runs(model, job, harness_settings, batch)
+        trials.append([batch, ran])
+        print(f"  batch {batch}: {'runs' if ran else 'out of memory'}", file=sys.stderr, flush=True)
+        return ran
+
+    batch = max(start, 1)
+    if trial(batch):
+        while trial(batch + 1):
+            batch += 1
+        return batch, trials
+    while batch > 1 and not trial(batch - 1):
+        batch -= 1
+    return batch - 1, trials
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--match", default="", help="only the scenarios whose label matches this regular expression")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write the results (JSON)")
+    args = parser.parse_args(argv)
+    import torch
+    import transformers
+
+    boundaries = []
+    for label, model, job, settings, harness_settings, measured in SCENARIOS:
+        if not re.search(args.match, label):
+            continue
+        boundary = {"label": label, "job": job, "model": model, "settings": settings}
+        answer, _ = boundary_answer(boundary, GPU)
+        print(f"{label}: the calculators fit {answer}", file=sys.stderr, flush=True)
+        largest, trials = largest_batch(model, job, harness_settings, answer)
+        boundaries.append({**boundary, "harness_settings": harness_settings, "largest_batch_that_ran": largest,
+                           "measured_largest_batch": measured, "trials": trials})
+        print(f"{label}: simulated largest batch {largest}" + (f" (measured {measured})" if measured else ""),
+              flush=True)
+    document = {
+        "source": ("simulated, not measured: each step's fake-tensor allocation order (scripts/harness/, torch "
+                   f"{torch.__version__}, transformers {transformers.__version__}) replayed through "
+                   "calculators.memory.caching_allocator with the capacity of one H100 80GB "
+                   f"({usable_memory_bytes(GPU)} B usable less a {CUDA_CONTEXT_BYTES >> 20} MiB CUDA context), "
+                   f"by scripts/simulate_boundaries.py on {datetime.date.today().isoformat()}"),
+        "boundaries": boundaries,
+    }
+    args.out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
