@@ -24,7 +24,16 @@ every matmul that uses it, forward and backward: elementwise work that is not co
 as FLOPs here and lowers the utilisation reached (assumed; no measurement read).
 
 ``steady time = tokens x executed FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
-``whole run = steady time / goodput``
+``+ micro-batches x host time``, ``whole run = steady time / goodput``
+
+The host time (:func:`host_overhead_s`) is the fixed cost of running a micro-batch's Python
+forward through eager PyTorch module code, one kernel launch per operation: ``layers x forward
+passes x per-layer overhead``, with the per-layer forward overhead of eager Hugging Face
+transformers fitted on published batch-1 decode figures (where a step is almost nothing but
+that overhead; :mod:`calculators.catalog.engines`), not on training runs. It does not grow with
+the tokens of the micro-batch, so it is what makes small micro-batches slow: Qwen's LoRA runs
+of one 1,024-token sequence per micro-batch take 0.35 s per micro-batch where 8,192 tokens take
+2.7 s, 8 times as long for 8 times the tokens plus quadratic attention.
 
 The utilisation is of the FLOPs actually executed on one GPU (hardware FLOPs), fitted on
 published runs by :mod:`calculators.performance.utilisation` (GPU family, FP8,
@@ -54,6 +63,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.engines import get_engine
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
@@ -381,7 +391,8 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     full = method == "full"
     replica = model_parallel_step(spec, gpu, tp=tp, pp=pp, virtual_stages=stages, micro_batches=accumulation,
                                   micro_batch_tokens=micro_tokens,
-                                  micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation),
+                                  micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation)
+                                  + host_overhead_s(spec, grad_checkpointing=checkpointing),
                                   interconnect=interconnect)
     shards = tp * pp
     scaling = data_parallel_overhead(
@@ -419,6 +430,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         "(calculators.catalog.training_frameworks); with FP8 only the linear layers' GEMMs run at the FP8 rate "
         "(attention, norms and elementwise work stay 16-bit); model size has no utilisation factor",
         "attention counted over the full sequence (12 x layers x q_dim x seq per token), as PaLM and Megatron-LM do",
+        f"host time {host_overhead_s(spec, grad_checkpointing=checkpointing) * 1e3:,.1f} ms per micro-batch "
+        f"(Python forward of {spec.num_layers} layers{', twice with recomputation' if checkpointing else ''}, at "
+        "eager transformers' per-layer forward overhead fitted on batch-1 decode), added to its compute time",
     )
     if shards > 1:
         assumptions += ("memory per GPU not checked: the memory model does not split weights by tensor or "
@@ -441,6 +455,34 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         assumptions=assumptions, memory=memory, memory_advice=advice, tensor_parallel=tp, pipeline_parallel=pp,
         fp8=use_fp8, goodput=good, model_parallel=replica, grad_accumulation=accumulation,
         global_batch_tokens=dp * accumulation * micro_tokens)
+
+
+#: The inference engine whose fitted per-layer forward overhead stands for a training step's host time: eager
+#: Hugging Face transformers, module code that launches one kernel per operation, as the training frameworks' do.
+HOST_OVERHEAD_ENGINE = "transformers"
+
+
+def host_overhead_s(spec: ModelSpec, *, grad_checkpointing: bool = False) -> float:
+    """Fixed host time of one micro-batch, seconds: the Python forward passes through eager module code.
+
+    Formula: ``layers x forward passes x per-layer overhead``, with 1 forward pass, 2 with full
+    recomputation (the checkpointed layers run their Python forward again during the backward).
+    The backward itself is not counted: PyTorch's autograd engine runs it from C++, without the
+    per-operation Python dispatch the forward pays. The per-layer overhead is the
+    ``step_overhead_s_per_layer`` of :data:`HOST_OVERHEAD_ENGINE` (eager transformers), fitted on
+    published batch-1 decode figures (:mod:`calculators.catalog.engines`; the records in
+    :mod:`calculators.catalog.engine_fits`), where a forward step is almost only this overhead.
+    The GPU waits for it when the kernels it launches are short (small micro-batches), and it is
+    added to the compute time (an upper bound where long kernels would hide it).
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("llama-2-7b")
+    >>> host_overhead_s(spec, grad_checkpointing=True) == 2 * host_overhead_s(spec) > 0
+    True
+    """
+    spec = model_spec("spec", spec)
+    passes = 2 if flag("grad_checkpointing", grad_checkpointing) else 1
+    return spec.num_layers * passes * get_engine(HOST_OVERHEAD_ENGINE).value("step_overhead_s_per_layer")
 
 
 def _global_batch_assumption(replicas: int, accumulation: int, batch: int, seq: int, *, given: bool) -> str:
