@@ -26,8 +26,12 @@ as FLOPs here and lowers the utilisation reached (assumed; no measurement read).
 ``steady time = tokens x executed FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
 ``+ micro-batches x host time``, ``whole run = steady time / goodput``
 
-The host time (:func:`host_overhead_s`) is the fixed cost of running a micro-batch's Python
-forward through eager PyTorch module code, one kernel launch per operation: ``layers x forward
+With eager attention (``attention="eager"``: the model's own matmul-softmax-matmul, not a fused
+FlashAttention kernel) each layer also writes and reads the ``batch x heads x seq x seq`` score
+matrix in several byte-bound kernels (:func:`eager_attention_s`), added to the compute time.
+
+The host time (:func:`~calculators.catalog.utilisation.host_overhead_s`) is the fixed cost of running
+a micro-batch's Python forward through eager PyTorch module code, one kernel launch per operation: ``layers x forward
 passes x per-layer overhead``, with the per-layer forward overhead of eager Hugging Face
 transformers fitted on published batch-1 decode figures (where a step is almost nothing but
 that overhead; :mod:`calculators.catalog.engines`), not on training runs. It does not grow with
@@ -50,7 +54,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.59, 138000.0)
+(0.59, 139000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -63,11 +67,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.engines import get_engine
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
+from calculators.catalog.utilisation import HOST_OVERHEAD_ENGINE as HOST_OVERHEAD_ENGINE
+from calculators.catalog.utilisation import host_overhead_s as host_overhead_s
 from calculators.dtype_support import training_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
@@ -289,7 +294,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
                   tensor_parallel: int = 1, pipeline_parallel: int = 1, virtual_stages: int = 1,
                   fp8: bool = False, goodput: float | None = None, nic: str = CROSS_NODE_NIC,
                   nics_per_node: int = NICS_PER_NODE, framework: str = DEFAULT_FRAMEWORK,
-                  check_memory: bool = True) -> TrainingTime:
+                  attention: str = "flash", check_memory: bool = True) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
 
     Formula: each model replica (``tp x pp`` GPUs, ``dp = gpus / (tp x pp)`` replicas)
@@ -332,6 +337,8 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         framework: the training framework group (:mod:`calculators.catalog.training_frameworks`):
             ``"pytorch"`` (FSDP family, the default) or ``"megatron"`` (Megatron-Core + Transformer
             Engine); sets the fitted utilisation's framework factor.
+        attention: ``"flash"`` (a fused kernel: FlashAttention, PyTorch SDPA, Transformer Engine; the
+            default) or ``"eager"`` (the score matrix materialised, :func:`eager_attention_s`).
         check_memory: compute the per-GPU memory verdict (skipped with tensor or pipeline parallel).
 
     Raises:
@@ -367,6 +374,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
             raise InputError("global_batch_tokens", global_tokens, f"at most {MAX_BATCH} micro-batches per replica: "
                              f"{MAX_BATCH * dp * micro_tokens:,} tokens")
     method = one_of("method", method, METHODS)
+    attention = one_of("attention", attention, ATTENTION_KERNELS)
     rate = compute_rate_flop_per_s(gpu, DType.FP8 if use_fp8 else _precision_dtype(precision))
     if rate is None or (use_fp8 and not gpu.fp8_dense_flop_per_s):
         wanted = "FP8" if use_fp8 else precision
@@ -392,7 +400,10 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     replica = model_parallel_step(spec, gpu, tp=tp, pp=pp, virtual_stages=stages, micro_batches=accumulation,
                                   micro_batch_tokens=micro_tokens,
                                   micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation)
-                                  + host_overhead_s(spec, grad_checkpointing=checkpointing),
+                                  + host_overhead_s(spec, grad_checkpointing=checkpointing)
+                                  + (eager_attention_s(spec, gpu, batch=batch, seq=seq,
+                                                       grad_checkpointing=checkpointing) / tp
+                                     if attention == "eager" else 0.0),
                                   interconnect=interconnect)
     shards = tp * pp
     scaling = data_parallel_overhead(
@@ -430,10 +441,15 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         "(calculators.catalog.training_frameworks); with FP8 only the linear layers' GEMMs run at the FP8 rate "
         "(attention, norms and elementwise work stay 16-bit); model size has no utilisation factor",
         "attention counted over the full sequence (12 x layers x q_dim x seq per token), as PaLM and Megatron-LM do",
-        f"host time {host_overhead_s(spec, grad_checkpointing=checkpointing) * 1e3:,.1f} ms per micro-batch "
-        f"(Python forward of {spec.num_layers} layers{', twice with recomputation' if checkpointing else ''}, at "
-        "eager transformers' per-layer forward overhead fitted on batch-1 decode), added to its compute time",
+        (f"host time {host_overhead_s(spec, grad_checkpointing=checkpointing) * 1e3:,.1f} ms per micro-batch "
+         f"(Python forward of {spec.num_layers} layers{', twice with recomputation' if checkpointing else ''}, at "
+         "eager transformers' per-layer forward overhead fitted on batch-1 decode), added to its compute time"),
     )
+    if attention == "eager":
+        eager_s = eager_attention_s(spec, gpu, batch=batch, seq=seq, grad_checkpointing=checkpointing) / tp
+        assumptions += ((f"eager attention: the {batch} x {spec.num_attention_heads} x {seq} x {seq} score matrix of "
+                         f"each layer written and read by separate kernels, {eager_s:,.3g} s per micro-batch at the "
+                         "GPU's memory bandwidth"),)
     if shards > 1:
         assumptions += ("memory per GPU not checked: the memory model does not split weights by tensor or "
                         "pipeline stage",)
@@ -457,32 +473,45 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         global_batch_tokens=dp * accumulation * micro_tokens)
 
 
-#: The inference engine whose fitted per-layer forward overhead stands for a training step's host time: eager
-#: Hugging Face transformers, module code that launches one kernel per operation, as the training frameworks' do.
-HOST_OVERHEAD_ENGINE = "transformers"
+#: Attention kernels: a fused one that never writes the score matrix, or the model's eager matmul-softmax-matmul.
+ATTENTION_KERNELS: tuple[str, ...] = ("flash", "eager")
+#: Bytes per score-matrix element that eager attention's forward moves (16-bit scores, the softmax in FP32), counted
+#: from transformers' LlamaAttention.forward (v4.36.0): the QK^T matmul writes the scores (2), the division by
+#: sqrt(head_dim) reads and writes them (4), the mask addition too (4), the FP32 softmax reads 2 and writes 4 (6), the
+#: cast back reads 4 and writes 2 (6), the PV matmul reads them (2).
+EAGER_FORWARD_BYTES_PER_SCORE = 24.0
+#: Bytes per score-matrix element of its backward: the PV matmul's gradient writes dP (2) and reads P (2), the cast's
+#: backward reads 2 and writes 4 (6), the FP32 softmax backward reads its output and gradient and writes one (12), the
+#: division's reads and writes (4), the QK^T matmul's two gradient products read dS (4).
+EAGER_BACKWARD_BYTES_PER_SCORE = 30.0
+EAGER_ATTENTION_SOURCE = Source(
+    "Hugging Face transformers v4.36.0, src/transformers/models/llama/modeling_llama.py, LlamaAttention.forward: "
+    "matmul(q, k^T) / sqrt(head_dim), + attention_mask, softmax(dtype=float32).to(q.dtype), matmul(weights, v)",
+    "https://github.com/huggingface/transformers/blob/v4.36.0/src/transformers/models/llama/modeling_llama.py",
+    "2026-11-25")
 
 
-def host_overhead_s(spec: ModelSpec, *, grad_checkpointing: bool = False) -> float:
-    """Fixed host time of one micro-batch, seconds: the Python forward passes through eager module code.
+def eager_attention_s(spec: ModelSpec, gpu: GPU, *, batch: int, seq: int, grad_checkpointing: bool = False) -> float:
+    """Memory time of eager attention's score matrices in one micro-batch on one GPU (no tensor parallel), seconds.
 
-    Formula: ``layers x forward passes x per-layer overhead``, with 1 forward pass, 2 with full
-    recomputation (the checkpointed layers run their Python forward again during the backward).
-    The backward itself is not counted: PyTorch's autograd engine runs it from C++, without the
-    per-operation Python dispatch the forward pays. The per-layer overhead is the
-    ``step_overhead_s_per_layer`` of :data:`HOST_OVERHEAD_ENGINE` (eager transformers), fitted on
-    published batch-1 decode figures (:mod:`calculators.catalog.engines`; the records in
-    :mod:`calculators.catalog.engine_fits`), where a forward step is almost only this overhead.
-    The GPU waits for it when the kernels it launches are short (small micro-batches), and it is
-    added to the compute time (an upper bound where long kernels would hide it).
+    Formula: ``layers x batch x heads x seq^2 x (forward passes x 24 + 30) bytes / memory bandwidth``, one
+    forward pass, two with full recomputation (:data:`EAGER_FORWARD_BYTES_PER_SCORE`,
+    :data:`EAGER_BACKWARD_BYTES_PER_SCORE`; :data:`EAGER_ATTENTION_SOURCE`). A fused kernel
+    (FlashAttention, Dao et al. 2022, arXiv:2205.14135) keeps the scores on chip and moves none of these
+    bytes; the matmuls' FLOPs are counted with the rest of attention's.
 
+    >>> from calculators.catalog.gpus import get_gpu
     >>> from calculators.catalog.models import get_model
-    >>> spec = get_model("llama-2-7b")
-    >>> host_overhead_s(spec, grad_checkpointing=True) == 2 * host_overhead_s(spec) > 0
-    True
+    >>> t = eager_attention_s(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), batch=4, seq=1024)
+    >>> round(32 * 4 * 32 * 1024**2 * 54 / get_gpu("a100-80gb-sxm").memory_bandwidth_bytes_per_s / t, 6)
+    1.0
     """
-    spec = model_spec("spec", spec)
+    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     passes = 2 if flag("grad_checkpointing", grad_checkpointing) else 1
-    return spec.num_layers * passes * get_engine(HOST_OVERHEAD_ENGINE).value("step_overhead_s_per_layer")
+    scores = spec.num_layers * positive_int("batch", batch, maximum=MAX_BATCH) * spec.num_attention_heads \
+        * positive_int("seq", seq, maximum=MAX_SEQ) ** 2
+    return scores * (passes * EAGER_FORWARD_BYTES_PER_SCORE + EAGER_BACKWARD_BYTES_PER_SCORE) \
+        / gpu.memory_bandwidth_bytes_per_s
 
 
 def _global_batch_assumption(replicas: int, accumulation: int, batch: int, seq: int, *, given: bool) -> str:
