@@ -43,8 +43,8 @@ What the published runs show, and the fit keeps:
   the median of every run barely moves with the few FP8 rows it changes.
 * **Method**: LoRA and QLoRA run at about the utilisation of full training; QLoRA's NF4
   (or GPTQ) dequantisation costs a little on top. The QLoRA factor mixes two kinds of runs:
-  NF4 (bitsandbytes in LLaMA-Factory, torchao in torchtune) runs within 2 % of the same
-  source's LoRA row, while Qwen's Q-LoRA on a GPTQ Int4 checkpoint is 5-100 % slower than its
+  NF4 (bitsandbytes in LLaMA-Factory, torchao in torchtune) runs within about 2 % of the same
+  source's LoRA row, while Qwen's Q-LoRA on a GPTQ Int4 checkpoint is 5-35 % slower than its
   LoRA, most at short sequences (a fixed cost per pass over the weights). Each source is scored
   with the factor fitted on the others, so torchtune's NF4 row is predicted too slow; splitting
   the format would leave GPTQ with one source and LLaMA-Factory's QLoRA row as fast as its
