@@ -12,8 +12,8 @@ from calculators.catalog.custom_gpu import resolve_gpu_flag
 from calculators.catalog.models import resolve_model
 from calculators.catalog.training_frameworks import training_framework_ids
 from calculators.commands import engine_option
-from calculators.memory.training_inputs import METHODS, PRECISIONS
-from calculators.performance.training_time import ATTENTION_KERNELS, MAX_TOKENS, training_time
+from calculators.memory.training_inputs import ATTENTIONS, METHODS, PRECISIONS
+from calculators.performance.training_time import MAX_TOKENS, training_time
 from calculators.validate import token_count
 
 COMMAND = "train-time"
@@ -54,9 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     option("--nics-per-node", "NICs per node")
     option("--framework", f"training framework: {', '.join(training_framework_ids())} (megatron: Megatron-Core + "
                           "Transformer Engine, as NeMo and Megatron-Bridge; pytorch: FSDP-family frameworks)")
-    option("--attention", f"attention kernel: {', '.join(ATTENTION_KERNELS)} (flash: a fused kernel, FlashAttention, "
-                          "SDPA or Transformer Engine; eager: the score matrix written and read, as transformers "
-                          "without FlashAttention)", choices=ATTENTION_KERNELS)
+    option("--attention", f"attention kernel: {', '.join(ATTENTIONS)} (sdpa and flash: a fused kernel; eager: the "
+                          "score matrix written and read, as transformers without FlashAttention)", choices=ATTENTIONS)
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:

@@ -27,7 +27,7 @@ as FLOPs here and lowers the utilisation reached (assumed; no measurement read).
 ``+ micro-batches x host time``, ``whole run = steady time / goodput``
 
 With eager attention (``attention="eager"``: the model's own matmul-softmax-matmul, not a fused
-FlashAttention kernel) each layer also writes and reads the ``batch x heads x seq x seq`` score
+FlashAttention kernel; or SDPA where it falls back to its math backend) each layer also writes and reads the ``batch x heads x seq x seq`` score
 matrix in several byte-bound kernels (:func:`eager_attention_s`), added to the compute time.
 
 The host time (:func:`~calculators.catalog.utilisation.host_overhead_s`) is the fixed cost of running
@@ -77,8 +77,10 @@ from calculators.dtype_support import training_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
+from calculators.memory.kernels import layer_attention_path
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import (
+    ATTENTIONS,
     DEFAULT_LORA_TARGETS,
     MAX_BATCH,
     MAX_GPUS,
@@ -294,7 +296,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
                   tensor_parallel: int = 1, pipeline_parallel: int = 1, virtual_stages: int = 1,
                   fp8: bool = False, goodput: float | None = None, nic: str = CROSS_NODE_NIC,
                   nics_per_node: int = NICS_PER_NODE, framework: str = DEFAULT_FRAMEWORK,
-                  attention: str = "flash", check_memory: bool = True) -> TrainingTime:
+                  attention: str = "sdpa", check_memory: bool = True) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
 
     Formula: each model replica (``tp x pp`` GPUs, ``dp = gpus / (tp x pp)`` replicas)
@@ -337,8 +339,10 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         framework: the training framework group (:mod:`calculators.catalog.training_frameworks`):
             ``"pytorch"`` (FSDP family, the default) or ``"megatron"`` (Megatron-Core + Transformer
             Engine); sets the fitted utilisation's framework factor.
-        attention: ``"flash"`` (a fused kernel: FlashAttention, PyTorch SDPA, Transformer Engine; the
-            default) or ``"eager"`` (the score matrix materialised, :func:`eager_attention_s`).
+        attention: one of :data:`~calculators.memory.training_inputs.ATTENTIONS`, as the memory model takes it:
+            ``"sdpa"`` (the default) and ``"flash"`` run a fused kernel (FlashAttention, Transformer Engine),
+            ``"eager"`` writes and reads the score matrix (:func:`eager_attention_s`), and so does SDPA where
+            :func:`calculators.memory.kernels.layer_attention_path` says it falls back to its math backend.
         check_memory: compute the per-GPU memory verdict (skipped with tensor or pipeline parallel).
 
     Raises:
@@ -374,7 +378,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
             raise InputError("global_batch_tokens", global_tokens, f"at most {MAX_BATCH} micro-batches per replica: "
                              f"{MAX_BATCH * dp * micro_tokens:,} tokens")
     method = one_of("method", method, METHODS)
-    attention = one_of("attention", attention, ATTENTION_KERNELS)
+    attention = one_of("attention", attention, ATTENTIONS)
+    scores_written = layer_attention_path(spec, attention=attention, compute_bytes=4 if precision == "fp32" else 2,
+                                          seq=seq).materialises_scores
     rate = compute_rate_flop_per_s(gpu, DType.FP8 if use_fp8 else _precision_dtype(precision))
     if rate is None or (use_fp8 and not gpu.fp8_dense_flop_per_s):
         wanted = "FP8" if use_fp8 else precision
@@ -403,7 +409,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
                                   + host_overhead_s(spec, grad_checkpointing=checkpointing)
                                   + (eager_attention_s(spec, gpu, batch=batch, seq=seq,
                                                        grad_checkpointing=checkpointing) / tp
-                                     if attention == "eager" else 0.0),
+                                     if scores_written else 0.0),
                                   interconnect=interconnect)
     shards = tp * pp
     scaling = data_parallel_overhead(
@@ -423,7 +429,8 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     if flag("check_memory", check_memory) and shards == 1:
         memory_settings: dict[str, Any] = {
             **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
-            "grad_accumulation": accumulation, "gpus": gpus, "zero": zero}
+            "grad_accumulation": accumulation, "gpus": gpus, "zero": zero,
+            "attention": attention}
         memory = fit_verdict(training_memory(spec, **memory_settings), gpu)
         advice = () if memory.fits else training_fit_advice(spec, gpu, **memory_settings)
     bound = tokens * executed / (gpus * rate)
@@ -445,7 +452,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
          f"(Python forward of {spec.num_layers} layers{', twice with recomputation' if checkpointing else ''}, at "
          "eager transformers' per-layer forward overhead fitted on batch-1 decode), added to its compute time"),
     )
-    if attention == "eager":
+    if scores_written:
         eager_s = eager_attention_s(spec, gpu, batch=batch, seq=seq, grad_checkpointing=checkpointing) / tp
         assumptions += ((f"eager attention: the {batch} x {spec.num_attention_heads} x {seq} x {seq} score matrix of "
                          f"each layer written and read by separate kernels, {eager_s:,.3g} s per micro-batch at the "
@@ -473,8 +480,6 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         global_batch_tokens=dp * accumulation * micro_tokens)
 
 
-#: Attention kernels: a fused one that never writes the score matrix, or the model's eager matmul-softmax-matmul.
-ATTENTION_KERNELS: tuple[str, ...] = ("flash", "eager")
 #: Bytes per score-matrix element that eager attention's forward moves (16-bit scores, the softmax in FP32), counted
 #: from transformers' LlamaAttention.forward (v4.36.0): the QK^T matmul writes the scores (2), the division by
 #: sqrt(head_dim) reads and writes them (4), the mask addition too (4), the FP32 softmax reads 2 and writes 4 (6), the

@@ -74,8 +74,11 @@ def test_eager_attention_moves_the_score_matrices() -> None:
     eager = training_time(spec, gpu, tokens=4096 * 100, batch=4, seq=1024, grad_checkpointing=True, mfu=0.5, goodput=1,
                           attention="eager")
     assert eager.time_s - flash.time_s == pytest.approx(100 * expected, rel=0.01)
+    fused = training_time(spec, gpu, tokens=4096 * 100, batch=4, seq=1024, grad_checkpointing=True, mfu=0.5, goodput=1,
+                          attention="flash")
+    assert fused.time_s == flash.time_s  # the default, sdpa, runs FlashAttention's kernel for a bf16 causal batch
     with pytest.raises(InputError):
-        training_time(spec, gpu, tokens=10**6, attention="sdpa")
+        training_time(spec, gpu, tokens=10**6, attention="xformers")
 
 
 def test_time_formula_and_units() -> None:

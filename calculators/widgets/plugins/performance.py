@@ -331,9 +331,9 @@ def _train_fields() -> tuple[Field, ...]:
                      help="megatron: Megatron-Core + Transformer Engine (NeMo, Megatron-Bridge), fitted to reach a "
                           "higher utilisation; pytorch: FSDP-family frameworks (torchtitan, llm-foundry, torchtune, "
                           "Hugging Face Trainer)."),
-        choice_field("attention", "Attention kernel", choices=train.ATTENTION_KERNELS,
+        choice_field("attention", "Attention kernel", choices=training_inputs.ATTENTIONS,
                      default=default_of(train.training_time, "attention"), advanced=True,
-                     help="flash: a fused kernel (FlashAttention, SDPA, Transformer Engine); eager: the model's own "
+                     help="sdpa and flash: a fused kernel (FlashAttention, Transformer Engine); eager: the model's own "
                           "matmul-softmax-matmul, which writes and reads every layer's score matrix."),
         int_field("tensor_parallel", "Tensor-parallel GPUs", default=default_of(train.training_time, "tensor_parallel"),
                   maximum=train.MAX_STAGES, advanced=True,
