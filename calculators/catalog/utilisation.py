@@ -37,9 +37,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from calculators.catalog import utilisation_fit
+from calculators.catalog.engines import get_engine
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
+from calculators.model import ModelSpec
 from calculators.validate import finite_float, flag, one_of, positive_int
 
 #: Checkpointing settings: ``selective`` recomputes a small part of the forward and counts as none.
@@ -166,6 +168,33 @@ DEFAULT_FIT = UtilisationFit(base=utilisation_fit.BASE, checkpointing=utilisatio
                              half_tokens=utilisation_fit.HALF_TOKENS, fitted_on=utilisation_fit.FITTED_ON,
                              framework=utilisation_fit.FRAMEWORK,
                              fp8=utilisation_fit.FP8)
+
+
+#: The inference engine whose fitted per-layer forward overhead stands for a training step's host time: eager
+#: Hugging Face transformers, module code that launches one kernel per operation, as the training frameworks' do.
+HOST_OVERHEAD_ENGINE = "transformers"
+
+
+def host_overhead_s(spec: ModelSpec, *, grad_checkpointing: bool = False) -> float:
+    """Fixed host time of one micro-batch, seconds: the Python forward passes through eager module code.
+
+    Formula: ``layers x forward passes x per-layer overhead``, with 1 forward pass, 2 with full
+    recomputation (the checkpointed layers run their Python forward again during the backward).
+    The backward itself is not counted: PyTorch's autograd engine runs it from C++, without the
+    per-operation Python dispatch the forward pays. The per-layer overhead is the
+    ``step_overhead_s_per_layer`` of :data:`HOST_OVERHEAD_ENGINE` (eager transformers), fitted on
+    published batch-1 decode figures (:mod:`calculators.catalog.engines`; the records in
+    :mod:`calculators.catalog.engine_fits`), where a forward step is almost only this overhead.
+    The GPU waits for it when the kernels it launches are short (small micro-batches), and it is
+    added to the compute time (an upper bound where long kernels would hide it).
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("llama-2-7b")
+    >>> host_overhead_s(spec, grad_checkpointing=True) == 2 * host_overhead_s(spec) > 0
+    True
+    """
+    passes = 2 if flag("grad_checkpointing", grad_checkpointing) else 1
+    return spec.num_layers * passes * get_engine(HOST_OVERHEAD_ENGINE).value("step_overhead_s_per_layer")
 
 
 def fp8_peak_ratio(gpu: GPU) -> float:

@@ -8,13 +8,13 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6222, 'hopper': 0.4644}
-CHECKPOINTING: dict[str, float] = {'full': 1.1526, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0286, 'qlora': 0.8139}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6822}
+BASE: dict[str, float] = {'ampere': 0.6215, 'hopper': 0.4818}
+CHECKPOINTING: dict[str, float] = {'full': 1.1727, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0612, 'qlora': 0.8462}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6614}
 HALF_TOKENS = 768.0
-FRAMEWORK: dict[str, float] = {'megatron': 1.2351, 'pytorch': 1.0}
-FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6846}
+FRAMEWORK: dict[str, float] = {'megatron': 1.3219, 'pytorch': 1.0}
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6729}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
     'base:ampere': (

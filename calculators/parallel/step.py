@@ -11,7 +11,7 @@ communication analysis, Rajbhandari et al. 2020, section 7):
 
 Each collective is timed with :func:`calculators.parallel.collectives.ring_collective_time_s`
 over the link's per-direction bandwidth. Compute per GPU is ``training FLOPs per token x
-tokens / (peak dense BF16 FLOP/s x utilisation)``: the FLOPs of
+tokens / (peak dense BF16 FLOP/s x utilisation) + host time``: the FLOPs of
 :func:`calculators.model_flops.training_flops_per_token` (``6 x`` matmul parameters plus
 attention) at the utilisation fitted on published runs
 (:func:`calculators.catalog.utilisation.predicted_utilisation`, at the micro-batch's tokens)
@@ -33,7 +33,7 @@ exceeds compute: then no amount of overlap can hide it.
 >>> result.collectives[0].kind, round(result.collectives[0].buffer_bytes / 2**30, 1)  # fp32 gradients
 ('all-reduce', 29.9)
 >>> round(result.communication_s, 2), round(result.compute_s, 2), result.interconnect_bound
-(1.23, 0.54, True)
+(1.23, 0.56, True)
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import BRIDGE_BY_GPU
 from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK
-from calculators.catalog.utilisation import predicted_utilisation
+from calculators.catalog.utilisation import host_overhead_s, predicted_utilisation
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict
@@ -210,7 +210,8 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     """Communication time of one full-fine-tuning data-parallel step versus its compute time, seconds.
 
     Formula: see the module docstring; ``communication = sum of ring collective times``,
-    ``compute = training_flops_per_token(seq) x batch x seq / (bf16 dense FLOP/s x utilisation)``.
+    ``compute = training_flops_per_token(seq) x batch x seq / (bf16 dense FLOP/s x utilisation) + host time``
+    (:func:`calculators.catalog.utilisation.host_overhead_s`, the Python forward of every layer).
 
     Assumptions: one micro-batch per optimizer step (no gradient accumulation); every
     GPU is in one ring whose slowest link is ``interconnect``; gradients are reduced in
@@ -290,7 +291,8 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     per_token = training_flops_per_token(spec, seq=s, grad_checkpointing=recompute)
     flop = per_token * tokens
     forward_share = forward_flops_per_token(spec, seq=s) / per_token
-    compute_s = flop / (record.bf16_dense_flop_per_s * utilisation)
+    host_s = host_overhead_s(spec, grad_checkpointing=recompute)
+    compute_s = flop / (record.bf16_dense_flop_per_s * utilisation) + host_s
     grads = params * grad_bytes
     gathered = params * param_bytes
     grad_calls = max(1, math.ceil(grads / DDP_BUCKET_BYTES))
@@ -341,7 +343,8 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
         f"tokens{', plus one recomputed forward' if recompute else ''}, training_flops_per_token) x {tokens:,} tokens per GPU at utilisation {utilisation:.3g} of "
         f"{record.bf16_dense_flop_per_s / 1e12:g} dense BF16 TFLOP/s "
         + ("(given)" if given_mfu else "(fitted on published runs for this GPU at this micro-batch, "
-           "calculators.catalog.utilisation: the compute train-time times for the same job)"),
+           "calculators.catalog.utilisation: the compute train-time times for the same job)")
+        + f", plus {host_s * 1e3:,.1f} ms of host time (the Python forward of every layer, host_overhead_s)",
         f"gradients reduced in {grad_dtype}, parameters gathered in {param_dtype}; one micro-batch per step",
         (f"overlap: each collective hides behind the compute of its own phase (forward {forward_share:.2f}, "
          f"backward {1 - forward_share:.2f} of compute); the ZeRO-1/2 parameter all-gather after the optimizer step is exposed")

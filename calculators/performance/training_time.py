@@ -24,7 +24,20 @@ every matmul that uses it, forward and backward: elementwise work that is not co
 as FLOPs here and lowers the utilisation reached (assumed; no measurement read).
 
 ``steady time = tokens x executed FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
-``whole run = steady time / goodput``
+``+ micro-batches x host time``, ``whole run = steady time / goodput``
+
+With eager attention (``attention="eager"``: the model's own matmul-softmax-matmul, not a fused
+FlashAttention kernel; or SDPA where it falls back to its math backend) each layer also writes and reads the ``batch x heads x seq x seq`` score
+matrix in several byte-bound kernels (:func:`eager_attention_s`), added to the compute time.
+
+The host time (:func:`~calculators.catalog.utilisation.host_overhead_s`) is the fixed cost of running
+a micro-batch's Python forward through eager PyTorch module code, one kernel launch per operation: ``layers x forward
+passes x per-layer overhead``, with the per-layer forward overhead of eager Hugging Face
+transformers fitted on published batch-1 decode figures (where a step is almost nothing but
+that overhead; :mod:`calculators.catalog.engines`), not on training runs. It does not grow with
+the tokens of the micro-batch, so it is what makes small micro-batches slow: Qwen's LoRA runs
+of one 1,024-token sequence per micro-batch take 0.35 s per micro-batch where 8,192 tokens take
+2.7 s, 8 times as long for 8 times the tokens plus quadratic attention.
 
 The utilisation is of the FLOPs actually executed on one GPU (hardware FLOPs), fitted on
 published runs by :mod:`calculators.performance.utilisation` (GPU family, FP8,
@@ -41,7 +54,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.59, 138000.0)
+(0.59, 139000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -58,12 +71,16 @@ from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
+from calculators.catalog.utilisation import HOST_OVERHEAD_ENGINE as HOST_OVERHEAD_ENGINE
+from calculators.catalog.utilisation import host_overhead_s as host_overhead_s
 from calculators.dtype_support import training_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
+from calculators.memory.kernels import layer_attention_path
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import (
+    ATTENTIONS,
     DEFAULT_LORA_TARGETS,
     MAX_BATCH,
     MAX_GPUS,
@@ -279,7 +296,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
                   tensor_parallel: int = 1, pipeline_parallel: int = 1, virtual_stages: int = 1,
                   fp8: bool = False, goodput: float | None = None, nic: str = CROSS_NODE_NIC,
                   nics_per_node: int = NICS_PER_NODE, framework: str = DEFAULT_FRAMEWORK,
-                  check_memory: bool = True) -> TrainingTime:
+                  attention: str = "sdpa", check_memory: bool = True) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
 
     Formula: each model replica (``tp x pp`` GPUs, ``dp = gpus / (tp x pp)`` replicas)
@@ -322,6 +339,10 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         framework: the training framework group (:mod:`calculators.catalog.training_frameworks`):
             ``"pytorch"`` (FSDP family, the default) or ``"megatron"`` (Megatron-Core + Transformer
             Engine); sets the fitted utilisation's framework factor.
+        attention: one of :data:`~calculators.memory.training_inputs.ATTENTIONS`, as the memory model takes it:
+            ``"sdpa"`` (the default) and ``"flash"`` run a fused kernel (FlashAttention, Transformer Engine),
+            ``"eager"`` writes and reads the score matrix (:func:`eager_attention_s`), and so does SDPA where
+            :func:`calculators.memory.kernels.layer_attention_path` says it falls back to its math backend.
         check_memory: compute the per-GPU memory verdict (skipped with tensor or pipeline parallel).
 
     Raises:
@@ -357,6 +378,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
             raise InputError("global_batch_tokens", global_tokens, f"at most {MAX_BATCH} micro-batches per replica: "
                              f"{MAX_BATCH * dp * micro_tokens:,} tokens")
     method = one_of("method", method, METHODS)
+    attention = one_of("attention", attention, ATTENTIONS)
+    scores_written = layer_attention_path(spec, attention=attention, compute_bytes=4 if precision == "fp32" else 2,
+                                          seq=seq).materialises_scores
     rate = compute_rate_flop_per_s(gpu, DType.FP8 if use_fp8 else _precision_dtype(precision))
     if rate is None or (use_fp8 and not gpu.fp8_dense_flop_per_s):
         wanted = "FP8" if use_fp8 else precision
@@ -381,7 +405,11 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     full = method == "full"
     replica = model_parallel_step(spec, gpu, tp=tp, pp=pp, virtual_stages=stages, micro_batches=accumulation,
                                   micro_batch_tokens=micro_tokens,
-                                  micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation),
+                                  micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation)
+                                  + host_overhead_s(spec, grad_checkpointing=checkpointing)
+                                  + (eager_attention_s(spec, gpu, batch=batch, seq=seq,
+                                                       grad_checkpointing=checkpointing) / tp
+                                     if scores_written else 0.0),
                                   interconnect=interconnect)
     shards = tp * pp
     scaling = data_parallel_overhead(
@@ -401,7 +429,8 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     if flag("check_memory", check_memory) and shards == 1:
         memory_settings: dict[str, Any] = {
             **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
-            "grad_accumulation": accumulation, "gpus": gpus, "zero": zero}
+            "grad_accumulation": accumulation, "gpus": gpus, "zero": zero,
+            "attention": attention}
         memory = fit_verdict(training_memory(spec, **memory_settings), gpu)
         advice = () if memory.fits else training_fit_advice(spec, gpu, **memory_settings)
     bound = tokens * executed / (gpus * rate)
@@ -419,7 +448,15 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         "(calculators.catalog.training_frameworks); with FP8 only the linear layers' GEMMs run at the FP8 rate "
         "(attention, norms and elementwise work stay 16-bit); model size has no utilisation factor",
         "attention counted over the full sequence (12 x layers x q_dim x seq per token), as PaLM and Megatron-LM do",
+        (f"host time {host_overhead_s(spec, grad_checkpointing=checkpointing) * 1e3:,.1f} ms per micro-batch "
+         f"(Python forward of {spec.num_layers} layers{', twice with recomputation' if checkpointing else ''}, at "
+         "eager transformers' per-layer forward overhead fitted on batch-1 decode), added to its compute time"),
     )
+    if scores_written:
+        eager_s = eager_attention_s(spec, gpu, batch=batch, seq=seq, grad_checkpointing=checkpointing) / tp
+        assumptions += ((f"eager attention: the {batch} x {spec.num_attention_heads} x {seq} x {seq} score matrix of "
+                         f"each layer written and read by separate kernels, {eager_s:,.3g} s per micro-batch at the "
+                         "GPU's memory bandwidth"),)
     if shards > 1:
         assumptions += ("memory per GPU not checked: the memory model does not split weights by tensor or "
                         "pipeline stage",)
@@ -441,6 +478,45 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         assumptions=assumptions, memory=memory, memory_advice=advice, tensor_parallel=tp, pipeline_parallel=pp,
         fp8=use_fp8, goodput=good, model_parallel=replica, grad_accumulation=accumulation,
         global_batch_tokens=dp * accumulation * micro_tokens)
+
+
+#: Bytes per score-matrix element that eager attention's forward moves (16-bit scores, the softmax in FP32), counted
+#: from transformers' LlamaAttention.forward (v4.36.0): the QK^T matmul writes the scores (2), the division by
+#: sqrt(head_dim) reads and writes them (4), the mask addition too (4), the FP32 softmax reads 2 and writes 4 (6), the
+#: cast back reads 4 and writes 2 (6), the PV matmul reads them (2).
+EAGER_FORWARD_BYTES_PER_SCORE = 24.0
+#: Bytes per score-matrix element of its backward: the PV matmul's gradient writes dP (2) and reads P (2), the cast's
+#: backward reads 2 and writes 4 (6), the FP32 softmax backward reads its output and gradient and writes one (12), the
+#: division's reads and writes (4), the QK^T matmul's two gradient products read dS (4).
+EAGER_BACKWARD_BYTES_PER_SCORE = 30.0
+EAGER_ATTENTION_SOURCE = Source(
+    "Hugging Face transformers v4.36.0, src/transformers/models/llama/modeling_llama.py, LlamaAttention.forward: "
+    "matmul(q, k^T) / sqrt(head_dim), + attention_mask, softmax(dtype=float32).to(q.dtype), matmul(weights, v)",
+    "https://github.com/huggingface/transformers/blob/v4.36.0/src/transformers/models/llama/modeling_llama.py",
+    "2026-11-25")
+
+
+def eager_attention_s(spec: ModelSpec, gpu: GPU, *, batch: int, seq: int, grad_checkpointing: bool = False) -> float:
+    """Memory time of eager attention's score matrices in one micro-batch on one GPU (no tensor parallel), seconds.
+
+    Formula: ``layers x batch x heads x seq^2 x (forward passes x 24 + 30) bytes / memory bandwidth``, one
+    forward pass, two with full recomputation (:data:`EAGER_FORWARD_BYTES_PER_SCORE`,
+    :data:`EAGER_BACKWARD_BYTES_PER_SCORE`; :data:`EAGER_ATTENTION_SOURCE`). A fused kernel
+    (FlashAttention, Dao et al. 2022, arXiv:2205.14135) keeps the scores on chip and moves none of these
+    bytes; the matmuls' FLOPs are counted with the rest of attention's.
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> from calculators.catalog.models import get_model
+    >>> t = eager_attention_s(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), batch=4, seq=1024)
+    >>> round(32 * 4 * 32 * 1024**2 * 54 / get_gpu("a100-80gb-sxm").memory_bandwidth_bytes_per_s / t, 6)
+    1.0
+    """
+    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
+    passes = 2 if flag("grad_checkpointing", grad_checkpointing) else 1
+    scores = spec.num_layers * positive_int("batch", batch, maximum=MAX_BATCH) * spec.num_attention_heads \
+        * positive_int("seq", seq, maximum=MAX_SEQ) ** 2
+    return scores * (passes * EAGER_FORWARD_BYTES_PER_SCORE + EAGER_BACKWARD_BYTES_PER_SCORE) \
+        / gpu.memory_bandwidth_bytes_per_s
 
 
 def _global_batch_assumption(replicas: int, accumulation: int, batch: int, seq: int, *, given: bool) -> str:

@@ -5,8 +5,11 @@ x T / (T + T_half) x Amdahl``
 
 ``T`` is the tokens of one micro-batch (sequences x sequence length): small micro-batches
 leave the matmuls too small to fill the GPU (Qwen's LoRA runs gain 2.5x in throughput
-from 256 to 8,192 tokens per micro-batch). A whole run's GPU-hours add restarts,
-evaluation and everything else a steady-state step does not pay:
+from 256 to 8,192 tokens per micro-batch). Part of that gain is not utilisation: each
+micro-batch also pays a fixed host time, the Python forward of every layer
+(:func:`calculators.catalog.utilisation.host_overhead_s`, fitted on inference decode figures,
+not here), which the implied utilisations have taken out before this fit sees them. A whole
+run's GPU-hours add restarts, evaluation and everything else a steady-state step does not pay:
 ``whole-run time = steady-state time / goodput``. ``Amdahl`` is a formula
 (:mod:`calculators.catalog.utilisation`): FP8 speeds up only the linear layers' GEMMs
 (Amdahl over their share of the FLOPs, at the GPU's FP8-to-16-bit peak ratio).
@@ -39,7 +42,13 @@ What the published runs show, and the fit keeps:
   fitted GEMM gain for every framework was tried first and left those rows 50 % too fast:
   the median of every run barely moves with the few FP8 rows it changes.
 * **Method**: LoRA and QLoRA run at about the utilisation of full training; QLoRA's NF4
-  (or GPTQ) dequantisation costs a little on top.
+  (or GPTQ) dequantisation costs a little on top. The QLoRA factor mixes two kinds of runs:
+  NF4 (bitsandbytes in LLaMA-Factory, torchao in torchtune) runs within about 2 % of the same
+  source's LoRA row, while Qwen's Q-LoRA on a GPTQ Int4 checkpoint is 5-35 % slower than its
+  LoRA, most at short sequences (a fixed cost per pass over the weights). Each source is scored
+  with the factor fitted on the others, so torchtune's NF4 row is predicted too slow; splitting
+  the format would leave GPTQ with one source and LLaMA-Factory's QLoRA row as fast as its
+  LoRA rows, which the model already predicts too fast.
 
 Model size and sequence length beyond ``T`` have no factor (a width term was tried and raised
 the cross-validated error, :mod:`calculators.catalog.utilisation`); the spread the terms leave is

@@ -111,7 +111,8 @@ def _run(record: Mapping[str, Any], utilisation: float, goodput: float = 1.0) ->
         precision=str(record.get("precision") or "bf16-mixed"), fp8=bool(record.get("fp8")),
         grad_checkpointing=record.get("checkpointing") == "full", seq=seq, method=str(record.get("method") or "full"),
         batch=batch, grad_accumulation=accumulation, zero=int(record.get("zero") or 0), tensor_parallel=tp,
-        pipeline_parallel=pp, virtual_stages=int(record.get("vp") or 1), goodput=goodput, check_memory=False, **lora)
+        pipeline_parallel=pp, virtual_stages=int(record.get("vp") or 1), goodput=goodput,
+        attention=str(record.get("attention") or "sdpa"), check_memory=False, **lora)
 
 
 def value_of(record: Mapping[str, Any], run: TrainingTime) -> float:

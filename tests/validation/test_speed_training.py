@@ -62,7 +62,13 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: Collectives moved from 23.3 % / 85.4 % to 8.6 % / 25.0 % when the link kinds were given causes (NVLink's
 #: payload share, NCCL's PCIe and per-NIC figures, PCIe staged through host memory, RoCE apart from InfiniBand)
 #: in place of one fitted median per kind; the limit was tightened to match.
-REGRESSION_LIMITS = {"pre-training": (0.091, 0.417), "fine-tuning": (0.142, 0.567), "collectives": (0.09, 0.26)}
+#: A micro-batch's host time (the Python forward of every layer at eager transformers' per-layer overhead, fitted on
+#: batch-1 decode) and eager attention's score-matrix traffic (LLaMA-Factory's two rows named 'HF', not 'HF+FA2')
+#: moved pre-training to 7.8 % / 40.4 % and fine-tuning to 14.3 % / 40.3 % here (speed axis: 7.5 % / 32.0 % and
+#: 14.9 % / 40.2 %); the limits follow, fine-tuning's median 0.1 point looser than before: Qwen's rows at 1k-4k
+#: tokens, 25-60 % too fast before, now land within 30 %, and the LoRA/QLoRA method factors refitted beside them
+#: move the NeMo and AutoModel LoRA rows by a few points.
+REGRESSION_LIMITS = {"pre-training": (0.079, 0.405), "fine-tuning": (0.143, 0.404), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:

@@ -331,6 +331,10 @@ def _train_fields() -> tuple[Field, ...]:
                      help="megatron: Megatron-Core + Transformer Engine (NeMo, Megatron-Bridge), fitted to reach a "
                           "higher utilisation; pytorch: FSDP-family frameworks (torchtitan, llm-foundry, torchtune, "
                           "Hugging Face Trainer)."),
+        choice_field("attention", "Attention kernel", choices=training_inputs.ATTENTIONS,
+                     default=default_of(train.training_time, "attention"), advanced=True,
+                     help="sdpa and flash: a fused kernel (FlashAttention, Transformer Engine); eager: the model's own "
+                          "matmul-softmax-matmul, which writes and reads every layer's score matrix."),
         int_field("tensor_parallel", "Tensor-parallel GPUs", default=default_of(train.training_time, "tensor_parallel"),
                   maximum=train.MAX_STAGES, advanced=True,
                   help="GPUs splitting every layer (Megatron); adds four all-reduces per layer per micro-batch."),
@@ -359,7 +363,7 @@ def _compute_train(values: Values) -> TrainView:
                 "batch": values["batch"], "fp8": values["fp8"], "tensor_parallel": values["tensor_parallel"],
                 "pipeline_parallel": values["pipeline_parallel"], "grad_accumulation": values["grad_accumulation"],
                 "global_batch_tokens": int(values["global_batch_tokens"]) or None,
-                "framework": str(values["framework"])}
+                "framework": str(values["framework"]), "attention": str(values["attention"])}
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
     replica = result.tensor_parallel * result.pipeline_parallel
     counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
