@@ -250,7 +250,7 @@ def boundaries_table(boundaries: list[dict[str, Any]], *, gpu: str, gpu_name: st
         fits, tight = boundary_answer(boundary, gpu)
         measured = int(boundary["largest_batch_that_ran"])
         rows.append((str(boundary["label"]), str(measured), str(boundary["previous_answer"]), str(fits), str(tight),
-                     "right" if fits == measured else ("conservative" if fits < measured else "over-promises")))
+                     verdict(fits, measured)))
     return Table(
         id="accuracy-real-gpu-boundaries",
         caption=(f"Largest batch on one {gpu_name}: what ran, what the calculators said before the real-GPU "
@@ -259,6 +259,44 @@ def boundaries_table(boundaries: list[dict[str, Any]], *, gpu: str, gpu_name: st
         align=("l", "r", "r", "r", "r", "l"),
         rows=tuple(rows),
         assumptions=("measured boundaries: tests/data/measurements_cuda/h100-sxm/boundaries.json",),
+    )
+
+
+def verdict(fits: int, ran: int) -> str:
+    """How a ``fits`` answer compares with the largest batch that ran: right, conservative by N, or over-promises.
+
+    >>> verdict(6, 6), verdict(5, 6), verdict(3, 6), verdict(7, 6)
+    ('right', 'conservative by 1', 'conservative by 3', 'over-promises')
+    """
+    if fits > ran:
+        return "over-promises"
+    return "right" if fits == ran else f"conservative by {ran - fits}"
+
+
+def simulated_boundaries_table(document: Mapping[str, Any], *, gpu: str, gpu_name: str) -> Table:
+    """Table ``accuracy-simulated-boundaries``: the calculators' largest batch against a simulated boundary.
+
+    ``document`` is what ``scripts/simulate_boundaries.py`` writes: per job, the largest batch
+    whose allocation order fits the GPU when replayed through the caching allocator (and, for
+    the three jobs run on the GPU, the batch that really ran).
+    """
+    rows = []
+    for boundary in document["boundaries"]:
+        fits, tight = boundary_answer(boundary, gpu)
+        simulated = int(boundary["largest_batch_that_ran"])
+        measured = boundary.get("measured_largest_batch")
+        rows.append((str(boundary["label"]), str(simulated), "" if measured is None else str(measured), str(fits),
+                     str(tight), verdict(fits, simulated)))
+    return Table(
+        id="accuracy-simulated-boundaries",
+        caption=(f"Largest batch on one {gpu_name}, simulated by replaying each step's allocation order through the "
+                 "caching allocator with the GPU's capacity, next to the calculators' answers; where the job was "
+                 "also run on the GPU, the batch that ran."),
+        columns=("job", "simulated: largest that runs", "ran on the GPU", "now: fits", "now: tight up to",
+                 "fits is"),
+        align=("l", "r", "r", "r", "r", "l"),
+        rows=tuple(rows),
+        assumptions=(str(document["source"]),),
     )
 
 

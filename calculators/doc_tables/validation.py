@@ -32,6 +32,11 @@ def _replay_table() -> Table:
     return accuracy_real_gpu.replay_table(document, gpu="H100 80GB")
 
 
+def _simulated_boundaries_table() -> Table:
+    document = json.loads((REAL_GPU / "simulated_boundaries.json").read_text(encoding="utf-8"))
+    return accuracy_real_gpu.simulated_boundaries_table(document, gpu="h100-sxm", gpu_name="H100 80GB")
+
+
 def _peer_estimates() -> dict[str, Any]:
     if not PEER_ESTIMATES.is_file():
         return {"estimates": {}}
@@ -46,4 +51,5 @@ TABLES: dict[str, TableFunction] = {
     "accuracy-real-gpu": _real_gpu_table,
     "accuracy-real-gpu-boundaries": _boundaries_table,
     "accuracy-allocator-replay": _replay_table,
+    "accuracy-simulated-boundaries": _simulated_boundaries_table,
 }

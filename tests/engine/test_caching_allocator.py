@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from calculators.errors import InputError
-from calculators.memory.caching_allocator import CachingAllocator, replay, rounded_request_bytes, segment_bytes
+from calculators.memory.caching_allocator import (AllocatorOutOfMemory, CachingAllocator, replay, rounded_request_bytes,
+                                                 segment_bytes)
 
 MIB = 2**20
 
@@ -110,3 +111,20 @@ def test_a_block_is_freed_once() -> None:
     allocator.free(block)
     with pytest.raises(ValueError, match="already free"):
         allocator.free(block)
+
+
+def test_out_of_capacity_the_free_segments_are_released_and_the_request_retried() -> None:
+    # Two 40 MiB segments cached free, capacity 100 MiB: an 80 MiB request needs a new segment
+    # (160 + 80 > 100), so both are released (reserved 0) and the request gets its own 80 MiB.
+    allocator = replay([("alloc", 1, 40 * MIB), ("alloc", 2, 40 * MIB), ("free", 1, 0), ("free", 2, 0),
+                        ("alloc", 3, 80 * MIB)], capacity_bytes=100 * MIB)
+    assert allocator.reserved_bytes == 80 * MIB
+
+
+def test_a_segment_with_a_live_block_is_not_released() -> None:
+    # A 100 MiB segment split 60 live + 40 free stays (its free part cannot be given back); a 50 MiB
+    # request needs a new segment and 100 + 50 > 120: out of memory.
+    events = [("alloc", 1, 100 * MIB), ("free", 1, 0), ("alloc", 2, 60 * MIB), ("alloc", 3, 50 * MIB)]
+    with pytest.raises(AllocatorOutOfMemory):
+        replay(events, capacity_bytes=120 * MIB)
+    assert replay(events, capacity_bytes=150 * MIB).reserved_bytes == 150 * MIB

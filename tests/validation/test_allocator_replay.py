@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from support import DATA, load_script
 
-from calculators.accuracy_real_gpu import load_runs, run_label
+from calculators.accuracy_real_gpu import boundary_answer, load_runs, run_label
 
 REAL_GPU = DATA / "measurements_cuda" / "h100-sxm"
 REPLAY = REAL_GPU / "allocator_replay.json"
@@ -52,3 +52,30 @@ def test_replay_reproduces_a_run_the_fitted_reserve_misses() -> None:
     assert abs(reserved - record["cuda_peak_reserved"]) <= 0.03 * record["cuda_peak_reserved"]
     committed = next(row for row in _replay()["runs"] if row["label"] == label)
     assert (allocated, reserved) == (committed["replayed_allocated"], committed["replayed_reserved"])
+
+
+SIMULATED = REAL_GPU / "simulated_boundaries.json"
+
+
+def _simulated() -> list[dict[str, Any]]:
+    boundaries: list[dict[str, Any]] = json.loads(SIMULATED.read_text(encoding="utf-8"))["boundaries"]
+    return boundaries
+
+
+def test_the_simulation_finds_the_boundaries_measured_on_the_gpu() -> None:
+    # The method's check: for the jobs run on the H100 (boundaries.json), the replay with the GPU's
+    # capacity finds the same largest batch.
+    measured = {b["model"]: b["largest_batch_that_ran"] for b in json.loads(
+        (REAL_GPU / "boundaries.json").read_text(encoding="utf-8"))["boundaries"]}
+    checked = [b for b in _simulated() if b["measured_largest_batch"] is not None]
+    assert len(checked) == 3
+    for boundary in checked:
+        assert boundary["measured_largest_batch"] == measured[boundary["model"]], boundary["label"]
+        assert boundary["largest_batch_that_ran"] == boundary["measured_largest_batch"], boundary["label"]
+
+
+@pytest.mark.parametrize("boundary", _simulated(), ids=lambda b: b["label"])
+def test_fits_never_names_a_batch_beyond_a_simulated_boundary(boundary: dict[str, Any]) -> None:
+    fits, tight = boundary_answer(boundary, "h100-sxm")
+    assert fits <= boundary["largest_batch_that_ran"]
+    assert tight >= fits
