@@ -28,7 +28,6 @@ import argparse
 import json
 import re
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +35,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # scripts/ is not a package: make `harness` importable
 
-import harness.tracker
 from harness.case import Case
-from harness.outcomes import run_case
+from harness.order import allocation_order
 
 from calculators.accuracy_real_gpu import error_stats, load_runs, run_label, score_run
 from calculators.memory.caching_allocator import replay
 from calculators.memory.overhead import CUDA_CONTEXT_BYTES
-from calculators.units import GIB, MIB
+from calculators.units import GIB
 
 DATA = ROOT / "tests" / "data" / "measurements_cuda" / "h100-sxm"
 #: The harness settings of each run ``mode`` (the shared data's README describes the modes).
@@ -53,9 +51,6 @@ MODES: dict[str, dict[str, Any]] = {
     "bf16": {"precision": "bf16"},
     "lora_bf16": {"method": "lora", "precision": "bf16-mixed", "weights": "bf16"},
 }
-#: cuBLAS and cuBLASLt workspaces: allocated at the first matmul, inside the measured window
-#: (``calculators.memory.overhead.CUDA_WORKSPACE_BYTES``, 64 MiB in all).
-WORKSPACE_ALLOCATIONS_BYTES = (32 * MIB, 32 * MIB)
 #: A replay whose allocated peak is further than this from the measured one followed another kernel path.
 SAME_PATH_TOLERANCE = 0.05
 
@@ -76,18 +71,8 @@ def harness_case(record: dict[str, Any], configs: dict[str, Any]) -> Case:
 
 def replayed_peaks(case: Case) -> tuple[int, int]:
     """Allocated and reserved peaks of the case's allocation order replayed through the allocator simulation."""
-    harness.tracker.event_log = []
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            run_case(case, "fake")
-        events = harness.tracker.event_log
-    finally:
-        harness.tracker.event_log = None
-    first_phase = next(i for i, event in enumerate(events) if event[0] == "phase")
-    workspaces = [("alloc", -1 - i, size) for i, size in enumerate(WORKSPACE_ALLOCATIONS_BYTES)]
-    ordered = events[:first_phase] + workspaces + [event for event in events[first_phase:] if event[0] != "phase"]
-    allocator = replay(ordered, reset_at=first_phase)
+    events, first_phase = allocation_order(case)
+    allocator = replay(events, reset_at=first_phase)
     return allocator.peak_allocated_bytes, allocator.peak_reserved_bytes
 
 

@@ -25,7 +25,6 @@ import datetime
 import json
 import re
 import sys
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -34,9 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # scripts/ is not a package: make `harness` importable
 
-import harness.tracker
 from harness.case import Case
-from harness.outcomes import run_case
+from harness.order import allocation_order
 
 from calculators.accuracy_real_gpu import boundary_answer
 from calculators.catalog.models import get_model_record
@@ -46,8 +44,6 @@ from calculators.memory.overhead import CUDA_CONTEXT_BYTES
 
 OUT = ROOT / "tests" / "data" / "measurements_cuda" / "h100-sxm" / "simulated_boundaries.json"
 GPU = "h100-sxm"
-#: cuBLAS and cuBLASLt workspaces, allocated at the first matmul (``CUDA_WORKSPACE_BYTES``).
-WORKSPACE_ALLOCATIONS_BYTES = (32 << 20, 32 << 20)
 ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
 MIXED_LORA = {"method": "lora", "precision": "bf16-mixed", "weights": "bf16"}
 
@@ -100,19 +96,9 @@ def runs(model: str, job: str, harness_settings: dict[str, Any], batch: int) -> 
     """Whether the step at ``batch`` fits the GPU's capacity when its allocation order is replayed."""
     case = Case(model, job, batch=batch, steps=2, model_config=plain(get_model_record(model).config),
                 **harness_settings)
-    harness.tracker.event_log = []
+    events, _ = allocation_order(case)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            run_case(case, "fake")
-        events = harness.tracker.event_log
-    finally:
-        harness.tracker.event_log = None
-    first_phase = next(i for i, event in enumerate(events) if event[0] == "phase")
-    workspaces = [("alloc", -1 - i, size) for i, size in enumerate(WORKSPACE_ALLOCATIONS_BYTES)]
-    ordered = events[:first_phase] + workspaces + [event for event in events[first_phase:] if event[0] != "phase"]
-    try:
-        replay(ordered, capacity_bytes=usable_memory_bytes(GPU) - CUDA_CONTEXT_BYTES)
+        replay(events, capacity_bytes=usable_memory_bytes(GPU) - CUDA_CONTEXT_BYTES)
     except AllocatorOutOfMemory:
         return False
     return True

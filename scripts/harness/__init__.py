@@ -6,6 +6,7 @@
 * :mod:`harness.steps`: building a model and running training or inference steps under the tracker.
 * :mod:`harness.record`: the JSON record of a run (settings, measured peaks, provenance).
 * :mod:`harness.outcomes`: running a case with an out-of-memory error as an outcome, and the batch search.
+* :mod:`harness.order`: a case's allocation order, as the caching allocator would receive it.
 * :mod:`harness.grid`: the named grids (``--grid all`` regenerates ``tests/data/measurements/``).
 
 Importing any of them needs only the standard library: torch, transformers and peft are
