@@ -38,19 +38,12 @@ sys.path.insert(0, str(ROOT / "scripts"))  # scripts/ is not a package: make `ha
 from harness.case import Case
 from harness.order import allocation_order
 
-from calculators.accuracy_real_gpu import error_stats, load_runs, run_label, score_run
+from calculators.accuracy_real_gpu import PRECISION_OF_MODE, error_stats, load_runs, run_label, score_run
 from calculators.memory.caching_allocator import replay
 from calculators.memory.overhead import CUDA_CONTEXT_BYTES
 from calculators.units import GIB
 
 DATA = ROOT / "tests" / "data" / "measurements_cuda" / "h100-sxm"
-#: The harness settings of each run ``mode`` (the shared data's README describes the modes).
-MODES: dict[str, dict[str, Any]] = {
-    "fp32": {"precision": "fp32"},
-    "amp_bf16": {"precision": "bf16-mixed"},
-    "bf16": {"precision": "bf16"},
-    "lora_bf16": {"method": "lora", "precision": "bf16-mixed", "weights": "bf16"},
-}
 #: A replay whose allocated peak is further than this from the measured one followed another kernel path.
 SAME_PATH_TOLERANCE = 0.05
 
@@ -61,9 +54,9 @@ def harness_case(record: dict[str, Any], configs: dict[str, Any]) -> Case:
     if record["kind"] == "infer":
         return Case(record["model"], "infer", weights="bf16", context=record["seq"],
                     new_tokens=record.get("new_tokens") or 0, **common)
-    settings = dict(MODES[record["mode"]])
+    settings: dict[str, Any] = {"precision": PRECISION_OF_MODE[record["mode"]]}
     if record.get("lora"):
-        settings.update(lora_rank=record["lora"]["rank"],
+        settings.update(method="lora", weights=record["weights_dtype"], lora_rank=record["lora"]["rank"],
                         lora_targets=tuple(name.removesuffix("_proj") for name in record["lora"]["targets"]))
     return Case(record["model"], "train", seq=record["seq"], grad_checkpointing=bool(record["gradient_checkpointing"]),
                 steps=2, **common, **settings)

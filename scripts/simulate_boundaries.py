@@ -25,7 +25,6 @@ import datetime
 import json
 import re
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,64 +36,63 @@ from harness.case import Case
 from harness.order import allocation_order
 
 from calculators.accuracy_real_gpu import boundary_answer
+from calculators.catalog.model_record import thaw
 from calculators.catalog.models import get_model_record
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.memory.caching_allocator import AllocatorOutOfMemory, replay
 from calculators.memory.overhead import CUDA_CONTEXT_BYTES
+from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS
 
 OUT = ROOT / "tests" / "data" / "measurements_cuda" / "h100-sxm" / "simulated_boundaries.json"
 GPU = "h100-sxm"
-ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
-MIXED_LORA = {"method": "lora", "precision": "bf16-mixed", "weights": "bf16"}
-
-#: (label, model, job, calculators' settings, harness settings, batch measured on the GPU or None).
-SCENARIOS: tuple[tuple[str, str, str, dict[str, Any], dict[str, Any], int | None], ...] = (
+#: (label, model, job, the calculators' settings, the batch that ran on the GPU or None). The harness runs
+#: the same settings (:func:`harness_settings`).
+SCENARIOS: tuple[tuple[str, str, str, dict[str, Any], int | None], ...] = (
     ("Phi-3-mini-4k full bf16, 2k, checkpointing", "phi-3-mini-4k", "train",
-     {"method": "full", "precision": "bf16", "seq": 2048, "grad_checkpointing": True},
-     {"precision": "bf16", "seq": 2048, "grad_checkpointing": True}, 39),
-    ("Mistral 7B v0.1 inference, 8k context", "mistral-7b-v0.1", "infer",
-     {"context": 8192}, {"weights": "bf16", "context": 8192, "new_tokens": 4}, 28),
+     {"method": "full", "precision": "bf16", "seq": 2048, "grad_checkpointing": True}, 39),
+    ("Mistral 7B v0.1 inference, 8k context", "mistral-7b-v0.1", "infer", {"context": 8192}, 28),
     ("Qwen2.5 7B LoRA r64 all linear, 4k, checkpointing", "qwen2.5-7b", "train",
-     {"method": "lora", "lora_rank": 64, "seq": 4096, "grad_checkpointing": True},
-     {**MIXED_LORA, "lora_rank": 64, "lora_targets": ALL_LINEAR, "seq": 4096, "grad_checkpointing": True}, 6),
+     {"method": "lora", "lora_rank": 64, "seq": 4096, "grad_checkpointing": True}, 6),
     ("Llama 3.1 8B LoRA r16 q/k/v/o, 2k, checkpointing", "llama-3.1-8b", "train",
      {"method": "lora", "lora_rank": 16, "lora_targets": ("q", "k", "v", "o"), "seq": 2048,
-      "grad_checkpointing": True},
-     {**MIXED_LORA, "lora_rank": 16, "lora_targets": ("q", "k", "v", "o"), "seq": 2048, "grad_checkpointing": True},
-     None),
+      "grad_checkpointing": True}, None),
     ("Mistral 7B v0.3 LoRA r16 all linear, 4k, checkpointing", "mistral-7b-v0.3", "train",
-     {"method": "lora", "lora_rank": 16, "lora_targets": ALL_LINEAR, "seq": 4096, "grad_checkpointing": True},
-     {**MIXED_LORA, "lora_rank": 16, "lora_targets": ALL_LINEAR, "seq": 4096, "grad_checkpointing": True}, None),
+     {"method": "lora", "lora_rank": 16, "seq": 4096, "grad_checkpointing": True}, None),
     ("Llama 3.2 3B full bf16, 4k, checkpointing", "llama-3.2-3b", "train",
-     {"precision": "bf16", "seq": 4096, "grad_checkpointing": True},
      {"precision": "bf16", "seq": 4096, "grad_checkpointing": True}, None),
     ("Gemma 2 2B full bf16, 2k, checkpointing, eager", "gemma-2-2b", "train",
-     {"precision": "bf16", "seq": 2048, "grad_checkpointing": True, "attention": "eager"},
      {"precision": "bf16", "seq": 2048, "grad_checkpointing": True, "attention": "eager"}, None),
-    ("Qwen2.5 1.5B full bf16, 1k", "qwen2.5-1.5b", "train",
-     {"precision": "bf16", "seq": 1024}, {"precision": "bf16", "seq": 1024}, None),
+    ("Qwen2.5 1.5B full bf16, 1k", "qwen2.5-1.5b", "train", {"precision": "bf16", "seq": 1024}, None),
     ("Llama 3.2 1B bf16 autocast, 2k, checkpointing", "llama-3.2-1b", "train",
-     {"precision": "bf16-mixed", "seq": 2048, "grad_checkpointing": True},
      {"precision": "bf16-mixed", "seq": 2048, "grad_checkpointing": True}, None),
-    ("Llama 3.1 8B inference, 8k context", "llama-3.1-8b", "infer",
-     {"context": 8192}, {"weights": "bf16", "context": 8192, "new_tokens": 4}, None),
-    ("Qwen2.5 7B inference, 16k context", "qwen2.5-7b", "infer",
-     {"context": 16384}, {"weights": "bf16", "context": 16384, "new_tokens": 4}, None),
+    ("Llama 3.1 8B inference, 8k context", "llama-3.1-8b", "infer", {"context": 8192}, None),
+    ("Qwen2.5 7B inference, 16k context", "qwen2.5-7b", "infer", {"context": 16384}, None),
 )
+#: Decode steps after the prefill, as in the measured inference runs (their peaks cover 4).
+NEW_TOKENS = 4
 
 
-def plain(value: Any) -> Any:
-    """A catalog config (read-only mappings) as the plain dicts and lists transformers accepts."""
-    if isinstance(value, Mapping):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
-    return value
+def harness_settings(job: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """The harness :class:`Case` fields for the calculators' ``settings``, with the calculators' defaults.
+
+    A LoRA base and an inference model are bf16, as in the measured runs; LoRA adapters train under bf16
+    autocast (``bf16-mixed``, the calculators' default precision).
+    """
+    if job == "infer":
+        return {"weights": "bf16", "context": settings["context"], "new_tokens": NEW_TOKENS}
+    case: dict[str, Any] = {"method": settings.get("method", "full"),
+                            "precision": settings.get("precision", "bf16-mixed"), "seq": settings["seq"],
+                            "grad_checkpointing": settings.get("grad_checkpointing", False),
+                            "attention": settings.get("attention", "sdpa")}
+    if case["method"] == "lora":
+        case.update(weights="bf16", lora_rank=settings.get("lora_rank", 16),
+                    lora_targets=tuple(settings.get("lora_targets", DEFAULT_LORA_TARGETS)))
+    return case
 
 
 def runs(model: str, job: str, harness_settings: dict[str, Any], batch: int) -> bool:
     """Whether the step at ``batch`` fits the GPU's capacity when its allocation order is replayed."""
-    case = Case(model, job, batch=batch, steps=2, model_config=plain(get_model_record(model).config),
+    case = Case(model, job, batch=batch, steps=2, model_config=thaw(get_model_record(model).config),
                 **harness_settings)
     events, _ = allocation_order(case)
     try:
@@ -133,14 +131,15 @@ def main(argv: list[str] | None = None) -> int:
     import transformers
 
     boundaries = []
-    for label, model, job, settings, harness_settings, measured in SCENARIOS:
+    for label, model, job, settings, measured in SCENARIOS:
         if not re.search(args.match, label):
             continue
         boundary = {"label": label, "job": job, "model": model, "settings": settings}
         answer, _ = boundary_answer(boundary, GPU)
         print(f"{label}: the calculators fit {answer}", file=sys.stderr, flush=True)
-        largest, trials = largest_batch(model, job, harness_settings, answer)
-        boundaries.append({**boundary, "harness_settings": harness_settings, "largest_batch_that_ran": largest,
+        harness = harness_settings(job, settings)
+        largest, trials = largest_batch(model, job, harness, answer)
+        boundaries.append({**boundary, "harness_settings": harness, "largest_batch_that_ran": largest,
                            "measured_largest_batch": measured, "trials": trials})
         print(f"{label}: simulated largest batch {largest}" + (f" (measured {measured})" if measured else ""),
               flush=True)
