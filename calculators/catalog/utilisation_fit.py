@@ -8,13 +8,13 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6215, 'hopper': 0.4818}
-CHECKPOINTING: dict[str, float] = {'full': 1.1727, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0612, 'qlora': 0.8462}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6614}
-HALF_TOKENS = 768.0
-FRAMEWORK: dict[str, float] = {'megatron': 1.3219, 'pytorch': 1.0}
-FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6729}
+BASE: dict[str, float] = {'ampere': 0.6218, 'hopper': 0.4398}
+CHECKPOINTING: dict[str, float] = {'full': 1.1671, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0361, 'qlora': 0.8949}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6729}
+HALF_TOKENS = 128.0
+FRAMEWORK: dict[str, float] = {'megatron': 1.3162, 'pytorch': 1.0}
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.7154}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
     'base:ampere': (
@@ -46,9 +46,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-torchtune-llama-3.2-3b-ac',
         'ft-torchtune-llama-3.2-3b-lora',
         'ft-torchtune-llama-3.2-3b-qlora',
-        'ft-llamafactory-llama-2-7b-hf-lora',
-        'ft-llamafactory-llama-2-7b-hf-fa2-lora',
-        'ft-llamafactory-llama-2-7b-hf-qlora',
         'ft-qwen-7b-lora-1024',
         'ft-qwen-7b-lora-2048',
         'ft-qwen-7b-lora-4096',
@@ -130,9 +127,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-torchtune-llama-3.2-3b-ac',
         'ft-torchtune-llama-3.2-3b-lora',
         'ft-torchtune-llama-3.2-3b-qlora',
-        'ft-llamafactory-llama-2-7b-hf-lora',
-        'ft-llamafactory-llama-2-7b-hf-fa2-lora',
-        'ft-llamafactory-llama-2-7b-hf-qlora',
         'ft-qwen-7b-lora-1024',
         'ft-qwen-7b-lora-2048',
         'ft-qwen-7b-lora-4096',
@@ -276,9 +270,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-torchtune-llama-3.2-3b-ac',
         'ft-torchtune-llama-3.2-3b-lora',
         'ft-torchtune-llama-3.2-3b-qlora',
-        'ft-llamafactory-llama-2-7b-hf-lora',
-        'ft-llamafactory-llama-2-7b-hf-fa2-lora',
-        'ft-llamafactory-llama-2-7b-hf-qlora',
         'ft-qwen-7b-lora-1024',
         'ft-qwen-7b-lora-2048',
         'ft-qwen-7b-lora-4096',
@@ -380,9 +371,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-torchtune-llama-3.2-3b-ac',
         'ft-torchtune-llama-3.2-3b-lora',
         'ft-torchtune-llama-3.2-3b-qlora',
-        'ft-llamafactory-llama-2-7b-hf-lora',
-        'ft-llamafactory-llama-2-7b-hf-fa2-lora',
-        'ft-llamafactory-llama-2-7b-hf-qlora',
         'ft-qwen-7b-lora-1024',
         'ft-qwen-7b-lora-2048',
         'ft-qwen-7b-lora-4096',
@@ -475,8 +463,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-nemo-llama-2-13b-lora',
         'ft-nemo-llama-2-70b-lora',
         'ft-torchtune-llama-3.2-3b-lora',
-        'ft-llamafactory-llama-2-7b-hf-lora',
-        'ft-llamafactory-llama-2-7b-hf-fa2-lora',
         'ft-qwen-7b-lora-1024',
         'ft-qwen-7b-lora-2048',
         'ft-qwen-7b-lora-4096',
@@ -490,7 +476,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
     ),
     'method:qlora': (
         'ft-torchtune-llama-3.2-3b-qlora',
-        'ft-llamafactory-llama-2-7b-hf-qlora',
         'ft-qwen-7b-qlora-1024',
         'ft-qwen-7b-qlora-2048',
         'ft-qwen-7b-qlora-4096',
@@ -557,9 +542,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-torchtune-llama-3.2-3b-ac',
         'ft-torchtune-llama-3.2-3b-lora',
         'ft-torchtune-llama-3.2-3b-qlora',
-        'ft-llamafactory-llama-2-7b-hf-lora',
-        'ft-llamafactory-llama-2-7b-hf-fa2-lora',
-        'ft-llamafactory-llama-2-7b-hf-qlora',
         'ft-qwen-7b-lora-1024',
         'ft-qwen-7b-lora-2048',
         'ft-qwen-7b-lora-4096',

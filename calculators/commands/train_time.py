@@ -12,6 +12,7 @@ from calculators.catalog.custom_gpu import resolve_gpu_flag
 from calculators.catalog.models import resolve_model
 from calculators.catalog.training_frameworks import training_framework_ids
 from calculators.commands import engine_option
+from calculators.memory.qlora_kernels import QLORA_WEIGHTS
 from calculators.memory.training_inputs import ATTENTIONS, METHODS, PRECISIONS
 from calculators.performance.training_time import MAX_TOKENS, training_time
 from calculators.validate import token_count
@@ -54,6 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     option("--nics-per-node", "NICs per node")
     option("--framework", f"training framework: {', '.join(training_framework_ids())} (megatron: Megatron-Core + "
                           "Transformer Engine, as NeMo and Megatron-Bridge; pytorch: FSDP-family frameworks)")
+    option("--qlora-weights", f"QLoRA base format: {', '.join(QLORA_WEIGHTS)} (nf4: bitsandbytes; gptq-int4-g128: a "
+                              "GPTQ checkpoint through AutoGPTQ, which dequantises in PyTorch operations and keeps "
+                              "the 16-bit weights for the backward)", choices=QLORA_WEIGHTS)
     option("--attention", f"attention kernel: {', '.join(ATTENTIONS)} (sdpa and flash: a fused kernel; eager: the "
                           "score matrix written and read, as transformers without FlashAttention)", choices=ATTENTIONS)
 
@@ -69,5 +73,6 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
         else token_count("global_batch_tokens", args.global_batch_tokens, maximum=MAX_TOKENS), zero=args.zero,
         interconnect=args.interconnect, tensor_parallel=args.tensor_parallel, pipeline_parallel=args.pipeline_parallel,
         virtual_stages=args.virtual_stages, fp8=args.fp8, goodput=args.goodput, nic=args.nic,
-        nics_per_node=args.nics_per_node, framework=args.framework, attention=args.attention)
+        nics_per_node=args.nics_per_node, framework=args.framework, attention=args.attention,
+        qlora_weights=args.qlora_weights)
     return result.to_dict(), result.to_text()

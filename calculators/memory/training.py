@@ -41,6 +41,7 @@ from calculators.memory.overhead import (
     uncertainty_above_total,
     runtime_overhead_bytes,
 )
+from calculators.memory.qlora_kernels import SIXTEEN_BIT_BYTES, get_qlora_kernel
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training_inputs import TrainingSetup, training_setup
 from calculators.memory.weights import weight_bytes
@@ -119,7 +120,7 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     else:
         trainable = lora_parameters(spec, rank=setup.lora_rank, targets=setup.lora_targets)
         param_bytes = 4  # PEFT keeps adapters in fp32 (autocast_adapter_dtype=True)
-        weights = weight_bytes(spec, dtype=setup.base_dtype) + trainable * param_bytes
+        weights = weight_bytes(spec, dtype=setup.base_format) + trainable * param_bytes
         residual = 4 if setup.base_dtype is DType.FP32 else 2
     grads = trainable * param_bytes
     opt = optimizer_bytes(optimizer=setup.optimizer, param_bytes=param_bytes)
@@ -164,7 +165,7 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
         if full:
             gather_bytes = 2.0 if setup.mixed else float(param_bytes)
         else:
-            gather_bytes = weight_bytes(spec, dtype=setup.base_dtype) / spec.parameters
+            gather_bytes = weight_bytes(spec, dtype=setup.base_format) / spec.parameters
         gathered = int(min(2, spec.num_layers) * _largest_layer_params(spec) * gather_bytes)
         autocast_copies = _ceil_div(autocast_copies, n) + gathered
 
@@ -176,6 +177,11 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     layer0_saved = (per_layer - (0 if full else 4 * hidden + 4)) * tokens
     layers_saved = (spec.num_layers - 1) * per_layer * tokens + layer0_saved
     checkpoints = spec.num_layers * checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens
+    # A QLoRA library that keeps the 16-bit weight it dequantised for the backward (AutoGPTQ's)
+    # holds every layer's from its forward to its backward, one layer's under recomputation.
+    keeps = setup.method == "qlora" and get_qlora_kernel(setup.qlora_weights).keeps_sixteen_bit_weight
+    kept_layer = int(SIXTEEN_BIT_BYTES * _largest_layer_params(spec)) if keeps else 0
+    kept_all = int(SIXTEEN_BIT_BYTES * spec.linear_parameters) if keeps else 0
 
     # Final norm (fp32 input + rsqrt), its output kept for the head, labels and ids (int64).
     final_norm = (4 * hidden + 4) * tokens
@@ -193,7 +199,7 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     # ---------------------------------------------------------------- phases
     accumulated_grads = grads if setup.grad_accumulation > 1 else 0
     resident = weights + state + accumulated_grads + ddp_buckets
-    saved = checkpoints if setup.grad_checkpointing else layers_saved
+    saved = checkpoints if setup.grad_checkpointing else layers_saved + kept_all
     # Under checkpointing autocast's cache is not saved by autograd: it lives until the
     # autocast region exits at the end of forward; the head's copy stays (not checkpointed).
     head_copy = 2 * vocab * hidden if (setup.mixed and full) else 0
@@ -217,18 +223,19 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
         layer_saved = layer0_saved if spec.num_layers == 1 else per_layer * tokens
         layer_copies = 2 * _largest_layer_params(spec) if (setup.mixed and full) else 0
         recompute_first = (resident + head_copy + checkpoints + inputs + head_grad
-                           + layer_saved + layer_copies + _backward_layer_transient(spec, setup, tokens, residual))
+                           + layer_saved + layer_copies + kept_layer
+                           + _backward_layer_transient(spec, setup, tokens, residual))
         # Layer 0's checkpointed input is held while it is recomputed. With an fp32
         # residual and a trainable norm it is the very tensor the norm saves (already in
         # layer0_saved); otherwise (16-bit residual, or LoRA's frozen embedding) it is extra.
         first_checkpoint = 0 if (full and residual == 4) else (
             checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens)
         recompute_last = (weights + state + grads + ddp_buckets + inputs + first_checkpoint + layer0_saved
-                          + layer_copies + _backward_layer_transient(spec, setup, tokens, residual))
+                          + layer_copies + kept_layer + _backward_layer_transient(spec, setup, tokens, residual))
         backward = max(backward_start, backward_head, recompute_first, recompute_last)
     else:
         # Layer 0's saved activations (and its 16-bit weight copies) live until its backward ends.
-        layer0 = layer0_saved + (2 * _largest_layer_params(spec) if (setup.mixed and full) else 0)
+        layer0 = layer0_saved + kept_layer + (2 * _largest_layer_params(spec) if (setup.mixed and full) else 0)
         end = (weights + state + grads + ddp_buckets + inputs + layer0
                + _backward_layer_transient(spec, setup, tokens, residual))
         # The last layer's backward: every activation still saved, the head's gradient

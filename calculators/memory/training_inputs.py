@@ -20,6 +20,7 @@ from calculators.memory.activations import LORA_TARGETS
 from calculators.memory.kernels import DEVICES
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.overhead import ALLOCATORS
+from calculators.memory.qlora_kernels import DEFAULT_QLORA_WEIGHTS, get_qlora_kernel
 from calculators.validate import flag, one_of, positive_int
 
 METHODS = ("full", "lora", "qlora")
@@ -54,6 +55,12 @@ class TrainingSetup:
     zero: int
     device: str = "cuda"
     allocator: str = "default"
+    qlora_weights: str = DEFAULT_QLORA_WEIGHTS
+
+    @property
+    def base_format(self) -> str:
+        """The frozen base's storage format id: ``qlora_weights`` under QLoRA, else :attr:`base_dtype`."""
+        return self.qlora_weights if self.method == "qlora" else self.base_dtype.value
 
     @property
     def tokens(self) -> int:
@@ -88,6 +95,7 @@ def training_setup(
     zero: int = 0,
     device: str = "cuda",
     allocator: str = "default",
+    qlora_weights: str = DEFAULT_QLORA_WEIGHTS,
 ) -> TrainingSetup:
     """Check every training input and return them as a :class:`TrainingSetup`.
 
@@ -149,4 +157,5 @@ def training_setup(
         zero=zero_stage,
         device=one_of("device", device, DEVICES),
         allocator=one_of("allocator", allocator, ALLOCATORS),
+        qlora_weights=get_qlora_kernel(qlora_weights).id,  # checked whether the method uses it or not
     )

@@ -19,9 +19,10 @@ attended token stay). Recomputation adds one forward, ``2 N + 2 N_adapter + 4 x 
 seq`` per layer. Sources: Hu et al. 2021 (LoRA, arXiv:2106.09685) section 4 (only the
 adapters receive gradients); the 2N forward / 4N backward split of Kaplan et al. 2020,
 section 2.1, whose backward is half input gradients and half weight gradients. QLoRA
-(Dettmers et al. 2023, arXiv:2305.14314) dequantises each NF4 weight to BF16 before
-every matmul that uses it, forward and backward: elementwise work that is not counted
-as FLOPs here and lowers the utilisation reached (assumed; no measurement read).
+(Dettmers et al. 2023, arXiv:2305.14314) dequantises each 4-bit base weight to 16 bits before
+every matmul that uses it: memory traffic, not FLOPs, timed at the GPU's memory bandwidth
+(:func:`dequantisation_s`; the bytes per weight and the passes per micro-batch of each library
+are counted from its code in :mod:`calculators.memory.qlora_kernels`).
 
 ``steady time = tokens x executed FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
 ``+ micro-batches x host time``, ``whole run = steady time / goodput``
@@ -54,7 +55,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.59, 139000.0)
+(0.61, 134000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -78,6 +79,7 @@ from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
 from calculators.memory.kernels import layer_attention_path
+from calculators.memory.qlora_kernels import DEFAULT_QLORA_WEIGHTS, get_qlora_kernel
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import (
     ATTENTIONS,
@@ -89,7 +91,7 @@ from calculators.memory.training_inputs import (
     PRECISIONS,
     training_setup,
 )
-from calculators.memory.weights import quantized_bytes_per_element
+from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
 from calculators.model_flops import adapter_parameters as adapter_parameters
 from calculators.model_flops import forward_flops_per_token as forward_flops_per_token
@@ -296,7 +298,8 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
                   tensor_parallel: int = 1, pipeline_parallel: int = 1, virtual_stages: int = 1,
                   fp8: bool = False, goodput: float | None = None, nic: str = CROSS_NODE_NIC,
                   nics_per_node: int = NICS_PER_NODE, framework: str = DEFAULT_FRAMEWORK,
-                  attention: str = "sdpa", check_memory: bool = True) -> TrainingTime:
+                  attention: str = "sdpa", qlora_weights: str = DEFAULT_QLORA_WEIGHTS,
+                  check_memory: bool = True) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
 
     Formula: each model replica (``tp x pp`` GPUs, ``dp = gpus / (tp x pp)`` replicas)
@@ -343,6 +346,10 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
             ``"sdpa"`` (the default) and ``"flash"`` run a fused kernel (FlashAttention, Transformer Engine),
             ``"eager"`` writes and reads the score matrix (:func:`eager_attention_s`), and so does SDPA where
             :func:`calculators.memory.kernels.layer_attention_path` says it falls back to its math backend.
+        qlora_weights: the QLoRA base format, one of :data:`~calculators.memory.qlora_kernels.QLORA_WEIGHTS`:
+            ``"nf4"`` (bitsandbytes, the default) or ``"gptq-int4-g128"`` (a GPTQ checkpoint through AutoGPTQ);
+            sets the dequantisation time (:func:`dequantisation_s`) and, in memory, the storage and the 16-bit
+            weights AutoGPTQ keeps for the backward.
         check_memory: compute the per-GPU memory verdict (skipped with tensor or pipeline parallel).
 
     Raises:
@@ -386,8 +393,11 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         wanted = "FP8" if use_fp8 else precision
         raise InputError("gpu", gpu.id, f"a GPU with a published dense {wanted} rate ({gpu.name} has none)")
     # The adapter settings are checked as `train` checks them, whether the method uses them or not.
-    training_setup(method=method, precision=precision, lora_rank=lora_rank, lora_targets=lora_targets,
-                   grad_checkpointing=grad_checkpointing)
+    qlora_weights = training_setup(method=method, precision=precision, lora_rank=lora_rank,
+                                   lora_targets=lora_targets, grad_checkpointing=grad_checkpointing,
+                                   qlora_weights=qlora_weights).qlora_weights
+    dequant_s = dequantisation_s(spec, gpu, qlora_weights=qlora_weights,
+                                 grad_checkpointing=checkpointing) / tp if method == "qlora" else 0.0
     if mfu is None:
         utilisation = predicted_utilisation(
             gpu, fp8=use_fp8, method=method, checkpointing="full" if checkpointing else "none",
@@ -406,7 +416,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     replica = model_parallel_step(spec, gpu, tp=tp, pp=pp, virtual_stages=stages, micro_batches=accumulation,
                                   micro_batch_tokens=micro_tokens,
                                   micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation)
-                                  + host_overhead_s(spec, grad_checkpointing=checkpointing)
+                                  + host_overhead_s(spec, grad_checkpointing=checkpointing) + dequant_s
                                   + (eager_attention_s(spec, gpu, batch=batch, seq=seq,
                                                        grad_checkpointing=checkpointing) / tp
                                      if scores_written else 0.0),
@@ -416,7 +426,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         spec, gpu, gpus=dp, zero=zero, micro_batch_compute_s=replica.stage_s * (1.0 + replica.bubble_fraction),
         forward_share=forward_flops_per_token(spec, seq=seq, adapter=adapter) / executed,
         accumulation=accumulation, trainable_parameters=(spec.parameters if full else adapter) // shards,
-        gathered_bytes_per_parameter=(quantized_bytes_per_element(DType.NF4) if method == "qlora" else 2) / shards,
+        gathered_bytes_per_parameter=(weight_format(qlora_weights).bytes_per_weight if method == "qlora" else 2) / shards,
         interconnect=interconnect, nic=nic, nics_per_node=nics_per_node, cross_node=gpus > GPUS_PER_NODE,
         nic_share=min(shards, GPUS_PER_NODE))
     steps = tokens / (dp * accumulation * micro_tokens)
@@ -430,7 +440,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         memory_settings: dict[str, Any] = {
             **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
             "grad_accumulation": accumulation, "gpus": gpus, "zero": zero,
-            "attention": attention}
+            "attention": attention, "qlora_weights": qlora_weights}
         memory = fit_verdict(training_memory(spec, **memory_settings), gpu)
         advice = () if memory.fits else training_fit_advice(spec, gpu, **memory_settings)
     bound = tokens * executed / (gpus * rate)
@@ -464,8 +474,11 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         assumptions += (f"{method}: base weights frozen, 4 x N + 6 x {adapter:,} adapter parameters per token "
                         "(no weight-gradient matmuls for the base)",)
     if method == "qlora":
-        assumptions += ("QLoRA dequantises NF4 weights before each matmul: elementwise work not counted as FLOPs, "
-                        "inside the fitted method factor",)
+        kernel = get_qlora_kernel(qlora_weights)
+        assumptions += ((f"QLoRA base {kernel.id}: {kernel.library} moves {kernel.bytes_per_weight:.3g} bytes per base "
+                         f"weight per dequantisation, {kernel.passes(grad_checkpointing=checkpointing)} per micro-batch, "
+                         f"{dequant_s * 1e3:,.3g} ms at the GPU's memory bandwidth (counted from the library's code, "
+                         f"not measured: {kernel.source.url})"),)
     assumptions += format_notes
     if checkpointing:
         assumptions += ("full activation recomputation: one extra forward (hardware FLOPs); model FLOPs "
@@ -517,6 +530,29 @@ def eager_attention_s(spec: ModelSpec, gpu: GPU, *, batch: int, seq: int, grad_c
         * positive_int("seq", seq, maximum=MAX_SEQ) ** 2
     return scores * (passes * EAGER_FORWARD_BYTES_PER_SCORE + EAGER_BACKWARD_BYTES_PER_SCORE) \
         / gpu.memory_bandwidth_bytes_per_s
+
+
+def dequantisation_s(spec: ModelSpec, gpu: GPU, *, qlora_weights: str = DEFAULT_QLORA_WEIGHTS,
+                     grad_checkpointing: bool = False) -> float:
+    """Memory time of QLoRA's dequantisations in one micro-batch on one GPU (no tensor parallel), seconds.
+
+    Formula: ``passes x quantized parameters x bytes per weight / memory bandwidth``: the decoder's
+    linear weights (the embedding and the output head stay 16-bit) are dequantised once per pass;
+    the passes and bytes per weight are the library's (:mod:`calculators.memory.qlora_kernels`:
+    bitsandbytes NF4 3 passes with recomputation at 2.5 bytes, AutoGPTQ 2 at 16.5). The time does not
+    grow with the tokens of the micro-batch, so it weighs most on short ones.
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> from calculators.catalog.models import get_model
+    >>> spec, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb-sxm")
+    >>> t = dequantisation_s(spec, gpu, qlora_weights="gptq-int4-g128", grad_checkpointing=True)
+    >>> round(t / (2 * spec.linear_parameters * 16.5 / gpu.memory_bandwidth_bytes_per_s), 6)
+    1.0
+    """
+    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
+    kernel = get_qlora_kernel(qlora_weights)
+    return (kernel.passes(grad_checkpointing=grad_checkpointing) * spec.linear_parameters * kernel.bytes_per_weight
+            / gpu.memory_bandwidth_bytes_per_s)
 
 
 def _global_batch_assumption(replicas: int, accumulation: int, batch: int, seq: int, *, given: bool) -> str:

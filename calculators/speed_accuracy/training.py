@@ -68,6 +68,11 @@ def load(name: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+def scored(name: str) -> list[dict[str, Any]]:
+    """The records of ``NAME.jsonl`` that are fitted and scored: all but those with an ``excluded`` reason."""
+    return [record for record in load(name) if not record.get("excluded")]
+
+
 def record_spec(record: Mapping[str, Any]) -> ModelSpec:
     """The model of a record: a catalog id, or the config values it gives."""
     if record.get("model"):
@@ -112,7 +117,8 @@ def _run(record: Mapping[str, Any], utilisation: float, goodput: float = 1.0) ->
         grad_checkpointing=record.get("checkpointing") == "full", seq=seq, method=str(record.get("method") or "full"),
         batch=batch, grad_accumulation=accumulation, zero=int(record.get("zero") or 0), tensor_parallel=tp,
         pipeline_parallel=pp, virtual_stages=int(record.get("vp") or 1), goodput=goodput,
-        attention=str(record.get("attention") or "sdpa"), check_memory=False, **lora)
+        attention=str(record.get("attention") or "sdpa"), qlora_weights=str(record.get("qlora_weights") or "nf4"),
+        check_memory=False, **lora)
 
 
 def value_of(record: Mapping[str, Any], run: TrainingTime) -> float:
@@ -140,7 +146,7 @@ def _is_time(record: Mapping[str, Any]) -> bool:
 def implied_utilisations() -> dict[str, float]:
     """Record id -> the utilisation at which :func:`training_time` reproduces the published figure."""
     out: dict[str, float] = {}
-    for record in load("training"):
+    for record in scored("training"):
         u = NAIVE_MFU
         for _ in range(4):
             ratio = value_of(record, _run(record, u)) / float(record["measured"])
@@ -152,7 +158,7 @@ def implied_utilisations() -> dict[str, float]:
 def fit_training(exclude_source: str | None = None) -> UtilisationFit:
     """The utilisation fit on every training record, or on all but one source's."""
     implied = implied_utilisations()
-    return fit_utilisation((r["id"], r["source_id"], features(r), implied[r["id"]]) for r in load("training")
+    return fit_utilisation((r["id"], r["source_id"], features(r), implied[r["id"]]) for r in scored("training")
                            if r["source_id"] != exclude_source)
 
 
@@ -191,7 +197,7 @@ def scored_figures() -> list[dict[str, Any]]:
     ``source_id``, ``measured``, ``estimated``, ``naive_roofline`` (same unit as measured).
     """
     rows: list[dict[str, Any]] = []
-    training = load("training")
+    training = scored("training")
     fits = {source: fit_training(source) for source in sorted({r["source_id"] for r in training})}
     for record in training:
         rows.append({"category": record["category"], "figure_id": record["id"], "source_id": record["source_id"],

@@ -181,7 +181,8 @@ def test_lora_run_is_faster_than_full_at_the_same_utilisation() -> None:
     # Without attention the ratio would be (4N + 6 N_adapter) / 6N, just above 2/3.
     assert 2 / 3 < lora.time_s / full.time_s < 0.75
     assert lora.adapter_parameters > 0 and any("frozen" in a for a in lora.assumptions)
-    assert any("dequantises" in a for a in training_time(spec, H100, tokens=10**9, method="qlora").assumptions)
+    assert any("dequantisation" in a and "bitsandbytes" in a
+               for a in training_time(spec, H100, tokens=10**9, method="qlora").assumptions)
 
 
 # ----------------------------------------------------------------- data-parallel scaling

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import statistics
 from collections import Counter
 from typing import Any
 
@@ -33,7 +34,7 @@ from calculators.parallel.links import (
     record_link_kind,
 )
 from calculators.performance.model_parallel import model_parallel_step
-from calculators.performance.training_time import training_time
+from calculators.performance.training_time import dequantisation_s, training_time
 from calculators.performance.utilisation import DEFAULT_FIT, Features, fit_utilisation
 from calculators.speed_accuracy import training as accuracy
 
@@ -68,7 +69,14 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: 14.9 % / 40.2 %); the limits follow, fine-tuning's median 0.1 point looser than before: Qwen's rows at 1k-4k
 #: tokens, 25-60 % too fast before, now land within 30 %, and the LoRA/QLoRA method factors refitted beside them
 #: move the NeMo and AutoModel LoRA rows by a few points.
-REGRESSION_LIMITS = {"pre-training": (0.079, 0.405), "fine-tuning": (0.143, 0.404), "collectives": (0.09, 0.26)}
+#: QLoRA's dequantisation timed from the libraries' code (bitsandbytes NF4, AutoGPTQ's int4 for Qwen's Q-LoRA
+#: rows) and LLaMA-Factory's three rows left out (their tokens per micro-batch are not stated: a 1,024-token cutoff,
+#: batches padded to their longest sample, no dataset named; the rule torchtune's unpacked table was left out by)
+#: moved fine-tuning to 12.6 % / 24.7 % (speed axis 12.6 % / 32.7 %) and pre-training to 9.9 % / 38.8 % (speed
+#: axis 9.8 % / 33.2 %). Pre-training's median rose: the FSDP family's A100 base no longer leans on LLaMA-Factory's
+#: slow rows, and the refit's T_half fell from 768 to 128 tokens. With LLaMA-Factory's rows kept, the same model
+#: gives fine-tuning 14.2 % / 50.7 % on the speed axis (scripts/score_speed.py before the exclusion).
+REGRESSION_LIMITS = {"pre-training": (0.099, 0.388), "fine-tuning": (0.126, 0.247), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
@@ -173,7 +181,29 @@ def test_recomputation_raises_hardware_utilisation_not_mfu() -> None:
 # --------------------------------------------------------------------------- accuracy
 def test_scored_figures_keys_and_sources(scored: list[dict[str, Any]]) -> None:
     assert all(set(r) == SCORED_KEYS for r in scored)
-    assert len(scored) == len(TRAINING) + len(COLLECTIVES)
+    assert len(scored) == len([r for r in TRAINING if not r.get("excluded")]) + len(COLLECTIVES)
+    assert {r["figure_id"] for r in scored}.isdisjoint(r["id"] for r in TRAINING if r.get("excluded"))
+
+
+def test_excluded_training_records_say_why() -> None:
+    excluded = [r for r in TRAINING if r.get("excluded")]
+    assert excluded, "the LLaMA-Factory rows are kept in the file, not scored"
+    assert all(len(str(r["excluded"])) > 40 for r in excluded)
+
+
+def test_qwen_qlora_minus_lora_matches_autogptq_dequantisation() -> None:
+    # Qwen's README times LoRA and Q-LoRA (GPTQ Int4 through AutoGPTQ) of Qwen-7B at the same lengths, 8
+    # micro-batches of one sequence per iteration: the difference per micro-batch is the dequantisation and
+    # whatever else Q-LoRA adds. Its figures have two significant digits, so the differences scatter
+    # (88-225 ms); the modelled time, counted from AutoGPTQ's code, must sit within a factor of 1.5 of their median.
+    by_id = {r["id"]: r for r in TRAINING}
+    differences = [(by_id[f"ft-qwen-7b-qlora-{seq}"]["measured"] - by_id[f"ft-qwen-7b-lora-{seq}"]["measured"]) / 8
+                   for seq in (1024, 2048, 4096, 8192)]
+    record = by_id["ft-qwen-7b-qlora-1024"]
+    assert record["qlora_weights"] == "gptq-int4-g128"
+    modelled = dequantisation_s(accuracy.record_spec(record), get_gpu(record["gpu"]),
+                                qlora_weights=record["qlora_weights"], grad_checkpointing=True)
+    assert 1 / 1.5 < modelled / statistics.median(differences) < 1.5
 
 
 @pytest.mark.parametrize("category", sorted(REGRESSION_LIMITS))

@@ -22,6 +22,7 @@ from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
 from calculators.errors import InputError
 from calculators.memory import inference, training_inputs
+from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
 from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
 from calculators.performance import serving_load as load
@@ -313,6 +314,12 @@ def _train_fields() -> tuple[Field, ...]:
         bool_field("grad_checkpointing", "Gradient checkpointing",
                    default=default_of(train.training_time, "grad_checkpointing"),
                    help="Full recomputation: one more forward pass (8·N instead of 6·N for full training)."),
+        choice_field("qlora_weights", "QLoRA base format", choices=QLORA_WEIGHTS,
+                     labels=tuple(get_qlora_kernel(w).name for w in QLORA_WEIGHTS),
+                     default=default_of(train.training_time, "qlora_weights"), advanced=True,
+                     help="QLoRA only. nf4: bitsandbytes, one dequantisation kernel per use; gptq-int4-g128: a GPTQ "
+                          "checkpoint through AutoGPTQ, unpacked in PyTorch operations (several times the bytes) "
+                          "and kept in 16 bits until the backward."),
         choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES,
                      default=default_of(train.training_time, "zero"), advanced=True,
                      help="Which data-parallel collectives run (0 = DDP, 3 = FSDP full shard)."),
@@ -363,7 +370,8 @@ def _compute_train(values: Values) -> TrainView:
                 "batch": values["batch"], "fp8": values["fp8"], "tensor_parallel": values["tensor_parallel"],
                 "pipeline_parallel": values["pipeline_parallel"], "grad_accumulation": values["grad_accumulation"],
                 "global_batch_tokens": int(values["global_batch_tokens"]) or None,
-                "framework": str(values["framework"]), "attention": str(values["attention"])}
+                "framework": str(values["framework"]), "attention": str(values["attention"]),
+                "qlora_weights": str(values["qlora_weights"])}
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
     replica = result.tensor_parallel * result.pipeline_parallel
     counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
