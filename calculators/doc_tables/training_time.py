@@ -129,14 +129,16 @@ def train_validation_table() -> Table:
     return Table(
         id="performance-train-validation",
         caption=("How close train-time and the link model come to published figures (tests/data/published_speed/, "
-                 "each record citing its source): |estimate / measured - 1| per category, every fitted constant "
+                 "each record citing its source): the absolute error on the speed axis (estimate / measured - 1 for a "
+                 "rate, measured / estimate - 1 for a time, as the accuracy page scores), per category, every fitted "
+                 "constant "
                  "refitted without the figure's own source (leave-one-source-out, calculators.speed_accuracy."
                  f"training). Naive roofline: 6 N tokens / (GPUs x dense BF16 peak x {NAIVE_MFU:g}) for training, "
                  "per-direction link bandwidth x 0.8 for collectives."),
         columns=("category", "figures", "sources", "median error", "90th percentile", "worst", "naive: median",
                  "naive: 90th percentile"),
         align=("l", "r", "r", "r", "r", "r", "r", "r"), rows=tuple(rows),
-        assumptions=("90th percentile = nearest rank", "published GPU-hours are whole runs: steady state / goodput"))
+        assumptions=("median and 90th percentile = nearest rank", "published GPU-hours are whole runs: steady state / goodput"))
 
 
 def train_reference_table() -> Table:

@@ -17,32 +17,18 @@ a positive error over-promises.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from calculators.speed_accuracy import inference, training
+from calculators.speed_accuracy.errors import TIME_UNITS as TIME_UNITS
+from calculators.speed_accuracy.errors import percentile as percentile
+from calculators.speed_accuracy.errors import speed_error as speed_error
 
 #: Targets of issue 14 for every category with at least :data:`MIN_RECORDS` figures.
 TARGET_MEDIAN = 0.15
 TARGET_P90 = 0.35
 MIN_RECORDS = 10
-
-
-#: Units of the published figures that are times (a larger number is slower).
-TIME_UNITS = frozenset({"gpu_hours", "seconds_per_step"})
-
-
-def speed_error(*, measured: float, estimated: float, unit: str) -> float:
-    """Signed error on the speed axis: ``estimated / measured - 1`` for a rate,
-    ``measured / estimated - 1`` for a time, so a positive error over-promises either way.
-
-    >>> speed_error(measured=100.0, estimated=120.0, unit="tokens_per_s_per_gpu")
-    0.19999999999999996
-    >>> round(speed_error(measured=10.0, estimated=8.0, unit="gpu_hours"), 2)
-    0.25
-    """
-    return measured / estimated - 1 if unit in TIME_UNITS else estimated / measured - 1
 
 
 def _training_rows() -> list[dict[str, Any]]:
@@ -51,9 +37,9 @@ def _training_rows() -> list[dict[str, Any]]:
     rows = []
     for row in training.scored_figures():
         record = records[str(row["figure_id"])]
-        unit = str(record.get("unit", ""))
+        unit = str(row["unit"])
         engine = str(record.get("link_kind") if row["category"] == "collectives" else record.get("framework") or "-")
-        rows.append({**row, "engine": engine, "unit": unit,
+        rows.append({**row, "engine": engine,
                      "error": speed_error(measured=row["measured"], estimated=row["estimated"], unit=unit),
                      "naive_error": speed_error(measured=row["measured"], estimated=row["naive_roofline"], unit=unit)})
     return rows
@@ -79,19 +65,6 @@ def multi_source(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     for row in rows:
         sources.setdefault((str(row["category"]), str(row["engine"])), set()).add(str(row["source_id"]))
     return [row for row in rows if len(sources[(str(row["category"]), str(row["engine"]))]) >= 2]
-
-
-def percentile(values: Iterable[float], fraction: float) -> float:
-    """The ``fraction`` quantile by the nearest-rank method (0 for no values).
-
-    >>> percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9)
-    9
-    """
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return ordered[rank - 1]
 
 
 def _error(row: Mapping[str, Any], key: str) -> float:

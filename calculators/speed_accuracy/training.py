@@ -30,11 +30,9 @@ when called (scripts and tests), never at import.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from statistics import median
 from typing import Any
 
 from calculators.catalog.gpus import get_gpu
@@ -48,6 +46,7 @@ from calculators.model_flops import linear_flops_share, matmul_parameters
 from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
 from calculators.performance.utilisation import Features, UtilisationFit, fit_utilisation, gpu_family
+from calculators.speed_accuracy.errors import TIME_UNITS, percentile, speed_error
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "published_speed"
 #: Fixed MFU of the naive training roofline (the figure the CLI used for every GPU without a published one).
@@ -139,7 +138,7 @@ def value_of(record: Mapping[str, Any], run: TrainingTime) -> float:
 
 
 def _is_time(record: Mapping[str, Any]) -> bool:
-    return record["unit"] in ("gpu_hours", "seconds_per_step")
+    return record["unit"] in TIME_UNITS
 
 
 @lru_cache(maxsize=1)
@@ -194,7 +193,7 @@ def scored_figures() -> list[dict[str, Any]]:
     """Every published figure with our leave-one-source-out estimate and the naive roofline.
 
     Keys: ``category`` (pre-training, fine-tuning, collectives), ``figure_id``,
-    ``source_id``, ``measured``, ``estimated``, ``naive_roofline`` (same unit as measured).
+    ``source_id``, ``measured``, ``estimated``, ``naive_roofline`` (same unit as measured), ``unit``.
     """
     rows: list[dict[str, Any]] = []
     training = scored("training")
@@ -203,28 +202,31 @@ def scored_figures() -> list[dict[str, Any]]:
         rows.append({"category": record["category"], "figure_id": record["id"], "source_id": record["source_id"],
                      "measured": float(record["measured"]),
                      "estimated": estimate_training(record, fits[record["source_id"]]),
-                     "naive_roofline": naive_training(record)})
+                     "naive_roofline": naive_training(record), "unit": str(record["unit"])})
     collectives = load("collectives")
     for record in collectives:
         table = fit_link_efficiencies(r for r in collectives if r["source_id"] != record["source_id"])
         rows.append({"category": "collectives", "figure_id": record["id"], "source_id": record["source_id"],
                      "measured": float(record["measured"]),
                      "estimated": record_bus_bandwidth_bytes_per_s(record, table),
-                     "naive_roofline": record_link_bytes_per_s(record) * NAIVE_LINK_EFFICIENCY})
+                     "naive_roofline": record_link_bytes_per_s(record) * NAIVE_LINK_EFFICIENCY,
+                     "unit": str(record["unit"])})
     return rows
 
 
 def error_statistics(rows: list[dict[str, Any]], *, key: str = "estimated") -> dict[str, dict[str, float]]:
-    """Per category: n, median, 90th percentile and worst of ``|key / measured - 1|``.
+    """Per category: n, median, 90th percentile and worst of the absolute :func:`speed_error` of ``key``.
 
-    The 90th percentile is the nearest-rank value (``ceil(0.9 n)``-th smallest).
+    On the speed axis, as the accuracy page scores every category: ``key / measured - 1`` for a rate,
+    ``measured / key - 1`` for a time. The 90th percentile is the nearest-rank value
+    (``ceil(0.9 n)``-th smallest), and so is the median (:func:`~calculators.speed_accuracy.errors.percentile`).
     """
     out: dict[str, dict[str, float]] = {}
     for category in sorted({r["category"] for r in rows}):
-        errors = sorted(abs(r[key] / r["measured"] - 1.0) for r in rows if r["category"] == category)
-        rank = max(1, math.ceil(0.9 * len(errors)))
-        out[category] = {"n": float(len(errors)), "median": median(errors), "p90": errors[rank - 1],
-                         "worst": errors[-1]}
+        errors = [abs(speed_error(measured=r["measured"], estimated=r[key], unit=r["unit"]))
+                  for r in rows if r["category"] == category]
+        out[category] = {"n": float(len(errors)), "median": percentile(errors, 0.5), "p90": percentile(errors, 0.9),
+                         "worst": max(errors)}
     return out
 
 

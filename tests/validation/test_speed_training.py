@@ -40,7 +40,7 @@ from calculators.speed_accuracy import training as accuracy
 
 DATA = TEST_DATA / "published_speed"
 TRAINING_UNITS = {"gpu_hours", "tokens_per_s_per_gpu", "model_flop_per_s_per_gpu", "seconds_per_step"}
-SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "naive_roofline"}
+SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "naive_roofline", "unit"}
 #: Leave-one-source-out (median, 90th percentile) |error| measured when this model was fitted
 #: (printed by scripts/fit_speed_training.py); a change that makes either worse fails. The issue's
 #: targets (median <= 15 %, p90 <= 35 %) are not met yet: see docs/performance/training-time.md.
@@ -76,7 +76,10 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: axis 9.8 % / 33.2 %). Pre-training's median rose: the FSDP family's A100 base no longer leans on LLaMA-Factory's
 #: slow rows, and the refit's T_half fell from 768 to 128 tokens. With LLaMA-Factory's rows kept, the same model
 #: gives fine-tuning 14.2 % / 50.7 % on the speed axis (scripts/score_speed.py before the exclusion).
-REGRESSION_LIMITS = {"pre-training": (0.099, 0.388), "fine-tuning": (0.126, 0.247), "collectives": (0.09, 0.26)}
+#: From here on every limit is on the speed axis (calculators.speed_accuracy.errors, the accuracy page's; was each
+#: figure's own unit, time or throughput), with the nearest-rank median: pre-training 9.8 % / 33.2 %, fine-tuning
+#: 12.6 % / 32.7 %, collectives unchanged (rates on both axes).
+REGRESSION_LIMITS = {"pre-training": (0.099, 0.333), "fine-tuning": (0.126, 0.328), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
