@@ -140,7 +140,7 @@ UTILISATION_SOURCE = Source(
     "Fitted utilisation (calculators.performance.utilisation): GPU family x framework x FP8 (Amdahl over the linear "
     "layers, the framework's FP8 recipe) x checkpointing x method x micro-batch tokens, fitted on the published runs of tests/data/published_speed/training.jsonl (Llama 2 paper, Llama 3 "
     "and 3.1 model cards, Llama 3 405B scaling table, NeMo 24.07, Megatron-Bridge, NeMo AutoModel, llm-foundry, "
-    "torchtitan, torchtune, LLaMA-Factory, Qwen)", "https://github.com/mosaicml/llm-foundry/blob/061f2c7ce64e655100286584a7629e2a09f827ba/"
+    "torchtitan, torchtune, Qwen)", "https://github.com/mosaicml/llm-foundry/blob/061f2c7ce64e655100286584a7629e2a09f827ba/"
     "scripts/train/benchmarking/README.md", "2026-11-25", kind="derived")
 
 

@@ -41,14 +41,12 @@ What the published runs show, and the fit keeps:
   the two FSDP-family FP8 sources is scored with the factor fitted on the other. A single
   fitted GEMM gain for every framework was tried first and left those rows 50 % too fast:
   the median of every run barely moves with the few FP8 rows it changes.
-* **Method**: LoRA and QLoRA run at about the utilisation of full training; QLoRA's NF4
-  (or GPTQ) dequantisation costs a little on top. The QLoRA factor mixes two kinds of runs:
-  NF4 (bitsandbytes in LLaMA-Factory, torchao in torchtune) runs within about 2 % of the same
-  source's LoRA row, while Qwen's Q-LoRA on a GPTQ Int4 checkpoint is 5-35 % slower than its
-  LoRA, most at short sequences (a fixed cost per pass over the weights). Each source is scored
-  with the factor fitted on the others, so torchtune's NF4 row is predicted too slow; splitting
-  the format would leave GPTQ with one source and LLaMA-Factory's QLoRA row as fast as its
-  LoRA rows, which the model already predicts too fast.
+* **Method**: LoRA and QLoRA run at about the utilisation of full training. QLoRA's dequantisation
+  is not in this factor: it is memory traffic, timed apart from the library's code
+  (:func:`calculators.performance.training_time.dequantisation_s`; Qwen's Q-LoRA on a GPTQ Int4
+  checkpoint is 5-35 % slower than its LoRA, most at short sequences, about what AutoGPTQ's bytes
+  predict). The QLoRA factor fits what is left, on torchtune's NF4 row (torchao's dequantisation,
+  read at bitsandbytes' bytes) and Qwen's rows.
 
 Model size and sequence length beyond ``T`` have no factor (a width term was tried and raised
 the cross-validated error, :mod:`calculators.catalog.utilisation`); the spread the terms leave is
