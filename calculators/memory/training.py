@@ -63,7 +63,7 @@ def activation_layout(setup: TrainingSetup) -> ActivationLayout:
     """
     full = setup.method == "full"
     if full:
-        residual = 4 if setup.precision in ("fp32", "bf16-mixed", "fp16-mixed") else 2
+        residual = setup.weight_bytes
     else:
         residual = 4 if setup.base_dtype is DType.FP32 else 2
     return ActivationLayout(
@@ -114,7 +114,7 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     # ---------------------------------------------------------------- weights, grads, state
     if full:
         trainable = spec.parameters
-        param_bytes = 4 if setup.precision in ("fp32", "bf16-mixed", "fp16-mixed") else 2
+        param_bytes = setup.weight_bytes
         weights = trainable * param_bytes
         residual = param_bytes
     else:
@@ -314,7 +314,7 @@ def _backward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int
             per_score = 4 + a - (a if a != 4 else 0)
         activations += per_score * spec.num_attention_heads * setup.seq * tokens
     if setup.method == "full":
-        grad_bytes = 4 if setup.precision in ("fp32", "bf16-mixed", "fp16-mixed") else 2
+        grad_bytes = setup.weight_bytes
         weight = spec.hidden_size * width * (grad_bytes + (2 if setup.mixed else 0))
     else:
         weight = 0

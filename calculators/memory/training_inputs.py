@@ -25,6 +25,9 @@ from calculators.validate import flag, one_of, positive_int
 
 METHODS = ("full", "lora", "qlora")
 PRECISIONS = ("fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp16")
+#: Precisions whose trainable weights (and so their gradients and residual stream) are fp32: fp32 itself and
+#: autocast over fp32 master weights; pure bf16 and fp16 keep 16-bit weights.
+FP32_WEIGHT_PRECISIONS = ("fp32", "bf16-mixed", "fp16-mixed")
 ATTENTIONS = ("sdpa", "flash", "eager")
 BASE_DTYPES = ("bf16", "fp16", "fp32", "nf4")
 ZERO_STAGES = (0, 1, 2, 3)
@@ -66,6 +69,12 @@ class TrainingSetup:
     def tokens(self) -> int:
         """Tokens per micro-batch per GPU: batch x seq."""
         return self.batch * self.seq
+
+    @property
+    def weight_bytes(self) -> int:
+        """Bytes per trainable weight of full training, and per element of its gradient: 4 under
+        :data:`FP32_WEIGHT_PRECISIONS`, else 2."""
+        return 4 if self.precision in FP32_WEIGHT_PRECISIONS else 2
 
     @property
     def mixed(self) -> bool:
@@ -110,7 +119,7 @@ def training_setup(
     if base_dtype is None:
         base = {"full": None, "lora": None, "qlora": DType.NF4}[method]
         if base is None:
-            base = DType.FP32 if precision in ("fp32", "bf16-mixed", "fp16-mixed") and method == "full" else (
+            base = DType.FP32 if precision in FP32_WEIGHT_PRECISIONS and method == "full" else (
                 DType.FP16 if precision.startswith("fp16") else DType.BF16)
             if method == "lora" and precision == "fp32":
                 base = DType.FP32
@@ -121,7 +130,7 @@ def training_setup(
     if method != "qlora" and base is DType.NF4:
         raise InputError("base_dtype", base.value, "bf16, fp16 or fp32 (nf4 needs method qlora)")
     if method == "full" and base_dtype is not None:
-        expected = DType.FP32 if precision in ("fp32", "bf16-mixed", "fp16-mixed") else DType.parse(precision)
+        expected = DType.FP32 if precision in FP32_WEIGHT_PRECISIONS else DType.parse(precision)
         if base is not expected:
             raise InputError("base_dtype", base.value,
                              f"{expected.value} for full fine-tuning at precision {precision} (it follows the precision)")

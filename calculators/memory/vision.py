@@ -63,10 +63,9 @@ from calculators.memory.overhead import (
     runtime_overhead_bytes,
 )
 from calculators.memory.result import MemoryEstimate
+from calculators.memory.training_inputs import PRECISIONS as PRECISIONS  # the language models' precisions
 from calculators.validate import one_of, positive_int
 
-#: Precisions of a vision training step: fp32, bf16/fp16 autocast over fp32 weights, pure bf16 or fp16.
-PRECISIONS: tuple[str, ...] = ("fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp16")
 MAX_RESOLUTION = 8192
 MAX_BATCH = 1 << 16
 #: Optimizer of torchvision's reference recipe per family (used when none is given).
