@@ -5,6 +5,13 @@ x T / (T + T_half) x Amdahl``
 
 ``fp8[f]`` is the framework's FP8 recipe factor (1 for 16-bit runs; :meth:`UtilisationFit.fp8_recipe`).
 
+* ``T / (T + T_half)`` with ``T_half = R / B`` (:func:`ridge_tokens`; derived, not fitted): every
+  matmul of a micro-batch of ``T`` tokens does ``2 T K N`` FLOPs and reads its ``K x N`` weight, 2
+  bytes an element; timed one after the other, ``2 T K N / R + 2 K N / B``, it runs at the share
+  ``T / (T + R / B)`` of the dense rate ``R``, ``B`` being the memory bandwidth (the roofline's ridge
+  point, in tokens: 153 on an A100, 295 on an H100 SXM). FP8 halves both the time per FLOP and the
+  bytes per weight, so the ridge stays the 16-bit one.
+
 * ``Amdahl = 1 / (s + (1 - s) x P)`` with FP8 matmuls (else 1): Amdahl over the executed FLOPs. Only
   the linear layers' GEMMs (share ``s`` of the FLOPs) run in FP8, ``P`` times faster (the FP8 to
   16-bit dense-rate ratio of the GPU, 2 on Hopper); attention's score and value products,
@@ -77,6 +84,8 @@ class Features:
         framework: a :mod:`calculators.catalog.training_frameworks` id.
         linear_share: share of the executed FLOPs in linear layers (the rest is attention), in (0, 1].
         fp8_peak_ratio: the GPU's dense FP8 rate / dense 16-bit rate (2 on Hopper).
+        ridge_tokens: ``T_half``, the GPU's 16-bit dense rate over its memory bandwidth (:func:`ridge_tokens`),
+            tokens; 0: no small-micro-batch penalty.
     """
 
     family: str
@@ -88,6 +97,7 @@ class Features:
     framework: str = DEFAULT_FRAMEWORK
     linear_share: float = 1.0
     fp8_peak_ratio: float = 2.0
+    ridge_tokens: float = 0.0
 
     @property
     def base_key(self) -> str:
@@ -108,7 +118,6 @@ class UtilisationFit:
     checkpointing: Mapping[str, float]
     method: Mapping[str, float]
     run: Mapping[str, float]
-    half_tokens: float = 0.0
     fitted_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     framework: Mapping[str, float] = field(default_factory=dict)
     fp8: Mapping[str, float] = field(default_factory=dict)
@@ -135,13 +144,14 @@ class UtilisationFit:
         """
         return self.fp8.get(features.framework, 1.0) if features.fp8 else 1.0
 
-    def token_factor(self, micro_batch_tokens: int) -> float:
-        """``T / (T + T_half)``: the share of the large-micro-batch utilisation ``T`` tokens reach."""
-        return micro_batch_tokens / (micro_batch_tokens + self.half_tokens)
+    @staticmethod
+    def token_factor(features: Features) -> float:
+        """``T / (T + T_half)``: the share of the dense rate a micro-batch of ``T`` tokens leaves its matmuls."""
+        return features.micro_batch_tokens / (features.micro_batch_tokens + features.ridge_tokens)
 
     def known_factor(self, features: Features) -> float:
         """The product of the factors that are formulas of the features (tokens, FP8 Amdahl)."""
-        return self.token_factor(features.micro_batch_tokens) * self.fp8_factor(features)
+        return self.token_factor(features) * self.fp8_factor(features)
 
     @property
     def goodput(self) -> float:
@@ -165,7 +175,7 @@ class UtilisationFit:
 #: factor are in :data:`calculators.catalog.utilisation_fit.FITTED_ON`).
 DEFAULT_FIT = UtilisationFit(base=utilisation_fit.BASE, checkpointing=utilisation_fit.CHECKPOINTING,
                              method=utilisation_fit.METHOD, run=utilisation_fit.RUN,
-                             half_tokens=utilisation_fit.HALF_TOKENS, fitted_on=utilisation_fit.FITTED_ON,
+                             fitted_on=utilisation_fit.FITTED_ON,
                              framework=utilisation_fit.FRAMEWORK,
                              fp8=utilisation_fit.FP8)
 
@@ -204,6 +214,21 @@ def fp8_peak_ratio(gpu: GPU) -> float:
     return gpu.fp8_dense_flop_per_s / rate if gpu.fp8_dense_flop_per_s and rate else 2.0
 
 
+def ridge_tokens(gpu: GPU) -> float:
+    """``T_half``: the GPU's dense 16-bit rate over its memory bandwidth, tokens (the roofline's ridge point).
+
+    A matmul over fewer tokens than this spends longer reading its weights than multiplying them
+    (module docstring). Derived from the catalog's two figures, not fitted.
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> round(ridge_tokens(get_gpu("a100-80gb-sxm"))), round(ridge_tokens(get_gpu("h100-sxm")))
+    (153, 295)
+    """
+    gpu = gpu_record("gpu", gpu)
+    rate = gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s
+    return rate / gpu.memory_bandwidth_bytes_per_s if rate else 0.0
+
+
 def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "none", method: str = "full",
                           micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS, framework: str = DEFAULT_FRAMEWORK,
                           linear_share: float = 1.0,
@@ -211,7 +236,8 @@ def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "
     """Steady-state fraction of the dense rate (FP8 rate with ``fp8``) the executed FLOPs reach, in (0, 1] (fitted).
 
     Formula: ``base[family] x framework x fp8[framework] x checkpointing x method x T / (T + T_half) x Amdahl``
-    (:class:`UtilisationFit`, module docstring); ``micro_batch_tokens`` is ``T`` (default: large);
+    (:class:`UtilisationFit`, module docstring); ``micro_batch_tokens`` is ``T`` (default: large), ``T_half``
+    the GPU's :func:`ridge_tokens`;
     ``linear_share`` the share of the executed FLOPs in linear layers
     (:func:`calculators.model_flops.linear_flops_share`; 1: all, only read with ``fp8``).
     """
@@ -221,7 +247,7 @@ def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "
                         framework=get_training_framework(framework).id,
                         linear_share=finite_float("linear_share", linear_share, minimum=0.0, maximum=1.0,
                                                   allow_minimum=False),
-                        fp8_peak_ratio=fp8_peak_ratio(gpu))
+                        fp8_peak_ratio=fp8_peak_ratio(gpu), ridge_tokens=ridge_tokens(gpu))
     return (DEFAULT_FIT if fit is None else fit).predict(features)
 
 

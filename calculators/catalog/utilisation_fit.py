@@ -8,13 +8,12 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6218, 'hopper': 0.4398}
-CHECKPOINTING: dict[str, float] = {'full': 1.1671, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0361, 'qlora': 0.8949}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6729}
-HALF_TOKENS = 128.0
-FRAMEWORK: dict[str, float] = {'megatron': 1.3162, 'pytorch': 1.0}
-FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.7154}
+BASE: dict[str, float] = {'ampere': 0.6251, 'hopper': 0.4546}
+CHECKPOINTING: dict[str, float] = {'full': 1.1619, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0387, 'qlora': 0.8975}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.664}
+FRAMEWORK: dict[str, float] = {'megatron': 1.3095, 'pytorch': 1.0}
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6978}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
     'base:ampere': (

@@ -17,6 +17,7 @@ from calculators.catalog.models import READ_ON as MODEL_CATALOG_READ
 from calculators.catalog.models import get_model, model_name
 from calculators.performance.published import NEMO, TRAINING_RUNS, TRAINING_THROUGHPUT
 from calculators.performance.training_time import implied_mfu, training_flops_per_token, training_time
+from calculators.catalog.utilisation import ridge_tokens
 from calculators.performance.utilisation import DEFAULT_FIT, FP8_REFERENCE, predicted_utilisation
 from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, load, scored_figures
 from calculators.tables import Table, TableFunction
@@ -82,19 +83,26 @@ def train_utilisation_table() -> Table:
     rows += [(f"FP8 recipe: {key}", f"{value:.3f}", _records(f"fp8:{key}") if key != FP8_REFERENCE
               else "reference (Transformer Engine's fused layers; no 16-bit runs to compare with)")
              for key, value in sorted(fit.fp8.items()) if key != "none"]
-    rows.append(("micro-batch tokens at half utilisation (T_half)", f"{fit.half_tokens:,.0f}", "every run"))
+    ridges = ", ".join(f"{get_gpu(gpu).name}: {ridge_tokens(get_gpu(gpu)):,.0f}" for gpu in RIDGE_GPUS)
+    rows.append(("micro-batch tokens at half utilisation (T_half)", "rate / bandwidth",
+                 f"derived per GPU, not fitted: dense 16-bit rate / memory bandwidth ({ridges} tokens)"))
     rows.append(("whole-run goodput (published GPU-hours)", f"{fit.goodput:.3f}", _records("run:whole-run")))
     return Table(
         id="performance-train-mfu-defaults",
         caption=("Training utilisation factors fitted on the published runs of tests/data/published_speed/"
                  "training.jsonl (calculators.catalog.utilisation_fit): utilisation of the executed FLOPs = base x "
                  "framework x FP8 recipe x checkpointing x method x T / (T + T_half) x Amdahl, T = tokens per "
-                 "micro-batch, Amdahl = 1 / (s + (1 - s) x P) with FP8 (s: linear layers' share of the FLOPs, P: FP8 / "
+                 "micro-batch, T_half = the GPU's dense 16-bit rate / memory bandwidth (its roofline ridge point), "
+                 "Amdahl = 1 / (s + (1 - s) x P) with FP8 (s: linear layers' share of the FLOPs, P: FP8 / "
                  "16-bit peak). Each factor is the median over sources of the median over each source's runs; the last "
                  "column names the runs and sources."),
         columns=("factor", "value", "fitted on"), align=("l", "r", "l"), rows=tuple(rows),
         assumptions=(("a GPU family without runs takes the lowest base; a framework without runs the reference "
                       "(pytorch, 1); FP8 only speeds up the linear layers' GEMMs, at the GPU's peak ratio"),))
+
+
+#: The GPUs whose T_half the factor table shows.
+RIDGE_GPUS = ("a100-80gb-sxm", "h100-sxm")
 
 
 def train_flops_check_table() -> Table:

@@ -5,7 +5,10 @@ x T / (T + T_half) x Amdahl``
 
 ``T`` is the tokens of one micro-batch (sequences x sequence length): small micro-batches
 leave the matmuls too small to fill the GPU (Qwen's LoRA runs gain 2.5x in throughput
-from 256 to 8,192 tokens per micro-batch). Part of that gain is not utilisation: each
+from 256 to 8,192 tokens per micro-batch). ``T_half`` is not fitted: it is the GPU's ridge point,
+its dense 16-bit rate over its memory bandwidth (:func:`calculators.catalog.utilisation.ridge_tokens`:
+each matmul also reads its weights; a fitted ``T_half`` searched on a grid, which it replaced, came
+out anywhere from 0 to 1,024 tokens as one source or another was left out). Part of that gain is not utilisation: each
 micro-batch also pays a fixed host time, the Python forward of every layer
 (:func:`calculators.catalog.utilisation.host_overhead_s`, fitted on inference decode figures,
 not here), which the implied utilisations have taken out before this fit sees them. A whole
@@ -86,8 +89,6 @@ from calculators.catalog.utilisation import predicted_utilisation as predicted_u
 from calculators.catalog.utilisation import run_goodput as run_goodput
 
 FITTING_ROUNDS = 6
-#: Candidate values of ``T_half`` (tokens), searched by :func:`fit_utilisation`.
-HALF_TOKENS_GRID: tuple[float, ...] = (0.0, 64.0, 128.0, 256.0, 384.0, 512.0, 768.0, 1024.0, 1536.0, 2048.0)
 #: The framework whose FP8 recipe is the reference of the FP8 factor (1): Transformer Engine's fused layers.
 FP8_REFERENCE = "megatron"
 
@@ -95,9 +96,7 @@ FP8_REFERENCE = "megatron"
 def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> UtilisationFit:
     """Fit the factors to ``(record id, source id, features, implied utilisation)`` runs.
 
-    Formula: ``T_half`` is the value of :data:`HALF_TOKENS_GRID` whose fit leaves the smallest
-    median absolute log residual; for it,
-    in log space, each factor is the median over sources of the median over each source's runs
+    Formula: in log space, each factor is the median over sources of the median over each source's runs
     in the factor's group of the run's log utilisation less the other factors and the formula
     factors (tokens, FP8 Amdahl: :meth:`UtilisationFit.known_factor`) (a robust back-fitting,
     :data:`FITTING_ROUNDS` rounds; every source counts once, however many rows it publishes).
@@ -113,18 +112,10 @@ def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> Utilisa
     (0.59, ('a', 'b', 'c'))
     """
     data = [(rid, source, feat, u) for rid, source, feat, u in runs if u > 0]
-    best: tuple[float, UtilisationFit] | None = None
-    for half in HALF_TOKENS_GRID:
-        shape = UtilisationFit(base={}, checkpointing={}, method={}, run={}, half_tokens=half)
-        fit = _fit_factors([(rid, source, feat, math.log(u / shape.known_factor(feat)))
-                            for rid, source, feat, u in data], shape)
-        spread = median(abs(math.log(u / (fit.predict(feat) * fit.run.get(feat.run, 1.0))))
-                        for _, _, feat, u in data) if data else 0.0
-        if best is None or spread < best[0] - 1e-12:
-            best = (spread, fit)
-    if best is None:
+    if not data:
         raise ValueError("fit_utilisation needs at least one run")
-    return best[1]
+    shape = UtilisationFit(base={}, checkpointing={}, method={}, run={})
+    return _fit_factors([(rid, source, feat, math.log(u / shape.known_factor(feat))) for rid, source, feat, u in data])
 
 
 def _median_of_sources(values: list[tuple[str, float]]) -> float:
@@ -134,7 +125,7 @@ def _median_of_sources(values: list[tuple[str, float]]) -> float:
     return median(median(v) for v in by_source.values())
 
 
-def _fit_factors(data: list[tuple[str, str, Features, float]], shape: UtilisationFit) -> UtilisationFit:
+def _fit_factors(data: list[tuple[str, str, Features, float]]) -> UtilisationFit:
     tables: dict[str, dict[str, float]] = {"base": {}, "ckpt": {"none": 0.0}, "method": {"full": 0.0},
                                            "run": {"steady": 0.0}, "framework": {DEFAULT_FRAMEWORK: 0.0},
                                            "fp8": {"none": 0.0, FP8_REFERENCE: 0.0}}
@@ -157,6 +148,6 @@ def _fit_factors(data: list[tuple[str, str, Features, float]], shape: Utilisatio
                     tables[name][key] = _median_of_sources([(source, v) for _, source, v in values])
     rounded = {name: {k: round(math.exp(v), 4) for k, v in table.items()} for name, table in tables.items()}
     return UtilisationFit(base=rounded["base"], checkpointing=rounded["ckpt"], method=rounded["method"],
-                          run=rounded["run"], half_tokens=shape.half_tokens, framework=rounded["framework"],
+                          run=rounded["run"], framework=rounded["framework"],
                           fp8=rounded["fp8"],
                           fitted_on={k: tuple(v) for k, v in sorted(groups.items())})

@@ -38,7 +38,7 @@ from typing import Any
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK
-from calculators.catalog.utilisation import fp8_peak_ratio
+from calculators.catalog.utilisation import fp8_peak_ratio, ridge_tokens
 from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
@@ -91,7 +91,7 @@ def features(record: Mapping[str, Any]) -> Features:
     return Features(gpu_family(gpu), bool(record.get("fp8")), "full" if ckpt == "full" else "none", method, tokens,
                     "whole-run" if record["unit"] == "gpu_hours" else "steady",
                     framework=str(record.get("training_framework") or DEFAULT_FRAMEWORK), linear_share=share,
-                    fp8_peak_ratio=fp8_peak_ratio(gpu))
+                    fp8_peak_ratio=fp8_peak_ratio(gpu), ridge_tokens=ridge_tokens(gpu))
 
 
 def _lora_settings(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -252,7 +252,6 @@ def fit_module_text() -> str:
         "CHECKPOINTING: dict[str, float] = " + table(fit.checkpointing),
         "METHOD: dict[str, float] = " + table(fit.method),
         "RUN: dict[str, float] = " + table(fit.run),
-        f"HALF_TOKENS = {fit.half_tokens!r}",
         "FRAMEWORK: dict[str, float] = " + table(fit.framework),
         "FP8: dict[str, float] = " + table(fit.fp8),
         "",
