@@ -146,7 +146,8 @@ def train_validation_table() -> Table:
         columns=("category", "figures", "sources", "median error", "90th percentile", "worst", "naive: median",
                  "naive: 90th percentile"),
         align=("l", "r", "r", "r", "r", "r", "r", "r"), rows=tuple(rows),
-        assumptions=("median and 90th percentile = nearest rank", "published GPU-hours are whole runs: steady state / goodput"))
+        assumptions=("median and 90th percentile = nearest rank",
+                     "published GPU-hours are whole runs: steady state / goodput"))
 
 
 def train_reference_table() -> Table:

@@ -83,7 +83,8 @@ class QloraKernel:
 
     def passes(self, *, grad_checkpointing: bool) -> int:
         """Dequantisations of every base weight per micro-batch: forward (+ recomputed forward) (+ backward)."""
-        return 1 + (1 if flag("grad_checkpointing", grad_checkpointing) else 0) + (1 if self.backward_dequantises else 0)
+        recomputed = 1 if flag("grad_checkpointing", grad_checkpointing) else 0
+        return 1 + recomputed + (1 if self.backward_dequantises else 0)
 
 
 _NF4_STORED = weight_format("nf4").bytes_per_weight

@@ -426,7 +426,8 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         spec, gpu, gpus=dp, zero=zero, micro_batch_compute_s=replica.stage_s * (1.0 + replica.bubble_fraction),
         forward_share=forward_flops_per_token(spec, seq=seq, adapter=adapter) / executed,
         accumulation=accumulation, trainable_parameters=(spec.parameters if full else adapter) // shards,
-        gathered_bytes_per_parameter=(weight_format(qlora_weights).bytes_per_weight if method == "qlora" else 2) / shards,
+        gathered_bytes_per_parameter=(weight_format(qlora_weights).bytes_per_weight if method == "qlora" else 2)
+        / shards,
         interconnect=interconnect, nic=nic, nics_per_node=nics_per_node, cross_node=gpus > GPUS_PER_NODE,
         nic_share=min(shards, GPUS_PER_NODE))
     steps = tokens / (dp * accumulation * micro_tokens)
@@ -475,10 +476,10 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
                         "(no weight-gradient matmuls for the base)",)
     if method == "qlora":
         kernel = get_qlora_kernel(qlora_weights)
+        passes = kernel.passes(grad_checkpointing=checkpointing)
         assumptions += ((f"QLoRA base {kernel.id}: {kernel.library} moves {kernel.bytes_per_weight:.3g} bytes per base "
-                         f"weight per dequantisation, {kernel.passes(grad_checkpointing=checkpointing)} per micro-batch, "
-                         f"{dequant_s * 1e3:,.3g} ms at the GPU's memory bandwidth (counted from the library's code, "
-                         f"not measured: {kernel.source.url})"),)
+                         f"weight per dequantisation, {passes} per micro-batch, {dequant_s * 1e3:,.3g} ms at the GPU's "
+                         f"memory bandwidth (counted from the library's code, not measured: {kernel.source.url})"),)
     assumptions += format_notes
     if checkpointing:
         assumptions += ("full activation recomputation: one extra forward (hardware FLOPs); model FLOPs "

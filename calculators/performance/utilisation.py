@@ -8,8 +8,8 @@ leave the matmuls too small to fill the GPU (Qwen's LoRA runs gain 2.5x in throu
 from 256 to 8,192 tokens per micro-batch). ``T_half`` is not fitted: it is the GPU's ridge point,
 its dense 16-bit rate over its memory bandwidth (:func:`calculators.catalog.utilisation.ridge_tokens`:
 each matmul also reads its weights; a fitted ``T_half`` searched on a grid, which it replaced, came
-out anywhere from 0 to 1,024 tokens as one source or another was left out). Part of that gain is not utilisation: each
-micro-batch also pays a fixed host time, the Python forward of every layer
+out anywhere from 0 to 1,024 tokens as one source or another was left out). Part of that gain is
+not utilisation: each micro-batch also pays a fixed host time, the Python forward of every layer
 (:func:`calculators.catalog.utilisation.host_overhead_s`, fitted on inference decode figures,
 not here), which the implied utilisations have taken out before this fit sees them. A whole
 run's GPU-hours add restarts, evaluation and everything else a steady-state step does not pay:
