@@ -41,6 +41,8 @@ Sizing ML Hardware, version 0.0.0, table demo (catalog as of 2026-01-31). #demo
 from __future__ import annotations
 
 import csv
+import dataclasses
+import functools
 import io
 import json
 import posixpath
@@ -60,14 +62,17 @@ SITE_NAME = "Sizing ML Hardware"
 DOCS_SITE_URL = "https://example.invalid/sizing-ml-hardware/"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Table:
-    """A generated table: stable id, caption, column names and formatted cells."""
+    """A generated table: stable id, caption, column names and formatted cells.
 
-    id: str
+    A page's table function declares its id once, with :func:`table`, and builds the Table without it.
+    """
+
     caption: str
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+    id: str = ""
     align: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
     after: str = ""  # optional raw block (e.g. an SVG figure) placed after the caption
@@ -78,6 +83,41 @@ _BLOCK = re.compile(r"(<!-- table: (?P<id>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /
 #: Table id -> function producing it. Modules register their tables on import of
 #: :mod:`calculators.table_registry`.
 TableFunction = Callable[[], Table]
+
+
+_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
+def table(table_id: str) -> Callable[[TableFunction], TableFunction]:
+    """Declare a table function under its id, written here once: the Table it builds gets this id.
+
+    >>> @table("demo-table")
+    ... def demo() -> Table:
+    ...     return Table(caption="c", columns=("a",), rows=(("1",),))
+    >>> demo().id, demo.table_id, demo.__name__
+    ('demo-table', 'demo-table', 'demo')
+    """
+    if not _ID.fullmatch(table_id):
+        raise ValueError(f"table id {table_id!r}: use lowercase letters, digits and hyphens")
+
+    def declare(build: TableFunction) -> TableFunction:
+        @functools.wraps(build)
+        def built() -> Table:
+            made = build()
+            if made.id not in ("", table_id):
+                raise ValueError(f"{build.__qualname__} is declared as table {table_id!r} but builds {made.id!r}")
+            return dataclasses.replace(made, id=table_id)
+
+        built.table_id = table_id  # type: ignore[attr-defined]
+        return built
+
+    return declare
+
+
+def declared_tables(namespace: dict[str, object]) -> dict[str, TableFunction]:
+    """The tables a module declares with :func:`table`, id -> function, in the order they are defined."""
+    return {function.table_id: function for function in namespace.values()  # type: ignore[attr-defined]
+            if callable(function) and isinstance(getattr(function, "table_id", None), str)}
 
 
 # --------------------------------------------------------------------------- addresses

@@ -84,8 +84,9 @@ def claim_rows(items: Iterable[Evaluated], *, page: str = PAGE) -> tuple[tuple[s
                   _figure(item, page), item.verdict_text, item.claim.why or "-") for item in items)
 
 
-def selected_claims(table_id: str, claim_ids: Sequence[str], *, page: str, caption: str) -> Table:
-    """Some claims of the audit, with the audit's verdicts, for a topic page (``page`` under docs/).
+def selected_claims(claim_ids: Sequence[str], *, page: str, caption: str) -> Table:
+    """Some claims of the audit, with the audit's verdicts, for a topic page (``page`` under docs/); the page's
+    table function declares the id (:func:`calculators.tables.table`).
 
     Raises ``KeyError`` naming an id that is not a claim record.
     """
@@ -93,7 +94,7 @@ def selected_claims(table_id: str, claim_ids: Sequence[str], *, page: str, capti
     missing = [claim_id for claim_id in claim_ids if claim_id not in by_id]
     if missing:
         raise KeyError(f"not claim records: {', '.join(missing)}")
-    return Table(id=table_id, caption=caption, columns=COLUMNS, align=("l",) * len(COLUMNS),
+    return Table(caption=caption, columns=COLUMNS, align=("l",) * len(COLUMNS),
                  rows=claim_rows((by_id[claim_id] for claim_id in claim_ids), page=page), assumptions=_ASSUMPTIONS)
 
 

@@ -13,7 +13,7 @@ from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
 from calculators.doc_tables.claims import selected_claims
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 
 #: (GPU id, purchase price or None for the catalog default, label of the price) rows of the break-even table.
 BREAKEVEN_CASES: tuple[tuple[str, float | None, str], ...] = (
@@ -35,14 +35,14 @@ def _assumptions() -> tuple[str, ...]:
             "host, cooling, staff and resale not included")
 
 
+@table("cost-cloud-offers")
 def cloud_offers() -> Table:
     """Every cloud offer of the edition, per GPU-hour."""
     rows = []
     for offer in sorted(prices.all_offers(), key=lambda o: (get_gpu(o.gpu_id).name, o.usd_per_gpu_hour, o.id)):
         rows.append((get_gpu(offer.gpu_id).name, offer.provider, offer.offering, str(offer.gpus),
                      f"{offer.usd_per_hour:,.2f}", f"{offer.usd_per_gpu_hour:,.2f}", offer.source.as_of))
-    return Table(id="cost-cloud-offers",
-                 columns=("GPU", "provider", "offering", "GPUs", "USD per instance-hour", "USD per GPU-hour",
+    return Table(columns=("GPU", "provider", "offering", "GPUs", "USD per instance-hour", "USD per GPU-hour",
                           "read on"),
                  align=("l", "l", "l", "r", "r", "r", "l"), rows=tuple(rows),
                  caption=f"Price catalog edition {prices.EDITION}: on-demand list prices, no commitment; USD per "
@@ -50,6 +50,7 @@ def cloud_offers() -> Table:
                          "transcribed it) in calculators/catalog/prices.py.")
 
 
+@table("cost-breakeven")
 def breakeven() -> Table:
     """Local versus cloud for GPUs with a known purchase price (MSRP or the ends of a quoted range)."""
     rows = []
@@ -60,19 +61,19 @@ def breakeven() -> Table:
         rows.append((c.gpu.name, f"{c.purchase_usd:,.0f}", label, f"{c.cloud_usd_per_gpu_hour:.2f}",
                      f"{c.power_watts:,.0f}", f"{c.local_usd_per_gpu_hour:.3f}",
                      "never" if util is None else f"{util:.0%}", "never" if hours is None else f"{hours:,.0f}"))
-    return Table(id="cost-breakeven",
-                 columns=("GPU", "purchase USD", "purchase price", "cloud USD/GPU-h (median)", "power W",
+    return Table(columns=("GPU", "purchase USD", "purchase price", "cloud USD/GPU-h (median)", "power W",
                           "local USD per used GPU-h", "break-even utilisation", "break-even GPU-hours"),
                  align=("l", "r", "l", "r", "r", "r", "r", "r"), rows=tuple(rows),
                  caption=f"cost_comparison with catalog edition {prices.EDITION}. Derived from the stated prices; "
                          "above the break-even utilisation buying is cheaper.", assumptions=_assumptions())
 
 
+@table("cost-electricity")
 def electricity() -> Table:
     """Electricity records of the edition."""
     rows = tuple((e.region, e.sector, f"{e.usd_per_kwh * 100:.2f}", e.source.kind, e.source.as_of)
                  for e in prices.all_electricity())
-    return Table(id="cost-electricity", columns=("region", "sector", "US cents per kWh", "kind", "as of"),
+    return Table(columns=("region", "sector", "US cents per kWh", "kind", "as of"),
                  align=("l", "l", "r", "l", "l"), rows=rows,
                  caption="measured: EIA Electric Power Annual 2023 average revenue per kWh; assumed: the default "
                          "used when no tariff is given.")
@@ -93,16 +94,17 @@ COST_CLAIM_IDS: tuple[str, ...] = (
 )
 
 
+@table("cost-claims")
 def claims() -> Table:
     """The source guides' GPU prices, with the verdicts of the rules-of-thumb audit."""
-    return selected_claims(
-        "cost-claims", COST_CLAIM_IDS, page="cost/index.md",
+    return selected_claims(COST_CLAIM_IDS, page="cost/index.md",
         caption=("GPU prices of the source guides, as the rules-of-thumb audit (calculators.claims.evaluated, page "
                  "'Rules of thumb, audited') records and judges them: our figure from price catalog edition "
                  f"{prices.EDITION} (median and cheapest on-demand offer, or the launch price), and the computed "
                  "verdict."))
 
 
+@table("cost-exercise")
 def exercise() -> Table:
     """The guide's buy-or-rent exercise worked with the catalog: hours, cloud cost, utilisation; no verdict."""
     low_h, high_h, low_usd, high_usd = _exercise()
@@ -120,7 +122,7 @@ def exercise() -> Table:
          "never" if be is None else f"{be:.0%}", "never" if be is None else f"{be:.0%}", "of the month",
          "derived (cost_comparison)"),
     )
-    return Table(id="cost-exercise", columns=("quantity", "low end", "high end", "unit", "kind"),
+    return Table(columns=("quantity", "low end", "high end", "unit", "kind"),
                  align=("l", "r", "r", "l", "l"), rows=rows,
                  caption=("The buy-or-rent exercise of hardware-for-ml-practitioners-2026 (a researcher who \"runs "
                           "2-3 training jobs per week, each taking 4-6 hours on an A100\"), worked with price "
@@ -130,6 +132,7 @@ def exercise() -> Table:
                  assumptions=_assumptions())
 
 
+@table("cost-key-numbers")
 def key_numbers() -> Table:
     """Key numbers of the cost page."""
     h100 = prices.median_cloud_usd_per_gpu_hour("h100-sxm")
@@ -144,16 +147,9 @@ def key_numbers() -> Table:
         ("Break-even utilisation, RTX 4090 at launch MSRP", "never" if be4090 is None else f"{be4090:.0%}", "derived"),
         ("Cloud H100 at 1,000 tokens/s aggregate", f"{per_token:.2f} USD per million tokens", "derived"),
     )
-    return Table(id="cost-key-numbers", columns=("quantity", "value", "kind"), align=("l", "r", "l"), rows=rows,
+    return Table(columns=("quantity", "value", "kind"), align=("l", "r", "l"), rows=rows,
                  caption=f"From cost_comparison and usd_per_million_tokens, price catalog edition {prices.EDITION}.",
                  assumptions=_assumptions())
 
 
-TABLES: dict[str, TableFunction] = {
-    "cost-key-numbers": key_numbers,
-    "cost-cloud-offers": cloud_offers,
-    "cost-breakeven": breakeven,
-    "cost-electricity": electricity,
-    "cost-claims": claims,
-    "cost-exercise": exercise,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -13,7 +13,7 @@ from __future__ import annotations
 from calculators.catalog.gpus import GPU
 from calculators.doc_tables.hardware import ordered_gpus
 from calculators.dtype_support import FORMATS, MPS_TRAINING_LIMITS, TENSORRT_RTX, TRANSFORMER_ENGINE, runs_natively
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 
 
 def _capability_source(gpu: GPU) -> str:
@@ -24,6 +24,7 @@ def _capability_source(gpu: GPU) -> str:
     return f"[{source.title}]({source.url})"
 
 
+@table("hardware-dtypes")
 def formats() -> Table:
     """Each catalog GPU's compute capability and the formats its matrix units multiply in."""
     shown = [fmt for fmt in FORMATS if fmt != "fp32"]
@@ -32,7 +33,6 @@ def formats() -> Table:
                   "dequantised to 16 bits", _capability_source(gpu))
                  for gpu in ordered_gpus())
     return Table(
-        id="hardware-dtypes",
         caption=("Which number formats each catalog GPU multiplies in natively, from its CUDA compute capability "
                  "(calculators.dtype_support.runs_natively): fp16 tensor cores from 7.0, bf16 from 8.0, fp8 from "
                  "8.9, fp4 from 10.0 (Transformer Engine and TensorRT-RTX support matrices). AMD and custom GPUs "
@@ -49,10 +49,10 @@ def formats() -> Table:
     )
 
 
+@table("hardware-mps-limits")
 def mps_limits() -> Table:
     """What PyTorch on Apple silicon cannot do for training, with the source of each limit."""
     return Table(
-        id="hardware-mps-limits",
         caption=("Training on Apple silicon with PyTorch's MPS backend: the limits the calculators state with every "
                  "Mac training answer (calculators.dtype_support.MPS_TRAINING_LIMITS)."),
         columns=("limit", "source"),
@@ -61,4 +61,4 @@ def mps_limits() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {"hardware-dtypes": formats, "hardware-mps-limits": mps_limits}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

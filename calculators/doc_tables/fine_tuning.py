@@ -20,7 +20,7 @@ from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weights import weight_bytes
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gib
 
 #: Representative catalog models for each size class of the vendor's tables.
@@ -102,6 +102,7 @@ def job_caption() -> str:
 
 
 # ----------------------------------------------------------------------------- index page
+@table("fine-tuning-key-numbers")
 def key_numbers() -> Table:
     """3-5 headline figures of the fine-tuning page."""
     small = SIZE_CLASSES[0][1]
@@ -125,7 +126,6 @@ def key_numbers() -> Table:
          gib(weight_bytes(get_model(large), dtype="nf4"), grouped=False), "GiB", "`calculators.memory.weights.weight_bytes`"),
     )
     return Table(
-        id="fine-tuning-key-numbers",
         caption=f"Derived by the calculators for {job_caption()}; 'total' is total_bytes (peak allocated plus "
                 "runtime overhead).",
         columns=("quantity", "value", "unit", "function"),
@@ -135,6 +135,7 @@ def key_numbers() -> Table:
     )
 
 
+@table("fine-tuning-by-size")
 def by_size() -> Table:
     """Peak and total memory per model size x method x checkpointing, and the GPU classes that hold it."""
     rows = []
@@ -148,7 +149,6 @@ def by_size() -> Table:
                              gib(estimate.peak_allocated_bytes, grouped=False), gib(estimate.total_bytes, grouped=False),
                              estimate.peak_phase, *fits(estimate)))
     return Table(
-        id="fine-tuning-by-size",
         caption=(f"Memory of one training step on one GPU, derived by training_memory: {job_caption()}. "
                  "peak = peak_allocated_bytes (what torch.cuda.max_memory_allocated() reports); "
                  "total = total_bytes; the 'fits' columns are the fit verdict (calculators.fit.fit_verdict): 'yes' when "
@@ -170,10 +170,10 @@ def by_size() -> Table:
     )
 
 
+@table("fine-tuning-vendor-claims")
 def vendor_claims() -> Table:
     """The vendor's fine-tuning VRAM ranges, with the verdicts of the rules-of-thumb audit."""
-    return selected_claims(
-        "fine-tuning-vendor-claims", VENDOR_CLAIM_IDS, page="fine-tuning/index.md",
+    return selected_claims(VENDOR_CLAIM_IDS, page="fine-tuning/index.md",
         caption=("VRAM ranges of VRLA Tech's 2026 fine-tuning tables, as the rules-of-thumb audit "
                  "(calculators.claims.evaluated, page 'Rules of thumb, audited') records and judges them: our "
                  "figure is training_memory's total_bytes in GB (10^9 bytes, as the vendor prints) for the models "
@@ -181,6 +181,7 @@ def vendor_claims() -> Table:
                  "range. The vendor states no batch, sequence length or optimizer."))
 
 
+@table("fine-tuning-lora-ratio")
 def lora_ratio() -> Table:
     """LoRA peak divided by the bf16 weights: the '2-3x the model' and 'model + 10-20 %' rules."""
     rows = []
@@ -191,7 +192,6 @@ def lora_ratio() -> Table:
             rows.append((size, model_name(model), "on" if checkpointing else "off", gib(base, grouped=False),
                          gib(estimate.peak_allocated_bytes, grouped=False), f"{estimate.peak_allocated_bytes / base:.2f}"))
     return Table(
-        id="fine-tuning-lora-ratio",
         caption=(f"LoRA r16 all-linear on a bf16 base, {job_caption()}: peak_allocated_bytes divided by the "
                  "bytes of the bf16 weights (weight_bytes). The rules of thumb say 2-3 (VRLA Tech) or 1.1-1.2 "
                  "(Lyceum); the ratio depends on batch x sequence and checkpointing, not on a fixed multiple."),
@@ -202,9 +202,4 @@ def lora_ratio() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "fine-tuning-key-numbers": key_numbers,
-    "fine-tuning-by-size": by_size,
-    "fine-tuning-vendor-claims": vendor_claims,
-    "fine-tuning-lora-ratio": lora_ratio,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

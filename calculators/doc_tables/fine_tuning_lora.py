@@ -31,7 +31,7 @@ from calculators.doc_tables.fine_tuning import (
 from calculators.dtypes import DType
 from calculators.memory.lora import lora_parameters
 from calculators.memory.weights import quantized_bytes_per_element, weight_bytes
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gib
 
 LORA_MODEL = "llama-3-8b"
@@ -47,6 +47,7 @@ QLORA_MODELS: tuple[str, ...] = ("llama-3-8b", "qwen2.5-7b", "llama-2-13b", "qwe
                                  "yi-34b", "llama-3-70b", "qwen2.5-72b")
 
 
+@table("fine-tuning-lora-key-numbers")
 def lora_key_numbers() -> Table:
     """Headline figures of the LoRA/QLoRA page."""
     spec = get_model(LORA_MODEL)
@@ -66,7 +67,6 @@ def lora_key_numbers() -> Table:
          "`calculators.memory.training.training_memory`"),
     )
     return Table(
-        id="fine-tuning-lora-key-numbers",
         caption=f"Derived by the calculators for {model_name(LORA_MODEL)}, {job_caption()}, bf16 base, "
                 "bf16 autocast, AdamW.",
         columns=("quantity", "value", "unit", "function"),
@@ -76,6 +76,7 @@ def lora_key_numbers() -> Table:
     )
 
 
+@table("fine-tuning-lora-rank-targets")
 def lora_rank_targets() -> Table:
     """Trainable parameters and peak memory against LoRA rank and target set, for one model."""
     spec = get_model(LORA_MODEL)
@@ -89,7 +90,6 @@ def lora_rank_targets() -> Table:
             rows.append((str(rank), label, millions(trainable), f"{100 * trainable / spec.parameters:.3f}",
                          gib(off.peak_allocated_bytes, grouped=False), gib(on.peak_allocated_bytes, grouped=False)))
     return Table(
-        id="fine-tuning-lora-rank-targets",
         caption=(f"LoRA on {model_name(LORA_MODEL)} with a bf16 base and fp32 adapters, {job_caption()}, "
                  "AdamW: trainable parameters (lora_parameters: rank x (in + out) per adapted linear) and "
                  "peak_allocated_bytes (training_memory) with gradient checkpointing off and on."),
@@ -109,6 +109,7 @@ _BREAKDOWN_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 
+@table("fine-tuning-lora-breakdown")
 def lora_breakdown() -> Table:
     """What is live at the LoRA and QLoRA peak: the frozen base and the activations, not the adapters."""
     rows = []
@@ -119,7 +120,6 @@ def lora_breakdown() -> Table:
             rows.append((label, "on" if checkpointing else "off", estimate.peak_phase, *parts,
                          gib(estimate.peak_allocated_bytes, grouped=False)))
     return Table(
-        id="fine-tuning-lora-breakdown",
         caption=(f"Breakdown of peak_allocated_bytes at the peak (training_memory's breakdown) for "
                  f"{model_name(LORA_MODEL)}, rank 16 on all linear layers, {job_caption()}. 'weights' is the "
                  "frozen base plus the fp32 adapters; 'transient' is the transient_at_peak term: at this peak, "
@@ -136,6 +136,7 @@ def _sorted_by_size(models: Iterable[str]) -> list[str]:
     return sorted(models, key=lambda model: (get_model(model).parameters, model))
 
 
+@table("fine-tuning-qlora-by-size")
 def qlora_by_size() -> Table:
     """QLoRA peak and total per model size, with the NF4 weights beside the bf16 ones."""
     rows = []
@@ -149,7 +150,6 @@ def qlora_by_size() -> Table:
                      gib(off.peak_allocated_bytes, grouped=False), gib(on.peak_allocated_bytes, grouped=False), gib(on.total_bytes, grouped=False),
                      *fits(on)))
     return Table(
-        id="fine-tuning-qlora-by-size",
         caption=(f"QLoRA (NF4 base with double quantisation, rank 16 on all linear layers, fp32 adapters, bf16 "
                  f"autocast, AdamW), {job_caption()}. NF4 weights = weight_bytes(dtype='nf4'), of which the "
                  "'kept 16-bit' column is the embeddings, output head and norms; peak = peak_allocated_bytes; "
@@ -163,6 +163,7 @@ def qlora_by_size() -> Table:
     )
 
 
+@table("fine-tuning-qlora-optimizers")
 def qlora_optimizers() -> Table:
     """QLoRA peak with AdamW, fused AdamW and paged 8-bit AdamW: the adapters' optimizer barely matters."""
     rows = []
@@ -172,7 +173,6 @@ def qlora_optimizers() -> Table:
             rows.append((model_name(model), optimizer, gib(estimate.breakdown["optimizer_states"], 3, grouped=False),
                          gib(estimate.peak_allocated_bytes, 3, grouped=False)))
     return Table(
-        id="fine-tuning-qlora-optimizers",
         caption=(f"QLoRA r16 all-linear with gradient checkpointing, {job_caption()}: optimizer state and "
                  "peak_allocated_bytes (training_memory) for three optimizers. The paged optimizer's state is "
                  "counted on the GPU (the calculators do not model paging to host RAM)."),
@@ -183,10 +183,4 @@ def qlora_optimizers() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "fine-tuning-lora-key-numbers": lora_key_numbers,
-    "fine-tuning-lora-rank-targets": lora_rank_targets,
-    "fine-tuning-lora-breakdown": lora_breakdown,
-    "fine-tuning-qlora-by-size": qlora_by_size,
-    "fine-tuning-qlora-optimizers": qlora_optimizers,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

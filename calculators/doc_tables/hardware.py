@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import fields
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gb, gib
 
 SEGMENTS = ("consumer", "workstation", "datacenter", "apple")
@@ -73,6 +73,7 @@ def ridge_flop_per_byte(flop_per_s: float | None, bandwidth_bytes_per_s: float) 
 
 
 # --------------------------------------------------------------------------- tables
+@table("hardware-key-numbers")
 def key_numbers() -> Table:
     """Five headline figures of the catalog, each with the GPU it belongs to."""
     gpus = all_gpus()
@@ -95,7 +96,6 @@ def key_numbers() -> Table:
          "derived", "hardware.ridge_flop_per_byte"),
     )
     return Table(
-        id="hardware-key-numbers",
         caption=(f"Headline figures of the GPU catalog (as of {catalog_as_of()}). 'kind' is the catalog's own "
                  "label for the figure's source: spec (datasheet or whitepaper), derived (arithmetic on spec "
                  "figures, e.g. half of a sparsity headline)."),
@@ -105,6 +105,7 @@ def key_numbers() -> Table:
     )
 
 
+@table("hardware-catalog")
 def catalog() -> Table:
     """The GPU catalog, one row per SKU, in base units converted for display."""
     rows = tuple(
@@ -119,7 +120,6 @@ def catalog() -> Table:
         for gpu in ordered_gpus()
     )
     return Table(
-        id="hardware-catalog",
         caption=(f"The GPU catalog (calculators.catalog.gpus, as of {catalog_as_of()}). Every value carries a "
                  "source: the record's source for most fields, GPU.source_of(field) for the rest (see the "
                  "hardware-sources table and `mlhw gpus --json`). Memory in GiB (2^30 bytes); bandwidth in "
@@ -135,6 +135,7 @@ def catalog() -> Table:
     )
 
 
+@table("hardware-sparse")
 def sparse_notes() -> Table:
     """Dense rates next to what the datasheet's headline (sparse) figure is."""
     rows = tuple(
@@ -147,7 +148,6 @@ def sparse_notes() -> Table:
         for gpu in ordered_gpus()
     )
     return Table(
-        id="hardware-sparse",
         caption=(f"Dense tensor rates and the datasheet's sparse headline, from the catalog (as of "
                  f"{catalog_as_of()}). 'BF16 kind' is spec where the document prints the dense figure and "
                  "derived where the catalog halved a 2:4-sparsity headline. FP16 is with FP32 accumulation. "
@@ -159,6 +159,7 @@ def sparse_notes() -> Table:
     )
 
 
+@table("hardware-ridge")
 def ridge() -> Table:
     """Derived ratios: ridge points and tensor-vs-FP32 rate, per GPU with known rates."""
     rows = []
@@ -175,7 +176,6 @@ def ridge() -> Table:
         ))
     rows.sort(key=lambda r: (r[3] == "—", -float(r[3].replace(",", "")) if r[3] != "—" else 0.0, r[0]))
     return Table(
-        id="hardware-ridge",
         caption=(f"Derived from catalog spec rates (as of {catalog_as_of()}), not measured. Ridge point = dense "
                  "FLOP/s ÷ memory bytes/s: a kernel that does fewer FLOP per byte it reads from memory is "
                  "limited by bandwidth on that GPU, more is limited by compute. 'BF16 ÷ FP32' is the dense BF16 "
@@ -188,6 +188,7 @@ def ridge() -> Table:
     )
 
 
+@table("hardware-segments")
 def segments() -> Table:
     """Consumer, workstation, datacenter and Apple parts side by side, from catalog fields."""
     rows = []
@@ -204,7 +205,6 @@ def segments() -> Table:
             f"{sum(1 for g in group if g.launch_price_usd is not None)} of {len(group)}",
         ))
     return Table(
-        id="hardware-segments",
         caption=(f"Catalog GPUs grouped by GPU.segment (as of {catalog_as_of()}). Ranges are min–max over the "
                  "group; Apple memory is the largest unified-memory configuration, shared with the CPU. 'GPU-to-GPU "
                  "link' counts records with an interconnect field (NVLink, NVLink bridge or Infinity Fabric)."),
@@ -215,6 +215,7 @@ def segments() -> Table:
     )
 
 
+@table("hardware-apple")
 def apple() -> Table:
     """Apple unified-memory parts: what the catalog knows and what it does not."""
     rows = tuple(
@@ -224,7 +225,6 @@ def apple() -> Table:
         for gpu in ordered_gpus() if gpu.segment == "apple"
     )
     return Table(
-        id="hardware-apple",
         caption=(f"Apple parts in the catalog (as of {catalog_as_of()}), with the record's notes verbatim. "
                  "Memory is the largest configuration, in GiB, and is shared by CPU and GPU."),
         columns=("chip", "unified memory GiB", "bandwidth GB/s", "BF16 TFLOPS", "notes"),
@@ -233,6 +233,7 @@ def apple() -> Table:
     )
 
 
+@table("hardware-sources")
 def sources() -> Table:
     """Per GPU, the primary document and which fields cite another one."""
     field_order = [f.name for f in fields(GPU)]
@@ -242,7 +243,6 @@ def sources() -> Table:
         for gpu in ordered_gpus()
     )
     return Table(
-        id="hardware-sources",
         caption=(f"Where each catalog record comes from (GPU.source; catalog as of {catalog_as_of()}). 'as of' is "
                  "the document's own date where it prints one, otherwise the date it was read. Fields listed last "
                  "cite another document: GPU.source_of(field) returns it, with its kind (spec, derived)."),
@@ -252,12 +252,4 @@ def sources() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "hardware-key-numbers": key_numbers,
-    "hardware-catalog": catalog,
-    "hardware-sparse": sparse_notes,
-    "hardware-ridge": ridge,
-    "hardware-segments": segments,
-    "hardware-apple": apple,
-    "hardware-sources": sources,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

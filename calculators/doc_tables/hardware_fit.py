@@ -19,7 +19,7 @@ from calculators.doc_tables.hardware import catalog_as_of, ordered_gpus
 from calculators.dtype_support import on_gpu
 from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gib
 
 #: The two jobs of the fit table, passed unchanged to fit_inference / fit_training.
@@ -49,6 +49,7 @@ def fit_cell(inference: str, qlora: str) -> str:
     return ", ".join(parts) or "—"
 
 
+@table("hardware-fit")
 def fit_matrix() -> Table:
     """Which catalog models' inference and QLoRA fine-tuning fit one GPU of each memory size."""
     caps = capacities()
@@ -69,7 +70,6 @@ def fit_matrix() -> Table:
         + f" (decided on the {cap.name}: {gib(usable_memory_bytes(cap))} GiB usable)"
         for cap in caps)
     return Table(
-        id="hardware-fit",
         caption=(
             "Does the job fit one GPU? The verdicts of calculators.fit.fit_inference and fit_training: "
             "total_bytes plus its measured uncertainty against the memory a process can allocate. 'infer': "
@@ -101,15 +101,16 @@ HARDWARE_CLAIM_IDS: tuple[str, ...] = (
 )
 
 
+@table("hardware-claims")
 def claims() -> Table:
     """The source guides' GPU claims, with the verdicts of the rules-of-thumb audit."""
-    return selected_claims(
-        "hardware-claims", HARDWARE_CLAIM_IDS, page="hardware/index.md",
+    return selected_claims(HARDWARE_CLAIM_IDS, page="hardware/index.md",
         caption=("GPU claims of the source guides, as the rules-of-thumb audit (calculators.claims.evaluated, "
                  "page 'Rules of thumb, audited') records and judges them: our figure from the GPU catalog "
                  "(as of " + catalog_as_of() + ") or the fit calculators, and the computed verdict."))
 
 
+@table("hardware-usable-memory")
 def usable_memory_table() -> Table:
     """Marketed memory next to what one process can allocate, per catalog GPU, with each figure's source."""
     rows = []
@@ -122,7 +123,6 @@ def usable_memory_table() -> Table:
                      f"[{title}]({record.source.url})" if record.source.url.startswith("http") else
                      f"{title} ({record.source.url})"))
     return Table(
-        id="hardware-usable-memory",
         caption=("Marketed memory and the memory one process can allocate (torch.cuda.mem_get_info() total; for "
                  "Apple silicon the GPU's default working set of unified memory). Fit verdicts use the second. "
                  "GiB = 2^30 bytes."),
@@ -134,8 +134,4 @@ def usable_memory_table() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "hardware-fit": fit_matrix,
-    "hardware-usable-memory": usable_memory_table,
-    "hardware-claims": claims,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -18,7 +18,7 @@ from calculators.memory.inference import inference_memory, kv_cache_bytes, kv_ca
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import KIB, gib
 
 CATALOG = f"model catalog as of {READ_ON}"
@@ -71,6 +71,7 @@ def total_bytes_assumption() -> str:
 
 
 # --------------------------------------------------------------------------- index.md
+@table("inference-key-numbers")
 def key_numbers_table() -> Table:
     """Headline figures of the serving-memory page."""
     l2, l3 = get_model("llama-2-7b"), get_model("llama-3.1-8b")
@@ -90,7 +91,6 @@ def key_numbers_table() -> Table:
          "`fit_inference` (max_batch)"),
     )
     return Table(
-        id="inference-key-numbers",
         caption=("Key numbers for serving memory (derived by the calculators in "
                  "calculators.memory.inference; KiB = 2^10 bytes, GiB = 2^30 bytes)."),
         columns=("quantity", "value", "unit", "computed by"),
@@ -101,6 +101,7 @@ def key_numbers_table() -> Table:
     )
 
 
+@table("inference-kv-per-token")
 def kv_per_token_table() -> Table:
     """KV-cache bytes per token and per sequence for every catalogued model."""
     rows = []
@@ -128,7 +129,6 @@ def kv_per_token_table() -> Table:
         ))
     rows.sort(key=lambda row: row[0].lower())
     return Table(
-        id="inference-kv-per-token",
         caption=("KV cache of one sequence, bf16 (2 bytes per element): KiB per token summed over all layers, "
                  "and GiB held at 8K, 32K and 128K tokens (GiB = 2^30 bytes). Derived by "
                  "kv_cache_bytes_per_token and kv_cache_bytes; windowed layers stop growing at their window, "
@@ -152,6 +152,7 @@ PREFILL_CASES: tuple[tuple[int, str, int], ...] = (
 )
 
 
+@table("inference-prefill-breakdown")
 def prefill_breakdown_table() -> Table:
     """Where the memory of one Llama 3.1 8B request goes, by prompt length and attention kernel."""
     spec = get_model("llama-3.1-8b")
@@ -166,7 +167,6 @@ def prefill_breakdown_table() -> Table:
             est.peak_phase,
         ))
     return Table(
-        id="inference-prefill-breakdown",
         caption=("Llama 3.1 8B, batch 1, bf16 weights and KV cache: the parts of the peak (GiB = 2^30 bytes), "
                  "derived by inference_memory. Activations and logits are one layer's temporaries over the "
                  "whole prompt (MLP intermediates with SDPA; the S x S scores in fp32 with eager attention) plus "
@@ -189,6 +189,7 @@ def context_cell(spec: ModelSpec, tokens: int) -> str:
     return with_commas(tokens) + mark
 
 
+@table("inference-max-context-batch")
 def max_context_batch_table() -> Table:
     """Largest prompt at batch 1 and largest batch of 8K prompts, per model and GPU size."""
     gpus = [get_gpu(g) for g in FIT_GPUS]
@@ -203,7 +204,6 @@ def max_context_batch_table() -> Table:
         rows.append(tuple(row))
     rows.sort(key=lambda r: float(r[1].replace(",", "")))
     return Table(
-        id="inference-max-context-batch",
         caption=("Each GPU cell: longest prompt that fits at batch 1 (tokens) / most 8K-token prompts that fit at "
                  "once (sequences): the largest that fit (calculators.fit.fit_inference: total_bytes plus its measured "
                  "uncertainty within the memory a process can allocate). '-' = not even one sequence fits. "
@@ -218,9 +218,4 @@ def max_context_batch_table() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "inference-key-numbers": key_numbers_table,
-    "inference-kv-per-token": kv_per_token_table,
-    "inference-prefill-breakdown": prefill_breakdown_table,
-    "inference-max-context-batch": max_context_batch_table,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

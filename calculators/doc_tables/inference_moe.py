@@ -16,10 +16,11 @@ from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory, kv_cache_bytes_per_token
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import KIB, gib
 
 
+@table("inference-moe-key-numbers")
 def moe_key_numbers_table() -> Table:
     """Headline figures of the mixture-of-experts page."""
     mixtral, ds = get_model("mixtral-8x7b"), get_model("deepseek-v3")
@@ -34,7 +35,6 @@ def moe_key_numbers_table() -> Table:
          "`kv_cache_bytes_per_token`"),
     )
     return Table(
-        id="inference-moe-key-numbers",
         caption="Key numbers for mixture-of-experts serving (derived; B = 10^9, GiB = 2^30 bytes, KiB = 2^10 bytes).",
         columns=("quantity", "value", "unit", "computed by"),
         align=("l", "r", "l", "l"),
@@ -43,6 +43,7 @@ def moe_key_numbers_table() -> Table:
     )
 
 
+@table("inference-moe-params")
 def moe_params_table() -> Table:
     """Total and active parameters and weight GiB of the catalogued MoE models."""
     rows = []
@@ -62,7 +63,6 @@ def moe_params_table() -> Table:
         ))
     rows.sort(key=lambda r: r[0].lower())
     return Table(
-        id="inference-moe-params",
         caption=("Exact parameter counts from the configs (ModelSpec.parameters counts every expert; "
                  "ModelSpec.active_parameters counts what one token passes through: the input embedding, attention, "
                  "norms, routers, the top-k routed experts, any shared expert and the output head; the next column "
@@ -78,6 +78,7 @@ def moe_params_table() -> Table:
     )
 
 
+@table("inference-moe-mixtral-split")
 def mixtral_split_table() -> Table:
     """Where Mixtral's parameters sit, and why '8 x 7B' overstates them."""
     mixtral, mistral = get_model("mixtral-8x7b"), get_model("mistral-7b-v0.1")
@@ -101,7 +102,6 @@ def mixtral_split_table() -> Table:
          m.experts_per_token * mistral.parameters),
     ]
     return Table(
-        id="inference-moe-mixtral-split",
         caption=("Mixtral 8x7B's parameters by component (M = 10^6), counted from its config by ModelSpec. "
                  "Mixtral has Mistral 7B v0.1's shapes (hidden 4096, 32 layers, 8 KV heads, MLP width 14336) "
                  "with each MLP replaced by 8 experts of the same width; the last row multiplies the whole of "
@@ -126,6 +126,7 @@ def mla_decompressed_bytes_per_token(spec: ModelSpec, *, kv_dtype: str = "bf16")
     return int(spec.num_layers * spec.num_attention_heads * per_head * DType.parse(kv_dtype).bytes_per_element)
 
 
+@table("inference-moe-kv")
 def moe_kv_table() -> Table:
     """KV cache per token of DeepSeek-V3 (latent and decompressed) against dense GQA models."""
     ds = get_model("deepseek-v3")
@@ -140,7 +141,6 @@ def moe_kv_table() -> Table:
     rows = [(name, layout, kib(per_token), gib(per_token * 32768), gib(per_token * 131072))
             for name, layout, per_token in entries]
     return Table(
-        id="inference-moe-kv",
         caption=("KV cache per token and per 32K- and 128K-token sequence, bf16 (KiB = 2^10, GiB = 2^30 bytes). "
                  "The latent row is kv_cache_bytes_per_token (layers x (kv_lora_rank + qk_rope_head_dim) x 2 "
                  "bytes); the decompressed row is layers x heads x (qk_nope + qk_rope + v_head dims) x 2 bytes, "
@@ -153,6 +153,7 @@ def moe_kv_table() -> Table:
     )
 
 
+@table("inference-moe-prefill")
 def moe_prefill_table() -> Table:
     """Prefill temporaries of Mixtral's grouped experts against its dense twin, Mistral 7B."""
     rows = []
@@ -164,7 +165,6 @@ def moe_prefill_table() -> Table:
             rows.append((model_name(model_id), with_commas(context), gib(est.breakdown["kv_cache"]), gib(act),
                          f"{act / context / KIB:,.1f}", gib(est.total_bytes)))
     return Table(
-        id="inference-moe-prefill",
         caption=("Prefill of one prompt, bf16 weights and KV cache, batch 1, SDPA, derived by inference_memory "
                  "(GiB = 2^30 bytes). Both models have the same hidden size, attention and MLP width; Mixtral's "
                  "transient is larger because transformers' grouped experts gather every (token, expert) pair "
@@ -178,10 +178,4 @@ def moe_prefill_table() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "inference-moe-key-numbers": moe_key_numbers_table,
-    "inference-moe-params": moe_params_table,
-    "inference-moe-mixtral-split": mixtral_split_table,
-    "inference-moe-kv": moe_kv_table,
-    "inference-moe-prefill": moe_prefill_table,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -28,7 +28,7 @@ from calculators.fit import fit_inference
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gib
 
 #: Weight storage formats the quantization tables compare.
@@ -46,6 +46,7 @@ def _dense_models(min_parameters: int = QUANT_MODELS_MIN_PARAMETERS) -> list[tup
     return chosen
 
 
+@table("inference-quant-key-numbers")
 def quant_key_numbers_table() -> Table:
     """Headline figures of the quantization page."""
     l70 = get_model("llama-3.1-70b")
@@ -65,7 +66,6 @@ def quant_key_numbers_table() -> Table:
          "tokens", "`fit_inference` (max_context)"),
     )
     return Table(
-        id="inference-quant-key-numbers",
         caption="Key numbers for quantised serving (derived by the calculators; GiB = 2^30 bytes).",
         columns=("quantity", "value", "unit", "computed by"),
         align=("l", "r", "l", "l"),
@@ -85,6 +85,7 @@ _FORMAT_NOTES = {
 }
 
 
+@table("inference-quant-formats")
 def quant_formats_table() -> Table:
     """Bits per stored weight of each format, scales included."""
     rows = []
@@ -93,7 +94,6 @@ def quant_formats_table() -> Table:
         rows.append((dtype.value, f"{dtype.bytes_per_element * 8:.3f}", f"{overhead * 8:.3f}",
                      f"{(dtype.bytes_per_element + overhead) * 8:.3f}", _FORMAT_NOTES[dtype]))
     return Table(
-        id="inference-quant-formats",
         caption=("Bits each quantised weight occupies: the element itself plus its share of scales and zero "
                  "points, from calculators.memory.weights.QUANT_OVERHEAD_BYTES_PER_ELEMENT (derived from "
                  "each format's block layout)."),
@@ -104,6 +104,7 @@ def quant_formats_table() -> Table:
     )
 
 
+@table("inference-quant-weights")
 def quant_weights_table() -> Table:
     """Weight GiB of every dense catalog model of 6B parameters or more, by storage format."""
     rows = []
@@ -113,7 +114,6 @@ def quant_weights_table() -> Table:
         rows.append((name, billions(spec.parameters),
                      *(gib(weight_bytes(spec, dtype=fmt), 1) for fmt in WEIGHT_FORMATS), gib(kept, 2)))
     return Table(
-        id="inference-quant-weights",
         caption=("Weights alone (no KV cache, activations or runtime overhead), GiB = 2^30 bytes, derived by "
                  "weight_bytes. Quantised columns store the decoder layers' linear weights in the format and keep "
                  "the embedding, output head and norms in bf16; the last column is that 16-bit part."),
@@ -132,6 +132,7 @@ QUANT_FIT_CASES: tuple[tuple[str, str, str], ...] = (
 )
 
 
+@table("inference-quant-fit")
 def quant_fit_table() -> Table:
     """How the weight and KV-cache format move the fit on 24, 48 and 80 GiB GPUs."""
     gpus = [get_gpu(g) for g in ("rtx-4090", "l40s", "h100-sxm")]
@@ -146,7 +147,6 @@ def quant_fit_table() -> Table:
             row.append(f"{context_cell(spec, context)} / {batch if batch else '-'}")
         rows.append(tuple(row))
     return Table(
-        id="inference-quant-fit",
         caption=("total GiB: one 8K-token prompt at batch 1 (peak allocated plus assumed runtime overhead). GPU "
                  "cells: longest prompt at batch 1 (tokens) / most 8K-token prompts at once; '-' = none fits; "
                  "† = beyond max_position_embeddings. Derived by inference_memory and fit_inference (what fits: total_bytes "
@@ -168,19 +168,13 @@ QUANT_CLAIM_IDS: tuple[str, ...] = (
 )
 
 
+@table("inference-quant-claims")
 def quant_claims_table() -> Table:
     """The source guides' quantisation claims, with the verdicts of the rules-of-thumb audit."""
-    return selected_claims(
-        "inference-quant-claims", QUANT_CLAIM_IDS, page="inference/quantization.md",
+    return selected_claims(QUANT_CLAIM_IDS, page="inference/quantization.md",
         caption=("Quantisation claims of the source guides, as the rules-of-thumb audit (calculators.claims.evaluated, "
                  "page 'Rules of thumb, audited') records and judges them: the verbatim quote, the conditions it "
                  "implies, our figure (the function behind it is linked in each row) and the computed verdict."))
 
 
-TABLES: dict[str, TableFunction] = {
-    "inference-quant-key-numbers": quant_key_numbers_table,
-    "inference-quant-formats": quant_formats_table,
-    "inference-quant-weights": quant_weights_table,
-    "inference-quant-fit": quant_fit_table,
-    "inference-quant-claims": quant_claims_table,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

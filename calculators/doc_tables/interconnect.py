@@ -13,7 +13,7 @@ from calculators.catalog.models import READ_ON, get_model, get_model_record
 from calculators.parallel.links import record_link_bytes_per_s
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gb, gib
 
 MODEL = "llama-3-8b"
@@ -43,6 +43,7 @@ def _job() -> str:
             f"per GPU, compute at the {get_gpu(GPU).name}'s dense BF16 rate, fp32 gradients, bf16 gathered weights")
 
 
+@table("interconnect-key-numbers")
 def key_numbers() -> Table:
     """Headline figures: per-direction rates and one step's all-reduce over PCIe 5 and NVLink 4."""
     pcie, nvlink = get_interconnect("pcie5"), get_interconnect("nvlink4")
@@ -60,12 +61,12 @@ def key_numbers() -> Table:
          "`calculators.parallel.step.step_communication`"),
     )
     return Table(
-        id="interconnect-key-numbers",
         caption=f"Link figures are sourced specs halved or quoted; times are estimates for {_job()}.",
         columns=("quantity", "value", "unit", "function"), align=("l", "r", "l", "l"), rows=rows,
         assumptions=_assumptions())
 
 
+@table("interconnect-links")
 def links() -> Table:
     """The link catalog: the quoted figure, its direction, and both derived figures."""
     rows = tuple(
@@ -74,7 +75,6 @@ def links() -> Table:
          link.source.as_of)
         for link in all_interconnects())
     return Table(
-        id="interconnect-links",
         caption=("Each link's headline figure exactly as its source quotes it (spec), whether that figure sums both "
                  "directions, and the per-direction and bidirectional figures derived from it. Raw signalling "
                  "rates: encoding and protocol overheads are not subtracted."),
@@ -83,6 +83,7 @@ def links() -> Table:
         align=("l", "l", "r", "l", "r", "r", "l", "l", "l"), rows=rows)
 
 
+@table("interconnect-claim-pcie-nvlink")
 def claim_check() -> Table:
     """The guides' 'PCIe Gen 5 tops out at 128 GB/s, NVLink 900 GB/s' claim, per direction and summed."""
     pcie, nvlink = get_interconnect("pcie5"), get_interconnect("nvlink4")
@@ -92,7 +93,6 @@ def claim_check() -> Table:
         p, n = getattr(pcie, attribute), getattr(nvlink, attribute)
         rows.append((basis, gb(p, 1), gb(n, 1), f"{n / p:.2f}"))
     return Table(
-        id="interconnect-claim-pcie-nvlink",
         caption=(f"{pcie.name} against {nvlink.name}, from the link catalog. The claim's two figures are both "
                  "bidirectional totals, so they compare like with like; a ring all-reduce sees the per-direction "
                  "row."),
@@ -100,6 +100,7 @@ def claim_check() -> Table:
         rows=tuple(rows), assumptions=(f"link catalog as of {_AS_OF}",))
 
 
+@table("interconnect-nccl-validation")
 def nccl_validation() -> Table:
     """The link model's large-message busbw against published nccl-tests figures, leave-one-source-out."""
     scored = {r["figure_id"]: r for r in scored_figures() if r["category"] == "collectives"}
@@ -113,7 +114,6 @@ def nccl_validation() -> Table:
                      f"{row['naive_roofline'] / measured - 1:+.0%}", f"{measured / link:.2f}",
                      f"[{record['citation']['title'].split(' (')[0]}]({record['citation']['url']})"))
     return Table(
-        id="interconnect-nccl-validation",
         caption=("all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
                  "quoted from the linked threads (tests/data/published_speed/collectives.jsonl), against the link "
                  "model's busbw = per-direction link bandwidth x the efficiency of the link kind (derived from how the "
@@ -129,6 +129,7 @@ def nccl_validation() -> Table:
                      "calculators.parallel.links.record_bus_bandwidth_bytes_per_s",))
 
 
+@table("interconnect-step-reference")
 def step_reference() -> Table:
     """Communication against compute for one model across links and ZeRO stages."""
     rows = []
@@ -141,7 +142,6 @@ def step_reference() -> Table:
                          "interconnect" if r.interconnect_bound else "compute",
                          gib(r.memory.total_bytes, 1, grouped=False)))
     return Table(
-        id="interconnect-step-reference",
         caption=(f"One optimizer step of {_job()}. Communication sums the step's collectives; exposed = what overlap "
                  "cannot hide (gradient reductions behind backward compute, ZeRO-3 forward gathers behind forward "
                  "compute, the ZeRO-1 parameter all-gather after the step behind nothing). Memory per GPU is "
@@ -152,10 +152,4 @@ def step_reference() -> Table:
         assumptions=(*_assumptions(), f"model config as read on {READ_ON}"))
 
 
-TABLES: dict[str, TableFunction] = {
-    "interconnect-key-numbers": key_numbers,
-    "interconnect-links": links,
-    "interconnect-claim-pcie-nvlink": claim_check,
-    "interconnect-nccl-validation": nccl_validation,
-    "interconnect-step-reference": step_reference,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

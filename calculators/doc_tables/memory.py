@@ -22,7 +22,7 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, training_setup
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import MIB, gib
 
 PHASE_LETTER = {"forward": "f", "backward": "b", "optimizer": "o", "prefill": "p", "decode": "d"}
@@ -90,6 +90,7 @@ def _jobs() -> list[tuple[ModelSpec, str, MemoryEstimate]]:
     return out
 
 
+@table("memory-key-numbers")
 def key_numbers_overview() -> Table:
     """Key numbers of the overview page."""
     spec = get_model(REFERENCE_MODEL)
@@ -112,7 +113,6 @@ def key_numbers_overview() -> Table:
          "calculators.memory.overhead.runtime_overhead_bytes"),
     )
     return Table(
-        id="memory-key-numbers",
         caption=("Key numbers of training memory. 'Small activations' is batch 1 x seq 512, where the "
                  "optimizer step decides the peak."),
         columns=("quantity", "value", "unit", "kind", "function"),
@@ -122,6 +122,7 @@ def key_numbers_overview() -> Table:
     )
 
 
+@table("memory-breakdown")
 def breakdown_table() -> Table:
     """What is live at the peak of a few training jobs."""
     rows = []
@@ -135,7 +136,6 @@ def breakdown_table() -> Table:
             gib(estimate.peak_allocated_bytes, grouped=False), gib(estimate.total_bytes, grouped=False),
         ))
     return Table(
-        id="memory-breakdown",
         caption=("What is live at the peak of one training step (GiB). 'activations' are the tensors autograd "
                  "saved for backward (under checkpointing, one per layer); 'transient' is what the peak's moment "
                  "adds on top: the logits and loss tensors at the start of backward, the output head's gradient, "
@@ -151,6 +151,7 @@ def breakdown_table() -> Table:
     )
 
 
+@table("memory-phase-peaks")
 def phase_peaks_table() -> Table:
     """The peak of each phase for the breakdown jobs: the step's peak is their maximum."""
     rows = []
@@ -159,7 +160,6 @@ def phase_peaks_table() -> Table:
         rows.append((spec.name, label, gib(phases["forward"], grouped=False), gib(phases["backward"], grouped=False),
                      gib(phases["optimizer"], grouped=False), gib(estimate.peak_allocated_bytes, grouped=False), estimate.peak_phase))
     return Table(
-        id="memory-phase-peaks",
         caption=("Peak allocated memory of each phase of one training step (GiB); the step's "
                  "peak_allocated_bytes is the largest of the three, not their sum."),
         columns=("model", "job", "forward", "backward", "optimizer step", "peak allocated GiB", "peak phase"),
@@ -169,6 +169,7 @@ def phase_peaks_table() -> Table:
     )
 
 
+@table("memory-bytes-per-param-phase")
 def bytes_per_param_by_phase() -> Table:
     """Model-state bytes per parameter held in each phase of full fine-tuning with foreach AdamW."""
     rows = []
@@ -186,7 +187,6 @@ def bytes_per_param_by_phase() -> Table:
             rows.append((precision, phase, f"{w:.1f}", f"{g:.1f}", f"{s:.1f}", f"{t:.1f}", f"{c:.1f}",
                          f"{w + g + s + t + c:.1f}"))
     return Table(
-        id="memory-bytes-per-param-phase",
         caption=("Bytes per parameter of model state held in each phase of full fine-tuning with foreach AdamW "
                  "(activations excluded). Forward is a step after the first (moments exist, gradients were freed "
                  "by zero_grad(set_to_none=True)); autocast copies are 2 bytes per parameter of a matmul weight "
@@ -208,6 +208,7 @@ INFERENCE_JOBS: tuple[tuple[str, dict[str, object]], ...] = (
 )
 
 
+@table("memory-inference-breakdown")
 def inference_breakdown_table() -> Table:
     """What is live at the peak of serving a batch."""
     rows = []
@@ -221,7 +222,6 @@ def inference_breakdown_table() -> Table:
                      gib(b.get("activations_and_logits", 0), grouped=False), gib(estimate.peak_allocated_bytes, grouped=False),
                      gib(estimate.total_bytes, grouped=False)))
     return Table(
-        id="memory-inference-breakdown",
         caption=("What is live at the peak of serving a batch (GiB): weights, the KV cache of the whole prompt, "
                  "and the temporaries of the layer being computed plus the last position's logits."),
         columns=("model", "request", "peak phase", "weights", "KV cache", "activations and logits",
@@ -234,10 +234,4 @@ def inference_breakdown_table() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "memory-key-numbers": key_numbers_overview,
-    "memory-breakdown": breakdown_table,
-    "memory-phase-peaks": phase_peaks_table,
-    "memory-bytes-per-param-phase": bytes_per_param_by_phase,
-    "memory-inference-breakdown": inference_breakdown_table,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -21,7 +21,7 @@ from calculators.memory.activations import (
 )
 from calculators.memory.training import activation_layout, training_memory
 from calculators.memory.training_inputs import training_setup
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import MIB, gib
 
 #: Training configurations whose per-layer activations the activations page lists.
@@ -36,6 +36,7 @@ LAYOUT_JOBS: tuple[tuple[str, dict[str, object]], ...] = (
 LAYOUT_SEQ = 2048
 
 
+@table("memory-activations-per-token")
 def saved_per_token_table() -> Table:
     """Saved bytes per token per decoder layer, by precision and method."""
     spec = get_model(REFERENCE_MODEL)
@@ -49,7 +50,6 @@ def saved_per_token_table() -> Table:
                      f"{parts.mlp:,}", f"{parts.lora:,}", f"{parts.total:,}", f"{eager.total:,}",
                      f"{checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec):,}"))
     return Table(
-        id="memory-activations-per-token",
         caption=(f"Bytes per token that one decoder layer of {spec.name} keeps for backward, by part; 'eager' is the "
                  f"same layer with eager attention at seq {LAYOUT_SEQ}; 'checkpointed' is what gradient "
                  "checkpointing keeps instead (the layer's input). Multiply by tokens (batch x seq) and layers."),
@@ -78,6 +78,7 @@ FULL_JOB: dict[str, object] = {"method": "full", "precision": "bf16"}
 LORA_JOB: dict[str, object] = {"method": "lora", "precision": "bf16-mixed"}
 
 
+@table("memory-activations-batch-seq")
 def batch_seq_table() -> Table:
     """Peak vs batch and sequence length, with and without gradient checkpointing."""
     spec = get_model(REFERENCE_MODEL)
@@ -88,7 +89,6 @@ def batch_seq_table() -> Table:
                      for job in (FULL_JOB, LORA_JOB) for ckpt in (False, True)]
             rows.append((str(batch), str(seq), f"{batch * seq:,}", *cells))
     return Table(
-        id="memory-activations-batch-seq",
         caption=(f"Peak allocated memory (GiB) of one training step of {spec.name} by micro-batch and sequence "
                  "length, with and without gradient checkpointing. Full: pure bf16 weights and AdamW states; "
                  "LoRA: bf16 base, rank 16 on all linear layers, bf16 autocast. The letter is the phase of the "
@@ -103,6 +103,7 @@ def batch_seq_table() -> Table:
 ATTENTION_SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 
 
+@table("memory-activations-attention")
 def attention_table() -> Table:
     """Eager attention against SDPA/FlashAttention: saved activations and peak, by sequence length."""
     spec = get_model(REFERENCE_MODEL)
@@ -118,7 +119,6 @@ def attention_table() -> Table:
         rows.append((f"{seq:,}", gib(saved["eager"], grouped=False), gib(saved["sdpa"], grouped=False), pct(1 - saved["sdpa"] / saved["eager"]),
                      gib(peak["eager"], grouped=False), gib(peak["sdpa"], grouped=False), pct(1 - peak["sdpa"] / peak["eager"])))
     return Table(
-        id="memory-activations-attention",
         caption=(f"Eager attention against SDPA (FlashAttention or memory-efficient kernel) for LoRA on {spec.name}, "
                  "batch 1: activations saved by all decoder layers, and the step's peak_allocated_bytes (GiB). "
                  "'saving' is the share SDPA removes."),
@@ -149,6 +149,7 @@ LEVERS: tuple[tuple[str, dict[str, object]], ...] = (
 )
 
 
+@table("memory-activations-levers")
 def levers_table() -> Table:
     """What each memory lever does to one job's peak."""
     spec = get_model(REFERENCE_MODEL)
@@ -160,7 +161,6 @@ def levers_table() -> Table:
         peak = estimate.peak_allocated_bytes
         rows.append((label, describe_job(settings), gib(peak, grouped=False), estimate.peak_phase, f"{100 * (peak / base - 1):+.0f} %"))
     return Table(
-        id="memory-activations-levers",
         caption=(f"One lever at a time on full fine-tuning of {spec.name} (pure bf16, AdamW, batch 8 x seq 2048): "
                  "peak_allocated_bytes per GPU (GiB) and its change against the baseline."),
         columns=("lever", "job", "peak allocated GiB", "peak phase", "change"),
@@ -175,6 +175,7 @@ def levers_table() -> Table:
 LOGIT_MODELS = ("llama-2-7b", "mistral-7b-v0.3", "llama-3.2-1b", "llama-3-8b", "qwen2.5-0.5b", "qwen2.5-7b")
 
 
+@table("memory-activations-logits")
 def logits_table() -> Table:
     """fp32 logits per token against all decoder layers' saved activations per token."""
     rows = []
@@ -189,7 +190,6 @@ def logits_table() -> Table:
                      f"{loss / MIB:.2f}", pct(loss / layers)))
     rows.sort(key=lambda row: (int(row[1].replace(",", "")), row[0]))
     return Table(
-        id="memory-activations-logits",
         caption=("Per token: what all decoder layers save for backward (LoRA, bf16 autocast, all-linear r16, SDPA) "
                  "against the three fp32 vocabulary-sized tensors live at the start of backward (MiB per token)."),
         columns=("model", "vocabulary", "layers", "layers' activations MiB/token", "fp32 loss tensors MiB/token",
@@ -202,6 +202,7 @@ def logits_table() -> Table:
     )
 
 
+@table("memory-activations-key-numbers")
 def key_numbers_activations() -> Table:
     """Key numbers of the activations page."""
     spec = get_model(REFERENCE_MODEL)
@@ -222,7 +223,6 @@ def key_numbers_activations() -> Table:
          f"{100 * (1 - sdpa / eager):.0f}", "%", fn),
     )
     return Table(
-        id="memory-activations-key-numbers",
         caption="Key numbers of activation memory; derived.",
         columns=("quantity", "value", "unit", "function"),
         align=("l", "r", "l", "l"),
@@ -232,11 +232,4 @@ def key_numbers_activations() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "memory-activations-key-numbers": key_numbers_activations,
-    "memory-activations-per-token": saved_per_token_table,
-    "memory-activations-batch-seq": batch_seq_table,
-    "memory-activations-attention": attention_table,
-    "memory-activations-levers": levers_table,
-    "memory-activations-logits": logits_table,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -15,7 +15,7 @@ from calculators.doc_tables.claims import selected_claims
 from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, phase_cell, trainable_bytes_per_element
 from calculators.memory.optimizers import OPTIMIZER_FORMULAS, OPTIMIZERS, optimizer_bytes
 from calculators.memory.training import training_memory
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gib
 
 PRECISION_GROUPS = (("fp32", "fp32"), ("bf16-mixed / fp16-mixed", "bf16-mixed"), ("bf16 / fp16", "bf16"))
@@ -27,6 +27,7 @@ def _adafactor_state_per_param(precision: str) -> float:
     return estimate.breakdown["optimizer_states"] / spec.parameters
 
 
+@table("memory-precision-key-numbers")
 def key_numbers_precision() -> Table:
     """Key numbers of the precision and optimizer page."""
     spec = get_model(REFERENCE_MODEL)
@@ -49,7 +50,6 @@ def key_numbers_precision() -> Table:
          gib(fp16.peak_allocated_bytes - bf16.peak_allocated_bytes, grouped=False), "GiB", fn),
     )
     return Table(
-        id="memory-precision-key-numbers",
         caption=(f"Peak allocated memory of full fine-tuning per parameter of {spec.name}, batch 1 x seq 512 "
                  "(activations small), by precision and optimizer; derived."),
         columns=("quantity", "value", "unit", "function"),
@@ -59,6 +59,7 @@ def key_numbers_precision() -> Table:
     )
 
 
+@table("memory-bytes-per-param-grid")
 def bytes_per_param_grid() -> Table:
     """Weights + gradients + optimizer state + step temporaries, per parameter, per precision and optimizer."""
     rows = []
@@ -71,7 +72,6 @@ def bytes_per_param_grid() -> Table:
             rows.append((label, optimizer, f"{p:.2f}", f"{p:.2f}", f"{state:.3f}",
                          f"{opt.step_temp_bytes_per_param:.2f}", f"{total:.2f}"))
     return Table(
-        id="memory-bytes-per-param-grid",
         caption=("Bytes per trainable parameter during the optimizer step of full fine-tuning: weights + gradients "
                  "+ optimizer state + the step's temporaries. This is the optimizer phase only; the step's peak "
                  "may be in backward instead (activations, logits), and mixed precision adds 2 bytes per matmul "
@@ -91,6 +91,7 @@ def bytes_per_param_grid() -> Table:
 PRECISIONS_SHOWN = ("fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp16")
 
 
+@table("memory-precision-optimizer-peaks")
 def precision_optimizer_peaks() -> Table:
     """Peak allocated memory of one model across precision x optimizer."""
     spec = get_model(REFERENCE_MODEL)
@@ -100,7 +101,6 @@ def precision_optimizer_peaks() -> Table:
                                              batch=1, seq=2048)) for precision in PRECISIONS_SHOWN]
         rows.append((optimizer, *cells))
     return Table(
-        id="memory-precision-optimizer-peaks",
         caption=(f"Peak allocated memory (GiB) of full fine-tuning of {spec.name}, batch 1 x seq 2048, by optimizer "
                  "and precision. The letter is the phase of the peak: f forward, b backward, o optimizer step."),
         columns=("optimizer", *(f"{p} GiB" for p in PRECISIONS_SHOWN)),
@@ -118,22 +118,22 @@ MEMORY_CLAIM_IDS: tuple[str, ...] = (
 )
 
 
+@table("memory-source-claims")
 def source_claims_table() -> Table:
     """The source guides' training-memory rules, with the verdicts of the rules-of-thumb audit."""
-    return selected_claims(
-        "memory-source-claims", MEMORY_CLAIM_IDS, page="memory/precision-and-optimizers.md",
+    return selected_claims(MEMORY_CLAIM_IDS, page="memory/precision-and-optimizers.md",
         caption=("Training-memory rules of the source guides, as the rules-of-thumb audit "
                  "(calculators.claims.evaluated, page 'Rules of thumb, audited') records and judges them: our "
                  "figure from training_memory for the conditions each rule implies, with the narrower readings "
                  "(model states alone, weights alone) as separate cases, and the computed verdict."))
 
 
+@table("memory-optimizer-formulas")
 def optimizer_formulas_table() -> Table:
     """Table ``memory-optimizer-formulas``: the rule behind each optimizer's bytes per parameter."""
     rows = tuple((f"`{name}`", OPTIMIZERS[name].split(":")[0], state, temp)
                  for name, (state, temp) in OPTIMIZER_FORMULAS.items())
     return Table(
-        id="memory-optimizer-formulas",
         caption=("Persistent state and step temporaries per trainable parameter, as "
                  "calculators.memory.optimizers.optimizer_bytes computes them; p is the parameter's bytes "
                  "per element (4 for fp32 master weights, 2 for a pure 16-bit model). Formulas, not measurements."),
@@ -143,10 +143,4 @@ def optimizer_formulas_table() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "memory-optimizer-formulas": optimizer_formulas_table,
-    "memory-precision-key-numbers": key_numbers_precision,
-    "memory-bytes-per-param-grid": bytes_per_param_grid,
-    "memory-precision-optimizer-peaks": precision_optimizer_peaks,
-    "memory-source-claims": source_claims_table,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

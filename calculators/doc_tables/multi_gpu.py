@@ -16,7 +16,7 @@ from calculators.fit import fit_training
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gb, gib
 
 #: The two models of the ZeRO tables: a 7-8B and a 70B.
@@ -49,6 +49,7 @@ def _job_caption() -> str:
             f"micro-batch {JOB['batch']} x seq {JOB['seq']} per GPU, {JOB['attention'].upper()} attention")
 
 
+@table("multi-gpu-key-numbers")
 def key_numbers() -> Table:
     """Headline figures of the multi-GPU page."""
     small, large = MODELS
@@ -70,7 +71,6 @@ def key_numbers() -> Table:
          gb(h100.nvlink_bandwidth_bytes_per_s or 0, 0, grouped=False), "GB/s", "`calculators.catalog.gpus.get_gpu`"),
     )
     return Table(
-        id="multi-gpu-key-numbers",
         caption=f"Derived by the calculators for {_job_caption()}, except the last row, a datasheet figure from the "
                 "GPU catalog. 'GPUs needed' compares total_bytes with the GPU's memory, as fit_training does.",
         columns=("quantity", "value", "unit", "function"),
@@ -80,6 +80,7 @@ def key_numbers() -> Table:
     )
 
 
+@table("multi-gpu-zero-peak")
 def zero_peak() -> Table:
     """Per-GPU peak of full fine-tuning across ZeRO stages and GPU counts, checkpointing off and on."""
     rows = []
@@ -90,7 +91,6 @@ def zero_peak() -> Table:
                               .peak_allocated_bytes, 1, grouped=False) for n in GPU_COUNTS]
                 rows.append((model_name(model), "on" if checkpointing else "off", _STAGE_NAMES[stage], *cells))
     return Table(
-        id="multi-gpu-zero-peak",
         caption=(f"peak_allocated_bytes per GPU (GiB) derived by training_memory(gpus=N, zero=stage) for "
                  f"{_job_caption()}. One GPU has nothing to shard, so the 1-GPU column is the same for every "
                  "stage. Derived, not measured: no multi-GPU run has been recorded yet."),
@@ -104,6 +104,7 @@ def zero_peak() -> Table:
     )
 
 
+@table("multi-gpu-zero-total")
 def zero_total() -> Table:
     """Per-GPU total_bytes with checkpointing, against the GPU classes of the catalog."""
     classes = ("l40s", "h100-sxm", "h200", "b200")
@@ -116,7 +117,6 @@ def zero_total() -> Table:
                 rows.append((model_name(model), _STAGE_NAMES[stage], str(n), gib(estimate.total_bytes, 1, grouped=False),
                              estimate.peak_phase, *fits))
     return Table(
-        id="multi-gpu-zero-total",
         caption=(f"total_bytes per GPU (peak allocated plus runtime overhead) with gradient checkpointing, derived "
                  f"by training_memory(gpus=N, zero=stage) for {_job_caption()}; a GPU class: 'yes' when "
                  "total_bytes plus its measured uncertainty fits the memory a process can allocate, 'tight' when "
@@ -129,6 +129,7 @@ def zero_total() -> Table:
     )
 
 
+@table("multi-gpu-70b-on-8")
 def seventy_on_eight() -> Table:
     """The 70B model fully fine-tuned on 8 GPUs under ZeRO-3: precision x checkpointing against GPU classes."""
     model, n = MODELS[1], 8
@@ -142,7 +143,6 @@ def seventy_on_eight() -> Table:
             rows.append((precision, "on" if checkpointing else "off", gib(estimate.peak_allocated_bytes, 1, grouped=False),
                          gib(estimate.total_bytes, 1, grouped=False), estimate.peak_phase, *fits))
     return Table(
-        id="multi-gpu-70b-on-8",
         caption=(f"{model_name(model)}, full fine-tuning with AdamW (foreach) on {n} GPUs under ZeRO-3, micro-batch "
                  f"{JOB['batch']} x seq {JOB['seq']} per GPU, derived by training_memory: bf16-mixed keeps fp32 "
                  "weights, gradients and moments; bf16 keeps them all in bf16. peak = peak_allocated_bytes, "
@@ -168,6 +168,7 @@ _TERMS: tuple[tuple[str, str], ...] = (
 )
 
 
+@table("multi-gpu-breakdown")
 def breakdown() -> Table:
     """What each GPU holds at its peak, stage by stage, for the 8B model on 8 GPUs."""
     model, n = MODELS[0], 8
@@ -177,7 +178,6 @@ def breakdown() -> Table:
         cells = [gib(estimate.breakdown[key], grouped=False) if key in estimate.breakdown else "-" for key, _ in _TERMS]
         rows.append((_STAGE_NAMES[stage], estimate.peak_phase, *cells, gib(estimate.peak_allocated_bytes, grouped=False)))
     return Table(
-        id="multi-gpu-breakdown",
         caption=(f"Per-GPU breakdown of peak_allocated_bytes at the peak phase (training_memory's breakdown), "
                  f"{model_name(model)} on {n} GPUs, {_job_caption()}, no gradient checkpointing, in GiB. A term "
                  "absent from the peak phase is '-': at an optimizer-step peak no activations are alive; at a "
@@ -189,6 +189,7 @@ def breakdown() -> Table:
     )
 
 
+@table("multi-gpu-interconnect")
 def interconnect() -> Table:
     """GPU-to-GPU link and host PCIe link of every catalog GPU that has a PCIe host link."""
     rows = []
@@ -201,7 +202,6 @@ def interconnect() -> Table:
                      "-" if link is None else f"{link / 2e9:.2f}",
                      f"Gen{gpu.pcie_generation} x{gpu.pcie_lanes}"))
     return Table(
-        id="multi-gpu-interconnect",
         caption=("GPU-to-GPU links from the GPU catalog (nvlink_bandwidth_bytes_per_s, a datasheet figure quoted "
                  "by vendors as the bidirectional total per GPU; for the MI300X the Infinity Fabric aggregate). "
                  "'Per direction' is that total halved (derived). The catalog records the PCIe host link's "
@@ -213,11 +213,4 @@ def interconnect() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "multi-gpu-key-numbers": key_numbers,
-    "multi-gpu-zero-peak": zero_peak,
-    "multi-gpu-zero-total": zero_total,
-    "multi-gpu-70b-on-8": seventy_on_eight,
-    "multi-gpu-breakdown": breakdown,
-    "multi-gpu-interconnect": interconnect,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -24,7 +24,7 @@ from calculators.performance.inference_speed import (
 )
 from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY, TRT_LLM
 from calculators.performance.serving_load import ServingLoad, serving_load
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gib, number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
@@ -43,6 +43,7 @@ BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
 # --------------------------------------------------------------------------- inference speed page
+@table("performance-speed-key-numbers")
 def speed_key_numbers_table() -> Table:
     """Headline figures of the inference-speed page."""
     l3, mixtral = get_model("llama-3.1-8b"), get_model("mixtral-8x7b")
@@ -65,13 +66,13 @@ def speed_key_numbers_table() -> Table:
          number(moe.tokens_per_s, 1), "tokens/s", "`decode_step`"),
     )
     return Table(
-        id="performance-speed-key-numbers",
         caption="Key numbers for inference speed (estimates by calculators.performance.inference_speed).",
         columns=("quantity", "value", "unit", "computed by"), align=("l", "r", "l", "l"), rows=rows,
         assumptions=(f"{SPEED_CONTEXT} tokens in the cache (or in the prompt), KV cache bf16", EFFICIENCIES,
                      CATALOGS))
 
 
+@table("performance-speed-reference")
 def speed_reference_table() -> Table:
     """Decode tokens/s per sequence at batch 1 for models x GPUs, bf16 and int4 weights."""
     gpus = [get_gpu(g) for g in SPEED_GPUS]
@@ -86,7 +87,6 @@ def speed_reference_table() -> Table:
                 cells.append(number(result.first_step.tokens_per_s, 1) + mark)
             rows.append((model_name(model_id), weights, *cells))
     return Table(
-        id="performance-speed-reference",
         caption=(f"Decode tokens/s of one sequence (batch 1) with {SPEED_CONTEXT} tokens cached, bf16 KV cache, "
                  "one GPU (estimate: memory-bound roofline at the default efficiencies). ✗ = total_bytes of "
                  "inference_memory exceeds the GPU's memory: the figure is what the bandwidth would give if it fit. "
@@ -95,6 +95,7 @@ def speed_reference_table() -> Table:
         rows=tuple(rows), assumptions=(EFFICIENCIES, CATALOGS))
 
 
+@table("performance-speed-batch")
 def speed_batch_table() -> Table:
     """Per-sequence and aggregate decode rate against batch size: where memory-bound turns compute-bound."""
     spec, gpu = get_model("llama-3.1-8b"), get_gpu("h100-sxm")
@@ -106,7 +107,6 @@ def speed_batch_table() -> Table:
                      number(step.tokens_per_s, 1), number(step.aggregate_tokens_per_s), 
                      number(step.max_aggregate_tokens_per_s), step.bound, "yes" if mem.fits else "no"))
     return Table(
-        id="performance-speed-batch",
         caption=(f"One decode step of Llama 3.1 8B (bf16 weights and KV cache) on one {gpu.name} with 2048 tokens "
                  "cached per sequence: GiB read, TFLOP executed, tokens/s per sequence and for the batch "
                  "(estimates), the batch's upper bound at 100 % of the peaks, the limiting term, and whether "
@@ -116,6 +116,7 @@ def speed_batch_table() -> Table:
         align=("r", "r", "r", "r", "r", "r", "l", "l"), rows=tuple(rows), assumptions=(EFFICIENCIES, CATALOGS))
 
 
+@table("performance-speed-validation")
 def speed_validation_table() -> Table:
     """Our generation throughput and first-token latency against TensorRT-LLM's published figures."""
     rows = []
@@ -135,7 +136,6 @@ def speed_validation_table() -> Table:
                      f"{t.input_tokens}/1", "time to first token, ms", number(t.latency_s * 1000),
                      number(step.time_s * 1000), signed_percent(step.time_s / t.latency_s - 1)))
     return Table(
-        id="performance-speed-validation",
         caption=("Estimates of calculators.performance.inference_speed against NVIDIA's published TensorRT-LLM "
                  "measurements (measured column quoted from: " + TRT_LLM.title + ", " + TRT_LLM.url + ", read "
                  + TRT_LLM.as_of + "). Throughput rows: inference_speed(...).output_tokens_per_s / TP over a "
@@ -147,6 +147,7 @@ def speed_validation_table() -> Table:
         assumptions=(EFFICIENCIES, "fp8 rows use fp8 weights, fp8 KV cache and the FP8 tensor rate", CATALOGS))
 
 
+@table("performance-batching")
 def batching_table() -> Table:
     """Static vs continuous batching utilisation for spreads of output lengths."""
     rows = []
@@ -156,7 +157,6 @@ def batching_table() -> Table:
         continuous = batching_utilisation(lengths, policy="continuous")
         rows.append((f"{shortest} to {longest}", f"{static:.2f}", f"{continuous:.2f}", f"{continuous / static:.2f}"))
     return Table(
-        id="performance-batching",
         caption=("Fraction of decode slots producing tokens when 64 sequences' output lengths spread evenly over a "
                  "range (calculators.performance.batching). Static: mean / max length; continuous: 1 (a finished "
                  "slot is refilled from the queue at the next step). The last column is the throughput ratio."),
@@ -172,6 +172,7 @@ SERVE_CONCURRENCIES = (1, 4, 16, 64, 256)
 SERVE_RATE_SHARES = (0.25, 0.5, 0.9)
 
 
+@table("performance-serving-load")
 def serving_load_table() -> Table:
     """Throughput and per-user latency of continuous batching at several concurrencies and request rates."""
     spec, gpu = get_model(SERVE_MODEL), get_gpu(SERVE_GPU)
@@ -191,7 +192,6 @@ def serving_load_table() -> Table:
                      number(load.decode_tokens_per_s_per_user, 1), number((load.time_to_first_token_s or 0.0) * 1e3),
                      number(load.end_to_end_latency_s or 0.0, 2), gib(load.memory_total_bytes, 1)))
     return Table(
-        id="performance-serving-load",
         caption=(f"{model_name(SERVE_MODEL)} in bf16 on one {gpu.name} with the {SERVE_ENGINE} engine's fitted "
                  f"constants, {SERVE_PROMPT}-token prompts and {SERVE_OUTPUT}-token answers, under continuous "
                  "batching (calculators.performance.serving_load; estimates). Concurrency rows: that many users, "
@@ -207,11 +207,4 @@ def serving_load_table() -> Table:
                      "every request in flight holds the KV cache of its whole prompt and answer", CATALOGS))
 
 
-TABLES: dict[str, TableFunction] = {
-    "performance-speed-key-numbers": speed_key_numbers_table,
-    "performance-speed-reference": speed_reference_table,
-    "performance-speed-batch": speed_batch_table,
-    "performance-speed-validation": speed_validation_table,
-    "performance-batching": batching_table,
-    "performance-serving-load": serving_load_table,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -17,7 +17,7 @@ from calculators import speed_accuracy
 from calculators.catalog.engines import COMPUTE_KEYS, FITTED_NAMES, POOLED, Fitted, all_engines
 from calculators.memory.weight_formats import FORMAT_IDS, weight_format
 from calculators.speed_accuracy.data import CATEGORY_TITLES, load_figures
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 
 DATASET = "tests/data/published_speed"
 METHOD = ("leave-one-source-out: each figure is estimated with every fitted constant refitted without the "
@@ -38,6 +38,7 @@ def _meets(item: dict[str, float]) -> str:
     return "yes" if ok else "no"
 
 
+@table("speed-accuracy-summary")
 def speed_accuracy_summary_table() -> Table:
     """Per category: count, median, 90th percentile and worst |error|, model and naive roofline."""
     rows = []
@@ -46,7 +47,6 @@ def speed_accuracy_summary_table() -> Table:
                      _pct(item["median"]), _pct(item["p90"]), _pct(item["worst"]), _pct(item["naive_median"]),
                      _pct(item["naive_p90"]), _pct(item["naive_worst"]), _meets(item)))
     return Table(
-        id="speed-accuracy-summary",
         caption=("How far the speed model is from published measurements, per category: the engine-aware model "
                  "cross-validated, and the naive roofline. Target (issue 14) for a category with ten or more "
                  f"figures: median |error| <= {_pct(speed_accuracy.TARGET_MEDIAN)} and 90th percentile <= "
@@ -57,6 +57,7 @@ def speed_accuracy_summary_table() -> Table:
         assumptions=(METHOD, NAIVE, f"figures: {DATASET}"))
 
 
+@table("speed-accuracy-multi-source")
 def speed_accuracy_multi_source_table() -> Table:
     """The summary restricted to figures whose engine has another source in the category."""
     rows = []
@@ -65,7 +66,6 @@ def speed_accuracy_multi_source_table() -> Table:
                      _pct(item["median"]), _pct(item["p90"]), _pct(item["worst"]), _pct(item["naive_median"]),
                      _pct(item["naive_p90"]), _meets(item)))
     return Table(
-        id="speed-accuracy-multi-source",
         caption=("The same scores for the figures whose engine has figures from at least two sources in the "
                  "category: the ones for which leaving the source out still leaves the engine's own figures to fit "
                  "on. A category missing here has no such figure yet (every engine in it is measured by one "
@@ -75,6 +75,7 @@ def speed_accuracy_multi_source_table() -> Table:
         align=("l", "r", "r", "r", "r", "r", "r", "l"), rows=tuple(rows), assumptions=(METHOD, NAIVE))
 
 
+@table("speed-accuracy-by-engine")
 def speed_accuracy_by_engine_table() -> Table:
     """Per category and engine: the same statistics, to show where the error comes from."""
     rows = []
@@ -89,7 +90,6 @@ def speed_accuracy_by_engine_table() -> Table:
                      str(len(sources[(category, engine)])), _pct(item["median"]), _pct(item["p90"]),
                      _pct(item["naive_median"])))
     return Table(
-        id="speed-accuracy-by-engine",
         caption=("The cross-validated errors split by engine. An engine whose figures in a category all come from "
                  "one source is estimated there with the constants fitted on the other engines only (the pooled "
                  "fit): its error says how far that engine is from the others, not how well its own constants fit."),
@@ -97,6 +97,7 @@ def speed_accuracy_by_engine_table() -> Table:
         align=("l", "l", "r", "r", "r", "r", "r"), rows=tuple(rows), assumptions=(METHOD, NAIVE))
 
 
+@table("speed-accuracy-figures")
 def speed_accuracy_figures_table() -> Table:
     """Every scored figure: measured, cross-validated estimate, naive roofline, error."""
     rows = []
@@ -106,7 +107,6 @@ def speed_accuracy_figures_table() -> Table:
                      f"{row['naive_roofline']:,.4g}", str(row["unit"]), f"{row['error'] * 100:+,.0f} %",
                      f"{row['naive_error'] * 100:+,.0f} %"))
     return Table(
-        id="speed-accuracy-figures",
         caption=("Every scored published figure with the cross-validated estimate and the naive roofline's, in the "
                  "figure's unit; error as in the summary. Each figure's citation, hardware, model, weight format "
                  f"and stated settings are in {DATASET}/<category>.jsonl."),
@@ -115,6 +115,7 @@ def speed_accuracy_figures_table() -> Table:
         align=("l", "l", "l", "l", "r", "r", "r", "l", "r", "r"), rows=tuple(rows), assumptions=(METHOD, NAIVE))
 
 
+@table("speed-accuracy-sources")
 def speed_accuracy_sources_table() -> Table:
     """The documents the figures are quoted from, with how many figures each gave."""
     figures = load_figures()
@@ -129,7 +130,6 @@ def speed_accuracy_sources_table() -> Table:
         rows.append((source, str(figure["title"]), str(figure["url"]), ", ".join(engines), str(counts[source]),
                      str(excluded[source])))
     return Table(
-        id="speed-accuracy-sources",
         caption=("The documents the published figures are quoted from (read on the as-of date of each record); "
                  "'excluded' figures are kept in the dataset with the reason and not scored."),
         columns=("source", "document", "address", "engine", "figures", "excluded"),
@@ -143,6 +143,7 @@ def _fitted_cell(fitted: Fitted, *, seconds: bool = False) -> str:
     return f"{value} ({len(fitted.fitted_on)})" if fitted.fitted_on else f"{value} (assumed)"
 
 
+@table("speed-accuracy-engines")
 def speed_accuracy_engines_table() -> Table:
     """The engine catalog: each fitted constant and how many figures it was fitted on."""
     rows = []
@@ -153,7 +154,6 @@ def speed_accuracy_engines_table() -> Table:
                      _fitted_cell(engine.step_overhead_s_per_layer, seconds=True),
                      _fitted_cell(engine.request_overhead_s, seconds=True), _fitted_cell(engine.kv_reread_cost)))
     return Table(
-        id="speed-accuracy-engines",
         caption=("The engine catalog (calculators.catalog.engines): each constant with, in brackets, the number of "
                  f"published figures it was fitted on (their ids are in calculators/catalog/engine_fits.py); 'pooled': "
                  "the engine has no figure informing it and uses the fit over every engine's figures (last row). Fixed "
@@ -166,6 +166,7 @@ def speed_accuracy_engines_table() -> Table:
                      f"{DATASET}; generic: assumed",))
 
 
+@table("weight-formats")
 def weight_formats_table() -> Table:
     """Bits per weight of every weight format, where they apply and where the figure comes from."""
     rows = []
@@ -174,7 +175,6 @@ def weight_formats_table() -> Table:
         scope = "whole file (average)" if form.scope == "all" else "decoder linear layers; the rest 16-bit"
         rows.append((form.id, f"{form.bits_per_weight:.4f}", form.family.value, scope, form.source.title))
     return Table(
-        id="weight-formats",
         caption=("Weight formats by bits per weight (scales and zero points included): what memory and speed "
                  "(bytes read per token) count for each format; family = what the kernels compute in."),
         columns=("format", "bits per weight", "family", "applies to", "source"),
@@ -183,13 +183,5 @@ def weight_formats_table() -> Table:
                      "layout); other models differ slightly with their embedding share",))
 
 
-TABLES: dict[str, TableFunction] = {
-    "speed-accuracy-summary": speed_accuracy_summary_table,
-    "speed-accuracy-multi-source": speed_accuracy_multi_source_table,
-    "speed-accuracy-by-engine": speed_accuracy_by_engine_table,
-    "speed-accuracy-engines": speed_accuracy_engines_table,
-    "speed-accuracy-sources": speed_accuracy_sources_table,
-    "speed-accuracy-figures": speed_accuracy_figures_table,
-    "weight-formats": weight_formats_table,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())
 

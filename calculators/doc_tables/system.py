@@ -26,7 +26,7 @@ from calculators.system import (
     EXAMPLE_ONE_GPU_SAMPLES_PER_S,
     EXAMPLE_SAMPLES_PER_S,
 )
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gb, gib
 
 #: Single-thread decode rates (images/s) measured by Iglovikov and Kosarevsky (arXiv:2605.08731,
@@ -47,11 +47,12 @@ OFFLOAD_MODELS = ("llama-3.2-3b", "llama-3-8b", "qwen2.5-14b", "llama-3-70b")
 CPU_MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b", "llama-3-8b", "qwen2.5-14b")
 
 
+@table("system-storage-classes")
 def storage_classes() -> Table:
     """Storage classes with rated sequential read and its source."""
     rows = tuple((s.name, s.example, gb(s.sequential_read_bytes_per_s), s.source.kind, s.source.url)
                  for s in all_storage())
-    return Table(id="system-storage-classes", columns=("class", "example device", "sequential read GB/s", "kind",
+    return Table(columns=("class", "example device", "sequential read GB/s", "kind",
                                                        "source"),
                  align=("l", "l", "r", "l", "l"), rows=rows,
                  caption="Rated sequential read per storage class (spec: vendor rating of the example device; "
@@ -59,6 +60,7 @@ def storage_classes() -> Table:
                          "run below it.")
 
 
+@table("system-decode-rates")
 def decode_rates() -> Table:
     """Measured single-thread JPEG decode rates, the CPU ms per image they imply and the cores for the example rate."""
     rows = []
@@ -67,8 +69,7 @@ def decode_rates() -> Table:
         need = system.data_loader_need(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE,
                                        decode_ms_per_sample=ms)
         rows.append((library, cpu, f"{rate:,}", f"{ms:.2f}", f"{need.cpu_cores_needed:.1f}", str(need.cpu_cores)))
-    return Table(id="system-decode-rates",
-                 columns=("decoder", "CPU", "measured img/s (1 thread)", "ms per image (derived)",
+    return Table(columns=("decoder", "CPU", "measured img/s (1 thread)", "ms per image (derived)",
                           f"cores for {EXAMPLE_SAMPLES_PER_S:,} img/s (estimate)", "cores to provision"),
                  align=("l", "l", "r", "r", "r", "r"), rows=tuple(rows),
                  caption="Measured: single-thread decode of the ImageNet validation JPEGs, bytes already in "
@@ -77,6 +78,7 @@ def decode_rates() -> Table:
                          "only, so augmentation adds to it.")
 
 
+@table("system-loader-examples")
 def loader_examples() -> Table:
     """Read rate and cores for a grid of loader workloads."""
     rows = []
@@ -93,8 +95,7 @@ def loader_examples() -> Table:
         rows.append((label, f"{rate:,}", f"{size:,}", f"{ms:.2f}", f"{need.read_bytes_per_s / 1e6:,.1f}",
                      str(need.cpu_cores), str(fits["sata-ssd"].devices_needed), str(fits["nvme-gen4"].devices_needed),
                      str(fits["net-10gbe"].devices_needed)))
-    return Table(id="system-loader-examples",
-                 columns=("workload (example inputs)", "samples/s", "bytes/sample", "CPU ms/sample", "read MB/s",
+    return Table(columns=("workload (example inputs)", "samples/s", "bytes/sample", "CPU ms/sample", "read MB/s",
                           "CPU cores", "SATA SSDs", "NVMe Gen4 SSDs", "10 GbE links"),
                  align=("l", "r", "r", "r", "r", "r", "r", "r", "r"), rows=tuple(rows),
                  caption="data_loader_need and storage_fits on example inputs (the inputs are examples, not "
@@ -102,6 +103,7 @@ def loader_examples() -> Table:
                          "counts compare with rated sequential read, a best case.")
 
 
+@table("system-host-ram")
 def host_ram() -> Table:
     """Host RAM by the GPU-memory rule for common machines."""
     rows = []
@@ -110,13 +112,14 @@ def host_ram() -> Table:
         need = system.host_ram_need(gpu_memory_bytes=gpu.memory_bytes * count)
         rows.append((f"{count} x {gpu.name}", gib(gpu.memory_bytes * count, 0), gib(need.rule_bytes, 0),
                      "yes" if gpu.ecc else ("no" if gpu.ecc is False else "unknown")))
-    return Table(id="system-host-ram", columns=("machine", "GPU memory GiB", "host RAM floor GiB (rule)", "GPU ECC"),
+    return Table(columns=("machine", "GPU memory GiB", "host RAM floor GiB (rule)", "GPU ECC"),
                  align=("l", "r", "r", "l"), rows=tuple(rows),
                  caption="host_ram_need with factor 1 and no other uses: host RAM >= total GPU memory. Add loader "
                          "buffers, a dataset cache and offloaded states on top when they exceed it. ECC from the "
                          "GPU catalog.")
 
 
+@table("system-node-ratios")
 def node_ratios() -> Table:
     """What cloud 8-GPU nodes ship: host RAM and vCPUs against their GPU memory."""
     rows = []
@@ -127,14 +130,14 @@ def node_ratios() -> Table:
         rows.append((f"{offer.provider} {offer.offering}", gib(offer.host_ram_bytes, 0), gib(gpu_bytes, 0),
                      f"{offer.host_ram_bytes / gpu_bytes:.1f}", f"{offer.vcpus / offer.gpus:.0f}",
                      (offer.spec_source or offer.source).as_of))
-    return Table(id="system-node-ratios",
-                 columns=("node", "host RAM GiB", "GPU memory GiB", "host RAM / GPU memory", "vCPUs per GPU",
+    return Table(columns=("node", "host RAM GiB", "GPU memory GiB", "host RAM / GPU memory", "vCPUs per GPU",
                           "as of"),
                  align=("l", "r", "r", "r", "r", "l"), rows=tuple(rows),
                  caption="Spec figures of cloud nodes from the price catalog (edition 2026-11, sources there); "
                          "ratio derived. Every node clears the 1x rule; providers provision 2-6x.")
 
 
+@table("system-offload")
 def offload() -> Table:
     """DeepSpeed CPU-offload host RAM for catalog models."""
     rows = []
@@ -144,8 +147,7 @@ def offload() -> Table:
         eight = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer", gpus_per_node=8)
         three = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer+params")
         rows.append((spec.name, f"{spec.parameters / 1e9:,.2f}", gib(two, 1), gib(eight, 1), gib(three, 1)))
-    return Table(id="system-offload",
-                 columns=("model", "params B", "ZeRO-2 offload, 1 GPU: GiB", "ZeRO-2 offload, 8 GPUs: GiB",
+    return Table(columns=("model", "params B", "ZeRO-2 offload, 1 GPU: GiB", "ZeRO-2 offload, 8 GPUs: GiB",
                           "ZeRO-3 offload (params too): GiB"),
                  align=("l", "r", "r", "r", "r"), rows=tuple(rows),
                  caption="offload_host_bytes: DeepSpeed's estimators (estimate_zero2/zero3_model_states_mem_needs, "
@@ -154,6 +156,7 @@ def offload() -> Table:
                          "weights offloaded too. Host RAM of one machine.")
 
 
+@table("system-cpu-inference-ram")
 def cpu_inference() -> Table:
     """RAM a CPU-only inference process needs for small catalog models, fp32 and bf16 weights."""
     rows = []
@@ -163,14 +166,14 @@ def cpu_inference() -> Table:
         bf16 = inference_memory(spec, weights="bf16", kv_cache="bf16", batch=1, context=2048)
         rows.append((spec.name, f"{spec.parameters / 1e9:,.2f}", gib(weight_bytes(spec, dtype='fp32')),
                      gib(fp32.peak_allocated_bytes), gib(bf16.peak_allocated_bytes)))
-    return Table(id="system-cpu-inference-ram",
-                 columns=("model", "params B", "fp32 weights GiB", "fp32 peak GiB", "bf16 peak GiB"),
+    return Table(columns=("model", "params B", "fp32 weights GiB", "fp32 peak GiB", "bf16 peak GiB"),
                  align=("l", "r", "r", "r", "r"), rows=tuple(rows),
                  caption="inference_memory, batch 1, 2,048-token prompt, KV cache in the weights' dtype, sdpa "
                          "attention; peak_allocated_bytes (tensors only, no CUDA context, which a CPU process does "
                          "not have). Add the Python process and the framework (not modelled) to size RAM.")
 
 
+@table("system-key-numbers")
 def key_numbers() -> Table:
     """Key numbers of the system-balance page."""
     need = system.data_loader_need(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE)
@@ -189,7 +192,7 @@ def key_numbers() -> Table:
          "DeepSpeed estimator"),
         (f"Rated sequential read, {gen4.name}", f"{gb(gen4.sequential_read_bytes_per_s)} GB/s", "spec"),
     )
-    return Table(id="system-key-numbers", columns=("quantity", "value", "kind"), align=("l", "r", "l"), rows=rows,
+    return Table(columns=("quantity", "value", "kind"), align=("l", "r", "l"), rows=rows,
                  caption="From calculators.system (data_loader_need, host_ram_need, offload_host_bytes) and the "
                          "storage catalog.")
 
@@ -201,10 +204,10 @@ SYSTEM_CLAIM_IDS: tuple[str, ...] = (
 )
 
 
+@table("system-claims")
 def claims() -> Table:
     """The source guides' CPU and host-RAM claims, with the verdicts of the rules-of-thumb audit."""
-    return selected_claims(
-        "system-claims", SYSTEM_CLAIM_IDS, page="system/index.md",
+    return selected_claims(SYSTEM_CLAIM_IDS, page="system/index.md",
         caption=("CPU and host-RAM claims of the source guides, as the rules-of-thumb audit "
                  "(calculators.claims.evaluated, page 'Rules of thumb, audited') records and judges them: our "
                  "figure from data_loader_need (whole cores for this page's example image pipelines: measured "
@@ -212,6 +215,7 @@ def claims() -> Table:
                  "computed verdict."))
 
 
+@table("system-pytorch-key-numbers")
 def pytorch_key_numbers() -> Table:
     """Key numbers of the PyTorch basics page."""
     small = get_model("llama-3.2-3b")
@@ -227,20 +231,9 @@ def pytorch_key_numbers() -> Table:
         (f"Host RAM floor for one {rtx.name}",
          f"{gib(system.host_ram_need(gpu_memory_bytes=rtx.memory_bytes).rule_bytes, 0)} GiB", "rule: 1 x GPU memory"),
     )
-    return Table(id="system-pytorch-key-numbers", columns=("quantity", "value", "kind"), align=("l", "r", "l"),
+    return Table(columns=("quantity", "value", "kind"), align=("l", "r", "l"),
                  rows=rows, caption="From weight_bytes, inference_memory (batch 1, sdpa, KV cache in the weights' "
                                     "dtype) and host_ram_need.")
 
 
-TABLES: dict[str, TableFunction] = {
-    "system-pytorch-key-numbers": pytorch_key_numbers,
-    "system-key-numbers": key_numbers,
-    "system-storage-classes": storage_classes,
-    "system-decode-rates": decode_rates,
-    "system-loader-examples": loader_examples,
-    "system-host-ram": host_ram,
-    "system-node-ratios": node_ratios,
-    "system-offload": offload,
-    "system-cpu-inference-ram": cpu_inference,
-    "system-claims": claims,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -20,7 +20,7 @@ from calculators.checkpoint import checkpoint_bytes, read_seconds
 from calculators.memory.inference import kv_cache_bytes
 from calculators.memory.weights import weight_bytes
 from calculators.serving import chunked_prefill, offload_seconds, prefix_sharing
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gb, gib
 
 #: Recipes of the checkpoint table: (label, checkpoint_bytes keyword arguments).
@@ -45,6 +45,7 @@ def _seconds(value: float) -> str:
     return f"{value:.1f}" if value < 10 else f"{value:,.0f}"
 
 
+@table("system-checkpoint-sizes")
 def checkpoint_sizes() -> Table:
     """Resumable checkpoint (weights + optimizer state) and served-model bytes, with read times."""
     rows = []
@@ -58,7 +59,6 @@ def checkpoint_sizes() -> Table:
                          gb(size.total_bytes, 1), gb(size.serving_bytes), *reads))
     storage_names = [get_storage(s).name for s in READ_FROM]
     return Table(
-        id="system-checkpoint-sizes",
         caption=("Bytes of a training checkpoint that can resume the run (the trainable weights as the optimizer "
                  "keeps them plus AdamW's two moments; gradients and activations are not saved) and of the model "
                  "a server loads (16-bit; for LoRA the adapters alone), with the seconds to read the checkpoint "
@@ -73,6 +73,7 @@ def checkpoint_sizes() -> Table:
     )
 
 
+@table("inference-engine-features")
 def engine_features() -> Table:
     """What prefix caching, chunked prefill and KV offload change, for one model."""
     spec = get_model(SERVE_MODEL)
@@ -88,7 +89,6 @@ def engine_features() -> Table:
                      gib(c.whole_bytes), gib(c.chunked_bytes),
                      f"{100 * (1 - c.chunked_bytes / c.whole_bytes):.0f} %"))
     return Table(
-        id="inference-engine-features",
         caption=(f"{model_name(SERVE_MODEL)}, bf16 weights and KV cache: the memory a static batch needs (without) "
                  "and with a serving engine's prefix caching (the shared prefix's whole blocks stored once, "
                  "16-token blocks) or chunked prefill (prefill temporaries of one chunk instead of the whole "
@@ -100,6 +100,7 @@ def engine_features() -> Table:
     )
 
 
+@table("inference-kv-offload")
 def kv_offload() -> Table:
     """Seconds to bring one request's KV cache back from host RAM over PCIe."""
     spec = get_model(SERVE_MODEL)
@@ -109,7 +110,6 @@ def kv_offload() -> Table:
         rows.append((f"{context:,}", gib(size),
                      *(f"{1000 * offload_seconds(size, link=link):,.0f}" for link in ("pcie4", "pcie5"))))
     return Table(
-        id="inference-kv-offload",
         caption=(f"{model_name(SERVE_MODEL)}, bf16 KV cache of one request and the milliseconds to copy it from host "
                  "RAM back to the GPU at a PCIe x16 link's one-direction rate (calculators.serving.offload_seconds: "
                  "a lower bound; pinned memory, nothing else on the link). Offloading makes the cache fit; each "
@@ -120,6 +120,7 @@ def kv_offload() -> Table:
     )
 
 
+@table("cost-idle-serving")
 def idle_serving() -> Table:
     """What a GPU kept warm for serving costs per month with no traffic, and how long a cold start reads."""
     rows = []
@@ -130,7 +131,6 @@ def idle_serving() -> Table:
         rows.append((get_gpu(gpu).name, f"{median:,.2f}", str(len(offers_for(gpu))),
                      f"{median * HOURS_PER_MONTH:,.0f}"))
     return Table(
-        id="cost-idle-serving",
         caption=(f"On-demand price per GPU-hour (median of the offers in price edition {EDITION}) and what one GPU "
                  "kept warm around the clock costs per month whether or not a request arrives (730.5 hours). "
                  "Scale-to-zero avoids this cost and pays a cold start instead (table cost-cold-start)."),
@@ -140,6 +140,7 @@ def idle_serving() -> Table:
     )
 
 
+@table("cost-cold-start")
 def cold_start() -> Table:
     """Seconds to read a model's weights from storage: the floor of a cold start."""
     rows = []
@@ -149,7 +150,6 @@ def cold_start() -> Table:
                      *(f"{size / get_storage(s).sequential_read_bytes_per_s:,.0f}"
                        for s in ("nvme-gen4", "net-10gbe", "net-25gbe"))))
     return Table(
-        id="cost-cold-start",
         caption=("Seconds to read a model's bf16 weights at a storage class's rated sequential read: the floor "
                  "of a cold start after scaling to zero. Container start, CUDA context, engine start-up "
                  "(profiling, graph capture) and the transfer to the GPU come on top."),
@@ -160,10 +160,4 @@ def cold_start() -> Table:
     )
 
 
-TABLES: dict[str, TableFunction] = {
-    "system-checkpoint-sizes": checkpoint_sizes,
-    "inference-engine-features": engine_features,
-    "inference-kv-offload": kv_offload,
-    "cost-idle-serving": idle_serving,
-    "cost-cold-start": cold_start,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -20,7 +20,7 @@ from calculators.performance.training_time import implied_mfu, training_flops_pe
 from calculators.catalog.utilisation import ridge_tokens
 from calculators.performance.utilisation import DEFAULT_FIT, FP8_REFERENCE, predicted_utilisation
 from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, load, scored_figures
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
@@ -38,6 +38,7 @@ FITTED = "utilisation fitted on published runs (calculators.performance.utilisat
 
 
 
+@table("performance-train-key-numbers")
 def train_key_numbers_table() -> Table:
     """Headline figures of the training-time page."""
     l3 = get_model("llama-3.1-8b")
@@ -58,7 +59,6 @@ def train_key_numbers_table() -> Table:
                                 seq=l2.seq), 1), "%", "`implied_mfu`"),
     )
     return Table(
-        id="performance-train-key-numbers",
         caption="Key numbers for training time (calculators.performance.training_time).",
         columns=("quantity", "value", "unit", "computed by"), align=("l", "r", "l", "l"), rows=rows,
         assumptions=("bf16 mixed precision, dense BF16 tensor rate, micro-batch 1", FITTED,
@@ -71,6 +71,7 @@ def _records(group: str) -> str:
     return f"{len(ids)} runs: {', '.join(sources)}"
 
 
+@table("performance-train-mfu-defaults")
 def train_utilisation_table() -> Table:
     """The fitted utilisation factors and the published runs each was fitted on."""
     fit = DEFAULT_FIT
@@ -88,7 +89,6 @@ def train_utilisation_table() -> Table:
                  f"derived per GPU, not fitted: dense 16-bit rate / memory bandwidth ({ridges} tokens)"))
     rows.append(("whole-run goodput (published GPU-hours)", f"{fit.goodput:.3f}", _records("run:whole-run")))
     return Table(
-        id="performance-train-mfu-defaults",
         caption=("Training utilisation factors fitted on the published runs of tests/data/published_speed/"
                  "training.jsonl (calculators.catalog.utilisation_fit): utilisation of the executed FLOPs = base x "
                  "framework x FP8 recipe x checkpointing x method x T / (T + T_half) x Amdahl, T = tokens per "
@@ -105,6 +105,7 @@ def train_utilisation_table() -> Table:
 RIDGE_GPUS = ("a100-80gb-sxm", "h100-sxm")
 
 
+@table("performance-train-flops-check")
 def train_flops_check_table() -> Table:
     """Our FLOP per token against the model FLOP rate / token rate NVIDIA NeMo publishes."""
     rows = []
@@ -114,7 +115,6 @@ def train_flops_check_table() -> Table:
         rows.append((model_name(r.model_id), str(r.seq), number(r.tokens_per_s_per_gpu), number(r.model_flop_per_s_per_gpu / 1e12),
                      number(theirs / 1e9, 2), number(ours / 1e9, 2), signed_percent(ours / theirs - 1)))
     return Table(
-        id="performance-train-flops-check",
         caption=("FLOP per token: NeMo's published model TFLOP/s per GPU divided by its tokens/s per GPU (measured, "
                  f"quoted from {NEMO.title}, {NEMO.url}, read {NEMO.as_of}) against "
                  "training_flops_per_token (derived). Error = ours / theirs - 1."),
@@ -123,6 +123,7 @@ def train_flops_check_table() -> Table:
         align=("l", "r", "r", "r", "r", "r", "r"), rows=tuple(rows), assumptions=(CATALOGS,))
 
 
+@table("performance-train-validation")
 def train_validation_table() -> Table:
     """Leave-one-source-out error per category against every published figure, next to the naive roofline."""
     rows_in = scored_figures()
@@ -135,7 +136,6 @@ def train_validation_table() -> Table:
                      f"{stats['p90'] * 100:.1f} %", f"{stats['worst'] * 100:.0f} %", f"{base['median'] * 100:.1f} %",
                      f"{base['p90'] * 100:.1f} %"))
     return Table(
-        id="performance-train-validation",
         caption=("How close train-time and the link model come to published figures (tests/data/published_speed/, "
                  "each record citing its source): the absolute error on the speed axis (estimate / measured - 1 for a "
                  "rate, measured / estimate - 1 for a time, as the accuracy page scores), per category, every fitted "
@@ -150,6 +150,7 @@ def train_validation_table() -> Table:
                      "published GPU-hours are whole runs: steady state / goodput"))
 
 
+@table("performance-train-reference")
 def train_reference_table() -> Table:
     """Days and GPU-hours to train catalog models on 1T tokens with 256 GPUs."""
     gpus = [get_gpu(g) for g in ("a100-80gb-sxm", "h100-sxm", "b200")]
@@ -166,7 +167,6 @@ def train_reference_table() -> Table:
         utilisation = predicted_utilisation(gpu, micro_batch_tokens=TRAIN_BATCH * TRAIN_SEQ)
         columns += [f"{gpu.name}: days (utilisation {utilisation:.2f})", f"{gpu.name}: GPU-hours"]
     return Table(
-        id="performance-train-reference",
         caption=(f"Wall-clock days and GPU-hours to train on {TRAIN_TOKENS / 1e12:g}T tokens at sequence length "
                  f"{TRAIN_SEQ}, micro-batch {TRAIN_BATCH}, with {TRAIN_GPUS} GPUs (estimates by training_time at the "
                  "fitted utilisation, whole runs; no published run on B200 was read, so it takes the lowest fitted "
@@ -175,10 +175,4 @@ def train_reference_table() -> Table:
         assumptions=("bf16 mixed precision, no activation recomputation", FITTED, CATALOGS))
 
 
-TABLES: dict[str, TableFunction] = {
-    "performance-train-key-numbers": train_key_numbers_table,
-    "performance-train-mfu-defaults": train_utilisation_table,
-    "performance-train-flops-check": train_flops_check_table,
-    "performance-train-validation": train_validation_table,
-    "performance-train-reference": train_reference_table,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

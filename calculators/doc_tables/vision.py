@@ -17,7 +17,7 @@ from calculators.memory.vision import (
     vision_training_memory,
     vit_tokens,
 )
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import MIB, gb, gib
 
 BATCHES = (32, 64, 128, 256)
@@ -46,6 +46,7 @@ def _assumptions() -> tuple[str, ...]:
             overhead_assumptions()[0])
 
 
+@table("vision-key-numbers")
 def key_numbers() -> Table:
     """Headline figures of the vision page."""
     r50 = vision_training_memory("resnet-50", batch=256)
@@ -62,10 +63,11 @@ def key_numbers() -> Table:
         ("ViT-B/16, batch 256: total on the GPU", gib(vit.total_bytes, 1, grouped=False), "GiB",
          "`calculators.memory.vision.vision_training_memory`"),
     )
-    return Table(id="vision-key-numbers", caption="Derived by the calculators.", columns=("quantity", "value", "unit",
+    return Table(caption="Derived by the calculators.", columns=("quantity", "value", "unit",
                  "function"), align=("l", "r", "l", "l"), rows=rows, assumptions=_assumptions())
 
 
+@table("vision-parameters")
 def parameters() -> Table:
     """Parameters computed from layer shapes against the published counts."""
     rows = []
@@ -77,7 +79,6 @@ def parameters() -> Table:
                      "0" if published == ours else (f"{ours - published:+,}" if published else "n/a"),
                      f"[{model.source.title.split(' (')[0]}]({model.source.url})"))
     return Table(
-        id="vision-parameters",
         caption=("Parameters computed from the torchvision layer shapes (conv weights without bias, BatchNorm weight "
                  "and bias, classifier; ViT class token and 224 px position embedding) against the num_params "
                  "torchvision publishes for its ImageNet-1k weights."),
@@ -85,6 +86,7 @@ def parameters() -> Table:
         align=("l", "l", "r", "r", "r", "l"), rows=tuple(rows))
 
 
+@table("vision-activations")
 def activations() -> Table:
     """Saved activation bytes per image by resolution and precision."""
     rows = []
@@ -95,7 +97,6 @@ def activations() -> Table:
                          f"{activation_bytes_per_image(model, resolution=size, precision='bf16-mixed') / MIB:.1f}",
                          f"{activation_bytes_per_image(model, resolution=size, precision='fp32') / MIB:.1f}"))
     return Table(
-        id="vision-activations",
         caption=("Bytes autograd keeps for backward per image (MiB = 2^20 bytes), derived tensor by tensor from the "
                  "torchvision implementations (see How it works). bf16-mixed counts the 16-bit cast of the image; "
                  "fp32 does not count the input. ViT tokens = (resolution / 16)^2 + 1."),
@@ -103,6 +104,7 @@ def activations() -> Table:
         align=("l", "r", "r", "r", "r"), rows=tuple(rows))
 
 
+@table("vision-trace-check")
 def trace_check() -> Table:
     """Derived fp32 saved bytes against the CPU trace of the real torchvision models."""
     rows = []
@@ -112,7 +114,6 @@ def trace_check() -> Table:
         derived = activation_bytes_per_image(model, precision="fp32") + 8 * batchnorm_channels(model) / TRACE_BATCH
         rows.append((model.name, f"{derived:,.0f}", f"{traced:,}", f"{(derived - traced) / traced:+.2%}"))
     return Table(
-        id="vision-trace-check",
         caption=(f"Saved bytes per image of one fp32 training forward at 224 px: derived (activation_bytes_per_image "
                  f"plus BatchNorm's per-batch mean and inverse std, shared by the {TRACE_BATCH} images of the traced "
                  "batch) against a trace of the torchvision models with torch.autograd.graph.saved_tensors_hooks on "
@@ -122,6 +123,7 @@ def trace_check() -> Table:
         rows=tuple(rows))
 
 
+@table("vision-memory-by-batch")
 def memory_by_batch() -> Table:
     """total_bytes of one training step by batch size."""
     rows = []
@@ -129,7 +131,6 @@ def memory_by_batch() -> Table:
         cells = [gib(vision_training_memory(model, batch=b).total_bytes, 1, grouped=False) for b in BATCHES]
         rows.append((model.name, f"{vision_parameters(model) / 1e6:.1f}", RECIPE_OPTIMIZER[model.family], *cells))
     return Table(
-        id="vision-memory-by-batch",
         caption="total_bytes (GiB = 2^30 bytes) of one training step on one GPU at 224 px, by images per batch.",
         columns=("network", "params M", "optimizer", *(f"batch {b} GiB" for b in BATCHES)),
         align=("l", "r", "l", *("r" for _ in BATCHES)), rows=tuple(rows), assumptions=_assumptions())
@@ -145,6 +146,7 @@ def _largest_batch(model_id: str, capacity_bytes: int) -> int:
     return best
 
 
+@table("vision-claim-check")
 def claim_check() -> Table:
     """The guides' '10-200M params: 8-24 GB' for CNN/ResNet training, against the calculators."""
     rows = []
@@ -157,7 +159,6 @@ def claim_check() -> Table:
                      gb(batch1, grouped=False), str(low), str(high)))
     gpu = get_gpu("rtx-4090")
     return Table(
-        id="vision-claim-check",
         caption=("The claim 'CNN/ResNet training (image classification): 10-200M params, 8-24GB' (VRLA Tech, April "
                  "2026) against the calculators: memory at batch 1 (decimal GB, as the claim is written) and the "
                  "largest power-of-two batch whose total_bytes fits in 8 GB and in 24 GB. The weights and optimizer "
@@ -167,11 +168,4 @@ def claim_check() -> Table:
         align=("l", "r", "l", "r", "r", "r"), rows=tuple(rows), assumptions=_assumptions())
 
 
-TABLES: dict[str, TableFunction] = {
-    "vision-key-numbers": key_numbers,
-    "vision-parameters": parameters,
-    "vision-activations": activations,
-    "vision-trace-check": trace_check,
-    "vision-memory-by-batch": memory_by_batch,
-    "vision-claim-check": claim_check,
-}
+TABLES: dict[str, TableFunction] = declared_tables(globals())

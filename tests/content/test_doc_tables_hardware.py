@@ -118,7 +118,7 @@ def test_rtx_4090_against_3090_catalog_ratios() -> None:
 
 def test_hardware_claims_refuse_an_unknown_claim_id() -> None:
     with pytest.raises(KeyError, match="no-such-claim"):
-        selected_claims("x", ("no-such-claim",), page="hardware/index.md", caption="")
+        selected_claims(("no-such-claim",), page="hardware/index.md", caption="")
 
 
 def test_sources_table_lists_each_record_url() -> None:
