@@ -112,6 +112,36 @@ def quantity(value_id: str, amount: float, *, digits: int, unit: str, descriptio
                  number=number, unit=unit, assumptions=assumptions)
 
 
+# --------------------------------------------------------------------------- declaring values
+@dataclass(frozen=True)
+class Bound:
+    """A value function with its settings, the value id left out: :func:`declared_values` puts it in."""
+
+    function: Callable[..., Value]
+    settings: tuple[tuple[str, object], ...]
+
+
+def bound(function: Callable[..., Value], **settings: object) -> Bound:
+    """``function`` with keyword settings, for a :func:`declared_values` entry that writes its id once.
+
+    >>> def demo(value_id: str, *, gib: float) -> Value:
+    ...     return quantity(value_id, gib, digits=1, unit="GiB", description="d", kind="derived")
+    >>> declared_values({"demo-x": bound(demo, gib=2.0)})["demo-x"]().text
+    '2.0 GiB'
+    """
+    return Bound(function, tuple(settings.items()))
+
+
+def declared_values(entries: Mapping[str, ValueFunction | Bound]) -> dict[str, ValueFunction]:
+    """A module's ``VALUES``: id -> function; a :func:`bound` entry becomes ``functools.partial(function, id, ...)``.
+
+    Each id is written once, as the key; the function receives it as its first argument (and names it in
+    its provenance, :func:`function_name`).
+    """
+    return {value_id: functools.partial(entry.function, value_id, **dict(entry.settings))
+            if isinstance(entry, Bound) else entry for value_id, entry in entries.items()}
+
+
 # --------------------------------------------------------------------------- provenance
 def function_name(function: Callable[..., object]) -> str:
     """The dotted name of a value function (``module.qualname``), refusing anonymous ones.

@@ -13,10 +13,11 @@ version) as its hover text, between the markers. To add one:
    :class:`calculators.inline_values.Value` (usually through
    :func:`calculators.inline_values.quantity`, which fixes the rounding and the unit), that
    calls the calculators; never return a typed constant for a computed result.
-2. Register it in the module's ``VALUES`` dict under a new id (lowercase, digits, hyphens;
-   prefixed by the page's section). Several values from one function: register
-   ``functools.partial(function, "value-id", ...)``; lambdas are refused (a value's
-   provenance names its function).
+2. Register it in the module's ``VALUES = declared_values({...})`` under a new id (lowercase,
+   digits, hyphens; prefixed by the page's section), written once, as the key. Several values
+   from one function that takes the id first: register ``bound(function, setting=...)``, which
+   becomes ``functools.partial(function, "value-id", setting=...)``; lambdas are refused (a
+   value's provenance names its function).
 3. Put ``<!-- value: ID -->?<!-- /value -->`` in the sentence, never at the start of a line
    (Python-Markdown would split the paragraph), and run ``scripts/gen_tables.py``.
 

@@ -18,7 +18,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.claims import evaluated
 from calculators.claims.figures import LORA, MODEL_7B, QLORA, name, training
-from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.units import GB, GIB
 
 #: The two settings the range pitfall compares: a short checkpointed step and a long one without.
@@ -100,14 +100,13 @@ VERDICT_VALUES: dict[str, str] = {
     "verdict-ckpt-60-70": "vrla-ckpt-60-70",
 }
 
-VALUES: dict[str, ValueFunction] = {
+VALUES: dict[str, ValueFunction] = declared_values({
     **{value_id: functools.partial(claim_verdict, value_id, claim_id=claim_id)
        for value_id, claim_id in VERDICT_VALUES.items()},
     "claims-h100-memory": claims_h100_memory,
-    "claims-pitfall-nvlink4": functools.partial(link_both_directions, "claims-pitfall-nvlink4", link="nvlink4"),
-    "claims-pitfall-pcie5": functools.partial(link_both_directions, "claims-pitfall-pcie5", link="pcie5"),
-    "claims-lora-7b-range-ratio": functools.partial(range_ratio, "claims-lora-7b-range-ratio", model=MODEL_7B,
+    "claims-pitfall-nvlink4": bound(link_both_directions, link="nvlink4"),
+    "claims-pitfall-pcie5": bound(link_both_directions, link="pcie5"),
+    "claims-lora-7b-range-ratio": bound(range_ratio, model=MODEL_7B,
                                                     method="lora"),
-    "claims-qlora-70b-range-ratio": functools.partial(range_ratio, "claims-qlora-70b-range-ratio",
-                                                      model="llama-3-70b", method="qlora"),
-}
+    "claims-qlora-70b-range-ratio": bound(range_ratio, model="llama-3-70b", method="qlora"),
+})

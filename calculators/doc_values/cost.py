@@ -10,13 +10,12 @@ tariff) is computed with :func:`calculators.cost.cost_comparison` and the inputs
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.prices import EDITION, all_offers, purchase_quote
 from calculators.cost import DEFAULT_YEARS, CostComparison, cost_comparison
-from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 
 PERCENT = 0.01
 #: Inputs of the worked example on docs/cost/index.md (stated in its text and code).
@@ -82,11 +81,11 @@ def cost_example_cloud() -> Value:
                     assumptions=_EXAMPLE)
 
 
-VALUES: dict[str, ValueFunction] = {
+VALUES: dict[str, ValueFunction] = declared_values({
     "cost-offer-spread": cost_offer_spread,
     "cost-h100-quote-low": cost_h100_quote_low,
-    "cost-h100-quote-high": functools.partial(h100_quote, "cost-h100-quote-high", end="high"),
+    "cost-h100-quote-high": bound(h100_quote, end="high"),
     "cost-example-breakeven": cost_example_breakeven,
     "cost-example-local": cost_example_local,
     "cost-example-cloud": cost_example_cloud,
-}
+})

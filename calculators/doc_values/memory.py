@@ -6,13 +6,12 @@
 
 from __future__ import annotations
 
-import functools
 
 from calculators.catalog.models import get_model
 from calculators.catalog.vision_models import get_vision_model
 from calculators.claims.figures import MIXED, MODEL_7B
 from calculators.dtypes import DType
-from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.memory import overhead
 from calculators.memory.training import training_memory
 from calculators.memory.vision import vision_training_memory, vit_tokens
@@ -106,17 +105,17 @@ def vit_b16_total() -> Value:
                     assumptions=("runtime overhead assumed (calculators.memory.overhead)",))
 
 
-VALUES: dict[str, ValueFunction] = {
+VALUES: dict[str, ValueFunction] = declared_values({
     "precision-step-bytes-per-param": training_step_bytes_per_param,
     "precision-foreach-bytes-per-parameter": precision_foreach_bytes_per_parameter,
-    "fine-tuning-nf4-bits": functools.partial(nf4_bits, "fine-tuning-nf4-bits"),
-    "qlora-nf4-bits": functools.partial(nf4_bits, "qlora-nf4-bits"),
-    "qlora-nf4-scale-bits": functools.partial(nf4_scale_bits, "qlora-nf4-scale-bits"),
+    "fine-tuning-nf4-bits": bound(nf4_bits),
+    "qlora-nf4-bits": bound(nf4_bits),
+    "qlora-nf4-scale-bits": bound(nf4_scale_bits),
     "overhead-cuda-context": cuda_context,
     "overhead-cublas-workspace": cublas_workspace,
     "overhead-allocator-reserve": allocator_reserve,
     "overhead-uncertainty-base": uncertainty_base,
-    "vision-tokens-224": functools.partial(vit_b16_tokens, "vision-tokens-224", resolution=224),
-    "vision-tokens-384": functools.partial(vit_b16_tokens, "vision-tokens-384", resolution=384),
+    "vision-tokens-224": bound(vit_b16_tokens, resolution=224),
+    "vision-tokens-384": bound(vit_b16_tokens, resolution=384),
     "vision-example-total": vit_b16_total,
-}
+})

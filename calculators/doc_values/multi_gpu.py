@@ -13,7 +13,6 @@ ratios and shares come from :func:`calculators.parallel.step.step_communication`
 
 from __future__ import annotations
 
-import functools
 from statistics import median
 
 from calculators.catalog.gpus import get_gpu
@@ -21,7 +20,7 @@ from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.utilisation import predicted_utilisation
 from calculators.catalog.models import get_model
 from calculators.doc_tables.multi_gpu import JOB as ZERO_JOB
-from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.memory.training import training_memory
 from calculators.parallel.collectives import bus_factor
 from calculators.parallel.links import (
@@ -208,37 +207,36 @@ def ic_zero3_ddp_traffic_ratio() -> Value:
                                 "fp32 gradients reduced, bf16 weights gathered (the step_communication defaults).")
 
 
-VALUES: dict[str, ValueFunction] = {
+VALUES: dict[str, ValueFunction] = declared_values({
     # docs/multi-gpu/index.md
     "mgpu-h100-nvlink": mgpu_h100_nvlink,
-    "mgpu-pcie5": functools.partial(link_figure, "mgpu-pcie5", link="pcie5"),
-    "mgpu-h100-pcie-bridge": functools.partial(gpu_link, "mgpu-h100-pcie-bridge", gpu="h100-pcie"),
-    "mgpu-70b-8-bf16-total": functools.partial(seventy_on_eight_total, "mgpu-70b-8-bf16-total", precision="bf16"),
-    "mgpu-70b-8-mixed-total": functools.partial(seventy_on_eight_total, "mgpu-70b-8-mixed-total",
-                                                precision="bf16-mixed"),
+    "mgpu-pcie5": bound(link_figure, link="pcie5"),
+    "mgpu-h100-pcie-bridge": bound(gpu_link, gpu="h100-pcie"),
+    "mgpu-70b-8-bf16-total": bound(seventy_on_eight_total, precision="bf16"),
+    "mgpu-70b-8-mixed-total": bound(seventy_on_eight_total, precision="bf16-mixed"),
     # docs/multi-gpu/interconnect.md
-    "ic-nvlink4": functools.partial(link_figure, "ic-nvlink4", link="nvlink4"),
-    "ic-pcie5": functools.partial(link_figure, "ic-pcie5", link="pcie5"),
-    "ic-ndr-per-direction": functools.partial(link_figure, "ic-ndr-per-direction", link="ib-ndr",
+    "ic-nvlink4": bound(link_figure, link="nvlink4"),
+    "ic-pcie5": bound(link_figure, link="pcie5"),
+    "ic-ndr-per-direction": bound(link_figure, link="ib-ndr",
                                               per_direction=True),
-    "ic-eff-nvlink": functools.partial(link_kind_efficiency, "ic-eff-nvlink", kind="nvlink"),
-    "ic-eff-sharp": functools.partial(link_kind_efficiency, "ic-eff-sharp", kind="nvlink-sharp"),
-    "ic-eff-bridge": functools.partial(link_kind_efficiency, "ic-eff-bridge", kind="nvlink-bridge"),
-    "ic-eff-pcie": functools.partial(link_kind_efficiency, "ic-eff-pcie", kind="pcie"),
-    "ic-eff-network": functools.partial(link_kind_efficiency, "ic-eff-network", kind="infiniband"),
-    "ic-latency-nvlink": functools.partial(link_step_latency, "ic-latency-nvlink", link="nvlink4"),
-    "ic-latency-pcie": functools.partial(link_step_latency, "ic-latency-pcie", link="pcie4"),
+    "ic-eff-nvlink": bound(link_kind_efficiency, kind="nvlink"),
+    "ic-eff-sharp": bound(link_kind_efficiency, kind="nvlink-sharp"),
+    "ic-eff-bridge": bound(link_kind_efficiency, kind="nvlink-bridge"),
+    "ic-eff-pcie": bound(link_kind_efficiency, kind="pcie"),
+    "ic-eff-network": bound(link_kind_efficiency, kind="infiniband"),
+    "ic-latency-nvlink": bound(link_step_latency, link="nvlink4"),
+    "ic-latency-pcie": bound(link_step_latency, link="pcie4"),
     "ic-ddp-bucket": ic_ddp_bucket,
-    "ic-step-mfu": functools.partial(step_mfu, "ic-step-mfu"),
-    "ic-footnote-mfu": functools.partial(step_mfu, "ic-footnote-mfu"),
+    "ic-step-mfu": bound(step_mfu),
+    "ic-footnote-mfu": bound(step_mfu),
     "ic-nccl-median-error": ic_nccl_median_error,
     "ic-host-bound-efficiency": ic_host_bound_efficiency,
     "ic-example-nvlink-share": ic_example_nvlink_share,
     "ic-example-pcie-ratio": ic_example_pcie_ratio,
     "ic-example-pcie-idle": ic_example_pcie_idle,
-    "ic-h100-memory": functools.partial(gpu_memory, "ic-h100-memory", gpu="h100-sxm"),
-    "ic-pitfall-nvlink4": functools.partial(link_figure, "ic-pitfall-nvlink4", link="nvlink4"),
-    "ic-pitfall-pcie5": functools.partial(link_figure, "ic-pitfall-pcie5", link="pcie5"),
+    "ic-h100-memory": bound(gpu_memory, gpu="h100-sxm"),
+    "ic-pitfall-nvlink4": bound(link_figure, link="nvlink4"),
+    "ic-pitfall-pcie5": bound(link_figure, link="pcie5"),
     "ic-pcie5-run-efficiency": ic_pcie5_run_efficiency,
     "ic-zero3-ddp-traffic-ratio": ic_zero3_ddp_traffic_ratio,
-}
+})

@@ -17,7 +17,7 @@ import functools
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
-from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.parallel.tensor import latency_per_ring_step_s, link_efficiency
 from calculators.model_flops import matmul_parameters
 from calculators.performance.inference_speed import (
@@ -204,17 +204,16 @@ def perf_serving_error(value_id: str, *, key: str, statistic: str) -> Value:
                     assumptions=("errors on the speed axis; nearest-rank percentile",))
 
 
-VALUES: dict[str, ValueFunction] = {
+VALUES: dict[str, ValueFunction] = declared_values({
     "perf-tp-nvlink-efficiency": perf_tp_nvlink_efficiency,
-    "perf-tp-pcie-efficiency": functools.partial(link_efficiency_value, "perf-tp-pcie-efficiency", link="pcie4",
+    "perf-tp-pcie-efficiency": bound(link_efficiency_value, link="pcie4",
                                                  kind="derived"),
-    "perf-tp-nvlink-step-latency": functools.partial(ring_step_latency, "perf-tp-nvlink-step-latency",
-                                                     link="nvlink4"),
-    "perf-tp-pcie-step-latency": functools.partial(ring_step_latency, "perf-tp-pcie-step-latency", link="pcie4"),
+    "perf-tp-nvlink-step-latency": bound(ring_step_latency, link="nvlink4"),
+    "perf-tp-pcie-step-latency": bound(ring_step_latency, link="pcie4"),
     "perf-batch64-per-sequence-share": perf_batch64_per_sequence_share,
     "perf-validation-moderate-error": perf_validation_moderate_error,
-    "perf-tp70b-comm-share-b1024": functools.partial(perf_tp_comm_share, "perf-tp70b-comm-share-b1024", batch=1024),
-    "perf-tp70b-comm-share-b64": functools.partial(perf_tp_comm_share, "perf-tp70b-comm-share-b64", batch=64),
+    "perf-tp70b-comm-share-b1024": bound(perf_tp_comm_share, batch=1024),
+    "perf-tp70b-comm-share-b64": bound(perf_tp_comm_share, batch=64),
     "perf-serving-scored-count": perf_serving_scored_count,
     **{f"perf-serving-{name}-{statistic}": functools.partial(perf_serving_error, f"perf-serving-{name}-{statistic}",
                                                               key=f"{key}_error", statistic=statistic)
@@ -223,8 +222,6 @@ VALUES: dict[str, ValueFunction] = {
     "train-attention-share-8k": train_attention_share_8k,
     "train-attention-ratio-32k": train_attention_ratio_32k,
     "train-ckpt-half-peak-mfu": train_ckpt_half_peak_mfu,
-    "train-global-batch-default-scaling": functools.partial(
-        train_global_batch_scaling, "train-global-batch-default-scaling", global_batch_tokens=None),
-    "train-global-batch-4m-scaling": functools.partial(
-        train_global_batch_scaling, "train-global-batch-4m-scaling", global_batch_tokens=4 * 10**6),
-}
+    "train-global-batch-default-scaling": bound(train_global_batch_scaling, global_batch_tokens=None),
+    "train-global-batch-4m-scaling": bound(train_global_batch_scaling, global_batch_tokens=4 * 10**6),
+})

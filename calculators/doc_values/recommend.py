@@ -10,13 +10,12 @@ workload the sentence names: the worked example, or a workload of the page's tab
 
 from __future__ import annotations
 
-import functools
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.doc_tables.recommend import WORKLOADS
-from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.model import ModelSpec
 from calculators.parallel.measured import MEASUREMENTS
 from calculators.performance.inference_speed import decode_step
@@ -74,11 +73,9 @@ def finetune_scaling(value_id: str, *, table_id: str, gpu: str, count: int) -> V
                     assumptions=(f"ZeRO-3 over {run.scaling.link_name}; utilisation fitted on published runs",))
 
 
-VALUES: dict[str, ValueFunction] = {
+VALUES: dict[str, ValueFunction] = declared_values({
     "rec-example-allreduce-share": rec_example_allreduce_share,
     "rec-pcie-efficiency-spread": rec_pcie_efficiency_spread,
-    "rec-qlora-70b-4090x8-scaling": functools.partial(finetune_scaling, "rec-qlora-70b-4090x8-scaling",
-                                                      table_id="recommend-qlora-70b", gpu="rtx-4090", count=8),
-    "rec-full-8b-h100pcie-x8-scaling": functools.partial(finetune_scaling, "rec-full-8b-h100pcie-x8-scaling",
-                                                         table_id="recommend-full-8b", gpu="h100-pcie", count=8),
-}
+    "rec-qlora-70b-4090x8-scaling": bound(finetune_scaling, table_id="recommend-qlora-70b", gpu="rtx-4090", count=8),
+    "rec-full-8b-h100pcie-x8-scaling": bound(finetune_scaling, table_id="recommend-full-8b", gpu="h100-pcie", count=8),
+})

@@ -10,13 +10,12 @@ CPU-inference example of pytorch-basics.md are computed here with the inputs the
 
 from __future__ import annotations
 
-import functools
 
 from calculators import system
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.prices import all_offers
-from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.memory.inference import inference_memory
 from calculators.system import EXAMPLE_AUGMENT_MS, EXAMPLE_BYTES_PER_SAMPLE, EXAMPLE_SAMPLES_PER_S
 from calculators.units import GIB
@@ -103,13 +102,13 @@ def cpu_llama_3b(value_id: str, *, weights: str) -> Value:
                     assumptions=("batch 1, no new tokens, SDPA attention",))
 
 
-VALUES: dict[str, ValueFunction] = {
-    "system-decode-ms": functools.partial(decode_ms, "system-decode-ms"),
-    "system-example-decode-ms": functools.partial(decode_ms, "system-example-decode-ms"),
+VALUES: dict[str, ValueFunction] = declared_values({
+    "system-decode-ms": bound(decode_ms),
+    "system-example-decode-ms": bound(decode_ms),
     "system-example-cpu-ms": system_example_cpu_ms,
     "system-example-cpu-cores": system_example_cpu_cores,
     "system-example-host-ram": system_example_host_ram,
     "system-node-ratio-min": node_ratio_min,
     "system-node-ratio-max": node_ratio_max,
-    "pytorch-cpu-llama-3b-fp32": functools.partial(cpu_llama_3b, "pytorch-cpu-llama-3b-fp32", weights="fp32"),
-}
+    "pytorch-cpu-llama-3b-fp32": bound(cpu_llama_3b, weights="fp32"),
+})

@@ -10,7 +10,6 @@ section's table (:mod:`calculators.doc_tables.topics`).
 
 from __future__ import annotations
 
-import functools
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
@@ -18,7 +17,7 @@ from calculators.catalog.prices import median_cloud_usd_per_gpu_hour, purchase_q
 from calculators.catalog.storage import get_storage
 from calculators.checkpoint import checkpoint_bytes, read_seconds
 from calculators.doc_tables.topics import HOURS_PER_MONTH, SERVE_MODEL
-from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.memory.inference import kv_cache_bytes
 from calculators.memory.weights import weight_bytes
 from calculators.serving import chunked_prefill, offload_seconds, prefix_sharing
@@ -102,31 +101,28 @@ def quote_end(value_id: str, *, gpu: str, end: str) -> Value:
                     description=f"{end} end of the purchase quote for the {get_gpu(gpu).name}: {quote.source.title}.")
 
 
-VALUES: dict[str, ValueFunction] = {
-    "cost-pro6000-quote-low": functools.partial(quote_end, "cost-pro6000-quote-low", gpu="rtx-pro-6000-blackwell",
+VALUES: dict[str, ValueFunction] = declared_values({
+    "cost-pro6000-quote-low": bound(quote_end, gpu="rtx-pro-6000-blackwell",
                                                 end="low"),
-    "cost-pro6000-quote-high": functools.partial(quote_end, "cost-pro6000-quote-high", gpu="rtx-pro-6000-blackwell",
+    "cost-pro6000-quote-high": bound(quote_end, gpu="rtx-pro-6000-blackwell",
                                                  end="high"),
-    "checkpoint-8b-mixed": functools.partial(checkpoint_total, "checkpoint-8b-mixed", model="llama-3.1-8b",
+    "checkpoint-8b-mixed": bound(checkpoint_total, model="llama-3.1-8b",
                                              precision="bf16-mixed"),
-    "checkpoint-70b-mixed": functools.partial(checkpoint_total, "checkpoint-70b-mixed", model="llama-3.1-70b",
+    "checkpoint-70b-mixed": bound(checkpoint_total, model="llama-3.1-70b",
                                               precision="bf16-mixed"),
-    "checkpoint-70b-hdd-minutes": functools.partial(checkpoint_read_minutes, "checkpoint-70b-hdd-minutes",
-                                                    model="llama-3.1-70b", storage="hdd"),
-    "checkpoint-70b-nvme-minutes": functools.partial(checkpoint_read_minutes, "checkpoint-70b-nvme-minutes",
-                                                     model="llama-3.1-70b", storage="nvme-gen4"),
-    "serving-prefix-saved": functools.partial(prefix_saved, "serving-prefix-saved"),
-    "serving-chunked-32k-saved": functools.partial(chunked_saved, "serving-chunked-32k-saved", context=32768),
-    "serving-chunked-128k-saved": functools.partial(chunked_saved, "serving-chunked-128k-saved", context=131072),
-    "serving-offload-128k-pcie5": functools.partial(offload_ms, "serving-offload-128k-pcie5", context=131072,
+    "checkpoint-70b-hdd-minutes": bound(checkpoint_read_minutes, model="llama-3.1-70b", storage="hdd"),
+    "checkpoint-70b-nvme-minutes": bound(checkpoint_read_minutes, model="llama-3.1-70b", storage="nvme-gen4"),
+    "serving-prefix-saved": bound(prefix_saved),
+    "serving-chunked-32k-saved": bound(chunked_saved, context=32768),
+    "serving-chunked-128k-saved": bound(chunked_saved, context=131072),
+    "serving-offload-128k-pcie5": bound(offload_ms, context=131072,
                                                     link="pcie5"),
-    "cost-idle-h100-month": functools.partial(idle_month, "cost-idle-h100-month", gpu="h100-sxm"),
-    "cost-idle-l4-month": functools.partial(idle_month, "cost-idle-l4-month", gpu="l4"),
-    "cost-cold-start-70b-10gbe": functools.partial(cold_start_s, "cost-cold-start-70b-10gbe",
-                                                   model="llama-3.3-70b", storage="net-10gbe"),
-    "cost-cold-start-70b-nvme": functools.partial(cold_start_s, "cost-cold-start-70b-nvme", model="llama-3.3-70b",
+    "cost-idle-h100-month": bound(idle_month, gpu="h100-sxm"),
+    "cost-idle-l4-month": bound(idle_month, gpu="l4"),
+    "cost-cold-start-70b-10gbe": bound(cold_start_s, model="llama-3.3-70b", storage="net-10gbe"),
+    "cost-cold-start-70b-nvme": bound(cold_start_s, model="llama-3.3-70b",
                                                   storage="nvme-gen4"),
-    "mac-m4-max-bandwidth": functools.partial(gpu_bandwidth, "mac-m4-max-bandwidth", gpu="m4-max"),
-    "mac-vs-4090-bandwidth": functools.partial(bandwidth_ratio, "mac-vs-4090-bandwidth", gpu="m4-max",
+    "mac-m4-max-bandwidth": bound(gpu_bandwidth, gpu="m4-max"),
+    "mac-vs-4090-bandwidth": bound(bandwidth_ratio, gpu="m4-max",
                                                against="rtx-4090"),
-}
+})

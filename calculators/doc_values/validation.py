@@ -9,11 +9,10 @@ True
 
 from __future__ import annotations
 
-import functools
 
 from calculators import accuracy
 from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.measurements import load_measurements
 from calculators.memory.overhead import FIT_MARGIN
 from calculators.units import GIB
@@ -62,11 +61,11 @@ def fit_margin_base(value_id: str) -> Value:
                                  "calculators.memory.overhead.FIT_MARGIN"))
 
 
-VALUES: dict[str, ValueFunction] = {
-    "accuracy-h100-usable": functools.partial(h100_usable, "accuracy-h100-usable"),
-    "accuracy-fit-margin-base": functools.partial(fit_margin_base, "accuracy-fit-margin-base"),
-    "accuracy-case-count": functools.partial(case_count, "accuracy-case-count"),
-    "home-case-count": functools.partial(case_count, "home-case-count"),
-    "home-p95-error": functools.partial(p95_error, "home-p95-error"),
-    "home-worst-error": functools.partial(worst_error, "home-worst-error"),
-}
+VALUES: dict[str, ValueFunction] = declared_values({
+    "accuracy-h100-usable": bound(h100_usable),
+    "accuracy-fit-margin-base": bound(fit_margin_base),
+    "accuracy-case-count": bound(case_count),
+    "home-case-count": bound(case_count),
+    "home-p95-error": bound(p95_error),
+    "home-worst-error": bound(worst_error),
+})

@@ -358,3 +358,16 @@ def test_no_typed_results_in_prose() -> None:
 def test_prose_lint(markdown: str, flagged: list[str]) -> None:
     """The lint flags a number with a unit typed into prose, and only that."""
     assert [number for _line, number in prose_numbers(markdown)] == flagged
+
+
+def test_no_value_id_is_written_again_as_a_partial_argument() -> None:
+    # Issue 13: a value function serving several ids is registered with bound(function, ...), its id written once
+    # (the VALUES key); declared_values builds the partial. A literal id repeated in functools.partial is refused.
+    import re
+
+    from support import ROOT
+
+    repeated = re.compile(r'functools\.partial\(\s*[\w.]+,\s*"[a-z0-9-]+"')
+    found = {path.name: repeated.findall(path.read_text(encoding="utf-8"))
+             for path in (ROOT / "calculators" / "doc_values").glob("*.py") if path.name != "__init__.py"}
+    assert not {name: hits for name, hits in found.items() if hits}
