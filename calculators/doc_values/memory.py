@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-
 from calculators.catalog.models import get_model
 from calculators.catalog.vision_models import get_vision_model
 from calculators.claims.figures import MIXED, MODEL_7B

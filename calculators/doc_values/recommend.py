@@ -10,7 +10,6 @@ workload the sentence names: the worked example, or a workload of the page's tab
 
 from __future__ import annotations
 
-
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model

@@ -10,7 +10,6 @@ CPU-inference example of pytorch-basics.md are computed here with the inputs the
 
 from __future__ import annotations
 
-
 from calculators import system
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model

@@ -10,7 +10,6 @@ section's table (:mod:`calculators.doc_tables.topics`).
 
 from __future__ import annotations
 
-
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.prices import median_cloud_usd_per_gpu_hour, purchase_quote

@@ -9,7 +9,6 @@ True
 
 from __future__ import annotations
 
-
 from calculators import accuracy
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
