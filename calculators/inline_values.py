@@ -132,6 +132,37 @@ def bound(function: Callable[..., Value], **settings: object) -> Bound:
     return Bound(function, tuple(settings.items()))
 
 
+def value(value_id: str) -> Callable[[Callable[[str], Value]], ValueFunction]:
+    """Declare a value function under its id, written here once: the function receives the id.
+
+    The declared function keeps its name (``functools.wraps``), so its provenance is the function's own.
+
+    >>> @value("demo-y")
+    ... def demo_y(value_id: str) -> Value:
+    ...     return quantity(value_id, 3.0, digits=0, unit="GPUs", description="d", kind="assumed")
+    >>> demo_y().id, demo_y.value_id, function_name(demo_y).rsplit(".", 1)[-1]
+    ('demo-y', 'demo-y', 'demo_y')
+    """
+    if not _ID.fullmatch(value_id):
+        raise ValueError(f"value id {value_id!r}: use lowercase letters, digits and hyphens")
+
+    def declare(function: Callable[[str], Value]) -> ValueFunction:
+        @functools.wraps(function)
+        def declared() -> Value:
+            return function(value_id)
+
+        declared.value_id = value_id  # type: ignore[attr-defined]
+        return declared
+
+    return declare
+
+
+def declared_in(namespace: Mapping[str, object]) -> dict[str, ValueFunction]:
+    """The values a module declares with :func:`value`, id -> function, in the order they are defined."""
+    return {function.value_id: function for function in namespace.values()  # type: ignore[attr-defined]
+            if callable(function) and isinstance(getattr(function, "value_id", None), str)}
+
+
 def declared_values(entries: Mapping[str, ValueFunction | Bound]) -> dict[str, ValueFunction]:
     """A module's ``VALUES``: id -> function; a :func:`bound` entry becomes ``functools.partial(function, id, ...)``.
 

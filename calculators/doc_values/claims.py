@@ -18,7 +18,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.claims import evaluated
 from calculators.claims.figures import LORA, MODEL_7B, QLORA, name, training
-from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_in, declared_values, quantity, value
 from calculators.units import GB, GIB
 
 #: The two settings the range pitfall compares: a short checkpointed step and a long one without.
@@ -26,10 +26,11 @@ SHORT = {"seq": 512, "grad_checkpointing": True}
 LONG = {"seq": 2048, "grad_checkpointing": False}
 
 
-def claims_h100_memory() -> Value:
+@value("claims-h100-memory")
+def claims_h100_memory(value_id: str) -> Value:
     """Memory of the H100 SXM 80GB in the GPU catalog, GiB (spec)."""
     gpu = get_gpu("h100-sxm")
-    return quantity("claims-h100-memory", gpu.memory_bytes, scale=GIB, digits=0, unit="GiB", kind="spec",
+    return quantity(value_id, gpu.memory_bytes, scale=GIB, digits=0, unit="GiB", kind="spec",
                     description=f"Memory of one {gpu.name} (GPU catalog).")
 
 
@@ -100,10 +101,9 @@ VERDICT_VALUES: dict[str, str] = {
     "verdict-ckpt-60-70": "vrla-ckpt-60-70",
 }
 
-VALUES: dict[str, ValueFunction] = declared_values({
+VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
     **{value_id: functools.partial(claim_verdict, value_id, claim_id=claim_id)
        for value_id, claim_id in VERDICT_VALUES.items()},
-    "claims-h100-memory": claims_h100_memory,
     "claims-pitfall-nvlink4": bound(link_both_directions, link="nvlink4"),
     "claims-pitfall-pcie5": bound(link_both_directions, link="pcie5"),
     "claims-lora-7b-range-ratio": bound(range_ratio, model=MODEL_7B,

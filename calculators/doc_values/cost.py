@@ -15,7 +15,7 @@ from collections import defaultdict
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.prices import EDITION, all_offers, purchase_quote
 from calculators.cost import DEFAULT_YEARS, CostComparison, cost_comparison
-from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_in, declared_values, quantity, value
 
 PERCENT = 0.01
 #: Inputs of the worked example on docs/cost/index.md (stated in its text and code).
@@ -30,14 +30,15 @@ def _example() -> CostComparison:
                            utilization=EXAMPLE_UTILIZATION)
 
 
-def cost_offer_spread() -> Value:
+@value("cost-offer-spread")
+def cost_offer_spread(value_id: str) -> Value:
     """Largest ratio of the dearest to the cheapest offer for one GPU in the price catalog."""
     prices: dict[str, list[float]] = defaultdict(list)
     for offer in all_offers():
         prices[offer.gpu_id].append(offer.usd_per_gpu_hour)
     ratios = {gpu: max(p) / min(p) for gpu, p in prices.items() if len(p) > 1}
     gpu = max(ratios, key=lambda g: ratios[g])
-    return quantity("cost-offer-spread", ratios[gpu], digits=1, unit="", kind="derived",
+    return quantity(value_id, ratios[gpu], digits=1, unit="", kind="derived",
                     description=f"Dearest over cheapest on-demand USD per GPU-hour for one GPU, largest over the GPUs "
                                 f"of price edition {EDITION} with several offers ({get_gpu(gpu).name}).")
 
@@ -52,40 +53,39 @@ def h100_quote(value_id: str, *, end: str) -> Value:
                     description=f"The {end} end of the quoted H100 SXM unit price range ({quote.source.title}).")
 
 
-def cost_h100_quote_low() -> Value:
+@value("cost-h100-quote-low")
+def cost_h100_quote_low(value_id: str) -> Value:
     """Low end of the quoted H100 SXM price range, USD (spec)."""
-    return h100_quote("cost-h100-quote-low", end="low")
+    return h100_quote(value_id, end="low")
 
 
-def cost_example_breakeven() -> Value:
+@value("cost-example-breakeven")
+def cost_example_breakeven(value_id: str) -> Value:
     """Break-even utilisation of the worked example, percent."""
     breakeven = _example().breakeven_utilization
     if breakeven is None:
         raise ValueError("the worked example has no break-even point")
-    return quantity("cost-example-breakeven", breakeven, scale=PERCENT, digits=1, unit="%", kind="derived",
+    return quantity(value_id, breakeven, scale=PERCENT, digits=1, unit="%", kind="derived",
                     description="Utilisation at which owning the worked example's H100 SXM costs the same per used "
                                 "GPU-hour as renting it.", assumptions=_EXAMPLE)
 
 
-def cost_example_local() -> Value:
+@value("cost-example-local")
+def cost_example_local(value_id: str) -> Value:
     """Local cost per used GPU-hour of the worked example, USD."""
-    return quantity("cost-example-local", _example().local_usd_per_gpu_hour, digits=2, unit="USD", kind="derived",
+    return quantity(value_id, _example().local_usd_per_gpu_hour, digits=2, unit="USD", kind="derived",
                     description="Depreciation plus power per used GPU-hour of the worked example's H100 SXM.",
                     assumptions=_EXAMPLE)
 
 
-def cost_example_cloud() -> Value:
+@value("cost-example-cloud")
+def cost_example_cloud(value_id: str) -> Value:
     """Cloud cost per GPU-hour of the worked example (median on-demand price), USD."""
-    return quantity("cost-example-cloud", _example().cloud_usd_per_gpu_hour, digits=2, unit="USD", kind="derived",
+    return quantity(value_id, _example().cloud_usd_per_gpu_hour, digits=2, unit="USD", kind="derived",
                     description=f"Median on-demand USD per GPU-hour of the H100 SXM offers in edition {EDITION}.",
                     assumptions=_EXAMPLE)
 
 
-VALUES: dict[str, ValueFunction] = declared_values({
-    "cost-offer-spread": cost_offer_spread,
-    "cost-h100-quote-low": cost_h100_quote_low,
+VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
     "cost-h100-quote-high": bound(h100_quote, end="high"),
-    "cost-example-breakeven": cost_example_breakeven,
-    "cost-example-local": cost_example_local,
-    "cost-example-cloud": cost_example_cloud,
 })

@@ -20,7 +20,7 @@ from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.utilisation import predicted_utilisation
 from calculators.catalog.models import get_model
 from calculators.doc_tables.multi_gpu import JOB as ZERO_JOB
-from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_in, declared_values, quantity, value
 from calculators.memory.training import training_memory
 from calculators.parallel.collectives import bus_factor
 from calculators.parallel.links import (
@@ -56,9 +56,10 @@ def gpu_link(value_id: str, *, gpu: str) -> Value:
                                 "(GPU catalog).")
 
 
-def mgpu_h100_nvlink() -> Value:
+@value("mgpu-h100-nvlink")
+def mgpu_h100_nvlink(value_id: str) -> Value:
     """H100 SXM NVLink figure of the GPU catalog (900 GB/s both directions)."""
-    return gpu_link("mgpu-h100-nvlink", gpu="h100-sxm")
+    return gpu_link(value_id, gpu="h100-sxm")
 
 
 def link_figure(value_id: str, *, link: str, per_direction: bool = False, digits: int = 0) -> Value:
@@ -113,9 +114,10 @@ def link_step_latency(value_id: str, *, link: str) -> Value:
                                  "1439)",))
 
 
-def ic_ddp_bucket() -> Value:
+@value("ic-ddp-bucket")
+def ic_ddp_bucket(value_id: str) -> Value:
     """PyTorch DDP's default gradient bucket, MiB (spec, the ``bucket_cap_mb`` default)."""
-    return quantity("ic-ddp-bucket", DDP_BUCKET_BYTES, scale=MIB, digits=0, unit="MiB", kind="spec",
+    return quantity(value_id, DDP_BUCKET_BYTES, scale=MIB, digits=0, unit="MiB", kind="spec",
                     description="PyTorch DistributedDataParallel's default bucket_cap_mb, as "
                                 "calculators.parallel.step.DDP_BUCKET_BYTES.")
 
@@ -134,28 +136,31 @@ def step_mfu(value_id: str) -> Value:
 
 
 # --------------------------------------------------------------------------- nccl-tests check
-def ic_nccl_median_error() -> Value:
+@value("ic-nccl-median-error")
+def ic_nccl_median_error(value_id: str) -> Value:
     """Median |error| of the link model on the published collectives, leave-one-source-out, percent."""
     errors = sorted(abs(r["estimated"] / r["measured"] - 1) for r in scored_figures() if r["category"] == "collectives")
-    return quantity("ic-nccl-median-error", median(errors), scale=PERCENT, digits=0, unit="%", kind="derived",
+    return quantity(value_id, median(errors), scale=PERCENT, digits=0, unit="%", kind="derived",
                     description="Median absolute error of the link model's busbw against the published nccl-tests "
                                 "figures, each efficiency refitted without the figure's own source.",
                     assumptions=("calculators.speed_accuracy.training.scored_figures",))
 
 
-def ic_host_bound_efficiency() -> Value:
+@value("ic-host-bound-efficiency")
+def ic_host_bound_efficiency(value_id: str) -> Value:
     """Mean efficiency implied by the runs whose traffic crosses the host (H100 PCIe bridge pair, 8 x RTX 5090)."""
     rows = [m for m in MEASUREMENTS if m.interconnect in ("pcie5", "nvlink-bridge-h100-pcie")]
     mean = sum(m.implied_efficiency for m in rows) / len(rows)
-    return quantity("ic-host-bound-efficiency", mean, digits=1, unit="", kind="derived",
+    return quantity(value_id, mean, digits=1, unit="", kind="derived",
                     description="Mean implied efficiency (measured busbw / per-direction link rate) of the "
                                 "8 x RTX 5090 PCIe 5.0 and 2 x H100 PCIe bridge runs.")
 
 
-def ic_pcie5_run_efficiency() -> Value:
+@value("ic-pcie5-run-efficiency")
+def ic_pcie5_run_efficiency(value_id: str) -> Value:
     """Implied efficiency of the published 8 x RTX 5090 PCIe 5.0 all-reduce run, percent."""
     record = next(m for m in MEASUREMENTS if m.interconnect == "pcie5" and m.gpus == 8)
-    return quantity("ic-pcie5-run-efficiency", record.implied_efficiency, scale=PERCENT, digits=0, unit="%",
+    return quantity(value_id, record.implied_efficiency, scale=PERCENT, digits=0, unit="%",
                     kind="derived",
                     description=f"Measured busbw over the per-direction link rate, {record.system}.",
                     assumptions=(f"measured figure from {record.source.title}",))
@@ -171,30 +176,34 @@ _EXAMPLE = ((f"Llama 3 70B, ZeRO-3 on {EXAMPLE_GPUS} x H100 SXM, one {EXAMPLE_SE
             "collective efficiency and utilisation at the defaults (fitted)"),)
 
 
-def ic_example_nvlink_share() -> Value:
+@value("ic-example-nvlink-share")
+def ic_example_nvlink_share(value_id: str) -> Value:
     """Communication over compute of the worked example over NVLink 4, percent."""
-    return quantity("ic-example-nvlink-share", _example("nvlink4").comm_to_compute, scale=PERCENT, digits=0,
+    return quantity(value_id, _example("nvlink4").comm_to_compute, scale=PERCENT, digits=0,
                     unit="%", kind="derived",
                     description="Communication time as a share of compute time of the worked example over NVLink 4.",
                     assumptions=_EXAMPLE)
 
 
-def ic_example_pcie_ratio() -> Value:
+@value("ic-example-pcie-ratio")
+def ic_example_pcie_ratio(value_id: str) -> Value:
     """Communication over compute of the worked example over PCIe 5.0 (a ratio)."""
-    return quantity("ic-example-pcie-ratio", _example("pcie5").comm_to_compute, digits=1, unit="", kind="derived",
+    return quantity(value_id, _example("pcie5").comm_to_compute, digits=1, unit="", kind="derived",
                     description="Communication time over compute time of the worked example over PCIe 5.0 x16.",
                     assumptions=_EXAMPLE)
 
 
-def ic_example_pcie_idle() -> Value:
+@value("ic-example-pcie-idle")
+def ic_example_pcie_idle(value_id: str) -> Value:
     """Share of the worked example's PCIe step during which the GPUs wait (1 - scaling efficiency), percent."""
-    return quantity("ic-example-pcie-idle", 1 - _example("pcie5").scaling_efficiency, scale=PERCENT, digits=0,
+    return quantity(value_id, 1 - _example("pcie5").scaling_efficiency, scale=PERCENT, digits=0,
                     unit="%", kind="derived",
                     description="Exposed communication over the whole step of the worked example over PCIe 5.0 x16.",
                     assumptions=_EXAMPLE)
 
 
-def ic_zero3_ddp_traffic_ratio() -> Value:
+@value("ic-zero3-ddp-traffic-ratio")
+def ic_zero3_ddp_traffic_ratio(value_id: str) -> Value:
     """Bytes each GPU sends per step under ZeRO-3 over those under DDP, as step_communication models them."""
     spec = get_model(TRAFFIC_MODEL)
 
@@ -202,14 +211,13 @@ def ic_zero3_ddp_traffic_ratio() -> Value:
         step = step_communication(spec, gpus=TRAFFIC_GPUS, zero=zero)
         return sum(bus_factor(c.kind, gpus=TRAFFIC_GPUS) * c.buffer_bytes for c in step.collectives)
 
-    return quantity("ic-zero3-ddp-traffic-ratio", sent(3) / sent(0), digits=2, unit="", kind="derived",
+    return quantity(value_id, sent(3) / sent(0), digits=2, unit="", kind="derived",
                     description=f"Ring traffic per GPU per step, ZeRO-3 over DDP, {spec.name} on {TRAFFIC_GPUS} GPUs: "
                                 "fp32 gradients reduced, bf16 weights gathered (the step_communication defaults).")
 
 
-VALUES: dict[str, ValueFunction] = declared_values({
+VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
     # docs/multi-gpu/index.md
-    "mgpu-h100-nvlink": mgpu_h100_nvlink,
     "mgpu-pcie5": bound(link_figure, link="pcie5"),
     "mgpu-h100-pcie-bridge": bound(gpu_link, gpu="h100-pcie"),
     "mgpu-70b-8-bf16-total": bound(seventy_on_eight_total, precision="bf16"),
@@ -226,17 +234,9 @@ VALUES: dict[str, ValueFunction] = declared_values({
     "ic-eff-network": bound(link_kind_efficiency, kind="infiniband"),
     "ic-latency-nvlink": bound(link_step_latency, link="nvlink4"),
     "ic-latency-pcie": bound(link_step_latency, link="pcie4"),
-    "ic-ddp-bucket": ic_ddp_bucket,
     "ic-step-mfu": bound(step_mfu),
     "ic-footnote-mfu": bound(step_mfu),
-    "ic-nccl-median-error": ic_nccl_median_error,
-    "ic-host-bound-efficiency": ic_host_bound_efficiency,
-    "ic-example-nvlink-share": ic_example_nvlink_share,
-    "ic-example-pcie-ratio": ic_example_pcie_ratio,
-    "ic-example-pcie-idle": ic_example_pcie_idle,
     "ic-h100-memory": bound(gpu_memory, gpu="h100-sxm"),
     "ic-pitfall-nvlink4": bound(link_figure, link="nvlink4"),
     "ic-pitfall-pcie5": bound(link_figure, link="pcie5"),
-    "ic-pcie5-run-efficiency": ic_pcie5_run_efficiency,
-    "ic-zero3-ddp-traffic-ratio": ic_zero3_ddp_traffic_ratio,
 })

@@ -17,7 +17,7 @@ import functools
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
-from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_in, declared_values, quantity, value
 from calculators.parallel.tensor import latency_per_ring_step_s, link_efficiency
 from calculators.model_flops import matmul_parameters
 from calculators.performance.inference_speed import (
@@ -63,9 +63,10 @@ def link_efficiency_value(value_id: str, *, link: str, kind: str, gpus: int = 2)
                                   "published all_reduce_perf runs of the link's kind"),))
 
 
-def perf_tp_nvlink_efficiency() -> Value:
+@value("perf-tp-nvlink-efficiency")
+def perf_tp_nvlink_efficiency(value_id: str) -> Value:
     """Tensor-parallel collective efficiency of a ring over NVLink (derived from published runs)."""
-    return link_efficiency_value("perf-tp-nvlink-efficiency", link="nvlink4", kind="derived")
+    return link_efficiency_value(value_id, link="nvlink4", kind="derived")
 
 
 def ring_step_latency(value_id: str, *, link: str) -> Value:
@@ -79,12 +80,13 @@ def ring_step_latency(value_id: str, *, link: str) -> Value:
 
 
 # --------------------------------------------------------------------------- decode examples
-def perf_batch64_per_sequence_share() -> Value:
+@value("perf-batch64-per-sequence-share")
+def perf_batch64_per_sequence_share(value_id: str) -> Value:
     """Per-sequence decode speed at batch 64 as a share of batch 1 (Llama 3.1 8B, H100 SXM), percent."""
     spec, gpu = get_model(SPEED_MODEL), get_gpu(SPEED_GPU)
     one = decode_step(spec, gpu, batch=1, context=SPEED_CONTEXT).tokens_per_s
     many = decode_step(spec, gpu, batch=SPEED_BATCH, context=SPEED_CONTEXT).tokens_per_s
-    return quantity("perf-batch64-per-sequence-share", many / one, scale=PERCENT, digits=0, unit="%",
+    return quantity(value_id, many / one, scale=PERCENT, digits=0, unit="%",
                     kind="derived",
                     description=f"Tokens/s each sequence sees at batch {SPEED_BATCH} over those at batch 1, "
                                 f"{spec.name} bf16 on one {gpu.name} with {SPEED_CONTEXT} tokens cached.",
@@ -98,12 +100,13 @@ def _decode_error(row: DecodeThroughput) -> float:
     return result.output_tokens_per_s / row.tensor_parallel / row.output_tokens_per_s_per_gpu - 1
 
 
-def perf_validation_moderate_error() -> Value:
+@value("perf-validation-moderate-error")
+def perf_validation_moderate_error(value_id: str) -> Value:
     """Largest |error| of the one-H100 throughput rows at moderate batch in the validation table, percent."""
     rows = [r for r in DECODE_THROUGHPUT
             if r.gpu_id == "h100-sxm" and r.tensor_parallel == 1 and r.batch <= MODERATE_BATCH]
     worst = max(abs(_decode_error(r)) for r in rows)
-    return quantity("perf-validation-moderate-error", worst, scale=PERCENT, digits=0, unit="%", kind="derived",
+    return quantity(value_id, worst, scale=PERCENT, digits=0, unit="%", kind="derived",
                     description=f"Largest absolute error of inference_speed against TensorRT-LLM's one-H100 "
                                 f"throughput rows with batch at most {MODERATE_BATCH} ({len(rows)} rows).",
                     assumptions=EFFICIENCIES + (f"measured figures quoted from {TRT_LLM.title}",))
@@ -124,11 +127,12 @@ def perf_tp_comm_share(value_id: str, *, batch: int) -> Value:
 
 
 # --------------------------------------------------------------------------- training time
-def train_flops_check_error() -> Value:
+@value("train-flops-check-error")
+def train_flops_check_error(value_id: str) -> Value:
     """Largest |error| of training_flops_per_token against NeMo's published FLOP per token, percent."""
     worst = max(abs(training_flops_per_token(get_model(r.model_id), seq=r.seq)
                     / (r.model_flop_per_s_per_gpu / r.tokens_per_s_per_gpu) - 1) for r in TRAINING_THROUGHPUT)
-    return quantity("train-flops-check-error", worst, scale=PERCENT, digits=1, unit="%", kind="derived",
+    return quantity(value_id, worst, scale=PERCENT, digits=1, unit="%", kind="derived",
                     description="Largest absolute difference between our FLOP per token and NeMo's (model TFLOP/s "
                                 "over tokens/s per GPU) in the FLOP check table.",
                     assumptions=(f"NeMo figures quoted from {NEMO.title}",))
@@ -141,28 +145,31 @@ def _attention_and_six_n(seq: int) -> tuple[float, float]:
     return total - six_n, six_n
 
 
-def train_attention_share_8k() -> Value:
+@value("train-attention-share-8k")
+def train_attention_share_8k(value_id: str) -> Value:
     """Share of Llama 3.1 8B's training FLOPs per token that attention takes at 8,192 tokens, percent."""
     attention, six_n = _attention_and_six_n(8192)
-    return quantity("train-attention-share-8k", attention / (attention + six_n), scale=PERCENT, digits=0, unit="%",
+    return quantity(value_id, attention / (attention + six_n), scale=PERCENT, digits=0, unit="%",
                     kind="derived",
                     description=f"Attention term of training_flops_per_token over the whole count, "
                                 f"{get_model(ATTENTION_MODEL).name} at sequence length 8192.")
 
 
-def train_attention_ratio_32k() -> Value:
+@value("train-attention-ratio-32k")
+def train_attention_ratio_32k(value_id: str) -> Value:
     """Attention FLOPs over the 6·N term for Llama 3.1 8B at 32,768 tokens (a ratio)."""
     attention, six_n = _attention_and_six_n(32768)
-    return quantity("train-attention-ratio-32k", attention / six_n, digits=2, unit="", kind="derived",
+    return quantity(value_id, attention / six_n, digits=2, unit="", kind="derived",
                     description=f"Attention term of training_flops_per_token divided by 6 x matmul parameters, "
                                 f"{get_model(ATTENTION_MODEL).name} at sequence length 32768.")
 
 
-def train_ckpt_half_peak_mfu() -> Value:
+@value("train-ckpt-half-peak-mfu")
+def train_ckpt_half_peak_mfu(value_id: str) -> Value:
     """MFU of a run whose GPUs execute at half their peak with full recomputation (training_time), percent."""
     run = training_time(get_model(CKPT_MODEL), get_gpu(CKPT_GPU), tokens=10**12, seq=CKPT_SEQ,
                         mfu=CKPT_UTILISATION, grad_checkpointing=True)
-    return quantity("train-ckpt-half-peak-mfu", run.mfu, scale=PERCENT, digits=1, unit="%", kind="derived",
+    return quantity(value_id, run.mfu, scale=PERCENT, digits=1, unit="%", kind="derived",
                     description=f"Model FLOPs utilisation of {get_model(CKPT_MODEL).name} "
                                 f"training at {CKPT_UTILISATION:g} of the dense peak with full activation "
                                 "recomputation (model FLOPs / executed FLOPs x utilisation).",
@@ -185,10 +192,11 @@ def _serving_errors(key: str) -> list[float]:
     return [row[key] for row in scored_serving() if not row["skipped"] and row[key] is not None]
 
 
-def perf_serving_scored_count() -> Value:
+@value("perf-serving-scored-count")
+def perf_serving_scored_count(value_id: str) -> Value:
     """How many published serving runs at a stated concurrency serving_load is scored on."""
     count = len(_serving_errors("separate_error"))
-    return quantity("perf-serving-scored-count", count, digits=0, unit="", kind="measured",
+    return quantity(value_id, count, digits=0, unit="", kind="measured",
                     description="Published serving runs in tests/data/published_speed that state their concurrency, "
                                 "prompt and output lengths (calculators.speed_accuracy.serving).")
 
@@ -204,24 +212,16 @@ def perf_serving_error(value_id: str, *, key: str, statistic: str) -> Value:
                     assumptions=("errors on the speed axis; nearest-rank percentile",))
 
 
-VALUES: dict[str, ValueFunction] = declared_values({
-    "perf-tp-nvlink-efficiency": perf_tp_nvlink_efficiency,
+VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
     "perf-tp-pcie-efficiency": bound(link_efficiency_value, link="pcie4",
                                                  kind="derived"),
     "perf-tp-nvlink-step-latency": bound(ring_step_latency, link="nvlink4"),
     "perf-tp-pcie-step-latency": bound(ring_step_latency, link="pcie4"),
-    "perf-batch64-per-sequence-share": perf_batch64_per_sequence_share,
-    "perf-validation-moderate-error": perf_validation_moderate_error,
     "perf-tp70b-comm-share-b1024": bound(perf_tp_comm_share, batch=1024),
     "perf-tp70b-comm-share-b64": bound(perf_tp_comm_share, batch=64),
-    "perf-serving-scored-count": perf_serving_scored_count,
     **{f"perf-serving-{name}-{statistic}": functools.partial(perf_serving_error, f"perf-serving-{name}-{statistic}",
                                                               key=f"{key}_error", statistic=statistic)
        for name, key in (("load", "separate"), ("static", "static")) for statistic in ("median", "p90")},
-    "train-flops-check-error": train_flops_check_error,
-    "train-attention-share-8k": train_attention_share_8k,
-    "train-attention-ratio-32k": train_attention_ratio_32k,
-    "train-ckpt-half-peak-mfu": train_ckpt_half_peak_mfu,
     "train-global-batch-default-scaling": bound(train_global_batch_scaling, global_batch_tokens=None),
     "train-global-batch-4m-scaling": bound(train_global_batch_scaling, global_batch_tokens=4 * 10**6),
 })

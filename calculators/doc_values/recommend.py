@@ -14,7 +14,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.doc_tables.recommend import WORKLOADS
-from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_in, declared_values, quantity, value
 from calculators.model import ModelSpec
 from calculators.parallel.measured import MEASUREMENTS
 from calculators.performance.inference_speed import decode_step
@@ -26,13 +26,14 @@ PERCENT = 0.01
 EXAMPLE = Workload(model="llama-3-70b", job="serve", method="int4", context=8192, batch=8, budget_usd_per_hour=5)
 
 
-def rec_example_allreduce_share() -> Value:
+@value("rec-example-allreduce-share")
+def rec_example_allreduce_share(value_id: str) -> Value:
     """Share of the decode step of 4 x RTX 3090 in :data:`EXAMPLE` spent on tensor-parallel all-reduces, percent."""
     best = next(row for row in recommend(EXAMPLE).rows if row.gpu_id == "rtx-3090" and row.count == 4)
     gpu = get_gpu(best.gpu_id)
     step = decode_step(_spec(EXAMPLE), gpu, weights=EXAMPLE.method, batch=EXAMPLE.batch,
                        context=EXAMPLE.context, gpus=best.count)
-    return quantity("rec-example-allreduce-share", step.communication_time_s / step.time_s, scale=PERCENT,
+    return quantity(value_id, step.communication_time_s / step.time_s, scale=PERCENT,
                     digits=0, unit="%", kind="derived",
                     description=f"Tensor-parallel all-reduce time over decode step time for one row of the "
                                 f"Llama 3 70B int4 workload ({best.count} x {gpu.name}, Llama 3 70B int4, batch {EXAMPLE.batch}, "
@@ -41,11 +42,12 @@ def rec_example_allreduce_share() -> Value:
                                  "efficiency and latency derived from published nccl-tests runs"),))
 
 
-def rec_pcie_efficiency_spread() -> Value:
+@value("rec-pcie-efficiency-spread")
+def rec_pcie_efficiency_spread(value_id: str) -> Value:
     """Largest over smallest of the measured PCIe all-reduce efficiencies the speed model averages."""
     pcie = [m.implied_efficiency for m in MEASUREMENTS
             if m.in_ring_model and get_interconnect(m.interconnect).kind == "pcie"]
-    return quantity("rec-pcie-efficiency-spread", max(pcie) / min(pcie), digits=1, unit="", kind="derived",
+    return quantity(value_id, max(pcie) / min(pcie), digits=1, unit="", kind="derived",
                     description="Ratio of the highest to the lowest efficiency implied by the published PCIe "
                                 "all_reduce_perf runs (the link model, calculators.parallel.links, takes the median of the "
                                 "PCIe runs).")
@@ -72,9 +74,7 @@ def finetune_scaling(value_id: str, *, table_id: str, gpu: str, count: int) -> V
                     assumptions=(f"ZeRO-3 over {run.scaling.link_name}; utilisation fitted on published runs",))
 
 
-VALUES: dict[str, ValueFunction] = declared_values({
-    "rec-example-allreduce-share": rec_example_allreduce_share,
-    "rec-pcie-efficiency-spread": rec_pcie_efficiency_spread,
+VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
     "rec-qlora-70b-4090x8-scaling": bound(finetune_scaling, table_id="recommend-qlora-70b", gpu="rtx-4090", count=8),
     "rec-full-8b-h100pcie-x8-scaling": bound(finetune_scaling, table_id="recommend-full-8b", gpu="h100-pcie", count=8),
 })

@@ -14,7 +14,7 @@ from calculators import system
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.prices import all_offers
-from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_in, declared_values, quantity, value
 from calculators.memory.inference import inference_memory
 from calculators.system import EXAMPLE_AUGMENT_MS, EXAMPLE_BYTES_PER_SAMPLE, EXAMPLE_SAMPLES_PER_S
 from calculators.units import GIB
@@ -39,30 +39,33 @@ def _example_ms() -> float:
     return system.DEFAULT_DECODE_MS_PER_SAMPLE + EXAMPLE_AUGMENT_MS
 
 
-def system_example_cpu_ms() -> Value:
+@value("system-example-cpu-ms")
+def system_example_cpu_ms(value_id: str) -> Value:
     """CPU milliseconds per image of the worked example: measured decode plus assumed augmentation."""
-    return quantity("system-example-cpu-ms", _example_ms(), digits=2, unit="ms", kind="derived",
+    return quantity(value_id, _example_ms(), digits=2, unit="ms", kind="derived",
                     description="CPU time per image of the worked example: decode plus augmentation.",
                     assumptions=(DECODE, f"augmentation {EXAMPLE_AUGMENT_MS:g} ms per image (assumed)"))
 
 
-def system_example_cpu_cores() -> Value:
+@value("system-example-cpu-cores")
+def system_example_cpu_cores(value_id: str) -> Value:
     """Loader cores of the worked example (``data_loader_need(...).cpu_cores``)."""
     need = system.data_loader_need(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE,
                                    decode_ms_per_sample=_example_ms())
-    return quantity("system-example-cpu-cores", need.cpu_cores, digits=0, unit="", kind="derived",
+    return quantity(value_id, need.cpu_cores, digits=0, unit="", kind="derived",
                     description=f"CPU cores of loader work for {EXAMPLE_SAMPLES_PER_S:,} images/s at the worked "
                                 "example's CPU time per image.",
                     assumptions=("core efficiency 1", f"augmentation {EXAMPLE_AUGMENT_MS:g} ms per image (assumed)"))
 
 
-def system_example_host_ram() -> Value:
+@value("system-example-host-ram")
+def system_example_host_ram(value_id: str) -> Value:
     """Host RAM of the worked example (``system_balance(...).host_ram.needed_bytes``), GiB."""
     balance = system.system_balance(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE,
                                     decode_ms_per_sample=_example_ms(), gpu=EXAMPLE_GPU, gpus=EXAMPLE_GPUS,
                                     offload="optimizer",
                                     offload_parameters=get_model(EXAMPLE_OFFLOAD_MODEL).parameters)
-    return quantity("system-example-host-ram", balance.host_ram.needed_bytes, scale=GIB, digits=0, unit="GiB",
+    return quantity(value_id, balance.host_ram.needed_bytes, scale=GIB, digits=0, unit="GiB",
                     kind="derived",
                     description=f"Host RAM for {EXAMPLE_GPUS} x {get_gpu(EXAMPLE_GPU).name} training with the "
                                 "optimizer of Llama 3 8B offloaded (ZeRO-2): the larger of the 1 x GPU-memory rule "
@@ -78,16 +81,18 @@ def _node_ratios() -> list[float]:
     return sorted(ratios)
 
 
-def node_ratio_min() -> Value:
+@value("system-node-ratio-min")
+def node_ratio_min(value_id: str) -> Value:
     """Smallest host-RAM-to-GPU-memory ratio of the price catalog's 8-GPU nodes."""
-    return quantity("system-node-ratio-min", _node_ratios()[0], digits=1, unit="", kind="derived",
+    return quantity(value_id, _node_ratios()[0], digits=1, unit="", kind="derived",
                     description="Smallest host RAM / GPU memory ratio among the 8-GPU nodes of the price catalog.",
                     assumptions=("node specs from the price catalog (spec figures, sources there)",))
 
 
-def node_ratio_max() -> Value:
+@value("system-node-ratio-max")
+def node_ratio_max(value_id: str) -> Value:
     """Largest host-RAM-to-GPU-memory ratio of the price catalog's 8-GPU nodes."""
-    return quantity("system-node-ratio-max", _node_ratios()[-1], digits=1, unit="", kind="derived",
+    return quantity(value_id, _node_ratios()[-1], digits=1, unit="", kind="derived",
                     description="Largest host RAM / GPU memory ratio among the 8-GPU nodes of the price catalog.",
                     assumptions=("node specs from the price catalog (spec figures, sources there)",))
 
@@ -101,13 +106,8 @@ def cpu_llama_3b(value_id: str, *, weights: str) -> Value:
                     assumptions=("batch 1, no new tokens, SDPA attention",))
 
 
-VALUES: dict[str, ValueFunction] = declared_values({
+VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
     "system-decode-ms": bound(decode_ms),
     "system-example-decode-ms": bound(decode_ms),
-    "system-example-cpu-ms": system_example_cpu_ms,
-    "system-example-cpu-cores": system_example_cpu_cores,
-    "system-example-host-ram": system_example_host_ram,
-    "system-node-ratio-min": node_ratio_min,
-    "system-node-ratio-max": node_ratio_max,
     "pytorch-cpu-llama-3b-fp32": bound(cpu_llama_3b, weights="fp32"),
 })

@@ -371,3 +371,20 @@ def test_no_value_id_is_written_again_as_a_partial_argument() -> None:
     found = {path.name: repeated.findall(path.read_text(encoding="utf-8"))
              for path in (ROOT / "calculators" / "doc_values").glob("*.py") if path.name != "__init__.py"}
     assert not {name: hits for name, hits in found.items() if hits}
+
+
+def test_each_value_id_is_written_once_in_its_module() -> None:
+    # Issue 13: a value's id is written once, in @value("id") or as a VALUES key; the function receives it
+    # (value_id) rather than typing it again. Any id string that occurs twice in a doc_values module fails.
+    import re
+    from collections import Counter
+
+    from calculators.table_registry import all_values
+    from support import ROOT
+
+    ids = set(all_values())
+    repeated = {}
+    for path in (ROOT / "calculators" / "doc_values").glob("*.py"):
+        counts = Counter(hit for hit in re.findall(r'"([a-z0-9-]+)"', path.read_text(encoding="utf-8")) if hit in ids)
+        repeated.update({f"{path.name}: {value_id}": n for value_id, n in counts.items() if n > 1})
+    assert not repeated
