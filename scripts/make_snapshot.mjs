@@ -1,10 +1,11 @@
 // Build-time Pyodide memory snapshot for the calculator widgets (run by scripts/mkdocs_hooks.py).
 //
-//   node scripts/make_snapshot.mjs PYODIDE_DIR WHEEL WORKER_JS OUT.bin.gz
+//   node scripts/make_snapshot.mjs PYODIDE_DIR WHEEL OUT.bin.gz
 //
-// Boots Pyodide in node with _makeSnapshot, unpacks the wheel as the browser worker does,
-// runs the worker's own WARM_UP code (read from WORKER_JS: imports every calculator and
-// computes each default once), takes makeMemorySnapshot() and writes it gzipped. The
+// Boots Pyodide in node with _makeSnapshot (a private Pyodide option, used with the version
+// package-lock.json pins), unpacks the wheel as the browser worker does, runs the same warm-up
+// as the worker (calculators.widgets.api.warm_up: imports every calculator and computes each
+// default once) and its check (self_check), takes makeMemorySnapshot() and writes it gzipped. The
 // worker (docs/assets/pyodide-worker.js) restores it on a first visit instead of starting
 // Python (about 2.8 s saved on a 2-core machine).
 //
@@ -17,13 +18,11 @@ import { readFileSync, writeFileSync, renameSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 
-const [pyodideDir, wheelPath, workerPath, outPath] = process.argv.slice(2);
+const [pyodideDir, wheelPath, outPath] = process.argv.slice(2);
 if (!outPath) {
-  console.error("usage: node scripts/make_snapshot.mjs PYODIDE_DIR WHEEL WORKER_JS OUT.bin.gz");
+  console.error("usage: node scripts/make_snapshot.mjs PYODIDE_DIR WHEEL OUT.bin.gz");
   process.exit(2);
 }
-const warmUp = /const WARM_UP = `([^`]*)`;/.exec(readFileSync(workerPath, "utf8"));
-if (!warmUp) throw new Error(`no WARM_UP code in ${workerPath}`);
 
 // Fixed clock (file times in the snapshot) and a seeded entropy source (Python's hash
 // secret, random's state) while Python starts; the real ones again afterwards.
@@ -58,9 +57,10 @@ const dir = pyodideDir.endsWith("/") ? pyodideDir : pyodideDir + "/";
 const { loadPyodide } = await import(pathToFileURL(dir + "pyodide.mjs").href);
 const pyodide = await loadPyodide({ indexURL: dir, _makeSnapshot: true, env: { PYTHONHASHSEED: "0" } });
 pyodide.unpackArchive(new Uint8Array(readFileSync(wheelPath)), "wheel");
-pyodide.runPython(warmUp[1]);
-const check = JSON.parse(pyodide.runPython('from calculators.widgets.api import compute_json; compute_json("kv-cache", "{}")'));
-if (!check.ok) throw new Error("the calculators do not compute in node");
+// The worker's warm-up and check (calculators.widgets.api), as Python source: no proxy of a
+// Python object may be alive when the snapshot is taken.
+pyodide.runPython("import calculators.widgets.api\ncalculators.widgets.api.warm_up()");
+if (!pyodide.runPython("calculators.widgets.api.self_check()")) throw new Error("the calculators do not compute in node");
 const snapshot = pyodide.makeMemorySnapshot();
 globalThis.Date = RealDate;
 Date.now = realNow;

@@ -157,7 +157,7 @@ def on_config(config: Any) -> Any:
         digest.update(snapshot_epoch().encode())
     _state.update(wheel=str(wheel), wheel_sha256=hashlib.sha256(wheel.read_bytes()).hexdigest(),
                   version=digest.hexdigest()[:16])
-    _start_snapshot(wheel, docs / "assets" / "pyodide-worker.js")
+    _start_snapshot(wheel)
     _pages_with_widgets.clear()
     site_url = str(config["site_url"] or "")
     _state["site_url"] = site_url
@@ -179,7 +179,7 @@ def snapshot_epoch() -> str:
     return os.environ.get("MLHW_SNAPSHOT_EPOCH") or os.environ.get("SOURCE_DATE_EPOCH") or "315532800"
 
 
-def _start_snapshot(wheel: Path, worker: Path) -> None:
+def _start_snapshot(wheel: Path) -> None:
     """Start making the memory snapshot of this version in the background (node, ~5 s)."""
     version = _state["version"]
     if os.environ.get("MLHW_SNAPSHOT", "1") == "0" or any(job[0] == version for job in _snapshot_job):
@@ -195,7 +195,7 @@ def _start_snapshot(wheel: Path, worker: Path) -> None:
                           "MLHW_SNAPSHOT=0 builds without the snapshot)")
     folder = tempfile.TemporaryDirectory(prefix="mlhw-snapshot-")
     out = Path(folder.name) / "snapshot.bin.gz"
-    process = subprocess.Popen([node, str(SNAPSHOT_SCRIPT), str(PYODIDE_DIR), str(wheel), str(worker), str(out)],
+    process = subprocess.Popen([node, str(SNAPSHOT_SCRIPT), str(PYODIDE_DIR), str(wheel), str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, "SOURCE_DATE_EPOCH": snapshot_epoch()})
     _snapshot_job.append((version, process, out, folder))

@@ -1,7 +1,9 @@
 """What the page and the build call: compute a widget's HTML from form values, never raising.
 
-The browser's worker calls :func:`compute_json` with the form's values as JSON strings
-and gets JSON back: ``{"ok": true, "html": ...}`` or ``{"ok": false, "field": ...,
+This module is all the JavaScript side calls (``docs/assets/pyodide-worker.js`` and
+``scripts/make_snapshot.mjs``): :func:`compute_json`, :func:`share_json`, :func:`calculator_names`,
+:func:`warm_up` and :func:`self_check`. The browser's worker calls :func:`compute_json` with the
+form's values as JSON strings and gets JSON back: ``{"ok": true, "html": ...}`` or ``{"ok": false, "field": ...,
 "message": ...}`` where ``field`` is the form input to show the message next to (or
 ``null`` for a message about the whole widget). The build calls :func:`widget_html`.
 
@@ -12,6 +14,8 @@ and gets JSON back: ``{"ok": true, "html": ...}`` or ``{"ok": false, "field": ..
 >>> reply["ok"], reply["field"], reply["message"].startswith("config.json: got 'line 1 column 2")
 (False, 'config', True)
 >>> json.loads(compute_json("kv-cache", "{}"))["ok"]
+True
+>>> self_check()
 True
 >>> shared = json.loads(share_json("kv-cache", '{"batch": "2"}', "https://host/inference/?kv-cache-0.batch=2"))
 >>> shared["ok"], shared["record"]["inputs"]["batch"], shared["markdown"].startswith("**KV cache**")
@@ -27,7 +31,9 @@ from calculators.config_input import MAX_CONFIG_BYTES, check_json_depth
 from calculators.errors import CalculatorError, InputError
 from calculators.widgets.fields import Value
 from calculators.widgets.form import form_markup, widget_markup
-from calculators.widgets.registry import Calculator, get_calculator
+from calculators.widgets.registry import Calculator, calculator_names, get_calculator
+
+__all__ = ["calculator_names", "compute_json", "form_html", "self_check", "share_json", "warm_up", "widget_html"]
 
 #: Longest form-values JSON parsed: room for a config.json at its size limit, escaped.
 MAX_INPUTS_CHARS = 8 * MAX_CONFIG_BYTES
@@ -96,6 +102,32 @@ def compute_json(name: str, inputs_json: str) -> str:
     except Exception:  # noqa: BLE001 - the page must get a message, never a traceback
         return json.dumps({"ok": False, "field": None, "message": INTERNAL_ERROR})
     return json.dumps({"ok": True, "html": html})
+
+
+def self_check() -> bool:
+    """True when the first calculator computes its defaults: a restored or new Python runtime works.
+
+    The worker runs it after restoring a memory snapshot, and ``scripts/make_snapshot.mjs`` before
+    taking one; which calculator is the registry's first is not named on the JavaScript side.
+    """
+    return bool(json.loads(compute_json(calculator_names()[0], "{}"))["ok"])
+
+
+def warm_up() -> None:
+    """Import every module of the package and compute each calculator once with its defaults.
+
+    What goes into a Pyodide memory snapshot: a restored runtime has no files to import from, and
+    first computes fill lazy caches (catalog lookups, fitted constants).
+    """
+    import importlib
+    import pkgutil
+    import sys
+
+    package = sys.modules["calculators"]  # imported with this module, its parent
+    for module in pkgutil.walk_packages(package.__path__, "calculators."):
+        importlib.import_module(module.name)
+    for name in calculator_names():
+        compute_json(name, "{}")
 
 
 def share_json(name: str, inputs_json: str, page_url: str) -> str:

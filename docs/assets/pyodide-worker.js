@@ -126,6 +126,9 @@ async function start(loadPyodide, manifest, snapshot) {
     createPyodideModule: ((create) => (settings) => { mark("create"); return create(settings); })((await asmImported).default),
     // Called once the wasm is instantiated, before Python starts.
     fsInit: async () => mark("wasm"),
+    // _loadSnapshot and _makeSnapshot are Pyodide's private (underscored) memory-snapshot options,
+    // not part of its documented API: they are used with the Pyodide version package-lock.json pins,
+    // and a snapshot that fails to restore falls back to a normal boot (boot() below).
     ...(snapshot ? { _loadSnapshot: snapshot.bytes } : { _makeSnapshot: snapshotStore.usable() }),
   });
   mark("python");
@@ -134,8 +137,7 @@ async function start(loadPyodide, manifest, snapshot) {
     // storeSnapshot), so Python can compute now. The file system is not in a snapshot:
     // the wheel's files are unpacked right after "ready" for anything that reads them.
     const api = pyodide.pyimport("calculators.widgets.api");
-    const check = JSON.parse(api.compute_json("kv-cache", "{}"));
-    if (!check.ok) throw new Error("the restored calculators do not compute");
+    if (!api.self_check()) throw new Error("the restored calculators do not compute");
     mark("install");
     return { pyodide, api };
   }
@@ -177,17 +179,10 @@ async function storeSnapshot({ pyodide, manifest, restored, snapshotBytes }) {
 }
 
 // Imports every module of the package (a restored worker has no files to import from)
-// and runs each calculator once with its defaults (first runs fill lazy caches).
-const WARM_UP = `
-import importlib, pkgutil, calculators
-from calculators.widgets.api import compute_json
-from calculators.widgets.registry import calculator_names
-for _module in pkgutil.walk_packages(calculators.__path__, "calculators."):
-    importlib.import_module(_module.name)
-for _name in calculator_names():
-    compute_json(_name, "{}")
-del _module, _name
-`;
+// and runs each calculator once with its defaults: calculators.widgets.api.warm_up, the same
+// call scripts/make_snapshot.mjs makes before the build's snapshot. Run as Python source, so
+// that no proxy of a Python object is alive when the snapshot is taken.
+const WARM_UP = "import calculators.widgets.api\ncalculators.widgets.api.warm_up()";
 
 const booting = boot();
 booting.then(
@@ -237,7 +232,7 @@ function scheduleJitWarmUp(booted, delay) {
 }
 booting.then((booted) => {
   if (!booted.restored) return;
-  const names = booted.pyodide.runPython("from calculators.widgets.registry import calculator_names; list(calculator_names())");
+  const names = booted.api.calculator_names();
   jitWarmUp.names = names.toJs();
   names.destroy();
   jitWarmUp.left = jitWarmUp.names.length ? JIT_WARM_UP_COMPUTES : 0;
@@ -270,7 +265,7 @@ self.onmessage = async (event) => {
     return; // the page was told by the "fatal" message
   }
   if (request.type === "share") {
-    // "Copy result": the record and its Markdown (calculators.widgets.share), for the inputs shown.
+    // "Copy result": the record and its Markdown (api.share_json), for the inputs shown.
     let reply;
     try {
       reply = JSON.parse(booted.api.share_json(String(request.name), JSON.stringify(request.inputs || {}),

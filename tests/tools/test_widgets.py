@@ -335,3 +335,24 @@ def test_training_time_form_takes_the_global_batch_as_the_engine_does() -> None:
         assert f"{answer.scaling_efficiency:.1%}" in html
     assert training_time(get_model("llama-3-8b"), "h100-sxm", tokens=10**9, gpus=8,
                          global_batch_tokens=4_000_000).grad_accumulation == 245
+
+
+def test_javascript_calls_the_api_module_only_and_names_no_calculator() -> None:
+    # Issue 13: the worker and the snapshot script call calculators.widgets.api alone (compute, share,
+    # names, warm-up, self-check; the page script widgets.js talks to the worker only); no Python source is extracted from JavaScript and no calculator's name
+    # is hard-coded as a health check (api.self_check picks the registry's first).
+    import re
+
+    from support import ROOT
+
+    scripts = [ROOT / "docs" / "assets" / "pyodide-worker.js", ROOT / "docs" / "assets" / "widgets.js",
+               ROOT / "scripts" / "make_snapshot.mjs"]
+    for path in scripts:
+        text = path.read_text(encoding="utf-8")
+        modules = set(re.findall(r"\bcalculators(?:\.\w+)+", text))
+        assert path.name == "widgets.js" or modules <= {"calculators.widgets.api"} | {f"calculators.widgets.api.{name}" for name in
+                                                           ("warm_up", "self_check", "compute_json", "share_json",
+                                                            "calculator_names")}, (path.name, modules)
+        quoted = set(re.findall(r"[\"'`]([a-z][a-z0-9-]+)[\"'`]", text))
+        assert not quoted & set(calculator_names()), (path.name, quoted & set(calculator_names()))
+    assert "WARM_UP = `" not in scripts[0].read_text(encoding="utf-8")  # no Python block in a JS string

@@ -12,7 +12,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,14 +76,6 @@ Values = Mapping[str, Value]
 def _model_fields(*, mac: bool = True) -> tuple[Field, ...]:
     # Training time needs a dense rate, which Apple does not publish: no Mac choice there.
     return (model_field(), model_config_field(), gpu_field(help="", custom=True, mac=mac), *custom_gpu_fields(mac=mac))
-
-
-_Bar = Bar
-
-
-def bars_svg(bars: Sequence[_Bar], *, title: str) -> str:
-    """Horizontal bars, each name on the line above its bar and the value text after it (deterministic)."""
-    return labelled_bars_svg(bars, title=title)
 
 
 # --------------------------------------------------------------------------- inference speed
@@ -155,10 +147,10 @@ def speed_html(view: SpeedView) -> str:
                f"{_rate(first.aggregate_tokens_per_s)} tokens/s for the batch of {r.batch} "
                f"({first.bound}-bound); first token after {r.time_to_first_token_s * 1000:,.1f} ms.")
     colours = {"memory": 0, "compute": 1, "communication": 3, "fixed cost": 2}
-    bars = [_Bar(f"batch {b}", s.aggregate_tokens_per_s,
+    bars = [Bar(f"batch {b}", s.aggregate_tokens_per_s,
                  f"{_rate(s.aggregate_tokens_per_s)} tokens/s ({s.bound})", colours[s.bound],
                  highlight=b == r.batch) for b, s in view.by_batch]
-    chart = bars_svg(bars, title="Aggregate decode tokens/s by batch size (by limiting term)")
+    chart = labelled_bars_svg(bars, title="Aggregate decode tokens/s by batch size (by limiting term)")
     legend = '<ul class="mlhw-legend">' + "".join(
         f'<li><span class="mlhw-swatch" style="background:{color(index)}"></span>{name}-bound</li>'
         for name, index in colours.items()) + "</ul>"
@@ -263,10 +255,11 @@ def serving_html(view: ServingView) -> str:
         summary = (f"{where} at {load_text}: {_rate(r.output_tokens_per_s or 0.0)} output tokens/s in all, "
                    f"{_rate(r.decode_tokens_per_s_per_user or 0.0)} tokens/s per user, first token after "
                    f"{(r.time_to_first_token_s or 0.0) * 1000:,.0f} ms ({r.verdict} in memory).")
-    bars = [_Bar(f"{c} users", s.output_tokens_per_s or 0.0,
+    bars = [Bar(f"{c} users", s.output_tokens_per_s or 0.0,
                  f"{_rate(s.output_tokens_per_s or 0.0)} tokens/s, {_rate(s.decode_tokens_per_s_per_user or 0.0)}"
                  " per user", 0, highlight=c == r.concurrency) for c, s in view.by_concurrency]
-    chart = bars_svg(bars, title="Output tokens/s by concurrent users (up to the most that fit)") if bars else ""
+    title = "Output tokens/s by concurrent users (up to the most that fit)"
+    chart = labelled_bars_svg(bars, title=title) if bars else ""
     rows = [["Requests in flight that fit", f"{r.max_concurrency:,}", "requests", "estimate"],
             ["Highest sustainable rate of random (Poisson) arrivals", rate, "", "estimate"]]
     if r.status == serving_result.OK:
@@ -397,8 +390,8 @@ def train_html(view: TrainView) -> str:
             f"{r.gpu_hours:,.0f} GPU-hours, at MFU {r.mfu:.3g} (utilisation {r.utilisation:.3g} fitted on "
             f"published runs unless given).")
     summary = f"{memory}. {time}" if not r.fits else f"{time} {memory}."
-    bars = [_Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus) for n, run in view.by_gpus]
-    chart = bars_svg(bars, title="Wall-clock time by GPU count (same utilisation; communication that compute "
+    bars = [Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus) for n, run in view.by_gpus]
+    chart = labelled_bars_svg(bars, title="Wall-clock time by GPU count (same utilisation; communication that compute "
                                  "cannot hide added)")
     rows = [
         ["Model FLOPs per token", f"{r.model_flops_per_token / 1e9:,.2f}", "GFLOP", "derived"],
