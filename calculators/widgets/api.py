@@ -3,9 +3,9 @@
 This module is all the JavaScript side calls (``docs/assets/pyodide-worker.js`` and
 ``scripts/make_snapshot.mjs``): :func:`compute_json`, :func:`share_json`, :func:`calculator_names`,
 :func:`warm_up` and :func:`self_check`. The browser's worker calls :func:`compute_json` with the
-form's values as JSON strings and gets JSON back: ``{"ok": true, "html": ...}`` or ``{"ok": false, "field": ...,
-"message": ...}`` where ``field`` is the form input to show the message next to (or
-``null`` for a message about the whole widget). The build calls :func:`widget_html`.
+form's values as JSON strings and gets JSON back: ``{"ok": true, "html": ...}`` or
+``{"ok": false, "field": ..., "message": ...}`` where ``field`` is the form input to show the
+message next to (or ``null`` for a message about the whole widget). The build calls :func:`widget_html`.
 
 >>> import json
 >>> json.loads(compute_json("kv-cache", '{"batch": "-1"}'))["field"]
