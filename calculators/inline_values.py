@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from calculators.errors import UnknownNameError
-from calculators.tables import citation, edition
+from calculators.tables import checked_id, citation, declared_under, edition
 
 #: What kind of number a value is (house style: say whether each number is measured, derived or
 #: assumed; ``spec`` is a catalog figure quoted from its source, as the catalogs' ``kind`` says).
@@ -68,8 +68,7 @@ class Value:
     assumptions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not _ID.fullmatch(self.id):
-            raise ValueError(f"value id {self.id!r}: use lowercase letters, digits and hyphens")
+        checked_id("value", self.id)
         if self.kind not in KINDS:
             raise ValueError(f"value {self.id}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
         if not self.text or "<" in self.text or "\n" in self.text:
@@ -79,7 +78,6 @@ class Value:
 #: Value id -> the named function producing it.
 ValueFunction = Callable[[], Value]
 
-_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 _MARKER = re.compile(r"(<!-- value: (?P<id>[a-z0-9-]+) -->)(?P<body>[^\n]*?)(<!-- /value -->)")
 _LINE_START = re.compile(r"^ {0,3}<!-- value: (?P<id>[a-z0-9-]+) -->", re.MULTILINE)
 _TAG = re.compile(r"<[^>]*>")
@@ -143,8 +141,7 @@ def value(value_id: str) -> Callable[[Callable[[str], Value]], ValueFunction]:
     >>> demo_y().id, demo_y.value_id, function_name(demo_y).rsplit(".", 1)[-1]
     ('demo-y', 'demo-y', 'demo_y')
     """
-    if not _ID.fullmatch(value_id):
-        raise ValueError(f"value id {value_id!r}: use lowercase letters, digits and hyphens")
+    checked_id("value", value_id)
 
     def declare(function: Callable[[str], Value]) -> ValueFunction:
         @functools.wraps(function)
@@ -159,8 +156,7 @@ def value(value_id: str) -> Callable[[Callable[[str], Value]], ValueFunction]:
 
 def declared_in(namespace: Mapping[str, object]) -> dict[str, ValueFunction]:
     """The values a module declares with :func:`value`, id -> function, in the order they are defined."""
-    return {function.value_id: function for function in namespace.values()  # type: ignore[attr-defined]
-            if callable(function) and isinstance(getattr(function, "value_id", None), str)}
+    return declared_under(namespace, "value_id")  # type: ignore[return-value]
 
 
 def declared_values(entries: Mapping[str, ValueFunction | Bound]) -> dict[str, ValueFunction]:

@@ -88,6 +88,25 @@ TableFunction = Callable[[], Table]
 _ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
+def checked_id(kind: str, declared_id: str) -> str:
+    """``declared_id`` when it is lowercase letters, digits and hyphens (a table's or a value's id).
+
+    >>> checked_id("table", "Bad id")
+    Traceback (most recent call last):
+    ...
+    ValueError: table id 'Bad id': use lowercase letters, digits and hyphens
+    """
+    if not _ID.fullmatch(declared_id):
+        raise ValueError(f"{kind} id {declared_id!r}: use lowercase letters, digits and hyphens")
+    return declared_id
+
+
+def declared_under(namespace: Mapping[str, object], attribute: str) -> dict[str, Callable[[], object]]:
+    """The functions of a module's namespace that carry an id in ``attribute``, id -> function, in order."""
+    return {getattr(function, attribute): function for function in namespace.values()
+            if callable(function) and isinstance(getattr(function, attribute, None), str)}
+
+
 def table(table_id: str) -> Callable[[TableFunction], TableFunction]:
     """Declare a table function under its id, written here once: the Table it builds gets this id.
 
@@ -97,8 +116,7 @@ def table(table_id: str) -> Callable[[TableFunction], TableFunction]:
     >>> demo().id, demo.table_id, demo.__name__
     ('demo-table', 'demo-table', 'demo')
     """
-    if not _ID.fullmatch(table_id):
-        raise ValueError(f"table id {table_id!r}: use lowercase letters, digits and hyphens")
+    checked_id("table", table_id)
 
     def declare(build: TableFunction) -> TableFunction:
         @functools.wraps(build)
@@ -116,8 +134,7 @@ def table(table_id: str) -> Callable[[TableFunction], TableFunction]:
 
 def declared_tables(namespace: dict[str, object]) -> dict[str, TableFunction]:
     """The tables a module declares with :func:`table`, id -> function, in the order they are defined."""
-    return {function.table_id: function for function in namespace.values()  # type: ignore[attr-defined]
-            if callable(function) and isinstance(getattr(function, "table_id", None), str)}
+    return declared_under(namespace, "table_id")  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------- addresses
