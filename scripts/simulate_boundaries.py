@@ -16,6 +16,13 @@ fit verdicts where no measurement exists. Writes
 
     scripts/simulate_boundaries.py                 # every scenario (about 15 minutes on 2 cores)
     scripts/simulate_boundaries.py --match LoRA    # the scenarios whose label matches
+    scripts/simulate_boundaries.py --needed        # what each job needs above its allocated peak
+
+``--needed`` writes nothing: at each scenario's simulated largest batch (read from the JSON above) it
+prints the smallest capacity under which the replay runs, as memory above the step's allocated
+peak, in GiB and in the calculators' transient blocks (the block the fit margin is a multiple of).
+That is the fragmentation the allocator cannot give back: free pieces of segments that still hold a
+live tensor.
 """
 
 from __future__ import annotations
@@ -102,6 +109,42 @@ def runs(model: str, job: str, harness_settings: dict[str, Any], batch: int) -> 
     return True
 
 
+def needed_above_allocated(model: str, job: str, harness_settings: dict[str, Any], batch: int) -> tuple[int, int]:
+    """``(allocated peak, smallest capacity that runs)`` of the step at ``batch``, bisected to 16 MiB."""
+    case = Case(model, job, batch=batch, steps=2, model_config=thaw(get_model_record(model).config),
+                **harness_settings)
+    events, _ = allocation_order(case)
+    free_run = replay(events)
+    low, high = free_run.peak_allocated_bytes, free_run.peak_reserved_bytes
+    while high - low > 16 << 20:
+        middle = (low + high) // 2
+        try:
+            replay(events, capacity_bytes=middle)
+        except AllocatorOutOfMemory:
+            low = middle
+        else:
+            high = middle
+    return free_run.peak_allocated_bytes, high
+
+
+def print_needed(match: str) -> None:
+    """Print, for each scenario at its simulated largest batch, the memory it needs above its allocated peak."""
+    from calculators.catalog.models import get_model
+    from calculators.memory.inference import inference_memory
+    from calculators.memory.training import training_memory
+
+    simulated = {boundary["label"]: boundary for boundary in json.loads(OUT.read_text(encoding="utf-8"))["boundaries"]}
+    for label, model, job, settings, _measured in SCENARIOS:
+        if not re.search(match, label) or label not in simulated:
+            continue
+        batch = int(simulated[label]["largest_batch_that_ran"])
+        allocated, capacity = needed_above_allocated(model, job, harness_settings(job, settings), batch)
+        memory = training_memory if job == "train" else inference_memory
+        block = memory(get_model(model), batch=batch, **settings).transient_block_bytes
+        print(f"{label}, batch {batch}: needs {(capacity - allocated) / 2**30:5.2f} GiB above its allocated peak "
+              f"({(capacity - allocated) / block:.2f} transient blocks of {block / 2**30:.2f} GiB)", flush=True)
+
+
 def largest_batch(model: str, job: str, harness_settings: dict[str, Any], start: int) -> tuple[int, list[list[Any]]]:
     """The largest batch that runs, searched from ``start`` (up while it runs, down while it does not)."""
     trials: list[list[Any]] = []
@@ -126,7 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--match", default="", help="only the scenarios whose label matches this regular expression")
     parser.add_argument("--out", type=Path, default=OUT, help="where to write the results (JSON)")
+    parser.add_argument("--needed", action="store_true",
+                        help="print what each job needs above its allocated peak at its simulated limit; write nothing")
     args = parser.parse_args(argv)
+    if args.needed:
+        print_needed(args.match)
+        return 0
     import torch
     import transformers
 
