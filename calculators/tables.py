@@ -137,6 +137,21 @@ def declared_tables(namespace: dict[str, object]) -> dict[str, TableFunction]:
     return declared_under(namespace, "table_id")  # type: ignore[return-value]
 
 
+def computed_by(function: Callable[..., object], *, dotted: bool = False, code: bool = True) -> str:
+    """How a page names the engine function behind a figure, read from the function itself.
+
+    A page cites the function object, never its name typed as text, so a renamed or moved
+    function changes the page instead of leaving a stale name. ``dotted`` gives the module
+    path, ``code`` the backticks of inline code.
+
+    >>> from calculators.memory.weights import weight_bytes
+    >>> computed_by(weight_bytes), computed_by(weight_bytes, dotted=True, code=False)
+    ('`weight_bytes`', 'calculators.memory.weights.weight_bytes')
+    """
+    name = f"{function.__module__}.{function.__qualname__}" if dotted else function.__qualname__
+    return f"`{name}`" if code else name
+
+
 # --------------------------------------------------------------------------- addresses
 def page_url(src_path: str, *, site_url: str = "") -> str:
     """The URL MkDocs serves a docs page at (directory URLs, MkDocs' default).

@@ -17,7 +17,10 @@ from calculators.catalog.prices import EDITION
 from calculators.claims import OUT_OF_SCOPE, SUBJECTS, VERDICTS, Evaluated, evaluated
 from calculators.claims.figures import JOB_TEXT, SOURCES
 from calculators.claims.record import APPROX_TOLERANCE, TOLERANCE
-from calculators.tables import Table, TableFunction
+from calculators.tables import Table, TableFunction, computed_by
+
+#: How a page's claims table names the audit behind its verdicts (its captions say "as AUDIT records and judges them").
+AUDIT = f"the rules-of-thumb audit ({computed_by(evaluated, dotted=True, code=False)}, page 'Rules of thumb, audited')"
 
 #: Where the page lives (links in cells are relative to it).
 PAGE = "validation/claims.md"
@@ -126,10 +129,10 @@ def summary() -> Table:
     return Table(
         id="claims-summary",
         caption=("Verdicts on the claims of the five source guides, by subject, computed by "
-                 f"calculators.claims.evaluated. One tolerance rule: a single value the claim hedges ('about', "
-                 f"'approximately', 'roughly', '~') holds within ±{APPROX_TOLERANCE:.0%}; every other value or "
-                 f"range, hedged ranges included, only within ±{TOLERANCE:.0%} for rounding; bounds (a job against "
-                 "a card, a floor) have none. Cases marked '(reference)' are shown, never counted."),
+                 f"{computed_by(evaluated, dotted=True, code=False)}. One tolerance rule: a single value the claim "
+                 f"hedges ('about', 'approximately', 'roughly', '~') holds within ±{APPROX_TOLERANCE:.0%}; every "
+                 f"other value or range, hedged ranges included, only within ±{TOLERANCE:.0%} for rounding; bounds "
+                 "(a job against a card, a floor) have none. Cases marked '(reference)' are shown, never counted."),
         columns=("subject", "claims", *VERDICTS),
         align=("l", "r", "r", "r", "r", "r"),
         rows=tuple(rows),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
-from calculators.doc_tables.claims import selected_claims
+from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.tables import Table, TableFunction, declared_tables, table
 
 #: (GPU id, purchase price or None for the catalog default, label of the price) rows of the break-even table.
@@ -98,10 +98,9 @@ COST_CLAIM_IDS: tuple[str, ...] = (
 def claims() -> Table:
     """The source guides' GPU prices, with the verdicts of the rules-of-thumb audit."""
     return selected_claims(COST_CLAIM_IDS, page="cost/index.md",
-        caption=("GPU prices of the source guides, as the rules-of-thumb audit (calculators.claims.evaluated, page "
-                 "'Rules of thumb, audited') records and judges them: our figure from price catalog edition "
-                 f"{prices.EDITION} (median and cheapest on-demand offer, or the launch price), and the computed "
-                 "verdict."))
+        caption=(f"GPU prices of the source guides, as {AUDIT} records and judges them: our figure from price "
+                 f"catalog edition {prices.EDITION} (median and cheapest on-demand offer, or the launch price), and "
+                 "the computed verdict."))
 
 
 @table("cost-exercise")

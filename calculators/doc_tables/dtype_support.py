@@ -13,7 +13,7 @@ from __future__ import annotations
 from calculators.catalog.gpus import GPU
 from calculators.doc_tables.hardware import ordered_gpus
 from calculators.dtype_support import FORMATS, MPS_TRAINING_LIMITS, TENSORRT_RTX, TRANSFORMER_ENGINE, runs_natively
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 
 
 def _capability_source(gpu: GPU) -> str:
@@ -34,11 +34,12 @@ def formats() -> Table:
                  for gpu in ordered_gpus())
     return Table(
         caption=("Which number formats each catalog GPU multiplies in natively, from its CUDA compute capability "
-                 "(calculators.dtype_support.runs_natively): fp16 tensor cores from 7.0, bf16 from 8.0, fp8 from "
-                 "8.9, fp4 from 10.0 (Transformer Engine and TensorRT-RTX support matrices). AMD and custom GPUs "
-                 "without a capability run a format when the catalog gives its dense rate; Apple GPUs (MPS) run "
-                 "fp16 and bf16 (macOS 14 or later), no fp8 or fp4. Weight-only int8/int4/nf4 are dequantised to 16 "
-                 "bits inside the matmul kernels on every GPU (assumed: particular kernels set their own minimum). "
+                 f"({computed_by(runs_natively, dotted=True, code=False)}): fp16 tensor cores from 7.0, bf16 from "
+                 "8.0, fp8 from 8.9, fp4 from 10.0 (Transformer Engine and TensorRT-RTX support matrices). AMD and "
+                 "custom GPUs without a capability run a format when the catalog gives its dense rate; Apple GPUs "
+                 "(MPS) run fp16 and bf16 (macOS 14 or later), no fp8 or fp4. Weight-only int8/int4/nf4 are "
+                 "dequantised to 16 bits inside the matmul kernels on every GPU (assumed: particular kernels set "
+                 "their own minimum). "
                  "A job asking for a format a GPU lacks is refused with the reason."),
         columns=("GPU", "architecture", "compute capability", *(f"{fmt} native" for fmt in shown),
                  "int8 / int4 / nf4 weights", "capability source"),

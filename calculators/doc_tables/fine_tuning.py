@@ -14,13 +14,13 @@ from typing import Any
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON, get_model, get_model_record
-from calculators.doc_tables.claims import selected_claims
+from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.fit import fit_verdict
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weights import weight_bytes
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
 #: Representative catalog models for each size class of the vendor's tables.
@@ -114,16 +114,17 @@ def key_numbers() -> Table:
     rows = (
         (f"full fine-tuning, bf16-mixed AdamW ({model_name(small)}): peak per parameter",
          f"{mixed.peak_allocated_bytes / mixed.parameters:.1f}", "bytes/parameter",
-         "`calculators.memory.training.training_memory`"),
+         computed_by(training_memory, dotted=True)),
         (f"full fine-tuning, pure bf16 AdamW ({model_name(small)}): peak per parameter",
          f"{pure.peak_allocated_bytes / pure.parameters:.1f}", "bytes/parameter",
-         "`calculators.memory.training.training_memory`"),
+         computed_by(training_memory, dotted=True)),
         (f"LoRA r16 all-linear, {model_name(small)}, gradient checkpointing: total",
-         gib(lora.total_bytes, grouped=False), "GiB", "`calculators.memory.training.training_memory`"),
+         gib(lora.total_bytes, grouped=False), "GiB", computed_by(training_memory, dotted=True)),
         (f"QLoRA r16 all-linear, {model_name(large)}, gradient checkpointing: total",
-         gib(qlora.total_bytes, grouped=False), "GiB", "`calculators.memory.training.training_memory`"),
+         gib(qlora.total_bytes, grouped=False), "GiB", computed_by(training_memory, dotted=True)),
         (f"{model_name(large)} base weights in NF4 (embeddings and head in bf16)",
-         gib(weight_bytes(get_model(large), dtype="nf4"), grouped=False), "GiB", "`calculators.memory.weights.weight_bytes`"),
+         gib(weight_bytes(get_model(large), dtype="nf4"), grouped=False), "GiB",
+         computed_by(weight_bytes, dotted=True)),
     )
     return Table(
         caption=f"Derived by the calculators for {job_caption()}; 'total' is total_bytes (peak allocated plus "
@@ -151,7 +152,8 @@ def by_size() -> Table:
     return Table(
         caption=(f"Memory of one training step on one GPU, derived by training_memory: {job_caption()}. "
                  "peak = peak_allocated_bytes (what torch.cuda.max_memory_allocated() reports); "
-                 "total = total_bytes; the 'fits' columns are the fit verdict (calculators.fit.fit_verdict): 'yes' when "
+                 f"total = total_bytes; the 'fits' columns are the fit verdict "
+                 f"({computed_by(fit_verdict, dotted=True, code=False)}): 'yes' when "
                  "total_bytes plus its measured uncertainty fits the memory a process can allocate, 'tight' when "
                  "only total_bytes does. "
                  "Trainable parameters in billions (full) or millions (LoRA/QLoRA)."),
@@ -174,8 +176,7 @@ def by_size() -> Table:
 def vendor_claims() -> Table:
     """The vendor's fine-tuning VRAM ranges, with the verdicts of the rules-of-thumb audit."""
     return selected_claims(VENDOR_CLAIM_IDS, page="fine-tuning/index.md",
-        caption=("VRAM ranges of VRLA Tech's 2026 fine-tuning tables, as the rules-of-thumb audit "
-                 "(calculators.claims.evaluated, page 'Rules of thumb, audited') records and judges them: our "
+        caption=(f"VRAM ranges of VRLA Tech's 2026 fine-tuning tables, as {AUDIT} records and judges them: our "
                  "figure is training_memory's total_bytes in GB (10^9 bytes, as the vendor prints) for the models "
                  "each row names, gradient checkpointing off and on, and the verdict names the cases inside the "
                  "range. The vendor states no batch, sequence length or optimizer."))

@@ -30,8 +30,9 @@ from calculators.doc_tables.fine_tuning import (
 )
 from calculators.dtypes import DType
 from calculators.memory.lora import lora_parameters
+from calculators.memory.training import training_memory
 from calculators.memory.weights import quantized_bytes_per_element, weight_bytes
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
 LORA_MODEL = "llama-3-8b"
@@ -55,16 +56,16 @@ def lora_key_numbers() -> Table:
     lora = estimate_job(LORA_MODEL, METHODS[2][1], grad_checkpointing=False)
     rows = (
         (f"trainable parameters, r16 all-linear, {model_name(LORA_MODEL)}", f"{millions(trainable)}",
-         "million", "`calculators.memory.lora.lora_parameters`"),
+         "million", computed_by(lora_parameters, dotted=True)),
         ("trainable share of the model", f"{100 * trainable / spec.parameters:.2f}", "%",
-         "`calculators.memory.lora.lora_parameters`"),
+         computed_by(lora_parameters, dotted=True)),
         ("NF4 with double quantisation", f"{8 * quantized_bytes_per_element(DType.NF4):.3f}", "bits/parameter",
-         "`calculators.memory.weights.quantized_bytes_per_element`"),
+         computed_by(quantized_bytes_per_element, dotted=True)),
         ("activations saved for backward, same LoRA job, no checkpointing",
-         gib(lora.breakdown.get("activations", 0), grouped=False), "GiB", "`calculators.memory.training.training_memory`"),
+         gib(lora.breakdown.get("activations", 0), grouped=False), "GiB", computed_by(training_memory, dotted=True)),
         ("fp32 adapters with their AdamW moments, same job",
          gib(trainable * 4 + lora.breakdown["optimizer_states"], grouped=False), "GiB",
-         "`calculators.memory.training.training_memory`"),
+         computed_by(training_memory, dotted=True)),
     )
     return Table(
         caption=f"Derived by the calculators for {model_name(LORA_MODEL)}, {job_caption()}, bf16 base, "

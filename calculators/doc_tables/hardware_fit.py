@@ -14,12 +14,12 @@ from __future__ import annotations
 from calculators.catalog.gpus import GPU, all_gpus
 from calculators.catalog.models import all_models
 from calculators.catalog.usable_memory import usable_memory_bytes, usable_memory_record
-from calculators.doc_tables.claims import selected_claims
+from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.doc_tables.hardware import catalog_as_of, ordered_gpus
 from calculators.dtype_support import on_gpu
 from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
 #: The two jobs of the fit table, passed unchanged to fit_inference / fit_training.
@@ -71,7 +71,8 @@ def fit_matrix() -> Table:
         for cap in caps)
     return Table(
         caption=(
-            "Does the job fit one GPU? The verdicts of calculators.fit.fit_inference and fit_training: "
+            f"Does the job fit one GPU? The verdicts of {computed_by(fit_inference, dotted=True, code=False)} and "
+            f"{computed_by(fit_training, code=False)}: "
             "total_bytes plus its measured uncertainty against the memory a process can allocate. 'infer': "
             "inference fits; 'QLoRA': QLoRA fine-tuning fits; 'both'; '(tight)': only inside the measured "
             "uncertainty, a risk; '—': neither. GPUs by marketed memory: " + legend + ". The Apple column uses "
@@ -105,9 +106,8 @@ HARDWARE_CLAIM_IDS: tuple[str, ...] = (
 def claims() -> Table:
     """The source guides' GPU claims, with the verdicts of the rules-of-thumb audit."""
     return selected_claims(HARDWARE_CLAIM_IDS, page="hardware/index.md",
-        caption=("GPU claims of the source guides, as the rules-of-thumb audit (calculators.claims.evaluated, "
-                 "page 'Rules of thumb, audited') records and judges them: our figure from the GPU catalog "
-                 "(as of " + catalog_as_of() + ") or the fit calculators, and the computed verdict."))
+        caption=(f"GPU claims of the source guides, as {AUDIT} records and judges them: our figure from the GPU "
+                 f"catalog (as of {catalog_as_of()}) or the fit calculators, and the computed verdict."))
 
 
 @table("hardware-usable-memory")

@@ -18,7 +18,7 @@ from calculators.memory.inference import inference_memory, kv_cache_bytes, kv_ca
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import KIB, gib
 
 CATALOG = f"model catalog as of {READ_ON}"
@@ -79,16 +79,16 @@ def key_numbers_table() -> Table:
     est = inference_memory(l3, weights="bf16", kv_cache="bf16", batch=1, context=BATCH_CONTEXT)
     rows = (
         ("KV cache per token, Llama 2 7B (MHA, 32 KV heads), bf16", kib(kv_cache_bytes_per_token(l2)), "KiB",
-         "`kv_cache_bytes_per_token`"),
+         computed_by(kv_cache_bytes_per_token)),
         ("KV cache per token, Llama 3.1 8B (GQA, 8 KV heads), bf16", kib(kv_cache_bytes_per_token(l3)), "KiB",
-         "`kv_cache_bytes_per_token`"),
+         computed_by(kv_cache_bytes_per_token)),
         (f"Llama 3.1 8B, bf16, one {BATCH_CONTEXT}-token prompt: total on the GPU", gib(est.total_bytes), "GiB",
-         "`inference_memory` (total_bytes)"),
+         computed_by(inference_memory) + " (total_bytes)"),
         (f"Longest prompt Llama 3.1 8B (bf16) fits on a {rtx.name}, batch 1",
-         with_commas(fit_inference(l3, rtx).max_context), "tokens", "`fit_inference` (max_context)"),
+         with_commas(fit_inference(l3, rtx).max_context), "tokens", computed_by(fit_inference) + " (max_context)"),
         (f"Most {BATCH_CONTEXT}-token prompts Llama 3.1 8B (bf16) serves at once on an {h100.name}",
          with_commas(fit_inference(l3, h100, context=BATCH_CONTEXT).max_batch), "sequences",
-         "`fit_inference` (max_batch)"),
+         computed_by(fit_inference) + " (max_batch)"),
     )
     return Table(
         caption=("Key numbers for serving memory (derived by the calculators in "
@@ -205,7 +205,8 @@ def max_context_batch_table() -> Table:
     rows.sort(key=lambda r: float(r[1].replace(",", "")))
     return Table(
         caption=("Each GPU cell: longest prompt that fits at batch 1 (tokens) / most 8K-token prompts that fit at "
-                 "once (sequences): the largest that fit (calculators.fit.fit_inference: total_bytes plus its measured "
+                 f"once (sequences): the largest that fit ({computed_by(fit_inference, dotted=True, code=False)}: "
+                 "total_bytes plus its measured "
                  "uncertainty within the memory a process can allocate). '-' = not even one sequence fits. "
                  "† = beyond the model's max_position_embeddings: the memory is there, the model was not trained "
                  "for that length. Gemma 2 runs eager attention (its score softcapping), so S x S scores bound it."),

@@ -16,7 +16,7 @@ from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory, kv_cache_bytes_per_token
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import KIB, gib
 
 
@@ -28,11 +28,11 @@ def moe_key_numbers_table() -> Table:
         ("Mixtral 8x7B parameters, all experts", billions(mixtral.parameters), "B", "`ModelSpec.parameters`"),
         ("Mixtral 8x7B parameters active per token (2 of 8 experts)", billions(mixtral.active_parameters), "B",
          "`ModelSpec.active_parameters`"),
-        ("Mixtral 8x7B weights, bf16", gib(weight_bytes(mixtral, dtype="bf16")), "GiB", "`weight_bytes`"),
+        ("Mixtral 8x7B weights, bf16", gib(weight_bytes(mixtral, dtype="bf16")), "GiB", computed_by(weight_bytes)),
         ("DeepSeek-V3 weights, fp8 linears (its released format)", gib(weight_bytes(ds, dtype="fp8")), "GiB",
-         "`weight_bytes`"),
+         computed_by(weight_bytes)),
         ("DeepSeek-V3 KV cache per token, bf16 latent", kib(kv_cache_bytes_per_token(ds)), "KiB",
-         "`kv_cache_bytes_per_token`"),
+         computed_by(kv_cache_bytes_per_token)),
     )
     return Table(
         caption="Key numbers for mixture-of-experts serving (derived; B = 10^9, GiB = 2^30 bytes, KiB = 2^10 bytes).",
@@ -144,7 +144,7 @@ def moe_kv_table() -> Table:
         caption=("KV cache per token and per 32K- and 128K-token sequence, bf16 (KiB = 2^10, GiB = 2^30 bytes). "
                  "The latent row is kv_cache_bytes_per_token (layers x (kv_lora_rank + qk_rope_head_dim) x 2 "
                  "bytes); the decompressed row is layers x heads x (qk_nope + qk_rope + v_head dims) x 2 bytes, "
-                 "derived in calculators.doc_tables.inference_moe.mla_decompressed_bytes_per_token. GQA rows: "
+                 f"derived in {computed_by(mla_decompressed_bytes_per_token, dotted=True, code=False)}. GQA rows: "
                  "2 x layers x KV heads x head_dim x 2 bytes."),
         columns=("model", "cache layout", "KiB per token", "GiB at 32K", "GiB at 128K"),
         align=("l", "l", "r", "r", "r"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import all_models, get_model
-from calculators.doc_tables.claims import selected_claims
+from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.doc_tables.inference import (
     BATCH_CONTEXT,
     CATALOG,
@@ -28,7 +28,7 @@ from calculators.fit import fit_inference
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
 #: Weight storage formats the quantization tables compare.
@@ -55,15 +55,15 @@ def quant_key_numbers_table() -> Table:
     kept = l8.parameters - l8.linear_parameters
     rows = (
         ("Stored bits per int4 weight, group of 128 with fp16 scale and 4-bit zero point",
-         f"{quantized_bytes_per_element(DType.INT4) * 8:.3f}", "bits", "`quantized_bytes_per_element`"),
-        ("Llama 3.1 70B weights, bf16", gib(weight_bytes(l70, dtype="bf16")), "GiB", "`weight_bytes`"),
+         f"{quantized_bytes_per_element(DType.INT4) * 8:.3f}", "bits", computed_by(quantized_bytes_per_element)),
+        ("Llama 3.1 70B weights, bf16", gib(weight_bytes(l70, dtype="bf16")), "GiB", computed_by(weight_bytes)),
         ("Llama 3.1 70B weights, int4 (embeddings, head and norms stay bf16)",
-         gib(weight_bytes(l70, dtype="int4")), "GiB", "`weight_bytes`"),
+         gib(weight_bytes(l70, dtype="int4")), "GiB", computed_by(weight_bytes)),
         ("Llama 3.1 8B parameters that stay 16-bit when quantised (embeddings, head, norms)",
          f"{kept / l8.parameters:.1%}", "of parameters", "`ModelSpec.linear_parameters`"),
         (f"Longest prompt Llama 3.1 70B int4 with an fp8 KV cache fits on an {h100.name}, batch 1",
          with_commas(fit_inference(l70, h100, weights="int4", kv_cache="fp8").max_context),
-         "tokens", "`fit_inference` (max_context)"),
+         "tokens", computed_by(fit_inference) + " (max_context)"),
     )
     return Table(
         caption="Key numbers for quantised serving (derived by the calculators; GiB = 2^30 bytes).",
@@ -172,9 +172,9 @@ QUANT_CLAIM_IDS: tuple[str, ...] = (
 def quant_claims_table() -> Table:
     """The source guides' quantisation claims, with the verdicts of the rules-of-thumb audit."""
     return selected_claims(QUANT_CLAIM_IDS, page="inference/quantization.md",
-        caption=("Quantisation claims of the source guides, as the rules-of-thumb audit (calculators.claims.evaluated, "
-                 "page 'Rules of thumb, audited') records and judges them: the verbatim quote, the conditions it "
-                 "implies, our figure (the function behind it is linked in each row) and the computed verdict."))
+        caption=(f"Quantisation claims of the source guides, as {AUDIT} records and judges them: the verbatim quote, "
+                 "the conditions it implies, our figure (the function behind it is linked in each row) and the "
+                 "computed verdict."))
 
 
 TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -10,10 +10,10 @@ from __future__ import annotations
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import all_interconnects, get_interconnect
 from calculators.catalog.models import READ_ON, get_model, get_model_record
-from calculators.parallel.links import record_link_bytes_per_s
+from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gb, gib
 
 MODEL = "llama-3-8b"
@@ -50,15 +50,15 @@ def key_numbers() -> Table:
     over_pcie, over_nvlink = _step("pcie5", 0), _step("nvlink4", 0)
     rows = (
         (f"{pcie.name}: per direction (PCI-SIG's {gb(pcie.bandwidth_bytes_per_s, 1)} GB/s is both directions)",
-         gb(pcie.per_direction_bytes_per_s, 1), "GB/s", "`calculators.catalog.interconnects.get_interconnect`"),
+         gb(pcie.per_direction_bytes_per_s, 1), "GB/s", computed_by(get_interconnect, dotted=True)),
         (f"{nvlink.name}: per direction (NVIDIA's {gb(nvlink.bandwidth_bytes_per_s, 1)} GB/s is both directions)",
-         gb(nvlink.per_direction_bytes_per_s, 1), "GB/s", "`calculators.catalog.interconnects.get_interconnect`"),
+         gb(nvlink.per_direction_bytes_per_s, 1), "GB/s", computed_by(get_interconnect, dotted=True)),
         (f"DDP gradient all-reduce, {get_model_record(MODEL).name}, {GPUS} GPUs over {pcie.name}",
-         f"{over_pcie.communication_s * 1e3:,.0f}", "ms", "`calculators.parallel.step.step_communication`"),
+         f"{over_pcie.communication_s * 1e3:,.0f}", "ms", computed_by(step_communication, dotted=True)),
         (f"the same over {nvlink.name}", f"{over_nvlink.communication_s * 1e3:,.0f}", "ms",
-         "`calculators.parallel.step.step_communication`"),
+         computed_by(step_communication, dotted=True)),
         ("compute of that step (training FLOPs at the fitted utilisation, as train-time)", f"{over_pcie.compute_s * 1e3:,.0f}", "ms",
-         "`calculators.parallel.step.step_communication`"),
+         computed_by(step_communication, dotted=True)),
     )
     return Table(
         caption=f"Link figures are sourced specs halved or quoted; times are estimates for {_job()}.",
@@ -125,8 +125,8 @@ def nccl_validation() -> Table:
         columns=("figure", "GPUs", "link kind", "link per direction GB/s", "measured busbw GB/s", "model busbw GB/s",
                  "error", "error at 0.8", "implied efficiency", "source"),
         align=("l", "r", "l", "r", "r", "r", "r", "r", "r", "l"), rows=tuple(rows),
-        assumptions=("efficiency per link kind: calculators.parallel.links.fit_link_efficiencies; busbw per record: "
-                     "calculators.parallel.links.record_bus_bandwidth_bytes_per_s",))
+        assumptions=(f"efficiency per link kind: {computed_by(fit_link_efficiencies, dotted=True, code=False)}; "
+                     f"busbw per record: {computed_by(record_bus_bandwidth_bytes_per_s, dotted=True, code=False)}",))
 
 
 @table("interconnect-step-reference")

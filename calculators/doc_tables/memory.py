@@ -17,12 +17,17 @@ from calculators.catalog.models import READ_ON, get_model
 from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory
 from calculators.memory.optimizers import optimizer_bytes
-from calculators.memory.overhead import CUDA_CONTEXT_BYTES, CUDA_WORKSPACE_BYTES, overhead_assumptions
+from calculators.memory.overhead import (
+    CUDA_CONTEXT_BYTES,
+    CUDA_WORKSPACE_BYTES,
+    overhead_assumptions,
+    runtime_overhead_bytes,
+)
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, training_setup
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import MIB, gib
 
 PHASE_LETTER = {"forward": "f", "backward": "b", "optimizer": "o", "prefill": "p", "decode": "d"}
@@ -97,20 +102,22 @@ def key_numbers_overview() -> Table:
     small = training_memory(spec, method="full", precision="bf16-mixed", batch=1, seq=512)
     pure = training_memory(spec, method="full", precision="bf16", batch=1, seq=512)
     job = training_memory(spec, method="full", precision="bf16-mixed", batch=1, seq=2048)
+    by_training = computed_by(training_memory, dotted=True, code=False)
+    by_overhead = computed_by(runtime_overhead_bytes, dotted=True, code=False)
     rows = (
         ("full fine-tuning, bf16-mixed, foreach AdamW, small activations: peak per parameter",
          f"{small.peak_allocated_bytes / spec.parameters:.1f}", "bytes/param", "derived",
-         "calculators.memory.training.training_memory"),
+         by_training),
         ("same, pure bf16 weights and AdamW states",
          f"{pure.peak_allocated_bytes / spec.parameters:.1f}", "bytes/param", "derived",
-         "calculators.memory.training.training_memory"),
+         by_training),
         (f"{spec.name} full bf16-mixed AdamW b1 s2048: peak_allocated_bytes",
-         gib(job.peak_allocated_bytes, grouped=False), "GiB", "derived", "calculators.memory.training.training_memory"),
+         gib(job.peak_allocated_bytes, grouped=False), "GiB", "derived", by_training),
         (f"{spec.name}, same job: total_bytes", gib(job.total_bytes, grouped=False), "GiB", "derived + measured",
-         "calculators.memory.overhead.runtime_overhead_bytes"),
+         by_overhead),
         ("fixed overhead in total_bytes (CUDA context) and in the peak (cuBLAS workspaces)",
          f"{(CUDA_CONTEXT_BYTES + CUDA_WORKSPACE_BYTES) / MIB:.0f}", "MiB", "measured",
-         "calculators.memory.overhead.runtime_overhead_bytes"),
+         by_overhead),
     )
     return Table(
         caption=("Key numbers of training memory. 'Small activations' is batch 1 x seq 512, where the "
@@ -195,7 +202,8 @@ def bytes_per_param_by_phase() -> Table:
                  "autocast copies", "sum (bytes/param)"),
         align=("l", "l") + ("r",) * 6,
         rows=tuple(rows),
-        assumptions=("derived from calculators.memory.optimizers.optimizer_bytes and the precision's parameter "
+        assumptions=(f"derived from {computed_by(optimizer_bytes, dotted=True, code=False)} and the precision's "
+                     "parameter "
                      "bytes (fp32 master weights for fp32 and -mixed, 2 bytes for pure bf16)",),
     )
 

@@ -21,7 +21,7 @@ from calculators.memory.activations import (
 )
 from calculators.memory.training import activation_layout, training_memory
 from calculators.memory.training_inputs import training_setup
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import MIB, gib
 
 #: Training configurations whose per-layer activations the activations page lists.
@@ -57,7 +57,8 @@ def saved_per_token_table() -> Table:
                  f"total, eager s{LAYOUT_SEQ}", "checkpointed"),
         align=("l",) + ("r",) * 8,
         rows=tuple(rows),
-        assumptions=("from calculators.memory.activations.saved_bytes_per_token_per_layer, bytes per token per "
+        assumptions=(f"from {computed_by(saved_bytes_per_token_per_layer, dotted=True, code=False)}, bytes per "
+                     "token per "
                      "layer", "LoRA adapters fp32 (PEFT default); LoRA base bf16, QLoRA base NF4",
                      f"{spec.hidden_size} hidden, {spec.num_attention_heads} query heads, "
                      f"{spec.num_kv_heads} KV heads, {spec.intermediate_size} MLP width",
@@ -212,11 +213,11 @@ def key_numbers_activations() -> Table:
     lora = activation_layout(training_setup(seq=4096, **LORA_JOB))  # type: ignore[arg-type]
     sdpa = saved_bytes_per_token_per_layer(spec, layout=lora, seq=4096).total
     eager = saved_bytes_per_token_per_layer(spec, layout=_with_attention(lora, "eager"), seq=4096).total
-    fn = "calculators.memory.activations.saved_bytes_per_token_per_layer"
+    fn = computed_by(saved_bytes_per_token_per_layer, dotted=True, code=False)
     rows = (
         (f"{spec.name}, full bf16-mixed, SDPA: saved per token per layer", f"{per_layer / 1024:.1f}", "KiB", fn),
         ("same, gradient checkpointing: kept per token per layer", f"{ckpt / 1024:.1f}", "KiB",
-         "calculators.memory.activations.checkpoint_bytes_per_token_per_layer"),
+         computed_by(checkpoint_bytes_per_token_per_layer, dotted=True, code=False)),
         (f"{spec.name}, full bf16-mixed, SDPA: saved per token, all {spec.num_layers} layers",
          f"{per_layer * spec.num_layers / MIB:.2f}", "MiB", fn),
         (f"{spec.name}, LoRA, seq 4096: share of eager attention's saved activations that SDPA avoids",

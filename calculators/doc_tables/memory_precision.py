@@ -11,11 +11,11 @@ from :func:`calculators.memory.training.training_memory`; memory is in GiB (2^30
 from __future__ import annotations
 
 from calculators.catalog.models import get_model
-from calculators.doc_tables.claims import selected_claims
+from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, phase_cell, trainable_bytes_per_element
 from calculators.memory.optimizers import OPTIMIZER_FORMULAS, OPTIMIZERS, optimizer_bytes
 from calculators.memory.training import training_memory
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
 PRECISION_GROUPS = (("fp32", "fp32"), ("bf16-mixed / fp16-mixed", "bf16-mixed"), ("bf16 / fp16", "bf16"))
@@ -38,7 +38,7 @@ def key_numbers_precision() -> Table:
 
     bf16 = training_memory(spec, method="full", precision="bf16-mixed", batch=1, seq=2048)
     fp16 = training_memory(spec, method="full", precision="fp16-mixed", batch=1, seq=2048)
-    fn = "calculators.memory.training.training_memory"
+    fn = computed_by(training_memory, dotted=True, code=False)
     rows = (
         ("fp32 master weights, foreach AdamW (bf16-mixed)", per_param(precision="bf16-mixed"), "bytes/param", fn),
         ("fp32 master weights, fused AdamW", per_param(precision="bf16-mixed", optimizer="adamw-fused"),
@@ -80,7 +80,7 @@ def bytes_per_param_grid() -> Table:
                  "sum (bytes/param)"),
         align=("l", "l") + ("r",) * 5,
         rows=tuple(rows),
-        assumptions=("derived from calculators.memory.optimizers.optimizer_bytes",
+        assumptions=(f"derived from {computed_by(optimizer_bytes, dotted=True, code=False)}",
                      f"Adafactor's factored state (a row and a column per matrix) is taken from {REFERENCE_MODEL}'s "
                      "shapes; it is a per-matrix, not a per-parameter, cost",
                      "8-bit moments: blocks of 256 values with one fp32 scale each",
@@ -122,8 +122,7 @@ MEMORY_CLAIM_IDS: tuple[str, ...] = (
 def source_claims_table() -> Table:
     """The source guides' training-memory rules, with the verdicts of the rules-of-thumb audit."""
     return selected_claims(MEMORY_CLAIM_IDS, page="memory/precision-and-optimizers.md",
-        caption=("Training-memory rules of the source guides, as the rules-of-thumb audit "
-                 "(calculators.claims.evaluated, page 'Rules of thumb, audited') records and judges them: our "
+        caption=(f"Training-memory rules of the source guides, as {AUDIT} records and judges them: our "
                  "figure from training_memory for the conditions each rule implies, with the narrower readings "
                  "(model states alone, weights alone) as separate cases, and the computed verdict."))
 
@@ -135,7 +134,7 @@ def optimizer_formulas_table() -> Table:
                  for name, (state, temp) in OPTIMIZER_FORMULAS.items())
     return Table(
         caption=("Persistent state and step temporaries per trainable parameter, as "
-                 "calculators.memory.optimizers.optimizer_bytes computes them; p is the parameter's bytes "
+                 f"{computed_by(optimizer_bytes, dotted=True, code=False)} computes them; p is the parameter's bytes "
                  "per element (4 for fp32 master weights, 2 for a pure 16-bit model). Formulas, not measurements."),
         columns=("optimizer", "implementation", "state per parameter", "step temporary per parameter"),
         align=("l", "l", "l", "l"),

@@ -12,11 +12,11 @@ from typing import Any
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.doc_tables.fine_tuning import fit_cell
-from calculators.fit import fit_training
+from calculators.fit import fit_training, fit_verdict
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gb, gib
 
 #: The two models of the ZeRO tables: a 7-8B and a 70B.
@@ -60,15 +60,15 @@ def key_numbers() -> Table:
     h100 = get_gpu(FIT_GPU)
     rows = (
         (f"{model_name(small)}, 1 GPU: peak", gib(single.peak_allocated_bytes, grouped=False), "GiB",
-         "`calculators.memory.training.training_memory`"),
+         computed_by(training_memory, dotted=True)),
         (f"{model_name(small)}, 8 GPUs, DDP (ZeRO 0): peak per GPU", gib(ddp.peak_allocated_bytes, grouped=False), "GiB",
-         "`calculators.memory.training.training_memory`"),
+         computed_by(training_memory, dotted=True)),
         (f"{model_name(small)}, 8 GPUs, ZeRO-3: peak per GPU", gib(zero3.peak_allocated_bytes, grouped=False), "GiB",
-         "`calculators.memory.training.training_memory`"),
+         computed_by(training_memory, dotted=True)),
         (f"{model_name(large)}, gradient checkpointing: {h100.name} GPUs needed under ZeRO-3 (powers of two)",
-         "none up to 1024" if needed is None else str(needed), "GPUs", "`calculators.fit.fit_training`"),
+         "none up to 1024" if needed is None else str(needed), "GPUs", computed_by(fit_training, dotted=True)),
         (f"{h100.name} {h100.interconnect}: GPU-to-GPU bandwidth, both directions summed",
-         gb(h100.nvlink_bandwidth_bytes_per_s or 0, 0, grouped=False), "GB/s", "`calculators.catalog.gpus.get_gpu`"),
+         gb(h100.nvlink_bandwidth_bytes_per_s or 0, 0, grouped=False), "GB/s", computed_by(get_gpu, dotted=True)),
     )
     return Table(
         caption=f"Derived by the calculators for {_job_caption()}, except the last row, a datasheet figure from the "
@@ -120,7 +120,7 @@ def zero_total() -> Table:
         caption=(f"total_bytes per GPU (peak allocated plus runtime overhead) with gradient checkpointing, derived "
                  f"by training_memory(gpus=N, zero=stage) for {_job_caption()}; a GPU class: 'yes' when "
                  "total_bytes plus its measured uncertainty fits the memory a process can allocate, 'tight' when "
-                 "only total_bytes does, 'no' otherwise (calculators.fit.fit_verdict)."),
+                 f"only total_bytes does, 'no' otherwise ({computed_by(fit_verdict, dotted=True, code=False)})."),
         columns=("model", "ZeRO stage", "GPUs", "total GiB per GPU", "peak phase",
                  *(f"fits {get_gpu(g).memory_gib:g} GiB ({get_gpu(g).name})" for g in classes)),
         align=("l", "l", "r", "r", "l", "l", "l", "l", "l"),
@@ -146,7 +146,8 @@ def seventy_on_eight() -> Table:
         caption=(f"{model_name(model)}, full fine-tuning with AdamW (foreach) on {n} GPUs under ZeRO-3, micro-batch "
                  f"{JOB['batch']} x seq {JOB['seq']} per GPU, derived by training_memory: bf16-mixed keeps fp32 "
                  "weights, gradients and moments; bf16 keeps them all in bf16. peak = peak_allocated_bytes, "
-                 "total = total_bytes per GPU; 'fits' is calculators.fit.fit_verdict: 'yes', 'tight' (inside the "
+                 f"total = total_bytes per GPU; 'fits' is {computed_by(fit_verdict, dotted=True, code=False)}: 'yes', "
+                 "'tight' (inside the "
                  "measured uncertainty) or 'no'."),
         columns=("precision", "grad. ckpt", "peak GiB per GPU", "total GiB per GPU", "peak phase",
                  *(f"fits {get_gpu(g).memory_gib:g} GiB ({get_gpu(g).name})" for g in classes)),

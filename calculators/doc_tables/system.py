@@ -17,7 +17,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.prices import all_offers
 from calculators.catalog.storage import all_storage
-from calculators.doc_tables.claims import selected_claims
+from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import weight_bytes
 from calculators.system import (
@@ -208,8 +208,7 @@ SYSTEM_CLAIM_IDS: tuple[str, ...] = (
 def claims() -> Table:
     """The source guides' CPU and host-RAM claims, with the verdicts of the rules-of-thumb audit."""
     return selected_claims(SYSTEM_CLAIM_IDS, page="system/index.md",
-        caption=("CPU and host-RAM claims of the source guides, as the rules-of-thumb audit "
-                 "(calculators.claims.evaluated, page 'Rules of thumb, audited') records and judges them: our "
+        caption=(f"CPU and host-RAM claims of the source guides, as {AUDIT} records and judges them: our "
                  "figure from data_loader_need (whole cores for this page's example image pipelines: measured "
                  f"Pillow decode, {EXAMPLE_AUGMENT_MS:g} ms of augmentation assumed) or host_ram_need, and the "
                  "computed verdict."))

@@ -20,7 +20,7 @@ from calculators.checkpoint import checkpoint_bytes, read_seconds
 from calculators.memory.inference import kv_cache_bytes
 from calculators.memory.weights import weight_bytes
 from calculators.serving import chunked_prefill, offload_seconds, prefix_sharing
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gb, gib
 
 #: Recipes of the checkpoint table: (label, checkpoint_bytes keyword arguments).
@@ -111,7 +111,8 @@ def kv_offload() -> Table:
                      *(f"{1000 * offload_seconds(size, link=link):,.0f}" for link in ("pcie4", "pcie5"))))
     return Table(
         caption=(f"{model_name(SERVE_MODEL)}, bf16 KV cache of one request and the milliseconds to copy it from host "
-                 "RAM back to the GPU at a PCIe x16 link's one-direction rate (calculators.serving.offload_seconds: "
+                 "RAM back to the GPU at a PCIe x16 link's one-direction rate "
+                 f"({computed_by(offload_seconds, dotted=True, code=False)}: "
                  "a lower bound; pinned memory, nothing else on the link). Offloading makes the cache fit; each "
                  "return trip costs this much before the request's next token."),
         columns=("context tokens", "KV cache GiB", "ms over PCIe 4.0 x16", "ms over PCIe 5.0 x16"),

@@ -20,7 +20,7 @@ from calculators.performance.training_time import implied_mfu, training_flops_pe
 from calculators.catalog.utilisation import ridge_tokens
 from calculators.performance.utilisation import DEFAULT_FIT, FP8_REFERENCE, predicted_utilisation
 from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, load, scored_figures
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
@@ -49,14 +49,14 @@ def train_key_numbers_table() -> Table:
     l2 = next(r for r in TRAINING_RUNS if r.model_id == "llama-2-7b")
     rows = (
         ("Llama 3.1 8B: training FLOP per token at seq 8192", number(per_token / 1e9, 1), "GFLOP",
-         "`training_flops_per_token`"),
+         computed_by(training_flops_per_token)),
         (f"Llama 3.1 8B, 1T tokens on {TRAIN_GPUS} x {h100.name} at MFU {run.mfu:.2f}", number(run.days, 1), "days",
-         "`training_time`"),
+         computed_by(training_time)),
         (f"Same with full activation recomputation (MFU {ckpt.mfu:.2f})", number(ckpt.days, 1), "days",
-         "`training_time`"),
+         computed_by(training_time)),
         (f"Llama 2 7B: MFU implied by its published {l2.gpu_hours:,.0f} GPU-hours on {a100.name}",
          number(100 * implied_mfu(get_model(l2.model_id), a100, tokens=l2.tokens, gpu_hours=l2.gpu_hours,
-                                seq=l2.seq), 1), "%", "`implied_mfu`"),
+                                seq=l2.seq), 1), "%", computed_by(implied_mfu)),
     )
     return Table(
         caption="Key numbers for training time (calculators.performance.training_time).",

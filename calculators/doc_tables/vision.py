@@ -17,7 +17,7 @@ from calculators.memory.vision import (
     vision_training_memory,
     vit_tokens,
 )
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import MIB, gb, gib
 
 BATCHES = (32, 64, 128, 256)
@@ -53,15 +53,15 @@ def key_numbers() -> Table:
     vit = vision_training_memory("vit-b-16", batch=256)
     rows = (
         ("ResNet-50 parameters (exact, from layer shapes)", f"{vision_parameters('resnet-50') / 1e6:.2f}", "M",
-         "`calculators.memory.vision.vision_parameters`"),
+         computed_by(vision_parameters, dotted=True)),
         ("ResNet-50 saved activations per 224 px image", f"{activation_bytes_per_image('resnet-50') / MIB:.1f}",
-         "MiB", "`calculators.memory.vision.activation_bytes_per_image`"),
+         "MiB", computed_by(activation_bytes_per_image, dotted=True)),
         ("ViT-B/16 saved activations per 224 px image", f"{activation_bytes_per_image('vit-b-16') / MIB:.1f}",
-         "MiB", "`calculators.memory.vision.activation_bytes_per_image`"),
+         "MiB", computed_by(activation_bytes_per_image, dotted=True)),
         ("ResNet-50, batch 256: total on the GPU", gib(r50.total_bytes, 1, grouped=False), "GiB",
-         "`calculators.memory.vision.vision_training_memory`"),
+         computed_by(vision_training_memory, dotted=True)),
         ("ViT-B/16, batch 256: total on the GPU", gib(vit.total_bytes, 1, grouped=False), "GiB",
-         "`calculators.memory.vision.vision_training_memory`"),
+         computed_by(vision_training_memory, dotted=True)),
     )
     return Table(caption="Derived by the calculators.", columns=("quantity", "value", "unit",
                  "function"), align=("l", "r", "l", "l"), rows=rows, assumptions=_assumptions())

@@ -15,6 +15,7 @@ from calculators.memory import overhead
 from calculators.memory.training import training_memory
 from calculators.memory.vision import vision_training_memory, vit_tokens
 from calculators.memory.weights import quantized_bytes_per_element
+from calculators.tables import computed_by
 from calculators.units import GIB, MIB
 
 MEASURED = "measured on one H100 80GB (tests/data/measurements_cuda/h100-sxm); calculators.memory.overhead"
@@ -92,7 +93,7 @@ def training_step_bytes_per_param(value_id: str) -> Value:
     return quantity(value_id, per_param, digits=0, unit="bytes per parameter",
                     kind="derived", description="total_bytes per parameter of one full bf16-mixed AdamW training "
                     "step of Llama 2 7B at batch 1 x 2048 tokens.",
-                    assumptions=("calculators.memory.training.training_memory",))
+                    assumptions=(computed_by(training_memory, dotted=True, code=False),))
 
 
 def vit_b16_tokens(value_id: str, *, resolution: int) -> Value:

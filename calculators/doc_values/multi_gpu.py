@@ -36,6 +36,7 @@ from calculators.parallel.step import (
     step_communication,
 )
 from calculators.speed_accuracy.training import scored_figures
+from calculators.tables import computed_by
 from calculators.units import GB, GIB, MIB
 
 PERCENT = 0.01
@@ -131,8 +132,8 @@ def step_mfu(value_id: str) -> Value:
                                 f"{get_gpu(EXAMPLE_GPU).name} at {tokens:,} tokens per micro-batch "
                                 "(calculators.catalog.utilisation): what step_communication and train-time take "
                                 "when no mfu is given.",
-                    assumptions=("calculators.catalog.utilisation.predicted_utilisation, full training, no "
-                                 "recomputation",))
+                    assumptions=(f"{computed_by(predicted_utilisation, dotted=True, code=False)}, full training, "
+                                 "no recomputation",))
 
 
 # --------------------------------------------------------------------------- nccl-tests check
@@ -143,7 +144,7 @@ def ic_nccl_median_error(value_id: str) -> Value:
     return quantity(value_id, median(errors), scale=PERCENT, digits=0, unit="%", kind="derived",
                     description="Median absolute error of the link model's busbw against the published nccl-tests "
                                 "figures, each efficiency refitted without the figure's own source.",
-                    assumptions=("calculators.speed_accuracy.training.scored_figures",))
+                    assumptions=(computed_by(scored_figures, dotted=True, code=False),))
 
 
 @value("ic-host-bound-efficiency")

@@ -280,3 +280,75 @@ def test_a_declared_table_id_is_written_once_in_its_module() -> None:
                 declared += 1
                 assert source.count(f'"{table_id}"') == 1, f"{table_id} is written more than once in {info.name}"
     assert declared >= 90
+
+
+def _resolves_to_function(name: str, module: object) -> bool:
+    """True when ``name`` (bare, looked up in ``module``, or dotted) is a function of the package."""
+    import importlib
+
+    if "." not in name:
+        found = getattr(module, name, None)
+    else:
+        module_name, _, attribute = name.rpartition(".")
+        try:
+            found = getattr(importlib.import_module(module_name), attribute, None)
+        except ImportError:
+            return False
+    return (callable(found) and not isinstance(found, type)
+            and getattr(found, "__module__", "").startswith("calculators"))
+
+
+def _functions_named_in(text: str, module: object) -> list[str]:
+    """The package functions a string literal names as text: a literal that is a bare name in inline code
+    (``"`weight_bytes`"``, ``"`fit_inference` (max_batch)"``), or a dotted path anywhere in it
+    (``"... (calculators.fit.fit_verdict): ..."``)."""
+    named = re.findall(r"calculators(?:\.[a-z_0-9]+)+", text)
+    whole = re.fullmatch(r"`([a-z_][a-z_0-9]*)`( \([^()]*\))?", text)
+    if whole is not None:
+        named.append(whole.group(1))  # a bare word counts only as inline code: "fits" is a verdict, "`fits`" a name
+    return [name for name in named if _resolves_to_function(name, module)]
+
+
+def test_pages_cite_engine_functions_by_reference_not_by_their_names() -> None:
+    # Issue 13: a page module cites the function behind a figure as the function object
+    # (calculators.tables.computed_by), so renaming or moving it changes the page instead of leaving a
+    # stale name typed as text. Every string literal of a doc_tables or doc_values module is checked,
+    # docstrings (where :func: references are checked by the doc build) aside.
+    import ast
+    import importlib
+    import inspect
+    import pkgutil
+
+    from calculators import doc_tables, doc_values
+
+    typed = []
+    checked = 0
+    for package in (doc_tables, doc_values):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            tree = ast.parse(inspect.getsource(module))
+            docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                          if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
+                          and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                    checked += 1
+                    typed += [f"{info.name}: {name} in {node.value!r}"
+                              for name in _functions_named_in(node.value, module)]
+    assert checked > 1000
+    assert not typed, "functions named as text (use calculators.tables.computed_by): " + "; ".join(typed)
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("`weight_bytes`", ["weight_bytes"]),
+    ("calculators.memory.training.training_memory", ["calculators.memory.training.training_memory"]),
+    ("`fit_inference` (max_batch)", ["fit_inference"]),
+    ("the largest that fit (calculators.fit.fit_inference: total", ["calculators.fit.fit_inference"]),
+    ("weights", []), ("fit_inference", []), ("see calculators.memory.inference", []), ("bf16 weights and KV cache", []),
+])
+def test_function_name_check(text: str, names: list[str]) -> None:
+    """The check finds a function's bare name in inline code or its dotted path in a literal, and nothing else
+    (a module's path is not a function's)."""
+    from calculators.doc_tables import inference
+
+    assert _functions_named_in(text, inference) == names
