@@ -48,10 +48,12 @@ import json
 import posixpath
 import re
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from calculators.errors import UnknownNameError
+from calculators.units import gib
 
 #: The title a citation names (mkdocs.yml ``site_name``).
 SITE_NAME = "Sizing ML Hardware"
@@ -76,6 +78,46 @@ class Table:
     align: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
     after: str = ""  # optional raw block (e.g. an SVG figure) placed after the caption
+
+
+    @classmethod
+    def of(cls, columns: Sequence[Column], rows: Iterable[Sequence[Any]], **fields: Any) -> Table:
+        """A table whose rows hold raw values (bytes, counts, fractions), formatted by their typed columns.
+
+        >>> Table.of((Column("model"), gib_column("GiB")), [("a", 2**30), ("b", 2.5 * 2**30)], caption="c").rows
+        (('a', '1.00'), ('b', '2.50'))
+        """
+        return cls(columns=tuple(column.name for column in columns), align=tuple(column.align for column in columns),
+                   rows=tuple(tuple(column.text(value) for column, value in zip(columns, row, strict=True))
+                              for row in rows), **fields)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A typed column of a generated table: its header, how a raw value becomes its cell, its alignment.
+
+    The rows of :meth:`Table.of` hold raw numbers; each column formats its values once, the
+    same way in every row (fixed rounding per column).
+    """
+
+    name: str
+    text: Callable[[Any], str] = str
+    align: str = "l"
+
+
+def gib_column(name: str, digits: int = 2, *, missing: str = "-") -> Column:
+    """A right-aligned column of bytes shown as GiB with ``digits`` decimals, no thousands separator;
+    ``None`` (a term the row does not have) reads ``missing``.
+
+    >>> [gib_column("GiB", 1).text(value) for value in (1.5 * 2**30, None)]
+    ['1.5', '-']
+    """
+    return Column(name, lambda value: missing if value is None else gib(value, digits, grouped=False), "r")
+
+
+def decimal_column(name: str, digits: int = 1) -> Column:
+    """A right-aligned column of plain numbers with ``digits`` decimals, no thousands separator."""
+    return Column(name, lambda value: f"{value:.{digits}f}", "r")
 
 
 _BLOCK = re.compile(r"(<!-- table: (?P<id>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.DOTALL)

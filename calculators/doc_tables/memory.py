@@ -27,7 +27,16 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, training_setup
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    decimal_column,
+    declared_tables,
+    gib_column,
+    table,
+)
 from calculators.units import MIB, gib
 
 PHASE_LETTER = {"forward": "f", "backward": "b", "optimizer": "o", "prefill": "p", "decode": "d"}
@@ -132,26 +141,20 @@ def key_numbers_overview() -> Table:
 @table("memory-breakdown")
 def breakdown_table() -> Table:
     """What is live at the peak of a few training jobs."""
-    rows = []
-    for spec, label, estimate in _jobs():
-        b = estimate.breakdown
-        rows.append((
-            spec.name, label, estimate.peak_phase,
-            gib(b.get("weights", 0), grouped=False), gib(b.get("gradients", 0), grouped=False), gib(b.get("optimizer_states", 0), grouped=False),
-            gib(b.get("optimizer_step_temporaries", 0), grouped=False), gib(b.get("autocast_weight_copies", 0), grouped=False),
-            gib(b.get("activations", 0), grouped=False), gib(b.get("transient_at_peak", 0), grouped=False),
-            gib(estimate.peak_allocated_bytes, grouped=False), gib(estimate.total_bytes, grouped=False),
-        ))
-    return Table(
+    terms = ("weights", "gradients", "optimizer_states", "optimizer_step_temporaries", "autocast_weight_copies",
+             "activations", "transient_at_peak")
+    rows = [(spec.name, label, estimate.peak_phase, *(estimate.breakdown.get(term, 0) for term in terms),
+             estimate.peak_allocated_bytes, estimate.total_bytes) for spec, label, estimate in _jobs()]
+    return Table.of(
         caption=("What is live at the peak of one training step (GiB). 'activations' are the tensors autograd "
                  "saved for backward (under checkpointing, one per layer); 'transient' is what the peak's moment "
                  "adds on top: the logits and loss tensors at the start of backward, the output head's gradient, "
                  "or the layer being recomputed. Columns sum to peak_allocated_bytes; total_bytes adds the "
                  "assumed overhead."),
-        columns=("model", "job", "peak phase", "weights", "gradients", "optimizer states", "step temporaries",
-                 "autocast copies", "activations", "transient", "peak allocated GiB", "total GiB"),
-        align=("l", "l", "l") + ("r",) * 9,
-        rows=tuple(rows),
+        columns=(Column("model"), Column("job"), Column("peak phase"),
+                 *map(gib_column, ("weights", "gradients", "optimizer states", "step temporaries", "autocast copies",
+                                   "activations", "transient", "peak allocated GiB", "total GiB"))),
+        rows=rows,
         assumptions=(STEP, "SDPA attention, except Gemma 2, which transformers runs with eager attention (its "
                      "attention soft-capping)", "LoRA and QLoRA: rank 16 on all linear layers, fp32 adapters, AdamW",
                      "AdamW is the foreach implementation (PyTorch's CUDA default)", OVERHEAD, CATALOG),
@@ -161,17 +164,14 @@ def breakdown_table() -> Table:
 @table("memory-phase-peaks")
 def phase_peaks_table() -> Table:
     """The peak of each phase for the breakdown jobs: the step's peak is their maximum."""
-    rows = []
-    for spec, label, estimate in _jobs():
-        phases = estimate.phase_peaks
-        rows.append((spec.name, label, gib(phases["forward"], grouped=False), gib(phases["backward"], grouped=False),
-                     gib(phases["optimizer"], grouped=False), gib(estimate.peak_allocated_bytes, grouped=False), estimate.peak_phase))
-    return Table(
+    rows = [(spec.name, label, *(estimate.phase_peaks[phase] for phase in ("forward", "backward", "optimizer")),
+             estimate.peak_allocated_bytes, estimate.peak_phase) for spec, label, estimate in _jobs()]
+    return Table.of(
         caption=("Peak allocated memory of each phase of one training step (GiB); the step's "
                  "peak_allocated_bytes is the largest of the three, not their sum."),
-        columns=("model", "job", "forward", "backward", "optimizer step", "peak allocated GiB", "peak phase"),
-        align=("l", "l", "r", "r", "r", "r", "l"),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("job"),
+                 *map(gib_column, ("forward", "backward", "optimizer step", "peak allocated GiB")), Column("peak phase")),
+        rows=rows,
         assumptions=(STEP, "SDPA attention (Gemma 2: eager, forced by soft-capping); AdamW foreach", CATALOG),
     )
 
@@ -190,18 +190,16 @@ def bytes_per_param_by_phase() -> Table:
             ("end of backward", p, float(p), opt.state_bytes_per_param, 0.0, 0.0),
             ("optimizer step", p, float(p), opt.state_bytes_per_param, opt.step_temp_bytes_per_param, 0.0),
         )
-        for phase, w, g, s, t, c in phases:
-            rows.append((precision, phase, f"{w:.1f}", f"{g:.1f}", f"{s:.1f}", f"{t:.1f}", f"{c:.1f}",
-                         f"{w + g + s + t + c:.1f}"))
-    return Table(
+        rows += [(precision, phase, w, g, s, t, c, w + g + s + t + c) for phase, w, g, s, t, c in phases]
+    return Table.of(
         caption=("Bytes per parameter of model state held in each phase of full fine-tuning with foreach AdamW "
                  "(activations excluded). Forward is a step after the first (moments exist, gradients were freed "
                  "by zero_grad(set_to_none=True)); autocast copies are 2 bytes per parameter of a matmul weight "
                  "(every linear layer and the output head, not the embedding or norms)."),
-        columns=("precision", "phase", "weights", "gradients", "optimizer states", "step temporaries",
-                 "autocast copies", "sum (bytes/param)"),
-        align=("l", "l") + ("r",) * 6,
-        rows=tuple(rows),
+        columns=(Column("precision"), Column("phase"),
+                 *map(decimal_column, ("weights", "gradients", "optimizer states", "step temporaries", "autocast copies",
+                                       "sum (bytes/param)"))),
+        rows=rows,
         assumptions=(f"derived from {computed_by(optimizer_bytes, dotted=True, code=False)} and the precision's "
                      "parameter "
                      "bytes (fp32 master weights for fp32 and -mixed, 2 bytes for pure bf16)",),
@@ -223,19 +221,17 @@ def inference_breakdown_table() -> Table:
     for model_id, settings in INFERENCE_JOBS:
         spec = get_model(model_id)
         estimate = inference_memory(spec, **settings)
-        b = estimate.breakdown
         label = (f"weights {settings['weights']}, KV {settings['kv_cache']}, b{settings['batch']} "
                  f"ctx {settings['context']}")
-        rows.append((spec.name, label, estimate.peak_phase, gib(b.get("weights", 0), grouped=False), gib(b.get("kv_cache", 0), grouped=False),
-                     gib(b.get("activations_and_logits", 0), grouped=False), gib(estimate.peak_allocated_bytes, grouped=False),
-                     gib(estimate.total_bytes, grouped=False)))
-    return Table(
+        rows.append((spec.name, label, estimate.peak_phase,
+                     *(estimate.breakdown.get(term, 0) for term in ("weights", "kv_cache", "activations_and_logits")),
+                     estimate.peak_allocated_bytes, estimate.total_bytes))
+    return Table.of(
         caption=("What is live at the peak of serving a batch (GiB): weights, the KV cache of the whole prompt, "
                  "and the temporaries of the layer being computed plus the last position's logits."),
-        columns=("model", "request", "peak phase", "weights", "KV cache", "activations and logits",
-                 "peak allocated GiB", "total GiB"),
-        align=("l", "l", "l") + ("r",) * 5,
-        rows=tuple(rows),
+        columns=(Column("model"), Column("request"), Column("peak phase"),
+                 *map(gib_column, ("weights", "KV cache", "activations and logits", "peak allocated GiB", "total GiB"))),
+        rows=rows,
         assumptions=("one prefill forward over the prompt, no new tokens, SDPA attention",
                      "int4: quantised linear weights with group-128 scales; embeddings and head stay bf16",
                      OVERHEAD, CATALOG),

@@ -16,7 +16,7 @@ from calculators.fit import fit_training, fit_verdict
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import Column, Table, TableFunction, computed_by, declared_tables, gib_column, table
 from calculators.units import gb, gib
 
 #: The two models of the ZeRO tables: a 7-8B and a 70B.
@@ -87,16 +87,16 @@ def zero_peak() -> Table:
     for model in MODELS:
         for checkpointing in (False, True):
             for stage in STAGES:
-                cells = [gib(_estimate(model, gpus=n, zero=stage, grad_checkpointing=checkpointing)
-                              .peak_allocated_bytes, 1, grouped=False) for n in GPU_COUNTS]
-                rows.append((model_name(model), "on" if checkpointing else "off", _STAGE_NAMES[stage], *cells))
-    return Table(
+                peaks = [_estimate(model, gpus=n, zero=stage, grad_checkpointing=checkpointing).peak_allocated_bytes
+                         for n in GPU_COUNTS]
+                rows.append((model_name(model), "on" if checkpointing else "off", _STAGE_NAMES[stage], *peaks))
+    return Table.of(
         caption=(f"peak_allocated_bytes per GPU (GiB) derived by training_memory(gpus=N, zero=stage) for "
                  f"{_job_caption()}. One GPU has nothing to shard, so the 1-GPU column is the same for every "
                  "stage. Derived, not measured: no multi-GPU run has been recorded yet."),
-        columns=("model", "grad. ckpt", "ZeRO stage", *(f"{n} GPU{'s' if n > 1 else ''} GiB" for n in GPU_COUNTS)),
-        align=("l", "l", "l", *("r" for _ in GPU_COUNTS)),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("grad. ckpt"), Column("ZeRO stage"),
+                 *(gib_column(f"{n} GPU{'s' if n > 1 else ''} GiB", 1) for n in GPU_COUNTS)),
+        rows=rows,
         assumptions=("stage 0 is DDP with gradient buckets a full gradient copy in size "
                      "(gradient_as_bucket_view=False)",
                      "stage 3 holds two gathered layers (the current one and the prefetched next) in bf16",
@@ -114,19 +114,22 @@ def zero_total() -> Table:
             for n in GPU_COUNTS[1:]:
                 estimate = _estimate(model, gpus=n, zero=stage, grad_checkpointing=True)
                 fits = [fit_cell(estimate, g) for g in classes]
-                rows.append((model_name(model), _STAGE_NAMES[stage], str(n), gib(estimate.total_bytes, 1, grouped=False),
-                             estimate.peak_phase, *fits))
-    return Table(
+                rows.append((model_name(model), _STAGE_NAMES[stage], n, estimate.total_bytes, estimate.peak_phase, *fits))
+    return Table.of(
         caption=(f"total_bytes per GPU (peak allocated plus runtime overhead) with gradient checkpointing, derived "
                  f"by training_memory(gpus=N, zero=stage) for {_job_caption()}; a GPU class: 'yes' when "
                  "total_bytes plus its measured uncertainty fits the memory a process can allocate, 'tight' when "
                  f"only total_bytes does, 'no' otherwise ({computed_by(fit_verdict, dotted=True, code=False)})."),
-        columns=("model", "ZeRO stage", "GPUs", "total GiB per GPU", "peak phase",
-                 *(f"fits {get_gpu(g).memory_gib:g} GiB ({get_gpu(g).name})" for g in classes)),
-        align=("l", "l", "r", "r", "l", "l", "l", "l", "l"),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("ZeRO stage"), Column("GPUs", align="r"), gib_column("total GiB per GPU", 1),
+                 Column("peak phase"), *_fit_columns(classes)),
+        rows=rows,
         assumptions=(_OVERHEAD, f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
     )
+
+
+def _fit_columns(classes: tuple[str, ...]) -> tuple[Column, ...]:
+    """The verdict column of each GPU class (:func:`~calculators.doc_tables.fine_tuning.fit_cell`)."""
+    return tuple(Column(f"fits {get_gpu(g).memory_gib:g} GiB ({get_gpu(g).name})") for g in classes)
 
 
 @table("multi-gpu-70b-on-8")
@@ -140,19 +143,17 @@ def seventy_on_eight() -> Table:
             estimate = training_memory(get_model(model), **{**JOB, "precision": precision}, gpus=n, zero=3,
                                        grad_checkpointing=checkpointing)
             fits = [fit_cell(estimate, g) for g in classes]
-            rows.append((precision, "on" if checkpointing else "off", gib(estimate.peak_allocated_bytes, 1, grouped=False),
-                         gib(estimate.total_bytes, 1, grouped=False), estimate.peak_phase, *fits))
-    return Table(
+            rows.append((precision, "on" if checkpointing else "off", estimate.peak_allocated_bytes,
+                         estimate.total_bytes, estimate.peak_phase, *fits))
+    return Table.of(
         caption=(f"{model_name(model)}, full fine-tuning with AdamW (foreach) on {n} GPUs under ZeRO-3, micro-batch "
                  f"{JOB['batch']} x seq {JOB['seq']} per GPU, derived by training_memory: bf16-mixed keeps fp32 "
                  "weights, gradients and moments; bf16 keeps them all in bf16. peak = peak_allocated_bytes, "
                  f"total = total_bytes per GPU; 'fits' is {computed_by(fit_verdict, dotted=True, code=False)}: 'yes', "
-                 "'tight' (inside the "
-                 "measured uncertainty) or 'no'."),
-        columns=("precision", "grad. ckpt", "peak GiB per GPU", "total GiB per GPU", "peak phase",
-                 *(f"fits {get_gpu(g).memory_gib:g} GiB ({get_gpu(g).name})" for g in classes)),
-        align=("l", "l", "r", "r", "l", "l", "l", "l", "l"),
-        rows=tuple(rows),
+                 "'tight' (inside the measured uncertainty) or 'no'."),
+        columns=(Column("precision"), Column("grad. ckpt"), gib_column("peak GiB per GPU", 1),
+                 gib_column("total GiB per GPU", 1), Column("peak phase"), *_fit_columns(classes)),
+        rows=rows,
         assumptions=(_OVERHEAD, f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
     )
 
@@ -176,16 +177,16 @@ def breakdown() -> Table:
     rows = []
     for stage in STAGES:
         estimate = _estimate(model, gpus=n, zero=stage, grad_checkpointing=False)
-        cells = [gib(estimate.breakdown[key], grouped=False) if key in estimate.breakdown else "-" for key, _ in _TERMS]
-        rows.append((_STAGE_NAMES[stage], estimate.peak_phase, *cells, gib(estimate.peak_allocated_bytes, grouped=False)))
-    return Table(
+        terms = [estimate.breakdown.get(key) for key, _ in _TERMS]
+        rows.append((_STAGE_NAMES[stage], estimate.peak_phase, *terms, estimate.peak_allocated_bytes))
+    return Table.of(
         caption=(f"Per-GPU breakdown of peak_allocated_bytes at the peak phase (training_memory's breakdown), "
                  f"{model_name(model)} on {n} GPUs, {_job_caption()}, no gradient checkpointing, in GiB. A term "
                  "absent from the peak phase is '-': at an optimizer-step peak no activations are alive; at a "
                  "backward peak the gradients being formed are inside 'transient'."),
-        columns=("ZeRO stage", "peak phase", *(f"{name} GiB" for _, name in _TERMS), "peak GiB"),
-        align=("l", "l", *("r" for _ in _TERMS), "r"),
-        rows=tuple(rows),
+        columns=(Column("ZeRO stage"), Column("peak phase"), *(gib_column(f"{name} GiB") for _, name in _TERMS),
+                 gib_column("peak GiB")),
+        rows=rows,
         assumptions=(f"model config as read on {READ_ON}",),
     )
 
