@@ -20,7 +20,16 @@ from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weights import weight_bytes
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    decimal_column,
+    declared_tables,
+    gib_column,
+    table,
+)
 from calculators.units import gib
 
 #: Representative catalog models for each size class of the vendor's tables.
@@ -95,6 +104,11 @@ def gpu_headers() -> list[str]:
     return [f"fits {get_gpu(gpu).memory_gib:g} GiB ({get_gpu(gpu).name})" for gpu in GPU_CLASSES]
 
 
+def fit_columns() -> list[Column]:
+    """The fit columns (:func:`fits` cells under :func:`gpu_headers`)."""
+    return [Column(header) for header in gpu_headers()]
+
+
 def job_caption() -> str:
     """The fixed job (:data:`JOB`) as a caption sentence."""
     return (f"batch {JOB['batch']} x seq {JOB['seq']}, {JOB['attention'].upper()} attention, one GPU, "
@@ -147,9 +161,8 @@ def by_size() -> Table:
                 rows.append((size, model_name(model), label, "on" if checkpointing else "off",
                              billions(estimate.trainable_parameters) if settings["method"] == "full"
                              else f"{millions(estimate.trainable_parameters)} M",
-                             gib(estimate.peak_allocated_bytes, grouped=False), gib(estimate.total_bytes, grouped=False),
-                             estimate.peak_phase, *fits(estimate)))
-    return Table(
+                             estimate.peak_allocated_bytes, estimate.total_bytes, estimate.peak_phase, *fits(estimate)))
+    return Table.of(
         caption=(f"Memory of one training step on one GPU, derived by training_memory: {job_caption()}. "
                  "peak = peak_allocated_bytes (what torch.cuda.max_memory_allocated() reports); "
                  f"total = total_bytes; the 'fits' columns are the fit verdict "
@@ -157,10 +170,10 @@ def by_size() -> Table:
                  "total_bytes plus its measured uncertainty fits the memory a process can allocate, 'tight' when "
                  "only total_bytes does. "
                  "Trainable parameters in billions (full) or millions (LoRA/QLoRA)."),
-        columns=("size", "model", "method", "grad. ckpt", "trainable", "peak GiB", "total GiB", "peak phase",
-                 *gpu_headers()),
-        align=("l", "l", "l", "l", "r", "r", "r", "l", "l", "l", "l", "l"),
-        rows=tuple(rows),
+        columns=(Column("size"), Column("model"), Column("method"), Column("grad. ckpt"),
+                 Column("trainable", align="r"), gib_column("peak GiB"), gib_column("total GiB"), Column("peak phase"),
+                 *fit_columns()),
+        rows=rows,
         assumptions=(
             "full bf16-mixed: fp32 weights, gradients and AdamW moments with bf16 autocast; pure bf16: all in bf16",
             "AdamW is torch.optim.AdamW with the foreach step (PyTorch's CUDA default)",
@@ -190,15 +203,15 @@ def lora_ratio() -> Table:
         base = weight_bytes(get_model(model), dtype="bf16")
         for checkpointing in (False, True):
             estimate = estimate_job(model, METHODS[2][1], grad_checkpointing=checkpointing)
-            rows.append((size, model_name(model), "on" if checkpointing else "off", gib(base, grouped=False),
-                         gib(estimate.peak_allocated_bytes, grouped=False), f"{estimate.peak_allocated_bytes / base:.2f}"))
-    return Table(
+            rows.append((size, model_name(model), "on" if checkpointing else "off", base,
+                         estimate.peak_allocated_bytes, estimate.peak_allocated_bytes / base))
+    return Table.of(
         caption=(f"LoRA r16 all-linear on a bf16 base, {job_caption()}: peak_allocated_bytes divided by the "
                  "bytes of the bf16 weights (weight_bytes). The rules of thumb say 2-3 (VRLA Tech) or 1.1-1.2 "
                  "(Lyceum); the ratio depends on batch x sequence and checkpointing, not on a fixed multiple."),
-        columns=("size", "model", "grad. ckpt", "bf16 weights GiB", "LoRA peak GiB", "peak / weights"),
-        align=("l", "l", "l", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("size"), Column("model"), Column("grad. ckpt"), gib_column("bf16 weights GiB"),
+                 gib_column("LoRA peak GiB"), decimal_column("peak / weights", 2)),
+        rows=rows,
         assumptions=(f"model configs as read on {READ_ON}",),
     )
 

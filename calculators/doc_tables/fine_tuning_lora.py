@@ -23,7 +23,7 @@ from calculators.doc_tables.fine_tuning import (
     billions,
     estimate_job,
     fits,
-    gpu_headers,
+    fit_columns,
     job_caption,
     millions,
     model_name,
@@ -32,7 +32,16 @@ from calculators.dtypes import DType
 from calculators.memory.lora import lora_parameters
 from calculators.memory.training import training_memory
 from calculators.memory.weights import quantized_bytes_per_element, weight_bytes
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    decimal_column,
+    declared_tables,
+    gib_column,
+    table,
+)
 from calculators.units import gib
 
 LORA_MODEL = "llama-3-8b"
@@ -88,15 +97,15 @@ def lora_rank_targets() -> Table:
             settings = {**METHODS[2][1], "lora_rank": rank, "lora_targets": targets}
             off = estimate_job(LORA_MODEL, settings, grad_checkpointing=False)
             on = estimate_job(LORA_MODEL, settings, grad_checkpointing=True)
-            rows.append((str(rank), label, millions(trainable), f"{100 * trainable / spec.parameters:.3f}",
-                         gib(off.peak_allocated_bytes, grouped=False), gib(on.peak_allocated_bytes, grouped=False)))
-    return Table(
+            rows.append((rank, label, trainable, 100 * trainable / spec.parameters, off.peak_allocated_bytes,
+                         on.peak_allocated_bytes))
+    return Table.of(
         caption=(f"LoRA on {model_name(LORA_MODEL)} with a bf16 base and fp32 adapters, {job_caption()}, "
                  "AdamW: trainable parameters (lora_parameters: rank x (in + out) per adapted linear) and "
                  "peak_allocated_bytes (training_memory) with gradient checkpointing off and on."),
-        columns=("rank", "targets", "trainable (M)", "% of model", "peak GiB, ckpt off", "peak GiB, ckpt on"),
-        align=("r", "l", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("rank", align="r"), Column("targets"), Column("trainable (M)", millions, "r"),
+                 decimal_column("% of model", 3), gib_column("peak GiB, ckpt off"), gib_column("peak GiB, ckpt on")),
+        rows=rows,
         assumptions=("all-linear = q,k,v,o,gate,up,down", f"model config as read on {READ_ON}"),
     )
 
@@ -117,18 +126,18 @@ def lora_breakdown() -> Table:
     for label, settings in METHODS[2:]:
         for checkpointing in (False, True):
             estimate = estimate_job(LORA_MODEL, settings, grad_checkpointing=checkpointing)
-            parts = [gib(estimate.breakdown.get(key, 0), grouped=False) for key, _ in _BREAKDOWN_COLUMNS]
+            parts = [estimate.breakdown.get(key, 0) for key, _ in _BREAKDOWN_COLUMNS]
             rows.append((label, "on" if checkpointing else "off", estimate.peak_phase, *parts,
-                         gib(estimate.peak_allocated_bytes, grouped=False)))
-    return Table(
+                         estimate.peak_allocated_bytes))
+    return Table.of(
         caption=(f"Breakdown of peak_allocated_bytes at the peak (training_memory's breakdown) for "
                  f"{model_name(LORA_MODEL)}, rank 16 on all linear layers, {job_caption()}. 'weights' is the "
                  "frozen base plus the fp32 adapters; 'transient' is the transient_at_peak term: at this peak, "
                  "the start of backward, three fp32 logits-sized tensors (the log-softmax cross-entropy saved and "
                  "the two tensors of the loss gradient)."),
-        columns=("method", "grad. ckpt", "peak phase", *(name for _, name in _BREAKDOWN_COLUMNS), "peak GiB"),
-        align=("l", "l", "l", "r", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("method"), Column("grad. ckpt"), Column("peak phase"),
+                 *(gib_column(name) for _, name in _BREAKDOWN_COLUMNS), gib_column("peak GiB")),
+        rows=rows,
         assumptions=(f"model config as read on {READ_ON}",),
     )
 
@@ -146,19 +155,18 @@ def qlora_by_size() -> Table:
         off = estimate_job(model, METHODS[3][1], grad_checkpointing=False)
         on = estimate_job(model, METHODS[3][1], grad_checkpointing=True)
         sixteen_bit = weight_bytes(spec, dtype="bf16", parameters=spec.parameters - spec.linear_parameters)
-        rows.append((model_name(model), billions(spec.parameters), gib(weight_bytes(spec, dtype="bf16"), grouped=False),
-                     gib(weight_bytes(spec, dtype="nf4"), grouped=False), gib(sixteen_bit, grouped=False),
-                     gib(off.peak_allocated_bytes, grouped=False), gib(on.peak_allocated_bytes, grouped=False), gib(on.total_bytes, grouped=False),
-                     *fits(on)))
-    return Table(
+        rows.append((model_name(model), spec.parameters, weight_bytes(spec, dtype="bf16"),
+                     weight_bytes(spec, dtype="nf4"), sixteen_bit, off.peak_allocated_bytes, on.peak_allocated_bytes,
+                     on.total_bytes, *fits(on)))
+    return Table.of(
         caption=(f"QLoRA (NF4 base with double quantisation, rank 16 on all linear layers, fp32 adapters, bf16 "
                  f"autocast, AdamW), {job_caption()}. NF4 weights = weight_bytes(dtype='nf4'), of which the "
                  "'kept 16-bit' column is the embeddings, output head and norms; peak = peak_allocated_bytes; "
                  "total = total_bytes with checkpointing on, which decides the 'fits' columns."),
-        columns=("model", "parameters (B)", "bf16 weights GiB", "NF4 weights GiB", "kept 16-bit GiB",
-                 "peak GiB, ckpt off", "peak GiB, ckpt on", "total GiB, ckpt on", *gpu_headers()),
-        align=("l", "r", "r", "r", "r", "r", "r", "r", "l", "l", "l", "l"),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("parameters (B)", billions, "r"),
+                 *map(gib_column, ("bf16 weights GiB", "NF4 weights GiB", "kept 16-bit GiB", "peak GiB, ckpt off",
+                                   "peak GiB, ckpt on", "total GiB, ckpt on")), *fit_columns()),
+        rows=rows,
         assumptions=(OVERHEAD,
                      f"model configs as read on {READ_ON}; GPU catalog as of {get_gpu('h100-sxm').source.as_of}"),
     )
@@ -171,15 +179,14 @@ def qlora_optimizers() -> Table:
     for model in (SIZE_CLASSES[0][1], SIZE_CLASSES[-1][1]):
         for optimizer in ("adamw", "adamw-fused", "paged-adamw-8bit"):
             estimate = estimate_job(model, {**METHODS[3][1], "optimizer": optimizer}, grad_checkpointing=True)
-            rows.append((model_name(model), optimizer, gib(estimate.breakdown["optimizer_states"], 3, grouped=False),
-                         gib(estimate.peak_allocated_bytes, 3, grouped=False)))
-    return Table(
+            rows.append((model_name(model), optimizer, estimate.breakdown["optimizer_states"],
+                         estimate.peak_allocated_bytes))
+    return Table.of(
         caption=(f"QLoRA r16 all-linear with gradient checkpointing, {job_caption()}: optimizer state and "
                  "peak_allocated_bytes (training_memory) for three optimizers. The paged optimizer's state is "
                  "counted on the GPU (the calculators do not model paging to host RAM)."),
-        columns=("model", "optimizer", "optimizer state GiB", "peak GiB"),
-        align=("l", "l", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("optimizer"), gib_column("optimizer state GiB", 3), gib_column("peak GiB", 3)),
+        rows=rows,
         assumptions=(f"model configs as read on {READ_ON}",),
     )
 
