@@ -389,14 +389,34 @@ def _training_fields() -> tuple[Field, ...]:
     return (_model_field(), _config_field(), gpu_field(custom=True), *custom_gpu_fields(), *_training_inputs())
 
 
-def _settings(fields: Sequence[Field], values: Values) -> dict[str, Value]:
-    """The engine's settings in ``values``: every field but the model, its config and the GPU."""
-    return {field.name: values[field.name] for field in fields if field.name not in _NOT_SETTINGS}
+def engine_settings(fields: Sequence[Field], values: Values) -> dict[str, Any]:
+    """The engine's keywords in checked ``values``: each field's value under the keyword it feeds,
+    for every field but the model, its config and the GPU (which the compute function resolves).
+
+    A number whose "none" choice is taken (``none_label``; it checks to 0) is ``None``: the engine
+    chooses. A field in other units than its keyword (``scale`` of them per keyword unit) is converted.
+
+    >>> calculator = get_calculator("interconnect")
+    >>> settings = engine_settings(calculator.fields, calculator.values({"latency_us": "5", "mfu": "none"}))
+    >>> settings["latency_s"], settings["mfu"], settings["zero"]
+    (5e-06, None, '0')
+    """
+    settings: dict[str, Any] = {}
+    for field in fields:
+        if field.name in _NOT_SETTINGS:
+            continue
+        value: Any = values[field.name]
+        if field.none_label and float(value) == 0:
+            value = None
+        elif field.scale != 1.0:
+            value = float(value) / field.scale
+        settings[field.engine_keyword] = value
+    return settings
 
 
 def _compute_training(values: Values) -> MemoryView:
     spec = model_spec(values)
-    estimate = training.training_memory(spec, **_settings(_training_inputs(), values))
+    estimate = training.training_memory(spec, **engine_settings(_training_inputs(), values))
     gpu = gpu_from_values(values)
     notes = _format_notes(lambda: training_notes(gpu, precision=str(values["precision"]), method=str(values["method"])))
     return MemoryView(spec=spec, job="training", estimate=dataclasses.replace(estimate, notes=estimate.notes + notes),
@@ -439,7 +459,7 @@ def _inference_fields(*, show_when: tuple[str, str] | None = None) -> tuple[Fiel
 
 def _compute_inference(values: Values) -> MemoryView:
     spec = model_spec(values)
-    estimate = inference.inference_memory(spec, **_settings(_inference_fields(), values))
+    estimate = inference.inference_memory(spec, **engine_settings(_inference_fields(), values))
     gpu = gpu_from_values(values)
     notes = _format_notes(lambda: serving_notes(gpu, weights=str(values["weights"]), kv_cache=str(values["kv_cache"])))
     return MemoryView(spec=spec, job="inference", estimate=dataclasses.replace(estimate, notes=estimate.notes + notes),
@@ -518,7 +538,7 @@ def fit_job_fields(fields: Sequence[Field], job: str) -> tuple[Field, ...]:
 def _compute_fit(values: Values) -> FitView:
     spec = model_spec(values)
     job = str(values["job"])
-    settings = _settings(fit_job_fields(get_calculator("fit").fields, job), values)
+    settings = engine_settings(fit_job_fields(get_calculator("fit").fields, job), values)
     fit: Callable[..., FitResult] = fit_training if job == "training" else fit_inference
     # GPUs with the same usable memory and runtime give the same answer: compute once for each.
     # Each GPU runs its own 16-bit format (bf16, else fp16: same bytes); one that cannot run the job is named.

@@ -20,12 +20,15 @@ from calculators.parallel.ring_link import GPUS_PER_NODE
 from calculators.parallel.step import AUTO, COMM_DTYPES, StepCommunication, step_communication
 from calculators.units import gib
 from calculators.widgets.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
-from calculators.widgets.registry import Calculator, model_config_field, model_field, model_spec
+from calculators.widgets.registry import (
+    Calculator,
+    engine_settings,
+    get_calculator,
+    model_config_field,
+    model_field,
+    model_spec,
+)
 from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
-
-
-#: Microseconds per second: the form's ``latency_us`` feeds the engine's ``latency_s``.
-US_PER_S = 1e6
 
 
 def time_bars_svg(rows: Sequence[tuple[str, float]], *, title: str) -> str:
@@ -103,14 +106,8 @@ def _fields() -> tuple[Field, ...]:
 
 
 def _compute(values: Mapping[str, Value]) -> StepCommunication:
-    return step_communication(
-        model_spec(values), gpu=str(values["gpu"]), gpus=values["gpus"],  # type: ignore[arg-type]
-        zero=str(values["zero"]), interconnect=str(values["interconnect"]),  # type: ignore[arg-type]
-        batch=values["batch"], seq=values["seq"], mfu=float(values["mfu"]) or None,  # type: ignore[arg-type]
-        efficiency=float(values["efficiency"]) or None, grad_checkpointing=bool(values["grad_checkpointing"]),
-        framework=str(values["framework"]), latency_s=float(values["latency_us"]) / US_PER_S or None,
-        nic=str(values["nic"]), nics_per_node=values["nics_per_node"],  # type: ignore[arg-type]
-        grad_dtype=str(values["grad_dtype"]), param_dtype=str(values["param_dtype"]), overlap=bool(values["overlap"]))
+    settings = engine_settings(get_calculator("interconnect").fields, values)
+    return step_communication(model_spec(values), gpu=str(values["gpu"]), **settings)
 
 
 def _render(result: StepCommunication) -> str:

@@ -45,6 +45,8 @@ from calculators.widgets.registry import (
     GPU_HELP,
     Calculator,
     custom_gpu_fields,
+    engine_settings,
+    get_calculator,
     gpu_field,
     gpu_from_values,
     model_config_field,
@@ -132,9 +134,6 @@ class SpeedView:
     by_batch: tuple[tuple[int, DecodeStep], ...]
 
 
-_SPEED_KEYS = ("engine", "weights", "kv_cache", "batch", "context", "gpus", "interconnect")
-#: Efficiency fields: 0 (their "none" choice) leaves the engine's fitted value.
-_EFFICIENCY_KEYS = ("bandwidth_efficiency", "compute_efficiency", "collective_efficiency")
 
 
 def _speed_fields() -> tuple[Field, ...]:
@@ -154,9 +153,8 @@ def _speed_fields() -> tuple[Field, ...]:
 
 def _compute_speed(values: Values) -> SpeedView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    settings: dict[str, Any] = {key: values[key] for key in _SPEED_KEYS}
-    settings.update({key: float(values[key]) or None for key in _EFFICIENCY_KEYS})
-    result = speed.inference_speed(spec, gpu, new_tokens=int(values["new_tokens"]), **settings)
+    settings = engine_settings(get_calculator("inference-speed").fields, values)
+    result = speed.inference_speed(spec, gpu, new_tokens=settings.pop("new_tokens"), **settings)
     batches = sorted(set(CHART_BATCHES) | {result.batch})
     steps = tuple((b, speed.decode_step(spec, gpu, **{**settings, "batch": b})) for b in batches)
     return SpeedView(result=result, by_batch=steps)
@@ -211,7 +209,6 @@ SERVING_OWN_DEFAULTS = {
     "concurrency": "the engine needs a concurrency or a request rate and has no default; the form opens on "
                    "SERVING_CONCURRENCY users",
 }
-_SERVING_KEYS = ("prompt_tokens", "output_tokens", "engine", "weights", "kv_cache", "gpus", "interconnect", "prefill")
 
 
 @dataclass(frozen=True)
@@ -255,10 +252,9 @@ def _serving_fields() -> tuple[Field, ...]:
 
 def _compute_serving(values: Values) -> ServingView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    settings: dict[str, Any] = {key: values[key] for key in _SERVING_KEYS}
-    settings.update({key: float(values[key]) or None for key in _EFFICIENCY_KEYS})
-    rate = float(values["request_rate_per_s"] or 0.0) or None
-    concurrency = int(values["concurrency"]) or None
+    settings = engine_settings(get_calculator("serving-load").fields, values)
+    rate = settings.pop("request_rate_per_s")
+    concurrency = int(settings.pop("concurrency")) or None  # 0: set by the request rate
     result = load.serving_load(spec, gpu, concurrency=concurrency, request_rate_per_s=rate, **settings)
     shown = sorted(c for c in set(CHART_CONCURRENCIES) | ({concurrency} if concurrency else set())
                    if c <= max(result.max_concurrency, 1))
@@ -419,25 +415,15 @@ def _train_fields() -> tuple[Field, ...]:
 
 def _compute_train(values: Values) -> TrainView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    tokens = int(values["tokens"])
-    mfu = float(values["mfu"]) or None
-    settings = {"tokens": tokens, "mfu": mfu, "precision": values["precision"],
-                "grad_checkpointing": values["grad_checkpointing"], "seq": values["seq"],
-                "method": values["method"], "zero": int(str(values["zero"])), "interconnect": values["interconnect"],
-                "batch": values["batch"], "fp8": values["fp8"], "tensor_parallel": values["tensor_parallel"],
-                "pipeline_parallel": values["pipeline_parallel"], "grad_accumulation": values["grad_accumulation"],
-                "global_batch_tokens": int(values["global_batch_tokens"]) or None,
-                "framework": str(values["framework"]), "attention": str(values["attention"]),
-                "qlora_weights": str(values["qlora_weights"]), "lora_rank": values["lora_rank"],
-                "virtual_stages": values["virtual_stages"], "goodput": float(values["goodput"]) or None,
-                "nic": str(values["nic"]), "nics_per_node": values["nics_per_node"]}
+    settings = engine_settings(get_calculator("training-time").fields, values)
+    del settings["gpus"]  # the chart varies it
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
     replica = result.tensor_parallel * result.pipeline_parallel
     counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
     runs = []
     for n in counts:
         try:
-            runs.append((n, train.training_time(spec, gpu, gpus=n, **settings)))  # type: ignore[arg-type]
+            runs.append((n, train.training_time(spec, gpu, gpus=n, **settings)))
         except InputError as error:
             if error.field != "global_batch_tokens":  # a global batch too small for this many replicas: no bar
                 raise
