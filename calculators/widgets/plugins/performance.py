@@ -23,7 +23,6 @@ from calculators.catalog.training_frameworks import get_training_framework, trai
 from calculators.errors import InputError
 from calculators.memory import inference, training_inputs
 from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
-from calculators.parallel.collectives import MAX_EFFICIENCY
 from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
 from calculators.performance import serving_load as load
@@ -117,7 +116,7 @@ def _server_fields(engine: Callable[..., Any]) -> tuple[Field, ...]:
                      help="auto: the GPU's own (NVLink where it has it, else PCIe). Sets the all-reduce time.").option(
             "tensor-parallel link id (see the interconnect catalog) or 'auto' for the GPU's own"),
         float_field("collective_efficiency", "Collective efficiency", default=0.0, minimum=0.0,
-                    maximum=MAX_EFFICIENCY, advanced=True, none_label="Derived per link kind",
+                    maximum=1.0, advanced=True, none_label="Derived per link kind",
                     help="Fraction of the link's per-direction bandwidth the all-reduces reach; derived per link "
                          "kind from published nccl-tests runs.").option(
             "fraction of the link's per-direction bandwidth the all-reduces reach; "
