@@ -25,24 +25,23 @@ from typing import Any
 from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.models import all_models, resolve_model
-from calculators.commands import engine_option
+from calculators.commands import (
+    add_options,
+    calculator_of,
+    command_fields,
+    command_settings,
+    engine_kwargs,
+    flag_aliases,
+)
 from calculators.dtype_support import UnsupportedFormatError, on_gpu
 from calculators.errors import CalculatorError, InputError
 from calculators.fit import fit_inference, fit_training
-from calculators.memory.inference import ATTENTIONS as INFER_ATTENTIONS
-from calculators.memory.inference import KV_DTYPES, WEIGHT_DTYPES, inference_memory, inference_setup
-from calculators.memory.optimizers import OPTIMIZERS
-from calculators.memory.overhead import ALLOCATORS
+from calculators.memory.inference import inference_memory, inference_setup
 from calculators.memory.training import training_memory
-from calculators.memory.training_inputs import (
-    ATTENTIONS,
-    BASE_DTYPES,
-    METHODS,
-    PRECISIONS,
-    training_setup,
-)
+from calculators.memory.training_inputs import training_setup
 from calculators.units import GIB
-from calculators.validate import default_of
+from calculators.widgets.fields import Field
+from calculators.widgets.registry import fit_job_fields, get_calculator
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,57 +55,25 @@ class _UsageError(Exception):
     pass
 
 
-def _add_train_options(parser: argparse.ArgumentParser) -> None:
-    def option(flag: str, help: str, **options: Any) -> None:
-        engine_option(parser, flag, training_setup, help=help, **options)
-
-    option("--method", f"one of {', '.join(METHODS)}")
-    option("--precision", f"one of {', '.join(PRECISIONS)}")
-    option("--base-dtype", f"frozen base for lora/qlora: {', '.join(BASE_DTYPES)}; auto: bf16, nf4 for qlora")
-    option("--optimizer", f"one of {', '.join(OPTIMIZERS)}")
-    option("--batch", "micro-batch per GPU (sequences)")
-    option("--seq", "sequence length in tokens")
-    option("--grad-checkpointing", "recompute activations in backward", action="store_true")
-    option("--attention", f"one of {', '.join(ATTENTIONS)}")
-    option("--lora-rank", "LoRA rank r")
-    # The engine's default is a tuple; the option is its comma-separated text.
-    parser.add_argument("--lora-targets", default=",".join(default_of(training_setup, "lora_targets")),
-                        help="comma-separated: q,k,v,o,gate,up,down (default: %(default)s)")
-    option("--grad-accumulation", "micro-batches per optimizer step")
-    option("--gpus", "data-parallel GPUs")
-    option("--zero", "ZeRO stage 0-3 (0 = plain DDP)")
-    option("--allocator", f"PyTorch caching allocator: one of {', '.join(ALLOCATORS)}")
+#: The built-in subcommands built from a calculator's fields (whose ``command`` they are): name -> help.
+_BUILT_IN = {"train": "peak memory of one training step", "infer": "peak memory of prefill + decode"}
+#: Subcommands no calculator declares: they list a catalog (no inputs, no form).
+LISTINGS = ("models", "gpus")
+#: ``mlhw fit JOB``: the fit calculator's ``job`` as a subcommand (its form's choice). The job's
+#: settings follow the subcommand; the model and the GPU, the same for both jobs, precede it
+#: (:data:`FIT_TOP`).
+FIT_JOBS = {"train": "training", "infer": "inference"}
+FIT_TOP = ("model", "gpu")
 
 
-def _add_infer_options(parser: argparse.ArgumentParser) -> None:
-    def option(flag: str, help: str, **options: Any) -> None:
-        engine_option(parser, flag, inference_setup, help=help, **options)
-
-    option("--weights", f"one of {', '.join(WEIGHT_DTYPES)}")
-    option("--kv-cache", f"one of {', '.join(KV_DTYPES)}")
-    option("--batch", "concurrent sequences")
-    option("--context", "prompt tokens per sequence")
-    option("--new-tokens", "generated tokens per sequence")
-    option("--attention", f"one of {', '.join(INFER_ATTENTIONS)}")
-    option("--allocator", f"PyTorch caching allocator: one of {', '.join(ALLOCATORS)}")
+def _fit_top() -> tuple[Field, ...]:
+    return tuple(field for field in command_fields(calculator_of("fit")) if field.name in FIT_TOP)
 
 
-def _train_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "method": args.method, "precision": args.precision, "base_dtype": args.base_dtype,
-        "optimizer": args.optimizer, "batch": args.batch, "seq": args.seq,
-        "grad_checkpointing": args.grad_checkpointing, "attention": args.attention,
-        "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
-        "grad_accumulation": args.grad_accumulation, "gpus": args.gpus, "zero": args.zero,
-        "allocator": args.allocator,
-    }
-
-
-def _infer_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "weights": args.weights, "kv_cache": args.kv_cache, "batch": args.batch, "context": args.context,
-        "new_tokens": args.new_tokens, "attention": args.attention, "allocator": args.allocator,
-    }
+def _fit_job(command: str) -> tuple[Field, ...]:
+    """The options of ``mlhw fit COMMAND``: the settings the fit form passes on for that job
+    (:func:`~calculators.widgets.registry.fit_job_fields`), with the command line's own."""
+    return fit_job_fields(command_fields(calculator_of("fit")), FIT_JOBS[command])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,26 +81,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mlhw", description="Size GPU memory for training and inference of transformer models.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    train = sub.add_parser("train", help="peak memory of one training step")
-    train.add_argument("--model", required=True, help="catalog id (see 'mlhw models') or path to config.json")
-    _add_train_options(train)
-
-    infer = sub.add_parser("infer", help="peak memory of prefill + decode")
-    infer.add_argument("--model", required=True, help="catalog id or path to config.json")
-    _add_infer_options(infer)
+    engines = command_engines()
+    for name, help in _BUILT_IN.items():
+        add_options(sub.add_parser(name, help=help), command_fields(calculator_of(name)), engines[name])
 
     fit = sub.add_parser("fit", help="which GPUs a job fits, how many, max batch/context")
-    fit.add_argument("--model", required=True, help="catalog id or path to config.json")
-    fit.add_argument("--gpu", default=None, help="GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,... "
-                                                 "or mac:GB; default: every GPU in the catalog")
+    add_options(fit, _fit_top(), engines["fit train"])
     fit_sub = fit.add_subparsers(dest="job", required=True, parser_class=_Parser)
-    _add_train_options(fit_sub.add_parser("train", help="fit a training step"))
-    _add_infer_options(fit_sub.add_parser("infer", help="fit inference"))
+    for name, help in (("train", "fit a training step"), ("infer", "fit inference")):
+        add_options(fit_sub.add_parser(name, help=help), _fit_job(name), engines[f"fit {name}"])
 
-    sub.add_parser("models", help="list the model catalog")
-    sub.add_parser("gpus", help="list the GPU catalog")
+    for name, help in zip(LISTINGS, ("list the model catalog", "list the GPU catalog"), strict=True):
+        sub.add_parser(name, help=help)
     for name, module in _plugins().items():
-        module.add_arguments(sub.add_parser(name, help=(module.__doc__ or name).strip().splitlines()[0]))
+        add_options(sub.add_parser(name, help=(module.__doc__ or name).strip().splitlines()[0]),
+                    command_fields(calculator_of(name)), engines[name])
     for command in [*sub.choices.values(), *fit_sub.choices.values()]:
         command.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parser
@@ -150,22 +112,46 @@ def _plugins() -> dict[str, Any]:
     return found
 
 
-#: The engine functions whose keywords each built-in subcommand's options feed (a plugin declares
-#: ``ENGINES``); ``--model`` feeds the ModelSpec they all take first, ``fit --gpu`` the GPU.
-_ENGINES: dict[str, tuple[Callable[..., Any], ...]] = {
-    "train": (training_setup,), "infer": (inference_setup,), "fit train": (training_setup, fit_training),
-    "fit infer": (inference_setup, fit_inference), "models": (), "gpus": (),
+#: The engine functions whose keywords each ``fit`` job's options feed (the fit calculator's, by job);
+#: ``--model`` feeds the ModelSpec they all take first, ``fit --gpu`` the GPU.
+_FIT_ENGINES: dict[str, tuple[Callable[..., Any], ...]] = {
+    "fit train": (training_setup, fit_training), "fit infer": (inference_setup, fit_inference),
 }
 
 
 def command_engines() -> dict[str, tuple[Callable[..., Any], ...]]:
-    """Each subcommand (``"fit train"`` for a nested one) -> the engine functions its options feed.
+    """Each subcommand (``"fit train"`` for a nested one) -> the engine functions its options feed:
+    its calculator's (``Calculator.engines``).
 
     >>> command_engines()["speed"][0].__name__
     'inference_speed'
     """
-    plugins = {name: tuple(module.ENGINES) for name, module in _plugins().items()}
-    return {**_ENGINES, **plugins}
+    built_in = {name: calculator_of(name).engines for name in _BUILT_IN}
+    plugins = {name: calculator_of(name).engines for name in _plugins()}
+    return {**built_in, **_FIT_ENGINES, **{name: () for name in LISTINGS}, **plugins}
+
+
+def command_calculators() -> dict[str, str]:
+    """Each subcommand built from a calculator's fields -> that calculator's name (``fit train``: ``fit``).
+
+    >>> command_calculators()["speed"]
+    'inference-speed'
+    """
+    names = [*_BUILT_IN, *_plugins()]
+    return {**{name: calculator_of(name).name for name in names}, **{command: "fit" for command in _FIT_ENGINES}}
+
+
+def command_options(command: str) -> tuple[Field, ...]:
+    """The fields whose options ``mlhw COMMAND`` takes (``fit train``: the model and GPU before the job
+    too); none for a listing command (``models``).
+
+    >>> [field.cli_flag for field in command_options("fit infer")][:4]
+    ['--model', '--gpu', '--batch', '--weights']
+    """
+    if command in _FIT_ENGINES:
+        return (*_fit_top(), *_fit_job(command.split()[1]))
+    calculator = command_calculators().get(command)
+    return command_fields(get_calculator(calculator)) if calculator else ()
 
 
 #: Engine argument names that differ from the flag carrying them (any command).
@@ -213,7 +199,8 @@ def run(argv: Sequence[str]) -> tuple[Any, str]:
     parser = build_parser()
     args = parser.parse_args(list(argv))
     plugins = _plugins()
-    aliases: dict[str, str] = dict(getattr(plugins.get(args.command), "FLAGS", {}))
+    aliases = flag_aliases(command_options(f"fit {args.job}" if args.command == "fit" else args.command))
+    aliases.update(getattr(plugins.get(args.command), "FLAGS", {}))
     try:
         return _run(args, plugins)
     except InputError as error:
@@ -224,16 +211,15 @@ def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
     if args.command in plugins:
         data, text = plugins[args.command].run(args)
         return data, text
-    if args.command == "train":
-        estimate = training_memory(resolve_model(args.model), **_train_kwargs(args))
-        return estimate.to_dict(), estimate.to_text()
-    if args.command == "infer":
-        estimate = inference_memory(resolve_model(args.model), **_infer_kwargs(args))
+    if args.command in _BUILT_IN:
+        memory = training_memory if args.command == "train" else inference_memory
+        settings = command_settings(args, args.command)
+        estimate = memory(resolve_model(args.model), **settings)
         return estimate.to_dict(), estimate.to_text()
     if args.command == "fit":
         spec = resolve_model(args.model)
         fit = fit_training if args.job == "train" else fit_inference
-        settings = _train_kwargs(args) if args.job == "train" else _infer_kwargs(args)
+        settings = engine_kwargs(args, _fit_job(args.job))
         if args.gpu:
             gpus = [gpu_record("--gpu", args.gpu)]
             results = [fit(spec, gpus[0], **settings)]

@@ -1,29 +1,203 @@
-"""Extra ``mlhw`` subcommands, one module each, discovered by :mod:`calculators.cli`.
+"""Extra ``mlhw`` subcommands, one module each, discovered by :mod:`calculators.cli`; and how
+every subcommand's options are built from its calculator's fields.
+
+A named calculator is declared once, in :mod:`calculators.widgets.registry` or a module of
+:mod:`calculators.widgets.plugins`: its fields (:class:`~calculators.widgets.fields.Field`,
+each with its kind, range, help, default read from the engine and, where the command line
+spells it differently, :meth:`~calculators.widgets.fields.Field.option`), the engine
+functions they feed, its compute function and its views. The widget form, the URL state and
+the browser API read those fields; the subcommand's options are built from the same fields
+here (:func:`command_fields`, :func:`add_options`) and its ``run`` collects the engine's
+keywords from the parsed options by the fields' names (:func:`engine_kwargs`). Adding an
+input to a calculator is one field in its declaration; an input one face lacks is named in
+:data:`FORM_ONLY` or :data:`CLI_ONLY` with the reason (``tests/tools/test_one_declaration.py``).
 
 A module here defines:
 
-* ``COMMAND``: the subcommand name (``speed``, ``cost``, ...);
-* ``ENGINES``: the engine functions whose keywords its options feed; each option is named
-  after one of their keywords (``dest``) and takes that keyword's default from the
-  signature (:func:`engine_option`), so the option, the widget form and the engine cannot
-  disagree (``tests/tools/test_faces_agree.py`` walks every option);
-* ``add_arguments(parser)``: adds its options to the subparser (``--json`` is added for it);
+* ``COMMAND``: the subcommand name (``speed``, ``cost``, ...), the ``command`` of the calculator
+  whose fields are its options (:func:`calculator_of`; ``--json`` is added for it);
 * ``run(args) -> tuple[data, text]``: computes; ``data`` is JSON-ready, ``text`` is what
   is printed without ``--json``. Bad input raises a
   :class:`~calculators.errors.CalculatorError`, which the CLI reports in one line.
 
-Optionally ``FLAGS`` (engine argument -> the flag that carries it, for error messages) and
-``SCALED`` (option -> the engine keyword it feeds and how many of the option's units make one
-of the keyword's, such as 1e6 microseconds per second).
+Optionally ``FLAGS``: engine argument -> the flag that carries it, for error messages, where
+no field feeds that argument under its own name (``system``: ``offload_parameters`` is read
+off ``--model``).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from calculators.validate import AUTO, default_of, none_if_auto
+from calculators.widgets.fields import Field
+from calculators.widgets.registry import CUSTOM_GPU_NAMES, Calculator, calculator_names, get_calculator
+
+#: Why a custom GPU's numbers are form inputs only.
+_CUSTOM_GPU_WHY = "a custom GPU's numbers: the command line spells them in one --gpu custom:memory_gb=N,... or mac:GB"
+#: Why a memory form's GPU has no option.
+_CHART_GPU_WHY = ("the GPU the chart draws and whose formats are noted; memory does not depend on it and the "
+                  "text has no chart")
+
+#: Form inputs without a command-line option, and why: ``name`` (every calculator) or ``calculator.name``.
+FORM_ONLY: dict[str, str] = {
+    "config": "a pasted config.json's text; the command line's --model takes a path to the file instead",
+    **{name: _CUSTOM_GPU_WHY for name in CUSTOM_GPU_NAMES},
+    "training-memory.gpu": _CHART_GPU_WHY,
+    "inference-memory.gpu": _CHART_GPU_WHY,
+    "fit.job": "the command line's 'fit train' and 'fit infer' subcommands (calculators.cli.FIT_JOBS)",
+    "recommend.weights": "the form splits Workload.method by job (weights when serving, method when fine-tuning); "
+                         "the command line's one --method takes either",
+    "recommend.gpu": "highlights that GPU's rows in the form's table; the command line's --gpu (gpus) filters",
+    "cost-breakeven.model": "the form prices a training run of this model (training_time); the command line "
+                            "prices --gpu-hours",
+    "cost-breakeven.tokens": "the form prices a training run of this many tokens (training_time); the command line "
+                             "prices --gpu-hours",
+    "system-balance.offload_optimizer": "a checkbox for the two common offloads; the command line's --offload "
+                                        "names any of calculators.system.OFFLOADS",
+}
+#: Command-line options without a form input, and why: ``name`` (every subcommand) or ``calculator.name``
+#: (each is a field in its calculator's ``cli_fields``).
+CLI_ONLY: dict[str, str] = {
+    "json": "--json chooses the output's format; the form always shows the rendered result",
+    "help": "argparse's own --help",
+    "training-memory.base_dtype": "overrides the frozen base's format, which the form derives from the method "
+                                  "(bf16 for lora, nf4 for qlora)",
+    "fit.base_dtype": "overrides the frozen base's format, which the form derives from the method",
+    "recommend.gpus": "restricts the ranking to the GPUs given (repeatable, custom: and mac: too); the form "
+                      "ranks every catalog GPU and highlights one",
+    "cost-breakeven.gpu_hours": "prices a run of known GPU-hours; the form estimates them from a model and tokens",
+    "system-balance.offload": "names any of calculators.system.OFFLOADS; the form's checkbox picks 'optimizer'",
+}
+
+
+#: Calculators without a subcommand, and why.
+NO_COMMAND: dict[str, str] = {
+    "kv-cache": "one term of inference memory: 'mlhw infer' prints the KV cache with the other terms",
+    "vision-training": "image classifiers: the command line's --model reads transformer configs only",
+}
+
+
+def face_only(table: dict[str, str], calculator: str, name: str) -> str | None:
+    """Why ``name`` of ``calculator`` is on one face only (``table``: :data:`FORM_ONLY` or :data:`CLI_ONLY`).
+
+    >>> face_only(FORM_ONLY, "fit", "job").startswith("the command line's")
+    True
+    >>> face_only(FORM_ONLY, "fit", "batch") is None
+    True
+    """
+    return table.get(f"{calculator}.{name}", table.get(name))
+
+
+def command_fields(calculator: Calculator) -> tuple[Field, ...]:
+    """The fields that are options of the subcommand built from ``calculator``: its form's fields, in
+    form order, less :data:`FORM_ONLY`, then its ``cli_fields``.
+
+    >>> [field.cli_flag for field in command_fields(get_calculator("inference-memory"))][:3]
+    ['--model', '--weights', '--kv-cache']
+    """
+    shared = [field for field in calculator.fields if face_only(FORM_ONLY, calculator.name, field.name) is None]
+    return (*shared, *calculator.cli_fields)
+
+
+def _engine_default(engines: Sequence[Callable[..., Any]], keyword: str) -> Callable[..., Any] | None:
+    """The first of ``engines`` with a default for ``keyword`` (``None``: none has one)."""
+    for engine in engines:
+        parameter = inspect.signature(engine).parameters.get(keyword)
+        if parameter is not None and parameter.default is not inspect.Parameter.empty:
+            return engine
+    return None
+
+
+def add_options(parser: argparse.ArgumentParser, fields: Sequence[Field],
+                engines: Sequence[Callable[..., Any]]) -> None:
+    """Add an option for each of ``fields`` to ``parser``; defaults are ``engines``' own.
+
+    The option's ``dest`` is the field's name and its flag :attr:`Field.cli_flag`. A field
+    whose keyword has an engine default takes it (:func:`engine_option`: ``auto`` for a
+    ``None``); a checkbox is a flag that turns the engine's default around. A field the
+    engines require is required (:attr:`Field.required`) or left ``None`` (an optional
+    extra the command adds when given); so are the fields of an either/or group.
+
+    >>> from calculators.memory.training_inputs import training_setup
+    >>> from calculators.widgets.fields import bool_field, int_field
+    >>> parser = argparse.ArgumentParser()
+    >>> add_options(parser, [int_field("seq", "Sequence", default=2048, maximum=8).option("tokens"),
+    ...                      bool_field("grad_checkpointing", "Checkpointing", default=False)], [training_setup])
+    >>> args = parser.parse_args(["--grad-checkpointing"])
+    >>> args.seq, args.grad_checkpointing
+    (2048, True)
+    """
+    groups: dict[str, argparse._MutuallyExclusiveGroup] = {}
+    for field in fields:
+        help = field.cli_help or field.help or field.label
+        options: dict[str, Any] = {}
+        if field.kind == "bool":
+            engine = _engine_default(engines, field.engine_keyword)
+            turned_off = engine is not None and default_of(engine, field.engine_keyword) is True
+            options["action"] = "store_false" if turned_off else "store_true"
+        if field.repeat:
+            options["action"] = "append"
+        if field.either:
+            if field.either not in groups:
+                groups[field.either] = parser.add_mutually_exclusive_group(required=True)
+            groups[field.either].add_argument(field.cli_flag, dest=field.name, default=None, help=help)
+            continue
+        engine = None if field.required else _engine_default(engines, field.engine_keyword)
+        if engine is None:
+            parser.add_argument(field.cli_flag, dest=field.name, required=field.required, help=help, **options)
+            continue
+        engine_option(parser, field.cli_flag, engine, help=help, name=field.name, keyword=field.engine_keyword,
+                      scale=field.scale, **options)
+
+
+def engine_kwargs(args: argparse.Namespace, fields: Iterable[Field]) -> dict[str, Any]:
+    """The parsed value of each of ``fields``, by field name: what the engine takes for them.
+
+    >>> engine_kwargs(argparse.Namespace(batch="4", seq=2048), [Field("batch", "Batch", "int", 1)])
+    {'batch': '4'}
+    """
+    return {field.name: getattr(args, field.name) for field in fields}
+
+
+def calculator_of(command: str) -> Calculator:
+    """The calculator whose fields are the options of ``mlhw COMMAND`` (its ``command``).
+
+    >>> calculator_of("speed").name
+    'inference-speed'
+    """
+    for name in calculator_names():
+        if get_calculator(name).command == command:
+            return get_calculator(name)
+    raise KeyError(f"no calculator declares the command {command!r}")
+
+
+def command_settings(args: argparse.Namespace, command: str, *,
+                     besides: Iterable[str] = ("model", "gpu")) -> dict[str, Any]:
+    """:func:`engine_kwargs` of the options of ``mlhw COMMAND``, ``besides`` those (by default the
+    model and the GPU, which an engine takes first, resolved by the command).
+
+    >>> args = argparse.Namespace(model="llama-3-8b", weights="bf16", kv_cache="fp8", batch=1, context=4,
+    ...                           new_tokens=1, attention="sdpa", allocator="default")
+    >>> command_settings(args, "infer")["kv_cache"]
+    'fp8'
+    """
+    skipped = set(besides)
+    fields = command_fields(calculator_of(command))
+    return engine_kwargs(args, [field for field in fields if field.name not in skipped])
+
+
+def flag_aliases(fields: Iterable[Field]) -> dict[str, str]:
+    """Engine keyword -> the flag that carries it, where the two are named differently (for error messages).
+
+    >>> from calculators.widgets.fields import int_field
+    >>> flag_aliases([int_field("latency_us", "Latency", default=1, maximum=9).option("us", keyword="latency_s")])
+    {'latency_s': '--latency-us'}
+    """
+    return {field.engine_keyword: field.cli_flag for field in fields if field.engine_keyword != field.name}
 
 
 def engine_option(parser: argparse.ArgumentParser, flag: str, engine: Callable[..., Any], *, help: str,
@@ -36,8 +210,9 @@ def engine_option(parser: argparse.ArgumentParser, flag: str, engine: Callable[.
     than its keyword names the ``keyword`` and the ``scale``: how many of the option's units
     make one of the keyword's (``1e6``: the option is in microseconds, the keyword in seconds;
     the command divides by it). A keyword whose default is ``None`` (the engine chooses) also
-    takes ``auto``, the command line's one spelling of "the engine's default". The help ends
-    with the default, spelled one way: ``(default: 4096)``, ``(default: auto)``.
+    takes ``auto``, the command line's one spelling of "the engine's default". A tuple default
+    is its comma-separated text. The help ends with the default, spelled one way:
+    ``(default: 4096)``, ``(default: auto)``.
 
     >>> parser = argparse.ArgumentParser()
     >>> from calculators.parallel.step import step_communication
@@ -51,6 +226,8 @@ def engine_option(parser: argparse.ArgumentParser, flag: str, engine: Callable[.
     default = default_of(engine, keyword or dest)
     if default is not None and scale != 1.0:
         default = default * scale
+    if isinstance(default, tuple):
+        default = ",".join(str(item) for item in default)
     if options.get("action") is None:
         if default is None:
             options["type"] = none_if_auto

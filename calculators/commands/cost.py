@@ -2,6 +2,8 @@
 
 ``mlhw cost --gpu rtx-4090 [--purchase-usd 1599] [--cloud-usd-per-hour 0.29] [--kwh-usd 0.15]
 [--utilization 0.5] [--years 3] [--gpu-hours 1000] [--tokens-per-s 1000] [--json]``
+
+Its options are the fields of the ``cost-breakeven`` calculator (:mod:`calculators.commands`).
 """
 
 from __future__ import annotations
@@ -10,36 +12,16 @@ import argparse
 from typing import Any
 
 from calculators import cost
-from calculators.catalog import prices
-from calculators.commands import engine_option
+from calculators.commands import command_settings
 
 COMMAND = "cost"
-ENGINES = (cost.cost_comparison, cost.training_run_cost_usd, cost.usd_per_million_tokens)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``mlhw cost`` (numbers stay strings; the calculator checks them)."""
-    def option(flag: str, help: str, **options: Any) -> None:
-        engine_option(parser, flag, cost.cost_comparison, help=help, **options)
-
-    parser.add_argument("--gpu", required=True, help="GPU id (see 'mlhw gpus')")
-    option("--purchase-usd", "price of one GPU; auto: launch MSRP, if any")
-    option("--cloud-usd-per-hour", f"on-demand USD per GPU-hour; auto: median of the {prices.EDITION} catalog "
-                                   "offers", name="cloud_usd_per_gpu_hour")
-    option("--kwh-usd", f"electricity USD/kWh; auto: assumed {prices.default_kwh_price().usd_per_kwh:g}")
-    option("--power-watts", "power per busy GPU; auto: TDP")
-    option("--utilization", "fraction of all hours the local GPU works")
-    option("--years", "depreciation period in years")
-    # Optional extras: the engine functions require these (no default to read); omitted, their line is left out.
-    parser.add_argument("--gpu-hours", default=None, help="GPU-hours of a training run to price")
-    parser.add_argument("--tokens-per-s", default=None, help="aggregate tokens/s one GPU serves, to price per token")
+#: Optional extras: the engine functions that price them require them; omitted, their line is left out.
+EXTRAS = ("gpu_hours", "tokens_per_s")
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the comparison; returns (JSON-ready dict, text)."""
-    c = cost.cost_comparison(gpu=args.gpu, purchase_usd=args.purchase_usd,
-                             cloud_usd_per_gpu_hour=args.cloud_usd_per_gpu_hour, kwh_usd=args.kwh_usd,
-                             power_watts=args.power_watts, utilization=args.utilization, years=args.years)
+    c = cost.cost_comparison(**command_settings(args, COMMAND, besides=EXTRAS))
     data = c.to_dict()
     util = c.breakeven_utilization
     lines = [f"{c.gpu.name}: purchase ${c.purchase_usd:,.0f}, cloud ${c.cloud_usd_per_gpu_hour:.3f}/GPU-h, "

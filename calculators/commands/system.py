@@ -1,6 +1,8 @@
 """CPU cores, storage read rate and host RAM around the GPUs (system balance)
 
 ``mlhw system --samples-per-s 3000 --bytes-per-sample 110000 [--decode-ms 1.73] [--gpu h100-sxm --gpus 8] [--json]``
+
+Its options are the fields of the ``system-balance`` calculator (:mod:`calculators.commands`).
 """
 
 from __future__ import annotations
@@ -10,50 +12,22 @@ from typing import Any
 
 from calculators import system
 from calculators.catalog.models import resolve_model
-from calculators.commands import engine_option
+from calculators.commands import command_settings
 from calculators.units import GIB
 from calculators.validate import default_of, finite_float
 
 COMMAND = "system"
-ENGINES = (system.system_balance,)
-#: Options in another unit than the engine keyword they feed: option -> (keyword, option units per keyword unit).
-SCALED = {"dataset_cache_gib": ("dataset_cache_bytes", 1 / GIB)}
-#: Engine arguments whose flag is spelled differently.
-FLAGS = {"dataset_cache_bytes": "--dataset-cache-gib", "offload_parameters": "--model"}
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``mlhw system`` (numbers stay strings; the calculator checks them)."""
-    def option(flag: str, help: str, **options: Any) -> None:
-        engine_option(parser, flag, system.system_balance, help=help, **options)
-
-    parser.add_argument("--samples-per-s", required=True, help="samples per second the GPUs consume (all GPUs)")
-    parser.add_argument("--bytes-per-sample", required=True, help="stored bytes read per sample")
-    option("--decode-ms", "CPU ms per sample on one core, decode + augment; the default is Pillow JPEG decode "
-                          "only, measured, arXiv:2605.08731", name="decode_ms_per_sample")
-    option("--core-efficiency", "fraction of each core the loader gets (assumed)")
-    option("--gpu", "GPU id (see 'mlhw gpus')")
-    option("--gpus", "GPUs in the machine")
-    option("--host-ram-factor", "rule: host RAM >= factor x total GPU memory")
-    keyword, scale = SCALED["dataset_cache_gib"]
-    option("--dataset-cache-gib", "dataset held in RAM, GiB", keyword=keyword, scale=scale)
-    option("--batch-bytes", "bytes of one decoded batch (sizes loader buffers)")
-    option("--offload", f"one of {', '.join(system.OFFLOADS)} (DeepSpeed CPU offload)")
-    # The engine takes the offloaded parameter count (default 0: nothing offloaded); the command reads it off a model.
-    parser.add_argument("--model", default=None, help="model whose states are offloaded (catalog id or config.json)")
+#: Engine arguments whose flag is spelled differently (no field feeds them by name).
+FLAGS = {"offload_parameters": "--model"}
 
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the system balance; returns (JSON-ready dict, text)."""
-    scale = SCALED["dataset_cache_gib"][1]
+    settings = command_settings(args, COMMAND, besides=("model", "dataset_cache_gib"))
     cache_gib = finite_float("dataset_cache_gib", args.dataset_cache_gib, minimum=0, maximum=2**30)
     nothing = default_of(system.system_balance, "offload_parameters")
     params = resolve_model(args.model).parameters if args.model else nothing
-    result = system.system_balance(
-        samples_per_s=args.samples_per_s, bytes_per_sample=args.bytes_per_sample,
-        decode_ms_per_sample=args.decode_ms_per_sample, core_efficiency=args.core_efficiency, gpu=args.gpu,
-        gpus=args.gpus, host_ram_factor=args.host_ram_factor, dataset_cache_bytes=int(cache_gib / scale),
-        batch_bytes=args.batch_bytes, offload=args.offload, offload_parameters=params)
+    result = system.system_balance(dataset_cache_bytes=int(cache_gib * GIB), offload_parameters=params, **settings)
     ram = result.host_ram
     lines = [f"{result.gpus} x {result.gpu.name}",
              f"storage read      {result.loader.read_bytes_per_s / 1e6:12,.1f} MB/s",

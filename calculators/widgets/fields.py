@@ -1,10 +1,13 @@
-"""Form fields of the calculators: one declaration drives the HTML form, parsing and checks.
+"""Inputs of the calculators: one declaration drives the HTML form, the ``mlhw`` option, parsing and checks.
 
 A :class:`Field` names a keyword argument of an engine function and carries everything
 the page needs to draw an input for it: label, kind, default, range or choices, unit
-and help. Ranges and choices are read from the engine's constants (``MAX_BATCH``,
-``PRECISIONS``...) and defaults from the engine functions' signatures, so the form, the
-command line and the Python API cannot disagree.
+and help; :meth:`Field.option` adds what the command line needs where it differs from
+the name (its flag, its one-line help, whether it must be given). Ranges and choices are
+read from the engine's constants (``MAX_BATCH``, ``PRECISIONS``...) and defaults from the
+engine functions' signatures, so the form, the command line and the Python API cannot
+disagree: :mod:`calculators.commands` builds each subcommand's options from the fields of
+its calculator (:mod:`calculators.widgets.registry`).
 
 >>> batch = int_field("batch", "Batch", default=1, maximum=64)
 >>> batch.parse("8")
@@ -20,8 +23,10 @@ calculators.errors.InputError: batch: got 65; expected an integer from 1 to 64
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from calculators.errors import InputError
 from calculators.units import token_text
@@ -55,6 +60,8 @@ READABLE_CHOICES: dict[str, dict[str, str]] = {
     "weights": _DTYPES,
     "kv_cache": _DTYPES,
     "kv_dtype": _DTYPES,
+    "grad_dtype": _DTYPES,
+    "param_dtype": _DTYPES,
     "job": {"inference": "Inference (serving)", "training": "Training"},
     "optimizer": {"adamw": "AdamW (foreach, PyTorch default)", "adamw-fused": "AdamW (fused)",
                   "adamw-8bit": "AdamW 8-bit (bitsandbytes)", "paged-adamw-8bit": "Paged AdamW 8-bit (bitsandbytes)",
@@ -66,7 +73,7 @@ READABLE_CHOICES: dict[str, dict[str, str]] = {
 def readable_choice(field_name: str, choice: str) -> str:
     """The text shown for ``choice`` of a field called ``field_name`` (the id itself when none is known).
 
-    Interconnects read their names from the catalog.
+    Interconnects (a link, a node's NIC) read their names from the catalog.
 
     >>> readable_choice("precision", "bf16-mixed")
     'bf16 mixed precision (fp32 master weights)'
@@ -76,7 +83,7 @@ def readable_choice(field_name: str, choice: str) -> str:
     known = READABLE_CHOICES.get(field_name, {})
     if choice in known:
         return known[choice]
-    if field_name == "interconnect":
+    if field_name in ("interconnect", "nic"):
         from calculators.catalog.interconnects import all_interconnects
 
         for record in all_interconnects():
@@ -128,6 +135,16 @@ class Field:
             budget of 0 = no budget): the text of that explicit choice ("No budget"). The form
             then offers it beside "Set a value" instead of asking the reader to type 0; the
             empty value and ``none`` parse to ``default``.
+        flag: the command line's flag where it is not ``--`` + the name with ``-`` for ``_``
+            (``--tp`` for ``tensor_parallel``; ``--no-overlap`` for a flag that turns a ``True`` off).
+        cli_help: the option's help on the command line (its default is added); empty: ``help``.
+        keyword: the engine keyword the input feeds where it is not ``name``, and ``scale`` how
+            many of the input's units make one of the keyword's (``dataset_cache_gib`` feeds
+            ``dataset_cache_bytes`` at ``1 / 2**30``): the option's default is the engine's, scaled.
+        required: the command line must give it (the form always opens on a value).
+        repeat: the option may be given several times (a list: ``--gpu a --gpu b``).
+        either: options of one subcommand sharing this name form a required either/or group
+            (``--concurrency`` or ``--request-rate``); each is ``None`` when the other is given.
     """
 
     name: str
@@ -144,12 +161,42 @@ class Field:
     show_when: tuple[str, str] | None = None
     advanced: bool = False
     none_label: str = ""
+    flag: str = ""
+    cli_help: str = ""
+    keyword: str = ""
+    scale: float = 1.0
+    required: bool = False
+    repeat: bool = False
+    either: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"field {self.name}: kind {self.kind!r} is not one of {KINDS}")
         if self.choice_labels and len(self.choice_labels) != len(self.choices):
             raise ValueError(f"field {self.name}: {len(self.choice_labels)} labels for {len(self.choices)} choices")
+
+    def option(self, help: str = "", *, flag: str = "", keyword: str = "", scale: float = 1.0,
+               required: bool = False, repeat: bool = False, either: str = "") -> Field:
+        """This field with how the command line spells it (see the attributes of the same names; each
+        call sets them all).
+
+        >>> field = int_field("tensor_parallel", "Tensor-parallel GPUs", default=1, maximum=64)
+        >>> option = field.option("tensor-parallel GPUs per replica", flag="--tp")
+        >>> option.flag, option.cli_flag, option.engine_keyword, field.cli_flag
+        ('--tp', '--tp', 'tensor_parallel', '--tensor-parallel')
+        """
+        return dataclasses.replace(self, cli_help=help, flag=flag, keyword=keyword, scale=scale, required=required,
+                                   repeat=repeat, either=either)
+
+    @property
+    def cli_flag(self) -> str:
+        """The command line's flag for this input."""
+        return self.flag or "--" + self.name.replace("_", "-")
+
+    @property
+    def engine_keyword(self) -> str:
+        """The engine keyword this input feeds."""
+        return self.keyword or self.name
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -268,3 +315,13 @@ def text_field(name: str, label: str, *, default: str, help: str = "", show_when
 def config_field(name: str, label: str, *, help: str = "", show_when: tuple[str, str] | None = None) -> Field:
     """A textarea for the text of a Hugging Face ``config.json``, with a file picker."""
     return Field(name, label, "config", "", help=help, show_when=show_when)
+
+
+def cli_field(name: str, help: str, *, show_when: tuple[str, str] | None = None, **option: Any) -> Field:
+    """An input of the command line only (its calculator's form has none; say why in
+    :data:`calculators.commands.CLI_ONLY`): ``help`` and the :meth:`Field.option` settings.
+
+    >>> cli_field("gpu_hours", "GPU-hours of a run to price").cli_flag
+    '--gpu-hours'
+    """
+    return Field(name, name, "text", "", show_when=show_when).option(help, **option)

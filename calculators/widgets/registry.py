@@ -21,7 +21,7 @@ import dataclasses
 import functools
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,7 @@ from calculators.widgets.fields import (
     Value,
     bool_field,
     choice_field,
+    cli_field,
     config_field,
     default_of,
     float_field,
@@ -70,6 +71,11 @@ CUSTOM_GPU = "custom"
 MAC_GPU = "mac"
 #: Why a memory form's GPU is not an engine input (:attr:`Calculator.own_defaults`).
 CHART_GPU = "the GPU the chart draws and whose formats are checked; memory does not depend on it"
+#: The names of :func:`custom_gpu_fields` (a test checks the two agree).
+CUSTOM_GPU_NAMES = ("gpu_memory_gb", "gpu_bandwidth_gbps", "gpu_bf16_tflops", "gpu_fp16_tflops", "gpu_fp8_tflops",
+                    "gpu_compute_capability", "gpu_usable_gb", "mac_memory_gb", "mac_bandwidth_gbps")
+#: Inputs that are not an engine's settings: the model, its config.json, the GPU, the fit calculator's job.
+_NOT_SETTINGS = frozenset(("model", "config", "gpu", "job", *CUSTOM_GPU_NAMES))
 #: Upper bound of ``grad_accumulation`` in :func:`~calculators.memory.training_inputs.training_setup`
 #: (not exported there; a test checks the two agree).
 MAX_GRAD_ACCUMULATION = 1 << 20
@@ -95,6 +101,10 @@ class Calculator:
         own_defaults: input -> why its default is not read from ``engines``: the engine has
             none, the form deliberately opens elsewhere, or the input feeds no engine keyword.
             ``tests/tools/test_faces_agree.py`` checks every other input against the engine.
+        command: the ``mlhw`` subcommand built from these fields (:mod:`calculators.commands`);
+            empty: none.
+        cli_fields: options of that subcommand the form lacks (each named, with its reason, in
+            :data:`calculators.commands.CLI_ONLY`); the form's inputs it lacks are in ``FORM_ONLY``.
     """
 
     name: str
@@ -105,6 +115,8 @@ class Calculator:
     aliases: Mapping[str, str] = dataclasses.field(default_factory=dict)
     engines: tuple[Callable[..., Any], ...] = ()
     own_defaults: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    command: str = ""
+    cli_fields: tuple[Field, ...] = ()
 
     def field(self, name: str) -> Field:
         """The field called ``name``; raises :class:`InputError` naming it otherwise."""
@@ -148,13 +160,19 @@ class Calculator:
 
 
 # --------------------------------------------------------------------------- shared fields
+#: The command line's help of a ``--model`` option.
+MODEL_HELP = "catalog id (see 'mlhw models') or path to config.json"
+#: The command line's help of a ``--gpu`` option that takes any GPU.
+GPU_HELP = "GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,bf16_tflops=N,... or mac:GB"
+
+
 def _model_field() -> Field:
     records = all_models()
     return choice_field(
         "model", "Model", default=DEFAULT_MODEL,
         choices=[record.id for record in records] + [CUSTOM],
         labels=[record.name for record in records] + ["Custom: paste or upload a config.json"],
-        help="A catalogued model, or your own Hugging Face config.json.")
+        help="A catalogued model, or your own Hugging Face config.json.").option(MODEL_HELP, required=True)
 
 
 def _config_field() -> Field:
@@ -299,58 +317,106 @@ def spec_from_config_text(text: str) -> ModelSpec:
     return spec_from_config(data, name=name.strip()[:80])
 
 
-def _pick(values: Values, names: tuple[str, ...]) -> dict[str, Value]:
-    return {name: values[name] for name in names}
-
-
 # --------------------------------------------------------------------------- training
-_TRAINING_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "attention",
-                  "lora_rank", "lora_targets", "grad_accumulation", "gpus", "zero", "allocator")
-
-
 def _allocator_field(setup: Callable[..., Any], show_when: tuple[str, str] | None = None) -> Field:
     return choice_field("allocator", "PyTorch allocator", choices=ALLOCATORS, default=default_of(setup, "allocator"),
                         advanced=True, show_when=show_when,
                         help="expandable_segments (PYTORCH_CUDA_ALLOC_CONF) removes the fragmentation reserve: "
-                             "modelled, not measured.")
+                             "modelled, not measured.").option(
+        f"PyTorch caching allocator: one of {', '.join(ALLOCATORS)}")
 
 
-def _training_fields() -> tuple[Field, ...]:
+def _attention_field(attentions: tuple[str, ...], default: str) -> Field:
+    return choice_field("attention", "Attention kernel", choices=attentions, default=default, advanced=True,
+                        help="eager materialises the S x S attention scores.").option(f"one of {', '.join(attentions)}")
+
+
+def _training_inputs(show_when: tuple[str, str] | None = None) -> tuple[Field, ...]:
+    """The settings of a training step, as :func:`~calculators.memory.training_inputs.training_setup` takes them
+    (the model and the GPU aside), each shown only when ``show_when`` holds."""
     setup = training_inputs.training_setup
 
     def default(name: str) -> Any:
         return default_of(setup, name)
 
+    def one_of(choices: Sequence[str]) -> str:
+        return f"one of {', '.join(choices)}"
+
     return (
-        _model_field(), _config_field(), gpu_field(custom=True), *custom_gpu_fields(),
         choice_field("method", "Method", choices=training_inputs.METHODS, default=default("method"),
-                     help="full: every weight trains; lora: adapters on a 16-bit base; qlora: on a 4-bit base."),
+                     show_when=show_when,
+                     help="full: every weight trains; lora: adapters on a 16-bit base; qlora: on a 4-bit base."
+                     ).option(one_of(training_inputs.METHODS)),
         choice_field("precision", "Precision", choices=training_inputs.PRECISIONS, default=default("precision"),
-                     help="-mixed: fp32 master weights with 16-bit autocast."),
-        choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default=default("optimizer")),
+                     show_when=show_when, help="-mixed: fp32 master weights with 16-bit autocast."
+                     ).option(one_of(training_inputs.PRECISIONS)),
+        choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default=default("optimizer"),
+                     show_when=show_when).option(one_of(list(OPTIMIZERS))),
         int_field("batch", "Micro-batch", default=default("batch"), maximum=training_inputs.MAX_BATCH,
-                  unit="sequences per GPU"),
-        int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ, unit="tokens"),
+                  unit="sequences per GPU", show_when=show_when).option("micro-batch per GPU (sequences)"),
+        int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ, unit="tokens",
+                  show_when=show_when).option("sequence length in tokens"),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
-                   help="Keep one tensor per layer and recompute the rest in backward."),
-        choice_field("attention", "Attention kernel", choices=training_inputs.ATTENTIONS, default=default("attention"),
-                     advanced=True, help="eager materialises the S x S attention scores."),
+                   show_when=show_when, help="Keep one tensor per layer and recompute the rest in backward."
+                   ).option("recompute activations in backward"),
+        _attention_field(training_inputs.ATTENTIONS, default("attention")),
         int_field("lora_rank", "LoRA rank", default=default("lora_rank"), maximum=training_inputs.MAX_RANK,
-                  advanced=True, help="Used by lora and qlora only."),
+                  advanced=True, show_when=show_when, help="Used by lora and qlora only.").option("LoRA rank r"),
         text_field("lora_targets", "LoRA targets", default=",".join(default("lora_targets")), advanced=True,
-                   help="Comma-separated projections: " + ",".join(training_inputs.DEFAULT_LORA_TARGETS) + "."),
+                   show_when=show_when,
+                   help="Comma-separated projections: " + ",".join(training_inputs.DEFAULT_LORA_TARGETS) + "."
+                   ).option("comma-separated: q,k,v,o,gate,up,down"),
         int_field("grad_accumulation", "Gradient accumulation", default=default("grad_accumulation"),
-                  maximum=MAX_GRAD_ACCUMULATION, unit="micro-batches per step", advanced=True),
-        int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=training_inputs.MAX_GPUS, advanced=True),
+                  maximum=MAX_GRAD_ACCUMULATION, unit="micro-batches per step", advanced=True, show_when=show_when
+                  ).option("micro-batches per optimizer step"),
+        int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=training_inputs.MAX_GPUS,
+                  advanced=True, show_when=show_when).option("data-parallel GPUs"),
         choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"), advanced=True,
-                     help="0 is plain DDP; 1 shards optimizer state, 2 also gradients, 3 also weights."),
+                     show_when=show_when,
+                     help="0 is plain DDP; 1 shards optimizer state, 2 also gradients, 3 also weights."
+                     ).option("ZeRO stage 0-3 (0 = plain DDP)"),
         _allocator_field(setup),
     )
 
 
+def _base_dtype_field(show_when: tuple[str, str] | None = None) -> Field:
+    """``--base-dtype``: the command line's override of the frozen base (see ``CLI_ONLY``)."""
+    return cli_field("base_dtype", f"frozen base for lora/qlora: {', '.join(training_inputs.BASE_DTYPES)}; "
+                                   "auto: bf16, nf4 for qlora", show_when=show_when)
+
+
+def _training_fields() -> tuple[Field, ...]:
+    return (_model_field(), _config_field(), gpu_field(custom=True), *custom_gpu_fields(), *_training_inputs())
+
+
+def engine_settings(fields: Sequence[Field], values: Values) -> dict[str, Any]:
+    """The engine's keywords in checked ``values``: each field's value under the keyword it feeds,
+    for every field but the model, its config and the GPU (which the compute function resolves).
+
+    A number whose "none" choice is taken (``none_label``; it checks to 0) is ``None``: the engine
+    chooses. A field in other units than its keyword (``scale`` of them per keyword unit) is converted.
+
+    >>> calculator = get_calculator("interconnect")
+    >>> settings = engine_settings(calculator.fields, calculator.values({"latency_us": "5", "mfu": "none"}))
+    >>> settings["latency_s"], settings["mfu"], settings["zero"]
+    (5e-06, None, '0')
+    """
+    settings: dict[str, Any] = {}
+    for field in fields:
+        if field.name in _NOT_SETTINGS:
+            continue
+        value: Any = values[field.name]
+        if field.none_label and float(value) == 0:
+            value = None
+        elif field.scale != 1.0:
+            value = float(value) / field.scale
+        settings[field.engine_keyword] = value
+    return settings
+
+
 def _compute_training(values: Values) -> MemoryView:
     spec = model_spec(values)
-    estimate = training.training_memory(spec, **_pick(values, _TRAINING_KEYS))
+    estimate = training.training_memory(spec, **engine_settings(_training_inputs(), values))
     gpu = gpu_from_values(values)
     notes = _format_notes(lambda: training_notes(gpu, precision=str(values["precision"]), method=str(values["method"])))
     return MemoryView(spec=spec, job="training", estimate=dataclasses.replace(estimate, notes=estimate.notes + notes),
@@ -366,41 +432,34 @@ def _format_notes(check: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
 
 
 # --------------------------------------------------------------------------- inference
-_INFERENCE_KEYS = ("weights", "kv_cache", "batch", "context", "new_tokens", "attention", "allocator")
-
-
-def _inference_fields(*, show_when: tuple[str, str] | None = None, with_batch: bool = True,
-                      with_attention: bool = True) -> tuple[Field, ...]:
+def _inference_fields(*, show_when: tuple[str, str] | None = None) -> tuple[Field, ...]:
+    """The settings of prefill + decode, as :func:`~calculators.memory.inference.inference_setup` takes them."""
     setup = inference.inference_setup
 
     def default(name: str) -> Any:
         return default_of(setup, name)
 
-    fields = [
+    return (
         choice_field("weights", "Weights", choices=inference.WEIGHT_DTYPES, default=default("weights"),
-                     show_when=show_when, help="Storage format of the weights (int4/int8/fp8: quantised linears)."),
+                     show_when=show_when, help="Storage format of the weights (int4/int8/fp8: quantised linears)."
+                     ).option(f"one of {', '.join(inference.WEIGHT_DTYPES)}"),
         choice_field("kv_cache", "KV cache", choices=inference.KV_DTYPES, default=default("kv_cache"),
-                     show_when=show_when),
-    ]
-    if with_batch:
-        fields.append(int_field("batch", "Batch", default=default("batch"), maximum=inference.MAX_BATCH,
-                                unit="concurrent sequences"))
-    fields += [
+                     show_when=show_when).option(f"one of {', '.join(inference.KV_DTYPES)}"),
+        int_field("batch", "Batch", default=default("batch"), maximum=inference.MAX_BATCH,
+                  unit="concurrent sequences", show_when=show_when).option("concurrent sequences"),
         int_field("context", "Prompt length", default=default("context"), maximum=inference.MAX_CONTEXT,
-                  unit="tokens", show_when=show_when),
+                  unit="tokens", show_when=show_when).option("prompt tokens per sequence"),
         int_field("new_tokens", "New tokens", default=default("new_tokens"), minimum=0,
-                  maximum=inference.MAX_CONTEXT - 1, unit="tokens per sequence", show_when=show_when),
-    ]
-    if with_attention:
-        fields.append(choice_field("attention", "Attention kernel", choices=inference.ATTENTIONS,
-                                   default=default("attention"), advanced=True))
-        fields.append(_allocator_field(setup, show_when))
-    return tuple(fields)
+                  maximum=inference.MAX_CONTEXT - 1, unit="tokens per sequence", show_when=show_when
+                  ).option("generated tokens per sequence"),
+        _attention_field(inference.ATTENTIONS, default("attention")),
+        _allocator_field(setup),
+    )
 
 
 def _compute_inference(values: Values) -> MemoryView:
     spec = model_spec(values)
-    estimate = inference.inference_memory(spec, **_pick(values, _INFERENCE_KEYS))
+    estimate = inference.inference_memory(spec, **engine_settings(_inference_fields(), values))
     gpu = gpu_from_values(values)
     notes = _format_notes(lambda: serving_notes(gpu, weights=str(values["weights"]), kv_cache=str(values["kv_cache"])))
     return MemoryView(spec=spec, job="inference", estimate=dataclasses.replace(estimate, notes=estimate.notes + notes),
@@ -439,43 +498,47 @@ def _compute_kv(values: Values) -> KVCacheView:
 
 
 # --------------------------------------------------------------------------- fit
-#: The two jobs the fit calculator sizes, with the settings each passes on.
-FIT_JOBS: dict[str, tuple[str, ...]] = {
-    "inference": ("weights", "kv_cache", "batch", "context", "new_tokens", "allocator"),
-    "training": ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "allocator"),
-}
+#: The two jobs the fit calculator sizes.
+FIT_JOBS = ("inference", "training")
 
 
 def _fit_fields() -> tuple[Field, ...]:
     def default(name: str) -> Any:
         return default_of(training_inputs.training_setup, name)
 
-    when_training = ("job", "training")
+    shared = ("batch", "attention", "allocator")
+    when = {job: ("job", job) for job in FIT_JOBS}
     return (
         _model_field(), _config_field(),
-        choice_field("job", "Job", choices=list(FIT_JOBS), default=next(iter(FIT_JOBS))),
-        gpu_field("Highlighted in the table and drawn on the chart.", custom=True), *custom_gpu_fields(),
+        choice_field("job", "Job", choices=FIT_JOBS, default=FIT_JOBS[0]),
+        gpu_field("Highlighted in the table and drawn on the chart.", custom=True).option(
+            f"{GPU_HELP}; default: every GPU in the catalog"),
+        *custom_gpu_fields(),
         int_field("batch", "Batch", default=default("batch"),
-                  maximum=min(training_inputs.MAX_BATCH, inference.MAX_BATCH), unit="sequences"),
-        *_inference_fields(show_when=("job", "inference"), with_batch=False, with_attention=False),
-        choice_field("method", "Method", choices=training_inputs.METHODS, default=default("method"),
-                     show_when=when_training),
-        choice_field("precision", "Precision", choices=training_inputs.PRECISIONS, default=default("precision"),
-                     show_when=when_training),
-        choice_field("optimizer", "Optimizer", choices=list(OPTIMIZERS), default=default("optimizer"),
-                     show_when=when_training),
-        int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ, unit="tokens",
-                  show_when=when_training),
-        bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
-                   show_when=when_training),
+                  maximum=min(training_inputs.MAX_BATCH, inference.MAX_BATCH), unit="sequences").option(
+            "inference: concurrent sequences; training: micro-batch per GPU (sequences)"),
+        *(field for field in _inference_fields(show_when=when["inference"]) if field.name not in shared),
+        *(field for field in _training_inputs(show_when=when["training"]) if field.name not in shared),
+        _attention_field(training_inputs.ATTENTIONS, default("attention")),
         _allocator_field(training_inputs.training_setup),
     )
+
+
+def fit_job_fields(fields: Sequence[Field], job: str) -> tuple[Field, ...]:
+    """The fields of the fit calculator's engine settings for ``job`` (``training``: what
+    :func:`~calculators.fit.fit_training` takes besides the model and the GPU).
+
+    >>> [field.name for field in fit_job_fields(get_calculator("fit").fields, "inference")]
+    ['batch', 'weights', 'kv_cache', 'context', 'new_tokens', 'attention', 'allocator']
+    """
+    return tuple(field for field in fields if field.name not in _NOT_SETTINGS
+                 and (field.show_when is None or field.show_when == ("job", job)))
 
 
 def _compute_fit(values: Values) -> FitView:
     spec = model_spec(values)
     job = str(values["job"])
-    settings = _pick(values, FIT_JOBS[job])
+    settings = engine_settings(fit_job_fields(get_calculator("fit").fields, job), values)
     fit: Callable[..., FitResult] = fit_training if job == "training" else fit_inference
     # GPUs with the same usable memory and runtime give the same answer: compute once for each.
     # Each GPU runs its own 16-bit format (bf16, else fp16: same bytes); one that cannot run the job is named.
@@ -505,17 +568,19 @@ def _compute_fit(values: Values) -> FitView:
 def _build() -> dict[str, Calculator]:
     calculators = [
         Calculator("training-memory", "Training memory", _training_fields(), _compute_training, memory_html,
-                   engines=(training_inputs.training_setup,), own_defaults={"gpu": CHART_GPU}),
+                   engines=(training_inputs.training_setup,), own_defaults={"gpu": CHART_GPU}, command="train",
+                   cli_fields=(_base_dtype_field(),)),
         Calculator("inference-memory", "Inference memory", (_model_field(), _config_field(), gpu_field(custom=True),
                                                              *custom_gpu_fields(),
                                                             *_inference_fields()), _compute_inference, memory_html,
-                   engines=(inference.inference_setup,), own_defaults={"gpu": CHART_GPU}),
+                   engines=(inference.inference_setup,), own_defaults={"gpu": CHART_GPU}, command="infer"),
         Calculator("kv-cache", "KV cache", _kv_fields(), _compute_kv, kv_cache_html,
                    engines=(inference.inference_setup, inference.kv_cache_bytes), own_defaults={"gpu": CHART_GPU}),
         Calculator("fit", "Which GPUs does it fit?", _fit_fields(), _compute_fit, fit_html,
                    engines=(training_inputs.training_setup, inference.inference_setup, fit_training, fit_inference),
                    own_defaults={"job": "picks the engine (fit_inference or fit_training), so no engine has it",
-                                 "gpu": "the GPU highlighted; the engine is run on every catalog GPU"}),
+                                 "gpu": "the GPU highlighted; the engine is run on every catalog GPU"},
+                   command="fit", cli_fields=(_base_dtype_field(show_when=("job", "training")),)),
     ]
     # Calculators of other subjects live in calculators.widgets.plugins, one module each.
     from calculators.widgets import plugins

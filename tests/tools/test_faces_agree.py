@@ -1,11 +1,10 @@
 """The CLI, the widget forms and the engine agree on every input they share.
 
-Every ``mlhw`` subcommand names the engine functions its options feed
-(:func:`calculators.cli.command_engines`: a plugin's ``ENGINES``) and so does every widget
-calculator (:attr:`~calculators.widgets.registry.Calculator.engines`). This test walks every
+Every ``mlhw`` subcommand is built from a calculator's fields and feeds its engine functions
+(:func:`calculators.cli.command_engines`: ``Calculator.engines``). This test walks every
 option of every subcommand and every input of every form in the registry, finds the engine
-keyword it feeds (its name; a form's ``aliases``; a command's ``SCALED`` for an option in
-other units) and fails when:
+keyword it feeds (its name; a field's ``keyword`` and ``scale`` for an input in other units;
+a form's ``aliases``) and fails when:
 
 * no engine takes that keyword (an input the engine does not know);
 * the default differs from the engine's: ``"0"`` and ``0``, ``"q,k"`` and ``("q", "k")``
@@ -158,6 +157,11 @@ def option_problems(command: str, actions: list[argparse.Action], engines: Engin
     return problems
 
 
+def _scaled(default: Any, scale: float) -> Any:
+    """``default`` in the input's units (``scale`` of them per engine unit); only numbers scale."""
+    return default * scale if scale != 1.0 and isinstance(default, (int, float)) else default
+
+
 def form_problems(calculator: Calculator) -> list[str]:
     """What is wrong with the inputs of ``calculator`` against its engines (empty: they agree)."""
     name = calculator.name
@@ -169,7 +173,7 @@ def form_problems(calculator: Calculator) -> list[str]:
     for field in calculator.fields:
         if field.name in PRESENTATION or field.name in CUSTOM_GPU:
             continue
-        keyword = keyword_of.get(field.name, field.name)
+        keyword = keyword_of.get(field.name, field.engine_keyword)
         found = _parameters(calculator.engines, keyword)
         if field.name in calculator.own_defaults:
             if found and all(p.default not in (None, inspect.Parameter.empty)
@@ -187,8 +191,8 @@ def form_problems(calculator: Calculator) -> list[str]:
                 if not field.none_label:
                     problems.append(f"{name}.{field.name}: the engine's default is None; offer it as the form's "
                                     "'none' choice (none_label)")
-            elif _canonical(field.check(None)) != _canonical(parameter.default):  # the value the engine gets
-                problems.append(f"{name}.{field.name}: default {field.default!r}, the engine's "
+            elif _canonical(field.check(None)) != _canonical(_scaled(parameter.default, field.scale)):
+                problems.append(f"{name}.{field.name}: default {field.default!r}, the engine's "  # what it gets
                                 f"{parameter.default!r}")
     return problems
 
@@ -203,7 +207,8 @@ def test_every_subcommand_is_walked() -> None:
 def test_cli_options_are_the_engines_keywords_and_defaults(command: str) -> None:
     engines = cli.command_engines().get(command)
     assert engines is not None, f"mlhw {command}: declare ENGINES (the engine functions its options feed)"
-    scaled = getattr(cli._plugins().get(command), "SCALED", {})
+    scaled = {field.name: (field.engine_keyword, field.scale) for field in cli.command_options(command)
+              if field.engine_keyword != field.name}
     assert not option_problems(command, COMMANDS[command], engines, scaled)
 
 

@@ -124,7 +124,8 @@ def _engine_check(name: str, field: str, value: int) -> None:
     """Validate one value the way the engine does for that calculator's field."""
     from calculators.catalog.models import get_model
 
-    if name == "training-memory" or (name == "fit" and field == "seq"):
+    training = name == "fit" and get_calculator(name).field(field).show_when == ("job", "training")
+    if name == "training-memory" or training:
         training_inputs.training_setup(**{field: value})  # type: ignore[arg-type]
     elif name == "kv-cache":
         inference.kv_cache_bytes(get_model("llama-3-8b"), **{"batch": 1, "context": 1, field: value})

@@ -13,23 +13,21 @@ from typing import Any
 
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.interconnects import interconnect_ids
-from calculators.catalog.models import all_models
 from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
 from calculators.memory import training_inputs
 from calculators.parallel.collectives import MAX_EFFICIENCY, MAX_GPUS
-from calculators.parallel.step import AUTO, StepCommunication, step_communication
+from calculators.parallel.ring_link import GPUS_PER_NODE
+from calculators.parallel.step import AUTO, COMM_DTYPES, StepCommunication, step_communication
 from calculators.units import gib
-from calculators.widgets.fields import (
-    Field,
-    Value,
-    bool_field,
-    choice_field,
-    config_field,
-    default_of,
-    float_field,
-    int_field,
+from calculators.widgets.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
+from calculators.widgets.registry import (
+    Calculator,
+    engine_settings,
+    get_calculator,
+    model_config_field,
+    model_field,
+    model_spec,
 )
-from calculators.widgets.registry import CUSTOM, DEFAULT_MODEL, Calculator, model_spec
 from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
 
 
@@ -44,50 +42,72 @@ def _fields() -> tuple[Field, ...]:
     def default(name: str) -> Any:
         return default_of(step_communication, name)
 
-    records = all_models()
     gpus = all_gpus()
     return (
-        choice_field("model", "Model", default=DEFAULT_MODEL, choices=[r.id for r in records] + [CUSTOM],
-                     labels=[r.name for r in records] + ["Custom: paste or upload a config.json"]),
-        config_field("config", "config.json", show_when=("model", CUSTOM),
-                     help="Paste the text of a Hugging Face config.json or choose the file; it stays on this computer."),
+        model_field(), model_config_field(),
         choice_field("gpu", "GPU", default=default("gpu"), choices=[g.id for g in gpus],
                      labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
-                     help="Its dense BF16 rate sets compute; its own link is used when the link is auto."),
+                     help="Its dense BF16 rate sets compute; its own link is used when the link is auto.").option(
+            "GPU id (see 'mlhw gpus'); sets compute and the default link"),
         choice_field("interconnect", "Link", choices=(AUTO, *interconnect_ids()), default=default("interconnect"),
-                     help=f"{AUTO}: the GPU's own link in a node, the NICs across nodes above 8 GPUs (as train-time)."),
-        int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=MAX_GPUS),
+                     help=f"{AUTO}: the GPU's own link in a node, the NICs across nodes above 8 GPUs (as train-time)."
+                     ).option(f"link: {AUTO} (the GPU's own within a node, the NICs across nodes above "
+                              f"{GPUS_PER_NODE} GPUs, as train-time) or one of {', '.join(interconnect_ids())} "
+                              "(every hop)"),
+        int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=MAX_GPUS).option("data-parallel GPUs"),
         choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"),
-                     help="0 is DDP (all-reduce); 1-2 reduce-scatter + all-gather; 3 gathers weights twice."),
+                     help="0 is DDP (all-reduce); 1-2 reduce-scatter + all-gather; 3 gathers weights twice.").option(
+            "ZeRO stage 0-3 (0 = DDP, 3 = FSDP full shard)"),
         int_field("batch", "Micro-batch", default=default("batch"), maximum=training_inputs.MAX_BATCH,
-                  unit="sequences per GPU"),
+                  unit="sequences per GPU").option("micro-batch per GPU (sequences)"),
         int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ,
-                  unit="tokens"),
+                  unit="tokens").option("sequence length in tokens"),
         bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
-                   help="Full activation recomputation: one more forward per step and less activation memory."),
+                   help="Full activation recomputation: one more forward per step and less activation memory.").option(
+            "full activation recomputation: one more forward per step, as in train-time"),
         choice_field("framework", "Training framework", choices=training_framework_ids(),
                      labels=tuple(get_training_framework(f).name for f in training_framework_ids()),
                      default=default("framework"), advanced=True,
                      help="megatron: Megatron-Core + Transformer Engine, fitted to reach a higher utilisation; "
-                          "pytorch: FSDP-family frameworks (as train-time)."),
+                          "pytorch: FSDP-family frameworks (as train-time).").option(
+            f"training framework: {', '.join(training_framework_ids())} (its fitted utilisation factor, as "
+            "train-time)"),
         float_field("mfu", "Utilisation", default=0.0, minimum=0.0, maximum=1.0, advanced=True,
                     none_label="Fitted on published runs (as train-time)",
                     help="Fraction of the GPU's dense BF16 peak the step's FLOPs reach; the fitted value depends on "
-                         "the GPU family and the micro-batch's tokens (the value train-time uses)."),
+                         "the GPU family and the micro-batch's tokens (the value train-time uses).").option(
+            "fraction of the dense BF16 rate the step's FLOPs reach, in (0, 1]; auto: the utilisation fitted on "
+            "published runs for this GPU and micro-batch, the one train-time uses"),
         float_field("efficiency", "Collective efficiency", default=0.0, minimum=0.0, maximum=MAX_EFFICIENCY,
                     advanced=True, none_label="The link model's fitted value",
                     help="The fraction of the per-direction link bandwidth NCCL reaches; the link model's value for "
-                         "this link kind is fitted on published nccl-tests runs (the value train-time and speed use)."),
+                         "this link kind is fitted on published nccl-tests runs (the value train-time and speed use)."
+                    ).option("fraction of per-direction link bandwidth reached; auto: the link model's value per link "
+                             "kind, fitted on published nccl-tests runs (the same as train-time and speed)"),
+        float_field("latency_us", "Latency per ring step", default=0.0, minimum=0.0, maximum=1e6, unit="µs",
+                    advanced=True, none_label="The link's measured value",
+                    help="Fixed cost of each step of a ring collective.").option(
+            "fixed cost per ring step, microseconds; auto: the link's measured value", keyword="latency_s",
+            scale=1e6),
+        choice_field("nic", "Link between nodes", choices=interconnect_ids(), default=default("nic"), advanced=True,
+                     help="The network link between nodes, used above one node.").option(
+            "network link between nodes (interconnect id; auto above one node only)"),
+        int_field("nics_per_node", "NICs per node", default=default("nics_per_node"), maximum=64, advanced=True
+                  ).option("NICs per node"),
+        choice_field("grad_dtype", "Reduced gradients", choices=COMM_DTYPES, default=default("grad_dtype"),
+                     advanced=True).option(f"reduced gradients: {', '.join(COMM_DTYPES)}"),
+        choice_field("param_dtype", "Gathered parameters", choices=COMM_DTYPES, default=default("param_dtype"),
+                     advanced=True, help="ZeRO-3: the format its weights are gathered in.").option(
+            f"gathered parameters: {', '.join(COMM_DTYPES)}"),
+        bool_field("overlap", "Overlap communication with compute", default=default("overlap"), advanced=True,
+                   help="Off: all communication is added to compute.").option(
+            "add all communication to compute", flag="--no-overlap"),
     )
 
 
 def _compute(values: Mapping[str, Value]) -> StepCommunication:
-    return step_communication(
-        model_spec(values), gpu=str(values["gpu"]), gpus=values["gpus"],  # type: ignore[arg-type]
-        zero=str(values["zero"]), interconnect=str(values["interconnect"]),  # type: ignore[arg-type]
-        batch=values["batch"], seq=values["seq"], mfu=float(values["mfu"]) or None,  # type: ignore[arg-type]
-        efficiency=float(values["efficiency"]) or None, grad_checkpointing=bool(values["grad_checkpointing"]),
-        framework=str(values["framework"]))
+    settings = engine_settings(get_calculator("interconnect").fields, values)
+    return step_communication(model_spec(values), gpu=str(values["gpu"]), **settings)
 
 
 def _render(result: StepCommunication) -> str:
@@ -121,4 +141,4 @@ def _render(result: StepCommunication) -> str:
 def calculators() -> list[Calculator]:
     """The ``interconnect`` widget."""
     return [Calculator("interconnect", "Communication vs compute per step", _fields(), _compute, _render,
-                       engines=(step_communication,))]
+                       engines=(step_communication,), command="parallel")]

@@ -12,7 +12,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +41,11 @@ from calculators.widgets.fields import (
     tokens_field,
 )
 from calculators.widgets.registry import (
+    GPU_HELP,
     Calculator,
     custom_gpu_fields,
+    engine_settings,
+    get_calculator,
     gpu_field,
     gpu_from_values,
     model_config_field,
@@ -75,7 +78,50 @@ Values = Mapping[str, Value]
 
 def _model_fields(*, mac: bool = True) -> tuple[Field, ...]:
     # Training time needs a dense rate, which Apple does not publish: no Mac choice there.
-    return (model_field(), model_config_field(), gpu_field(help="", custom=True, mac=mac), *custom_gpu_fields(mac=mac))
+    return (model_field(), model_config_field(),
+            gpu_field(help="", custom=True, mac=mac).option(GPU_HELP, required=True), *custom_gpu_fields(mac=mac))
+
+
+def _served_fields(engine: Callable[..., Any], *, help: str) -> tuple[Field, ...]:
+    """The engine and formats of a served model, read from ``engine``'s signature (speed and serving load)."""
+    return (
+        choice_field("engine", "Engine", choices=engine_ids(), default=default_of(engine, "engine"),
+                     labels=tuple(get_engine(e).name for e in engine_ids()), help=help).option(
+            f"inference engine whose fitted efficiencies and fixed costs to use: one of {', '.join(engine_ids())}; "
+            "generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs"),
+        choice_field("weights", "Weights", choices=inference.WEIGHT_DTYPES, default=default_of(engine, "weights"),
+                     help="Bytes read per token follow the format's bits per weight; the 4- and 8-bit "
+                          "integer formats are weight-only (16-bit matmuls).").option(
+            f"weight format: one of {', '.join(inference.WEIGHT_DTYPES)}, or exl2-<bits> from 2 to 8"),
+        choice_field("kv_cache", "KV cache", choices=inference.KV_DTYPES, default=default_of(engine, "kv_cache")
+                     ).option(f"one of {', '.join(inference.KV_DTYPES)}"),
+    )
+
+
+def _server_fields(engine: Callable[..., Any]) -> tuple[Field, ...]:
+    """The GPUs of a served model and how well it uses them, read from ``engine``'s signature."""
+    return (
+        int_field("gpus", "Tensor-parallel GPUs", default=default_of(engine, "gpus"),
+                  maximum=training_inputs.MAX_GPUS, advanced=True).option("GPUs in tensor parallel"),
+        float_field("bandwidth_efficiency", "Bandwidth efficiency", default=0.0, minimum=0.0, maximum=1.0,
+                    advanced=True, none_label="The engine's fitted value",
+                    help="Fraction of peak memory bandwidth a decode step reaches.").option(
+            "fraction of peak memory bandwidth achieved; auto: the engine's fitted value"),
+        float_field("compute_efficiency", "Compute efficiency", default=0.0, minimum=0.0, maximum=1.0,
+                    advanced=True, none_label="The engine's fitted value",
+                    help="Fraction of the dense tensor rate the matrix multiplies reach.").option(
+            "fraction of the dense tensor rate achieved; auto: the engine's fitted value"),
+        choice_field("interconnect", "Tensor-parallel link", choices=(AUTO, *interconnect_ids()),
+                     default=default_of(engine, "interconnect"), advanced=True,
+                     help="auto: the GPU's own (NVLink where it has it, else PCIe). Sets the all-reduce time.").option(
+            "tensor-parallel link id (see the interconnect catalog) or 'auto' for the GPU's own"),
+        float_field("collective_efficiency", "Collective efficiency", default=0.0, minimum=0.0,
+                    maximum=1.0, advanced=True, none_label="Derived per link kind",
+                    help="Fraction of the link's per-direction bandwidth the all-reduces reach; derived per link "
+                         "kind from published nccl-tests runs.").option(
+            "fraction of the link's per-direction bandwidth the all-reduces reach; "
+            "auto: derived per link kind from published nccl-tests runs"),
+    )
 
 
 # --------------------------------------------------------------------------- inference speed
@@ -87,48 +133,27 @@ class SpeedView:
     by_batch: tuple[tuple[int, DecodeStep], ...]
 
 
-_SPEED_KEYS = ("engine", "weights", "kv_cache", "batch", "context", "gpus", "interconnect")
-#: Efficiency fields: 0 leaves the engine's fitted value.
-_EFFICIENCY_KEYS = ("bandwidth_efficiency", "compute_efficiency")
 
 
 def _speed_fields() -> tuple[Field, ...]:
     return (
         *_model_fields(),
-        choice_field("engine", "Engine", choices=engine_ids(), default=default_of(speed.speed_setup, "engine"),
-                     labels=tuple(get_engine(e).name for e in engine_ids()),
-                     help="Efficiencies and fixed costs fitted on the engine's published runs; generic: 0.8 of "
-                          "bandwidth, 0.6 of the tensor rate, no fixed costs."),
-        choice_field("weights", "Weights", choices=inference.WEIGHT_DTYPES, default=default_of(speed.speed_setup,
-                     "weights"), help="Bytes read per token follow the format's bits per weight; the 4- and 8-bit "
-                                      "integer formats are weight-only (16-bit matmuls)."),
-        choice_field("kv_cache", "KV cache", choices=inference.KV_DTYPES,
-                     default=default_of(speed.speed_setup, "kv_cache")),
+        *_served_fields(speed.speed_setup, help="Efficiencies and fixed costs fitted on the engine's published runs; "
+                                                "generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs."),
         int_field("batch", "Batch", default=default_of(speed.speed_setup, "batch"), maximum=inference.MAX_BATCH,
-                  unit="concurrent sequences"),
+                  unit="concurrent sequences").option("concurrent sequences"),
         int_field("context", "Prompt length", default=default_of(speed.speed_setup, "context"),
-                  maximum=inference.MAX_CONTEXT, unit="tokens"),
+                  maximum=inference.MAX_CONTEXT, unit="tokens").option("prompt tokens per sequence"),
         int_field("new_tokens", "New tokens", default=default_of(speed.inference_speed, "new_tokens"), minimum=0,
-                  maximum=inference.MAX_CONTEXT, unit="tokens per sequence"),
-        int_field("gpus", "Tensor-parallel GPUs", default=default_of(speed.speed_setup, "gpus"),
-                  maximum=training_inputs.MAX_GPUS, advanced=True),
-        float_field("bandwidth_efficiency", "Bandwidth efficiency", default=0.0, minimum=0.0, maximum=1.0,
-                     advanced=True, none_label="The engine's fitted value",
-                     help="Fraction of peak memory bandwidth a decode step reaches."),
-        float_field("compute_efficiency", "Compute efficiency", default=0.0, minimum=0.0, maximum=1.0,
-                     advanced=True, none_label="The engine's fitted value",
-                     help="Fraction of the dense tensor rate the matrix multiplies reach."),
-        choice_field("interconnect", "Tensor-parallel link", choices=(AUTO, *interconnect_ids()),
-                     default=default_of(speed.speed_setup, "interconnect"), advanced=True,
-                     help="auto: the GPU's own (NVLink where it has it, else PCIe). Sets the all-reduce time."),
+                  maximum=inference.MAX_CONTEXT, unit="tokens per sequence").option("generated tokens per sequence"),
+        *_server_fields(speed.speed_setup),
     )
 
 
 def _compute_speed(values: Values) -> SpeedView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    settings: dict[str, Any] = {key: values[key] for key in _SPEED_KEYS}
-    settings.update({key: float(values[key]) or None for key in _EFFICIENCY_KEYS})
-    result = speed.inference_speed(spec, gpu, new_tokens=int(values["new_tokens"]), **settings)
+    settings = engine_settings(get_calculator("inference-speed").fields, values)
+    result = speed.inference_speed(spec, gpu, new_tokens=settings.pop("new_tokens"), **settings)
     batches = sorted(set(CHART_BATCHES) | {result.batch})
     steps = tuple((b, speed.decode_step(spec, gpu, **{**settings, "batch": b})) for b in batches)
     return SpeedView(result=result, by_batch=steps)
@@ -183,7 +208,6 @@ SERVING_OWN_DEFAULTS = {
     "concurrency": "the engine needs a concurrency or a request rate and has no default; the form opens on "
                    "SERVING_CONCURRENCY users",
 }
-_SERVING_KEYS = ("prompt_tokens", "output_tokens", "engine", "weights", "kv_cache", "gpus", "prefill")
 
 
 @dataclass(frozen=True)
@@ -200,37 +224,36 @@ def _serving_fields() -> tuple[Field, ...]:
         int_field("concurrency", "Concurrent users", default=SERVING_CONCURRENCY, minimum=0,
                   maximum=load.MAX_CONCURRENCY,
                   help="Requests in flight: each user sends the next request when the answer ends (closed loop). "
-                       "0: set by the request rate instead."),
+                       "0: set by the request rate instead.").option(
+            "requests in flight, each user sending the next request when its answer ends (closed loop)",
+            either="load"),
         float_field("request_rate_per_s", "Request rate", default=0.0, minimum=0.0, maximum=load.MAX_REQUEST_RATE_PER_S,
                      unit="requests/s", none_label="Set by concurrent users",
-                     help="Requests arriving at random (Poisson, open loop). Give this or the users, not both."),
+                     help="Requests arriving at random (Poisson, open loop). Give this or the users, not both.").option(
+            "requests per second arriving at random (Poisson, open loop)", flag="--request-rate", either="load"),
         int_field("prompt_tokens", "Prompt length", default=default_of(load.serving_load, "prompt_tokens"),
-                  maximum=inference.MAX_CONTEXT, unit="tokens"),
+                  maximum=inference.MAX_CONTEXT, unit="tokens").option("prompt tokens per request"),
         int_field("output_tokens", "Output length", default=default_of(load.serving_load, "output_tokens"),
-                  minimum=2, maximum=inference.MAX_CONTEXT, unit="tokens"),
-        choice_field("engine", "Engine", choices=engine_ids(), default=default_of(load.serving_load, "engine"),
-                     labels=tuple(get_engine(e).name for e in engine_ids()),
-                     help="Efficiencies and fixed costs fitted on the engine's published runs."),
-        choice_field("weights", "Weights", choices=inference.WEIGHT_DTYPES,
-                     default=default_of(load.serving_load, "weights")),
-        choice_field("kv_cache", "KV cache", choices=inference.KV_DTYPES,
-                     default=default_of(load.serving_load, "kv_cache")),
-        int_field("gpus", "Tensor-parallel GPUs", default=default_of(load.serving_load, "gpus"),
-                  maximum=training_inputs.MAX_GPUS, advanced=True),
+                  minimum=2, maximum=inference.MAX_CONTEXT, unit="tokens").option(
+            "generated tokens per request, at least 2"),
+        *_served_fields(load.serving_load, help="Efficiencies and fixed costs fitted on the engine's published runs."),
+        *_server_fields(load.serving_load),
         choice_field("prefill", "Prefill of arriving prompts", choices=load.PREFILL_MODES,
                      default=default_of(load.serving_load, "prefill"), advanced=True,
                      labels=tuple({"separate": "A pass of its own per prompt",
                                    "fused": "Inside the decode pass (lower bound)"}[m] for m in load.PREFILL_MODES),
                      help="separate: each prompt's prefill is its own pass added to the step; fused: inside the "
-                          "decode pass, the weights read once (a lower bound on the step)."),
+                          "decode pass, the weights read once (a lower bound on the step).").option(
+            f"one of {', '.join(load.PREFILL_MODES)}: an arriving prompt's prefill as its own pass added to the step, "
+            "or inside the decode pass with the weights read once"),
     )
 
 
 def _compute_serving(values: Values) -> ServingView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    settings: dict[str, Any] = {key: values[key] for key in _SERVING_KEYS}
-    rate = float(values["request_rate_per_s"] or 0.0) or None
-    concurrency = int(values["concurrency"]) or None
+    settings = engine_settings(get_calculator("serving-load").fields, values)
+    rate = settings.pop("request_rate_per_s")
+    concurrency = int(settings.pop("concurrency")) or None  # 0: set by the request rate
     result = load.serving_load(spec, gpu, concurrency=concurrency, request_rate_per_s=rate, **settings)
     shown = sorted(c for c in set(CHART_CONCURRENCIES) | ({concurrency} if concurrency else set())
                    if c <= max(result.max_concurrency, 1))
@@ -289,89 +312,117 @@ class TrainView:
 
 
 def _train_fields() -> tuple[Field, ...]:
+    def default(name: str) -> Any:
+        return default_of(train.training_time, name)
+
     return (
         *_model_fields(mac=False),
         tokens_field("tokens", "Training tokens", default=TRAIN_TOKENS, maximum=train.MAX_TOKENS,
-                     help="A count as the command line takes it: 2T, 500B, 1e12."),
-        int_field("gpus", "GPUs", default=TRAIN_GPUS, maximum=training_inputs.MAX_GPUS),
-        int_field("seq", "Sequence length", default=default_of(train.training_time, "seq"),
-                  maximum=training_inputs.MAX_SEQ, unit="tokens"),
-        int_field("batch", "Micro-batch", default=default_of(train.training_time, "batch"),
-                  maximum=training_inputs.MAX_BATCH, unit="sequences",
-                  help="Sequences per micro-batch: small micro-batches leave the GPU under-used (fitted)."),
+                     help="A count as the command line takes it: 2T, 500B, 1e12.").option(
+            "training tokens: 2e12, 2T, 500B, 10M, 5k ...", required=True),
+        int_field("gpus", "GPUs", default=TRAIN_GPUS, maximum=training_inputs.MAX_GPUS).option("GPUs in the job"),
+        int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ,
+                  unit="tokens").option("sequence length in tokens"),
+        int_field("batch", "Micro-batch", default=default("batch"), maximum=training_inputs.MAX_BATCH,
+                  unit="sequences",
+                  help="Sequences per micro-batch: small micro-batches leave the GPU under-used (fitted).").option(
+            "micro-batch per GPU, sequences"),
         float_field("mfu", "Utilisation", default=0.0, minimum=0.0, maximum=1.0,
-                     none_label="The value fitted on published runs",
-                     help="Fraction of the dense rate the executed FLOPs reach."),
-        choice_field("method", "Method", choices=training_inputs.METHODS, default=default_of(train.training_time, "method"),
-                     help="LoRA/QLoRA freeze the base: 4·N instead of 6·N FLOPs per token, adapter gradients only."),
-        bool_field("grad_checkpointing", "Gradient checkpointing",
-                   default=default_of(train.training_time, "grad_checkpointing"),
-                   help="Full recomputation: one more forward pass (8·N instead of 6·N for full training)."),
+                    none_label="The value fitted on published runs",
+                    help="Fraction of the dense rate the executed FLOPs reach.").option(
+            "utilisation of the executed FLOPs in (0, 1]; auto: fitted on published runs"),
+        choice_field("method", "Method", choices=training_inputs.METHODS, default=default("method"),
+                     help="LoRA/QLoRA freeze the base: 4·N instead of 6·N FLOPs per token, adapter gradients only."
+                     ).option(f"one of {', '.join(training_inputs.METHODS)} (lora/qlora: 4·N, frozen base)"),
+        bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
+                   help="Full recomputation: one more forward pass (8·N instead of 6·N for full training).").option(
+            "full activation recomputation"),
         choice_field("qlora_weights", "QLoRA base format", choices=QLORA_WEIGHTS,
                      labels=tuple(get_qlora_kernel(w).name for w in QLORA_WEIGHTS),
-                     default=default_of(train.training_time, "qlora_weights"), advanced=True,
+                     default=default("qlora_weights"), advanced=True,
                      help="QLoRA only. nf4: bitsandbytes, one dequantisation kernel per use; gptq-int4-g128: a GPTQ "
                           "checkpoint through AutoGPTQ, unpacked in PyTorch operations (several times the bytes) "
-                          "and kept in 16 bits until the backward."),
-        choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES,
-                     default=default_of(train.training_time, "zero"), advanced=True,
-                     help="Which data-parallel collectives run (0 = DDP, 3 = FSDP full shard)."),
+                          "and kept in 16 bits until the backward.").option(
+            f"QLoRA base format: {', '.join(QLORA_WEIGHTS)} (nf4: bitsandbytes; gptq-int4-g128: a GPTQ checkpoint "
+            "through AutoGPTQ, which dequantises in PyTorch operations and keeps the 16-bit weights for the backward)"),
+        int_field("lora_rank", "LoRA rank", default=default("lora_rank"), maximum=training_inputs.MAX_RANK,
+                  advanced=True, help="LoRA and QLoRA only: the adapters' rank r.").option(
+            "LoRA rank (lora/qlora only)"),
+        choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"), advanced=True,
+                     help="Which data-parallel collectives run (0 = DDP, 3 = FSDP full shard).").option(
+            "ZeRO stage 0-3 of the data-parallel communication"),
         choice_field("interconnect", "Link between GPUs", choices=(AUTO, *interconnect_ids()),
-                     default=default_of(train.training_time, "interconnect"), advanced=True,
-                     help="auto: the GPU's own link, 8 x InfiniBand NDR per node above 8 GPUs (assumed)."),
-        choice_field("precision", "Precision", choices=training_inputs.PRECISIONS,
-                     default=default_of(train.training_time, "precision"), advanced=True,
-                     help="Picks the dense rate: fp32 uses the FP32 rate, the others the BF16/FP16 tensor rate."),
-        bool_field("fp8", "FP8 matmuls", default=default_of(train.training_time, "fp8"), advanced=True,
+                     default=default("interconnect"), advanced=True,
+                     help="auto: the GPU's own link, 8 x InfiniBand NDR per node above 8 GPUs (assumed).").option(
+            "link id (see the interconnect catalog) or 'auto' for the GPU's own"),
+        choice_field("nic", "Link between nodes", choices=interconnect_ids(), default=default("nic"), advanced=True,
+                     help="The network link between nodes, used above one node.").option(
+            "network link between nodes (interconnect id)"),
+        int_field("nics_per_node", "NICs per node", default=default("nics_per_node"), maximum=64, advanced=True
+                  ).option("NICs per node"),
+        choice_field("precision", "Precision", choices=training_inputs.PRECISIONS, default=default("precision"),
+                     advanced=True,
+                     help="Picks the dense rate: fp32 uses the FP32 rate, the others the BF16/FP16 tensor rate."
+                     ).option(f"one of {', '.join(training_inputs.PRECISIONS)}"),
+        bool_field("fp8", "FP8 matmuls", default=default("fp8"), advanced=True,
                    help="FP8 linear layers (Transformer Engine, torchao Float8): their GEMMs at the FP8 rate, "
-                        "attention and elementwise work in 16 bits."),
+                        "attention and elementwise work in 16 bits.").option("matmuls in FP8 (Transformer Engine)"),
         choice_field("framework", "Training framework", choices=training_framework_ids(),
                      labels=tuple(get_training_framework(f).name for f in training_framework_ids()),
-                     default=default_of(train.training_time, "framework"), advanced=True,
+                     default=default("framework"), advanced=True,
                      help="megatron: Megatron-Core + Transformer Engine (NeMo, Megatron-Bridge), fitted to reach a "
                           "higher utilisation; pytorch: FSDP-family frameworks (torchtitan, llm-foundry, torchtune, "
-                          "Hugging Face Trainer)."),
+                          "Hugging Face Trainer).").option(
+            f"training framework: {', '.join(training_framework_ids())} (megatron: Megatron-Core + Transformer "
+            "Engine, as NeMo and Megatron-Bridge; pytorch: FSDP-family frameworks)"),
         choice_field("attention", "Attention kernel", choices=training_inputs.ATTENTIONS,
-                     default=default_of(train.training_time, "attention"), advanced=True,
+                     default=default("attention"), advanced=True,
                      help="sdpa and flash: a fused kernel (FlashAttention, Transformer Engine); eager: the model's own "
-                          "matmul-softmax-matmul, which writes and reads every layer's score matrix."),
-        int_field("tensor_parallel", "Tensor-parallel GPUs", default=default_of(train.training_time, "tensor_parallel"),
+                          "matmul-softmax-matmul, which writes and reads every layer's score matrix.").option(
+            f"attention kernel: {', '.join(training_inputs.ATTENTIONS)} (sdpa and flash: a fused kernel; eager: the "
+            "score matrix written and read, as transformers without FlashAttention)"),
+        int_field("tensor_parallel", "Tensor-parallel GPUs", default=default("tensor_parallel"),
                   maximum=train.MAX_STAGES, advanced=True,
-                  help="GPUs splitting every layer (Megatron); adds four all-reduces per layer per micro-batch."),
-        int_field("pipeline_parallel", "Pipeline stages", default=default_of(train.training_time, "pipeline_parallel"),
+                  help="GPUs splitting every layer (Megatron); adds four all-reduces per layer per micro-batch."
+                  ).option("tensor-parallel GPUs per model replica", flag="--tp"),
+        int_field("pipeline_parallel", "Pipeline stages", default=default("pipeline_parallel"),
                   maximum=train.MAX_STAGES, advanced=True,
-                  help="Stages of the model; the bubble is (stages - 1) / micro-batches per step."),
-        int_field("grad_accumulation", "Micro-batches per step", default=default_of(train.training_time,
-                                                                                      "grad_accumulation"),
+                  help="Stages of the model; the bubble is (stages - 1) / micro-batches per step.").option(
+            "pipeline-parallel stages per model replica", flag="--pp"),
+        int_field("virtual_stages", "Interleaved chunks per GPU", default=default("virtual_stages"),
+                  maximum=train.MAX_STAGES, advanced=True,
+                  help="Interleaved pipeline: each GPU holds this many chunks, dividing the bubble by it.").option(
+            "interleaved pipeline chunks per GPU"),
+        int_field("grad_accumulation", "Micro-batches per step", default=default("grad_accumulation"),
                   maximum=training_inputs.MAX_BATCH, advanced=True,
-                  help="Gradient accumulation: the pipeline's micro-batches per optimizer step."),
-        tokens_field("global_batch_tokens", "Global batch", default=default_of(train.training_time,
-                                                                                "global_batch_tokens"),
+                  help="Gradient accumulation: the pipeline's micro-batches per optimizer step.").option(
+            "micro-batches per optimizer step per replica; by default one, so the global batch is "
+            "GPUs / (tp x pp) x batch x seq tokens, stated in the output"),
+        tokens_field("global_batch_tokens", "Global batch", default=default("global_batch_tokens"),
                      maximum=train.MAX_TOKENS, advanced=True, none_label="One micro-batch per replica",
                      help="Tokens per optimizer step over the whole job (Llama 2 and 3 pre-trained at 4M and "
-                          "more); the micro-batches per step follow from it. Leave the micro-batches at 1."),
+                          "more); the micro-batches per step follow from it. Leave the micro-batches at 1.").option(
+            "tokens per optimizer step over the job (4M, 16M ...): sets the accumulation, so each step's gradient "
+            "communication is amortised as in pre-training (Llama 2: 4M; Llama 3: 4M-16M); auto: the one above"),
+        float_field("goodput", "Goodput", default=0.0, minimum=0.0, maximum=1.0, advanced=True,
+                    none_label="Fitted on published GPU-hours",
+                    help="Steady-state time over the whole run's time (restarts, checkpoints, evaluation); "
+                         "1 gives a steady-state time.").option(
+            "steady-state / whole-run time in (0, 1]; auto: fitted on published GPU-hours; 1 for a steady-state time"),
     )
 
 
 def _compute_train(values: Values) -> TrainView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    tokens = int(values["tokens"])
-    mfu = float(values["mfu"]) or None
-    settings = {"tokens": tokens, "mfu": mfu, "precision": values["precision"],
-                "grad_checkpointing": values["grad_checkpointing"], "seq": values["seq"],
-                "method": values["method"], "zero": int(str(values["zero"])), "interconnect": values["interconnect"],
-                "batch": values["batch"], "fp8": values["fp8"], "tensor_parallel": values["tensor_parallel"],
-                "pipeline_parallel": values["pipeline_parallel"], "grad_accumulation": values["grad_accumulation"],
-                "global_batch_tokens": int(values["global_batch_tokens"]) or None,
-                "framework": str(values["framework"]), "attention": str(values["attention"]),
-                "qlora_weights": str(values["qlora_weights"])}
+    settings = engine_settings(get_calculator("training-time").fields, values)
+    del settings["gpus"]  # the chart varies it
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
     replica = result.tensor_parallel * result.pipeline_parallel
     counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
     runs = []
     for n in counts:
         try:
-            runs.append((n, train.training_time(spec, gpu, gpus=n, **settings)))  # type: ignore[arg-type]
+            runs.append((n, train.training_time(spec, gpu, gpus=n, **settings)))
         except InputError as error:
             if error.field != "global_batch_tokens":  # a global batch too small for this many replicas: no bar
                 raise
@@ -418,9 +469,10 @@ def calculators() -> list[Calculator]:
     """The three calculators of this section."""
     return [
         Calculator("inference-speed", "Inference speed", _speed_fields(), _compute_speed, speed_html,
-                   engines=(speed.inference_speed, speed.speed_setup), own_defaults={"gpu": ENGINE_GPU}),
+                   engines=(speed.inference_speed, speed.speed_setup), own_defaults={"gpu": ENGINE_GPU},
+                   command="speed"),
         Calculator("serving-load", "Serving under load", _serving_fields(), _compute_serving, serving_html,
-                   engines=(load.serving_load,), own_defaults=SERVING_OWN_DEFAULTS),
+                   engines=(load.serving_load,), own_defaults=SERVING_OWN_DEFAULTS, command="serve-load"),
         Calculator("training-time", "Training time", _train_fields(), _compute_train, train_html,
-                   engines=(train.training_time,), own_defaults=TRAIN_OWN_DEFAULTS),
+                   engines=(train.training_time,), own_defaults=TRAIN_OWN_DEFAULTS, command="train-time"),
     ]

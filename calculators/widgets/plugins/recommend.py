@@ -32,7 +32,17 @@ from calculators.recommend import (
 )
 from calculators.units import GIB
 from calculators.validate import token_count
-from calculators.widgets.fields import Field, Value, choice_field, default_of, float_field, int_field, tokens_field
+from calculators.widgets.fields import (
+    Field,
+    Value,
+    bool_field,
+    choice_field,
+    cli_field,
+    default_of,
+    float_field,
+    int_field,
+    tokens_field,
+)
 from calculators.widgets.registry import Calculator, model_config_field, model_field, model_spec
 from calculators.widgets.render import bars_svg, notes_html, paragraph, table_html
 
@@ -71,35 +81,58 @@ def _fields() -> tuple[Field, ...]:
     return (
         model_field(), model_config_field(),
         choice_field("job", "Job", default=default("job"), choices=JOBS,
-                     labels=["Serve (inference)", "Fine-tune", "Train (full)"]),
+                     labels=["Serve (inference)", "Fine-tune", "Train (full)"]).option(f"one of {', '.join(JOBS)}"),
         choice_field("weights", "Weights format", default=DEFAULT_METHOD["serve"], choices=WEIGHT_DTYPES,
                      show_when=("job", "serve")),
         choice_field("kv_cache", "KV cache", default=default("kv_cache"), choices=KV_DTYPES, show_when=("job", "serve"),
-                     help="fp8 halves the cache and the bytes each decode step reads from it."),
+                     help="fp8 halves the cache and the bytes each decode step reads from it.").option(
+            f"serve: KV-cache dtype, one of {', '.join(KV_DTYPES)}"),
         choice_field("engine", "Engine", default=default("engine"), choices=engine_ids(),
                      labels=tuple(get_engine(e).name for e in engine_ids()), show_when=("job", "serve"),
                      help="Efficiencies and fixed costs fitted on the engine's published runs, as on the speed "
-                          "calculator; generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs."),
+                          "calculator; generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs.").option(
+            "serve: inference engine whose fitted efficiencies and fixed costs time the decode step, as in "
+            f"'mlhw speed': one of {', '.join(engine_ids())}"),
         choice_field("method", "Fine-tuning method", default=DEFAULT_METHOD["finetune"], choices=METHODS,
-                     show_when=("job", "finetune")),
+                     show_when=("job", "finetune")).option(
+            "serve: weights format (bf16, fp8, int8, int4, nf4, ...); finetune/train: full, lora, qlora; "
+            f"auto: {' / '.join(DEFAULT_METHOD.values())}"),
         int_field("context", "Context / sequence length", default=DEFAULT_CONTEXT["serve"], maximum=MAX_CONTEXT,
-                  unit="tokens",
-                  help="Serving: tokens cached per sequence. Training: sequence length."),
+                  unit="tokens", help="Serving: tokens cached per sequence. Training: sequence length.").option(
+            "serve: tokens cached per sequence; finetune/train: sequence length; "
+            f"auto: {' / '.join(map(str, DEFAULT_CONTEXT.values()))}"),
         int_field("batch", "Batch", default=OPENING_BATCH, maximum=MAX_WIDGET_BATCH, unit="sequences",
-                  help="Serving: concurrent sequences. Training: micro-batch per GPU."),
+                  help="Serving: concurrent sequences. Training: micro-batch per GPU.").option(
+            "serve: concurrent sequences; training: micro-batch per GPU"),
         tokens_field("tokens", "Training tokens", default=default("tokens"), maximum=MAX_WIDGET_TOKENS,
-                     help="Tokens of the run: 2T, 500B, 1e9.", show_when=("job", "finetune|train")),
+                     help="Tokens of the run: 2T, 500B, 1e9.", show_when=("job", "finetune|train")).option(
+            "finetune/train only: training tokens: 1e9, 500M, 2T ... (a serving job does not use it)"),
         choice_field("objective", "Rank by", default=default("objective"), choices=OBJECTIVES,
                      labels=["Cost (per million tokens, or per run)", "Latency (tokens/s per user, or days)",
                              "Fewest GPUs"],
-                     help="Only configurations that fit with margin are ranked; tight ones are listed after."),
-        float_field("target_tokens_per_s", "Throughput target", minimum=0, default=0, maximum=MAX_TOKENS_PER_S, unit="tokens/s",
-               none_label="No target", help="Serving: aggregate decode; training: whole cluster."),
-        float_field("budget_usd_per_hour", "Budget", minimum=0, default=0, maximum=MAX_BUDGET_USD_PER_HOUR, unit="USD per hour",
-               none_label="No budget", help=f"Cloud on-demand, catalog edition {prices.EDITION}."),
+                     help="Only configurations that fit with margin are ranked; tight ones are listed after.").option(
+            f"what to rank by, one of {', '.join(OBJECTIVES)} (cost: USD per million tokens or per run)"),
+        float_field("target_tokens_per_s", "Throughput target", minimum=0, default=0, maximum=MAX_TOKENS_PER_S,
+                    unit="tokens/s", none_label="No target",
+                    help="Serving: aggregate decode; training: whole cluster.").option(
+            "required throughput, tokens/s; auto: no target"),
+        float_field("budget_usd_per_hour", "Budget", minimum=0, default=0, maximum=MAX_BUDGET_USD_PER_HOUR,
+                    unit="USD per hour", none_label="No budget",
+                    help=f"Cloud on-demand, catalog edition {prices.EDITION}.").option(
+            "most the configuration may cost per hour; auto: no budget"),
         choice_field("gpu", "Highlight GPU", default="h100-sxm", choices=[g.id for g in gpus],
                      labels=[f"{g.name} ({g.memory_gib:g} GiB)" for g in gpus],
                      help="Rows of this GPU are marked in the table."),
+        float_field("mfu", "Training utilisation", minimum=0, default=0, maximum=1, show_when=("job", "finetune|train"),
+                    none_label="Per GPU class", advanced=True,
+                    help="Fraction of the dense rate a training step's FLOPs reach.").option(
+            "training MFU in (0, 1]; auto: per GPU class"),
+        bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
+                   show_when=("job", "finetune|train"), advanced=True,
+                   help="Training: recompute activations in backward (less memory, one more forward).").option(
+            "training without recomputation", flag="--no-grad-checkpointing"),
+        bool_field("include_apple", "Include Apple silicon", default=default("include_apple"), advanced=True,
+                   help="Also rank Apple silicon (one device).").option("also list Apple silicon (one device)"),
     )
 
 
@@ -114,7 +147,9 @@ def _compute(values: Values) -> RecommendView:
     result = recommend(Workload(model=model_spec(values), job=job, method=method, context=int(values["context"]),
                                 batch=int(values["batch"]), kv_cache=kv_cache, tokens=tokens, engine=engine,
                                 target_tokens_per_s=target, budget_usd_per_hour=budget,
-                                objective=str(values["objective"])))
+                                objective=str(values["objective"]), mfu=float(values["mfu"]) or None,
+                                grad_checkpointing=bool(values["grad_checkpointing"]),
+                                include_apple=bool(values["include_apple"])))
     return RecommendView(result=result, gpu=str(values["gpu"]))
 
 
@@ -166,4 +201,7 @@ def _html(view: RecommendView) -> str:
 def calculators() -> list[Calculator]:
     """The calculator of this module."""
     return [Calculator("recommend", "Recommended GPU configurations", _fields(), _compute, _html, engines=(Workload,),
-                       own_defaults=OWN_DEFAULTS)]
+                       own_defaults=OWN_DEFAULTS, command="recommend",
+                       cli_fields=(cli_field("gpus", "consider only this GPU (repeat for several): catalog id, "
+                                                     "custom:memory_gb=N,bandwidth_gbps=N,bf16_tflops=N,... or mac:GB; "
+                                                     "default: the catalog", flag="--gpu", repeat=True),))]

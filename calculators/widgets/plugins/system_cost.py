@@ -22,7 +22,16 @@ from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.performance.training_time import TrainingTime, training_time
 from calculators.units import GIB, gib
-from calculators.widgets.fields import Field, Value, bool_field, default_of, float_field, int_field, tokens_field
+from calculators.widgets.fields import (
+    Field,
+    Value,
+    bool_field,
+    cli_field,
+    default_of,
+    float_field,
+    int_field,
+    tokens_field,
+)
 from calculators.widgets.registry import Calculator, gpu_field, model_config_field, model_field, model_spec
 from calculators.widgets.render import bars_svg, chart_html, notes_html, paragraph, table_html
 
@@ -46,7 +55,6 @@ SYSTEM_OWN_DEFAULTS = {
     "gpus": "the form opens on one 8-GPU server, the machine the page sizes; the engine's default is 1 GPU",
     "samples_per_s": "the engine requires it; the form opens on an ImageNet-style example",
     "bytes_per_sample": "the engine requires it; the form opens on an ImageNet-style example",
-    "dataset_cache_gib": "dataset_cache_bytes in whole GiB: read from the engine and converted, not compared",
     "offload_optimizer": "a checkbox for the engine's offload ('optimizer' or 'none') and offload_parameters",
 }
 #: Inputs of the cost form whose default is not read from the engine, and why.
@@ -63,22 +71,37 @@ def _system_fields() -> tuple[Field, ...]:
         return default_of(system.system_balance, name)
 
     return (
-        model_field(), model_config_field(), gpu_field(default=default("gpu")),
-        int_field("gpus", "GPUs in the machine", default=8, maximum=system.MAX_GPUS),
+        model_field().option("model whose states are offloaded (catalog id or config.json)"),
+        model_config_field(), gpu_field(default=default("gpu")).option("GPU id (see 'mlhw gpus')"),
+        int_field("gpus", "GPUs in the machine", default=8, maximum=system.MAX_GPUS).option("GPUs in the machine"),
         float_field("samples_per_s", "Samples per second", default=3000, minimum=1e-3, maximum=system.MAX_SAMPLES_PER_S,
-               unit="all GPUs", help="What the GPUs consume, e.g. images/s from a training log."),
+                    unit="all GPUs", help="What the GPUs consume, e.g. images/s from a training log.").option(
+            "samples per second the GPUs consume (all GPUs)", required=True),
         float_field("bytes_per_sample", "Bytes per sample", default=110_000, minimum=0,
-               maximum=system.MAX_BYTES_PER_SAMPLE, unit="bytes read", help="Stored (compressed) size of one sample."),
+                    maximum=system.MAX_BYTES_PER_SAMPLE, unit="bytes read",
+                    help="Stored (compressed) size of one sample.").option("stored bytes read per sample",
+                                                                           required=True),
         float_field("decode_ms_per_sample", "CPU time per sample", default=default("decode_ms_per_sample"), minimum=0,
-               maximum=system.MAX_MS_PER_SAMPLE, unit="ms on one core",
-               help="Decode + augment. Default: Pillow JPEG decode only (arXiv:2605.08731); time your own pipeline."),
-        float_field("dataset_cache_gib", "Dataset cached in RAM", default=default("dataset_cache_bytes") // GIB, minimum=0,
-                    maximum=2**30, unit="GiB", advanced=True),
+                    maximum=system.MAX_MS_PER_SAMPLE, unit="ms on one core",
+                    help="Decode + augment. Default: Pillow JPEG decode only (arXiv:2605.08731); time your own "
+                         "pipeline.").option("CPU ms per sample on one core, decode + augment; the default is Pillow "
+                                             "JPEG decode only, measured, arXiv:2605.08731", flag="--decode-ms"),
+        float_field("core_efficiency", "Core efficiency", default=default("core_efficiency"), minimum=0, maximum=1,
+                    advanced=True, unit="fraction of each core",
+                    help="The share of each core the data loader gets (assumed).").option(
+            "fraction of each core the loader gets (assumed)"),
+        float_field("dataset_cache_gib", "Dataset cached in RAM", default=default("dataset_cache_bytes") / GIB,
+                    minimum=0, maximum=2**30, unit="GiB", advanced=True).option(
+            "dataset held in RAM, GiB", keyword="dataset_cache_bytes", scale=1 / GIB),
+        float_field("batch_bytes", "Decoded batch size", default=default("batch_bytes"), minimum=0,
+                    maximum=system.MAX_BYTES, unit="bytes", advanced=True,
+                    help="Bytes of one decoded batch; sizes the loader's buffers in host RAM.").option(
+            "bytes of one decoded batch (sizes loader buffers)"),
         bool_field("offload_optimizer", "Offload optimizer states to host (ZeRO-2)",
                    default=default("offload") != "none", advanced=True,
                    help="DeepSpeed CPU offload of the chosen model's fp32 weights, gradients and Adam moments."),
         float_field("host_ram_factor", "Rule: host RAM per GiB of GPU memory", default=default("host_ram_factor"),
-               minimum=0, maximum=64, advanced=True),
+                    minimum=0, maximum=64, advanced=True).option("rule: host RAM >= factor x total GPU memory"),
     )
 
 
@@ -88,6 +111,7 @@ def _compute_system(values: Values) -> SystemView:
     balance = system.system_balance(
         samples_per_s=float(values["samples_per_s"]), bytes_per_sample=float(values["bytes_per_sample"]),
         decode_ms_per_sample=float(values["decode_ms_per_sample"]), gpu=str(values["gpu"]),
+        core_efficiency=float(values["core_efficiency"]), batch_bytes=float(values["batch_bytes"]),
         gpus=system.whole_gpus(values["gpus"]), host_ram_factor=float(values["host_ram_factor"]),
         dataset_cache_bytes=int(float(values["dataset_cache_gib"]) * 2**30),
         offload="optimizer" if offload else "none", offload_parameters=spec.parameters if offload else 0)
@@ -134,21 +158,31 @@ def _cost_fields() -> tuple[Field, ...]:
         return default_of(cost.cost_comparison, name)
 
     return (
-        model_field(), model_config_field(), gpu_field(default="rtx-4090"),
+        model_field(), model_config_field(),
+        gpu_field(default="rtx-4090").option("GPU id (see 'mlhw gpus')", required=True),
         float_field("purchase_usd", "Purchase price per GPU", default=0, minimum=0, maximum=cost.MAX_USD, unit="USD",
-                    none_label="The catalog's launch MSRP", help="Datacenter GPUs have none: enter a price."),
+                    none_label="The catalog's launch MSRP", help="Datacenter GPUs have none: enter a price.").option(
+            "price of one GPU; auto: launch MSRP, if any"),
         float_field("cloud_usd_per_gpu_hour", "Cloud price", default=0, minimum=0, maximum=cost.MAX_USD_PER_HOUR,
-                    unit="USD per GPU-hour", none_label=f"Median of the {prices.EDITION} catalog's on-demand offers"),
+                    unit="USD per GPU-hour", none_label=f"Median of the {prices.EDITION} catalog's on-demand offers"
+                    ).option(f"on-demand USD per GPU-hour; auto: median of the {prices.EDITION} catalog offers",
+                             flag="--cloud-usd-per-hour"),
         float_field("kwh_usd", "Electricity", default=prices.default_kwh_price().usd_per_kwh, minimum=0, maximum=100,
-               unit="USD per kWh"),
+                    unit="USD per kWh").option(
+            f"electricity USD/kWh; auto: assumed {prices.default_kwh_price().usd_per_kwh:g}"),
         float_field("utilization", "Utilisation", default=default("utilization"), minimum=0.001, maximum=1,
-               unit="fraction of all hours", help="How much of the time the local GPU works."),
-        float_field("years", "Depreciation period", default=default("years"), minimum=0.1, maximum=50, unit="years"),
+                    unit="fraction of all hours", help="How much of the time the local GPU works.").option(
+            "fraction of all hours the local GPU works"),
+        float_field("years", "Depreciation period", default=default("years"), minimum=0.1, maximum=50, unit="years"
+                    ).option("depreciation period in years"),
+        float_field("power_watts", "Power per busy GPU", default=0, minimum=0, maximum=1e6, unit="W", advanced=True,
+                    none_label="The GPU's TDP").option("power per busy GPU; auto: TDP"),
         tokens_field("tokens", "Training tokens", default=10**9, maximum=MAX_COST_TOKENS,
-                     help="Priced with the training-time estimate for the model on this GPU (fitted utilisation): 2T, 500B, "
-                          "1e9.", advanced=True),
+                     help="Priced with the training-time estimate for the model on this GPU (fitted utilisation): 2T, "
+                          "500B, 1e9.", advanced=True),
         float_field("tokens_per_s", "Serving rate", default=1000, minimum=1e-3, maximum=cost.MAX_TOKENS_PER_S,
-               unit="tokens/s per GPU", help="Aggregate generated tokens/s one GPU sustains.", advanced=True),
+                    unit="tokens/s per GPU", help="Aggregate generated tokens/s one GPU sustains.", advanced=True
+                    ).option("aggregate tokens/s one GPU serves, to price per token"),
     )
 
 
@@ -160,7 +194,8 @@ def _compute_cost(values: Values) -> CostView:
 
     comparison = cost.cost_comparison(gpu=str(values["gpu"]), purchase_usd=price("purchase_usd"),
                                       cloud_usd_per_gpu_hour=price("cloud_usd_per_gpu_hour"),
-                                      kwh_usd=float(values["kwh_usd"]), utilization=float(values["utilization"]),
+                                      kwh_usd=float(values["kwh_usd"]), power_watts=price("power_watts"),
+                                      utilization=float(values["utilization"]),
                                       years=float(values["years"]))
     run = training_time(spec, get_gpu(str(values["gpu"])), tokens=int(values["tokens"]))
     return CostView(spec=spec, comparison=comparison, run=run, tokens_per_s=float(values["tokens_per_s"]))
@@ -201,8 +236,11 @@ def calculators() -> list[Calculator]:
     """The two calculators of this module."""
     return [
         Calculator("system-balance", "System balance: CPU, storage, host RAM", _system_fields(), _compute_system,
-                   _system_html, engines=(system.system_balance,), own_defaults=SYSTEM_OWN_DEFAULTS),
+                   _system_html, engines=(system.system_balance,), own_defaults=SYSTEM_OWN_DEFAULTS, command="system",
+                   cli_fields=(cli_field("offload", f"one of {', '.join(system.OFFLOADS)} (DeepSpeed CPU offload)"),)),
         Calculator("cost-breakeven", "Local or cloud: break-even", _cost_fields(), _compute_cost, _cost_html,
-                   engines=(cost.cost_comparison, training_time, cost.usd_per_million_tokens),
-                   own_defaults=COST_OWN_DEFAULTS),
+                   engines=(cost.cost_comparison, training_time, cost.training_run_cost_usd,
+                            cost.usd_per_million_tokens),
+                   own_defaults=COST_OWN_DEFAULTS, command="cost",
+                   cli_fields=(cli_field("gpu_hours", "GPU-hours of a training run to price"),)),
     ]
