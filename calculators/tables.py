@@ -135,6 +135,16 @@ def number_column(name: str, digits: int = 0) -> Column:
     return Column(name, lambda value: number(value, digits), "r")
 
 
+def percent_column(name: str, digits: int = 0) -> Column:
+    """A right-aligned column of fractions shown as percentages with ``digits`` decimals, no thousands separator
+    (signed errors: :func:`~calculators.units.signed_percent` as the column's formatter).
+
+    >>> percent_column("saving").text(0.25), percent_column("median error", 1).text(0.0123)
+    ('25 %', '1.2 %')
+    """
+    return Column(name, lambda value: f"{100 * value:.{digits}f} %", "r")
+
+
 def decimal_column(name: str, digits: int = 1) -> Column:
     """A right-aligned column of plain numbers with ``digits`` decimals, no thousands separator.
 
