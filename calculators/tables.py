@@ -125,14 +125,14 @@ def gb_column(name: str, digits: int = 1, *, grouped: bool = True) -> Column:
     return Column(name, lambda value: gb(value, digits, grouped=grouped), "r")
 
 
-def number_column(name: str, digits: int = 0) -> Column:
+def number_column(name: str, digits: int = 0, *, missing: str = "-") -> Column:
     """A right-aligned column of numbers with thousands separators and ``digits`` decimals
-    (:func:`~calculators.units.number`).
+    (:func:`~calculators.units.number`); ``None`` (unknown) reads ``missing``.
 
-    >>> number_column("tokens").text(8192), number_column("tokens/s", 1).text(1234.56)
-    ('8,192', '1,234.6')
+    >>> number_column("tokens").text(8192), number_column("tokens/s", 1).text(1234.56), number_column("W").text(None)
+    ('8,192', '1,234.6', '-')
     """
-    return Column(name, lambda value: number(value, digits), "r")
+    return Column(name, lambda value: missing if value is None else number(value, digits), "r")
 
 
 def percent_column(name: str, digits: int = 0) -> Column:
