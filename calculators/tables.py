@@ -115,14 +115,15 @@ def gib_column(name: str, digits: int = 2, *, missing: str = "-", grouped: bool 
     return Column(name, lambda value: missing if value is None else gib(value, digits, grouped=grouped), "r")
 
 
-def gb_column(name: str, digits: int = 1, *, grouped: bool = True) -> Column:
+def gb_column(name: str, digits: int = 1, *, grouped: bool = True, missing: str = "-") -> Column:
     """A right-aligned column of bytes (or bytes/s) shown as decimal GB with ``digits`` decimals
-    (:func:`~calculators.units.gb`), with thousands separators unless ``grouped`` is False.
+    (:func:`~calculators.units.gb`), with thousands separators unless ``grouped`` is False;
+    ``None`` (unknown) reads ``missing``.
 
-    >>> gb_column("GB/s").text(1800e9), gb_column("GB/s", 0, grouped=False).text(1800e9)
-    ('1,800.0', '1800')
+    >>> gb_column("GB/s").text(1800e9), gb_column("GB/s", 0, grouped=False).text(1800e9), gb_column("GB/s").text(None)
+    ('1,800.0', '1800', '-')
     """
-    return Column(name, lambda value: gb(value, digits, grouped=grouped), "r")
+    return Column(name, lambda value: missing if value is None else gb(value, digits, grouped=grouped), "r")
 
 
 def number_column(name: str, digits: int = 0, *, missing: str = "-") -> Column:
