@@ -12,7 +12,7 @@ column says MiB or KiB.
 from __future__ import annotations
 
 from calculators.catalog.models import get_model
-from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, describe_job, pct, phase_cell
+from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, describe_job, phase_cell
 from calculators.dtypes import DType
 from calculators.memory.activations import (
     ActivationLayout,
@@ -30,6 +30,7 @@ from calculators.tables import (
     declared_tables,
     gib_column,
     number_column,
+    percent_column,
     table,
 )
 from calculators.units import MIB, signed_percent
@@ -133,8 +134,8 @@ def attention_table() -> Table:
                  "batch 1: activations saved by all decoder layers, and the step's peak_allocated_bytes (GiB). "
                  "'saving' is the share SDPA removes."),
         columns=(number_column("seq"), gib_column("saved, eager GiB"), gib_column("saved, SDPA GiB"),
-                 Column("activation saving", pct, "r"), gib_column("peak, eager GiB"), gib_column("peak, SDPA GiB"),
-                 Column("peak saving", pct, "r")),
+                 percent_column("activation saving"), gib_column("peak, eager GiB"), gib_column("peak, SDPA GiB"),
+                 percent_column("peak saving")),
         rows=rows,
         assumptions=(STEP, "bf16 base, rank 16 on all linear layers, fp32 adapters, bf16 autocast, AdamW",
                      f"{spec.num_attention_heads} query heads; eager keeps an fp32 softmax and its bf16 copy "
@@ -203,7 +204,7 @@ def logits_table() -> Table:
                  "against the three fp32 vocabulary-sized tensors live at the start of backward (MiB per token)."),
         columns=(Column("model"), number_column("vocabulary"), Column("layers", align="r"),
                  decimal_column("layers' activations MiB/token", 2), decimal_column("fp32 loss tensors MiB/token", 2),
-                 Column("loss / layers", pct, "r")),
+                 percent_column("loss / layers")),
         rows=rows,
         assumptions=("loss tensors: 3 x 4 bytes x vocabulary (the log-softmax saved by cross-entropy and the two "
                      "fp32 logits-sized tensors of its gradient), as in calculators.memory.training",

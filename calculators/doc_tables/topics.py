@@ -17,7 +17,6 @@ from calculators.catalog.models import get_model, model_name
 from calculators.catalog.prices import EDITION, median_cloud_usd_per_gpu_hour, offers_for
 from calculators.catalog.storage import get_storage
 from calculators.checkpoint import checkpoint_bytes, read_seconds
-from calculators.doc_tables.memory import pct
 from calculators.memory.inference import kv_cache_bytes
 from calculators.memory.weights import weight_bytes
 from calculators.serving import chunked_prefill, offload_seconds, prefix_sharing
@@ -30,6 +29,7 @@ from calculators.tables import (
     gb_column,
     gib_column,
     number_column,
+    percent_column,
     table,
 )
 
@@ -106,7 +106,7 @@ def engine_features() -> Table:
                  "16-token blocks) or chunked prefill (prefill temporaries of one chunk instead of the whole "
                  "prompt; calculators.serving). Derived, not measured."),
         columns=(Column("feature and workload"), gib_column("without GiB", grouped=True),
-                 gib_column("with GiB", grouped=True), Column("saved", pct, "r")),
+                 gib_column("with GiB", grouped=True), percent_column("saved")),
         rows=rows,
         assumptions=("block size 16 tokens", "SDPA attention", "KV cache of the whole prompt is kept either way"),
     )
