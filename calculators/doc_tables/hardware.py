@@ -187,7 +187,8 @@ def ridge() -> Table:
                  "unknown or absent. These are spec-rate ratios, bounds rather than achieved speeds."),
         columns=(Column("GPU"), gb_column("bandwidth GB/s", 0), Column("BF16 dense TFLOPS", tflops, "r"),
                  number_column("BF16 ridge FLOP/byte", missing="—"),
-                 number_column("FP8 ridge FLOP/byte", missing="—"), number_column("BF16 ÷ FP32 rate", 1, missing="—")),
+                 number_column("FP8 ridge FLOP/byte", missing="—"),
+                 number_column("BF16 ÷ FP32 rate", 1, missing="—")),
         rows=rows,
     )
 
