@@ -29,7 +29,7 @@ from typing import Any
 from calculators.memory.inference import inference_memory
 from calculators.memory.training import training_memory
 from calculators.model_config import spec_from_config
-from calculators.tables import Table
+from calculators.tables import Column, Table, gib_column
 
 TRAIN_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "attention",
               "lora_rank", "lora_targets", "base_dtype", "grad_accumulation")
@@ -177,36 +177,34 @@ def summary_table(records: Iterable[Mapping[str, Any]]) -> Table:
         everything += items
         rows.append(_summary_row(name, items))
     rows.append(_summary_row("all cases", everything))
-    return Table(
+    return Table.of(
         id="accuracy-summary",
         caption="Absolute error of peak_allocated_bytes against measured PyTorch peaks, by kind of job.",
-        columns=("cases", "n", "median |error|", "95th pct |error|", "worst |error|", "mean signed error"),
-        align=("l", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("cases"), Column("n", align="r"),
+                 *(Column(name, "{:.2%}".format, "r") for name in ("median |error|", "95th pct |error|",
+                                                                   "worst |error|")),
+                 Column("mean signed error", "{:+.2%}".format, "r")),
+        rows=rows,
         assumptions=("measurements: tests/data/measurements (fake-tensor traces of transformers steps)",),
     )
 
 
-def _summary_row(name: str, items: list[CaseScore]) -> tuple[str, ...]:
+def _summary_row(name: str, items: list[CaseScore]) -> tuple[str, int, float, float, float, float]:
     stats = summary(items)
-    return (name, str(stats.count), f"{stats.median:.2%}", f"{stats.p95:.2%}", f"{stats.worst:.2%}",
-            f"{stats.mean_signed:+.2%}")
+    return (name, stats.count, stats.median, stats.p95, stats.worst, stats.mean_signed)
 
 
 def cases_table(records: Iterable[Mapping[str, Any]]) -> Table:
     """Table ``accuracy-cases``: every measured case, measured and estimated GiB, error."""
     items = sorted((score(record) for record in records), key=lambda s: (s.kind, s.model, s.case_id))
-    rows = tuple(
-        (s.model, s.kind, s.label, f"{s.measured_bytes / 2**30:.3f}", f"{s.estimated_bytes / 2**30:.3f}",
-         f"{s.relative_error:+.2%}", s.measured_phase, s.estimated_phase)
-        for s in items
-    )
-    return Table(
+    rows = ((s.model, s.kind, s.label, s.measured_bytes, s.estimated_bytes, s.relative_error, s.measured_phase,
+             s.estimated_phase) for s in items)
+    return Table.of(
         id="accuracy-cases",
         caption="Every measured case: measured and estimated peak allocated memory (GiB = 2^30 bytes).",
-        columns=("model", "kind", "settings", "measured GiB", "estimated GiB", "error", "measured peak phase",
-                 "estimated peak phase"),
-        align=("l", "l", "l", "r", "r", "r", "l", "l"),
+        columns=(Column("model"), Column("kind"), Column("settings"), gib_column("measured GiB", 3),
+                 gib_column("estimated GiB", 3), Column("error", "{:+.2%}".format, "r"), Column("measured peak phase"),
+                 Column("estimated peak phase")),
         rows=rows,
         after=scatter_svg(items),
     )

@@ -33,7 +33,7 @@ from calculators.memory.overhead import CUDA_CONTEXT_BYTES, FIT_MARGIN
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model_config import spec_from_config
-from calculators.tables import Table
+from calculators.tables import Column, Table
 from calculators.units import MIB
 
 #: The calculators' ``precision`` for each run mode of the harness.
@@ -154,6 +154,16 @@ def error_stats(errors: Iterable[float]) -> ErrorStats:
                       worst=absolute[-1], most_under=min(signed))
 
 
+def _share(name: str) -> Column:
+    """A column of absolute errors as percentages with two decimals."""
+    return Column(name, "{:.2%}".format, "r")
+
+
+def _signed_share(name: str) -> Column:
+    """A column of signed errors as percentages with two decimals."""
+    return Column(name, "{:+.2%}".format, "r")
+
+
 def real_gpu_table(scores: list[RealRunScore], *, gpu: str, environment: str) -> Table:
     """Table ``accuracy-real-gpu``: error of the allocated peak and of the total on a real GPU, by kind of job."""
     groups: dict[str, list[RealRunScore]] = {"training": [], "inference": []}
@@ -166,16 +176,15 @@ def real_gpu_table(scores: list[RealRunScore], *, gpu: str, environment: str) ->
         allocated = error_stats(s.allocated_error for s in items)
         total = error_stats(s.total_error for s in items)
         covered = sum(1 for s in items if s.covered)
-        rows.append((name, str(allocated.count), f"{allocated.median:.2%}", f"{allocated.p95:.2%}",
-                     f"{allocated.worst:.2%}", f"{total.median:.2%}", f"{total.p95:.2%}", f"{total.most_under:+.2%}",
-                     f"{covered} of {len(items)}"))
-    return Table(
+        rows.append((name, allocated.count, allocated.median, allocated.p95, allocated.worst, total.median, total.p95,
+                     total.most_under, f"{covered} of {len(items)}"))
+    return Table.of(
         id="accuracy-real-gpu",
         caption=f"Error of peak_allocated_bytes and total_bytes against real runs on one {gpu}.",
-        columns=("runs", "n", "allocated: median", "allocated: 95th pct", "allocated: worst", "total: median",
-                 "total: 95th pct", "total: most under", "fit line covers"),
-        align=("l", "r", "r", "r", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("runs"), Column("n", align="r"), _share("allocated: median"), _share("allocated: 95th pct"),
+                 _share("allocated: worst"), _share("total: median"), _share("total: 95th pct"),
+                 _signed_share("total: most under"), Column("fit line covers", align="r")),
+        rows=rows,
         assumptions=(f"environment: {environment}",
                      "total = max_memory_reserved + non-PyTorch device memory (CUDA context, kernels, handles)"),
     )
@@ -202,19 +211,18 @@ def replay_table(document: Mapping[str, Any], *, gpu: str) -> Table:
             continue
         replayed = error_stats((r["replayed_total"] - r["measured_total"]) / r["measured_total"] for r in items)
         fitted = error_stats((r["calculators_total"] - r["measured_total"]) / r["measured_total"] for r in items)
-        rows.append((name, str(replayed.count), f"{replayed.median:.2%}", f"{replayed.p95:.2%}",
-                     f"{replayed.most_under:+.2%}", f"{fitted.median:.2%}", f"{fitted.p95:.2%}",
-                     f"{fitted.most_under:+.2%}"))
+        rows.append((name, replayed.count, replayed.median, replayed.p95, replayed.most_under, fitted.median,
+                     fitted.p95, fitted.most_under))
     left_out = len(document["runs"]) - len(runs)
     provenance = document["provenance"]
-    return Table(
+    return Table.of(
         id="accuracy-allocator-replay",
         caption=f"Error of the process total on one {gpu} when each step's allocation order is replayed through "
                 "the caching allocator's rules, next to the fitted reserve of total_bytes.",
-        columns=("runs", "n", "replayed: median", "replayed: 95th pct", "replayed: most under",
-                 "total_bytes: median", "total_bytes: 95th pct", "total_bytes: most under"),
-        align=("l", "r", "r", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("runs"), Column("n", align="r"), _share("replayed: median"), _share("replayed: 95th pct"),
+                 _signed_share("replayed: most under"), _share("total_bytes: median"), _share("total_bytes: 95th pct"),
+                 _signed_share("total_bytes: most under")),
+        rows=rows,
         assumptions=(f"allocation order from fake-tensor runs of the same steps (torch {provenance['torch']}, "
                      f"transformers {provenance['transformers']}), replayed by {provenance['allocator_rules']}, "
                      f"plus a CUDA context of {provenance['context_bytes'] // MIB} MiB",
@@ -249,15 +257,15 @@ def boundaries_table(boundaries: list[dict[str, Any]], *, gpu: str, gpu_name: st
     for boundary in boundaries:
         fits, tight = boundary_answer(boundary, gpu)
         measured = int(boundary["largest_batch_that_ran"])
-        rows.append((str(boundary["label"]), str(measured), str(boundary["previous_answer"]), str(fits), str(tight),
-                     verdict(fits, measured)))
-    return Table(
+        rows.append((boundary["label"], measured, boundary["previous_answer"], fits, tight, verdict(fits, measured)))
+    return Table.of(
         id="accuracy-real-gpu-boundaries",
         caption=(f"Largest batch on one {gpu_name}: what ran, what the calculators said before the real-GPU "
                  "calibration, and now: the largest batch that fits, and the largest that is at most tight."),
-        columns=("job", "largest batch that ran", "before (fits)", "now: fits", "now: tight up to", "fits is"),
-        align=("l", "r", "r", "r", "r", "l"),
-        rows=tuple(rows),
+        columns=(Column("job"), *(Column(name, align="r") for name in ("largest batch that ran", "before (fits)",
+                                                                       "now: fits", "now: tight up to")),
+                 Column("fits is")),
+        rows=rows,
         assumptions=("measured boundaries: tests/data/measurements_cuda/h100-sxm/boundaries.json",),
     )
 
@@ -285,17 +293,17 @@ def simulated_boundaries_table(document: Mapping[str, Any], *, gpu: str, gpu_nam
         fits, tight = boundary_answer(boundary, gpu)
         simulated = int(boundary["largest_batch_that_ran"])
         measured = boundary.get("measured_largest_batch")
-        rows.append((str(boundary["label"]), str(simulated), "" if measured is None else str(measured), str(fits),
-                     str(tight), verdict(fits, simulated)))
-    return Table(
+        rows.append((boundary["label"], simulated, "" if measured is None else measured, fits, tight,
+                     verdict(fits, simulated)))
+    return Table.of(
         id="accuracy-simulated-boundaries",
         caption=(f"Largest batch on one {gpu_name}, simulated by replaying each step's allocation order through the "
                  "caching allocator with the GPU's capacity, next to the calculators' answers; where the job was "
                  "also run on the GPU, the batch that ran."),
-        columns=("job", "simulated: largest that runs", "ran on the GPU", "now: fits", "now: tight up to",
-                 "fits is"),
-        align=("l", "r", "r", "r", "r", "l"),
-        rows=tuple(rows),
+        columns=(Column("job"), *(Column(name, align="r") for name in ("simulated: largest that runs", "ran on the GPU",
+                                                                       "now: fits", "now: tight up to")),
+                 Column("fits is")),
+        rows=rows,
         assumptions=(str(document["source"]),),
     )
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.errors import UnknownNameError
-from calculators.units import gib
+from calculators.units import gb, gib, number
 
 #: The title a citation names (mkdocs.yml ``site_name``).
 SITE_NAME = "Sizing ML Hardware"
@@ -105,18 +105,53 @@ class Column:
     align: str = "l"
 
 
-def gib_column(name: str, digits: int = 2, *, missing: str = "-") -> Column:
-    """A right-aligned column of bytes shown as GiB with ``digits`` decimals, no thousands separator;
-    ``None`` (a term the row does not have) reads ``missing``.
+def gib_column(name: str, digits: int = 2, *, missing: str = "-", grouped: bool = False) -> Column:
+    """A right-aligned column of bytes shown as GiB with ``digits`` decimals, no thousands separator
+    unless ``grouped``; ``None`` (a term the row does not have) reads ``missing``.
 
-    >>> [gib_column("GiB", 1).text(value) for value in (1.5 * 2**30, None)]
-    ['1.5', '-']
+    >>> [gib_column("GiB", 1).text(value) for value in (1.5 * 2**30, None)], gib_column("GiB", grouped=True).text(2**40)
+    (['1.5', '-'], '1,024.00')
     """
-    return Column(name, lambda value: missing if value is None else gib(value, digits, grouped=False), "r")
+    return Column(name, lambda value: missing if value is None else gib(value, digits, grouped=grouped), "r")
+
+
+def gb_column(name: str, digits: int = 1, *, grouped: bool = True, missing: str = "-") -> Column:
+    """A right-aligned column of bytes (or bytes/s) shown as decimal GB with ``digits`` decimals
+    (:func:`~calculators.units.gb`), with thousands separators unless ``grouped`` is False;
+    ``None`` (unknown) reads ``missing``.
+
+    >>> gb_column("GB/s").text(1800e9), gb_column("GB/s", 0, grouped=False).text(1800e9), gb_column("GB/s").text(None)
+    ('1,800.0', '1800', '-')
+    """
+    return Column(name, lambda value: missing if value is None else gb(value, digits, grouped=grouped), "r")
+
+
+def number_column(name: str, digits: int = 0, *, missing: str = "-") -> Column:
+    """A right-aligned column of numbers with thousands separators and ``digits`` decimals
+    (:func:`~calculators.units.number`); ``None`` (unknown) reads ``missing``.
+
+    >>> number_column("tokens").text(8192), number_column("tokens/s", 1).text(1234.56), number_column("W").text(None)
+    ('8,192', '1,234.6', '-')
+    """
+    return Column(name, lambda value: missing if value is None else number(value, digits), "r")
+
+
+def percent_column(name: str, digits: int = 0) -> Column:
+    """A right-aligned column of fractions shown as percentages with ``digits`` decimals, no thousands separator
+    (signed errors: :func:`~calculators.units.signed_percent` as the column's formatter).
+
+    >>> percent_column("saving").text(0.25), percent_column("median error", 1).text(0.0123)
+    ('25 %', '1.2 %')
+    """
+    return Column(name, lambda value: f"{100 * value:.{digits}f} %", "r")
 
 
 def decimal_column(name: str, digits: int = 1) -> Column:
-    """A right-aligned column of plain numbers with ``digits`` decimals, no thousands separator."""
+    """A right-aligned column of plain numbers with ``digits`` decimals, no thousands separator.
+
+    >>> decimal_column("ratio", 2).text(1 / 3)
+    '0.33'
+    """
     return Column(name, lambda value: f"{value:.{digits}f}", "r")
 
 

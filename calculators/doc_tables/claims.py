@@ -17,7 +17,7 @@ from calculators.catalog.prices import EDITION
 from calculators.claims import OUT_OF_SCOPE, SUBJECTS, VERDICTS, Evaluated, evaluated
 from calculators.claims.figures import JOB_TEXT, SOURCES
 from calculators.claims.record import APPROX_TOLERANCE, TOLERANCE
-from calculators.tables import Table, TableFunction, computed_by
+from calculators.tables import Column, Table, TableFunction, computed_by
 
 #: How a page's claims table names the audit behind its verdicts (its captions say "as AUDIT records and judges them").
 AUDIT = f"the rules-of-thumb audit ({computed_by(evaluated, dotted=True, code=False)}, page 'Rules of thumb, audited')"
@@ -124,18 +124,17 @@ def summary() -> Table:
     for subject, heading in SUBJECTS:
         counts = Counter(item.verdict for item in evaluated() if item.claim.subject == subject)
         total.update(counts)
-        rows.append((heading, str(sum(counts.values())), *(str(counts[v]) for v in VERDICTS)))
-    rows.append(("all claims", str(sum(total.values())), *(str(total[v]) for v in VERDICTS)))
-    return Table(
+        rows.append((heading, sum(counts.values()), *(counts[v] for v in VERDICTS)))
+    rows.append(("all claims", sum(total.values()), *(total[v] for v in VERDICTS)))
+    return Table.of(
         id="claims-summary",
         caption=("Verdicts on the claims of the five source guides, by subject, computed by "
                  f"{computed_by(evaluated, dotted=True, code=False)}. One tolerance rule: a single value the claim "
                  f"hedges ('about', 'approximately', 'roughly', '~') holds within ±{APPROX_TOLERANCE:.0%}; every "
                  f"other value or range, hedged ranges included, only within ±{TOLERANCE:.0%} for rounding; bounds "
                  "(a job against a card, a floor) have none. Cases marked '(reference)' are shown, never counted."),
-        columns=("subject", "claims", *VERDICTS),
-        align=("l", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("subject"), *(Column(name, align="r") for name in ("claims", *VERDICTS))),
+        rows=rows,
         assumptions=_ASSUMPTIONS,
     )
 

@@ -13,7 +13,7 @@ from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
 from calculators.doc_tables.claims import AUDIT, selected_claims
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Column, Table, TableFunction, decimal_column, declared_tables, number_column, table
 
 #: (GPU id, purchase price or None for the catalog default, label of the price) rows of the break-even table.
 BREAKEVEN_CASES: tuple[tuple[str, float | None, str], ...] = (
@@ -40,14 +40,15 @@ def cloud_offers() -> Table:
     """Every cloud offer of the edition, per GPU-hour."""
     rows = []
     for offer in sorted(prices.all_offers(), key=lambda o: (get_gpu(o.gpu_id).name, o.usd_per_gpu_hour, o.id)):
-        rows.append((get_gpu(offer.gpu_id).name, offer.provider, offer.offering, str(offer.gpus),
-                     f"{offer.usd_per_hour:,.2f}", f"{offer.usd_per_gpu_hour:,.2f}", offer.source.as_of))
-    return Table(columns=("GPU", "provider", "offering", "GPUs", "USD per instance-hour", "USD per GPU-hour",
-                          "read on"),
-                 align=("l", "l", "l", "r", "r", "r", "l"), rows=tuple(rows),
-                 caption=f"Price catalog edition {prices.EDITION}: on-demand list prices, no commitment; USD per "
-                         "GPU-hour derived (instance price / GPUs). Sources (provider page and the collector that "
-                         "transcribed it) in calculators/catalog/prices.py.")
+        rows.append((get_gpu(offer.gpu_id).name, offer.provider, offer.offering, offer.gpus, offer.usd_per_hour,
+                     offer.usd_per_gpu_hour, offer.source.as_of))
+    return Table.of(columns=(Column("GPU"), Column("provider"), Column("offering"), Column("GPUs", align="r"),
+                             number_column("USD per instance-hour", 2), number_column("USD per GPU-hour", 2),
+                             Column("read on")),
+                    rows=rows,
+                    caption=f"Price catalog edition {prices.EDITION}: on-demand list prices, no commitment; USD per "
+                            "GPU-hour derived (instance price / GPUs). Sources (provider page and the collector that "
+                            "transcribed it) in calculators/catalog/prices.py.")
 
 
 @table("cost-breakeven")
@@ -58,25 +59,32 @@ def breakeven() -> Table:
         c = cost.cost_comparison(gpu=gpu_id, purchase_usd=purchase)
         util = c.breakeven_utilization
         hours = c.breakeven_gpu_hours
-        rows.append((c.gpu.name, f"{c.purchase_usd:,.0f}", label, f"{c.cloud_usd_per_gpu_hour:.2f}",
-                     f"{c.power_watts:,.0f}", f"{c.local_usd_per_gpu_hour:.3f}",
-                     "never" if util is None else f"{util:.0%}", "never" if hours is None else f"{hours:,.0f}"))
-    return Table(columns=("GPU", "purchase USD", "purchase price", "cloud USD/GPU-h (median)", "power W",
-                          "local USD per used GPU-h", "break-even utilisation", "break-even GPU-hours"),
-                 align=("l", "r", "l", "r", "r", "r", "r", "r"), rows=tuple(rows),
-                 caption=f"cost_comparison with catalog edition {prices.EDITION}. Derived from the stated prices; "
-                         "above the break-even utilisation buying is cheaper.", assumptions=_assumptions())
+        rows.append((c.gpu.name, c.purchase_usd, label, c.cloud_usd_per_gpu_hour, c.power_watts,
+                     c.local_usd_per_gpu_hour, util, hours))
+    return Table.of(columns=(Column("GPU"), number_column("purchase USD"), Column("purchase price"),
+                             decimal_column("cloud USD/GPU-h (median)", 2), number_column("power W"),
+                             decimal_column("local USD per used GPU-h", 3),
+                             Column("break-even utilisation", _never, "r"),
+                             number_column("break-even GPU-hours", missing="never")),
+                    rows=rows,
+                    caption=f"cost_comparison with catalog edition {prices.EDITION}. Derived from the stated prices; "
+                            "above the break-even utilisation buying is cheaper.", assumptions=_assumptions())
+
+
+def _never(utilisation: float | None) -> str:
+    """A break-even utilisation as a whole percentage, or 'never' when renting is always cheaper."""
+    return "never" if utilisation is None else f"{utilisation:.0%}"
 
 
 @table("cost-electricity")
 def electricity() -> Table:
     """Electricity records of the edition."""
-    rows = tuple((e.region, e.sector, f"{e.usd_per_kwh * 100:.2f}", e.source.kind, e.source.as_of)
-                 for e in prices.all_electricity())
-    return Table(columns=("region", "sector", "US cents per kWh", "kind", "as of"),
-                 align=("l", "l", "r", "l", "l"), rows=rows,
-                 caption="measured: EIA Electric Power Annual 2023 average revenue per kWh; assumed: the default "
-                         "used when no tariff is given.")
+    rows = ((e.region, e.sector, e.usd_per_kwh * 100, e.source.kind, e.source.as_of) for e in prices.all_electricity())
+    return Table.of(columns=(Column("region"), Column("sector"), decimal_column("US cents per kWh", 2), Column("kind"),
+                             Column("as of")),
+                    rows=rows,
+                    caption="measured: EIA Electric Power Annual 2023 average revenue per kWh; assumed: the default "
+                            "used when no tariff is given.")
 
 
 def _exercise() -> tuple[float, float, float, float]:

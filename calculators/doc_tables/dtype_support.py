@@ -11,9 +11,9 @@ Every cell comes from :mod:`calculators.dtype_support` and the catalog's ``compu
 from __future__ import annotations
 
 from calculators.catalog.gpus import GPU
-from calculators.doc_tables.hardware import ordered_gpus
+from calculators.doc_tables.hardware import ordered_gpus, yes_no
 from calculators.dtype_support import FORMATS, MPS_TRAINING_LIMITS, TENSORRT_RTX, TRANSFORMER_ENGINE, runs_natively
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import Column, Table, TableFunction, computed_by, declared_tables, table
 
 
 def _capability_source(gpu: GPU) -> str:
@@ -28,11 +28,10 @@ def _capability_source(gpu: GPU) -> str:
 def formats() -> Table:
     """Each catalog GPU's compute capability and the formats its matrix units multiply in."""
     shown = [fmt for fmt in FORMATS if fmt != "fp32"]
-    rows = tuple((gpu.name, gpu.architecture, gpu.compute_capability or "—",
-                  *("yes" if runs_natively(gpu, fmt) else "no" for fmt in shown),
-                  "dequantised to 16 bits", _capability_source(gpu))
-                 for gpu in ordered_gpus())
-    return Table(
+    rows = ((gpu.name, gpu.architecture, gpu.compute_capability or "—", *(runs_natively(gpu, fmt) for fmt in shown),
+             "dequantised to 16 bits", _capability_source(gpu))
+            for gpu in ordered_gpus())
+    return Table.of(
         caption=("Which number formats each catalog GPU multiplies in natively, from its CUDA compute capability "
                  f"({computed_by(runs_natively, dotted=True, code=False)}): fp16 tensor cores from 7.0, bf16 from "
                  "8.0, fp8 from 8.9, fp4 from 10.0 (Transformer Engine and TensorRT-RTX support matrices). AMD and "
@@ -41,9 +40,9 @@ def formats() -> Table:
                  "dequantised to 16 bits inside the matmul kernels on every GPU (assumed: particular kernels set "
                  "their own minimum). "
                  "A job asking for a format a GPU lacks is refused with the reason."),
-        columns=("GPU", "architecture", "compute capability", *(f"{fmt} native" for fmt in shown),
-                 "int8 / int4 / nf4 weights", "capability source"),
-        align=("l", "l", "c", *("c" for _ in shown), "l", "l"),
+        columns=(Column("GPU"), Column("architecture"), Column("compute capability", align="c"),
+                 *(Column(f"{fmt} native", yes_no, "c") for fmt in shown), Column("int8 / int4 / nf4 weights"),
+                 Column("capability source")),
         rows=rows,
         assumptions=(f"rules: {TRANSFORMER_ENGINE.title} ({TRANSFORMER_ENGINE.url}); FP4 on 12.0: "
                      f"{TENSORRT_RTX.title} ({TENSORRT_RTX.url}); read {TRANSFORMER_ENGINE.as_of}",),

@@ -17,7 +17,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import fields
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    declared_tables,
+    gb_column,
+    gib_column,
+    number_column,
+    table,
+)
 from calculators.units import gb, gib
 
 SEGMENTS = ("consumer", "workstation", "datacenter", "apple")
@@ -108,18 +117,16 @@ def key_numbers() -> Table:
 @table("hardware-catalog")
 def catalog() -> Table:
     """The GPU catalog, one row per SKU, in base units converted for display."""
-    rows = tuple(
+    rows = (
         (
-            gpu.name, gpu.segment, gib(gpu.memory_bytes, 0), gpu.memory_type or "unknown",
-            gb(gpu.memory_bandwidth_bytes_per_s, 0), tflops(gpu.bf16_dense_flop_per_s),
-            tflops(gpu.fp8_dense_flop_per_s), "unknown" if gpu.tdp_watts is None else f"{gpu.tdp_watts:,.0f}",
-            yes_no(gpu.ecc), link_cell(gpu),
+            gpu.name, gpu.segment, gpu.memory_bytes, gpu.memory_type or "unknown", gpu.memory_bandwidth_bytes_per_s,
+            gpu.bf16_dense_flop_per_s, gpu.fp8_dense_flop_per_s, gpu.tdp_watts, gpu.ecc, link_cell(gpu),
             "—" if gpu.pcie_generation is None else f"Gen {gpu.pcie_generation} x{gpu.pcie_lanes}",
-            "unknown" if gpu.launch_price_usd is None else f"{gpu.launch_price_usd:,.0f}",
+            gpu.launch_price_usd,
         )
         for gpu in ordered_gpus()
     )
-    return Table(
+    return Table.of(
         caption=(f"The GPU catalog (calculators.catalog.gpus, as of {catalog_as_of()}). Every value carries a "
                  "source: the record's source for most fields, GPU.source_of(field) for the rest (see the "
                  "hardware-sources table and `mlhw gpus --json`). Memory in GiB (2^30 bytes); bandwidth in "
@@ -128,9 +135,11 @@ def catalog() -> Table:
                  "or no published figure; '—' under GPU-to-GPU link: none, or none in the cited documents; link "
                  "bandwidth is both directions summed. Launch price is the vendor's launch MSRP, 'unknown' where "
                  "none was published: never a street price."),
-        columns=("GPU", "segment", "memory GiB", "memory type", "bandwidth GB/s", "BF16 dense TFLOPS",
-                 "FP8 dense TFLOPS", "TDP W", "ECC", "GPU-to-GPU link", "PCIe", "launch price USD"),
-        align=("l", "l", "r", "l", "r", "r", "r", "r", "l", "l", "l", "r"),
+        columns=(Column("GPU"), Column("segment"), gib_column("memory GiB", 0, grouped=True), Column("memory type"),
+                 gb_column("bandwidth GB/s", 0), Column("BF16 dense TFLOPS", tflops, "r"),
+                 Column("FP8 dense TFLOPS", tflops, "r"), number_column("TDP W", missing="unknown"),
+                 Column("ECC", yes_no), Column("GPU-to-GPU link"), Column("PCIe"),
+                 number_column("launch price USD", missing="unknown")),
         rows=rows,
     )
 
@@ -138,23 +147,21 @@ def catalog() -> Table:
 @table("hardware-sparse")
 def sparse_notes() -> Table:
     """Dense rates next to what the datasheet's headline (sparse) figure is."""
-    rows = tuple(
+    rows = (
         (
-            gpu.name, tflops(gpu.bf16_dense_flop_per_s), tflops(gpu.fp16_dense_flop_per_s),
-            tflops(gpu.fp8_dense_flop_per_s),
+            gpu.name, gpu.bf16_dense_flop_per_s, gpu.fp16_dense_flop_per_s, gpu.fp8_dense_flop_per_s,
             gpu.source_of("bf16_dense_flop_per_s").kind if gpu.bf16_dense_flop_per_s is not None else "—",
             gpu.sparse_figures_note or "no sparse figure quoted",
         )
         for gpu in ordered_gpus()
     )
-    return Table(
+    return Table.of(
         caption=(f"Dense tensor rates and the datasheet's sparse headline, from the catalog (as of "
                  f"{catalog_as_of()}). 'BF16 kind' is spec where the document prints the dense figure and "
                  "derived where the catalog halved a 2:4-sparsity headline. FP16 is with FP32 accumulation. "
                  "'—': no such tensor path or no published figure."),
-        columns=("GPU", "BF16 dense TFLOPS", "FP16 dense TFLOPS", "FP8 dense TFLOPS", "BF16 kind",
-                 "datasheet sparse note (sparse_figures_note)"),
-        align=("l", "r", "r", "r", "l", "l"),
+        columns=(Column("GPU"), *(Column(f"{dtype} dense TFLOPS", tflops, "r") for dtype in ("BF16", "FP16", "FP8")),
+                 Column("BF16 kind"), Column("datasheet sparse note (sparse_figures_note)")),
         rows=rows,
     )
 
@@ -169,22 +176,20 @@ def ridge() -> Table:
         fp8 = ridge_flop_per_byte(gpu.fp8_dense_flop_per_s, bw)
         tensor_vs_fp32 = (None if gpu.bf16_dense_flop_per_s is None or gpu.fp32_flop_per_s is None
                           else gpu.bf16_dense_flop_per_s / gpu.fp32_flop_per_s)
-        rows.append((
-            gpu.name, gb(bw, 0), tflops(gpu.bf16_dense_flop_per_s),
-            "—" if bf16 is None else f"{bf16:,.0f}", "—" if fp8 is None else f"{fp8:,.0f}",
-            "—" if tensor_vs_fp32 is None else f"{tensor_vs_fp32:,.1f}",
-        ))
-    rows.sort(key=lambda r: (r[3] == "—", -float(r[3].replace(",", "")) if r[3] != "—" else 0.0, r[0]))
-    return Table(
+        rows.append((gpu.name, bw, gpu.bf16_dense_flop_per_s, bf16, fp8, tensor_vs_fp32))
+    # By the ridge point as shown (whole FLOP/byte), then by name.
+    rows.sort(key=lambda r: (r[3] is None, -round(r[3]) if r[3] is not None else 0, r[0]))
+    return Table.of(
         caption=(f"Derived from catalog spec rates (as of {catalog_as_of()}), not measured. Ridge point = dense "
                  "FLOP/s ÷ memory bytes/s: a kernel that does fewer FLOP per byte it reads from memory is "
                  "limited by bandwidth on that GPU, more is limited by compute. 'BF16 ÷ FP32' is the dense BF16 "
                  "tensor rate over the non-tensor FP32 rate. Rows sorted by BF16 ridge point; '—': a rate is "
                  "unknown or absent. These are spec-rate ratios, bounds rather than achieved speeds."),
-        columns=("GPU", "bandwidth GB/s", "BF16 dense TFLOPS", "BF16 ridge FLOP/byte", "FP8 ridge FLOP/byte",
-                 "BF16 ÷ FP32 rate"),
-        align=("l", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("GPU"), gb_column("bandwidth GB/s", 0), Column("BF16 dense TFLOPS", tflops, "r"),
+                 number_column("BF16 ridge FLOP/byte", missing="—"),
+                 number_column("FP8 ridge FLOP/byte", missing="—"),
+                 number_column("BF16 ÷ FP32 rate", 1, missing="—")),
+        rows=rows,
     )
 
 
@@ -218,17 +223,16 @@ def segments() -> Table:
 @table("hardware-apple")
 def apple() -> Table:
     """Apple unified-memory parts: what the catalog knows and what it does not."""
-    rows = tuple(
-        (gpu.name, gib(gpu.memory_bytes, 0), gb(gpu.memory_bandwidth_bytes_per_s, 0),
-         "unknown" if gpu.bf16_dense_flop_per_s is None else tflops(gpu.bf16_dense_flop_per_s),
-         " ".join(gpu.notes))
+    rows = (
+        (gpu.name, gpu.memory_bytes, gpu.memory_bandwidth_bytes_per_s,
+         "unknown" if gpu.bf16_dense_flop_per_s is None else tflops(gpu.bf16_dense_flop_per_s), " ".join(gpu.notes))
         for gpu in ordered_gpus() if gpu.segment == "apple"
     )
-    return Table(
+    return Table.of(
         caption=(f"Apple parts in the catalog (as of {catalog_as_of()}), with the record's notes verbatim. "
                  "Memory is the largest configuration, in GiB, and is shared by CPU and GPU."),
-        columns=("chip", "unified memory GiB", "bandwidth GB/s", "BF16 TFLOPS", "notes"),
-        align=("l", "r", "r", "r", "l"),
+        columns=(Column("chip"), gib_column("unified memory GiB", 0, grouped=True), gb_column("bandwidth GB/s", 0),
+                 Column("BF16 TFLOPS", align="r"), Column("notes")),
         rows=rows,
     )
 

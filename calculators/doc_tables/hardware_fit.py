@@ -19,7 +19,16 @@ from calculators.doc_tables.hardware import catalog_as_of, ordered_gpus
 from calculators.dtype_support import on_gpu
 from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    declared_tables,
+    gib_column,
+    number_column,
+    table,
+)
 from calculators.units import gib
 
 #: The two jobs of the fit table, passed unchanged to fit_inference / fit_training.
@@ -60,16 +69,15 @@ def fit_matrix() -> Table:
         qlora = [fit_training(spec, gpu, **on_gpu(gpu, QLORA_SETTINGS)) for gpu in caps]
         positions = spec.max_position_embeddings
         rows.append((
-            record.name, f"{spec.parameters / 1e9:,.1f}", "unknown" if positions is None else f"{positions:,}",
-            gib(infer[0].estimate.total_bytes, 1),
-            gib(qlora[0].estimate.total_bytes, 1),
+            record.name, spec.parameters / 1e9, positions, infer[0].estimate.total_bytes,
+            qlora[0].estimate.total_bytes,
             *(fit_cell(i.verdict.verdict, q.verdict.verdict) for i, q in zip(infer, qlora, strict=True)),
         ))
     legend = "; ".join(
         f"{gib(cap.memory_bytes, 0)} GiB: " + ", ".join(g.name for g in ordered_gpus() if g.memory_bytes == cap.memory_bytes)
         + f" (decided on the {cap.name}: {gib(usable_memory_bytes(cap))} GiB usable)"
         for cap in caps)
-    return Table(
+    return Table.of(
         caption=(
             f"Does the job fit one GPU? The verdicts of {computed_by(fit_inference, dotted=True, code=False)} and "
             f"{computed_by(fit_training, code=False)}: "
@@ -80,9 +88,10 @@ def fit_matrix() -> Table:
             "'config context' is max_position_embeddings from the model's config.json; where it is below the "
             "8192-token prompt, the inference figure is memory arithmetic for a prompt longer than the model "
             "was trained on (the calculators do not refuse it)."),
-        columns=("model", "params B", "config context", "infer GiB", "QLoRA GiB", *(f"{gib(c.memory_bytes, 0)} GiB" for c in caps)),
-        align=("l", "r", "r", "r", "r", *("c" for _ in caps)),
-        rows=tuple(rows),
+        columns=(Column("model"), number_column("params B", 1), number_column("config context", missing="unknown"),
+                 gib_column("infer GiB", 1, grouped=True), gib_column("QLoRA GiB", 1, grouped=True),
+                 *(Column(f"{gib(c.memory_bytes, 0)} GiB", align="c") for c in caps)),
+        rows=rows,
         assumptions=(
             "inference: bf16 weights, bf16 KV cache, batch 1, 8192-token prompt, no new tokens, SDPA attention",
             "QLoRA: nf4 base, bf16-mixed, AdamW on the adapters, rank 16 on all linear projections, batch 1, "
@@ -118,17 +127,16 @@ def usable_memory_table() -> Table:
         record = usable_memory_record(gpu)
         usable = record.usable_bytes
         title = record.source.title if record.source.kind == "derived" else record.source.title.split(":")[0]
-        rows.append((gpu.name, gib(gpu.memory_bytes, 0), gib(usable),
-                     gib(gpu.memory_bytes - usable), record.source.kind, record.note,
+        rows.append((gpu.name, gpu.memory_bytes, usable, gpu.memory_bytes - usable, record.source.kind, record.note,
                      f"[{title}]({record.source.url})" if record.source.url.startswith("http") else
                      f"{title} ({record.source.url})"))
-    return Table(
+    return Table.of(
         caption=("Marketed memory and the memory one process can allocate (torch.cuda.mem_get_info() total; for "
                  "Apple silicon the GPU's default working set of unified memory). Fit verdicts use the second. "
                  "GiB = 2^30 bytes."),
-        columns=("GPU", "marketed GiB", "usable GiB", "difference GiB", "kind", "note", "source"),
-        align=("l", "r", "r", "r", "l", "l", "l"),
-        rows=tuple(rows),
+        columns=(Column("GPU"), gib_column("marketed GiB", 0, grouped=True), gib_column("usable GiB", grouped=True),
+                 gib_column("difference GiB", grouped=True), Column("kind"), Column("note"), Column("source")),
+        rows=rows,
         assumptions=("usable memory: calculators.catalog.usable_memory; 'derived' rows state their rule in the "
                      "source", "the CUDA context (measured 785 MiB on an H100) comes out of the usable memory"),
     )

@@ -18,7 +18,7 @@ from calculators.memory.inference import inference_memory, kv_cache_bytes, kv_ca
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import Column, Table, TableFunction, computed_by, declared_tables, gib_column, table
 from calculators.units import KIB, gib
 
 CATALOG = f"model catalog as of {READ_ON}"
@@ -161,21 +161,20 @@ def prefill_breakdown_table() -> Table:
         est = inference_memory(spec, weights="bf16", kv_cache="bf16", batch=1, context=context,
                                new_tokens=new, attention=attention)
         b = est.breakdown
-        rows.append((
-            with_commas(context), with_commas(new), attention, gib(b["weights"]), gib(b["kv_cache"]),
-            gib(b["activations_and_logits"]), gib(est.peak_allocated_bytes), gib(est.total_bytes),
-            est.peak_phase,
-        ))
-    return Table(
+        rows.append((context, new, attention, b["weights"], b["kv_cache"], b["activations_and_logits"],
+                     est.peak_allocated_bytes, est.total_bytes, est.peak_phase))
+    return Table.of(
         caption=("Llama 3.1 8B, batch 1, bf16 weights and KV cache: the parts of the peak (GiB = 2^30 bytes), "
                  "derived by inference_memory. Activations and logits are one layer's temporaries over the "
                  "whole prompt (MLP intermediates with SDPA; the S x S scores in fp32 with eager attention) plus "
                  "the last position's logits. peak allocated = what torch.cuda.max_memory_allocated() would "
                  "report; total = peak plus assumed CUDA context, cuBLAS workspace and allocator slack."),
-        columns=("prompt tokens", "new tokens", "attention", "weights GiB", "KV cache GiB",
-                 "activations and logits GiB", "peak allocated GiB", "total GiB", "peak phase"),
-        align=("r", "r", "l", "r", "r", "r", "r", "r", "l"),
-        rows=tuple(rows),
+        columns=(Column("prompt tokens", with_commas, "r"), Column("new tokens", with_commas, "r"), Column("attention"),
+                 *(gib_column(name, grouped=True) for name in ("weights GiB", "KV cache GiB",
+                                                               "activations and logits GiB", "peak allocated GiB",
+                                                               "total GiB")),
+                 Column("peak phase")),
+        rows=rows,
         assumptions=("one prefill forward over the whole prompt, logits for the last position only (generate())",
                      total_bytes_assumption(), CATALOG),
     )

@@ -16,7 +16,16 @@ from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory, kv_cache_bytes_per_token
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    declared_tables,
+    gib_column,
+    number_column,
+    table,
+)
 from calculators.units import KIB, gib
 
 
@@ -56,22 +65,23 @@ def moe_params_table() -> Table:
         rows.append((
             record.name, f"{m.num_experts} routed, top-{m.experts_per_token}{shared}",
             f"{spec.num_moe_layers} of {spec.num_layers}",
-            billions(spec.parameters), billions(spec.active_parameters),
-            billions(spec.active_parameters - spec.embedding_parameters),
-            f"{spec.active_parameters / spec.parameters:.1%}",
-            *(gib(weight_bytes(spec, dtype=fmt), 1) for fmt in ("bf16", "fp8", "int4")),
+            spec.parameters, spec.active_parameters, spec.active_parameters - spec.embedding_parameters,
+            spec.active_parameters / spec.parameters,
+            *(weight_bytes(spec, dtype=fmt) for fmt in ("bf16", "fp8", "int4")),
         ))
-    rows.sort(key=lambda r: r[0].lower())
-    return Table(
+    rows.sort(key=lambda r: str(r[0]).lower())
+    return Table.of(
         caption=("Exact parameter counts from the configs (ModelSpec.parameters counts every expert; "
                  "ModelSpec.active_parameters counts what one token passes through: the input embedding, attention, "
                  "norms, routers, the top-k routed experts, any shared expert and the output head; the next column "
                  "leaves out the input embedding, which a token looks up rather than multiplies) and the weights' GiB (2^30 bytes) by weight_bytes. Memory "
                  "must hold every expert: the weight columns use the total."),
-        columns=("model", "experts per MoE layer", "MoE layers", "total params (B)", "active params (B)",
-                 "active without input embedding (B)", "active share", "bf16 GiB", "fp8 GiB", "int4 GiB"),
-        align=("l", "l", "r", "r", "r", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("experts per MoE layer"), Column("MoE layers", align="r"),
+                 *(Column(name, billions, "r") for name in ("total params (B)", "active params (B)",
+                                                            "active without input embedding (B)")),
+                 Column("active share", "{:.1%}".format, "r"),
+                 *(gib_column(f"{fmt} GiB", 1, grouped=True) for fmt in ("bf16", "fp8", "int4"))),
+        rows=rows,
         assumptions=("quantised formats apply to decoder linears (experts, routers, attention); embeddings, head "
                      "and norms stay bf16", "DeepSeek-V3 counted without its multi-token-prediction module",
                      CATALOG),
@@ -101,14 +111,13 @@ def mixtral_split_table() -> Table:
         (f"naive: {m.num_experts} x and {m.experts_per_token} x Mistral 7B v0.1", m.num_experts * mistral.parameters,
          m.experts_per_token * mistral.parameters),
     ]
-    return Table(
+    return Table.of(
         caption=("Mixtral 8x7B's parameters by component (M = 10^6), counted from its config by ModelSpec. "
                  "Mixtral has Mistral 7B v0.1's shapes (hidden 4096, 32 layers, 8 KV heads, MLP width 14336) "
                  "with each MLP replaced by 8 experts of the same width; the last row multiplies the whole of "
                  "Mistral 7B, which copies the shared parts too."),
-        columns=("component", "total (M)", "active per token (M)"),
-        align=("l", "r", "r"),
-        rows=tuple((name, f"{total / 1e6:,.1f}", f"{active / 1e6:,.1f}") for name, total, active in rows),
+        columns=(Column("component"), number_column("total (M)", 1), number_column("active per token (M)", 1)),
+        rows=((name, total / 1e6, active / 1e6) for name, total, active in rows),
         assumptions=(CATALOG,),
     )
 
@@ -138,17 +147,16 @@ def moe_kv_table() -> Table:
         spec = get_model(model_id)
         entries.append((model_name(model_id), f"GQA, {spec.num_kv_heads} KV heads x {spec.head_dim}",
                         kv_cache_bytes_per_token(spec)))
-    rows = [(name, layout, kib(per_token), gib(per_token * 32768), gib(per_token * 131072))
-            for name, layout, per_token in entries]
-    return Table(
+    rows = [(name, layout, per_token, per_token * 32768, per_token * 131072) for name, layout, per_token in entries]
+    return Table.of(
         caption=("KV cache per token and per 32K- and 128K-token sequence, bf16 (KiB = 2^10, GiB = 2^30 bytes). "
                  "The latent row is kv_cache_bytes_per_token (layers x (kv_lora_rank + qk_rope_head_dim) x 2 "
                  "bytes); the decompressed row is layers x heads x (qk_nope + qk_rope + v_head dims) x 2 bytes, "
                  f"derived in {computed_by(mla_decompressed_bytes_per_token, dotted=True, code=False)}. GQA rows: "
                  "2 x layers x KV heads x head_dim x 2 bytes."),
-        columns=("model", "cache layout", "KiB per token", "GiB at 32K", "GiB at 128K"),
-        align=("l", "l", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("cache layout"), Column("KiB per token", kib, "r"),
+                 gib_column("GiB at 32K", grouped=True), gib_column("GiB at 128K", grouped=True)),
+        rows=rows,
         assumptions=("batch 1", CATALOG),
     )
 
@@ -162,17 +170,17 @@ def moe_prefill_table() -> Table:
         for context in (4096, 16384, 32768):
             est = inference_memory(spec, weights="bf16", kv_cache="bf16", batch=1, context=context)
             act = est.breakdown["activations_and_logits"]
-            rows.append((model_name(model_id), with_commas(context), gib(est.breakdown["kv_cache"]), gib(act),
-                         f"{act / context / KIB:,.1f}", gib(est.total_bytes)))
-    return Table(
+            rows.append((model_name(model_id), context, est.breakdown["kv_cache"], act, act / context / KIB,
+                         est.total_bytes))
+    return Table.of(
         caption=("Prefill of one prompt, bf16 weights and KV cache, batch 1, SDPA, derived by inference_memory "
                  "(GiB = 2^30 bytes). Both models have the same hidden size, attention and MLP width; Mixtral's "
                  "transient is larger because transformers' grouped experts gather every (token, expert) pair "
                  "and run them at once, holding gate/up outputs for top-2 pairs per token plus router logits."),
-        columns=("model", "prompt tokens", "KV cache GiB", "activations and logits GiB", "KiB per prompt token",
-                 "total GiB"),
-        align=("l", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("prompt tokens", with_commas, "r"), gib_column("KV cache GiB", grouped=True),
+                 gib_column("activations and logits GiB", grouped=True), number_column("KiB per prompt token", 1),
+                 gib_column("total GiB", grouped=True)),
+        rows=rows,
         assumptions=("balanced routing (how many tokens each expert gets depends on the router)",
                      total_bytes_assumption(), CATALOG),
     )

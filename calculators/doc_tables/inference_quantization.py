@@ -28,7 +28,16 @@ from calculators.fit import fit_inference
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    decimal_column,
+    declared_tables,
+    gib_column,
+    table,
+)
 from calculators.units import gib
 
 #: Weight storage formats the quantization tables compare.
@@ -91,15 +100,15 @@ def quant_formats_table() -> Table:
     rows = []
     for dtype in (DType.BF16, DType.FP16, DType.FP8, DType.INT8, DType.INT4, DType.NF4):
         overhead = QUANT_OVERHEAD_BYTES_PER_ELEMENT.get(dtype, 0.0)
-        rows.append((dtype.value, f"{dtype.bytes_per_element * 8:.3f}", f"{overhead * 8:.3f}",
-                     f"{(dtype.bytes_per_element + overhead) * 8:.3f}", _FORMAT_NOTES[dtype]))
-    return Table(
+        rows.append((dtype.value, dtype.bytes_per_element * 8, overhead * 8, (dtype.bytes_per_element + overhead) * 8,
+                     _FORMAT_NOTES[dtype]))
+    return Table.of(
         caption=("Bits each quantised weight occupies: the element itself plus its share of scales and zero "
                  "points, from calculators.memory.weights.QUANT_OVERHEAD_BYTES_PER_ELEMENT (derived from "
                  "each format's block layout)."),
-        columns=("format", "element bits", "scale bits per weight", "total bits per weight", "layout"),
-        align=("l", "r", "r", "r", "l"),
-        rows=tuple(rows),
+        columns=(Column("format"), decimal_column("element bits", 3), decimal_column("scale bits per weight", 3),
+                 decimal_column("total bits per weight", 3), Column("layout")),
+        rows=rows,
         assumptions=("NF4 overhead as in the QLoRA paper, section 3",),
     )
 
@@ -111,15 +120,15 @@ def quant_weights_table() -> Table:
     for name, spec in _dense_models():
         kept = weight_bytes(spec, dtype="int4") - round(spec.linear_parameters
                                                         * quantized_bytes_per_element(DType.INT4))
-        rows.append((name, billions(spec.parameters),
-                     *(gib(weight_bytes(spec, dtype=fmt), 1) for fmt in WEIGHT_FORMATS), gib(kept, 2)))
-    return Table(
+        rows.append((name, spec.parameters, *(weight_bytes(spec, dtype=fmt) for fmt in WEIGHT_FORMATS), kept))
+    return Table.of(
         caption=("Weights alone (no KV cache, activations or runtime overhead), GiB = 2^30 bytes, derived by "
                  "weight_bytes. Quantised columns store the decoder layers' linear weights in the format and keep "
                  "the embedding, output head and norms in bf16; the last column is that 16-bit part."),
-        columns=("model", "parameters (B)", *(f"{fmt} GiB" for fmt in WEIGHT_FORMATS), "kept in bf16 GiB"),
-        align=("l", "r", *("r" for _ in WEIGHT_FORMATS), "r"),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("parameters (B)", billions, "r"),
+                 *(gib_column(f"{fmt} GiB", 1, grouped=True) for fmt in WEIGHT_FORMATS),
+                 gib_column("kept in bf16 GiB", grouped=True)),
+        rows=rows,
         assumptions=("dense catalog models with at least 6B parameters; MoE models are on the MoE page", CATALOG),
     )
 
@@ -140,21 +149,21 @@ def quant_fit_table() -> Table:
     for model_id, weights, kv in QUANT_FIT_CASES:
         spec = get_model(model_id)
         est = inference_memory(spec, weights=weights, kv_cache=kv, batch=1, context=BATCH_CONTEXT)
-        row = [model_name(model_id), weights, kv, gib(est.total_bytes)]
+        cells = []
         for gpu in gpus:
             fit = fit_inference(spec, gpu, context=BATCH_CONTEXT, weights=weights, kv_cache=kv)
             context, batch = fit.max_context, fit.max_batch
-            row.append(f"{context_cell(spec, context)} / {batch if batch else '-'}")
-        rows.append(tuple(row))
-    return Table(
+            cells.append(f"{context_cell(spec, context)} / {batch if batch else '-'}")
+        rows.append((model_name(model_id), weights, kv, est.total_bytes, *cells))
+    return Table.of(
         caption=("total GiB: one 8K-token prompt at batch 1 (peak allocated plus assumed runtime overhead). GPU "
                  "cells: longest prompt at batch 1 (tokens) / most 8K-token prompts at once; '-' = none fits; "
                  "† = beyond max_position_embeddings. Derived by inference_memory and fit_inference (what fits: total_bytes "
                  "plus its measured uncertainty within the memory a process can allocate); the kernels' "
                  "dequantisation workspaces are not counted."),
-        columns=("model", "weights", "KV cache", "total GiB at 8K", *(gpu_header(g) for g in gpus)),
-        align=("l", "l", "l", "r", *("r" for _ in gpus)),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("weights"), Column("KV cache"), gib_column("total GiB at 8K", grouped=True),
+                 *(Column(gpu_header(g), align="r") for g in gpus)),
+        rows=rows,
         assumptions=("SDPA attention, no new tokens, one GPU", total_bytes_assumption(), CATALOG),
     )
 

@@ -13,8 +13,19 @@ from calculators.catalog.models import READ_ON, get_model, get_model_record
 from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import gb, gib
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    decimal_column,
+    declared_tables,
+    gb_column,
+    gib_column,
+    number_column,
+    table,
+)
+from calculators.units import gb
 
 MODEL = "llama-3-8b"
 GPU = "h100-sxm"
@@ -69,18 +80,18 @@ def key_numbers() -> Table:
 @table("interconnect-links")
 def links() -> Table:
     """The link catalog: the quoted figure, its direction, and both derived figures."""
-    rows = tuple(
-        (link.name, link.kind, gb(link.bandwidth_bytes_per_s, 1), link.direction, gb(link.per_direction_bytes_per_s, 1),
-         gb(link.bidirectional_bytes_per_s, 1), link.scope, f"[{link.source.title.split(' (')[0]}]({link.source.url})",
-         link.source.as_of)
-        for link in all_interconnects())
-    return Table(
+    rows = ((link.name, link.kind, link.bandwidth_bytes_per_s, link.direction, link.per_direction_bytes_per_s,
+             link.bidirectional_bytes_per_s, link.scope, f"[{link.source.title.split(' (')[0]}]({link.source.url})",
+             link.source.as_of)
+            for link in all_interconnects())
+    return Table.of(
         caption=("Each link's headline figure exactly as its source quotes it (spec), whether that figure sums both "
                  "directions, and the per-direction and bidirectional figures derived from it. Raw signalling "
                  "rates: encoding and protocol overheads are not subtracted."),
-        columns=("link", "kind", "quoted GB/s", "quoted as", "per direction GB/s", "both directions GB/s", "scope",
-                 "source", "as of"),
-        align=("l", "l", "r", "l", "r", "r", "l", "l", "l"), rows=rows)
+        columns=(Column("link"), Column("kind"), gb_column("quoted GB/s"), Column("quoted as"),
+                 gb_column("per direction GB/s"), gb_column("both directions GB/s"), Column("scope"), Column("source"),
+                 Column("as of")),
+        rows=rows)
 
 
 @table("interconnect-claim-pcie-nvlink")
@@ -91,13 +102,14 @@ def claim_check() -> Table:
     for basis, attribute in (("both directions summed", "bidirectional_bytes_per_s"),
                              ("per direction (what a ring collective uses)", "per_direction_bytes_per_s")):
         p, n = getattr(pcie, attribute), getattr(nvlink, attribute)
-        rows.append((basis, gb(p, 1), gb(n, 1), f"{n / p:.2f}"))
-    return Table(
+        rows.append((basis, p, n, n / p))
+    return Table.of(
         caption=(f"{pcie.name} against {nvlink.name}, from the link catalog. The claim's two figures are both "
                  "bidirectional totals, so they compare like with like; a ring all-reduce sees the per-direction "
                  "row."),
-        columns=("basis", f"{pcie.name} GB/s", f"{nvlink.name} GB/s", "ratio"), align=("l", "r", "r", "r"),
-        rows=tuple(rows), assumptions=(f"link catalog as of {_AS_OF}",))
+        columns=(Column("basis"), gb_column(f"{pcie.name} GB/s"), gb_column(f"{nvlink.name} GB/s"),
+                 decimal_column("ratio", 2)),
+        rows=rows, assumptions=(f"link catalog as of {_AS_OF}",))
 
 
 @table("interconnect-nccl-validation")
@@ -109,11 +121,10 @@ def nccl_validation() -> Table:
         row = scored[record["id"]]
         link = record_link_bytes_per_s(record)
         measured = float(record["measured"])
-        rows.append((record["id"], str(record["gpus"]), record["link_kind"], gb(link, 1), gb(measured, 1),
-                     gb(row["estimated"], 1), f"{row['estimated'] / measured - 1:+.0%}",
-                     f"{row['naive_roofline'] / measured - 1:+.0%}", f"{measured / link:.2f}",
+        rows.append((record["id"], record["gpus"], record["link_kind"], link, measured, row["estimated"],
+                     row["estimated"] / measured - 1, row["naive_roofline"] / measured - 1, measured / link,
                      f"[{record['citation']['title'].split(' (')[0]}]({record['citation']['url']})"))
-    return Table(
+    return Table.of(
         caption=("all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
                  "quoted from the linked threads (tests/data/published_speed/collectives.jsonl), against the link "
                  "model's busbw = per-direction link bandwidth x the efficiency of the link kind (derived from how the "
@@ -122,9 +133,11 @@ def nccl_validation() -> Table:
                  "fixed 0.8. Error = model / measured - 1; "
                  "implied efficiency = measured / per-direction link bandwidth. Across nodes the link is "
                  "min(intra-node link, NICs per node x NIC)."),
-        columns=("figure", "GPUs", "link kind", "link per direction GB/s", "measured busbw GB/s", "model busbw GB/s",
-                 "error", "error at 0.8", "implied efficiency", "source"),
-        align=("l", "r", "l", "r", "r", "r", "r", "r", "r", "l"), rows=tuple(rows),
+        columns=(Column("figure"), Column("GPUs", align="r"), Column("link kind"), gb_column("link per direction GB/s"),
+                 gb_column("measured busbw GB/s"), gb_column("model busbw GB/s"),
+                 Column("error", "{:+.0%}".format, "r"), Column("error at 0.8", "{:+.0%}".format, "r"),
+                 decimal_column("implied efficiency", 2), Column("source")),
+        rows=rows,
         assumptions=(f"efficiency per link kind: {computed_by(fit_link_efficiencies, dotted=True, code=False)}; "
                      f"busbw per record: {computed_by(record_bus_bandwidth_bytes_per_s, dotted=True, code=False)}",))
 
@@ -136,19 +149,19 @@ def step_reference() -> Table:
     for link in LINKS:
         for zero in STAGES:
             r = _step(link, zero)
-            rows.append((get_interconnect(link).name, str(zero), f"{r.communication_s * 1e3:,.0f}",
-                         f"{r.compute_s * 1e3:,.0f}", f"{r.comm_to_compute:.2f}",
-                         f"{r.exposed_communication_s * 1e3:,.0f}", f"{r.scaling_efficiency:.0%}",
-                         "interconnect" if r.interconnect_bound else "compute",
-                         gib(r.memory.total_bytes, 1, grouped=False)))
-    return Table(
+            rows.append((get_interconnect(link).name, zero, r.communication_s * 1e3, r.compute_s * 1e3,
+                         r.comm_to_compute, r.exposed_communication_s * 1e3, r.scaling_efficiency,
+                         "interconnect" if r.interconnect_bound else "compute", r.memory.total_bytes))
+    return Table.of(
         caption=(f"One optimizer step of {_job()}. Communication sums the step's collectives; exposed = what overlap "
                  "cannot hide (gradient reductions behind backward compute, ZeRO-3 forward gathers behind forward "
                  "compute, the ZeRO-1 parameter all-gather after the step behind nothing). Memory per GPU is "
                  "total_bytes from training_memory(gpus=8, zero=stage). Estimates, not measurements."),
-        columns=("link", "ZeRO", "communication ms", "compute ms", "comm / compute", "exposed ms",
-                 "scaling efficiency", "bottleneck", "memory per GPU GiB"),
-        align=("l", "r", "r", "r", "r", "r", "r", "l", "r"), rows=tuple(rows),
+        columns=(Column("link"), Column("ZeRO", align="r"), number_column("communication ms"),
+                 number_column("compute ms"), decimal_column("comm / compute", 2), number_column("exposed ms"),
+                 Column("scaling efficiency", "{:.0%}".format, "r"), Column("bottleneck"),
+                 gib_column("memory per GPU GiB", 1)),
+        rows=rows,
         assumptions=(*_assumptions(), f"model config as read on {READ_ON}"))
 
 

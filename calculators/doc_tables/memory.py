@@ -48,11 +48,6 @@ STEP = ("one step of loss = model(ids, labels=ids).loss; loss.backward(); optimi
 REFERENCE_MODEL = "llama-3-8b"
 
 
-def pct(value: float) -> str:
-    """A fraction as a whole percentage: ``pct(0.25)`` is ``'25 %'``."""
-    return f"{100 * value:.0f} %"
-
-
 def phase_cell(estimate: MemoryEstimate) -> str:
     """Peak GiB and the letter of its phase, e.g. ``'16.02 o'`` for a peak in the optimizer step."""
     return f"{gib(estimate.peak_allocated_bytes, grouped=False)} {PHASE_LETTER[estimate.peak_phase]}"

@@ -12,7 +12,7 @@ column says MiB or KiB.
 from __future__ import annotations
 
 from calculators.catalog.models import get_model
-from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, describe_job, pct, phase_cell
+from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, describe_job, phase_cell
 from calculators.dtypes import DType
 from calculators.memory.activations import (
     ActivationLayout,
@@ -21,8 +21,19 @@ from calculators.memory.activations import (
 )
 from calculators.memory.training import activation_layout, training_memory
 from calculators.memory.training_inputs import training_setup
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import MIB, gib
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    decimal_column,
+    declared_tables,
+    gib_column,
+    number_column,
+    percent_column,
+    table,
+)
+from calculators.units import MIB, signed_percent
 
 #: Training configurations whose per-layer activations the activations page lists.
 LAYOUT_JOBS: tuple[tuple[str, dict[str, object]], ...] = (
@@ -46,17 +57,15 @@ def saved_per_token_table() -> Table:
         layout = activation_layout(setup)
         parts = saved_bytes_per_token_per_layer(spec, layout=layout, seq=LAYOUT_SEQ)
         eager = saved_bytes_per_token_per_layer(spec, layout=_with_attention(layout, "eager"), seq=LAYOUT_SEQ)
-        rows.append((label, f"{parts.norms:,}", f"{parts.linear_inputs:,}", f"{parts.attention:,}",
-                     f"{parts.mlp:,}", f"{parts.lora:,}", f"{parts.total:,}", f"{eager.total:,}",
-                     f"{checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec):,}"))
-    return Table(
+        rows.append((label, parts.norms, parts.linear_inputs, parts.attention, parts.mlp, parts.lora, parts.total,
+                     eager.total, checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec)))
+    return Table.of(
         caption=(f"Bytes per token that one decoder layer of {spec.name} keeps for backward, by part; 'eager' is the "
                  f"same layer with eager attention at seq {LAYOUT_SEQ}; 'checkpointed' is what gradient "
                  "checkpointing keeps instead (the layer's input). Multiply by tokens (batch x seq) and layers."),
-        columns=("job", "norms", "linear inputs", "attention", "MLP", "LoRA", "total, SDPA",
-                 f"total, eager s{LAYOUT_SEQ}", "checkpointed"),
-        align=("l",) + ("r",) * 8,
-        rows=tuple(rows),
+        columns=(Column("job"), *map(number_column, ("norms", "linear inputs", "attention", "MLP", "LoRA",
+                                                     "total, SDPA", f"total, eager s{LAYOUT_SEQ}", "checkpointed"))),
+        rows=rows,
         assumptions=(f"from {computed_by(saved_bytes_per_token_per_layer, dotted=True, code=False)}, bytes per "
                      "token per "
                      "layer", "LoRA adapters fp32 (PEFT default); LoRA base bf16, QLoRA base NF4",
@@ -86,17 +95,18 @@ def batch_seq_table() -> Table:
     rows = []
     for batch in BATCHES:
         for seq in SEQS:
-            cells = [phase_cell(training_memory(spec, batch=batch, seq=seq, grad_checkpointing=ckpt, **job))
+            peaks = [training_memory(spec, batch=batch, seq=seq, grad_checkpointing=ckpt, **job)
                      for job in (FULL_JOB, LORA_JOB) for ckpt in (False, True)]
-            rows.append((str(batch), str(seq), f"{batch * seq:,}", *cells))
-    return Table(
+            rows.append((batch, seq, batch * seq, *peaks))
+    return Table.of(
         caption=(f"Peak allocated memory (GiB) of one training step of {spec.name} by micro-batch and sequence "
                  "length, with and without gradient checkpointing. Full: pure bf16 weights and AdamW states; "
                  "LoRA: bf16 base, rank 16 on all linear layers, bf16 autocast. The letter is the phase of the "
                  "peak: f forward, b backward, o optimizer step."),
-        columns=("batch", "seq", "tokens", "full GiB", "full + ckpt GiB", "LoRA GiB", "LoRA + ckpt GiB"),
-        align=("l", "r", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("batch"), Column("seq", align="r"), number_column("tokens"),
+                 *(Column(name, phase_cell, "r") for name in ("full GiB", "full + ckpt GiB", "LoRA GiB",
+                                                              "LoRA + ckpt GiB"))),
+        rows=rows,
         assumptions=(STEP, "SDPA attention; AdamW foreach", CATALOG),
     )
 
@@ -117,16 +127,16 @@ def attention_table() -> Table:
         saved = {att: per_layer[att] * spec.num_layers * seq for att in per_layer}
         peak = {att: training_memory(spec, seq=seq, attention=att, **LORA_JOB).peak_allocated_bytes
                 for att in ("sdpa", "eager")}
-        rows.append((f"{seq:,}", gib(saved["eager"], grouped=False), gib(saved["sdpa"], grouped=False), pct(1 - saved["sdpa"] / saved["eager"]),
-                     gib(peak["eager"], grouped=False), gib(peak["sdpa"], grouped=False), pct(1 - peak["sdpa"] / peak["eager"])))
-    return Table(
+        rows.append((seq, saved["eager"], saved["sdpa"], 1 - saved["sdpa"] / saved["eager"],
+                     peak["eager"], peak["sdpa"], 1 - peak["sdpa"] / peak["eager"]))
+    return Table.of(
         caption=(f"Eager attention against SDPA (FlashAttention or memory-efficient kernel) for LoRA on {spec.name}, "
                  "batch 1: activations saved by all decoder layers, and the step's peak_allocated_bytes (GiB). "
                  "'saving' is the share SDPA removes."),
-        columns=("seq", "saved, eager GiB", "saved, SDPA GiB", "activation saving", "peak, eager GiB",
-                 "peak, SDPA GiB", "peak saving"),
-        align=("r",) * 7,
-        rows=tuple(rows),
+        columns=(number_column("seq"), gib_column("saved, eager GiB"), gib_column("saved, SDPA GiB"),
+                 percent_column("activation saving"), gib_column("peak, eager GiB"), gib_column("peak, SDPA GiB"),
+                 percent_column("peak saving")),
+        rows=rows,
         assumptions=(STEP, "bf16 base, rank 16 on all linear layers, fp32 adapters, bf16 autocast, AdamW",
                      f"{spec.num_attention_heads} query heads; eager keeps an fp32 softmax and its bf16 copy "
                      "(seq x seq per head)", CATALOG),
@@ -160,13 +170,13 @@ def levers_table() -> Table:
         settings = {**LEVER_BASE, **change}
         estimate = training_memory(spec, **settings)
         peak = estimate.peak_allocated_bytes
-        rows.append((label, describe_job(settings), gib(peak, grouped=False), estimate.peak_phase, f"{100 * (peak / base - 1):+.0f} %"))
-    return Table(
+        rows.append((label, describe_job(settings), peak, estimate.peak_phase, peak / base - 1))
+    return Table.of(
         caption=(f"One lever at a time on full fine-tuning of {spec.name} (pure bf16, AdamW, batch 8 x seq 2048): "
                  "peak_allocated_bytes per GPU (GiB) and its change against the baseline."),
-        columns=("lever", "job", "peak allocated GiB", "peak phase", "change"),
-        align=("l", "l", "r", "l", "r"),
-        rows=tuple(rows),
+        columns=(Column("lever"), Column("job"), gib_column("peak allocated GiB"), Column("peak phase"),
+                 Column("change", signed_percent, "r")),
+        rows=rows,
         assumptions=(STEP, "SDPA attention unless stated; AdamW foreach unless stated",
                      "DDP keeps a bucketed copy of the gradients; ZeRO-1 shards optimizer state and step "
                      "temporaries, ZeRO-3 also gradients and weights", CATALOG),
@@ -187,16 +197,15 @@ def logits_table() -> Table:
         # At the start of backward three fp32 logits-sized tensors are live: the log-softmax
         # cross-entropy saved, and the two fp32 tensors of the loss gradient.
         loss = 3 * DType.FP32.bytes_per_element * spec.vocab_size
-        rows.append((spec.name, f"{spec.vocab_size:,}", str(spec.num_layers), f"{layers / MIB:.2f}",
-                     f"{loss / MIB:.2f}", pct(loss / layers)))
-    rows.sort(key=lambda row: (int(row[1].replace(",", "")), row[0]))
-    return Table(
+        rows.append((spec.name, spec.vocab_size, spec.num_layers, layers / MIB, loss / MIB, loss / layers))
+    rows.sort(key=lambda row: (row[1], row[0]))
+    return Table.of(
         caption=("Per token: what all decoder layers save for backward (LoRA, bf16 autocast, all-linear r16, SDPA) "
                  "against the three fp32 vocabulary-sized tensors live at the start of backward (MiB per token)."),
-        columns=("model", "vocabulary", "layers", "layers' activations MiB/token", "fp32 loss tensors MiB/token",
-                 "loss / layers"),
-        align=("l", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("model"), number_column("vocabulary"), Column("layers", align="r"),
+                 decimal_column("layers' activations MiB/token", 2), decimal_column("fp32 loss tensors MiB/token", 2),
+                 percent_column("loss / layers")),
+        rows=rows,
         assumptions=("loss tensors: 3 x 4 bytes x vocabulary (the log-softmax saved by cross-entropy and the two "
                      "fp32 logits-sized tensors of its gradient), as in calculators.memory.training",
                      CATALOG),

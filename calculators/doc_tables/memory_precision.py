@@ -15,7 +15,7 @@ from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, phase_cell, trainable_bytes_per_element
 from calculators.memory.optimizers import OPTIMIZER_FORMULAS, OPTIMIZERS, optimizer_bytes
 from calculators.memory.training import training_memory
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import Column, Table, TableFunction, computed_by, decimal_column, declared_tables, table
 from calculators.units import gib
 
 PRECISION_GROUPS = (("fp32", "fp32"), ("bf16-mixed / fp16-mixed", "bf16-mixed"), ("bf16 / fp16", "bf16"))
@@ -69,17 +69,16 @@ def bytes_per_param_grid() -> Table:
             opt = optimizer_bytes(optimizer=optimizer, param_bytes=p)
             state = _adafactor_state_per_param(precision) if optimizer == "adafactor" else opt.state_bytes_per_param
             total = p + p + state + opt.step_temp_bytes_per_param
-            rows.append((label, optimizer, f"{p:.2f}", f"{p:.2f}", f"{state:.3f}",
-                         f"{opt.step_temp_bytes_per_param:.2f}", f"{total:.2f}"))
-    return Table(
+            rows.append((label, optimizer, p, p, state, opt.step_temp_bytes_per_param, total))
+    return Table.of(
         caption=("Bytes per trainable parameter during the optimizer step of full fine-tuning: weights + gradients "
                  "+ optimizer state + the step's temporaries. This is the optimizer phase only; the step's peak "
                  "may be in backward instead (activations, logits), and mixed precision adds 2 bytes per matmul "
                  "parameter of autocast copies in forward and backward."),
-        columns=("precision", "optimizer", "weights", "gradients", "optimizer state", "step temporaries",
-                 "sum (bytes/param)"),
-        align=("l", "l") + ("r",) * 5,
-        rows=tuple(rows),
+        columns=(Column("precision"), Column("optimizer"), decimal_column("weights", 2), decimal_column("gradients", 2),
+                 decimal_column("optimizer state", 3), decimal_column("step temporaries", 2),
+                 decimal_column("sum (bytes/param)", 2)),
+        rows=rows,
         assumptions=(f"derived from {computed_by(optimizer_bytes, dotted=True, code=False)}",
                      f"Adafactor's factored state (a row and a column per matrix) is taken from {REFERENCE_MODEL}'s "
                      "shapes; it is a per-matrix, not a per-parameter, cost",
@@ -97,15 +96,14 @@ def precision_optimizer_peaks() -> Table:
     spec = get_model(REFERENCE_MODEL)
     rows = []
     for optimizer in OPTIMIZERS:
-        cells = [phase_cell(training_memory(spec, method="full", precision=precision, optimizer=optimizer,
-                                             batch=1, seq=2048)) for precision in PRECISIONS_SHOWN]
-        rows.append((optimizer, *cells))
-    return Table(
+        peaks = [training_memory(spec, method="full", precision=precision, optimizer=optimizer, batch=1, seq=2048)
+                 for precision in PRECISIONS_SHOWN]
+        rows.append((optimizer, *peaks))
+    return Table.of(
         caption=(f"Peak allocated memory (GiB) of full fine-tuning of {spec.name}, batch 1 x seq 2048, by optimizer "
                  "and precision. The letter is the phase of the peak: f forward, b backward, o optimizer step."),
-        columns=("optimizer", *(f"{p} GiB" for p in PRECISIONS_SHOWN)),
-        align=("l",) + ("r",) * len(PRECISIONS_SHOWN),
-        rows=tuple(rows),
+        columns=(Column("optimizer"), *(Column(f"{p} GiB", phase_cell, "r") for p in PRECISIONS_SHOWN)),
+        rows=rows,
         assumptions=(STEP, "SDPA attention, no gradient checkpointing", CATALOG),
     )
 

@@ -16,7 +16,16 @@ from calculators.fit import fit_training, fit_verdict
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
-from calculators.tables import Column, Table, TableFunction, computed_by, declared_tables, gib_column, table
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    declared_tables,
+    gb_column,
+    gib_column,
+    table,
+)
 from calculators.units import gb, gib
 
 #: The two models of the ZeRO tables: a 7-8B and a 70B.
@@ -199,18 +208,16 @@ def interconnect() -> Table:
     gpus.sort(key=lambda gpu: (-(gpu.nvlink_bandwidth_bytes_per_s or 0.0), gpu.name))
     for gpu in gpus:
         link = gpu.nvlink_bandwidth_bytes_per_s
-        rows.append((gpu.name, gpu.interconnect or "none or unknown",
-                     "-" if link is None else gb(link, 1, grouped=False),
-                     "-" if link is None else f"{link / 2e9:.2f}",
+        rows.append((gpu.name, gpu.interconnect or "none or unknown", link, None if link is None else link / 2,
                      f"Gen{gpu.pcie_generation} x{gpu.pcie_lanes}"))
-    return Table(
+    return Table.of(
         caption=("GPU-to-GPU links from the GPU catalog (nvlink_bandwidth_bytes_per_s, a datasheet figure quoted "
                  "by vendors as the bidirectional total per GPU; for the MI300X the Infinity Fabric aggregate). "
                  "'Per direction' is that total halved (derived). The catalog records the PCIe host link's "
                  "generation and lanes but no PCIe bandwidth. Rows sorted by link bandwidth, then name."),
-        columns=("GPU", "GPU-to-GPU link", "both directions GB/s", "per direction GB/s", "host link"),
-        align=("l", "l", "r", "r", "l"),
-        rows=tuple(rows),
+        columns=(Column("GPU"), Column("GPU-to-GPU link"), gb_column("both directions GB/s", 1, grouped=False),
+                 gb_column("per direction GB/s", 2, grouped=False), Column("host link")),
+        rows=rows,
         assumptions=(f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}",),
     )
 

@@ -24,8 +24,18 @@ from calculators.performance.inference_speed import (
 )
 from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY, TRT_LLM
 from calculators.performance.serving_load import ServingLoad, serving_load
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import gib, number, signed_percent
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    decimal_column,
+    declared_tables,
+    gib_column,
+    number_column,
+    table,
+)
+from calculators.units import number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
 EFFICIENCIES = (f"bandwidth efficiency {DEFAULT_BANDWIDTH_EFFICIENCY:g}, compute efficiency "
@@ -86,13 +96,13 @@ def speed_reference_table() -> Table:
                 mark = "" if result.fits else " ✗"
                 cells.append(number(result.first_step.tokens_per_s, 1) + mark)
             rows.append((model_name(model_id), weights, *cells))
-    return Table(
+    return Table.of(
         caption=(f"Decode tokens/s of one sequence (batch 1) with {SPEED_CONTEXT} tokens cached, bf16 KV cache, "
                  "one GPU (estimate: memory-bound roofline at the default efficiencies). ✗ = total_bytes of "
                  "inference_memory exceeds the GPU's memory: the figure is what the bandwidth would give if it fit. "
                  "Apple M4 Max has no published FLOP rate, so its figures use the memory time only."),
-        columns=("model", "weights", *[g.name for g in gpus]), align=("l", "l", *["r"] * len(gpus)),
-        rows=tuple(rows), assumptions=(EFFICIENCIES, CATALOGS))
+        columns=(Column("model"), Column("weights"), *(Column(g.name, align="r") for g in gpus)),
+        rows=rows, assumptions=(EFFICIENCIES, CATALOGS))
 
 
 @table("performance-speed-batch")
@@ -103,17 +113,17 @@ def speed_batch_table() -> Table:
     for batch in BATCHES:
         step = decode_step(spec, gpu, batch=batch, context=2048)
         mem = inference_speed(spec, gpu, batch=batch, context=2048, new_tokens=1)
-        rows.append((str(batch), gib(step.bytes_read), number(step.flops / 1e12, 2),
-                     number(step.tokens_per_s, 1), number(step.aggregate_tokens_per_s), 
-                     number(step.max_aggregate_tokens_per_s), step.bound, "yes" if mem.fits else "no"))
-    return Table(
+        rows.append((batch, step.bytes_read, step.flops / 1e12, step.tokens_per_s, step.aggregate_tokens_per_s,
+                     step.max_aggregate_tokens_per_s, step.bound, "yes" if mem.fits else "no"))
+    return Table.of(
         caption=(f"One decode step of Llama 3.1 8B (bf16 weights and KV cache) on one {gpu.name} with 2048 tokens "
                  "cached per sequence: GiB read, TFLOP executed, tokens/s per sequence and for the batch "
                  "(estimates), the batch's upper bound at 100 % of the peaks, the limiting term, and whether "
                  "total_bytes of inference_memory fits the GPU."),
-        columns=("batch", "GiB read", "TFLOP", "tokens/s per sequence", "tokens/s, batch", "bound tokens/s, batch",
-                 "limited by", "fits"),
-        align=("r", "r", "r", "r", "r", "r", "l", "l"), rows=tuple(rows), assumptions=(EFFICIENCIES, CATALOGS))
+        columns=(Column("batch", align="r"), gib_column("GiB read", grouped=True), number_column("TFLOP", 2),
+                 number_column("tokens/s per sequence", 1), number_column("tokens/s, batch"),
+                 number_column("bound tokens/s, batch"), Column("limited by"), Column("fits")),
+        rows=rows, assumptions=(EFFICIENCIES, CATALOGS))
 
 
 @table("performance-speed-validation")
@@ -126,24 +136,25 @@ def speed_validation_table() -> Table:
                                  gpus=r.tensor_parallel)
         ours = result.output_tokens_per_s / r.tensor_parallel
         measured = r.output_tokens_per_s_per_gpu
-        rows.append((model_name(r.model_id), get_gpu(r.gpu_id).name, r.weights, str(r.tensor_parallel), str(r.batch),
-                     f"{r.input_tokens}/{r.output_tokens}", "output tokens/s per GPU", number(measured),
-                     number(ours), ("" if result.fits else "✗ ") + signed_percent(ours / measured - 1)))
+        rows.append((model_name(r.model_id), get_gpu(r.gpu_id).name, r.weights, r.tensor_parallel, r.batch,
+                     f"{r.input_tokens}/{r.output_tokens}", "output tokens/s per GPU", measured, ours,
+                     ("" if result.fits else "✗ ") + signed_percent(ours / measured - 1)))
     for t in FIRST_TOKEN_LATENCY:
         step = prefill(get_model(t.model_id), get_gpu(t.gpu_id), weights=t.weights, kv_cache=t.weights, batch=1,
                        context=t.input_tokens, gpus=t.tensor_parallel)
-        rows.append((model_name(t.model_id), get_gpu(t.gpu_id).name, t.weights, str(t.tensor_parallel), "1",
-                     f"{t.input_tokens}/1", "time to first token, ms", number(t.latency_s * 1000),
-                     number(step.time_s * 1000), signed_percent(step.time_s / t.latency_s - 1)))
-    return Table(
+        rows.append((model_name(t.model_id), get_gpu(t.gpu_id).name, t.weights, t.tensor_parallel, 1,
+                     f"{t.input_tokens}/1", "time to first token, ms", t.latency_s * 1000, step.time_s * 1000,
+                     signed_percent(step.time_s / t.latency_s - 1)))
+    return Table.of(
         caption=("Estimates of calculators.performance.inference_speed against NVIDIA's published TensorRT-LLM "
                  "measurements (measured column quoted from: " + TRT_LLM.title + ", " + TRT_LLM.url + ", read "
                  + TRT_LLM.as_of + "). Throughput rows: inference_speed(...).output_tokens_per_s / TP over a "
                  "static batch; latency rows: prefill(...).time_s. Error = estimate / measured - 1. ✗ = our "
                  "memory model says the batch does not fit one GPU's memory, though TensorRT-LLM ran it."),
-        columns=("model", "GPU", "weights", "TP", "batch", "in/out tokens", "metric", "measured", "estimate",
-                 "error"),
-        align=("l", "l", "l", "r", "r", "r", "l", "r", "r", "r"), rows=tuple(rows),
+        columns=(Column("model"), Column("GPU"), Column("weights"), Column("TP", align="r"), Column("batch", align="r"),
+                 Column("in/out tokens", align="r"), Column("metric"), number_column("measured"),
+                 number_column("estimate"), Column("error", align="r")),
+        rows=rows,
         assumptions=(EFFICIENCIES, "fp8 rows use fp8 weights, fp8 KV cache and the FP8 tensor rate", CATALOGS))
 
 
@@ -155,13 +166,14 @@ def batching_table() -> Table:
         lengths = uniform_lengths(shortest, longest, count=64)
         static = batching_utilisation(lengths, policy="static")
         continuous = batching_utilisation(lengths, policy="continuous")
-        rows.append((f"{shortest} to {longest}", f"{static:.2f}", f"{continuous:.2f}", f"{continuous / static:.2f}"))
-    return Table(
+        rows.append((f"{shortest} to {longest}", static, continuous, continuous / static))
+    return Table.of(
         caption=("Fraction of decode slots producing tokens when 64 sequences' output lengths spread evenly over a "
                  "range (calculators.performance.batching). Static: mean / max length; continuous: 1 (a finished "
                  "slot is refilled from the queue at the next step). The last column is the throughput ratio."),
-        columns=("output lengths (tokens)", "static utilisation", "continuous utilisation", "continuous / static"),
-        align=("l", "r", "r", "r"), rows=tuple(rows),
+        columns=(Column("output lengths (tokens)"), decimal_column("static utilisation", 2),
+                 decimal_column("continuous utilisation", 2), decimal_column("continuous / static", 2)),
+        rows=rows,
         assumptions=("the queue never runs dry", "prefill of arriving requests and the final drain not modelled"))
 
 
@@ -188,10 +200,10 @@ def serving_load_table() -> Table:
     rows = []
     for label, load in loads:
         assert load.status == "ok" and load.decode_tokens_per_s_per_user is not None  # every row runs
-        rows.append((label, number(load.decode_batch or 0.0, 1), number(load.output_tokens_per_s or 0.0),
-                     number(load.decode_tokens_per_s_per_user, 1), number((load.time_to_first_token_s or 0.0) * 1e3),
-                     number(load.end_to_end_latency_s or 0.0, 2), gib(load.memory_total_bytes, 1)))
-    return Table(
+        rows.append((label, load.decode_batch or 0.0, load.output_tokens_per_s or 0.0,
+                     load.decode_tokens_per_s_per_user, (load.time_to_first_token_s or 0.0) * 1e3,
+                     load.end_to_end_latency_s or 0.0, load.memory_total_bytes))
+    return Table.of(
         caption=(f"{model_name(SERVE_MODEL)} in bf16 on one {gpu.name} with the {SERVE_ENGINE} engine's fitted "
                  f"constants, {SERVE_PROMPT}-token prompts and {SERVE_OUTPUT}-token answers, under continuous "
                  "batching (calculators.performance.serving_load; estimates). Concurrency rows: that many users, "
@@ -199,9 +211,10 @@ def serving_load_table() -> Table:
                  f"of the highest sustainable rate ({number(top, 1)} requests/s, at most "
                  f"{loads[0][1].max_concurrency} requests in flight fit). Memory: the GiB the requests in flight "
                  "need, of the GPU's usable memory."),
-        columns=("load", "decode batch", "output tokens/s", "tokens/s per user", "first token (ms)",
-                 "end to end (s)", "memory (GiB)"),
-        align=("l", "r", "r", "r", "r", "r", "r"), rows=tuple(rows),
+        columns=(Column("load"), number_column("decode batch", 1), number_column("output tokens/s"),
+                 number_column("tokens/s per user", 1), number_column("first token (ms)"),
+                 number_column("end to end (s)", 2), gib_column("memory (GiB)", 1, grouped=True)),
+        rows=rows,
         assumptions=("each arriving prompt's prefill is its own pass, added to the decode step it rides in",
                      "decode steps at the mean context; a request sees the mean number of others decoding",
                      "every request in flight holds the KV cache of its whole prompt and answer", CATALOGS))

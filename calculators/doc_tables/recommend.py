@@ -14,8 +14,7 @@ from calculators.catalog.models import get_model
 from calculators.fit import fit_verdict
 from calculators.memory.training import training_memory
 from calculators.recommend import GPU_COUNTS, Recommendation, Workload, recommend
-from calculators.tables import Table, TableFunction
-from calculators.units import gib
+from calculators.tables import Column, Table, TableFunction, gib_column, number_column
 
 #: Rows shown per workload table (the cheapest per unit of work first).
 SHOWN = 10
@@ -51,26 +50,25 @@ def _money(value: float | None) -> str:
 def _table(table_id: str, title: str, workload: Workload) -> Table:
     r = recommend(workload)
     serve = r.job == "serve"
-    columns = ["#", "meets targets", "GPUs", "headroom per GPU (GiB)", "tokens/s (estimate)"]
-    columns += [] if serve else ["days (estimate)"]
-    columns += ["USD per hour", "USD per million tokens" if serve else "USD per run", "price"]
+    columns = [Column("#", align="r"), Column("meets targets"), Column("GPUs"),
+               gib_column("headroom per GPU (GiB)", 1, grouped=True),
+               number_column("tokens/s (estimate)", missing="unknown")]
+    columns += [] if serve else [number_column("days (estimate)", 2, missing="unknown")]
+    columns += [Column("USD per hour", _money, "r"),
+                Column("USD per million tokens" if serve else "USD per run", _money, "r"), Column("price")]
     rows = []
     listed = [(str(n), row) for n, row in enumerate(r.rows[:SHOWN], start=1)]
     listed += [("tight", row) for row in r.tight_rows[:SHOWN_TIGHT]]
     for rank, row in listed:
-        cells = [rank, "yes" if row.meets_targets else "no", row.label, gib(row.headroom_bytes, 1),
-                 "unknown" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"]
-        if not serve:
-            cells.append("unknown" if row.days is None else f"{row.days:,.2f}")
-        cells += [_money(row.usd_per_hour), _money(row.sort_cost), row.price_basis]
-        rows.append(tuple(cells))
+        days = [] if serve else [row.days]
+        rows.append((rank, "yes" if row.meets_targets else "no", row.label, row.headroom_bytes, row.tokens_per_s,
+                     *days, row.usd_per_hour, row.sort_cost, row.price_basis))
     caption = (f"{title}: the first {min(SHOWN, len(r.rows))} of {len(r.rows)} configurations that fit with margin, "
                f"then up to {SHOWN_TIGHT} of the {len(r.tight_rows)} tight ones (marked 'tight', not ranked), from "
                f"recommend(); {_target_text(workload)}. {r.objective_text} 'price': 'offer' where the catalog has an "
                "instance of that many GPUs, 'per-GPU assumption' where the GPU count times a per-GPU price is "
                "assumed rentable. Assumptions: " + "; ".join(r.assumptions) + ".")
-    return Table(id=table_id, caption=caption, columns=tuple(columns),
-                 align=("r", "l", "l") + ("r",) * (len(columns) - 4) + ("l",), rows=tuple(rows))
+    return Table.of(columns, rows, id=table_id, caption=caption)
 
 
 def _best(r: Recommendation) -> str:
@@ -86,15 +84,15 @@ def key_numbers() -> Table:
         top = r.rows[0]
         unit = "USD per million tokens" if r.job == "serve" else "USD per run"
         meeting = sum(1 for row in r.rows if row.meets_targets)
-        rows.append((title, _best(r), f"{_money(top.sort_cost)} {unit}", str(len(r.rows)), str(meeting)))
-    return Table(id="recommend-key-numbers",
-                 columns=("workload", "first configuration", "its cost", "configurations that fit",
-                          "meeting the targets"),
-                 align=("l", "l", "r", "r", "r"), rows=tuple(rows),
-                 caption=f"Top of each workload table below (cheapest per unit of work among those that fit with "
-                         f"margin and meet the targets, priced from an offer of that GPU count before any per-GPU "
-                         f"assumption), GPU counts {', '.join(str(c) for c in GPU_COUNTS)}; cloud on-demand prices of "
-                         f"catalog edition {prices.EDITION}; speeds are estimates at assumed efficiencies.")
+        rows.append((title, _best(r), f"{_money(top.sort_cost)} {unit}", len(r.rows), meeting))
+    return Table.of(id="recommend-key-numbers",
+                    columns=(Column("workload"), Column("first configuration"), Column("its cost", align="r"),
+                             Column("configurations that fit", align="r"), Column("meeting the targets", align="r")),
+                    rows=rows,
+                    caption=f"Top of each workload table below (cheapest per unit of work among those that fit with "
+                            f"margin and meet the targets, priced from an offer of that GPU count before any per-GPU "
+                            f"assumption), GPU counts {', '.join(str(c) for c in GPU_COUNTS)}; cloud on-demand prices "
+                            f"of catalog edition {prices.EDITION}; speeds are estimates at assumed efficiencies.")
 
 
 #: A vendor guide's fine-tuning shopping list: (model id, method, the GPU it recommends, how many).
@@ -125,19 +123,20 @@ def guide_picks() -> Table:
         need = _smallest(model, method, gpu_id)
         r = recommend(Workload(model=model, job="finetune", method=method, context=2048, batch=1, tokens=10**8))
         cheapest = next((row for row in r.rows if row.usd_per_run is not None), None)
-        rows.append((get_model(model).name, method, f"{count} x {get_gpu(gpu_id).name}",
-                     "none up to 8" if need is None else str(need),
+        rows.append((get_model(model).name, method, f"{count} x {get_gpu(gpu_id).name}", need,
                      "unknown" if cheapest is None else f"{cheapest.count} x {cheapest.gpu_name}",
-                     "unknown" if cheapest is None else _money(cheapest.usd_per_run)))
-    return Table(id="recommend-guide-picks",
-                 columns=("model", "method", "guide recommends", "computed: fewest of that GPU that fit",
-                          "computed: cheapest priced rental", "its USD per 100M tokens"),
-                 align=("l", "l", "l", "r", "l", "r"), rows=tuple(rows),
-                 caption="Recommended GPUs from VRLA Tech's fine-tuning VRAM guide (2026) against the calculators: "
-                         "training_memory total_bytes at batch 1, seq 2048, bf16-mixed AdamW for full training, "
-                         "activation checkpointing on, ZeRO-3 above one GPU; cheapest rental from recommend() at "
-                         f"100M tokens, default MFU, catalog edition {prices.EDITION} (the RTX 5090 and RTX PRO 6000 "
-                         "have no on-demand price in it).")
+                     None if cheapest is None else cheapest.usd_per_run))
+    return Table.of(id="recommend-guide-picks",
+                    columns=(Column("model"), Column("method"), Column("guide recommends"),
+                             number_column("computed: fewest of that GPU that fit", missing="none up to 8"),
+                             Column("computed: cheapest priced rental"),
+                             Column("its USD per 100M tokens", _money, "r")),
+                    rows=rows,
+                    caption="Recommended GPUs from VRLA Tech's fine-tuning VRAM guide (2026) against the calculators: "
+                            "training_memory total_bytes at batch 1, seq 2048, bf16-mixed AdamW for full training, "
+                            "activation checkpointing on, ZeRO-3 above one GPU; cheapest rental from recommend() at "
+                            f"100M tokens, default MFU, catalog edition {prices.EDITION} (the RTX 5090 and RTX PRO "
+                            "6000 have no on-demand price in it).")
 
 
 def _workload_table(index: int) -> TableFunction:

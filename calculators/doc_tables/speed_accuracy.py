@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections import Counter
 
 from calculators import speed_accuracy
-from calculators.catalog.engines import COMPUTE_KEYS, FITTED_NAMES, POOLED, Fitted, all_engines
+from calculators.catalog.engines import COMPUTE_KEYS, POOLED, Fitted, all_engines
 from calculators.memory.weight_formats import FORMAT_IDS, weight_format
 from calculators.speed_accuracy.data import CATEGORY_TITLES, load_figures
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Column, Table, TableFunction, decimal_column, declared_tables, table
 
 DATASET = "tests/data/published_speed"
 METHOD = ("leave-one-source-out: each figure is estimated with every fitted constant refitted without the "
@@ -29,6 +29,14 @@ NAIVE = ("naive roofline: the generic engine, 0.8 of peak bandwidth, 0.6 of the 
 
 def _pct(value: float) -> str:
     return f"{value * 100:,.0f} %"
+
+
+def _error(value: float) -> str:
+    return f"{value * 100:+,.0f} %"
+
+
+def _pct_columns(*names: str) -> tuple[Column, ...]:
+    return tuple(Column(name, _pct, "r") for name in names)
 
 
 def _meets(item: dict[str, float]) -> str:
@@ -43,17 +51,17 @@ def speed_accuracy_summary_table() -> Table:
     """Per category: count, median, 90th percentile and worst |error|, model and naive roofline."""
     rows = []
     for item in speed_accuracy.summary(speed_accuracy.all_scored()):
-        rows.append((CATEGORY_TITLES.get(item["category"], item["category"]), str(item["n"]),
-                     _pct(item["median"]), _pct(item["p90"]), _pct(item["worst"]), _pct(item["naive_median"]),
-                     _pct(item["naive_p90"]), _pct(item["naive_worst"]), _meets(item)))
-    return Table(
+        rows.append((CATEGORY_TITLES.get(item["category"], item["category"]), item["n"], item["median"], item["p90"],
+                     item["worst"], item["naive_median"], item["naive_p90"], item["naive_worst"], _meets(item)))
+    return Table.of(
         caption=("How far the speed model is from published measurements, per category: the engine-aware model "
                  "cross-validated, and the naive roofline. Target (issue 14) for a category with ten or more "
                  f"figures: median |error| <= {_pct(speed_accuracy.TARGET_MEDIAN)} and 90th percentile <= "
                  f"{_pct(speed_accuracy.TARGET_P90)}."),
-        columns=("category", "figures", "median |error|", "90th pct", "worst", "naive median", "naive 90th pct",
-                 "naive worst", "meets target"),
-        align=("l", "r", "r", "r", "r", "r", "r", "r", "l"), rows=tuple(rows),
+        columns=(Column("category"), Column("figures", align="r"),
+                 *_pct_columns("median |error|", "90th pct", "worst", "naive median", "naive 90th pct", "naive worst"),
+                 Column("meets target")),
+        rows=rows,
         assumptions=(METHOD, NAIVE, f"figures: {DATASET}"))
 
 
@@ -62,17 +70,17 @@ def speed_accuracy_multi_source_table() -> Table:
     """The summary restricted to figures whose engine has another source in the category."""
     rows = []
     for item in speed_accuracy.summary(speed_accuracy.multi_source(speed_accuracy.all_scored())):
-        rows.append((CATEGORY_TITLES.get(item["category"], item["category"]), str(item["n"]),
-                     _pct(item["median"]), _pct(item["p90"]), _pct(item["worst"]), _pct(item["naive_median"]),
-                     _pct(item["naive_p90"]), _meets(item)))
-    return Table(
+        rows.append((CATEGORY_TITLES.get(item["category"], item["category"]), item["n"], item["median"], item["p90"],
+                     item["worst"], item["naive_median"], item["naive_p90"], _meets(item)))
+    return Table.of(
         caption=("The same scores for the figures whose engine has figures from at least two sources in the "
                  "category: the ones for which leaving the source out still leaves the engine's own figures to fit "
                  "on. A category missing here has no such figure yet (every engine in it is measured by one "
                  "document)."),
-        columns=("category", "figures", "median |error|", "90th pct", "worst", "naive median", "naive 90th pct",
-                 "meets target"),
-        align=("l", "r", "r", "r", "r", "r", "r", "l"), rows=tuple(rows), assumptions=(METHOD, NAIVE))
+        columns=(Column("category"), Column("figures", align="r"),
+                 *_pct_columns("median |error|", "90th pct", "worst", "naive median", "naive 90th pct"),
+                 Column("meets target")),
+        rows=rows, assumptions=(METHOD, NAIVE))
 
 
 @table("speed-accuracy-by-engine")
@@ -86,15 +94,15 @@ def speed_accuracy_by_engine_table() -> Table:
     keyed = [{**row, "category": f"{row['category']}|{row['engine']}"} for row in scored_rows]
     for item in sorted(speed_accuracy.summary(keyed), key=lambda i: str(i["category"])):
         category, engine = str(item["category"]).split("|")
-        rows.append((CATEGORY_TITLES.get(category, category), engine, str(item["n"]),
-                     str(len(sources[(category, engine)])), _pct(item["median"]), _pct(item["p90"]),
-                     _pct(item["naive_median"])))
-    return Table(
+        rows.append((CATEGORY_TITLES.get(category, category), engine, item["n"], len(sources[(category, engine)]),
+                     item["median"], item["p90"], item["naive_median"]))
+    return Table.of(
         caption=("The cross-validated errors split by engine. An engine whose figures in a category all come from "
                  "one source is estimated there with the constants fitted on the other engines only (the pooled "
                  "fit): its error says how far that engine is from the others, not how well its own constants fit."),
-        columns=("category", "engine", "figures", "sources", "median |error|", "90th pct", "naive median"),
-        align=("l", "l", "r", "r", "r", "r", "r"), rows=tuple(rows), assumptions=(METHOD, NAIVE))
+        columns=(Column("category"), Column("engine"), Column("figures", align="r"), Column("sources", align="r"),
+                 *_pct_columns("median |error|", "90th pct", "naive median")),
+        rows=rows, assumptions=(METHOD, NAIVE))
 
 
 @table("speed-accuracy-figures")
@@ -103,16 +111,16 @@ def speed_accuracy_figures_table() -> Table:
     rows = []
     for row in sorted(speed_accuracy.all_scored(), key=lambda r: (str(r["category"]), str(r["figure_id"]))):
         rows.append((CATEGORY_TITLES.get(str(row["category"]), str(row["category"])), str(row["figure_id"]),
-                     str(row["source_id"]), str(row["engine"]), f"{row['measured']:,.4g}", f"{row['estimated']:,.4g}",
-                     f"{row['naive_roofline']:,.4g}", str(row["unit"]), f"{row['error'] * 100:+,.0f} %",
-                     f"{row['naive_error'] * 100:+,.0f} %"))
-    return Table(
+                     row["source_id"], row["engine"], row["measured"], row["estimated"], row["naive_roofline"],
+                     row["unit"], row["error"], row["naive_error"]))
+    return Table.of(
         caption=("Every scored published figure with the cross-validated estimate and the naive roofline's, in the "
                  "figure's unit; error as in the summary. Each figure's citation, hardware, model, weight format "
                  f"and stated settings are in {DATASET}/<category>.jsonl."),
-        columns=("category", "figure", "source", "engine", "measured", "estimated", "naive", "unit", "error",
-                 "naive error"),
-        align=("l", "l", "l", "l", "r", "r", "r", "l", "r", "r"), rows=tuple(rows), assumptions=(METHOD, NAIVE))
+        columns=(Column("category"), Column("figure"), Column("source"), Column("engine"),
+                 *(Column(name, "{:,.4g}".format, "r") for name in ("measured", "estimated", "naive")), Column("unit"),
+                 Column("error", _error, "r"), Column("naive error", _error, "r")),
+        rows=rows, assumptions=(METHOD, NAIVE))
 
 
 @table("speed-accuracy-sources")
@@ -127,13 +135,13 @@ def speed_accuracy_sources_table() -> Table:
     rows = []
     for source, figure in sorted(first.items()):
         engines = sorted({str(f["engine"]) for f in figures if f["source_id"] == source})
-        rows.append((source, str(figure["title"]), str(figure["url"]), ", ".join(engines), str(counts[source]),
-                     str(excluded[source])))
-    return Table(
+        rows.append((source, figure["title"], figure["url"], ", ".join(engines), counts[source], excluded[source]))
+    return Table.of(
         caption=("The documents the published figures are quoted from (read on the as-of date of each record); "
                  "'excluded' figures are kept in the dataset with the reason and not scored."),
-        columns=("source", "document", "address", "engine", "figures", "excluded"),
-        align=("l", "l", "l", "l", "r", "r"), rows=tuple(rows), assumptions=(f"figures: {DATASET}",))
+        columns=(Column("source"), Column("document"), Column("address"), Column("engine"),
+                 Column("figures", align="r"), Column("excluded", align="r")),
+        rows=rows, assumptions=(f"figures: {DATASET}",))
 
 
 def _fitted_cell(fitted: Fitted, *, seconds: bool = False) -> str:
@@ -143,25 +151,29 @@ def _fitted_cell(fitted: Fitted, *, seconds: bool = False) -> str:
     return f"{value} ({len(fitted.fitted_on)})" if fitted.fitted_on else f"{value} (assumed)"
 
 
+def _fitted_us(fitted: Fitted) -> str:
+    return _fitted_cell(fitted, seconds=True)
+
+
 @table("speed-accuracy-engines")
 def speed_accuracy_engines_table() -> Table:
     """The engine catalog: each fitted constant and how many figures it was fitted on."""
     rows = []
     for engine in (*all_engines(), POOLED):
-        rows.append((engine.id, _fitted_cell(engine.bandwidth_efficiency),
-                     *(_fitted_cell(engine.compute_fitted(key)) for key in COMPUTE_KEYS),
-                     _fitted_cell(engine.moe_expert_efficiency),
-                     _fitted_cell(engine.step_overhead_s_per_layer, seconds=True),
-                     _fitted_cell(engine.request_overhead_s, seconds=True), _fitted_cell(engine.kv_reread_cost)))
-    return Table(
+        rows.append((engine.id, engine.bandwidth_efficiency, *(engine.compute_fitted(key) for key in COMPUTE_KEYS),
+                     engine.moe_expert_efficiency, engine.step_overhead_s_per_layer, engine.request_overhead_s,
+                     engine.kv_reread_cost))
+    return Table.of(
         caption=("The engine catalog (calculators.catalog.engines): each constant with, in brackets, the number of "
                  f"published figures it was fitted on (their ids are in calculators/catalog/engine_fits.py); 'pooled': "
                  "the engine has no figure informing it and uses the fit over every engine's figures (last row). Fixed "
                  "costs in "
                  "microseconds: per decoder layer per forward pass, and per request."),
-        columns=("engine", "bandwidth", *(f"compute {key}" for key in COMPUTE_KEYS), "MoE experts",
-                 "per layer per step", "per request", "KV re-read"),
-        align=("l", *["r"] * (len(FITTED_NAMES) + len(COMPUTE_KEYS))), rows=tuple(rows),
+        columns=(Column("engine"), Column("bandwidth", _fitted_cell, "r"),
+                 *(Column(f"compute {key}", _fitted_cell, "r") for key in COMPUTE_KEYS),
+                 Column("MoE experts", _fitted_cell, "r"), Column("per layer per step", _fitted_us, "r"),
+                 Column("per request", _fitted_us, "r"), Column("KV re-read", _fitted_cell, "r")),
+        rows=rows,
         assumptions=("fit: robust least squares on log error (calculators.speed_accuracy.fit), every figure of "
                      f"{DATASET}; generic: assumed",))
 
@@ -173,12 +185,13 @@ def weight_formats_table() -> Table:
     for fid in FORMAT_IDS:
         form = weight_format(fid)
         scope = "whole file (average)" if form.scope == "all" else "decoder linear layers; the rest 16-bit"
-        rows.append((form.id, f"{form.bits_per_weight:.4f}", form.family.value, scope, form.source.title))
-    return Table(
+        rows.append((form.id, form.bits_per_weight, form.family.value, scope, form.source.title))
+    return Table.of(
         caption=("Weight formats by bits per weight (scales and zero points included): what memory and speed "
                  "(bytes read per token) count for each format; family = what the kernels compute in."),
-        columns=("format", "bits per weight", "family", "applies to", "source"),
-        align=("l", "r", "l", "l", "l"), rows=tuple(rows),
+        columns=(Column("format"), decimal_column("bits per weight", 4), Column("family"), Column("applies to"),
+                 Column("source")),
+        rows=rows,
         assumptions=("GGUF bits per weight are llama.cpp's whole-file averages on Llama-3.1-8B (q4_0 from its block "
                      "layout); other models differ slightly with their embedding share",))
 

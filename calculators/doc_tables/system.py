@@ -26,7 +26,17 @@ from calculators.system import (
     EXAMPLE_ONE_GPU_SAMPLES_PER_S,
     EXAMPLE_SAMPLES_PER_S,
 )
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    decimal_column,
+    declared_tables,
+    gb_column,
+    gib_column,
+    number_column,
+    table,
+)
 from calculators.units import gb, gib
 
 #: Single-thread decode rates (images/s) measured by Iglovikov and Kosarevsky (arXiv:2605.08731,
@@ -50,14 +60,13 @@ CPU_MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "llama-3.2-3b", "llama-3-8b", "qwe
 @table("system-storage-classes")
 def storage_classes() -> Table:
     """Storage classes with rated sequential read and its source."""
-    rows = tuple((s.name, s.example, gb(s.sequential_read_bytes_per_s), s.source.kind, s.source.url)
-                 for s in all_storage())
-    return Table(columns=("class", "example device", "sequential read GB/s", "kind",
-                                                       "source"),
-                 align=("l", "l", "r", "l", "l"), rows=rows,
-                 caption="Rated sequential read per storage class (spec: vendor rating of the example device; "
-                         "derived: Ethernet line rate / 8). A ceiling: small random reads and protocol overhead "
-                         "run below it.")
+    rows = ((s.name, s.example, s.sequential_read_bytes_per_s, s.source.kind, s.source.url) for s in all_storage())
+    return Table.of(columns=(Column("class"), Column("example device"), gb_column("sequential read GB/s", 2),
+                             Column("kind"), Column("source")),
+                    rows=rows,
+                    caption="Rated sequential read per storage class (spec: vendor rating of the example device; "
+                            "derived: Ethernet line rate / 8). A ceiling: small random reads and protocol overhead "
+                            "run below it.")
 
 
 @table("system-decode-rates")
@@ -68,14 +77,16 @@ def decode_rates() -> Table:
         ms = 1000 / rate
         need = system.data_loader_need(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE,
                                        decode_ms_per_sample=ms)
-        rows.append((library, cpu, f"{rate:,}", f"{ms:.2f}", f"{need.cpu_cores_needed:.1f}", str(need.cpu_cores)))
-    return Table(columns=("decoder", "CPU", "measured img/s (1 thread)", "ms per image (derived)",
-                          f"cores for {EXAMPLE_SAMPLES_PER_S:,} img/s (estimate)", "cores to provision"),
-                 align=("l", "l", "r", "r", "r", "r"), rows=tuple(rows),
-                 caption="Measured: single-thread decode of the ImageNet validation JPEGs, bytes already in "
-                         "memory (Iglovikov and Kosarevsky, arXiv:2605.08731). Derived: ms = 1000 / rate. "
-                         "Estimate: cores = img/s x ms / 1000 at core efficiency 1.0 (data_loader_need); decode "
-                         "only, so augmentation adds to it.")
+        rows.append((library, cpu, rate, ms, need.cpu_cores_needed, need.cpu_cores))
+    return Table.of(columns=(Column("decoder"), Column("CPU"), number_column("measured img/s (1 thread)"),
+                             decimal_column("ms per image (derived)", 2),
+                             decimal_column(f"cores for {EXAMPLE_SAMPLES_PER_S:,} img/s (estimate)"),
+                             Column("cores to provision", align="r")),
+                    rows=rows,
+                    caption="Measured: single-thread decode of the ImageNet validation JPEGs, bytes already in "
+                            "memory (Iglovikov and Kosarevsky, arXiv:2605.08731). Derived: ms = 1000 / rate. "
+                            "Estimate: cores = img/s x ms / 1000 at core efficiency 1.0 (data_loader_need); decode "
+                            "only, so augmentation adds to it.")
 
 
 @table("system-loader-examples")
@@ -92,15 +103,17 @@ def loader_examples() -> Table:
             ("Raw 1080p frames (uint8 RGB), 8 GPUs", 2000, 1920 * 1080 * 3, 0.5)):
         need = system.data_loader_need(samples_per_s=rate, bytes_per_sample=size, decode_ms_per_sample=ms)
         fits = {fit.storage.id: fit for fit in system.storage_fits(need.read_bytes_per_s)}
-        rows.append((label, f"{rate:,}", f"{size:,}", f"{ms:.2f}", f"{need.read_bytes_per_s / 1e6:,.1f}",
-                     str(need.cpu_cores), str(fits["sata-ssd"].devices_needed), str(fits["nvme-gen4"].devices_needed),
-                     str(fits["net-10gbe"].devices_needed)))
-    return Table(columns=("workload (example inputs)", "samples/s", "bytes/sample", "CPU ms/sample", "read MB/s",
-                          "CPU cores", "SATA SSDs", "NVMe Gen4 SSDs", "10 GbE links"),
-                 align=("l", "r", "r", "r", "r", "r", "r", "r", "r"), rows=tuple(rows),
-                 caption="data_loader_need and storage_fits on example inputs (the inputs are examples, not "
-                         "measurements; the 3 ms augmentation and the text/frame costs are assumptions). Device "
-                         "counts compare with rated sequential read, a best case.")
+        rows.append((label, rate, size, ms, need.read_bytes_per_s / 1e6, need.cpu_cores,
+                     *(fits[storage].devices_needed for storage in ("sata-ssd", "nvme-gen4", "net-10gbe"))))
+    return Table.of(columns=(Column("workload (example inputs)"), number_column("samples/s"),
+                             number_column("bytes/sample"), decimal_column("CPU ms/sample", 2),
+                             number_column("read MB/s", 1),
+                             *(Column(name, align="r") for name in ("CPU cores", "SATA SSDs", "NVMe Gen4 SSDs",
+                                                                    "10 GbE links"))),
+                    rows=rows,
+                    caption="data_loader_need and storage_fits on example inputs (the inputs are examples, not "
+                            "measurements; the 3 ms augmentation and the text/frame costs are assumptions). Device "
+                            "counts compare with rated sequential read, a best case.")
 
 
 @table("system-host-ram")
@@ -110,13 +123,14 @@ def host_ram() -> Table:
     for gpu_id, count in MACHINES:
         gpu = get_gpu(gpu_id)
         need = system.host_ram_need(gpu_memory_bytes=gpu.memory_bytes * count)
-        rows.append((f"{count} x {gpu.name}", gib(gpu.memory_bytes * count, 0), gib(need.rule_bytes, 0),
+        rows.append((f"{count} x {gpu.name}", gpu.memory_bytes * count, need.rule_bytes,
                      "yes" if gpu.ecc else ("no" if gpu.ecc is False else "unknown")))
-    return Table(columns=("machine", "GPU memory GiB", "host RAM floor GiB (rule)", "GPU ECC"),
-                 align=("l", "r", "r", "l"), rows=tuple(rows),
-                 caption="host_ram_need with factor 1 and no other uses: host RAM >= total GPU memory. Add loader "
-                         "buffers, a dataset cache and offloaded states on top when they exceed it. ECC from the "
-                         "GPU catalog.")
+    return Table.of(columns=(Column("machine"), gib_column("GPU memory GiB", 0, grouped=True),
+                             gib_column("host RAM floor GiB (rule)", 0, grouped=True), Column("GPU ECC")),
+                    rows=rows,
+                    caption="host_ram_need with factor 1 and no other uses: host RAM >= total GPU memory. Add loader "
+                            "buffers, a dataset cache and offloaded states on top when they exceed it. ECC from the "
+                            "GPU catalog.")
 
 
 @table("system-node-ratios")
@@ -127,14 +141,15 @@ def node_ratios() -> Table:
         if offer.host_ram_bytes is None or offer.vcpus is None:
             continue
         gpu_bytes = get_gpu(offer.gpu_id).memory_bytes * offer.gpus
-        rows.append((f"{offer.provider} {offer.offering}", gib(offer.host_ram_bytes, 0), gib(gpu_bytes, 0),
-                     f"{offer.host_ram_bytes / gpu_bytes:.1f}", f"{offer.vcpus / offer.gpus:.0f}",
+        rows.append((f"{offer.provider} {offer.offering}", offer.host_ram_bytes, gpu_bytes,
+                     offer.host_ram_bytes / gpu_bytes, offer.vcpus / offer.gpus,
                      (offer.spec_source or offer.source).as_of))
-    return Table(columns=("node", "host RAM GiB", "GPU memory GiB", "host RAM / GPU memory", "vCPUs per GPU",
-                          "as of"),
-                 align=("l", "r", "r", "r", "r", "l"), rows=tuple(rows),
-                 caption="Spec figures of cloud nodes from the price catalog (edition 2026-11, sources there); "
-                         "ratio derived. Every node clears the 1x rule; providers provision 2-6x.")
+    return Table.of(columns=(Column("node"), gib_column("host RAM GiB", 0, grouped=True),
+                             gib_column("GPU memory GiB", 0, grouped=True), decimal_column("host RAM / GPU memory"),
+                             decimal_column("vCPUs per GPU", 0), Column("as of")),
+                    rows=rows,
+                    caption="Spec figures of cloud nodes from the price catalog (edition 2026-11, sources there); "
+                            "ratio derived. Every node clears the 1x rule; providers provision 2-6x.")
 
 
 @table("system-offload")
@@ -146,14 +161,16 @@ def offload() -> Table:
         two = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer")
         eight = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer", gpus_per_node=8)
         three = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer+params")
-        rows.append((spec.name, f"{spec.parameters / 1e9:,.2f}", gib(two, 1), gib(eight, 1), gib(three, 1)))
-    return Table(columns=("model", "params B", "ZeRO-2 offload, 1 GPU: GiB", "ZeRO-2 offload, 8 GPUs: GiB",
-                          "ZeRO-3 offload (params too): GiB"),
-                 align=("l", "r", "r", "r", "r"), rows=tuple(rows),
-                 caption="offload_host_bytes: DeepSpeed's estimators (estimate_zero2/zero3_model_states_mem_needs, "
-                         "zero_init) with their 1.5 buffer factor: 16 bytes per parameter (fp32 weights, "
-                         "gradients, Adam moments) or 4 per parameter per GPU if larger; 18 with the 16-bit "
-                         "weights offloaded too. Host RAM of one machine.")
+        rows.append((spec.name, spec.parameters / 1e9, two, eight, three))
+    return Table.of(columns=(Column("model"), number_column("params B", 2),
+                             *(gib_column(name, 1, grouped=True) for name in (
+                                 "ZeRO-2 offload, 1 GPU: GiB", "ZeRO-2 offload, 8 GPUs: GiB",
+                                 "ZeRO-3 offload (params too): GiB"))),
+                    rows=rows,
+                    caption="offload_host_bytes: DeepSpeed's estimators (estimate_zero2/zero3_model_states_mem_needs, "
+                            "zero_init) with their 1.5 buffer factor: 16 bytes per parameter (fp32 weights, "
+                            "gradients, Adam moments) or 4 per parameter per GPU if larger; 18 with the 16-bit "
+                            "weights offloaded too. Host RAM of one machine.")
 
 
 @table("system-cpu-inference-ram")
@@ -164,13 +181,15 @@ def cpu_inference() -> Table:
         spec = get_model(model_id)
         fp32 = inference_memory(spec, weights="fp32", kv_cache="fp32", batch=1, context=2048)
         bf16 = inference_memory(spec, weights="bf16", kv_cache="bf16", batch=1, context=2048)
-        rows.append((spec.name, f"{spec.parameters / 1e9:,.2f}", gib(weight_bytes(spec, dtype='fp32')),
-                     gib(fp32.peak_allocated_bytes), gib(bf16.peak_allocated_bytes)))
-    return Table(columns=("model", "params B", "fp32 weights GiB", "fp32 peak GiB", "bf16 peak GiB"),
-                 align=("l", "r", "r", "r", "r"), rows=tuple(rows),
-                 caption="inference_memory, batch 1, 2,048-token prompt, KV cache in the weights' dtype, sdpa "
-                         "attention; peak_allocated_bytes (tensors only, no CUDA context, which a CPU process does "
-                         "not have). Add the Python process and the framework (not modelled) to size RAM.")
+        rows.append((spec.name, spec.parameters / 1e9, weight_bytes(spec, dtype="fp32"), fp32.peak_allocated_bytes,
+                     bf16.peak_allocated_bytes))
+    return Table.of(columns=(Column("model"), number_column("params B", 2),
+                             *(gib_column(name, grouped=True) for name in ("fp32 weights GiB", "fp32 peak GiB",
+                                                                           "bf16 peak GiB"))),
+                    rows=rows,
+                    caption="inference_memory, batch 1, 2,048-token prompt, KV cache in the weights' dtype, sdpa "
+                            "attention; peak_allocated_bytes (tensors only, no CUDA context, which a CPU process does "
+                            "not have). Add the Python process and the framework (not modelled) to size RAM.")
 
 
 @table("system-key-numbers")

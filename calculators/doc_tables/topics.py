@@ -20,8 +20,18 @@ from calculators.checkpoint import checkpoint_bytes, read_seconds
 from calculators.memory.inference import kv_cache_bytes
 from calculators.memory.weights import weight_bytes
 from calculators.serving import chunked_prefill, offload_seconds, prefix_sharing
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import gb, gib
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    declared_tables,
+    gb_column,
+    gib_column,
+    number_column,
+    percent_column,
+    table,
+)
 
 #: Recipes of the checkpoint table: (label, checkpoint_bytes keyword arguments).
 RECIPES: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -45,6 +55,11 @@ def _seconds(value: float) -> str:
     return f"{value:.1f}" if value < 10 else f"{value:,.0f}"
 
 
+def _billions(count: float) -> str:
+    """A parameter count in billions with three decimals, e.g. ``'8.030B'``."""
+    return f"{count / 1e9:.3f}B"
+
+
 @table("system-checkpoint-sizes")
 def checkpoint_sizes() -> Table:
     """Resumable checkpoint (weights + optimizer state) and served-model bytes, with read times."""
@@ -53,21 +68,20 @@ def checkpoint_sizes() -> Table:
         spec = get_model(model)
         for label, settings in RECIPES:
             size = checkpoint_bytes(spec, **settings)
-            reads = [_seconds(read_seconds(size.total_bytes, storage=s)) for s in READ_FROM]
-            rows.append((model_name(model), label, f"{size.trainable_parameters / 1e9:.3f}B",
-                         gb(size.weights_bytes, 1), gb(size.optimizer_bytes, 1),
-                         gb(size.total_bytes, 1), gb(size.serving_bytes), *reads))
+            reads = [read_seconds(size.total_bytes, storage=s) for s in READ_FROM]
+            rows.append((model_name(model), label, size.trainable_parameters, size.weights_bytes,
+                         size.optimizer_bytes, size.total_bytes, size.serving_bytes, *reads))
     storage_names = [get_storage(s).name for s in READ_FROM]
-    return Table(
+    return Table.of(
         caption=("Bytes of a training checkpoint that can resume the run (the trainable weights as the optimizer "
                  "keeps them plus AdamW's two moments; gradients and activations are not saved) and of the model "
                  "a server loads (16-bit; for LoRA the adapters alone), with the seconds to read the checkpoint "
                  "back at each storage class's rated sequential read (calculators.checkpoint). A read time is a "
                  "lower bound: a best-case rate, one stream."),
-        columns=("model", "recipe", "trainable params", "weights GB", "optimizer GB", "checkpoint GB",
-                 "served model GB", *(f"read s, {n}" for n in storage_names)),
-        align=("l", "l", "r", "r", "r", "r", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("recipe"), Column("trainable params", _billions, "r"),
+                 gb_column("weights GB"), gb_column("optimizer GB"), gb_column("checkpoint GB"),
+                 gb_column("served model GB", 2), *(Column(f"read s, {n}", _seconds, "r") for n in storage_names)),
+        rows=rows,
         assumptions=("GB = 10^9 bytes", "fp32 master weights and AdamW moments for mixed precision; 16-bit for "
                      "pure bf16; fp32 adapters for LoRA", "no compression, no sharding overhead"),
     )
@@ -81,21 +95,19 @@ def engine_features() -> Table:
     for sequences, shared, unique in ((8, 2000, 500), (32, 4000, 500), (64, 8000, 1000)):
         s = prefix_sharing(spec, sequences=sequences, shared_tokens=shared, unique_tokens=unique)
         rows.append((f"prefix caching: {sequences} requests, {shared:,}-token shared prefix + {unique:,} own",
-                     gib(s.without_bytes), gib(s.with_bytes),
-                     f"{100 * s.saved_fraction:.0f} %"))
+                     s.without_bytes, s.with_bytes, s.saved_fraction))
     for context in (32768, 131072):
         c = chunked_prefill(spec, context=context, chunk=2048)
         rows.append((f"chunked prefill: one {context:,}-token prompt, 2,048-token chunks (peak allocated)",
-                     gib(c.whole_bytes), gib(c.chunked_bytes),
-                     f"{100 * (1 - c.chunked_bytes / c.whole_bytes):.0f} %"))
-    return Table(
+                     c.whole_bytes, c.chunked_bytes, 1 - c.chunked_bytes / c.whole_bytes))
+    return Table.of(
         caption=(f"{model_name(SERVE_MODEL)}, bf16 weights and KV cache: the memory a static batch needs (without) "
                  "and with a serving engine's prefix caching (the shared prefix's whole blocks stored once, "
                  "16-token blocks) or chunked prefill (prefill temporaries of one chunk instead of the whole "
                  "prompt; calculators.serving). Derived, not measured."),
-        columns=("feature and workload", "without GiB", "with GiB", "saved"),
-        align=("l", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("feature and workload"), gib_column("without GiB", grouped=True),
+                 gib_column("with GiB", grouped=True), percent_column("saved")),
+        rows=rows,
         assumptions=("block size 16 tokens", "SDPA attention", "KV cache of the whole prompt is kept either way"),
     )
 
@@ -107,17 +119,16 @@ def kv_offload() -> Table:
     rows = []
     for context in (8192, 32768, 131072):
         size = kv_cache_bytes(spec, batch=1, context=context)
-        rows.append((f"{context:,}", gib(size),
-                     *(f"{1000 * offload_seconds(size, link=link):,.0f}" for link in ("pcie4", "pcie5"))))
-    return Table(
+        rows.append((context, size, *(1000 * offload_seconds(size, link=link) for link in ("pcie4", "pcie5"))))
+    return Table.of(
         caption=(f"{model_name(SERVE_MODEL)}, bf16 KV cache of one request and the milliseconds to copy it from host "
                  "RAM back to the GPU at a PCIe x16 link's one-direction rate "
                  f"({computed_by(offload_seconds, dotted=True, code=False)}: "
                  "a lower bound; pinned memory, nothing else on the link). Offloading makes the cache fit; each "
                  "return trip costs this much before the request's next token."),
-        columns=("context tokens", "KV cache GiB", "ms over PCIe 4.0 x16", "ms over PCIe 5.0 x16"),
-        align=("r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(number_column("context tokens"), gib_column("KV cache GiB", grouped=True),
+                 number_column("ms over PCIe 4.0 x16"), number_column("ms over PCIe 5.0 x16")),
+        rows=rows,
     )
 
 
@@ -129,15 +140,14 @@ def idle_serving() -> Table:
         median = median_cloud_usd_per_gpu_hour(gpu)
         if median is None:
             continue
-        rows.append((get_gpu(gpu).name, f"{median:,.2f}", str(len(offers_for(gpu))),
-                     f"{median * HOURS_PER_MONTH:,.0f}"))
-    return Table(
+        rows.append((get_gpu(gpu).name, median, len(offers_for(gpu)), median * HOURS_PER_MONTH))
+    return Table.of(
         caption=(f"On-demand price per GPU-hour (median of the offers in price edition {EDITION}) and what one GPU "
                  "kept warm around the clock costs per month whether or not a request arrives (730.5 hours). "
                  "Scale-to-zero avoids this cost and pays a cold start instead (table cost-cold-start)."),
-        columns=("GPU", "median USD/GPU-hour", "offers", "idle USD/month"),
-        align=("l", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("GPU"), number_column("median USD/GPU-hour", 2), Column("offers", align="r"),
+                 number_column("idle USD/month")),
+        rows=rows,
     )
 
 
@@ -147,16 +157,16 @@ def cold_start() -> Table:
     rows = []
     for model in ("llama-3.1-8b", "qwen3-32b", "llama-3.3-70b"):
         size = weight_bytes(get_model(model), dtype="bf16")
-        rows.append((model_name(model), gb(size, 1),
-                     *(f"{size / get_storage(s).sequential_read_bytes_per_s:,.0f}"
+        rows.append((model_name(model), size,
+                     *(size / get_storage(s).sequential_read_bytes_per_s
                        for s in ("nvme-gen4", "net-10gbe", "net-25gbe"))))
-    return Table(
+    return Table.of(
         caption=("Seconds to read a model's bf16 weights at a storage class's rated sequential read: the floor "
                  "of a cold start after scaling to zero. Container start, CUDA context, engine start-up "
                  "(profiling, graph capture) and the transfer to the GPU come on top."),
-        columns=("model", "bf16 weights GB", "s from NVMe Gen4", "s over 10 GbE", "s over 25 GbE"),
-        align=("l", "r", "r", "r", "r"),
-        rows=tuple(rows),
+        columns=(Column("model"), gb_column("bf16 weights GB"),
+                 *map(number_column, ("s from NVMe Gen4", "s over 10 GbE", "s over 25 GbE"))),
+        rows=rows,
         assumptions=("GB = 10^9 bytes", "rated sequential read; network: line rate / 8"),
     )
 

@@ -20,7 +20,17 @@ from calculators.performance.training_time import implied_mfu, training_flops_pe
 from calculators.catalog.utilisation import ridge_tokens
 from calculators.performance.utilisation import DEFAULT_FIT, FP8_REFERENCE, predicted_utilisation
 from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, load, scored_figures
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    decimal_column,
+    declared_tables,
+    number_column,
+    percent_column,
+    table,
+)
 from calculators.units import number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
@@ -112,15 +122,16 @@ def train_flops_check_table() -> Table:
     for r in TRAINING_THROUGHPUT:
         theirs = r.model_flop_per_s_per_gpu / r.tokens_per_s_per_gpu
         ours = training_flops_per_token(get_model(r.model_id), seq=r.seq)
-        rows.append((model_name(r.model_id), str(r.seq), number(r.tokens_per_s_per_gpu), number(r.model_flop_per_s_per_gpu / 1e12),
-                     number(theirs / 1e9, 2), number(ours / 1e9, 2), signed_percent(ours / theirs - 1)))
-    return Table(
+        rows.append((model_name(r.model_id), r.seq, r.tokens_per_s_per_gpu, r.model_flop_per_s_per_gpu / 1e12,
+                     theirs / 1e9, ours / 1e9, ours / theirs - 1))
+    return Table.of(
         caption=("FLOP per token: NeMo's published model TFLOP/s per GPU divided by its tokens/s per GPU (measured, "
                  f"quoted from {NEMO.title}, {NEMO.url}, read {NEMO.as_of}) against "
                  "training_flops_per_token (derived). Error = ours / theirs - 1."),
-        columns=("model", "seq", "NeMo tokens/s per GPU", "NeMo model TFLOP/s per GPU", "NeMo GFLOP per token",
-                 "our GFLOP per token", "error"),
-        align=("l", "r", "r", "r", "r", "r", "r"), rows=tuple(rows), assumptions=(CATALOGS,))
+        columns=(Column("model"), Column("seq", align="r"), number_column("NeMo tokens/s per GPU"),
+                 number_column("NeMo model TFLOP/s per GPU"), number_column("NeMo GFLOP per token", 2),
+                 number_column("our GFLOP per token", 2), Column("error", signed_percent, "r")),
+        rows=rows, assumptions=(CATALOGS,))
 
 
 @table("performance-train-validation")
@@ -132,10 +143,9 @@ def train_validation_table() -> Table:
     rows = []
     for category, stats in ours.items():
         base = naive[category]
-        rows.append((category, f"{stats['n']:.0f}", str(sources[category]), f"{stats['median'] * 100:.1f} %",
-                     f"{stats['p90'] * 100:.1f} %", f"{stats['worst'] * 100:.0f} %", f"{base['median'] * 100:.1f} %",
-                     f"{base['p90'] * 100:.1f} %"))
-    return Table(
+        rows.append((category, stats["n"], sources[category], stats["median"], stats["p90"], stats["worst"],
+                     base["median"], base["p90"]))
+    return Table.of(
         caption=("How close train-time and the link model come to published figures (tests/data/published_speed/, "
                  "each record citing its source): the absolute error on the speed axis (estimate / measured - 1 for a "
                  "rate, measured / estimate - 1 for a time, as the accuracy page scores), per category, every fitted "
@@ -143,9 +153,10 @@ def train_validation_table() -> Table:
                  "refitted without the figure's own source (leave-one-source-out, calculators.speed_accuracy."
                  f"training). Naive roofline: 6 N tokens / (GPUs x dense BF16 peak x {NAIVE_MFU:g}) for training, "
                  "per-direction link bandwidth x 0.8 for collectives."),
-        columns=("category", "figures", "sources", "median error", "90th percentile", "worst", "naive: median",
-                 "naive: 90th percentile"),
-        align=("l", "r", "r", "r", "r", "r", "r", "r"), rows=tuple(rows),
+        columns=(Column("category"), decimal_column("figures", 0), Column("sources", align="r"),
+                 percent_column("median error", 1), percent_column("90th percentile", 1), percent_column("worst"),
+                 percent_column("naive: median", 1), percent_column("naive: 90th percentile", 1)),
+        rows=rows,
         assumptions=("median and 90th percentile = nearest rank",
                      "published GPU-hours are whole runs: steady state / goodput"))
 
@@ -157,21 +168,22 @@ def train_reference_table() -> Table:
     rows = []
     for model_id in TRAIN_MODELS:
         spec = get_model(model_id)
-        cells = []
+        cells: list[float] = []
         for gpu in gpus:
             run = training_time(spec, gpu, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=TRAIN_SEQ, batch=TRAIN_BATCH)
-            cells += [number(run.days, 1), number(run.gpu_hours)]
-        rows.append((model_name(model_id), number(training_flops_per_token(spec, seq=TRAIN_SEQ) / 1e9, 1), *cells))
-    columns = ["model", "GFLOP per token"]
+            cells += [run.days, run.gpu_hours]
+        rows.append((model_name(model_id), training_flops_per_token(spec, seq=TRAIN_SEQ) / 1e9, *cells))
+    columns = [Column("model"), number_column("GFLOP per token", 1)]
     for gpu in gpus:
         utilisation = predicted_utilisation(gpu, micro_batch_tokens=TRAIN_BATCH * TRAIN_SEQ)
-        columns += [f"{gpu.name}: days (utilisation {utilisation:.2f})", f"{gpu.name}: GPU-hours"]
-    return Table(
+        columns += [number_column(f"{gpu.name}: days (utilisation {utilisation:.2f})", 1),
+                    number_column(f"{gpu.name}: GPU-hours")]
+    return Table.of(
         caption=(f"Wall-clock days and GPU-hours to train on {TRAIN_TOKENS / 1e12:g}T tokens at sequence length "
                  f"{TRAIN_SEQ}, micro-batch {TRAIN_BATCH}, with {TRAIN_GPUS} GPUs (estimates by training_time at the "
                  "fitted utilisation, whole runs; no published run on B200 was read, so it takes the lowest fitted "
                  "base). Mixtral 8x7B counts its active parameters."),
-        columns=tuple(columns), align=("l", "r", *["r"] * (2 * len(gpus))), rows=tuple(rows),
+        columns=columns, rows=rows,
         assumptions=("bf16 mixed precision, no activation recomputation", FITTED, CATALOGS))
 
 

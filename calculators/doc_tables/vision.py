@@ -17,8 +17,19 @@ from calculators.memory.vision import (
     vision_training_memory,
     vit_tokens,
 )
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import MIB, gb, gib
+from calculators.tables import (
+    Column,
+    Table,
+    TableFunction,
+    computed_by,
+    decimal_column,
+    declared_tables,
+    gb_column,
+    gib_column,
+    number_column,
+    table,
+)
+from calculators.units import MIB, gib
 
 BATCHES = (32, 64, 128, 256)
 RESOLUTIONS = (224, 384)
@@ -75,15 +86,16 @@ def parameters() -> Table:
         ours = vision_parameters(model)
         published = model.published_parameters
         assert model.source is not None
-        rows.append((model.name, model.family, f"{ours:,}", f"{published:,}" if published else "unknown",
+        rows.append((model.name, model.family, ours, f"{published:,}" if published else "unknown",
                      "0" if published == ours else (f"{ours - published:+,}" if published else "n/a"),
                      f"[{model.source.title.split(' (')[0]}]({model.source.url})"))
-    return Table(
+    return Table.of(
         caption=("Parameters computed from the torchvision layer shapes (conv weights without bias, BatchNorm weight "
                  "and bias, classifier; ViT class token and 224 px position embedding) against the num_params "
                  "torchvision publishes for its ImageNet-1k weights."),
-        columns=("network", "family", "computed", "published", "difference", "source"),
-        align=("l", "l", "r", "r", "r", "l"), rows=tuple(rows))
+        columns=(Column("network"), Column("family"), number_column("computed"), Column("published", align="r"),
+                 Column("difference", align="r"), Column("source")),
+        rows=rows)
 
 
 @table("vision-activations")
@@ -93,15 +105,16 @@ def activations() -> Table:
     for model in all_vision_models():
         for size in RESOLUTIONS:
             tokens = str(vit_tokens(model, resolution=size)) if model.family == "vit" else "-"
-            rows.append((model.name, str(size), tokens,
-                         f"{activation_bytes_per_image(model, resolution=size, precision='bf16-mixed') / MIB:.1f}",
-                         f"{activation_bytes_per_image(model, resolution=size, precision='fp32') / MIB:.1f}"))
-    return Table(
+            rows.append((model.name, size, tokens,
+                         activation_bytes_per_image(model, resolution=size, precision="bf16-mixed") / MIB,
+                         activation_bytes_per_image(model, resolution=size, precision="fp32") / MIB))
+    return Table.of(
         caption=("Bytes autograd keeps for backward per image (MiB = 2^20 bytes), derived tensor by tensor from the "
                  "torchvision implementations (see How it works). bf16-mixed counts the 16-bit cast of the image; "
                  "fp32 does not count the input. ViT tokens = (resolution / 16)^2 + 1."),
-        columns=("network", "resolution px", "ViT tokens", "bf16-mixed MiB per image", "fp32 MiB per image"),
-        align=("l", "r", "r", "r", "r"), rows=tuple(rows))
+        columns=(Column("network"), Column("resolution px", align="r"), Column("ViT tokens", align="r"),
+                 decimal_column("bf16-mixed MiB per image"), decimal_column("fp32 MiB per image")),
+        rows=rows)
 
 
 @table("vision-trace-check")
@@ -112,15 +125,16 @@ def trace_check() -> Table:
         model = get_vision_model(model_id)
         # The trace counts per-batch BatchNorm tensors (batch statistics and running buffers) once per batch.
         derived = activation_bytes_per_image(model, precision="fp32") + 8 * batchnorm_channels(model) / TRACE_BATCH
-        rows.append((model.name, f"{derived:,.0f}", f"{traced:,}", f"{(derived - traced) / traced:+.2%}"))
-    return Table(
+        rows.append((model.name, derived, traced, (derived - traced) / traced))
+    return Table.of(
         caption=(f"Saved bytes per image of one fp32 training forward at 224 px: derived (activation_bytes_per_image "
                  f"plus BatchNorm's per-batch mean and inverse std, shared by the {TRACE_BATCH} images of the traced "
                  "batch) against a trace of the torchvision models with torch.autograd.graph.saved_tensors_hooks on "
                  "CPU (PyTorch 2.13, torchvision 0.28, batch 2). The remaining ResNet gap is BatchNorm's running "
                  "statistics, which batch_norm saves and this guide counts with the weights."),
-        columns=("network", "derived bytes", "traced bytes", "difference"), align=("l", "r", "r", "r"),
-        rows=tuple(rows))
+        columns=(Column("network"), number_column("derived bytes"), number_column("traced bytes"),
+                 Column("difference", "{:+.2%}".format, "r")),
+        rows=rows)
 
 
 @table("vision-memory-by-batch")
@@ -128,12 +142,13 @@ def memory_by_batch() -> Table:
     """total_bytes of one training step by batch size."""
     rows = []
     for model in all_vision_models():
-        cells = [gib(vision_training_memory(model, batch=b).total_bytes, 1, grouped=False) for b in BATCHES]
-        rows.append((model.name, f"{vision_parameters(model) / 1e6:.1f}", RECIPE_OPTIMIZER[model.family], *cells))
-    return Table(
+        totals = [vision_training_memory(model, batch=b).total_bytes for b in BATCHES]
+        rows.append((model.name, vision_parameters(model) / 1e6, RECIPE_OPTIMIZER[model.family], *totals))
+    return Table.of(
         caption="total_bytes (GiB = 2^30 bytes) of one training step on one GPU at 224 px, by images per batch.",
-        columns=("network", "params M", "optimizer", *(f"batch {b} GiB" for b in BATCHES)),
-        align=("l", "r", "l", *("r" for _ in BATCHES)), rows=tuple(rows), assumptions=_assumptions())
+        columns=(Column("network"), decimal_column("params M"), Column("optimizer"),
+                 *(gib_column(f"batch {b} GiB", 1) for b in BATCHES)),
+        rows=rows, assumptions=_assumptions())
 
 
 def _largest_batch(model_id: str, capacity_bytes: int) -> int:
@@ -155,17 +170,18 @@ def claim_check() -> Table:
         low = _largest_batch(model.id, CLAIM_LOW_BYTES)
         high = _largest_batch(model.id, CLAIM_HIGH_BYTES)
         batch1 = vision_training_memory(model, batch=1).total_bytes
-        rows.append((model.name, f"{params / 1e6:.1f}", "yes" if 10e6 <= params <= 200e6 else "no",
-                     gb(batch1, grouped=False), str(low), str(high)))
+        rows.append((model.name, params / 1e6, "yes" if 10e6 <= params <= 200e6 else "no", batch1, low, high))
     gpu = get_gpu("rtx-4090")
-    return Table(
+    return Table.of(
         caption=("The claim 'CNN/ResNet training (image classification): 10-200M params, 8-24GB' (VRLA Tech, April "
                  "2026) against the calculators: memory at batch 1 (decimal GB, as the claim is written) and the "
                  "largest power-of-two batch whose total_bytes fits in 8 GB and in 24 GB. The weights and optimizer "
                  "are a small part; the batch decides the memory. "
                  f"24 GB is the class of the {gpu.name} ({gpu.memory_gib:g} GiB)."),
-        columns=("network", "params M", "in 10-200M", "batch 1 GB", "largest batch in 8 GB", "largest batch in 24 GB"),
-        align=("l", "r", "l", "r", "r", "r"), rows=tuple(rows), assumptions=_assumptions())
+        columns=(Column("network"), decimal_column("params M"), Column("in 10-200M"),
+                 gb_column("batch 1 GB", 2, grouped=False), Column("largest batch in 8 GB", align="r"),
+                 Column("largest batch in 24 GB", align="r")),
+        rows=rows, assumptions=_assumptions())
 
 
 TABLES: dict[str, TableFunction] = declared_tables(globals())
