@@ -26,10 +26,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.columns import Column, gib_column
 from calculators.memory.inference import inference_memory
 from calculators.memory.training import training_memory
 from calculators.model_config import spec_from_config
-from calculators.tables import Column, Table, gib_column
+from calculators.tables import Table
 
 TRAIN_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "attention",
               "lora_rank", "lora_targets", "base_dtype", "grad_accumulation")

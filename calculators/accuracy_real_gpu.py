@@ -28,12 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from calculators.columns import Column
 from calculators.memory.inference import inference_memory
 from calculators.memory.overhead import CUDA_CONTEXT_BYTES, FIT_MARGIN
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model_config import spec_from_config
-from calculators.tables import Column, Table
+from calculators.tables import Table
 from calculators.units import MIB
 
 #: The calculators' ``precision`` for each run mode of the harness.

@@ -52,8 +52,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.columns import Column
 from calculators.errors import UnknownNameError
-from calculators.units import gb, gib, number
 
 #: The title a citation names (mkdocs.yml ``site_name``).
 SITE_NAME = "Sizing ML Hardware"
@@ -79,80 +79,18 @@ class Table:
     assumptions: tuple[str, ...] = ()
     after: str = ""  # optional raw block (e.g. an SVG figure) placed after the caption
 
-
     @classmethod
     def of(cls, columns: Sequence[Column], rows: Iterable[Sequence[Any]], **fields: Any) -> Table:
-        """A table whose rows hold raw values (bytes, counts, fractions), formatted by their typed columns.
+        """A table whose rows hold raw values (bytes, counts, fractions), formatted by their typed columns
+        (:mod:`calculators.columns`).
 
+        >>> from calculators.columns import Column, gib_column
         >>> Table.of((Column("model"), gib_column("GiB")), [("a", 2**30), ("b", 2.5 * 2**30)], caption="c").rows
         (('a', '1.00'), ('b', '2.50'))
         """
         return cls(columns=tuple(column.name for column in columns), align=tuple(column.align for column in columns),
                    rows=tuple(tuple(column.text(value) for column, value in zip(columns, row, strict=True))
                               for row in rows), **fields)
-
-
-@dataclass(frozen=True)
-class Column:
-    """A typed column of a generated table: its header, how a raw value becomes its cell, its alignment.
-
-    The rows of :meth:`Table.of` hold raw numbers; each column formats its values once, the
-    same way in every row (fixed rounding per column).
-    """
-
-    name: str
-    text: Callable[[Any], str] = str
-    align: str = "l"
-
-
-def gib_column(name: str, digits: int = 2, *, missing: str = "-", grouped: bool = False) -> Column:
-    """A right-aligned column of bytes shown as GiB with ``digits`` decimals, no thousands separator
-    unless ``grouped``; ``None`` (a term the row does not have) reads ``missing``.
-
-    >>> [gib_column("GiB", 1).text(value) for value in (1.5 * 2**30, None)], gib_column("GiB", grouped=True).text(2**40)
-    (['1.5', '-'], '1,024.00')
-    """
-    return Column(name, lambda value: missing if value is None else gib(value, digits, grouped=grouped), "r")
-
-
-def gb_column(name: str, digits: int = 1, *, grouped: bool = True, missing: str = "-") -> Column:
-    """A right-aligned column of bytes (or bytes/s) shown as decimal GB with ``digits`` decimals
-    (:func:`~calculators.units.gb`), with thousands separators unless ``grouped`` is False;
-    ``None`` (unknown) reads ``missing``.
-
-    >>> gb_column("GB/s").text(1800e9), gb_column("GB/s", 0, grouped=False).text(1800e9), gb_column("GB/s").text(None)
-    ('1,800.0', '1800', '-')
-    """
-    return Column(name, lambda value: missing if value is None else gb(value, digits, grouped=grouped), "r")
-
-
-def number_column(name: str, digits: int = 0, *, missing: str = "-") -> Column:
-    """A right-aligned column of numbers with thousands separators and ``digits`` decimals
-    (:func:`~calculators.units.number`); ``None`` (unknown) reads ``missing``.
-
-    >>> number_column("tokens").text(8192), number_column("tokens/s", 1).text(1234.56), number_column("W").text(None)
-    ('8,192', '1,234.6', '-')
-    """
-    return Column(name, lambda value: missing if value is None else number(value, digits), "r")
-
-
-def percent_column(name: str, digits: int = 0) -> Column:
-    """A right-aligned column of fractions shown as percentages with ``digits`` decimals, no thousands separator
-    (signed errors: :func:`~calculators.units.signed_percent` as the column's formatter).
-
-    >>> percent_column("saving").text(0.25), percent_column("median error", 1).text(0.0123)
-    ('25 %', '1.2 %')
-    """
-    return Column(name, lambda value: f"{100 * value:.{digits}f} %", "r")
-
-
-def decimal_column(name: str, digits: int = 1) -> Column:
-    """A right-aligned column of plain numbers with ``digits`` decimals, no thousands separator.
-
-    >>> decimal_column("ratio", 2).text(1 / 3)
-    '0.33'
-    """
-    return Column(name, lambda value: f"{value:.{digits}f}", "r")
 
 
 _BLOCK = re.compile(r"(<!-- table: (?P<id>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.DOTALL)

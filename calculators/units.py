@@ -51,6 +51,11 @@ def signed_percent(fraction: float) -> str:
     return f"{fraction * 100:+.0f} %"
 
 
-def number(value: float, digits: int = 0) -> str:
-    """A number with thousands separators and ``digits`` decimals."""
-    return f"{value:,.{digits}f}"
+def number(value: float, digits: int = 0, *, grouped: bool = True) -> str:
+    """A number with ``digits`` decimals, with thousands separators unless ``grouped`` is False."""
+    return f"{value:,.{digits}f}" if grouped else f"{value:.{digits}f}"
+
+
+def percent(fraction: float, digits: int = 0) -> str:
+    """A fraction as a percentage with ``digits`` decimals: ``percent(0.25)`` is ``'25 %'``."""
+    return f"{100 * fraction:.{digits}f} %"

@@ -17,7 +17,8 @@ from calculators.catalog.prices import EDITION
 from calculators.claims import OUT_OF_SCOPE, SUBJECTS, VERDICTS, Evaluated, evaluated
 from calculators.claims.figures import JOB_TEXT, SOURCES
 from calculators.claims.record import APPROX_TOLERANCE, TOLERANCE
-from calculators.tables import Column, Table, TableFunction, computed_by
+from calculators.columns import Column
+from calculators.tables import Table, TableFunction, computed_by
 
 #: How a page's claims table names the audit behind its verdicts (its captions say "as AUDIT records and judges them").
 AUDIT = f"the rules-of-thumb audit ({computed_by(evaluated, dotted=True, code=False)}, page 'Rules of thumb, audited')"

@@ -12,8 +12,9 @@ from __future__ import annotations
 from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
+from calculators.columns import Column, decimal_column, number_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
-from calculators.tables import Column, Table, TableFunction, decimal_column, declared_tables, number_column, table
+from calculators.tables import Table, TableFunction, declared_tables, table
 
 #: (GPU id, purchase price or None for the catalog default, label of the price) rows of the break-even table.
 BREAKEVEN_CASES: tuple[tuple[str, float | None, str], ...] = (

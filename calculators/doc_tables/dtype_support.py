@@ -11,9 +11,10 @@ Every cell comes from :mod:`calculators.dtype_support` and the catalog's ``compu
 from __future__ import annotations
 
 from calculators.catalog.gpus import GPU
+from calculators.columns import Column
 from calculators.doc_tables.hardware import ordered_gpus, yes_no
 from calculators.dtype_support import FORMATS, MPS_TRAINING_LIMITS, TENSORRT_RTX, TRANSFORMER_ENGINE, runs_natively
-from calculators.tables import Column, Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 
 
 def _capability_source(gpu: GPU) -> str:

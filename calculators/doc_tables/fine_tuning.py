@@ -14,22 +14,14 @@ from typing import Any
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON, get_model, get_model_record
+from calculators.columns import Column, decimal_column, gib_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.fit import fit_verdict
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weights import weight_bytes
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    decimal_column,
-    declared_tables,
-    gib_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
 #: Representative catalog models for each size class of the vendor's tables.

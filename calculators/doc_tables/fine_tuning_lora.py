@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON, get_model
+from calculators.columns import Column, decimal_column, gib_column
 from calculators.doc_tables.fine_tuning import (
     METHODS,
     OVERHEAD,
@@ -32,16 +33,7 @@ from calculators.dtypes import DType
 from calculators.memory.lora import lora_parameters
 from calculators.memory.training import training_memory
 from calculators.memory.weights import quantized_bytes_per_element, weight_bytes
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    decimal_column,
-    declared_tables,
-    gib_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
 LORA_MODEL = "llama-3-8b"

@@ -17,16 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import fields
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    declared_tables,
-    gb_column,
-    gib_column,
-    number_column,
-    table,
-)
+from calculators.columns import Column, gb_column, gib_column, number_column
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gb, gib
 
 SEGMENTS = ("consumer", "workstation", "datacenter", "apple")

@@ -14,21 +14,13 @@ from __future__ import annotations
 from calculators.catalog.gpus import GPU, all_gpus
 from calculators.catalog.models import all_models
 from calculators.catalog.usable_memory import usable_memory_bytes, usable_memory_record
+from calculators.columns import Column, gib_column, number_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.doc_tables.hardware import catalog_as_of, ordered_gpus
 from calculators.dtype_support import on_gpu
 from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
 from calculators.memory.overhead import overhead_assumptions
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    declared_tables,
-    gib_column,
-    number_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
 #: The two jobs of the fit table, passed unchanged to fit_inference / fit_training.

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.models import READ_ON, all_models, get_model, get_model_record
+from calculators.columns import Column, gib_column
 from calculators.fit import fit_inference
 from calculators.memory.inference import inference_memory, kv_cache_bytes, kv_cache_bytes_per_token
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import Column, Table, TableFunction, computed_by, declared_tables, gib_column, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import KIB, gib
 
 CATALOG = f"model catalog as of {READ_ON}"

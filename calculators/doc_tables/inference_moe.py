@@ -11,21 +11,13 @@ True
 from __future__ import annotations
 
 from calculators.catalog.models import all_models, get_model
+from calculators.columns import Column, gib_column, number_column
 from calculators.doc_tables.inference import CATALOG, billions, kib, model_name, total_bytes_assumption, with_commas
 from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory, kv_cache_bytes_per_token
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    declared_tables,
-    gib_column,
-    number_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import KIB, gib
 
 

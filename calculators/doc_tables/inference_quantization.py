@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import all_models, get_model
+from calculators.columns import Column, decimal_column, gib_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.doc_tables.inference import (
     BATCH_CONTEXT,
@@ -28,16 +29,7 @@ from calculators.fit import fit_inference
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
 from calculators.model import ModelSpec
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    decimal_column,
-    declared_tables,
-    gib_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
 #: Weight storage formats the quantization tables compare.

@@ -10,21 +10,11 @@ from __future__ import annotations
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import all_interconnects, get_interconnect
 from calculators.catalog.models import READ_ON, get_model, get_model_record
+from calculators.columns import Column, decimal_column, gb_column, gib_column, number_column
 from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    decimal_column,
-    declared_tables,
-    gb_column,
-    gib_column,
-    number_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gb
 
 MODEL = "llama-3-8b"

@@ -14,6 +14,7 @@ activations. Memory is in GiB (2^30 bytes) with two decimals unless a column say
 from __future__ import annotations
 
 from calculators.catalog.models import READ_ON, get_model
+from calculators.columns import Column, decimal_column, gib_column
 from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory
 from calculators.memory.optimizers import optimizer_bytes
@@ -27,16 +28,7 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, training_setup
 from calculators.model import ModelSpec
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    decimal_column,
-    declared_tables,
-    gib_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import MIB, gib
 
 PHASE_LETTER = {"forward": "f", "backward": "b", "optimizer": "o", "prefill": "p", "decode": "d"}

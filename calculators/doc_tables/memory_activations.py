@@ -12,6 +12,7 @@ column says MiB or KiB.
 from __future__ import annotations
 
 from calculators.catalog.models import get_model
+from calculators.columns import Column, decimal_column, gib_column, number_column, percent_column
 from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, describe_job, phase_cell
 from calculators.dtypes import DType
 from calculators.memory.activations import (
@@ -21,18 +22,7 @@ from calculators.memory.activations import (
 )
 from calculators.memory.training import activation_layout, training_memory
 from calculators.memory.training_inputs import training_setup
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    decimal_column,
-    declared_tables,
-    gib_column,
-    number_column,
-    percent_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import MIB, signed_percent
 
 #: Training configurations whose per-layer activations the activations page lists.

@@ -11,11 +11,12 @@ from :func:`calculators.memory.training.training_memory`; memory is in GiB (2^30
 from __future__ import annotations
 
 from calculators.catalog.models import get_model
+from calculators.columns import Column, decimal_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, phase_cell, trainable_bytes_per_element
 from calculators.memory.optimizers import OPTIMIZER_FORMULAS, OPTIMIZERS, optimizer_bytes
 from calculators.memory.training import training_memory
-from calculators.tables import Column, Table, TableFunction, computed_by, decimal_column, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
 PRECISION_GROUPS = (("fp32", "fp32"), ("bf16-mixed / fp16-mixed", "bf16-mixed"), ("bf16 / fp16", "bf16"))

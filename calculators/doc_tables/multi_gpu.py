@@ -11,21 +11,13 @@ from typing import Any
 
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import READ_ON, get_model, model_name
+from calculators.columns import Column, gb_column, gib_column
 from calculators.doc_tables.fine_tuning import fit_cell
 from calculators.fit import fit_training, fit_verdict
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    declared_tables,
-    gb_column,
-    gib_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gb, gib
 
 #: The two models of the ZeRO tables: a 7-8B and a 70B.

@@ -14,6 +14,7 @@ from calculators.catalog.gpus import _READ as GPU_CATALOG_READ
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON as MODEL_CATALOG_READ
 from calculators.catalog.models import get_model, model_name
+from calculators.columns import Column, decimal_column, gib_column, number_column
 from calculators.performance.batching import batching_utilisation, uniform_lengths
 from calculators.performance.inference_speed import (
     DEFAULT_BANDWIDTH_EFFICIENCY,
@@ -24,17 +25,7 @@ from calculators.performance.inference_speed import (
 )
 from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY, TRT_LLM
 from calculators.performance.serving_load import ServingLoad, serving_load
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    decimal_column,
-    declared_tables,
-    gib_column,
-    number_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"

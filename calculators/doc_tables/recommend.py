@@ -11,10 +11,11 @@ from __future__ import annotations
 from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
+from calculators.columns import Column, gib_column, number_column
 from calculators.fit import fit_verdict
 from calculators.memory.training import training_memory
 from calculators.recommend import GPU_COUNTS, Recommendation, Workload, recommend
-from calculators.tables import Column, Table, TableFunction, gib_column, number_column
+from calculators.tables import Table, TableFunction
 
 #: Rows shown per workload table (the cheapest per unit of work first).
 SHOWN = 10

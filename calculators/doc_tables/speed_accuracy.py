@@ -15,9 +15,10 @@ from collections import Counter
 
 from calculators import speed_accuracy
 from calculators.catalog.engines import COMPUTE_KEYS, POOLED, Fitted, all_engines
+from calculators.columns import Column, decimal_column
 from calculators.memory.weight_formats import FORMAT_IDS, weight_format
 from calculators.speed_accuracy.data import CATEGORY_TITLES, load_figures
-from calculators.tables import Column, Table, TableFunction, decimal_column, declared_tables, table
+from calculators.tables import Table, TableFunction, declared_tables, table
 
 DATASET = "tests/data/published_speed"
 METHOD = ("leave-one-source-out: each figure is estimated with every fitted constant refitted without the "

@@ -17,6 +17,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.prices import all_offers
 from calculators.catalog.storage import all_storage
+from calculators.columns import Column, decimal_column, gb_column, gib_column, number_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import weight_bytes
@@ -26,17 +27,7 @@ from calculators.system import (
     EXAMPLE_ONE_GPU_SAMPLES_PER_S,
     EXAMPLE_SAMPLES_PER_S,
 )
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    decimal_column,
-    declared_tables,
-    gb_column,
-    gib_column,
-    number_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import gb, gib
 
 #: Single-thread decode rates (images/s) measured by Iglovikov and Kosarevsky (arXiv:2605.08731,

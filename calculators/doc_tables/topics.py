@@ -17,21 +17,11 @@ from calculators.catalog.models import get_model, model_name
 from calculators.catalog.prices import EDITION, median_cloud_usd_per_gpu_hour, offers_for
 from calculators.catalog.storage import get_storage
 from calculators.checkpoint import checkpoint_bytes, read_seconds
+from calculators.columns import Column, gb_column, gib_column, number_column, percent_column
 from calculators.memory.inference import kv_cache_bytes
 from calculators.memory.weights import weight_bytes
 from calculators.serving import chunked_prefill, offload_seconds, prefix_sharing
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    declared_tables,
-    gb_column,
-    gib_column,
-    number_column,
-    percent_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 
 #: Recipes of the checkpoint table: (label, checkpoint_bytes keyword arguments).
 RECIPES: tuple[tuple[str, dict[str, Any]], ...] = (

@@ -15,22 +15,13 @@ from calculators.catalog.gpus import _READ as GPU_CATALOG_READ
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON as MODEL_CATALOG_READ
 from calculators.catalog.models import get_model, model_name
+from calculators.columns import Column, decimal_column, number_column, percent_column
 from calculators.performance.published import NEMO, TRAINING_RUNS, TRAINING_THROUGHPUT
 from calculators.performance.training_time import implied_mfu, training_flops_per_token, training_time
 from calculators.catalog.utilisation import ridge_tokens
 from calculators.performance.utilisation import DEFAULT_FIT, FP8_REFERENCE, predicted_utilisation
 from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, load, scored_figures
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    decimal_column,
-    declared_tables,
-    number_column,
-    percent_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"

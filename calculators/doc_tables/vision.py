@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.vision_models import all_vision_models, get_vision_model
+from calculators.columns import Column, decimal_column, gb_column, gib_column, number_column
 from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.vision import (
     RECIPE_OPTIMIZER,
@@ -17,18 +18,7 @@ from calculators.memory.vision import (
     vision_training_memory,
     vit_tokens,
 )
-from calculators.tables import (
-    Column,
-    Table,
-    TableFunction,
-    computed_by,
-    decimal_column,
-    declared_tables,
-    gb_column,
-    gib_column,
-    number_column,
-    table,
-)
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import MIB, gib
 
 BATCHES = (32, 64, 128, 256)

@@ -1,0 +1,84 @@
+"""Typed columns of the generated tables: a header, how a raw value becomes its cell, and an alignment.
+
+A page's table function builds its rows from raw numbers (bytes, counts, fractions) and
+declares its columns once; :meth:`calculators.tables.Table.of` formats every row through them,
+so each column rounds the same way in every row. A column formats with :mod:`calculators.units`,
+the one place a quantity becomes text.
+
+>>> from calculators.tables import Table
+>>> table = Table.of((Column("model"), gib_column("weights GiB"), percent_column("share")),
+...                  [("a", 16 * 2**30, 0.25)], caption="Demo.")
+>>> table.rows, table.align
+((('a', '16.00', '25 %'),), ('l', 'r', 'r'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.units import gb, gib, number, percent
+
+
+@dataclass(frozen=True)
+class Column:
+    """A typed column of a generated table: its header, how a raw value becomes its cell, its alignment.
+
+    The rows of :meth:`Table.of` hold raw numbers; each column formats its values once, the
+    same way in every row (fixed rounding per column).
+    """
+
+    name: str
+    text: Callable[[Any], str] = str
+    align: str = "l"
+
+
+def gib_column(name: str, digits: int = 2, *, missing: str = "-", grouped: bool = False) -> Column:
+    """A right-aligned column of bytes shown as GiB with ``digits`` decimals, no thousands separator
+    unless ``grouped``; ``None`` (a term the row does not have) reads ``missing``.
+
+    >>> [gib_column("GiB", 1).text(value) for value in (1.5 * 2**30, None)], gib_column("GiB", grouped=True).text(2**40)
+    (['1.5', '-'], '1,024.00')
+    """
+    return Column(name, lambda value: missing if value is None else gib(value, digits, grouped=grouped), "r")
+
+
+def gb_column(name: str, digits: int = 1, *, grouped: bool = True, missing: str = "-") -> Column:
+    """A right-aligned column of bytes (or bytes/s) shown as decimal GB with ``digits`` decimals
+    (:func:`~calculators.units.gb`), with thousands separators unless ``grouped`` is False;
+    ``None`` (unknown) reads ``missing``.
+
+    >>> gb_column("GB/s").text(1800e9), gb_column("GB/s", 0, grouped=False).text(1800e9), gb_column("GB/s").text(None)
+    ('1,800.0', '1800', '-')
+    """
+    return Column(name, lambda value: missing if value is None else gb(value, digits, grouped=grouped), "r")
+
+
+def number_column(name: str, digits: int = 0, *, missing: str = "-") -> Column:
+    """A right-aligned column of numbers with thousands separators and ``digits`` decimals
+    (:func:`~calculators.units.number`); ``None`` (unknown) reads ``missing``.
+
+    >>> number_column("tokens").text(8192), number_column("tokens/s", 1).text(1234.56), number_column("W").text(None)
+    ('8,192', '1,234.6', '-')
+    """
+    return Column(name, lambda value: missing if value is None else number(value, digits), "r")
+
+
+def percent_column(name: str, digits: int = 0) -> Column:
+    """A right-aligned column of fractions shown as percentages with ``digits`` decimals, no thousands separator
+    (signed errors: :func:`~calculators.units.signed_percent` as the column's formatter).
+
+    >>> percent_column("saving").text(0.25), percent_column("median error", 1).text(0.0123)
+    ('25 %', '1.2 %')
+    """
+    return Column(name, lambda value: percent(value, digits), "r")
+
+
+def decimal_column(name: str, digits: int = 1) -> Column:
+    """A right-aligned column of plain numbers with ``digits`` decimals, no thousands separator.
+
+    >>> decimal_column("ratio", 2).text(1 / 3)
+    '0.33'
+    """
+    return Column(name, lambda value: number(value, digits, grouped=False), "r")
