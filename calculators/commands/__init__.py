@@ -34,7 +34,9 @@ from typing import Any
 
 from calculators.validate import AUTO, default_of, none_if_auto
 from calculators.widgets.fields import Field
-from calculators.widgets.registry import CUSTOM_GPU_NAMES, Calculator, calculator_names, get_calculator
+from calculators.widgets.calculator import Calculator
+from calculators.widgets.inputs import CUSTOM_GPU_NAMES
+from calculators.widgets.registry import calculator_names, get_calculator
 
 #: Why a custom GPU's numbers are form inputs only.
 _CUSTOM_GPU_WHY = "a custom GPU's numbers: the command line spells them in one --gpu custom:memory_gb=N,... or mac:GB"

@@ -21,7 +21,7 @@ from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
 from calculators.config_input import MAX_CONFIG_BYTES
 from calculators.widgets.fields import NONE, NONE_SPELLINGS, Field, Value
-from calculators.widgets.registry import Calculator
+from calculators.widgets.calculator import Calculator
 
 #: Shown under the result until the browser has recomputed it.
 STATIC_STATUS = "Computed for the inputs shown when this page was built; change any input to recompute."

@@ -1,9 +1,9 @@
-"""The named calculators a page can embed: their fields, compute functions and renderers.
+"""The named calculators a page can embed: the memory calculators here, the others from the plugins.
 
-Each :class:`Calculator` ties form fields (declared once, with ranges and choices taken
-from the engine) to a compute function over checked values and a renderer of its
-result. The build, the browser (through :mod:`calculators.widgets.api`) and the tests
-all go through :func:`get_calculator`.
+Each :class:`~calculators.widgets.calculator.Calculator` ties form fields (declared once,
+with ranges and choices taken from the engine) to a compute function over checked values
+and a renderer of its result. The build, the browser (through :mod:`calculators.widgets.api`),
+the command line (:mod:`calculators.commands`) and the tests all go through :func:`get_calculator`.
 
 >>> {'fit', 'inference-memory', 'kv-cache', 'training-memory'} <= set(calculator_names())
 True
@@ -21,15 +21,12 @@ import dataclasses
 import functools
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from calculators.catalog.custom_gpu import MAX_BANDWIDTH_GBPS, MAX_MEMORY_GB, MIN_FIGURE, CustomGPU, resolve_gpu
-from calculators.catalog.gpus import GPU, all_gpus, get_gpu
-from calculators.catalog.models import all_models
+from calculators.catalog.custom_gpu import CustomGPU
+from calculators.catalog.gpus import GPU, all_gpus
 from calculators.catalog.usable_memory import usable_memory_bytes
-from calculators.config_input import load_config_text
 from calculators.dtype_support import UnsupportedFormatError, on_gpu, serving_notes, sixteen_bit, training_notes
 from calculators.errors import InputError, UnknownNameError
 from calculators.fit import FitResult, fit_inference, fit_training
@@ -37,284 +34,28 @@ from calculators.memory import inference, training, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.weights import weight_bytes
-from calculators.model import ModelSpec
-from calculators.model_config import spec_from_config
-from calculators.widgets.fields import (
-    Field,
-    Value,
-    bool_field,
-    choice_field,
-    cli_field,
-    config_field,
-    default_of,
-    float_field,
-    int_field,
-    text_field,
+from calculators.widgets.calculator import Calculator
+from calculators.widgets.fields import Field, bool_field, choice_field, cli_field, default_of, int_field, text_field
+from calculators.widgets.inputs import (
+    CUSTOM_GPU_NAMES,
+    GPU_HELP,
+    Values,
+    custom_gpu_fields,
+    gpu_field,
+    gpu_from_values,
+    model_config_field,
+    model_field,
+    model_spec,
 )
-from calculators.widgets.views import (
-    FitView,
-    KVCacheView,
-    MemoryView,
-    config_echo_html,
-    fit_html,
-    kv_cache_html,
-    memory_html,
-)
+from calculators.widgets.views import FitView, KVCacheView, MemoryView, fit_html, kv_cache_html, memory_html
 
-#: The ``model`` choice that reads the shapes from a pasted or uploaded ``config.json``.
-CUSTOM = "custom"
-#: Model and GPU the widgets open with (any catalog ids work).
-DEFAULT_MODEL = "llama-3-8b"
-DEFAULT_GPU = "h100-sxm"
-#: The GPU choices that reveal :func:`custom_gpu_fields`.
-CUSTOM_GPU = "custom"
-MAC_GPU = "mac"
 #: Why a memory form's GPU is not an engine input (:attr:`Calculator.own_defaults`).
 CHART_GPU = "the GPU the chart draws and whose formats are checked; memory does not depend on it"
-#: The names of :func:`custom_gpu_fields` (a test checks the two agree).
-CUSTOM_GPU_NAMES = ("gpu_memory_gb", "gpu_bandwidth_gbps", "gpu_bf16_tflops", "gpu_fp16_tflops", "gpu_fp8_tflops",
-                    "gpu_compute_capability", "gpu_usable_gb", "mac_memory_gb", "mac_bandwidth_gbps")
 #: Inputs that are not an engine's settings: the model, its config.json, the GPU, the fit calculator's job.
 _NOT_SETTINGS = frozenset(("model", "config", "gpu", "job", *CUSTOM_GPU_NAMES))
 #: Upper bound of ``grad_accumulation`` in :func:`~calculators.memory.training_inputs.training_setup`
 #: (not exported there; a test checks the two agree).
 MAX_GRAD_ACCUMULATION = 1 << 20
-
-Values = Mapping[str, Value]
-
-
-@dataclass(frozen=True)
-class Calculator:
-    """A calculator a page can embed.
-
-    Attributes:
-        name: the id used in ``<!-- widget: NAME -->`` and ``data-calculator``.
-        title: heading shown above the form.
-        fields: the inputs, in form order.
-        compute: takes :meth:`values` (checked, engine-ready) and returns a view.
-        render: turns that view into an HTML fragment.
-        aliases: engine argument -> the form input that feeds it, where their names differ
-            (an engine error is shown next to that input).
-        engines: the engine functions whose keywords the inputs feed; an input is named after
-            its keyword (or in ``aliases``) and reads its default from their signatures
-            (:func:`~calculators.widgets.fields.default_of`).
-        own_defaults: input -> why its default is not read from ``engines``: the engine has
-            none, the form deliberately opens elsewhere, or the input feeds no engine keyword.
-            ``tests/tools/test_faces_agree.py`` checks every other input against the engine.
-        command: the ``mlhw`` subcommand built from these fields (:mod:`calculators.commands`);
-            empty: none.
-        cli_fields: options of that subcommand the form lacks (each named, with its reason, in
-            :data:`calculators.commands.CLI_ONLY`); the form's inputs it lacks are in ``FORM_ONLY``.
-    """
-
-    name: str
-    title: str
-    fields: tuple[Field, ...]
-    compute: Callable[[Values], Any]
-    render: Callable[[Any], str]
-    aliases: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    engines: tuple[Callable[..., Any], ...] = ()
-    own_defaults: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    command: str = ""
-    cli_fields: tuple[Field, ...] = ()
-
-    def field(self, name: str) -> Field:
-        """The field called ``name``; raises :class:`InputError` naming it otherwise."""
-        for item in self.fields:
-            if item.name == name:
-                return item
-        raise UnknownNameError(name, name, [item.name for item in self.fields])
-
-    def values(self, raw: Mapping[str, object]) -> dict[str, Value]:
-        """Check form values (strings) and return engine-ready values; absent ones take the default.
-
-        Fields hidden by ``show_when`` take their default, so a bad value left in a hidden
-        input does not block the visible ones.
-        """
-        names = [item.name for item in self.fields]
-        for key in raw:
-            if key not in names:
-                raise InputError(str(key), raw[key], f"an input of {self.name}: {', '.join(names)}")
-        chosen = {item.name: raw.get(item.name) for item in self.fields}
-        values: dict[str, Value] = {}
-        for item in self.fields:
-            if item.show_when is not None:
-                other, wanted = item.show_when
-                if str(chosen.get(other, self.field(other).default)) not in wanted.split("|"):
-                    values[item.name] = item.default
-                    continue
-            values[item.name] = item.check(chosen[item.name])
-        return values
-
-    def run(self, raw: Mapping[str, object]) -> str:
-        """Check ``raw``, compute and render: the HTML of the result.
-
-        A custom model's result opens with what was read from its config.json
-        (:func:`~calculators.widgets.views.config_echo`), for every calculator alike.
-        """
-        values = self.values(raw)
-        html = self.render(self.compute(values))
-        if values.get("model") == CUSTOM and "config" in values:
-            html = config_echo_html(model_spec(values)) + html
-        return html
-
-
-# --------------------------------------------------------------------------- shared fields
-#: The command line's help of a ``--model`` option.
-MODEL_HELP = "catalog id (see 'mlhw models') or path to config.json"
-#: The command line's help of a ``--gpu`` option that takes any GPU.
-GPU_HELP = "GPU id (see 'mlhw gpus'), custom:memory_gb=N,bandwidth_gbps=N,bf16_tflops=N,... or mac:GB"
-
-
-def _model_field() -> Field:
-    records = all_models()
-    return choice_field(
-        "model", "Model", default=DEFAULT_MODEL,
-        choices=[record.id for record in records] + [CUSTOM],
-        labels=[record.name for record in records] + ["Custom: paste or upload a config.json"],
-        help="A catalogued model, or your own Hugging Face config.json.").option(MODEL_HELP, required=True)
-
-
-def _config_field() -> Field:
-    return config_field(
-        "config", "config.json", show_when=("model", CUSTOM),
-        help="Paste the text of a Hugging Face config.json or choose the file; it stays on this computer.")
-
-
-def gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.", *, default: str = DEFAULT_GPU,
-              custom: bool = False, mac: bool = True) -> Field:
-    """The shared "GPU" field (every catalog GPU, labelled with its memory), for any calculator.
-
-    ``custom=True`` adds a "Custom GPU" choice (and a "Mac" one unless ``mac=False``); the
-    calculator then takes :func:`custom_gpu_fields` too and reads the GPU with :func:`gpu_from_values`.
-    """
-    gpus = all_gpus()
-    choices, labels = [gpu.id for gpu in gpus], [f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus]
-    if custom:
-        choices.append(CUSTOM_GPU)
-        labels.append("Custom GPU: enter its memory, bandwidth and TFLOPS")
-        if mac:
-            choices.append(MAC_GPU)
-            labels.append("Mac (Apple silicon): enter its unified memory")
-    return choice_field("gpu", "GPU", default=default, choices=choices, labels=labels, help=help)
-
-
-#: The catalog GPUs whose figures a "Custom GPU" and a "Mac" start from (the reader overwrites them).
-CUSTOM_START, MAC_START = "rtx-4090", "m4-max"
-
-
-def custom_gpu_fields(*, mac: bool = True) -> tuple[Field, ...]:
-    """The numbers of a "Custom GPU" or a "Mac", shown only when that choice of the GPU field is made.
-
-    They start from a catalog GPU's figures (:data:`CUSTOM_START`, :data:`MAC_START`), said in the help.
-    """
-    start, apple = get_gpu(CUSTOM_START), get_gpu(MAC_START)
-    custom, mac_shown = ("gpu", CUSTOM_GPU), ("gpu", MAC_GPU)
-    blank = "Leave blank if unknown."
-
-    def tflops(value: float | None) -> str:
-        return "" if value is None else f"{value / 1e12:g}"
-
-    fields = (
-        float_field("gpu_memory_gb", "GPU memory", default=start.memory_gib, minimum=MIN_FIGURE, maximum=MAX_MEMORY_GB,
-                    unit="GiB", show_when=custom,
-                    help=f"Starts at the {start.name}'s figures. As the vendor's 'GB' (memory chips come in GiB)."),
-        float_field("gpu_bandwidth_gbps", "Memory bandwidth", default=start.memory_bandwidth_bytes_per_s / 1e9,
-                    minimum=MIN_FIGURE, maximum=MAX_BANDWIDTH_GBPS, unit="GB/s", show_when=custom),
-        text_field("gpu_bf16_tflops", "Dense BF16 TFLOPS", default=tflops(start.bf16_dense_flop_per_s),
-                   show_when=custom, help="Dense, not the 'with sparsity' headline. " + blank),
-        text_field("gpu_fp16_tflops", "Dense FP16 TFLOPS", default=tflops(start.fp16_dense_flop_per_s),
-                   show_when=custom, help=blank),
-        text_field("gpu_fp8_tflops", "Dense FP8 TFLOPS", default=tflops(start.fp8_dense_flop_per_s),
-                   show_when=custom, help=blank),
-        text_field("gpu_compute_capability", "CUDA compute capability", default=start.compute_capability or "",
-                   show_when=custom, help="e.g. 8.9; decides bf16/fp8 support. " + blank),
-        text_field("gpu_usable_gb", "Usable memory (GiB)", default="", show_when=custom,
-                   help="torch.cuda.mem_get_info() total. Blank: the H100's measured share of the capacity."),
-    )
-    if not mac:
-        return fields
-    return fields + (
-        float_field("mac_memory_gb", "Unified memory", default=64.0, minimum=MIN_FIGURE, maximum=MAX_MEMORY_GB, unit="GB",
-                    show_when=mac_shown, help="The GPU gets macOS's default share: 2/3 up to 36 GB, 3/4 above."),
-        text_field("mac_bandwidth_gbps", "Memory bandwidth (GB/s)",
-                   default=f"{apple.memory_bandwidth_bytes_per_s / 1e9:g}", show_when=mac_shown,
-                   help=f"Starts at the {apple.name}'s figure; Apple lists it per chip. Blank: memory answers only."),
-    )
-
-
-def gpu_from_values(values: Values) -> GPU:
-    """The GPU chosen in ``values``: a catalog GPU, or the custom GPU or Mac its numbers describe.
-
-    Errors name the form input (``gpu_bf16_tflops``), which the page shows by its label.
-    """
-    choice = str(values["gpu"])
-    if choice not in (CUSTOM_GPU, MAC_GPU):
-        return get_gpu(choice)
-
-    def optional(name: str) -> str | None:
-        text = str(values.get(name, "")).strip()
-        return text or None
-
-    if choice == MAC_GPU:
-        pairs = {"memory_gb": f"{float(values['mac_memory_gb']):g}", "bandwidth_gbps": optional("mac_bandwidth_gbps")}
-        prefix, form = "mac:", {"memory_gb": "mac_memory_gb", "bandwidth_gbps": "mac_bandwidth_gbps"}
-    else:
-        pairs = {"memory_gb": f"{float(values['gpu_memory_gb']):g}",
-                 "bandwidth_gbps": f"{float(values['gpu_bandwidth_gbps']):g}",
-                 **{key: optional(f"gpu_{key}") for key in ("bf16_tflops", "fp16_tflops", "fp8_tflops",
-                                                            "compute_capability", "usable_gb")}}
-        prefix, form = "custom:", {key: f"gpu_{key}" for key in pairs}
-    for key, text in pairs.items():
-        if text is not None and ("," in text or "=" in text):
-            raise InputError(form[key], text, "a number")
-    description = prefix + ",".join(f"{key}={text}" for key, text in pairs.items() if text is not None)
-    try:
-        return resolve_gpu(description)
-    except InputError as error:
-        raise error.renamed(form.get(error.field, "gpu")) from None
-
-
-
-
-def model_field() -> Field:
-    """The shared "Model" field (catalog ids plus ``custom``), for plugin calculators."""
-    return _model_field()
-
-
-def model_config_field() -> Field:
-    """The shared config.json field shown for a ``custom`` model, for plugin calculators."""
-    return _config_field()
-
-
-def model_spec(values: Values) -> ModelSpec:
-    """The model chosen in ``values``: a catalog entry, or the shapes of the pasted config."""
-    if values["model"] == CUSTOM:
-        return spec_from_config_text(str(values.get("config", "")))
-    from calculators.catalog.models import get_model
-
-    return get_model(str(values["model"]))
-
-
-def spec_from_config_text(text: str) -> ModelSpec:
-    """Parse the text of a ``config.json``; errors name ``config`` or ``config.<key>``.
-
-    >>> spec_from_config_text('{"model_type": "llama"')
-    Traceback (most recent call last):
-    ...
-    calculators.errors.ConfigError: config.json: got "line 1 column 23: Expecting ',' delimiter"; expected valid JSON ...
-    """
-    if not text.strip():
-        raise InputError("config", "", "the text of a Hugging Face config.json (paste it or choose the file)")
-    data = load_config_text(text)  # within calculators.config_input's limits; never a path
-    name = data.get("_name_or_path")
-    if not isinstance(name, str) or not name.strip():
-        # No name in the file: say what it is (its architecture) rather than "Custom model".
-        architectures = data.get("architectures")
-        kind = architectures[0] if isinstance(architectures, list) and architectures and isinstance(
-            architectures[0], str) else data.get("model_type")
-        name = f"Custom {kind}" if isinstance(kind, str) and kind.strip() else "Custom model"
-    return spec_from_config(data, name=name.strip()[:80])
 
 
 # --------------------------------------------------------------------------- training
@@ -386,7 +127,7 @@ def _base_dtype_field(show_when: tuple[str, str] | None = None) -> Field:
 
 
 def _training_fields() -> tuple[Field, ...]:
-    return (_model_field(), _config_field(), gpu_field(custom=True), *custom_gpu_fields(), *_training_inputs())
+    return (model_field(), model_config_field(), gpu_field(custom=True), *custom_gpu_fields(), *_training_inputs())
 
 
 def engine_settings(fields: Sequence[Field], values: Values) -> dict[str, Any]:
@@ -472,7 +213,7 @@ def _kv_fields() -> tuple[Field, ...]:
         return default_of(inference.inference_setup, name)
 
     return (
-        _model_field(), _config_field(), gpu_field(custom=True), *custom_gpu_fields(),
+        model_field(), model_config_field(), gpu_field(custom=True), *custom_gpu_fields(),
         choice_field("kv_dtype", "KV cache", choices=inference.KV_DTYPES,
                      default=default_of(inference.kv_cache_bytes, "kv_dtype")),
         int_field("batch", "Batch", default=default("batch"), maximum=inference.MAX_BATCH,
@@ -509,7 +250,7 @@ def _fit_fields() -> tuple[Field, ...]:
     shared = ("batch", "attention", "allocator")
     when = {job: ("job", job) for job in FIT_JOBS}
     return (
-        _model_field(), _config_field(),
+        model_field(), model_config_field(),
         choice_field("job", "Job", choices=FIT_JOBS, default=FIT_JOBS[0]),
         gpu_field("Highlighted in the table and drawn on the chart.", custom=True).option(
             f"{GPU_HELP}; default: every GPU in the catalog"),
@@ -570,7 +311,7 @@ def _build() -> dict[str, Calculator]:
         Calculator("training-memory", "Training memory", _training_fields(), _compute_training, memory_html,
                    engines=(training_inputs.training_setup,), own_defaults={"gpu": CHART_GPU}, command="train",
                    cli_fields=(_base_dtype_field(),)),
-        Calculator("inference-memory", "Inference memory", (_model_field(), _config_field(), gpu_field(custom=True),
+        Calculator("inference-memory", "Inference memory", (model_field(), model_config_field(), gpu_field(custom=True),
                                                              *custom_gpu_fields(),
                                                             *_inference_fields()), _compute_inference, memory_html,
                    engines=(inference.inference_setup,), own_defaults={"gpu": CHART_GPU}, command="infer"),

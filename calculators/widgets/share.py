@@ -27,7 +27,8 @@ from typing import Any
 from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
 from calculators.widgets.fields import NONE_SPELLINGS, Field, Value
-from calculators.widgets.registry import Calculator, get_calculator
+from calculators.widgets.calculator import Calculator
+from calculators.widgets.registry import get_calculator
 
 #: The longest config.json text a record carries (characters); a longer one is summarised.
 MAX_CONFIG_CHARS = 8192

@@ -36,7 +36,9 @@ from calculators.memory.training_inputs import MAX_SEQ, training_setup
 from calculators.parallel.step import step_communication
 from calculators.validate import AUTO, none_if_auto
 from calculators.widgets.fields import float_field, int_field
-from calculators.widgets.registry import Calculator, calculator_names, custom_gpu_fields, get_calculator
+from calculators.widgets.calculator import Calculator
+from calculators.widgets.inputs import custom_gpu_fields
+from calculators.widgets.registry import calculator_names, get_calculator
 
 Engines = tuple[Callable[..., Any], ...]
 

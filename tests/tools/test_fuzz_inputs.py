@@ -48,7 +48,8 @@ from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.widgets.api import INTERNAL_ERROR, compute_json
 from calculators.widgets.fields import NONE_SPELLINGS
-from calculators.widgets.registry import CUSTOM, calculator_names, get_calculator
+from calculators.widgets.inputs import CUSTOM
+from calculators.widgets.registry import calculator_names, get_calculator
 from calculators.model_config import spec_from_config
 
 #: Cases per face in the test run; ``python -m tests.tools.test_fuzz_inputs N`` runs N per face.

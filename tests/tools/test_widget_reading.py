@@ -21,7 +21,8 @@ from calculators.catalog.edition import catalog_as_of
 from calculators.widgets.api import compute_json, share_json, widget_html
 from calculators.widgets.fields import NONE, float_field
 from calculators.widgets.form import field_html
-from calculators.widgets.registry import CUSTOM, calculator_names, get_calculator, spec_from_config_text
+from calculators.widgets.inputs import CUSTOM, spec_from_config_text
+from calculators.widgets.registry import calculator_names, get_calculator
 from calculators.widgets.render import Bar, labelled_bars_svg, stacked_bar_svg
 from calculators.widgets.share import outputs_of, share_markdown, share_record
 

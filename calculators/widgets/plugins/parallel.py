@@ -20,14 +20,9 @@ from calculators.parallel.ring_link import GPUS_PER_NODE
 from calculators.parallel.step import AUTO, COMM_DTYPES, StepCommunication, step_communication
 from calculators.units import gib
 from calculators.widgets.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
-from calculators.widgets.registry import (
-    Calculator,
-    engine_settings,
-    get_calculator,
-    model_config_field,
-    model_field,
-    model_spec,
-)
+from calculators.widgets.calculator import Calculator
+from calculators.widgets.inputs import model_config_field, model_field, model_spec
+from calculators.widgets.registry import engine_settings, get_calculator
 from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
 
 

@@ -40,18 +40,17 @@ from calculators.widgets.fields import (
     int_field,
     tokens_field,
 )
-from calculators.widgets.registry import (
+from calculators.widgets.calculator import Calculator
+from calculators.widgets.inputs import (
     GPU_HELP,
-    Calculator,
     custom_gpu_fields,
-    engine_settings,
-    get_calculator,
     gpu_field,
     gpu_from_values,
     model_config_field,
     model_field,
     model_spec,
 )
+from calculators.widgets.registry import engine_settings, get_calculator
 from calculators.widgets.render import Bar, color, labelled_bars_svg, notes_html, paragraph, table_html
 
 DEFAULT_MODEL = "llama-3-8b"

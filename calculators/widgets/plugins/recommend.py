@@ -43,7 +43,8 @@ from calculators.widgets.fields import (
     int_field,
     tokens_field,
 )
-from calculators.widgets.registry import Calculator, model_config_field, model_field, model_spec
+from calculators.widgets.calculator import Calculator
+from calculators.widgets.inputs import model_config_field, model_field, model_spec
 from calculators.widgets.render import bars_svg, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]

@@ -28,7 +28,8 @@ from calculators.memory.vision import (
 )
 from calculators.units import gib
 from calculators.widgets.fields import Field, Value, choice_field, config_field, default_of, int_field
-from calculators.widgets.registry import DEFAULT_GPU, Calculator
+from calculators.widgets.calculator import Calculator
+from calculators.widgets.inputs import DEFAULT_GPU
 from calculators.widgets.render import chart_html, label, notes_html, paragraph, table_html
 from calculators.widgets.views import verdict_sentence
 
