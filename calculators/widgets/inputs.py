@@ -27,6 +27,8 @@ DEFAULT_GPU = "h100-sxm"
 #: The GPU choices that reveal :func:`custom_gpu_fields`.
 CUSTOM_GPU = "custom"
 MAC_GPU = "mac"
+#: Why the GPU of a form whose engine takes one without a default is not read from the engine.
+ENGINE_GPU = "the engine takes a GPU without a default; the form opens on DEFAULT_GPU"
 #: The names of :func:`custom_gpu_fields` (a test checks the two agree).
 CUSTOM_GPU_NAMES = ("gpu_memory_gb", "gpu_bandwidth_gbps", "gpu_bf16_tflops", "gpu_fp16_tflops", "gpu_fp8_tflops",
                     "gpu_compute_capability", "gpu_usable_gb", "mac_memory_gb", "mac_bandwidth_gbps")
@@ -119,6 +121,13 @@ def custom_gpu_fields(*, mac: bool = True) -> tuple[Field, ...]:
                    default=f"{apple.memory_bandwidth_bytes_per_s / 1e9:g}", show_when=mac_shown,
                    help=f"Starts at the {apple.name}'s figure; Apple lists it per chip. Blank: memory answers only."),
     )
+
+
+def model_and_gpu_fields(*, mac: bool = True) -> tuple[Field, ...]:
+    """The model (or its config.json) and a GPU the engine requires (a catalog GPU, a custom GPU, a Mac
+    unless ``mac=False``), with the custom GPU's numbers: the first inputs of a speed or time calculator."""
+    return (model_field(), model_config_field(),
+            gpu_field(help="", custom=True, mac=mac).option(GPU_HELP, required=True), *custom_gpu_fields(mac=mac))
 
 
 def gpu_from_values(values: Values) -> GPU:

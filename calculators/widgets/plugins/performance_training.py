@@ -1,0 +1,208 @@
+"""Widget of the Performance section's training-time page: ``training-time``.
+
+>>> from calculators.widgets.registry import get_calculator
+>>> "GPU-hours" in get_calculator("training-time").run({})
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.catalog.gpus import GPU
+from calculators.catalog.interconnects import interconnect_ids
+from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
+from calculators.errors import InputError
+from calculators.memory import training_inputs
+from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
+from calculators.parallel.step import AUTO
+from calculators.performance import training_time as train
+from calculators.units import gib
+from calculators.widgets.calculator import Calculator
+from calculators.widgets.fields import Field, bool_field, choice_field, default_of, float_field, int_field, tokens_field
+from calculators.widgets.inputs import ENGINE_GPU, Values, gpu_from_values, model_and_gpu_fields, model_spec
+from calculators.widgets.registry import engine_settings, get_calculator
+from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
+
+#: What the training-time form opens on where it does not read the engine's default (see TRAIN_OWN_DEFAULTS).
+TRAIN_TOKENS = 100 * 10**9
+TRAIN_GPUS = 8
+#: Inputs of the training-time form whose default is not read from the engine, and why.
+TRAIN_OWN_DEFAULTS = {
+    "gpu": ENGINE_GPU,
+    "tokens": "the engine takes no default token count; the form opens on TRAIN_TOKENS",
+    "gpus": "the form opens on one 8-GPU node (TRAIN_GPUS), where the chart of GPU counts starts to show "
+            "scaling; the engine's default is 1 GPU",
+}
+#: GPU counts the chart always draws (plus the one chosen).
+CHART_GPUS = (1, 8, 64, 512, 4096)
+
+
+@dataclass(frozen=True)
+class TrainView:
+    """One training-time estimate and the same run over a range of GPU counts."""
+
+    result: train.TrainingTime
+    gpu: GPU
+    by_gpus: tuple[tuple[int, train.TrainingTime], ...]
+
+
+def _train_fields() -> tuple[Field, ...]:
+    def default(name: str) -> Any:
+        return default_of(train.training_time, name)
+
+    return (
+        *model_and_gpu_fields(mac=False),  # training time needs a dense rate, which Apple does not publish
+        tokens_field("tokens", "Training tokens", default=TRAIN_TOKENS, maximum=train.MAX_TOKENS,
+                     help="A count as the command line takes it: 2T, 500B, 1e12.").option(
+            "training tokens: 2e12, 2T, 500B, 10M, 5k ...", required=True),
+        int_field("gpus", "GPUs", default=TRAIN_GPUS, maximum=training_inputs.MAX_GPUS).option("GPUs in the job"),
+        int_field("seq", "Sequence length", default=default("seq"), maximum=training_inputs.MAX_SEQ,
+                  unit="tokens").option("sequence length in tokens"),
+        int_field("batch", "Micro-batch", default=default("batch"), maximum=training_inputs.MAX_BATCH,
+                  unit="sequences",
+                  help="Sequences per micro-batch: small micro-batches leave the GPU under-used (fitted).").option(
+            "micro-batch per GPU, sequences"),
+        float_field("mfu", "Utilisation", default=0.0, minimum=0.0, maximum=1.0,
+                    none_label="The value fitted on published runs",
+                    help="Fraction of the dense rate the executed FLOPs reach.").option(
+            "utilisation of the executed FLOPs in (0, 1]; auto: fitted on published runs"),
+        choice_field("method", "Method", choices=training_inputs.METHODS, default=default("method"),
+                     help="LoRA/QLoRA freeze the base: 4·N instead of 6·N FLOPs per token, adapter gradients only."
+                     ).option(f"one of {', '.join(training_inputs.METHODS)} (lora/qlora: 4·N, frozen base)"),
+        bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
+                   help="Full recomputation: one more forward pass (8·N instead of 6·N for full training).").option(
+            "full activation recomputation"),
+        choice_field("qlora_weights", "QLoRA base format", choices=QLORA_WEIGHTS,
+                     labels=tuple(get_qlora_kernel(w).name for w in QLORA_WEIGHTS),
+                     default=default("qlora_weights"), advanced=True,
+                     help="QLoRA only. nf4: bitsandbytes, one dequantisation kernel per use; gptq-int4-g128: a GPTQ "
+                          "checkpoint through AutoGPTQ, unpacked in PyTorch operations (several times the bytes) "
+                          "and kept in 16 bits until the backward.").option(
+            f"QLoRA base format: {', '.join(QLORA_WEIGHTS)} (nf4: bitsandbytes; gptq-int4-g128: a GPTQ checkpoint "
+            "through AutoGPTQ, which dequantises in PyTorch operations and keeps the 16-bit weights for the backward)"),
+        int_field("lora_rank", "LoRA rank", default=default("lora_rank"), maximum=training_inputs.MAX_RANK,
+                  advanced=True, help="LoRA and QLoRA only: the adapters' rank r.").option(
+            "LoRA rank (lora/qlora only)"),
+        choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"), advanced=True,
+                     help="Which data-parallel collectives run (0 = DDP, 3 = FSDP full shard).").option(
+            "ZeRO stage 0-3 of the data-parallel communication"),
+        choice_field("interconnect", "Link between GPUs", choices=(AUTO, *interconnect_ids()),
+                     default=default("interconnect"), advanced=True,
+                     help="auto: the GPU's own link, 8 x InfiniBand NDR per node above 8 GPUs (assumed).").option(
+            "link id (see the interconnect catalog) or 'auto' for the GPU's own"),
+        choice_field("nic", "Link between nodes", choices=interconnect_ids(), default=default("nic"), advanced=True,
+                     help="The network link between nodes, used above one node.").option(
+            "network link between nodes (interconnect id)"),
+        int_field("nics_per_node", "NICs per node", default=default("nics_per_node"), maximum=64, advanced=True
+                  ).option("NICs per node"),
+        choice_field("precision", "Precision", choices=training_inputs.PRECISIONS, default=default("precision"),
+                     advanced=True,
+                     help="Picks the dense rate: fp32 uses the FP32 rate, the others the BF16/FP16 tensor rate."
+                     ).option(f"one of {', '.join(training_inputs.PRECISIONS)}"),
+        bool_field("fp8", "FP8 matmuls", default=default("fp8"), advanced=True,
+                   help="FP8 linear layers (Transformer Engine, torchao Float8): their GEMMs at the FP8 rate, "
+                        "attention and elementwise work in 16 bits.").option("matmuls in FP8 (Transformer Engine)"),
+        choice_field("framework", "Training framework", choices=training_framework_ids(),
+                     labels=tuple(get_training_framework(f).name for f in training_framework_ids()),
+                     default=default("framework"), advanced=True,
+                     help="megatron: Megatron-Core + Transformer Engine (NeMo, Megatron-Bridge), fitted to reach a "
+                          "higher utilisation; pytorch: FSDP-family frameworks (torchtitan, llm-foundry, torchtune, "
+                          "Hugging Face Trainer).").option(
+            f"training framework: {', '.join(training_framework_ids())} (megatron: Megatron-Core + Transformer "
+            "Engine, as NeMo and Megatron-Bridge; pytorch: FSDP-family frameworks)"),
+        choice_field("attention", "Attention kernel", choices=training_inputs.ATTENTIONS,
+                     default=default("attention"), advanced=True,
+                     help="sdpa and flash: a fused kernel (FlashAttention, Transformer Engine); eager: the model's own "
+                          "matmul-softmax-matmul, which writes and reads every layer's score matrix.").option(
+            f"attention kernel: {', '.join(training_inputs.ATTENTIONS)} (sdpa and flash: a fused kernel; eager: the "
+            "score matrix written and read, as transformers without FlashAttention)"),
+        int_field("tensor_parallel", "Tensor-parallel GPUs", default=default("tensor_parallel"),
+                  maximum=train.MAX_STAGES, advanced=True,
+                  help="GPUs splitting every layer (Megatron); adds four all-reduces per layer per micro-batch."
+                  ).option("tensor-parallel GPUs per model replica", flag="--tp"),
+        int_field("pipeline_parallel", "Pipeline stages", default=default("pipeline_parallel"),
+                  maximum=train.MAX_STAGES, advanced=True,
+                  help="Stages of the model; the bubble is (stages - 1) / micro-batches per step.").option(
+            "pipeline-parallel stages per model replica", flag="--pp"),
+        int_field("virtual_stages", "Interleaved chunks per GPU", default=default("virtual_stages"),
+                  maximum=train.MAX_STAGES, advanced=True,
+                  help="Interleaved pipeline: each GPU holds this many chunks, dividing the bubble by it.").option(
+            "interleaved pipeline chunks per GPU"),
+        int_field("grad_accumulation", "Micro-batches per step", default=default("grad_accumulation"),
+                  maximum=training_inputs.MAX_BATCH, advanced=True,
+                  help="Gradient accumulation: the pipeline's micro-batches per optimizer step.").option(
+            "micro-batches per optimizer step per replica; by default one, so the global batch is "
+            "GPUs / (tp x pp) x batch x seq tokens, stated in the output"),
+        tokens_field("global_batch_tokens", "Global batch", default=default("global_batch_tokens"),
+                     maximum=train.MAX_TOKENS, advanced=True, none_label="One micro-batch per replica",
+                     help="Tokens per optimizer step over the whole job (Llama 2 and 3 pre-trained at 4M and "
+                          "more); the micro-batches per step follow from it. Leave the micro-batches at 1.").option(
+            "tokens per optimizer step over the job (4M, 16M ...): sets the accumulation, so each step's gradient "
+            "communication is amortised as in pre-training (Llama 2: 4M; Llama 3: 4M-16M); auto: the one above"),
+        float_field("goodput", "Goodput", default=0.0, minimum=0.0, maximum=1.0, advanced=True,
+                    none_label="Fitted on published GPU-hours",
+                    help="Steady-state time over the whole run's time (restarts, checkpoints, evaluation); "
+                         "1 gives a steady-state time.").option(
+            "steady-state / whole-run time in (0, 1]; auto: fitted on published GPU-hours; 1 for a steady-state time"),
+    )
+
+
+def _compute_train(values: Values) -> TrainView:
+    spec, gpu = model_spec(values), gpu_from_values(values)
+    settings = engine_settings(get_calculator("training-time").fields, values)
+    del settings["gpus"]  # the chart varies it
+    result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
+    replica = result.tensor_parallel * result.pipeline_parallel
+    counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
+    runs = []
+    for n in counts:
+        try:
+            runs.append((n, train.training_time(spec, gpu, gpus=n, **settings)))
+        except InputError as error:
+            if error.field != "global_batch_tokens":  # a global batch too small for this many replicas: no bar
+                raise
+    return TrainView(result=result, gpu=gpu, by_gpus=tuple(runs))
+
+
+def _days(days: float) -> str:
+    return f"{days:,.2f} days" if days >= 1 else f"{days * 24:,.2f} hours"
+
+
+def train_html(view: TrainView) -> str:
+    """Summary, wall-clock time by GPU count (chart), the numbers (table) and assumptions."""
+    r = view.result
+    memory = r.memory_text().replace("memory per GPU: ", "Memory per GPU: ", 1)
+    time = (f"{r.model} on {r.tokens:,} tokens with {r.gpus:,} x {r.gpu}: {_days(r.days)} of wall clock, "
+            f"{r.gpu_hours:,.0f} GPU-hours, at MFU {r.mfu:.3g} (utilisation {r.utilisation:.3g} fitted on "
+            f"published runs unless given).")
+    summary = f"{memory}. {time}" if not r.fits else f"{time} {memory}."
+    bars = [Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus) for n, run in view.by_gpus]
+    chart = labelled_bars_svg(bars, title="Wall-clock time by GPU count (same utilisation; communication that compute "
+                                 "cannot hide added)")
+    rows = [
+        ["Model FLOPs per token", f"{r.model_flops_per_token / 1e9:,.2f}", "GFLOP", "derived"],
+        ["Executed FLOPs per token", f"{r.executed_flops_per_token / 1e9:,.2f}", "GFLOP", "derived"],
+        ["Total model FLOPs", f"{r.total_model_flops:.3e}", "FLOP", "derived"],
+        ["Throughput, all GPUs", f"{r.tokens_per_s:,.0f}", "tokens/s", "estimate"],
+        ["Throughput per GPU", f"{r.tokens_per_s_per_gpu:,.0f}", "tokens/s", "estimate"],
+        ["Data-parallel scaling efficiency", f"{r.scaling_efficiency:.1%}", "", "estimate"],
+        ["Wall clock", f"{r.days:,.2f}", "days", "estimate"],
+        ["Wall clock at 100 % utilisation", f"{r.bound_time_s / 86400:,.2f}", "days", "lower bound"],
+        ["GPU time", f"{r.gpu_hours:,.0f}", "GPU-hours", "estimate"],
+        [f"Dense {'FP8' if r.fp8 else r.precision} rate per GPU", f"{r.rate_flop_per_s / 1e12:,.1f}", "TFLOP/s",
+         "spec"],
+        ["Steady-state share of the whole run (goodput)", f"{r.goodput:.2f}", "", "fitted"],
+    ]
+    if r.memory is not None:
+        rows += [["Memory per GPU (total)", gib(r.memory.total_bytes), "GiB", r.memory.verdict],
+                 ["Memory a process can allocate per GPU", gib(r.memory.usable_bytes), "GiB", "measured"]]
+    table = table_html(["quantity", "value", "unit", "kind"], rows, numeric=[False, True, False, False])
+    return paragraph(summary) + chart + table + notes_html(r.assumptions, ())
+
+
+def calculators() -> list[Calculator]:
+    """The calculator of this page."""
+    return [Calculator("training-time", "Training time", _train_fields(), _compute_train, train_html,
+                       engines=(train.training_time,), own_defaults=TRAIN_OWN_DEFAULTS, command="train-time")]
