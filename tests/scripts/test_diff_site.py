@@ -40,3 +40,16 @@ def test_a_changed_cell_an_added_page_and_a_binary_are_each_reported(tmp_path: P
 def test_a_folder_that_is_not_a_built_site_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         diff_site.main([str(tmp_path), str(tmp_path)])
+
+
+def test_the_masks_leave_a_form_only_change_and_a_new_runtime_out(tmp_path: Path) -> None:
+    # What issue 13 needs proven: a change that adds an input to a form and rebuilds the runtime leaves every
+    # answer a reader sees as it was. The masks hide exactly that; a changed answer still shows.
+    page = '<link href="w.js?v={hash}"><form class="mlhw-form" a>{form}</form><div>{answer}</div>\n'
+    before = _site(tmp_path / "a", {"p/index.html": page.format(hash="0" * 16, form="in", answer="16 GiB").encode()})
+    after = _site(tmp_path / "b", {"p/index.html": page.format(hash="1" * 16, form="in+", answer="16 GiB").encode()})
+    assert diff_site.compare(before, after, lines=0) == ["differs: p/index.html"]
+    assert diff_site.compare(before, after, lines=0, same_runtime=True) == ["differs: p/index.html"]
+    assert diff_site.compare(before, after, lines=0, same_runtime=True, no_forms=True) == []
+    changed = _site(tmp_path / "c", {"p/index.html": page.format(hash="1" * 16, form="in+", answer="17 GiB").encode()})
+    assert diff_site.compare(before, changed, lines=0, same_runtime=True, no_forms=True) == ["differs: p/index.html"]
