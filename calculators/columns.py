@@ -25,7 +25,7 @@ from calculators.units import gb, gib, number, percent
 class Column:
     """A typed column of a generated table: its header, how a raw value becomes its cell, its alignment.
 
-    The rows of :meth:`Table.of` hold raw numbers; each column formats its values once, the
+    The rows of :meth:`calculators.tables.Table.of` hold raw numbers; each column formats its values once, the
     same way in every row (fixed rounding per column).
     """
 
