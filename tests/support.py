@@ -1,5 +1,6 @@
-"""What several test layers share: the repository's paths, the docs pages (read once) and the
-scripts of ``scripts/`` loaded as modules (``scripts/`` is not a package).
+"""What several test layers share: the repository's paths, the docs pages (read once), the pages'
+tables and values (computed once) and the scripts of ``scripts/`` loaded as modules (``scripts/``
+is not a package).
 
 ``tests/conftest.py`` puts this folder on ``sys.path``, so any layer imports it as ``support``.
 """
@@ -11,6 +12,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -29,6 +31,24 @@ def docs_pages() -> dict[str, str]:
     Returns a new dict each call, so a test that edits its copy cannot change another's.
     """
     return dict(_pages())
+
+
+@functools.cache
+def site_tables() -> dict[str, Any]:
+    """Every table function of the docs pages (:func:`calculators.table_registry.site_tables`), shared by
+    every test module: each table is computed once a session. A test of determinism builds its own."""
+    from calculators import table_registry
+
+    return table_registry.site_tables(docs_pages())
+
+
+@functools.cache
+def site_values() -> dict[str, Any]:
+    """Every value function of the docs pages (:func:`calculators.table_registry.site_values`), each
+    computed once a session, shared as :func:`site_tables` is."""
+    from calculators import table_registry
+
+    return table_registry.site_values(docs_pages())
 
 
 def load_script(name: str, *, module_name: str | None = None) -> ModuleType:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from support import site_tables as shared_site_tables
 
 from calculators.claims import Evaluated, evaluated
 from calculators.claims.record import VERDICT_HOLDS, VERDICT_ONLY_WHEN
@@ -50,8 +51,9 @@ def test_claim_table_carries_the_audit_verdicts(table_id: str, function: TableFu
 
 def test_no_other_table_gives_verdicts_of_its_own() -> None:
     """A table with a verdict column is a view of the audit (its columns), never its own reading."""
-    with_verdicts = sorted(table_id for table_id, function in all_tables().items()
-                           if any("verdict" in column.lower() for column in function().columns))
+    computed = shared_site_tables()  # each table computed once a session (support.site_tables)
+    with_verdicts = sorted(table_id for table_id in all_tables()
+                           if any("verdict" in column.lower() for column in computed[table_id]().columns))
     views = {view[0] for view in VIEWS}
     own = [table_id for table_id in with_verdicts if table_id not in views and not table_id.startswith("claims-")]
     assert own == [], f"tables with verdicts not taken from calculators.claims: {own}"

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 from support import docs_pages, load_script
+from support import site_tables as shared_site_tables
+from support import site_values as shared_site_values
 
 from calculators import __version__, table_registry
 from calculators.catalog import edition
@@ -33,7 +35,6 @@ from calculators.table_registry import (
     VALUES_INDEX_ID,
     all_tables,
     regenerate_pages,
-    site_tables,
     site_values,
     table_locations,
     tables_index,
@@ -49,8 +50,8 @@ DOCS = ROOT / "docs"
 diff_tables = load_script("diff_tables")
 PAGES = docs_pages()
 SITE_URL = DOCS_SITE_URL
-TABLES = site_tables(PAGES)
-VALUES = site_values(PAGES)
+TABLES = shared_site_tables()  # computed once a session, with the other modules' (support.site_tables)
+VALUES = shared_site_values()
 
 #: Hand-typed tables with numbers that are neither generated nor marked quoted, by
 #: (page, header cells) -> why they are tolerated for now. Each entry is a finding for the

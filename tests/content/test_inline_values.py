@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 from support import docs_pages, load_script
+from support import site_values as shared_site_values
 
 from calculators import __version__
 from calculators.errors import UnknownNameError
@@ -135,7 +136,7 @@ def _pending(page: str) -> bool:
 
 @functools.cache
 def _values() -> dict[str, Value]:
-    return {value_id: function() for value_id, function in site_values(PAGES).items()}
+    return {value_id: function() for value_id, function in shared_site_values().items()}
 
 
 # --------------------------------------------------------------------------- value by value

@@ -18,6 +18,8 @@ from types import ModuleType, SimpleNamespace
 
 import pytest
 from support import docs_pages, load_script
+from support import site_tables as shared_site_tables
+from support import site_values as shared_site_values
 
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of, catalog_sources
@@ -26,8 +28,6 @@ from calculators.inline_values import shown_values
 from calculators.table_registry import (
     INDEX_ID,
     INDEX_PAGE,
-    site_tables,
-    site_values,
     table_locations,
     tables_index,
     value_locations,
@@ -40,8 +40,8 @@ SITE = ROOT / "site"
 PAGES = docs_pages()
 SITE_URL = DOCS_SITE_URL
 LOCATIONS = table_locations(PAGES)
-TABLES = site_tables(PAGES)
-VALUES = site_values(PAGES)
+TABLES = shared_site_tables()  # computed once a session, with the other modules' (support.site_tables)
+VALUES = shared_site_values()
 BLOCK = re.compile(r"<!-- table: (?P<id>[a-z0-9-]+) -->\n(?P<body>.*?)<!-- /table -->", re.DOTALL)
 
 
