@@ -7,9 +7,11 @@ is not a package).
 
 from __future__ import annotations
 
+import argparse
 import functools
 import importlib.util
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -31,6 +33,22 @@ def docs_pages() -> dict[str, str]:
     Returns a new dict each call, so a test that edits its copy cannot change another's.
     """
     return dict(_pages())
+
+
+def command_options(parser: argparse.ArgumentParser, words: tuple[str, ...] = (),
+                    inherited: tuple[argparse.Action, ...] = ()) -> Iterator[tuple[str, list[argparse.Action]]]:
+    """Every leaf subcommand of ``parser`` (``"fit train"``) with its options, its parents' included."""
+    actions, subcommands = list(inherited), None
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            subcommands = action
+        elif action.option_strings:
+            actions.append(action)
+    if subcommands is None:
+        yield " ".join(words), actions
+        return
+    for word, child in subcommands.choices.items():
+        yield from command_options(child, (*words, word), tuple(actions))
 
 
 @functools.cache

@@ -26,10 +26,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import inspect
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+from support import command_options
 
 from calculators import cli
 from calculators.memory.training_inputs import MAX_SEQ, training_setup
@@ -57,26 +58,7 @@ CUSTOM_GPU = frozenset(field.name for field in custom_gpu_fields())
 PARSER = cli.build_parser()
 
 
-def _commands() -> Iterator[tuple[str, list[argparse.Action]]]:
-    """Every leaf subcommand (``"fit train"``) with its options, its parent's included."""
-    def walk(parser: argparse.ArgumentParser, words: list[str],
-             inherited: list[argparse.Action]) -> Iterator[tuple[str, list[argparse.Action]]]:
-        actions, subcommands = list(inherited), None
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                subcommands = action
-            elif action.option_strings:
-                actions.append(action)
-        if subcommands is None:
-            yield " ".join(words), actions
-            return
-        for word, child in subcommands.choices.items():
-            yield from walk(child, [*words, word], actions)
-
-    yield from walk(PARSER, [], [])
-
-
-COMMANDS = dict(_commands())
+COMMANDS = dict(command_options(PARSER))
 
 
 def _one_of_actions() -> dict[int, argparse.Action]:

@@ -25,10 +25,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from support import command_options
 
 from calculators import cli
 from calculators.commands import CLI_ONLY, FORM_ONLY, NO_COMMAND, face_only
@@ -42,23 +43,7 @@ from calculators.widgets.registry import calculator_names, get_calculator
 EVERY_COMMAND = ("help", "json")
 
 
-def _leaves(parser: argparse.ArgumentParser, words: list[str],
-            inherited: list[argparse.Action]) -> Iterator[tuple[str, list[argparse.Action]]]:
-    """Every leaf subcommand (``"fit train"``) with its options, its parent's included."""
-    actions, subcommands = list(inherited), None
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            subcommands = action
-        elif action.option_strings:
-            actions.append(action)
-    if subcommands is None:
-        yield " ".join(words), actions
-        return
-    for word, child in subcommands.choices.items():
-        yield from _leaves(child, [*words, word], actions)
-
-
-COMMANDS = dict(_leaves(cli.build_parser(), [], []))
+COMMANDS = dict(command_options(cli.build_parser()))
 BUILT = sorted(set(COMMANDS) - set(cli.LISTINGS))
 
 
