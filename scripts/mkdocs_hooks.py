@@ -142,7 +142,8 @@ def on_config(config: Any) -> Any:
                           "e.g. SITE_URL=https://your.host/sizing-ml-hardware/ (README: 'Site address')")
     missing = [name for name in RUNTIME_FILES if not (PYODIDE_DIR / name).is_file()]
     if missing:
-        raise PluginError(f"Pyodide runtime missing in {PYODIDE_DIR} ({', '.join(missing)}): run scripts/setup (npm ci)")
+        raise PluginError(f"Pyodide runtime missing in {PYODIDE_DIR} ({', '.join(missing)}): "
+                          "run scripts/setup (npm ci)")
     wheel = _wheel()
     # The version names the service worker's cache and the browser's Pyodide memory
     # snapshot: it changes with the wheel, our scripts and the runtime.
@@ -451,7 +452,8 @@ def any_base_path(output: str, site_path: str) -> str:
     out = out.replace(f'new URL("{prefix}",location)', "new URL(document.baseURI)")
     out = out.replace(f'"base": "{prefix}"', '"base": "."').replace(f'"search": "{prefix}', '"search": "')
     out = out.replace("<head>", "<head>" + BASE_SCRIPT % (json.dumps(prefix), json.dumps(prefix)), 1)
-    out = re.sub(r'<script src="assets/javascripts/bundle\.', lambda match: CONFIG_SCRIPT + match.group(0), out, count=1)
+    out = re.sub(r'<script src="assets/javascripts/bundle\.', lambda match: CONFIG_SCRIPT + match.group(0), out,
+                 count=1)
     return out
 
 
