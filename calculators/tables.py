@@ -64,11 +64,6 @@ SITE_NAME = "Sizing ML Hardware"
 DOCS_SITE_URL = "https://example.invalid/sizing-ml-hardware/"
 
 
-#: The columns of most pages' key-numbers table (:meth:`Table.key_numbers`): what, how much, in which unit, and
-#: which function computes it.
-KEY_NUMBER_COLUMNS = ("quantity", "value", "unit", "computed by")
-
-
 @dataclass(frozen=True, kw_only=True)
 class Table:
     """A generated table: stable id, caption, column names and formatted cells.
@@ -99,8 +94,8 @@ class Table:
 
     @classmethod
     def key_numbers(cls, rows: Iterable[Sequence[str | Callable[..., object]]], *,
-                    columns: Sequence[str] = KEY_NUMBER_COLUMNS, figures: int = 1, dotted: bool = False,
-                    code: bool = True, **fields: Any) -> Table:
+                    columns: Sequence[str] = ("quantity", "value", "unit", "computed by"), figures: int = 1,
+                    dotted: bool = False, code: bool = True, **fields: Any) -> Table:
         """A page's key numbers: each row names a quantity, then its ``figures`` right-aligned figures, formatted
         by the row (each row has its own unit), then left-aligned text; a function in a row is cited by
         :func:`computed_by` (with ``dotted`` and ``code``).
@@ -114,7 +109,7 @@ class Table:
             return value if isinstance(value, str) else computed_by(value, dotted=dotted, code=code)
 
         align = ("l", *("r",) * figures, *("l",) * (len(columns) - 1 - figures))
-        return cls(columns=tuple(columns), align=align, rows=tuple(tuple(map(cell, row)) for row in rows), **fields)
+        return cls.of([Column(name, cell, side) for name, side in zip(columns, align, strict=True)], rows, **fields)
 
 
 _BLOCK = re.compile(r"(<!-- table: (?P<id>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.DOTALL)

@@ -40,10 +40,9 @@ def _assumptions() -> tuple[str, ...]:
 @table("cost-cloud-offers")
 def cloud_offers() -> Table:
     """Every cloud offer of the edition, per GPU-hour."""
-    rows = []
-    for offer in sorted(prices.all_offers(), key=lambda o: (get_gpu(o.gpu_id).name, o.usd_per_gpu_hour, o.id)):
-        rows.append((get_gpu(offer.gpu_id).name, offer.provider, offer.offering, offer.gpus, offer.usd_per_hour,
-                     offer.usd_per_gpu_hour, offer.source.as_of))
+    offers = sorted(prices.all_offers(), key=lambda o: (get_gpu(o.gpu_id).name, o.usd_per_gpu_hour, o.id))
+    rows = ((get_gpu(o.gpu_id).name, o.provider, o.offering, o.gpus, o.usd_per_hour, o.usd_per_gpu_hour, o.source.as_of)
+            for o in offers)
     return Table.of(columns=(Column("GPU"), Column("provider"), Column("offering"), Column("GPUs", align="r"),
                              number_column("USD per instance-hour", 2), number_column("USD per GPU-hour", 2),
                              Column("read on")),
@@ -59,10 +58,8 @@ def breakeven() -> Table:
     rows = []
     for gpu_id, purchase, label in BREAKEVEN_CASES:
         c = cost.cost_comparison(gpu=gpu_id, purchase_usd=purchase)
-        util = c.breakeven_utilization
-        hours = c.breakeven_gpu_hours
         rows.append((c.gpu.name, c.purchase_usd, label, c.cloud_usd_per_gpu_hour, c.power_watts,
-                     c.local_usd_per_gpu_hour, util, hours))
+                     c.local_usd_per_gpu_hour, c.breakeven_utilization, c.breakeven_gpu_hours))
     return Table.of(columns=(Column("GPU"), number_column("purchase USD"), Column("purchase price"),
                              decimal_column("cloud USD/GPU-h (median)", 2), number_column("power W"),
                              decimal_column("local USD per used GPU-h", 3),

@@ -41,8 +41,10 @@ METHODS: tuple[tuple[str, dict[str, Any]], ...] = (
                                         "lora_rank": 16, "lora_targets": "all-linear"}),
 )
 
-#: The fixed job every table uses unless it says otherwise.
+#: The fixed job every table uses unless it says otherwise, and as the captions state it.
 JOB: dict[str, Any] = {"batch": 1, "seq": 2048, "attention": "sdpa"}
+JOB_TEXT = (f"batch {JOB['batch']} x seq {JOB['seq']}, {JOB['attention'].upper()} attention, one GPU, "
+            "Hugging Face transformers training step (forward, backward, optimizer step)")
 
 #: One GPU per memory class, to say where a job fits (the verdict of calculators.fit.fit_verdict,
 #: as calculators.fit.fit_training decides).
@@ -78,12 +80,6 @@ def fit_columns(gpus: tuple[str, ...] = GPU_CLASSES) -> list[Column]:
     return [Column(f"fits {get_gpu(gpu).memory_gib:g} GiB ({get_gpu(gpu).name})") for gpu in gpus]
 
 
-def job_caption() -> str:
-    """The fixed job (:data:`JOB`) as a caption sentence."""
-    return (f"batch {JOB['batch']} x seq {JOB['seq']}, {JOB['attention'].upper()} attention, one GPU, "
-            "Hugging Face transformers training step (forward, backward, optimizer step)")
-
-
 # ----------------------------------------------------------------------------- index page
 @table("fine-tuning-key-numbers")
 def key_numbers() -> Table:
@@ -109,7 +105,7 @@ def key_numbers() -> Table:
     # A memory estimate states the runtime overhead last among its assumptions.
     return Table.key_numbers(
         rows, columns=("quantity", "value", "unit", "function"), dotted=True,
-        caption=f"Derived by the calculators for {job_caption()}; 'total' is total_bytes (peak allocated plus "
+        caption=f"Derived by the calculators for {JOB_TEXT}; 'total' is total_bytes (peak allocated plus "
                 "runtime overhead).",
         assumptions=(lora.assumptions[-1], f"model configs as read on {READ_ON}"))
 
@@ -128,7 +124,7 @@ def by_size() -> Table:
                              else f"{number(trainable / 1e6, 1)} M",
                              estimate.peak_allocated_bytes, estimate.total_bytes, estimate.peak_phase, *fits(estimate)))
     return Table.of(
-        caption=(f"Memory of one training step on one GPU, derived by training_memory: {job_caption()}. "
+        caption=(f"Memory of one training step on one GPU, derived by training_memory: {JOB_TEXT}. "
                  "peak = peak_allocated_bytes (what torch.cuda.max_memory_allocated() reports); "
                  f"total = total_bytes; the 'fits' columns are the fit verdict "
                  f"({computed_by(fit_verdict, dotted=True, code=False)}): 'yes' when "
@@ -171,7 +167,7 @@ def lora_ratio() -> Table:
             rows.append((size, model_name(model), "on" if checkpointing else "off", base,
                          estimate.peak_allocated_bytes, estimate.peak_allocated_bytes / base))
     return Table.of(
-        caption=(f"LoRA r16 all-linear on a bf16 base, {job_caption()}: peak_allocated_bytes divided by the "
+        caption=(f"LoRA r16 all-linear on a bf16 base, {JOB_TEXT}: peak_allocated_bytes divided by the "
                  "bytes of the bf16 weights (weight_bytes). The rules of thumb say 2-3 (VRLA Tech) or 1.1-1.2 "
                  "(Lyceum); the ratio depends on batch x sequence and checkpointing, not on a fixed multiple."),
         columns=(Column("size"), Column("model"), Column("grad. ckpt"), gib_column("bf16 weights GiB"),

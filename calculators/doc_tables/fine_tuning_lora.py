@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.columns import Column, decimal_column, gib_column
-from calculators.doc_tables.fine_tuning import METHODS, SIZE_CLASSES, estimate_job, fit_columns, fits, job_caption
+from calculators.doc_tables.fine_tuning import JOB_TEXT, METHODS, SIZE_CLASSES, estimate_job, fit_columns, fits
 from calculators.dtypes import DType
 from calculators.memory.lora import lora_parameters
 from calculators.memory.training import training_memory
@@ -57,7 +57,7 @@ def lora_key_numbers() -> Table:
     )
     return Table.key_numbers(
         rows, columns=("quantity", "value", "unit", "function"), dotted=True,
-        caption=f"Derived by the calculators for {model_name(LORA_MODEL)}, {job_caption()}, bf16 base, bf16 autocast, "
+        caption=f"Derived by the calculators for {model_name(LORA_MODEL)}, {JOB_TEXT}, bf16 base, bf16 autocast, "
                 "AdamW.",
         assumptions=(f"model config as read on {READ_ON}",))
 
@@ -76,7 +76,7 @@ def lora_rank_targets() -> Table:
             rows.append((rank, label, trainable, 100 * trainable / spec.parameters, off.peak_allocated_bytes,
                          on.peak_allocated_bytes))
     return Table.of(
-        caption=(f"LoRA on {model_name(LORA_MODEL)} with a bf16 base and fp32 adapters, {job_caption()}, "
+        caption=(f"LoRA on {model_name(LORA_MODEL)} with a bf16 base and fp32 adapters, {JOB_TEXT}, "
                  "AdamW: trainable parameters (lora_parameters: rank x (in + out) per adapted linear) and "
                  "peak_allocated_bytes (training_memory) with gradient checkpointing off and on."),
         columns=(Column("rank", align="r"), Column("targets"), decimal_column("trainable (M)", unit=1e6),
@@ -107,7 +107,7 @@ def lora_breakdown() -> Table:
                          estimate.peak_allocated_bytes))
     return Table.of(
         caption=(f"Breakdown of peak_allocated_bytes at the peak (training_memory's breakdown) for "
-                 f"{model_name(LORA_MODEL)}, rank 16 on all linear layers, {job_caption()}. 'weights' is the "
+                 f"{model_name(LORA_MODEL)}, rank 16 on all linear layers, {JOB_TEXT}. 'weights' is the "
                  "frozen base plus the fp32 adapters; 'transient' is the transient_at_peak term: at this peak, "
                  "the start of backward, three fp32 logits-sized tensors (the log-softmax cross-entropy saved and "
                  "the two tensors of the loss gradient)."),
@@ -136,7 +136,7 @@ def qlora_by_size() -> Table:
                      on.total_bytes, *fits(on)))
     return Table.of(
         caption=(f"QLoRA (NF4 base with double quantisation, rank 16 on all linear layers, fp32 adapters, bf16 "
-                 f"autocast, AdamW), {job_caption()}. NF4 weights = weight_bytes(dtype='nf4'), of which the "
+                 f"autocast, AdamW), {JOB_TEXT}. NF4 weights = weight_bytes(dtype='nf4'), of which the "
                  "'kept 16-bit' column is the embeddings, output head and norms; peak = peak_allocated_bytes; "
                  "total = total_bytes with checkpointing on, which decides the 'fits' columns."),
         columns=(Column("model"), decimal_column("parameters (B)", 2, unit=1e9),
@@ -159,7 +159,7 @@ def qlora_optimizers() -> Table:
             rows.append((model_name(model), optimizer, estimate.breakdown["optimizer_states"],
                          estimate.peak_allocated_bytes))
     return Table.of(
-        caption=(f"QLoRA r16 all-linear with gradient checkpointing, {job_caption()}: optimizer state and "
+        caption=(f"QLoRA r16 all-linear with gradient checkpointing, {JOB_TEXT}: optimizer state and "
                  "peak_allocated_bytes (training_memory) for three optimizers. The paged optimizer's state is "
                  "counted on the GPU (the calculators do not model paging to host RAM)."),
         columns=(Column("model"), Column("optimizer"), gib_column("optimizer state GiB", 3), gib_column("peak GiB", 3)),

@@ -42,7 +42,7 @@ def gpu_header(gpu: GPU) -> str:
     return f"{gpu.name} ({gpu.memory_gib:g} GiB)"
 
 
-def fit_cell(spec: ModelSpec, fit: FitResult) -> str:
+def limits_cell(spec: ModelSpec, fit: FitResult) -> str:
     """A GPU cell of a fit table: the longest prompt at batch 1 (tokens, † past the model's trained context) /
     the most prompts that fit at once ('-' when not one does)."""
     if fit.max_context == 0:
@@ -162,7 +162,7 @@ def max_context_batch_table() -> Table:
     for model_id in sorted(FIT_MODELS, key=lambda model_id: weight_bytes(get_model(model_id), dtype="bf16")):
         spec = get_model(model_id)
         fits = [fit_inference(spec, gpu, context=BATCH_CONTEXT) for gpu in gpus]
-        rows.append((model_name(model_id), weight_bytes(spec, dtype="bf16"), *(fit_cell(spec, fit) for fit in fits)))
+        rows.append((model_name(model_id), weight_bytes(spec, dtype="bf16"), *(limits_cell(spec, fit) for fit in fits)))
     return Table.of(
         caption=("Each GPU cell: longest prompt that fits at batch 1 (tokens) / most 8K-token prompts that fit at "
                  f"once (sequences): the largest that fit ({computed_by(fit_inference, dotted=True, code=False)}: "

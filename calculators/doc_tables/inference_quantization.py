@@ -14,7 +14,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import all_models, get_model, model_name
 from calculators.columns import Column, decimal_column, gib_column, number_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
-from calculators.doc_tables.inference import BATCH_CONTEXT, CATALOG, fit_cell, gpu_header
+from calculators.doc_tables.inference import BATCH_CONTEXT, CATALOG, gpu_header, limits_cell
 from calculators.dtypes import DType
 from calculators.fit import fit_inference
 from calculators.memory.inference import inference_memory
@@ -130,7 +130,7 @@ def quant_fit_table() -> Table:
         spec = get_model(model_id)
         est = inference_memory(spec, weights=weights, kv_cache=kv, batch=1, context=BATCH_CONTEXT)
         rows.append((model_name(model_id), weights, kv, est.total_bytes,
-                     *(fit_cell(spec, fit_inference(spec, gpu, context=BATCH_CONTEXT, weights=weights, kv_cache=kv))
+                     *(limits_cell(spec, fit_inference(spec, gpu, context=BATCH_CONTEXT, weights=weights, kv_cache=kv))
                        for gpu in gpus)))
     return Table.of(
         caption=("total GiB: one 8K-token prompt at batch 1 (peak allocated plus assumed runtime overhead). GPU "

@@ -35,14 +35,13 @@ _STAGE_NAMES = {
     2: "2 (+ gradients)",
     3: "3 (+ weights; FSDP full shard)",
 }
+#: The job (:data:`JOB`) as the captions state it.
+_JOB_TEXT = (f"full fine-tuning, {JOB['precision']} (fp32 master weights, bf16 autocast), AdamW (foreach), "
+             f"micro-batch {JOB['batch']} x seq {JOB['seq']} per GPU, {JOB['attention'].upper()} attention")
+
 
 def _estimate(model: str, *, gpus: int, zero: int, grad_checkpointing: bool) -> MemoryEstimate:
     return training_memory(get_model(model), **JOB, gpus=gpus, zero=zero, grad_checkpointing=grad_checkpointing)
-
-
-def _job_caption() -> str:
-    return (f"full fine-tuning, {JOB['precision']} (fp32 master weights, bf16 autocast), AdamW (foreach), "
-            f"micro-batch {JOB['batch']} x seq {JOB['seq']} per GPU, {JOB['attention'].upper()} attention")
 
 
 @table("multi-gpu-key-numbers")
@@ -68,7 +67,7 @@ def key_numbers() -> Table:
     # A memory estimate states the runtime overhead last among its assumptions.
     return Table.key_numbers(
         rows, columns=("quantity", "value", "unit", "function"), dotted=True,
-        caption=f"Derived by the calculators for {_job_caption()}, except the last row, a datasheet figure from the "
+        caption=f"Derived by the calculators for {_JOB_TEXT}, except the last row, a datasheet figure from the "
                 "GPU catalog. 'GPUs needed' compares total_bytes with the GPU's memory, as fit_training does.",
         assumptions=(single.assumptions[-1],
                      f"model configs as read on {READ_ON}; GPU catalog as of {h100.source.as_of}"))
@@ -86,7 +85,7 @@ def zero_peak() -> Table:
                 rows.append((model_name(model), "on" if checkpointing else "off", _STAGE_NAMES[stage], *peaks))
     return Table.of(
         caption=(f"peak_allocated_bytes per GPU (GiB) derived by training_memory(gpus=N, zero=stage) for "
-                 f"{_job_caption()}. One GPU has nothing to shard, so the 1-GPU column is the same for every "
+                 f"{_JOB_TEXT}. One GPU has nothing to shard, so the 1-GPU column is the same for every "
                  "stage. Derived, not measured: no multi-GPU run has been recorded yet."),
         columns=(Column("model"), Column("grad. ckpt"), Column("ZeRO stage"),
                  *(gib_column(f"{n} GPU{'s' if n > 1 else ''} GiB", 1) for n in GPU_COUNTS)),
@@ -111,7 +110,7 @@ def zero_total() -> Table:
                              *fits(estimate, classes)))
     return Table.of(
         caption=(f"total_bytes per GPU (peak allocated plus runtime overhead) with gradient checkpointing, derived "
-                 f"by training_memory(gpus=N, zero=stage) for {_job_caption()}; a GPU class: 'yes' when "
+                 f"by training_memory(gpus=N, zero=stage) for {_JOB_TEXT}; a GPU class: 'yes' when "
                  "total_bytes plus its measured uncertainty fits the memory a process can allocate, 'tight' when "
                  f"only total_bytes does, 'no' otherwise ({computed_by(fit_verdict, dotted=True, code=False)})."),
         columns=(Column("model"), Column("ZeRO stage"), Column("GPUs", align="r"), gib_column("total GiB per GPU", 1),
@@ -169,7 +168,7 @@ def breakdown() -> Table:
         rows.append((_STAGE_NAMES[stage], estimate.peak_phase, *terms, estimate.peak_allocated_bytes))
     return Table.of(
         caption=(f"Per-GPU breakdown of peak_allocated_bytes at the peak phase (training_memory's breakdown), "
-                 f"{model_name(model)} on {n} GPUs, {_job_caption()}, no gradient checkpointing, in GiB. A term "
+                 f"{model_name(model)} on {n} GPUs, {_JOB_TEXT}, no gradient checkpointing, in GiB. A term "
                  "absent from the peak phase is '-': at an optimizer-step peak no activations are alive; at a "
                  "backward peak the gradients being formed are inside 'transient'."),
         columns=(Column("ZeRO stage"), Column("peak phase"), *(gib_column(f"{name} GiB") for _, name in _TERMS),

@@ -11,11 +11,10 @@ leave-one-source-out fits (:mod:`calculators.speed_accuracy.training`).
 
 from __future__ import annotations
 
-from calculators.catalog.gpus import _READ as GPU_CATALOG_READ
 from calculators.catalog.gpus import get_gpu
-from calculators.catalog.models import READ_ON as MODEL_CATALOG_READ
 from calculators.catalog.models import get_model, model_name
 from calculators.columns import Column, decimal_column, number_column, percent_column
+from calculators.doc_tables.performance import CATALOGS
 from calculators.performance.published import NEMO, TRAINING_RUNS, TRAINING_THROUGHPUT
 from calculators.performance.training_time import implied_mfu, training_flops_per_token, training_time
 from calculators.catalog.utilisation import ridge_tokens
@@ -24,7 +23,6 @@ from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, loa
 from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import number, signed_percent
 
-CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
 #: Models and GPU counts of the training reference table.
 TRAIN_MODELS = ("llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b", "qwen2.5-14b", "qwen2.5-32b", "llama-3.1-70b",
                 "mixtral-8x7b")
