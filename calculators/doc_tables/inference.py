@@ -166,8 +166,8 @@ def max_context_batch_table() -> Table:
     return Table.of(
         caption=("Each GPU cell: longest prompt that fits at batch 1 (tokens) / most 8K-token prompts that fit at "
                  f"once (sequences): the largest that fit ({computed_by(fit_inference, dotted=True, code=False)}: "
-                 "total_bytes plus its measured "
-                 "uncertainty within the memory a process can allocate). '-' = not even one sequence fits. "
+                 "total_bytes plus its measured uncertainty within the memory a process can allocate). '-' = not "
+                 "even one sequence fits. "
                  "† = beyond the model's max_position_embeddings: the memory is there, the model was not trained "
                  "for that length. Gemma 2 runs eager attention (its score softcapping), so S x S scores bound it."),
         columns=(Column("model"), gib_column("bf16 weights GiB", 1, grouped=True),

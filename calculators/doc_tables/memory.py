@@ -177,8 +177,7 @@ def bytes_per_param_by_phase() -> Table:
                                        "sum (bytes/param)"))),
         rows=rows,
         assumptions=(f"derived from {computed_by(optimizer_bytes, dotted=True, code=False)} and the precision's "
-                     "parameter "
-                     "bytes (fp32 master weights for fp32 and -mixed, 2 bytes for pure bf16)",),
+                     "parameter bytes (fp32 master weights for fp32 and -mixed, 2 bytes for pure bf16)",),
     )
 
 

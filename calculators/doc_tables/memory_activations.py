@@ -55,8 +55,7 @@ def saved_per_token_table() -> Table:
                                                      "total, SDPA", f"total, eager s{LAYOUT_SEQ}", "checkpointed"))),
         rows=rows,
         assumptions=(f"from {computed_by(saved_bytes_per_token_per_layer, dotted=True, code=False)}, bytes per "
-                     "token per "
-                     "layer", "LoRA adapters fp32 (PEFT default); LoRA base bf16, QLoRA base NF4",
+                     "token per layer", "LoRA adapters fp32 (PEFT default); LoRA base bf16, QLoRA base NF4",
                      f"{spec.hidden_size} hidden, {spec.num_attention_heads} query heads, "
                      f"{spec.num_kv_heads} KV heads, {spec.intermediate_size} MLP width",
                      CATALOG),

@@ -76,15 +76,15 @@ def parameters() -> Table:
         ours = vision_parameters(model)
         published = model.published_parameters
         assert model.source is not None
-        rows.append((model.name, model.family, ours, f"{published:,}" if published else "unknown",
+        rows.append((model.name, model.family, ours, published,
                      "0" if published == ours else (f"{ours - published:+,}" if published else "n/a"),
                      f"[{model.source.title.split(' (')[0]}]({model.source.url})"))
     return Table.of(
         caption=("Parameters computed from the torchvision layer shapes (conv weights without bias, BatchNorm weight "
                  "and bias, classifier; ViT class token and 224 px position embedding) against the num_params "
                  "torchvision publishes for its ImageNet-1k weights."),
-        columns=(Column("network"), Column("family"), number_column("computed"), Column("published", align="r"),
-                 Column("difference", align="r"), Column("source")),
+        columns=(Column("network"), Column("family"), number_column("computed"),
+                 number_column("published", missing="unknown"), Column("difference", align="r"), Column("source")),
         rows=rows)
 
 
