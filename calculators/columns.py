@@ -55,14 +55,27 @@ def gb_column(name: str, digits: int = 1, *, grouped: bool = True, missing: str 
     return Column(name, lambda value: missing if value is None else gb(value, digits, grouped=grouped), "r")
 
 
-def number_column(name: str, digits: int = 0, *, missing: str = "-") -> Column:
-    """A right-aligned column of numbers with thousands separators and ``digits`` decimals
-    (:func:`~calculators.units.number`); ``None`` (unknown) reads ``missing``.
+def number_column(name: str, digits: int = 0, *, unit: float = 1, missing: str = "-") -> Column:
+    """A right-aligned column of numbers in multiples of ``unit`` (``KIB`` shows bytes as KiB, ``1e9`` a count in
+    billions) with thousands separators and ``digits`` decimals (:func:`~calculators.units.number`); ``None``
+    (unknown) reads ``missing``.
 
     >>> number_column("tokens").text(8192), number_column("tokens/s", 1).text(1234.56), number_column("W").text(None)
     ('8,192', '1,234.6', '-')
+    >>> number_column("KiB", 1, unit=1024).text(131072), number_column("TFLOPS", 1, unit=1e12).text(989.4e12)
+    ('128.0', '989.4')
     """
-    return Column(name, lambda value: missing if value is None else number(value, digits), "r")
+    return Column(name, lambda value: missing if value is None else number(value / unit, digits), "r")
+
+
+def tflops_column(name: str, *, missing: str = "—") -> Column:
+    """A right-aligned column of FLOP/s shown as TFLOPS (10^12 FLOP/s) with one decimal; ``None`` (no such tensor
+    path, or no published figure) reads ``missing``.
+
+    >>> tflops_column("BF16 TFLOPS").text(989.4e12), tflops_column("BF16 TFLOPS").text(None)
+    ('989.4', '—')
+    """
+    return number_column(name, 1, unit=1e12, missing=missing)
 
 
 def percent_column(name: str, digits: int = 0) -> Column:
@@ -75,10 +88,11 @@ def percent_column(name: str, digits: int = 0) -> Column:
     return Column(name, lambda value: percent(value, digits), "r")
 
 
-def decimal_column(name: str, digits: int = 1) -> Column:
-    """A right-aligned column of plain numbers with ``digits`` decimals, no thousands separator.
+def decimal_column(name: str, digits: int = 1, *, unit: float = 1) -> Column:
+    """A right-aligned column of plain numbers in multiples of ``unit`` with ``digits`` decimals, no thousands
+    separator.
 
-    >>> decimal_column("ratio", 2).text(1 / 3)
-    '0.33'
+    >>> decimal_column("ratio", 2).text(1 / 3), decimal_column("parameters (M)", unit=1e6).text(41_943_040)
+    ('0.33', '41.9')
     """
-    return Column(name, lambda value: number(value, digits, grouped=False), "r")
+    return Column(name, lambda value: number(value / unit, digits, grouped=False), "r")

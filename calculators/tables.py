@@ -92,6 +92,25 @@ class Table:
                    rows=tuple(tuple(column.text(value) for column, value in zip(columns, row, strict=True))
                               for row in rows), **fields)
 
+    @classmethod
+    def key_numbers(cls, rows: Iterable[Sequence[str | Callable[..., object]]], *,
+                    columns: Sequence[str] = ("quantity", "value", "unit", "computed by"), figures: int = 1,
+                    dotted: bool = False, code: bool = True, **fields: Any) -> Table:
+        """A page's key numbers: each row names a quantity, then its ``figures`` right-aligned figures, formatted
+        by the row (each row has its own unit), then left-aligned text; a function in a row is cited by
+        :func:`computed_by` (with ``dotted`` and ``code``).
+
+        >>> from calculators.units import gib
+        >>> table = Table.key_numbers([("two GiB", gib(2**31), "GiB", gib)], caption="c.", dotted=True)
+        >>> table.rows, table.align
+        ((('two GiB', '2.00', 'GiB', '`calculators.units.gib`'),), ('l', 'r', 'l', 'l'))
+        """
+        def cell(value: str | Callable[..., object]) -> str:
+            return value if isinstance(value, str) else computed_by(value, dotted=dotted, code=code)
+
+        align = ("l", *("r",) * figures, *("l",) * (len(columns) - 1 - figures))
+        return cls.of([Column(name, cell, side) for name, side in zip(columns, align, strict=True)], rows, **fields)
+
 
 _BLOCK = re.compile(r"(<!-- table: (?P<id>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.DOTALL)
 

@@ -11,6 +11,7 @@ import functools
 import posixpath
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from calculators.catalog.models import READ_ON
 from calculators.catalog.prices import EDITION
@@ -82,10 +83,11 @@ COLUMNS = ("id", "claim (quoted)", "source", "conditions (ours where the claim i
            "our figure", "verdict", "why")
 
 
-def claim_rows(items: Iterable[Evaluated], *, page: str = PAGE) -> tuple[tuple[str, ...], ...]:
+def _claims_table(items: Iterable[Evaluated], *, caption: str, page: str = PAGE, **fields: Any) -> Table:
     """One row per evaluated claim, in :data:`COLUMNS` order, with links relative to ``page``."""
-    return tuple((item.claim.id, f"\"{item.claim.quote}\"", _source(item), item.claim.conditions, _claimed(item),
-                  _figure(item, page), item.verdict_text, item.claim.why or "-") for item in items)
+    rows = ((item.claim.id, f"\"{item.claim.quote}\"", _source(item), item.claim.conditions, _claimed(item),
+             _figure(item, page), item.verdict_text, item.claim.why or "-") for item in items)
+    return Table.of(tuple(map(Column, COLUMNS)), rows, caption=caption, assumptions=_ASSUMPTIONS, **fields)
 
 
 def selected_claims(claim_ids: Sequence[str], *, page: str, caption: str) -> Table:
@@ -98,24 +100,18 @@ def selected_claims(claim_ids: Sequence[str], *, page: str, caption: str) -> Tab
     missing = [claim_id for claim_id in claim_ids if claim_id not in by_id]
     if missing:
         raise KeyError(f"not claim records: {', '.join(missing)}")
-    return Table(caption=caption, columns=COLUMNS, align=("l",) * len(COLUMNS),
-                 rows=claim_rows((by_id[claim_id] for claim_id in claim_ids), page=page), assumptions=_ASSUMPTIONS)
+    return _claims_table((by_id[claim_id] for claim_id in claim_ids), page=page, caption=caption)
 
 
 def subject_table(subject: str) -> Table:
     """Every claim of one subject: quote, source, conditions, claimed value, our figure, verdict, why."""
     heading = dict(SUBJECTS)[subject]
-    return Table(
-        id=f"claims-{subject}",
+    return _claims_table(
+        (item for item in evaluated() if item.claim.subject == subject), id=f"claims-{subject}",
         caption=(f"{heading}: claims of the five source guides, quoted, with the conditions they imply, "
                  "our figure for those conditions (its function and page linked) and the computed verdict. "
                  "'holds only when' names the conditions inside the claim and, in brackets, those outside; "
-                 "'(reference)' cases are shown for comparison and never decide a verdict."),
-        columns=COLUMNS,
-        align=("l",) * len(COLUMNS),
-        rows=claim_rows(item for item in evaluated() if item.claim.subject == subject),
-        assumptions=_ASSUMPTIONS,
-    )
+                 "'(reference)' cases are shown for comparison and never decide a verdict."))
 
 
 def summary() -> Table:

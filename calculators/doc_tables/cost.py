@@ -15,6 +15,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.columns import Column, decimal_column, number_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.units import number
 
 #: (GPU id, purchase price or None for the catalog default, label of the price) rows of the break-even table.
 BREAKEVEN_CASES: tuple[tuple[str, float | None, str], ...] = (
@@ -39,10 +40,9 @@ def _assumptions() -> tuple[str, ...]:
 @table("cost-cloud-offers")
 def cloud_offers() -> Table:
     """Every cloud offer of the edition, per GPU-hour."""
-    rows = []
-    for offer in sorted(prices.all_offers(), key=lambda o: (get_gpu(o.gpu_id).name, o.usd_per_gpu_hour, o.id)):
-        rows.append((get_gpu(offer.gpu_id).name, offer.provider, offer.offering, offer.gpus, offer.usd_per_hour,
-                     offer.usd_per_gpu_hour, offer.source.as_of))
+    offers = sorted(prices.all_offers(), key=lambda o: (get_gpu(o.gpu_id).name, o.usd_per_gpu_hour, o.id))
+    rows = ((get_gpu(o.gpu_id).name, o.provider, o.offering, o.gpus, o.usd_per_hour, o.usd_per_gpu_hour, o.source.as_of)
+            for o in offers)
     return Table.of(columns=(Column("GPU"), Column("provider"), Column("offering"), Column("GPUs", align="r"),
                              number_column("USD per instance-hour", 2), number_column("USD per GPU-hour", 2),
                              Column("read on")),
@@ -58,10 +58,8 @@ def breakeven() -> Table:
     rows = []
     for gpu_id, purchase, label in BREAKEVEN_CASES:
         c = cost.cost_comparison(gpu=gpu_id, purchase_usd=purchase)
-        util = c.breakeven_utilization
-        hours = c.breakeven_gpu_hours
         rows.append((c.gpu.name, c.purchase_usd, label, c.cloud_usd_per_gpu_hour, c.power_watts,
-                     c.local_usd_per_gpu_hour, util, hours))
+                     c.local_usd_per_gpu_hour, c.breakeven_utilization, c.breakeven_gpu_hours))
     return Table.of(columns=(Column("GPU"), number_column("purchase USD"), Column("purchase price"),
                              decimal_column("cloud USD/GPU-h (median)", 2), number_column("power W"),
                              decimal_column("local USD per used GPU-h", 3),
@@ -118,26 +116,24 @@ def exercise() -> Table:
     low_h, high_h, low_usd, high_usd = _exercise()
     hours_per_month = cost.HOURS_PER_YEAR / 12  # the year cost_comparison depreciates over
     c4090 = cost.cost_comparison(gpu="rtx-4090")
-    be = c4090.breakeven_utilization
+    breakeven = _never(c4090.breakeven_utilization)
     a100 = get_gpu(EXERCISE_GPU).name
     rows = (
-        ("training time per month", f"{low_h:,.0f}", f"{high_h:,.0f}", "GPU-hours", "derived"),
-        (f"cloud cost per month at the median {a100} price", f"{low_usd:,.0f}", f"{high_usd:,.0f}", "USD",
+        ("training time per month", number(low_h), number(high_h), "GPU-hours", "derived"),
+        (f"cloud cost per month at the median {a100} price", number(low_usd), number(high_usd), "USD",
          "derived from catalog prices"),
         ("utilisation of one local GPU doing the same work", f"{low_h / hours_per_month:.0%}",
          f"{high_h / hours_per_month:.0%}", "of the month", "derived"),
-        (f"break-even utilisation of a {c4090.gpu.name} against its cloud price",
-         "never" if be is None else f"{be:.0%}", "never" if be is None else f"{be:.0%}", "of the month",
-         "derived (cost_comparison)"),
+        (f"break-even utilisation of a {c4090.gpu.name} against its cloud price", breakeven, breakeven,
+         "of the month", "derived (cost_comparison)"),
     )
-    return Table(columns=("quantity", "low end", "high end", "unit", "kind"),
-                 align=("l", "r", "r", "l", "l"), rows=rows,
-                 caption=("The buy-or-rent exercise of hardware-for-ml-practitioners-2026 (a researcher who \"runs "
-                          "2-3 training jobs per week, each taking 4-6 hours on an A100\"), worked with price "
-                          f"catalog edition {prices.EDITION} and cost_comparison: figures only, no verdict (the "
-                          "exercise asks a question; it claims nothing). Below the break-even utilisation, renting "
-                          f"is cheaper. {WEEKS_PER_MONTH:.2f} weeks and {hours_per_month:,.0f} hours per month."),
-                 assumptions=_assumptions())
+    return Table.key_numbers(
+        rows, columns=("quantity", "low end", "high end", "unit", "kind"), figures=2, assumptions=_assumptions(),
+        caption=("The buy-or-rent exercise of hardware-for-ml-practitioners-2026 (a researcher who \"runs 2-3 training "
+                 "jobs per week, each taking 4-6 hours on an A100\"), worked with price catalog edition "
+                 f"{prices.EDITION} and cost_comparison: figures only, no verdict (the exercise asks a question; it "
+                 "claims nothing). Below the break-even utilisation, renting is cheaper. "
+                 f"{WEEKS_PER_MONTH:.2f} weeks and {hours_per_month:,.0f} hours per month."))
 
 
 @table("cost-key-numbers")
@@ -147,17 +143,16 @@ def key_numbers() -> Table:
     assert h100 is not None
     c = cost.cost_comparison(gpu="h100-sxm", purchase_usd=25000.0)
     c4090 = cost.cost_comparison(gpu="rtx-4090")
-    be, be4090 = c.breakeven_utilization, c4090.breakeven_utilization
     per_token = cost.usd_per_million_tokens(tokens_per_s=1000, usd_per_hour=h100)
     rows = (
-        ("Median on-demand H100 SXM 80GB", f"{h100:.2f} USD/GPU-h", "catalog median"),
-        ("Break-even utilisation, H100 SXM bought at 25,000 USD", "never" if be is None else f"{be:.0%}", "derived"),
-        ("Break-even utilisation, RTX 4090 at launch MSRP", "never" if be4090 is None else f"{be4090:.0%}", "derived"),
-        ("Cloud H100 at 1,000 tokens/s aggregate", f"{per_token:.2f} USD per million tokens", "derived"),
+        ("Median on-demand H100 SXM 80GB", f"{number(h100, 2)} USD/GPU-h", "catalog median"),
+        ("Break-even utilisation, H100 SXM bought at 25,000 USD", _never(c.breakeven_utilization), "derived"),
+        ("Break-even utilisation, RTX 4090 at launch MSRP", _never(c4090.breakeven_utilization), "derived"),
+        ("Cloud H100 at 1,000 tokens/s aggregate", f"{number(per_token, 2)} USD per million tokens", "derived"),
     )
-    return Table(columns=("quantity", "value", "kind"), align=("l", "r", "l"), rows=rows,
-                 caption=f"From cost_comparison and usd_per_million_tokens, price catalog edition {prices.EDITION}.",
-                 assumptions=_assumptions())
+    return Table.key_numbers(
+        rows, columns=("quantity", "value", "kind"), assumptions=_assumptions(),
+        caption=f"From cost_comparison and usd_per_million_tokens, price catalog edition {prices.EDITION}.")
 
 
 TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -39,8 +39,7 @@ def formats() -> Table:
                  "custom GPUs without a capability run a format when the catalog gives its dense rate; Apple GPUs "
                  "(MPS) run fp16 and bf16 (macOS 14 or later), no fp8 or fp4. Weight-only int8/int4/nf4 are "
                  "dequantised to 16 bits inside the matmul kernels on every GPU (assumed: particular kernels set "
-                 "their own minimum). "
-                 "A job asking for a format a GPU lacks is refused with the reason."),
+                 "their own minimum). A job asking for a format a GPU lacks is refused with the reason."),
         columns=(Column("GPU"), Column("architecture"), Column("compute capability", align="c"),
                  *(Column(f"{fmt} native", yes_no, "c") for fmt in shown), Column("int8 / int4 / nf4 weights"),
                  Column("capability source")),

@@ -13,16 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from calculators.catalog.gpus import get_gpu
-from calculators.catalog.models import READ_ON, get_model, get_model_record
+from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.columns import Column, decimal_column, gib_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.fit import fit_verdict
-from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weights import weight_bytes
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import gib
+from calculators.units import gib, number
 
 #: Representative catalog models for each size class of the vendor's tables.
 SIZE_CLASSES: tuple[tuple[str, str], ...] = (
@@ -42,8 +41,10 @@ METHODS: tuple[tuple[str, dict[str, Any]], ...] = (
                                         "lora_rank": 16, "lora_targets": "all-linear"}),
 )
 
-#: The fixed job every table uses unless it says otherwise.
+#: The fixed job every table uses unless it says otherwise, and as the captions state it.
 JOB: dict[str, Any] = {"batch": 1, "seq": 2048, "attention": "sdpa"}
+JOB_TEXT = (f"batch {JOB['batch']} x seq {JOB['seq']}, {JOB['attention'].upper()} attention, one GPU, "
+            "Hugging Face transformers training step (forward, backward, optimizer step)")
 
 #: One GPU per memory class, to say where a job fits (the verdict of calculators.fit.fit_verdict,
 #: as calculators.fit.fit_training decides).
@@ -58,27 +59,10 @@ VENDOR_CLAIM_IDS: tuple[str, ...] = (
     "vrla-70b-qlora", "vrla-70b-lora", "vrla-70b-fp16",
 )
 
-OVERHEAD = overhead_assumptions()[0]
-
-
-def millions(value: int) -> str:
-    """A count in millions with one decimal."""
-    return f"{value / 1e6:.1f}"
-
-
-def billions(value: int) -> str:
-    """A count in billions with two decimals."""
-    return f"{value / 1e9:.2f}"
-
 
 def estimate_job(model: str, settings: dict[str, Any], *, grad_checkpointing: bool, **extra: Any) -> MemoryEstimate:
     """:func:`training_memory` of a catalog model for :data:`JOB` with ``settings``."""
     return training_memory(get_model(model), **{**JOB, **settings, **extra, "grad_checkpointing": grad_checkpointing})
-
-
-def model_name(model: str) -> str:
-    """The catalog's display name of a model id."""
-    return get_model_record(model).name
 
 
 def fit_cell(estimate: MemoryEstimate, gpu: str) -> str:
@@ -86,25 +70,14 @@ def fit_cell(estimate: MemoryEstimate, gpu: str) -> str:
     return {"fits": "yes", "tight": "tight", "does not fit": "no"}[fit_verdict(estimate, gpu).verdict]
 
 
-def fits(estimate: MemoryEstimate) -> list[str]:
-    """:func:`fit_cell` per GPU of :data:`GPU_CLASSES`."""
-    return [fit_cell(estimate, gpu) for gpu in GPU_CLASSES]
+def fits(estimate: MemoryEstimate, gpus: tuple[str, ...] = GPU_CLASSES) -> list[str]:
+    """:func:`fit_cell` per GPU, under the :func:`fit_columns` of the same GPUs."""
+    return [fit_cell(estimate, gpu) for gpu in gpus]
 
 
-def gpu_headers() -> list[str]:
-    """Column headers of the fit columns, one per GPU of :data:`GPU_CLASSES`."""
-    return [f"fits {get_gpu(gpu).memory_gib:g} GiB ({get_gpu(gpu).name})" for gpu in GPU_CLASSES]
-
-
-def fit_columns() -> list[Column]:
-    """The fit columns (:func:`fits` cells under :func:`gpu_headers`)."""
-    return [Column(header) for header in gpu_headers()]
-
-
-def job_caption() -> str:
-    """The fixed job (:data:`JOB`) as a caption sentence."""
-    return (f"batch {JOB['batch']} x seq {JOB['seq']}, {JOB['attention'].upper()} attention, one GPU, "
-            "Hugging Face transformers training step (forward, backward, optimizer step)")
+def fit_columns(gpus: tuple[str, ...] = GPU_CLASSES) -> list[Column]:
+    """The fit columns, one per GPU, headed by its memory and name."""
+    return [Column(f"fits {get_gpu(gpu).memory_gib:g} GiB ({get_gpu(gpu).name})") for gpu in gpus]
 
 
 # ----------------------------------------------------------------------------- index page
@@ -119,27 +92,22 @@ def key_numbers() -> Table:
     qlora = estimate_job(large, METHODS[3][1], grad_checkpointing=True)
     rows = (
         (f"full fine-tuning, bf16-mixed AdamW ({model_name(small)}): peak per parameter",
-         f"{mixed.peak_allocated_bytes / mixed.parameters:.1f}", "bytes/parameter",
-         computed_by(training_memory, dotted=True)),
+         number(mixed.peak_allocated_bytes / mixed.parameters, 1), "bytes/parameter", training_memory),
         (f"full fine-tuning, pure bf16 AdamW ({model_name(small)}): peak per parameter",
-         f"{pure.peak_allocated_bytes / pure.parameters:.1f}", "bytes/parameter",
-         computed_by(training_memory, dotted=True)),
+         number(pure.peak_allocated_bytes / pure.parameters, 1), "bytes/parameter", training_memory),
         (f"LoRA r16 all-linear, {model_name(small)}, gradient checkpointing: total",
-         gib(lora.total_bytes, grouped=False), "GiB", computed_by(training_memory, dotted=True)),
+         gib(lora.total_bytes, grouped=False), "GiB", training_memory),
         (f"QLoRA r16 all-linear, {model_name(large)}, gradient checkpointing: total",
-         gib(qlora.total_bytes, grouped=False), "GiB", computed_by(training_memory, dotted=True)),
+         gib(qlora.total_bytes, grouped=False), "GiB", training_memory),
         (f"{model_name(large)} base weights in NF4 (embeddings and head in bf16)",
-         gib(weight_bytes(get_model(large), dtype="nf4"), grouped=False), "GiB",
-         computed_by(weight_bytes, dotted=True)),
+         gib(weight_bytes(get_model(large), dtype="nf4"), grouped=False), "GiB", weight_bytes),
     )
-    return Table(
-        caption=f"Derived by the calculators for {job_caption()}; 'total' is total_bytes (peak allocated plus "
+    # A memory estimate states the runtime overhead last among its assumptions.
+    return Table.key_numbers(
+        rows, columns=("quantity", "value", "unit", "function"), dotted=True,
+        caption=f"Derived by the calculators for {JOB_TEXT}; 'total' is total_bytes (peak allocated plus "
                 "runtime overhead).",
-        columns=("quantity", "value", "unit", "function"),
-        align=("l", "r", "l", "l"),
-        rows=rows,
-        assumptions=(OVERHEAD, f"model configs as read on {READ_ON}"),
-    )
+        assumptions=(lora.assumptions[-1], f"model configs as read on {READ_ON}"))
 
 
 @table("fine-tuning-by-size")
@@ -150,12 +118,13 @@ def by_size() -> Table:
         for label, settings in METHODS:
             for checkpointing in (False, True):
                 estimate = estimate_job(model, settings, grad_checkpointing=checkpointing)
+                trainable = estimate.trainable_parameters
                 rows.append((size, model_name(model), label, "on" if checkpointing else "off",
-                             billions(estimate.trainable_parameters) if settings["method"] == "full"
-                             else f"{millions(estimate.trainable_parameters)} M",
+                             number(trainable / 1e9, 2) if settings["method"] == "full"
+                             else f"{number(trainable / 1e6, 1)} M",
                              estimate.peak_allocated_bytes, estimate.total_bytes, estimate.peak_phase, *fits(estimate)))
     return Table.of(
-        caption=(f"Memory of one training step on one GPU, derived by training_memory: {job_caption()}. "
+        caption=(f"Memory of one training step on one GPU, derived by training_memory: {JOB_TEXT}. "
                  "peak = peak_allocated_bytes (what torch.cuda.max_memory_allocated() reports); "
                  f"total = total_bytes; the 'fits' columns are the fit verdict "
                  f"({computed_by(fit_verdict, dotted=True, code=False)}): 'yes' when "
@@ -171,7 +140,7 @@ def by_size() -> Table:
             "AdamW is torch.optim.AdamW with the foreach step (PyTorch's CUDA default)",
             "LoRA/QLoRA: rank 16 on q,k,v,o,gate,up,down, fp32 adapters (PEFT default), bf16 autocast",
             "QLoRA: NF4 with double quantisation for decoder linears; embeddings, head and norms bf16",
-            OVERHEAD,
+            estimate.assumptions[-1],
             f"model configs as read on {READ_ON}; GPU catalog as of {get_gpu('h100-sxm').source.as_of}",
         ),
     )
@@ -198,7 +167,7 @@ def lora_ratio() -> Table:
             rows.append((size, model_name(model), "on" if checkpointing else "off", base,
                          estimate.peak_allocated_bytes, estimate.peak_allocated_bytes / base))
     return Table.of(
-        caption=(f"LoRA r16 all-linear on a bf16 base, {job_caption()}: peak_allocated_bytes divided by the "
+        caption=(f"LoRA r16 all-linear on a bf16 base, {JOB_TEXT}: peak_allocated_bytes divided by the "
                  "bytes of the bf16 weights (weight_bytes). The rules of thumb say 2-3 (VRLA Tech) or 1.1-1.2 "
                  "(Lyceum); the ratio depends on batch x sequence and checkpointing, not on a fixed multiple."),
         columns=(Column("size"), Column("model"), Column("grad. ckpt"), gib_column("bf16 weights GiB"),

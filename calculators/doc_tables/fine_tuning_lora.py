@@ -15,26 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from calculators.catalog.gpus import get_gpu
-from calculators.catalog.models import READ_ON, get_model
+from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.columns import Column, decimal_column, gib_column
-from calculators.doc_tables.fine_tuning import (
-    METHODS,
-    OVERHEAD,
-    SIZE_CLASSES,
-    billions,
-    estimate_job,
-    fits,
-    fit_columns,
-    job_caption,
-    millions,
-    model_name,
-)
+from calculators.doc_tables.fine_tuning import JOB_TEXT, METHODS, SIZE_CLASSES, estimate_job, fit_columns, fits
 from calculators.dtypes import DType
 from calculators.memory.lora import lora_parameters
 from calculators.memory.training import training_memory
 from calculators.memory.weights import quantized_bytes_per_element, weight_bytes
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import gib
+from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.units import gib, number
 
 LORA_MODEL = "llama-3-8b"
 LORA_RANKS: tuple[int, ...] = (8, 16, 64, 256)
@@ -56,26 +45,21 @@ def lora_key_numbers() -> Table:
     trainable = lora_parameters(spec, rank=16, targets="all-linear")
     lora = estimate_job(LORA_MODEL, METHODS[2][1], grad_checkpointing=False)
     rows = (
-        (f"trainable parameters, r16 all-linear, {model_name(LORA_MODEL)}", f"{millions(trainable)}",
-         "million", computed_by(lora_parameters, dotted=True)),
-        ("trainable share of the model", f"{100 * trainable / spec.parameters:.2f}", "%",
-         computed_by(lora_parameters, dotted=True)),
-        ("NF4 with double quantisation", f"{8 * quantized_bytes_per_element(DType.NF4):.3f}", "bits/parameter",
-         computed_by(quantized_bytes_per_element, dotted=True)),
+        (f"trainable parameters, r16 all-linear, {model_name(LORA_MODEL)}", number(trainable / 1e6, 1), "million",
+         lora_parameters),
+        ("trainable share of the model", number(100 * trainable / spec.parameters, 2), "%", lora_parameters),
+        ("NF4 with double quantisation", number(8 * quantized_bytes_per_element(DType.NF4), 3), "bits/parameter",
+         quantized_bytes_per_element),
         ("activations saved for backward, same LoRA job, no checkpointing",
-         gib(lora.breakdown.get("activations", 0), grouped=False), "GiB", computed_by(training_memory, dotted=True)),
+         gib(lora.breakdown.get("activations", 0), grouped=False), "GiB", training_memory),
         ("fp32 adapters with their AdamW moments, same job",
-         gib(trainable * 4 + lora.breakdown["optimizer_states"], grouped=False), "GiB",
-         computed_by(training_memory, dotted=True)),
+         gib(trainable * 4 + lora.breakdown["optimizer_states"], grouped=False), "GiB", training_memory),
     )
-    return Table(
-        caption=f"Derived by the calculators for {model_name(LORA_MODEL)}, {job_caption()}, bf16 base, "
-                "bf16 autocast, AdamW.",
-        columns=("quantity", "value", "unit", "function"),
-        align=("l", "r", "l", "l"),
-        rows=rows,
-        assumptions=(f"model config as read on {READ_ON}",),
-    )
+    return Table.key_numbers(
+        rows, columns=("quantity", "value", "unit", "function"), dotted=True,
+        caption=f"Derived by the calculators for {model_name(LORA_MODEL)}, {JOB_TEXT}, bf16 base, bf16 autocast, "
+                "AdamW.",
+        assumptions=(f"model config as read on {READ_ON}",))
 
 
 @table("fine-tuning-lora-rank-targets")
@@ -92,10 +76,10 @@ def lora_rank_targets() -> Table:
             rows.append((rank, label, trainable, 100 * trainable / spec.parameters, off.peak_allocated_bytes,
                          on.peak_allocated_bytes))
     return Table.of(
-        caption=(f"LoRA on {model_name(LORA_MODEL)} with a bf16 base and fp32 adapters, {job_caption()}, "
+        caption=(f"LoRA on {model_name(LORA_MODEL)} with a bf16 base and fp32 adapters, {JOB_TEXT}, "
                  "AdamW: trainable parameters (lora_parameters: rank x (in + out) per adapted linear) and "
                  "peak_allocated_bytes (training_memory) with gradient checkpointing off and on."),
-        columns=(Column("rank", align="r"), Column("targets"), Column("trainable (M)", millions, "r"),
+        columns=(Column("rank", align="r"), Column("targets"), decimal_column("trainable (M)", unit=1e6),
                  decimal_column("% of model", 3), gib_column("peak GiB, ckpt off"), gib_column("peak GiB, ckpt on")),
         rows=rows,
         assumptions=("all-linear = q,k,v,o,gate,up,down", f"model config as read on {READ_ON}"),
@@ -123,7 +107,7 @@ def lora_breakdown() -> Table:
                          estimate.peak_allocated_bytes))
     return Table.of(
         caption=(f"Breakdown of peak_allocated_bytes at the peak (training_memory's breakdown) for "
-                 f"{model_name(LORA_MODEL)}, rank 16 on all linear layers, {job_caption()}. 'weights' is the "
+                 f"{model_name(LORA_MODEL)}, rank 16 on all linear layers, {JOB_TEXT}. 'weights' is the "
                  "frozen base plus the fp32 adapters; 'transient' is the transient_at_peak term: at this peak, "
                  "the start of backward, three fp32 logits-sized tensors (the log-softmax cross-entropy saved and "
                  "the two tensors of the loss gradient)."),
@@ -152,14 +136,15 @@ def qlora_by_size() -> Table:
                      on.total_bytes, *fits(on)))
     return Table.of(
         caption=(f"QLoRA (NF4 base with double quantisation, rank 16 on all linear layers, fp32 adapters, bf16 "
-                 f"autocast, AdamW), {job_caption()}. NF4 weights = weight_bytes(dtype='nf4'), of which the "
+                 f"autocast, AdamW), {JOB_TEXT}. NF4 weights = weight_bytes(dtype='nf4'), of which the "
                  "'kept 16-bit' column is the embeddings, output head and norms; peak = peak_allocated_bytes; "
                  "total = total_bytes with checkpointing on, which decides the 'fits' columns."),
-        columns=(Column("model"), Column("parameters (B)", billions, "r"),
+        columns=(Column("model"), decimal_column("parameters (B)", 2, unit=1e9),
                  *map(gib_column, ("bf16 weights GiB", "NF4 weights GiB", "kept 16-bit GiB", "peak GiB, ckpt off",
                                    "peak GiB, ckpt on", "total GiB, ckpt on")), *fit_columns()),
         rows=rows,
-        assumptions=(OVERHEAD,
+        # A memory estimate states the runtime overhead last among its assumptions.
+        assumptions=(on.assumptions[-1],
                      f"model configs as read on {READ_ON}; GPU catalog as of {get_gpu('h100-sxm').source.as_of}"),
     )
 
@@ -174,7 +159,7 @@ def qlora_optimizers() -> Table:
             rows.append((model_name(model), optimizer, estimate.breakdown["optimizer_states"],
                          estimate.peak_allocated_bytes))
     return Table.of(
-        caption=(f"QLoRA r16 all-linear with gradient checkpointing, {job_caption()}: optimizer state and "
+        caption=(f"QLoRA r16 all-linear with gradient checkpointing, {JOB_TEXT}: optimizer state and "
                  "peak_allocated_bytes (training_memory) for three optimizers. The paged optimizer's state is "
                  "counted on the GPU (the calculators do not model paging to host RAM)."),
         columns=(Column("model"), Column("optimizer"), gib_column("optimizer state GiB", 3), gib_column("peak GiB", 3)),

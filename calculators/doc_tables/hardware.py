@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import fields
 
 from calculators.catalog.gpus import GPU, all_gpus, get_gpu
-from calculators.columns import Column, gb_column, gib_column, number_column
+from calculators.columns import Column, gb_column, gib_column, number_column, tflops_column
 from calculators.tables import Table, TableFunction, declared_tables, table
-from calculators.units import gb, gib
+from calculators.units import gb, gib, number
 
 SEGMENTS = ("consumer", "workstation", "datacenter", "apple")
 
@@ -28,11 +28,6 @@ SEGMENTS = ("consumer", "workstation", "datacenter", "apple")
 def catalog_as_of() -> str:
     """The catalog's as-of date: the latest ``as_of`` among the records' sources."""
     return max(gpu.source.as_of for gpu in all_gpus())
-
-
-def tflops(value: float | None) -> str:
-    """FLOP/s as TFLOPS with one decimal, or a dash when unknown."""
-    return "—" if value is None else f"{value / 1e12:,.1f}"
 
 
 def _range(values: Iterable[float | None], fmt: Callable[[float], str]) -> str:
@@ -91,19 +86,16 @@ def key_numbers() -> Table:
          consumer.source_of("memory_bytes").kind, "GPU.memory_bytes"),
         ("Highest memory bandwidth", gb(fastest.memory_bandwidth_bytes_per_s, 0), "GB/s", fastest.name,
          fastest.source_of("memory_bandwidth_bytes_per_s").kind, "GPU.memory_bandwidth_bytes_per_s"),
-        ("Highest dense BF16 rate", tflops(compute.bf16_dense_flop_per_s), "TFLOPS", compute.name,
+        ("Highest dense BF16 rate", number((compute.bf16_dense_flop_per_s or 0.0) / 1e12, 1), "TFLOPS", compute.name,
          compute.source_of("bf16_dense_flop_per_s").kind, "GPU.bf16_dense_flop_per_s"),
-        ("BF16 ridge point (dense FLOP/s ÷ bandwidth)", f"{ridge or 0.0:,.0f}", "FLOP/byte", h100.name,
+        ("BF16 ridge point (dense FLOP/s ÷ bandwidth)", number(ridge or 0.0), "FLOP/byte", h100.name,
          "derived", "hardware.ridge_flop_per_byte"),
     )
-    return Table(
+    return Table.key_numbers(
+        rows, columns=("quantity", "value", "unit", "GPU", "kind", "where"),
         caption=(f"Headline figures of the GPU catalog (as of {catalog_as_of()}). 'kind' is the catalog's own "
                  "label for the figure's source: spec (datasheet or whitepaper), derived (arithmetic on spec "
-                 "figures, e.g. half of a sparsity headline)."),
-        columns=("quantity", "value", "unit", "GPU", "kind", "where"),
-        align=("l", "r", "l", "l", "l", "l"),
-        rows=rows,
-    )
+                 "figures, e.g. half of a sparsity headline)."))
 
 
 @table("hardware-catalog")
@@ -128,8 +120,8 @@ def catalog() -> Table:
                  "bandwidth is both directions summed. Launch price is the vendor's launch MSRP, 'unknown' where "
                  "none was published: never a street price."),
         columns=(Column("GPU"), Column("segment"), gib_column("memory GiB", 0, grouped=True), Column("memory type"),
-                 gb_column("bandwidth GB/s", 0), Column("BF16 dense TFLOPS", tflops, "r"),
-                 Column("FP8 dense TFLOPS", tflops, "r"), number_column("TDP W", missing="unknown"),
+                 gb_column("bandwidth GB/s", 0), tflops_column("BF16 dense TFLOPS"), tflops_column("FP8 dense TFLOPS"),
+                 number_column("TDP W", missing="unknown"),
                  Column("ECC", yes_no), Column("GPU-to-GPU link"), Column("PCIe"),
                  number_column("launch price USD", missing="unknown")),
         rows=rows,
@@ -152,7 +144,7 @@ def sparse_notes() -> Table:
                  f"{catalog_as_of()}). 'BF16 kind' is spec where the document prints the dense figure and "
                  "derived where the catalog halved a 2:4-sparsity headline. FP16 is with FP32 accumulation. "
                  "'—': no such tensor path or no published figure."),
-        columns=(Column("GPU"), *(Column(f"{dtype} dense TFLOPS", tflops, "r") for dtype in ("BF16", "FP16", "FP8")),
+        columns=(Column("GPU"), *(tflops_column(f"{dtype} dense TFLOPS") for dtype in ("BF16", "FP16", "FP8")),
                  Column("BF16 kind"), Column("datasheet sparse note (sparse_figures_note)")),
         rows=rows,
     )
@@ -177,7 +169,7 @@ def ridge() -> Table:
                  "limited by bandwidth on that GPU, more is limited by compute. 'BF16 ÷ FP32' is the dense BF16 "
                  "tensor rate over the non-tensor FP32 rate. Rows sorted by BF16 ridge point; '—': a rate is "
                  "unknown or absent. These are spec-rate ratios, bounds rather than achieved speeds."),
-        columns=(Column("GPU"), gb_column("bandwidth GB/s", 0), Column("BF16 dense TFLOPS", tflops, "r"),
+        columns=(Column("GPU"), gb_column("bandwidth GB/s", 0), tflops_column("BF16 dense TFLOPS"),
                  number_column("BF16 ridge FLOP/byte", missing="—"),
                  number_column("FP8 ridge FLOP/byte", missing="—"),
                  number_column("BF16 ÷ FP32 rate", 1, missing="—")),
@@ -198,7 +190,7 @@ def segments() -> Table:
         rows.append((
             segment, str(len(group)), _range((g.memory_bytes for g in group), lambda value: gib(value, 0)),
             _range((g.memory_bandwidth_bytes_per_s for g in group), lambda value: gb(value, 0)), ecc_text,
-            f"{links} of {len(group)}", _range((g.tdp_watts for g in group), lambda w: f"{w:,.0f}"),
+            f"{links} of {len(group)}", _range((g.tdp_watts for g in group), number),
             f"{sum(1 for g in group if g.launch_price_usd is not None)} of {len(group)}",
         ))
     return Table(
@@ -216,15 +208,14 @@ def segments() -> Table:
 def apple() -> Table:
     """Apple unified-memory parts: what the catalog knows and what it does not."""
     rows = (
-        (gpu.name, gpu.memory_bytes, gpu.memory_bandwidth_bytes_per_s,
-         "unknown" if gpu.bf16_dense_flop_per_s is None else tflops(gpu.bf16_dense_flop_per_s), " ".join(gpu.notes))
+        (gpu.name, gpu.memory_bytes, gpu.memory_bandwidth_bytes_per_s, gpu.bf16_dense_flop_per_s, " ".join(gpu.notes))
         for gpu in ordered_gpus() if gpu.segment == "apple"
     )
     return Table.of(
         caption=(f"Apple parts in the catalog (as of {catalog_as_of()}), with the record's notes verbatim. "
                  "Memory is the largest configuration, in GiB, and is shared by CPU and GPU."),
         columns=(Column("chip"), gib_column("unified memory GiB", 0, grouped=True), gb_column("bandwidth GB/s", 0),
-                 Column("BF16 TFLOPS", align="r"), Column("notes")),
+                 tflops_column("BF16 TFLOPS", missing="unknown"), Column("notes")),
         rows=rows,
     )
 

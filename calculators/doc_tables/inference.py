@@ -12,15 +12,14 @@ True
 from __future__ import annotations
 
 from calculators.catalog.gpus import GPU, get_gpu
-from calculators.catalog.models import READ_ON, all_models, get_model, get_model_record
-from calculators.columns import Column, gib_column
-from calculators.fit import fit_inference
+from calculators.catalog.models import READ_ON, all_models, get_model, model_name
+from calculators.columns import Column, gib_column, number_column
+from calculators.fit import FitResult, fit_inference
 from calculators.memory.inference import inference_memory, kv_cache_bytes, kv_cache_bytes_per_token
-from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import KIB, gib
+from calculators.units import KIB, gib, number
 
 CATALOG = f"model catalog as of {READ_ON}"
 #: The GPUs the fit tables size against: one per common memory size (24, 48, 80, 141 GiB).
@@ -32,33 +31,10 @@ FIT_MODELS = ("llama-2-7b", "mistral-7b-v0.3", "qwen2.5-7b", "llama-3.1-8b", "ge
               "llama-3.1-70b", "mixtral-8x7b")
 
 
-# --------------------------------------------------------------------------- formatting
-
-
-def kib(n: float) -> str:
-    """Bytes as KiB with one decimal."""
-    return f"{n / KIB:,.1f}"
-
-
-def billions(n: int) -> str:
-    """A count in billions with two decimals."""
-    return f"{n / 1e9:,.2f}"
-
-
-def with_commas(n: int) -> str:
-    """An integer with thousands separators."""
-    return f"{n:,}"
-
-
 def _attention_kind(spec: ModelSpec) -> str:
     if spec.mla is not None:
         return "MLA"
     return "MHA" if spec.num_kv_heads == spec.num_attention_heads else "GQA"
-
-
-def model_name(model_id: str) -> str:
-    """The catalog's display name of a model id."""
-    return get_model_record(model_id).name
 
 
 def gpu_header(gpu: GPU) -> str:
@@ -66,9 +42,15 @@ def gpu_header(gpu: GPU) -> str:
     return f"{gpu.name} ({gpu.memory_gib:g} GiB)"
 
 
-def total_bytes_assumption() -> str:
-    """The assumption sentence of the runtime overhead added to every total."""
-    return overhead_assumptions()[0]
+def limits_cell(spec: ModelSpec, fit: FitResult) -> str:
+    """A GPU cell of a fit table: the longest prompt at batch 1 (tokens, † past the model's trained context) /
+    the most prompts that fit at once ('-' when not one does)."""
+    if fit.max_context == 0:
+        context = "does not fit"
+    else:
+        beyond = spec.max_position_embeddings is not None and fit.max_context > spec.max_position_embeddings
+        context = number(fit.max_context) + (" †" if beyond else "")
+    return f"{context} / {fit.max_batch or '-'}"
 
 
 # --------------------------------------------------------------------------- index.md
@@ -79,34 +61,31 @@ def key_numbers_table() -> Table:
     rtx, h100 = get_gpu("rtx-4090"), get_gpu("h100-sxm")
     est = inference_memory(l3, weights="bf16", kv_cache="bf16", batch=1, context=BATCH_CONTEXT)
     rows = (
-        ("KV cache per token, Llama 2 7B (MHA, 32 KV heads), bf16", kib(kv_cache_bytes_per_token(l2)), "KiB",
-         computed_by(kv_cache_bytes_per_token)),
-        ("KV cache per token, Llama 3.1 8B (GQA, 8 KV heads), bf16", kib(kv_cache_bytes_per_token(l3)), "KiB",
-         computed_by(kv_cache_bytes_per_token)),
+        ("KV cache per token, Llama 2 7B (MHA, 32 KV heads), bf16", number(kv_cache_bytes_per_token(l2) / KIB, 1),
+         "KiB", kv_cache_bytes_per_token),
+        ("KV cache per token, Llama 3.1 8B (GQA, 8 KV heads), bf16", number(kv_cache_bytes_per_token(l3) / KIB, 1),
+         "KiB", kv_cache_bytes_per_token),
         (f"Llama 3.1 8B, bf16, one {BATCH_CONTEXT}-token prompt: total on the GPU", gib(est.total_bytes), "GiB",
          computed_by(inference_memory) + " (total_bytes)"),
         (f"Longest prompt Llama 3.1 8B (bf16) fits on a {rtx.name}, batch 1",
-         with_commas(fit_inference(l3, rtx).max_context), "tokens", computed_by(fit_inference) + " (max_context)"),
+         number(fit_inference(l3, rtx).max_context), "tokens", computed_by(fit_inference) + " (max_context)"),
         (f"Most {BATCH_CONTEXT}-token prompts Llama 3.1 8B (bf16) serves at once on an {h100.name}",
-         with_commas(fit_inference(l3, h100, context=BATCH_CONTEXT).max_batch), "sequences",
+         number(fit_inference(l3, h100, context=BATCH_CONTEXT).max_batch), "sequences",
          computed_by(fit_inference) + " (max_batch)"),
     )
-    return Table(
-        caption=("Key numbers for serving memory (derived by the calculators in "
-                 "calculators.memory.inference; KiB = 2^10 bytes, GiB = 2^30 bytes)."),
-        columns=("quantity", "value", "unit", "computed by"),
-        align=("l", "r", "l", "l"),
-        rows=rows,
-        assumptions=("bf16 weights and KV cache, SDPA attention, no new tokens (prefill only)",
-                     total_bytes_assumption(), CATALOG),
-    )
+    # A memory estimate states the runtime overhead last among its assumptions.
+    return Table.key_numbers(
+        rows, caption=("Key numbers for serving memory (derived by the calculators in calculators.memory.inference; "
+                       "KiB = 2^10 bytes, GiB = 2^30 bytes)."),
+        assumptions=("bf16 weights and KV cache, SDPA attention, no new tokens (prefill only)", est.assumptions[-1],
+                     CATALOG))
 
 
 @table("inference-kv-per-token")
 def kv_per_token_table() -> Table:
     """KV-cache bytes per token and per sequence for every catalogued model."""
     rows = []
-    for record in all_models():
+    for record in sorted(all_models(), key=lambda record: record.name.lower()):
         spec = record.spec()
         if spec.mla is not None:
             layout = f"latent {spec.mla.kv_lora_rank} + rope {spec.mla.qk_rope_head_dim}"
@@ -120,16 +99,9 @@ def kv_per_token_table() -> Table:
             mark = " ‡"
         else:
             window = "none"
-        rows.append((
-            record.name, _attention_kind(spec), str(spec.num_layers), layout,
-            kib(kv_cache_bytes_per_token(spec)),
-            gib(kv_cache_bytes(spec, batch=1, context=8192)) + mark,
-            gib(kv_cache_bytes(spec, batch=1, context=32768)) + mark,
-            gib(kv_cache_bytes(spec, batch=1, context=131072)) + mark,
-            window,
-        ))
-    rows.sort(key=lambda row: row[0].lower())
-    return Table(
+        rows.append((record.name, _attention_kind(spec), spec.num_layers, layout, kv_cache_bytes_per_token(spec),
+                     *(gib(kv_cache_bytes(spec, batch=1, context=n)) + mark for n in (8192, 32768, 131072)), window))
+    return Table.of(
         caption=("KV cache of one sequence, bf16 (2 bytes per element): KiB per token summed over all layers, "
                  "and GiB held at 8K, 32K and 128K tokens (GiB = 2^30 bytes). Derived by "
                  "kv_cache_bytes_per_token and kv_cache_bytes; windowed layers stop growing at their window, "
@@ -138,10 +110,11 @@ def kv_per_token_table() -> Table:
                  "5.23 keeps only the last window after the first decode step, so past the window these cells "
                  "are upper bounds. Token counts beyond a model's max_position_embeddings are shown for scale "
                  "only."),
-        columns=("model", "attention", "layers", "KV heads x head_dim", "KiB per token", "GiB at 8K",
-                 "GiB at 32K", "GiB at 128K", "sliding-window layers in the config, window (tokens)"),
-        align=("l", "l", "r", "l", "r", "r", "r", "r", "l"),
-        rows=tuple(rows),
+        columns=(Column("model"), Column("attention"), Column("layers", align="r"), Column("KV heads x head_dim"),
+                 number_column("KiB per token", 1, unit=KIB),
+                 *(Column(f"GiB at {k}", align="r") for k in ("8K", "32K", "128K")),
+                 Column("sliding-window layers in the config, window (tokens)")),
+        rows=rows,
         assumptions=("batch 1, KV cache bf16, transformers DynamicCache layout",
                      "DeepSeek-V3: the compressed latent that serving engines such as vLLM cache (see the MoE page)", CATALOG),
     )
@@ -170,23 +143,15 @@ def prefill_breakdown_table() -> Table:
                  "whole prompt (MLP intermediates with SDPA; the S x S scores in fp32 with eager attention) plus "
                  "the last position's logits. peak allocated = what torch.cuda.max_memory_allocated() would "
                  "report; total = peak plus assumed CUDA context, cuBLAS workspace and allocator slack."),
-        columns=(Column("prompt tokens", with_commas, "r"), Column("new tokens", with_commas, "r"), Column("attention"),
+        columns=(number_column("prompt tokens"), number_column("new tokens"), Column("attention"),
                  *(gib_column(name, grouped=True) for name in ("weights GiB", "KV cache GiB",
                                                                "activations and logits GiB", "peak allocated GiB",
                                                                "total GiB")),
                  Column("peak phase")),
         rows=rows,
         assumptions=("one prefill forward over the whole prompt, logits for the last position only (generate())",
-                     total_bytes_assumption(), CATALOG),
+                     est.assumptions[-1], CATALOG),
     )
-
-
-def context_cell(spec: ModelSpec, tokens: int) -> str:
-    """A token count for a fit table, marked when it passes the model's trained context."""
-    if tokens == 0:
-        return "does not fit"
-    mark = " †" if spec.max_position_embeddings is not None and tokens > spec.max_position_embeddings else ""
-    return with_commas(tokens) + mark
 
 
 @table("inference-max-context-batch")
@@ -194,27 +159,22 @@ def max_context_batch_table() -> Table:
     """Largest prompt at batch 1 and largest batch of 8K prompts, per model and GPU size."""
     gpus = [get_gpu(g) for g in FIT_GPUS]
     rows = []
-    for model_id in FIT_MODELS:
+    for model_id in sorted(FIT_MODELS, key=lambda model_id: weight_bytes(get_model(model_id), dtype="bf16")):
         spec = get_model(model_id)
-        row = [model_name(model_id), gib(weight_bytes(spec, dtype="bf16"), 1)]
-        for gpu in gpus:
-            fit = fit_inference(spec, gpu, context=BATCH_CONTEXT)
-            context, batch = fit.max_context, fit.max_batch
-            row.append(f"{context_cell(spec, context)} / {batch if batch else '-'}")
-        rows.append(tuple(row))
-    rows.sort(key=lambda r: float(r[1].replace(",", "")))
-    return Table(
+        fits = [fit_inference(spec, gpu, context=BATCH_CONTEXT) for gpu in gpus]
+        rows.append((model_name(model_id), weight_bytes(spec, dtype="bf16"), *(limits_cell(spec, fit) for fit in fits)))
+    return Table.of(
         caption=("Each GPU cell: longest prompt that fits at batch 1 (tokens) / most 8K-token prompts that fit at "
                  f"once (sequences): the largest that fit ({computed_by(fit_inference, dotted=True, code=False)}: "
-                 "total_bytes plus its measured "
-                 "uncertainty within the memory a process can allocate). '-' = not even one sequence fits. "
+                 "total_bytes plus its measured uncertainty within the memory a process can allocate). '-' = not "
+                 "even one sequence fits. "
                  "† = beyond the model's max_position_embeddings: the memory is there, the model was not trained "
                  "for that length. Gemma 2 runs eager attention (its score softcapping), so S x S scores bound it."),
-        columns=("model", "bf16 weights GiB", *(gpu_header(g) for g in gpus)),
-        align=("l", "r", *("r" for _ in gpus)),
-        rows=tuple(rows),
+        columns=(Column("model"), gib_column("bf16 weights GiB", 1, grouped=True),
+                 *(Column(gpu_header(g), align="r") for g in gpus)),
+        rows=rows,
         assumptions=("bf16 weights and KV cache, SDPA attention where the model supports it, no new tokens",
-                     "one GPU, no tensor parallelism", total_bytes_assumption(), CATALOG,
+                     "one GPU, no tensor parallelism", fits[0].estimate.assumptions[-1], CATALOG,
                      "GPU memory = the catalog's capacity (nvidia-smi shows a few hundred MiB less usable)"),
     )
 

@@ -10,15 +10,15 @@ True
 
 from __future__ import annotations
 
-from calculators.catalog.models import all_models, get_model
+from calculators.catalog.models import all_models, get_model, model_name
 from calculators.columns import Column, gib_column, number_column
-from calculators.doc_tables.inference import CATALOG, billions, kib, model_name, total_bytes_assumption, with_commas
+from calculators.doc_tables.inference import CATALOG
 from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory, kv_cache_bytes_per_token
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import KIB, gib
+from calculators.units import KIB, gib, number
 
 
 @table("inference-moe-key-numbers")
@@ -26,22 +26,18 @@ def moe_key_numbers_table() -> Table:
     """Headline figures of the mixture-of-experts page."""
     mixtral, ds = get_model("mixtral-8x7b"), get_model("deepseek-v3")
     rows = (
-        ("Mixtral 8x7B parameters, all experts", billions(mixtral.parameters), "B", "`ModelSpec.parameters`"),
-        ("Mixtral 8x7B parameters active per token (2 of 8 experts)", billions(mixtral.active_parameters), "B",
+        ("Mixtral 8x7B parameters, all experts", number(mixtral.parameters / 1e9, 2), "B", "`ModelSpec.parameters`"),
+        ("Mixtral 8x7B parameters active per token (2 of 8 experts)", number(mixtral.active_parameters / 1e9, 2), "B",
          "`ModelSpec.active_parameters`"),
-        ("Mixtral 8x7B weights, bf16", gib(weight_bytes(mixtral, dtype="bf16")), "GiB", computed_by(weight_bytes)),
+        ("Mixtral 8x7B weights, bf16", gib(weight_bytes(mixtral, dtype="bf16")), "GiB", weight_bytes),
         ("DeepSeek-V3 weights, fp8 linears (its released format)", gib(weight_bytes(ds, dtype="fp8")), "GiB",
-         computed_by(weight_bytes)),
-        ("DeepSeek-V3 KV cache per token, bf16 latent", kib(kv_cache_bytes_per_token(ds)), "KiB",
-         computed_by(kv_cache_bytes_per_token)),
+         weight_bytes),
+        ("DeepSeek-V3 KV cache per token, bf16 latent", number(kv_cache_bytes_per_token(ds) / KIB, 1), "KiB",
+         kv_cache_bytes_per_token),
     )
-    return Table(
-        caption="Key numbers for mixture-of-experts serving (derived; B = 10^9, GiB = 2^30 bytes, KiB = 2^10 bytes).",
-        columns=("quantity", "value", "unit", "computed by"),
-        align=("l", "r", "l", "l"),
-        rows=rows,
-        assumptions=(CATALOG,),
-    )
+    return Table.key_numbers(
+        rows, caption="Key numbers for mixture-of-experts serving (derived; B = 10^9, GiB = 2^30 bytes, KiB = 2^10 bytes).",
+        assumptions=(CATALOG,))
 
 
 @table("inference-moe-params")
@@ -69,8 +65,8 @@ def moe_params_table() -> Table:
                  "leaves out the input embedding, which a token looks up rather than multiplies) and the weights' GiB (2^30 bytes) by weight_bytes. Memory "
                  "must hold every expert: the weight columns use the total."),
         columns=(Column("model"), Column("experts per MoE layer"), Column("MoE layers", align="r"),
-                 *(Column(name, billions, "r") for name in ("total params (B)", "active params (B)",
-                                                            "active without input embedding (B)")),
+                 *(number_column(name, 2, unit=1e9) for name in ("total params (B)", "active params (B)",
+                                                                 "active without input embedding (B)")),
                  Column("active share", "{:.1%}".format, "r"),
                  *(gib_column(f"{fmt} GiB", 1, grouped=True) for fmt in ("bf16", "fp8", "int4"))),
         rows=rows,
@@ -146,7 +142,7 @@ def moe_kv_table() -> Table:
                  "bytes); the decompressed row is layers x heads x (qk_nope + qk_rope + v_head dims) x 2 bytes, "
                  f"derived in {computed_by(mla_decompressed_bytes_per_token, dotted=True, code=False)}. GQA rows: "
                  "2 x layers x KV heads x head_dim x 2 bytes."),
-        columns=(Column("model"), Column("cache layout"), Column("KiB per token", kib, "r"),
+        columns=(Column("model"), Column("cache layout"), number_column("KiB per token", 1, unit=KIB),
                  gib_column("GiB at 32K", grouped=True), gib_column("GiB at 128K", grouped=True)),
         rows=rows,
         assumptions=("batch 1", CATALOG),
@@ -162,19 +158,19 @@ def moe_prefill_table() -> Table:
         for context in (4096, 16384, 32768):
             est = inference_memory(spec, weights="bf16", kv_cache="bf16", batch=1, context=context)
             act = est.breakdown["activations_and_logits"]
-            rows.append((model_name(model_id), context, est.breakdown["kv_cache"], act, act / context / KIB,
-                         est.total_bytes))
+            rows.append((model_name(model_id), context, est.breakdown["kv_cache"], act, act / context, est.total_bytes))
     return Table.of(
         caption=("Prefill of one prompt, bf16 weights and KV cache, batch 1, SDPA, derived by inference_memory "
                  "(GiB = 2^30 bytes). Both models have the same hidden size, attention and MLP width; Mixtral's "
                  "transient is larger because transformers' grouped experts gather every (token, expert) pair "
                  "and run them at once, holding gate/up outputs for top-2 pairs per token plus router logits."),
-        columns=(Column("model"), Column("prompt tokens", with_commas, "r"), gib_column("KV cache GiB", grouped=True),
-                 gib_column("activations and logits GiB", grouped=True), number_column("KiB per prompt token", 1),
+        columns=(Column("model"), number_column("prompt tokens"), gib_column("KV cache GiB", grouped=True),
+                 gib_column("activations and logits GiB", grouped=True), number_column("KiB per prompt token", 1, unit=KIB),
                  gib_column("total GiB", grouped=True)),
         rows=rows,
-        assumptions=("balanced routing (how many tokens each expert gets depends on the router)",
-                     total_bytes_assumption(), CATALOG),
+        # A memory estimate states the runtime overhead last among its assumptions.
+        assumptions=("balanced routing (how many tokens each expert gets depends on the router)", est.assumptions[-1],
+                     CATALOG),
     )
 
 

@@ -11,26 +11,17 @@ from the source guides in :func:`quant_claims_table`, which are quotations and m
 from __future__ import annotations
 
 from calculators.catalog.gpus import get_gpu
-from calculators.catalog.models import all_models, get_model
-from calculators.columns import Column, decimal_column, gib_column
+from calculators.catalog.models import all_models, get_model, model_name
+from calculators.columns import Column, decimal_column, gib_column, number_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
-from calculators.doc_tables.inference import (
-    BATCH_CONTEXT,
-    CATALOG,
-    billions,
-    context_cell,
-    gpu_header,
-    model_name,
-    total_bytes_assumption,
-    with_commas,
-)
+from calculators.doc_tables.inference import BATCH_CONTEXT, CATALOG, gpu_header, limits_cell
 from calculators.dtypes import DType
 from calculators.fit import fit_inference
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import QUANT_OVERHEAD_BYTES_PER_ELEMENT, quantized_bytes_per_element, weight_bytes
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import gib
+from calculators.units import gib, number
 
 #: Weight storage formats the quantization tables compare.
 WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4")
@@ -54,26 +45,23 @@ def quant_key_numbers_table() -> Table:
     l8 = get_model("llama-3.1-8b")
     h100 = get_gpu("h100-sxm")
     kept = l8.parameters - l8.linear_parameters
+    fit = fit_inference(l70, h100, weights="int4", kv_cache="fp8")
     rows = (
         ("Stored bits per int4 weight, group of 128 with fp16 scale and 4-bit zero point",
-         f"{quantized_bytes_per_element(DType.INT4) * 8:.3f}", "bits", computed_by(quantized_bytes_per_element)),
-        ("Llama 3.1 70B weights, bf16", gib(weight_bytes(l70, dtype="bf16")), "GiB", computed_by(weight_bytes)),
+         number(quantized_bytes_per_element(DType.INT4) * 8, 3), "bits", quantized_bytes_per_element),
+        ("Llama 3.1 70B weights, bf16", gib(weight_bytes(l70, dtype="bf16")), "GiB", weight_bytes),
         ("Llama 3.1 70B weights, int4 (embeddings, head and norms stay bf16)",
-         gib(weight_bytes(l70, dtype="int4")), "GiB", computed_by(weight_bytes)),
+         gib(weight_bytes(l70, dtype="int4")), "GiB", weight_bytes),
         ("Llama 3.1 8B parameters that stay 16-bit when quantised (embeddings, head, norms)",
          f"{kept / l8.parameters:.1%}", "of parameters", "`ModelSpec.linear_parameters`"),
         (f"Longest prompt Llama 3.1 70B int4 with an fp8 KV cache fits on an {h100.name}, batch 1",
-         with_commas(fit_inference(l70, h100, weights="int4", kv_cache="fp8").max_context),
-         "tokens", computed_by(fit_inference) + " (max_context)"),
+         number(fit.max_context), "tokens", computed_by(fit_inference) + " (max_context)"),
     )
-    return Table(
-        caption="Key numbers for quantised serving (derived by the calculators; GiB = 2^30 bytes).",
-        columns=("quantity", "value", "unit", "computed by"),
-        align=("l", "r", "l", "l"),
-        rows=rows,
+    # A memory estimate states the runtime overhead last among its assumptions.
+    return Table.key_numbers(
+        rows, caption="Key numbers for quantised serving (derived by the calculators; GiB = 2^30 bytes).",
         assumptions=("quantised formats apply to the nn.Linear weights of the decoder layers only",
-                     "SDPA attention, no new tokens", total_bytes_assumption(), CATALOG),
-    )
+                     "SDPA attention, no new tokens", fit.estimate.assumptions[-1], CATALOG))
 
 
 _FORMAT_NOTES = {
@@ -117,7 +105,7 @@ def quant_weights_table() -> Table:
         caption=("Weights alone (no KV cache, activations or runtime overhead), GiB = 2^30 bytes, derived by "
                  "weight_bytes. Quantised columns store the decoder layers' linear weights in the format and keep "
                  "the embedding, output head and norms in bf16; the last column is that 16-bit part."),
-        columns=(Column("model"), Column("parameters (B)", billions, "r"),
+        columns=(Column("model"), number_column("parameters (B)", 2, unit=1e9),
                  *(gib_column(f"{fmt} GiB", 1, grouped=True) for fmt in WEIGHT_FORMATS),
                  gib_column("kept in bf16 GiB", grouped=True)),
         rows=rows,
@@ -141,12 +129,9 @@ def quant_fit_table() -> Table:
     for model_id, weights, kv in QUANT_FIT_CASES:
         spec = get_model(model_id)
         est = inference_memory(spec, weights=weights, kv_cache=kv, batch=1, context=BATCH_CONTEXT)
-        cells = []
-        for gpu in gpus:
-            fit = fit_inference(spec, gpu, context=BATCH_CONTEXT, weights=weights, kv_cache=kv)
-            context, batch = fit.max_context, fit.max_batch
-            cells.append(f"{context_cell(spec, context)} / {batch if batch else '-'}")
-        rows.append((model_name(model_id), weights, kv, est.total_bytes, *cells))
+        rows.append((model_name(model_id), weights, kv, est.total_bytes,
+                     *(limits_cell(spec, fit_inference(spec, gpu, context=BATCH_CONTEXT, weights=weights, kv_cache=kv))
+                       for gpu in gpus)))
     return Table.of(
         caption=("total GiB: one 8K-token prompt at batch 1 (peak allocated plus assumed runtime overhead). GPU "
                  "cells: longest prompt at batch 1 (tokens) / most 8K-token prompts at once; '-' = none fits; "
@@ -156,7 +141,7 @@ def quant_fit_table() -> Table:
         columns=(Column("model"), Column("weights"), Column("KV cache"), gib_column("total GiB at 8K", grouped=True),
                  *(Column(gpu_header(g), align="r") for g in gpus)),
         rows=rows,
-        assumptions=("SDPA attention, no new tokens, one GPU", total_bytes_assumption(), CATALOG),
+        assumptions=("SDPA attention, no new tokens, one GPU", est.assumptions[-1], CATALOG),
     )
 
 

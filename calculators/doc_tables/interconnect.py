@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import all_interconnects, get_interconnect
-from calculators.catalog.models import READ_ON, get_model, get_model_record
+from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.columns import Column, decimal_column, gb_column, gib_column, number_column
 from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import gb
+from calculators.units import gb, number
 
 MODEL = "llama-3-8b"
 GPU = "h100-sxm"
@@ -40,7 +40,7 @@ def _assumptions() -> tuple[str, ...]:
 
 
 def _job() -> str:
-    return (f"{get_model_record(MODEL).name}, full fine-tuning, {GPUS} GPUs, micro-batch {BATCH} x {SEQ} tokens "
+    return (f"{model_name(MODEL)}, full fine-tuning, {GPUS} GPUs, micro-batch {BATCH} x {SEQ} tokens "
             f"per GPU, compute at the {get_gpu(GPU).name}'s dense BF16 rate, fp32 gradients, bf16 gathered weights")
 
 
@@ -51,20 +51,18 @@ def key_numbers() -> Table:
     over_pcie, over_nvlink = _step("pcie5", 0), _step("nvlink4", 0)
     rows = (
         (f"{pcie.name}: per direction (PCI-SIG's {gb(pcie.bandwidth_bytes_per_s, 1)} GB/s is both directions)",
-         gb(pcie.per_direction_bytes_per_s, 1), "GB/s", computed_by(get_interconnect, dotted=True)),
+         gb(pcie.per_direction_bytes_per_s, 1), "GB/s", get_interconnect),
         (f"{nvlink.name}: per direction (NVIDIA's {gb(nvlink.bandwidth_bytes_per_s, 1)} GB/s is both directions)",
-         gb(nvlink.per_direction_bytes_per_s, 1), "GB/s", computed_by(get_interconnect, dotted=True)),
-        (f"DDP gradient all-reduce, {get_model_record(MODEL).name}, {GPUS} GPUs over {pcie.name}",
-         f"{over_pcie.communication_s * 1e3:,.0f}", "ms", computed_by(step_communication, dotted=True)),
-        (f"the same over {nvlink.name}", f"{over_nvlink.communication_s * 1e3:,.0f}", "ms",
-         computed_by(step_communication, dotted=True)),
-        ("compute of that step (training FLOPs at the fitted utilisation, as train-time)", f"{over_pcie.compute_s * 1e3:,.0f}", "ms",
-         computed_by(step_communication, dotted=True)),
+         gb(nvlink.per_direction_bytes_per_s, 1), "GB/s", get_interconnect),
+        (f"DDP gradient all-reduce, {model_name(MODEL)}, {GPUS} GPUs over {pcie.name}",
+         number(over_pcie.communication_s * 1e3), "ms", step_communication),
+        (f"the same over {nvlink.name}", number(over_nvlink.communication_s * 1e3), "ms", step_communication),
+        ("compute of that step (training FLOPs at the fitted utilisation, as train-time)",
+         number(over_pcie.compute_s * 1e3), "ms", step_communication),
     )
-    return Table(
-        caption=f"Link figures are sourced specs halved or quoted; times are estimates for {_job()}.",
-        columns=("quantity", "value", "unit", "function"), align=("l", "r", "l", "l"), rows=rows,
-        assumptions=_assumptions())
+    return Table.key_numbers(rows, columns=("quantity", "value", "unit", "function"), dotted=True,
+                             caption=f"Link figures are sourced specs halved or quoted; times are estimates for {_job()}.",
+                             assumptions=_assumptions())
 
 
 @table("interconnect-links")

@@ -18,22 +18,16 @@ from calculators.columns import Column, decimal_column, gib_column
 from calculators.dtypes import DType
 from calculators.memory.inference import inference_memory
 from calculators.memory.optimizers import optimizer_bytes
-from calculators.memory.overhead import (
-    CUDA_CONTEXT_BYTES,
-    CUDA_WORKSPACE_BYTES,
-    overhead_assumptions,
-    runtime_overhead_bytes,
-)
+from calculators.memory.overhead import CUDA_CONTEXT_BYTES, CUDA_WORKSPACE_BYTES, runtime_overhead_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, training_setup
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import MIB, gib
+from calculators.units import MIB, gib, number
 
 PHASE_LETTER = {"forward": "f", "backward": "b", "optimizer": "o", "prefill": "p", "decode": "d"}
 CATALOG = f"model shapes from the catalog as of {READ_ON}"
-OVERHEAD = overhead_assumptions()[0]
 STEP = ("one step of loss = model(ids, labels=ids).loss; loss.backward(); optimizer.step(); "
         "zero_grad(set_to_none=True), from the second step on (optimizer state exists)")
 #: The model most tables use.
@@ -98,31 +92,24 @@ def key_numbers_overview() -> Table:
     small = training_memory(spec, method="full", precision="bf16-mixed", batch=1, seq=512)
     pure = training_memory(spec, method="full", precision="bf16", batch=1, seq=512)
     job = training_memory(spec, method="full", precision="bf16-mixed", batch=1, seq=2048)
-    by_training = computed_by(training_memory, dotted=True, code=False)
-    by_overhead = computed_by(runtime_overhead_bytes, dotted=True, code=False)
     rows = (
         ("full fine-tuning, bf16-mixed, foreach AdamW, small activations: peak per parameter",
-         f"{small.peak_allocated_bytes / spec.parameters:.1f}", "bytes/param", "derived",
-         by_training),
+         number(small.peak_allocated_bytes / spec.parameters, 1), "bytes/param", "derived", training_memory),
         ("same, pure bf16 weights and AdamW states",
-         f"{pure.peak_allocated_bytes / spec.parameters:.1f}", "bytes/param", "derived",
-         by_training),
+         number(pure.peak_allocated_bytes / spec.parameters, 1), "bytes/param", "derived", training_memory),
         (f"{spec.name} full bf16-mixed AdamW b1 s2048: peak_allocated_bytes",
-         gib(job.peak_allocated_bytes, grouped=False), "GiB", "derived", by_training),
+         gib(job.peak_allocated_bytes, grouped=False), "GiB", "derived", training_memory),
         (f"{spec.name}, same job: total_bytes", gib(job.total_bytes, grouped=False), "GiB", "derived + measured",
-         by_overhead),
+         runtime_overhead_bytes),
         ("fixed overhead in total_bytes (CUDA context) and in the peak (cuBLAS workspaces)",
-         f"{(CUDA_CONTEXT_BYTES + CUDA_WORKSPACE_BYTES) / MIB:.0f}", "MiB", "measured",
-         by_overhead),
+         number((CUDA_CONTEXT_BYTES + CUDA_WORKSPACE_BYTES) / MIB), "MiB", "measured", runtime_overhead_bytes),
     )
-    return Table(
-        caption=("Key numbers of training memory. 'Small activations' is batch 1 x seq 512, where the "
-                 "optimizer step decides the peak."),
-        columns=("quantity", "value", "unit", "kind", "function"),
-        align=("l", "r", "l", "l", "l"),
-        rows=rows,
-        assumptions=(STEP, "SDPA attention, no gradient checkpointing", OVERHEAD, CATALOG),
-    )
+    # A memory estimate states the runtime overhead last among its assumptions.
+    return Table.key_numbers(
+        rows, columns=("quantity", "value", "unit", "kind", "function"), dotted=True, code=False,
+        caption=("Key numbers of training memory. 'Small activations' is batch 1 x seq 512, where the optimizer step "
+                 "decides the peak."),
+        assumptions=(STEP, "SDPA attention, no gradient checkpointing", job.assumptions[-1], CATALOG))
 
 
 @table("memory-breakdown")
@@ -130,8 +117,10 @@ def breakdown_table() -> Table:
     """What is live at the peak of a few training jobs."""
     terms = ("weights", "gradients", "optimizer_states", "optimizer_step_temporaries", "autocast_weight_copies",
              "activations", "transient_at_peak")
-    rows = [(spec.name, label, estimate.peak_phase, *(estimate.breakdown.get(term, 0) for term in terms),
-             estimate.peak_allocated_bytes, estimate.total_bytes) for spec, label, estimate in _jobs()]
+    rows = []
+    for spec, label, estimate in _jobs():
+        rows.append((spec.name, label, estimate.peak_phase, *(estimate.breakdown.get(term, 0) for term in terms),
+                     estimate.peak_allocated_bytes, estimate.total_bytes))
     return Table.of(
         caption=("What is live at the peak of one training step (GiB). 'activations' are the tensors autograd "
                  "saved for backward (under checkpointing, one per layer); 'transient' is what the peak's moment "
@@ -144,7 +133,7 @@ def breakdown_table() -> Table:
         rows=rows,
         assumptions=(STEP, "SDPA attention, except Gemma 2, which transformers runs with eager attention (its "
                      "attention soft-capping)", "LoRA and QLoRA: rank 16 on all linear layers, fp32 adapters, AdamW",
-                     "AdamW is the foreach implementation (PyTorch's CUDA default)", OVERHEAD, CATALOG),
+                     "AdamW is the foreach implementation (PyTorch's CUDA default)", estimate.assumptions[-1], CATALOG),
     )
 
 
@@ -188,8 +177,7 @@ def bytes_per_param_by_phase() -> Table:
                                        "sum (bytes/param)"))),
         rows=rows,
         assumptions=(f"derived from {computed_by(optimizer_bytes, dotted=True, code=False)} and the precision's "
-                     "parameter "
-                     "bytes (fp32 master weights for fp32 and -mixed, 2 bytes for pure bf16)",),
+                     "parameter bytes (fp32 master weights for fp32 and -mixed, 2 bytes for pure bf16)",),
     )
 
 
@@ -221,7 +209,7 @@ def inference_breakdown_table() -> Table:
         rows=rows,
         assumptions=("one prefill forward over the prompt, no new tokens, SDPA attention",
                      "int4: quantised linear weights with group-128 scales; embeddings and head stay bf16",
-                     OVERHEAD, CATALOG),
+                     estimate.assumptions[-1], CATALOG),
     )
 
 

@@ -11,19 +11,17 @@ column says MiB or KiB.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from calculators.catalog.models import get_model
 from calculators.columns import Column, decimal_column, gib_column, number_column, percent_column
 from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, describe_job, phase_cell
 from calculators.dtypes import DType
-from calculators.memory.activations import (
-    ActivationLayout,
-    checkpoint_bytes_per_token_per_layer,
-    saved_bytes_per_token_per_layer,
-)
+from calculators.memory.activations import checkpoint_bytes_per_token_per_layer, saved_bytes_per_token_per_layer
 from calculators.memory.training import activation_layout, training_memory
 from calculators.memory.training_inputs import training_setup
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import MIB, signed_percent
+from calculators.units import KIB, MIB, number, signed_percent
 
 #: Training configurations whose per-layer activations the activations page lists.
 LAYOUT_JOBS: tuple[tuple[str, dict[str, object]], ...] = (
@@ -46,7 +44,7 @@ def saved_per_token_table() -> Table:
         setup = training_setup(seq=LAYOUT_SEQ, **settings)  # type: ignore[arg-type]
         layout = activation_layout(setup)
         parts = saved_bytes_per_token_per_layer(spec, layout=layout, seq=LAYOUT_SEQ)
-        eager = saved_bytes_per_token_per_layer(spec, layout=_with_attention(layout, "eager"), seq=LAYOUT_SEQ)
+        eager = saved_bytes_per_token_per_layer(spec, layout=replace(layout, attention="eager"), seq=LAYOUT_SEQ)
         rows.append((label, parts.norms, parts.linear_inputs, parts.attention, parts.mlp, parts.lora, parts.total,
                      eager.total, checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec)))
     return Table.of(
@@ -57,19 +55,11 @@ def saved_per_token_table() -> Table:
                                                      "total, SDPA", f"total, eager s{LAYOUT_SEQ}", "checkpointed"))),
         rows=rows,
         assumptions=(f"from {computed_by(saved_bytes_per_token_per_layer, dotted=True, code=False)}, bytes per "
-                     "token per "
-                     "layer", "LoRA adapters fp32 (PEFT default); LoRA base bf16, QLoRA base NF4",
+                     "token per layer", "LoRA adapters fp32 (PEFT default); LoRA base bf16, QLoRA base NF4",
                      f"{spec.hidden_size} hidden, {spec.num_attention_heads} query heads, "
                      f"{spec.num_kv_heads} KV heads, {spec.intermediate_size} MLP width",
                      CATALOG),
     )
-
-
-def _with_attention(layout: ActivationLayout, attention: str) -> ActivationLayout:
-    return ActivationLayout(
-        compute_bytes=layout.compute_bytes, residual_bytes=layout.residual_bytes, autocast=layout.autocast,
-        trainable_base=layout.trainable_base, lora_targets=layout.lora_targets, lora_rank=layout.lora_rank,
-        adapter_bytes=layout.adapter_bytes, attention=attention)
 
 
 BATCHES = (1, 2, 4, 8)
@@ -112,7 +102,7 @@ def attention_table() -> Table:
     for seq in ATTENTION_SEQS:
         setup = training_setup(seq=seq, **LORA_JOB)  # type: ignore[arg-type]
         layout = activation_layout(setup)
-        per_layer = {att: saved_bytes_per_token_per_layer(spec, layout=_with_attention(layout, att), seq=seq).total
+        per_layer = {att: saved_bytes_per_token_per_layer(spec, layout=replace(layout, attention=att), seq=seq).total
                      for att in ("sdpa", "eager")}
         saved = {att: per_layer[att] * spec.num_layers * seq for att in per_layer}
         peak = {att: training_memory(spec, seq=seq, attention=att, **LORA_JOB).peak_allocated_bytes
@@ -211,25 +201,21 @@ def key_numbers_activations() -> Table:
     ckpt = checkpoint_bytes_per_token_per_layer(layout=mixed, spec=spec)
     lora = activation_layout(training_setup(seq=4096, **LORA_JOB))  # type: ignore[arg-type]
     sdpa = saved_bytes_per_token_per_layer(spec, layout=lora, seq=4096).total
-    eager = saved_bytes_per_token_per_layer(spec, layout=_with_attention(lora, "eager"), seq=4096).total
-    fn = computed_by(saved_bytes_per_token_per_layer, dotted=True, code=False)
+    eager = saved_bytes_per_token_per_layer(spec, layout=replace(lora, attention="eager"), seq=4096).total
     rows = (
-        (f"{spec.name}, full bf16-mixed, SDPA: saved per token per layer", f"{per_layer / 1024:.1f}", "KiB", fn),
-        ("same, gradient checkpointing: kept per token per layer", f"{ckpt / 1024:.1f}", "KiB",
-         computed_by(checkpoint_bytes_per_token_per_layer, dotted=True, code=False)),
+        (f"{spec.name}, full bf16-mixed, SDPA: saved per token per layer", number(per_layer / KIB, 1), "KiB",
+         saved_bytes_per_token_per_layer),
+        ("same, gradient checkpointing: kept per token per layer", number(ckpt / KIB, 1), "KiB",
+         checkpoint_bytes_per_token_per_layer),
         (f"{spec.name}, full bf16-mixed, SDPA: saved per token, all {spec.num_layers} layers",
-         f"{per_layer * spec.num_layers / MIB:.2f}", "MiB", fn),
+         number(per_layer * spec.num_layers / MIB, 2), "MiB", saved_bytes_per_token_per_layer),
         (f"{spec.name}, LoRA, seq 4096: share of eager attention's saved activations that SDPA avoids",
-         f"{100 * (1 - sdpa / eager):.0f}", "%", fn),
+         number(100 * (1 - sdpa / eager)), "%", saved_bytes_per_token_per_layer),
     )
-    return Table(
+    return Table.key_numbers(
+        rows, columns=("quantity", "value", "unit", "function"), dotted=True, code=False,
         caption="Key numbers of activation memory; derived.",
-        columns=("quantity", "value", "unit", "function"),
-        align=("l", "r", "l", "l"),
-        rows=rows,
-        assumptions=(f"seq {LAYOUT_SEQ} unless stated", "LoRA: bf16 base, all-linear rank 16, fp32 adapters",
-                     CATALOG),
-    )
+        assumptions=(f"seq {LAYOUT_SEQ} unless stated", "LoRA: bf16 base, all-linear rank 16, fp32 adapters", CATALOG))
 
 
 TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -17,7 +17,7 @@ from calculators.doc_tables.memory import CATALOG, REFERENCE_MODEL, STEP, phase_
 from calculators.memory.optimizers import OPTIMIZER_FORMULAS, OPTIMIZERS, optimizer_bytes
 from calculators.memory.training import training_memory
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import gib
+from calculators.units import gib, number
 
 PRECISION_GROUPS = (("fp32", "fp32"), ("bf16-mixed / fp16-mixed", "bf16-mixed"), ("bf16 / fp16", "bf16"))
 
@@ -35,29 +35,26 @@ def key_numbers_precision() -> Table:
 
     def per_param(**settings: object) -> str:
         estimate = training_memory(spec, method="full", batch=1, seq=512, **settings)
-        return f"{estimate.peak_allocated_bytes / spec.parameters:.1f}"
+        return number(estimate.peak_allocated_bytes / spec.parameters, 1)
 
     bf16 = training_memory(spec, method="full", precision="bf16-mixed", batch=1, seq=2048)
     fp16 = training_memory(spec, method="full", precision="fp16-mixed", batch=1, seq=2048)
-    fn = computed_by(training_memory, dotted=True, code=False)
     rows = (
-        ("fp32 master weights, foreach AdamW (bf16-mixed)", per_param(precision="bf16-mixed"), "bytes/param", fn),
+        ("fp32 master weights, foreach AdamW (bf16-mixed)", per_param(precision="bf16-mixed"), "bytes/param",
+         training_memory),
         ("fp32 master weights, fused AdamW", per_param(precision="bf16-mixed", optimizer="adamw-fused"),
-         "bytes/param", fn),
+         "bytes/param", training_memory),
         ("fp32 master weights, 8-bit AdamW", per_param(precision="bf16-mixed", optimizer="adamw-8bit"),
-         "bytes/param", fn),
-        ("pure bf16 weights and states, foreach AdamW", per_param(precision="bf16"), "bytes/param", fn),
+         "bytes/param", training_memory),
+        ("pure bf16 weights and states, foreach AdamW", per_param(precision="bf16"), "bytes/param", training_memory),
         (f"fp16-mixed minus bf16-mixed, {spec.name} b1 s2048",
-         gib(fp16.peak_allocated_bytes - bf16.peak_allocated_bytes, grouped=False), "GiB", fn),
+         gib(fp16.peak_allocated_bytes - bf16.peak_allocated_bytes, grouped=False), "GiB", training_memory),
     )
-    return Table(
+    return Table.key_numbers(
+        rows, columns=("quantity", "value", "unit", "function"), dotted=True, code=False,
         caption=(f"Peak allocated memory of full fine-tuning per parameter of {spec.name}, batch 1 x seq 512 "
                  "(activations small), by precision and optimizer; derived."),
-        columns=("quantity", "value", "unit", "function"),
-        align=("l", "r", "l", "l"),
-        rows=rows,
-        assumptions=(STEP, "SDPA attention, no gradient checkpointing", CATALOG),
-    )
+        assumptions=(STEP, "SDPA attention, no gradient checkpointing", CATALOG))
 
 
 @table("memory-bytes-per-param-grid")

@@ -12,9 +12,8 @@ from typing import Any
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.columns import Column, gb_column, gib_column
-from calculators.doc_tables.fine_tuning import fit_cell
+from calculators.doc_tables.fine_tuning import fit_columns, fits
 from calculators.fit import fit_training, fit_verdict
-from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
@@ -36,18 +35,13 @@ _STAGE_NAMES = {
     2: "2 (+ gradients)",
     3: "3 (+ weights; FSDP full shard)",
 }
-
-_OVERHEAD = overhead_assumptions()[0]
+#: The job (:data:`JOB`) as the captions state it.
+_JOB_TEXT = (f"full fine-tuning, {JOB['precision']} (fp32 master weights, bf16 autocast), AdamW (foreach), "
+             f"micro-batch {JOB['batch']} x seq {JOB['seq']} per GPU, {JOB['attention'].upper()} attention")
 
 
 def _estimate(model: str, *, gpus: int, zero: int, grad_checkpointing: bool) -> MemoryEstimate:
     return training_memory(get_model(model), **JOB, gpus=gpus, zero=zero, grad_checkpointing=grad_checkpointing)
-
-
-
-def _job_caption() -> str:
-    return (f"full fine-tuning, {JOB['precision']} (fp32 master weights, bf16 autocast), AdamW (foreach), "
-            f"micro-batch {JOB['batch']} x seq {JOB['seq']} per GPU, {JOB['attention'].upper()} attention")
 
 
 @table("multi-gpu-key-numbers")
@@ -60,25 +54,23 @@ def key_numbers() -> Table:
     needed = fit_training(get_model(large), FIT_GPU, **JOB, grad_checkpointing=True).gpus_needed
     h100 = get_gpu(FIT_GPU)
     rows = (
-        (f"{model_name(small)}, 1 GPU: peak", gib(single.peak_allocated_bytes, grouped=False), "GiB",
-         computed_by(training_memory, dotted=True)),
-        (f"{model_name(small)}, 8 GPUs, DDP (ZeRO 0): peak per GPU", gib(ddp.peak_allocated_bytes, grouped=False), "GiB",
-         computed_by(training_memory, dotted=True)),
+        (f"{model_name(small)}, 1 GPU: peak", gib(single.peak_allocated_bytes, grouped=False), "GiB", training_memory),
+        (f"{model_name(small)}, 8 GPUs, DDP (ZeRO 0): peak per GPU", gib(ddp.peak_allocated_bytes, grouped=False),
+         "GiB", training_memory),
         (f"{model_name(small)}, 8 GPUs, ZeRO-3: peak per GPU", gib(zero3.peak_allocated_bytes, grouped=False), "GiB",
-         computed_by(training_memory, dotted=True)),
+         training_memory),
         (f"{model_name(large)}, gradient checkpointing: {h100.name} GPUs needed under ZeRO-3 (powers of two)",
-         "none up to 1024" if needed is None else str(needed), "GPUs", computed_by(fit_training, dotted=True)),
+         "none up to 1024" if needed is None else str(needed), "GPUs", fit_training),
         (f"{h100.name} {h100.interconnect}: GPU-to-GPU bandwidth, both directions summed",
-         gb(h100.nvlink_bandwidth_bytes_per_s or 0, 0, grouped=False), "GB/s", computed_by(get_gpu, dotted=True)),
+         gb(h100.nvlink_bandwidth_bytes_per_s or 0, 0, grouped=False), "GB/s", get_gpu),
     )
-    return Table(
-        caption=f"Derived by the calculators for {_job_caption()}, except the last row, a datasheet figure from the "
+    # A memory estimate states the runtime overhead last among its assumptions.
+    return Table.key_numbers(
+        rows, columns=("quantity", "value", "unit", "function"), dotted=True,
+        caption=f"Derived by the calculators for {_JOB_TEXT}, except the last row, a datasheet figure from the "
                 "GPU catalog. 'GPUs needed' compares total_bytes with the GPU's memory, as fit_training does.",
-        columns=("quantity", "value", "unit", "function"),
-        align=("l", "r", "l", "l"),
-        rows=rows,
-        assumptions=(_OVERHEAD, f"model configs as read on {READ_ON}; GPU catalog as of {h100.source.as_of}"),
-    )
+        assumptions=(single.assumptions[-1],
+                     f"model configs as read on {READ_ON}; GPU catalog as of {h100.source.as_of}"))
 
 
 @table("multi-gpu-zero-peak")
@@ -93,7 +85,7 @@ def zero_peak() -> Table:
                 rows.append((model_name(model), "on" if checkpointing else "off", _STAGE_NAMES[stage], *peaks))
     return Table.of(
         caption=(f"peak_allocated_bytes per GPU (GiB) derived by training_memory(gpus=N, zero=stage) for "
-                 f"{_job_caption()}. One GPU has nothing to shard, so the 1-GPU column is the same for every "
+                 f"{_JOB_TEXT}. One GPU has nothing to shard, so the 1-GPU column is the same for every "
                  "stage. Derived, not measured: no multi-GPU run has been recorded yet."),
         columns=(Column("model"), Column("grad. ckpt"), Column("ZeRO stage"),
                  *(gib_column(f"{n} GPU{'s' if n > 1 else ''} GiB", 1) for n in GPU_COUNTS)),
@@ -114,23 +106,18 @@ def zero_total() -> Table:
         for stage in STAGES:
             for n in GPU_COUNTS[1:]:
                 estimate = _estimate(model, gpus=n, zero=stage, grad_checkpointing=True)
-                fits = [fit_cell(estimate, g) for g in classes]
-                rows.append((model_name(model), _STAGE_NAMES[stage], n, estimate.total_bytes, estimate.peak_phase, *fits))
+                rows.append((model_name(model), _STAGE_NAMES[stage], n, estimate.total_bytes, estimate.peak_phase,
+                             *fits(estimate, classes)))
     return Table.of(
         caption=(f"total_bytes per GPU (peak allocated plus runtime overhead) with gradient checkpointing, derived "
-                 f"by training_memory(gpus=N, zero=stage) for {_job_caption()}; a GPU class: 'yes' when "
+                 f"by training_memory(gpus=N, zero=stage) for {_JOB_TEXT}; a GPU class: 'yes' when "
                  "total_bytes plus its measured uncertainty fits the memory a process can allocate, 'tight' when "
                  f"only total_bytes does, 'no' otherwise ({computed_by(fit_verdict, dotted=True, code=False)})."),
         columns=(Column("model"), Column("ZeRO stage"), Column("GPUs", align="r"), gib_column("total GiB per GPU", 1),
-                 Column("peak phase"), *_fit_columns(classes)),
+                 Column("peak phase"), *fit_columns(classes)),
         rows=rows,
-        assumptions=(_OVERHEAD, f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
+        assumptions=(estimate.assumptions[-1], f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
     )
-
-
-def _fit_columns(classes: tuple[str, ...]) -> tuple[Column, ...]:
-    """The verdict column of each GPU class (:func:`~calculators.doc_tables.fine_tuning.fit_cell`)."""
-    return tuple(Column(f"fits {get_gpu(g).memory_gib:g} GiB ({get_gpu(g).name})") for g in classes)
 
 
 @table("multi-gpu-70b-on-8")
@@ -143,9 +130,8 @@ def seventy_on_eight() -> Table:
         for checkpointing in (False, True):
             estimate = training_memory(get_model(model), **{**JOB, "precision": precision}, gpus=n, zero=3,
                                        grad_checkpointing=checkpointing)
-            fits = [fit_cell(estimate, g) for g in classes]
             rows.append((precision, "on" if checkpointing else "off", estimate.peak_allocated_bytes,
-                         estimate.total_bytes, estimate.peak_phase, *fits))
+                         estimate.total_bytes, estimate.peak_phase, *fits(estimate, classes)))
     return Table.of(
         caption=(f"{model_name(model)}, full fine-tuning with AdamW (foreach) on {n} GPUs under ZeRO-3, micro-batch "
                  f"{JOB['batch']} x seq {JOB['seq']} per GPU, derived by training_memory: bf16-mixed keeps fp32 "
@@ -153,9 +139,9 @@ def seventy_on_eight() -> Table:
                  f"total = total_bytes per GPU; 'fits' is {computed_by(fit_verdict, dotted=True, code=False)}: 'yes', "
                  "'tight' (inside the measured uncertainty) or 'no'."),
         columns=(Column("precision"), Column("grad. ckpt"), gib_column("peak GiB per GPU", 1),
-                 gib_column("total GiB per GPU", 1), Column("peak phase"), *_fit_columns(classes)),
+                 gib_column("total GiB per GPU", 1), Column("peak phase"), *fit_columns(classes)),
         rows=rows,
-        assumptions=(_OVERHEAD, f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
+        assumptions=(estimate.assumptions[-1], f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
     )
 
 
@@ -182,7 +168,7 @@ def breakdown() -> Table:
         rows.append((_STAGE_NAMES[stage], estimate.peak_phase, *terms, estimate.peak_allocated_bytes))
     return Table.of(
         caption=(f"Per-GPU breakdown of peak_allocated_bytes at the peak phase (training_memory's breakdown), "
-                 f"{model_name(model)} on {n} GPUs, {_job_caption()}, no gradient checkpointing, in GiB. A term "
+                 f"{model_name(model)} on {n} GPUs, {_JOB_TEXT}, no gradient checkpointing, in GiB. A term "
                  "absent from the peak phase is '-': at an optimizer-step peak no activations are alive; at a "
                  "backward peak the gradients being formed are inside 'transient'."),
         columns=(Column("ZeRO stage"), Column("peak phase"), *(gib_column(f"{name} GiB") for _, name in _TERMS),

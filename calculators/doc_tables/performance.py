@@ -25,7 +25,7 @@ from calculators.performance.inference_speed import (
 )
 from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY, TRT_LLM
 from calculators.performance.serving_load import ServingLoad, serving_load
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import number, signed_percent
 
 CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
@@ -38,9 +38,6 @@ SPEED_MODELS = ("llama-3.2-3b", "llama-3.1-8b", "qwen2.5-14b", "qwen2.5-32b", "m
 SPEED_GPUS = ("rtx-4090", "rtx-5090", "l40s", "a100-80gb-sxm", "h100-sxm", "h200", "mi300x", "m4-max")
 SPEED_CONTEXT = 4096
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
-
-
-
 
 
 # --------------------------------------------------------------------------- inference speed page
@@ -56,21 +53,18 @@ def speed_key_numbers_table() -> Table:
     moe = decode_step(mixtral, h100, batch=1, context=SPEED_CONTEXT, gpus=2)
     rows = (
         (f"Llama 3.1 8B, bf16, {h100.name}, batch 1: decode per sequence", number(one.tokens_per_s, 1), "tokens/s",
-         computed_by(decode_step)),
+         decode_step),
         (f"Same at batch 64: whole batch ({many.bound}-bound)", number(many.aggregate_tokens_per_s), "tokens/s",
-         computed_by(decode_step)),
-        (f"Llama 3.1 8B, int4 weights, {rtx.name}, batch 1", number(int4.tokens_per_s, 1), "tokens/s",
-         computed_by(decode_step)),
+         decode_step),
+        (f"Llama 3.1 8B, int4 weights, {rtx.name}, batch 1", number(int4.tokens_per_s, 1), "tokens/s", decode_step),
         (f"Llama 3.1 8B, {SPEED_CONTEXT}-token prompt, {h100.name}: time to first token",
-         number(ttft.time_s * 1000, 1), "ms", computed_by(prefill)),
+         number(ttft.time_s * 1000, 1), "ms", prefill),
         (f"Mixtral 8x7B, bf16, 2 x {h100.name}, batch 1 (reads the active experts only)",
-         number(moe.tokens_per_s, 1), "tokens/s", computed_by(decode_step)),
+         number(moe.tokens_per_s, 1), "tokens/s", decode_step),
     )
-    return Table(
-        caption="Key numbers for inference speed (estimates by calculators.performance.inference_speed).",
-        columns=("quantity", "value", "unit", "computed by"), align=("l", "r", "l", "l"), rows=rows,
-        assumptions=(f"{SPEED_CONTEXT} tokens in the cache (or in the prompt), KV cache bf16", EFFICIENCIES,
-                     CATALOGS))
+    return Table.key_numbers(
+        rows, caption="Key numbers for inference speed (estimates by calculators.performance.inference_speed).",
+        assumptions=(f"{SPEED_CONTEXT} tokens in the cache (or in the prompt), KV cache bf16", EFFICIENCIES, CATALOGS))
 
 
 @table("performance-speed-reference")

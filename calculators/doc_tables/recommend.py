@@ -8,6 +8,8 @@ Every row comes from :func:`calculators.recommend.recommend`.
 
 from __future__ import annotations
 
+import functools
+
 from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
@@ -16,6 +18,7 @@ from calculators.fit import fit_verdict
 from calculators.memory.training import training_memory
 from calculators.recommend import GPU_COUNTS, Recommendation, Workload, recommend
 from calculators.tables import Table, TableFunction
+from calculators.units import number
 
 #: Rows shown per workload table (the cheapest per unit of work first).
 SHOWN = 10
@@ -45,7 +48,7 @@ def _target_text(w: Workload) -> str:
 
 
 def _money(value: float | None) -> str:
-    return "unknown" if value is None else f"{value:,.2f}"
+    return "unknown" if value is None else number(value, 2)
 
 
 def _table(table_id: str, title: str, workload: Workload) -> Table:
@@ -140,13 +143,8 @@ def guide_picks() -> Table:
                             "6000 have no on-demand price in it).")
 
 
-def _workload_table(index: int) -> TableFunction:
-    table_id, title, workload = WORKLOADS[index]
-    return lambda: _table(table_id, title, workload)
-
-
 TABLES: dict[str, TableFunction] = {
     "recommend-key-numbers": key_numbers,
-    **{WORKLOADS[i][0]: _workload_table(i) for i in range(len(WORKLOADS))},
+    **{table_id: functools.partial(_table, table_id, title, workload) for table_id, title, workload in WORKLOADS},
     "recommend-guide-picks": guide_picks,
 }

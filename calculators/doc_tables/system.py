@@ -19,6 +19,7 @@ from calculators.catalog.prices import all_offers
 from calculators.catalog.storage import all_storage
 from calculators.columns import Column, decimal_column, gb_column, gib_column, number_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
+from calculators.doc_tables.hardware import yes_no
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import weight_bytes
 from calculators.system import (
@@ -28,7 +29,7 @@ from calculators.system import (
     EXAMPLE_SAMPLES_PER_S,
 )
 from calculators.tables import Table, TableFunction, declared_tables, table
-from calculators.units import gb, gib
+from calculators.units import gb, gib, number
 
 #: Single-thread decode rates (images/s) measured by Iglovikov and Kosarevsky (arXiv:2605.08731,
 #: imread-benchmark README table, ImageNet validation, bytes pre-loaded in memory).
@@ -94,11 +95,11 @@ def loader_examples() -> Table:
             ("Raw 1080p frames (uint8 RGB), 8 GPUs", 2000, 1920 * 1080 * 3, 0.5)):
         need = system.data_loader_need(samples_per_s=rate, bytes_per_sample=size, decode_ms_per_sample=ms)
         fits = {fit.storage.id: fit for fit in system.storage_fits(need.read_bytes_per_s)}
-        rows.append((label, rate, size, ms, need.read_bytes_per_s / 1e6, need.cpu_cores,
+        rows.append((label, rate, size, ms, need.read_bytes_per_s, need.cpu_cores,
                      *(fits[storage].devices_needed for storage in ("sata-ssd", "nvme-gen4", "net-10gbe"))))
     return Table.of(columns=(Column("workload (example inputs)"), number_column("samples/s"),
                              number_column("bytes/sample"), decimal_column("CPU ms/sample", 2),
-                             number_column("read MB/s", 1),
+                             number_column("read MB/s", 1, unit=1e6),
                              *(Column(name, align="r") for name in ("CPU cores", "SATA SSDs", "NVMe Gen4 SSDs",
                                                                     "10 GbE links"))),
                     rows=rows,
@@ -114,10 +115,9 @@ def host_ram() -> Table:
     for gpu_id, count in MACHINES:
         gpu = get_gpu(gpu_id)
         need = system.host_ram_need(gpu_memory_bytes=gpu.memory_bytes * count)
-        rows.append((f"{count} x {gpu.name}", gpu.memory_bytes * count, need.rule_bytes,
-                     "yes" if gpu.ecc else ("no" if gpu.ecc is False else "unknown")))
+        rows.append((f"{count} x {gpu.name}", gpu.memory_bytes * count, need.rule_bytes, gpu.ecc))
     return Table.of(columns=(Column("machine"), gib_column("GPU memory GiB", 0, grouped=True),
-                             gib_column("host RAM floor GiB (rule)", 0, grouped=True), Column("GPU ECC")),
+                             gib_column("host RAM floor GiB (rule)", 0, grouped=True), Column("GPU ECC", yes_no)),
                     rows=rows,
                     caption="host_ram_need with factor 1 and no other uses: host RAM >= total GPU memory. Add loader "
                             "buffers, a dataset cache and offloaded states on top when they exceed it. ECC from the "
@@ -152,8 +152,8 @@ def offload() -> Table:
         two = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer")
         eight = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer", gpus_per_node=8)
         three = system.offload_host_bytes(parameters=spec.parameters, offload="optimizer+params")
-        rows.append((spec.name, spec.parameters / 1e9, two, eight, three))
-    return Table.of(columns=(Column("model"), number_column("params B", 2),
+        rows.append((spec.name, spec.parameters, two, eight, three))
+    return Table.of(columns=(Column("model"), number_column("params B", 2, unit=1e9),
                              *(gib_column(name, 1, grouped=True) for name in (
                                  "ZeRO-2 offload, 1 GPU: GiB", "ZeRO-2 offload, 8 GPUs: GiB",
                                  "ZeRO-3 offload (params too): GiB"))),
@@ -172,9 +172,9 @@ def cpu_inference() -> Table:
         spec = get_model(model_id)
         fp32 = inference_memory(spec, weights="fp32", kv_cache="fp32", batch=1, context=2048)
         bf16 = inference_memory(spec, weights="bf16", kv_cache="bf16", batch=1, context=2048)
-        rows.append((spec.name, spec.parameters / 1e9, weight_bytes(spec, dtype="fp32"), fp32.peak_allocated_bytes,
+        rows.append((spec.name, spec.parameters, weight_bytes(spec, dtype="fp32"), fp32.peak_allocated_bytes,
                      bf16.peak_allocated_bytes))
-    return Table.of(columns=(Column("model"), number_column("params B", 2),
+    return Table.of(columns=(Column("model"), number_column("params B", 2, unit=1e9),
                              *(gib_column(name, grouped=True) for name in ("fp32 weights GiB", "fp32 peak GiB",
                                                                            "bf16 peak GiB"))),
                     rows=rows,
@@ -192,19 +192,18 @@ def key_numbers() -> Table:
     per_billion = system.offload_host_bytes(parameters=10**9, offload="optimizer")
     gen4 = next(s for s in all_storage() if s.id == "nvme-gen4")
     rows = (
-        ("CPU time to decode one ImageNet JPEG (Pillow, one core)", f"{system.DEFAULT_DECODE_MS_PER_SAMPLE:.2f} ms",
+        ("CPU time to decode one ImageNet JPEG (Pillow, one core)", f"{number(system.DEFAULT_DECODE_MS_PER_SAMPLE, 2)} ms",
          "derived from measured 577 img/s"),
-        (f"CPU cores to decode {EXAMPLE_SAMPLES_PER_S:,} JPEG/s", f"{need.cpu_cores}", "estimate, decode only"),
+        (f"CPU cores to decode {EXAMPLE_SAMPLES_PER_S:,} JPEG/s", str(need.cpu_cores), "estimate, decode only"),
         (f"Storage read for {EXAMPLE_SAMPLES_PER_S:,} x {EXAMPLE_BYTES_PER_SAMPLE:,}-byte samples",
-         f"{need.read_bytes_per_s / 1e6:,.0f} MB/s", "derived"),
+         f"{number(need.read_bytes_per_s / 1e6)} MB/s", "derived"),
         ("Host RAM floor for 8 x H100 SXM 80GB", f"{gib(rule.rule_bytes, 0)} GiB", "rule: 1 x GPU memory"),
         ("Host RAM per billion parameters, ZeRO-2 CPU offload", f"{gib(per_billion, 1)} GiB",
          "DeepSpeed estimator"),
         (f"Rated sequential read, {gen4.name}", f"{gb(gen4.sequential_read_bytes_per_s)} GB/s", "spec"),
     )
-    return Table(columns=("quantity", "value", "kind"), align=("l", "r", "l"), rows=rows,
-                 caption="From calculators.system (data_loader_need, host_ram_need, offload_host_bytes) and the "
-                         "storage catalog.")
+    return Table.key_numbers(rows, columns=("quantity", "value", "kind"), caption="From calculators.system "
+                             "(data_loader_need, host_ram_need, offload_host_bytes) and the storage catalog.")
 
 
 #: The audit's claim records about CPU cores and host RAM (calculators.claims), shown on the
@@ -240,9 +239,8 @@ def pytorch_key_numbers() -> Table:
         (f"Host RAM floor for one {rtx.name}",
          f"{gib(system.host_ram_need(gpu_memory_bytes=rtx.memory_bytes).rule_bytes, 0)} GiB", "rule: 1 x GPU memory"),
     )
-    return Table(columns=("quantity", "value", "kind"), align=("l", "r", "l"),
-                 rows=rows, caption="From weight_bytes, inference_memory (batch 1, sdpa, KV cache in the weights' "
-                                    "dtype) and host_ram_need.")
+    return Table.key_numbers(rows, columns=("quantity", "value", "kind"), caption="From weight_bytes, inference_memory "
+                             "(batch 1, sdpa, KV cache in the weights' dtype) and host_ram_need.")
 
 
 TABLES: dict[str, TableFunction] = declared_tables(globals())

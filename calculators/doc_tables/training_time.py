@@ -11,20 +11,18 @@ leave-one-source-out fits (:mod:`calculators.speed_accuracy.training`).
 
 from __future__ import annotations
 
-from calculators.catalog.gpus import _READ as GPU_CATALOG_READ
 from calculators.catalog.gpus import get_gpu
-from calculators.catalog.models import READ_ON as MODEL_CATALOG_READ
 from calculators.catalog.models import get_model, model_name
 from calculators.columns import Column, decimal_column, number_column, percent_column
+from calculators.doc_tables.performance import CATALOGS
 from calculators.performance.published import NEMO, TRAINING_RUNS, TRAINING_THROUGHPUT
 from calculators.performance.training_time import implied_mfu, training_flops_per_token, training_time
 from calculators.catalog.utilisation import ridge_tokens
 from calculators.performance.utilisation import DEFAULT_FIT, FP8_REFERENCE, predicted_utilisation
 from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, load, scored_figures
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
+from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import number, signed_percent
 
-CATALOGS = f"model catalog as of {MODEL_CATALOG_READ}, GPU catalog as of {GPU_CATALOG_READ}"
 #: Models and GPU counts of the training reference table.
 TRAIN_MODELS = ("llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b", "qwen2.5-14b", "qwen2.5-32b", "llama-3.1-70b",
                 "mixtral-8x7b")
@@ -36,9 +34,6 @@ TRAIN_BATCH = 1
 FITTED = "utilisation fitted on published runs (calculators.performance.utilisation)"
 
 
-
-
-
 @table("performance-train-key-numbers")
 def train_key_numbers_table() -> Table:
     """Headline figures of the training-time page."""
@@ -48,20 +43,19 @@ def train_key_numbers_table() -> Table:
     run = training_time(l3, h100, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=8192)
     ckpt = training_time(l3, h100, tokens=TRAIN_TOKENS, gpus=TRAIN_GPUS, seq=8192, grad_checkpointing=True)
     l2 = next(r for r in TRAINING_RUNS if r.model_id == "llama-2-7b")
+    mfu = implied_mfu(get_model(l2.model_id), a100, tokens=l2.tokens, gpu_hours=l2.gpu_hours, seq=l2.seq)
     rows = (
         ("Llama 3.1 8B: training FLOP per token at seq 8192", number(per_token / 1e9, 1), "GFLOP",
-         computed_by(training_flops_per_token)),
+         training_flops_per_token),
         (f"Llama 3.1 8B, 1T tokens on {TRAIN_GPUS} x {h100.name} at MFU {run.mfu:.2f}", number(run.days, 1), "days",
-         computed_by(training_time)),
+         training_time),
         (f"Same with full activation recomputation (MFU {ckpt.mfu:.2f})", number(ckpt.days, 1), "days",
-         computed_by(training_time)),
+         training_time),
         (f"Llama 2 7B: MFU implied by its published {l2.gpu_hours:,.0f} GPU-hours on {a100.name}",
-         number(100 * implied_mfu(get_model(l2.model_id), a100, tokens=l2.tokens, gpu_hours=l2.gpu_hours,
-                                seq=l2.seq), 1), "%", computed_by(implied_mfu)),
+         number(100 * mfu, 1), "%", implied_mfu),
     )
-    return Table(
-        caption="Key numbers for training time (calculators.performance.training_time).",
-        columns=("quantity", "value", "unit", "computed by"), align=("l", "r", "l", "l"), rows=rows,
+    return Table.key_numbers(
+        rows, caption="Key numbers for training time (calculators.performance.training_time).",
         assumptions=("bf16 mixed precision, dense BF16 tensor rate, micro-batch 1", FITTED,
                      f"whole run = steady state / goodput {run.goodput:.2f}", CATALOGS))
 
@@ -76,12 +70,11 @@ def _records(group: str) -> str:
 def train_utilisation_table() -> Table:
     """The fitted utilisation factors and the published runs each was fitted on."""
     fit = DEFAULT_FIT
-    rows = [(f"base, {key}", f"{value:.3f}", _records(f"base:{key}")) for key, value in sorted(fit.base.items())]
-    rows += [(f"checkpointing: {key}", f"{value:.3f}", _records(f"ckpt:{key}"))
-             for key, value in sorted(fit.checkpointing.items())]
-    rows += [(f"method: {key}", f"{value:.3f}", _records(f"method:{key}")) for key, value in sorted(fit.method.items())]
-    rows += [(f"framework: {key}", f"{value:.3f}", _records(f"framework:{key}"))
-             for key, value in sorted(fit.framework.items())]
+    # (label, the group's name in DEFAULT_FIT.fitted_on, its factors)
+    groups = (("base, ", "base", fit.base), ("checkpointing: ", "ckpt", fit.checkpointing),
+              ("method: ", "method", fit.method), ("framework: ", "framework", fit.framework))
+    rows = [(label + key, f"{value:.3f}", _records(f"{group}:{key}"))
+            for label, group, factors in groups for key, value in sorted(factors.items())]
     rows += [(f"FP8 recipe: {key}", f"{value:.3f}", _records(f"fp8:{key}") if key != FP8_REFERENCE
               else "reference (Transformer Engine's fused layers; no 16-bit runs to compare with)")
              for key, value in sorted(fit.fp8.items()) if key != "none"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.vision_models import all_vision_models, get_vision_model
 from calculators.columns import Column, decimal_column, gb_column, gib_column, number_column
-from calculators.memory.overhead import overhead_assumptions
 from calculators.memory.vision import (
     RECIPE_OPTIMIZER,
     activation_bytes_per_image,
@@ -18,8 +17,9 @@ from calculators.memory.vision import (
     vision_training_memory,
     vit_tokens,
 )
-from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import MIB, gib
+from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.memory.result import MemoryEstimate
+from calculators.units import MIB, gib, number
 
 BATCHES = (32, 64, 128, 256)
 RESOLUTIONS = (224, 384)
@@ -41,10 +41,10 @@ def _name(model_id: str) -> str:
     return get_vision_model(model_id).name
 
 
-def _assumptions() -> tuple[str, ...]:
+def _assumptions(estimate: MemoryEstimate) -> tuple[str, ...]:
+    """The assumptions of the vision tables, ending with the runtime overhead ``estimate`` states (last)."""
     return (f"{PRECISION} (fp32 weights, bf16 autocast), the torchvision recipe's optimizer (SGD with momentum for "
-            "ResNets, AdamW foreach for ViTs), 224 px unless stated", "derived, not measured",
-            overhead_assumptions()[0])
+            "ResNets, AdamW foreach for ViTs), 224 px unless stated", "derived, not measured", estimate.assumptions[-1])
 
 
 @table("vision-key-numbers")
@@ -53,19 +53,19 @@ def key_numbers() -> Table:
     r50 = vision_training_memory("resnet-50", batch=256)
     vit = vision_training_memory("vit-b-16", batch=256)
     rows = (
-        ("ResNet-50 parameters (exact, from layer shapes)", f"{vision_parameters('resnet-50') / 1e6:.2f}", "M",
-         computed_by(vision_parameters, dotted=True)),
-        ("ResNet-50 saved activations per 224 px image", f"{activation_bytes_per_image('resnet-50') / MIB:.1f}",
-         "MiB", computed_by(activation_bytes_per_image, dotted=True)),
-        ("ViT-B/16 saved activations per 224 px image", f"{activation_bytes_per_image('vit-b-16') / MIB:.1f}",
-         "MiB", computed_by(activation_bytes_per_image, dotted=True)),
+        ("ResNet-50 parameters (exact, from layer shapes)", number(vision_parameters("resnet-50") / 1e6, 2), "M",
+         vision_parameters),
+        ("ResNet-50 saved activations per 224 px image", number(activation_bytes_per_image("resnet-50") / MIB, 1),
+         "MiB", activation_bytes_per_image),
+        ("ViT-B/16 saved activations per 224 px image", number(activation_bytes_per_image("vit-b-16") / MIB, 1),
+         "MiB", activation_bytes_per_image),
         ("ResNet-50, batch 256: total on the GPU", gib(r50.total_bytes, 1, grouped=False), "GiB",
-         computed_by(vision_training_memory, dotted=True)),
+         vision_training_memory),
         ("ViT-B/16, batch 256: total on the GPU", gib(vit.total_bytes, 1, grouped=False), "GiB",
-         computed_by(vision_training_memory, dotted=True)),
+         vision_training_memory),
     )
-    return Table(caption="Derived by the calculators.", columns=("quantity", "value", "unit",
-                 "function"), align=("l", "r", "l", "l"), rows=rows, assumptions=_assumptions())
+    return Table.key_numbers(rows, columns=("quantity", "value", "unit", "function"), dotted=True,
+                             caption="Derived by the calculators.", assumptions=_assumptions(r50))
 
 
 @table("vision-parameters")
@@ -76,15 +76,15 @@ def parameters() -> Table:
         ours = vision_parameters(model)
         published = model.published_parameters
         assert model.source is not None
-        rows.append((model.name, model.family, ours, f"{published:,}" if published else "unknown",
+        rows.append((model.name, model.family, ours, published,
                      "0" if published == ours else (f"{ours - published:+,}" if published else "n/a"),
                      f"[{model.source.title.split(' (')[0]}]({model.source.url})"))
     return Table.of(
         caption=("Parameters computed from the torchvision layer shapes (conv weights without bias, BatchNorm weight "
                  "and bias, classifier; ViT class token and 224 px position embedding) against the num_params "
                  "torchvision publishes for its ImageNet-1k weights."),
-        columns=(Column("network"), Column("family"), number_column("computed"), Column("published", align="r"),
-                 Column("difference", align="r"), Column("source")),
+        columns=(Column("network"), Column("family"), number_column("computed"),
+                 number_column("published", missing="unknown"), Column("difference", align="r"), Column("source")),
         rows=rows)
 
 
@@ -132,13 +132,14 @@ def memory_by_batch() -> Table:
     """total_bytes of one training step by batch size."""
     rows = []
     for model in all_vision_models():
-        totals = [vision_training_memory(model, batch=b).total_bytes for b in BATCHES]
-        rows.append((model.name, vision_parameters(model) / 1e6, RECIPE_OPTIMIZER[model.family], *totals))
+        estimates = [vision_training_memory(model, batch=b) for b in BATCHES]
+        rows.append((model.name, vision_parameters(model), RECIPE_OPTIMIZER[model.family],
+                     *(estimate.total_bytes for estimate in estimates)))
     return Table.of(
         caption="total_bytes (GiB = 2^30 bytes) of one training step on one GPU at 224 px, by images per batch.",
-        columns=(Column("network"), decimal_column("params M"), Column("optimizer"),
+        columns=(Column("network"), decimal_column("params M", unit=1e6), Column("optimizer"),
                  *(gib_column(f"batch {b} GiB", 1) for b in BATCHES)),
-        rows=rows, assumptions=_assumptions())
+        rows=rows, assumptions=_assumptions(estimates[0]))
 
 
 def _largest_batch(model_id: str, capacity_bytes: int) -> int:
@@ -159,8 +160,8 @@ def claim_check() -> Table:
         params = vision_parameters(model)
         low = _largest_batch(model.id, CLAIM_LOW_BYTES)
         high = _largest_batch(model.id, CLAIM_HIGH_BYTES)
-        batch1 = vision_training_memory(model, batch=1).total_bytes
-        rows.append((model.name, params / 1e6, "yes" if 10e6 <= params <= 200e6 else "no", batch1, low, high))
+        batch1 = vision_training_memory(model, batch=1)
+        rows.append((model.name, params, "yes" if 10e6 <= params <= 200e6 else "no", batch1.total_bytes, low, high))
     gpu = get_gpu("rtx-4090")
     return Table.of(
         caption=("The claim 'CNN/ResNet training (image classification): 10-200M params, 8-24GB' (VRLA Tech, April "
@@ -168,10 +169,10 @@ def claim_check() -> Table:
                  "largest power-of-two batch whose total_bytes fits in 8 GB and in 24 GB. The weights and optimizer "
                  "are a small part; the batch decides the memory. "
                  f"24 GB is the class of the {gpu.name} ({gpu.memory_gib:g} GiB)."),
-        columns=(Column("network"), decimal_column("params M"), Column("in 10-200M"),
+        columns=(Column("network"), decimal_column("params M", unit=1e6), Column("in 10-200M"),
                  gb_column("batch 1 GB", 2, grouped=False), Column("largest batch in 8 GB", align="r"),
                  Column("largest batch in 24 GB", align="r")),
-        rows=rows, assumptions=_assumptions())
+        rows=rows, assumptions=_assumptions(batch1))
 
 
 TABLES: dict[str, TableFunction] = declared_tables(globals())
