@@ -107,7 +107,7 @@ def key_numbers() -> Table:
         rows, columns=("quantity", "value", "unit", "function"), dotted=True,
         caption=f"Derived by the calculators for {JOB_TEXT}; 'total' is total_bytes (peak allocated plus "
                 "runtime overhead).",
-        assumptions=(lora.assumptions[-1], f"model configs as read on {READ_ON}"))
+        assumptions=(lora.overhead_assumption, f"model configs as read on {READ_ON}"))
 
 
 @table("fine-tuning-by-size")
@@ -140,7 +140,7 @@ def by_size() -> Table:
             "AdamW is torch.optim.AdamW with the foreach step (PyTorch's CUDA default)",
             "LoRA/QLoRA: rank 16 on q,k,v,o,gate,up,down, fp32 adapters (PEFT default), bf16 autocast",
             "QLoRA: NF4 with double quantisation for decoder linears; embeddings, head and norms bf16",
-            estimate.assumptions[-1],
+            estimate.overhead_assumption,
             f"model configs as read on {READ_ON}; GPU catalog as of {get_gpu('h100-sxm').source.as_of}",
         ),
     )

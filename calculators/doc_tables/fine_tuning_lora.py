@@ -144,7 +144,7 @@ def qlora_by_size() -> Table:
                                    "peak GiB, ckpt on", "total GiB, ckpt on")), *fit_columns()),
         rows=rows,
         # A memory estimate states the runtime overhead last among its assumptions.
-        assumptions=(on.assumptions[-1],
+        assumptions=(on.overhead_assumption,
                      f"model configs as read on {READ_ON}; GPU catalog as of {get_gpu('h100-sxm').source.as_of}"),
     )
 

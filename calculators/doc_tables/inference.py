@@ -77,7 +77,7 @@ def key_numbers_table() -> Table:
     return Table.key_numbers(
         rows, caption=("Key numbers for serving memory (derived by the calculators in calculators.memory.inference; "
                        "KiB = 2^10 bytes, GiB = 2^30 bytes)."),
-        assumptions=("bf16 weights and KV cache, SDPA attention, no new tokens (prefill only)", est.assumptions[-1],
+        assumptions=("bf16 weights and KV cache, SDPA attention, no new tokens (prefill only)", est.overhead_assumption,
                      CATALOG))
 
 
@@ -150,7 +150,7 @@ def prefill_breakdown_table() -> Table:
                  Column("peak phase")),
         rows=rows,
         assumptions=("one prefill forward over the whole prompt, logits for the last position only (generate())",
-                     est.assumptions[-1], CATALOG),
+                     est.overhead_assumption, CATALOG),
     )
 
 
@@ -174,7 +174,7 @@ def max_context_batch_table() -> Table:
                  *(Column(gpu_header(g), align="r") for g in gpus)),
         rows=rows,
         assumptions=("bf16 weights and KV cache, SDPA attention where the model supports it, no new tokens",
-                     "one GPU, no tensor parallelism", fits[0].estimate.assumptions[-1], CATALOG,
+                     "one GPU, no tensor parallelism", fits[0].estimate.overhead_assumption, CATALOG,
                      "GPU memory = the catalog's capacity (nvidia-smi shows a few hundred MiB less usable)"),
     )
 

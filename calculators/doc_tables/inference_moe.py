@@ -169,7 +169,7 @@ def moe_prefill_table() -> Table:
                  gib_column("total GiB", grouped=True)),
         rows=rows,
         # A memory estimate states the runtime overhead last among its assumptions.
-        assumptions=("balanced routing (how many tokens each expert gets depends on the router)", est.assumptions[-1],
+        assumptions=("balanced routing (how many tokens each expert gets depends on the router)", est.overhead_assumption,
                      CATALOG),
     )
 

@@ -61,7 +61,7 @@ def quant_key_numbers_table() -> Table:
     return Table.key_numbers(
         rows, caption="Key numbers for quantised serving (derived by the calculators; GiB = 2^30 bytes).",
         assumptions=("quantised formats apply to the nn.Linear weights of the decoder layers only",
-                     "SDPA attention, no new tokens", fit.estimate.assumptions[-1], CATALOG))
+                     "SDPA attention, no new tokens", fit.estimate.overhead_assumption, CATALOG))
 
 
 _FORMAT_NOTES = {
@@ -141,7 +141,7 @@ def quant_fit_table() -> Table:
         columns=(Column("model"), Column("weights"), Column("KV cache"), gib_column("total GiB at 8K", grouped=True),
                  *(Column(gpu_header(g), align="r") for g in gpus)),
         rows=rows,
-        assumptions=("SDPA attention, no new tokens, one GPU", est.assumptions[-1], CATALOG),
+        assumptions=("SDPA attention, no new tokens, one GPU", est.overhead_assumption, CATALOG),
     )
 
 

@@ -109,7 +109,7 @@ def key_numbers_overview() -> Table:
         rows, columns=("quantity", "value", "unit", "kind", "function"), dotted=True, code=False,
         caption=("Key numbers of training memory. 'Small activations' is batch 1 x seq 512, where the optimizer step "
                  "decides the peak."),
-        assumptions=(STEP, "SDPA attention, no gradient checkpointing", job.assumptions[-1], CATALOG))
+        assumptions=(STEP, "SDPA attention, no gradient checkpointing", job.overhead_assumption, CATALOG))
 
 
 @table("memory-breakdown")
@@ -133,7 +133,7 @@ def breakdown_table() -> Table:
         rows=rows,
         assumptions=(STEP, "SDPA attention, except Gemma 2, which transformers runs with eager attention (its "
                      "attention soft-capping)", "LoRA and QLoRA: rank 16 on all linear layers, fp32 adapters, AdamW",
-                     "AdamW is the foreach implementation (PyTorch's CUDA default)", estimate.assumptions[-1], CATALOG),
+                     "AdamW is the foreach implementation (PyTorch's CUDA default)", estimate.overhead_assumption, CATALOG),
     )
 
 
@@ -209,7 +209,7 @@ def inference_breakdown_table() -> Table:
         rows=rows,
         assumptions=("one prefill forward over the prompt, no new tokens, SDPA attention",
                      "int4: quantised linear weights with group-128 scales; embeddings and head stay bf16",
-                     estimate.assumptions[-1], CATALOG),
+                     estimate.overhead_assumption, CATALOG),
     )
 
 

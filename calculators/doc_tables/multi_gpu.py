@@ -69,7 +69,7 @@ def key_numbers() -> Table:
         rows, columns=("quantity", "value", "unit", "function"), dotted=True,
         caption=f"Derived by the calculators for {_JOB_TEXT}, except the last row, a datasheet figure from the "
                 "GPU catalog. 'GPUs needed' compares total_bytes with the GPU's memory, as fit_training does.",
-        assumptions=(single.assumptions[-1],
+        assumptions=(single.overhead_assumption,
                      f"model configs as read on {READ_ON}; GPU catalog as of {h100.source.as_of}"))
 
 
@@ -116,7 +116,7 @@ def zero_total() -> Table:
         columns=(Column("model"), Column("ZeRO stage"), Column("GPUs", align="r"), gib_column("total GiB per GPU", 1),
                  Column("peak phase"), *fit_columns(classes)),
         rows=rows,
-        assumptions=(estimate.assumptions[-1], f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
+        assumptions=(estimate.overhead_assumption, f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
     )
 
 
@@ -141,7 +141,7 @@ def seventy_on_eight() -> Table:
         columns=(Column("precision"), Column("grad. ckpt"), gib_column("peak GiB per GPU", 1),
                  gib_column("total GiB per GPU", 1), Column("peak phase"), *fit_columns(classes)),
         rows=rows,
-        assumptions=(estimate.assumptions[-1], f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
+        assumptions=(estimate.overhead_assumption, f"GPU catalog as of {get_gpu(FIT_GPU).source.as_of}"),
     )
 
 

@@ -44,7 +44,7 @@ def _name(model_id: str) -> str:
 def _assumptions(estimate: MemoryEstimate) -> tuple[str, ...]:
     """The assumptions of the vision tables, ending with the runtime overhead ``estimate`` states (last)."""
     return (f"{PRECISION} (fp32 weights, bf16 autocast), the torchvision recipe's optimizer (SGD with momentum for "
-            "ResNets, AdamW foreach for ViTs), 224 px unless stated", "derived, not measured", estimate.assumptions[-1])
+            "ResNets, AdamW foreach for ViTs), 224 px unless stated", "derived, not measured", estimate.overhead_assumption)
 
 
 @table("vision-key-numbers")

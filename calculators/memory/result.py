@@ -62,6 +62,13 @@ class MemoryEstimate:
     transient_block_bytes: int = 0
 
     @property
+    def overhead_assumption(self) -> str:
+        """What ``total_bytes`` adds beyond the allocated peak and how it was measured: the last of
+        ``assumptions``, where every memory calculator puts
+        :func:`~calculators.memory.overhead.overhead_assumptions` (``""`` when there is none)."""
+        return self.assumptions[-1] if self.assumptions else ""
+
+    @property
     def total_upper_bytes(self) -> int:
         """``total_bytes`` plus its uncertainty: the usable memory the step needs to run (the fit line)."""
         return self.total_bytes + self.uncertainty_bytes

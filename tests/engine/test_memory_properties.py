@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -392,3 +393,17 @@ def test_eager_scores_cost_more_in_bf16_than_fp32() -> None:
     # in the model dtype: -2 bytes per entry. Net (heads - 1) x seq^2 x 2 bytes, less the
     # small savings on weights and activations.
     assert bf16 - fp32 > (heads - 1) * scores * 2 * 0.8
+
+
+@pytest.mark.parametrize("allocator", ["default", "expandable_segments"])
+def test_every_estimate_names_its_overhead_assumption(allocator: str) -> None:
+    # The pages' tables quote MemoryEstimate.overhead_assumption: it must be the overhead sentence of
+    # calculators.memory.overhead, for training, inference and vision alike, whatever the allocator.
+    from calculators.memory.overhead import overhead_assumptions
+    from calculators.memory.vision import vision_training_memory
+
+    spec = get_model("llama-3.2-1b")
+    estimates = (training_memory(spec, allocator=allocator), inference_memory(spec, allocator=allocator))
+    for estimate in estimates:
+        assert estimate.overhead_assumption == overhead_assumptions(allocator)[0]
+    assert vision_training_memory("resnet-50").overhead_assumption == overhead_assumptions()[0]
