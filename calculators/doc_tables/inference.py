@@ -26,7 +26,8 @@ CATALOG = f"model catalog as of {READ_ON}"
 FIT_GPUS = ("rtx-4090", "l40s", "h100-sxm", "h200")
 #: Prompt length of the max-batch columns, in tokens.
 BATCH_CONTEXT = 8192
-#: Dense models the max-context/max-batch table sizes, small to large.
+#: The models the max-context/max-batch table sizes: dense ones and one mixture of experts (the table sorts
+#: them by weight bytes).
 FIT_MODELS = ("llama-2-7b", "mistral-7b-v0.3", "qwen2.5-7b", "llama-3.1-8b", "gemma-2-9b", "qwen2.5-32b",
               "llama-3.1-70b", "mixtral-8x7b")
 
