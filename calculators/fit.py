@@ -14,7 +14,9 @@ with the memory a process can really allocate on the GPU
 
 The margin is ``usable - total_bytes`` (negative when it does not fit). ``max_batch`` and
 ``max_context`` are the largest values that *fit*; ``max_batch_tight`` and
-``max_context_tight`` the largest that are at most tight.
+``max_context_tight`` the largest that are at most tight. :func:`inference_verdict` and
+:func:`training_verdict` give the estimate and verdict of :func:`fit_inference` and
+:func:`fit_training` alone, without those searches (a table of many verdicts).
 
 >>> from calculators.catalog.models import get_model
 >>> answer = fit_inference(get_model("llama-3-8b"), "rtx-4090", context=8192)
@@ -197,11 +199,18 @@ class FitResult:
 
 
 def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int) -> tuple[int, int]:
-    """Largest value that fits, and largest that is at most tight, for a monotone job family."""
+    """Largest value that fits, and largest that is at most tight, for a monotone job family.
+
+    The two searches probe many of the same values (all the powers of two below the limits):
+    each value's footprint is computed once.
+    """
     usable = usable_memory_bytes(gpu)
+    footprints: dict[int, tuple[int, int]] = {}
 
     def at_most(n: int, *, tight_ok: bool) -> bool:
-        total, uncertainty = footprint_on(estimate_of(n), gpu)
+        if n not in footprints:
+            footprints[n] = footprint_on(estimate_of(n), gpu)
+        total, uncertainty = footprints[n]
         return total + (0 if tight_ok else uncertainty) <= usable
 
     return (largest_fitting(lambda n: at_most(n, tight_ok=False), upper),
@@ -228,6 +237,28 @@ def split_inference_footprint(estimate: MemoryEstimate, count: int) -> tuple[int
     return allocated + context + reserve, uncertainty_above_total(overhead, transient_block_bytes=share, prefill=True)
 
 
+def _inference_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
+    """The inference job's estimate and how the GPU runs its formats (refuses a format it cannot run)."""
+    estimate = inference_memory(spec, **settings)
+    return estimate, serving_notes(record, weights=str(settings.get("weights", "bf16")),
+                                   kv_cache=str(settings.get("kv_cache", "bf16")))
+
+
+def inference_verdict(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:
+    """The estimate and verdict of :func:`fit_inference`, without its searches (GPUs needed, largest batch and context).
+
+    For a table of verdicts: each search costs dozens of estimates. Refuses what
+    :func:`fit_inference` refuses (a format the GPU cannot run).
+
+    >>> from calculators.catalog.models import get_model
+    >>> inference_verdict(get_model("llama-3-8b"), "rtx-4090", context=8192)[1].verdict
+    'fits'
+    """
+    record = gpu_record("gpu", gpu)
+    estimate, _ = _inference_job(spec, record, settings)
+    return estimate, fit_verdict(estimate, record)
+
+
 def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     """Fit of an inference job (settings as :func:`~calculators.memory.inference.inference_memory`).
 
@@ -235,9 +266,7 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult
     activations evenly, with each GPU keeping its own runtime overhead.
     """
     record = gpu_record("gpu", gpu)
-    estimate = inference_memory(spec, **settings)
-    notes = serving_notes(record, weights=str(settings.get("weights", "bf16")),
-                          kv_cache=str(settings.get("kv_cache", "bf16")))
+    estimate, notes = _inference_job(spec, record, settings)
     usable = usable_memory_bytes(record)
     needed: int | None = None
     for count in range(1, MAX_GPUS_SEARCHED + 1):
@@ -258,6 +287,27 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult
                      max_context_tight=max_context_tight, notes=notes)
 
 
+def _training_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
+    """The training step's estimate and how the GPU runs it (refuses what it cannot run)."""
+    estimate = training_memory(spec, **settings)
+    return estimate, training_notes(record, precision=str(settings.get("precision", "bf16-mixed")),
+                                    method=str(settings.get("method", "full")))
+
+
+def training_verdict(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:
+    """The estimate and verdict of :func:`fit_training`, without its searches (GPUs needed, largest batch and sequence).
+
+    For a table of verdicts. Refuses what :func:`fit_training` refuses.
+
+    >>> from calculators.catalog.models import get_model
+    >>> training_verdict(get_model("llama-3-8b"), "rtx-4090", method="full", seq=2048)[1].verdict
+    'does not fit'
+    """
+    record = gpu_record("gpu", gpu)
+    estimate, _ = _training_job(spec, record, settings)
+    return estimate, fit_verdict(estimate, record)
+
+
 def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     """Fit of a training step (settings as :func:`~calculators.memory.training.training_memory`).
 
@@ -265,9 +315,7 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     job does not fit one GPU with the settings given.
     """
     record = gpu_record("gpu", gpu)
-    estimate = training_memory(spec, **settings)
-    notes = training_notes(record, precision=str(settings.get("precision", "bf16-mixed")),
-                           method=str(settings.get("method", "full")))
+    estimate, notes = _training_job(spec, record, settings)
     verdict = fit_verdict(estimate, record)
     needed: int | None = 1 if verdict.fits else None
     if not verdict.fits:

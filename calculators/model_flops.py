@@ -72,7 +72,11 @@ def attended_tokens(spec: ModelSpec, *, context: int) -> int:
     the whole context.
     """
     spec = model_spec("spec", spec)
-    return sum(context if w is None else min(context, w) for w in _windows(spec))
+    # The sum over _windows(spec) in closed form: the windowed layers see at most the window, the rest all of it.
+    if not spec.sliding_window:
+        return spec.num_layers * context
+    windowed = spec.sliding_window_layers
+    return windowed * min(context, spec.sliding_window) + max(0, spec.num_layers - windowed) * context
 
 
 def causal_attended_pairs(spec: ModelSpec, *, tokens: int) -> int:

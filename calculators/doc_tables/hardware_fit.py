@@ -1,7 +1,10 @@
 """Tables of what fits one GPU, and the source guides' GPU claims checked (docs/hardware/index.md).
 
-Fits come from :func:`calculators.fit.fit_inference` and :func:`calculators.fit.fit_training`
-on the ``total_bytes`` basis; GPU figures from :mod:`calculators.catalog.gpus`.
+Fits are the verdicts of :func:`calculators.fit.fit_inference` and :func:`calculators.fit.fit_training`
+on the ``total_bytes`` basis, taken from :func:`calculators.fit.inference_verdict` and
+:func:`calculators.fit.training_verdict` (the same estimate and verdict, without the searches
+for the largest batch and context that the table does not show); GPU figures from
+:mod:`calculators.catalog.gpus`.
 
 >>> fit_cell("fits", "does not fit")
 'infer'
@@ -18,12 +21,12 @@ from calculators.columns import Column, gib_column, number_column
 from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.doc_tables.hardware import catalog_as_of, ordered_gpus
 from calculators.dtype_support import on_gpu
-from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training
+from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training, inference_verdict, training_verdict
 from calculators.memory.overhead import overhead_assumptions
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
 
-#: The two jobs of the fit table, passed unchanged to fit_inference / fit_training.
+#: The two jobs of the fit table, passed unchanged to inference_verdict / training_verdict.
 INFERENCE_SETTINGS: dict[str, object] = {"weights": "bf16", "kv_cache": "bf16", "batch": 1, "context": 8192}
 QLORA_SETTINGS: dict[str, object] = {"method": "qlora", "precision": "bf16-mixed", "batch": 1, "seq": 2048,
                                      "grad_checkpointing": True}
@@ -57,13 +60,12 @@ def fit_matrix() -> Table:
     rows = []
     for record in sorted(all_models(), key=lambda r: (r.spec().parameters, r.name)):
         spec = record.spec()
-        infer = [fit_inference(spec, gpu, **on_gpu(gpu, INFERENCE_SETTINGS)) for gpu in caps]
-        qlora = [fit_training(spec, gpu, **on_gpu(gpu, QLORA_SETTINGS)) for gpu in caps]
+        infer = [inference_verdict(spec, gpu, **on_gpu(gpu, INFERENCE_SETTINGS)) for gpu in caps]
+        qlora = [training_verdict(spec, gpu, **on_gpu(gpu, QLORA_SETTINGS)) for gpu in caps]
         positions = spec.max_position_embeddings
         rows.append((
-            record.name, spec.parameters / 1e9, positions, infer[0].estimate.total_bytes,
-            qlora[0].estimate.total_bytes,
-            *(fit_cell(i.verdict.verdict, q.verdict.verdict) for i, q in zip(infer, qlora, strict=True)),
+            record.name, spec.parameters / 1e9, positions, infer[0][0].total_bytes, qlora[0][0].total_bytes,
+            *(fit_cell(i.verdict, q.verdict) for (_, i), (_, q) in zip(infer, qlora, strict=True)),
         ))
     legend = "; ".join(
         f"{gib(cap.memory_bytes, 0)} GiB: " + ", ".join(g.name for g in ordered_gpus() if g.memory_bytes == cap.memory_bytes)

@@ -42,6 +42,7 @@ References:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,36 +83,56 @@ from calculators.validate import model_spec, nonnegative_int
 
 __all__ = [
     "DEFAULT_BANDWIDTH_EFFICIENCY", "DEFAULT_COMPUTE_EFFICIENCY", "InferenceSpeed", "SpeedSetup", "Work",
-    "decode_step", "decode_work", "inference_speed", "prefill", "prefill_work", "repeated_kv_traffic", "request_works",
-    "speed_setup",
-    "step_times",
+    "decode_step", "decode_work", "decode_works", "inference_speed", "prefill", "prefill_work", "repeated_kv_traffic",
+    "request_works", "speed_setup", "step_times",
 ]
 
-def _work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, bytes_read: int, expert_bytes: int, flops: float,
-          tokens: int, compute_dtype: DType, attention_bytes: int = 0, attention_flops: float = 0.0,
-          reread_bytes: int = 0) -> Work:
+@dataclass(frozen=True)
+class _Peaks:
+    """What turns a pass's bytes and FLOPs into a :class:`Work`: the peaks of all the GPUs and the all-reduces."""
+
+    bandwidth_bytes_per_s: float
+    rate_flop_per_s: float | None
+    communication_s: float
+    communication_bound_s: float
+    layers: int
+
+    def work(self, *, bytes_read: int, expert_bytes: int, flops: float, attention_bytes: int = 0,
+             attention_flops: float = 0.0, reread_bytes: int = 0) -> Work:
+        bandwidth, rate = self.bandwidth_bytes_per_s, self.rate_flop_per_s
+        return Work(memory_s=bytes_read / bandwidth, expert_s=expert_bytes / bandwidth,
+                    compute_s=None if rate is None else flops / rate, communication_s=self.communication_s,
+                    communication_bound_s=self.communication_bound_s, layers=self.layers,
+                    attention_memory_s=attention_bytes / bandwidth,
+                    attention_compute_s=0.0 if rate is None else attention_flops / rate,
+                    kv_reread_s=reread_bytes / bandwidth)
+
+
+def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute_dtype: DType) -> _Peaks:
+    """The :class:`_Peaks` of a pass over ``tokens`` tokens (the all-reduces carry their activations)."""
     n = setup.gpus
     rate = compute_rate_flop_per_s(gpu, compute_dtype)
-    bandwidth = memory_bandwidth_bytes_per_s(gpu) * n
     comm_time = comm_bound = 0.0
     if n > 1:
         comm = tensor_parallel_communication(spec, tokens=tokens, gpus=n, link=setup.link(gpu),
                                              activation_bytes=4 if compute_dtype is DType.FP32 else 2,
                                              efficiency=setup.collective_efficiency)
         comm_time, comm_bound = comm.time_s, comm.bound_time_s
-    return Work(memory_s=bytes_read / bandwidth, expert_s=expert_bytes / bandwidth,
-                compute_s=None if rate is None else flops / (rate * n), communication_s=comm_time,
-                communication_bound_s=comm_bound, layers=spec.num_layers,
-                attention_memory_s=attention_bytes / bandwidth,
-                attention_compute_s=0.0 if rate is None else attention_flops / (rate * n),
-                kv_reread_s=reread_bytes / bandwidth)
+    return _Peaks(bandwidth_bytes_per_s=memory_bandwidth_bytes_per_s(gpu) * n,
+                  rate_flop_per_s=None if rate is None else rate * n, communication_s=comm_time,
+                  communication_bound_s=comm_bound, layers=spec.num_layers)
 
 
-def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
-    memory_time, compute_time, fixed, total = step_times(
+def _step_times(work: Work, setup: SpeedSetup) -> tuple[float, float | None, float, float]:
+    """:func:`step_times` of ``work`` with the setup's engine constants (seconds)."""
+    return step_times(
         work, bandwidth_efficiency=setup.bandwidth_efficiency, compute_efficiency=setup.compute_efficiency,
         moe_expert_efficiency=setup.moe_expert_efficiency, step_overhead_s_per_layer=setup.step_overhead_s_per_layer,
         kv_reread_cost=setup.kv_reread_cost)
+
+
+def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
+    memory_time, compute_time, fixed, total = _step_times(work, setup)
     work_time = max(memory_time, compute_time or 0.0)
     bound = "compute" if compute_time is not None and compute_time > memory_time else "memory"
     if work.communication_s > work_time:
@@ -151,18 +172,34 @@ def repeated_kv_traffic(spec: ModelSpec, setup: SpeedSetup) -> tuple[int, int]:
     return 0, 2 * group
 
 
-def decode_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> tuple[int, float, Work]:
-    cache_bytes = kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache)
+def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
+                 contexts: Sequence[int]) -> list[tuple[int, float, Work]]:
+    """Bytes read, FLOPs and :class:`Work` of one decode step at each of ``contexts`` cached tokens.
+
+    What no context changes (the weights and experts read, the FLOPs at an empty cache,
+    the all-reduces, the peaks) is computed once for all the steps.
+    """
     rereads, copies = repeated_kv_traffic(spec, setup)
-    cache_traffic = cache_bytes * (1 + copies)
-    bytes_read = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch) + cache_traffic
-    flops = setup.batch * decode_flops_per_token(spec, context=context)
-    attention_flops = flops - setup.batch * decode_flops_per_token(spec, context=0)
-    work = _work(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=setup.batch,
-                 expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch),
-                 compute_dtype=compute_dtype(setup.weights), attention_bytes=cache_traffic,
-                 attention_flops=attention_flops, reread_bytes=cache_bytes * rereads)
-    return bytes_read, flops, work
+    weights = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
+    experts = expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
+    empty_cache_flops = setup.batch * decode_flops_per_token(spec, context=0)
+    peaks = _peaks(spec, gpu, setup, tokens=setup.batch, compute_dtype=compute_dtype(setup.weights))
+    works = []
+    for context in contexts:
+        cache_bytes = kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache)
+        cache_traffic = cache_bytes * (1 + copies)
+        bytes_read = weights + cache_traffic
+        flops = setup.batch * decode_flops_per_token(spec, context=context)
+        works.append((bytes_read, flops, peaks.work(bytes_read=bytes_read, flops=flops, expert_bytes=experts,
+                                                    attention_bytes=cache_traffic,
+                                                    attention_flops=flops - empty_cache_flops,
+                                                    reread_bytes=cache_bytes * rereads)))
+    return works
+
+
+def decode_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> tuple[int, float, Work]:
+    """Bytes read, FLOPs and :class:`Work` of one decode step at ``context`` cached tokens (:func:`decode_works`)."""
+    return decode_works(spec, gpu, setup, [context])[0]
 
 
 def _decode(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, context: int) -> DecodeStep:
@@ -201,9 +238,9 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
     bytes_read = (weight_bytes_read(spec, dtype=setup.format, tokens=tokens)
                   + kv_cache_bytes(spec, batch=setup.batch, context=setup.context, kv_dtype=setup.kv_cache))
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
-    work = _work(spec, gpu, setup, bytes_read=bytes_read, flops=flops, tokens=tokens,
-                 expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
-                 compute_dtype=compute_dtype(setup.weights))
+    peaks = _peaks(spec, gpu, setup, tokens=tokens, compute_dtype=compute_dtype(setup.weights))
+    work = peaks.work(bytes_read=bytes_read, flops=flops,
+                      expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens))
     return bytes_read, flops, work
 
 
@@ -327,6 +364,14 @@ class InferenceSpeed:
         return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
 
 
+def _decode_steps(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, new_tokens: int,
+                  chunks: int = EXACT_STEPS) -> list[tuple[int, Work]]:
+    """``(steps, Work)`` of the decode steps after the prefill (:func:`decode_contexts`)."""
+    steps = decode_contexts(setup.context, new_tokens, chunks=chunks)
+    works = decode_works(spec, gpu, setup, [context for _, context in steps])
+    return [(count, work) for (count, _), (_, _, work) in zip(steps, works, strict=True)]
+
+
 def request_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, new_tokens: int,
                   chunks: int = EXACT_STEPS) -> tuple[Work, list[tuple[int, Work]]]:
     """The prefill's :class:`Work` and ``(steps, Work)`` of the decode steps of one static batch.
@@ -336,14 +381,13 @@ def request_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, new_tokens: i
     speed-accuracy fit (:mod:`calculators.speed_accuracy.fit`) evaluates the same sum
     for many candidate constants without recomputing bytes and FLOPs.
     """
-    first = prefill_work(spec, gpu, setup)[2]
-    return first, [(count, decode_work(spec, gpu, setup, ctx)[2])
-                          for count, ctx in decode_contexts(setup.context, new_tokens, chunks=chunks)]
+    return prefill_work(spec, gpu, setup)[2], _decode_steps(spec, gpu, setup, new_tokens=new_tokens, chunks=chunks)
 
 
 def _decode_total_s(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, new_tokens: int) -> float:
     """Seconds of the decode steps after the prefill (:func:`decode_contexts`)."""
-    return sum(count * _decode(spec, gpu, setup, ctx).time_s for count, ctx in decode_contexts(setup.context, new_tokens))
+    return sum(count * _step_times(work, setup)[3] for count, work in _decode_steps(spec, gpu, setup,
+                                                                                     new_tokens=new_tokens))
 
 
 #: Eager ``transformers`` decoding with SDPA on Hopper and later: measured on the shared H100 runs

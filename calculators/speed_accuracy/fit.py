@@ -11,13 +11,13 @@ Constants: ``bandwidth_efficiency``, ``compute:<key>`` for each compute format,
 * repeated KV-head read cost: figures of engines without a grouped-query decode kernel on
   grouped-query models (their decode steps repeat KV reads).
 
-The objective is a robust (soft-L1) sum over figures of ``r = log(measured / model)``,
-``sum 2 d^2 (sqrt(1 + (r / d)^2) - 1)`` with ``d =`` :data:`ROBUST_SCALE` (quadratic for small
-errors, linear for large ones, so one odd figure does not drag the rest), plus for an engine a
-weak pull (weight :data:`PRIOR_WEIGHT` per constant) of each efficiency towards the
-pooled fit of every engine's figures, so that an engine with one or two figures does not
-fit noise. Coordinate descent with a golden-section search per constant in log space,
-within :data:`BOUNDS`. Constants no figure informs take the pooled value.
+The objective (:mod:`calculators.speed_accuracy.objective`) is a robust (soft-L1) sum over
+figures of ``r = log(measured / model)``, ``sum 2 d^2 (sqrt(1 + (r / d)^2) - 1)`` with ``d =``
+:data:`ROBUST_SCALE` (quadratic for small errors, linear for large ones, so one odd figure does
+not drag the rest), plus for an engine a weak pull (weight :data:`PRIOR_WEIGHT` per constant) of
+each efficiency towards the pooled fit of every engine's figures, so that an engine with one or
+two figures does not fit noise. Coordinate descent with a golden-section search per constant in
+log space, within :data:`BOUNDS`. Constants no figure informs take the pooled value.
 
 >>> from calculators.speed_accuracy.data import load_figures, scored
 >>> from calculators.speed_accuracy.predict import prepare
@@ -34,7 +34,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from calculators.catalog.engines import COMPUTE_KEYS, GENERIC, Engine, Fitted
-from calculators.performance.inference_speed import step_times
+from calculators.speed_accuracy.objective import PRIOR_WEIGHT as PRIOR_WEIGHT
+from calculators.speed_accuracy.objective import ROBUST_SCALE as ROBUST_SCALE
+from calculators.speed_accuracy.objective import loss_along
 from calculators.speed_accuracy.predict import Prepared
 
 NAMES = ("bandwidth_efficiency", *(f"compute:{key}" for key in COMPUTE_KEYS), "moe_expert_efficiency",
@@ -46,10 +48,6 @@ BOUNDS: dict[str, tuple[float, float]] = {
     **{f"compute:{key}": (0.02, 1.0) for key in COMPUTE_KEYS},
 }
 EFFICIENCIES = tuple(name for name in NAMES if "overhead" not in name)
-#: Log error beyond which a figure's loss grows linearly instead of quadratically.
-ROBUST_SCALE = 0.25
-#: Weight of the pull of each efficiency towards the pooled value, against 1 per figure.
-PRIOR_WEIGHT = 0.25
 SWEEPS = 5
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
@@ -76,27 +74,6 @@ def informs(case: Prepared, name: str) -> bool:
                                                      "batched_throughput")
 
 
-def model_time(case: Prepared, values: Mapping[str, float]) -> float:
-    """Model time of a prepared figure for the constants ``values`` (seconds)."""
-    total = case.requests * values["request_overhead_s"]
-    for count, work in case.terms:
-        total += count * step_times(work, bandwidth_efficiency=values["bandwidth_efficiency"],
-                                    compute_efficiency=values[f"compute:{case.compute}"],
-                                    moe_expert_efficiency=values["moe_expert_efficiency"],
-                                    step_overhead_s_per_layer=values["step_overhead_s_per_layer"],
-                                    kv_reread_cost=values["kv_reread_cost"])[3]
-    return total
-
-
-def _loss(cases: Sequence[Prepared], values: Mapping[str, float], prior: Mapping[str, float]) -> float:
-    scale = ROBUST_SCALE
-    total = sum(2.0 * scale * scale * (math.sqrt(1.0 + (math.log(case.measured_s / model_time(case, values)) / scale)
-                                                 ** 2) - 1.0) for case in cases)
-    for name, centre in prior.items():
-        total += PRIOR_WEIGHT * math.log(values[name] / centre) ** 2
-    return total
-
-
 def depends(case: Prepared, name: str) -> bool:
     """True unless constant ``name`` cannot change the figure's model time (a per-request cost of a figure
     with no request, an expert efficiency of a dense model, another format's compute efficiency)."""
@@ -115,10 +92,10 @@ def _golden(cases: Sequence[Prepared], values: dict[str, float], name: str, prio
     low, high = (math.log(v) for v in BOUNDS[name])
     # The other figures add the same amount to every loss compared: leaving them out moves no minimum.
     cases = [case for case in cases if depends(case, name)]
+    loss = loss_along(cases, values, name, prior)
 
     def loss_at(x: float) -> float:
-        values[name] = math.exp(x)
-        return _loss(cases, values, prior)
+        return loss(math.exp(x))
 
     a, b = low, high
     c, d = b - _GOLDEN * (b - a), a + _GOLDEN * (b - a)

@@ -20,7 +20,7 @@ from typing import Any
 from calculators.catalog.engines import get_engine
 from calculators.speed_accuracy.data import load_figures, scored
 from calculators.speed_accuracy.fit import Fit, fit_engine, fit_pooled
-from calculators.speed_accuracy.predict import Prepared, catalog_engine, error, estimate, prepare
+from calculators.speed_accuracy.predict import Prepared, catalog_engine, estimate_and_error, prepare
 
 NAIVE_ENGINE = "generic"
 
@@ -28,8 +28,15 @@ NAIVE_ENGINE = "generic"
 def loso_fits(cases: list[Prepared]) -> dict[str, tuple[Fit, Fit]]:
     """Source id -> (pooled fit, engine fit) made without that source, for each source's engine.
 
-    Assumes one engine per source (the dataset's README says so; tests check it).
+    Assumes one engine per source (the dataset's README says so; tests check it). The fits
+    of the same cases are made once per process: the inference scores and the serving
+    scores (:mod:`calculators.speed_accuracy.serving`) both need them; treat them as read-only.
     """
+    return dict(_loso_fits(tuple(cases)))
+
+
+@functools.lru_cache(maxsize=4)
+def _loso_fits(cases: tuple[Prepared, ...]) -> dict[str, tuple[Fit, Fit]]:
     fits: dict[str, tuple[Fit, Fit]] = {}
     for source in sorted({c.source_id for c in cases}):
         rest = [c for c in cases if c.source_id != source]
@@ -48,11 +55,12 @@ def _scored_rows() -> tuple[tuple[tuple[str, Any], ...], ...]:
     for figure in figures:
         _pooled, engine_fit = fits[str(figure["source_id"])]
         engine = engine_fit.engine(get_engine(catalog_engine(figure)), suffix=" (cross-validated)")
+        estimated, model_error = estimate_and_error(figure, engine)
+        naive, naive_error = estimate_and_error(figure, NAIVE_ENGINE)
         rows.append((
             ("category", figure["category"]), ("figure_id", figure["id"]), ("source_id", figure["source_id"]),
             ("engine", figure["engine"]), ("unit", figure["unit"]), ("measured", float(figure["measured"])),
-            ("estimated", estimate(figure, engine)), ("naive_roofline", estimate(figure, NAIVE_ENGINE)),
-            ("error", error(figure, engine)), ("naive_error", error(figure, NAIVE_ENGINE)),
+            ("estimated", estimated), ("naive_roofline", naive), ("error", model_error), ("naive_error", naive_error),
         ))
     return tuple(tuple(row) for row in rows)
 

@@ -107,18 +107,31 @@ def measured_time_s(figure: dict[str, Any]) -> float:
     raise ValueError(f"{figure['id']}: unknown metric {metric!r}")
 
 
-def estimate(figure: dict[str, Any], engine: str | Engine) -> float:
-    """The model's value of the figure, in the figure's own unit (tokens/s, s or ms)."""
-    model = model_time_s(figure, engine)
+def _estimate_of(figure: dict[str, Any], model: float) -> float:
     unit = UNITS[str(figure["unit"])]
     if is_time(figure):
         return model / unit
     return measured_value(figure) * measured_time_s(figure) / model / unit
 
 
+def _error_of(figure: dict[str, Any], model: float) -> float:
+    return measured_time_s(figure) / model - 1.0
+
+
+def estimate(figure: dict[str, Any], engine: str | Engine) -> float:
+    """The model's value of the figure, in the figure's own unit (tokens/s, s or ms)."""
+    return _estimate_of(figure, model_time_s(figure, engine))
+
+
 def error(figure: dict[str, Any], engine: str | Engine) -> float:
     """Relative error on the speed axis: ``measured time / model time - 1`` (positive: over-promises)."""
-    return measured_time_s(figure) / model_time_s(figure, engine) - 1.0
+    return _error_of(figure, model_time_s(figure, engine))
+
+
+def estimate_and_error(figure: dict[str, Any], engine: str | Engine) -> tuple[float, float]:
+    """:func:`estimate` and :func:`error` of the figure from one model time (each would compute it)."""
+    model = model_time_s(figure, engine)
+    return _estimate_of(figure, model), _error_of(figure, model)
 
 
 @dataclass(frozen=True)

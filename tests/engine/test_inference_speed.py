@@ -149,6 +149,25 @@ def test_generation_sums_prefill_and_decode_steps() -> None:
     assert result.output_tokens_per_s == pytest.approx(2 * 4 / result.generation_time_s)
 
 
+@pytest.mark.parametrize("model, settings", [
+    ("llama-3.2-1b", {"batch": 2, "context": 100}),
+    ("mixtral-8x7b", {"batch": 8, "context": 512, "gpus": 2, "engine": "vllm"}),  # routed experts, all-reduces
+    ("gemma-2-9b", {"batch": 3, "context": 4000}),  # sliding-window layers
+    ("llama-2-70b", {"batch": 4, "context": 1024, "gpus": 4, "engine": "tensorrt-llm-0.7"}),  # repeated KV reads
+])
+def test_a_generation_is_timed_as_its_decode_steps_to_the_last_bit(model: str, settings: dict[str, object]) -> None:
+    # inference_speed computes what no context changes (weights, experts, all-reduces) once for all the
+    # decode steps: the sum must be decode_step's, step by step, exactly.
+    from calculators.performance.roofline import decode_contexts
+
+    spec = get_model(model)
+    result = inference_speed(spec, H100, new_tokens=700, **settings)
+    steps = decode_contexts(int(str(settings["context"])), 700)
+    decode_s = sum(count * decode_step(spec, H100, **{**settings, "context": context}).time_s
+                   for count, context in steps)
+    assert result.generation_time_s == result.request_overhead_s + result.prefill.time_s + decode_s
+
+
 def test_long_generations_are_sampled_close_to_the_exact_sum() -> None:
     spec = get_model("llama-3.2-1b")
     long = inference_speed(spec, H100, batch=4, context=64, new_tokens=2000)

@@ -135,3 +135,54 @@ def test_engines_with_two_sources_do_not_regress(category: str, engine: str) -> 
     (item,) = speed_accuracy.summary(rows)
     median, p90 = ENGINE_LIMITS[(category, engine)]
     assert item["median"] <= median and item["p90"] <= p90, item
+
+
+def _prepared() -> list[Any]:
+    from calculators.speed_accuracy.data import load_figures, scored
+    from calculators.speed_accuracy.predict import prepare
+
+    return [prepare(f) for f in scored(load_figures())]
+
+
+def _constants(seed: int) -> list[dict[str, float]]:
+    """The generic start values, both ends of every search range, and random points inside them (log-uniform)."""
+    import math
+    import random
+
+    from calculators.speed_accuracy import fit
+
+    rng = random.Random(seed)
+    low, high = ({name: bounds[end] for name, bounds in fit.BOUNDS.items()} for end in (0, 1))
+    drawn = [{name: math.exp(rng.uniform(math.log(a), math.log(b))) for name, (a, b) in fit.BOUNDS.items()}
+             for _ in range(6)]
+    return [fit._start(), low, high, *drawn]
+
+
+def test_the_fit_times_a_figure_as_model_time_does_to_the_last_bit() -> None:
+    # The golden-section search times the figures with objective.model_times_along, which computes once what the
+    # searched constant does not move: its times must be model_time's exactly, or the fitted constants (and every
+    # score on the site) would drift.
+    from calculators.speed_accuracy import fit, objective
+
+    cases = _prepared()
+    for values in _constants(seed=14):
+        for name in fit.NAMES:
+            relevant = [case for case in cases if fit.depends(case, name)]
+            times_at = objective.model_times_along(relevant, values, name)
+            for value in (fit.BOUNDS[name][0], values[name], fit.BOUNDS[name][1]):
+                expected = [objective.model_time(case, {**values, name: value}) for case in relevant]
+                assert [t.hex() for t in times_at(value)] == [t.hex() for t in expected], name
+
+
+def test_the_fit_loss_is_the_objective_to_the_last_bit() -> None:
+    from calculators.speed_accuracy import fit, objective
+
+    cases = _prepared()
+    start, *others = _constants(seed=7)
+    prior = {name: others[0][name] for name in fit.EFFICIENCIES}
+    for values in (start, *others[1:]):
+        for name in fit.NAMES:
+            relevant = [case for case in cases if fit.depends(case, name)]
+            loss = objective.loss_along(relevant, values, name, prior)
+            for value in (fit.BOUNDS[name][0], values[name]):
+                assert loss(value).hex() == objective.loss(relevant, {**values, name: value}, prior).hex(), name
