@@ -16,7 +16,15 @@ from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import on_gpu
-from calculators.fit import fit_inference, fit_training, fit_verdict, footprint_on, verdict_for
+from calculators.fit import (
+    fit_inference,
+    fit_training,
+    fit_verdict,
+    footprint_on,
+    inference_verdict,
+    training_verdict,
+    verdict_for,
+)
 from calculators.memory.inference import inference_memory
 from calculators.memory.training import training_memory
 from calculators.performance.inference_speed import inference_speed
@@ -63,6 +71,22 @@ def test_a_larger_batch_never_fits_where_a_smaller_one_does_not(model: str, gpu:
     smaller = fit_verdict(training_memory(spec, batch=batch, **job), gpu).verdict
     larger = fit_verdict(training_memory(spec, batch=batch + 1, **job), gpu).verdict
     assert rank[larger] >= rank[smaller]
+
+
+@settings(max_examples=12, deadline=None)
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), batch=st.integers(1, 16),
+       method=st.sampled_from(["full", "lora", "qlora"]), context=st.sampled_from([1024, 8192, 32768]))
+def test_the_verdict_alone_is_the_fit_answers_verdict(model: str, gpu: str, batch: int, method: str,
+                                                      context: int) -> None:
+    # The hardware page's fit matrix takes inference_verdict / training_verdict (no limit searches):
+    # they must say what fit_inference / fit_training say for the same job.
+    spec = get_model(model)
+    train = on_gpu(gpu, {"method": method, "precision": "bf16-mixed", "batch": batch, "seq": 2048,
+                          "grad_checkpointing": True})
+    infer = on_gpu(gpu, {"weights": "bf16", "kv_cache": "bf16", "batch": batch, "context": context})
+    for alone, answer in ((training_verdict(spec, gpu, **train), fit_training(spec, gpu, **train)),
+                          (inference_verdict(spec, gpu, **infer), fit_inference(spec, gpu, **infer))):
+        assert alone[1] == answer.verdict and alone[0] == answer.estimate
 
 
 def test_max_batch_is_the_last_batch_that_fits() -> None:
