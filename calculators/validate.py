@@ -10,9 +10,10 @@ calculators.errors.InputError: batch: got 0; expected an integer from 1 to 1024
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from calculators.errors import InputError, UnknownNameError
@@ -201,6 +202,18 @@ def none_if_auto(text: str) -> str | None:
     return None if text.strip().lower() == AUTO else text
 
 
+@functools.lru_cache(maxsize=None)
+def parameters_of(function: Callable[..., Any]) -> Mapping[str, inspect.Parameter]:
+    """The parameters of ``function`` by name, read from its signature once per function
+    (building the CLI's parser reads the same engines' signatures thousands of times).
+
+    >>> from calculators.memory.training_inputs import training_setup
+    >>> parameters_of(training_setup)["seq"].default
+    2048
+    """
+    return inspect.signature(function).parameters
+
+
 def default_of(function: Callable[..., Any], name: str) -> Any:
     """The default of keyword argument ``name`` of ``function``: the CLI and the widget forms read
     their defaults from the engine's signature, so the three faces cannot disagree.
@@ -209,7 +222,7 @@ def default_of(function: Callable[..., Any], name: str) -> Any:
     >>> default_of(training_setup, "seq")
     2048
     """
-    parameter = inspect.signature(function).parameters[name]
+    parameter = parameters_of(function)[name]
     if parameter.default is inspect.Parameter.empty:
         raise ValueError(f"{function.__name__}() has no default for {name}")
     return parameter.default

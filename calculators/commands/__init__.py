@@ -32,7 +32,7 @@ import inspect
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from calculators.validate import AUTO, default_of, none_if_auto
+from calculators.validate import AUTO, default_of, none_if_auto, parameters_of
 from calculators.widgets.fields import Field
 from calculators.widgets.calculator import Calculator
 from calculators.widgets.inputs import CUSTOM_GPU_NAMES
@@ -108,7 +108,7 @@ def command_fields(calculator: Calculator) -> tuple[Field, ...]:
 def _engine_default(engines: Sequence[Callable[..., Any]], keyword: str) -> Callable[..., Any] | None:
     """The first of ``engines`` with a default for ``keyword`` (``None``: none has one)."""
     for engine in engines:
-        parameter = inspect.signature(engine).parameters.get(keyword)
+        parameter = parameters_of(engine).get(keyword)
         if parameter is not None and parameter.default is not inspect.Parameter.empty:
             return engine
     return None
