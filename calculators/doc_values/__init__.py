@@ -13,9 +13,10 @@ version) as its hover text, between the markers. To add one:
    :class:`calculators.inline_values.Value` (usually through
    :func:`calculators.inline_values.quantity`, which fixes the rounding and the unit), that
    calls the calculators; never return a typed constant for a computed result.
-2. Register it in the module's ``VALUES = declared_values({...})`` under a new id (lowercase,
-   digits, hyphens; prefixed by the page's section), written once, as the key. Several values
-   from one function that takes the id first: register ``bound(function, setting=...)``, which
+2. Give it a new id (lowercase, digits, hyphens; prefixed by the page's section), written once:
+   ``@value("value-id")`` on a function that takes the id, or, for several values from one
+   function that takes the id first, a key of the module's
+   ``VALUES = declared_values(globals(), {"value-id": bound(function, setting=...)})``, which
    becomes ``functools.partial(function, "value-id", setting=...)``; lambdas are refused (a
    value's provenance names its function).
 3. Put ``<!-- value: ID -->?<!-- /value -->`` in the sentence, never at the start of a line
