@@ -165,7 +165,7 @@ def value(value_id: str) -> Callable[[Callable[[str], Value]], ValueFunction]:
 
 def declared_values(namespace: Mapping[str, object],
                     entries: Mapping[str, ValueFunction | Bound] | None = None) -> dict[str, ValueFunction]:
-    """A module's ``VALUES``, id -> function: those ``namespace`` declares with :func:`value`, in order, then ``entries``.
+    """A module's ``VALUES``, id -> function: those ``namespace`` declares with :func:`value`, then ``entries``.
 
     Each id is written once, as the key or in :func:`value`; a :func:`bound` entry becomes
     ``functools.partial(function, id, ...)``, so the function receives its id as its first argument (and names it

@@ -55,7 +55,8 @@ def link_efficiency_value(value_id: str, *, link: str, kind: str, gpus: int = 2)
     """Fraction of a link's per-direction bandwidth a large all-reduce over ``gpus`` GPUs reaches (``link_efficiency``)."""
     record = get_interconnect(link)
     return quantity(value_id, link_efficiency(record, gpus=gpus), digits=2, unit="", kind=kind,
-                    description=f"Collective efficiency calculators.parallel.tensor uses on {record.name} ({gpus} GPUs).",
+                    description=f"Collective efficiency calculators.parallel.tensor uses on {record.name} "
+                                f"({gpus} GPUs).",
                     assumptions=(("the one link model (calculators.parallel.links): the median efficiency of the "
                                   "published all_reduce_perf runs of the link's kind"),))
 

@@ -53,7 +53,8 @@ def h100_usable(value_id: str) -> Value:
 def fit_margin_base(value_id: str) -> Value:
     """The fixed part of the fit margin, GiB (set on the measured H100 boundaries)."""
     return quantity(value_id, FIT_MARGIN.base_bytes, digits=0, unit="GiB", kind="measured",
-                    description="Fixed part of the memory a step needs free beyond its live tensors and the CUDA context.",
+                    description="Fixed part of the memory a step needs free beyond its live tensors and the CUDA "
+                                "context.",
                     assumptions=("tests/data/measurements_cuda/h100-sxm/boundaries.json",
                                  "calculators.memory.overhead.FIT_MARGIN"))
 
