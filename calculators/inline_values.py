@@ -19,8 +19,8 @@ Value ids are unique across the site, each used by exactly one marker, and disti
 from table ids (:mod:`calculators.table_registry` checks both).
 
 >>> def demo() -> Value:
-...     return quantity("demo-gib", 17.3456 * 2**30, scale=2**30, digits=2, unit="GiB",
-...                     description="A demo total.", kind="derived")
+...     return quantity("demo-gib", 17.3456 * 2**30, digits=2, unit="GiB", description="A demo total.",
+...                     kind="derived")
 >>> text = "It needs <!-- value: demo-gib -->? GiB<!-- /value --> here."
 >>> print(update_values(text, {"demo-gib": demo}))  # doctest: +NORMALIZE_WHITESPACE
 It needs <!-- value: demo-gib --><span class="generated-value" id="demo-gib"
@@ -39,6 +39,8 @@ from dataclasses import dataclass
 
 from calculators.errors import UnknownNameError
 from calculators.tables import checked_id, citation, declared_under, edition
+from calculators.units import GB, GIB, MIB
+from calculators.units import number as number_text
 
 #: What kind of number a value is (house style: say whether each number is measured, derived or
 #: assumed; ``spec`` is a catalog figure quoted from its source, as the catalogs' ``kind`` says).
@@ -84,28 +86,35 @@ _TAG = re.compile(r"<[^>]*>")
 
 
 # --------------------------------------------------------------------------- building values
+#: A shown unit -> its size in base units, the divisor of an amount: memory and bandwidth are given in bytes
+#: (bytes/s), a share as a fraction; an amount in any other unit (ms, USD, a count) is given in that unit.
+UNIT_SIZES: dict[str, float] = {"GiB": GIB, "MiB": MIB, "GB": GB, "GB/s": GB, "%": 0.01}
+
+
 def quantity(value_id: str, amount: float, *, digits: int, unit: str, description: str, kind: str,
-             scale: float = 1.0, assumptions: tuple[str, ...] = (), signed: bool = False) -> Value:
+             assumptions: tuple[str, ...] = (), scale: float | None = None) -> Value:
     """A :class:`Value` for ``amount / scale`` shown with ``digits`` decimals, thousands separators and ``unit``.
 
     Args:
         value_id: The value's id.
-        amount: The number in base units (bytes, seconds, a fraction).
+        amount: The number in base units (bytes, bytes/s, a fraction) or, for a unit not in :data:`UNIT_SIZES`, in
+            the unit shown.
         digits: Decimals shown (fixed per value, so regeneration is deterministic).
         unit: Unit written after the number, separated by a space (none when empty).
         description: What the number is.
         kind: One of :data:`KINDS`.
-        scale: Divisor from base units to the unit shown (``2**30`` for GiB, ``0.01`` for %).
         assumptions: What the number assumes.
-        signed: Show a ``+`` on positive numbers.
+        scale: Divisor from ``amount`` to the number shown; by default the unit's size (:data:`UNIT_SIZES`), else 1.
 
-    >>> quantity("x", 0.0619, scale=0.01, digits=1, unit="%", description="d", kind="measured").text
+    >>> quantity("x", 0.0619, digits=1, unit="%", description="d", kind="measured").text
     '6.2 %'
     >>> quantity("y", 1234567, digits=0, unit="tokens", description="d", kind="derived").text
     '1,234,567 tokens'
+    >>> quantity("z", 3 * 2**29, digits=2, unit="GiB", description="d", kind="derived").number
+    1.5
     """
-    number = amount / scale
-    shown = f"{number:{'+' if signed else ''},.{digits}f}"
+    number = amount / (UNIT_SIZES.get(unit, 1.0) if scale is None else scale)
+    shown = number_text(number, digits)
     return Value(id=value_id, text=f"{shown} {unit}" if unit else shown, description=description, kind=kind,
                  number=number, unit=unit, assumptions=assumptions)
 
@@ -116,18 +125,18 @@ class Bound:
     """A value function with its settings, the value id left out: :func:`declared_values` puts it in."""
 
     function: Callable[..., Value]
-    settings: tuple[tuple[str, object], ...]
+    settings: Mapping[str, object]
 
 
 def bound(function: Callable[..., Value], **settings: object) -> Bound:
     """``function`` with keyword settings, for a :func:`declared_values` entry that writes its id once.
 
-    >>> def demo(value_id: str, *, gib: float) -> Value:
-    ...     return quantity(value_id, gib, digits=1, unit="GiB", description="d", kind="derived")
-    >>> declared_values({"demo-x": bound(demo, gib=2.0)})["demo-x"]().text
+    >>> def demo(value_id: str, *, memory_bytes: float) -> Value:
+    ...     return quantity(value_id, memory_bytes, digits=1, unit="GiB", description="d", kind="derived")
+    >>> declared_values({}, {"demo-x": bound(demo, memory_bytes=2 * 2**30)})["demo-x"]().text
     '2.0 GiB'
     """
-    return Bound(function, tuple(settings.items()))
+    return Bound(function, settings)
 
 
 def value(value_id: str) -> Callable[[Callable[[str], Value]], ValueFunction]:
@@ -154,19 +163,19 @@ def value(value_id: str) -> Callable[[Callable[[str], Value]], ValueFunction]:
     return declare
 
 
-def declared_in(namespace: Mapping[str, object]) -> dict[str, ValueFunction]:
-    """The values a module declares with :func:`value`, id -> function, in the order they are defined."""
-    return declared_under(namespace, "value_id")  # type: ignore[return-value]
+def declared_values(namespace: Mapping[str, object],
+                    entries: Mapping[str, ValueFunction | Bound] | None = None) -> dict[str, ValueFunction]:
+    """A module's ``VALUES``, id -> function: those ``namespace`` declares with :func:`value`, then ``entries``.
 
-
-def declared_values(entries: Mapping[str, ValueFunction | Bound]) -> dict[str, ValueFunction]:
-    """A module's ``VALUES``: id -> function; a :func:`bound` entry becomes ``functools.partial(function, id, ...)``.
-
-    Each id is written once, as the key; the function receives it as its first argument (and names it in
-    its provenance, :func:`function_name`).
+    Each id is written once, as the key or in :func:`value`; a :func:`bound` entry becomes
+    ``functools.partial(function, id, ...)``, so the function receives its id as its first argument (and names it
+    in its provenance, :func:`function_name`).
     """
-    return {value_id: functools.partial(entry.function, value_id, **dict(entry.settings))
-            if isinstance(entry, Bound) else entry for value_id, entry in entries.items()}
+    declared: dict[str, ValueFunction] = declared_under(namespace, "value_id")  # type: ignore[assignment]
+    for value_id, entry in (entries or {}).items():
+        declared[value_id] = functools.partial(entry.function, value_id, **entry.settings) \
+            if isinstance(entry, Bound) else entry
+    return declared
 
 
 # --------------------------------------------------------------------------- provenance

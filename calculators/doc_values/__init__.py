@@ -1,28 +1,23 @@
 """Generated numbers in the prose of the docs, one module per docs section.
 
-A sentence that states a computed result does not type the number; it holds a marker::
-
-    the rule sets 640 GiB ... becomes
-    the rule sets <!-- value: system-example-host-ram -->640 GiB<!-- /value --> ...
-
-and ``scripts/gen_tables.py`` (or ``--only docs/PAGE.md``) writes the number, wrapped in a
-``<span>`` carrying the value's id as its anchor and its provenance (kind, function,
-version) as its hover text, between the markers. To add one:
+A sentence that states a computed result holds a value marker instead of a typed number, and
+``scripts/gen_tables.py`` (or ``--only docs/PAGE.md``) writes the number between the markers
+(:mod:`calculators.inline_values` says how). To add one:
 
 1. In a module here, write a named function returning a
    :class:`calculators.inline_values.Value` (usually through
    :func:`calculators.inline_values.quantity`, which fixes the rounding and the unit), that
    calls the calculators; never return a typed constant for a computed result.
-2. Register it in the module's ``VALUES = declared_values({...})`` under a new id (lowercase,
-   digits, hyphens; prefixed by the page's section), written once, as the key. Several values
-   from one function that takes the id first: register ``bound(function, setting=...)``, which
+2. Give it a new id (lowercase, digits, hyphens; prefixed by the page's section), written once:
+   ``@value("value-id")`` on a function that takes the id, or, for several values from one
+   function that takes the id first, a key of the module's
+   ``VALUES = declared_values(globals(), {"value-id": bound(function, setting=...)})``, which
    becomes ``functools.partial(function, "value-id", setting=...)``; lambdas are refused (a
    value's provenance names its function).
 3. Put ``<!-- value: ID -->?<!-- /value -->`` in the sentence, never at the start of a line
    (Python-Markdown would split the paragraph), and run ``scripts/gen_tables.py``.
 
-Each id is used by exactly one marker on the site (its anchor) and is never a table id;
-the same number in two places gets two ids. ``tests/content/test_inline_values.py`` recomputes
+The same number in two places gets two ids. ``tests/content/test_inline_values.py`` recomputes
 every marker, and flags numbers with units (GiB, GB, GB/s, %, $, ...) typed into prose
 outside markers unless the paragraph carries ``<!-- quoted: SOURCE -->``. Modules are
 discovered by :func:`calculators.table_registry.all_values`; the site-wide list is the

@@ -11,15 +11,12 @@ linear layer).
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from calculators.catalog.gpus import get_gpu
-from calculators.catalog.interconnects import get_interconnect
 from calculators.claims import evaluated
 from calculators.claims.figures import LORA, MODEL_7B, QLORA, name, training
-from calculators.inline_values import Value, ValueFunction, bound, declared_in, declared_values, quantity, value
-from calculators.units import GB, GIB
+from calculators.doc_values.multi_gpu import gpu_memory, link_figure
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity, value
 
 #: The two settings the range pitfall compares: a short checkpointed step and a long one without.
 SHORT = {"seq": 512, "grad_checkpointing": True}
@@ -29,17 +26,12 @@ LONG = {"seq": 2048, "grad_checkpointing": False}
 @value("claims-h100-memory")
 def claims_h100_memory(value_id: str) -> Value:
     """Memory of the H100 SXM 80GB in the GPU catalog, GiB (spec)."""
-    gpu = get_gpu("h100-sxm")
-    return quantity(value_id, gpu.memory_bytes, scale=GIB, digits=0, unit="GiB", kind="spec",
-                    description=f"Memory of one {gpu.name} (GPU catalog).")
+    return gpu_memory(value_id, gpu="h100-sxm")
 
 
 def link_both_directions(value_id: str, *, link: str) -> Value:
     """A link catalog figure, both directions summed, GB/s (spec)."""
-    record = get_interconnect(link)
-    return quantity(value_id, record.bidirectional_bytes_per_s, scale=GB, digits=0, unit="GB/s", kind="spec",
-                    description=f"{record.name}: {record.scope}, both directions summed (link catalog, "
-                                f"{record.source.title}).")
+    return link_figure(value_id, link=link)
 
 
 def range_ratio(value_id: str, *, model: str, method: str) -> Value:
@@ -101,12 +93,10 @@ VERDICT_VALUES: dict[str, str] = {
     "verdict-ckpt-60-70": "vrla-ckpt-60-70",
 }
 
-VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
-    **{value_id: functools.partial(claim_verdict, value_id, claim_id=claim_id)
-       for value_id, claim_id in VERDICT_VALUES.items()},
+VALUES: dict[str, ValueFunction] = declared_values(globals(), {
+    **{value_id: bound(claim_verdict, claim_id=claim_id) for value_id, claim_id in VERDICT_VALUES.items()},
     "claims-pitfall-nvlink4": bound(link_both_directions, link="nvlink4"),
     "claims-pitfall-pcie5": bound(link_both_directions, link="pcie5"),
-    "claims-lora-7b-range-ratio": bound(range_ratio, model=MODEL_7B,
-                                                    method="lora"),
+    "claims-lora-7b-range-ratio": bound(range_ratio, model=MODEL_7B, method="lora"),
     "claims-qlora-70b-range-ratio": bound(range_ratio, model="llama-3-70b", method="qlora"),
 })

@@ -15,9 +15,8 @@ from collections import defaultdict
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.prices import EDITION, all_offers, purchase_quote
 from calculators.cost import DEFAULT_YEARS, CostComparison, cost_comparison
-from calculators.inline_values import Value, ValueFunction, bound, declared_in, declared_values, quantity, value
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity, value
 
-PERCENT = 0.01
 #: Inputs of the worked example on docs/cost/index.md (stated in its text and code).
 EXAMPLE_GPU, EXAMPLE_PURCHASE_USD, EXAMPLE_KWH_USD, EXAMPLE_UTILIZATION = "h100-sxm", 30000, 0.12, 0.3
 _EXAMPLE = ((f"purchase {EXAMPLE_PURCHASE_USD:,} USD over {DEFAULT_YEARS:g} years, {EXAMPLE_KWH_USD:g} USD per kWh at TDP, "
@@ -48,8 +47,7 @@ def h100_quote(value_id: str, *, end: str) -> Value:
     quote = purchase_quote("h100-sxm")
     if quote is None:
         raise ValueError("the price catalog has no H100 SXM purchase quote")
-    amount = quote.usd_low if end == "low" else quote.usd_high
-    return quantity(value_id, amount, digits=0, unit="USD", kind="spec",
+    return quantity(value_id, quote.usd_low if end == "low" else quote.usd_high, digits=0, unit="USD", kind="spec",
                     description=f"The {end} end of the quoted H100 SXM unit price range ({quote.source.title}).")
 
 
@@ -65,9 +63,9 @@ def cost_example_breakeven(value_id: str) -> Value:
     breakeven = _example().breakeven_utilization
     if breakeven is None:
         raise ValueError("the worked example has no break-even point")
-    return quantity(value_id, breakeven, scale=PERCENT, digits=1, unit="%", kind="derived",
+    return quantity(value_id, breakeven, digits=1, unit="%", kind="derived", assumptions=_EXAMPLE,
                     description="Utilisation at which owning the worked example's H100 SXM costs the same per used "
-                                "GPU-hour as renting it.", assumptions=_EXAMPLE)
+                                "GPU-hour as renting it.")
 
 
 @value("cost-example-local")
@@ -86,6 +84,4 @@ def cost_example_cloud(value_id: str) -> Value:
                     assumptions=_EXAMPLE)
 
 
-VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
-    "cost-h100-quote-high": bound(h100_quote, end="high"),
-})
+VALUES: dict[str, ValueFunction] = declared_values(globals(), {"cost-h100-quote-high": bound(h100_quote, end="high")})

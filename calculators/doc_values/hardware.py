@@ -13,10 +13,8 @@ through ``functools.partial``; the page decides whether the unit is written.
 
 from __future__ import annotations
 
-import functools
-
 from calculators.catalog.gpus import get_gpu
-from calculators.inline_values import Value, ValueFunction, quantity
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.units import GIB
 
 
@@ -59,6 +57,5 @@ MENTIONS: tuple[tuple[str, str, bool], ...] = (
     ("activations-levers-gpu-80", "h100-sxm", True),
 )
 
-VALUES: dict[str, ValueFunction] = {
-    value_id: functools.partial(gpu_memory, value_id, gpu=gpu, unit=unit) for value_id, gpu, unit in MENTIONS
-}
+VALUES: dict[str, ValueFunction] = declared_values(globals(), {
+    value_id: bound(gpu_memory, gpu=gpu, unit=unit) for value_id, gpu, unit in MENTIONS})

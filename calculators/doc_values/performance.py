@@ -12,12 +12,11 @@ link model) with the settings the sentence names, so the prose cannot drift from
 
 from __future__ import annotations
 
-import functools
-
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
-from calculators.inline_values import Value, ValueFunction, bound, declared_in, declared_values, quantity, value
+from calculators.doc_values.multi_gpu import SMALL_MESSAGE_RUNS
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity, value
 from calculators.parallel.tensor import latency_per_ring_step_s, link_efficiency
 from calculators.model_flops import matmul_parameters
 from calculators.performance.inference_speed import (
@@ -39,7 +38,6 @@ from calculators.performance.training_time import (
 )
 from calculators.speed_accuracy.serving import error_summary, scored_serving
 
-PERCENT = 0.01
 EFFICIENCIES = ((f"bandwidth efficiency {DEFAULT_BANDWIDTH_EFFICIENCY:g}, compute efficiency "
                 f"{DEFAULT_COMPUTE_EFFICIENCY:g} (the defaults, assumed)"),)
 #: The decode example of docs/performance/index.md (key numbers and pitfall).
@@ -75,8 +73,7 @@ def ring_step_latency(value_id: str, *, link: str) -> Value:
     return quantity(value_id, latency_per_ring_step_s(record), scale=1e-6, digits=1, unit="µs", kind="derived",
                     description=f"Per-ring-step latency of a tensor-parallel all-reduce on {record.name}: a published "
                                 "small-message all-reduce time divided by its 2 (N-1) ring steps.",
-                    assumptions=(("nccl-tests all_reduce_perf at its smallest size (NVIDIA/nccl issues 1259, 1530, "
-                                 "1439)"),))
+                    assumptions=(SMALL_MESSAGE_RUNS,))
 
 
 # --------------------------------------------------------------------------- decode examples
@@ -86,8 +83,7 @@ def perf_batch64_per_sequence_share(value_id: str) -> Value:
     spec, gpu = get_model(SPEED_MODEL), get_gpu(SPEED_GPU)
     one = decode_step(spec, gpu, batch=1, context=SPEED_CONTEXT).tokens_per_s
     many = decode_step(spec, gpu, batch=SPEED_BATCH, context=SPEED_CONTEXT).tokens_per_s
-    return quantity(value_id, many / one, scale=PERCENT, digits=0, unit="%",
-                    kind="derived",
+    return quantity(value_id, many / one, digits=0, unit="%", kind="derived",
                     description=f"Tokens/s each sequence sees at batch {SPEED_BATCH} over those at batch 1, "
                                 f"{spec.name} bf16 on one {gpu.name} with {SPEED_CONTEXT} tokens cached.",
                     assumptions=EFFICIENCIES)
@@ -106,7 +102,7 @@ def perf_validation_moderate_error(value_id: str) -> Value:
     rows = [r for r in DECODE_THROUGHPUT
             if r.gpu_id == "h100-sxm" and r.tensor_parallel == 1 and r.batch <= MODERATE_BATCH]
     worst = max(abs(_decode_error(r)) for r in rows)
-    return quantity(value_id, worst, scale=PERCENT, digits=0, unit="%", kind="derived",
+    return quantity(value_id, worst, digits=0, unit="%", kind="derived",
                     description=f"Largest absolute error of inference_speed against TensorRT-LLM's one-H100 "
                                 f"throughput rows with batch at most {MODERATE_BATCH} ({len(rows)} rows).",
                     assumptions=EFFICIENCIES + (f"measured figures quoted from {TRT_LLM.title}",))
@@ -118,8 +114,7 @@ def perf_tp_comm_share(value_id: str, *, batch: int) -> Value:
     spec, gpu = get_model(row.model_id), get_gpu(row.gpu_id)
     step = decode_step(spec, gpu, weights=row.weights, kv_cache=row.kv_cache, batch=row.batch,
                        context=row.input_tokens + row.output_tokens, gpus=row.tensor_parallel)
-    return quantity(value_id, step.communication_time_s / step.time_s, scale=PERCENT, digits=0, unit="%",
-                    kind="derived",
+    return quantity(value_id, step.communication_time_s / step.time_s, digits=0, unit="%", kind="derived",
                     description=f"Share of the final decode step that the modelled all-reduces take: {spec.name}, "
                                 f"{row.weights}, batch {row.batch}, {row.tensor_parallel} x {gpu.name} "
                                 f"(validation row {row.input_tokens}/{row.output_tokens}).",
@@ -132,7 +127,7 @@ def train_flops_check_error(value_id: str) -> Value:
     """Largest |error| of training_flops_per_token against NeMo's published FLOP per token, percent."""
     worst = max(abs(training_flops_per_token(get_model(r.model_id), seq=r.seq)
                     / (r.model_flop_per_s_per_gpu / r.tokens_per_s_per_gpu) - 1) for r in TRAINING_THROUGHPUT)
-    return quantity(value_id, worst, scale=PERCENT, digits=1, unit="%", kind="derived",
+    return quantity(value_id, worst, digits=1, unit="%", kind="derived",
                     description="Largest absolute difference between our FLOP per token and NeMo's (model TFLOP/s "
                                 "over tokens/s per GPU) in the FLOP check table.",
                     assumptions=(f"NeMo figures quoted from {NEMO.title}",))
@@ -149,8 +144,7 @@ def _attention_and_six_n(seq: int) -> tuple[float, float]:
 def train_attention_share_8k(value_id: str) -> Value:
     """Share of Llama 3.1 8B's training FLOPs per token that attention takes at 8,192 tokens, percent."""
     attention, six_n = _attention_and_six_n(8192)
-    return quantity(value_id, attention / (attention + six_n), scale=PERCENT, digits=0, unit="%",
-                    kind="derived",
+    return quantity(value_id, attention / (attention + six_n), digits=0, unit="%", kind="derived",
                     description=f"Attention term of training_flops_per_token over the whole count, "
                                 f"{get_model(ATTENTION_MODEL).name} at sequence length 8192.")
 
@@ -169,10 +163,10 @@ def train_ckpt_half_peak_mfu(value_id: str) -> Value:
     """MFU of a run whose GPUs execute at half their peak with full recomputation (training_time), percent."""
     run = training_time(get_model(CKPT_MODEL), get_gpu(CKPT_GPU), tokens=10**12, seq=CKPT_SEQ,
                         mfu=CKPT_UTILISATION, grad_checkpointing=True)
-    return quantity(value_id, run.mfu, scale=PERCENT, digits=1, unit="%", kind="derived",
-                    description=f"Model FLOPs utilisation of {get_model(CKPT_MODEL).name} "
-                                f"training at {CKPT_UTILISATION:g} of the dense peak with full activation "
-                                "recomputation (model FLOPs / executed FLOPs x utilisation).",
+    return quantity(value_id, run.mfu, digits=1, unit="%", kind="derived",
+                    description=f"Model FLOPs utilisation of {get_model(CKPT_MODEL).name} training at "
+                                f"{CKPT_UTILISATION:g} of the dense peak with full activation recomputation "
+                                "(model FLOPs / executed FLOPs x utilisation).",
                     assumptions=(f"sequence length {CKPT_SEQ}, one GPU",))
 
 
@@ -180,7 +174,7 @@ def train_global_batch_scaling(value_id: str, *, global_batch_tokens: int | None
     """Data-parallel scaling efficiency of Llama 3 70B on 64 H100 SXM with every hop over InfiniBand NDR, percent."""
     run = training_time(get_model("llama-3-70b"), get_gpu("h100-sxm"), tokens=10**12, gpus=64,
                         interconnect="ib-ndr", global_batch_tokens=global_batch_tokens)
-    return quantity(value_id, run.scaling_efficiency, scale=PERCENT, digits=0, unit="%", kind="derived",
+    return quantity(value_id, run.scaling_efficiency, digits=0, unit="%", kind="derived",
                     description=f"Scaling efficiency of Llama 3 70B on 64 H100 SXM, DDP with every ring hop over "
                                 f"InfiniBand NDR, micro-batch 1 x 2,048 tokens, {run.global_batch_tokens:,} tokens "
                                 "per optimizer step (training_time).",
@@ -195,8 +189,7 @@ def _serving_errors(key: str) -> list[float]:
 @value("perf-serving-scored-count")
 def perf_serving_scored_count(value_id: str) -> Value:
     """How many published serving runs at a stated concurrency serving_load is scored on."""
-    count = len(_serving_errors("separate_error"))
-    return quantity(value_id, count, digits=0, unit="", kind="measured",
+    return quantity(value_id, len(_serving_errors("separate_error")), digits=0, unit="", kind="measured",
                     description="Published serving runs in tests/data/published_speed that state their concurrency, "
                                 "prompt and output lengths (calculators.speed_accuracy.serving).")
 
@@ -205,22 +198,20 @@ def perf_serving_error(value_id: str, *, key: str, statistic: str) -> Value:
     """Median or 90th-percentile |error| of a serving model on the runs at a stated concurrency, percent."""
     summary = error_summary(_serving_errors(key))
     model = "serving_load (separate prefill)" if key == "separate_error" else "a static batch of that many"
-    return quantity(value_id, summary[statistic], scale=PERCENT, digits=0, unit="%", kind="derived",
+    return quantity(value_id, summary[statistic], digits=0, unit="%", kind="derived",
                     description=f"{'Median' if statistic == 'median' else '90th percentile'} absolute error of "
                                 f"{model} on the {summary['n']:.0f} published serving runs at a stated concurrency, "
                                 "engine constants refitted without each run's source.",
                     assumptions=("errors on the speed axis; nearest-rank percentile",))
 
 
-VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
-    "perf-tp-pcie-efficiency": bound(link_efficiency_value, link="pcie4",
-                                                 kind="derived"),
+VALUES: dict[str, ValueFunction] = declared_values(globals(), {
+    "perf-tp-pcie-efficiency": bound(link_efficiency_value, link="pcie4", kind="derived"),
     "perf-tp-nvlink-step-latency": bound(ring_step_latency, link="nvlink4"),
     "perf-tp-pcie-step-latency": bound(ring_step_latency, link="pcie4"),
     "perf-tp70b-comm-share-b1024": bound(perf_tp_comm_share, batch=1024),
     "perf-tp70b-comm-share-b64": bound(perf_tp_comm_share, batch=64),
-    **{f"perf-serving-{name}-{statistic}": functools.partial(perf_serving_error, f"perf-serving-{name}-{statistic}",
-                                                              key=f"{key}_error", statistic=statistic)
+    **{f"perf-serving-{name}-{statistic}": bound(perf_serving_error, key=f"{key}_error", statistic=statistic)
        for name, key in (("load", "separate"), ("static", "static")) for statistic in ("median", "p90")},
     "train-global-batch-default-scaling": bound(train_global_batch_scaling, global_batch_tokens=None),
     "train-global-batch-4m-scaling": bound(train_global_batch_scaling, global_batch_tokens=4 * 10**6),

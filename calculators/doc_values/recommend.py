@@ -14,14 +14,13 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.doc_tables.recommend import WORKLOADS
-from calculators.inline_values import Value, ValueFunction, bound, declared_in, declared_values, quantity, value
+from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity, value
 from calculators.model import ModelSpec
 from calculators.parallel.measured import MEASUREMENTS
 from calculators.performance.inference_speed import decode_step
 from calculators.performance.training_time import training_time
 from calculators.recommend import Workload, recommend
 
-PERCENT = 0.01
 #: The Llama 3 70B int4 workload whose 4 x RTX 3090 row the page's PCIe paragraph cites.
 EXAMPLE = Workload(model="llama-3-70b", job="serve", method="int4", context=8192, batch=8, budget_usd_per_hour=5)
 
@@ -33,10 +32,9 @@ def rec_example_allreduce_share(value_id: str) -> Value:
     gpu = get_gpu(best.gpu_id)
     step = decode_step(_spec(EXAMPLE), gpu, weights=EXAMPLE.method, batch=EXAMPLE.batch,
                        context=EXAMPLE.context, gpus=best.count)
-    return quantity(value_id, step.communication_time_s / step.time_s, scale=PERCENT,
-                    digits=0, unit="%", kind="derived",
-                    description=f"Tensor-parallel all-reduce time over decode step time for one row of the "
-                                f"Llama 3 70B int4 workload ({best.count} x {gpu.name}, Llama 3 70B int4, batch {EXAMPLE.batch}, "
+    return quantity(value_id, step.communication_time_s / step.time_s, digits=0, unit="%", kind="derived",
+                    description=f"Tensor-parallel all-reduce time over decode step time for one row of the Llama 3 70B "
+                                f"int4 workload ({best.count} x {gpu.name}, Llama 3 70B int4, batch {EXAMPLE.batch}, "
                                 f"context {EXAMPLE.context}).",
                     assumptions=(("roofline at the default efficiencies; all-reduces over the GPUs' own link at the "
                                  "efficiency and latency derived from published nccl-tests runs"),))
@@ -49,8 +47,8 @@ def rec_pcie_efficiency_spread(value_id: str) -> Value:
             if m.in_ring_model and get_interconnect(m.interconnect).kind == "pcie"]
     return quantity(value_id, max(pcie) / min(pcie), digits=1, unit="", kind="derived",
                     description="Ratio of the highest to the lowest efficiency implied by the published PCIe "
-                                "all_reduce_perf runs (the link model, calculators.parallel.links, takes the median of the "
-                                "PCIe runs).")
+                                "all_reduce_perf runs (the link model, calculators.parallel.links, takes the median of "
+                                "the PCIe runs).")
 
 
 def _spec(w: Workload) -> ModelSpec:
@@ -68,13 +66,13 @@ def finetune_scaling(value_id: str, *, table_id: str, gpu: str, count: int) -> V
     run = training_time(_spec(w), record, tokens=w.tokens, gpus=count, mfu=w.mfu,
                         seq=w.context if w.context is not None else 2048, grad_checkpointing=w.grad_checkpointing,
                         method=w.method or "full", batch=w.batch, zero=3)
-    return quantity(value_id, run.scaling_efficiency, scale=PERCENT, digits=0, unit="%", kind="derived",
+    return quantity(value_id, run.scaling_efficiency, digits=0, unit="%", kind="derived",
                     description=f"Scaling efficiency (compute / (compute + exposed ZeRO-3 communication)) of "
                                 f"{count} x {record.name} in workload {table_id}.",
                     assumptions=(f"ZeRO-3 over {run.scaling.link_name}; utilisation fitted on published runs",))
 
 
-VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
+VALUES: dict[str, ValueFunction] = declared_values(globals(), {
     "rec-qlora-70b-4090x8-scaling": bound(finetune_scaling, table_id="recommend-qlora-70b", gpu="rtx-4090", count=8),
     "rec-full-8b-h100pcie-x8-scaling": bound(finetune_scaling, table_id="recommend-full-8b", gpu="h100-pcie", count=8),
 })

@@ -20,13 +20,12 @@ from calculators.inline_values import Value, ValueFunction, bound, declared_valu
 from calculators.memory.inference import kv_cache_bytes
 from calculators.memory.weights import weight_bytes
 from calculators.serving import chunked_prefill, offload_seconds, prefix_sharing
-from calculators.units import GB
 
 
 def checkpoint_total(value_id: str, *, model: str, precision: str) -> Value:
     """Bytes of a resumable full fine-tuning checkpoint (weights + AdamW state), GB (derived)."""
     size = checkpoint_bytes(get_model(model), method="full", precision=precision)
-    return quantity(value_id, size.total_bytes, scale=GB, digits=1, unit="GB", kind="derived",
+    return quantity(value_id, size.total_bytes, digits=1, unit="GB", kind="derived",
                     description=f"Resumable checkpoint of {model}, full fine-tuning, {precision} AdamW: trainable "
                                 "weights as the optimizer keeps them plus two moments.")
 
@@ -42,14 +41,14 @@ def checkpoint_read_minutes(value_id: str, *, model: str, storage: str) -> Value
 def prefix_saved(value_id: str) -> Value:
     """Share of the KV cache that prefix caching saves for 32 requests sharing a 4,000-token prefix, % (derived)."""
     shared = prefix_sharing(get_model(SERVE_MODEL), sequences=32, shared_tokens=4000, unique_tokens=500)
-    return quantity(value_id, shared.saved_fraction, scale=0.01, digits=0, unit="%", kind="derived",
+    return quantity(value_id, shared.saved_fraction, digits=0, unit="%", kind="derived",
                     description=f"{SERVE_MODEL}: 32 requests with a 4,000-token shared prefix and 500 tokens each.")
 
 
 def chunked_saved(value_id: str, *, context: int) -> Value:
     """Share of the prefill peak that 2,048-token chunks save on one long prompt, % (derived)."""
     c = chunked_prefill(get_model(SERVE_MODEL), context=context, chunk=2048)
-    return quantity(value_id, 1 - c.chunked_bytes / c.whole_bytes, scale=0.01, digits=0, unit="%", kind="derived",
+    return quantity(value_id, 1 - c.chunked_bytes / c.whole_bytes, digits=0, unit="%", kind="derived",
                     description=f"{SERVE_MODEL}: peak allocated of a {context:,}-token prompt, whole against "
                                 "2,048-token chunks.")
 
@@ -86,7 +85,7 @@ def bandwidth_ratio(value_id: str, *, gpu: str, against: str) -> Value:
 
 def gpu_bandwidth(value_id: str, *, gpu: str) -> Value:
     """A catalog GPU's memory bandwidth, GB/s (spec)."""
-    return quantity(value_id, get_gpu(gpu).memory_bandwidth_bytes_per_s, scale=GB, digits=0, unit="GB/s",
+    return quantity(value_id, get_gpu(gpu).memory_bandwidth_bytes_per_s, digits=0, unit="GB/s",
                     kind="spec", description=f"Memory bandwidth of the {get_gpu(gpu).name} (GPU catalog).")
 
 
@@ -95,33 +94,25 @@ def quote_end(value_id: str, *, gpu: str, end: str) -> Value:
     quote = purchase_quote(gpu)
     if quote is None:
         raise KeyError(f"no purchase quote for {gpu}")
-    amount = quote.usd_low if end == "low" else quote.usd_high
-    return quantity(value_id, amount, digits=0, unit="USD", kind="spec",
+    return quantity(value_id, quote.usd_low if end == "low" else quote.usd_high, digits=0, unit="USD", kind="spec",
                     description=f"{end} end of the purchase quote for the {get_gpu(gpu).name}: {quote.source.title}.")
 
 
-VALUES: dict[str, ValueFunction] = declared_values({
-    "cost-pro6000-quote-low": bound(quote_end, gpu="rtx-pro-6000-blackwell",
-                                                end="low"),
-    "cost-pro6000-quote-high": bound(quote_end, gpu="rtx-pro-6000-blackwell",
-                                                 end="high"),
-    "checkpoint-8b-mixed": bound(checkpoint_total, model="llama-3.1-8b",
-                                             precision="bf16-mixed"),
-    "checkpoint-70b-mixed": bound(checkpoint_total, model="llama-3.1-70b",
-                                              precision="bf16-mixed"),
+VALUES: dict[str, ValueFunction] = declared_values(globals(), {
+    "cost-pro6000-quote-low": bound(quote_end, gpu="rtx-pro-6000-blackwell", end="low"),
+    "cost-pro6000-quote-high": bound(quote_end, gpu="rtx-pro-6000-blackwell", end="high"),
+    "checkpoint-8b-mixed": bound(checkpoint_total, model="llama-3.1-8b", precision="bf16-mixed"),
+    "checkpoint-70b-mixed": bound(checkpoint_total, model="llama-3.1-70b", precision="bf16-mixed"),
     "checkpoint-70b-hdd-minutes": bound(checkpoint_read_minutes, model="llama-3.1-70b", storage="hdd"),
     "checkpoint-70b-nvme-minutes": bound(checkpoint_read_minutes, model="llama-3.1-70b", storage="nvme-gen4"),
     "serving-prefix-saved": bound(prefix_saved),
     "serving-chunked-32k-saved": bound(chunked_saved, context=32768),
     "serving-chunked-128k-saved": bound(chunked_saved, context=131072),
-    "serving-offload-128k-pcie5": bound(offload_ms, context=131072,
-                                                    link="pcie5"),
+    "serving-offload-128k-pcie5": bound(offload_ms, context=131072, link="pcie5"),
     "cost-idle-h100-month": bound(idle_month, gpu="h100-sxm"),
     "cost-idle-l4-month": bound(idle_month, gpu="l4"),
     "cost-cold-start-70b-10gbe": bound(cold_start_s, model="llama-3.3-70b", storage="net-10gbe"),
-    "cost-cold-start-70b-nvme": bound(cold_start_s, model="llama-3.3-70b",
-                                                  storage="nvme-gen4"),
+    "cost-cold-start-70b-nvme": bound(cold_start_s, model="llama-3.3-70b", storage="nvme-gen4"),
     "mac-m4-max-bandwidth": bound(gpu_bandwidth, gpu="m4-max"),
-    "mac-vs-4090-bandwidth": bound(bandwidth_ratio, gpu="m4-max",
-                                               against="rtx-4090"),
+    "mac-vs-4090-bandwidth": bound(bandwidth_ratio, gpu="m4-max", against="rtx-4090"),
 })

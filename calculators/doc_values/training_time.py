@@ -6,16 +6,14 @@
 
 from __future__ import annotations
 
-from calculators.inline_values import Value, ValueFunction, declared_in, declared_values, quantity, value
+from calculators.inline_values import Value, ValueFunction, declared_values, quantity, value
 from calculators.speed_accuracy.training import TARGET_MEDIAN, TARGET_P90
-
-PERCENT = 0.01
 
 
 @value("train-target-median")
 def train_target_median(value_id: str) -> Value:
     """The accuracy target for the median |error| per category (issue 14), percent."""
-    return quantity(value_id, TARGET_MEDIAN, scale=PERCENT, digits=0, unit="%", kind="assumed",
+    return quantity(value_id, TARGET_MEDIAN, digits=0, unit="%", kind="assumed",
                     description="Target median absolute error per category of ten or more published figures "
                                 "(calculators.speed_accuracy.training.TARGET_MEDIAN).")
 
@@ -23,10 +21,9 @@ def train_target_median(value_id: str) -> Value:
 @value("train-target-p90")
 def train_target_p90(value_id: str) -> Value:
     """The accuracy target for the 90th-percentile |error| per category (issue 14), percent."""
-    return quantity(value_id, TARGET_P90, scale=PERCENT, digits=0, unit="%", kind="assumed",
+    return quantity(value_id, TARGET_P90, digits=0, unit="%", kind="assumed",
                     description="Target 90th-percentile absolute error per category of ten or more published "
                                 "figures (calculators.speed_accuracy.training.TARGET_P90).")
 
 
-VALUES: dict[str, ValueFunction] = declared_values({**declared_in(globals()),
-})
+VALUES: dict[str, ValueFunction] = declared_values(globals())

@@ -14,7 +14,6 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.measurements import load_measurements
 from calculators.memory.overhead import FIT_MARGIN
-from calculators.units import GIB
 
 SOURCE = "measurements: tests/data/measurements (fake-tensor traces of transformers steps)"
 
@@ -32,35 +31,35 @@ def _all_cases() -> accuracy.ErrorSummary:
 
 def worst_error(value_id: str) -> Value:
     """Largest absolute relative error of peak_allocated_bytes over every measured case, percent."""
-    return quantity(value_id, _all_cases().worst, scale=0.01, digits=1, unit="%", kind="measured",
+    return quantity(value_id, _all_cases().worst, digits=1, unit="%", kind="measured",
                     description="Largest absolute error of the estimated allocated peak against a measured one, "
                                 "over every measured case.", assumptions=(SOURCE,))
 
 
 def p95_error(value_id: str) -> Value:
     """95th percentile of the absolute relative error of peak_allocated_bytes over every measured case, percent."""
-    return quantity(value_id, _all_cases().p95, scale=0.01, digits=2, unit="%", kind="measured",
-                    description="95th percentile of the absolute error of the estimated allocated peak against a measured one, "
-                                "over every measured case.", assumptions=(SOURCE,))
+    return quantity(value_id, _all_cases().p95, digits=2, unit="%", kind="measured",
+                    description="95th percentile of the absolute error of the estimated allocated peak against a "
+                                "measured one, over every measured case.", assumptions=(SOURCE,))
 
 
 def h100_usable(value_id: str) -> Value:
     """What one process could allocate on the measured H100 80GB, GiB (torch.cuda.mem_get_info() total)."""
-    return quantity(value_id, usable_memory_bytes("h100-sxm"), scale=GIB, digits=2, unit="GiB", kind="measured",
+    return quantity(value_id, usable_memory_bytes("h100-sxm"), digits=2, unit="GiB", kind="measured",
                     description="Memory one process can allocate on an H100 80GB (mem_get_info total).",
                     assumptions=("tests/data/measurements_cuda/h100-sxm/env.json; calculators.catalog.usable_memory",))
 
 
 def fit_margin_base(value_id: str) -> Value:
     """The fixed part of the fit margin, GiB (set on the measured H100 boundaries)."""
-    return quantity(value_id, FIT_MARGIN.base_bytes, scale=GIB, digits=0, unit="GiB", kind="measured",
+    return quantity(value_id, FIT_MARGIN.base_bytes, digits=0, unit="GiB", kind="measured",
                     description="Fixed part of the memory a step needs free beyond its live tensors and the CUDA "
                                 "context.",
                     assumptions=("tests/data/measurements_cuda/h100-sxm/boundaries.json",
                                  "calculators.memory.overhead.FIT_MARGIN"))
 
 
-VALUES: dict[str, ValueFunction] = declared_values({
+VALUES: dict[str, ValueFunction] = declared_values(globals(), {
     "accuracy-h100-usable": bound(h100_usable),
     "accuracy-fit-margin-base": bound(fit_margin_base),
     "accuracy-case-count": bound(case_count),
