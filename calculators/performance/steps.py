@@ -1,7 +1,9 @@
-"""Result records of one forward pass under the roofline: :class:`Step` and :class:`DecodeStep`.
+"""Result records of the roofline: one forward pass (:class:`Step`, :class:`DecodeStep`) and a whole
+generation (:class:`InferenceSpeed`).
 
-Built by :func:`calculators.performance.inference_speed.decode_step` and
-:func:`~calculators.performance.inference_speed.prefill`; times in seconds, bytes in
+Built by :func:`calculators.performance.inference_speed.decode_step`,
+:func:`~calculators.performance.inference_speed.prefill` and
+:func:`~calculators.performance.inference_speed.inference_speed`; times in seconds, bytes in
 bytes, FLOPs in FLOP.
 
 >>> step = DecodeStep(bytes_read=10, flops=1.0, memory_time_s=0.5, compute_time_s=0.1, time_s=0.5,
@@ -13,6 +15,9 @@ bytes, FLOPs in FLOP.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from calculators.catalog.engines import DEFAULT_ENGINE
 
 
 @dataclass(frozen=True)
@@ -74,3 +79,99 @@ class DecodeStep(Step):
     def max_aggregate_tokens_per_s(self) -> float:
         """Upper bound on the batch's tokens per second at 100 % efficiencies."""
         return self.batch / self.bound_time_s
+
+
+@dataclass(frozen=True)
+class InferenceSpeed:
+    """Speed of serving a batch: first and last decode step, prefill and whole generation.
+
+    Attributes:
+        model: model name. gpu: GPU name. gpus: GPUs in tensor parallel.
+        batch, context, new_tokens: the request shape (context = prompt tokens).
+        first_step: decode step at ``context`` cached tokens.
+        last_step: decode step at ``context + new_tokens`` (the slowest).
+        prefill: prefill of the batch's prompts (its time is the time to first token).
+        generation_time_s: prefill plus every decode step of ``new_tokens`` (estimate).
+        output_tokens_per_s: ``batch x new_tokens / generation_time_s``: what offline
+            throughput benchmarks report (0 when ``new_tokens`` is 0).
+        memory_total_bytes: ``total_bytes`` of :func:`~calculators.memory.inference.inference_memory`
+            for the batch, divided by ``gpus`` (weights and KV split evenly).
+        memory_capacity_bytes: what one process can allocate on the GPU.
+        fits: True only when the fit verdict is *fits*.
+        verdict: the one fit verdict (:func:`calculators.fit.verdict_for`): ``"fits"``,
+            ``"tight"`` or ``"does not fit"``.
+        memory_uncertainty_bytes: the measured uncertainty above ``memory_total_bytes``.
+    """
+
+    model: str
+    gpu: str
+    gpus: int
+    batch: int
+    context: int
+    new_tokens: int
+    first_step: DecodeStep
+    last_step: DecodeStep
+    prefill: Step
+    generation_time_s: float
+    output_tokens_per_s: float
+    memory_total_bytes: int
+    memory_capacity_bytes: int
+    fits: bool
+    assumptions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    verdict: str = "fits"
+    memory_uncertainty_bytes: int = 0
+    engine: str = DEFAULT_ENGINE
+    request_overhead_s: float = 0.0
+
+    @property
+    def time_to_first_token_s(self) -> float:
+        """Seconds to the first token: the engine's fixed cost per request plus the prefill (estimate)."""
+        return self.request_overhead_s + self.prefill.time_s
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (seconds, tokens/s, bytes, FLOP)."""
+        def step(s: Step) -> dict[str, Any]:
+            return {"bytes_read": s.bytes_read, "flops": s.flops, "memory_time_s": s.memory_time_s,
+                    "compute_time_s": s.compute_time_s, "communication_time_s": s.communication_time_s,
+                    "overhead_time_s": s.overhead_time_s, "time_s": s.time_s, "bound_time_s": s.bound_time_s,
+                    "bound": s.bound}
+
+        return {
+            "model": self.model, "gpu": self.gpu, "engine": self.engine, "gpus": self.gpus, "batch": self.batch,
+            "context": self.context, "new_tokens": self.new_tokens,
+            "decode_tokens_per_s_per_sequence": self.first_step.tokens_per_s,
+            "decode_tokens_per_s": self.first_step.aggregate_tokens_per_s,
+            "decode_tokens_per_s_bound": self.first_step.max_aggregate_tokens_per_s,
+            "last_step_tokens_per_s_per_sequence": self.last_step.tokens_per_s,
+            "time_to_first_token_s": self.time_to_first_token_s,
+            "generation_time_s": self.generation_time_s, "output_tokens_per_s": self.output_tokens_per_s,
+            "first_step": step(self.first_step), "last_step": step(self.last_step), "prefill": step(self.prefill),
+            "memory_total_bytes": self.memory_total_bytes, "memory_capacity_bytes": self.memory_capacity_bytes,
+            "fits": self.fits, "verdict": self.verdict, "memory_uncertainty_bytes": self.memory_uncertainty_bytes,
+            "assumptions": list(self.assumptions), "notes": list(self.notes),
+        }
+
+    def to_text(self) -> str:
+        """Plain-text summary for the CLI."""
+        first, last = self.first_step, self.last_step
+        lines = [] if self.fits else [
+            f"WARNING: this job {self.verdict} in memory ({self.memory_total_bytes / 2**30:,.2f} GiB per GPU of "
+            f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable): the times below are for a job that "
+            + ("may not run" if self.verdict == "tight" else "cannot run as set up")]
+        lines += [
+            f"{self.model} on {self.gpus} x {self.gpu} with {self.engine}, batch {self.batch}, prompt {self.context} tokens",
+            f"decode at {first.context} tokens: {first.tokens_per_s:,.1f} tokens/s per sequence, "
+            f"{first.aggregate_tokens_per_s:,.1f} tokens/s aggregate ({first.bound}-bound; "
+            f"bound {first.max_aggregate_tokens_per_s:,.1f})",
+            f"decode at {last.context} tokens: {last.tokens_per_s:,.1f} tokens/s per sequence",
+            f"time to first token (fixed cost per request + prefill): {self.time_to_first_token_s * 1000:,.1f} ms "
+            f"(prefill {self.prefill.bound}-bound)",
+        ]
+        if self.new_tokens:
+            lines.append(f"{self.new_tokens} new tokens: {self.generation_time_s:,.2f} s, "
+                         f"{self.output_tokens_per_s:,.1f} output tokens/s")
+        lines.append(f"memory per GPU: {self.memory_total_bytes / 2**30:,.2f} GiB (+ up to "
+                     f"{self.memory_uncertainty_bytes / 2**30:,.2f} GiB measured uncertainty) of "
+                     f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable: {self.verdict}")
+        return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
