@@ -24,7 +24,11 @@ Devices
     process held outside the allocator (``non_torch_bytes``: ``(total - free) -
     memory_reserved()``, the CUDA context and libraries), the device total a
     process can use (``usable_bytes``, ``mem_get_info``) and their sum with the
-    reserved peak (``process_peak_bytes``). A case that runs out of memory is a
+    reserved peak (``process_peak_bytes``). At each step boundary (``boundaries``: after
+    the model and optimizer are built, before and after each phase) it records
+    ``memory_allocated()`` and ``memory_reserved()`` (``NAME@cuda_allocated``,
+    ``NAME@cuda_reserved``): the reserve left by construction is a floor under the step's
+    reserved peak, which fake runs cannot see. A case that runs out of memory is a
     recorded outcome (``"out_of_memory": true`` with the error), not a failure.
 
 ``--search-batch`` (with one case, usually ``--device cuda``)

@@ -183,6 +183,9 @@ class Recorder:
             import torch
             torch.cuda.synchronize()
             self.boundaries[name + "@cuda_allocated"] = int(torch.cuda.memory_allocated())
+            # what the allocator holds from the driver here: after "weights" it is the reserve the model's
+            # construction leaves, a floor under the step's max_memory_reserved (issue #12)
+            self.boundaries[name + "@cuda_reserved"] = int(torch.cuda.memory_reserved())
 
     @contextlib.contextmanager
     def phase(self, name: str, step: int | None = None) -> Iterator[None]:
