@@ -95,6 +95,14 @@ def _time_before_fixed(memory: tuple[float, float], compute: tuple[float, float]
     return max(memory[0], compute[0]) + max(memory[1], compute[1]) + work.communication_s
 
 
+def _pass_time(projections: float, attention: float, compute_projections: float, compute_attention: float,
+               communication: float, fixed: float) -> float:
+    """:func:`step_times`' total from its two sides: the slower projections, the slower attention, the
+    all-reduces and the fixed cost, added in its order (``b if b > a else a`` is ``max(a, b)``)."""
+    return ((compute_projections if compute_projections > projections else projections)
+            + (compute_attention if compute_attention > attention else attention) + communication + fixed)
+
+
 def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], name: str) -> Callable[[float], list[float]]:
     """:func:`model_time` of each case as a function of constant ``name`` alone, the others held at ``values``.
 
@@ -103,7 +111,7 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
     side of the roofline, everything before the fixed cost, or the whole pass when only the
     request cost moves); the returned function does the rest with the same operations in
     the same order, so its times equal :func:`model_time`'s to the last bit
-    (tests/validation/test_speed_accuracy.py checks it). ``b if b > a else a`` is ``max(a, b)``.
+    (tests/validation/test_speed_accuracy.py checks it).
     The ``cases`` are those that :func:`calculators.speed_accuracy.fit.depends` on ``name``
     (a compute efficiency is taken as each case's own format's).
     """
@@ -171,9 +179,8 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
                     if compute_s is not None:
                         compute_attention = attention_compute_s / value
                         compute_projections = compute_s / value - compute_attention
-                    total += count * ((compute_projections if compute_projections > projections else projections)
-                                      + (compute_attention if compute_attention > attention else attention)
-                                      + communication + fixed)
+                    total += count * _pass_time(projections, attention, compute_projections, compute_attention,
+                                                communication, fixed)
                 times.append(total)
             return times
 
@@ -194,9 +201,8 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
                 for count, memory, attention_memory, compute_projections, compute_attention, communication, fixed in terms:
                     attention = attention_memory / value  # as _memory_side
                     projections = memory / value - attention
-                    total += count * ((compute_projections if compute_projections > projections else projections)
-                                      + (compute_attention if compute_attention > attention else attention)
-                                      + communication + fixed)
+                    total += count * _pass_time(projections, attention, compute_projections, compute_attention,
+                                                communication, fixed)
                 times.append(total)
             return times
 
@@ -219,9 +225,8 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
                 rereads = reread_s * at_reread  # as _memory_side
                 attention = (attention_memory_s + rereads) / bandwidth
                 projections = (memory_s + expert_s * at_factor + rereads) / bandwidth - attention
-                total += count * ((compute_projections if compute_projections > projections else projections)
-                                  + (compute_attention if compute_attention > attention else attention)
-                                  + communication + fixed)
+                total += count * _pass_time(projections, attention, compute_projections, compute_attention,
+                                            communication, fixed)
             times.append(total)
         return times
 
