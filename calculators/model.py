@@ -20,18 +20,21 @@ each model family lives in :mod:`calculators.model_config`.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
+
+from calculators.model_layers import LayerSpec, LinearAttentionSpec, MambaSpec
 
 
 @dataclass(frozen=True)
 class MoESpec:
     """Mixture-of-experts layout of the MLP blocks.
 
-    ``first_dense_layers`` leading layers (DeepSeek's ``first_k_dense_replace``) keep a
-    dense MLP of ``ModelSpec.intermediate_size``; every other layer routes each token to
-    ``experts_per_token`` of ``num_experts`` experts, plus ``num_shared_experts`` that
-    every token passes through.
+Which layers are MoE is :attr:`ModelSpec.layers`' business (``LayerSpec.mlp``);
+    ``first_dense_layers`` records DeepSeek's ``first_k_dense_replace`` as the config gave
+    it. A MoE layer routes each token to ``experts_per_token`` of ``num_experts`` experts,
+    plus ``num_shared_experts`` that every token passes through.
     """
 
     num_experts: int
@@ -58,11 +61,15 @@ class MLASpec:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """The shapes of a decoder-only transformer that decide its memory and compute.
+    """The shapes of a decoder-only model that decide its memory and compute, layer by layer.
 
-    Counts are exact for the architectures in :data:`KNOWN_MODEL_TYPES`; a config of
-    another ``model_type`` with Llama's keys is read as Llama-style and says so in
-    :attr:`notes`.
+    The attention geometry (heads, KV heads, head_dim, MLA), the MLP widths and the mixers'
+    shapes (:class:`~calculators.model_layers.LinearAttentionSpec`,
+    :class:`~calculators.model_layers.MambaSpec`) are the model's; :attr:`layers` says which
+    of them each layer has (:class:`~calculators.model_layers.LayerSpec`), so a hybrid model
+    (Qwen3-Next, Nemotron-H, Jamba) counts attention only in its attention layers. Counts are
+    exact for the architectures :mod:`calculators.model_config` reads; a config of another
+    ``model_type`` with Llama's keys is read as Llama-style and says so in :attr:`warnings`.
     """
 
     name: str
@@ -78,17 +85,84 @@ class ModelSpec:
     qkv_bias: bool = False
     o_bias: bool = False
     mlp_bias: bool = False
+    mlp_gated: bool = True  # gate, up and down; False: up and down only (Nemotron-H's squared-ReLU MLP)
     norms_per_layer: int = 2
     qk_norm: bool = False
-    sliding_window: int | None = None  # attention window in tokens (mask), if any
-    sliding_window_layers: int = 0  # layers whose KV cache is windowed to sliding_window
+    attention_output_gate: bool = False  # Qwen3-Next: q_proj also emits a sigmoid gate (2 x heads x head_dim)
+    sliding_window: int | None = None  # window of the sliding_attention layers, tokens
+    attention_chunk_size: int | None = None  # chunk of the chunked_attention layers (Llama 4), tokens
     attention_sinks: bool = False  # gpt-oss: one learned sink logit per attention head and layer
     moe: MoESpec | None = None
     mla: MLASpec | None = None
+    linear_attention: LinearAttentionSpec | None = None
+    mamba: MambaSpec | None = None
+    layers: tuple[LayerSpec, ...] = ()  # one per layer; () = every layer full attention (dense or MoE MLP)
+    mtp_layers: int = 0  # multi-token-prediction layers the checkpoint stores but a forward pass does not run
+    mtp_own_embeddings: bool = False  # each MTP layer stores its own embedding and output head (DeepSeek-V3)
     max_position_embeddings: int | None = None
     attn_logit_softcapping: float | None = None
     final_logit_softcapping: float | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
+    warnings: tuple[str, ...] = field(default=(), compare=False)  # what the reader must see first
+
+    def __post_init__(self) -> None:
+        if not self.layers:
+            first_dense = self.moe.first_dense_layers if self.moe else self.num_layers
+            uniform = tuple(LayerSpec(("full_attention",), "dense" if i < first_dense else "moe")
+                            for i in range(self.num_layers))
+            object.__setattr__(self, "layers", uniform)
+        if len(self.layers) != self.num_layers:
+            raise ValueError(f"{self.name}: {len(self.layers)} layer specs for {self.num_layers} layers")
+
+    # ----------------------------------------------------------------- layers
+    @cached_property
+    def layer_groups(self) -> tuple[tuple[LayerSpec, int], ...]:
+        """Each distinct layer kind with how many layers have it, in order of first appearance."""
+        return tuple(Counter(self.layers).items())
+
+    def count_layers(self, *, mixer: str | None = None, mlp: str | None = None) -> int:
+        """Layers that have ``mixer`` (one of ``LayerSpec.mixers``) and/or the MLP kind ``mlp``."""
+        return sum(n for layer, n in self.layer_groups
+                   if (mixer is None or mixer in layer.mixers) and (mlp is None or layer.mlp == mlp))
+
+    @property
+    def attention_layers(self) -> int:
+        """Layers with an attention mixer (full, sliding or chunked)."""
+        return sum(n for layer, n in self.layer_groups if layer.attention is not None)
+
+    @property
+    def sliding_window_layers(self) -> int:
+        """Layers whose attention (and KV cache) is windowed to :attr:`sliding_window` tokens."""
+        return self.count_layers(mixer="sliding_attention") if self.sliding_window else 0
+
+    @property
+    def state_layers(self) -> int:
+        """Layers that keep a fixed recurrent state instead of a KV cache (linear attention, Mamba)."""
+        return sum(n for layer, n in self.layer_groups if layer.has_state and layer.attention is None)
+
+    def attention_tokens_held(self, context: int) -> int:
+        """Tokens the attention layers hold (or attend to) for one sequence of ``context`` tokens, summed over layers.
+
+        Formula: ``full x context + windowed x min(context, sliding_window) + chunked x
+        min(context, attention_chunk_size)``; layers without attention hold none.
+
+        >>> from calculators.catalog.models import get_model
+        >>> get_model("gpt-oss-20b").attention_tokens_held(1000)  # 12 full layers + 12 windowed to 128
+        13536
+        """
+        windowed = self.sliding_window_layers
+        chunked = self.count_layers(mixer="chunked_attention") if self.attention_chunk_size else 0
+        held = (self.attention_layers - windowed - chunked) * context
+        if windowed and self.sliding_window:
+            held += windowed * min(context, self.sliding_window)
+        if chunked and self.attention_chunk_size:
+            held += chunked * min(context, self.attention_chunk_size)
+        return held
+
+    @property
+    def is_hybrid(self) -> bool:
+        """True when some layer is not an attention layer (state-space or linear-attention layers)."""
+        return self.attention_layers != self.num_layers
 
     # ----------------------------------------------------------------- derived shapes
     @property
@@ -114,14 +188,12 @@ class ModelSpec:
     @property
     def num_moe_layers(self) -> int:
         """Layers whose MLP is a mixture of experts (0 for a dense model)."""
-        if self.moe is None:
-            return 0
-        return self.num_layers - self.moe.first_dense_layers
+        return self.count_layers(mlp="moe")
 
     @property
     def num_dense_layers(self) -> int:
-        """Layers with a dense MLP of ``intermediate_size``."""
-        return self.num_layers - self.num_moe_layers
+        """Layers with a dense MLP."""
+        return self.count_layers(mlp="dense")
 
     # ----------------------------------------------------------------- parameter counts
     @property
@@ -168,8 +240,9 @@ class ModelSpec:
                 (m.kv_lora_rank, heads * (m.qk_nope_head_dim + m.v_head_dim), False),
             ]
             return q + kv + [(heads * m.v_head_dim, h, self.o_bias)]
+        q_out = 2 * self.q_dim if self.attention_output_gate else self.q_dim
         return [
-            (h, self.q_dim, self.qkv_bias),
+            (h, q_out, self.qkv_bias),
             (h, self.kv_dim, self.qkv_bias),
             (h, self.kv_dim, self.qkv_bias),
             (self.q_dim, h, self.o_bias),
@@ -178,11 +251,14 @@ class ModelSpec:
     def mlp_parameters(self, width: int, *, bias: bool | None = None) -> int:
         """Parameters of one gated MLP (gate, up, down) of the given intermediate width.
 
-        Formula: ``3 x hidden x width``, plus ``2 x width + hidden`` with biases.
+        Formula: ``3 x hidden x width``, plus ``2 x width + hidden`` with biases; an ungated
+        MLP (up and down only) ``2 x hidden x width``, plus ``width + hidden``.
         ``bias`` defaults to the model's ``mlp_bias``.
         """
         h = self.hidden_size
         has_bias = self.mlp_bias if bias is None else bias
+        if not self.mlp_gated:
+            return 2 * h * width + ((width + h) if has_bias else 0)
         return 3 * h * width + ((2 * width + h) if has_bias else 0)
 
     @property
@@ -229,31 +305,117 @@ class ModelSpec:
         return self._total(moe_block=self.moe_active_parameters_per_layer)
 
     def _total(self, *, moe_block: int) -> int:
-        per_layer_common = self.attention_parameters_per_layer + self.norm_parameters_per_layer
-        layers = (
-            self.num_layers * per_layer_common
-            + self.num_dense_layers * self.dense_mlp_parameters
-            + self.num_moe_layers * moe_block
-        )
+        layers = sum(n * self._layer_parameters(layer, moe_block=moe_block) for layer, n in self.layer_groups)
         final_norm = self.hidden_size
         return self.embedding_parameters + layers + final_norm + self.lm_head_parameters
+
+    def _layer_parameters(self, layer: LayerSpec, *, moe_block: int) -> int:
+        """Parameters of one layer of kind ``layer``: its mixers, its MLP and its norms."""
+        return (self.mixer_parameters(layer) + self._mlp_block_parameters(layer, moe_block=moe_block)
+                + self.norm_parameters_per_layer)
+
+    def mlp_block_parameters(self, layer: LayerSpec, *, active: bool = False) -> int:
+        """Parameters of the MLP of one layer of kind ``layer`` (every expert, or the active ones)."""
+        moe_block = self.moe_active_parameters_per_layer if active else self.moe_parameters_per_layer
+        return self._mlp_block_parameters(layer, moe_block=moe_block)
+
+    def state_mixer_linears(self) -> list[tuple[tuple[int, int], int]]:
+        """``((in_features, out_features), count)`` of the Mamba and linear-attention projections, all layers."""
+        h = self.hidden_size
+        shapes: list[tuple[tuple[int, int], int]] = []
+        if self.mamba is not None and (count := self.count_layers(mixer="mamba")):
+            m = self.mamba
+            shapes += [((h, m.inner_size + m.conv_channels + m.num_heads), count), ((m.inner_size, h), count)]
+        if self.linear_attention is not None and (count := self.count_layers(mixer="linear_attention")):
+            g = self.linear_attention
+            shapes += [((h, 2 * g.key_dim + 2 * g.value_dim), count), ((h, 2 * g.num_value_heads), count),
+                       ((g.value_dim, h), count)]
+        return shapes
+
+    def mixer_parameters(self, layer: LayerSpec) -> int:
+        """Parameters of the token mixers of one layer of kind ``layer`` (attention, Mamba, linear attention)."""
+        h = self.hidden_size
+        total = self.attention_parameters_per_layer if layer.attention is not None else 0
+        if "linear_attention" in layer.mixers:
+            total += self._linear_attention.parameters(hidden_size=h)
+        if "mamba" in layer.mixers:
+            total += self._mamba.parameters(hidden_size=h)
+        return total
+
+    def _mlp_block_parameters(self, layer: LayerSpec, *, moe_block: int) -> int:
+        if layer.mlp == "moe":
+            return moe_block
+        if layer.mlp == "dense":
+            return self.mlp_parameters(layer.mlp_width or self.intermediate_size)
+        return 0
+
+    def _non_linear_layer_parameters(self, layer: LayerSpec) -> int:
+        """Weights of one layer that are not ``nn.Linear``: norms, q/k norms, sinks, conv filters, SSM scalars."""
+        total = self.norm_parameters_per_layer
+        if layer.attention is not None:
+            total += self._attention_norm_params + self.attention_sink_parameters_per_layer
+        if "linear_attention" in layer.mixers:
+            total += self._linear_attention.other_parameters()
+        if "mamba" in layer.mixers:
+            total += self._mamba.other_parameters()
+        return total
+
+    @property
+    def _linear_attention(self) -> LinearAttentionSpec:
+        if self.linear_attention is None:
+            raise ValueError(f"{self.name}: a linear_attention layer without a LinearAttentionSpec")
+        return self.linear_attention
+
+    @property
+    def _mamba(self) -> MambaSpec:
+        if self.mamba is None:
+            raise ValueError(f"{self.name}: a mamba layer without a MambaSpec")
+        return self.mamba
 
     @property
     def linear_parameters(self) -> int:
         """Parameters held in ``nn.Linear`` weights and biases inside the decoder layers."""
         return self.parameters - self.embedding_parameters - self.lm_head_parameters - (
-            self.num_layers * (self.norm_parameters_per_layer + self._attention_norm_params
-                               + self.attention_sink_parameters_per_layer) + self.hidden_size
+            sum(n * self._non_linear_layer_parameters(layer) for layer, n in self.layer_groups) + self.hidden_size
         )
+
+    @cached_property
+    def mtp_parameters(self) -> int:
+        """Parameters of the multi-token-prediction layers the checkpoint stores (0 without).
+
+        Formula per layer (DeepSeek-V3's layout, which GLM-4.5 and others reuse): one decoder
+        layer of the model's last kind, two RMSNorms and a ``2 hidden -> hidden`` projection
+        that join the token embedding with the previous hidden state, the shared head's
+        RMSNorm; plus a copy of the embedding and the output head where the checkpoint
+        stores them per layer (:attr:`mtp_own_embeddings`). A forward pass of the model does
+        not run them (transformers does not build them; serving engines load them only for
+        speculative decoding).
+        """
+        if not self.mtp_layers:
+            return 0
+        h = self.hidden_size
+        layer = self._layer_parameters(self.layers[-1], moe_block=self.moe_parameters_per_layer)
+        joins = 3 * h + 2 * h * h
+        copies = self.embedding_parameters + self.vocab_size * h if self.mtp_own_embeddings else 0
+        return self.mtp_layers * (layer + joins + copies)
+
+    @property
+    def stored_parameters(self) -> int:
+        """Parameters a checkpoint stores: :attr:`parameters` plus the multi-token-prediction layers."""
+        return self.parameters + self.mtp_parameters
 
     def describe(self) -> str:
         """One line naming the model, its size and its attention layout."""
         attention = "MLA" if self.mla else ("MHA" if self.num_kv_heads == self.num_attention_heads else "GQA")
         moe = f", MoE {self.moe.num_experts}x top-{self.moe.experts_per_token}" if self.moe else ""
+        hybrid = ""
+        if self.is_hybrid:
+            kinds = ", ".join(f"{n} {layer.describe()}" for layer, n in self.layer_groups)
+            hybrid = f"; layers: {kinds}"
         return (
             f"{self.name}: {self.parameters / 1e9:.2f}B params, {self.num_layers} layers, "
             f"hidden {self.hidden_size}, {attention} {self.num_attention_heads}/{self.num_kv_heads} heads"
-            f" x {self.head_dim}{moe}"
+            f" x {self.head_dim}{moe}{hybrid}"
         )
 
 

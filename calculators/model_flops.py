@@ -60,29 +60,32 @@ def lm_head_parameters(spec: ModelSpec) -> int:
 
 
 def _windows(spec: ModelSpec) -> list[int | None]:
-    """Attention window of each layer in tokens (``None`` = the whole context)."""
-    windowed = spec.sliding_window_layers if spec.sliding_window else 0
-    return [spec.sliding_window] * windowed + [None] * (spec.num_layers - windowed)
+    """Attention window of each attention layer in tokens (``None`` = the whole context); layers without
+    attention (Mamba, linear attention) attend to nothing."""
+    windowed = spec.sliding_window_layers
+    full = spec.attention_layers - windowed - _chunked_layers(spec)
+    return [spec.sliding_window] * windowed + [None] * full
+
+
+def _chunked_layers(spec: ModelSpec) -> int:
+    return spec.count_layers(mixer="chunked_attention") if spec.attention_chunk_size else 0
 
 
 def attended_tokens(spec: ModelSpec, *, context: int) -> int:
-    """Cached tokens one new token attends to, summed over layers (layer-tokens).
+    """Cached tokens one new token attends to, summed over the attention layers (layer-tokens).
 
-    Formula: ``sum over layers of min(context, window)``; layers without a window see
-    the whole context.
+    Formula: ``sum over attention layers of min(context, window)``; layers without a window
+    see the whole context, a chunked layer (Llama 4) at most its chunk.
     """
-    spec = model_spec("spec", spec)
-    # The sum over _windows(spec) in closed form: the windowed layers see at most the window, the rest all of it.
-    if not spec.sliding_window:
-        return spec.num_layers * context
-    windowed = spec.sliding_window_layers
-    return windowed * min(context, spec.sliding_window) + max(0, spec.num_layers - windowed) * context
+    return model_spec("spec", spec).attention_tokens_held(context)
 
 
 def causal_attended_pairs(spec: ModelSpec, *, tokens: int) -> int:
-    """(query, key) pairs a causal prompt of ``tokens`` computes, summed over layers.
+    """(query, key) pairs a causal prompt of ``tokens`` computes, summed over the attention layers.
 
-    Formula per layer: ``sum_{t=1..S} min(t, window)`` = ``S (S + 1) / 2`` without a window.
+    Formula per layer: ``sum_{t=1..S} min(t, window)`` = ``S (S + 1) / 2`` without a window;
+    a chunked layer (Llama 4) attends within its chunk of C: ``(S // C) C (C + 1) / 2 + r (r + 1) / 2``
+    with ``r = S mod C``.
 
     >>> from calculators.catalog.models import get_model
     >>> causal_attended_pairs(get_model("llama-3-8b"), tokens=4) == 32 * (1 + 2 + 3 + 4)
@@ -95,6 +98,9 @@ def causal_attended_pairs(spec: ModelSpec, *, tokens: int) -> int:
             total += tokens * (tokens + 1) // 2
         else:
             total += window * (window + 1) // 2 + (tokens - window) * window
+    if chunk := spec.attention_chunk_size:
+        whole, rest = divmod(tokens, chunk)
+        total += _chunked_layers(spec) * (whole * chunk * (chunk + 1) // 2 + rest * (rest + 1) // 2)
     return total
 
 

@@ -195,9 +195,12 @@ def continuous_batch_memory(spec: ModelSpec, *, sequences: int, prompt_tokens: i
     one = inference_memory(spec, weights=weights, kv_cache=kv_cache, batch=1, context=prompt)
     peak = served.phase_peaks["decode"] + one.breakdown["activations_and_logits"]
     cache = kv_cache_bytes(spec, batch=count, context=prompt + output, kv_dtype=kv_cache)
+    state = served.breakdown.get("recurrent_state", 0)
     workspaces = served.breakdown.get("cuda_workspaces", 0)
     breakdown = {"weights": served.breakdown["weights"], "kv_cache": cache,
-                 "activations_and_logits": peak - served.breakdown["weights"] - cache - workspaces}
+                 "activations_and_logits": peak - served.breakdown["weights"] - cache - state - workspaces}
+    if state:
+        breakdown["recurrent_state"] = state
     if workspaces:
         breakdown["cuda_workspaces"] = workspaces
     return replace(

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from calculators.memory.kernels import layer_attention_path
 from calculators.model import ModelSpec
+from calculators.model_layers import LayerSpec
 
 #: Short LoRA target names and the module they adapt (q_proj, ..., down_proj). On models
 #: with fused projections (Phi-3), "qkv" and "gate_up" name qkv_proj and gate_up_proj.
@@ -108,20 +109,28 @@ def _lora_input_bytes(*, targets: int, layout: ActivationLayout, width: int, sou
     return targets * layout.adapter_bytes * width
 
 
-def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout, seq: int) -> LayerActivations:
+def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout, seq: int,
+                                    layer: LayerSpec | None = None) -> LayerActivations:
     """Bytes per token that one decoder layer keeps for backward.
 
-    Formula (bf16 autocast, fp32 weights, full fine-tuning, SDPA):
-    ``26 H + 4 q_dim + 4 kv_dim + 8 I + 4 heads + 8`` bytes per token.
+    Formula (bf16 autocast, fp32 weights, full fine-tuning, SDPA, an attention + gated MLP
+    layer): ``26 H + 4 q_dim + 4 kv_dim + 8 I + 4 heads + 8`` bytes per token. A layer
+    without attention keeps no attention terms, a layer without MLP no MLP terms; a
+    Mamba or linear-attention mixer keeps its own (:func:`state_mixer_bytes`).
 
     Args:
         spec: model shapes.
         layout: how the step stores activations.
         seq: sequence length in tokens (eager attention's scores grow with it).
+        layer: which kind of layer (one of ``spec.layers``); by default an attention layer
+            with the model's MLP (MoE when the model has experts).
 
     Returns:
-        The per-token saved bytes of a middle layer, split into parts.
+        The per-token saved bytes of a middle layer of that kind, split into parts.
     """
+    layer = layer or typical_layer(spec)
+    has_attention = layer.attention is not None
+    has_mlp = layer.mlp != "none"
     h, a, r = spec.hidden_size, layout.compute_bytes, layout.residual_bytes
     targets = layout.lora_targets
     rank = layout.lora_rank
@@ -134,23 +143,25 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
     fp32_normalised = spec.model_type in ("gemma", "gemma2", "gemma3_text")
     normalised = (4 if (r == 4 or fp32_normalised) else r) * h if full else 0
     norms = spec.norms_per_layer * (4 * h + 4 + normalised)
-    if spec.qk_norm:
+    if spec.qk_norm and has_attention:
         # q_norm and k_norm (Qwen3, Gemma 3) normalise each head of q and k: they save the fp32
         # cast of their 16-bit input, one rsqrt per head, and, when their weight is trainable, the
         # normalised tensor (16-bit for Qwen3, fp32 for Gemma's norm).
         qk_normalised = (4 if fp32_normalised else a) if full else 0
         norms += (spec.q_dim + spec.kv_dim) * (4 + qk_normalised) + 4 * (spec.num_attention_heads + spec.num_kv_heads)
 
-    qkv_consumers = 1 if spec.fused_qkv else 3
-    mlp_in_consumers = 1 if spec.fused_qkv else 2
+    qkv_consumers = (1 if spec.fused_qkv else 3) if has_attention else 0
+    mlp_in_consumers = ((1 if spec.fused_qkv or not spec.mlp_gated else 2) if layer.mlp == "dense"
+                        else 2 if layer.mlp == "moe" else 0)
     linear_inputs = 0
     if full:
         linear_inputs += _input_copies(consumers=qkv_consumers, layout=layout, width=h)
         linear_inputs += _input_copies(consumers=mlp_in_consumers, layout=layout, width=h)
 
-    attention = _attention_bytes(spec, layout=layout, seq=seq, o_needs_input=full)
+    attention = _attention_bytes(spec, layout=layout, seq=seq, o_needs_input=full) if has_attention else 0
+    attention += state_mixer_bytes(spec, layout=layout, layer=layer)
 
-    mlp = _mlp_bytes(spec, layout=layout, down_needs_input=full)
+    mlp = _mlp_bytes(spec, layout=layout, down_needs_input=full, layer=layer) if has_mlp else 0
 
     lora = 0
     if targets:
@@ -160,17 +171,55 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
         else:
             qkv_targets = len(targets & {"q", "k", "v"}) + (3 if "qkv" in targets - {"q", "k", "v"} else 0)
             up_targets = len(targets & {"gate", "up"}) + (2 if "gate_up" in targets - {"gate", "up"} else 0)
+        qkv_targets = qkv_targets if has_attention else 0
+        up_targets = up_targets if has_mlp else 0
         lora += _lora_input_bytes(targets=qkv_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
         lora += _lora_input_bytes(targets=up_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
-        if "o" in targets:
+        if "o" in targets and has_attention:
             lora += _lora_input_bytes(targets=1, layout=layout, width=spec.q_dim, source_bytes=a)
-        if "down" in targets:
-            width = spec.moe.expert_intermediate_size if spec.moe else spec.intermediate_size
+        if "down" in targets and has_mlp:
+            width = spec.moe.expert_intermediate_size if spec.moe and layer.mlp == "moe" else (
+                layer.mlp_width or spec.intermediate_size)
             lora += _lora_input_bytes(targets=1, layout=layout, width=width, source_bytes=a)
         rank_bytes = layout.compute_bytes if layout.autocast else layout.adapter_bytes
-        modules = qkv_targets + up_targets + len(targets & {"o", "down"})
+        modules = (qkv_targets + up_targets + len(targets & {"o"}) * has_attention
+                   + len(targets & {"down"}) * has_mlp)
         lora += modules * rank_bytes * rank
     return LayerActivations(norms=norms, linear_inputs=linear_inputs, attention=attention, mlp=mlp, lora=lora)
+
+
+def typical_layer(spec: ModelSpec) -> LayerSpec:
+    """An attention layer with the model's MLP (MoE when the model has experts): the layer the docs tables show."""
+    return LayerSpec(("full_attention",), "moe" if spec.moe else "dense")
+
+
+def state_mixer_bytes(spec: ModelSpec, *, layout: ActivationLayout, layer: LayerSpec) -> int:
+    """Bytes per token a Mamba-2 or Gated DeltaNet mixer keeps for backward (0 for other layers).
+
+    Derived from the tensors of transformers' torch paths (``NemotronHMamba2Mixer``,
+    ``Qwen3NextGatedDeltaNet``), not yet checked against a trace: the input of ``in_proj``
+    (when trainable) and its output (the gate, the conv input), the conv's output and its
+    SiLU, the scan's fp32 inputs (x, B, C, dt) and output, the gated norm's fp32 input and
+    ``out_proj``'s input.
+    """
+    a = layout.compute_bytes
+    full = layout.trainable_base
+    total = 0
+    if "mamba" in layer.mixers and spec.mamba is not None:
+        m = spec.mamba
+        in_proj_out = m.inner_size + m.conv_channels + m.num_heads
+        total += (a * spec.hidden_size if full else 0) + a * in_proj_out
+        total += 2 * a * m.conv_channels  # conv output and its SiLU
+        total += 4 * (m.conv_channels + m.num_heads) + 4 * m.inner_size  # fp32 scan inputs and output
+        total += 4 * m.inner_size + a * m.inner_size  # gated norm's fp32 input, out_proj's input
+    if "linear_attention" in layer.mixers and spec.linear_attention is not None:
+        g = spec.linear_attention
+        in_proj_out = 2 * g.key_dim + 2 * g.value_dim + 2 * g.num_value_heads
+        total += (a * spec.hidden_size if full else 0) + a * in_proj_out
+        total += 2 * a * g.conv_channels  # conv output and its SiLU
+        total += 4 * (g.conv_channels + 2 * g.num_value_heads) + 4 * g.value_dim  # fp32 rule inputs and output
+        total += 4 * g.value_dim + a * g.value_dim  # gated norm's fp32 input, out_proj's input
+    return total
 
 
 def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_needs_input: bool) -> int:
@@ -222,10 +271,12 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
     return a * (2 * q_dim + 2 * kv_saved) + 4 * heads + fused_extra + mask
 
 
-def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: bool) -> int:
+def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: bool, layer: LayerSpec) -> int:
     a = layout.compute_bytes
-    if spec.moe is None:
-        width = spec.intermediate_size
+    if layer.mlp == "dense" or spec.moe is None:
+        width = layer.mlp_width or spec.intermediate_size
+        if not spec.mlp_gated:
+            return a * width * (2 + (1 if down_needs_input else 0))  # up output, its activation (+ down's input)
         return a * width * (3 + (1 if down_needs_input else 0))
     m = spec.moe
     width = m.expert_intermediate_size

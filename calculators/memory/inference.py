@@ -95,11 +95,13 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
 
 
 def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16") -> int:
-    """KV-cache bytes one token adds across all layers (before any sliding window).
+    """KV-cache bytes one token adds across the attention layers (before any window or chunk).
 
-    Formula: ``2 (K and V) x layers x kv_heads x head_dim x bytes``. With multi-head
-    latent attention (DeepSeek-V3) serving engines cache the compressed latent and the
-    rotary key instead: ``layers x (kv_lora_rank + qk_rope_head_dim) x bytes``.
+    Formula: ``2 (K and V) x attention layers x kv_heads x head_dim x bytes``. With
+    multi-head latent attention (DeepSeek-V3) serving engines cache the compressed latent
+    and the rotary key instead: ``layers x (kv_lora_rank + qk_rope_head_dim) x bytes``.
+    Layers without attention (Mamba, linear attention) add nothing per token: they keep a
+    fixed state (:func:`recurrent_state_bytes`).
 
     >>> from calculators.catalog.models import get_model
     >>> kv_cache_bytes_per_token(get_model("llama-2-7b"))  # MHA: 32 heads x 128
@@ -108,32 +110,73 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     131072
     """
     spec = model_spec("spec", spec)
-    kind = DType.parse(one_of("kv_dtype", kv_dtype.value if isinstance(kv_dtype, DType) else kv_dtype,
-                              KV_DTYPES), "kv_dtype")
+    return int(spec.attention_layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
+
+
+def _kv_kind(kv_dtype: str | DType) -> DType:
+    return DType.parse(one_of("kv_dtype", kv_dtype.value if isinstance(kv_dtype, DType) else kv_dtype, KV_DTYPES),
+                       "kv_dtype")
+
+
+def _kv_bytes_per_token_per_layer(spec: ModelSpec, kind: DType) -> float:
     if spec.mla is not None:
-        per_layer = (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element
-    else:
-        per_layer = 2 * spec.kv_dim * kind.bytes_per_element  # K and V are both cached
-    return int(spec.num_layers * per_layer)
+        return (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element
+    return 2 * spec.kv_dim * kind.bytes_per_element  # K and V are both cached
 
 
 def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str | DType = "bf16") -> int:
     """KV-cache bytes for ``batch`` sequences of ``context`` tokens.
 
-    Formula: ``batch x sum over layers of min(context, window) x per-layer bytes``;
-    layers whose cache is windowed hold at most ``sliding_window`` tokens: those
-    ``config.layer_types`` marks ``sliding_attention`` (Gemma 2's local layers, Qwen with
-    ``use_sliding_window``), or every layer of a config with a window and no
-    ``layer_types`` (Mistral 7B v0.1, Phi-3), as ``transformers``' cache does.
+    Formula: ``batch x sum over attention layers of tokens held x per-layer bytes``, where a
+    full-attention layer holds ``context`` tokens, a sliding-window layer
+    ``min(context, sliding_window)`` (those ``config.layer_types`` marks
+    ``sliding_attention``: Gemma 2's local layers, Qwen with ``use_sliding_window``, or every
+    layer of a config with a window and no ``layer_types``: Mistral 7B v0.1, Phi-3, as
+    ``transformers``' cache does) and a chunked-attention layer (Llama 4)
+    ``min(context, attention_chunk_size)``. Recurrent layers hold no KV:
+    :func:`recurrent_state_bytes`.
     """
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
     context = positive_int("context", context, maximum=MAX_CONTEXT)  # >= 1, as every calculator
-    per_token_all = kv_cache_bytes_per_token(spec, kv_dtype=kv_dtype)
-    per_token_layer = per_token_all // spec.num_layers
-    windowed = spec.sliding_window_layers if spec.sliding_window else 0
-    full_layers = spec.num_layers - windowed
-    tokens_windowed = min(context, spec.sliding_window or context)
-    return batch * per_token_layer * (full_layers * context + windowed * tokens_windowed)
+    per_token_layer = _kv_bytes_per_token_per_layer(model_spec("spec", spec), _kv_kind(kv_dtype))
+    return int(batch * per_token_layer * spec.attention_tokens_held(context))
+
+
+#: Bytes per element of the recurrent (SSM / delta-rule) state: transformers' torch scans
+#: (``torch_chunk_gated_delta_rule``, ``mamba2_chunk_scan``) compute and return it in fp32, and
+#: Nemotron-H's config asks serving engines for an fp32 state (``mamba_ssm_cache_dtype``).
+RECURRENT_STATE_BYTES = 4
+
+
+def recurrent_state_bytes(spec: ModelSpec, *, batch: int, activation_bytes: int = 2) -> int:
+    """Bytes of the fixed per-sequence state of the linear-attention and Mamba layers (0 without).
+
+    Formula: ``batch x sum over state layers of (conv channels x conv_kernel x activation bytes
+    + recurrent state elements x 4)``: the causal convolution keeps its last ``conv_kernel``
+    inputs in the activation dtype (transformers' ``LinearAttentionLayer``), the recurrent
+    state is fp32 (:data:`RECURRENT_STATE_BYTES`). It does not grow with the context.
+
+    >>> from calculators.model_config import spec_from_config
+    >>> spec = spec_from_config({"model_type": "mamba2", "hidden_size": 64, "num_hidden_layers": 2,
+    ...     "num_heads": 4, "head_dim": 32, "state_size": 16, "n_groups": 1, "vocab_size": 100})
+    >>> recurrent_state_bytes(spec, batch=1)  # 2 x ((128 + 32) x 4 x 2 + 128 x 16 x 4)
+    18944
+    """
+    batch = positive_int("batch", batch, maximum=MAX_BATCH)
+    per_sequence = 0
+    for mixer, state in (("linear_attention", spec.linear_attention), ("mamba", spec.mamba)):
+        layers = spec.count_layers(mixer=mixer)
+        if layers and state is not None:
+            per_sequence += layers * (state.conv_state_elements * activation_bytes
+                                      + state.recurrent_state_elements * RECURRENT_STATE_BYTES)
+    return batch * per_sequence
+
+
+def cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str | DType = "bf16",
+                activation_bytes: int = 2) -> int:
+    """Everything generation keeps per sequence: the KV cache plus the recurrent layers' state, bytes."""
+    return kv_cache_bytes(spec, batch=batch, context=context, kv_dtype=kv_dtype) + recurrent_state_bytes(
+        spec, batch=batch, activation_bytes=activation_bytes)
 
 
 def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
@@ -164,15 +207,17 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     # keeps a view of the full tensor until the first decode step replaces it.
     kv_prefill = setup.batch * setup.context * kv_cache_bytes_per_token(spec, kv_dtype=setup.kv_cache)
     kv_final = kv_cache_bytes(spec, batch=setup.batch, context=setup.total_context, kv_dtype=setup.kv_cache)
+    state = recurrent_state_bytes(spec, batch=setup.batch, activation_bytes=act)
     logits = setup.batch * spec.vocab_size * (act + 4)  # last position, then its fp32 copy
 
     transient = _prefill_transient_bytes(spec, setup, tokens, act)
     workspaces = CUDA_WORKSPACE_BYTES if setup.device == "cuda" else 0
-    prefill = weights + kv_prefill + transient + logits + 8 * tokens + workspaces
+    prefill = weights + kv_prefill + state + transient + logits + 8 * tokens + workspaces
     phases = {"prefill": prefill}
     if setup.new_tokens:
-        one_layer_copy = kv_final // max(1, spec.num_layers) // 2  # torch.cat makes a new K (then V)
-        decode = weights + kv_final + one_layer_copy + logits + 8 * setup.batch * setup.total_context + workspaces
+        one_layer_copy = kv_final // max(1, spec.attention_layers) // 2  # torch.cat makes a new K (then V)
+        decode = (weights + kv_final + state + one_layer_copy + logits + 8 * setup.batch * setup.total_context
+                  + workspaces)
         phases["decode"] = decode
     peak_phase = max(phases, key=lambda name: phases[name])
     peak = phases[peak_phase]
@@ -180,8 +225,10 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     breakdown = {
         "weights": weights,
         "kv_cache": kv_at_peak,
-        "activations_and_logits": peak - weights - kv_at_peak - workspaces,
+        "activations_and_logits": peak - weights - kv_at_peak - state - workspaces,
     }
+    if state:
+        breakdown["recurrent_state"] = state
     if workspaces:
         breakdown["cuda_workspaces"] = workspaces
     block = _prefill_block_bytes(spec, setup, tokens, act)
@@ -193,6 +240,10 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
         notes.append("MLA KV cache counted as the compressed latent (as vLLM, SGLang and transformers 5 store it); "
                      "transformers re-expands one layer's cached sequence to per-head K and V at every step, "
                      "a temporary not modelled here")
+    if state:
+        notes.append(f"{spec.state_layers} of {spec.num_layers} layers keep a fixed recurrent state instead of a KV "
+                     "cache (conv state in the activation dtype, recurrent state in fp32): it does not grow with the "
+                     "context")
     if spec.max_position_embeddings is not None and setup.total_context > spec.max_position_embeddings:
         notes.append(f"context {setup.total_context} exceeds the model's max_position_embeddings "
                      f"{spec.max_position_embeddings}: quality is not guaranteed beyond it")
@@ -216,6 +267,7 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
         overhead=overhead,
         uncertainty_bytes=uncertainty_above_total(overhead, transient_block_bytes=block, prefill=True),
         transient_block_bytes=block,
+        warnings=spec.warnings,
     )
 
 

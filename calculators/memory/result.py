@@ -60,6 +60,7 @@ class MemoryEstimate:
     overhead: Mapping[str, int] = field(default_factory=dict)
     uncertainty_bytes: int = 0
     transient_block_bytes: int = 0
+    warnings: tuple[str, ...] = ()  # what the reader must see before the numbers (a Llama-style guess)
 
     @property
     def overhead_assumption(self) -> str:
@@ -100,13 +101,15 @@ class MemoryEstimate:
             "overhead": dict(self.overhead),
             "assumptions": list(self.assumptions),
             "notes": list(self.notes),
+            **({"warnings": list(self.warnings)} if self.warnings else {}),
         }
 
     def to_text(self) -> str:
         """A plain-text table of the breakdown and the two totals, in GiB."""
         rows = [(name, value / GIB) for name, value in self.breakdown.items() if value]
         width = max([len(name) for name, _ in rows] + [len("peak allocated")])
-        lines = [f"{'component':<{width}} {'GiB':>6}"]
+        lines = [f"WARNING: {warning}" for warning in self.warnings]
+        lines.append(f"{'component':<{width}} {'GiB':>6}")
         lines += [f"{name:<{width}} {gib:6.3f}" for name, gib in rows]
         lines.append(f"{'peak allocated':<{width}} {self.peak_allocated_gib:6.3f}  (phase: {self.peak_phase})")
         lines.append(f"{'total on GPU':<{width}} {self.total_gib:6.3f}")

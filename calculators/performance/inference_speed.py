@@ -54,7 +54,7 @@ from calculators.dtype_support import compute_capability, serving_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import footprint_on, split_inference_footprint, verdict_for
-from calculators.memory.inference import MAX_CONTEXT, inference_memory, kv_cache_bytes
+from calculators.memory.inference import MAX_CONTEXT, inference_memory, kv_cache_bytes, recurrent_state_bytes
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_communication
 from calculators.performance.flops import compute_rate_flop_per_s
@@ -183,10 +183,12 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     experts = expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
     empty_cache_flops = setup.batch * decode_flops_per_token(spec, context=0)
     peaks = _peaks(spec, gpu, setup, tokens=setup.batch, compute_dtype=compute_dtype(setup.weights))
+    # Linear-attention and Mamba layers read and write their fixed state at every step.
+    state_traffic = 2 * recurrent_state_bytes(spec, batch=setup.batch)
     works = []
     for context in contexts:
         cache_bytes = kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache)
-        cache_traffic = cache_bytes * (1 + copies)
+        cache_traffic = cache_bytes * (1 + copies) + state_traffic
         bytes_read = weights + cache_traffic
         flops = setup.batch * decode_flops_per_token(spec, context=context)
         works.append((bytes_read, flops, peaks.work(bytes_read=bytes_read, flops=flops, expert_bytes=experts,
@@ -235,7 +237,8 @@ def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
 def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, float, Work]:
     tokens = setup.batch * setup.context
     bytes_read = (weight_bytes_read(spec, dtype=setup.format, tokens=tokens)
-                  + kv_cache_bytes(spec, batch=setup.batch, context=setup.context, kv_dtype=setup.kv_cache))
+                  + kv_cache_bytes(spec, batch=setup.batch, context=setup.context, kv_dtype=setup.kv_cache)
+                  + recurrent_state_bytes(spec, batch=setup.batch))
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
     peaks = _peaks(spec, gpu, setup, tokens=tokens, compute_dtype=compute_dtype(setup.weights))
     work = peaks.work(bytes_read=bytes_read, flops=flops,

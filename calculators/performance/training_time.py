@@ -527,7 +527,7 @@ def eager_attention_s(spec: ModelSpec, gpu: GPU, *, batch: int, seq: int, grad_c
     """
     spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     passes = 2 if flag("grad_checkpointing", grad_checkpointing) else 1
-    scores = spec.num_layers * positive_int("batch", batch, maximum=MAX_BATCH) * spec.num_attention_heads \
+    scores = spec.attention_layers * positive_int("batch", batch, maximum=MAX_BATCH) * spec.num_attention_heads \
         * positive_int("seq", seq, maximum=MAX_SEQ) ** 2
     return scores * (passes * EAGER_FORWARD_BYTES_PER_SCORE + EAGER_BACKWARD_BYTES_PER_SCORE) \
         / gpu.memory_bandwidth_bytes_per_s

@@ -349,14 +349,16 @@ def test_non_config_type_rejected() -> None:
 
 
 # ------------------------------------------------------------------ unknown architectures
-def test_unknown_model_type_with_llama_keys_is_llama_style() -> None:
+def test_unknown_model_type_with_llama_keys_is_llama_style_with_a_warning() -> None:
+    # The guess is a warning (shown first by every face), not a note among the assumptions.
     spec = _spec(model_type="my_new_llama")
     assert spec.parameters == TINY_LLAMA_PARAMS_UNTIED
-    assert any("Llama-style" in note for note in spec.notes), spec.notes
+    assert "Llama-style" in spec.warnings[0] and "my_new_llama" in spec.warnings[0], spec.warnings
+    assert not any("Llama-style" in note for note in spec.notes)
 
 
-def test_known_model_type_has_no_llama_style_note() -> None:
-    assert not any("Llama-style" in note for note in _spec().notes)
+def test_known_model_type_has_no_llama_style_warning() -> None:
+    assert _spec().warnings == ()
 
 
 def test_unknown_model_type_missing_keys_names_model_type() -> None:
@@ -433,13 +435,21 @@ def test_gpt_oss_sinks_and_biases_by_hand() -> None:
     assert spec.sliding_window_layers == 1
 
 
-def test_qwen3_moe_dense_layers_among_moe_refused() -> None:
-    cfg = {"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+def test_qwen3_moe_dense_layers_among_moe_counted_per_layer() -> None:
+    # Qwen3MoeDecoderLayer: a layer listed in mlp_only_layers, or with (i + 1) % decoder_sparse_step != 0,
+    # gets a dense MLP of intermediate_size (3 x 64 x 128 = 24576) instead of the MoE block
+    # (router 64 x 4 = 256 + 4 experts x 3 x 64 x 32 = 24576: 24832).
+    cfg = {"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
            "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "moe_intermediate_size": 32,
            "num_experts": 4, "num_experts_per_tok": 2, "vocab_size": 100}
-    assert spec_from_config({**cfg, "mlp_only_layers": []}).num_moe_layers == 2
-    _assert_config_error({**cfg, "mlp_only_layers": [0]}, "mlp_only_layers")
-    _assert_config_error({**cfg, "decoder_sparse_step": 2}, "decoder_sparse_step")
+    all_moe = spec_from_config({**cfg, "mlp_only_layers": []})
+    assert all_moe.num_moe_layers == 4
+    one_dense = spec_from_config({**cfg, "mlp_only_layers": [0]})
+    assert (one_dense.num_moe_layers, one_dense.num_dense_layers) == (3, 1)
+    assert all_moe.parameters - one_dense.parameters == 24832 - 24576
+    every_other = spec_from_config({**cfg, "decoder_sparse_step": 2})  # layers 1 and 3 are MoE
+    assert [layer.mlp for layer in every_other.layers] == ["dense", "moe", "dense", "moe"]
+    _assert_config_error({**cfg, "mlp_only_layers": [4]}, "mlp_only_layers")  # no layer 4
 
 
 def test_gemma3_kv_cache_windows_five_of_six_layers() -> None:
