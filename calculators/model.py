@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from calculators.model_layers import LayerSpec, LinearAttentionSpec, MambaSpec
+from calculators.model_vision import VisionEncoderSpec
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class ModelSpec:
     layers: tuple[LayerSpec, ...] = ()  # one per layer; () = every layer full attention (dense or MoE MLP)
     mtp_layers: int = 0  # multi-token-prediction layers the checkpoint stores but a forward pass does not run
     mtp_own_embeddings: bool = False  # each MTP layer stores its own embedding and output head (DeepSeek-V3)
+    vision: VisionEncoderSpec | None = None  # a vision-language checkpoint's vision tower and projector
     max_position_embeddings: int | None = None
     attn_logit_softcapping: float | None = None
     final_logit_softcapping: float | None = None
@@ -296,13 +298,27 @@ class ModelSpec:
 
     @cached_property
     def parameters(self) -> int:
-        """Exact total parameter count (every expert counted; computed once per spec)."""
-        return self._total(moe_block=self.moe_parameters_per_layer)
+        """Exact total parameter count (every expert counted, the vision tower too; computed once per spec)."""
+        return self._total(moe_block=self.moe_parameters_per_layer) + self.vision_parameters
 
     @cached_property
     def active_parameters(self) -> int:
-        """Parameters used per token: total for a dense model, top-k experts for MoE (computed once per spec)."""
+        """Parameters used per generated token: total for a dense model, top-k experts for MoE; a vision
+        tower runs once per image, not per token (computed once per spec)."""
         return self._total(moe_block=self.moe_active_parameters_per_layer)
+
+    def notes_for_vision(self) -> tuple[str, ...]:
+        """What an answer with images should say about the tower (empty for a text-only model)."""
+        if self.vision is None:
+            return ()
+        return (f"vision tower ({self.vision.family}, {self.vision.num_layers} layers of width "
+                f"{self.vision.hidden_size}) and projector: {self.vision.parameters:,} parameters, counted in the "
+                "weights; they run once per image, not per generated token",)
+
+    @property
+    def vision_parameters(self) -> int:
+        """Parameters of the vision tower and projector (0 for a text-only model)."""
+        return self.vision.parameters if self.vision is not None else 0
 
     def _total(self, *, moe_block: int) -> int:
         layers = sum(n * self._layer_parameters(layer, moe_block=moe_block) for layer, n in self.layer_groups)
@@ -375,7 +391,7 @@ class ModelSpec:
     @property
     def linear_parameters(self) -> int:
         """Parameters held in ``nn.Linear`` weights and biases inside the decoder layers."""
-        return self.parameters - self.embedding_parameters - self.lm_head_parameters - (
+        return self.parameters - self.vision_parameters - self.embedding_parameters - self.lm_head_parameters - (
             sum(n * self._non_linear_layer_parameters(layer) for layer, n in self.layer_groups) + self.hidden_size
         )
 

@@ -17,7 +17,7 @@ layer, or the S x S scores with eager attention); decoding adds little beyond th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from calculators.errors import InputError
 from calculators.dtypes import DType
@@ -33,6 +33,7 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.weight_formats import FORMAT_IDS, WeightFormat, weight_format
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
+from calculators.model_vision import DEFAULT_IMAGE_SIDE_PX
 from calculators.validate import model_spec, nonnegative_int, one_of, positive_int
 
 #: Weight formats (:mod:`calculators.memory.weight_formats`): DType names, GGUF, GPTQ/AWQ, EXL2 (any exl2-<bits>).
@@ -42,6 +43,8 @@ ATTENTIONS = ("sdpa", "flash", "eager")
 MAX_CONTEXT = 1 << 24
 MAX_BATCH = 1 << 16
 MAX_MEMORY_BYTES = 1 << 50  # 1 PiB: far beyond any single accelerator
+MAX_IMAGES = 1024  # images per sequence
+MAX_IMAGE_SIDE_PX = 16384
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,8 @@ class InferenceSetup:
     device: str = "cuda"
     allocator: str = "default"
     weight_format: str = ""
+    images: int = 0
+    image_side_px: int = DEFAULT_IMAGE_SIDE_PX
 
     @property
     def format(self) -> WeightFormat:
@@ -71,8 +76,14 @@ class InferenceSetup:
 
 def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
                     new_tokens: int = 0, attention: str = "sdpa", device: str = "cuda",
-                    allocator: str = "default") -> InferenceSetup:
-    """Check every inference input; raises :class:`~calculators.errors.InputError`."""
+                    allocator: str = "default", images: int = 0,
+                    image_side_px: int = DEFAULT_IMAGE_SIDE_PX) -> InferenceSetup:
+    """Check every inference input; raises :class:`~calculators.errors.InputError`.
+
+    ``context`` counts the prompt's text tokens; each of ``images`` (per sequence, for a
+    vision-language model) adds the tokens its tower makes of a square image of
+    ``image_side_px`` pixels (:meth:`~calculators.model_vision.VisionEncoderSpec.tokens_per_image`).
+    """
     attention = one_of("attention", attention, ATTENTIONS)
     form = weight_format(weights, strict=True)
     prompt = positive_int("context", context, maximum=MAX_CONTEXT)
@@ -91,6 +102,8 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
         attention="sdpa" if attention == "flash" else attention,
         device=one_of("device", device, DEVICES),
         allocator=one_of("allocator", allocator, ALLOCATORS),
+        images=nonnegative_int("images", images, maximum=MAX_IMAGES),
+        image_side_px=positive_int("image_side_px", image_side_px, maximum=MAX_IMAGE_SIDE_PX, minimum=16),
     )
 
 
@@ -202,6 +215,11 @@ def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
 def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     weights = weight_bytes(spec, dtype=setup.format)
     act = 4 if setup.weights is DType.FP32 else 2
+    text_context = setup.context
+    image_tokens = image_prompt_tokens(spec, images=setup.images, image_side_px=setup.image_side_px)
+    if image_tokens:
+        # The images' tokens sit in the prompt beside the text: they take KV cache and prefill like text.
+        setup = replace(setup, context=setup.context + image_tokens)
     tokens = setup.batch * setup.context
     # During prefill every layer holds the whole prompt's K/V: a sliding-window cache layer
     # keeps a view of the full tensor until the first decode step replaces it.
@@ -219,9 +237,12 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
         decode = (weights + kv_final + state + one_layer_copy + logits + 8 * setup.batch * setup.total_context
                   + workspaces)
         phases["decode"] = decode
+    if image_tokens:
+        phases["vision"] = weights + vision_transient_bytes(spec, setup, act) + workspaces
     peak_phase = max(phases, key=lambda name: phases[name])
     peak = phases[peak_phase]
-    kv_at_peak = kv_prefill if peak_phase == "prefill" else kv_final
+    kv_at_peak = {"prefill": kv_prefill, "decode": kv_final}.get(peak_phase, 0)
+    state = state if peak_phase != "vision" else 0
     breakdown = {
         "weights": weights,
         "kv_cache": kv_at_peak,
@@ -247,6 +268,10 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     if spec.max_position_embeddings is not None and setup.total_context > spec.max_position_embeddings:
         notes.append(f"context {setup.total_context} exceeds the model's max_position_embeddings "
                      f"{spec.max_position_embeddings}: quality is not guaranteed beyond it")
+    if image_tokens:
+        notes.append(f"{setup.images} image(s) per sequence of {setup.image_side_px} px become {image_tokens} prompt "
+                     f"tokens beside {text_context} of text; the vision tower's forward over them is its own phase")
+        notes.extend(spec.notes_for_vision())
     if setup.weights in (DType.INT4, DType.INT8, DType.FP8, DType.NF4):
         notes.append("quantised weights: dequantisation workspaces of the kernels are not counted")
     return MemoryEstimate(
@@ -269,6 +294,43 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
         transient_block_bytes=block,
         warnings=spec.warnings,
     )
+
+
+def image_prompt_tokens(spec: ModelSpec, *, images: int, image_side_px: int = DEFAULT_IMAGE_SIDE_PX) -> int:
+    """Prompt tokens ``images`` square images of ``image_side_px`` pixels become in one sequence (0 without images).
+
+    Raises:
+        InputError: images are asked of a model without a vision tower.
+
+    >>> from calculators.model_config import spec_from_config
+    >>> spec = spec_from_config({"model_type": "qwen2_5_vl", "hidden_size": 64, "num_hidden_layers": 1,
+    ...     "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "vision_config": {
+    ...     "depth": 1, "hidden_size": 32, "intermediate_size": 64, "out_hidden_size": 64}})
+    >>> image_prompt_tokens(spec, images=2, image_side_px=1024)  # round(1024 / 28) = 37 per side
+    2738
+    """
+    if not images:
+        return 0
+    if spec.vision is None:
+        raise InputError("images", images, f"0: {spec.name} has no vision tower (a vision-language config.json "
+                                           "holds a vision_config)")
+    return images * spec.vision.tokens_per_image(image_side_px)
+
+
+def vision_transient_bytes(spec: ModelSpec, setup: InferenceSetup, act: int) -> int:
+    """Bytes live while the vision tower encodes every image of the batch at once (one encoder layer's working set).
+
+    Formula per encoder token: ``act x (6 hidden + 3 intermediate)`` (gated MLP; 2 for a plain one):
+    the layer's input and residual, the norm output, q, k and v, the attention output, and the
+    MLP's intermediates; with SDPA no token-by-token score matrix. Derived, not traced.
+    """
+    tower = spec.vision
+    if tower is None or not setup.images:
+        return 0
+    tokens = setup.batch * setup.images * tower.encoder_tokens_per_image(setup.image_side_px)
+    mlp = (3 if tower.mlp_gated else 2) * tower.intermediate_size
+    merged = setup.batch * setup.images * tower.tokens_per_image(setup.image_side_px) * spec.hidden_size
+    return act * (tokens * (6 * tower.hidden_size + mlp) + merged)
 
 
 def _prefill_block_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int, act: int) -> int:

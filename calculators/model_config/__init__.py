@@ -43,6 +43,7 @@ from calculators.model import ModelSpec
 from calculators.model_config import classic, hybrid
 from calculators.model_config.classic import MOE_DEFAULTS
 from calculators.model_config.layout import TrackedConfig, unread_layout_keys
+from calculators.model_config.vision_language import TEXT_ALIASES, TEXT_MODEL_TYPES, split_vision_language
 
 __all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS", "spec_from_config"]
 
@@ -78,8 +79,18 @@ def spec_from_config(config: Mapping[str, Any] | str | bytes | Path, *, name: st
             unknown without Llama's keys, or the config sets a layout key its reader does not
             model; the message names the key.
     """
-    data, warnings = _language_model(load_config_json(config))
+    data = load_config_json(config)
+    if data.get("model_type") in TEXT_MODEL_TYPES:
+        text, tower, notes = split_vision_language(data)
+        spec = _spec_from_dict(text, name=name or _name(data), warnings=[])
+        return replace(spec, vision=tower, notes=spec.notes + tuple(notes))
+    data, warnings = _language_model(data)
     return _spec_from_dict(data, name=name, warnings=warnings)
+
+
+def _name(data: Mapping[str, Any]) -> str | None:
+    name = data.get("_name_or_path")
+    return str(name) if name else None
 
 
 def _language_model(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -107,6 +118,9 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None, warnings: list
         raise ConfigError("model_type", model_type,
                           "a decoder-only model: encoder models (BERT-class) and encoder-decoders are not "
                           f"modelled ({', '.join(KNOWN_MODEL_TYPES)}, or a Llama-style config)")
+    if model_type in TEXT_ALIASES:  # a vision-language model's language model, read by its family's rules
+        data = {**data, "model_type": TEXT_ALIASES[model_type]}
+        model_type = TEXT_ALIASES[model_type]
     tracked = TrackedConfig(data)
     reader = FAMILIES.get(model_type)
     if reader is None:

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from calculators.model import MLASpec, ModelSpec, MoESpec
-from calculators.model_config.common import build_layers, listed_attention_kinds, moe_mask, read_common, \
-    sliding_kinds
+from calculators.model_config.common import build_layers, listed_attention_kinds, moe_mask, read_aliased_int, \
+    read_common, sliding_kinds
 from calculators.model_config.keys import (
     MAX_EXPERTS,
     MAX_HIDDEN,
@@ -154,7 +154,9 @@ def _with_moe_defaults(data: Mapping[str, Any], model_type: str, notes: list[str
     defaults = MOE_DEFAULTS.get(model_type)
     if defaults is None:
         return data
-    missing = {key: value for key, value in defaults.items() if key not in data}
+    # transformers 5 saves the expert count as num_local_experts: that is the count, not a missing key.
+    spelled = {_EXPERT_KEY[model_type]} if "num_local_experts" in data else set()
+    missing = {key: value for key, value in defaults.items() if key not in data and key not in spelled}
     if not missing:
         return data
     shown = ", ".join(f"{key}={value}" for key, value in missing.items())
@@ -168,7 +170,8 @@ def _moe(data: Mapping[str, Any], model_type: str, layers: int, hidden: int) -> 
     key = _EXPERT_KEY.get(model_type)
     if key is None:
         return None, ["dense"] * layers
-    num_experts = read_int(data, key, maximum=MAX_EXPERTS)
+    # transformers 5 saves every expert count as num_local_experts (its attribute_map), older configs their own key.
+    num_experts = read_aliased_int(data, tuple(dict.fromkeys((key, "num_local_experts"))), maximum=MAX_EXPERTS)
     top_k = read_int(data, "num_experts_per_tok", maximum=num_experts)
     if model_type in ("mixtral", "gpt_oss"):  # experts are intermediate_size wide, every layer
         spec = MoESpec(num_experts, top_k, read_int(data, "intermediate_size", maximum=MAX_WIDTH))

@@ -76,6 +76,20 @@ def read_common(data: Mapping[str, Any], model_type: str, *, layers_key: str = "
     }
 
 
+def read_aliased_int(data: Mapping[str, Any], keys: tuple[str, ...], *, maximum: int, default: int | None = None,
+                     minimum: int = 1) -> int:
+    """An integer that configs spell under several names (transformers 5 saves ``num_local_experts`` where
+    older Qwen MoE configs say ``num_experts``): the first present; two present must agree."""
+    present = [key for key in keys if data.get(key) is not None]
+    if not present:
+        return read_int(data, keys[0], maximum=maximum, default=default, minimum=minimum)
+    value = read_int(data, present[0], maximum=maximum, minimum=minimum)
+    for other in present[1:]:
+        if read_int(data, other, maximum=maximum, minimum=minimum) != value:
+            raise ConfigError(other, data.get(other), f"{value}, as {present[0]} says (the same count)")
+    return value
+
+
 def listed_attention_kinds(data: Mapping[str, Any], layers: int,
                            allowed: tuple[str, ...] = ATTENTION_TYPES) -> list[str] | None:
     """The config's ``layer_types`` (one kind per layer, each in ``allowed``), or ``None`` when it has none."""
