@@ -101,6 +101,7 @@ class ModelSpec:
     mtp_layers: int = 0  # multi-token-prediction layers the checkpoint stores but a forward pass does not run
     mtp_own_embeddings: bool = False  # each MTP layer stores its own embedding and output head (DeepSeek-V3)
     vision: VisionEncoderSpec | None = None  # a vision-language checkpoint's vision tower and projector
+    embedding_rows: int | None = None  # rows of the input embedding when not vocab_size (Llama 3.2 Vision: + 8)
     max_position_embeddings: int | None = None
     attn_logit_softcapping: float | None = None
     final_logit_softcapping: float | None = None
@@ -200,8 +201,8 @@ class ModelSpec:
     # ----------------------------------------------------------------- parameter counts
     @property
     def embedding_parameters(self) -> int:
-        """Input embedding matrix: vocab x hidden."""
-        return self.vocab_size * self.hidden_size
+        """Input embedding matrix: vocab (or its own row count) x hidden."""
+        return (self.embedding_rows or self.vocab_size) * self.hidden_size
 
     @property
     def lm_head_parameters(self) -> int:
@@ -356,7 +357,14 @@ class ModelSpec:
             total += self._linear_attention.parameters(hidden_size=h)
         if "mamba" in layer.mixers:
             total += self._mamba.parameters(hidden_size=h)
+        if "cross_attention" in layer.mixers:
+            total += self.cross_attention_parameters_per_layer
         return total
+
+    @property
+    def cross_attention_parameters_per_layer(self) -> int:
+        """One cross-attention block (Llama 3.2 Vision): q, k, v, o, q/k RMSNorms of head_dim and two tanh gates."""
+        return sum(_linear_params(i, o, b) for i, o, b in self.attention_linears()) + 2 * self.head_dim + 2
 
     def _mlp_block_parameters(self, layer: LayerSpec, *, moe_block: int) -> int:
         if layer.mlp == "moe":
@@ -374,6 +382,8 @@ class ModelSpec:
             total += self._linear_attention.other_parameters()
         if "mamba" in layer.mixers:
             total += self._mamba.other_parameters()
+        if "cross_attention" in layer.mixers:
+            total += 2 * self.head_dim + 2
         return total
 
     @property

@@ -14,7 +14,9 @@ What a layer keeps per generated sequence depends on its mixer:
 * ``sliding_attention`` / ``chunked_attention``: at most a window (or chunk) of tokens;
 * ``linear_attention`` (Gated DeltaNet) and ``mamba``: a fixed state, whatever the
   context: the last ``conv_kernel`` inputs of the short causal convolution and the
-  recurrent (SSM) state.
+  recurrent (SSM) state;
+* ``cross_attention`` (Llama 3.2 Vision): K and V of the image's vision tokens, computed
+  once per image, whatever the text context.
 
 >>> gdn = LinearAttentionSpec(num_key_heads=16, num_value_heads=32, key_head_dim=128, value_head_dim=128,
 ...                           conv_kernel=4)
@@ -39,7 +41,10 @@ from dataclasses import dataclass
 #: Token mixers a layer may have (transformers' ``layer_types`` vocabulary where it has one).
 ATTENTION_MIXERS = ("full_attention", "sliding_attention", "chunked_attention")
 STATE_MIXERS = ("linear_attention", "mamba")
-MIXERS = ATTENTION_MIXERS + STATE_MIXERS
+#: Attention to the image's vision tokens instead of the text (Llama 3.2 Vision's cross-attention layers): its
+#: K and V are computed once per image and held, whatever the text context.
+CROSS_MIXERS = ("cross_attention",)
+MIXERS = ATTENTION_MIXERS + STATE_MIXERS + CROSS_MIXERS
 #: What follows the mixer: a dense MLP, a mixture of experts, or nothing (Mamba2, Nemotron-H's mixer-only blocks).
 MLPS = ("dense", "moe", "none")
 

@@ -56,8 +56,13 @@ class VisionEncoderSpec:
         merge: patches merged per side into one language-model token (Qwen-VL, Pixtral: 2).
         image_side_px: the side every image is resized to (Gemma 3), or the largest side
             (Pixtral); ``None`` for dynamic resolution (Qwen-VL), whose tokens follow the image.
-        fixed_tokens: language-model tokens per image whatever its size (Gemma 3 pools to 256).
+        fixed_tokens: language-model tokens per image whatever its size (Gemma 3 pools to 256;
+            Llama 3.2 Vision puts one ``<|image|>`` token in the prompt and cross-attends to the rest).
         row_break_tokens: one extra token per row of merged patches (Pixtral's ``[IMG_BREAK]``).
+        tiles: tiles an image is cut into, each encoded at ``image_side_px`` (Llama 3.2 Vision: up to 4).
+        class_token: each tile's sequence starts with a class token.
+        extra_parameters: parameters outside the layout above (Llama 3.2 Vision's tile and gated
+            position embeddings and its gated global layers), counted by the family's reader.
     """
 
     family: str
@@ -79,6 +84,9 @@ class VisionEncoderSpec:
     image_side_px: int | None = None
     fixed_tokens: int | None = None
     row_break_tokens: bool = False
+    tiles: int = 1
+    class_token: bool = False
+    extra_parameters: int = 0
 
     def side_px(self, requested: int) -> int:
         """The side the tower sees for a square image of ``requested`` pixels (resized or capped)."""
@@ -102,7 +110,7 @@ class VisionEncoderSpec:
     def encoder_tokens_per_image(self, requested: int = DEFAULT_IMAGE_SIDE_PX) -> int:
         """Patches the encoder runs for one square image of side ``requested`` pixels."""
         if self.fixed_tokens is not None:
-            return (self.side_px(requested) // self.patch_size) ** 2
+            return self.tiles * ((self.side_px(requested) // self.patch_size) ** 2 + (1 if self.class_token else 0))
         return (self._grid(requested) * self.merge) ** 2
 
     def _norm(self) -> int:
@@ -125,7 +133,7 @@ class VisionEncoderSpec:
         h = self.hidden_size
         embed = self.patch_pixels * h + (h if self.patch_bias else 0) + self.position_embeddings * h
         outer = (self._norm() if self.pre_norm else 0) + (self._norm() if self.post_norm else 0)
-        return embed + self.num_layers * self.layer_parameters + outer
+        return embed + self.num_layers * self.layer_parameters + outer + self.extra_parameters
 
     @property
     def parameters(self) -> int:

@@ -223,8 +223,10 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     tokens = setup.batch * setup.context
     # During prefill every layer holds the whole prompt's K/V: a sliding-window cache layer
     # keeps a view of the full tensor until the first decode step replaces it.
-    kv_prefill = setup.batch * setup.context * kv_cache_bytes_per_token(spec, kv_dtype=setup.kv_cache)
-    kv_final = kv_cache_bytes(spec, batch=setup.batch, context=setup.total_context, kv_dtype=setup.kv_cache)
+    cross = cross_attention_cache_bytes(spec, batch=setup.batch, images=setup.images, kv_dtype=setup.kv_cache,
+                                        image_side_px=setup.image_side_px)
+    kv_prefill = setup.batch * setup.context * kv_cache_bytes_per_token(spec, kv_dtype=setup.kv_cache) + cross
+    kv_final = kv_cache_bytes(spec, batch=setup.batch, context=setup.total_context, kv_dtype=setup.kv_cache) + cross
     state = recurrent_state_bytes(spec, batch=setup.batch, activation_bytes=act)
     logits = setup.batch * spec.vocab_size * (act + 4)  # last position, then its fp32 copy
 
@@ -315,6 +317,20 @@ def image_prompt_tokens(spec: ModelSpec, *, images: int, image_side_px: int = DE
         raise InputError("images", images, f"0: {spec.name} has no vision tower (a vision-language config.json "
                                            "holds a vision_config)")
     return images * spec.vision.tokens_per_image(image_side_px)
+
+
+def cross_attention_cache_bytes(spec: ModelSpec, *, batch: int, images: int, kv_dtype: str | DType = "bf16",
+                                image_side_px: int = DEFAULT_IMAGE_SIDE_PX) -> int:
+    """K and V the cross-attention layers hold for the images (Llama 3.2 Vision; 0 for other models), bytes.
+
+    Formula: ``batch x images x vision tokens per image x 2 x kv_dim x bytes x cross-attention layers``;
+    computed once from the projected vision tokens, it does not grow with the text.
+    """
+    layers = spec.count_layers(mixer="cross_attention")
+    if not layers or not images or spec.vision is None:
+        return 0
+    tokens = spec.vision.encoder_tokens_per_image(image_side_px)
+    return int(batch * images * tokens * layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
 
 
 def vision_transient_bytes(spec: ModelSpec, setup: InferenceSetup, act: int) -> int:

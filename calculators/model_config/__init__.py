@@ -43,7 +43,12 @@ from calculators.model import ModelSpec
 from calculators.model_config import classic, hybrid
 from calculators.model_config.classic import MOE_DEFAULTS
 from calculators.model_config.layout import TrackedConfig, unread_layout_keys
-from calculators.model_config.vision_language import TEXT_ALIASES, TEXT_MODEL_TYPES, split_vision_language
+from calculators.model_config.vision_language import (
+    TEXT_ALIASES,
+    TEXT_MODEL_TYPES,
+    read_mllama_text,
+    split_vision_language,
+)
 
 __all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS", "spec_from_config"]
 
@@ -51,6 +56,7 @@ __all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS
 FAMILIES: dict[str, Callable[..., ModelSpec]] = {
     **{model_type: classic.read_classic for model_type in classic.MODEL_TYPES},
     **{model_type: hybrid.read_hybrid for model_type in hybrid.MODEL_TYPES},
+    "mllama_text_model": read_mllama_text,
 }
 #: Architectures whose tensor layout this package knows exactly (``config.model_type``).
 KNOWN_MODEL_TYPES: tuple[str, ...] = tuple(FAMILIES)

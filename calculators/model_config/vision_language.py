@@ -14,6 +14,12 @@ Families (transformers 5.23 modules):
   ``ln_pre``), projector = RMSNorm, a 2 x 2 patch merger (``spatial_merge_size``) and two
   linears; an image of the largest side (``image_size``) is ``(side / patch / merge)^2``
   tokens plus one break token per row.
+* ``mllama`` (Llama 3.2 Vision): a tiled encoder (up to ``max_num_tiles`` tiles of
+  ``image_size`` pixels, each ``(image_size / patch)^2`` patches and a class token) with
+  gated position and tile embeddings and a second, gated "global" encoder; the language
+  model puts one ``<|image|>`` token in the prompt and has cross-attention layers
+  (``cross_attention_layers``) that attend to the projected vision tokens: their K and V are
+  held once per image, whatever the text context.
 * ``qwen2_5_vl`` / ``qwen3_vl`` / ``qwen3_vl_moe``: dynamic resolution: an image is cut into
   14- (16-) pixel patches of two frames, merged 2 x 2, so a square image of side S becomes
   ``round(S / (patch x merge))^2`` tokens; the image side is an input of the calculators
@@ -32,8 +38,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from dataclasses import replace
+
 from calculators.errors import ConfigError
-from calculators.model_config.keys import MAX_HIDDEN, MAX_LAYERS, MAX_TOKENS, MAX_WIDTH, read_bool, read_int
+from calculators.model import ModelSpec
+from calculators.model_config.classic import read_classic
+from calculators.model_config.keys import (
+    MAX_HIDDEN,
+    MAX_LAYERS,
+    MAX_TOKENS,
+    MAX_WIDTH,
+    read_bool,
+    read_int,
+    read_int_list,
+)
+from calculators.model_layers import LayerSpec
 from calculators.model_vision import VisionEncoderSpec
 
 MAX_IMAGE_SIDE_PX = 16384
@@ -41,7 +60,7 @@ MAX_IMAGE_SIDE_PX = 16384
 #: Vision-language ``model_type`` -> the ``model_type`` whose rules read its language model.
 TEXT_MODEL_TYPES = {
     "gemma3": "gemma3_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2", "qwen3_vl": "qwen3",
-    "qwen3_vl_moe": "qwen3_moe",
+    "qwen3_vl_moe": "qwen3_moe", "mllama": "mllama_text_model",
 }
 #: The language models' own ``model_type`` names, read with the rules of the family they copy.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen3_vl_text": "qwen3", "qwen3_vl_moe_text": "qwen3_moe"}
@@ -160,7 +179,51 @@ def _qwen_vl(data: Mapping[str, Any], vision: Mapping[str, Any],
                    "(merged patches); the image side is an input"]
 
 
+def _mllama(data: Mapping[str, Any], vision: Mapping[str, Any],
+            text: Mapping[str, Any]) -> tuple[VisionEncoderSpec, list[str]]:
+    h = _vision_int(vision, "hidden_size")
+    patch = _vision_int(vision, "patch_size", maximum=MAX_TOKENS)
+    image = _vision_int(vision, "image_size", maximum=MAX_IMAGE_SIDE_PX)
+    tiles = _vision_int(vision, "max_num_tiles", maximum=64, default=4)
+    width = _vision_int(vision, "intermediate_size", maximum=MAX_WIDTH)
+    ratios = vision.get("supported_aspect_ratios")
+    if not isinstance(ratios, list) or not ratios or len(ratios) > 1024:
+        raise ConfigError("vision_config.supported_aspect_ratios", ratios, "a list of [rows, columns] tile layouts")
+    aspect_ids = len(ratios) + 1  # MllamaVisionConfig.max_aspect_ratio_id + 1 embedding rows
+    patches = (image // patch) ** 2 + 1  # and the class token
+    layer = 4 * h + 4 * h * h + 2 * h * width + width + h  # two LayerNorms, q/k/v/o, a biased fc1/fc2 MLP
+    extra = (h  # class embedding
+             + 1 + patches * h + aspect_ids * tiles * patches * h  # gated position and tile-position embeddings
+             + 2 * (aspect_ids * tiles * h + 1)  # gated pre- and post-tile embeddings
+             + _vision_int(vision, "num_global_layers", maximum=MAX_LAYERS, default=8) * (layer + 2))
+    out = _vision_int(vision, "vision_output_dim", maximum=MAX_WIDTH, default=7680)
+    text_h = _text_hidden(text)
+    tower = VisionEncoderSpec(
+        family="mllama", hidden_size=h, num_layers=_vision_int(vision, "num_hidden_layers", maximum=MAX_LAYERS),
+        intermediate_size=width,
+        patch_pixels=_vision_int(vision, "num_channels", default=3, maximum=16) * patch * patch, patch_bias=False,
+        position_embeddings=0, norm_bias=True, attention_bias=False, mlp_gated=False, mlp_bias=True, pre_norm=True,
+        post_norm=True, projector_parameters=out * text_h + text_h, patch_size=patch, image_side_px=image,
+        fixed_tokens=1, tiles=tiles, class_token=True, extra_parameters=extra,
+    )
+    return tower, [f"an image is cut into up to {tiles} tiles of {image} px; the prompt holds one <|image|> token "
+                   f"and the cross-attention layers hold K and V of {tiles * patches} vision tokens per image"]
+
+
+def read_mllama_text(data: Mapping[str, Any], model_type: str, notes: list[str], *,
+                     name: str | None = None) -> ModelSpec:
+    """Llama 3.2 Vision's language model: Llama layers, cross-attention layers at ``cross_attention_layers``
+    (each a gated cross-attention block with q/k RMSNorms and a gated MLP), and 8 extra embedding rows."""
+    layers = read_int(data, "num_hidden_layers", maximum=MAX_LAYERS)
+    cross = set(read_int_list(data, "cross_attention_layers", maximum=layers - 1))
+    spec = read_classic(data, "llama", notes, name=name)
+    kinds = tuple(LayerSpec(("cross_attention",), "dense") if i in cross else layer
+                  for i, layer in enumerate(spec.layers))
+    return replace(spec, model_type=model_type, layers=kinds, embedding_rows=spec.vocab_size + 8)
+
+
 _READERS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
                              tuple[VisionEncoderSpec, list[str]]]] = {
     "gemma3": _gemma3, "mistral3": _mistral3, "qwen2_5_vl": _qwen_vl, "qwen3_vl": _qwen_vl, "qwen3_vl_moe": _qwen_vl,
+    "mllama": _mllama,
 }

@@ -149,3 +149,36 @@ def test_a_tower_without_its_keys_is_refused_by_key() -> None:
     with pytest.raises(ConfigError) as info:
         spec_from_config(config)
     assert info.value.field == "config.vision_config.depth"
+
+
+# meta-llama/Llama-3.2-11B-Vision config.json (shape keys). transformers 5.23 builds 10,670,220,835 parameters
+# from these values; the Hugging Face model page gives 10.7B.
+LLAMA32_VISION_11B: dict[str, Any] = {
+    "model_type": "mllama",
+    "text_config": {"model_type": "mllama_text_model", "vocab_size": 128256, "hidden_size": 4096,
+                    "num_hidden_layers": 40, "num_attention_heads": 32, "num_key_value_heads": 8,
+                    "intermediate_size": 14336, "tie_word_embeddings": False,
+                    "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38]},
+    "vision_config": {"hidden_size": 1280, "num_hidden_layers": 32, "num_global_layers": 8, "intermediate_size": 5120,
+                      "vision_output_dim": 7680, "image_size": 560, "patch_size": 14, "max_num_tiles": 4,
+                      "supported_aspect_ratios": [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]]},
+}
+
+
+def test_llama_3_2_vision_cross_attention_layers() -> None:
+    spec = spec_from_config(LLAMA32_VISION_11B)
+    assert spec.parameters == 10_670_220_835
+    # 32 self-attention layers hold the text's K and V; the 8 cross-attention layers hold the image's.
+    assert spec.attention_layers == 32 and spec.count_layers(mixer="cross_attention") == 8
+    assert kv_cache_bytes_per_token(spec) == 32 * 2 * 8 * 128 * 2
+    # Cross-attention block: q 4096^2, k and v 4096 x 1024, o 4096^2, q/k norms 2 x 128, two gates.
+    assert spec.cross_attention_parameters_per_layer == 2 * 4096 ** 2 + 2 * 4096 * 1024 + 256 + 2
+    # The embedding has 8 rows more than the vocabulary (MllamaTextModel); the head has the vocabulary's.
+    assert spec.embedding_parameters - spec.lm_head_parameters == 8 * 4096
+    # An image: 4 tiles of (560 / 14)^2 patches + a class token = 6,404 vision tokens; one <|image|> prompt token.
+    assert spec.vision is not None and spec.vision.encoder_tokens_per_image() == 4 * (40 * 40 + 1)
+    assert image_prompt_tokens(spec, images=1) == 1
+    text = inference_memory(spec, context=1000)
+    with_image = inference_memory(spec, context=1000, images=1)
+    per_image = 8 * 6404 * 2 * 8 * 128 * 2  # cross layers x vision tokens x K and V x kv_dim x bf16
+    assert with_image.breakdown["kv_cache"] - text.breakdown["kv_cache"] == per_image + kv_cache_bytes_per_token(spec)
