@@ -27,6 +27,10 @@ READ_ON = "2026-11-21"
 #: The day the configs and counts of the 2025 models (Llama 3.3, Qwen3, Gemma 3, gpt-oss,
 #: Mistral Small 3.x and Nemo, Phi-4, DeepSeek-R1) were read.
 READ_ON_2025_MODELS = "2026-11-25"
+#: The day the configs and counts of the 2026 additions (Llama 4, GLM-4.5, Kimi K2, DeepSeek V3.2,
+#: MiniMax-M2.7, Qwen3-Next, Nemotron-H, Granite 4.0, vision-language checkpoints, more Qwen3 sizes...)
+#: were read.
+READ_ON_2026_MODELS = "2026-11-28"
 
 HUB = "https://huggingface.co"
 
@@ -139,6 +143,17 @@ _KVFIT = "github.com/debaditc/kvfit (commit bd4ccabf914323ee9831bc4dfae6bff777aa
 KVFIT_COUNTS = f"the MODELS table of scripts/build_registry.py in {_KVFIT}"
 #: ... and a trimmed copy of its ``config.json`` (the ``text_config`` of a multimodal one).
 KVFIT_CONFIGS = f"the trimmed config.json copy in src/kvfit/data/models.json of {_KVFIT}"
+_AIC = "github.com/ai-dynamo/aiconfigurator (commit 095f58a51c4ca8e61b66ec108d86f223f8d559ce)"
+#: NVIDIA's aiconfigurator keeps verbatim config.json copies, one file per repository.
+AIC_CONFIGS = "the config.json copy aic-core/src/aiconfigurator_core/model_configs/{}_config.json in " + _AIC
+#: inference-atlas's featured fixtures: a trimmed config.json and the hub API response, per repository.
+ATLAS_FEATURED = ("the saved hub response test/fixtures/featured/{} in github.com/zaid-cdlg/inference-atlas "
+                  "(commit b694f3732138a8e05dd8cea1d8bcf37e3ed02ebd)")
+#: A licence-audit script whose KNOWN_MODELS table records each repository's hub safetensors.total.
+AUDIT_TABLE = ("the KNOWN_MODELS table of a licence-audit script (audit_compliance.py) in a public GitHub "
+               "repository, which records each repository's hub API safetensors.total read on 2026-09-25")
+#: transformers' configuration classes, whose defaults some families set to their flagship checkpoint.
+TRANSFORMERS_DEFAULTS = "the defaults of {} in transformers 5.23.0 (transformers/models/{})"
 
 
 def record(
