@@ -15,11 +15,16 @@ from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.models import READ_ON, all_models, get_model, model_name
 from calculators.columns import Column, gib_column, number_column
 from calculators.fit import FitResult, fit_inference
-from calculators.memory.inference import inference_memory, kv_cache_bytes, kv_cache_bytes_per_token
+from calculators.memory.inference import (
+    inference_memory,
+    kv_cache_bytes,
+    kv_cache_bytes_per_token,
+    recurrent_state_bytes,
+)
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import KIB, gib, number
+from calculators.units import KIB, MIB, gib, number
 
 CATALOG = f"model catalog as of {READ_ON}"
 #: The GPUs the fit tables size against: one per common memory size (24, 48, 80, 141 GiB).
@@ -35,7 +40,17 @@ FIT_MODELS = ("llama-2-7b", "mistral-7b-v0.3", "qwen2.5-7b", "llama-3.1-8b", "ge
 def _attention_kind(spec: ModelSpec) -> str:
     if spec.mla is not None:
         return "MLA"
-    return "MHA" if spec.num_kv_heads == spec.num_attention_heads else "GQA"
+    kind = "MHA" if spec.num_kv_heads == spec.num_attention_heads else "GQA"
+    others = [name for mixer, name in (("linear_attention", "linear attention"), ("mamba", "Mamba"))
+              if spec.count_layers(mixer=mixer)]
+    return f"{kind} + {' + '.join(others)}" if others else kind
+
+
+def _layers(spec: ModelSpec) -> str:
+    """``"48"``, or ``"12 of 48"`` when only some layers have attention (and a KV cache)."""
+    if spec.attention_layers == spec.num_layers:
+        return str(spec.num_layers)
+    return f"{spec.attention_layers} of {spec.num_layers}"
 
 
 def gpu_header(gpu: GPU) -> str:
@@ -100,23 +115,27 @@ def kv_per_token_table() -> Table:
             mark = " ‡"
         else:
             window = "none"
-        rows.append((record.name, _attention_kind(spec), spec.num_layers, layout, kv_cache_bytes_per_token(spec),
-                     *(gib(kv_cache_bytes(spec, batch=1, context=n)) + mark for n in (8192, 32768, 131072)), window))
+        rows.append((record.name, _attention_kind(spec), _layers(spec), layout, kv_cache_bytes_per_token(spec),
+                     *(gib(kv_cache_bytes(spec, batch=1, context=n)) + mark for n in (8192, 32768, 131072)),
+                     recurrent_state_bytes(spec, batch=1), window))
     return Table.of(
-        caption=("KV cache of one sequence, bf16 (2 bytes per element): KiB per token summed over all layers, "
-                 "and GiB held at 8K, 32K and 128K tokens (GiB = 2^30 bytes). Derived by "
-                 "kv_cache_bytes_per_token and kv_cache_bytes; windowed layers stop growing at their window, "
+        caption=("KV cache of one sequence, bf16 (2 bytes per element): KiB per token summed over the attention "
+                 "layers, and GiB held at 8K, 32K and 128K tokens (GiB = 2^30 bytes); hybrid models' linear-attention "
+                 "and Mamba layers hold a fixed state instead (MiB, whatever the context). Derived by "
+                 "kv_cache_bytes_per_token, kv_cache_bytes and recurrent_state_bytes; windowed layers stop growing at "
+                 "their window, "
                  "which is why Gemma 2's 8K-to-128K growth is less than 16-fold. ‡ = the config sets a window for "
                  "every layer but the calculators keep every token, as a mask-only window would; transformers "
                  "5.23 keeps only the last window after the first decode step, so past the window these cells "
                  "are upper bounds. Token counts beyond a model's max_position_embeddings are shown for scale "
                  "only."),
-        columns=(Column("model"), Column("attention"), Column("layers", align="r"), Column("KV heads x head_dim"),
-                 number_column("KiB per token", 1, unit=KIB),
+        columns=(Column("model"), Column("attention"), Column("attention layers", align="r"),
+                 Column("KV heads x head_dim"), number_column("KiB per token", 1, unit=KIB),
                  *(Column(f"GiB at {k}", align="r") for k in ("8K", "32K", "128K")),
+                 number_column("fixed state, MiB", 1, unit=MIB),
                  Column("sliding-window layers in the config, window (tokens)")),
         rows=rows,
-        assumptions=("batch 1, KV cache bf16, transformers DynamicCache layout",
+        assumptions=("batch 1, KV cache bf16, transformers DynamicCache layout; recurrent state fp32, conv state bf16",
                      "DeepSeek-V3: the compressed latent that serving engines such as vLLM cache (see the MoE page)", CATALOG),
     )
 

@@ -36,11 +36,10 @@ from calculators.catalog.model_records import (
 #: Every record: Llama (and Yi), Mistral, Qwen, Gemma, Phi, DeepSeek, gpt-oss, then the 2026 additions.
 RECORDS: tuple[ModelRecord, ...] = (
     llama.RECORDS + mistral.RECORDS + qwen.RECORDS + gemma.RECORDS + phi.RECORDS + deepseek.RECORDS
-    + gpt_oss.RECORDS + qwen_2026.RECORDS + more_2026.RECORDS
+    + gpt_oss.RECORDS + qwen_2026.RECORDS + more_2026.RECORDS + hybrid.RECORDS + vision_language.RECORDS
 )
 
 #: Records of families the config reader does not count yet: kept out of :data:`RECORDS`.
 PENDING_FAMILIES_RECORDS: tuple[ModelRecord, ...] = (
-    llama4.RECORDS + glm.RECORDS + moe_2026.RECORDS + hybrid.RECORDS + open_2026.RECORDS
-    + vision_language.RECORDS
+    llama4.RECORDS + glm.RECORDS + moe_2026.RECORDS + hybrid.GRANITE_RECORDS + open_2026.RECORDS
 )
