@@ -31,6 +31,9 @@ READ_ON_2025_MODELS = "2026-11-25"
 #: MiniMax-M2.7, Qwen3-Next, Nemotron-H, Granite 4.0, vision-language checkpoints, more Qwen3 sizes...)
 #: were read.
 READ_ON_2026_MODELS = "2026-11-28"
+#: The day the configs and counts of the second 2026 batch (Qwen2.5-VL, Llama 3.2 Vision, Nemotron-H sizes,
+#: Mamba-Codestral, DeepSeek V3.1, the 2507 Qwen3 updates, OLMo, Gemma 3n...) were read.
+READ_ON_2026_MORE = "2026-11-29"
 
 HUB = "https://huggingface.co"
 
@@ -152,6 +155,16 @@ ATLAS_FEATURED = ("the saved hub response test/fixtures/featured/{} in github.co
 #: A licence-audit script whose KNOWN_MODELS table records each repository's hub safetensors.total.
 AUDIT_TABLE = ("the KNOWN_MODELS table of a licence-audit script (audit_compliance.py) in a public GitHub "
                "repository, which records each repository's hub API safetensors.total read on 2026-09-25")
+#: simple-mmeval's model metadata: parameter_count is the Hub's safetensors.total, and the architecture fields are
+#: read from config.json (its text_config for a multimodal checkpoint), by its scripts/update_model_metadata.py.
+MMEVAL = ("the model_metadata.json of github.com/mm-evaluation/simple-mmeval (commit "
+          "7f0faed3d7154decaa18560c435e681533b60d7d), whose parameter_count is the Hub's safetensors.total and whose "
+          "num_hidden_layers, hidden_size, num_attention_heads, num_key_value_heads and max_position_embeddings are "
+          "read from the repository's config.json (scripts/update_model_metadata.py)")
+#: A MoE-variant grouping journal whose total_params column records each repository's Hub parameter total.
+MOE_JOURNAL = ("the total_params column of JOURNAL_AUDIT, a MoE-variant grouping journal (in French) in a public "
+               "GitHub repository that lists each repository's Hub parameter total (its figures for DeepSeek-V3, "
+               "Kimi K2, GLM-4.5 and Qwen3-Next equal the hub totals the catalog cites elsewhere)")
 #: transformers' configuration classes, whose defaults some families set to their flagship checkpoint.
 TRANSFORMERS_DEFAULTS = "the defaults of {} in transformers 5.23.0 (transformers/models/{})"
 

@@ -21,6 +21,7 @@ from calculators.catalog.model_records import (
     glm,
     gpt_oss,
     hybrid,
+    hybrid_2026,
     llama,
     llama4,
     mistral,
@@ -30,6 +31,8 @@ from calculators.catalog.model_records import (
     phi,
     qwen,
     qwen_2026,
+    variants_2026,
+    vision_2026,
     vision_language,
 )
 
@@ -37,6 +40,7 @@ from calculators.catalog.model_records import (
 RECORDS: tuple[ModelRecord, ...] = (
     llama.RECORDS + mistral.RECORDS + qwen.RECORDS + gemma.RECORDS + phi.RECORDS + deepseek.RECORDS
     + gpt_oss.RECORDS + qwen_2026.RECORDS + more_2026.RECORDS + hybrid.RECORDS + vision_language.RECORDS
+    + vision_2026.RECORDS + hybrid_2026.RECORDS + variants_2026.RECORDS
 )
 
 #: Records of families the config reader does not count yet: kept out of :data:`RECORDS`.

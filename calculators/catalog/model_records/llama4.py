@@ -12,7 +12,9 @@ from calculators.catalog.model_record import (
     AUDIT_TABLE,
     KVFIT_CONFIGS,
     KVFIT_COUNTS,
+    MMEVAL,
     READ_ON_2026_MODELS,
+    READ_ON_2026_MORE,
     ModelRecord,
     config_source,
     hub_api_source,
@@ -83,12 +85,14 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("meta-llama/Llama-4-Maverick-17B-128E-Instruct",
                       "text_config: " + AIC_CONFIGS.format("meta-llama--Llama-4-Maverick-17B-128E-Instruct")
                       + "; " + _VISION_SOURCE + " (Maverick ships the same vision encoder)", as_of=_D),
+        401583781376,
+        hub_api_source("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "main", via=MMEVAL, as_of=READ_ON_2026_MORE),
         notes=(_LLAMA4_NOTE, _VISION_NOTE,
                "MoE on every second layer (interleave_moe_layer_step 2: layers 1, 3, ..., 47), 128 experts + 1 shared;"
                " the other 24 layers are dense with width 16,384.",
                "The copy read does not list no_rope_layers; transformers then makes every fourth layer NoPE, "
                "as in Scout.",
-               "No exact published count was found; Meta gives 17B active and 400B total (rounded), which the "
-               "tests check."),
+               "The hub total (read on " + READ_ON_2026_MORE + ") equals what transformers 5.23 builds; Meta gives "
+               "17B active and 400B total (rounded), which the tests also check."),
     ),
 )

@@ -7,7 +7,9 @@ from calculators.catalog.model_record import (
     ATLAS_FEATURED,
     AUDIT_TABLE,
     KVFIT_CONFIGS,
+    MOE_JOURNAL,
     READ_ON_2026_MODELS,
+    READ_ON_2026_MORE,
     ModelRecord,
     config_source,
     hub_api_source,
@@ -99,10 +101,12 @@ RECORDS: tuple[ModelRecord, ...] = (
          "rope_theta": 10000000, "norm_topk_prob": True, "tie_word_embeddings": False},
         config_source("Qwen/Qwen3-Coder-480B-A35B-Instruct",
                       AIC_CONFIGS.format("Qwen--Qwen3-Coder-480B-A35B-Instruct"), as_of=_D),
+        480154875392,
+        hub_api_source("Qwen/Qwen3-Coder-480B-A35B-Instruct", "main", via=MOE_JOURNAL, as_of=READ_ON_2026_MORE),
         notes=(_QWEN3_NOTE,
                "Every layer is MoE: 160 experts of width 2560, 8 per token, no shared expert.",
-               "No exact published count was found; Qwen's name gives 480B total and 35B activated "
-               "(whole billions), which the tests check."),
+               "Qwen's name gives 480B total and 35B activated (whole billions), which the tests also check; the "
+               "exact figure is the hub total (read on " + READ_ON_2026_MORE + ")."),
     ),
     record(
         "qwen3-coder-30b-a3b", "Qwen3-Coder 30B-A3B Instruct", "Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3",

@@ -12,6 +12,8 @@ from typing import Any
 
 from calculators.catalog.model_record import (
     AIC_CONFIGS,
+    MMEVAL,
+    READ_ON_2026_MORE,
     KVFIT_CONFIGS,
     KVFIT_COUNTS,
     READ_ON_2026_MODELS,
@@ -36,7 +38,7 @@ _SMALL_VIT = {"depth": 24, "hidden_size": 1024, "intermediate_size": 4096, "deep
 _LARGE_VIT = {"depth": 27, "hidden_size": 1152, "intermediate_size": 4304, "deepstack_visual_indexes": [8, 16, 24]}
 
 
-def _qwen3_vl(size: str, text: dict[str, Any], vit: dict[str, Any], *, tie: bool) -> ModelRecord:
+def _qwen3_vl(size: str, text: dict[str, Any], vit: dict[str, Any], published: int, *, tie: bool) -> ModelRecord:
     repo = f"Qwen/Qwen3-VL-{size}-Instruct"
     moe = "num_experts" in text
     text_config = {
@@ -54,10 +56,11 @@ def _qwen3_vl(size: str, text: dict[str, Any], vit: dict[str, Any], *, tie: bool
         {"model_type": "qwen3_vl_moe" if moe else "qwen3_vl", "tie_word_embeddings": tie,
          "text_config": text_config, "vision_config": vision_config},
         config_source(repo, AIC_CONFIGS.format(f"Qwen--Qwen3-VL-{size}-Instruct"), as_of=_D),
+        published,
+        hub_api_source(repo, "main", via=MMEVAL, as_of=READ_ON_2026_MORE),
         notes=(_QWEN3_VL_NOTE,
-               "No exact published count was found for this repository; "
-               "tests/data/model_counts_transformers.json gives the exact count of the configuration, split into "
-               "language model and vision tower, and the tests check it against the size in the name."),
+               "The hub total (read on " + READ_ON_2026_MORE + ") equals what transformers 5.23 builds from these "
+               "values; tests/data/model_counts_transformers.json splits it into language model and vision tower."),
     )
 
 
@@ -93,20 +96,20 @@ def _gemma3_vl(size: str, text: dict[str, Any], published: int, query_scalar: in
 RECORDS: tuple[ModelRecord, ...] = (
     _qwen3_vl("2B", {"hidden_size": 2048, "num_hidden_layers": 28, "num_attention_heads": 16,
                      "num_key_value_heads": 8, "intermediate_size": 6144, "tie_word_embeddings": True},
-              _SMALL_VIT, tie=True),
+              _SMALL_VIT, 2127532032, tie=True),
     _qwen3_vl("4B", {"hidden_size": 2560, "num_hidden_layers": 36, "num_attention_heads": 32,
                      "num_key_value_heads": 8, "intermediate_size": 9728, "tie_word_embeddings": True},
-              _SMALL_VIT, tie=True),
+              _SMALL_VIT, 4437815808, tie=True),
     _qwen3_vl("8B", {"hidden_size": 4096, "num_hidden_layers": 36, "num_attention_heads": 32,
-                     "num_key_value_heads": 8, "intermediate_size": 12288}, _LARGE_VIT, tie=False),
+                     "num_key_value_heads": 8, "intermediate_size": 12288}, _LARGE_VIT, 8767123696, tie=False),
     _qwen3_vl("32B", {"hidden_size": 5120, "num_hidden_layers": 64, "num_attention_heads": 64,
-                      "num_key_value_heads": 8, "intermediate_size": 25600}, _LARGE_VIT, tie=False),
+                      "num_key_value_heads": 8, "intermediate_size": 25600}, _LARGE_VIT, 33357390064, tie=False),
     _qwen3_vl("30B-A3B", {"hidden_size": 2048, "num_hidden_layers": 48, "num_attention_heads": 32,
                           "num_key_value_heads": 4, "intermediate_size": 6144, "moe_intermediate_size": 768,
-                          "num_experts": 128, "num_experts_per_tok": 8}, _LARGE_VIT, tie=False),
+                          "num_experts": 128, "num_experts_per_tok": 8}, _LARGE_VIT, 31070754032, tie=False),
     _qwen3_vl("235B-A22B", {"hidden_size": 4096, "num_hidden_layers": 94, "num_attention_heads": 64,
                             "num_key_value_heads": 4, "intermediate_size": 12288, "moe_intermediate_size": 1536,
-                            "num_experts": 128, "num_experts_per_tok": 8}, _LARGE_VIT, tie=False),
+                            "num_experts": 128, "num_experts_per_tok": 8}, _LARGE_VIT, 235670022896, tie=False),
     record(
         "mistral-small-3.1-24b-vision", "Mistral Small 3.1 24B Instruct with vision",
         "mistralai/Mistral-Small-3.1-24B-Instruct-2503", "mistral",
