@@ -46,7 +46,7 @@ NEW_2026_PENDING = (
 
 def test_new_models_are_registered_or_pending_and_dated() -> None:
     assert set(NEW_2026_REGISTERED) <= set(model_ids())
-    assert set(NEW_2026_PENDING) == set(PENDING)
+    assert set(NEW_2026_PENDING) <= set(PENDING)  # the rest: test_model_catalog_2026_more.py
     assert not set(PENDING) & set(model_ids())  # pending records are not selectable yet
     for rid in NEW_2026_REGISTERED + NEW_2026_PENDING:
         record = PENDING.get(rid) or get_model_record(rid)

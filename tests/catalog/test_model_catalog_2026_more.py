@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from calculators.catalog.model_records import PENDING_FAMILIES_RECORDS
+from calculators.catalog.model_records.glm import GLM45_MTP
 from calculators.catalog.models import get_model, get_model_record, model_ids
 from calculators.model_config import spec_from_config
 
@@ -33,6 +34,16 @@ MORE_REGISTERED = (
     "deepseek-r1-distill-qwen-1.5b", "deepseek-r1-distill-qwen-7b",
 )
 
+MORE_PENDING = (
+    "olmo-2-13b", "olmo-3-7b", "olmo-3-32b", "olmoe-1b-7b", "granite-4.0-350m", "granite-4.0-1b", "granite-4.0-micro",
+    "glm-4.7", "minimax-m2", "minimax-m2.1",
+)
+FIRST_PENDING = (
+    "llama-4-scout-17b-16e", "llama-4-maverick-17b-128e", "glm-4.5", "glm-4.5-air", "glm-4.6",
+    "kimi-k2-instruct", "deepseek-v3.2", "minimax-m2.7", "granite-4.0-h-small", "smollm3-3b", "olmo-2-7b",
+)
+PENDING = {r.id: r for r in PENDING_FAMILIES_RECORDS}
+
 
 def test_the_batch_is_registered_dated_and_counted() -> None:
     assert set(MORE_REGISTERED) <= set(model_ids())
@@ -43,8 +54,57 @@ def test_the_batch_is_registered_dated_and_counted() -> None:
         assert COUNTS[rid]["registered"] and COUNTS[rid]["transformers"] == "5.23.0", rid
 
 
+def test_pending_records_of_the_batch() -> None:
+    """Every pending record is one of the two batches; this batch's are dated and counted by transformers."""
+    assert set(PENDING) == set(FIRST_PENDING) | set(MORE_PENDING)
+    for rid in MORE_PENDING:
+        assert PENDING[rid].source.as_of == "2026-11-29", rid
+        assert not COUNTS[rid]["registered"] and PENDING[rid].published_parameters is not None, rid
+
+
 def test_the_catalog_reaches_100_models_with_the_pending_families() -> None:
     assert len(model_ids()) + len(PENDING_FAMILIES_RECORDS) >= 100
+
+
+def test_glm_4_6_mtp_layer_has_no_embedding_copies() -> None:
+    """GLM-4.6's hub total (356,785,898,816) is GLM-4.5's (358,337,791,296) less one 151,552 x 5120 embedding and
+    one head: the same transformers count, an MTP layer stored without its own copies. GLM-4.7's equals GLM-4.5's."""
+    glm45, glm46, glm47 = PENDING["glm-4.5"], PENDING["glm-4.6"], PENDING["glm-4.7"]
+    assert glm45.published_parameters - glm46.published_parameters == 2 * 151_552 * 5120
+    assert glm46.published_extra_elements == GLM45_MTP - 2 * 151_552 * 5120
+    assert glm47.published_parameters == glm45.published_parameters
+    assert COUNTS["glm-4.6"]["parameters"] == COUNTS["glm-4.7"]["parameters"] == COUNTS["glm-4.5"]["parameters"]
+
+
+def test_olmo_3_vocabulary_is_derived_from_both_totals() -> None:
+    """Each published total less its layers (by hand: q, k, v, o, q/k norms over all heads, SwiGLU MLP, two post-norms)
+    and final norm leaves exactly 2 x 100,278 x hidden for embedding and head. The 7B's layers are OLMo 2 7B's."""
+    def layers(hidden: int, kv: int, width: int, count: int) -> int:
+        return count * (2 * hidden * hidden + 2 * hidden * kv + hidden + kv + 3 * hidden * width + 2 * hidden) + hidden
+    for rid, hidden, kv, width, count in (("olmo-3-7b", 4096, 4096, 11008, 32), ("olmo-3-32b", 5120, 1024, 27648, 64)):
+        total = PENDING[rid].published_parameters
+        assert (total - layers(hidden, kv, width, count)) == 2 * 100_278 * hidden, rid
+        assert COUNTS[rid]["config"]["vocab_size"] == 100_278 and COUNTS[rid]["parameters"] == total
+    olmo2 = PENDING["olmo-2-7b"].published_parameters  # 7,298,617,344 with 100,352 rows
+    assert olmo2 - 2 * 100_352 * 4096 == PENDING["olmo-3-7b"].published_parameters - 2 * 100_278 * 4096
+
+
+def test_olmoe_expert_width_is_derived_from_the_total() -> None:
+    """16 layers x 64 experts x 3 matrices x 2048 x width: the default width 2048 gives 13,361,612,800 (transformers'
+    build of OlmoeConfig's defaults); 1024 gives the published 6,919,161,856."""
+    experts = 16 * 64 * 3 * 2048
+    assert 13_361_612_800 - experts * 2048 + experts * 1024 == 6_919_161_856 == COUNTS["olmoe-1b-7b"]["parameters"]
+
+
+def test_granite_dense_heads_are_tied() -> None:
+    """Granite 4.0 Micro by hand: tied 100,352 x 2560 embedding; 40 layers of q/o 2560^2, k/v 2560 x 8 x 64, a gated
+    shared MLP (2560 -> 2 x 8192, 8192 -> 2560) and two RMSNorms; a final norm. An untied head would add 100,352 x 2560."""
+    layer = 2 * 2560 * 2560 + 2 * 2560 * 512 + 3 * 2560 * 8192 + 2 * 2560
+    assert 100_352 * 2560 + 40 * layer + 2560 == PENDING["granite-4.0-micro"].published_parameters == 3_402_836_480
+    for rid in ("granite-4.0-350m", "granite-4.0-1b", "granite-4.0-micro"):
+        entry = COUNTS[rid]
+        assert entry["config"]["tie_word_embeddings"] is True
+        assert entry["parameters"] == PENDING[rid].published_parameters, rid
 
 
 @pytest.mark.parametrize(("rid", "total"), [

@@ -28,6 +28,7 @@ from calculators.catalog.model_records import (
     moe_2026,
     more_2026,
     open_2026,
+    pending_2026,
     phi,
     qwen,
     qwen_2026,
@@ -46,4 +47,5 @@ RECORDS: tuple[ModelRecord, ...] = (
 #: Records of families the config reader does not count yet: kept out of :data:`RECORDS`.
 PENDING_FAMILIES_RECORDS: tuple[ModelRecord, ...] = (
     llama4.RECORDS + glm.RECORDS + moe_2026.RECORDS + hybrid.GRANITE_RECORDS + open_2026.RECORDS
+    + pending_2026.RECORDS
 )

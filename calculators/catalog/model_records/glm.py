@@ -10,7 +10,9 @@ from calculators.catalog.model_record import (
     ATLAS_FEATURED,
     KVFIT_CONFIGS,
     KVFIT_COUNTS,
+    MOE_JOURNAL,
     READ_ON_2026_MODELS,
+    READ_ON_2026_MORE,
     ModelRecord,
     config_source,
     hub_api_source,
@@ -92,9 +94,13 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("zai-org/GLM-4.6", "a configuration manifest of zai-org/GLM-4.6 in a public GitHub "
                       "architecture write-up, and a full Glm4MoeForCausalLM config with the same values "
                       "(max_position_embeddings 202,752) in the tests of a public GitHub repository", as_of=_D),
+        356785898816,
+        hub_api_source("zai-org/GLM-4.6", "main", via=MOE_JOURNAL, as_of=READ_ON_2026_MORE),
+        extra=GLM45_MTP - 2 * 151552 * 5120,
         notes=(_GLM_NOTE, _MTP_NOTE,
                "GLM-4.6 keeps GLM-4.5's tensors and raises the context to 200K (max_position_embeddings 202,752).",
-               "No exact published count was found for this repository; with GLM-4.5's shapes it is "
-               "358,337,791,296 elements with the MTP layer."),
+               "Its hub total (read on " + READ_ON_2026_MORE + ") is GLM-4.5's less 1,551,892,480 = 2 x 151,552 x "
+               "5120: its MTP layer is stored without its own embedding and head copies, so published_extra_elements "
+               "is GLM-4.5's MTP layer less those two matrices."),
     ),
 )
