@@ -1,9 +1,9 @@
-"""Catalog records (pending): vision-language checkpoints, counted whole (language model + vision tower + projector).
+"""Catalog records: vision-language checkpoints, counted whole (language model + vision tower + projector).
 
-Qwen3-VL (dense and MoE), Mistral Small 3.1 with its Pixtral encoder, and Gemma 3 with its
-SigLIP encoder, each as the checkpoint's config.json nests it (``text_config`` and
-``vision_config``). Not registered: :mod:`calculators.model_config` reads only the
-``text_config`` today and would drop the vision tower from the weights.
+Qwen2.5-VL and Qwen3-VL (dense and MoE), Llama 3.2 Vision, Mistral Small 3.1 with its
+Pixtral encoder, and Gemma 3 with its SigLIP encoder, each as the checkpoint's config.json
+nests it (``text_config`` and ``vision_config``, or Qwen2.5-VL's top-level language model);
+:mod:`calculators.model_config.vision_language` reads the tower and the projector.
 """
 
 from __future__ import annotations
