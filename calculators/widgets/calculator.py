@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.errors import InputError, UnknownNameError
-from calculators.widgets.fields import Field, Value
-from calculators.widgets.inputs import CUSTOM, Values, model_spec
+from calculators.inputs.fields import Field, Value
+from calculators.inputs.shared import CUSTOM
+from calculators.widgets.inputs import Values, model_spec
 from calculators.widgets.views import config_echo_html
 
 

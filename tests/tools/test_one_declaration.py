@@ -33,10 +33,10 @@ from support import command_options
 
 from calculators import cli
 from calculators.commands import CLI_ONLY, FORM_ONLY, NO_COMMAND, face_only
+from calculators.inputs.fields import Field, int_field
+from calculators.inputs.shared import CUSTOM_GPU_NAMES, custom_gpu_fields
 from calculators.validate import none_if_auto
-from calculators.widgets.fields import Field, int_field
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import CUSTOM_GPU_NAMES, custom_gpu_fields
 from calculators.widgets.registry import calculator_names, get_calculator
 
 #: Options every subcommand has that no calculator declares (``CLI_ONLY`` says why).
