@@ -4,7 +4,7 @@ Layers, lowest first (a module may import its own layer and those below):
 
 0. ``errors``, ``dtypes``, ``version``, ``units``, ``columns``, ``tables``, ``inline_values``: words,
    units and the generic table machinery, which knows no page.
-1. ``config_input``, ``model``, ``model_config``: what a model is and how a config.json is read.
+1. ``config_input``, ``model``, ``model_layers``, ``model_vision``, ``model_config``: what a model is and how a config.json is read.
 2. ``catalog``, ``validate``, ``dtype_support``: facts with sources, and the checks of inputs against them.
 3. ``inputs``: the front door: the one reading of a model and of a GPU as a user names them, and the
    declaration of every input (``Field``) that the faces share. Nothing in the catalog resolves a user's
@@ -24,14 +24,16 @@ cycle is still a cycle). ``from calculators import cost`` imports ``calculators.
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
+from itertools import takewhile
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
 
 LAYER_OF_AREA: dict[str, int] = {
     "errors": 0, "dtypes": 0, "version": 0, "units": 0, "columns": 0, "tables": 0, "inline_values": 0,
-    "config_input": 1, "model": 1, "model_config": 1,
+    "config_input": 1, "model": 1, "model_layers": 1, "model_vision": 1, "model_config": 1,
     "catalog": 2, "validate": 2, "dtype_support": 2,
     "inputs": 3,
     "memory": 4,
@@ -155,3 +157,14 @@ def test_the_command_line_declares_its_inputs_outside_the_web_face() -> None:
     faces = [name for name in graph if name == "calculators.cli" or name.startswith("calculators.commands")]
     wrong = sorted(f"{name} imports {target}" for name in faces for target in graph[name] & web_only)
     assert faces and not wrong, "\n".join(wrong)
+
+
+def test_the_contributing_guide_names_the_layers() -> None:
+    """docs/reference/contributing.md lists the layers, lowest first, one table row each, with every area."""
+    guide = (PACKAGE.parent / "docs" / "reference" / "contributing.md").read_text(encoding="utf-8")
+    header = guide.index("| layer | areas of `calculators/`")
+    rows = takewhile(lambda line: line.startswith("|"), guide[header:].splitlines()[2:])
+    listed = [set(re.findall(r"`([a-z_]+)`", row.split(" | ")[1])) for row in rows]
+    expected = [{area for area, layer in LAYER_OF_AREA.items() if layer == number and area}
+                for number in range(max(LAYER_OF_AREA.values()) + 1)]
+    assert listed == expected
