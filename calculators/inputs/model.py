@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from calculators.catalog.models import get_model
@@ -54,8 +55,13 @@ def resolve_model(value: ModelSpec | str | Mapping[str, Any] | os.PathLike[str],
     """
     if isinstance(value, ModelSpec):
         return value
-    if isinstance(value, Mapping) or isinstance(value, os.PathLike):
-        return spec_from_config(value, name=name)  # type: ignore[arg-type]
+    if isinstance(value, Mapping):
+        return spec_from_config(value, name=name)
+    if isinstance(value, os.PathLike):
+        path = os.fspath(value)
+        if not isinstance(path, str):
+            raise InputError(field, value, ACCEPTED)
+        return spec_from_config(Path(path), name=name)
     if not isinstance(value, str):
         raise InputError(field, value, ACCEPTED)
     text = value.strip()
