@@ -33,7 +33,6 @@ True
 
 from __future__ import annotations
 
-from calculators.catalog.custom_gpu import resolve_gpu
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import all_models, get_model
 from calculators.cost import cost_comparison
@@ -44,6 +43,7 @@ from calculators.errors import (
     UnknownNameError,
 )
 from calculators.fit import fit_inference, fit_training
+from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.inference import (
     inference_memory,
     kv_cache_bytes,

@@ -22,9 +22,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import all_gpus
-from calculators.catalog.models import all_models, resolve_model
+from calculators.catalog.models import all_models
 from calculators.commands import (
     add_options,
     calculator_of,
@@ -36,11 +35,13 @@ from calculators.commands import (
 from calculators.dtype_support import UnsupportedFormatError, on_gpu
 from calculators.errors import CalculatorError, InputError
 from calculators.fit import fit_inference, fit_training
+from calculators.inputs.fields import Field
+from calculators.inputs.gpu import resolve_gpu
+from calculators.inputs.model import resolve_model
 from calculators.memory.inference import inference_memory, inference_setup
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import training_setup
 from calculators.units import GIB
-from calculators.widgets.fields import Field
 from calculators.widgets.registry import fit_job_fields, get_calculator
 
 
@@ -221,7 +222,7 @@ def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
         fit = fit_training if args.job == "train" else fit_inference
         settings = engine_kwargs(args, _fit_job(args.job))
         if args.gpu:
-            gpus = [gpu_record("--gpu", args.gpu)]
+            gpus = [resolve_gpu(args.gpu, field="--gpu")]
             results = [fit(spec, gpus[0], **settings)]
         else:  # every catalog GPU, each in the 16-bit format it runs; one that cannot run the job is named
             gpus, results, refused = [], [], []

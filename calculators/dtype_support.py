@@ -46,11 +46,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.dtypes import DType
 from calculators.errors import InputError
+from calculators.validate import GPU_RECORD, instance_of
 
 _READ = "2026-11-25"
 TRANSFORMER_ENGINE = Source("NVIDIA Transformer Engine documentation: Datatype and hardware support matrix",
@@ -110,13 +110,14 @@ def _has_rate(gpu: GPU, fmt: str) -> bool:
     return rates.get(fmt) is not None
 
 
-def runs_natively(gpu: GPU | str, fmt: str) -> bool:
+def runs_natively(gpu: GPU, fmt: str) -> bool:
     """True when ``gpu`` multiplies in ``fmt`` (one of :data:`FORMATS`) natively.
 
-    >>> runs_natively("v100-sxm2-32gb", "bf16"), runs_natively("rtx-4090", "fp8"), runs_natively("b200", "fp4")
-    (False, True, True)
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> [runs_natively(get_gpu(gpu), fmt) for gpu, fmt in (("v100-sxm2-32gb", "bf16"), ("rtx-4090", "fp8"), ("b200", "fp4"))]
+    [False, True, True]
     """
-    record = gpu_record("gpu", gpu)
+    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
     if fmt not in FORMATS:
         raise InputError("format", fmt, f"one of {', '.join(FORMATS)}")
     capability = compute_capability(record)
@@ -127,28 +128,30 @@ def runs_natively(gpu: GPU | str, fmt: str) -> bool:
     return fmt == "fp32" or _has_rate(record, fmt)
 
 
-def native_formats(gpu: GPU | str) -> tuple[str, ...]:
+def native_formats(gpu: GPU) -> tuple[str, ...]:
     """The compute formats ``gpu`` runs natively, in :data:`FORMATS` order."""
     return tuple(fmt for fmt in FORMATS if runs_natively(gpu, fmt))
 
 
-def sixteen_bit(gpu: GPU | str) -> str:
+def sixteen_bit(gpu: GPU) -> str:
     """The 16-bit float format ``gpu`` runs: ``"bf16"`` where native, else ``"fp16"`` (same bytes).
 
-    >>> sixteen_bit("h100-sxm"), sixteen_bit("t4")
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> sixteen_bit(get_gpu("h100-sxm")), sixteen_bit(get_gpu("t4"))
     ('bf16', 'fp16')
     """
     return "bf16" if runs_natively(gpu, "bf16") else "fp16"
 
 
-def on_gpu(gpu: GPU | str, settings: Mapping[str, Any]) -> dict[str, Any]:
+def on_gpu(gpu: GPU, settings: Mapping[str, Any]) -> dict[str, Any]:
     """``settings`` in the 16-bit float format ``gpu`` runs: bf16 becomes fp16 where it has no BF16.
 
     For listings over the whole catalog (the fit table, ``mlhw fit`` without ``--gpu``): the
     bytes are the same, so each GPU is asked what it would really run. Other formats pass
     unchanged (and fp8 on a GPU without FP8 is still refused).
 
-    >>> on_gpu("v100-sxm2-32gb", {"weights": "bf16", "precision": "bf16-mixed", "batch": 4})
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> on_gpu(get_gpu("v100-sxm2-32gb"), {"weights": "bf16", "precision": "bf16-mixed", "batch": 4})
     {'weights': 'fp16', 'precision': 'fp16-mixed', 'batch': 4}
     """
     if sixteen_bit(gpu) == "bf16":
@@ -168,17 +171,18 @@ def _why_not(gpu: GPU, fmt: str) -> str:
     return f"{gpu.name} has no {fmt} rate given, so no native {fmt} path is assumed"
 
 
-def serving_notes(gpu: GPU | str, *, weights: str | DType = "bf16", kv_cache: str | DType = "bf16") -> tuple[str, ...]:
+def serving_notes(gpu: GPU, *, weights: str | DType = "bf16", kv_cache: str | DType = "bf16") -> tuple[str, ...]:
     """Check that ``gpu`` can serve weights and a KV cache in these formats; the notes to show.
 
     Raises:
         UnsupportedFormatError: (an ``InputError`` naming ``weights`` or ``kv_cache``) the GPU
             cannot multiply in the format asked, with the reason and what to use instead.
 
-    >>> serving_notes("rtx-3090", weights="int4", kv_cache="fp8")[0]
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> serving_notes(get_gpu("rtx-3090"), weights="int4", kv_cache="fp8")[0]
     'int4 weights are dequantised to 16 bits for each multiply (weight-only format; runs on any GPU here)'
     """
-    record = gpu_record("gpu", gpu)
+    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
     w, kv = DType.parse(weights, "weights"), DType.parse(kv_cache, "kv_cache")
     notes: list[str] = []
     if w in WEIGHT_ONLY:
@@ -198,18 +202,19 @@ def serving_notes(gpu: GPU | str, *, weights: str | DType = "bf16", kv_cache: st
     return tuple(notes)
 
 
-def training_notes(gpu: GPU | str, *, precision: str = "bf16-mixed", method: str = "full") -> tuple[str, ...]:
+def training_notes(gpu: GPU, *, precision: str = "bf16-mixed", method: str = "full") -> tuple[str, ...]:
     """Check that ``gpu`` can train in ``precision``; the notes to show (MPS limits on a Mac).
 
     Raises:
         UnsupportedFormatError: (naming ``precision``) bf16 on a GPU without BF16, with the fix.
 
-    >>> training_notes("v100-sxm2-32gb", precision="bf16-mixed")
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> training_notes(get_gpu("v100-sxm2-32gb"), precision="bf16-mixed")
     Traceback (most recent call last):
     ...
     calculators.dtype_support.UnsupportedFormatError: precision: got 'bf16-mixed'; expected a precision Tesla V100 SXM2 32GB runs: bf16 needs compute capability 8.0 or higher (Ampere or later); Tesla V100 SXM2 32GB has 7.0. Use fp16-mixed (same memory, loss scaling)
     """
-    record = gpu_record("gpu", gpu)
+    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
     fmt = "fp32" if precision == "fp32" else precision.split("-", 1)[0]
     if fmt not in FORMATS:
         raise InputError("precision", precision, "fp32, bf16-mixed, fp16-mixed, bf16 or fp16")

@@ -32,17 +32,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes, training_notes
+from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
 from calculators.memory.overhead import allocator_reserve_bytes, uncertainty_above_total
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
 from calculators.units import GIB
-from calculators.validate import instance_of, nonnegative_int, positive_int
+from calculators.validate import GPU_RECORD, instance_of, nonnegative_int, positive_int
 
 MAX_BYTES = 1 << 60  # far beyond any job or device
 ESTIMATE = "a MemoryEstimate (training_memory, inference_memory or vision_training_memory)"
@@ -102,13 +102,13 @@ class FitVerdict:
                 "uncertainty_bytes": self.uncertainty_bytes, "usable_bytes": self.usable_bytes}
 
 
-def footprint_on(estimate: MemoryEstimate, gpu: GPU | str) -> tuple[int, int]:
+def footprint_on(estimate: MemoryEstimate, gpu: GPU) -> tuple[int, int]:
     """``(total, uncertainty)`` of an estimate on ``gpu``.
 
     A Mac has no CUDA context and no cuBLAS workspaces: both leave the total there.
     """
     estimate = instance_of("estimate", estimate, MemoryEstimate, ESTIMATE)
-    gpu = gpu_record("gpu", gpu)
+    gpu = instance_of("gpu", gpu, GPU, GPU_RECORD)
     total = estimate.total_bytes
     if gpu.vendor == "Apple":
         total -= estimate.overhead.get("cuda_context", 0) + estimate.breakdown.get("cuda_workspaces", 0)
@@ -134,9 +134,9 @@ def verdict_for(total_bytes: int, uncertainty_bytes: int, usable_bytes: int) -> 
                       usable_bytes=usable_bytes)
 
 
-def fit_verdict(estimate: MemoryEstimate, gpu: GPU | str) -> FitVerdict:
-    """The one verdict of an estimate on a catalog GPU."""
-    record = gpu_record("gpu", gpu)
+def fit_verdict(estimate: MemoryEstimate, gpu: GPU) -> FitVerdict:
+    """The one verdict of an estimate on a GPU (a record: :func:`calculators.inputs.gpu.resolve_gpu` reads an id)."""
+    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
     total, uncertainty = footprint_on(estimate, record)
     return verdict_for(total, uncertainty, usable_memory_bytes(record))
 
@@ -244,17 +244,18 @@ def _inference_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tu
                                    kv_cache=str(settings.get("kv_cache", "bf16")))
 
 
-def inference_verdict(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:
+def inference_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:
     """The estimate and verdict of :func:`fit_inference`, without its searches (GPUs needed, largest batch and context).
 
     For a table of verdicts: each search costs dozens of estimates. Refuses what
     :func:`fit_inference` refuses (a format the GPU cannot run).
 
     >>> from calculators.catalog.models import get_model
-    >>> inference_verdict(get_model("llama-3-8b"), "rtx-4090", context=8192)[1].verdict
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> inference_verdict(get_model("llama-3-8b"), get_gpu("rtx-4090"), context=8192)[1].verdict
     'fits'
     """
-    record = gpu_record("gpu", gpu)
+    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
     estimate, _ = _inference_job(spec, record, settings)
     return estimate, fit_verdict(estimate, record)
 
@@ -265,7 +266,7 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult
     ``gpus_needed`` assumes tensor parallelism that splits weights, KV cache and
     activations evenly, with each GPU keeping its own runtime overhead.
     """
-    record = gpu_record("gpu", gpu)
+    record = resolve_gpu(gpu)
     estimate, notes = _inference_job(spec, record, settings)
     usable = usable_memory_bytes(record)
     needed: int | None = None
@@ -294,16 +295,17 @@ def _training_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tup
                                     method=str(settings.get("method", "full")))
 
 
-def training_verdict(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:
+def training_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:
     """The estimate and verdict of :func:`fit_training`, without its searches (GPUs needed, largest batch and sequence).
 
     For a table of verdicts. Refuses what :func:`fit_training` refuses.
 
     >>> from calculators.catalog.models import get_model
-    >>> training_verdict(get_model("llama-3-8b"), "rtx-4090", method="full", seq=2048)[1].verdict
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> training_verdict(get_model("llama-3-8b"), get_gpu("rtx-4090"), method="full", seq=2048)[1].verdict
     'does not fit'
     """
-    record = gpu_record("gpu", gpu)
+    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
     estimate, _ = _training_job(spec, record, settings)
     return estimate, fit_verdict(estimate, record)
 
@@ -314,7 +316,7 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     ``gpus_needed`` is the smallest data-parallel group whose ZeRO-3 shards fit when the
     job does not fit one GPU with the settings given.
     """
-    record = gpu_record("gpu", gpu)
+    record = resolve_gpu(gpu)
     estimate, notes = _training_job(spec, record, settings)
     verdict = fit_verdict(estimate, record)
     needed: int | None = 1 if verdict.fits else None
@@ -337,7 +339,7 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
                      notes=notes)
 
 
-def training_fit_advice(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> tuple[str, ...]:
+def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[str, ...]:
     """Single changes that make a training job *fit* one GPU of ``gpu``, cheapest first.
 
     Tried one at a time, each against :func:`fit_verdict`: gradient checkpointing, a
@@ -346,10 +348,11 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> tup
     checkpointing.
 
     >>> from calculators.catalog.models import get_model
-    >>> training_fit_advice(get_model("llama-3-8b"), "h100-sxm", method="full", batch=4)
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> training_fit_advice(get_model("llama-3-8b"), get_gpu("h100-sxm"), method="full", batch=4)
     ('QLoRA (4-bit NF4 base)', '4 GPUs with ZeRO-3 and gradient checkpointing')
     """
-    record = gpu_record("gpu", gpu)
+    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
     batch = int(settings.get("batch", 1))
     accumulation = int(settings.get("grad_accumulation", 1))
     gpus = int(settings.get("gpus", 1))

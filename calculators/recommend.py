@@ -62,9 +62,7 @@ from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.custom_gpu import CustomGPU
 from calculators.catalog.engines import DEFAULT_ENGINE
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU, all_gpus
-from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import UnsupportedFormatError, serving_notes, training_notes
 from calculators.dtypes import DType
@@ -79,6 +77,8 @@ from calculators.fit import (
     split_inference_footprint,
     verdict_for,
 )
+from calculators.inputs.gpu import resolve_gpu
+from calculators.inputs.model import resolve_model
 from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
 from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
 from calculators.memory.training import training_memory
@@ -118,7 +118,8 @@ class Workload:
     """What the user wants to run; every field is checked by :func:`recommend`.
 
     Attributes:
-        model: catalog model id or a :class:`~calculators.model.ModelSpec`.
+        model: a :class:`~calculators.model.ModelSpec`, a catalog model id, or a config.json (anything
+            :func:`~calculators.inputs.model.resolve_model` reads).
         job: ``"serve"``, ``"finetune"`` or ``"train"``.
         method: serving: weights format (one of ``WEIGHT_DTYPES``, e.g. ``"int4"``);
             training/fine-tuning: ``"full"``, ``"lora"`` or ``"qlora"``. ``None`` = :data:`DEFAULT_METHOD`.
@@ -136,7 +137,7 @@ class Workload:
         mfu: training utilisation; ``None`` = the fitted one of :func:`~calculators.performance.training_time.training_time`.
         objective: one of :data:`OBJECTIVES`: what the ranking optimises.
         gpus: the GPUs to consider (catalog ids, GPU records, or ``custom:``/``mac:`` descriptions of
-            :func:`~calculators.catalog.custom_gpu.resolve_gpu`, tried at one GPU: their link is
+            :func:`~calculators.inputs.gpu.resolve_gpu`, tried at one GPU: their link is
             unknown); ``None`` = the whole catalog.
         engine: serving: the inference engine whose efficiencies and fixed costs time the decode step
             (an id of :mod:`calculators.catalog.engines`, the ``engine`` of
@@ -165,14 +166,6 @@ def _optional_float(field: str, value: object, *, maximum: float) -> float | Non
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     return finite_float(field, value, minimum=0.0, maximum=maximum, allow_minimum=False)
-
-
-def _spec(model: ModelSpec | str) -> ModelSpec:
-    if isinstance(model, ModelSpec):
-        return model
-    if not isinstance(model, str):
-        raise InputError("model", model, "a catalog model id or a ModelSpec")
-    return get_model(model)
 
 
 def _check(target: float | None, value: float | None, *, at_most: bool = False) -> bool | None:
@@ -222,7 +215,7 @@ def _candidates(w: Workload, apple: bool) -> tuple[list[GPU], list[str]]:
         raise InputError("gpus", w.gpus, "a tuple of GPU ids or custom:/mac: descriptions")
     if not 1 <= len(w.gpus) <= MAX_CANDIDATES:
         raise InputError("gpus", len(w.gpus), f"1 to {MAX_CANDIDATES} GPUs")
-    return [gpu_record("gpus", g) for g in w.gpus], []
+    return [resolve_gpu(g, field="gpus") for g in w.gpus], []
 
 
 def recommend(workload: Workload) -> Recommendation:
@@ -246,7 +239,7 @@ def recommend(workload: Workload) -> Recommendation:
     if not isinstance(workload, Workload):
         raise InputError("workload", workload, "a Workload(model=..., job=...)")
     w = workload
-    spec = _spec(w.model)
+    spec = resolve_model(w.model)
     job = one_of("job", w.job, JOBS)
     method = w.method if w.method is not None else DEFAULT_METHOD[job]
     method = one_of("method", method, WEIGHT_DTYPES if job == "serve" else METHODS)

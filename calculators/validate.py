@@ -116,8 +116,20 @@ def one_of(field: str, value: Any, choices: Iterable[E]) -> E:
     raise UnknownNameError(field, value, names)
 
 
+#: What a function that takes a model record says when given anything else (:func:`instance_of`); an
+#: entry point reads a model id or a config.json first (:func:`calculators.inputs.model.resolve_model`).
+MODEL_RECORD = "a ModelSpec (calculators.get_model(id) or spec_from_config(...))"
+#: What a function that takes a GPU record says when given anything else; an entry point reads a GPU id
+#: or a ``custom:``/``mac:`` description first (:func:`calculators.inputs.gpu.resolve_gpu`).
+GPU_RECORD = "a GPU record (calculators.get_gpu(id) or calculators.resolve_gpu(text))"
+
+
 def model_spec(field: str, value: Any) -> ModelSpec:
     """Return ``value`` if it is a :class:`~calculators.model.ModelSpec`, else :class:`InputError`.
+
+    The engine's check of the model record it is given (its type only: a record is trusted); it
+    resolves nothing. A face or an entry point reads an id or a config.json into a record first, with
+    the one reader of a model, :func:`calculators.inputs.model.resolve_model`.
 
     >>> model_spec("spec", None)
     Traceback (most recent call last):
@@ -126,13 +138,14 @@ def model_spec(field: str, value: Any) -> ModelSpec:
     """
     from calculators.model import ModelSpec
 
-    if not isinstance(value, ModelSpec):
-        raise InputError(field, value, "a ModelSpec (calculators.get_model(id) or spec_from_config(...))")
-    return value
+    return instance_of(field, value, ModelSpec, MODEL_RECORD)
 
 
 def instance_of(field: str, value: Any, kind: type[T], expected: str) -> T:
     """Return ``value`` if it is a ``kind``, else :class:`InputError` naming ``field`` and ``expected``.
+
+    The one check of a record a function is given (a :class:`~calculators.model.ModelSpec` with
+    :data:`MODEL_RECORD`, a GPU with :data:`GPU_RECORD`): its type, never its content again.
 
     >>> instance_of("link", None, int, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
     Traceback (most recent call last):

@@ -29,6 +29,7 @@ from calculators.accuracy_real_gpu import (  # noqa: E402
     oom_runs,
     score_runs,
 )
+from calculators.catalog.gpus import get_gpu  # noqa: E402
 from calculators.catalog.usable_memory import usable_memory_bytes  # noqa: E402
 from calculators.memory.overhead import CUDA_CONTEXT_BYTES, FIT_MARGIN, RESERVE_FIT  # noqa: E402
 
@@ -100,7 +101,7 @@ def main(argv: list[str]) -> int:
               f"upper {estimate.total_upper_bytes / GIB:.2f} GiB")
     for boundary in load_boundaries(folder):
         fits, tight = boundary_answer(boundary, "h100-sxm")
-        over, right, conservative = boundary_factor_range(boundary, usable_memory_bytes("h100-sxm"))
+        over, right, conservative = boundary_factor_range(boundary, usable_memory_bytes(get_gpu("h100-sxm")))
         print(f"boundary: {boundary['label']}: ran up to {boundary['largest_batch_that_ran']}, "
               f"previously said {boundary['previous_answer']}, now fits {fits}, tight up to {tight}; "
               f"fit-margin factor over-promises at or below {over:.2f}, right up to {right:.2f}, "

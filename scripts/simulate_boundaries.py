@@ -45,6 +45,7 @@ from harness.order import allocation_order
 from calculators.accuracy_real_gpu import boundary_answer
 from calculators.catalog.model_record import thaw
 from calculators.catalog.models import get_model_record
+from calculators.catalog.gpus import get_gpu
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.memory.caching_allocator import AllocatorOutOfMemory, replay
 from calculators.memory.overhead import CUDA_CONTEXT_BYTES
@@ -103,7 +104,7 @@ def runs(model: str, job: str, harness_settings: dict[str, Any], batch: int) -> 
                 **harness_settings)
     events, _ = allocation_order(case)
     try:
-        replay(events, capacity_bytes=usable_memory_bytes(GPU) - CUDA_CONTEXT_BYTES)
+        replay(events, capacity_bytes=usable_memory_bytes(get_gpu(GPU)) - CUDA_CONTEXT_BYTES)
     except AllocatorOutOfMemory:
         return False
     return True
@@ -195,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         "source": ("simulated, not measured: each step's fake-tensor allocation order (scripts/harness/, torch "
                    f"{torch.__version__}, transformers {transformers.__version__}) replayed through "
                    "calculators.memory.caching_allocator with the capacity of one H100 80GB "
-                   f"({usable_memory_bytes(GPU)} B usable less a {CUDA_CONTEXT_BYTES >> 20} MiB CUDA context), "
+                   f"({usable_memory_bytes(get_gpu(GPU))} B usable less a {CUDA_CONTEXT_BYTES >> 20} MiB CUDA context), "
                    f"by scripts/simulate_boundaries.py on {datetime.date.today().isoformat()}"),
         "boundaries": boundaries,
     }

@@ -1,28 +1,31 @@
 """Your own hardware: a GPU described by its numbers, or a Mac by its unified memory, wherever a GPU id goes.
 
-:func:`resolve_gpu` accepts a catalog id or name, or one of two descriptions:
+The records here are built from a user's figures, each checked and named on its own:
 
-* ``custom:memory_gb=64,bandwidth_gbps=400,bf16_tflops=100`` with any of ``fp16_tflops``,
-  ``fp8_tflops``, ``fp32_tflops`` (dense, never the sparse headline), ``usable_gb`` (what
+* :func:`custom_gpu`: memory (GiB), bandwidth (GB/s) and any of the dense rates ``bf16_tflops``,
+  ``fp16_tflops``, ``fp8_tflops``, ``fp32_tflops`` (dense, never the sparse headline), ``usable_gb`` (what
   ``torch.cuda.mem_get_info()`` reports; default: the H100's measured share of its
   capacity), ``compute_capability`` (e.g. ``8.9``: decides bf16/fp8/fp4 support, else a
   format runs when its rate is given), ``pcie_gen`` (the link between cards in multi-GPU
   answers; assumed 4 when not given, stated in the record's notes) and ``name``;
-* ``mac:64`` or ``mac:memory_gb=64,bandwidth_gbps=546``: Apple silicon with that much
-  unified memory; the GPU may use macOS's default working set of it (2/3 up to 36 GB, 3/4
-  above: :func:`~calculators.catalog.apple_memory.apple_working_set_bytes`), with no CUDA
+* :func:`mac_gpu`: Apple silicon with that much unified memory; the GPU may use macOS's default
+  working set of it (2/3 up to 36 GB, 3/4 above:
+  :func:`~calculators.catalog.apple_memory.apple_working_set_bytes`), with no CUDA
   context or workspaces. Without ``bandwidth_gbps`` memory answers work and speed answers
   are refused, naming the missing number.
+
+A user writes them as ``custom:memory_gb=64,bandwidth_gbps=400,...`` or ``mac:64`` wherever a GPU
+id goes; :func:`calculators.inputs.gpu.resolve_gpu` reads that text.
 
 Memory sizes are GiB, as the catalog counts a vendor's "GB" (module
 :mod:`calculators.catalog.gpus`); bandwidth is decimal GB/s; rates are dense TFLOPS.
 
->>> gpu = resolve_gpu("custom:memory_gb=48, bandwidth_gbps=864, bf16_tflops=362.05, compute_capability=8.9")
+>>> gpu = custom_gpu(memory_gb=48, bandwidth_gbps=864, bf16_tflops=362.05, compute_capability="8.9")
 >>> gpu.name, gpu.memory_gib, gpu.memory_bandwidth_bytes_per_s
 ('Custom GPU (48 GiB)', 48.0, 864000000000.0)
->>> resolve_gpu("mac:64").vendor, round(resolve_gpu("mac:64").usable_bytes / 2**30)
+>>> mac_gpu(memory_gb=64).vendor, round(mac_gpu(memory_gb=64).usable_bytes / 2**30)
 ('Apple', 48)
->>> resolve_gpu("custom:memory_gb=0,bandwidth_gbps=1")
+>>> custom_gpu(memory_gb=0, bandwidth_gbps=1)
 Traceback (most recent call last):
 ...
 calculators.errors.InputError: memory_gb: got 0.0; expected a number from 0.001 to 65536 (GiB)
@@ -34,21 +37,16 @@ import math
 from dataclasses import dataclass
 
 from calculators.catalog.apple_memory import apple_working_set_bytes
-from calculators.catalog.gpus import GPU, get_gpu
+from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.errors import InputError
 from calculators.units import GIB
 
-CUSTOM_PREFIX = "custom:"
-MAC_PREFIX = "mac:"
 MAX_MEMORY_GB = 65536.0
 MAX_BANDWIDTH_GBPS = 1e6
 MAX_TFLOPS = 1e6
-_KEYS = ("memory_gb", "bandwidth_gbps", "bf16_tflops", "fp16_tflops", "fp8_tflops", "fp32_tflops", "usable_gb",
-         "compute_capability", "pcie_gen", "name")
 #: Host link of a custom GPU when ``pcie_gen`` is not given (assumed; only multi-GPU answers use it).
 DEFAULT_PCIE_GEN = 4
-_MAC_KEYS = ("memory_gb", "bandwidth_gbps", "name")
 _YOURS = Source("your own figures (custom GPU)", "user input", "2026-11-25", kind="assumed")
 
 
@@ -71,7 +69,12 @@ class CustomGPU(GPU):
 MIN_FIGURE = 0.001
 
 
-def _number(field: str, text: str, *, maximum: float, unit: str) -> float:
+def figure(field: str, text: str, *, maximum: float, unit: str) -> float:
+    """``text`` as a number from :data:`MIN_FIGURE` to ``maximum``, else :class:`InputError` naming ``field``.
+
+    >>> figure("memory_gb", "64", maximum=MAX_MEMORY_GB, unit="GiB")
+    64.0
+    """
     accepted = f"a number from {MIN_FIGURE:g} to {maximum:g} ({unit})"
     try:
         value = float(text)
@@ -80,21 +83,6 @@ def _number(field: str, text: str, *, maximum: float, unit: str) -> float:
     if not math.isfinite(value) or value < MIN_FIGURE or value > maximum:
         raise InputError(field, value, accepted)
     return value
-
-
-def _pairs(text: str, keys: tuple[str, ...], *, kind: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        key = key.strip().lower()
-        if not sep or key not in keys:
-            raise InputError("gpu", part.strip(), f"KEY=VALUE pairs of a {kind} GPU, keys: {', '.join(keys)}")
-        if key in pairs:
-            raise InputError(key, value.strip(), "one value (the key is given twice)")
-        pairs[key] = value.strip()
-    return pairs
 
 
 def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, bf16_tflops: float | None = None,
@@ -106,15 +94,15 @@ def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, bf16_tflops: float | 
     >>> custom_gpu(memory_gb=24, bandwidth_gbps=1008, bf16_tflops=165.2).bf16_dense_flop_per_s
     165200000000000.0
     """
-    memory = _number("memory_gb", str(memory_gb), maximum=MAX_MEMORY_GB, unit="GiB")
-    bandwidth = _number("bandwidth_gbps", str(bandwidth_gbps), maximum=MAX_BANDWIDTH_GBPS, unit="GB/s")
+    memory = figure("memory_gb", str(memory_gb), maximum=MAX_MEMORY_GB, unit="GiB")
+    bandwidth = figure("bandwidth_gbps", str(bandwidth_gbps), maximum=MAX_BANDWIDTH_GBPS, unit="GB/s")
 
     def rate(field: str, value: float | None) -> float | None:
-        return None if value is None else _number(field, str(value), maximum=MAX_TFLOPS, unit="dense TFLOPS") * 1e12
+        return None if value is None else figure(field, str(value), maximum=MAX_TFLOPS, unit="dense TFLOPS") * 1e12
 
     usable = None
     if usable_gb is not None:
-        usable_value = _number("usable_gb", str(usable_gb), maximum=memory, unit="GiB, at most memory_gb")
+        usable_value = figure("usable_gb", str(usable_gb), maximum=memory, unit="GiB, at most memory_gb")
         usable = int(usable_value * GIB)
     capability = None
     if compute_capability is not None:
@@ -147,8 +135,8 @@ def mac_gpu(*, memory_gb: float, bandwidth_gbps: float | None = None, name: str 
     >>> mac_gpu(memory_gb=64, bandwidth_gbps=546).name
     'Mac with 64 GB unified memory'
     """
-    memory = _number("memory_gb", str(memory_gb), maximum=MAX_MEMORY_GB, unit="GiB")
-    bandwidth = None if bandwidth_gbps is None else _number("bandwidth_gbps", str(bandwidth_gbps),
+    memory = figure("memory_gb", str(memory_gb), maximum=MAX_MEMORY_GB, unit="GiB")
+    bandwidth = None if bandwidth_gbps is None else figure("bandwidth_gbps", str(bandwidth_gbps),
                                                             maximum=MAX_BANDWIDTH_GBPS, unit="GB/s")
     label = (name or "").strip()[:60] or f"Mac with {memory:g} GB unified memory"
     return CustomGPU(id="mac", name=label, vendor="Apple", architecture="Apple silicon", segment="apple",
@@ -161,67 +149,10 @@ def mac_gpu(*, memory_gb: float, bandwidth_gbps: float | None = None, name: str 
                             "Apple publishes no TFLOPS figures: rates unknown, speeds are memory-time bounds."))
 
 
-def resolve_gpu(text: str | GPU) -> GPU:
-    """A catalog GPU (id or name), ``custom:KEY=VALUE,...`` or ``mac:GB`` / ``mac:KEY=VALUE,...``.
-
-    Raises:
-        UnknownNameError: an unknown catalog id (suggesting close ids).
-        InputError: a bad description, naming the key and its range.
-    """
-    if isinstance(text, GPU):
-        return text
-    if not isinstance(text, str):
-        raise InputError("gpu", text, "a catalog GPU id, custom:memory_gb=...,bandwidth_gbps=... or mac:GB")
-    raw = text.strip()
-    lower = raw.lower()
-    if lower.startswith(CUSTOM_PREFIX):
-        pairs = _pairs(raw[len(CUSTOM_PREFIX):], _KEYS, kind="custom")
-        numbers = {k: float(_number(k, v, maximum=MAX_MEMORY_GB if k.endswith("_gb") else MAX_TFLOPS,
-                                    unit="GiB" if k.endswith("_gb") else "GB/s" if k == "bandwidth_gbps"
-                                    else "dense TFLOPS"))
-                   for k, v in pairs.items() if k not in ("compute_capability", "name", "pcie_gen")}
-        for required in ("memory_gb", "bandwidth_gbps"):
-            if required not in pairs:
-                raise InputError(required, None, f"a number for a custom GPU ({text!r} has none)")
-        pcie = pairs.get("pcie_gen")
-        generation = None if pcie is None else (int(pcie) if pcie.strip().isdigit() else -1)
-        if generation == -1:
-            raise InputError("pcie_gen", pcie, "a PCIe generation: 3, 4, 5 or 6")
-        return custom_gpu(**numbers, compute_capability=pairs.get("compute_capability"), pcie_gen=generation,
-                          name=pairs.get("name"))
-    if lower.startswith(MAC_PREFIX):
-        body = raw[len(MAC_PREFIX):].strip()
-        if "=" not in body:
-            body = f"memory_gb={body.lower().removesuffix('gb').strip()}"
-        pairs = _pairs(body, _MAC_KEYS, kind="Mac")
-        if "memory_gb" not in pairs:
-            raise InputError("memory_gb", None, "the Mac's unified memory in GB, e.g. mac:64")
-        bandwidth = pairs.get("bandwidth_gbps")
-        return mac_gpu(memory_gb=_number("memory_gb", pairs["memory_gb"], maximum=MAX_MEMORY_GB, unit="GiB"),
-                       bandwidth_gbps=None if bandwidth is None else _number(
-                           "bandwidth_gbps", bandwidth, maximum=MAX_BANDWIDTH_GBPS, unit="GB/s"),
-                       name=pairs.get("name"))
-    return get_gpu(raw)
-
-
-def resolve_gpu_flag(text: str, flag: str = "--gpu") -> GPU:
-    """:func:`resolve_gpu` for the CLI: an error names the flag and the key (``--gpu memory_gb``).
-
-    >>> resolve_gpu_flag("custom:memory_gb=abc,bandwidth_gbps=1")
-    Traceback (most recent call last):
-    ...
-    calculators.errors.InputError: --gpu memory_gb: got 'abc'; expected a number from 0.001 to 65536 (GiB)
-    """
-    try:
-        return resolve_gpu(text)
-    except InputError as error:
-        raise error.renamed(flag if error.field == "gpu" else f"{flag} {error.field}") from None
-
-
 def memory_bandwidth_bytes_per_s(gpu: GPU) -> float:
     """The GPU's peak memory bandwidth, bytes/s; refuses a Mac given without one.
 
-    >>> memory_bandwidth_bytes_per_s(resolve_gpu("mac:32"))
+    >>> memory_bandwidth_bytes_per_s(mac_gpu(memory_gb=32))
     Traceback (most recent call last):
     ...
     calculators.errors.InputError: gpu: got 'Mac with 32 GB unified memory'; expected a GPU with a known memory bandwidth for a speed answer: give the Mac's bandwidth_gbps in GB/s (Apple lists it per chip), e.g. mac:memory_gb=32,bandwidth_gbps=400

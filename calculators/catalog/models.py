@@ -40,9 +40,8 @@ from calculators.catalog.model_record import ModelRecord
 from calculators.catalog.model_records import RECORDS as _RECORDS
 from calculators.errors import UnknownNameError
 from calculators.model import ModelSpec
-from calculators.model_config import spec_from_config
 
-__all__ = ["READ_ON", "ModelRecord", "all_models", "get_model", "get_model_record", "model_ids", "resolve_model"]
+__all__ = ["READ_ON", "ModelRecord", "all_models", "get_model", "get_model_record", "model_ids"]
 
 #: The catalog's as-of date: the latest day any of its configs or counts was read.
 READ_ON: str = max(s.as_of for r in _RECORDS for s in (r.source, r.published_parameters_source) if s is not None)
@@ -129,22 +128,6 @@ def model_name(id_or_name: str) -> str:
     'Llama 3 8B'
     """
     return get_model_record(id_or_name).name
-
-def resolve_model(value: str) -> ModelSpec:
-    """A catalog id or name, or a config.json given as a path or as JSON text.
-
-    The one reading of a ``--model`` argument that every ``mlhw`` subcommand shares.
-
-    >>> resolve_model("llama-3-8b").parameters
-    8030261248
-    >>> resolve_model('{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,'
-    ...               ' "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 10}').hidden_size
-    64
-    """
-    text = str(value).strip()
-    if text.lstrip("\ufeff \t\r\n").startswith(("{", "[")) or text.endswith(".json"):
-        return spec_from_config(text)
-    return get_model(text)
 
 
 def get_model(id_or_name: str) -> ModelSpec:

@@ -11,11 +11,12 @@ Apple silicon has no CUDA and no separate device memory: the GPU may wire at mos
 ``iogpu.wired_limit_mb`` sysctl overrides it). PyTorch's MPS backend refuses allocations
 past 1.7 x that working set by default, and the system pages to swap well before that.
 
->>> usable_memory_bytes("h100-sxm")
+>>> from calculators.catalog.gpus import get_gpu
+>>> usable_memory_bytes(get_gpu("h100-sxm"))
 85017493504
->>> round(usable_memory_bytes("rtx-4090") / 2**30, 2)
+>>> round(usable_memory_bytes(get_gpu("rtx-4090")) / 2**30, 2)
 23.64
->>> usable_memory_record("m4-max").source.kind
+>>> usable_memory_record(get_gpu("m4-max")).source.kind
 'derived'
 """
 
@@ -25,10 +26,10 @@ from dataclasses import dataclass
 
 from calculators.catalog.apple_memory import apple_working_set_bytes as apple_working_set_bytes
 from calculators.catalog.custom_gpu import CustomGPU
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.units import GIB, MIB
+from calculators.validate import GPU_RECORD, instance_of
 
 _READ = "2026-11-25"
 
@@ -159,13 +160,14 @@ _MAC_RULE_URL = "https://stencel.io/posts/apple-silicon-limitations-with-usage-o
 _BY_ID = {record.gpu_id: record for record in _RECORDS}
 
 
-def usable_memory_record(gpu: GPU | str) -> UsableMemory:
+def usable_memory_record(gpu: GPU) -> UsableMemory:
     """The usable-memory record of a GPU: the catalog's, or how a custom GPU's figure is obtained.
 
-    >>> usable_memory_record("custom:memory_gb=64,bandwidth_gbps=400").source.kind
+    >>> from calculators.catalog.custom_gpu import custom_gpu
+    >>> usable_memory_record(custom_gpu(memory_gb=64, bandwidth_gbps=400)).source.kind
     'derived'
     """
-    record = gpu_record("gpu", gpu)
+    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
     found = _BY_ID.get(record.id) if not isinstance(record, CustomGPU) else None
     if found is not None:
         return found
@@ -182,13 +184,13 @@ def usable_memory_record(gpu: GPU | str) -> UsableMemory:
         "tests/data/measurements_cuda/h100-sxm/env.json"), "give usable_gb for your card's reading")
 
 
-def usable_memory_bytes(gpu: GPU | str) -> int:
+def usable_memory_bytes(gpu: GPU) -> int:
     """Bytes one process can allocate on ``gpu`` (what fit decisions compare ``total_bytes`` with).
 
     A custom GPU uses its ``usable_gb`` when given; otherwise a Mac gets macOS's default
     working set and any other GPU the H100's measured share of its capacity (derived).
     """
-    record = gpu_record("gpu", gpu)
+    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
     if isinstance(record, CustomGPU):
         if record.usable_bytes is not None:
             return record.usable_bytes

@@ -45,11 +45,10 @@ from dataclasses import dataclass, field
 
 from calculators.catalog import utilisation_fit
 from calculators.catalog.engines import get_engine
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
 from calculators.model import ModelSpec
-from calculators.validate import finite_float, flag, one_of, positive_int
+from calculators.validate import GPU_RECORD, finite_float, flag, instance_of, one_of, positive_int
 
 #: Checkpointing settings: ``selective`` recomputes a small part of the forward and counts as none.
 CHECKPOINTING: tuple[str, ...] = ("none", "selective", "full")
@@ -62,7 +61,7 @@ LARGE_MICRO_BATCH_TOKENS = 1 << 20
 
 def gpu_family(gpu: GPU) -> str:
     """``hopper`` (GH100), ``ampere`` (GA100) or ``other``: the groups the published runs cover."""
-    gpu = gpu_record("gpu", gpu)
+    gpu = instance_of("gpu", gpu, GPU, GPU_RECORD)
     if "GH100" in gpu.architecture:
         return "hopper"
     if "GA100" in gpu.architecture:
@@ -209,7 +208,7 @@ def host_overhead_s(spec: ModelSpec, *, grad_checkpointing: bool = False) -> flo
 
 def fp8_peak_ratio(gpu: GPU) -> float:
     """The GPU's dense FP8 rate over its dense 16-bit rate (2 where either is not published)."""
-    gpu = gpu_record("gpu", gpu)
+    gpu = instance_of("gpu", gpu, GPU, GPU_RECORD)
     rate = gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s
     return gpu.fp8_dense_flop_per_s / rate if gpu.fp8_dense_flop_per_s and rate else 2.0
 
@@ -224,7 +223,7 @@ def ridge_tokens(gpu: GPU) -> float:
     >>> round(ridge_tokens(get_gpu("a100-80gb-sxm"))), round(ridge_tokens(get_gpu("h100-sxm")))
     (153, 295)
     """
-    gpu = gpu_record("gpu", gpu)
+    gpu = instance_of("gpu", gpu, GPU, GPU_RECORD)
     rate = gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s
     return rate / gpu.memory_bandwidth_bytes_per_s if rate else 0.0
 

@@ -2,9 +2,9 @@
 every subcommand's options are built from its calculator's fields.
 
 A named calculator is declared once, in :mod:`calculators.widgets.registry` or a module of
-:mod:`calculators.widgets.plugins`: its fields (:class:`~calculators.widgets.fields.Field`,
+:mod:`calculators.widgets.plugins`: its fields (:class:`~calculators.inputs.fields.Field`,
 each with its kind, range, help, default read from the engine and, where the command line
-spells it differently, :meth:`~calculators.widgets.fields.Field.option`), the engine
+spells it differently, :meth:`~calculators.inputs.fields.Field.option`), the engine
 functions they feed, its compute function and its views. The widget form, the URL state and
 the browser API read those fields; the subcommand's options are built from the same fields
 here (:func:`command_fields`, :func:`add_options`) and its ``run`` collects the engine's
@@ -32,10 +32,10 @@ import inspect
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from calculators.inputs.fields import Field
+from calculators.inputs.shared import CUSTOM_GPU_NAMES
 from calculators.validate import AUTO, default_of, none_if_auto, parameters_of
-from calculators.widgets.fields import Field
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import CUSTOM_GPU_NAMES
 from calculators.widgets.registry import calculator_names, get_calculator
 
 #: Why a custom GPU's numbers are form inputs only.
@@ -96,12 +96,14 @@ def face_only(table: dict[str, str], calculator: str, name: str) -> str | None:
 
 def command_fields(calculator: Calculator) -> tuple[Field, ...]:
     """The fields that are options of the subcommand built from ``calculator``: its form's fields, in
-    form order, less :data:`FORM_ONLY`, then its ``cli_fields``.
+    form order, less those the command line does not offer (:attr:`Field.faces
+    <calculators.inputs.fields.Field.faces>`, :data:`FORM_ONLY`), then its ``cli_fields``.
 
     >>> [field.cli_flag for field in command_fields(get_calculator("inference-memory"))][:3]
     ['--model', '--weights', '--kv-cache']
     """
-    shared = [field for field in calculator.fields if face_only(FORM_ONLY, calculator.name, field.name) is None]
+    shared = [field for field in calculator.fields
+              if "cli" in field.faces and face_only(FORM_ONLY, calculator.name, field.name) is None]
     return (*shared, *calculator.cli_fields)
 
 
@@ -125,7 +127,7 @@ def add_options(parser: argparse.ArgumentParser, fields: Sequence[Field],
     extra the command adds when given); so are the fields of an either/or group.
 
     >>> from calculators.memory.training_inputs import training_setup
-    >>> from calculators.widgets.fields import bool_field, int_field
+    >>> from calculators.inputs.fields import bool_field, int_field
     >>> parser = argparse.ArgumentParser()
     >>> add_options(parser, [int_field("seq", "Sequence", default=2048, maximum=8).option("tokens"),
     ...                      bool_field("grad_checkpointing", "Checkpointing", default=False)], [training_setup])
@@ -195,7 +197,7 @@ def command_settings(args: argparse.Namespace, command: str, *,
 def flag_aliases(fields: Iterable[Field]) -> dict[str, str]:
     """Engine keyword -> the flag that carries it, where the two are named differently (for error messages).
 
-    >>> from calculators.widgets.fields import int_field
+    >>> from calculators.inputs.fields import int_field
     >>> flag_aliases([int_field("latency_us", "Latency", default=1, maximum=9).option("us", keyword="latency_s")])
     {'latency_s': '--latency-us'}
     """

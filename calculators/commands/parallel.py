@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from calculators.catalog.models import resolve_model
 from calculators.commands import command_settings
+from calculators.inputs.model import resolve_model
 from calculators.parallel.step import step_communication
 from calculators.validate import finite_float
 

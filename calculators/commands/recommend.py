@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from calculators.catalog.custom_gpu import resolve_gpu_flag
-from calculators.catalog.models import resolve_model
 from calculators.commands import command_settings
+from calculators.inputs.gpu import resolve_gpu
+from calculators.inputs.model import resolve_model
 from calculators.performance.training_time import MAX_TOKENS
 from calculators.recommend import Workload, recommend
 from calculators.validate import token_count
@@ -25,5 +25,5 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
     settings = command_settings(args, COMMAND, besides=("model", "tokens", "gpus"))
     result = recommend(Workload(
         model=resolve_model(args.model), tokens=token_count("tokens", args.tokens, maximum=MAX_TOKENS),
-        gpus=None if not args.gpus else tuple(resolve_gpu_flag(text) for text in args.gpus), **settings))
+        gpus=None if not args.gpus else tuple(resolve_gpu(text, field="--gpu") for text in args.gpus), **settings))
     return result.to_dict(), result.to_text()

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from calculators.catalog.custom_gpu import resolve_gpu_flag
-from calculators.catalog.models import resolve_model
 from calculators.commands import command_settings
+from calculators.inputs.gpu import resolve_gpu
+from calculators.inputs.model import resolve_model
 from calculators.performance.serving_load import serving_load
 
 COMMAND = "serve-load"
@@ -23,5 +23,5 @@ COMMAND = "serve-load"
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the serving-load estimate; returns (JSON-ready dict, text)."""
     settings = command_settings(args, COMMAND)
-    result = serving_load(resolve_model(args.model), resolve_gpu_flag(args.gpu), **settings)
+    result = serving_load(resolve_model(args.model), resolve_gpu(args.gpu, field="--gpu"), **settings)
     return result.to_dict(), result.to_text()

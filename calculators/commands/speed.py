@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from calculators.catalog.custom_gpu import resolve_gpu_flag
-from calculators.catalog.models import resolve_model
 from calculators.commands import command_settings
+from calculators.inputs.gpu import resolve_gpu
+from calculators.inputs.model import resolve_model
 from calculators.performance.inference_speed import inference_speed
 
 COMMAND = "speed"
@@ -21,5 +21,5 @@ COMMAND = "speed"
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Compute the speed estimate; returns (JSON-ready dict, text)."""
     settings = command_settings(args, COMMAND)
-    result = inference_speed(resolve_model(args.model), resolve_gpu_flag(args.gpu), **settings)
+    result = inference_speed(resolve_model(args.model), resolve_gpu(args.gpu, field="--gpu"), **settings)
     return result.to_dict(), result.to_text()

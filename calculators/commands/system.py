@@ -11,8 +11,8 @@ import argparse
 from typing import Any
 
 from calculators import system
-from calculators.catalog.models import resolve_model
 from calculators.commands import command_settings
+from calculators.inputs.model import resolve_model
 from calculators.units import GIB
 from calculators.validate import default_of, finite_float
 

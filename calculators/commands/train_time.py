@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from calculators.catalog.custom_gpu import resolve_gpu_flag
-from calculators.catalog.models import resolve_model
 from calculators.commands import command_settings
+from calculators.inputs.gpu import resolve_gpu
+from calculators.inputs.model import resolve_model
 from calculators.performance.training_time import MAX_TOKENS, training_time
 from calculators.validate import token_count
 
@@ -27,5 +27,5 @@ def run(args: argparse.Namespace) -> tuple[Any, str]:
     if args.global_batch_tokens is not None:
         settings["global_batch_tokens"] = token_count("global_batch_tokens", args.global_batch_tokens,
                                                       maximum=MAX_TOKENS)
-    result = training_time(resolve_model(args.model), resolve_gpu_flag(args.gpu), **settings)
+    result = training_time(resolve_model(args.model), resolve_gpu(args.gpu, field="--gpu"), **settings)
     return result.to_dict(), result.to_text()

@@ -67,7 +67,7 @@ def estimate_job(model: str, settings: dict[str, Any], *, grad_checkpointing: bo
 
 def fit_cell(estimate: MemoryEstimate, gpu: str) -> str:
     """'yes', 'tight' or 'no': the fit verdict of :func:`calculators.fit.fit_verdict` on one GPU."""
-    return {"fits": "yes", "tight": "tight", "does not fit": "no"}[fit_verdict(estimate, gpu).verdict]
+    return {"fits": "yes", "tight": "tight", "does not fit": "no"}[fit_verdict(estimate, get_gpu(gpu)).verdict]
 
 
 def fits(estimate: MemoryEstimate, gpus: tuple[str, ...] = GPU_CLASSES) -> list[str]:

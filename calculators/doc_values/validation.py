@@ -10,6 +10,7 @@ True
 from __future__ import annotations
 
 from calculators import accuracy
+from calculators.catalog.gpus import get_gpu
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.inline_values import Value, ValueFunction, bound, declared_values, quantity
 from calculators.measurements import load_measurements
@@ -45,7 +46,7 @@ def p95_error(value_id: str) -> Value:
 
 def h100_usable(value_id: str) -> Value:
     """What one process could allocate on the measured H100 80GB, GiB (torch.cuda.mem_get_info() total)."""
-    return quantity(value_id, usable_memory_bytes("h100-sxm"), digits=2, unit="GiB", kind="measured",
+    return quantity(value_id, usable_memory_bytes(get_gpu("h100-sxm")), digits=2, unit="GiB", kind="measured",
                     description="Memory one process can allocate on an H100 80GB (mem_get_info total).",
                     assumptions=("tests/data/measurements_cuda/h100-sxm/env.json; calculators.catalog.usable_memory",))
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU, get_gpu  # noqa: F401 - get_gpu is used by the doctests
 from calculators.catalog.interconnects import (
     BRIDGE_BY_GPU,
@@ -38,7 +37,7 @@ from calculators.catalog.interconnects import (
 )
 from calculators.errors import InputError, UnknownNameError
 from calculators.parallel.collectives import MAX_GPUS, multi_node_ring_bytes_per_s, ring_steps
-from calculators.validate import AUTO, positive_int
+from calculators.validate import AUTO, GPU_RECORD, instance_of, positive_int
 
 #: GPUs in one node; larger jobs cross nodes (assumed: the HGX/DGX eight-GPU node).
 GPUS_PER_NODE = 8
@@ -60,7 +59,7 @@ def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
     >>> default_interconnect(get_gpu("h100-sxm")).id, default_interconnect(get_gpu("rtx-4090")).id
     ('nvlink4', 'pcie4-host')
     """
-    gpu = gpu_record("gpu", gpu)
+    gpu = instance_of("gpu", gpu, GPU, GPU_RECORD)
     text = gpu.interconnect or ""
     if gpu.id in BRIDGE_BY_GPU:
         if gpus <= 2:

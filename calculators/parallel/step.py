@@ -42,7 +42,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import BRIDGE_BY_GPU
 from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK
@@ -50,6 +49,7 @@ from calculators.catalog.utilisation import host_overhead_s, predicted_utilisati
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict
+from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, ZERO_STAGES
@@ -255,7 +255,7 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     Raises:
         InputError: an input is out of range, or the GPU has no published BF16 rate.
     """
-    spec, record = model_spec("spec", spec), gpu_record("gpu", gpu)
+    spec, record = model_spec("spec", spec), resolve_gpu(gpu)
     n = positive_int("gpus", gpus, maximum=MAX_GPUS)
     stage = positive_int("zero", zero, maximum=max(ZERO_STAGES), minimum=min(ZERO_STAGES))
     b = positive_int("batch", batch, maximum=MAX_BATCH)

@@ -47,13 +47,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import compute_capability, serving_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import footprint_on, split_inference_footprint, verdict_for
+from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.inference import MAX_CONTEXT, inference_memory, kv_cache_bytes, recurrent_state_bytes
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_communication
@@ -78,7 +78,7 @@ from calculators.performance.speed_setup import (
     speed_setup,
 )
 from calculators.performance.steps import DecodeStep, InferenceSpeed, Step
-from calculators.validate import model_spec, nonnegative_int
+from calculators.validate import GPU_RECORD, instance_of, model_spec, nonnegative_int
 
 __all__ = [
     "DEFAULT_BANDWIDTH_EFFICIENCY", "DEFAULT_COMPUTE_EFFICIENCY", "InferenceSpeed", "SpeedSetup", "Work",
@@ -228,7 +228,7 @@ def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
         A :class:`DecodeStep`; ``tokens_per_s`` is per sequence, ``aggregate_tokens_per_s``
         for the batch.
     """
-    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
+    spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
     setup = speed_setup(**settings)
     serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)  # refuses a format the GPU cannot run
     return _decode(spec, gpu, setup, setup.context)
@@ -264,7 +264,7 @@ def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
     >>> first.bound, round(first.time_s * 1000)  # milliseconds
     ('compute', 148)
     """
-    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
+    spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
     setup = speed_setup(**settings)
     serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)
     return _prefill(spec, gpu, setup)
@@ -332,7 +332,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     >>> speed.fits, speed.first_step.bound
     (True, 'memory')
     """
-    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
+    spec, gpu = model_spec("spec", spec), resolve_gpu(gpu)
     setup = speed_setup(**settings)
     format_notes = serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)  # refuses what the GPU cannot run
     new_tokens = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT)

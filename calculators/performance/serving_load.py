@@ -68,12 +68,12 @@ from typing import Any
 
 from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
 from calculators.catalog.engines import DEFAULT_ENGINE, Engine
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes
 from calculators.errors import InputError
 from calculators.fit import DOES_NOT_FIT, FitVerdict, footprint_on, split_inference_footprint, verdict_for
+from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, largest_fitting
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
@@ -255,7 +255,7 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     >>> busy.status, busy.output_tokens_per_s
     ('saturated', None)
     """
-    spec, record = model_spec("spec", spec), gpu_record("gpu", gpu)
+    spec, record = model_spec("spec", spec), resolve_gpu(gpu)
     prompt = positive_int("prompt_tokens", prompt_tokens, maximum=MAX_CONTEXT - 2)
     output = positive_int("output_tokens", output_tokens, minimum=2, maximum=MAX_CONTEXT - prompt)
     if (concurrency is None) == (request_rate_per_s is None):

@@ -68,7 +68,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpu_input import gpu_record
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
@@ -78,6 +77,7 @@ from calculators.dtype_support import training_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
+from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.kernels import layer_attention_path
 from calculators.memory.qlora_kernels import DEFAULT_QLORA_WEIGHTS, get_qlora_kernel
 from calculators.memory.training import training_memory
@@ -103,7 +103,7 @@ from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
 from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
 from calculators.performance.utilisation import predicted_utilisation, run_goodput
-from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
+from calculators.validate import GPU_RECORD, finite_float, flag, instance_of, model_spec, one_of, positive_int
 
 MAX_TOKENS = 10**16  # 10 quadrillion: 600 x the largest published pre-training run
 SECONDS_PER_HOUR = 3600.0
@@ -132,7 +132,7 @@ def default_mfu(gpu: GPU) -> tuple[float, Source]:
     >>> default_mfu(get_gpu("rtx-4090"))[1].kind
     'derived'
     """
-    gpu = gpu_record("gpu", gpu)
+    gpu = instance_of("gpu", gpu, GPU, GPU_RECORD)
     return predicted_utilisation(gpu), UTILISATION_SOURCE
 
 
@@ -355,7 +355,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     Raises:
         InputError: a value out of range, or a GPU with no published rate for the precision.
     """
-    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
+    spec, gpu = model_spec("spec", spec), resolve_gpu(gpu)
     tokens = positive_int("tokens", tokens, maximum=MAX_TOKENS)
     gpus = positive_int("gpus", gpus, maximum=MAX_GPUS)
     precision = one_of("precision", precision, PRECISIONS)
@@ -525,7 +525,7 @@ def eager_attention_s(spec: ModelSpec, gpu: GPU, *, batch: int, seq: int, grad_c
     >>> round(32 * 4 * 32 * 1024**2 * 54 / get_gpu("a100-80gb-sxm").memory_bandwidth_bytes_per_s / t, 6)
     1.0
     """
-    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
+    spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
     passes = 2 if flag("grad_checkpointing", grad_checkpointing) else 1
     scores = spec.attention_layers * positive_int("batch", batch, maximum=MAX_BATCH) * spec.num_attention_heads \
         * positive_int("seq", seq, maximum=MAX_SEQ) ** 2
@@ -550,7 +550,7 @@ def dequantisation_s(spec: ModelSpec, gpu: GPU, *, qlora_weights: str = DEFAULT_
     >>> round(t / (2 * spec.linear_parameters * 16.5 / gpu.memory_bandwidth_bytes_per_s), 6)
     1.0
     """
-    spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
+    spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
     kernel = get_qlora_kernel(qlora_weights)
     return (kernel.passes(grad_checkpointing=grad_checkpointing) * spec.linear_parameters * kernel.bytes_per_weight
             / gpu.memory_bandwidth_bytes_per_s)

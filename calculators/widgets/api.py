@@ -29,9 +29,9 @@ from collections.abc import Mapping
 
 from calculators.config_input import MAX_CONFIG_BYTES, check_json_depth
 from calculators.errors import CalculatorError, InputError
-from calculators.widgets.fields import Value
-from calculators.widgets.form import form_markup, widget_markup
+from calculators.inputs.fields import Value
 from calculators.widgets.calculator import Calculator
+from calculators.widgets.form import form_markup, widget_markup
 from calculators.widgets.registry import calculator_names, get_calculator
 
 __all__ = ["calculator_names", "compute_json", "form_html", "self_check", "share_json", "warm_up", "widget_html"]

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.errors import InputError, UnknownNameError
-from calculators.widgets.fields import Field, Value
-from calculators.widgets.inputs import CUSTOM, Values, model_spec
+from calculators.inputs.fields import Field, Value
+from calculators.inputs.shared import CUSTOM
+from calculators.widgets.inputs import Values, model_spec
 from calculators.widgets.views import config_echo_html
 
 
@@ -31,7 +32,7 @@ class Calculator:
             (an engine error is shown next to that input).
         engines: the engine functions whose keywords the inputs feed; an input is named after
             its keyword (or in ``aliases``) and reads its default from their signatures
-            (:func:`~calculators.widgets.fields.default_of`).
+            (:func:`~calculators.inputs.fields.default_of`).
         own_defaults: input -> why its default is not read from ``engines``: the engine has
             none, the form deliberately opens elsewhere, or the input feeds no engine keyword.
             ``tests/tools/test_faces_agree.py`` checks every other input against the engine.

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 
-from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
 from calculators.config_input import MAX_CONFIG_BYTES
-from calculators.widgets.fields import NONE, NONE_SPELLINGS, Field, Value
+from calculators.inputs.fields import NONE, NONE_SPELLINGS, Field, Value
+from calculators.version import __version__
 from calculators.widgets.calculator import Calculator
+from calculators.widgets.fields import choice_texts
 
 #: Shown under the result until the browser has recomputed it.
 STATIC_STATUS = "Computed for the inputs shown when this page was built; change any input to recompute."
@@ -99,7 +100,7 @@ def field_html(field: Field, value: Value, *, prefix: str, hidden: bool = False)
     elif field.kind == "choice":
         options = "".join(
             f"<option{_attr('value', choice)}{' selected' if choice == _text(value) else ''}>{escape(text)}</option>"
-            for choice, text in zip(field.choices, field.labels))
+            for choice, text in zip(field.choices, choice_texts(field)))
         control = f"<select{common}>{options}</select>"
     elif field.kind == "bool":
         control = f'<input type="checkbox"{common} value="true"{" checked" if value is True else ""}>'

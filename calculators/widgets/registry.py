@@ -30,23 +30,21 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import UnsupportedFormatError, on_gpu, serving_notes, sixteen_bit, training_notes
 from calculators.errors import InputError, UnknownNameError
 from calculators.fit import FitResult, fit_inference, fit_training
+from calculators.inputs.fields import Field, bool_field, choice_field, cli_field, default_of, int_field, text_field
+from calculators.inputs.shared import (
+    CUSTOM_GPU_NAMES,
+    GPU_HELP,
+    custom_gpu_fields,
+    gpu_field,
+    model_config_field,
+    model_field,
+)
 from calculators.memory import inference, training, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.weights import weight_bytes
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.fields import Field, bool_field, choice_field, cli_field, default_of, int_field, text_field
-from calculators.widgets.inputs import (
-    CUSTOM_GPU_NAMES,
-    GPU_HELP,
-    Values,
-    custom_gpu_fields,
-    gpu_field,
-    gpu_from_values,
-    model_config_field,
-    model_field,
-    model_spec,
-)
+from calculators.widgets.inputs import Values, gpu_from_values, model_spec
 from calculators.widgets.views import FitView, KVCacheView, MemoryView, fit_html, kv_cache_html, memory_html
 
 #: Why a memory form's GPU is not an engine input (:attr:`Calculator.own_defaults`).

@@ -24,10 +24,11 @@ from collections.abc import Mapping
 from html.parser import HTMLParser
 from typing import Any
 
-from calculators.version import __version__
 from calculators.catalog.edition import catalog_as_of
-from calculators.widgets.fields import NONE_SPELLINGS, Field, Value
+from calculators.inputs.fields import NONE_SPELLINGS, Field, Value
+from calculators.version import __version__
 from calculators.widgets.calculator import Calculator
+from calculators.widgets.fields import choice_texts
 from calculators.widgets.registry import get_calculator
 
 #: The longest config.json text a record carries (characters); a longer one is summarised.
@@ -107,7 +108,7 @@ def outputs_of(html: str) -> dict[str, Any]:
 def _shown(field: Field, value: Value) -> str:
     """A value as the form shows it: a choice's label, yes/no, a number as typed."""
     if field.kind == "choice":
-        for choice, text in zip(field.choices, field.labels):
+        for choice, text in zip(field.choices, choice_texts(field)):
             if choice == str(value):
                 return text
     if field.kind == "bool":

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from calculators import cli
-from calculators.catalog.custom_gpu import CustomGPU, resolve_gpu
+from calculators.catalog.custom_gpu import CustomGPU
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.prices import configuration_price, offers_for
@@ -18,6 +18,7 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import UnsupportedFormatError, native_formats, runs_natively, serving_notes
 from calculators.errors import InputError
 from calculators.fit import fit_inference, fit_training
+from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.inference import inference_memory
 from calculators.performance.inference_speed import decode_step, inference_speed
 from calculators.performance.training_time import training_time
@@ -64,7 +65,7 @@ def test_every_nvidia_gpu_has_a_capability_and_no_other_does() -> None:
     ("m4-max", ("fp32", "fp16", "bf16")),  # PyTorch #119641: MPS bf16 on macOS 14
 ])
 def test_native_formats_follow_the_support_matrices(gpu_id: str, formats: tuple[str, ...]) -> None:
-    assert native_formats(gpu_id) == formats
+    assert native_formats(get_gpu(gpu_id)) == formats
 
 
 def test_fp8_weights_on_an_a100_are_refused_with_the_reason_everywhere() -> None:
@@ -103,7 +104,7 @@ def test_weight_only_formats_run_everywhere_dequantised() -> None:
     for gpu in ("v100-sxm2-32gb", "t4", "a100-80gb-sxm"):
         speed = inference_speed(spec, get_gpu(gpu), weights="int4", kv_cache="fp16")
         assert any("dequantised to 16 bits" in note for note in speed.notes)
-    notes = serving_notes("a100-80gb-sxm", weights="int8", kv_cache="fp8")
+    notes = serving_notes(get_gpu("a100-80gb-sxm"), weights="int8", kv_cache="fp8")
     assert any("storage only" in note for note in notes)  # fp8 KV cache on Ampere: memory saved, no fp8 compute
 
 
@@ -232,7 +233,7 @@ def test_a_mac_gets_the_wired_share_no_cuda_terms_and_the_mps_limits() -> None:
     # macOS's default GPU working set: 3/4 of unified memory above 36 GB, 2/3 at or below
     # (calculators.catalog.usable_memory.apple_working_set_bytes; 48 of 64 GiB, 16 of 24 GiB).
     mac = resolve_gpu("mac:64")
-    assert usable_memory_bytes(mac) == 48 * GIB and usable_memory_bytes("mac:24") == 16 * GIB
+    assert usable_memory_bytes(mac) == 48 * GIB and usable_memory_bytes(resolve_gpu("mac:24")) == 16 * GIB
     spec = get_model("llama-3-8b")
     estimate = inference_memory(spec, context=8192)
     result = fit_inference(spec, mac, context=8192)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calculators import cli
-from calculators.catalog.gpus import all_gpus, get_gpu
+from calculators.catalog.gpus import GPU, all_gpus, get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import on_gpu
@@ -48,22 +48,22 @@ def test_verdict_definition_at_the_edges() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), batch=st.integers(1, 64),
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS).map(get_gpu), batch=st.integers(1, 64),
        context=st.integers(1, 65536))
-def test_inference_fits_is_never_given_over_usable_memory(model: str, gpu: str, batch: int, context: int) -> None:
+def test_inference_fits_is_never_given_over_usable_memory(model: str, gpu: GPU, batch: int, context: int) -> None:
     estimate = inference_memory(get_model(model), batch=batch, context=context)
     verdict = fit_verdict(estimate, gpu)
-    total, uncertainty = footprint_on(estimate, get_gpu(gpu))
+    total, uncertainty = footprint_on(estimate, gpu)
     usable = usable_memory_bytes(gpu)
     assert (verdict.verdict == "fits") == (total + uncertainty <= usable)
     assert (verdict.verdict == "does not fit") == (total > usable)
 
 
 @settings(max_examples=40, deadline=None)
-@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), batch=st.integers(1, 32),
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS).map(get_gpu), batch=st.integers(1, 32),
        seq=st.sampled_from([256, 1024, 2048, 4096]), method=st.sampled_from(["full", "lora", "qlora"]),
        ckpt=st.booleans())
-def test_a_larger_batch_never_fits_where_a_smaller_one_does_not(model: str, gpu: str, batch: int, seq: int,
+def test_a_larger_batch_never_fits_where_a_smaller_one_does_not(model: str, gpu: GPU, batch: int, seq: int,
                                                                 method: str, ckpt: bool) -> None:
     rank = {"fits": 0, "tight": 1, "does not fit": 2}
     spec = get_model(model)
@@ -74,9 +74,9 @@ def test_a_larger_batch_never_fits_where_a_smaller_one_does_not(model: str, gpu:
 
 
 @settings(max_examples=12, deadline=None)
-@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), batch=st.integers(1, 16),
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS).map(get_gpu), batch=st.integers(1, 16),
        method=st.sampled_from(["full", "lora", "qlora"]), context=st.sampled_from([1024, 8192, 32768]))
-def test_the_verdict_alone_is_the_fit_answers_verdict(model: str, gpu: str, batch: int, method: str,
+def test_the_verdict_alone_is_the_fit_answers_verdict(model: str, gpu: GPU, batch: int, method: str,
                                                       context: int) -> None:
     # The hardware page's fit matrix takes inference_verdict / training_verdict (no limit searches):
     # they must say what fit_inference / fit_training say for the same job.
@@ -93,9 +93,9 @@ def test_max_batch_is_the_last_batch_that_fits() -> None:
     spec = get_model("llama-3-8b")
     result = fit_training(spec, "h100-sxm", method="lora", seq=2048)
     assert result.max_batch >= 1
-    assert fit_verdict(training_memory(spec, method="lora", seq=2048, batch=result.max_batch), "h100-sxm").fits
+    assert fit_verdict(training_memory(spec, method="lora", seq=2048, batch=result.max_batch), get_gpu("h100-sxm")).fits
     assert not fit_verdict(training_memory(spec, method="lora", seq=2048, batch=result.max_batch + 1),
-                           "h100-sxm").fits
+                           get_gpu("h100-sxm")).fits
     assert result.max_batch <= result.max_batch_tight
 
 
@@ -127,7 +127,7 @@ def test_cli_api_widget_recommend_speed_and_time_give_one_verdict() -> None:
     # Full fine-tuning on 8 x H100 at ZeRO-0: training time carries the same verdict as fit.
     run = training_time(spec, get_gpu("h100-sxm"), tokens=10**9, gpus=8)
     assert run.memory is not None
-    assert run.memory.verdict == fit_verdict(training_memory(spec, gpus=8), "h100-sxm").verdict == "does not fit"
+    assert run.memory.verdict == fit_verdict(training_memory(spec, gpus=8), get_gpu("h100-sxm")).verdict == "does not fit"
     assert run.memory_advice and "WARNING" in run.to_text()
     cli_data, _ = cli.run(["train-time", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "8",
                            "--tokens", "1000000000", "--json"])

@@ -6,13 +6,16 @@ Layers, lowest first (a module may import its own layer and those below):
    units and the generic table machinery, which knows no page.
 1. ``config_input``, ``model``, ``model_layers``, ``model_vision``, ``model_config``: what a model is and how a config.json is read.
 2. ``catalog``, ``validate``, ``dtype_support``: facts with sources, and the checks of inputs against them.
-3. ``memory``; 4. ``fit``, ``model_flops`` (FLOP counts per token); 5. ``parallel``;
-   6. ``performance``, ``cost``, ``system``, ``checkpoint``,
+3. ``inputs``: the front door: the one reading of a model and of a GPU as a user names them, and the
+   declaration of every input (``Field``) that the faces share. Nothing in the catalog resolves a user's
+   input; the engine above resolves once, at its entry points, and passes records down.
+4. ``memory``; 5. ``fit``, ``model_flops`` (FLOP counts per token); 6. ``parallel``;
+   7. ``performance``, ``cost``, ``system``, ``checkpoint``,
    ``serving``: the engine.
-7. ``recommend`` (and ``recommend_result``) and the checks against measurements and claims (``claims``, ``accuracy*``,
+8. ``recommend`` (and ``recommend_result``) and the checks against measurements and claims (``claims``, ``accuracy*``,
    ``measurements``, ``peers``, ``rules_of_thumb``, ``speed_accuracy``).
-8. ``doc_tables``; 9. ``doc_values``; 10. ``table_registry``: the pages' content.
-11. ``widgets``, ``commands``; 12. ``cli``, ``__main__`` and the package itself: the faces.
+9. ``doc_tables``; 10. ``doc_values``; 11. ``table_registry``: the pages' content.
+12. ``widgets``, ``commands``; 13. ``cli``, ``__main__`` and the package itself: the faces.
 
 Every import counts, including those inside functions (an import deferred to break a
 cycle is still a cycle). ``from calculators import cost`` imports ``calculators.cost``.
@@ -21,7 +24,9 @@ cycle is still a cycle). ``from calculators import cost`` imports ``calculators.
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
+from itertools import takewhile
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
@@ -30,17 +35,18 @@ LAYER_OF_AREA: dict[str, int] = {
     "errors": 0, "dtypes": 0, "version": 0, "units": 0, "columns": 0, "tables": 0, "inline_values": 0,
     "config_input": 1, "model": 1, "model_layers": 1, "model_vision": 1, "model_config": 1,
     "catalog": 2, "validate": 2, "dtype_support": 2,
-    "memory": 3,
-    "fit": 4, "model_flops": 4,
-    "parallel": 5,
-    "performance": 6, "cost": 6, "system": 6, "checkpoint": 6, "serving": 6,
-    "recommend": 7, "recommend_result": 7, "claims": 7, "accuracy": 7, "accuracy_real_gpu": 7, "measurements": 7, "peers": 7,
-    "rules_of_thumb": 7, "speed_accuracy": 7,
-    "doc_tables": 8,
-    "doc_values": 9,
-    "table_registry": 10,
-    "widgets": 11, "commands": 11,
-    "cli": 12, "__main__": 12, "": 12,
+    "inputs": 3,
+    "memory": 4,
+    "fit": 5, "model_flops": 5,
+    "parallel": 6,
+    "performance": 7, "cost": 7, "system": 7, "checkpoint": 7, "serving": 7,
+    "recommend": 8, "recommend_result": 8, "claims": 8, "accuracy": 8, "accuracy_real_gpu": 8, "measurements": 8, "peers": 8,
+    "rules_of_thumb": 8, "speed_accuracy": 8,
+    "doc_tables": 9,
+    "doc_values": 10,
+    "table_registry": 11,
+    "widgets": 12, "commands": 12,
+    "cli": 13, "__main__": 13, "": 13,
 }
 
 
@@ -121,3 +127,44 @@ def test_the_checks_can_fail() -> None:
     assert "calculators.cost" in graph["calculators.recommend"]  # `from calculators import cost`
     assert "calculators" not in graph["calculators.recommend"]
     assert "calculators.memory.training" in graph["calculators.fit"]
+
+
+#: The modules that read a user's model or GPU (import the one reader of each): the engine's entry points
+#: (which resolve once and pass the records down) and the faces. A module below them takes records.
+RESOLVING_MODULES = {
+    "calculators", "calculators.inputs", "calculators.inputs.gpu", "calculators.inputs.model",
+    "calculators.fit", "calculators.parallel.step", "calculators.performance.inference_speed",
+    "calculators.performance.serving_load", "calculators.performance.training_time", "calculators.recommend",
+    "calculators.cli", "calculators.widgets.inputs",
+}
+
+
+def test_only_entry_points_and_faces_resolve_a_model_or_a_gpu() -> None:
+    readers = {"calculators.inputs.gpu", "calculators.inputs.model"}
+    resolving = {module for module, targets in _graph().items() if targets & readers}
+    unexpected = sorted(module for module in resolving - RESOLVING_MODULES if not module.startswith("calculators.commands"))
+    assert not unexpected, f"{unexpected} resolve a model or GPU: take a record instead (or add an entry point here)"
+    assert "calculators.commands.speed" in resolving and "calculators.fit" in resolving  # the check can fail
+
+
+def test_the_command_line_declares_its_inputs_outside_the_web_face() -> None:
+    """The CLI reads its fields and its model and GPU from ``inputs``; of the web face it uses only the
+    named calculators (``widgets.registry``, ``widgets.calculator``), until they move to a face-neutral place."""
+    web_only = {"calculators.widgets.fields", "calculators.widgets.inputs", "calculators.widgets.form",
+                "calculators.widgets.api", "calculators.widgets.share", "calculators.widgets.views",
+                "calculators.widgets.render", "calculators.widgets.markdown"}
+    graph = _graph()
+    faces = [name for name in graph if name == "calculators.cli" or name.startswith("calculators.commands")]
+    wrong = sorted(f"{name} imports {target}" for name in faces for target in graph[name] & web_only)
+    assert faces and not wrong, "\n".join(wrong)
+
+
+def test_the_contributing_guide_names_the_layers() -> None:
+    """docs/reference/contributing.md lists the layers, lowest first, one table row each, with every area."""
+    guide = (PACKAGE.parent / "docs" / "reference" / "contributing.md").read_text(encoding="utf-8")
+    header = guide.index("| layer | areas of `calculators/`")
+    rows = takewhile(lambda line: line.startswith("|"), guide[header:].splitlines()[2:])
+    listed = [set(re.findall(r"`([a-z_]+)`", row.split(" | ")[1])) for row in rows]
+    expected = [{area for area, layer in LAYER_OF_AREA.items() if layer == number and area}
+                for number in range(max(LAYER_OF_AREA.values()) + 1)]
+    assert listed == expected

@@ -33,12 +33,12 @@ import pytest
 from support import command_options
 
 from calculators import cli
+from calculators.inputs.fields import float_field, int_field
+from calculators.inputs.shared import custom_gpu_fields
 from calculators.memory.training_inputs import MAX_SEQ, training_setup
 from calculators.parallel.step import step_communication
 from calculators.validate import AUTO, none_if_auto
-from calculators.widgets.fields import float_field, int_field
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import custom_gpu_fields
 from calculators.widgets.registry import calculator_names, get_calculator
 
 Engines = tuple[Callable[..., Any], ...]

@@ -45,12 +45,12 @@ import calculators
 from calculators import cli
 from calculators.config_input import MAX_CONFIG_BYTES
 from calculators.errors import InputError
+from calculators.inputs.fields import NONE_SPELLINGS
+from calculators.inputs.shared import CUSTOM
 from calculators.model import ModelSpec
-from calculators.widgets.api import INTERNAL_ERROR, compute_json
-from calculators.widgets.fields import NONE_SPELLINGS
-from calculators.widgets.inputs import CUSTOM
-from calculators.widgets.registry import calculator_names, get_calculator
 from calculators.model_config import spec_from_config
+from calculators.widgets.api import INTERNAL_ERROR, compute_json
+from calculators.widgets.registry import calculator_names, get_calculator
 
 #: Cases per face in the test run; ``python -m tests.tools.test_fuzz_inputs N`` runs N per face.
 CASES = int(os.environ.get("MLHW_FUZZ_CASES", "400"))

@@ -10,7 +10,7 @@ of the registry and fails when:
 * the options of a subcommand are not the fields of its form, less the inputs
   ``commands.FORM_ONLY`` names, plus its ``cli_fields``, which ``commands.CLI_ONLY`` names
   (``fit train``: the fields the fit form shows for the training job);
-* an option's flag is not its field's (:attr:`~calculators.widgets.fields.Field.cli_flag`), or
+* an option's flag is not its field's (:attr:`~calculators.inputs.fields.Field.cli_flag`), or
   its default is not the engine signature's (scaled into the option's unit; ``None``, taking
   ``auto``, where the engine chooses; ``None`` where the engine requires it and the option is an
   optional extra);
@@ -33,10 +33,10 @@ from support import command_options
 
 from calculators import cli
 from calculators.commands import CLI_ONLY, FORM_ONLY, NO_COMMAND, face_only
+from calculators.inputs.fields import Field, int_field
+from calculators.inputs.shared import CUSTOM_GPU_NAMES, custom_gpu_fields
 from calculators.validate import none_if_auto
-from calculators.widgets.fields import Field, int_field
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import CUSTOM_GPU_NAMES, custom_gpu_fields
 from calculators.widgets.registry import calculator_names, get_calculator
 
 #: Options every subcommand has that no calculator declares (``CLI_ONLY`` says why).

@@ -17,10 +17,12 @@ from support import ROOT, load_script
 
 from calculators import __version__
 from calculators.catalog.edition import catalog_as_of
+from calculators.inputs.fields import NONE, float_field
+from calculators.inputs.shared import CUSTOM
 from calculators.widgets.api import compute_json, share_json, widget_html
-from calculators.widgets.fields import NONE, float_field
+from calculators.widgets.fields import choice_texts
 from calculators.widgets.form import field_html
-from calculators.widgets.inputs import CUSTOM, spec_from_config_text
+from calculators.widgets.inputs import spec_from_config_text
 from calculators.widgets.registry import calculator_names, get_calculator
 from calculators.widgets.render import Bar, labelled_bars_svg, stacked_bar_svg
 from calculators.widgets.share import outputs_of, share_markdown, share_record
@@ -40,7 +42,7 @@ def test_no_select_shows_a_raw_engine_id(name: str, field: Any) -> None:
     # Catalog fields (model, GPU) are labelled with each record's name, which may be its id (gpt-oss-20b).
     if field.choice_labels:
         return
-    raw = [choice for choice, text in zip(field.choices, field.labels) if choice == text]
+    raw = [choice for choice, text in zip(field.choices, choice_texts(field)) if choice == text]
     assert raw == [], f"{name}.{field.name} shows ids as labels: {raw}"
 
 

@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from calculators.catalog.gpus import gpu_ids
 from calculators.catalog.models import model_ids
 from calculators.errors import InputError
+from calculators.inputs.fields import KINDS, Field
+from calculators.inputs.shared import CUSTOM
 from calculators.memory import inference, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.widgets.api import INTERNAL_ERROR, compute_json, form_html, widget_html
-from calculators.widgets.fields import KINDS, Field
 from calculators.widgets.markdown import WidgetMarkupError, expand_widgets
-from calculators.widgets.inputs import CUSTOM
 from calculators.widgets.registry import calculator_names, get_calculator
 from calculators.widgets.render import chart_html
 

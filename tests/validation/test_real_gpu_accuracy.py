@@ -23,6 +23,7 @@ from calculators.accuracy_real_gpu import (
     oom_runs,
     score_runs,
 )
+from calculators.catalog.gpus import get_gpu
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.fit import fit_verdict
 from calculators.memory.overhead import CUDA_CONTEXT_BYTES, CUDA_WORKSPACE_BYTES, RESERVE_FIT
@@ -82,7 +83,7 @@ def test_the_run_that_ran_out_of_memory_does_not_fit() -> None:
     # 79.18 GiB; 72.06 GiB allocated by PyTorch" (the run's error message).
     ((label, estimate),) = oom_runs(RUNS, CONFIGS)
     assert "fp32 sdpa b4 x 2048" in label
-    assert fit_verdict(estimate, "h100-sxm").verdict == "does not fit"
+    assert fit_verdict(estimate, get_gpu("h100-sxm")).verdict == "does not fit"
     assert estimate.peak_allocated_bytes > 72.06 * 2**30
 
 
@@ -117,7 +118,7 @@ def test_context_is_the_median_non_pytorch_memory() -> None:
 
 def test_usable_memory_is_what_the_process_was_given() -> None:
     env = json.loads((DATA / "env.json").read_text(encoding="utf-8"))
-    assert usable_memory_bytes("h100-sxm") == env["total_bytes"]
+    assert usable_memory_bytes(get_gpu("h100-sxm")) == env["total_bytes"]
 
 
 BOUNDARIES = load_boundaries(DATA)

@@ -14,14 +14,15 @@ from typing import Any
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
+from calculators.inputs.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
+from calculators.inputs.shared import model_config_field, model_field
 from calculators.memory import training_inputs
 from calculators.parallel.collectives import MAX_EFFICIENCY, MAX_GPUS
 from calculators.parallel.ring_link import GPUS_PER_NODE
 from calculators.parallel.step import AUTO, COMM_DTYPES, StepCommunication, step_communication
 from calculators.units import gib
-from calculators.widgets.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import model_config_field, model_field, model_spec
+from calculators.widgets.inputs import model_spec
 from calculators.widgets.registry import engine_settings, get_calculator
 from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from calculators.catalog.engines import engine_ids, get_engine
 from calculators.catalog.interconnects import interconnect_ids
+from calculators.inputs.fields import Field, choice_field, default_of, float_field, int_field
+from calculators.inputs.shared import ENGINE_GPU, model_and_gpu_fields
 from calculators.memory import inference, training_inputs
 from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
@@ -24,8 +26,7 @@ from calculators.performance import serving_result
 from calculators.performance.steps import DecodeStep
 from calculators.units import gib
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.fields import Field, choice_field, default_of, float_field, int_field
-from calculators.widgets.inputs import ENGINE_GPU, Values, gpu_from_values, model_and_gpu_fields, model_spec
+from calculators.widgets.inputs import Values, gpu_from_values, model_spec
 from calculators.widgets.registry import engine_settings, get_calculator
 from calculators.widgets.render import Bar, color, labelled_bars_svg, notes_html, paragraph, table_html
 

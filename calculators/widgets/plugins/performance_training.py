@@ -14,14 +14,15 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
 from calculators.errors import InputError
+from calculators.inputs.fields import Field, bool_field, choice_field, default_of, float_field, int_field, tokens_field
+from calculators.inputs.shared import ENGINE_GPU, model_and_gpu_fields
 from calculators.memory import training_inputs
 from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
 from calculators.parallel.step import AUTO
 from calculators.performance import training_time as train
 from calculators.units import gib
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.fields import Field, bool_field, choice_field, default_of, float_field, int_field, tokens_field
-from calculators.widgets.inputs import ENGINE_GPU, Values, gpu_from_values, model_and_gpu_fields, model_spec
+from calculators.widgets.inputs import Values, gpu_from_values, model_spec
 from calculators.widgets.registry import engine_settings, get_calculator
 from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
 

@@ -15,6 +15,18 @@ from typing import Any
 from calculators.catalog import prices
 from calculators.catalog.engines import engine_ids, get_engine
 from calculators.catalog.gpus import all_gpus
+from calculators.inputs.fields import (
+    Field,
+    Value,
+    bool_field,
+    choice_field,
+    cli_field,
+    default_of,
+    float_field,
+    int_field,
+    tokens_field,
+)
+from calculators.inputs.shared import model_config_field, model_field
 from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES
 from calculators.memory.training_inputs import METHODS
 from calculators.recommend import (
@@ -32,19 +44,8 @@ from calculators.recommend import (
 )
 from calculators.units import GIB
 from calculators.validate import token_count
-from calculators.widgets.fields import (
-    Field,
-    Value,
-    bool_field,
-    choice_field,
-    cli_field,
-    default_of,
-    float_field,
-    int_field,
-    tokens_field,
-)
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import model_config_field, model_field, model_spec
+from calculators.widgets.inputs import model_spec
 from calculators.widgets.render import bars_svg, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]

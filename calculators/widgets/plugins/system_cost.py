@@ -18,11 +18,7 @@ from typing import Any
 from calculators import cost, system
 from calculators.catalog import prices
 from calculators.catalog.gpus import get_gpu
-from calculators.memory.weights import weight_bytes
-from calculators.model import ModelSpec
-from calculators.performance.training_time import TrainingTime, training_time
-from calculators.units import GIB, gib
-from calculators.widgets.fields import (
+from calculators.inputs.fields import (
     Field,
     Value,
     bool_field,
@@ -32,8 +28,13 @@ from calculators.widgets.fields import (
     int_field,
     tokens_field,
 )
+from calculators.inputs.shared import gpu_field, model_config_field, model_field
+from calculators.memory.weights import weight_bytes
+from calculators.model import ModelSpec
+from calculators.performance.training_time import TrainingTime, training_time
+from calculators.units import GIB, gib
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import gpu_field, model_config_field, model_field, model_spec
+from calculators.widgets.inputs import model_spec
 from calculators.widgets.render import bars_svg, chart_html, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]

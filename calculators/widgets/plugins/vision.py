@@ -17,6 +17,8 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.catalog.vision_models import VisionModel, all_vision_models, get_vision_model, vision_model_ids
 from calculators.config_input import load_config_text
 from calculators.errors import InputError
+from calculators.inputs.fields import Field, Value, choice_field, config_field, default_of, int_field
+from calculators.inputs.shared import DEFAULT_GPU
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.vision import (
@@ -27,9 +29,7 @@ from calculators.memory.vision import (
     vision_training_memory,
 )
 from calculators.units import gib
-from calculators.widgets.fields import Field, Value, choice_field, config_field, default_of, int_field
 from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import DEFAULT_GPU
 from calculators.widgets.render import chart_html, label, notes_html, paragraph, table_html
 from calculators.widgets.views import verdict_sentence
 

@@ -1,0 +1,93 @@
+"""A GPU and a model are read once per call, at the entry point, and passed down as records (issue #29).
+
+The one reader of each (:func:`calculators.inputs.gpu.resolve_gpu`,
+:func:`calculators.inputs.model.resolve_model`) is wrapped wherever a module holds it, so every
+call counts: a *read* turns what the user gave (an id, a description, a config) into a record; a
+*pass* is a record handed to an entry point again, which returns it untouched. Below the entry
+points nothing calls a reader (``tests/engine/test_import_layers.py`` lists who may); functions
+there take records and check only their type (``validate.instance_of``, ``validate.model_spec``), so that
+one called directly with ``None`` still names its argument (``tests/validation/test_public_records.py``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from calculators.catalog.gpus import GPU
+from calculators.catalog.models import get_model
+from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.errors import InputError
+from calculators.fit import fit_training, fit_verdict
+from calculators.inputs import gpu as gpu_input
+from calculators.inputs import model as model_input
+from calculators.memory.inference import inference_memory
+from calculators.model import ModelSpec
+from calculators.performance.training_time import training_time
+from calculators.recommend import Workload, recommend
+
+SPEC = get_model("llama-3-8b")
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
+    """Counts of ``gpu read``, ``gpu pass``, ``model read``, ``model pass`` while the test runs."""
+    counts: Counter[str] = Counter()
+
+    def counting(kind: str, reader: Callable[..., Any]) -> Callable[..., Any]:
+        def call(value: Any, **options: Any) -> Any:
+            counts[f"{kind} {'pass' if isinstance(value, (GPU, ModelSpec)) else 'read'}"] += 1
+            return reader(value, **options)
+        return call
+
+    readers = {"resolve_gpu": (gpu_input.resolve_gpu, "gpu"), "resolve_model": (model_input.resolve_model, "model")}
+    for module in [m for name, m in sys.modules.items() if name == "calculators" or name.startswith("calculators.")]:
+        for name, (reader, kind) in readers.items():
+            if getattr(module, name, None) is reader:
+                monkeypatch.setattr(module, name, counting(kind, reader))
+    yield counts
+
+
+def test_the_counter_sees_every_reader(reads: Counter[str]) -> None:
+    # A check of the check: the readers as the faces and the entry points hold them are counted.
+    from calculators.commands import speed
+    from calculators.fit import resolve_gpu as fit_reader
+
+    fit_reader("h100-sxm")
+    speed.resolve_model("llama-3-8b")
+    speed.resolve_model(SPEC)
+    assert reads == {"gpu read": 1, "model read": 1, "model pass": 1}
+
+
+def test_training_time_reads_its_gpu_once(reads: Counter[str]) -> None:
+    training_time(SPEC, "h100-sxm", tokens=10**9, method="lora", gpus=8, zero=3)
+    assert reads == {"gpu read": 1}  # the model arrives as a record and is not read
+
+
+def test_fit_reads_its_gpu_once(reads: Counter[str]) -> None:
+    fit_training(SPEC, "rtx-4090", method="full", batch=4)  # does not fit one GPU: the search for more runs too
+    assert reads == {"gpu read": 1}
+
+
+@pytest.mark.parametrize("job", ["serve", "finetune"])
+def test_recommend_reads_its_model_and_each_gpu_once(reads: Counter[str], job: str) -> None:
+    result = recommend(Workload(model="llama-3-8b", job=job, gpus=("h100-sxm", "mac:64")))
+    assert reads["model read"] == 1 and reads["gpu read"] == 2  # one model, two GPUs given
+    assert reads["model pass"] == 0
+    # Fine-tuning times each configuration that fits with training_time, an entry point, which is handed the
+    # record it already has (a pass: returned as it is, never read again).
+    timed = sum(1 for row in result.rows + result.tight_rows if row.tokens_per_s is not None)
+    assert reads["gpu pass"] == (timed if job == "finetune" else 0)
+
+
+def test_below_the_entry_points_a_gpu_must_be_a_record() -> None:
+    # A function below the entry points takes the record it is given and reads nothing: an id is refused,
+    # naming the argument and how to get a record.
+    estimate = inference_memory(SPEC)
+    for call in (lambda: usable_memory_bytes("h100-sxm"), lambda: fit_verdict(estimate, "h100-sxm")):
+        with pytest.raises(InputError, match=r"^gpu: got 'h100-sxm'; expected a GPU record"):
+            call()
