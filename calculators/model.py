@@ -160,9 +160,14 @@ class ModelSpec:
         return held
 
     @property
+    def state_mixer_layers(self) -> int:
+        """Layers with a Mamba or linear-attention mixer, alone or beside attention (Falcon-H1)."""
+        return sum(n for layer, n in self.layer_groups if layer.has_state)
+
+    @property
     def is_hybrid(self) -> bool:
-        """True when some layer is not an attention layer (state-space or linear-attention layers)."""
-        return self.attention_layers != self.num_layers
+        """True when some layer is not a plain attention layer: no attention, or a state mixer beside it (Falcon-H1)."""
+        return self.attention_layers != self.num_layers or self.state_mixer_layers > 0
 
     # ----------------------------------------------------------------- derived shapes
     @property
@@ -324,8 +329,7 @@ class ModelSpec:
         h = self.hidden_size
         shapes: list[tuple[tuple[int, int], int]] = []
         if self.mamba is not None and (count := self.count_layers(mixer="mamba")):
-            m = self.mamba
-            shapes += [((h, m.inner_size + m.conv_channels + m.num_heads), count), ((m.inner_size, h), count)]
+            shapes += [(shape, count) for shape in self.mamba.linear_shapes(hidden_size=h)]
         if self.linear_attention is not None and (count := self.count_layers(mixer="linear_attention")):
             g = self.linear_attention
             shapes += [((h, 2 * g.key_dim + 2 * g.value_dim), count), ((h, 2 * g.num_value_heads), count),

@@ -241,8 +241,9 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
                      "transformers re-expands one layer's cached sequence to per-head K and V at every step, "
                      "a temporary not modelled here")
     if state:
-        notes.append(f"{spec.state_layers} of {spec.num_layers} layers keep a fixed recurrent state instead of a KV "
-                     "cache (conv state in the activation dtype, recurrent state in fp32): it does not grow with the "
+        beside = " beside their KV cache" if spec.state_layers < spec.state_mixer_layers else " instead of a KV cache"
+        notes.append(f"{spec.state_mixer_layers} of {spec.num_layers} layers keep a fixed recurrent state{beside} "
+                     "(conv state in the activation dtype, recurrent state in fp32): it does not grow with the "
                      "context")
     if spec.max_position_embeddings is not None and setup.total_context > spec.max_position_embeddings:
         notes.append(f"context {setup.total_context} exceeds the model's max_position_embeddings "
