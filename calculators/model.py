@@ -104,6 +104,10 @@ class ModelSpec:
     final_logit_softcapping: float | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
     warnings: tuple[str, ...] = field(default=(), compare=False)  # what the reader must see first
+    # LoRA short names ("gate", "up", "down") that match the dense / shared-expert MLP's linears; None: those
+    # of a gated (gate, up, down) or ungated (up, down) MLP. Granite 4 names them input_linear and
+    # output_linear, which no default target matches: ().
+    mlp_lora_names: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not self.layers:
@@ -170,6 +174,13 @@ class ModelSpec:
         return self.attention_layers != self.num_layers or self.state_mixer_layers > 0
 
     # ----------------------------------------------------------------- derived shapes
+    @property
+    def mlp_linear_names(self) -> tuple[str, ...]:
+        """LoRA short names of the dense / shared-expert MLP's linears (what PEFT's ``target_modules`` can match)."""
+        if self.mlp_lora_names is not None:
+            return self.mlp_lora_names
+        return ("gate", "up", "down") if self.mlp_gated else ("up", "down")
+
     @property
     def q_dim(self) -> int:
         """Width of the query projection output (heads x head_dim)."""

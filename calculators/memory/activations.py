@@ -173,17 +173,27 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
             up_targets = len(targets & {"gate", "up"}) + (2 if "gate_up" in targets - {"gate", "up"} else 0)
         qkv_targets = qkv_targets if has_attention else 0
         up_targets = up_targets if has_mlp else 0
+        down_width = spec.moe.expert_intermediate_size if spec.moe and layer.mlp == "moe" else (
+            layer.mlp_width or spec.intermediate_size)
+        down_adapted = "down" in targets and has_mlp
+        if spec.is_hybrid:
+            # Per layer kind, as PEFT matches module names (calculators.memory.lora): the MLP's linears under
+            # the model's names; in a MoE layer only a shared expert's (routed experts are 3-D parameters).
+            shared = spec.moe.num_shared_experts if spec.moe and layer.mlp == "moe" else 0
+            names = spec.mlp_linear_names if layer.mlp == "dense" or shared else ()
+            wanted = targets | ({"gate", "up"} if "gate_up" in targets else set())
+            up_targets = len({"gate", "up"} & wanted & set(names)) * max(1, shared)
+            down_adapted = "down" in wanted and "down" in names
+            if shared and spec.moe is not None:
+                down_width = spec.moe.shared_intermediate_size
         lora += _lora_input_bytes(targets=qkv_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
         lora += _lora_input_bytes(targets=up_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
         if "o" in targets and has_attention:
             lora += _lora_input_bytes(targets=1, layout=layout, width=spec.q_dim, source_bytes=a)
-        if "down" in targets and has_mlp:
-            width = spec.moe.expert_intermediate_size if spec.moe and layer.mlp == "moe" else (
-                layer.mlp_width or spec.intermediate_size)
-            lora += _lora_input_bytes(targets=1, layout=layout, width=width, source_bytes=a)
+        if down_adapted:
+            lora += _lora_input_bytes(targets=1, layout=layout, width=down_width, source_bytes=a)
         rank_bytes = layout.compute_bytes if layout.autocast else layout.adapter_bytes
-        modules = (qkv_targets + up_targets + len(targets & {"o"}) * has_attention
-                   + len(targets & {"down"}) * has_mlp)
+        modules = (qkv_targets + up_targets + len(targets & {"o"}) * has_attention + int(down_adapted))
         lora += modules * rank_bytes * rank
     return LayerActivations(norms=norms, linear_inputs=linear_inputs, attention=attention, mlp=mlp, lora=lora)
 

@@ -200,6 +200,7 @@ def _granite_hybrid(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
         **fields,
         "intermediate_size": fields["intermediate_size"] if num_experts else shared,
         "mlp_bias": False,
+        "mlp_lora_names": (),  # input_linear and output_linear: no gate/up/down module for PEFT to match
         "moe": moe,
         "mamba": mamba,
         "layers": build_layers(mixers, ["moe" if num_experts else "dense"] * layers),

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from calculators.errors import ConfigError
+from calculators.errors import ConfigError, InputError
 from calculators.memory.inference import inference_memory, kv_cache_bytes, recurrent_state_bytes
+from calculators.memory.lora import lora_parameters
 from calculators.model_config import spec_from_config
 from calculators.model_layers import LayerSpec
 
@@ -300,3 +301,51 @@ def test_cache_and_state_bytes_equal_transformers_cache(family: str) -> None:
                     state += tensor.numel() * tensor.element_size() if isinstance(tensor, torch.Tensor) else 0
         assert kv == kv_cache_bytes(spec, batch=2, context=prompt + 1)
         assert state == recurrent_state_bytes(spec, batch=2, activation_bytes=2) > 0
+
+
+# ------------------------------------------------------------------ LoRA on hybrid models
+ALL_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+
+
+def test_lora_adapts_only_the_layers_that_have_the_modules() -> None:
+    # Jamba 1.5 Mini, rank 16: q, k, v, o in the 4 attention layers: 16 x ((4096 + 4096) + 2 x (4096 + 1024)
+    # + (4096 + 4096)) = 425,984 each; gate, up, down in the 16 dense-MLP layers: 3 x 16 x (4096 + 14,336)
+    # = 884,736 each. The Mamba mixers' in_proj/x_proj/dt_proj/out_proj match no target, and the routed
+    # experts are 3-D parameters, not modules (PEFT's target_modules leaves them alone).
+    assert lora_parameters(spec_from_config(JAMBA_MINI), rank=16, targets=ALL_TARGETS) == \
+        4 * 425_984 + 16 * 884_736
+    # Nemotron-H 8B: 4 attention blocks as above; its 24 squared-ReLU MLPs have up and down only:
+    # 2 x 16 x (4096 + 21,504) = 819,200 each ("gate" adapts nothing).
+    from tests.engine.test_model_layers import NEMOTRON_H_8B
+    assert lora_parameters(spec_from_config(NEMOTRON_H_8B), rank=16, targets=ALL_TARGETS) == \
+        4 * 425_984 + 24 * 819_200
+    # Granite-4.0-H-Small: its shared MLP is input_linear / output_linear, its experts 3-D: attention only.
+    assert lora_parameters(spec_from_config(GRANITE_H_SMALL), rank=16, targets=ALL_TARGETS) == 4 * 425_984
+
+
+def test_lora_on_a_model_without_target_modules_is_refused() -> None:
+    with pytest.raises(InputError) as info:
+        lora_parameters(spec_from_config(MAMBA_28B), rank=16, targets=ALL_TARGETS)
+    assert "none" in str(info.value)
+
+
+@pytest.mark.measure
+@pytest.mark.parametrize("family", ["jamba", "falcon_h1", "granitemoehybrid", "nemotron_h"])
+def test_lora_parameters_equal_peft_on_the_meta_device(family: str) -> None:
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    peft = pytest.importorskip("peft")
+    import warnings
+
+    raw = dict(_TINY[family])
+    model_type = raw.pop("model_type")
+    names = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj",
+             "down": "down_proj"}
+    with warnings.catch_warnings(), torch.device("meta"):
+        warnings.simplefilter("ignore")
+        model = transformers.AutoModelForCausalLM.from_config(transformers.AutoConfig.for_model(model_type, **raw))
+        present = {name.rsplit(".", 1)[-1] for name, _ in model.named_modules()}
+        targets = [module for module in names.values() if module in present]  # as the harness passes them
+        model = peft.get_peft_model(model, peft.LoraConfig(r=4, target_modules=targets, task_type="CAUSAL_LM"))
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    assert trainable == lora_parameters(spec_from_config(_TINY[family]), rank=4, targets=ALL_TARGETS)
