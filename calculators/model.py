@@ -108,6 +108,12 @@ class ModelSpec:
     # of a gated (gate, up, down) or ungated (up, down) MLP. Granite 4 names them input_linear and
     # output_linear, which no default target matches: ().
     mlp_lora_names: tuple[str, ...] | None = None
+    # Mamba / Mamba2 blocks add their mixer's output to an fp32 copy of the residual (residual_in_fp32):
+    # the residual stream is fp32 from the first block on, whatever the weights' dtype.
+    residual_in_fp32: bool = False
+    # The forward returns fp32 logits (lm_head(...).float(): Mamba, Mamba2, Nemotron-H), so the 16-bit ones
+    # are a temporary rather than kept beside their fp32 copy until the loss.
+    fp32_logits: bool = False
 
     def __post_init__(self) -> None:
         if not self.layers:

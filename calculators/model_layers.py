@@ -163,6 +163,8 @@ class MambaSpec:
         dt_bc_norms: Jamba's RMSNorms on dt (dt_rank) and on B and C (N each).
         out_proj_bias: a bias on out_proj when it differs from in_proj's (Falcon-H1's
             ``projectors_bias``); ``None``: as ``proj_bias``.
+        chunk_size: Mamba-2's scan chunk (``chunk_size`` / ``mamba_chunk_size``): no weight, but
+            the PyTorch scan's temporaries grow with it (:mod:`calculators.memory.state_mixers`).
     """
 
     version: int
@@ -177,6 +179,7 @@ class MambaSpec:
     gated_norm: bool = True
     dt_bc_norms: bool = False
     out_proj_bias: bool | None = None
+    chunk_size: int = 256
 
     @property
     def conv_channels(self) -> int:

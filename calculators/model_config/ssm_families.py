@@ -149,13 +149,14 @@ def _falcon_h1(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
         conv_bias=read_bool(data, "mamba_conv_bias", True),
         gated_norm=read_bool(data, "mamba_rms_norm", False),
         out_proj_bias=read_bool(data, "projectors_bias", False),
+        chunk_size=read_int(data, "mamba_chunk_size", maximum=MAX_TOKENS, default=256),
     )
     if heads % mamba.n_groups:
         raise ConfigError("mamba_n_groups", mamba.n_groups, f"a divisor of mamba_n_heads ({heads})")
     # mamba_expand sizes nothing once mamba_d_ssm is set; the µP multipliers scale activations (and a
-    # non-persistent mup_vector buffer); the chunk size and the gate's order change no tensor's shape;
+    # non-persistent mup_vector buffer); the gate's order changes no tensor's shape;
     # FalconH1DecoderLayer builds its MLP whatever mamba_use_mlp says (transformers 5.23).
-    acknowledge(data, "mamba_expand", "mamba_chunk_size", "mamba_norm_before_gate", "mamba_use_mlp",
+    acknowledge(data, "mamba_expand", "mamba_norm_before_gate", "mamba_use_mlp",
                 "ssm_multipliers", "ssm_in_multiplier", "ssm_out_multiplier", *_SCAN_KNOBS)
     return {**fields, "mamba": mamba, "layers": build_layers([("full_attention", "mamba")] * layers,
                                                              ["dense"] * layers)}
@@ -192,6 +193,7 @@ def _granite_hybrid(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
             n_groups=read_int(data, "mamba_n_groups", maximum=MAX_HEADS, default=1),
             proj_bias=read_bool(data, "mamba_proj_bias", False),
             conv_bias=read_bool(data, "mamba_conv_bias", True),
+            chunk_size=read_int(data, "mamba_chunk_size", maximum=MAX_TOKENS, default=256),
         )
     acknowledge(data, "mamba_*", *_SCAN_KNOBS)  # an attention-only Micro's Mamba keys build nothing
     # The shared MLP (input_linear: hidden -> 2 x shared, output_linear) is a gated MLP of width
@@ -225,6 +227,8 @@ def _mamba1(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
     return {
         **fields,
         "tie_word_embeddings": read_bool(data, "tie_word_embeddings", True),  # MambaConfig's default
+        "residual_in_fp32": read_bool(data, "residual_in_fp32", True),
+        "fp32_logits": True,  # MambaForCausalLM / FalconMambaForCausalLM: lm_head(...).float()
         "head_dim": hidden,
         "num_kv_heads": 1,
         "norms_per_layer": 1,
