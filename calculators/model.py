@@ -107,6 +107,16 @@ class ModelSpec:
     final_logit_softcapping: float | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
     warnings: tuple[str, ...] = field(default=(), compare=False)  # what the reader must see first
+    # LoRA short names ("gate", "up", "down") that match the dense / shared-expert MLP's linears; None: those
+    # of a gated (gate, up, down) or ungated (up, down) MLP. Granite 4 names them input_linear and
+    # output_linear, which no default target matches: ().
+    mlp_lora_names: tuple[str, ...] | None = None
+    # Mamba / Mamba2 blocks add their mixer's output to an fp32 copy of the residual (residual_in_fp32):
+    # the residual stream is fp32 from the first block on, whatever the weights' dtype.
+    residual_in_fp32: bool = False
+    # The forward returns fp32 logits (lm_head(...).float(): Mamba, Mamba2, Nemotron-H), so the 16-bit ones
+    # are a temporary rather than kept beside their fp32 copy until the loss.
+    fp32_logits: bool = False
 
     def __post_init__(self) -> None:
         if not self.layers:
@@ -163,11 +173,23 @@ class ModelSpec:
         return held
 
     @property
+    def state_mixer_layers(self) -> int:
+        """Layers with a Mamba or linear-attention mixer, alone or beside attention (Falcon-H1)."""
+        return sum(n for layer, n in self.layer_groups if layer.has_state)
+
+    @property
     def is_hybrid(self) -> bool:
-        """True when some layer is not an attention layer (state-space or linear-attention layers)."""
-        return self.attention_layers != self.num_layers
+        """True when some layer is not a plain attention layer: no attention, or a state mixer beside it (Falcon-H1)."""
+        return self.attention_layers != self.num_layers or self.state_mixer_layers > 0
 
     # ----------------------------------------------------------------- derived shapes
+    @property
+    def mlp_linear_names(self) -> tuple[str, ...]:
+        """LoRA short names of the dense / shared-expert MLP's linears (what PEFT's ``target_modules`` can match)."""
+        if self.mlp_lora_names is not None:
+            return self.mlp_lora_names
+        return ("gate", "up", "down") if self.mlp_gated else ("up", "down")
+
     @property
     def q_dim(self) -> int:
         """Width of the query projection output (heads x head_dim)."""
@@ -341,8 +363,7 @@ class ModelSpec:
         h = self.hidden_size
         shapes: list[tuple[tuple[int, int], int]] = []
         if self.mamba is not None and (count := self.count_layers(mixer="mamba")):
-            m = self.mamba
-            shapes += [((h, m.inner_size + m.conv_channels + m.num_heads), count), ((m.inner_size, h), count)]
+            shapes += [(shape, count) for shape in self.mamba.linear_shapes(hidden_size=h)]
         if self.linear_attention is not None and (count := self.count_layers(mixer="linear_attention")):
             g = self.linear_attention
             shapes += [((h, 2 * g.key_dim + 2 * g.value_dim), count), ((h, 2 * g.num_value_heads), count),

@@ -166,6 +166,10 @@ class MambaSpec:
         conv_bias: a bias on the convolution.
         gated_norm: Mamba-2's gated RMSNorm over D before out_proj.
         dt_bc_norms: Jamba's RMSNorms on dt (dt_rank) and on B and C (N each).
+        out_proj_bias: a bias on out_proj when it differs from in_proj's (Falcon-H1's
+            ``projectors_bias``); ``None``: as ``proj_bias``.
+        chunk_size: Mamba-2's scan chunk (``chunk_size`` / ``mamba_chunk_size``): no weight, but
+            the PyTorch scan's temporaries grow with it (:mod:`calculators.memory.state_mixers`).
     """
 
     version: int
@@ -179,6 +183,8 @@ class MambaSpec:
     conv_bias: bool = True
     gated_norm: bool = True
     dt_bc_norms: bool = False
+    out_proj_bias: bool | None = None
+    chunk_size: int = 256
 
     @property
     def conv_channels(self) -> int:
@@ -190,16 +196,23 @@ class MambaSpec:
     def linear_parameters(self, *, hidden_size: int) -> int:
         """Weights and biases of the mixer's ``nn.Linear`` projections."""
         d, n = self.inner_size, self.state_size
+        out_bias = self.proj_bias if self.out_proj_bias is None else self.out_proj_bias
+        out_proj = d * hidden_size + (hidden_size if out_bias else 0)
         if self.version == 1:
             in_proj = hidden_size * 2 * d + (2 * d if self.proj_bias else 0)
             x_proj = d * (self.dt_rank + 2 * n)
             dt_proj = self.dt_rank * d + d
-            out_proj = d * hidden_size + (hidden_size if self.proj_bias else 0)
             return in_proj + x_proj + dt_proj + out_proj
         width = d + self.conv_channels + self.num_heads
         in_proj = hidden_size * width + (width if self.proj_bias else 0)
-        out_proj = d * hidden_size + (hidden_size if self.proj_bias else 0)
         return in_proj + out_proj
+
+    def linear_shapes(self, *, hidden_size: int) -> list[tuple[int, int]]:
+        """``(in_features, out_features)`` of the mixer's ``nn.Linear`` projections, in module order."""
+        d, n = self.inner_size, self.state_size
+        if self.version == 1:  # in_proj, x_proj, dt_proj, out_proj
+            return [(hidden_size, 2 * d), (d, self.dt_rank + 2 * n), (self.dt_rank, d), (d, hidden_size)]
+        return [(hidden_size, d + self.conv_channels + self.num_heads), (d, hidden_size)]
 
     def other_parameters(self) -> int:
         """Conv filter (and bias), A_log, D, dt_bias and the norms: the weights that are not linears."""

@@ -17,6 +17,8 @@ implementation of a Llama-style decoder layer, tensor by tensor (checked with
   product is saved only when ``down_proj`` needs its input.
 * LoRA (PEFT) casts each adapted module's input to the adapter dtype (fp32) and saves
   that copy, plus the rank-r intermediate.
+* A Mamba or Gated DeltaNet mixer keeps what transformers' PyTorch scan keeps
+  (:mod:`calculators.memory.state_mixers`, traced); the CUDA kernels keep fewer.
 
 >>> from calculators.model_config import spec_from_config
 >>> spec = spec_from_config({"model_type": "llama", "hidden_size": 512,
@@ -33,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calculators.memory.kernels import layer_attention_path
+from calculators.memory.state_mixers import state_mixer_saved_bytes
 from calculators.model import ModelSpec
 from calculators.model_layers import LayerSpec
 
@@ -159,7 +162,7 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
         linear_inputs += _input_copies(consumers=mlp_in_consumers, layout=layout, width=h)
 
     attention = _attention_bytes(spec, layout=layout, seq=seq, o_needs_input=full) if has_attention else 0
-    attention += state_mixer_bytes(spec, layout=layout, layer=layer)
+    attention += state_mixer_bytes(spec, layout=layout, layer=layer, seq=seq)
 
     mlp = _mlp_bytes(spec, layout=layout, down_needs_input=full, layer=layer) if has_mlp else 0
 
@@ -173,19 +176,60 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
             up_targets = len(targets & {"gate", "up"}) + (2 if "gate_up" in targets - {"gate", "up"} else 0)
         qkv_targets = qkv_targets if has_attention else 0
         up_targets = up_targets if has_mlp else 0
+        down_width = spec.moe.expert_intermediate_size if spec.moe and layer.mlp == "moe" else (
+            layer.mlp_width or spec.intermediate_size)
+        down_adapted = "down" in targets and has_mlp
+        if spec.is_hybrid:
+            # Per layer kind, as PEFT matches module names (calculators.memory.lora): the MLP's linears under
+            # the model's names; in a MoE layer only a shared expert's (routed experts are 3-D parameters).
+            shared = spec.moe.num_shared_experts if spec.moe and layer.mlp == "moe" else 0
+            names = spec.mlp_linear_names if layer.mlp == "dense" or shared else ()
+            wanted = targets | ({"gate", "up"} if "gate_up" in targets else set())
+            up_targets = len({"gate", "up"} & wanted & set(names)) * max(1, shared)
+            down_adapted = "down" in wanted and "down" in names
+            if shared and spec.moe is not None:
+                down_width = spec.moe.shared_intermediate_size
         lora += _lora_input_bytes(targets=qkv_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
         lora += _lora_input_bytes(targets=up_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
         if "o" in targets and has_attention:
             lora += _lora_input_bytes(targets=1, layout=layout, width=spec.q_dim, source_bytes=a)
-        if "down" in targets and has_mlp:
-            width = spec.moe.expert_intermediate_size if spec.moe and layer.mlp == "moe" else (
-                layer.mlp_width or spec.intermediate_size)
-            lora += _lora_input_bytes(targets=1, layout=layout, width=width, source_bytes=a)
+        if down_adapted:
+            lora += _lora_input_bytes(targets=1, layout=layout, width=down_width, source_bytes=a)
         rank_bytes = layout.compute_bytes if layout.autocast else layout.adapter_bytes
-        modules = (qkv_targets + up_targets + len(targets & {"o"}) * has_attention
-                   + len(targets & {"down"}) * has_mlp)
+        modules = (qkv_targets + up_targets + len(targets & {"o"}) * has_attention + int(down_adapted))
         lora += modules * rank_bytes * rank
     return LayerActivations(norms=norms, linear_inputs=linear_inputs, attention=attention, mlp=mlp, lora=lora)
+
+
+def saved_bytes_by_layer(spec: ModelSpec, *, layout: ActivationLayout, seq: int) -> list[int]:
+    """Bytes per token each layer keeps for backward, in layer order (a hybrid model's layers differ).
+
+    With a frozen base (LoRA) nothing upstream of the first adapted module needs a gradient, so
+    autograd saves nothing there (traced on hybrid models whose first layers have no LoRA target):
+    layers before the first one with an adapted linear keep 0; that layer keeps its MLP part when
+    only its MLP is adapted, or all but its first norm's input and its state mixer's part (a Mamba
+    branch beside the adapted attention, Falcon-H1) when its attention is.
+    """
+    per_kind = {kind: saved_bytes_per_token_per_layer(spec, layout=layout, seq=seq, layer=kind)
+                for kind, _count in spec.layer_groups}
+    saved = [per_kind[kind].total for kind in spec.layers]
+    if layout.trainable_base:
+        return saved
+    targets = layout.lora_targets | ({"q", "k", "v"} if "qkv" in layout.lora_targets else set()) | (
+        {"gate", "up"} if "gate_up" in layout.lora_targets else set())
+    for index, kind in enumerate(spec.layers):
+        shared = kind.mlp == "moe" and spec.moe is not None and spec.moe.num_shared_experts > 0
+        mixer_adapted = kind.attention is not None and bool(targets & {"q", "k", "v", "o"})
+        mlp_adapted = (kind.mlp == "dense" or shared) and bool(targets & set(spec.mlp_linear_names))
+        if mixer_adapted:
+            state = state_mixer_bytes(spec, layout=layout, layer=kind, seq=seq)
+            saved[index] -= 4 * spec.hidden_size + 4 + state
+            return saved
+        if mlp_adapted:
+            saved[index] = per_kind[kind].mlp + per_kind[kind].lora
+            return saved
+        saved[index] = 0
+    return saved
 
 
 def typical_layer(spec: ModelSpec) -> LayerSpec:
@@ -193,33 +237,15 @@ def typical_layer(spec: ModelSpec) -> LayerSpec:
     return LayerSpec(("full_attention",), "moe" if spec.moe else "dense")
 
 
-def state_mixer_bytes(spec: ModelSpec, *, layout: ActivationLayout, layer: LayerSpec) -> int:
-    """Bytes per token a Mamba-2 or Gated DeltaNet mixer keeps for backward (0 for other layers).
+def state_mixer_bytes(spec: ModelSpec, *, layout: ActivationLayout, layer: LayerSpec, seq: int = 2048) -> int:
+    """Bytes per token a Mamba or Gated DeltaNet mixer keeps for backward (0 for other layers).
 
-    Derived from the tensors of transformers' torch paths (``NemotronHMamba2Mixer``,
-    ``Qwen3NextGatedDeltaNet``), not yet checked against a trace: the input of ``in_proj``
-    (when trainable) and its output (the gate, the conv input), the conv's output and its
-    SiLU, the scan's fp32 inputs (x, B, C, dt) and output, the gated norm's fp32 input and
-    ``out_proj``'s input.
+    Traced tensor by tensor on transformers' PyTorch path:
+    :func:`calculators.memory.state_mixers.state_mixer_saved_bytes`.
     """
-    a = layout.compute_bytes
-    full = layout.trainable_base
-    total = 0
-    if "mamba" in layer.mixers and spec.mamba is not None:
-        m = spec.mamba
-        in_proj_out = m.inner_size + m.conv_channels + m.num_heads
-        total += (a * spec.hidden_size if full else 0) + a * in_proj_out
-        total += 2 * a * m.conv_channels  # conv output and its SiLU
-        total += 4 * (m.conv_channels + m.num_heads) + 4 * m.inner_size  # fp32 scan inputs and output
-        total += 4 * m.inner_size + a * m.inner_size  # gated norm's fp32 input, out_proj's input
-    if "linear_attention" in layer.mixers and spec.linear_attention is not None:
-        g = spec.linear_attention
-        in_proj_out = 2 * g.key_dim + 2 * g.value_dim + 2 * g.num_value_heads
-        total += (a * spec.hidden_size if full else 0) + a * in_proj_out
-        total += 2 * a * g.conv_channels  # conv output and its SiLU
-        total += 4 * (g.conv_channels + 2 * g.num_value_heads) + 4 * g.value_dim  # fp32 rule inputs and output
-        total += 4 * g.value_dim + a * g.value_dim  # gated norm's fp32 input, out_proj's input
-    return total
+    return state_mixer_saved_bytes(spec, layer=layer, seq=seq, compute_bytes=layout.compute_bytes,
+                                   autocast=layout.autocast, fp32_weights=layout.residual_bytes == 4,
+                                   trainable=layout.trainable_base)
 
 
 def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_needs_input: bool) -> int:
@@ -276,7 +302,9 @@ def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: b
     if layer.mlp == "dense" or spec.moe is None:
         width = layer.mlp_width or spec.intermediate_size
         if not spec.mlp_gated:
-            return a * width * (2 + (1 if down_needs_input else 0))  # up output, its activation (+ down's input)
+            # Nemotron-H's squared ReLU: relu() saves its output, which torch.square reuses; down_proj saves
+            # the square when its weight is trainable (traced).
+            return a * width * (1 + (1 if down_needs_input else 0))
         return a * width * (3 + (1 if down_needs_input else 0))
     m = spec.moe
     width = m.expert_intermediate_size

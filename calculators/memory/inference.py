@@ -4,6 +4,8 @@ Inference keeps no activations for backward: memory is the weights, the KV cache
 (which grows with batch x context) and the temporaries of the one layer being computed.
 The prefill of a long prompt adds a per-token transient (the MLP intermediates of one
 layer, or the S x S scores with eager attention); decoding adds little beyond the cache.
+A Mamba or Gated DeltaNet layer's prefill temporaries are those of transformers' PyTorch
+scans (:mod:`calculators.memory.state_mixers`, traced); the CUDA kernels keep fewer.
 
 >>> from calculators.catalog.models import get_model
 >>> spec = get_model("llama-3-8b")
@@ -30,6 +32,7 @@ from calculators.memory.overhead import (
     runtime_overhead_bytes,
 )
 from calculators.memory.result import MemoryEstimate
+from calculators.memory.state_mixers import hybrid_prefill_transient_bytes
 from calculators.memory.weight_formats import FORMAT_IDS, WeightFormat, weight_format
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
@@ -264,9 +267,11 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
                      "transformers re-expands one layer's cached sequence to per-head K and V at every step, "
                      "a temporary not modelled here")
     if state:
-        notes.append(f"{spec.state_layers} of {spec.num_layers} layers keep a fixed recurrent state instead of a KV "
-                     "cache (conv state in the activation dtype, recurrent state in fp32): it does not grow with the "
-                     "context")
+        beside = " beside their KV cache" if spec.state_layers < spec.state_mixer_layers else " instead of a KV cache"
+        notes.append(f"{spec.state_mixer_layers} of {spec.num_layers} layers keep a fixed recurrent state{beside} "
+                     "(conv state in the activation dtype, recurrent state in fp32): it does not grow with the "
+                     "context; their prefill temporaries are those of transformers' PyTorch scans, an upper bound "
+                     "with the CUDA kernels (mamba_ssm, causal-conv1d, flash-linear-attention) installed")
     if spec.max_position_embeddings is not None and setup.total_context > spec.max_position_embeddings:
         notes.append(f"context {setup.total_context} exceeds the model's max_position_embeddings "
                      f"{spec.max_position_embeddings}: quality is not guaranteed beyond it")
@@ -419,6 +424,9 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
         # and Mistral configs).
         masks = s * s
     rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch
+    if spec.is_hybrid:
+        return hybrid_prefill_transient_bytes(spec, batch=setup.batch, seq=s, act=act, attention=attention, mlp=mlp,
+                                              masks_and_tables=masks + rotary_tables)
     return int(max(mlp, attention) + masks + rotary_tables)
 
 

@@ -30,6 +30,7 @@ from calculators.dtypes import DType
 from calculators.memory.activations import (
     ActivationLayout,
     checkpoint_bytes_per_token_per_layer,
+    saved_bytes_by_layer,
     saved_bytes_per_token_per_layer,
 )
 from calculators.memory.kernels import layer_attention_path
@@ -43,6 +44,7 @@ from calculators.memory.overhead import (
 )
 from calculators.memory.qlora_kernels import SIXTEEN_BIT_BYTES, get_qlora_kernel
 from calculators.memory.result import MemoryEstimate
+from calculators.memory.state_mixers import mixer_backward_weight_grad_bytes, state_mixer_backward_bytes
 from calculators.memory.training_inputs import TrainingSetup, training_setup
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
@@ -183,6 +185,9 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     # norm saves no input; every later layer's input depends on an adapter.
     layer0_saved = (first_layer_bytes - (0 if full else 4 * hidden + 4)) * tokens
     layers_saved = (all_layers - first_layer_bytes) * tokens + layer0_saved
+    if spec.is_hybrid:  # layer by layer: a frozen prefix of layers without adapters keeps nothing
+        by_layer = saved_bytes_by_layer(spec, layout=layout, seq=setup.seq)
+        layer0_saved, layers_saved, last_layer_bytes = by_layer[0] * tokens, sum(by_layer) * tokens, by_layer[-1]
     checkpoints = spec.num_layers * checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens
     # A QLoRA library that keeps the 16-bit weight it dequantised for the backward (AutoGPTQ's)
     # holds every layer's from its forward to its backward, one layer's under recomputation.
@@ -213,7 +218,9 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     copies_in_backward = head_copy if setup.grad_checkpointing else autocast_copies
 
     upcast = fp32_logits if logits_bytes == 2 * tokens * vocab else 0
-    forward_loss = resident + autocast_copies + saved + final_norm + inputs + logits_bytes + upcast + log_softmax
+    # Mamba, Mamba2 and Nemotron-H upcast in their forward (lm_head(...).float()): the 16-bit logits go at once.
+    kept_logits = 0 if (spec.fp32_logits and upcast) else logits_bytes
+    forward_loss = resident + autocast_copies + saved + final_norm + inputs + kept_logits + upcast + log_softmax
     layer_transient = _forward_layer_transient(spec, setup, tokens, residual)
     forward_layer = resident + autocast_copies + saved + inputs + layer_transient
     forward = max(forward_loss, forward_layer)
@@ -247,7 +254,8 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
                + _backward_layer_transient(spec, setup, tokens, residual))
         # The last layer's backward: every activation still saved, the head's gradient
         # formed, and the layer's own backward temporaries.
-        first_layer = (resident + copies_in_backward + saved + inputs + head_grad
+        mlp_grads = mixer_backward_weight_grad_bytes(spec, param_bytes=param_bytes, trainable=full)
+        first_layer = (resident + copies_in_backward + saved + inputs + head_grad + mlp_grads
                        + _backward_layer_transient(spec, setup, tokens, residual))
         backward = max(backward_start, backward_head, first_layer, end)
 
@@ -310,7 +318,9 @@ def _backward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int
         width = spec.intermediate_size
     else:
         width = spec.moe.expert_intermediate_size
-    activations = (residual + a) * spec.hidden_size * tokens + 3 * a * width * tokens
+    # A Mamba-1 layer's peak is in its mixer's backward, after its MLP's: one or the other, not both.
+    intermediates = max(3 * a * width, state_mixer_backward_bytes(spec))
+    activations = (residual + a) * spec.hidden_size * tokens + intermediates * tokens
     if setup.attention == "eager" or not spec.supports_sdpa:
         # Eager attention's softmax backward holds, beside the layer's saved scores, the incoming
         # gradient of the probabilities and the outgoing gradient of the scores, seq x seq per head.
@@ -350,10 +360,11 @@ def _matrix_shapes(spec: ModelSpec) -> list[tuple[int, int]]:
 
 
 def _hybrid_notes(spec: ModelSpec) -> tuple[str, ...]:
-    if not spec.state_layers:
+    if not spec.state_mixer_layers:
         return ()
-    return (f"the activations of the {spec.state_layers} Mamba / linear-attention layers are derived from their "
-            "modules' tensors and not yet checked against a traced step; attention and MLP layers are",)
+    return (f"the {spec.state_mixer_layers} Mamba / linear-attention layers are counted as transformers' PyTorch "
+            "scans keep them (traced); with the CUDA kernels installed (mamba_ssm, causal-conv1d, "
+            "flash-linear-attention) they keep far fewer temporaries, so this is an upper bound there",)
 
 
 def _ceil_div(value: int, divisor: int) -> int:

@@ -40,7 +40,7 @@ from typing import Any
 from calculators.config_input import load_config_json
 from calculators.errors import ConfigError
 from calculators.model import ModelSpec
-from calculators.model_config import classic, hybrid
+from calculators.model_config import classic, hybrid, ssm_families
 from calculators.model_config.classic import MOE_DEFAULTS
 from calculators.model_config.layout import TrackedConfig, unread_layout_keys
 from calculators.model_config.vision_language import (
@@ -56,6 +56,7 @@ __all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS
 FAMILIES: dict[str, Callable[..., ModelSpec]] = {
     **{model_type: classic.read_classic for model_type in classic.MODEL_TYPES},
     **{model_type: hybrid.read_hybrid for model_type in hybrid.MODEL_TYPES},
+    **{model_type: ssm_families.read_ssm for model_type in ssm_families.MODEL_TYPES},
     "mllama_text_model": read_mllama_text,
 }
 #: Architectures whose tensor layout this package knows exactly (``config.model_type``).

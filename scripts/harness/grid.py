@@ -175,7 +175,43 @@ def _grid() -> dict[str, list[Case]]:
              attention="eager"),
         Case("small-deepseek-v3", I, weights="bf16", batch=2, context=4096, new_tokens=16, attention="eager"),
     ]
-    g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025") for c in g[k]]
+    # Hybrid and state-space families (transformers' torch paths on CPU: torch_chunk_gated_delta_rule, the
+    # Mamba-2 chunk scan, the Mamba-1 sequential scan). MoE presets train in bf16 (grouped_mm); models without
+    # attention run "eager" (transformers refuses sdpa for them; no attention is computed).
+    g["hybrid"] = [
+        Case("small-qwen3-next", I, weights="bf16", batch=1, context=4096, new_tokens=8),
+        Case("small-qwen3-next", I, weights="bf16", batch=2, context=16384, new_tokens=8),
+        Case("small-qwen3-next", T, precision="bf16", batch=1, seq=2048),
+        Case("small-qwen3-next", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=2,
+             seq=2048),
+        Case("small-nemotron-h", I, weights="bf16", batch=1, context=4096, new_tokens=8),
+        Case("small-nemotron-h", I, weights="bf16", batch=1, context=16384, new_tokens=8),
+        Case("small-nemotron-h", T, precision="bf16", batch=2, seq=4096),
+        Case("small-nemotron-h", T, method="lora", weights="bf16", lora_rank=16,
+             lora_targets=("q", "k", "v", "o", "up", "down"), batch=2, seq=2048),
+        Case("small-mamba2", I, weights="bf16", batch=1, context=4096, new_tokens=8, attention="eager"),
+        Case("small-mamba2", I, weights="bf16", batch=4, context=8192, new_tokens=8, attention="eager"),
+        Case("small-mamba2", T, precision="bf16", batch=1, seq=2048, attention="eager"),
+        Case("small-jamba", I, weights="bf16", batch=1, context=2048, new_tokens=8),
+        Case("small-jamba", I, weights="bf16", batch=1, context=8192, new_tokens=8),
+        Case("small-jamba", T, precision="bf16", batch=1, seq=1024),
+        Case("small-jamba", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ALL, batch=1, seq=1024),
+        Case("small-falcon-h1", I, weights="bf16", batch=1, context=4096, new_tokens=8),
+        Case("small-falcon-h1", I, weights="bf16", batch=4, context=8192, new_tokens=8),
+        Case("small-falcon-h1", T, precision="bf16-mixed", batch=2, seq=2048),
+        Case("small-falcon-h1", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ALL, batch=2, seq=2048),
+        Case("small-granite-4-h", I, weights="bf16", batch=1, context=4096, new_tokens=8),
+        Case("small-granite-4-h", I, weights="bf16", batch=1, context=16384, new_tokens=8),
+        Case("small-granite-4-h", T, precision="bf16", batch=1, seq=2048),
+        Case("small-granite-4-h", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=1,
+             seq=2048),
+        Case("small-granite-4-h", T, precision="bf16", batch=2, seq=4096, grad_checkpointing=True),
+        Case("small-granite-4-h-dense", T, precision="bf16-mixed", batch=1, seq=2048),
+        Case("small-mamba", I, weights="bf16", batch=1, context=2048, new_tokens=8, attention="eager"),
+        Case("small-mamba", I, weights="bf16", batch=2, context=8192, new_tokens=8, attention="eager"),
+        Case("small-mamba", T, precision="bf16-mixed", batch=2, seq=1024, attention="eager"),
+    ]
+    g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025", "hybrid") for c in g[k]]
     return g
 
 
