@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from calculators.model_layers import LayerSpec, LinearAttentionSpec, MambaSpec
+from calculators.model_layers import IndexerSpec, LayerSpec, LinearAttentionSpec, MambaSpec
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,8 @@ Which layers are MoE is :attr:`ModelSpec.layers`' business (``LayerSpec.mlp``);
     router_bias_per_expert: int = 0  # DeepSeek-V3 keeps one correction bias per expert
     shared_expert_gate: bool = False  # Qwen2-MoE gates its shared expert with a 1-wide linear
     expert_bias: bool = False  # gpt-oss experts carry biases on gate_up (2 I) and down (hidden)
+    unbiased_experts: bool = False  # ERNIE 4.5: routed experts have no biases even where use_bias gives other MLPs one
+    every_expert_runs: bool = False  # Llama 4 in transformers: each token runs through every routed expert
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,9 @@ class ModelSpec:
     final_logit_softcapping: float | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
     warnings: tuple[str, ...] = field(default=(), compare=False)  # what the reader must see first
+    qk_norm_full_width: bool = False  # q_norm/k_norm span all heads (q_dim, kv_dim weights: OLMoE, MiniMax-M2)
+    lm_head_bias: bool = False  # the output head has a bias (ERNIE 4.5 MoE with use_bias), tied or not
+    indexer: IndexerSpec | None = None  # DeepSeek-V3.2's lightning indexer beside MLA
 
     def __post_init__(self) -> None:
         if not self.layers:
@@ -203,14 +208,22 @@ class ModelSpec:
 
     @property
     def lm_head_parameters(self) -> int:
-        """Output projection to the vocabulary; 0 when tied to the input embedding."""
-        return 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
+        """Output projection to the vocabulary; 0 when tied to the input embedding (its bias, if any, is not tied)."""
+        weight = 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
+        return weight + (self.vocab_size if self.lm_head_bias else 0)
 
     @property
     def attention_parameters_per_layer(self) -> int:
-        """Parameters of one attention block (projections, biases, q/k norms)."""
+        """Parameters of one attention block (projections, biases, q/k norms, a sparse-attention indexer)."""
         return (sum(_linear_params(i, o, b) for i, o, b in self.attention_linears()) + self._attention_norm_params
-                + self.attention_sink_parameters_per_layer)
+                + self.attention_sink_parameters_per_layer + self._indexer_linear_params)
+
+    @property
+    def _indexer_linear_params(self) -> int:
+        if self.indexer is None:
+            return 0
+        return self.indexer.linear_parameters(hidden_size=self.hidden_size,
+                                              q_lora_rank=(self.mla.q_lora_rank or 0) if self.mla else 0)
 
     @property
     def attention_sink_parameters_per_layer(self) -> int:
@@ -219,10 +232,13 @@ class ModelSpec:
 
     @property
     def _attention_norm_params(self) -> int:
+        indexer = self.indexer.other_parameters() if self.indexer is not None else 0
         if self.mla is not None:
             q_norm = self.mla.q_lora_rank or 0
-            return q_norm + self.mla.kv_lora_rank
-        return 2 * self.head_dim if self.qk_norm else 0
+            return q_norm + self.mla.kv_lora_rank + indexer
+        if not self.qk_norm:
+            return indexer
+        return indexer + (self.q_dim + self.kv_dim if self.qk_norm_full_width else 2 * self.head_dim)
 
     def attention_linears(self) -> list[tuple[int, int, bool]]:
         """``(in_features, out_features, has_bias)`` of each attention projection."""
@@ -286,7 +302,8 @@ class ModelSpec:
         router = self.hidden_size * m.num_experts + m.router_bias_per_expert * m.num_experts
         shared = self.mlp_parameters(m.shared_intermediate_size) * m.num_shared_experts if m.num_shared_experts else 0
         gate = self.hidden_size if m.shared_expert_gate else 0
-        expert = self.mlp_parameters(m.expert_intermediate_size, bias=m.expert_bias or self.mlp_bias)
+        expert = self.mlp_parameters(m.expert_intermediate_size,
+                                     bias=m.expert_bias or (self.mlp_bias and not m.unbiased_experts))
         return router + experts * expert + shared + gate
 
     @property

@@ -100,6 +100,10 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     Formula: ``2 (K and V) x attention layers x kv_heads x head_dim x bytes``. With
     multi-head latent attention (DeepSeek-V3) serving engines cache the compressed latent
     and the rotary key instead: ``layers x (kv_lora_rank + qk_rope_head_dim) x bytes``.
+    DeepSeek-V3.2's indexer adds one ``index_head_dim`` key per token and layer: in the KV
+    dtype (transformers), or with an FP8 cache in FP8 plus one fp32 scale per 128 values as
+    DeepSeek's inference code, vLLM and SGLang keep it
+    (:meth:`~calculators.model_layers.IndexerSpec.cache_bytes_per_token`).
     Layers without attention (Mamba, linear attention) add nothing per token: they keep a
     fixed state (:func:`recurrent_state_bytes`).
 
@@ -119,9 +123,11 @@ def _kv_kind(kv_dtype: str | DType) -> DType:
 
 
 def _kv_bytes_per_token_per_layer(spec: ModelSpec, kind: DType) -> float:
+    # A sparse-attention indexer (DeepSeek-V3.2) caches its own key per token beside the latent.
+    indexer = spec.indexer.cache_bytes_per_token(kv_bytes=kind.bytes_per_element) if spec.indexer else 0
     if spec.mla is not None:
-        return (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element
-    return 2 * spec.kv_dim * kind.bytes_per_element  # K and V are both cached
+        return (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element + indexer
+    return 2 * spec.kv_dim * kind.bytes_per_element + indexer  # K and V are both cached
 
 
 def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str | DType = "bf16") -> int:
@@ -240,6 +246,12 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
         notes.append("MLA KV cache counted as the compressed latent (as vLLM, SGLang and transformers 5 store it); "
                      "transformers re-expands one layer's cached sequence to per-head K and V at every step, "
                      "a temporary not modelled here")
+    if spec.indexer is not None:
+        per_token = spec.indexer.cache_bytes_per_token(kv_bytes=setup.kv_cache.bytes_per_element)
+        notes.append(f"the sparse-attention indexer caches one {spec.indexer.head_dim}-wide key per token and layer "
+                     f"({per_token} bytes with a {setup.kv_cache.value} cache, as transformers keeps it); vLLM and "
+                     f"SGLang keep it in FP8 with an fp32 scale per 128 values "
+                     f"({spec.indexer.cache_bytes_per_token(kv_bytes=1)} bytes) whatever the KV dtype")
     if state:
         notes.append(f"{spec.state_layers} of {spec.num_layers} layers keep a fixed recurrent state instead of a KV "
                      "cache (conv state in the activation dtype, recurrent state in fp32): it does not grow with the "
