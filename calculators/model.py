@@ -48,6 +48,9 @@ Which layers are MoE is :attr:`ModelSpec.layers`' business (``LayerSpec.mlp``);
     expert_bias: bool = False  # gpt-oss experts carry biases on gate_up (2 I) and down (hidden)
     unbiased_experts: bool = False  # ERNIE 4.5: routed experts have no biases even where use_bias gives other MLPs one
     every_expert_runs: bool = False  # Llama 4 in transformers: each token runs through every routed expert
+    fp32_routing_weights: bool = False  # the router hands the experts fp32 weights (GLM-4.5, MiniMax-M2, Hunyuan...)
+    shared_expert_first: bool = False  # the shared expert runs before the routed ones (ERNIE 4.5, Hunyuan)
+    fp32_router: bool = False  # the router's linear runs on an fp32 copy of its input (GLM-4.5, DeepSeek, ERNIE...)
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,9 @@ class ModelSpec:
     qk_norm_full_width: bool = False  # q_norm/k_norm span all heads (q_dim, kv_dim weights: OLMoE, MiniMax-M2)
     lm_head_bias: bool = False  # the output head has a bias (ERNIE 4.5 MoE with use_bias), tied or not
     indexer: IndexerSpec | None = None  # DeepSeek-V3.2's lightning indexer beside MLA
+    attention_output_kept: bool = False  # the layer keeps attention's output alive through its MLP (Llama 4)
+    qk_l2_norm: bool = False  # q and k L2-normalised without weights on the chunked (RoPE) layers (Llama 4)
+    partial_rotary: bool = False  # RoPE on part of each head, re-joined by concatenation (GLM-4.5, MiniMax-M2)
 
     def __post_init__(self) -> None:
         if not self.layers:

@@ -258,6 +258,20 @@ class IndexerSpec:
         """All parameters of one layer's indexer (count)."""
         return self.linear_parameters(hidden_size=hidden_size, q_lora_rank=q_lora_rank) + self.other_parameters()
 
+    def scoring_bytes(self, *, batch: int, queries: int, keys: int) -> int:
+        """Peak bytes of transformers' indexer scoring ``queries`` against ``keys`` (no gradients kept).
+
+        ``DeepseekV32Indexer`` casts q to fp32 and matmuls it with the fp32 keys, giving fp32 scores of
+        ``batch x queries x heads x keys``, then takes their ReLU (a second such tensor). With more than one
+        sequence, ``torch.matmul`` cannot fold the broadcast batch of the keys and first copies them once per
+        query (``batch x queries x head_dim x keys`` fp32).
+
+        Formula: ``max(4 B S (H D + [B > 1] D T + H T), 8 B S H T)``.
+        """
+        scores = 4 * batch * queries * self.num_heads * keys
+        expanded = 4 * batch * queries * self.head_dim * keys if batch > 1 else 0
+        return max(4 * batch * queries * self.num_heads * self.head_dim + expanded + scores, 2 * scores)
+
     def cache_bytes_per_token(self, *, kv_bytes: float) -> int:
         """Bytes one token's index key takes in one layer's cache.
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from calculators.errors import InputError
 from calculators.dtypes import DType
 from calculators.memory.kernels import DEVICES, layer_attention_path
+from calculators.memory.moe_prefill import moe_prefill_bytes
 from calculators.memory.overhead import (
     ALLOCATORS,
     CUDA_WORKSPACE_BYTES,
@@ -306,16 +307,10 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     streams = 4 * h  # embedding output, layer input, residual, norm output
     if spec.model_type in ("gemma", "gemma2", "gemma3_text"):
         streams += h  # Gemma scales the embedding output into a new tensor
+    if spec.attention_output_kept:
+        streams += h  # Llama4TextDecoderLayer's attention_states stays referenced until the layer returns
     if spec.moe is not None:
-        m = spec.moe
-        # transformers' grouped_mm experts sort all tokens x top-k pairs by expert and run
-        # them at once: gathered input (h), gate/up output (2 I), activation and product
-        # (2 I); later the down output, its weighted copy and the un-permuted copy (3 h).
-        pair = max(h + 4 * m.expert_intermediate_size, 4 * h)
-        mlp = tokens * act * (streams + m.experts_per_token * pair)
-        mlp += tokens * (act + 4) * m.num_experts  # router logits and their fp32 softmax
-        mlp += tokens * m.experts_per_token * (4 + 8 + 3 * 8)  # weights, ids, sort indices
-        mlp += tokens * act * 3 * m.shared_intermediate_size * m.num_shared_experts
+        mlp = tokens * act * streams + moe_prefill_bytes(spec, tokens=tokens, act=act)
     else:
         # Phi-3's fused gate_up output (2 I) stays alive while its halves are used.
         intermediates = 4 if spec.fused_qkv else 3
@@ -343,6 +338,10 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
             # scores, the max-shifted [scores, sink] logits and their softmax are alive together.
             per_score = 3 * act
         attention += setup.batch * spec.num_attention_heads * s * s * per_score
+    if spec.indexer is not None:
+        # DeepSeek-V3.2's indexer scores the prompt (no gradients) after the MLA projections, before attention.
+        scoring = spec.indexer.scoring_bytes(batch=setup.batch, queries=s, keys=s)
+        attention = max(attention, tokens * act * (streams + 4 * spec.q_dim + 2 * spec.kv_dim) + scoring)
     masks = 0
     if eager:
         # A materialised (batch, 1, seq, seq) mask in the activation dtype.
@@ -352,6 +351,10 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
         # over the batch (stride 0), so it holds seq x seq bytes whatever the batch (measured on Gemma 3
         # and Mistral configs).
         masks = s * s
+    if spec.indexer is not None:
+        # The top-k selection becomes a (batch, seq, seq) boolean mask, folded into a per-sequence copy
+        # of the attention mask (in the compute dtype for eager attention, boolean for SDPA).
+        masks += setup.batch * s * s * (1 + (act if eager else 1))
     rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch
     return int(max(mlp, attention) + masks + rotary_tables)
 

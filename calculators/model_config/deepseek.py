@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from calculators.errors import ConfigError
-from calculators.model import ModelSpec
+from calculators.model import ModelSpec, MoESpec
 from calculators.model_config import classic
 from calculators.model_config.common import build_layers
 from calculators.model_config.keys import MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_TOKENS, read_int, read_str_list
@@ -47,7 +47,8 @@ def read_deepseek(data: Mapping[str, Any], model_type: str, notes: list[str], *,
     """Read a config of one of :data:`MODEL_TYPES` (DeepSeek-V3's layout, plus V3.2's indexer)."""
     display = name or str(data.get("_name_or_path") or model_type)
     if model_type == "kimi_k2":
-        return replace(classic.read_classic(data, "deepseek_v3", notes, name=display), model_type=model_type)
+        spec = classic.read_classic(data, "deepseek_v3", notes, name=display)
+        return replace(spec, model_type=model_type, moe=_fp32_routing(spec))
     layers_listed = data.get("layer_types")
     if layers_listed:
         read_str_list(data, "layer_types", allowed=("indexed_attention",),
@@ -74,4 +75,10 @@ def read_deepseek(data: Mapping[str, Any], model_type: str, notes: list[str], *,
         kinds = read_str_list(data, "mlp_layer_types", allowed=("dense", "sparse"), length=spec.num_layers)
         layers = build_layers([layer.mixers for layer in spec.layers],
                               ["moe" if kind == "sparse" else "dense" for kind in kinds])
-    return replace(spec, model_type=model_type, indexer=indexer, layers=layers)
+    return replace(spec, model_type=model_type, indexer=indexer, layers=layers, moe=_fp32_routing(spec))
+
+
+def _fp32_routing(spec: ModelSpec) -> MoESpec | None:
+    """DeepSeek's router (DeepseekV3TopkRouter and its copies) runs on an fp32 copy of its input, computes
+    sigmoid scores in fp32 and hands the experts fp32 weights."""
+    return replace(spec.moe, fp32_routing_weights=True, fp32_router=True) if spec.moe is not None else None

@@ -112,7 +112,8 @@ def _ernie_moe(data: Mapping[str, Any], model_type: str, notes: list[str]) -> di
         "lm_head_bias": fields["mlp_bias"],
         "moe": MoESpec(num_experts, read_int(data, "moe_k", maximum=num_experts), width,
                        num_shared_experts=1 if shared else 0, shared_intermediate_size=shared * width,
-                       router_bias_per_expert=1, unbiased_experts=True),
+                       router_bias_per_expert=1, unbiased_experts=True, shared_expert_first=True,
+                       fp32_router=True),
         "layers": build_layers(["full_attention"] * layers, mlps),
     }
 
@@ -158,8 +159,12 @@ def _hunyuan_moe(data: Mapping[str, Any], model_type: str, notes: list[str]) -> 
                      f"{dense_width} wide and could not load this checkpoint")
     return {
         **fields,
+        # HunYuanMoEV1Gate keeps its weight in fp32 (on an fp32 copy of its input) and hands the experts fp32
+        # routing weights; the shared
+        # MLP runs before the experts.
         "moe": MoESpec(num_experts, top_k, width, num_shared_experts=1 if shared else 0,
-                       shared_intermediate_size=shared * dense_width),
+                       shared_intermediate_size=shared * dense_width, fp32_routing_weights=True,
+                       shared_expert_first=True, fp32_router=True),
         "layers": build_layers(["full_attention"] * layers, ["moe"] * layers),
     }
 

@@ -115,14 +115,16 @@ def _llama4(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
         kinds = ["chunked_attention" if uses_rope else "full_attention" for uses_rope in rope]
     if chunk is None:
         kinds = ["full_attention"] * layers
-    # The L2 norm of q and k (use_qk_norm) has no weights; the temperature tuning of the NoPE layers
-    # (attn_temperature_tuning, floor_scale, attn_scale) and the router's jitter size no tensor.
-    read_bool(data, "use_qk_norm", True)
+    # The L2 norm of q and k on the RoPE layers (use_qk_norm) has no weights; the temperature tuning of the
+    # NoPE layers (attn_temperature_tuning, floor_scale, attn_scale) and the router's jitter size no tensor.
+    qk_l2_norm = read_bool(data, "use_qk_norm", True) and chunk is not None
     return {
         **fields,
         # The dense layers' MLP is intermediate_size_mlp wide; intermediate_size is the experts' width.
         "intermediate_size": read_int(data, "intermediate_size_mlp", maximum=MAX_WIDTH),
         "attention_chunk_size": chunk,
+        "attention_output_kept": True,
+        "qk_l2_norm": qk_l2_norm,
         "moe": MoESpec(num_experts, top_k, expert_width, num_shared_experts=1, shared_intermediate_size=expert_width,
                        every_expert_runs=True),
         "layers": build_layers(kinds, mlps),
@@ -156,12 +158,13 @@ def _glm4_moe(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
     return {
         **fields,
         "o_bias": False,  # Glm4MoeAttention: attention_bias adds q/k/v biases, o_proj never has one
+        "partial_rotary": _partial_rotary(data, fields["head_dim"], default=0.5),
         "qk_norm": read_bool(data, "use_qk_norm", False),
         # Glm4MoeMoE: one shared MLP n_shared_experts x moe_intermediate_size wide; the router keeps a
-        # correction bias per expert (a buffer the checkpoint stores).
+        # correction bias per expert (a buffer the checkpoint stores) and computes its weights in fp32.
         "moe": MoESpec(num_experts, top_k, width, num_shared_experts=1 if shared else 0,
                        shared_intermediate_size=shared * width, first_dense_layers=first_dense,
-                       router_bias_per_expert=1),
+                       router_bias_per_expert=1, fp32_routing_weights=True, fp32_router=True),
         "layers": build_layers(["full_attention"] * layers, moe_mask(layers, first_dense=first_dense)),
         "mtp_layers": mtp,
         "mtp_own_embeddings": bool(mtp),
@@ -198,7 +201,10 @@ def _minimax_m2(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
         "o_bias": False,
         "qk_norm": True,
         "qk_norm_full_width": True,
-        "moe": MoESpec(num_experts, top_k, fields["intermediate_size"], router_bias_per_expert=1),
+        "partial_rotary": _partial_rotary(data, read_int(data, "head_dim", maximum=MAX_HIDDEN), default=1.0),
+        # MiniMaxM2TopKRouter takes a sigmoid of fp32 logits and hands the experts those fp32 weights.
+        "moe": MoESpec(num_experts, top_k, fields["intermediate_size"], router_bias_per_expert=1,
+                       fp32_routing_weights=True),
         "layers": build_layers(kinds, ["moe"] * layers),
     }
 
@@ -221,6 +227,22 @@ def _olmoe(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
         "moe": MoESpec(num_experts, top_k, fields["intermediate_size"]),
         "layers": build_layers(["full_attention"] * layers, ["moe"] * layers),
     }
+
+
+def _partial_rotary(data: Mapping[str, Any], head_dim: int, *, default: float) -> bool:
+    """True when RoPE covers part of each head (``partial_rotary_factor`` < 1, or ``rotary_dim`` < head_dim,
+    inside ``rope_parameters`` or at the top level): no tensor changes, but the rotated and plain parts are
+    concatenated again, which changes what attention keeps."""
+    rope = data.get("rope_parameters")
+    factor = data.get("partial_rotary_factor")
+    if isinstance(rope, dict) and "partial_rotary_factor" in rope:
+        factor = rope["partial_rotary_factor"]
+    rotary_dim = data.get("rotary_dim")
+    if factor is None and isinstance(rotary_dim, (int, float)) and not isinstance(rotary_dim, bool) and head_dim:
+        factor = rotary_dim / head_dim
+    if factor is None:
+        factor = default
+    return isinstance(factor, (int, float)) and not isinstance(factor, bool) and 0 < factor < 1
 
 
 def _require(data: Mapping[str, Any], key: str, expected: Any, accepted: str) -> None:
