@@ -16,7 +16,8 @@
   such layer).
 * **MiniMax-M2** (``minimax_m2``): q/k RMSNorms over all heads at once (``q_dim`` and
   ``kv_dim`` weights), 256 experts ``intermediate_size`` wide on every layer, a router with a
-  correction bias, no shared expert, no biases.
+  correction bias, no shared expert, no biases; the multi-token-prediction modules its config names are
+  not in the checkpoint.
 * **OLMoE** (``olmoe``): q/k RMSNorms over all heads at once, 64 experts top-8 on every layer.
 
 Parameter layouts follow transformers 5.23's ``modeling_llama4.py``, ``modeling_glm4_moe.py``,
@@ -191,8 +192,9 @@ def _minimax_m2(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
                           "MiniMax-01's lightning-attention layers, 0, are not modelled)")
     kinds = listed_attention_kinds(data, layers, allowed=("full_attention",)) or ["full_attention"] * layers
     # MiniMax-M2's config names its multi-token-prediction modules (use_mtp, num_mtp_modules,
-    # mtp_transformer_layers), but the published checkpoint stores none (its hub total, 228.7B, is the
-    # main model) and transformers builds none; rotary_dim (partial RoPE) sizes no tensor.
+    # mtp_transformer_layers), but the published checkpoint's total (229B on model pages, 228.7B on a
+    # model card of the same architecture) is the main model's 228.69B: it stores none, and transformers
+    # builds none. rotary_dim (partial RoPE) sizes no tensor.
     acknowledge(data, "use_mtp", "num_mtp_modules", "mtp_transformer_layers", "rotary_dim")
     return {
         **fields,

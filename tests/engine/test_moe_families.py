@@ -61,13 +61,14 @@ GLM_AIR: dict[str, Any] = {
     "n_routed_experts": 128, "first_k_dense_replace": 1, "num_hidden_layers": 46, "use_qk_norm": False,
     "routed_scaling_factor": 1.0, "max_position_embeddings": 131072,
 }
-# MiniMaxAI/MiniMax-M2 config.json values, as a public vLLM plugin's contract test restates them.
+# MiniMaxAI/MiniMax-M2 config.json: the keys a public Ascend deployment guide prints (the whole file less its
+# quantization_config), plus the transformers-format keys a public vLLM plugin's contract test adds.
 MINIMAX_M2: dict[str, Any] = {
     "model_type": "minimax_m2", "architectures": ["MiniMaxM2ForCausalLM"], "hidden_act": "silu", "hidden_size": 3072,
     "intermediate_size": 1536, "num_hidden_layers": 62, "num_attention_heads": 48, "num_key_value_heads": 8,
     "head_dim": 128, "rotary_dim": 64, "num_local_experts": 256, "num_experts_per_tok": 8,
     "shared_intermediate_size": 0, "scoring_func": "sigmoid", "use_routing_bias": True, "output_router_logits": False,
-    "use_qk_norm": True, "qk_norm_type": "per_layer", "max_position_embeddings": 204800, "vocab_size": 200064,
+    "use_qk_norm": True, "qk_norm_type": "per_layer", "max_position_embeddings": 196608, "vocab_size": 200064,
     "rms_norm_eps": 1e-6, "attention_dropout": 0.0, "router_jitter_noise": 0.0, "num_mtp_modules": 3,
     "mtp_transformer_layers": 1, "use_mtp": True, "attention_bias": False, "tie_word_embeddings": False,
     "attn_type_list": [1] * 62, "rope_parameters": {"rope_type": "default", "rope_theta": 5000000},
@@ -209,7 +210,7 @@ def test_minimax_m2_by_hand() -> None:
     moe = 256 * 3 * 3072 * 1536 + 256 * 3072 + 256  # experts, router, correction bias
     expected = 62 * (attention + moe + 2 * 3072) + 2 * 200064 * 3072 + 3072
     spec = spec_from_config(MINIMAX_M2)
-    assert spec.parameters == expected == 228_689_764_864  # transformers: same; hub 228.7B (no MTP stored)
+    assert spec.parameters == expected == 228_689_764_864  # transformers: same; 229B on model pages (no MTP)
     assert spec.stored_parameters == spec.parameters
 
 
