@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from calculators.model_layers import LayerSpec, LinearAttentionSpec, MambaSpec
+from calculators.model_layers import IndexerSpec, LayerSpec, LinearAttentionSpec, MambaSpec
 from calculators.model_vision import VisionEncoderSpec
 
 
@@ -47,6 +47,11 @@ Which layers are MoE is :attr:`ModelSpec.layers`' business (``LayerSpec.mlp``);
     router_bias_per_expert: int = 0  # DeepSeek-V3 keeps one correction bias per expert
     shared_expert_gate: bool = False  # Qwen2-MoE gates its shared expert with a 1-wide linear
     expert_bias: bool = False  # gpt-oss experts carry biases on gate_up (2 I) and down (hidden)
+    unbiased_experts: bool = False  # ERNIE 4.5: routed experts have no biases even where use_bias gives other MLPs one
+    every_expert_runs: bool = False  # Llama 4 in transformers: each token runs through every routed expert
+    fp32_routing_weights: bool = False  # the router hands the experts fp32 weights (GLM-4.5, MiniMax-M2, Hunyuan...)
+    shared_expert_first: bool = False  # the shared expert runs before the routed ones (ERNIE 4.5, Hunyuan)
+    fp32_router: bool = False  # the router's linear runs on an fp32 copy of its input (GLM-4.5, DeepSeek, ERNIE...)
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,12 @@ class ModelSpec:
     # The forward returns fp32 logits (lm_head(...).float(): Mamba, Mamba2, Nemotron-H), so the 16-bit ones
     # are a temporary rather than kept beside their fp32 copy until the loss.
     fp32_logits: bool = False
+    qk_norm_full_width: bool = False  # q_norm/k_norm span all heads (q_dim, kv_dim weights: OLMoE, MiniMax-M2)
+    lm_head_bias: bool = False  # the output head has a bias (ERNIE 4.5 MoE with use_bias), tied or not
+    indexer: IndexerSpec | None = None  # DeepSeek-V3.2's lightning indexer beside MLA
+    attention_output_kept: bool = False  # the layer keeps attention's output alive through its MLP (Llama 4)
+    qk_l2_norm: bool = False  # q and k L2-normalised without weights on the chunked (RoPE) layers (Llama 4)
+    partial_rotary: bool = False  # RoPE on part of each head, re-joined by concatenation (GLM-4.5, MiniMax-M2)
 
     def __post_init__(self) -> None:
         if not self.layers:
@@ -228,14 +239,22 @@ class ModelSpec:
 
     @property
     def lm_head_parameters(self) -> int:
-        """Output projection to the vocabulary; 0 when tied to the input embedding."""
-        return 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
+        """Output projection to the vocabulary; 0 when tied to the input embedding (its bias, if any, is not tied)."""
+        weight = 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
+        return weight + (self.vocab_size if self.lm_head_bias else 0)
 
     @property
     def attention_parameters_per_layer(self) -> int:
-        """Parameters of one attention block (projections, biases, q/k norms)."""
+        """Parameters of one attention block (projections, biases, q/k norms, a sparse-attention indexer)."""
         return (sum(_linear_params(i, o, b) for i, o, b in self.attention_linears()) + self._attention_norm_params
-                + self.attention_sink_parameters_per_layer)
+                + self.attention_sink_parameters_per_layer + self._indexer_linear_params)
+
+    @property
+    def _indexer_linear_params(self) -> int:
+        if self.indexer is None:
+            return 0
+        return self.indexer.linear_parameters(hidden_size=self.hidden_size,
+                                              q_lora_rank=(self.mla.q_lora_rank or 0) if self.mla else 0)
 
     @property
     def attention_sink_parameters_per_layer(self) -> int:
@@ -244,10 +263,13 @@ class ModelSpec:
 
     @property
     def _attention_norm_params(self) -> int:
+        indexer = self.indexer.other_parameters() if self.indexer is not None else 0
         if self.mla is not None:
             q_norm = self.mla.q_lora_rank or 0
-            return q_norm + self.mla.kv_lora_rank
-        return 2 * self.head_dim if self.qk_norm else 0
+            return q_norm + self.mla.kv_lora_rank + indexer
+        if not self.qk_norm:
+            return indexer
+        return indexer + (self.q_dim + self.kv_dim if self.qk_norm_full_width else 2 * self.head_dim)
 
     def attention_linears(self) -> list[tuple[int, int, bool]]:
         """``(in_features, out_features, has_bias)`` of each attention projection."""
@@ -311,7 +333,8 @@ class ModelSpec:
         router = self.hidden_size * m.num_experts + m.router_bias_per_expert * m.num_experts
         shared = self.mlp_parameters(m.shared_intermediate_size) * m.num_shared_experts if m.num_shared_experts else 0
         gate = self.hidden_size if m.shared_expert_gate else 0
-        expert = self.mlp_parameters(m.expert_intermediate_size, bias=m.expert_bias or self.mlp_bias)
+        expert = self.mlp_parameters(m.expert_intermediate_size,
+                                     bias=m.expert_bias or (self.mlp_bias and not m.unbiased_experts))
         return router + experts * expert + shared + gate
 
     @property

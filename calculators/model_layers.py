@@ -235,3 +235,67 @@ class MambaSpec:
     def recurrent_state_elements(self) -> int:
         """Elements of one sequence's SSM state: ``D x N`` (Mamba-2: heads x head_dim x N)."""
         return self.inner_size * self.state_size
+
+
+@dataclass(frozen=True)
+class IndexerSpec:
+    """DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2): it picks the ``topk`` cached tokens each
+    query attends to, and caches one small key per token beside the MLA latent.
+
+    Tensors of one layer (transformers 5.23's ``DeepseekV32Indexer``): ``wq_b`` (the MLA query latent,
+    ``q_lora_rank`` wide, to ``heads x head_dim``), ``wk`` (hidden to one ``head_dim`` key), a
+    LayerNorm on that key (weight and bias), ``weights_proj`` (hidden to one weight per head); no biases.
+
+    Cache per token and layer: one key of ``head_dim``. transformers' ``DynamicIndexedLayer`` keeps it in
+    the model's dtype; DeepSeek's reference inference code, vLLM and SGLang keep it in FP8 (E4M3) with
+    one fp32 scale per 128 values (``head_dim + 4 x head_dim / 128`` bytes: 132 for DeepSeek-V3.2).
+
+    >>> indexer = IndexerSpec(num_heads=64, head_dim=128, topk=2048)
+    >>> indexer.parameters(hidden_size=7168, q_lora_rank=1536)  # DeepSeek-V3.2's, per layer
+    13959424
+    >>> indexer.cache_bytes_per_token(kv_bytes=1), indexer.cache_bytes_per_token(kv_bytes=2)
+    (132, 256)
+    """
+
+    num_heads: int
+    head_dim: int
+    topk: int
+
+    #: Values sharing one fp32 scale in the FP8 index-key cache (DeepSeek's ``block_size`` 128).
+    FP8_SCALE_BLOCK = 128
+
+    def linear_parameters(self, *, hidden_size: int, q_lora_rank: int) -> int:
+        """Weights of ``wq_b``, ``wk`` and ``weights_proj``."""
+        return q_lora_rank * self.num_heads * self.head_dim + hidden_size * self.head_dim + hidden_size * self.num_heads
+
+    def other_parameters(self) -> int:
+        """The key's LayerNorm: a weight and a bias of ``head_dim`` each."""
+        return 2 * self.head_dim
+
+    def parameters(self, *, hidden_size: int, q_lora_rank: int) -> int:
+        """All parameters of one layer's indexer (count)."""
+        return self.linear_parameters(hidden_size=hidden_size, q_lora_rank=q_lora_rank) + self.other_parameters()
+
+    def scoring_bytes(self, *, batch: int, queries: int, keys: int) -> int:
+        """Peak bytes of transformers' indexer scoring ``queries`` against ``keys`` (no gradients kept).
+
+        ``DeepseekV32Indexer`` casts q to fp32 and matmuls it with the fp32 keys, giving fp32 scores of
+        ``batch x queries x heads x keys``, then takes their ReLU (a second such tensor). With more than one
+        sequence, ``torch.matmul`` cannot fold the broadcast batch of the keys and first copies them once per
+        query (``batch x queries x head_dim x keys`` fp32).
+
+        Formula: ``max(4 B S (H D + [B > 1] D T + H T), 8 B S H T)``.
+        """
+        scores = 4 * batch * queries * self.num_heads * keys
+        expanded = 4 * batch * queries * self.head_dim * keys if batch > 1 else 0
+        return max(4 * batch * queries * self.num_heads * self.head_dim + expanded + scores, 2 * scores)
+
+    def cache_bytes_per_token(self, *, kv_bytes: float) -> int:
+        """Bytes one token's index key takes in one layer's cache.
+
+        Formula: FP8 (``kv_bytes`` 1): ``head_dim + 4 x ceil(head_dim / 128)`` (the keys and their fp32
+        scales); otherwise ``head_dim x kv_bytes``.
+        """
+        if kv_bytes == 1:
+            return self.head_dim + 4 * -(-self.head_dim // self.FP8_SCALE_BLOCK)
+        return int(self.head_dim * kv_bytes)

@@ -152,6 +152,10 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
         # normalised tensor (16-bit for Qwen3, fp32 for Gemma's norm).
         qk_normalised = (4 if fp32_normalised else a) if full else 0
         norms += (spec.q_dim + spec.kv_dim) * (4 + qk_normalised) + 4 * (spec.num_attention_heads + spec.num_kv_heads)
+    if spec.qk_l2_norm and layer.attention == "chunked_attention":
+        # Llama 4's weightless L2 norm of q and k on its RoPE (chunked) layers: their fp32 cast and one
+        # rsqrt per head.
+        norms += 4 * (spec.q_dim + spec.kv_dim) + 4 * (spec.num_attention_heads + spec.num_kv_heads)
 
     qkv_consumers = (1 if spec.fused_qkv else 3) if has_attention else 0
     mlp_in_consumers = ((1 if spec.fused_qkv or not spec.mlp_gated else 2) if layer.mlp == "dense"
@@ -161,7 +165,8 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
         linear_inputs += _input_copies(consumers=qkv_consumers, layout=layout, width=h)
         linear_inputs += _input_copies(consumers=mlp_in_consumers, layout=layout, width=h)
 
-    attention = _attention_bytes(spec, layout=layout, seq=seq, o_needs_input=full) if has_attention else 0
+    attention = _attention_bytes(spec, layout=layout, seq=seq, o_needs_input=full,
+                                 mixer=layer.attention) if has_attention else 0
     attention += state_mixer_bytes(spec, layout=layout, layer=layer, seq=seq)
 
     mlp = _mlp_bytes(spec, layout=layout, down_needs_input=full, layer=layer) if has_mlp else 0
@@ -248,7 +253,8 @@ def state_mixer_bytes(spec: ModelSpec, *, layout: ActivationLayout, layer: Layer
                                    trainable=layout.trainable_base)
 
 
-def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_needs_input: bool) -> int:
+def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_needs_input: bool,
+                     mixer: str | None = None) -> int:
     a = layout.compute_bytes
     heads = spec.num_attention_heads
     if spec.mla is not None:
@@ -266,7 +272,8 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
         # ... with SDPA its output and a per-head fp32 log-sum-exp.
         return saved + a * v_dim + 4 * heads
     q_dim, kv_dim = spec.q_dim, spec.kv_dim
-    path = layer_attention_path(spec, attention=layout.attention, compute_bytes=a, seq=seq, device=layout.device)
+    path = layer_attention_path(spec, attention=layout.attention, compute_bytes=a, seq=seq, device=layout.device,
+                                mixer=mixer)
     # Phi-3 slices q, k, v out of one fused output; SDPA's output then needs its own
     # contiguous copy for o_proj (measured), which o_proj saves.
     fused_extra = a * q_dim if (spec.fused_qkv and o_needs_input) else 0
@@ -294,7 +301,10 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
         # backward: seq x compute bytes per token (with or without autocast; traced on a
         # sliding-window config in bf16 and under bf16 autocast).
         mask = a * seq
-    return a * (2 * q_dim + 2 * kv_saved) + 4 * heads + fused_extra + mask
+    # A partial RoPE re-joins each head's rotated and plain parts with a concatenation (GLM-4.5, MiniMax-M2):
+    # q reaches SDPA head-major, so does its output, and o_proj saves a contiguous copy of it (traced).
+    rotary_extra = a * q_dim if (spec.partial_rotary and o_needs_input) else 0
+    return a * (2 * q_dim + 2 * kv_saved) + 4 * heads + fused_extra + rotary_extra + mask
 
 
 def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: bool, layer: LayerSpec) -> int:
@@ -309,20 +319,31 @@ def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: b
     m = spec.moe
     width = m.expert_intermediate_size
     h = spec.hidden_size
+    trainable = down_needs_input
+    shared = m.num_shared_experts * a * m.shared_intermediate_size * (3 + (1 if trainable else 0))
+    router = 4 * m.num_experts + 8 * m.experts_per_token  # fp32 softmax (or sigmoid) output, top-k ids
+    if trainable:
+        # The router's input: without autocast it is the norm's output, already counted among the layer's
+        # linear inputs (traced: OLMoE, MiniMax-M2); under autocast the router's own 16-bit cast. A router
+        # run in fp32 (GLM-4.5, DeepSeek, ERNIE 4.5, Hunyuan) keeps an fp32 copy as well.
+        router += 4 * h if m.fp32_router else 0
+        router += a * h if layout.autocast else 0
+    if m.every_expert_runs:
+        # Llama4TextMoe repeats every token to each of the E experts, scales it by its router score (the
+        # score column is kept) and runs one bmm per projection over all experts: each expert keeps its
+        # gate/up output (2 I, for the SiLU) and the activation (I); trainable experts also keep the
+        # repeated input and the scaled one (h each, for the multiply and the bmm) and the product (I).
+        per_expert = a * (3 * width + ((2 * h + width) if trainable else 0)) + a
+        return m.num_experts * per_expert + shared + router
     # transformers' grouped_mm experts: each token x top-k pair keeps its gate/up output
     # (2 I, one buffer), the activation output (I) and the down output (h, kept for the
     # routing-weight multiply); trainable experts also keep their gathered input (h) and
     # the product (I). Gather and un-permute indices are int64.
-    trainable = down_needs_input
     per_visit = a * (3 * width + h + ((h + width) if trainable else 0)) + 2 * 8
     if spec.model_type == "gpt_oss":
         # gpt-oss's clamped SwiGLU, (clamp(up) + 1) x clamp(gate) x sigmoid(1.702 clamp(gate)), keeps the
         # clamped gate, the sigmoid, their product and up + 1 where SiLU keeps one output: 3 I more.
         per_visit += a * 3 * width
-    shared = m.num_shared_experts * a * m.shared_intermediate_size * (3 + (1 if trainable else 0))
-    router = 4 * m.num_experts + 8 * m.experts_per_token  # fp32 softmax output, top-k ids
-    if trainable:
-        router += (a if layout.autocast else layout.residual_bytes) * h  # the router's input
     return m.experts_per_token * per_visit + shared + router
 
 

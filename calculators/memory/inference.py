@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from calculators.errors import InputError
 from calculators.dtypes import DType
 from calculators.memory.kernels import DEVICES, layer_attention_path
+from calculators.memory.moe_prefill import moe_prefill_bytes
 from calculators.memory.overhead import (
     ALLOCATORS,
     CUDA_WORKSPACE_BYTES,
@@ -116,6 +117,10 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     Formula: ``2 (K and V) x attention layers x kv_heads x head_dim x bytes``. With
     multi-head latent attention (DeepSeek-V3) serving engines cache the compressed latent
     and the rotary key instead: ``layers x (kv_lora_rank + qk_rope_head_dim) x bytes``.
+    DeepSeek-V3.2's indexer adds one ``index_head_dim`` key per token and layer: in the KV
+    dtype (transformers), or with an FP8 cache in FP8 plus one fp32 scale per 128 values as
+    DeepSeek's inference code, vLLM and SGLang keep it
+    (:meth:`~calculators.model_layers.IndexerSpec.cache_bytes_per_token`).
     Layers without attention (Mamba, linear attention) add nothing per token: they keep a
     fixed state (:func:`recurrent_state_bytes`).
 
@@ -135,9 +140,11 @@ def _kv_kind(kv_dtype: str | DType) -> DType:
 
 
 def _kv_bytes_per_token_per_layer(spec: ModelSpec, kind: DType) -> float:
+    # A sparse-attention indexer (DeepSeek-V3.2) caches its own key per token beside the latent.
+    indexer = spec.indexer.cache_bytes_per_token(kv_bytes=kind.bytes_per_element) if spec.indexer else 0
     if spec.mla is not None:
-        return (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element
-    return 2 * spec.kv_dim * kind.bytes_per_element  # K and V are both cached
+        return (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element + indexer
+    return 2 * spec.kv_dim * kind.bytes_per_element + indexer  # K and V are both cached
 
 
 def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str | DType = "bf16") -> int:
@@ -266,6 +273,12 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
         notes.append("MLA KV cache counted as the compressed latent (as vLLM, SGLang and transformers 5 store it); "
                      "transformers re-expands one layer's cached sequence to per-head K and V at every step, "
                      "a temporary not modelled here")
+    if spec.indexer is not None:
+        per_token = spec.indexer.cache_bytes_per_token(kv_bytes=setup.kv_cache.bytes_per_element)
+        notes.append(f"the sparse-attention indexer caches one {spec.indexer.head_dim}-wide key per token and layer "
+                     f"({per_token} bytes with a {setup.kv_cache.value} cache, as transformers keeps it); vLLM and "
+                     f"SGLang keep it in FP8 with an fp32 scale per 128 values "
+                     f"({spec.indexer.cache_bytes_per_token(kv_bytes=1)} bytes) whatever the KV dtype")
     if state:
         beside = " beside their KV cache" if spec.state_layers < spec.state_mixer_layers else " instead of a KV cache"
         notes.append(f"{spec.state_mixer_layers} of {spec.num_layers} layers keep a fixed recurrent state{beside} "
@@ -377,16 +390,10 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     streams = 4 * h  # embedding output, layer input, residual, norm output
     if spec.model_type in ("gemma", "gemma2", "gemma3_text"):
         streams += h  # Gemma scales the embedding output into a new tensor
+    if spec.attention_output_kept:
+        streams += h  # Llama4TextDecoderLayer's attention_states stays referenced until the layer returns
     if spec.moe is not None:
-        m = spec.moe
-        # transformers' grouped_mm experts sort all tokens x top-k pairs by expert and run
-        # them at once: gathered input (h), gate/up output (2 I), activation and product
-        # (2 I); later the down output, its weighted copy and the un-permuted copy (3 h).
-        pair = max(h + 4 * m.expert_intermediate_size, 4 * h)
-        mlp = tokens * act * (streams + m.experts_per_token * pair)
-        mlp += tokens * (act + 4) * m.num_experts  # router logits and their fp32 softmax
-        mlp += tokens * m.experts_per_token * (4 + 8 + 3 * 8)  # weights, ids, sort indices
-        mlp += tokens * act * 3 * m.shared_intermediate_size * m.num_shared_experts
+        mlp = tokens * act * streams + moe_prefill_bytes(spec, tokens=tokens, act=act)
     else:
         # Phi-3's fused gate_up output (2 I) stays alive while its halves are used.
         intermediates = 4 if spec.fused_qkv else 3
@@ -414,6 +421,10 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
             # scores, the max-shifted [scores, sink] logits and their softmax are alive together.
             per_score = 3 * act
         attention += setup.batch * spec.num_attention_heads * s * s * per_score
+    if spec.indexer is not None:
+        # DeepSeek-V3.2's indexer scores the prompt (no gradients) after the MLA projections, before attention.
+        scoring = spec.indexer.scoring_bytes(batch=setup.batch, queries=s, keys=s)
+        attention = max(attention, tokens * act * (streams + 4 * spec.q_dim + 2 * spec.kv_dim) + scoring)
     masks = 0
     if eager:
         # A materialised (batch, 1, seq, seq) mask in the activation dtype.
@@ -423,6 +434,10 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
         # over the batch (stride 0), so it holds seq x seq bytes whatever the batch (measured on Gemma 3
         # and Mistral configs).
         masks = s * s
+    if spec.indexer is not None:
+        # The top-k selection becomes a (batch, seq, seq) boolean mask, folded into a per-sequence copy
+        # of the attention mask (in the compute dtype for eager attention, boolean for SDPA).
+        masks += setup.batch * s * s * (1 + (act if eager else 1))
     rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch
     if spec.is_hybrid:
         return hybrid_prefill_transient_bytes(spec, batch=setup.batch, seq=s, act=act, attention=attention, mlp=mlp,

@@ -173,11 +173,11 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
 
     # ---------------------------------------------------------------- activations
     layout = activation_layout(setup)
-    # A hybrid model's layers keep what their own mixer and MLP keep. An attention model's are all
-    # counted as its typical layer: on the traced small DeepSeek-V3 (2 dense of 6 layers) counting its
-    # dense layers apart moved the errors from +1.8/-0.7/-0.9 % to +1.3/-1.4/-2.0 %.
-    per_kind = {kind: saved_bytes_per_token_per_layer(spec, layout=layout, seq=setup.seq,
-                                                      layer=kind if spec.is_hybrid else None).total
+    # Each kind of layer keeps what its own mixer and MLP keep: hybrid models, a MoE model's dense first
+    # layers (ERNIE 4.5's traced 1-of-3 dense layers: +1.8 % when counted as MoE layers, +0.3 % apart),
+    # Llama 4's dense and every-expert MoE layers (an E-fold difference). On the traced small DeepSeek-V3
+    # (2 dense of 6 layers) counting apart moved the errors from +1.8/-0.7/-0.9 % to +1.3/-0.5/-2.0 %.
+    per_kind = {kind: saved_bytes_per_token_per_layer(spec, layout=layout, seq=setup.seq, layer=kind).total
                 for kind, _count in spec.layer_groups}
     all_layers = sum(per_kind[kind] * count for kind, count in spec.layer_groups)
     first_layer_bytes, last_layer_bytes = per_kind[spec.layers[0]], per_kind[spec.layers[-1]]
@@ -222,7 +222,9 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     kept_logits = 0 if (spec.fp32_logits and upcast) else logits_bytes
     forward_loss = resident + autocast_copies + saved + final_norm + inputs + kept_logits + upcast + log_softmax
     layer_transient = _forward_layer_transient(spec, setup, tokens, residual)
-    forward_layer = resident + autocast_copies + saved + inputs + layer_transient
+    # Inside the last layer's forward its own activations are not all saved yet: count the layers before it.
+    last_layer_saved = 0 if setup.grad_checkpointing else last_layer_bytes * tokens
+    forward_layer = resident + autocast_copies + saved - last_layer_saved + inputs + layer_transient
     forward = max(forward_loss, forward_layer)
 
     backward_start = resident + copies_in_backward + saved + final_norm + inputs + log_softmax + 2 * fp32_logits
@@ -305,7 +307,10 @@ def _forward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int,
     # rotate_half(q)*sin in the residual dtype) or in the MLP (the norm output and the product).
     rope = 3 * max(residual, setup.compute_bytes) * spec.q_dim
     mlp = residual * spec.hidden_size + setup.compute_bytes * spec.intermediate_size
-    return max(rope, mlp) * tokens
+    transient = max(rope, mlp) * tokens
+    if spec.indexer is not None:  # DeepSeek-V3.2's indexer scores every sequence under no_grad
+        transient = max(transient, spec.indexer.scoring_bytes(batch=setup.batch, queries=setup.seq, keys=setup.seq))
+    return transient
 
 
 def _backward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int, residual: int) -> int:

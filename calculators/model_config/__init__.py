@@ -40,7 +40,7 @@ from typing import Any
 from calculators.config_input import load_config_json
 from calculators.errors import ConfigError
 from calculators.model import ModelSpec
-from calculators.model_config import classic, hybrid, ssm_families
+from calculators.model_config import classic, deepseek, ernie_hunyuan, hybrid, moe_families, ssm_families
 from calculators.model_config.classic import MOE_DEFAULTS
 from calculators.model_config.layout import TrackedConfig, unread_layout_keys
 from calculators.model_config.vision_language import (
@@ -58,6 +58,9 @@ FAMILIES: dict[str, Callable[..., ModelSpec]] = {
     **{model_type: hybrid.read_hybrid for model_type in hybrid.MODEL_TYPES},
     **{model_type: ssm_families.read_ssm for model_type in ssm_families.MODEL_TYPES},
     "mllama_text_model": read_mllama_text,
+    **{model_type: moe_families.read_moe_family for model_type in moe_families.MODEL_TYPES},
+    **{model_type: deepseek.read_deepseek for model_type in deepseek.MODEL_TYPES},
+    **{model_type: ernie_hunyuan.read_ernie_hunyuan for model_type in ernie_hunyuan.MODEL_TYPES},
 }
 #: Architectures whose tensor layout this package knows exactly (``config.model_type``).
 KNOWN_MODEL_TYPES: tuple[str, ...] = tuple(FAMILIES)

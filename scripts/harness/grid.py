@@ -211,7 +211,37 @@ def _grid() -> dict[str, list[Case]]:
         Case("small-mamba", I, weights="bf16", batch=2, context=8192, new_tokens=8, attention="eager"),
         Case("small-mamba", T, precision="bf16-mixed", batch=2, seq=1024, attention="eager"),
     ]
-    g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025", "hybrid") for c in g[k]]
+    # 2025 attention + MoE families (#26), real widths with few layers and experts (presets.py): Llama 4's
+    # chunked + NoPE layers and dense-dispatch experts (a prompt past the 8192-token chunk), GLM-4.5's
+    # biased q/k/v and q/k norms, MiniMax-M2's and OLMoE's full-width q/k norms, DeepSeek-V3.2's indexer
+    # (MLA: eager, as small-deepseek-v3), ERNIE 4.5's shared experts and dense first layer, Hunyuan's
+    # shared MLP.
+    g["moe-2025"] = [
+        Case("small-llama4", I, weights="bf16", batch=1, context=4096, new_tokens=16),
+        Case("small-llama4", I, weights="bf16", batch=1, context=16384, new_tokens=16),
+        Case("small-llama4", T, precision="bf16", batch=1, seq=8192),
+        Case("small-glm4-moe", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("small-glm4-moe", I, weights="bf16", batch=4, context=2048, new_tokens=16),
+        Case("small-glm4-moe", T, precision="bf16", batch=2, seq=4096),
+        Case("small-minimax-m2", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("small-minimax-m2", I, weights="bf16", batch=4, context=2048, new_tokens=16),
+        Case("small-minimax-m2", T, precision="bf16", batch=2, seq=4096),
+        Case("olmoe-1b-7b", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("olmoe-1b-7b", I, weights="bf16", batch=8, context=2048, new_tokens=16),
+        Case("olmoe-1b-7b", T, precision="bf16", batch=4, seq=4096),
+        Case("small-deepseek-v32", I, weights="bf16", batch=1, context=4096, new_tokens=16, attention="eager"),
+        Case("small-deepseek-v32", I, weights="bf16", batch=2, context=2048, new_tokens=16, attention="eager"),
+        Case("small-deepseek-v32", T, precision="bf16", batch=1, seq=2048, attention="eager"),
+        Case("small-deepseek-v32", T, precision="bf16", batch=2, seq=2048, attention="eager"),
+        Case("small-ernie4.5-moe", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("small-ernie4.5-moe", I, weights="bf16", batch=4, context=2048, new_tokens=16),
+        Case("small-ernie4.5-moe", T, precision="bf16", batch=2, seq=2048),
+        Case("small-hunyuan-moe", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("small-hunyuan-moe", I, weights="bf16", batch=4, context=2048, new_tokens=16),
+        Case("small-hunyuan-moe", T, precision="bf16", batch=2, seq=4096),
+    ]
+    g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025", "hybrid", "moe-2025")
+                for c in g[k]]
     return g
 
 

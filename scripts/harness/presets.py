@@ -245,3 +245,65 @@ PRESETS: dict[str, dict[str, Any]] = {
                     "tie_word_embeddings": False, "bos_token_id": 128000, "eos_token_id": 128001,
                     "torch_dtype": "bfloat16"},
 }
+
+# ---- 2025 attention + MoE families (issue #26): the real widths of each flagship, a few layers and few
+# experts so the traces stay cheap, every layer kind of the family present ----
+PRESETS.update({
+    # Llama 4 (Scout / Maverick widths): layers 0-2 RoPE + chunked (8192), layer 3 NoPE + global; Maverick's
+    # interleave step 2 puts a dense MLP (intermediate_size_mlp) on layers 0 and 2, experts + a shared expert
+    # on layers 1 and 3. transformers runs every token through every expert (Llama4TextMoe).
+    "small-llama4": {"architectures": ["Llama4ForCausalLM"], "model_type": "llama4_text", "attention_bias": False,
+                     "attention_chunk_size": 8192, "attn_scale": 0.1, "attn_temperature_tuning": True,
+                     "floor_scale": 8192, "head_dim": 128, "hidden_act": "silu", "hidden_size": 5120,
+                     "interleave_moe_layer_step": 2, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+                     "max_position_embeddings": 262144, "no_rope_layer_interval": 4, "num_attention_heads": 40,
+                     "num_experts_per_tok": 1, "num_hidden_layers": 4, "num_key_value_heads": 8,
+                     "num_local_experts": 4, "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "use_qk_norm": True,
+                     "vocab_size": 202048, "tie_word_embeddings": False, "torch_dtype": "bfloat16"},
+    # GLM-4.5-Air's widths with GLM-4.5's q/k norms: one dense layer, two MoE layers (16 experts top-8 + shared).
+    "small-glm4-moe": {"architectures": ["Glm4MoeForCausalLM"], "model_type": "glm4_moe", "attention_bias": True,
+                       "first_k_dense_replace": 1, "head_dim": 128, "hidden_act": "silu", "hidden_size": 4096,
+                       "intermediate_size": 10944, "max_position_embeddings": 131072, "moe_intermediate_size": 1408,
+                       "n_group": 1, "n_routed_experts": 16, "n_shared_experts": 1, "norm_topk_prob": True,
+                       "num_attention_heads": 96, "num_experts_per_tok": 8, "num_hidden_layers": 3,
+                       "num_key_value_heads": 8, "num_nextn_predict_layers": 1, "partial_rotary_factor": 0.5,
+                       "rms_norm_eps": 1e-05, "rope_theta": 1000000, "routed_scaling_factor": 1.0,
+                       "tie_word_embeddings": False, "topk_group": 1, "use_qk_norm": True, "vocab_size": 151552,
+                       "torch_dtype": "bfloat16"},
+    # MiniMax-M2's widths: full-width q/k norms, 16 experts top-8.
+    "small-minimax-m2": {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "hidden_act": "silu",
+                         "hidden_size": 3072, "intermediate_size": 1536, "num_hidden_layers": 3,
+                         "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "rotary_dim": 64,
+                         "num_local_experts": 16, "num_experts_per_tok": 8, "use_qk_norm": True,
+                         "qk_norm_type": "per_layer", "max_position_embeddings": 196608, "vocab_size": 200064,
+                         "rms_norm_eps": 1e-6, "tie_word_embeddings": False, "rope_theta": 5000000,
+                         "torch_dtype": "bfloat16"},
+    # allenai/OLMoE-1B-7B-0924 as published (6.9B): full-width q/k norms, 64 experts top-8 on 16 layers.
+    "olmoe-1b-7b": {"architectures": ["OlmoeForCausalLM"], "model_type": "olmoe", "attention_bias": False,
+                    "clip_qkv": None, "hidden_act": "silu", "hidden_size": 2048, "intermediate_size": 1024,
+                    "max_position_embeddings": 4096, "num_attention_heads": 16, "num_experts": 64,
+                    "num_experts_per_tok": 8, "num_hidden_layers": 16, "num_key_value_heads": 16,
+                    "norm_topk_prob": False, "rms_norm_eps": 1e-05, "rope_theta": 10000.0,
+                    "tie_word_embeddings": False, "vocab_size": 50304, "pad_token_id": 1, "eos_token_id": 50279,
+                    "torch_dtype": "bfloat16"},
+    # DeepSeek-V3.2's layout at small-deepseek-v3's width: MLA + the lightning indexer (16 heads of 128).
+    "small-deepseek-v32": {**PRESETS["small-deepseek-v3"], "architectures": ["DeepseekV32ForCausalLM"],
+                           "model_type": "deepseek_v32", "index_n_heads": 16, "index_head_dim": 128,
+                           "index_topk": 512},
+    # ERNIE-4.5-21B-A3B's widths: one dense layer, two MoE layers (16 experts top-6 + two shared), tied head.
+    "small-ernie4.5-moe": {"architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe",
+                           "hidden_act": "silu", "hidden_size": 2560, "intermediate_size": 12288,
+                           "max_position_embeddings": 131072, "num_attention_heads": 20, "num_key_value_heads": 4,
+                           "num_hidden_layers": 3, "rms_norm_eps": 1e-05, "vocab_size": 103424,
+                           "rope_theta": 500000, "use_bias": False, "moe_num_experts": 16,
+                           "moe_num_shared_experts": 2, "moe_layer_start_index": 1, "moe_intermediate_size": 1536,
+                           "moe_k": 6, "moe_layer_interval": 1, "tie_word_embeddings": True, "pad_token_id": 0,
+                           "torch_dtype": "bfloat16"},
+    # Hunyuan-A13B's widths: per-head q/k norms, 16 experts top-8 + the shared MLP, tied head.
+    "small-hunyuan-moe": {"architectures": ["HunYuanMoEV1ForCausalLM"], "model_type": "hunyuan_v1_moe",
+                          "attention_bias": False, "head_dim": 128, "hidden_act": "silu", "hidden_size": 4096,
+                          "intermediate_size": 3072, "max_position_embeddings": 32768, "moe_topk": 8,
+                          "num_attention_heads": 32, "num_experts": 16, "num_hidden_layers": 3,
+                          "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "tie_word_embeddings": True,
+                          "vocab_size": 128167, "pad_token_id": 127961, "torch_dtype": "bfloat16"},
+})
