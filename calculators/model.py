@@ -26,6 +26,11 @@ from functools import cached_property
 
 from calculators.model_layers import LayerSpec, LinearAttentionSpec, MambaSpec
 
+#: Where a decoder layer's norms sit (:attr:`ModelSpec.block_layout`).
+BLOCK_LAYOUTS = ("pre_norm", "post_norm", "parallel")
+#: What q_norm and k_norm normalise over and weigh (:attr:`ModelSpec.qk_norm_scope`).
+QK_NORM_SCOPES = ("head", "width", "head_weights")
+
 
 @dataclass(frozen=True)
 class MoESpec:
@@ -104,6 +109,19 @@ class ModelSpec:
     final_logit_softcapping: float | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
     warnings: tuple[str, ...] = field(default=(), compare=False)  # what the reader must see first
+    # What q_norm / k_norm normalise and weigh (QK_NORM_SCOPES): "head", each head with one head_dim weight
+    # shared by the heads (Qwen3, Gemma 3, EXAONE 4); "width", the whole q and k width with a weight per
+    # channel (OLMo 2/3); "head_weights", each head with its own head_dim weight (Cohere's use_qk_norm)
+    qk_norm_scope: str = "head"
+    norm_weight_fp32: bool = False  # the norms multiply their weight in fp32 before casting back (OLMo 2/3, Cohere)
+    norm_kind: str = "rms"  # "layer": LayerNorm with a weight and no bias (Cohere), which centres before scaling
+    attention_dropout: float = 0.0  # dropout on the attention probabilities in training (Seed-OSS: 0.1)
+    residual_dropout: float = 0.0  # dropout on the attention and MLP outputs in training (Seed-OSS: 0.1)
+    # Where the layer's norms sit: "pre_norm" (Llama: before attention and MLP), "post_norm" (OLMo 2/3,
+    # EXAONE 4: on the attention and MLP outputs, before each residual add), "parallel" (Cohere: one norm
+    # feeds attention and MLP side by side, both added to the residual)
+    block_layout: str = "pre_norm"
+    logit_scale: float | None = None  # Cohere multiplies the logits by it: one more logits-sized tensor
 
     def __post_init__(self) -> None:
         if not self.layers:
@@ -113,6 +131,12 @@ class ModelSpec:
             object.__setattr__(self, "layers", uniform)
         if len(self.layers) != self.num_layers:
             raise ValueError(f"{self.name}: {len(self.layers)} layer specs for {self.num_layers} layers")
+        if self.qk_norm_scope not in QK_NORM_SCOPES:
+            raise ValueError(f"{self.name}: qk_norm_scope {self.qk_norm_scope!r} is not one of {QK_NORM_SCOPES}")
+        if self.norm_kind not in ("rms", "layer"):
+            raise ValueError(f"{self.name}: norm_kind {self.norm_kind!r} is not 'rms' or 'layer'")
+        if self.block_layout not in BLOCK_LAYOUTS:
+            raise ValueError(f"{self.name}: block_layout {self.block_layout!r} is not one of {BLOCK_LAYOUTS}")
 
     # ----------------------------------------------------------------- layers
     @cached_property
@@ -222,7 +246,9 @@ class ModelSpec:
         if self.mla is not None:
             q_norm = self.mla.q_lora_rank or 0
             return q_norm + self.mla.kv_lora_rank
-        return 2 * self.head_dim if self.qk_norm else 0
+        if not self.qk_norm:
+            return 0
+        return 2 * self.head_dim if self.qk_norm_scope == "head" else self.q_dim + self.kv_dim
 
     def attention_linears(self) -> list[tuple[int, int, bool]]:
         """``(in_features, out_features, has_bias)`` of each attention projection."""

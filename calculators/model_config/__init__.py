@@ -40,7 +40,7 @@ from typing import Any
 from calculators.config_input import load_config_json
 from calculators.errors import ConfigError
 from calculators.model import ModelSpec
-from calculators.model_config import classic, hybrid
+from calculators.model_config import classic, dense_families, hybrid
 from calculators.model_config.classic import MOE_DEFAULTS
 from calculators.model_config.layout import TrackedConfig, unread_layout_keys
 
@@ -50,6 +50,7 @@ __all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS
 FAMILIES: dict[str, Callable[..., ModelSpec]] = {
     **{model_type: classic.read_classic for model_type in classic.MODEL_TYPES},
     **{model_type: hybrid.read_hybrid for model_type in hybrid.MODEL_TYPES},
+    **{model_type: dense_families.read_dense for model_type in dense_families.MODEL_TYPES},
 }
 #: Architectures whose tensor layout this package knows exactly (``config.model_type``).
 KNOWN_MODEL_TYPES: tuple[str, ...] = tuple(FAMILIES)
