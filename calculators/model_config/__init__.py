@@ -44,7 +44,8 @@ from calculators.model_config import classic, dense_families, hybrid
 from calculators.model_config.classic import MOE_DEFAULTS
 from calculators.model_config.layout import TrackedConfig, unread_layout_keys
 
-__all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS", "spec_from_config"]
+__all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS", "REFUSED_MODEL_TYPES",
+           "spec_from_config"]
 
 #: ``model_type`` -> the reader that knows its layout exactly.
 FAMILIES: dict[str, Callable[..., ModelSpec]] = {
@@ -63,6 +64,8 @@ ENCODER_MODEL_TYPES = (
     "bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "modernbert",
     "mpnet", "t5", "mt5", "bart",
 )
+#: Decoder families refused by name until their layout is modelled (``config.model_type`` -> why).
+REFUSED_MODEL_TYPES: dict[str, str] = {**dense_families.REFUSED}
 _LLAMA_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size")
 #: Keys beside the language model's that name towers this package does not size yet.
 _TOWER_KEYS = ("vision_config", "audio_config", "speech_config", "vision_tower")
@@ -108,6 +111,8 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None, warnings: list
         raise ConfigError("model_type", model_type,
                           "a decoder-only model: encoder models (BERT-class) and encoder-decoders are not "
                           f"modelled ({', '.join(KNOWN_MODEL_TYPES)}, or a Llama-style config)")
+    if model_type in REFUSED_MODEL_TYPES:
+        raise ConfigError("model_type", model_type, f"a family this guide models: {REFUSED_MODEL_TYPES[model_type]}")
     tracked = TrackedConfig(data)
     reader = FAMILIES.get(model_type)
     if reader is None:
