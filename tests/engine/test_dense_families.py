@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from calculators.errors import ConfigError
+from calculators.memory.activations import ActivationLayout, saved_bytes_per_token_per_layer
 from calculators.memory.inference import kv_cache_bytes, kv_cache_bytes_per_token
 from calculators.model_config import REFUSED_MODEL_TYPES, spec_from_config
 
@@ -113,6 +114,14 @@ def test_olmo2_13b_by_hand_equals_the_checkpoint() -> None:
     assert spec.parameters == 40 * per_layer + 2 * 100352 * 5120 + 5120 == 13_716_198_400
     assert spec.parameters * 4 == 54_864_793_600  # the fp32 checkpoint's total_size
     assert spec.block_layout == "post_norm" and spec.qk_norm_scope == "width"
+
+
+def test_olmo3_7b_by_hand() -> None:
+    # OLMo 2's layer (post-norm, whole-width q/k norms 2 x 4096) with OLMo 3's windows, which add no tensor:
+    # q, k, v, o 4 x 4096^2 + MLP 3 x 4096 x 11008 + q/k norms 8192 + 2 norms 8192 = 202,391,552 per layer.
+    spec = spec_from_config(OLMO3_7B)
+    assert spec.parameters == 32 * 202_391_552 + 2 * 100278 * 4096 + 4096 == 7_298_011_136
+    assert (spec.attention_layers, spec.sliding_window_layers) == (32, 24)
 
 
 def test_command_r7b_by_hand() -> None:
@@ -256,6 +265,56 @@ def test_seed_oss_defaults_are_its_configuration_class() -> None:
     assert any("attention_dropout 0.1" in note for note in spec.notes)
     with pytest.raises(ConfigError, match="residual_dropout"):
         spec_from_config({**SEED_OSS_36B, "residual_dropout": 1.5})
+
+
+# ------------------------------------------------------------------ activations, traced per layer
+# Each expected value is derived term by term below and equals the bytes per token one layer kept for backward
+# in a fake-tensor trace of transformers 5.23 on PyTorch's CPU kernels: scripts/measure_memory.py --model-config
+# with the preset's values at 4 and at 6 layers, batch 1 x 1024 tokens, (after_forward - before_forward) / 2 /
+# 1024, less the autocast weight copies under bf16-mixed.
+_BF16 = ActivationLayout(compute_bytes=2, residual_bytes=2, autocast=False, trainable_base=True, device="cpu")
+_MIXED = ActivationLayout(compute_bytes=2, residual_bytes=4, autocast=True, trainable_base=True, device="cpu")
+
+
+def test_post_norm_layer_keeps_fp32_normalised_tensors_olmo2_7b() -> None:
+    # h = q_dim = kv_dim = 4096. Two post-norms that multiply their weight in fp32: fp32 input, rsqrt, fp32
+    # normalised (2 x (8h + 4)); q_norm and k_norm over the whole width, the same per element plus one rsqrt
+    # per token each (8 x 8192 + 8); q/k/v's input and the MLP's input in bf16 (2 x 2h); SDPA's q, k, v,
+    # output and log-sum-exp (2 x 16384 + 4 x 32); gate, activation, up, product (4 x 2 x 11008).
+    spec = spec_from_config({**OLMO2_13B, "hidden_size": 4096, "intermediate_size": 11008,
+                             "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32})
+    expected = 2 * (8 * 4096 + 4) + (8 * 8192 + 8) + 4 * 4096 + (2 * 16384 + 128) + 8 * 11008
+    assert saved_bytes_per_token_per_layer(spec, layout=_BF16, seq=1024).total == expected == 268_432
+
+
+def test_parallel_block_layer_norm_command_r7b() -> None:
+    # One LayerNorm: two fp32 copies of x - mean, rsqrt, fp32 normalised (12h + 4); under autocast each of
+    # q, k, v, gate and up casts the shared norm output for itself (5 x 2h); SDPA (2 x (2 x 4096 + 2 x 1024)
+    # + 4 x 32); the MLP (8 x 14336).
+    spec = spec_from_config(COMMAND_R7B)
+    expected = (12 * 4096 + 4) + 5 * 2 * 4096 + (2 * (8192 + 2048) + 128) + 8 * 14336
+    assert saved_bytes_per_token_per_layer(spec, layout=_MIXED, seq=1024).total == expected == 225_412
+
+
+def test_fused_qkv_buffer_kept_whole_by_its_v_view_phi4_mini() -> None:
+    # Norms 2 x (4h + 4 + 2h); the two inputs 2 x 2h; SDPA 2 x (2 x 3072 + 2 x 1024) + 4 x 24; o_proj's
+    # contiguous copy 2 x 3072; the rest of the fused q|k|v buffer that v's view keeps, 2 x (3072 + 1024);
+    # fused gate_up output, activation, up half, product 4 x 2 x 8192.
+    spec = spec_from_config(PHI4_MINI)
+    expected = 2 * (6 * 3072 + 4) + 4 * 3072 + (2 * 8192 + 96) + 2 * 3072 + 2 * 4096 + 8 * 8192
+    assert saved_bytes_per_token_per_layer(spec, layout=_BF16, seq=1024).total == expected == 145_512
+
+
+def test_residual_dropout_keeps_its_masks_seed_oss() -> None:
+    # The traces differ by 2 dropouts x 2 bytes x 5120 per token and layer with residual_dropout 0.1 or 0
+    # (368,968 and 348,488 bytes); on CUDA native_dropout keeps a one-byte mask instead.
+    spec = spec_from_config({**SEED_OSS_36B, "attention_dropout": 0.0})
+    without = spec_from_config({**SEED_OSS_36B, "attention_dropout": 0.0, "residual_dropout": 0.0})
+    assert saved_bytes_per_token_per_layer(spec, layout=_BF16, seq=1024).total == 368_968
+    assert saved_bytes_per_token_per_layer(without, layout=_BF16, seq=1024).total == 348_488
+    cuda = ActivationLayout(compute_bytes=2, residual_bytes=2, autocast=False, trainable_base=True)
+    assert (saved_bytes_per_token_per_layer(spec, layout=cuda, seq=1024).total
+            - saved_bytes_per_token_per_layer(without, layout=cuda, seq=1024).total) == 2 * 5120
 
 
 # ------------------------------------------------------------------ KV cache per layer kind, 8k and 128k
