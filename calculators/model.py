@@ -121,7 +121,9 @@ class ModelSpec:
     # EXAONE 4: on the attention and MLP outputs, before each residual add), "parallel" (Cohere: one norm
     # feeds attention and MLP side by side, both added to the residual)
     block_layout: str = "pre_norm"
-    logit_scale: float | None = None  # Cohere multiplies the logits by it: one more logits-sized tensor
+    # Cohere multiplies the logits by it; the scaled logits replace the unscaled ones (a scalar multiply saves
+    # nothing for backward), so no tensor is added at the loss's peak (traced on Command R7B)
+    logit_scale: float | None = None
 
     def __post_init__(self) -> None:
         if not self.layers:
