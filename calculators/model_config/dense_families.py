@@ -199,7 +199,9 @@ def _probability(data: Mapping[str, Any], key: str, default: float) -> float:
 def _pattern_kinds(data: Mapping[str, Any], layers: int, default: int) -> list[str]:
     """Kinds from ``sliding_window_pattern``: an integer ``p`` (layer ``i`` is global when ``(i + 1) % p == 0``,
     the configuration classes' rule) or a string of ``L`` (local) and ``G`` (global) repeated over the layers."""
-    pattern = data.get("sliding_window_pattern", default)
+    pattern = data.get("sliding_window_pattern")
+    if pattern is None:
+        return _pattern_kinds(with_values(data, {"sliding_window_pattern": default}), layers, default)
     if isinstance(pattern, str):
         if not pattern or set(pattern) - {"L", "G"} or len(pattern) > MAX_LAYERS:
             raise ConfigError("sliding_window_pattern", pattern, "an integer, or a string of L (local) and G (global)")

@@ -250,6 +250,8 @@ def test_exaone4_string_pattern_and_no_window() -> None:
     small = spec_from_config(EXAONE4_1_2B)
     assert small.sliding_window is None and all(layer.rope for layer in small.layers)
     assert spec_from_config({**EXAONE4_1_2B, "layer_types": None}).layers == small.layers
+    default = spec_from_config({**EXAONE4_32B, "layer_types": None, "sliding_window_pattern": None})
+    assert default.layers == listed.layers  # Exaone4Config's default pattern is 4
     with pytest.raises(ConfigError, match="sliding_window_pattern"):
         spec_from_config({**EXAONE4_32B, "layer_types": None, "sliding_window_pattern": "LLXG"})
 
