@@ -27,6 +27,11 @@ from functools import cached_property
 from calculators.model_layers import IndexerSpec, LayerSpec, LinearAttentionSpec, MambaSpec
 from calculators.model_vision import VisionEncoderSpec
 
+#: Where a decoder layer's norms sit (:attr:`ModelSpec.block_layout`).
+BLOCK_LAYOUTS = ("pre_norm", "post_norm", "parallel")
+#: What q_norm and k_norm normalise over and weigh (:attr:`ModelSpec.qk_norm_scope`).
+QK_NORM_SCOPES = ("head", "width", "head_weights")
+
 
 @dataclass(frozen=True)
 class MoESpec:
@@ -122,12 +127,26 @@ class ModelSpec:
     # The forward returns fp32 logits (lm_head(...).float(): Mamba, Mamba2, Nemotron-H), so the 16-bit ones
     # are a temporary rather than kept beside their fp32 copy until the loss.
     fp32_logits: bool = False
-    qk_norm_full_width: bool = False  # q_norm/k_norm span all heads (q_dim, kv_dim weights: OLMoE, MiniMax-M2)
     lm_head_bias: bool = False  # the output head has a bias (ERNIE 4.5 MoE with use_bias), tied or not
     indexer: IndexerSpec | None = None  # DeepSeek-V3.2's lightning indexer beside MLA
     attention_output_kept: bool = False  # the layer keeps attention's output alive through its MLP (Llama 4)
     qk_l2_norm: bool = False  # q and k L2-normalised without weights on the chunked (RoPE) layers (Llama 4)
     partial_rotary: bool = False  # RoPE on part of each head, re-joined by concatenation (GLM-4.5, MiniMax-M2)
+    # What q_norm / k_norm normalise and weigh (QK_NORM_SCOPES): "head", each head with one head_dim weight
+    # shared by the heads (Qwen3, Gemma 3, EXAONE 4); "width", the whole q and k width with a weight per
+    # channel (OLMo 2/3); "head_weights", each head with its own head_dim weight (Cohere's use_qk_norm)
+    qk_norm_scope: str = "head"
+    norm_weight_fp32: bool = False  # the norms multiply their weight in fp32 before casting back (OLMo 2/3, Cohere)
+    norm_kind: str = "rms"  # "layer": LayerNorm with a weight and no bias (Cohere), which centres before scaling
+    attention_dropout: float = 0.0  # dropout on the attention probabilities in training (Seed-OSS: 0.1)
+    residual_dropout: float = 0.0  # dropout on the attention and MLP outputs in training (Seed-OSS: 0.1)
+    # Where the layer's norms sit: "pre_norm" (Llama: before attention and MLP), "post_norm" (OLMo 2/3,
+    # EXAONE 4: on the attention and MLP outputs, before each residual add), "parallel" (Cohere: one norm
+    # feeds attention and MLP side by side, both added to the residual)
+    block_layout: str = "pre_norm"
+    # Cohere multiplies the logits by it; the scaled logits replace the unscaled ones (a scalar multiply saves
+    # nothing for backward), so no tensor is added at the loss's peak (traced on Command R7B)
+    logit_scale: float | None = None
 
     def __post_init__(self) -> None:
         if not self.layers:
@@ -137,6 +156,12 @@ class ModelSpec:
             object.__setattr__(self, "layers", uniform)
         if len(self.layers) != self.num_layers:
             raise ValueError(f"{self.name}: {len(self.layers)} layer specs for {self.num_layers} layers")
+        if self.qk_norm_scope not in QK_NORM_SCOPES:
+            raise ValueError(f"{self.name}: qk_norm_scope {self.qk_norm_scope!r} is not one of {QK_NORM_SCOPES}")
+        if self.norm_kind not in ("rms", "layer"):
+            raise ValueError(f"{self.name}: norm_kind {self.norm_kind!r} is not 'rms' or 'layer'")
+        if self.block_layout not in BLOCK_LAYOUTS:
+            raise ValueError(f"{self.name}: block_layout {self.block_layout!r} is not one of {BLOCK_LAYOUTS}")
 
     # ----------------------------------------------------------------- layers
     @cached_property
@@ -269,7 +294,7 @@ class ModelSpec:
             return q_norm + self.mla.kv_lora_rank + indexer
         if not self.qk_norm:
             return indexer
-        return indexer + (self.q_dim + self.kv_dim if self.qk_norm_full_width else 2 * self.head_dim)
+        return indexer + (2 * self.head_dim if self.qk_norm_scope == "head" else self.q_dim + self.kv_dim)
 
     def attention_linears(self) -> list[tuple[int, int, bool]]:
         """``(in_features, out_features, has_bias)`` of each attention projection."""

@@ -60,11 +60,15 @@ class LayerSpec:
         mlp: ``"dense"``, ``"moe"`` or ``"none"``.
         mlp_width: a dense MLP's intermediate width when it is not the model's
             ``intermediate_size`` (Llama 4's dense layers, Gemma 3n's per-layer widths).
+        rope: False for a NoPE layer, whose attention applies no rotary embedding (SmolLM3's
+            every fourth layer, the global layers of Command A and EXAONE 4.0 32B); its
+            parameters and cache are those of any attention layer of its kind.
     """
 
     mixers: tuple[str, ...] = ("full_attention",)
     mlp: str = "dense"
     mlp_width: int | None = None
+    rope: bool = True
 
     @property
     def attention(self) -> str | None:
@@ -79,6 +83,8 @@ class LayerSpec:
     def describe(self) -> str:
         """Short text such as ``"mamba + moe"`` or ``"full_attention + dense"``."""
         mixers = " + ".join(self.mixers) or "no mixer"
+        if not self.rope and self.attention is not None:
+            mixers += " (NoPE)"
         return f"{mixers} + {self.mlp}" if self.mlp != "none" else mixers
 
 

@@ -143,15 +143,20 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
     # Two RMSNorms per layer (four in Gemma 2: two more on the branch outputs). Llama's
     # norm casts back before the weight multiply (saves the cast); Gemma's multiplies
     # in fp32 (saves the fp32 normalised tensor).
-    fp32_normalised = spec.model_type in ("gemma", "gemma2", "gemma3_text")
+    fp32_normalised = spec.model_type in ("gemma", "gemma2", "gemma3_text") or spec.norm_weight_fp32
     normalised = (4 if (r == 4 or fp32_normalised) else r) * h if full else 0
-    norms = spec.norms_per_layer * (4 * h + 4 + normalised)
+    # What a norm keeps of its input per element: the fp32 cast (RMSNorm), or Cohere's LayerNorm's
+    # two fp32 copies of x - mean (one squared for the variance, one scaled; traced on Command R7B).
+    centred = 8 if spec.norm_kind == "layer" else 4
+    norms = spec.norms_per_layer * (centred * h + 4 + normalised)
     if spec.qk_norm and has_attention:
         # q_norm and k_norm (Qwen3, Gemma 3) normalise each head of q and k: they save the fp32
         # cast of their 16-bit input, one rsqrt per head, and, when their weight is trainable, the
         # normalised tensor (16-bit for Qwen3, fp32 for Gemma's norm).
         qk_normalised = (4 if fp32_normalised else a) if full else 0
-        norms += (spec.q_dim + spec.kv_dim) * (4 + qk_normalised) + 4 * (spec.num_attention_heads + spec.num_kv_heads)
+        # A norm over the whole q (k) width (OLMo 2/3, OLMoE, MiniMax-M2) keeps one rsqrt per token, not per head.
+        rsqrts = 2 if spec.qk_norm_scope == "width" else spec.num_attention_heads + spec.num_kv_heads
+        norms += (spec.q_dim + spec.kv_dim) * (centred + qk_normalised) + 4 * rsqrts
     if spec.qk_l2_norm and layer.attention == "chunked_attention":
         # Llama 4's weightless L2 norm of q and k on its RoPE (chunked) layers: their fp32 cast and one
         # rsqrt per head.
@@ -161,7 +166,10 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
     mlp_in_consumers = ((1 if spec.fused_qkv or not spec.mlp_gated else 2) if layer.mlp == "dense"
                         else 2 if layer.mlp == "moe" else 0)
     linear_inputs = 0
-    if full:
+    if full and spec.block_layout == "parallel":
+        # One norm output feeds attention and MLP (Cohere): its consumers share it (or each cast it).
+        linear_inputs += _input_copies(consumers=qkv_consumers + mlp_in_consumers, layout=layout, width=h)
+    elif full:
         linear_inputs += _input_copies(consumers=qkv_consumers, layout=layout, width=h)
         linear_inputs += _input_copies(consumers=mlp_in_consumers, layout=layout, width=h)
 
@@ -170,6 +178,13 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
     attention += state_mixer_bytes(spec, layout=layout, layer=layer, seq=seq)
 
     mlp = _mlp_bytes(spec, layout=layout, down_needs_input=full, layer=layer) if has_mlp else 0
+    if spec.residual_dropout:
+        # Seed-OSS drops out the attention and MLP outputs: each dropout keeps its mask for backward, a
+        # noise tensor in the compute dtype on PyTorch's CPU path (traced: 2 x 2 bytes x hidden per layer),
+        # one byte per element on CUDA (native_dropout's boolean mask).
+        dropped = (1 if layout.device == "cuda" else a) * h
+        attention += dropped if has_attention else 0
+        mlp += dropped if has_mlp else 0
 
     lora = 0
     if targets:
@@ -277,6 +292,10 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
     # Phi-3 slices q, k, v out of one fused output; SDPA's output then needs its own
     # contiguous copy for o_proj (measured), which o_proj saves.
     fused_extra = a * q_dim if (spec.fused_qkv and o_needs_input) else 0
+    if spec.fused_qkv and not path.kv_repeated:
+        # v is a view of the fused q|k|v output: the v the kernel saves keeps that whole buffer alive, q and k
+        # parts included (saved-tensor hooks on Phi-3 and Phi-4-mini layers; K/V repeated for GQA are copies).
+        fused_extra += a * (q_dim + kv_dim)
     if path.materialises_scores:
         # Eager attention, or SDPA's math backend (fp32 GQA on CUDA): the softmax is saved,
         # S x S per head, with K and V repeated to every query head.

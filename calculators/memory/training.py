@@ -181,9 +181,10 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
                 for kind, _count in spec.layer_groups}
     all_layers = sum(per_kind[kind] * count for kind, count in spec.layer_groups)
     first_layer_bytes, last_layer_bytes = per_kind[spec.layers[0]], per_kind[spec.layers[-1]]
-    # With a frozen embedding (LoRA), layer 0's input does not require grad, so its first
-    # norm saves no input; every later layer's input depends on an adapter.
-    layer0_saved = (first_layer_bytes - (0 if full else 4 * hidden + 4)) * tokens
+    # With a frozen embedding (LoRA), layer 0's input does not require grad, so its first norm saves no input
+    # (a post-norm's input depends on the adapters); every later layer's input depends on an adapter.
+    first_norm = 0 if spec.block_layout == "post_norm" else (8 if spec.norm_kind == "layer" else 4) * hidden + 4
+    layer0_saved = (first_layer_bytes - (0 if full else first_norm)) * tokens
     layers_saved = (all_layers - first_layer_bytes) * tokens + layer0_saved
     if spec.is_hybrid:  # layer by layer: a frozen prefix of layers without adapters keeps nothing
         by_layer = saved_bytes_by_layer(spec, layout=layout, seq=setup.seq)
@@ -195,10 +196,11 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     kept_layer = int(SIXTEEN_BIT_BYTES * _largest_layer_params(spec)) if keeps else 0
     kept_all = int(SIXTEEN_BIT_BYTES * spec.linear_parameters) if keeps else 0
 
-    # Final norm (fp32 input + rsqrt), its output kept for the head, labels and ids (int64).
-    final_norm = (4 * hidden + 4) * tokens
-    if full:
-        final_norm += (4 if residual == 4 else 2) * hidden * tokens  # normalised, saved for the weight grad
+    # Final norm (fp32 input + rsqrt; Cohere's LayerNorm two fp32 copies of x - mean), its output kept for the
+    # head, labels and ids (int64).
+    final_norm = ((8 if spec.norm_kind == "layer" else 4) * hidden + 4) * tokens
+    if full:  # normalised, saved for the weight grad (in fp32 where the norm multiplies its weight in fp32)
+        final_norm += (4 if residual == 4 or spec.norm_weight_fp32 else 2) * hidden * tokens
         final_norm += (a if setup.mixed else residual) * hidden * tokens  # the head's input
     inputs = 2 * 8 * tokens  # input_ids and shifted labels, int64
     logits_bytes = (4 if setup.precision == "fp32" and (full or residual == 4) else 2) * tokens * vocab

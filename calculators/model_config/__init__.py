@@ -40,7 +40,15 @@ from typing import Any
 from calculators.config_input import load_config_json
 from calculators.errors import ConfigError
 from calculators.model import ModelSpec
-from calculators.model_config import classic, deepseek, ernie_hunyuan, hybrid, moe_families, ssm_families
+from calculators.model_config import (
+    classic,
+    deepseek,
+    dense_families,
+    ernie_hunyuan,
+    hybrid,
+    moe_families,
+    ssm_families,
+)
 from calculators.model_config.classic import MOE_DEFAULTS
 from calculators.model_config.layout import TrackedConfig, unread_layout_keys
 from calculators.model_config.vision_language import (
@@ -50,7 +58,8 @@ from calculators.model_config.vision_language import (
     split_vision_language,
 )
 
-__all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS", "spec_from_config"]
+__all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS", "REFUSED_MODEL_TYPES",
+           "spec_from_config"]
 
 #: ``model_type`` -> the reader that knows its layout exactly.
 FAMILIES: dict[str, Callable[..., ModelSpec]] = {
@@ -61,6 +70,7 @@ FAMILIES: dict[str, Callable[..., ModelSpec]] = {
     **{model_type: moe_families.read_moe_family for model_type in moe_families.MODEL_TYPES},
     **{model_type: deepseek.read_deepseek for model_type in deepseek.MODEL_TYPES},
     **{model_type: ernie_hunyuan.read_ernie_hunyuan for model_type in ernie_hunyuan.MODEL_TYPES},
+    **{model_type: dense_families.read_dense for model_type in dense_families.MODEL_TYPES},
 }
 #: Architectures whose tensor layout this package knows exactly (``config.model_type``).
 KNOWN_MODEL_TYPES: tuple[str, ...] = tuple(FAMILIES)
@@ -73,6 +83,8 @@ ENCODER_MODEL_TYPES = (
     "bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "modernbert",
     "mpnet", "t5", "mt5", "bart",
 )
+#: Decoder families refused by name until their layout is modelled (``config.model_type`` -> why).
+REFUSED_MODEL_TYPES: dict[str, str] = {**dense_families.REFUSED}
 _LLAMA_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size")
 #: Keys beside the language model's that name towers this package does not size yet.
 _TOWER_KEYS = ("vision_config", "audio_config", "speech_config", "vision_tower")
@@ -128,6 +140,8 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None, warnings: list
         raise ConfigError("model_type", model_type,
                           "a decoder-only model: encoder models (BERT-class) and encoder-decoders are not "
                           f"modelled ({', '.join(KNOWN_MODEL_TYPES)}, or a Llama-style config)")
+    if model_type in REFUSED_MODEL_TYPES:
+        raise ConfigError("model_type", model_type, f"a family this guide models: {REFUSED_MODEL_TYPES[model_type]}")
     if model_type in TEXT_ALIASES:  # a vision-language model's language model, read by its family's rules
         data = {**data, "model_type": TEXT_ALIASES[model_type]}
         model_type = TEXT_ALIASES[model_type]

@@ -202,7 +202,7 @@ def _minimax_m2(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
         "qkv_bias": False,
         "o_bias": False,
         "qk_norm": True,
-        "qk_norm_full_width": True,
+        "qk_norm_scope": "width",
         "partial_rotary": _partial_rotary(data, read_int(data, "head_dim", maximum=MAX_HIDDEN), default=1.0),
         # MiniMaxM2TopKRouter takes a sigmoid of fp32 logits and hands the experts those fp32 weights.
         "moe": MoESpec(num_experts, top_k, fields["intermediate_size"], router_bias_per_expert=1,
@@ -225,7 +225,7 @@ def _olmoe(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
     return {
         **fields,
         "qk_norm": True,
-        "qk_norm_full_width": True,
+        "qk_norm_scope": "width",
         "moe": MoESpec(num_experts, top_k, fields["intermediate_size"]),
         "layers": build_layers(["full_attention"] * layers, ["moe"] * layers),
     }

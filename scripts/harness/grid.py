@@ -240,8 +240,31 @@ def _grid() -> dict[str, list[Case]]:
         Case("small-hunyuan-moe", I, weights="bf16", batch=4, context=2048, new_tokens=16),
         Case("small-hunyuan-moe", T, precision="bf16", batch=2, seq=4096),
     ]
-    g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025", "hybrid", "moe-2025")
-                for c in g[k]]
+    # Dense families of 2025-26 (calculators/model_config/dense_families.py): NoPE layers (SmolLM3), post-norm
+    # with whole-width q/k norms (OLMo 2/3, EXAONE 4), OLMo 3's and EXAONE 4's 3:1 windows, Cohere 2's parallel
+    # block with one LayerNorm, Seed-OSS's biases and residual dropout, Phi-4-mini's fused qkv with partial
+    # rotary; inference at two contexts (past the 4096-token window for the windowed ones) and one training step
+    # whose peak holds the activations (full fine-tuning backward, or LoRA for the 32B/36B models).
+    dense = []
+    for name in ("smollm3-3b", "olmo-3-7b", "command-r7b", "exaone-4.0-32b", "seed-oss-36b", "phi-4-mini"):
+        dense += [Case(name, I, weights="bf16", batch=1, context=2048, new_tokens=16),
+                  Case(name, I, weights="bf16", batch=1, context=8192, new_tokens=16)]
+    dense += [
+        Case("olmo-2-7b", I, weights="bf16", batch=1, context=2048, new_tokens=16),
+        Case("olmo-2-7b", I, weights="bf16", batch=4, context=4096, new_tokens=16),
+        Case("smollm3-3b", T, precision="bf16", batch=1, seq=2048),
+        Case("olmo-2-7b", T, precision="bf16", batch=2, seq=2048),
+        Case("olmo-3-7b", T, precision="bf16", batch=2, seq=2048),
+        Case("command-r7b", T, precision="bf16", batch=2, seq=2048),
+        Case("command-r7b", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=1, seq=2048),
+        Case("exaone-4.0-32b", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=1,
+             seq=2048),
+        Case("seed-oss-36b", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=1, seq=2048),
+        Case("phi-4-mini", T, precision="bf16", batch=2, seq=2048),
+    ]
+    g["dense-2026"] = dense
+    g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025", "hybrid", "moe-2025",
+                            "dense-2026") for c in g[k]]
     return g
 
 
