@@ -102,7 +102,7 @@ def spec_from_config(config: Mapping[str, Any] | str | bytes | Path, *, name: st
             model; the message names the key.
     """
     data = load_config_json(config)
-    if data.get("model_type") in TEXT_MODEL_TYPES:
+    if data.get("model_type") in TEXT_MODEL_TYPES and data.get("vision_config"):
         text, tower, notes = split_vision_language(data)
         spec = _spec_from_dict(text, name=name or _name(data), warnings=[])
         return replace(spec, vision=tower, notes=spec.notes + tuple(notes))

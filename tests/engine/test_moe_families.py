@@ -34,7 +34,11 @@ SCOUT_TEXT: dict[str, Any] = {
 SCOUT: dict[str, Any] = {
     "architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4", "boi_token_index": 200080,
     "eoi_token_index": 200081, "image_token_index": 200092, "tie_word_embeddings": False, "text_config": SCOUT_TEXT,
-    "vision_config": {"model_type": "llama4_vision_model", "hidden_size": 1408, "num_hidden_layers": 34},
+    # vision_config as the catalog record of meta-llama/Llama-4-Scout-17B-16E has it
+    "vision_config": {"model_type": "llama4_vision_model", "hidden_size": 1408, "image_size": 336,
+                      "intermediate_size": 5632, "num_attention_heads": 16, "num_hidden_layers": 34, "num_channels": 3,
+                      "patch_size": 14, "pixel_shuffle_ratio": 0.5, "projector_input_dim": 4096,
+                      "projector_output_dim": 4096, "vision_output_dim": 4096, "multi_modal_projector_bias": False},
 }
 # Llama-4-Maverick-17B-128E's text_config: TensorRT-LLM's test copy (its comment: "reduced to 2 layers from
 # 48"), with the 48 layers and the default NoPE interval restored.
@@ -145,9 +149,9 @@ def test_every_family_is_registered() -> None:
 @pytest.mark.parametrize("family", sorted(FLAGSHIPS))
 def test_real_configs_parse_with_no_refusal_and_no_guess(family: str) -> None:
     spec = spec_from_config(FLAGSHIPS[family])
-    # Only Llama 4's vision tower is left out, and the reader is told so.
-    assert [w.split(":")[0] for w in spec.warnings] == (
-        ["config.json holds a llama4 model"] if family == "llama4" else [])
+    # No guess and nothing left out: Llama 4's vision tower is counted too (model_config.vision_language).
+    assert spec.warnings == ()
+    assert (spec.vision is not None) == (family == "llama4")
 
 
 # ------------------------------------------------------------------ parameters by hand
@@ -159,10 +163,10 @@ def test_llama4_scout_by_hand() -> None:
     per_layer = attention + moe + 2 * 5120
     expected = 48 * per_layer + 2 * 202048 * 5120 + 5120
     spec = spec_from_config(SCOUT)
-    # transformers 5.23 builds 107,769,861,120 for the text model; with the vision tower and projector
-    # (1,906,418,176) that is the published 109,676,279,296.
-    assert spec.parameters == expected == 107_769_861_120
-    assert spec.parameters + 1_906_418_176 == 109_676_279_296
+    # transformers 5.23 builds 107,769,861,120 for the text model, and 108,641,793,536 with the vision tower and
+    # projector (871,932,416), the hub total kvfit records for the checkpoint.
+    assert spec.parameters - spec.vision_parameters == expected == 107_769_861_120
+    assert spec.vision_parameters == 871_932_416 and spec.parameters == 108_641_793_536
     # NoPE every fourth layer: 12 global layers, 36 chunked to 8192 tokens.
     assert (spec.count_layers(mixer="full_attention"), spec.count_layers(mixer="chunked_attention")) == (12, 36)
     assert [layer.attention for layer in spec.layers[:4]] == ["chunked_attention"] * 3 + ["full_attention"]
