@@ -172,3 +172,57 @@ def rate_source(chip: AppleChip, *, gpu_cores: int | None = None) -> Source:
     return Source(f"{cores} GPU cores x 256 FLOP per core per clock (128 FP32 ALUs, fused multiply-add; FP16 at the "
                   f"same rate: {TURNER.title.split(':')[0]}) x {chip.gpu_clock_hz / 1e6:g} MHz ({chip.clock_source.title})",
                   chip.clock_source.url, chip.clock_source.as_of, kind="derived")
+
+
+@dataclass(frozen=True)
+class MacRates:
+    """The rates of a Mac described by its chip, GPU cores or FP32 TFLOPS (``mac:`` descriptions).
+
+    Attributes:
+        fp32_flop_per_s: FP32 (= FP16) dense rate, FLOP/s.
+        bf16_flop_per_s: BF16 rate; ``None`` on M1/M2 (emulated) and at the floor.
+        bandwidth_bytes_per_s: the chip's bandwidth when the description names its top configuration, else ``None``.
+        label: what the description named (``"M4 Max, 40-core GPU"``), empty at the floor.
+        warning: a sentence every speed answer shows when the rate is the floor, else ``None``.
+    """
+
+    fp32_flop_per_s: float
+    bf16_flop_per_s: float | None
+    bandwidth_bytes_per_s: float | None
+    label: str
+    warning: str | None
+
+
+def mac_rates(*, chip: str | None = None, gpu_cores: int | None = None, fp32_tflops: float | None = None) -> MacRates:
+    """The rates of a Mac from what its description gives: a chip (and GPU cores), an FP32 TFLOPS figure, or nothing.
+
+    Nothing: the lowest rate of any Mac GPU (a 7-core M1, :data:`FLOOR_CORES`), with a warning: times of
+    compute-bound passes are then upper bounds. ``gpu_cores`` needs ``chip`` (the clock is the chip's).
+
+    >>> mac_rates(chip="m4-pro").label, round(mac_rates(chip="m4-pro").fp32_flop_per_s / 1e12, 2)
+    ('M4 Pro, 20-core GPU', 7.53)
+    >>> round(mac_rates().fp32_flop_per_s / 1e12, 2), mac_rates().warning is not None
+    (2.29, True)
+
+    Raises:
+        UnknownNameError: an unknown chip. InputError: ``gpu_cores`` without ``chip``, or out of range.
+    """
+    if gpu_cores is not None and chip is None:
+        raise InputError("gpu_cores", gpu_cores, "a Mac's GPU cores together with its chip (e.g. chip=m4-max,"
+                         "gpu_cores=32): the clock is the chip's")
+    if fp32_tflops is not None:
+        label = "" if chip is None else get_apple_chip(chip).name
+        return MacRates(fp32_tflops * 1e12, fp32_tflops * 1e12, None, label, None)
+    if chip is None:
+        floor = get_apple_chip(FLOOR_CHIP)
+        rate = apple_rate_flop_per_s(floor, gpu_cores=FLOOR_CORES)
+        return MacRates(rate, None, None, "", (
+            f"no chip or GPU core count given for this Mac: its GPU is timed at {rate / 1e12:.2f} TFLOPS, the lowest "
+            f"of any Mac ({FLOOR_CORES}-core M1), so compute-bound times are upper bounds; give chip= (e.g. "
+            "mac:memory_gb=64,chip=m4-max) or fp32_tflops="))
+    found = get_apple_chip(chip)
+    cores = found.gpu_cores if gpu_cores is None else gpu_cores
+    rate = apple_rate_flop_per_s(found, gpu_cores=cores)
+    top = cores == found.gpu_cores
+    return MacRates(rate, rate if found.native_bf16 else None, found.bandwidth_bytes_per_s if top else None,
+                    f"{found.name}, {cores}-core GPU", None)

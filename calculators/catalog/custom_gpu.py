@@ -8,11 +8,14 @@
   capacity), ``compute_capability`` (e.g. ``8.9``: decides bf16/fp8/fp4 support, else a
   format runs when its rate is given), ``pcie_gen`` (the link between cards in multi-GPU
   answers; assumed 4 when not given, stated in the record's notes) and ``name``;
-* ``mac:64`` or ``mac:memory_gb=64,bandwidth_gbps=546``: Apple silicon with that much
+* ``mac:64`` or ``mac:memory_gb=64,chip=m4-max``: Apple silicon with that much
   unified memory; the GPU may use macOS's default working set of it (2/3 up to 36 GB, 3/4
   above: :func:`~calculators.catalog.apple_memory.apple_working_set_bytes`), with no CUDA
-  context or workspaces. Without ``bandwidth_gbps`` memory answers work and speed answers
-  are refused, naming the missing number.
+  context or workspaces. ``chip`` (an id of :mod:`calculators.catalog.apple_chips`) gives the
+  GPU's rate (cores x 256 FLOP x clock) and bandwidth, ``gpu_cores`` a smaller configuration
+  of it, ``fp32_tflops`` a rate of your own, ``bandwidth_gbps`` the bandwidth. Without a chip
+  or rate the GPU is timed at the lowest rate of any Mac, with a warning; without a bandwidth
+  memory answers work and speed answers are refused, naming the missing number.
 
 Memory sizes are GiB, as the catalog counts a vendor's "GB" (module
 :mod:`calculators.catalog.gpus`); bandwidth is decimal GB/s; rates are dense TFLOPS.
@@ -33,6 +36,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from calculators.catalog.apple_chips import mac_rates
 from calculators.catalog.apple_memory import apple_working_set_bytes
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.catalog.sources import Source
@@ -48,7 +52,7 @@ _KEYS = ("memory_gb", "bandwidth_gbps", "bf16_tflops", "fp16_tflops", "fp8_tflop
          "compute_capability", "pcie_gen", "name")
 #: Host link of a custom GPU when ``pcie_gen`` is not given (assumed; only multi-GPU answers use it).
 DEFAULT_PCIE_GEN = 4
-_MAC_KEYS = ("memory_gb", "bandwidth_gbps", "name")
+_MAC_KEYS = ("memory_gb", "bandwidth_gbps", "chip", "gpu_cores", "fp32_tflops", "name")
 _YOURS = Source("your own figures (custom GPU)", "user input", "2026-11-25", kind="assumed")
 
 
@@ -61,10 +65,12 @@ class CustomGPU(GPU):
             (:func:`~calculators.catalog.usable_memory.usable_memory_bytes`).
         bandwidth_known: False for a Mac given by memory only (``memory_bandwidth_bytes_per_s``
             is then 0 and speed answers are refused).
+        rate_warning: a sentence speed answers show when the rates are an assumed floor (a Mac without its chip).
     """
 
     usable_bytes: int | None = None
     bandwidth_known: bool = True
+    rate_warning: str | None = None
 
 
 #: Smallest figure accepted for any number of a custom GPU (a MiB of memory, a MB/s, a GFLOP/s).
@@ -141,24 +147,42 @@ def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, bf16_tflops: float | 
                      notes=("Figures given by the user, not a catalog record.", link_note))
 
 
-def mac_gpu(*, memory_gb: float, bandwidth_gbps: float | None = None, name: str | None = None) -> CustomGPU:
-    """Apple silicon with ``memory_gb`` GiB of unified memory (and its bandwidth in GB/s, if known).
+def mac_gpu(*, memory_gb: float, bandwidth_gbps: float | None = None, name: str | None = None,
+            chip: str | None = None, gpu_cores: int | None = None, fp32_tflops: float | None = None) -> CustomGPU:
+    """Apple silicon with ``memory_gb`` GiB of unified memory, its chip (rate and bandwidth) and bandwidth in GB/s.
+
+    The rate comes from :func:`~calculators.catalog.apple_chips.mac_rates`: the chip's (``gpu_cores`` of it),
+    ``fp32_tflops``, or without either the lowest of any Mac, with a warning.
 
     >>> mac_gpu(memory_gb=64, bandwidth_gbps=546).name
     'Mac with 64 GB unified memory'
+    >>> mac = mac_gpu(memory_gb=64, chip="m4-max")
+    >>> mac.name, mac.memory_bandwidth_bytes_per_s / 1e9, round(mac.fp32_flop_per_s / 1e12, 2)
+    ('Mac with 64 GB unified memory (M4 Max, 40-core GPU)', 546.0, 15.05)
     """
     memory = _number("memory_gb", str(memory_gb), maximum=MAX_MEMORY_GB, unit="GiB")
     bandwidth = None if bandwidth_gbps is None else _number("bandwidth_gbps", str(bandwidth_gbps),
-                                                            maximum=MAX_BANDWIDTH_GBPS, unit="GB/s")
-    label = (name or "").strip()[:60] or f"Mac with {memory:g} GB unified memory"
+                                                            maximum=MAX_BANDWIDTH_GBPS, unit="GB/s") * 1e9
+    tflops = None if fp32_tflops is None else _number("fp32_tflops", str(fp32_tflops), maximum=MAX_TFLOPS,
+                                                      unit="dense TFLOPS")
+    rates = mac_rates(chip=chip, gpu_cores=gpu_cores, fp32_tflops=tflops)
+    bandwidth = rates.bandwidth_bytes_per_s if bandwidth is None else bandwidth
+    label = (name or "").strip()[:60] or (f"Mac with {memory:g} GB unified memory"
+                                          + (f" ({rates.label})" if rates.label else ""))
+    if rates.warning is not None:
+        rate_note = rates.warning
+    elif tflops is not None:
+        rate_note = "GPU rate given by the user (fp32_tflops)."
+    else:
+        rate_note = "GPU rate derived from the chip: cores x 256 FLOP x clock (calculators.catalog.apple_chips)."
     return CustomGPU(id="mac", name=label, vendor="Apple", architecture="Apple silicon", segment="apple",
                      memory_bytes=int(memory * GIB), memory_type=None,
-                     memory_bandwidth_bytes_per_s=0.0 if bandwidth is None else bandwidth * 1e9,
-                     bf16_dense_flop_per_s=None, fp16_dense_flop_per_s=None, fp8_dense_flop_per_s=None,
-                     fp32_flop_per_s=None, source=_YOURS, usable_bytes=apple_working_set_bytes(int(memory * GIB)),
-                     bandwidth_known=bandwidth is not None,
-                     notes=("Unified memory shared with the CPU; the GPU gets macOS's default working set.",
-                            "Apple publishes no TFLOPS figures: rates unknown, speeds are memory-time bounds."))
+                     memory_bandwidth_bytes_per_s=0.0 if bandwidth is None else bandwidth,
+                     bf16_dense_flop_per_s=rates.bf16_flop_per_s, fp16_dense_flop_per_s=rates.fp32_flop_per_s,
+                     fp8_dense_flop_per_s=None, fp32_flop_per_s=rates.fp32_flop_per_s, source=_YOURS,
+                     usable_bytes=apple_working_set_bytes(int(memory * GIB)), bandwidth_known=bandwidth is not None,
+                     rate_warning=rates.warning,
+                     notes=("Unified memory shared with the CPU; the GPU gets macOS's default working set.", rate_note))
 
 
 def resolve_gpu(text: str | GPU) -> GPU:
@@ -196,11 +220,15 @@ def resolve_gpu(text: str | GPU) -> GPU:
         pairs = _pairs(body, _MAC_KEYS, kind="Mac")
         if "memory_gb" not in pairs:
             raise InputError("memory_gb", None, "the Mac's unified memory in GB, e.g. mac:64")
-        bandwidth = pairs.get("bandwidth_gbps")
+        bandwidth, cores, tflops = pairs.get("bandwidth_gbps"), pairs.get("gpu_cores"), pairs.get("fp32_tflops")
+        if cores is not None and not cores.isdigit():
+            raise InputError("gpu_cores", cores, "a whole number of GPU cores, e.g. gpu_cores=32")
         return mac_gpu(memory_gb=_number("memory_gb", pairs["memory_gb"], maximum=MAX_MEMORY_GB, unit="GiB"),
                        bandwidth_gbps=None if bandwidth is None else _number(
                            "bandwidth_gbps", bandwidth, maximum=MAX_BANDWIDTH_GBPS, unit="GB/s"),
-                       name=pairs.get("name"))
+                       name=pairs.get("name"), chip=pairs.get("chip"), gpu_cores=None if cores is None else int(cores),
+                       fp32_tflops=None if tflops is None else _number("fp32_tflops", tflops, maximum=MAX_TFLOPS,
+                                                                        unit="dense TFLOPS"))
     return get_gpu(raw)
 
 
