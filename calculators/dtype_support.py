@@ -106,7 +106,7 @@ def compute_capability(gpu: GPU) -> tuple[int, int] | None:
 
 def _has_rate(gpu: GPU, fmt: str) -> bool:
     rates = {"fp32": gpu.fp32_flop_per_s, "fp16": gpu.fp16_dense_flop_per_s, "bf16": gpu.bf16_dense_flop_per_s,
-             "fp8": gpu.fp8_dense_flop_per_s}
+             "fp8": gpu.fp8_dense_flop_per_s, "fp4": gpu.fp4_dense_flop_per_s}
     return rates.get(fmt) is not None
 
 

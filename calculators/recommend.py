@@ -108,8 +108,8 @@ MAX_TOKENS_PER_S = cost.MAX_TOKENS_PER_S
 MAX_BUDGET_USD_PER_HOUR = cost.MAX_USD_PER_HOUR
 MAX_CANDIDATES = 64
 __all__ = ["Configuration", "Recommendation", "Workload", "objective_sentence", "recommend"]
-APPLE_REASON = ("Apple silicon skipped: one device per machine (no 2-8 GPU layouts), no published dense tensor "
-                "rate (speeds would be memory-time bounds only) and no cloud price in the catalog; "
+APPLE_REASON = ("Apple silicon skipped: one device per machine (no 2-8 GPU layouts), dense rates derived from core "
+                "counts rather than published, and no cloud price in the catalog; "
                 "pass include_apple=True to list them at count 1")
 
 

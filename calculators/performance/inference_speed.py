@@ -57,7 +57,7 @@ from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.inference import MAX_CONTEXT, inference_memory, kv_cache_bytes, recurrent_state_bytes
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_communication
-from calculators.performance.flops import compute_rate_flop_per_s
+from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
 from calculators.performance.forward_pass import (
     decode_flops_per_token,
     expert_bytes_read,
@@ -351,6 +351,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     if compute_rate_flop_per_s(gpu, compute_dtype(setup.weights)) is None:
         notes.append(f"{gpu.name} has no published dense rate for this format: compute time unknown, "
                      "so every time is the memory time only (a lower bound)")
+    notes.extend(rate_notes(gpu, compute_dtype(setup.weights)))
     if spec.mla is not None:
         notes.append("multi-head latent attention: attention FLOPs counted as per-head attention over q_dim; "
                      "the cache read is the compressed latent")

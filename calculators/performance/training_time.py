@@ -99,7 +99,7 @@ from calculators.model_flops import linear_flops_share
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
 from calculators.parallel.ring_link import CROSS_NODE_NIC, GPUS_PER_NODE, NICS_PER_NODE
 from calculators.parallel.step import AUTO
-from calculators.performance.flops import compute_rate_flop_per_s
+from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
 from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
 from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
 from calculators.performance.utilisation import predicted_utilisation, run_goodput
@@ -480,7 +480,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         assumptions += ((f"QLoRA base {kernel.id}: {kernel.library} moves {kernel.bytes_per_weight:.3g} bytes per base "
                          f"weight per dequantisation, {passes} per micro-batch, {dequant_s * 1e3:,.3g} ms at the GPU's "
                          f"memory bandwidth (counted from the library's code, not measured: {kernel.source.url})"),)
-    assumptions += format_notes
+    assumptions += format_notes + rate_notes(gpu, DType.FP8 if use_fp8 else _precision_dtype(precision))
     if checkpointing:
         assumptions += ("full activation recomputation: one extra forward (hardware FLOPs); model FLOPs "
                         f"utilisation is {achieved_mfu:.3g}",)
