@@ -36,7 +36,7 @@ from calculators.commands import (
 from calculators.dtype_support import UnsupportedFormatError, on_gpu
 from calculators.errors import CalculatorError, InputError
 from calculators.fit import fit_inference, fit_training
-from calculators.memory.inference import inference_memory, inference_setup
+from calculators.memory.inference import inference_memory, inference_setup, with_stored_weights
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import training_setup
 from calculators.units import GIB
@@ -220,6 +220,8 @@ def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
         spec = resolve_model(args.model)
         fit = fit_training if args.job == "train" else fit_inference
         settings = engine_kwargs(args, _fit_job(args.job))
+        if args.job == "infer":  # weights "auto": the checkpoint's format, before each GPU's 16-bit swap
+            settings = with_stored_weights(spec, settings)
         if args.gpu:
             gpus = [gpu_record("--gpu", args.gpu)]
             results = [fit(spec, gpus[0], **settings)]

@@ -22,6 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the module imports nothing of this one at run time
+    from calculators.quantization.config import CheckpointQuantization
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,8 @@ class ModelSpec:
     attn_logit_softcapping: float | None = None
     final_logit_softcapping: float | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: How the checkpoint stores its weights (``quantization_config``), ``None`` when it says nothing.
+    quantization: CheckpointQuantization | None = field(default=None, compare=False)
 
     # ----------------------------------------------------------------- derived shapes
     @property
