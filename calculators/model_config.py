@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from calculators.config_input import load_config_json
+from calculators.encoder import decoder_refusal
 from calculators.errors import ConfigError
 from calculators.quantization import CheckpointQuantization, read_quantization_config
 from calculators.model import MLASpec, ModelSpec, MoESpec
@@ -119,9 +120,7 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None) -> ModelSpec:
     if not isinstance(model_type, str) or not model_type:
         raise ConfigError("model_type", model_type, f"a string such as one of: {', '.join(KNOWN_MODEL_TYPES)}")
     if model_type in ENCODER_MODEL_TYPES:
-        raise ConfigError("model_type", model_type,
-                          "a decoder-only model: encoder models (BERT-class) and encoder-decoders are not "
-                          f"modelled ({', '.join(KNOWN_MODEL_TYPES)}, or a Llama-style config)")
+        raise ConfigError("model_type", model_type, decoder_refusal(model_type))
     if model_type not in KNOWN_MODEL_TYPES:
         missing = [k for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
                                "vocab_size") if k not in data]

@@ -4,10 +4,10 @@ Layers, lowest first (a module may import its own layer and those below):
 
 0. ``errors``, ``dtypes``, ``version``, ``units``, ``columns``, ``tables``, ``inline_values``: words,
    units and the generic table machinery, which knows no page.
-1. ``config_input``, ``model``, ``model_config``, ``quantization``: what a model is and how a config.json
-   (its ``quantization_config`` too) is read.
+1. ``config_input``, ``model``, ``model_config``, ``quantization``, ``encoder``: what a model is and how a
+   config.json (its ``quantization_config`` too; an encoder's) is read.
 2. ``catalog``, ``validate``, ``dtype_support``: facts with sources, and the checks of inputs against them.
-3. ``memory``; 4. ``fit``, ``model_flops`` (FLOP counts per token); 5. ``parallel``;
+3. ``memory``; 4. ``fit``, ``fit_encoder``, ``model_flops`` (FLOP counts per token); 5. ``parallel``;
    6. ``performance``, ``cost``, ``system``, ``checkpoint``,
    ``serving``: the engine.
 7. ``recommend`` (and ``recommend_result``) and the checks against measurements and claims (``claims``, ``accuracy*``,
@@ -29,10 +29,10 @@ PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
 
 LAYER_OF_AREA: dict[str, int] = {
     "errors": 0, "dtypes": 0, "version": 0, "units": 0, "columns": 0, "tables": 0, "inline_values": 0,
-    "config_input": 1, "model": 1, "model_config": 1, "quantization": 1,
+    "config_input": 1, "model": 1, "model_config": 1, "quantization": 1, "encoder": 1,
     "catalog": 2, "validate": 2, "dtype_support": 2,
     "memory": 3,
-    "fit": 4, "model_flops": 4,
+    "fit": 4, "fit_encoder": 4, "model_flops": 4,
     "parallel": 5,
     "performance": 6, "cost": 6, "system": 6, "checkpoint": 6, "serving": 6,
     "recommend": 7, "recommend_result": 7, "claims": 7, "accuracy": 7, "accuracy_real_gpu": 7, "measurements": 7, "peers": 7,
