@@ -25,7 +25,7 @@ from typing import Any
 from calculators.config_input import load_config_json
 from calculators.encoder import decoder_refusal
 from calculators.errors import ConfigError
-from calculators.quantization import CheckpointQuantization, read_quantization_config
+from calculators.quantization import checkpoint_quantization
 from calculators.model import MLASpec, ModelSpec, MoESpec
 
 #: Architectures whose tensor layout this module knows exactly (``config.model_type``).
@@ -195,16 +195,9 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None) -> ModelSpec:
         attn_logit_softcapping=attn_cap,
         final_logit_softcapping=final_cap,
         notes=tuple(notes),
-        quantization=_quantization(data, model_type),
+        quantization=checkpoint_quantization(data.get("quantization_config"), model_type=model_type),
     )
     return _newer_families(spec, data)
-
-
-def _quantization(data: Mapping[str, Any], model_type: str) -> CheckpointQuantization | None:
-    """The checkpoint's ``quantization_config``, read (:mod:`calculators.quantization.config`)."""
-    if data.get("quantization_config") is None:
-        return None
-    return read_quantization_config(data["quantization_config"], model_type=model_type)
 
 
 def _sliding_window(data: Mapping[str, Any], model_type: str, layers: int) -> tuple[int | None, int]:

@@ -199,6 +199,9 @@ def weight_format(value: str | DType | WeightFormat, field: str = "weights", *, 
 def stored_format(spec: ModelSpec, *, sixteen_bit: str = "bf16") -> WeightFormat:
     """The format of ``spec``'s weights as its checkpoint stores them: its ``quantization_config``, else 16-bit.
 
+    Raises:
+        ConfigError: the ``quantization_config`` is not one this package reads (naming its key).
+
     >>> from calculators.catalog.models import get_model
     >>> stored_format(get_model("llama-3-8b")).id
     'bf16'
@@ -209,6 +212,7 @@ def stored_format(spec: ModelSpec, *, sixteen_bit: str = "bf16") -> WeightFormat
     quant = spec.quantization
     if quant is None:
         return _FORMATS[sixteen_bit]
+    quant.check_readable()  # a quantization_config this package cannot read: refused, never read as bf16
     from calculators.memory.checkpoint_weights import checkpoint_bytes
 
     parts = checkpoint_bytes(spec, quant)

@@ -8,7 +8,7 @@ ModelOpt; :mod:`calculators.quantization.compressed_tensors` the ``compressed-te
 >>> read_quantization_config({"quant_method": "hqq"})
 Traceback (most recent call last):
 ...
-calculators.errors.ConfigError: config.quantization_config.quant_method: got 'hqq'; expected one of mxfp4, fp8, awq, gptq, bitsandbytes, compressed-tensors, modelopt (other methods are not modelled: set the weights format by hand)
+calculators.errors.ConfigError: config.quantization_config.quant_method: got 'hqq'; expected one of mxfp4, fp8, awq, gptq, bitsandbytes, compressed-tensors, modelopt (other methods are not modelled)
 """
 
 from __future__ import annotations
@@ -26,7 +26,27 @@ from calculators.quantization.config import (
     StorageLayout,
 )
 
-__all__ = ["METHODS", "CheckpointQuantization", "QuantScheme", "StorageLayout", "read_quantization_config"]
+__all__ = ["METHODS", "CheckpointQuantization", "QuantScheme", "StorageLayout", "checkpoint_quantization",
+           "read_quantization_config"]
+
+
+def checkpoint_quantization(config: Any, *, model_type: str = "") -> CheckpointQuantization | None:
+    """What a model's ``quantization_config`` (``None`` when absent) says, for its :class:`~calculators.model.ModelSpec`.
+
+    A block this package cannot read does not stop the model being read: its record is
+    :meth:`CheckpointQuantization.unreadable`, and sizing the weights as stored raises that error.
+
+    >>> checkpoint_quantization({"quant_method": "hqq"}).check_readable()
+    Traceback (most recent call last):
+    ...
+    calculators.errors.ConfigError: config.quantization_config.quant_method: got 'hqq'; expected one of mxfp4, fp8, awq, gptq, bitsandbytes, compressed-tensors, modelopt (other methods are not modelled); to size this checkpoint anyway, choose a weights format (--weights) instead of auto
+    """
+    if config is None:
+        return None
+    try:
+        return read_quantization_config(config, model_type=model_type)
+    except ConfigError as error:
+        return CheckpointQuantization.unreadable(error)
 
 
 def read_quantization_config(config: Any, *, model_type: str = "") -> CheckpointQuantization:
@@ -46,8 +66,7 @@ def read_quantization_config(config: Any, *, model_type: str = "") -> Checkpoint
     method = method.lower() if isinstance(method, str) else method
     if method not in METHODS:
         raise ConfigError("quantization_config.quant_method", config.get("quant_method"),
-                          f"one of {', '.join(METHODS)} (other methods are not modelled: set the weights format "
-                          "by hand)")
+                          f"one of {', '.join(METHODS)} (other methods are not modelled)")
     if method == "compressed-tensors":
         return read_compressed_tensors(config)
     return READERS[method](config, model_type)

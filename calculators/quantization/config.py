@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from calculators.dtypes import DType
@@ -139,6 +139,9 @@ class CheckpointQuantization:
         keep_key: the config key the list came from, for messages.
         dialect: how patterns match module names.
         detail: the layout in words, e.g. ``"one FP32 scale per 128 x 128 block"``.
+        refused: ``(key, value, accepted)`` of a ``quantization_config`` this package cannot read
+            (:meth:`unreadable`): the model is still read, and sizing its weights as stored is
+            refused with that error (:meth:`check_readable`), while an explicit format works.
     """
 
     method: str
@@ -147,12 +150,30 @@ class CheckpointQuantization:
     keep_key: str
     dialect: Dialect
     detail: str
+    refused: tuple[str, Any, str] | None = field(default=None, compare=False)  # the value may be unhashable
+
+    @classmethod
+    def unreadable(cls, error: ConfigError) -> CheckpointQuantization:
+        """The record of a ``quantization_config`` that ``error`` refused."""
+        return cls("", (), (), "", "transformers", "", refused=(error.field.removeprefix("config."), error.value,
+                                                               error.accepted))
+
+    def check_readable(self) -> None:
+        """Raise the refusal of an unreadable ``quantization_config`` (nothing for a readable one).
+
+        Raises:
+            ConfigError: naming the key, with how to size the checkpoint anyway.
+        """
+        if self.refused is not None:
+            key, value, accepted = self.refused
+            raise ConfigError(key, value, f"{accepted}; to size this checkpoint anyway, choose a weights format "
+                              "(--weights) instead of auto")
 
     @property
     def family(self) -> DType:
         """The kernels' format of the widest scheme (FP8 before the 8-bit integers before 4 bits)."""
         order = (DType.FP8, DType.INT8, DType.NF4, DType.INT4)
-        return min((scheme.family for scheme in self.schemes), key=order.index)
+        return min((scheme.family for scheme in self.schemes), key=order.index, default=DType.BF16)
 
     @property
     def label(self) -> str:

@@ -283,9 +283,17 @@ def test_every_linear_is_listed_once() -> None:
      "quantization_config.format"),
 ])
 def test_refusals_name_the_key(quant: Any, key: str) -> None:
+    """The model is still read; sizing its weights as stored is refused naming the key, never read as bf16,
+    and an explicit format sizes it."""
     with pytest.raises(ConfigError) as info:
-        _llama_with(quant)
+        read_quantization_config(quant, model_type="llama")
     assert info.value.field == f"config.{key}"
+    spec = _llama_with(quant)
+    for sized in (lambda: weight_bytes(spec, dtype="auto"), lambda: inference_memory(spec)):
+        with pytest.raises(ConfigError) as info:
+            sized()
+        assert info.value.field == f"config.{key}" and "instead of auto" in info.value.accepted
+    assert weight_bytes(spec, dtype="bf16") == 2 * LLAMA3_8B_PARAMETERS
 
 
 def test_bad_patterns_are_refused_when_sized() -> None:
