@@ -80,10 +80,11 @@ def test_gpt_oss_20b_as_published() -> None:
 
 def test_gpt_oss_120b_as_published() -> None:
     """gpt-oss-120b: 36 layers x 128 experts of the same shapes: 4608 x 13,219,200 bytes of experts and
-    116,829,156,672 - 4608 x 24,883,200 = 2,167,371,072 bf16 parameters: 65,250,323,712 bytes, 60.8 GiB
+    116,829,156,672 - 4608 x 24,883,200 = 2,167,371,072 bf16 parameters: 65,248,815,744 bytes, 60.8 GiB
     (model card)."""
     spec = get_model("gpt-oss-120b")
     expected = 4608 * 13_219_200 + (116_829_156_672 - 4608 * 24_883_200) * 2
+    assert expected == 65_248_815_744
     assert weight_bytes(spec, dtype="auto") == expected
     assert round(expected / 2**30, 1) == 60.8
 
