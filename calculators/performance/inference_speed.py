@@ -54,7 +54,14 @@ from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import footprint_on, split_inference_footprint, verdict_for
 from calculators.inputs.gpu import resolve_gpu
-from calculators.memory.inference import MAX_CONTEXT, inference_memory, kv_cache_bytes, recurrent_state_bytes
+from calculators.memory.checkpoint_weights import stored_weights_note
+from calculators.memory.inference import (
+    MAX_CONTEXT,
+    inference_memory,
+    kv_cache_bytes,
+    recurrent_state_bytes,
+    with_stored_weights,
+)
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_communication
 from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
@@ -229,7 +236,7 @@ def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
         for the batch.
     """
     spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
-    setup = speed_setup(**settings)
+    setup = speed_setup(**with_stored_weights(spec, settings))
     serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)  # refuses a format the GPU cannot run
     return _decode(spec, gpu, setup, setup.context)
 
@@ -265,7 +272,7 @@ def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
     ('compute', 148)
     """
     spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
-    setup = speed_setup(**settings)
+    setup = speed_setup(**with_stored_weights(spec, settings))
     serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)
     return _prefill(spec, gpu, setup)
 
@@ -333,8 +340,9 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     (True, 'memory')
     """
     spec, gpu = model_spec("spec", spec), resolve_gpu(gpu)
-    setup = speed_setup(**settings)
-    format_notes = serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)  # refuses what the GPU cannot run
+    setup = speed_setup(**with_stored_weights(spec, settings))
+    format_notes = serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache,  # refuses what the GPU cannot run
+                                 weights_label=setup.format.id if setup.format.checkpoint else None)
     new_tokens = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT)
     if setup.context + new_tokens > MAX_CONTEXT:
         raise InputError("new_tokens", new_tokens, f"at most {MAX_CONTEXT - setup.context} with this context")
@@ -342,12 +350,14 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     last = _decode(spec, gpu, setup, setup.context + new_tokens)
     pre = _prefill(spec, gpu, setup)
     total = setup.request_overhead_s + pre.time_s + _decode_total_s(spec, gpu, setup, new_tokens)
-    memory = inference_memory(spec, weights=setup.format.id, kv_cache=setup.kv_cache.value, batch=setup.batch,
+    memory = inference_memory(spec, weights=setup.format, kv_cache=setup.kv_cache.value, batch=setup.batch,
                               context=setup.context, new_tokens=new_tokens)
     footprint, uncertainty = (split_inference_footprint(memory, setup.gpus) if setup.gpus > 1
                               else footprint_on(memory, gpu))
     verdict = verdict_for(footprint, uncertainty, usable_memory_bytes(gpu))
     notes = list(format_notes)
+    if setup.format.checkpoint is not None:
+        notes.insert(0, stored_weights_note(spec, setup.format.checkpoint))
     if compute_rate_flop_per_s(gpu, compute_dtype(setup.weights)) is None:
         notes.append(f"{gpu.name} has no published dense rate for this format: compute time unknown, "
                      "so every time is the memory time only (a lower bound)")

@@ -74,7 +74,9 @@ from calculators.dtype_support import serving_notes
 from calculators.errors import InputError
 from calculators.fit import DOES_NOT_FIT, FitVerdict, footprint_on, split_inference_footprint, verdict_for
 from calculators.inputs.gpu import resolve_gpu
+from calculators.memory.checkpoint_weights import stored_weights_note
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, largest_fitting
+from calculators.memory.weight_formats import AUTO as STORED, resolve_weights
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
 from calculators.performance.forward_pass import expert_bytes_read, weight_bytes_read
@@ -223,7 +225,7 @@ def _bisect(low: float, high: float, above: Any) -> float:
 
 
 def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output_tokens: int = 256,
-                 concurrency: int | None = None, request_rate_per_s: float | None = None, weights: str = "bf16",
+                 concurrency: int | None = None, request_rate_per_s: float | None = None, weights: str = STORED,
                  kv_cache: str = "bf16", gpus: int = 1, engine: str | Engine = DEFAULT_ENGINE,
                  bandwidth_efficiency: float | None = None, compute_efficiency: float | None = None,
                  interconnect: str = AUTO, collective_efficiency: float | None = None,
@@ -265,16 +267,20 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     rate = (None if request_rate_per_s is None else
             finite_float("request_rate_per_s", request_rate_per_s, minimum=0.0, maximum=MAX_REQUEST_RATE_PER_S,
                          allow_minimum=False))
-    setup = speed_setup(weights=weights, kv_cache=kv_cache, context=prompt, gpus=gpus, engine=engine,
+    setup = speed_setup(weights=resolve_weights(spec, weights) if isinstance(weights, str) else weights,
+                        kv_cache=kv_cache, context=prompt, gpus=gpus, engine=engine,
                         bandwidth_efficiency=bandwidth_efficiency, compute_efficiency=compute_efficiency,
                         interconnect=interconnect, collective_efficiency=collective_efficiency)
     mode = one_of("prefill", prefill, PREFILL_MODES)
-    notes = list(serving_notes(record, weights=setup.weights, kv_cache=setup.kv_cache))
+    notes = list(serving_notes(record, weights=setup.weights, kv_cache=setup.kv_cache,
+                               weights_label=setup.format.id if setup.format.checkpoint else None))
+    if setup.format.checkpoint is not None:
+        notes.insert(0, stored_weights_note(spec, setup.format.checkpoint))
     usable = usable_memory_bytes(record)
 
     def verdict(sequences: int) -> FitVerdict:
         memory = continuous_batch_memory(spec, sequences=sequences, prompt_tokens=prompt, output_tokens=output,
-                                         weights=setup.format.id, kv_cache=setup.kv_cache.value)
+                                         weights=setup.format, kv_cache=setup.kv_cache.value)
         total, uncertainty = (split_inference_footprint(memory, setup.gpus) if setup.gpus > 1
                               else footprint_on(memory, record))
         return verdict_for(total, uncertainty, usable)
