@@ -40,7 +40,7 @@ class LinearModule:
     checkpoint names each expert (``model.layers.3.mlp.experts.{e}.gate_proj``).
     """
 
-    kind: str  # attention, mlp, experts, shared_experts or lm_head
+    kind: str  # attention, mixer, mlp, experts, shared_experts or lm_head
     out_features: int
     in_features: int
     count: int
@@ -74,6 +74,8 @@ def _mlp(spec: ModelSpec, prefix: str, width: int, kind: str, count: int = 1) ->
     h = spec.hidden_size
     if spec.fused_qkv:  # Phi-3 also fuses gate and up
         yield LinearModule(kind, 2 * width, h, count, (f"{prefix}.gate_up_proj",))
+    elif not spec.mlp_gated:  # up and down only (Nemotron-H's squared-ReLU MLP)
+        yield LinearModule(kind, width, h, count, (f"{prefix}.up_proj",))
     else:
         yield LinearModule(kind, width, h, count, (f"{prefix}.gate_proj",))
         yield LinearModule(kind, width, h, count, (f"{prefix}.up_proj",))
@@ -100,26 +102,51 @@ def _experts(spec: ModelSpec, prefix: str) -> Iterator[LinearModule]:
 
 
 def linear_modules(spec: ModelSpec) -> Iterator[LinearModule]:
-    """Every linear weight of ``spec`` a quantiser may convert, layer by layer, then the output head.
+    """Every linear weight of ``spec`` a quantiser may convert, layer by layer (each by its kind), then the head.
 
-    Routers and Qwen2-MoE's one-wide shared-expert gate are left out: they stay 16-bit.
+    Routers and Qwen2-MoE's one-wide shared-expert gate are left out: they stay 16-bit. A Mamba
+    or Gated DeltaNet mixer's projections (``in_proj``, ``out_proj``; ``in_proj_qkvz``,
+    ``in_proj_ba``) are linears like any other; its conv filter and scalars are not.
     """
-    for layer in range(spec.num_layers):
-        prefix = f"model.layers.{layer}"
-        yield from _attention(spec, prefix)
-        if spec.moe is None or layer < spec.moe.first_dense_layers:
-            yield from _mlp(spec, f"{prefix}.mlp", spec.intermediate_size, "mlp")
-            continue
-        yield from _experts(spec, prefix)
-        m = spec.moe
-        if m.num_shared_experts:
-            if spec.model_type == "qwen2_moe":
-                yield from _mlp(spec, f"{prefix}.mlp.shared_expert", m.shared_intermediate_size, "shared_experts")
-            else:  # DeepSeek stores its shared experts as one MLP n_shared x wider
-                yield from _mlp(spec, f"{prefix}.mlp.shared_experts",
-                                m.shared_intermediate_size * m.num_shared_experts, "shared_experts")
+    for index, layer in enumerate(spec.layers):
+        prefix = f"model.layers.{index}"
+        if layer.attention is not None or "cross_attention" in layer.mixers:
+            yield from _attention(spec, prefix)
+        yield from _state_mixers(spec, prefix, layer.mixers)
+        if layer.mlp == "dense":
+            yield from _mlp(spec, f"{prefix}.mlp", layer.mlp_width or spec.intermediate_size, "mlp")
+        elif layer.mlp == "moe" and spec.moe is not None:
+            yield from _experts(spec, prefix)
+            m = spec.moe
+            if m.num_shared_experts:
+                if spec.model_type == "qwen2_moe":
+                    yield from _mlp(spec, f"{prefix}.mlp.shared_expert", m.shared_intermediate_size, "shared_experts")
+                else:  # DeepSeek stores its shared experts as one MLP n_shared x wider
+                    yield from _mlp(spec, f"{prefix}.mlp.shared_experts",
+                                    m.shared_intermediate_size * m.num_shared_experts, "shared_experts")
     if not spec.tie_word_embeddings:
         yield LinearModule("lm_head", spec.vocab_size, spec.hidden_size, 1, ("lm_head",))
+
+
+def _state_mixers(spec: ModelSpec, prefix: str, mixers: tuple[str, ...]) -> Iterator[LinearModule]:
+    """The projections of a layer's Mamba (``mamba.`` / ``mixer.``) or Gated DeltaNet (``linear_attn.``) mixer."""
+    h = spec.hidden_size
+    if "mamba" in mixers and spec.mamba is not None:
+        m = spec.mamba
+        names = (f"{prefix}.mamba", f"{prefix}.mixer")
+        width = 2 * m.inner_size if m.version == 1 else m.inner_size + m.conv_channels + m.num_heads
+        yield LinearModule("mixer", width, h, 1, tuple(f"{n}.in_proj" for n in names))
+        if m.version == 1:
+            yield LinearModule("mixer", m.dt_rank + 2 * m.state_size, m.inner_size, 1,
+                               tuple(f"{n}.x_proj" for n in names))
+            yield LinearModule("mixer", m.inner_size, m.dt_rank, 1, tuple(f"{n}.dt_proj" for n in names))
+        yield LinearModule("mixer", h, m.inner_size, 1, tuple(f"{n}.out_proj" for n in names))
+    if "linear_attention" in mixers and spec.linear_attention is not None:
+        g = spec.linear_attention
+        name = f"{prefix}.linear_attn"
+        yield LinearModule("mixer", 2 * g.key_dim + 2 * g.value_dim, h, 1, (f"{name}.in_proj_qkvz",))
+        yield LinearModule("mixer", 2 * g.num_value_heads, h, 1, (f"{name}.in_proj_ba",))
+        yield LinearModule("mixer", h, g.value_dim, 1, (f"{name}.out_proj",))
 
 
 # --------------------------------------------------------------------------- matching
