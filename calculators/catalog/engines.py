@@ -44,7 +44,7 @@ together (:data:`POOLED`) is used. ``generic`` is the package's earlier assumpti
 >>> get_engine("generic").compute_efficiency_for("fp8")
 0.6
 >>> sorted(engine_ids())[:3]
-['generic', 'llama.cpp', 'sglang']
+['generic', 'llama.cpp', 'mlx']
 
 References:
     docs page "How accurate is the speed model?"; the engines' own documents in each
@@ -260,8 +260,8 @@ _ENGINES: tuple[Engine, ...] = (
            description="PagedAttention, continuous batching, CUDA graphs for decode",
            source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), **_fitted("vllm")),
     Engine(id="sglang", name="SGLang",
-           description="RadixAttention, continuous batching, CUDA graphs for decode; no SGLang run with stated "
-                       "settings is in the dataset, so every constant is the pooled fit",
+           description="RadixAttention, continuous batching, CUDA graphs for decode; a constant its published runs "
+                       "do not inform is the pooled fit",
            source=_src("SGLang documentation", "https://docs.sglang.ai/"), **_fitted("sglang")),
     _TENSORRT_LLM,
     replace(_TENSORRT_LLM, id="tensorrt-llm-0.7", name="TensorRT-LLM v0.7 and earlier",
@@ -272,6 +272,11 @@ _ENGINES: tuple[Engine, ...] = (
            description="ggml kernels for GGUF block formats (CUDA, Metal), one sequence per slot, single-token "
                        "matrix-vector kernels for decoding",
            source=_src("ggml-org/llama.cpp README", "https://github.com/ggml-org/llama.cpp"), **_fitted("llama.cpp")),
+    Engine(id="mlx", name="MLX (mlx-lm)",
+           description="Apple's MLX array framework on the Metal GPU of Apple silicon: lazily evaluated graphs, "
+                       "quantised matrix-vector kernels for the affine formats (mlx-q4, ...), one sequence per "
+                       "mlx_lm.generate call",
+           source=_src("ml-explore/mlx-lm README", "https://github.com/ml-explore/mlx-lm"), **_fitted("mlx")),
 )
 
 _BY_ID = {engine.id: engine for engine in _ENGINES}

@@ -47,6 +47,7 @@ from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwid
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
 from calculators.performance.utilisation import Features, UtilisationFit, fit_utilisation, gpu_family
 from calculators.speed_accuracy.errors import TIME_UNITS, percentile, speed_error
+from calculators.speed_accuracy.pending import pending_reason
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "published_speed"
 #: Fixed MFU of the naive training roofline (the figure the CLI used for every GPU without a published one).
@@ -68,8 +69,10 @@ def load(name: str) -> list[dict[str, Any]]:
 
 
 def scored(name: str) -> list[dict[str, Any]]:
-    """The records of ``NAME.jsonl`` that are fitted and scored: all but those with an ``excluded`` reason."""
-    return [record for record in load(name) if not record.get("excluded")]
+    """The records of ``NAME.jsonl`` that are fitted and scored: all but those with an ``excluded`` reason and, for
+    training, those the catalog cannot answer yet (:func:`calculators.speed_accuracy.pending.pending_reason`)."""
+    return [record for record in load(name) if not record.get("excluded")
+            and (name != "training" or not pending_reason(record))]
 
 
 def record_spec(record: Mapping[str, Any]) -> ModelSpec:
