@@ -12,7 +12,7 @@ FitRow = tuple[float | None, tuple[str, ...]]
 
 FITS: dict[str, dict[str, FitRow]] = {
     'pooled': {
-        'bandwidth_efficiency': (0.752, (
+        'bandwidth_efficiency': (0.821, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -245,7 +245,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.646, (
+        'compute:16-bit': (0.634, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -294,7 +294,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:fp8': (0.473, (
+        'compute:fp8': (0.474, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -465,7 +465,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'compute:weight-only': (0.525, (
+        'compute:weight-only': (0.527, (
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
@@ -481,7 +481,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'moe_expert_efficiency': (0.899, (
+        'moe_expert_efficiency': (0.798, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -515,7 +515,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (4.89e-05, (
+        'step_overhead_s_per_layer': (7.95e-05, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -748,7 +748,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'request_overhead_s': (0.00278, (
+        'request_overhead_s': (0.00206, (
             'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft128',
@@ -787,7 +787,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'kv_reread_cost': (0.447, (
+        'kv_reread_cost': (0.481, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -800,9 +800,94 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
             'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
         )),
+        'sequence_overhead_s': (8.29e-05, (
+            'lds-a6000-qwen2.5-7b-c2-tpot',
+            'lds-a6000-qwen2.5-7b-c4-tpot',
+            'lds-a6000-qwen2.5-7b-c8-tpot',
+            'mr-4090-mistral7b-c16',
+            'mr-4090-mistral7b-c32',
+            'mr-4090-mistral7b-c4',
+            'mr-4090-mistral7b-c48',
+            'mr-4090-mistral7b-c8',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b128-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b128-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b16-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b16-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b2-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b2-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b32-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b32-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b4-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b4-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b64-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b64-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b8-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b8-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b1-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b1-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b128-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b128-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b16-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b16-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b2-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b2-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b32-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b32-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b4-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b4-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b64-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b64-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b1-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b1-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b128-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b128-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b16-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b16-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b2-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b2-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b32-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b32-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b4-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b4-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b64-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b64-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b8-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b8-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b1-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b1-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b128-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b128-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b16-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b16-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b2-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b2-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b32-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b32-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b4-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b4-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b64-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b64-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
+            'vllm-ci-llama-3-70b-a100-80gb-sxm-tp4',
+            'vllm-ci-llama-3-70b-h200-tp4',
+            'vllm-ci-llama-3.1-8b-a100-80gb-sxm-tp1',
+            'vllm-ci-llama-3.1-8b-h200-tp1',
+            'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
+            'vllm-ci-mixtral-8x7b-h200-tp2',
+            'wmx-l4-qwen0.5b-c16',
+            'wmx-l4-qwen0.5b-c2',
+            'wmx-l4-qwen0.5b-c32',
+            'wmx-l4-qwen0.5b-c4',
+            'wmx-l4-qwen0.5b-c8',
+        )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.83, (
+        'bandwidth_efficiency': (0.836, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -840,7 +925,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.747, (
+        'compute:16-bit': (0.746, (
             'xd-l3-8b-fp16-rtx-3090-pp4096',
             'xd-l3-8b-fp16-rtx-3090-pp512',
             'xd-l3-8b-fp16-rtx-4090-pp4096',
@@ -853,7 +938,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.11e-05, (
+        'step_overhead_s_per_layer': (7.19e-05, (
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
@@ -893,7 +978,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'mlx': {
-        'bandwidth_efficiency': (0.84, (
+        'bandwidth_efficiency': (0.941, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -906,13 +991,13 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-tg128',
             'mlx-m4max-qwen3-4b-mlx-q8-tg128',
         )),
-        'moe_expert_efficiency': (0.706, (
+        'moe_expert_efficiency': (0.722, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-tg128',
         )),
-        'step_overhead_s_per_layer': (5.56e-05, (
+        'step_overhead_s_per_layer': (7.51e-05, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -927,7 +1012,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'sglang': {
-        'bandwidth_efficiency': (0.671, (
+        'bandwidth_efficiency': (0.727, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -937,7 +1022,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'compute:fp8': (0.471, (
+        'compute:fp8': (0.472, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -947,7 +1032,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'moe_expert_efficiency': (0.873, (
+        'moe_expert_efficiency': (0.77, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -957,7 +1042,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'step_overhead_s_per_layer': (9.98e-06, (
+        'step_overhead_s_per_layer': (7.09e-05, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -969,7 +1054,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'tensorrt-llm': {
-        'bandwidth_efficiency': (0.909, (
+        'bandwidth_efficiency': (0.968, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1045,7 +1130,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'compute:16-bit': (0.677, (
+        'compute:16-bit': (0.678, (
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
@@ -1058,7 +1143,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft128',
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft2048',
         )),
-        'compute:fp8': (0.48, (
+        'compute:fp8': (0.486, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1157,7 +1242,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'moe_expert_efficiency': (0.848, (
+        'moe_expert_efficiency': (0.832, (
             'trt09-mixtral-8x7b-fp8-h100-sxm-b128-tp2-128-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b32-tp2-2048-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b512-tp2-128-128',
@@ -1177,7 +1262,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'step_overhead_s_per_layer': (0.000135, (
+        'step_overhead_s_per_layer': (0.000157, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1253,7 +1338,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'request_overhead_s': (0.000122, (
+        'request_overhead_s': (1e-05, (
             'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft2048',
             'trt-llama-2-70b-fp8-h100-sxm-tp4-ttft128',
@@ -1289,7 +1374,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'kv_reread_cost': (0.484, (
+        'kv_reread_cost': (0.517, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -1304,7 +1389,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'transformers': {
-        'bandwidth_efficiency': (0.938, (
+        'bandwidth_efficiency': (0.996, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -1347,7 +1432,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-prefill512',
         )),
-        'step_overhead_s_per_layer': (0.00101, (
+        'step_overhead_s_per_layer': (0.00102, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -1371,7 +1456,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'vllm': {
-        'bandwidth_efficiency': (0.774, (
+        'bandwidth_efficiency': (0.893, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1459,7 +1544,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.489, (
+        'compute:16-bit': (0.61, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -1481,7 +1566,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:fp8': (0.156, (
+        'compute:fp8': (0.286, (
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in128',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in2048',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b128-in128',
@@ -1547,11 +1632,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
         )),
-        'moe_expert_efficiency': (0.894, (
+        'moe_expert_efficiency': (0.884, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (1.41e-05, (
+        'step_overhead_s_per_layer': (7.54e-05, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1639,8 +1724,93 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0236, (
+        'request_overhead_s': (0.0211, (
             'wmx-l4-qwen0.5b-c1-ttft',
+        )),
+        'sequence_overhead_s': (8.4e-05, (
+            'lds-a6000-qwen2.5-7b-c2-tpot',
+            'lds-a6000-qwen2.5-7b-c4-tpot',
+            'lds-a6000-qwen2.5-7b-c8-tpot',
+            'mr-4090-mistral7b-c16',
+            'mr-4090-mistral7b-c32',
+            'mr-4090-mistral7b-c4',
+            'mr-4090-mistral7b-c48',
+            'mr-4090-mistral7b-c8',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b128-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b128-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b16-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b16-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b2-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b2-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b32-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b32-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b4-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b4-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b64-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b64-in2048',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b8-in128',
+            'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b8-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b1-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b1-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b128-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b128-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b16-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b16-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b2-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b2-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b32-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b32-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b4-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b4-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b64-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b64-in2048',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
+            'rocm100-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b1-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b1-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b128-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b128-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b16-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b16-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b2-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b2-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b32-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b32-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b4-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b4-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b64-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b64-in2048',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b8-in128',
+            'rocm73-llama-3.1-405b-fp8-mi300x-tp8-b8-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b1-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b1-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b128-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b128-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b16-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b16-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b2-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b2-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b32-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b32-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b4-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b4-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b64-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b64-in2048',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
+            'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
+            'vllm-ci-llama-3-70b-a100-80gb-sxm-tp4',
+            'vllm-ci-llama-3-70b-h200-tp4',
+            'vllm-ci-llama-3.1-8b-a100-80gb-sxm-tp1',
+            'vllm-ci-llama-3.1-8b-h200-tp1',
+            'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
+            'vllm-ci-mixtral-8x7b-h200-tp2',
+            'wmx-l4-qwen0.5b-c16',
+            'wmx-l4-qwen0.5b-c2',
+            'wmx-l4-qwen0.5b-c32',
+            'wmx-l4-qwen0.5b-c4',
+            'wmx-l4-qwen0.5b-c8',
         )),
     },
 }

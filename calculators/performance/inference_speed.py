@@ -97,14 +97,14 @@ class _Peaks:
     layers: int
 
     def work(self, *, bytes_read: int, expert_bytes: int, flops: float, attention_bytes: int = 0,
-             attention_flops: float = 0.0, reread_bytes: int = 0) -> Work:
+             attention_flops: float = 0.0, reread_bytes: int = 0, sequences: int = 0) -> Work:
         bandwidth, rate = self.bandwidth_bytes_per_s, self.rate_flop_per_s
         return Work(memory_s=bytes_read / bandwidth, expert_s=expert_bytes / bandwidth,
                     compute_s=None if rate is None else flops / rate, communication_s=self.communication_s,
                     communication_bound_s=self.communication_bound_s, layers=self.layers,
                     attention_memory_s=attention_bytes / bandwidth,
                     attention_compute_s=0.0 if rate is None else attention_flops / rate,
-                    kv_reread_s=reread_bytes / bandwidth)
+                    kv_reread_s=reread_bytes / bandwidth, sequences=sequences)
 
 
 def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute_dtype: DType) -> _Peaks:
@@ -115,7 +115,8 @@ def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute
     if n > 1:
         comm = tensor_parallel_communication(spec, tokens=tokens, gpus=n, link=setup.link(gpu),
                                              activation_bytes=4 if compute_dtype is DType.FP32 else 2,
-                                             efficiency=setup.collective_efficiency)
+                                             efficiency=setup.collective_efficiency,
+                                             custom_kernel=setup.custom_all_reduce)
         comm_time, comm_bound = comm.time_s, comm.bound_time_s
     return _Peaks(bandwidth_bytes_per_s=memory_bandwidth_bytes_per_s(gpu) * n,
                   rate_flop_per_s=None if rate is None else rate * n, communication_s=comm_time,
@@ -127,7 +128,7 @@ def _step_times(work: Work, setup: SpeedSetup) -> tuple[float, float | None, flo
     return step_times(
         work, bandwidth_efficiency=setup.bandwidth_efficiency, compute_efficiency=setup.compute_efficiency,
         moe_expert_efficiency=setup.moe_expert_efficiency, step_overhead_s_per_layer=setup.step_overhead_s_per_layer,
-        kv_reread_cost=setup.kv_reread_cost)
+        kv_reread_cost=setup.kv_reread_cost, sequence_overhead_s=setup.sequence_overhead_s)
 
 
 def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
@@ -194,7 +195,8 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
         works.append((bytes_read, flops, peaks.work(bytes_read=bytes_read, flops=flops, expert_bytes=experts,
                                                     attention_bytes=cache_traffic,
                                                     attention_flops=flops - empty_cache_flops,
-                                                    reread_bytes=cache_bytes * rereads)))
+                                                    reread_bytes=cache_bytes * rereads,
+                                                    sequences=setup.batch if setup.host_work_per_sequence else 0)))
     return works
 
 
@@ -242,7 +244,8 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
     peaks = _peaks(spec, gpu, setup, tokens=tokens, compute_dtype=compute_dtype(setup.weights))
     work = peaks.work(bytes_read=bytes_read, flops=flops,
-                      expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens))
+                      expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
+                      sequences=setup.batch if setup.host_work_per_sequence else 0)
     return bytes_read, flops, work
 
 
@@ -367,7 +370,8 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     if setup.gpus > 1:
         link = setup.link(gpu)
         comm = tensor_parallel_communication(spec, tokens=setup.batch, gpus=setup.gpus, link=link,
-                                             efficiency=setup.collective_efficiency)
+                                             efficiency=setup.collective_efficiency,
+                                             custom_kernel=setup.custom_all_reduce)
         assumptions += (comm.assumption(),
                         "memory per GPU: weights, KV cache and activations of one-GPU inference_memory divided by "
                         "the GPU count; each GPU keeps its own context and workspaces")

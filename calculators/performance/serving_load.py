@@ -136,7 +136,8 @@ class _Server:
         s = self.setup
         return step_times(work, bandwidth_efficiency=s.bandwidth_efficiency, compute_efficiency=s.compute_efficiency,
                           moe_expert_efficiency=s.moe_expert_efficiency,
-                          step_overhead_s_per_layer=s.step_overhead_s_per_layer, kv_reread_cost=s.kv_reread_cost)[3]
+                          step_overhead_s_per_layer=s.step_overhead_s_per_layer, kv_reread_cost=s.kv_reread_cost,
+                          sequence_overhead_s=s.sequence_overhead_s)[3]
 
     def _weights_s(self, tokens: int) -> tuple[float, float]:
         """Seconds at full bandwidth to read the weights (and the routed experts) a pass over ``tokens`` needs."""
@@ -177,7 +178,8 @@ class _Server:
             times.append(self._time(Work(memory_s=memory, expert_s=experts, compute_s=compute,
                                          communication_s=communication, communication_bound_s=bound,
                                          layers=pre.layers, attention_memory_s=attention_memory,
-                                         attention_compute_s=attention_compute, kv_reread_s=rereads)))
+                                         attention_compute_s=attention_compute, kv_reread_s=rereads,
+                                         sequences=batch + prompts if self.setup.host_work_per_sequence else 0)))
         return sum(times) / len(times)
 
     def between(self, batch: float, prompts: float) -> float:

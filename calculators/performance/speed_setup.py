@@ -62,6 +62,9 @@ class SpeedSetup:
     request_overhead_s: float = 0.0
     grouped_query_decode: str = "grouped"
     kv_reread_cost: float = 1.0
+    custom_all_reduce: bool = False
+    sequence_overhead_s: float = 0.0
+    host_work_per_sequence: bool = False
 
     @property
     def format(self) -> WeightFormat:
@@ -89,9 +92,12 @@ class SpeedSetup:
         elif self.grouped_query_decode == "copied":
             lines += ((f"engine {self.engine}: a decode step copies the KV cache once per query head before "
                        "attention reads it (query heads / KV heads copies written and read)"),)
-        if self.step_overhead_s_per_layer or self.request_overhead_s:
+        if self.step_overhead_s_per_layer or self.request_overhead_s or self.sequence_overhead_s:
+            per_sequence = (f"{self.sequence_overhead_s * 1e6:,.1f} us per sequence per step (the host's scheduling and "
+                            "output processing of each sequence, which blocks the GPU), "
+                            if self.host_work_per_sequence else "")
             lines += (f"fixed costs: {self.step_overhead_s_per_layer * 1e6:,.1f} us per layer per forward pass, "
-                      f"{self.request_overhead_s * 1e3:,.2f} ms per request ({kind})",)
+                      f"{per_sequence}{self.request_overhead_s * 1e3:,.2f} ms per request ({kind})",)
         return lines
 
 
@@ -136,6 +142,9 @@ def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1
         request_overhead_s=chosen.value("request_overhead_s"),
         grouped_query_decode=chosen.grouped_query_decode,
         kv_reread_cost=chosen.value("kv_reread_cost"),
+        custom_all_reduce=chosen.custom_all_reduce,
+        sequence_overhead_s=chosen.value("sequence_overhead_s") if chosen.host_work_per_sequence else 0.0,
+        host_work_per_sequence=chosen.host_work_per_sequence,
     )
 
 

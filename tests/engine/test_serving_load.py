@@ -106,8 +106,11 @@ def test_a_trickle_of_requests_gets_the_batch_one_answer() -> None:
     assert load.time_to_first_token_s == pytest.approx(static.time_to_first_token_s, rel=1e-4)
 
 
-@pytest.mark.parametrize("rate", [0.5, 2.0, 8.0, 16.0])
+@pytest.mark.parametrize("rate", [0.5, 2.0, 8.0, 12.0])
 def test_an_open_loop_below_capacity_serves_its_offered_rate(rate: float) -> None:
+    # Capacity is about 14.5 requests/s here since vLLM's host cost per sequence per step is a term (16 was below
+    # it before); every rate listed must stay below the highest sustainable one.
+    assert rate < serving_load(LLAMA, H100, engine="vllm", request_rate_per_s=1.0, **SHAPE).max_request_rate_per_s  # type: ignore[operator]
     load = serving_load(LLAMA, H100, engine="vllm", request_rate_per_s=rate, **SHAPE)
     assert load.status == "ok"
     assert load.requests_per_s == pytest.approx(rate, rel=1e-9)
