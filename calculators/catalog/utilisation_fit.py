@@ -8,12 +8,12 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6346, 'hopper': 0.4446}
-CHECKPOINTING: dict[str, float] = {'full': 1.1345, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0629, 'qlora': 0.9055}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.679}
-FRAMEWORK: dict[str, float] = {'megatron': 1.2916, 'pytorch': 1.0}
-FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.7227}
+BASE: dict[str, float] = {'ampere': 0.6296, 'hopper': 0.4474}
+CHECKPOINTING: dict[str, float] = {'full': 1.155, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0401, 'qlora': 0.8965}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6747}
+FRAMEWORK: dict[str, float] = {'megatron': 1.3297, 'pytorch': 1.0}
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.7181}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
     'base:ampere': (
@@ -109,12 +109,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-automodel-llama-3.1-70b-64gpu',
         'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
         'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32-1f1b-overlap',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-fsdp',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-a2a',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-tp4',
-        'pt-moezoo-h100-qwen3-next-80b-a3b-ep32',
     ),
     'ckpt:full': (
         'pt-foundry-h100-mpt-70b-2048-64gpu',
@@ -147,7 +141,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-automodel-llama-3.3-70b-lora-16gpu',
         'ft-automodel-qwen2.5-32b-lora-16gpu',
         'pt-automodel-llama-3.1-70b-64gpu',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-fsdp',
     ),
     'ckpt:none': (
         'pt-llama2-7b-gpu-hours',
@@ -210,11 +203,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-automodel-qwen2.5-7b-lora',
         'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
         'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32-1f1b-overlap',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-a2a',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-tp4',
-        'pt-moezoo-h100-qwen3-next-80b-a3b-ep32',
     ),
     'fp8:megatron': (
         'pt-nemo-llama-2-7b',
@@ -300,12 +288,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-automodel-llama-3.3-70b-lora-16gpu',
         'ft-automodel-qwen2.5-32b-lora-16gpu',
         'pt-automodel-llama-3.1-70b-64gpu',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32-1f1b-overlap',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-fsdp',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-a2a',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-tp4',
-        'pt-moezoo-h100-qwen3-next-80b-a3b-ep32',
     ),
     'fp8:pytorch': (
         'pt-foundry-h100-fp8-mpt-3b-8192-8gpu',
@@ -335,12 +317,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-mbridge-2511-h100-llama-3-8b',
         'pt-mbridge-2511-h100-llama-3-70b',
         'pt-mbridge-2511-h100-llama-3.1-405b',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32-1f1b-overlap',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-fsdp',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-a2a',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-tp4',
-        'pt-moezoo-h100-qwen3-next-80b-a3b-ep32',
     ),
     'framework:pytorch': (
         'pt-llama2-7b-gpu-hours',
@@ -490,12 +466,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-automodel-llama-3.1-70b-64gpu',
         'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
         'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32-1f1b-overlap',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-fsdp',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-a2a',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-tp4',
-        'pt-moezoo-h100-qwen3-next-80b-a3b-ep32',
     ),
     'method:lora': (
         'ft-nemo-llama-2-7b-lora',
@@ -603,12 +573,6 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-automodel-llama-3.1-70b-64gpu',
         'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
         'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32',
-        'pt-moezoo-h100-qwen3-235b-crossnode-ep32-1f1b-overlap',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-fsdp',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-a2a',
-        'pt-moezoo-h100-qwen3-235b-intranode-ep8-tp4',
-        'pt-moezoo-h100-qwen3-next-80b-a3b-ep32',
     ),
     'run:whole-run': (
         'pt-llama2-7b-gpu-hours',

@@ -130,7 +130,7 @@ def _training_fit(excluded: frozenset[str]) -> UtilisationFit:
     """The utilisation fit on every scored training record but those ids (cached: one per held-out group)."""
     implied = training.implied_utilisations()
     return fit_utilisation((r["id"], r["source_id"], training.features(r), implied[r["id"]])
-                                    for r in training.scored("training") if r["id"] not in excluded)
+                           for r in training.fitted_records() if r["id"] not in excluded)
 
 
 @functools.lru_cache(maxsize=len(SPLITS))

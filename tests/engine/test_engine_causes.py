@@ -76,3 +76,44 @@ def test_host_work_per_sequence_is_a_term_of_vllm_only() -> None:
     assert many.overhead_time_s - one.overhead_time_s == pytest.approx(63 * per_sequence)
     trt_one, trt_many = (decode_step(spec, gpu, engine="tensorrt-llm", batch=b, context=512) for b in (1, 64))
     assert trt_many.overhead_time_s == pytest.approx(trt_one.overhead_time_s)
+
+
+# --------------------------------------------------------------------------- expert parallelism in training
+def test_expert_parallel_all_to_alls_follow_the_dispatcher_count() -> None:
+    from calculators.performance.expert_parallel import expert_parallel_communication
+
+    spec, h100 = get_model("qwen3-235b-a22b"), get_gpu("h100-sxm")  # 94 MoE layers, 8 of 128 experts, hidden 4096
+    moe = spec.moe
+    assert moe is not None and (spec.num_moe_layers, moe.experts_per_token, spec.hidden_size) == (94, 8, 4096)
+    inside = expert_parallel_communication(spec, h100, expert_parallel=8, micro_batch_tokens=4096, moe_layers=94)
+    # 4 all-to-alls per MoE layer (dispatch, combine; forward, backward), 4096 tokens x 8 copies x 4096 x 2 bytes
+    assert inside.all_to_alls == 376 and inside.bytes_per_all_to_all == 4096 * 8 * 4096 * 2
+    # eight GPUs in one node: 7/8 of it to the other GPUs over NVLink 4 at the link model's 0.8, plus 2 steps
+    one = inside.bytes_per_all_to_all * 7 / 8 / (450e9 * 0.8) + 2 * latency_per_ring_step_s(NVLINK4)
+    assert inside.inter_node_share == 0 and inside.time_s == pytest.approx(376 * one)
+    # 32 GPUs with TP 2: 4 of each group in a node (8 / tp), 28/32 of the bytes leave it over the NICs
+    across = expert_parallel_communication(spec, h100, expert_parallel=32, tensor_parallel=2, micro_batch_tokens=4096,
+                                           moe_layers=94, grad_checkpointing=True)
+    assert across.all_to_alls == 94 * 6  # recomputation runs the forward's two again
+    assert across.bytes_per_all_to_all == 2048 * 8 * 4096 * 2 and across.inter_node_share == pytest.approx(28 / 32)
+
+
+def test_training_time_adds_the_all_to_alls_and_refuses_them_on_a_dense_model() -> None:
+    from calculators.errors import InputError
+    from calculators.performance.training_time import training_time
+
+    spec, h100 = get_model("qwen3-30b-a3b"), get_gpu("h100-sxm")
+    settings = {"tokens": 10**9, "gpus": 8, "seq": 4096, "mfu": 0.4, "check_memory": False, "goodput": 1.0}
+    plain = training_time(spec, h100, **settings)
+    split = training_time(spec, h100, expert_parallel=8, **settings)
+    assert split.expert_parallel is not None and plain.expert_parallel is None
+    assert split.model_parallel is not None and plain.model_parallel is not None
+    # one micro-batch per step, one stage: the step grows by the micro-batch's all-to-alls
+    assert split.model_parallel.step_s - plain.model_parallel.step_s == pytest.approx(split.expert_parallel.time_s)
+    # and the data-parallel gradients shrink: the routed experts' are split over the 8 GPUs, not replicated
+    assert split.scaling.exposed_s < plain.scaling.exposed_s
+    assert any("all-to-alls" in line for line in split.assumptions)
+    with pytest.raises(InputError, match="expert_parallel"):
+        training_time(get_model("llama-3.1-8b"), h100, expert_parallel=8, **settings)
+    with pytest.raises(InputError, match="expert_parallel"):
+        training_time(spec, h100, expert_parallel=3, **settings)

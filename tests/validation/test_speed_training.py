@@ -86,7 +86,10 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: Float8 on H200; Qwen3 MoE with expert parallelism on 256 H100, whose all-to-all the model did not time and whose
 #: Megatron-Core rows moved the framework factor the NeMo fine-tuning rows are scored with); before them 8.6 % / 29.7 %
 #: and 12.3 % / 32.9 %.
-REGRESSION_LIMITS = {"pre-training": (0.11, 0.31), "fine-tuning": (0.161, 0.358), "collectives": (0.09, 0.26)}
+#: Then with the expert-parallel all-to-alls timed and the mixture-of-experts runs scored but no longer fitted on
+#: (their leftover is not the dense utilisation): pre-training 11.0 % / 33.7 % (the MoE runs now miss by -36 % to
+#: +34 %, +89 % before), fine-tuning 12.2 % / 35.2 %.
+REGRESSION_LIMITS = {"pre-training": (0.115, 0.34), "fine-tuning": (0.125, 0.355), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
