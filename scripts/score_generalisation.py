@@ -2,14 +2,15 @@
 """Score the speed model with each figure's source, engine or hardware generation held out, and print the summary.
 
 Usage: ``.venv/bin/python scripts/score_generalisation.py [--split source|engine|generation ...] [--groups]
-[--figures]``
+[--figures] [--write-bands]``
 
 Prints, per split (default: all three), the count, median, 90th percentile and worst absolute
 error per category and for all figures together, against issue 28's targets (median <= 12 %,
 p90 <= 30 % for all figures and every category with at least 10 figures).
 ``--groups`` adds the errors per held-out group (engine, generation); ``--figures`` lists
-every figure with its error. Nothing is written (``scripts/score_speed.py --write-fits`` refits
-the engines, ``scripts/fit_speed_training.py`` the training utilisation).
+every figure with its error; ``--write-bands`` rewrites :mod:`calculators.catalog.speed_error_bands`,
+the error bands every speed and time answer carries (run it after refitting: ``scripts/score_speed.py
+--write-fits`` refits the engines, ``scripts/fit_speed_training.py`` the training utilisation).
 """
 
 from __future__ import annotations
@@ -34,7 +35,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", nargs="+", choices=gen.SPLITS, default=list(gen.SPLITS))
     parser.add_argument("--groups", action="store_true", help="errors per held-out group too")
     parser.add_argument("--figures", action="store_true", help="every figure with its error")
+    parser.add_argument("--write-bands", action="store_true",
+                        help="rewrite calculators/catalog/speed_error_bands.py (the answers' error bands)")
     args = parser.parse_args(argv)
+    if args.write_bands:
+        from calculators.speed_accuracy.bands import bands_module_text
+
+        path = ROOT / "calculators" / "catalog" / "speed_error_bands.py"
+        path.write_text(bands_module_text(), encoding="utf-8")
+        print(f"wrote {path.relative_to(ROOT)}")
+        return 0
     for split in args.split:
         print(gen.SPLIT_TITLES[split])
         if args.figures:

@@ -116,6 +116,8 @@ class Engine:
             :data:`KV_HEAD_READS` (a catalog fact with ``grouped_query_source``, not fitted).
         grouped_query_source: the document that says whether and since when the engine has such a kernel.
         fits_as: id of the engine whose fitted constants these are (itself unless it is a version of another).
+        family: the engine id published figures name it by, where its own id is a refitted copy's
+            (``"vllm (cross-validated)"``); empty: :attr:`fit_id`.
         host_work_per_sequence: the engine's host processes each sequence between steps, blocking the GPU (a catalog
             fact, :data:`OUTPUT_PROCESSING_SOURCE`): only then does ``sequence_overhead_s`` apply.
         custom_all_reduce: the engine all-reduces tensor-parallel activations with its own one- or two-stage
@@ -139,6 +141,12 @@ class Engine:
     fits_as: str = ""
     custom_all_reduce: bool = False
     host_work_per_sequence: bool = False
+    family: str = ""
+
+    @property
+    def family_id(self) -> str:
+        """The engine the published figures name this one by (its versions and refitted copies share it)."""
+        return self.family or self.fit_id
 
     @property
     def fit_id(self) -> str:

@@ -70,4 +70,36 @@ def speed_generalisation_groups_table() -> Table:
         rows=rows, assumptions=(METHOD,))
 
 
+_BAND_SETS = {"source": "its source held out", "engine": "its engine held out", "generation": "its GPU generation "
+              "held out", "unseen": "its engine or its generation held out", "naive": "the naive roofline"}
+
+
+def _factor(value: float) -> str:
+    return f"{1 + value:.2f} x"
+
+
+@table("speed-error-bands")
+def speed_error_bands_table() -> Table:
+    """The bands speed and time answers carry: per category and set of figures, the 10th-90th percentile range."""
+    from calculators.catalog.speed_error_bands import BANDS
+
+    rows = []
+    for key, (n, low, high) in BANDS.items():
+        category, split, engine, generation = key.split("|")
+        if generation != "*":
+            continue  # the engine-and-generation bands are in calculators/catalog/speed_error_bands.py
+        rows.append((_category(category), "any" if engine == "*" else engine, _BAND_SETS[split], n, low, high))
+    return Table.of(
+        caption=("The error band every speed and time answer carries (calculators.performance.error_bands): for the "
+                 "published figures like the answer, the range of measured time / estimated time that holds 80 % of "
+                 "them (10th to 90th percentile). An answer on an engine and a GPU generation with figures reads its "
+                 "engine's own row (on its generation where five or more figures allow); one on an engine or a "
+                 "generation without figures reads the row with that engine or generation held out, so its band is "
+                 "as wide as the model's generalisation; the generic engine reads the naive roofline's."),
+        columns=(Column("category"), Column("engine"), Column("each figure estimated with"),
+                 Column("figures", align="r"), Column("low", _factor, "r"), Column("high", _factor, "r")),
+        rows=rows, assumptions=(METHOD, "generated into calculators/catalog/speed_error_bands.py by "
+                                        "scripts/score_generalisation.py --write-bands"))
+
+
 TABLES: dict[str, TableFunction] = declared_tables(globals())

@@ -43,7 +43,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
@@ -77,6 +77,7 @@ from calculators.performance.speed_setup import (
     compute_dtype,
     speed_setup,
 )
+from calculators.performance.error_bands import ErrorBand, speed_error_band
 from calculators.performance.steps import DecodeStep, InferenceSpeed, Step
 from calculators.validate import model_spec, nonnegative_int
 
@@ -233,7 +234,7 @@ def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
     spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     setup = speed_setup(**settings)
     serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)  # refuses a format the GPU cannot run
-    return _decode(spec, gpu, setup, setup.context)
+    return replace(_decode(spec, gpu, setup, setup.context), error_band=_decode_band(gpu, setup))
 
 
 def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, float, Work]:
@@ -270,7 +271,14 @@ def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
     spec, gpu = model_spec("spec", spec), gpu_record("gpu", gpu)
     setup = speed_setup(**settings)
     serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)
-    return _prefill(spec, gpu, setup)
+    return replace(_prefill(spec, gpu, setup),
+                   error_band=speed_error_band("prefill_throughput", engine=setup.engine_family, gpu=gpu))
+
+
+def _decode_band(gpu: GPU, setup: SpeedSetup) -> ErrorBand | None:
+    """The error band of a decode step: figures at batch 1, or of batches and served loads."""
+    category = "decode_batch1" if setup.batch == 1 else "batched_throughput"
+    return speed_error_band(category, engine=setup.engine_family, gpu=gpu)
 
 
 def _decode_steps(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, new_tokens: int,
@@ -341,9 +349,11 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     new_tokens = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT)
     if setup.context + new_tokens > MAX_CONTEXT:
         raise InputError("new_tokens", new_tokens, f"at most {MAX_CONTEXT - setup.context} with this context")
-    first = _decode(spec, gpu, setup, setup.context)
-    last = _decode(spec, gpu, setup, setup.context + new_tokens)
-    pre = _prefill(spec, gpu, setup)
+    decode_band = _decode_band(gpu, setup)
+    first = replace(_decode(spec, gpu, setup, setup.context), error_band=decode_band)
+    last = replace(_decode(spec, gpu, setup, setup.context + new_tokens), error_band=decode_band)
+    pre = replace(_prefill(spec, gpu, setup),
+                  error_band=speed_error_band("time_to_first_token", engine=setup.engine_family, gpu=gpu))
     total = setup.request_overhead_s + pre.time_s + _decode_total_s(spec, gpu, setup, new_tokens)
     memory = inference_memory(spec, weights=setup.format.id, kv_cache=setup.kv_cache.value, batch=setup.batch,
                               context=setup.context, new_tokens=new_tokens)
@@ -385,4 +395,5 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         output_tokens_per_s=setup.batch * new_tokens / total if new_tokens else 0.0,
         memory_total_bytes=verdict.total_bytes, memory_capacity_bytes=verdict.usable_bytes, fits=verdict.fits,
         verdict=verdict.verdict, memory_uncertainty_bytes=verdict.uncertainty_bytes,
-        assumptions=assumptions, notes=tuple(notes), engine=setup.engine, request_overhead_s=setup.request_overhead_s)
+        assumptions=assumptions, notes=tuple(notes), engine=setup.engine, request_overhead_s=setup.request_overhead_s,
+        generation_band=decode_band)

@@ -65,6 +65,7 @@ class SpeedSetup:
     custom_all_reduce: bool = False
     sequence_overhead_s: float = 0.0
     host_work_per_sequence: bool = False
+    engine_family: str = DEFAULT_ENGINE
 
     @property
     def format(self) -> WeightFormat:
@@ -145,6 +146,7 @@ def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1
         custom_all_reduce=chosen.custom_all_reduce,
         sequence_overhead_s=chosen.value("sequence_overhead_s") if chosen.host_work_per_sequence else 0.0,
         host_work_per_sequence=chosen.host_work_per_sequence,
+        engine_family=chosen.family_id,
     )
 
 

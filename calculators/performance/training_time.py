@@ -99,6 +99,7 @@ from calculators.model_flops import linear_flops_share
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
 from calculators.parallel.ring_link import CROSS_NODE_NIC, GPUS_PER_NODE, NICS_PER_NODE
 from calculators.parallel.step import AUTO
+from calculators.performance.error_bands import ErrorBand, training_error_band
 from calculators.performance.expert_parallel import ExpertParallelCommunication, expert_parallel_communication
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
@@ -196,6 +197,7 @@ class TrainingTime:
     grad_accumulation: int = 1
     global_batch_tokens: int = 0
     expert_parallel: ExpertParallelCommunication | None = None
+    error_band: ErrorBand | None = None
 
     @property
     def fits(self) -> bool:
@@ -249,6 +251,7 @@ class TrainingTime:
             "steady_state_time_s": self.steady_time_s,
             "model_parallel": None if self.model_parallel is None else self.model_parallel.to_dict(),
             "expert_parallel": None if self.expert_parallel is None else self.expert_parallel.to_dict(),
+            "error_band": None if self.error_band is None else self.error_band.to_dict(),
             "rate_flop_per_s": self.rate_flop_per_s, "model_flops_per_token": self.model_flops_per_token,
             "executed_flops_per_token": self.executed_flops_per_token, "total_model_flops": self.total_model_flops,
             "utilisation": self.utilisation, "mfu": self.mfu, "time_s": self.time_s,
@@ -289,6 +292,7 @@ class TrainingTime:
             f"step ({self.grad_accumulation} micro-batch{'es' if self.grad_accumulation > 1 else ''} per replica)",
             f"wall clock: {self.days:,.2f} days ({self.gpu_hours:,.0f} GPU-hours); "
             f"at 100 % utilisation: {self.bound_time_s / SECONDS_PER_DAY:,.2f} days",
+            *([self.error_band.text("training time")] if self.error_band is not None else []),
             *[f"assumes: {a}" for a in self.assumptions],
         ])
 
@@ -511,7 +515,8 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         mfu=achieved_mfu, time_s=time_s, bound_time_s=bound, mfu_source=source, scaling=scaling,
         assumptions=assumptions, memory=memory, memory_advice=advice, tensor_parallel=tp, pipeline_parallel=pp,
         fp8=use_fp8, goodput=good, model_parallel=replica, grad_accumulation=accumulation,
-        global_batch_tokens=dp * accumulation * micro_tokens, expert_parallel=a2a)
+        global_batch_tokens=dp * accumulation * micro_tokens, expert_parallel=a2a,
+        error_band=training_error_band(method=method, framework=get_training_framework(framework).id, gpu=gpu))
 
 
 def _sharded_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:

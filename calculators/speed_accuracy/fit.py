@@ -138,7 +138,7 @@ class Fit:
             return Fitted(self.values[name], self.fitted_on.get(name, ()), "refit")
 
         # replace() keeps what is not fitted: the name, the sources and the kernels' facts (grouped_query_decode).
-        return replace(base, id=base.id + suffix,
+        return replace(base, id=base.id + suffix, family=base.family_id,
                        bandwidth_efficiency=fitted("bandwidth_efficiency"),
                        compute_efficiency=tuple((key, fitted(f"compute:{key}")) for key in COMPUTE_KEYS),
                        moe_expert_efficiency=fitted("moe_expert_efficiency"),

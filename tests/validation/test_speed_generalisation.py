@@ -78,3 +78,91 @@ def test_every_held_out_row_names_its_group() -> None:
             expected = {"source": row["source_id"], "generation": hardware_generation(get_gpu(str(row["gpu"])))}
             if split in expected:
                 assert row["group"] == expected[split]
+
+
+# --------------------------------------------------------------------------- the answers' error bands
+def test_error_bands_module_is_the_table_of_the_scores() -> None:
+    # calculators/catalog/speed_error_bands.py is generated (scripts/score_generalisation.py --write-bands)
+    from pathlib import Path
+
+    from calculators.speed_accuracy.bands import bands_module_text
+
+    path = Path(__file__).resolve().parents[2] / "calculators" / "catalog" / "speed_error_bands.py"
+    assert path.read_text(encoding="utf-8") == bands_module_text(), "stale: run scripts/score_generalisation.py " \
+                                                                    "--write-bands"
+
+
+def _errors(split: str, **match: str) -> list[float]:
+    rows = gen.scored_rows(split)
+    return [float(r["error"]) for r in rows
+            if all((hardware_generation(get_gpu(str(r["gpu"]))) if k == "generation" else str(r[k])) == v
+                   for k, v in match.items())]
+
+
+def _band_of(errors: list[float]) -> tuple[int, float, float]:
+    from calculators.speed_accuracy.errors import percentile
+
+    return len(errors), round(percentile(errors, 0.1), 4), round(percentile(errors, 0.9), 4)
+
+
+def test_a_seen_engine_on_a_seen_generation_gets_its_own_figures() -> None:
+    from calculators.performance.error_bands import speed_error_band
+
+    band = speed_error_band("batched_throughput", engine="vllm", gpu="mi300x")
+    assert band is not None and "vllm on AMD CDNA 3" in band.basis
+    expected = _band_of(_errors("source", category="batched_throughput", engine="vllm", generation="cdna3"))
+    assert (band.n, band.low, band.high) == expected
+
+
+def test_an_engine_without_figures_gets_the_leave_one_engine_out_errors() -> None:
+    from calculators.performance.error_bands import speed_error_band
+
+    # no MLX first-token figure is scored; Apple GPUs have none either: both held out
+    assert speed_error_band("time_to_first_token", engine="sglang", gpu="h100-sxm").basis.startswith(  # type: ignore[union-attr]
+        "every engine held out")
+    band = speed_error_band("time_to_first_token", engine="sglang", gpu="h100-sxm")
+    assert band is not None and (band.n, band.low, band.high) == _band_of(
+        _errors("engine", category="time_to_first_token"))
+
+
+def test_a_generation_without_figures_gets_the_engines_leave_one_generation_out_errors() -> None:
+    from calculators.performance.error_bands import speed_error_band
+
+    band = speed_error_band("decode_batch1", engine="llama.cpp", gpu="mi300x")  # no decode figure on CDNA 3
+    assert band is not None and band.basis.startswith("llama.cpp's figures with their GPU generation held out")
+    assert (band.n, band.low, band.high) == _band_of(_errors("generation", category="decode_batch1",
+                                                             engine="llama.cpp"))
+
+
+def test_the_generic_engine_carries_the_naive_rooflines_errors() -> None:
+    from calculators.performance.error_bands import speed_error_band
+
+    band = speed_error_band("decode_batch1", engine="generic", gpu="h100-sxm")
+    rows = [r for r in speed_accuracy.all_scored() if r["category"] == "decode_batch1"]
+    assert band is not None and (band.n, band.low, band.high) == _band_of([float(r["naive_error"]) for r in rows])
+    assert band.high > 1.0  # the naive roofline over-promises by more than 2x on a tenth of them
+
+
+def test_every_speed_and_time_answer_carries_its_band() -> None:
+    from calculators.catalog.models import get_model
+    from calculators.performance.inference_speed import decode_step, inference_speed, prefill
+    from calculators.performance.serving_load import serving_load
+    from calculators.performance.training_time import training_time
+
+    spec, h100 = get_model("llama-3-8b"), get_gpu("h100-sxm")
+    speed = inference_speed(spec, h100, engine="vllm", batch=4, context=1024)
+    assert speed.first_step.error_band and speed.prefill.error_band and speed.generation_band
+    assert speed.first_step.error_band.category == "batched_throughput"
+    assert speed.prefill.error_band.category == "time_to_first_token"
+    assert speed.to_dict()["generation_band"]["n"] == speed.generation_band.n
+    assert "error band of the decode step" in speed.to_text()
+    assert decode_step(spec, h100, engine="vllm").error_band.category == "decode_batch1"  # type: ignore[union-attr]
+    assert prefill(spec, h100, engine="vllm").error_band.category == "prefill_throughput"  # type: ignore[union-attr]
+    load = serving_load(spec, h100, engine="vllm", concurrency=8)
+    assert load.throughput_band and load.first_token_band and "error band" in load.to_text()
+    run = training_time(spec, h100, tokens=10**9, gpus=8, check_memory=False)
+    assert run.error_band is not None and run.error_band.category == "pre-training"
+    lora = training_time(spec, h100, tokens=10**9, method="lora", check_memory=False)
+    assert lora.error_band is not None and lora.error_band.category == "fine-tuning"
+    lo, hi = run.error_band.time_range(run.time_s)
+    assert lo <= run.time_s * (1 + run.error_band.low) + 1e-9 and hi == pytest.approx(run.time_s * (1 + run.error_band.high))
