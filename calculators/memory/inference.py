@@ -131,7 +131,8 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     DeepSeek's inference code, vLLM and SGLang keep it
     (:meth:`~calculators.model_layers.IndexerSpec.cache_bytes_per_token`).
     Layers without attention (Mamba, linear attention) add nothing per token: they keep a
-    fixed state (:func:`recurrent_state_bytes`).
+    fixed state (:func:`recurrent_state_bytes`); nor do layers that read an earlier layer's K
+    and V (Gemma 3n's last ``num_kv_shared_layers``): only ``ModelSpec.kv_cache_layers`` count.
 
     >>> from calculators.catalog.models import get_model
     >>> kv_cache_bytes_per_token(get_model("llama-2-7b"))  # MHA: 32 heads x 128
@@ -140,7 +141,7 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     131072
     """
     spec = model_spec("spec", spec)
-    return int(spec.attention_layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
+    return int(spec.kv_cache_layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
 
 
 def _kv_kind(kv_dtype: str | DType) -> DType:
@@ -166,12 +167,12 @@ def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str |
     layer of a config with a window and no ``layer_types``: Mistral 7B v0.1, Phi-3, as
     ``transformers``' cache does) and a chunked-attention layer (Llama 4)
     ``min(context, attention_chunk_size)``. Recurrent layers hold no KV:
-    :func:`recurrent_state_bytes`.
+    :func:`recurrent_state_bytes`; layers that share an earlier layer's K and V store none.
     """
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
     context = positive_int("context", context, maximum=MAX_CONTEXT)  # >= 1, as every calculator
     per_token_layer = _kv_bytes_per_token_per_layer(model_spec("spec", spec), _kv_kind(kv_dtype))
-    return int(batch * per_token_layer * spec.attention_tokens_held(context))
+    return int(batch * per_token_layer * spec.attention_tokens_held(context, cached_only=True))
 
 
 #: Bytes per element of the recurrent (SSM / delta-rule) state: transformers' torch scans
@@ -269,7 +270,7 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     prefill = weights + kv_prefill + state + transient + logits + 8 * tokens + workspaces
     phases = {"prefill": prefill}
     if setup.new_tokens:
-        one_layer_copy = kv_final // max(1, spec.attention_layers) // 2  # torch.cat makes a new K (then V)
+        one_layer_copy = kv_final // max(1, spec.kv_cache_layers) // 2  # torch.cat makes a new K (then V)
         decode = (weights + kv_final + state + one_layer_copy + logits + 8 * setup.batch * setup.total_context
                   + workspaces)
         phases["decode"] = decode
