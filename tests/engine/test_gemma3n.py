@@ -213,3 +213,21 @@ def test_cache_bytes_equal_transformers_cache() -> None:
         # than the window this guide counts (what a paged cache such as vLLM's keeps); layers 0 and 2 slide.
         one_token_fewer = 2 * 2 * (2 * 2 * 16) * (2 if prompt + 1 >= 8 else 0)
         assert kv == kv_cache_bytes(spec, batch=2, context=prompt + 1) - one_token_fewer
+
+
+# ------------------------------------------------------------------ catalog
+def test_catalog_records_match_their_transformers_counts_and_published_totals() -> None:
+    import json
+    from pathlib import Path
+
+    from calculators.catalog.models import get_model, get_model_record
+
+    counts = json.loads((Path(__file__).resolve().parents[1] / "data" / "model_counts_transformers.json")
+                        .read_text())["models"]
+    for size, shared in (("e2b", 10), ("e4b", 15)):
+        text, whole = get_model(f"gemma-3n-{size}"), get_model(f"gemma-3n-{size}-multimodal")
+        towers = 298_587_456 + 684_694_048  # derived in test_whole_checkpoints_equal_transformers
+        assert whole.parameters - text.parameters == counts[f"gemma-3n-{size}-multimodal"]["vision_parameters"] == towers
+        stored = shared * (2 * 2048 * 512 + 256) + (294_284_096 - 294_126_912)
+        assert get_model_record(f"gemma-3n-{size}-multimodal").published_extra_elements == stored
+        assert get_model_record(f"gemma-3n-{size}").published_extra_elements == stored + towers
