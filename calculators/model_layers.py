@@ -66,6 +66,8 @@ class LayerSpec:
         kv_shared: the layer's attention reads the K and V an earlier layer of its kind computed
             (Gemma 3n's last ``num_kv_shared_layers`` layers): it has no k/v projections nor k norm,
             and stores no cache of its own.
+        activation_sparsity: the MLP keeps only the largest of its gate's activations (Gemma 3n's
+            ``activation_sparsity_pattern``): no shape changes, but the top-k keeps more for backward.
     """
 
     mixers: tuple[str, ...] = ("full_attention",)
@@ -73,6 +75,7 @@ class LayerSpec:
     mlp_width: int | None = None
     rope: bool = True
     kv_shared: bool = False
+    activation_sparsity: bool = False
 
     @property
     def attention(self) -> str | None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calculators.memory.kernels import layer_attention_path
+from calculators.memory.residual_augment import augmented_saved_bytes
 from calculators.memory.state_mixers import state_mixer_saved_bytes
 from calculators.model import ModelSpec
 from calculators.model_layers import LayerSpec
@@ -132,6 +133,11 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
         The per-token saved bytes of a middle layer of that kind, split into parts.
     """
     layer = layer or typical_layer(spec)
+    if spec.residual_augment is not None:  # Gemma 3n: AltUp, LAuReL and per-layer inputs around each layer (traced)
+        attention = _attention_bytes(spec, layout=layout, seq=seq, o_needs_input=layout.trainable_base,
+                                     mixer=layer.attention)
+        return LayerActivations(*augmented_saved_bytes(spec, compute_bytes=layout.compute_bytes, layer=layer,
+                                                       attention=attention), lora=0)
     has_attention = layer.attention is not None
     has_mlp = layer.mlp != "none"
     h, a, r = spec.hidden_size, layout.compute_bytes, layout.residual_bytes
@@ -369,7 +375,7 @@ def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: b
 def checkpoint_bytes_per_token_per_layer(*, layout: ActivationLayout, spec: ModelSpec) -> int:
     """Bytes per token kept per layer under gradient checkpointing: the layer's input.
 
-    Formula: ``residual_bytes x hidden``.
+    Formula: ``residual_bytes x hidden`` (x the AltUp streams of a Gemma 3n layer, whose input is all of them).
 
     >>> from calculators.model_config import spec_from_config
     >>> spec = spec_from_config({"model_type": "llama", "hidden_size": 4096,
@@ -379,4 +385,5 @@ def checkpoint_bytes_per_token_per_layer(*, layout: ActivationLayout, spec: Mode
     ...     compute_bytes=2, residual_bytes=2, autocast=False, trainable_base=True), spec=spec)
     8192
     """
-    return layout.residual_bytes * spec.hidden_size
+    streams = spec.residual_augment.altup_streams if spec.residual_augment is not None else 1
+    return layout.residual_bytes * spec.hidden_size * streams

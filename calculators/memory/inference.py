@@ -33,6 +33,7 @@ from calculators.memory.overhead import (
     uncertainty_above_total,
     runtime_overhead_bytes,
 )
+from calculators.memory.residual_augment import augmented_layer_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.checkpoint_weights import stored_weights_note
 from calculators.memory.state_mixers import hybrid_prefill_transient_bytes
@@ -466,6 +467,10 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
         # of the attention mask (in the compute dtype for eager attention, boolean for SDPA).
         masks += setup.batch * s * s * (1 + (act if eager else 1))
     rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch
+    if spec.residual_augment is not None:
+        # AltUp's hidden streams and the per-layer inputs stay live through the pass (Gemma 3n); its model computes
+        # the rotary tables of the local and of the global layers up front.
+        return int(augmented_layer_bytes(spec, tokens=tokens, act=act) + masks + 2 * rotary_tables)
     if spec.is_hybrid:
         return hybrid_prefill_transient_bytes(spec, batch=setup.batch, seq=s, act=act, attention=attention, mlp=mlp,
                                               masks_and_tables=masks + rotary_tables)

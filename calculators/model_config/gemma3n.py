@@ -102,9 +102,9 @@ def read_gemma3n_text(data: Mapping[str, Any], model_type: str, notes: list[str]
     read_int(data, "altup_active_idx", maximum=extras.altup_streams - 1, minimum=0, default=0)  # which stream: no shape
     # Training-time clamps, a learning-rate factor transformers ignores, the output scale (a weight built either
     # way), the top-k of the gate's activations and the attention's scale: none changes a shape.
-    acknowledge(data, "altup_coef_clip", "altup_correct_scale", "altup_lr_multiplier", "activation_sparsity_pattern",
-                "query_pre_attn_scalar")
-    built = tuple(LayerSpec((kind,), "dense", width, kv_shared=i >= layers - shared)
+    acknowledge(data, "altup_coef_clip", "altup_correct_scale", "altup_lr_multiplier", "query_pre_attn_scalar")
+    sparse = _sparse_layers(data, layers)
+    built = tuple(LayerSpec((kind,), "dense", width, kv_shared=i >= layers - shared, activation_sparsity=sparse[i])
                   for i, (kind, width) in enumerate(zip(kinds, widths, strict=True)))
     if missing:
         notes.append(f"config.json has no {', '.join(missing)}; used Gemma3nTextConfig's defaults (transformers "
@@ -118,7 +118,8 @@ def read_gemma3n_text(data: Mapping[str, Any], model_type: str, notes: list[str]
         notes.append(f"the last {shared} of {layers} layers reuse the K and V of earlier layers: "
                      f"{layers - shared} layers hold a KV cache")
     return ModelSpec(name=name or str(data.get("_name_or_path") or model_type), **{**fields, "qk_norm": True},
-                     norms_per_layer=4, sliding_window=window if "sliding_attention" in kinds else None,
+                     norms_per_layer=4, norm_weight_fp32=True,  # Gemma3nRMSNorm: normed.float() x weight.float()
+                     sliding_window=window if "sliding_attention" in kinds else None,
                      layers=built, residual_augment=extras, notes=tuple(notes))
 
 
@@ -131,6 +132,20 @@ def _widths(data: Mapping[str, Any], layers: int) -> list[int]:
                               f"one integer, or a list of {layers} (one per layer)")
         return [read_int({"intermediate_size": width}, "intermediate_size", maximum=MAX_WIDTH) for width in value]
     return [read_int(data, "intermediate_size", maximum=MAX_WIDTH, default=TEXT_DEFAULTS["intermediate_size"])] * layers
+
+
+def _sparse_layers(data: Mapping[str, Any], layers: int) -> list[bool]:
+    """Which layers' MLPs keep a top-k of their gate (``activation_sparsity_pattern``: one factor per layer, or one
+    for all; by default ``Gemma3nTextConfig``'s, 0.95 on the first 10 layers of a model of more than 10)."""
+    value = data.get("activation_sparsity_pattern")
+    if value is None:
+        return [i < 10 and layers > 10 for i in range(layers)]
+    factors = value if isinstance(value, (list, tuple)) else [value] * layers
+    if len(factors) != layers or not all(
+            isinstance(f, (int, float)) and not isinstance(f, bool) and 0 <= f < 1 for f in factors):
+        raise ConfigError("activation_sparsity_pattern", value if not isinstance(value, list) else
+                          f"a list of {len(value)} items", f"{layers} factors from 0 to below 1 (one per layer)")
+    return [f > 0 for f in factors]
 
 
 def _shared_layers(data: Mapping[str, Any], kinds: list[str]) -> int:

@@ -231,3 +231,58 @@ def test_catalog_records_match_their_transformers_counts_and_published_totals() 
         stored = shared * (2 * 2048 * 512 + 256) + (294_284_096 - 294_126_912)
         assert get_model_record(f"gemma-3n-{size}-multimodal").published_extra_elements == stored
         assert get_model_record(f"gemma-3n-{size}").published_extra_elements == stored + towers
+
+
+# ------------------------------------------------------------------ prefill temporaries
+@pytest.mark.parametrize(("context", "traced"), [
+    # activations_and_temporaries at the prefill peak in tests/data/measurements/
+    # gemma-3n-e2b_infer_bf16_kv-bf16_b1_ctx{2048,8192}_new16_sdpa.json (fake-tensor traces of transformers 5.23)
+    (2048, 341_884_928),
+    (8192, 1_417_846_784),
+])
+def test_prefill_temporaries_follow_the_trace(context: int, traced: int) -> None:
+    """Per token, in hidden widths of 2048 (bf16): the embedding, 3 AltUp copies and the last raw projection (5),
+    the layer's 4 streams and their prediction (8), the per-layer inputs (30 x 256 = 3.75), six locals of the layer
+    (6) and the MLP's gate, activation, up and product (4 x 8192 = 16) and its output (1): 39.75; plus cos and sin
+    of the local and global layers (2 x 2 x 256 per token) and the boolean sliding-window mask (context^2 bytes)."""
+    from calculators.memory.residual_augment import augmented_layer_bytes
+
+    spec = spec_from_config(E2B_TEXT)
+    ours = augmented_layer_bytes(spec, tokens=context, act=2) + 2 * 2 * context * 256 * 2 + context * context
+    assert augmented_layer_bytes(spec, tokens=context, act=2) == context * 2 * int(39.75 * 2048)
+    assert abs(ours - traced) / traced < 0.001  # the rest: ids, positions, AltUp's per-token coefficients
+
+
+# ------------------------------------------------------------------ training
+#: A small random Gemma 3n (hidden 64, 10 layers, 2 heads / 1 KV head of 40, MLP 112, 4 streams, LAuReL rank 5,
+#: per-layer width 6, the first 2 layers sparse, the last 4 KV-shared) whose saved tensors were traced.
+_TRACED = {"model_type": "gemma3n_text", "hidden_size": 64, "num_hidden_layers": 10, "num_attention_heads": 2,
+           "num_key_value_heads": 1, "head_dim": 40, "intermediate_size": 112, "vocab_size": 100,
+           "vocab_size_per_layer_input": 50, "hidden_size_per_layer_input": 6, "altup_num_inputs": 4,
+           "laurel_rank": 5, "sliding_window": 512, "num_kv_shared_layers": 4,
+           "activation_sparsity_pattern": [0.95, 0.95] + [0.0] * 8}
+
+
+@pytest.mark.parametrize(("index", "traced"), [
+    # Bytes per token each layer saves for backward: torch.autograd.graph.saved_tensors_hooks on that model in bf16,
+    # every weight trainable, distinct storages counted once, (saved at 11 tokens - saved at 7) / 4.
+    (1, 8848),  # its own K and V, activation sparsity
+    (2, 8622),  # its own K and V
+    (7, 7966),  # K and V read from an earlier layer
+])
+def test_saved_activations_per_layer_follow_the_trace(index: int, traced: int) -> None:
+    from calculators.memory.activations import ActivationLayout, saved_bytes_per_token_per_layer
+
+    spec = spec_from_config(_TRACED)
+    layout = ActivationLayout(compute_bytes=2, residual_bytes=2, autocast=False, trainable_base=True, device="cpu")
+    assert saved_bytes_per_token_per_layer(spec, layout=layout, seq=7, layer=spec.layers[index]).total == traced
+
+
+def test_saved_activations_outside_the_layers_follow_the_trace() -> None:
+    """The same trace outside the layers: 4,040 bytes per token, of which the final norm (fp32 input and normalised
+    output, two fp32 values), the head's input, the bf16 logits and fp32 log-softmax, labels and ids (8 + 16)
+    are 1,272; the rest is Gemma 3n's own."""
+    from calculators.memory.residual_augment import augmented_model_saved_bytes
+
+    spec = spec_from_config(_TRACED)
+    assert augmented_model_saved_bytes(spec, compute_bytes=2) == 4040 - (8 * 64 + 8 + 2 * 64 + 6 * 100 + 24) == 2768
