@@ -1,4 +1,5 @@
-"""Weight formats by bits per weight: the 16-bit and 8-bit types, GGUF, GPTQ/AWQ, EXL2, NF4, MXFP4 and NVFP4.
+"""Weight formats by bits per weight: the 16-bit and 8-bit types, GGUF, GPTQ/AWQ, EXL2, NF4, MXFP4, NVFP4 and MLX's
+affine formats.
 
 A format is named by what a checkpoint file holds, and sized by its bits per weight
 with every scale and zero point counted. Two scopes:
@@ -24,6 +25,8 @@ Bytes read per decoded token follow the format, so the same ids size memory
 4.625
 >>> weight_format("exl2-4.65").bits_per_weight
 4.65
+>>> weight_format("mlx-q4").bits_per_weight  # 4 + (16-bit scale + 16-bit bias) / 64
+4.5
 >>> weight_format("q4_k_m").family.value  # what the kernels count as: a 4-bit weight-only format
 'int4'
 
@@ -77,6 +80,14 @@ STORAGE = Source("IEEE 754 / OCP FP8 (E4M3) storage sizes: 32, 16 and 8 bits per
 
 #: The weights option that sizes a checkpoint as its ``quantization_config`` stores it (bf16 without one).
 AUTO = "auto"
+MLX_AFFINE = Source(
+    "ml-explore/mlx, python/mlx/nn/layers/quantized.py: nn.quantize replaces every Linear and Embedding layer; "
+    "'affine' mode defaults to groups of 64 weights at 4 bits, each group with a scale and a bias "
+    "(mx.quantize returns weight, scales, biases), stored in the model's 16-bit type",
+    "https://github.com/ml-explore/mlx/blob/0154acf14b09e3c800f5bb4a63e762cc9b30975e/python/mlx/nn/layers/quantized.py",
+    "2026-11-30", kind="spec")
+#: Bit widths of the MLX affine checkpoints (mlx-community's 4-, 5-, 6- and 8-bit conversions).
+MLX_BITS = (4, 5, 6, 8)
 
 #: EXL2's stated range of average bits per weight.
 EXL2_MIN_BITS, EXL2_MAX_BITS = 2.0, 8.0
@@ -121,6 +132,13 @@ def _gptq(group: int) -> float:
     return 4.0 + (16.0 + 4.0) / group
 
 
+def _mlx(bits: int, group: int) -> WeightFormat:
+    """MLX affine quantisation: ``bits`` per weight plus a 16-bit scale and a 16-bit bias per ``group`` weights,
+    on every Linear and Embedding layer (:data:`MLX_AFFINE`); ``mlx-q4`` is the default group of 64."""
+    name = f"mlx-q{bits}" if group == 64 else f"mlx-q{bits}-g{group}"
+    return WeightFormat(name, DType.INT4 if bits <= 5 else DType.INT8, bits + 32.0 / group, "all", MLX_AFFINE)
+
+
 GGUF_TYPES = ("q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0")
 
 _FORMATS: dict[str, WeightFormat] = {f.id: f for f in (
@@ -142,6 +160,7 @@ _FORMATS: dict[str, WeightFormat] = {f.id: f for f in (
     WeightFormat("q8_0", DType.INT8, 8.5008, "all", QUANTIZE_README),
     *(WeightFormat(f"gptq-int4-g{g}", DType.INT4, _gptq(g), "linear", GPTQ_LAYOUT) for g in GROUP_SIZES),
     *(WeightFormat(f"awq-int4-g{g}", DType.INT4, _gptq(g), "linear", GPTQ_LAYOUT) for g in GROUP_SIZES),
+    *(_mlx(bits, group) for bits in MLX_BITS for group in (64, 32)),
 )}
 
 #: The format ids that are plain :class:`~calculators.dtypes.DType` names (sized by the DType table).

@@ -63,6 +63,10 @@ class SpeedSetup:
     grouped_query_decode: str = "grouped"
     kv_reread_cost: float = 1.0
     stored_format: WeightFormat | None = None  # a checkpoint's own quantisation (weights "auto")
+    custom_all_reduce: bool = False
+    sequence_overhead_s: float = 0.0
+    host_work_per_sequence: bool = False
+    engine_family: str = DEFAULT_ENGINE
 
     @property
     def format(self) -> WeightFormat:
@@ -90,9 +94,12 @@ class SpeedSetup:
         elif self.grouped_query_decode == "copied":
             lines += ((f"engine {self.engine}: a decode step copies the KV cache once per query head before "
                        "attention reads it (query heads / KV heads copies written and read)"),)
-        if self.step_overhead_s_per_layer or self.request_overhead_s:
+        if self.step_overhead_s_per_layer or self.request_overhead_s or self.sequence_overhead_s:
+            per_sequence = (f"{self.sequence_overhead_s * 1e6:,.1f} us per sequence per step (the host's scheduling and "
+                            "output processing of each sequence, which blocks the GPU), "
+                            if self.host_work_per_sequence else "")
             lines += (f"fixed costs: {self.step_overhead_s_per_layer * 1e6:,.1f} us per layer per forward pass, "
-                      f"{self.request_overhead_s * 1e3:,.2f} ms per request ({kind})",)
+                      f"{per_sequence}{self.request_overhead_s * 1e3:,.2f} ms per request ({kind})",)
         return lines
 
 
@@ -140,6 +147,10 @@ def speed_setup(*, weights: str | WeightFormat = STORED, kv_cache: str = "bf16",
         request_overhead_s=chosen.value("request_overhead_s"),
         grouped_query_decode=chosen.grouped_query_decode,
         kv_reread_cost=chosen.value("kv_reread_cost"),
+        custom_all_reduce=chosen.custom_all_reduce,
+        sequence_overhead_s=chosen.value("sequence_overhead_s") if chosen.host_work_per_sequence else 0.0,
+        host_work_per_sequence=chosen.host_work_per_sequence,
+        engine_family=chosen.family_id,
     )
 
 
