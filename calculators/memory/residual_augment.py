@@ -47,8 +47,8 @@ def augmented_layer_bytes(spec: ModelSpec, *, tokens: int, act: int) -> int:
     return tokens * act * (kept + n * h + 6 * h + inside)
 
 
-def augmented_saved_bytes(spec: ModelSpec, *, compute_bytes: int, layer: LayerSpec,
-                          attention: int) -> tuple[int, int, int, int]:
+def augmented_saved_bytes(spec: ModelSpec, *, compute_bytes: int, layer: LayerSpec, attention: int,
+                          trainable_base: bool = True) -> tuple[int, int, int, int]:
     """What one Gemma 3n layer keeps for backward per token: ``(norms, linear inputs, attention, mlp)`` bytes.
 
     Traced with ``torch.autograd.graph.saved_tensors_hooks`` on a small random Gemma 3n (transformers 5.23, bf16,
@@ -68,8 +68,13 @@ def augmented_saved_bytes(spec: ModelSpec, *, compute_bytes: int, layer: LayerSp
       exp, a mask's bias); the MLP: its input, gate and up outputs, activation, product (and with activation
       sparsity the gate before its top-k, and one value per token).
 
-    A 16-bit tensor takes ``compute_bytes`` per element. Traced in bf16 with every weight trainable; with a frozen
-    base (LoRA) fewer tensors are saved, so this is an upper bound there.
+    With a frozen base (LoRA; traced the same way with PEFT adapters on q, k, v and o) no norm saves its normalised
+    output (``4 x`` hidden, q and k widths) and no frozen linear its input: the routers' inputs, the normed stream
+    that q, k, v and LAuReL read, LAuReL's rank-wide middle, the router's outputs that both coefficient linears
+    read, the per-layer gate's input, the per-layer projection's input and its activation's output, the MLP's
+    input and the down projection's; the adapters' own inputs are the caller's.
+
+    A 16-bit tensor takes ``compute_bytes`` per element.
     """
     extras = spec.residual_augment
     if extras is None:
@@ -87,19 +92,40 @@ def augmented_saved_bytes(spec: ModelSpec, *, compute_bytes: int, layer: LayerSp
     # Activation sparsity's top-k keeps the gate's output before it (and one value per token) besides the rest.
     sparse = a * (width + 1) if layer.activation_sparsity else 0
     mlp = a * (h + 4 * width) + sparse
+    if not trainable_base:
+        q_kv = spec.q_dim + (spec.kv_dim if own_kv else 0)
+        norms -= 8 * 4 * h + 4 * q_kv
+        linear_inputs -= a * (5 * h + 2 * n + extras.laurel_rank + 2 * extras.per_layer_input_width)
+        mlp -= a * (h + width)
     return norms, linear_inputs, attention, mlp
 
 
-def augmented_model_saved_bytes(spec: ModelSpec, *, compute_bytes: int) -> int:
+def augmented_first_layer_frozen_bytes(spec: ModelSpec, *, compute_bytes: int) -> int:
+    """Per token, what the first layer does not save when the embedding is frozen (LoRA): before its first adapter
+    nothing needs a gradient, so AltUp's prediction (its router's norm, the router's fp32 output, the coefficients
+    and the permuted streams) and the input and LAuReL norms (fp32 input and two fp32 values each) keep nothing.
+    Traced as :func:`augmented_saved_bytes`."""
+    extras = spec.residual_augment
+    if extras is None:
+        raise ValueError(f"{spec.name}: no AltUp streams or per-layer inputs (ModelSpec.residual_augment)")
+    h, n = spec.hidden_size, extras.altup_streams
+    return 3 * (4 * h + 8) + 4 * n + compute_bytes * (n * n + n * h)
+
+
+def augmented_model_saved_bytes(spec: ModelSpec, *, compute_bytes: int, trainable_base: bool = True) -> int:
     """What Gemma 3n's model keeps for backward per token outside its layers (the final norm and head aside).
 
     Traced as :func:`augmented_saved_bytes`: the embedding's 16-bit copy for the per-layer projection, the per-layer
     inputs' RMSNorm (fp32 input and normalised output of ``layers x width``, two fp32 values per layer), the
     ``streams - 1`` AltUp projections in and out (each its output and its rescaled copy), the last layer's
-    ``streams`` outputs and one 16-bit value per stream and token for each rescaling.
+    ``streams`` outputs and one 16-bit value per stream and token for each rescaling. With a frozen base (LoRA)
+    only the way out keeps anything: the projections out (output and rescaled copy), the last layer's outputs and
+    half the per-stream values.
     """
     extras = spec.residual_augment
     if extras is None:
         return 0
     a, h, n, lp = compute_bytes, spec.hidden_size, extras.altup_streams, spec.num_layers * extras.per_layer_input_width
+    if not trainable_base:
+        return a * (2 * (n - 1) * h + n * h) + 2 * n * a
     return a * h + 8 * lp + 8 * spec.num_layers + a * (4 * (n - 1) * h + n * h) + 4 * n * a

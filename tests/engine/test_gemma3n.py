@@ -286,3 +286,39 @@ def test_saved_activations_outside_the_layers_follow_the_trace() -> None:
 
     spec = spec_from_config(_TRACED)
     assert augmented_model_saved_bytes(spec, compute_bytes=2) == 4040 - (8 * 64 + 8 + 2 * 64 + 6 * 100 + 24) == 2768
+
+
+#: The same model with PEFT adapters of rank 3 on q, k, v and o (fp32 adapters, PEFT's default), its bf16 base frozen.
+_LORA = {"compute_bytes": 2, "residual_bytes": 2, "autocast": False, "trainable_base": False, "device": "cpu",
+         "lora_targets": frozenset({"q", "k", "v", "o"}), "lora_rank": 3}
+
+
+@pytest.mark.parametrize(("index", "traced"), [
+    # The same hooks, distinct storages, (saved at 11 tokens - saved at 7) / 4, with the adapters attached.
+    (1, 6414),  # own K and V, activation sparsity: adapters on q, k, v, o
+    (2, 6188),  # own K and V
+    (7, 5156),  # K and V read from an earlier layer: adapters on q and o only
+])
+def test_lora_saved_activations_per_layer_follow_the_trace(index: int, traced: int) -> None:
+    """By hand for layer 2: the full-training trace's 8,622 less what a frozen base does not save: eight norms'
+    fp32 normalised outputs (8 x 4 x 64), q's and k's (4 x 80 + 4 x 40), the frozen linears' bf16 inputs
+    (2 x (6 x 64 + 2 x 4 + 5 + 112 + 2 x 6) = 1,042), plus the adapters' fp32 inputs (3 x 4 x 64 + 4 x 80) and
+    rank-wide outputs (4 x 4 x 3): 8,622 - 3,570 + 1,136 = 6,188."""
+    from calculators.memory.activations import ActivationLayout, saved_bytes_per_token_per_layer
+
+    spec = spec_from_config(_TRACED)
+    layout = ActivationLayout(**_LORA)
+    assert saved_bytes_per_token_per_layer(spec, layout=layout, seq=7, layer=spec.layers[index]).total == traced
+
+
+def test_lora_saved_activations_outside_and_in_the_first_layer_follow_the_trace() -> None:
+    """Outside the layers the trace keeps 2,168 bytes per token with the adapters: the final norm's fp32 input and
+    two fp32 values (4 x 64 + 8), the bf16 and fp32 logits (6 x 100) and the labels (8) are 872, the rest is AltUp's
+    way out. Layer 0 saves 5,342, 1,072 fewer than layer 1 (6,414): nothing before its first adapter needs a
+    gradient (1,352 bytes), while it is the first to save the per-layer inputs' bf16 storage (2 x 10 x 6) and a K and
+    V (2 x 2 x 40), which the estimate counts in neither layer (as for full training)."""
+    from calculators.memory.residual_augment import augmented_first_layer_frozen_bytes, augmented_model_saved_bytes
+
+    spec = spec_from_config(_TRACED)
+    assert augmented_model_saved_bytes(spec, compute_bytes=2, trainable_base=False) == 2168 - 872 == 1296
+    assert augmented_first_layer_frozen_bytes(spec, compute_bytes=2) == 6414 - 5342 + 2 * 10 * 6 + 2 * 2 * 40 == 1352
