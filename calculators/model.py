@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # the module imports nothing of this one at run time
     from calculators.quantization.config import CheckpointQuantization
 
 from calculators.model_layers import IndexerSpec, LayerSpec, LinearAttentionSpec, MambaSpec
+from calculators.model_residual import ResidualAugmentSpec
+from calculators.model_towers import EncoderTowerSpec
 from calculators.model_vision import VisionEncoderSpec
 
 #: Where a decoder layer's norms sit (:attr:`ModelSpec.block_layout`).
@@ -153,6 +155,10 @@ class ModelSpec:
     logit_scale: float | None = None
     #: How the checkpoint stores its weights (``quantization_config``), ``None`` when it says nothing.
     quantization: CheckpointQuantization | None = field(default=None, compare=False)
+    #: AltUp streams, LAuReL and per-layer inputs around the residual stream (Gemma 3n), ``None`` without.
+    residual_augment: ResidualAugmentSpec | None = None
+    #: Encoder towers that are not ViTs (Gemma 3n's MobileNet-v5 and audio conformer), counted in the weights.
+    towers: tuple[EncoderTowerSpec, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.layers:
@@ -191,23 +197,33 @@ class ModelSpec:
         return self.count_layers(mixer="sliding_attention") if self.sliding_window else 0
 
     @property
+    def kv_cache_layers(self) -> int:
+        """Attention layers that store a KV cache: all but those that read an earlier layer's (``kv_shared``)."""
+        return sum(n for layer, n in self.layer_groups if layer.attention is not None and not layer.kv_shared)
+
+    @property
     def state_layers(self) -> int:
         """Layers that keep a fixed recurrent state instead of a KV cache (linear attention, Mamba)."""
         return sum(n for layer, n in self.layer_groups if layer.has_state and layer.attention is None)
 
-    def attention_tokens_held(self, context: int) -> int:
+    def attention_tokens_held(self, context: int, *, cached_only: bool = False) -> int:
         """Tokens the attention layers hold (or attend to) for one sequence of ``context`` tokens, summed over layers.
 
         Formula: ``full x context + windowed x min(context, sliding_window) + chunked x
-        min(context, attention_chunk_size)``; layers without attention hold none.
+        min(context, attention_chunk_size)``; layers without attention hold none. With
+        ``cached_only``, layers that read another layer's KV (``kv_shared``) are left out: they
+        attend to the tokens but store none.
 
         >>> from calculators.catalog.models import get_model
         >>> get_model("gpt-oss-20b").attention_tokens_held(1000)  # 12 full layers + 12 windowed to 128
         13536
         """
-        windowed = self.sliding_window_layers
-        chunked = self.count_layers(mixer="chunked_attention") if self.attention_chunk_size else 0
-        held = (self.attention_layers - windowed - chunked) * context
+        kinds = [(layer, n) for layer, n in self.layer_groups
+                 if layer.attention is not None and not (cached_only and layer.kv_shared)]
+        windowed = sum(n for layer, n in kinds if layer.attention == "sliding_attention") if self.sliding_window else 0
+        chunked = sum(n for layer, n in kinds if layer.attention == "chunked_attention") \
+            if self.attention_chunk_size else 0
+        held = (sum(n for _layer, n in kinds) - windowed - chunked) * context
         if windowed and self.sliding_window:
             held += windowed * min(context, self.sliding_window)
         if chunked and self.attention_chunk_size:
@@ -381,8 +397,15 @@ class ModelSpec:
     @cached_property
     def active_parameters(self) -> int:
         """Parameters used per generated token: total for a dense model, top-k experts for MoE; a vision
-        tower runs once per image, not per token (computed once per spec)."""
-        return self._total(moe_block=self.moe_active_parameters_per_layer)
+        tower runs once per image, not per token; of a per-layer embedding table (Gemma 3n) a token reads one
+        row, so the table is left out (computed once per spec)."""
+        return self._total(moe_block=self.moe_active_parameters_per_layer) - self.per_layer_table_parameters
+
+    @property
+    def per_layer_table_parameters(self) -> int:
+        """The per-layer embedding table (Gemma 3n's ``embed_tokens_per_layer``), 0 without one."""
+        extras = self.residual_augment
+        return extras.table_parameters(layers=self.num_layers) if extras is not None else 0
 
     def notes_for_vision(self) -> tuple[str, ...]:
         """What an answer with images should say about the tower (empty for a text-only model)."""
@@ -394,18 +417,29 @@ class ModelSpec:
 
     @property
     def vision_parameters(self) -> int:
-        """Parameters of the vision tower and projector (0 for a text-only model)."""
-        return self.vision.parameters if self.vision is not None else 0
+        """Parameters of the vision tower and projector, and of any other encoder tower (0 for a text-only model)."""
+        towers = sum(tower.parameters for tower in self.towers)
+        return (self.vision.parameters if self.vision is not None else 0) + towers
 
     def _total(self, *, moe_block: int) -> int:
         layers = sum(n * self._layer_parameters(layer, moe_block=moe_block) for layer, n in self.layer_groups)
         final_norm = self.hidden_size
-        return self.embedding_parameters + layers + final_norm + self.lm_head_parameters
+        extras = self.residual_augment
+        outside = extras.model_parameters(hidden_size=self.hidden_size, layers=self.num_layers) if extras else 0
+        return self.embedding_parameters + layers + final_norm + self.lm_head_parameters + outside
 
     def _layer_parameters(self, layer: LayerSpec, *, moe_block: int) -> int:
-        """Parameters of one layer of kind ``layer``: its mixers, its MLP and its norms."""
+        """Parameters of one layer of kind ``layer``: its mixers, its MLP, its norms (and AltUp, LAuReL...)."""
+        extras = self.residual_augment.layer_parameters(hidden_size=self.hidden_size) if self.residual_augment else 0
         return (self.mixer_parameters(layer) + self._mlp_block_parameters(layer, moe_block=moe_block)
-                + self.norm_parameters_per_layer)
+                + self.norm_parameters_per_layer + extras)
+
+    @property
+    def shared_kv_saved_parameters(self) -> int:
+        """What a ``kv_shared`` layer's attention does without: k and v projections (and their biases), k norm."""
+        bias = 2 * self.kv_dim if self.qkv_bias else 0
+        k_norm = self.head_dim if self.qk_norm and self.qk_norm_scope == "head" else 0
+        return 2 * self.hidden_size * self.kv_dim + bias + k_norm
 
     def mlp_block_parameters(self, layer: LayerSpec, *, active: bool = False) -> int:
         """Parameters of the MLP of one layer of kind ``layer`` (every expert, or the active ones)."""
@@ -428,6 +462,8 @@ class ModelSpec:
         """Parameters of the token mixers of one layer of kind ``layer`` (attention, Mamba, linear attention)."""
         h = self.hidden_size
         total = self.attention_parameters_per_layer if layer.attention is not None else 0
+        if layer.kv_shared and layer.attention is not None:
+            total -= self.shared_kv_saved_parameters
         if "linear_attention" in layer.mixers:
             total += self._linear_attention.parameters(hidden_size=h)
         if "mamba" in layer.mixers:
@@ -451,8 +487,12 @@ class ModelSpec:
     def _non_linear_layer_parameters(self, layer: LayerSpec) -> int:
         """Weights of one layer that are not ``nn.Linear``: norms, q/k norms, sinks, conv filters, SSM scalars."""
         total = self.norm_parameters_per_layer
+        if self.residual_augment is not None:
+            total += self.residual_augment.layer_other_parameters(hidden_size=self.hidden_size)
         if layer.attention is not None:
             total += self._attention_norm_params + self.attention_sink_parameters_per_layer
+            if layer.kv_shared and self.qk_norm and self.qk_norm_scope == "head":
+                total -= self.head_dim  # no k norm
         if "linear_attention" in layer.mixers:
             total += self._linear_attention.other_parameters()
         if "mamba" in layer.mixers:
@@ -475,10 +515,13 @@ class ModelSpec:
 
     @property
     def linear_parameters(self) -> int:
-        """Parameters held in ``nn.Linear`` weights and biases inside the decoder layers."""
+        """Parameters held in ``nn.Linear`` weights and biases inside the decoder layers (and, with per-layer inputs
+        and AltUp, the projections beside them)."""
+        outside = self.per_layer_table_parameters + (
+            self.residual_augment.per_layer_input_width if self.residual_augment else 0)
         return self.parameters - self.vision_parameters - self.embedding_parameters - self.lm_head_parameters - (
             sum(n * self._non_linear_layer_parameters(layer) for layer, n in self.layer_groups) + self.hidden_size
-        )
+        ) - outside
 
     @cached_property
     def mtp_parameters(self) -> int:

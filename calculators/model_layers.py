@@ -63,12 +63,19 @@ class LayerSpec:
         rope: False for a NoPE layer, whose attention applies no rotary embedding (SmolLM3's
             every fourth layer, the global layers of Command A and EXAONE 4.0 32B); its
             parameters and cache are those of any attention layer of its kind.
+        kv_shared: the layer's attention reads the K and V an earlier layer of its kind computed
+            (Gemma 3n's last ``num_kv_shared_layers`` layers): it has no k/v projections nor k norm,
+            and stores no cache of its own.
+        activation_sparsity: the MLP keeps only the largest of its gate's activations (Gemma 3n's
+            ``activation_sparsity_pattern``): no shape changes, but the top-k keeps more for backward.
     """
 
     mixers: tuple[str, ...] = ("full_attention",)
     mlp: str = "dense"
     mlp_width: int | None = None
     rope: bool = True
+    kv_shared: bool = False
+    activation_sparsity: bool = False
 
     @property
     def attention(self) -> str | None:
@@ -85,6 +92,8 @@ class LayerSpec:
         mixers = " + ".join(self.mixers) or "no mixer"
         if not self.rope and self.attention is not None:
             mixers += " (NoPE)"
+        if self.kv_shared and self.attention is not None:
+            mixers += " (shared KV)"
         return f"{mixers} + {self.mlp}" if self.mlp != "none" else mixers
 
 

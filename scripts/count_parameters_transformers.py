@@ -7,7 +7,8 @@ model class transformers picks for its ``config.json`` values with no weights
 * ``parameters``: ``sum(p.numel() for p in model.parameters())`` (a tied head counted once);
 * ``checkpoint_buffers``: persistent buffers that ``save_pretrained`` stores besides them
   (the routers' ``e_score_correction_bias`` of DeepSeek-style MoE layers);
-* ``vision_parameters``: the part of ``parameters`` in the vision tower and projector;
+* ``vision_parameters``: the part of ``parameters`` in the vision tower and projector (and any other encoder
+  tower: Gemma 3n's audio tower and the embedders of both);
 * ``state_per_layer``: for linear-attention and Mamba2 layers, the shapes of one sequence's
   conv and recurrent state, read from the mixer modules transformers builds.
 
@@ -36,7 +37,8 @@ OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "model_counts_tra
 
 #: model_types transformers does not register, built with the class their config.json names.
 BUILD_AS = {"kimi_k2": "deepseek_v3"}
-_VISION = re.compile(r"(^|\.)(vision_tower|vision_model|visual|multi_modal_projector|vision_adapter)\.")
+_VISION = re.compile(r"(^|\.)(vision_tower|vision_model|visual|multi_modal_projector|vision_adapter|audio_tower|"
+                     r"embed_vision|embed_audio)\.")
 
 PROVENANCE = (
     "Written by scripts/count_parameters_transformers.py: each catalog record's config values built with "
@@ -109,6 +111,10 @@ def count(record: ModelRecord, *, registered: bool) -> dict[str, Any]:
         "state_per_layer": states(model),
         "notes": [],
     }
+    if any(type(module).__name__ == "TimmWrapperModel" for module in model.modules()):
+        import timm
+
+        entry["notes"].append(f"vision tower built by timm {timm.__version__} (TimmWrapperModel)")
     if config["model_type"] in BUILD_AS:
         entry["notes"].append(f"built as {BUILD_AS[config['model_type']]} (transformers has no "
                               f"{config['model_type']}; the config names that architecture)")
@@ -144,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if bad else 0
     if args.only and OUT.exists():
         doc["models"] = {**json.loads(OUT.read_text())["models"], **models}
-    OUT.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n")
+    OUT.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n")
     print(f"wrote {len(doc['models'])} models to {OUT}")
     return 0
 

@@ -47,10 +47,11 @@ def _attention_kind(spec: ModelSpec) -> str:
 
 
 def _layers(spec: ModelSpec) -> str:
-    """``"48"``, or ``"12 of 48"`` when only some layers have attention (and a KV cache)."""
-    if spec.attention_layers == spec.num_layers:
+    """``"48"``, or ``"12 of 48"`` when only some layers keep a KV cache (the others have no attention, or read an
+    earlier layer's K and V)."""
+    if spec.kv_cache_layers == spec.num_layers:
         return str(spec.num_layers)
-    return f"{spec.attention_layers} of {spec.num_layers}"
+    return f"{spec.kv_cache_layers} of {spec.num_layers}"
 
 
 def gpu_header(gpu: GPU) -> str:

@@ -32,7 +32,9 @@ def layer_mix(spec: ModelSpec) -> str:
     for layer, count in spec.layer_groups:
         name = " + ".join(_MIXER_NAMES[m] for m in layer.mixers) or "MLP only"
         counts[name] = counts.get(name, 0) + count
-    return ", ".join(f"{n} {name}" for name, n in sorted(counts.items(), key=lambda item: -item[1]))
+    mix = ", ".join(f"{n} {name}" for name, n in sorted(counts.items(), key=lambda item: -item[1]))
+    shared = sum(count for layer, count in spec.layer_groups if layer.kv_shared)
+    return f"{mix}; {shared} reuse earlier layers' K and V" if shared else mix
 
 
 def _varied(spec: ModelSpec) -> bool:
@@ -50,10 +52,13 @@ def layer_kinds_table() -> Table:
         if not _varied(spec):
             continue
         tower = spec.vision
+        # A tower that is not a ViT (Gemma 3n's MobileNet-v5) has a fixed number of tokens per image.
+        image = next((other for other in spec.towers if other.modality == "image"), None)
+        params = tower.parameters if tower is not None else image.parameters if image is not None else None
+        tokens = tower.tokens_per_image() if tower is not None else image.tokens_per_item if image is not None else None
         rows.append((record.name, spec.num_layers, layer_mix(spec), kv_cache_bytes(spec, batch=1, context=8192),
                      kv_cache_bytes(spec, batch=1, context=131072), recurrent_state_bytes(spec, batch=1),
-                     tower.parameters if tower is not None else None,
-                     tower.tokens_per_image() if tower is not None else None))
+                     params, tokens))
     return Table.of(
         caption=("Models whose layers are not all alike, as their config.json lays them out "
                  f"({computed_by(layer_mix, code=False)}): what one sequence keeps at 8K and 128K tokens of context "

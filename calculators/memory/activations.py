@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calculators.memory.kernels import layer_attention_path
+from calculators.memory.residual_augment import augmented_saved_bytes
 from calculators.memory.state_mixers import state_mixer_saved_bytes
 from calculators.model import ModelSpec
 from calculators.model_layers import LayerSpec
@@ -132,13 +133,16 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
         The per-token saved bytes of a middle layer of that kind, split into parts.
     """
     layer = layer or typical_layer(spec)
+    if spec.residual_augment is not None:  # Gemma 3n: AltUp, LAuReL and per-layer inputs around each layer (traced)
+        attention = _attention_bytes(spec, layout=layout, seq=seq, o_needs_input=layout.trainable_base,
+                                     mixer=layer.attention)
+        return LayerActivations(*augmented_saved_bytes(spec, compute_bytes=layout.compute_bytes, layer=layer,
+                                                       attention=attention, trainable_base=layout.trainable_base),
+                                lora=_lora_bytes(spec, layout=layout, layer=layer))
     has_attention = layer.attention is not None
     has_mlp = layer.mlp != "none"
     h, a, r = spec.hidden_size, layout.compute_bytes, layout.residual_bytes
-    targets = layout.lora_targets
-    rank = layout.lora_rank
     full = layout.trainable_base
-    norm_out_bytes = r  # the norm multiplies by its weight in the residual dtype
 
     # Two RMSNorms per layer (four in Gemma 2: two more on the branch outputs). Llama's
     # norm casts back before the weight multiply (saves the cast); Gemma's multiplies
@@ -186,6 +190,16 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
         attention += dropped if has_attention else 0
         mlp += dropped if has_mlp else 0
 
+    lora = _lora_bytes(spec, layout=layout, layer=layer)
+    return LayerActivations(norms=norms, linear_inputs=linear_inputs, attention=attention, mlp=mlp, lora=lora)
+
+
+def _lora_bytes(spec: ModelSpec, *, layout: ActivationLayout, layer: LayerSpec) -> int:
+    """Bytes per token the layer's LoRA adapters save: each ``lora_A``'s input (its own cast) and its rank-wide
+    output, the input of ``lora_B``."""
+    targets, rank, h, a = layout.lora_targets, layout.lora_rank, spec.hidden_size, layout.compute_bytes
+    has_attention, has_mlp = layer.attention is not None, layer.mlp != "none"
+    norm_out_bytes = layout.residual_bytes  # the norm multiplies by its weight in the residual dtype
     lora = 0
     if targets:
         if spec.fused_qkv:  # one fused linear stands for q, k, v (and gate, up)
@@ -195,6 +209,8 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
             qkv_targets = len(targets & {"q", "k", "v"}) + (3 if "qkv" in targets - {"q", "k", "v"} else 0)
             up_targets = len(targets & {"gate", "up"}) + (2 if "gate_up" in targets - {"gate", "up"} else 0)
         qkv_targets = qkv_targets if has_attention else 0
+        if layer.kv_shared and not spec.fused_qkv:  # no k and v projections of its own (Gemma 3n's last layers)
+            qkv_targets = len(targets & {"q"}) + (1 if "qkv" in targets - {"q", "k", "v"} else 0)
         up_targets = up_targets if has_mlp else 0
         down_width = spec.moe.expert_intermediate_size if spec.moe and layer.mlp == "moe" else (
             layer.mlp_width or spec.intermediate_size)
@@ -218,7 +234,7 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
         rank_bytes = layout.compute_bytes if layout.autocast else layout.adapter_bytes
         modules = (qkv_targets + up_targets + len(targets & {"o"}) * has_attention + int(down_adapted))
         lora += modules * rank_bytes * rank
-    return LayerActivations(norms=norms, linear_inputs=linear_inputs, attention=attention, mlp=mlp, lora=lora)
+    return lora
 
 
 def saved_bytes_by_layer(spec: ModelSpec, *, layout: ActivationLayout, seq: int) -> list[int]:
@@ -369,7 +385,7 @@ def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: b
 def checkpoint_bytes_per_token_per_layer(*, layout: ActivationLayout, spec: ModelSpec) -> int:
     """Bytes per token kept per layer under gradient checkpointing: the layer's input.
 
-    Formula: ``residual_bytes x hidden``.
+    Formula: ``residual_bytes x hidden`` (x the AltUp streams of a Gemma 3n layer, whose input is all of them).
 
     >>> from calculators.model_config import spec_from_config
     >>> spec = spec_from_config({"model_type": "llama", "hidden_size": 4096,
@@ -379,4 +395,5 @@ def checkpoint_bytes_per_token_per_layer(*, layout: ActivationLayout, spec: Mode
     ...     compute_bytes=2, residual_bytes=2, autocast=False, trainable_base=True), spec=spec)
     8192
     """
-    return layout.residual_bytes * spec.hidden_size
+    streams = spec.residual_augment.altup_streams if spec.residual_augment is not None else 1
+    return layout.residual_bytes * spec.hidden_size * streams

@@ -40,7 +40,7 @@ class LinearModule:
     checkpoint names each expert (``model.layers.3.mlp.experts.{e}.gate_proj``).
     """
 
-    kind: str  # attention, mixer, mlp, experts, shared_experts or lm_head
+    kind: str  # attention, mixer, mlp, experts, shared_experts, residual (AltUp, LAuReL, per-layer inputs) or lm_head
     out_features: int
     in_features: int
     count: int
@@ -53,7 +53,7 @@ class LinearModule:
         return self.out_features * self.in_features * self.count
 
 
-def _attention(spec: ModelSpec, prefix: str) -> Iterator[LinearModule]:
+def _attention(spec: ModelSpec, prefix: str, *, kv_shared: bool = False) -> Iterator[LinearModule]:
     h = spec.hidden_size
     if spec.mla is not None:
         m = spec.mla
@@ -66,7 +66,8 @@ def _attention(spec: ModelSpec, prefix: str) -> Iterator[LinearModule]:
         yield LinearModule("attention", spec.q_dim + 2 * spec.kv_dim, h, 1, (f"{prefix}.self_attn.qkv_proj",))
     else:
         for name, width in (("q_proj", spec.q_dim), ("k_proj", spec.kv_dim), ("v_proj", spec.kv_dim)):
-            yield LinearModule("attention", width, h, 1, (f"{prefix}.self_attn.{name}",))
+            if not (kv_shared and name != "q_proj"):  # a layer reading another's K and V has no k/v projections
+                yield LinearModule("attention", width, h, 1, (f"{prefix}.self_attn.{name}",))
     yield LinearModule("attention", h, spec.q_dim, 1, (f"{prefix}.self_attn.o_proj",))
 
 
@@ -108,10 +109,18 @@ def linear_modules(spec: ModelSpec) -> Iterator[LinearModule]:
     or Gated DeltaNet mixer's projections (``in_proj``, ``out_proj``; ``in_proj_qkvz``,
     ``in_proj_ba``) are linears like any other; its conv filter and scalars are not.
     """
+    extras = spec.residual_augment
+    if extras is not None:  # AltUp's stream projections and the per-layer inputs' projection, before the layers
+        for name, fan_in, fan_out, count in extras.model_linear_shapes(hidden_size=spec.hidden_size,
+                                                                       layers=spec.num_layers):
+            yield LinearModule("residual", fan_out, fan_in, count, (f"model.{name}",))
     for index, layer in enumerate(spec.layers):
         prefix = f"model.layers.{index}"
         if layer.attention is not None or "cross_attention" in layer.mixers:
-            yield from _attention(spec, prefix)
+            yield from _attention(spec, prefix, kv_shared=layer.kv_shared)
+        if extras is not None:
+            for name, fan_in, fan_out in extras.layer_linear_shapes(hidden_size=spec.hidden_size):
+                yield LinearModule("residual", fan_out, fan_in, 1, (f"{prefix}.{name}",))
         yield from _state_mixers(spec, prefix, layer.mixers)
         if layer.mlp == "dense":
             yield from _mlp(spec, f"{prefix}.mlp", layer.mlp_width or spec.intermediate_size, "mlp")

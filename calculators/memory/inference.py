@@ -33,6 +33,7 @@ from calculators.memory.overhead import (
     uncertainty_above_total,
     runtime_overhead_bytes,
 )
+from calculators.memory.residual_augment import augmented_layer_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.checkpoint_weights import stored_weights_note
 from calculators.memory.state_mixers import hybrid_prefill_transient_bytes
@@ -131,7 +132,8 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     DeepSeek's inference code, vLLM and SGLang keep it
     (:meth:`~calculators.model_layers.IndexerSpec.cache_bytes_per_token`).
     Layers without attention (Mamba, linear attention) add nothing per token: they keep a
-    fixed state (:func:`recurrent_state_bytes`).
+    fixed state (:func:`recurrent_state_bytes`); nor do layers that read an earlier layer's K
+    and V (Gemma 3n's last ``num_kv_shared_layers``): only ``ModelSpec.kv_cache_layers`` count.
 
     >>> from calculators.catalog.models import get_model
     >>> kv_cache_bytes_per_token(get_model("llama-2-7b"))  # MHA: 32 heads x 128
@@ -140,7 +142,7 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     131072
     """
     spec = model_spec("spec", spec)
-    return int(spec.attention_layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
+    return int(spec.kv_cache_layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
 
 
 def _kv_kind(kv_dtype: str | DType) -> DType:
@@ -166,12 +168,12 @@ def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str |
     layer of a config with a window and no ``layer_types``: Mistral 7B v0.1, Phi-3, as
     ``transformers``' cache does) and a chunked-attention layer (Llama 4)
     ``min(context, attention_chunk_size)``. Recurrent layers hold no KV:
-    :func:`recurrent_state_bytes`.
+    :func:`recurrent_state_bytes`; layers that share an earlier layer's K and V store none.
     """
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
     context = positive_int("context", context, maximum=MAX_CONTEXT)  # >= 1, as every calculator
     per_token_layer = _kv_bytes_per_token_per_layer(model_spec("spec", spec), _kv_kind(kv_dtype))
-    return int(batch * per_token_layer * spec.attention_tokens_held(context))
+    return int(batch * per_token_layer * spec.attention_tokens_held(context, cached_only=True))
 
 
 #: Bytes per element of the recurrent (SSM / delta-rule) state: transformers' torch scans
@@ -269,7 +271,7 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     prefill = weights + kv_prefill + state + transient + logits + 8 * tokens + workspaces
     phases = {"prefill": prefill}
     if setup.new_tokens:
-        one_layer_copy = kv_final // max(1, spec.attention_layers) // 2  # torch.cat makes a new K (then V)
+        one_layer_copy = kv_final // max(1, spec.kv_cache_layers) // 2  # torch.cat makes a new K (then V)
         decode = (weights + kv_final + state + one_layer_copy + logits + 8 * setup.batch * setup.total_context
                   + workspaces)
         phases["decode"] = decode
@@ -465,6 +467,10 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
         # of the attention mask (in the compute dtype for eager attention, boolean for SDPA).
         masks += setup.batch * s * s * (1 + (act if eager else 1))
     rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch
+    if spec.residual_augment is not None:
+        # AltUp's hidden streams and the per-layer inputs stay live through the pass (Gemma 3n); its model computes
+        # the rotary tables of the local and of the global layers up front.
+        return int(augmented_layer_bytes(spec, tokens=tokens, act=act) + masks + 2 * rotary_tables)
     if spec.is_hybrid:
         return hybrid_prefill_transient_bytes(spec, batch=setup.batch, seq=s, act=act, attention=attention, mlp=mlp,
                                               masks_and_tables=masks + rotary_tables)

@@ -49,7 +49,10 @@ def lora_adapted_linears(spec: ModelSpec, *, targets: Iterable[str]) -> list[tup
         wanted |= {"q", "k", "v"}
     if "gate_up" in wanted:
         wanted |= {"gate", "up"}
-    if spec.is_hybrid and spec.mla is None:
+    # Layers that differ in what they hold (hybrids; layers without k/v projections; dense MLPs of their own
+    # widths, Gemma 3n) are counted layer kind by layer kind.
+    varied = any(layer.kv_shared or (spec.moe is None and layer.mlp_width) for layer, _n in spec.layer_groups)
+    if (spec.is_hybrid or varied) and spec.mla is None:
         return _hybrid_linears(spec, wanted)
     linears = []
     if spec.mla is None:
@@ -89,7 +92,8 @@ def _hybrid_linears(spec: ModelSpec, wanted: set[str]) -> list[tuple[int, int, i
     not modelled.
     """
     h = spec.hidden_size
-    linears = [(fan_in, fan_out, spec.attention_layers)
+    # k and v exist only where a layer computes its own (not in a layer reading an earlier one's: kv_shared).
+    linears = [(fan_in, fan_out, spec.kv_cache_layers if name in ("k", "v") else spec.attention_layers)
                for name, (fan_in, fan_out, _bias) in zip(("q", "k", "v", "o"), spec.attention_linears())
                if name in wanted and spec.attention_layers]
     names = [name for name in spec.mlp_linear_names if name in wanted]

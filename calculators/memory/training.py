@@ -43,6 +43,7 @@ from calculators.memory.overhead import (
     runtime_overhead_bytes,
 )
 from calculators.memory.qlora_kernels import SIXTEEN_BIT_BYTES, get_qlora_kernel
+from calculators.memory.residual_augment import augmented_first_layer_frozen_bytes, augmented_model_saved_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.state_mixers import mixer_backward_weight_grad_bytes, state_mixer_backward_bytes
 from calculators.memory.training_inputs import TrainingSetup, training_setup
@@ -184,12 +185,17 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     # With a frozen embedding (LoRA), layer 0's input does not require grad, so its first norm saves no input
     # (a post-norm's input depends on the adapters); every later layer's input depends on an adapter.
     first_norm = 0 if spec.block_layout == "post_norm" else (8 if spec.norm_kind == "layer" else 4) * hidden + 4
+    if spec.residual_augment is not None:  # Gemma 3n: AltUp's prediction and two norms come before any adapter
+        first_norm = augmented_first_layer_frozen_bytes(spec, compute_bytes=a)
     layer0_saved = (first_layer_bytes - (0 if full else first_norm)) * tokens
     layers_saved = (all_layers - first_layer_bytes) * tokens + layer0_saved
     if spec.is_hybrid:  # layer by layer: a frozen prefix of layers without adapters keeps nothing
         by_layer = saved_bytes_by_layer(spec, layout=layout, seq=setup.seq)
         layer0_saved, layers_saved, last_layer_bytes = by_layer[0] * tokens, sum(by_layer) * tokens, by_layer[-1]
-    checkpoints = spec.num_layers * checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens
+    # Outside the layers, Gemma 3n keeps its per-layer inputs' norm and AltUp's projections in and out (traced).
+    outside = augmented_model_saved_bytes(spec, compute_bytes=a, trainable_base=full) * tokens
+    layers_saved += outside
+    checkpoints = spec.num_layers * checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens + outside
     # A QLoRA library that keeps the 16-bit weight it dequantised for the backward (AutoGPTQ's)
     # holds every layer's from its forward to its backward, one layer's under recomputation.
     keeps = setup.method == "qlora" and get_qlora_kernel(setup.qlora_weights).keeps_sixteen_bit_weight

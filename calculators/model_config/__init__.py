@@ -47,6 +47,7 @@ from calculators.model_config import (
     deepseek,
     dense_families,
     ernie_hunyuan,
+    gemma3n,
     hybrid,
     moe_families,
     ssm_families,
@@ -73,9 +74,13 @@ FAMILIES: dict[str, Callable[..., ModelSpec]] = {
     **{model_type: deepseek.read_deepseek for model_type in deepseek.MODEL_TYPES},
     **{model_type: ernie_hunyuan.read_ernie_hunyuan for model_type in ernie_hunyuan.MODEL_TYPES},
     **{model_type: dense_families.read_dense for model_type in dense_families.MODEL_TYPES},
+    **{model_type: gemma3n.read_gemma3n_text for model_type in gemma3n.MODEL_TYPES},
 }
+#: Multimodal ``model_type`` -> a reader of the whole checkpoint (language model and its encoder towers), given the
+#: checked reading of a language-model config.
+CHECKPOINT_READERS: dict[str, Callable[..., ModelSpec]] = {"gemma3n": gemma3n.read_gemma3n_checkpoint}
 #: Architectures whose tensor layout this package knows exactly (``config.model_type``).
-KNOWN_MODEL_TYPES: tuple[str, ...] = tuple(FAMILIES)
+KNOWN_MODEL_TYPES: tuple[str, ...] = tuple(FAMILIES) + tuple(CHECKPOINT_READERS)
 
 #: Encoder-only and encoder-decoder families (``config.model_type``): refused, not guessed. Their
 #: layers differ from a decoder's in every term the memory model counts (a two-matrix MLP with
@@ -104,6 +109,9 @@ def spec_from_config(config: Mapping[str, Any] | str | bytes | Path, *, name: st
             model; the message names the key.
     """
     data = load_config_json(config)
+    if data.get("model_type") in CHECKPOINT_READERS:
+        return CHECKPOINT_READERS[str(data["model_type"])](
+            data, name=name, text_reader=lambda text, name: _spec_from_dict(text, name=name, warnings=[]))
     if data.get("model_type") in TEXT_MODEL_TYPES and data.get("vision_config"):
         text, tower, notes = split_vision_language(data)
         spec = _spec_from_dict(text, name=name or _name(data), warnings=[])

@@ -51,12 +51,7 @@ from calculators.model_config.layout import with_values
 MODEL_TYPES = ("smollm3", "olmo2", "olmo3", "cohere", "cohere2", "exaone4", "seed_oss")
 
 #: Families of this subject that are refused by name, with the reason (``config.model_type`` -> why).
-REFUSED: dict[str, str] = dict.fromkeys(("gemma3n", "gemma3n_text"), (
-    "Gemma 3n is not modelled yet: each layer carries AltUp (four parallel copies of the hidden state, "
-    "altup_num_inputs), a LAuReL low-rank residual (laurel_rank) and a per-layer embedding input "
-    "(hidden_size_per_layer_input, from a vocab_size_per_layer_input x layers table of over 2 billion entries), "
-    "its last num_kv_shared_layers layers reuse earlier layers' KV cache, and its MLPs apply activation "
-    "sparsity: a Llama-style reading would miscount its parameters, cache and activations"))
+REFUSED: dict[str, str] = {}
 
 #: Configuration-class defaults that differ from Llama's (transformers 5.23).
 _TIED_BY_DEFAULT = ("smollm3", "cohere", "cohere2")

@@ -263,6 +263,17 @@ def _grid() -> dict[str, list[Case]]:
         Case("phi-4-mini", T, precision="bf16", batch=2, seq=2048),
     ]
     g["dense-2026"] = dense
+    # Gemma 3n's language model (E2B): AltUp's four hidden streams and the per-layer inputs live through the
+    # prefill, 20 of 30 layers keep a cache (10 read earlier layers' K and V), windows of 512 on 4 layers of 5; full
+    # training in bf16 with AdamW (every weight trainable) and LoRA on a frozen bf16 base (q, k, v, o; the shared
+    # layers have no k and v).
+    g["gemma3n"] = [
+        Case("gemma-3n-e2b", I, weights="bf16", batch=1, context=2048, new_tokens=16),
+        Case("gemma-3n-e2b", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("gemma-3n-e2b", T, precision="bf16", optimizer="adamw", batch=2, seq=2048),
+        Case("gemma-3n-e2b", T, method="lora", precision="bf16", weights="bf16", lora_rank=16,
+             lora_targets=("q", "k", "v", "o"), batch=1, seq=2048),
+    ]
     # Encoders (embedding, reranking): one forward of a padded batch, SDPA and eager, at two shapes each;
     # BERT (post-LN, GELU MLP), XLM-RoBERTa with 8,194 positions (BGE-M3), ModernBERT (FP32 rotary, GeGLU,
     # local and global masks), a reranker's classification head and an FP32 forward.
@@ -278,7 +289,7 @@ def _grid() -> dict[str, list[Case]]:
     ]
     g["encoders"] = encoders
     g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025", "hybrid", "moe-2025",
-                            "dense-2026", "encoders") for c in g[k]]
+                            "dense-2026", "gemma3n", "encoders") for c in g[k]]
     return g
 
 

@@ -384,3 +384,17 @@ PRESETS.update({
                           "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "tie_word_embeddings": True,
                           "vocab_size": 128167, "pad_token_id": 127961, "torch_dtype": "bfloat16"},
 })
+
+# Gemma 3n (gemma3n_text): AltUp's 4 hidden streams, LAuReL, per-layer inputs from a 262,144-row table, each layer's own
+# MLP width, 4 local : 1 global layers (window 512), the last 10 layers reading earlier layers' K and V, activation
+# sparsity on the first 10 layers. The E2B language model as converted (transformers' convert_gemma3n_weights.py).
+PRESETS["gemma-3n-e2b"] = {
+    "architectures": ["Gemma3nForCausalLM"], "model_type": "gemma3n_text", "hidden_size": 2048,
+    "num_hidden_layers": 30, "intermediate_size": [8192] * 30, "num_attention_heads": 8, "num_key_value_heads": 2,
+    "head_dim": 256, "vocab_size": 262400, "vocab_size_per_layer_input": 262144, "hidden_size_per_layer_input": 256,
+    "altup_num_inputs": 4, "laurel_rank": 64, "num_kv_shared_layers": 10, "sliding_window": 512,
+    "max_position_embeddings": 32768, "final_logit_softcapping": 30.0, "hidden_activation": "gelu_pytorch_tanh",
+    "rms_norm_eps": 1e-06, "attention_bias": False, "tie_word_embeddings": True,
+    "layer_types": ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(30)],
+    "activation_sparsity_pattern": [0.95] * 10 + [0.0] * 20, "torch_dtype": "bfloat16",
+}

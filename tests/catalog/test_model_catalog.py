@@ -113,8 +113,10 @@ def test_configs_parse_and_are_read_only(record: ModelRecord) -> None:
     assert spec.name == record.name
     assert spec.warnings == ()  # every model_type here is one model_config reads exactly: no Llama-style guess
     assert spec.parameters >= spec.active_parameters > 0
-    # A vision-language record's language model is read by its family's rules (qwen3_vl -> qwen3).
-    assert TEXT_MODEL_TYPES.get(record.config["model_type"], record.config["model_type"]) == spec.model_type
+    # A vision-language record's language model is read by its family's rules (qwen3_vl -> qwen3); a whole Gemma 3n
+    # checkpoint's by gemma3n_text's.
+    text_types = {**TEXT_MODEL_TYPES, "gemma3n": "gemma3n_text"}
+    assert text_types.get(record.config["model_type"], record.config["model_type"]) == spec.model_type
 
 
 def test_nested_config_values_are_frozen_too() -> None:

@@ -18,7 +18,7 @@ import pytest
 from calculators.errors import ConfigError
 from calculators.memory.activations import ActivationLayout, saved_bytes_per_token_per_layer
 from calculators.memory.inference import kv_cache_bytes, kv_cache_bytes_per_token
-from calculators.model_config import REFUSED_MODEL_TYPES, spec_from_config
+from calculators.model_config import spec_from_config
 
 # ------------------------------------------------------------------ flagship configs and their sources
 # SmolLM3-3B: SmolLM3Config's defaults (its docstring names HuggingFaceTB/SmolLM3-3B: hidden 2048, 36 layers,
@@ -356,15 +356,3 @@ def test_an_unmodelled_layout_key_is_refused_by_name(config: dict[str, Any], key
     with pytest.raises(ConfigError) as info:
         spec_from_config({**config, key: value})
     assert info.value.field == f"config.{key}" and config["model_type"] in str(info.value)
-
-
-def test_gemma3n_is_refused_by_name_with_the_reason() -> None:
-    # google/gemma-3n-E4B's layout (Gemma3nTextConfig's defaults, whose docstring names that checkpoint).
-    text = {"model_type": "gemma3n_text", "hidden_size": 2048, "num_hidden_layers": 35, "num_attention_heads": 8,
-            "num_key_value_heads": 2, "head_dim": 256, "intermediate_size": [16384] * 35, "vocab_size": 262400,
-            "hidden_size_per_layer_input": 256, "num_kv_shared_layers": 15, "laurel_rank": 64}
-    for config in (text, {"model_type": "gemma3n", "text_config": text, "vision_config": {"hidden_size": 2048}}):
-        with pytest.raises(ConfigError) as info:
-            spec_from_config(config)
-        assert info.value.field == "config.model_type" and "Gemma 3n is not modelled" in str(info.value)
-    assert "AltUp" in REFUSED_MODEL_TYPES["gemma3n"]

@@ -18,6 +18,7 @@ from calculators.catalog.model_record import ModelRecord
 from calculators.catalog.model_records import (
     deepseek,
     gemma,
+    gemma3n,
     glm,
     gpt_oss,
     hybrid,
@@ -44,7 +45,7 @@ RECORDS: tuple[ModelRecord, ...] = (
     + vision_2026.RECORDS + hybrid_2026.RECORDS + variants_2026.RECORDS
     # families whose readers landed after their records were researched
     + llama4.RECORDS + glm.RECORDS + moe_2026.RECORDS + hybrid.GRANITE_RECORDS + open_2026.RECORDS
-    + pending_2026.RECORDS
+    + pending_2026.RECORDS + gemma3n.RECORDS
 )
 
 #: Records of families the config reader does not count yet, kept out of :data:`RECORDS` until it does
