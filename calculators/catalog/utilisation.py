@@ -153,8 +153,13 @@ class UtilisationFit:
         return self.token_factor(features) * self.fp8_factor(features)
 
     @property
-    def goodput(self) -> float:
-        """Steady-state time / whole-run time of published pre-training runs (fitted)."""
+    def whole_run_residual(self) -> float:
+        """What published pre-training GPU-hours hold beyond the modelled goodput (fitted, ``run[whole-run]``).
+
+        A whole-run figure measures ``utilisation x goodput x residual``: the goodput of its interruptions
+        and checkpoint saves is modelled (:mod:`calculators.performance.goodput`); the residual is the rest
+        (long-context and annealing stages counted in the published hours, evaluation, ablations).
+        """
         return self.run.get("whole-run", 1.0)
 
     def predict(self, features: Features) -> float:
@@ -251,6 +256,10 @@ def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "
     return (DEFAULT_FIT if fit is None else fit).predict(features)
 
 
-def run_goodput(fit: UtilisationFit | None = None) -> float:
-    """Steady-state time / whole-run time, fitted on published pre-training GPU-hours (in (0, 1])."""
-    return min(1.0, (DEFAULT_FIT if fit is None else fit).goodput)
+def whole_run_residual(fit: UtilisationFit | None = None) -> float:
+    """The share of published pre-training GPU-hours the modelled run explains, in (0, 1] (fitted).
+
+    :attr:`UtilisationFit.whole_run_residual`: scoring divides a whole-run estimate by it after the modelled
+    goodput (:mod:`calculators.performance.goodput`); a train-time answer names it and does not apply it.
+    """
+    return min(1.0, (DEFAULT_FIT if fit is None else fit).whole_run_residual)

@@ -16,6 +16,8 @@ from calculators.catalog.models import get_model, model_name
 from calculators.columns import Column, decimal_column, number_column, percent_column
 from calculators.doc_tables.performance import CATALOGS
 from calculators.performance.published import NEMO, TRAINING_RUNS, TRAINING_THROUGHPUT
+from calculators.catalog import goodput as ops
+from calculators.performance.goodput import run_goodput
 from calculators.performance.training_time import implied_mfu, training_flops_per_token, training_time
 from calculators.catalog.utilisation import ridge_tokens
 from calculators.performance.utilisation import DEFAULT_FIT, FP8_REFERENCE, predicted_utilisation
@@ -57,7 +59,8 @@ def train_key_numbers_table() -> Table:
     return Table.key_numbers(
         rows, caption="Key numbers for training time (calculators.performance.training_time).",
         assumptions=("bf16 mixed precision, dense BF16 tensor rate, micro-batch 1", FITTED,
-                     f"whole run = steady state / goodput {run.goodput:.2f}", CATALOGS))
+                     f"whole run = steady state / goodput {run.goodput:.3f} (interruptions and checkpoint saves of "
+                     f"{TRAIN_GPUS} GPUs)", CATALOGS))
 
 
 def _records(group: str) -> str:
@@ -81,7 +84,8 @@ def train_utilisation_table() -> Table:
     ridges = ", ".join(f"{get_gpu(gpu).name}: {ridge_tokens(get_gpu(gpu)):,.0f}" for gpu in RIDGE_GPUS)
     rows.append(("micro-batch tokens at half utilisation (T_half)", "rate / bandwidth",
                  f"derived per GPU, not fitted: dense 16-bit rate / memory bandwidth ({ridges} tokens)"))
-    rows.append(("whole-run goodput (published GPU-hours)", f"{fit.goodput:.3f}", _records("run:whole-run")))
+    rows.append(("whole-run residual (published GPU-hours beyond the modelled goodput)", f"{fit.whole_run_residual:.3f}",
+                 _records("run:whole-run")))
     return Table(
         caption=("Training utilisation factors fitted on the published runs of tests/data/published_speed/"
                  "training.jsonl (calculators.catalog.utilisation_fit): utilisation of the executed FLOPs = base x "
@@ -93,6 +97,40 @@ def train_utilisation_table() -> Table:
         columns=("factor", "value", "fitted on"), align=("l", "r", "l"), rows=tuple(rows),
         assumptions=(("a GPU family without runs takes the lowest base; a framework without runs the reference "
                       "(pytorch, 1); FP8 only speeds up the linear layers' GEMMs, at the GPU's peak ratio"),))
+
+
+#: Jobs of the goodput table: (what, GPUs, steady-state seconds, checkpoint interval in seconds or None for Young's).
+GOODPUT_JOBS: tuple[tuple[str, int, float, float | None], ...] = (
+    ("a 90-minute benchmark on one node", 8, 90 * 60.0, None),
+    ("a 2-week fine-tune on 64 GPUs", 64, 14 * 86400.0, None),
+    ("BLOOM 176B: about 400 GPUs, a checkpoint every 3 h, 3.5 months", 400, 105 * 86400.0, 3 * 3600.0),
+    ("a month on 1,024 GPUs", 1024, 30 * 86400.0, None),
+    ("Llama 3 405B: 16,384 GPUs, 54 days of wall clock", 16384, 48.6 * 86400.0, None),
+)
+
+
+@table("performance-train-goodput")
+def train_goodput_table() -> Table:
+    """Goodput of a few jobs (calculators.performance.goodput.run_goodput): the share of the wall clock spent training."""
+    rows = []
+    for what, gpus, steady_s, interval in GOODPUT_JOBS:
+        g = run_goodput(gpus=gpus, steady_s=steady_s, checkpoint_interval_s=interval)
+        rows.append((what, f"{gpus:,}", number(steady_s / 3600, 1), (f"{g.interruptions:.2g}" if g.interruptions < 1
+                                                                     else number(g.interruptions, 0)),
+                     number(g.checkpoint_interval_s / 60, 0), number(g.lost_s / 3600, 1),
+                     number(g.checkpoint_s / 3600, 1), f"{g.goodput:.3f}"))
+    return Table(
+        caption=("Goodput of a few jobs (calculators.performance.goodput.run_goodput): steady-state time / wall time, "
+                 "with interruptions at Llama 3's rate (466 in 54 days on 16,384 GPUs: one per "
+                 f"{ops.MTBI_GPU_HOURS:,.0f} GPU-hours), each an {ops.RESTART_S / 60:.0f}-min restart plus half a "
+                 f"checkpoint interval of work redone, and {ops.CHECKPOINT_SAVE_S} s per checkpoint save (PyTorch "
+                 "asynchronous save); the interval is Young's optimum sqrt(2 x save x the job's time between "
+                 "interruptions) unless the job gives one. Estimates."),
+        columns=("job", "GPUs", "steady-state h", "interruptions", "checkpoint interval, min", "h lost to interruptions",
+                 "h saving checkpoints", "goodput"),
+        align=("l", "r", "r", "r", "r", "r", "r", "r"), rows=tuple(rows),
+        assumptions=("start-up (launch, data loader, compile) not counted: training times start at the first step",
+                     "a job's GPUs fail independently; every interruption stops the whole synchronous job"))
 
 
 #: The GPUs whose T_half the factor table shows.

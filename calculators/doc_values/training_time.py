@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
+from calculators.catalog.utilisation import whole_run_residual
 from calculators.inline_values import Value, ValueFunction, declared_values, quantity, value
+from calculators.performance.goodput import run_goodput
 from calculators.speed_accuracy.training import TARGET_MEDIAN, TARGET_P90
 
 
@@ -24,6 +26,31 @@ def train_target_p90(value_id: str) -> Value:
     return quantity(value_id, TARGET_P90, digits=0, unit="%", kind="assumed",
                     description="Target 90th-percentile absolute error per category of ten or more published "
                                 "figures (calculators.speed_accuracy.training.TARGET_P90).")
+
+
+@value("train-goodput-benchmark")
+def train_goodput_benchmark(value_id: str) -> Value:
+    """Goodput of a 90-minute run on 8 GPUs (calculators.performance.goodput.run_goodput), a fraction."""
+    return quantity(value_id, run_goodput(gpus=8, steady_s=90 * 60.0).goodput, digits=3, unit="", kind="derived",
+                    description="Goodput of a 90-minute steady-state run on 8 GPUs: interruptions at Llama 3's rate, "
+                                "restarts and checkpoint saves (calculators.performance.goodput.run_goodput).")
+
+
+@value("train-goodput-llama3")
+def train_goodput_llama3(value_id: str) -> Value:
+    """Goodput of 16,384 GPUs (Llama 3 405B's job), a fraction; the same for any length of run."""
+    return quantity(value_id, run_goodput(gpus=16384, steady_s=48.6 * 86400).goodput, digits=3, unit="",
+                    kind="derived",
+                    description="Goodput of a job on 16,384 GPUs (calculators.performance.goodput.run_goodput); "
+                                "Llama 3 reports an effective training time above 90 %.")
+
+
+@value("train-whole-run-residual")
+def train_whole_run_residual(value_id: str) -> Value:
+    """The fitted whole-run residual of published pre-training GPU-hours, a fraction."""
+    return quantity(value_id, whole_run_residual(), digits=3, unit="", kind="derived",
+                    description="Share of published pre-training GPU-hours the modelled steady state and goodput "
+                                "explain (fitted, calculators.catalog.utilisation_fit RUN['whole-run']).")
 
 
 VALUES: dict[str, ValueFunction] = declared_values(globals())

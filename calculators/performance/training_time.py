@@ -27,6 +27,11 @@ are counted from its code in :mod:`calculators.memory.qlora_kernels`).
 ``steady time = tokens x executed FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
 ``+ micro-batches x host time``, ``whole run = steady time / goodput``
 
+The goodput is the share of the wall clock spent training (:mod:`calculators.performance.goodput`):
+interruptions expected from the job's GPUs and time (Llama 3's rate), each a restart plus the work
+since the last checkpoint, and the checkpoint saves. It depends on the GPUs, not on the run's length:
+about 1 for a benchmark on one node, 0.9 for 16,384 GPUs.
+
 With eager attention (``attention="eager"``: the model's own matmul-softmax-matmul, not a fused
 FlashAttention kernel; or SDPA where it falls back to its math backend) each layer also writes and reads the ``batch x heads x seq x seq`` score
 matrix in several byte-bound kernels (:func:`eager_attention_s`), added to the compute time.
@@ -46,8 +51,7 @@ checkpointing, method, tokens per micro-batch) unless given; without recomputati
 is the model FLOPs utilisation (MFU). The scaling efficiency (1 on one GPU) covers the
 data-parallel communication compute cannot hide (:mod:`calculators.performance.scaling`),
 the tensor-parallel all-reduces and the pipeline bubble
-(:mod:`calculators.performance.model_parallel`). The goodput, fitted on published
-pre-training GPU-hours, stands for restarts and evaluation. With every factor at 1 the
+(:mod:`calculators.performance.model_parallel`). With every factor at 1 the
 time is a lower bound.
 
 >>> from calculators.catalog.gpus import get_gpu
@@ -104,7 +108,8 @@ from calculators.performance.expert_parallel import ExpertParallelCommunication,
 from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
 from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
 from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
-from calculators.performance.utilisation import predicted_utilisation, run_goodput
+from calculators.performance.goodput import Goodput, run_goodput
+from calculators.performance.utilisation import predicted_utilisation, whole_run_residual
 from calculators.validate import GPU_RECORD, finite_float, flag, instance_of, model_spec, one_of, positive_int
 
 MAX_TOKENS = 10**16  # 10 quadrillion: 600 x the largest published pre-training run
@@ -166,6 +171,8 @@ class TrainingTime:
             communication (a bound).
         tokens_per_s: tokens per second of the whole cluster (estimate).
         gpu_hours: ``gpus x time`` in hours (estimate).
+        goodput: steady-state time / whole-run time; goodput_model: what makes it up (interruptions,
+            checkpoint saves; :mod:`calculators.performance.goodput`), ``None`` where the goodput was given.
     """
 
     model: str
@@ -198,6 +205,7 @@ class TrainingTime:
     global_batch_tokens: int = 0
     expert_parallel: ExpertParallelCommunication | None = None
     error_band: ErrorBand | None = None
+    goodput_model: Goodput | None = None
 
     @property
     def fits(self) -> bool:
@@ -252,6 +260,7 @@ class TrainingTime:
             "model_parallel": None if self.model_parallel is None else self.model_parallel.to_dict(),
             "expert_parallel": None if self.expert_parallel is None else self.expert_parallel.to_dict(),
             "error_band": None if self.error_band is None else self.error_band.to_dict(),
+            "goodput_model": None if self.goodput_model is None else self.goodput_model.to_dict(),
             "rate_flop_per_s": self.rate_flop_per_s, "model_flops_per_token": self.model_flops_per_token,
             "executed_flops_per_token": self.executed_flops_per_token, "total_model_flops": self.total_model_flops,
             "utilisation": self.utilisation, "mfu": self.mfu, "time_s": self.time_s,
@@ -346,9 +355,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
             pipeline_parallel``); adds the all-to-alls that carry tokens to them
             (:mod:`calculators.performance.expert_parallel`) and shards their gradients.
         fp8: matmuls in FP8 (Transformer Engine); memory is counted as ``precision``.
-        goodput: steady-state time / whole-run time, in (0, 1]; ``None`` takes the value
-            fitted on published pre-training GPU-hours (restarts, evaluation); 1 for a
-            steady-state time.
+        goodput: steady-state time / whole-run time, in (0, 1]; ``None`` models it from the
+            job's GPUs (interruptions, restarts, checkpoint saves: :func:`~calculators.performance.goodput.run_goodput`);
+            1 for a steady-state time.
         nic, nics_per_node: the network between nodes.
         framework: the training framework group (:mod:`calculators.catalog.training_frameworks`):
             ``"pytorch"`` (FSDP family, the default) or ``"megatron"`` (Megatron-Core + Transformer
@@ -453,8 +462,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         nic_share=min(shards, GPUS_PER_NODE))
     steps = tokens / (dp * accumulation * micro_tokens)
     steady_s = steps * (replica.step_s + scaling.exposed_s)
-    good = run_goodput() if goodput is None else finite_float("goodput", goodput, minimum=0.0, maximum=1.0,
-                                                              allow_minimum=False)
+    modelled: Goodput | None = run_goodput(gpus=gpus, steady_s=steady_s) if goodput is None else None
+    good = modelled.goodput if modelled is not None else finite_float("goodput", goodput, minimum=0.0, maximum=1.0,
+                                                            allow_minimum=False)
     time_s = steady_s / good
     memory: FitVerdict | None = None
     advice: tuple[str, ...] = ()
@@ -471,8 +481,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     assumptions: tuple[str, ...] = (
         f"utilisation {utilisation:.3g} of the dense {rate_name} rate ({rate / 1e12:,.1f} TFLOP/s per GPU) by the "
         f"executed FLOPs (steady state): {source.title}",
-        f"whole run = steady state / goodput {good:.3g} (restarts, evaluation; "
-        + ("fitted on published pre-training GPU-hours)" if goodput is None else "given)"),
+        (f"{modelled.assumption()}; published pre-training GPU-hours hold more (long-context stages, evaluation): "
+         f"their fitted whole-run residual {whole_run_residual():.3g} is not applied" if modelled is not None
+         else f"whole run = steady state / goodput {good:.3g} (given)"),
         scaling.assumption(),
         _global_batch_assumption(dp, accumulation, batch, seq, given=global_batch_tokens is not None),
         *replica.assumptions(),
@@ -516,7 +527,8 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         assumptions=assumptions, memory=memory, memory_advice=advice, tensor_parallel=tp, pipeline_parallel=pp,
         fp8=use_fp8, goodput=good, model_parallel=replica, grad_accumulation=accumulation,
         global_batch_tokens=dp * accumulation * micro_tokens, expert_parallel=a2a,
-        error_band=training_error_band(method=method, framework=get_training_framework(framework).id, gpu=gpu))
+        error_band=training_error_band(method=method, framework=get_training_framework(framework).id, gpu=gpu),
+        goodput_model=modelled)
 
 
 def _sharded_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:

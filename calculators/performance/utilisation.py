@@ -12,8 +12,10 @@ out anywhere from 0 to 1,024 tokens as one source or another was left out). Part
 not utilisation: each micro-batch also pays a fixed host time, the Python forward of every layer
 (:func:`calculators.catalog.utilisation.host_overhead_s`, fitted on inference decode figures,
 not here), which the implied utilisations have taken out before this fit sees them. A whole
-run's GPU-hours add restarts, evaluation and everything else a steady-state step does not pay:
-``whole-run time = steady-state time / goodput``. ``Amdahl`` is a formula
+run's GPU-hours add interruptions and checkpoint saves, modelled from the job's GPUs
+(:mod:`calculators.performance.goodput`) and taken out of the implied utilisations too, and
+whatever else the published hours hold (long-context stages, evaluation), fitted as the
+whole-run residual: ``whole-run time = steady-state time / (goodput x residual)``. ``Amdahl`` is a formula
 (:mod:`calculators.catalog.utilisation`): FP8 speeds up only the linear layers' GEMMs
 (Amdahl over their share of the FLOPs, at the GPU's FP8-to-16-bit peak ratio).
 
@@ -86,7 +88,7 @@ from calculators.catalog.utilisation import Features as Features
 from calculators.catalog.utilisation import UtilisationFit as UtilisationFit
 from calculators.catalog.utilisation import gpu_family as gpu_family
 from calculators.catalog.utilisation import predicted_utilisation as predicted_utilisation
-from calculators.catalog.utilisation import run_goodput as run_goodput
+from calculators.catalog.utilisation import whole_run_residual as whole_run_residual
 
 FITTING_ROUNDS = 6
 #: The framework whose FP8 recipe is the reference of the FP8 factor (1): Transformer Engine's fused layers.
@@ -103,8 +105,8 @@ def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> Utilisa
     No checkpointing, full training, a steady-state step and the reference framework
     (:data:`~calculators.catalog.training_frameworks.DEFAULT_FRAMEWORK`) are 1; a group with no
     run left (a framework measured by one source, that source left out) is absent, so it
-    falls back to 1; ``run[whole-run]`` is the goodput: a whole-run figure measures
-    ``utilisation x goodput``.
+    falls back to 1; ``run[whole-run]`` is the whole-run residual: a whole-run figure, its modelled
+    goodput taken out, measures ``utilisation x residual``.
 
     >>> f = Features("ampere", False, "none", "full")
     >>> fit = fit_utilisation([("a", "s1", f, 0.5), ("b", "s1", f, 0.5), ("c", "s2", f, 0.7)])

@@ -44,6 +44,7 @@ from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
 from calculators.model_flops import linear_flops_share, matmul_parameters
 from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
+from calculators.performance.goodput import run_goodput
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
 from calculators.performance.utilisation import Features, UtilisationFit, fit_utilisation, gpu_family
 from calculators.speed_accuracy.errors import TIME_UNITS, percentile, speed_error
@@ -147,12 +148,17 @@ def _is_time(record: Mapping[str, Any]) -> bool:
 
 @lru_cache(maxsize=1)
 def implied_utilisations() -> dict[str, float]:
-    """Record id -> the utilisation at which :func:`training_time` reproduces the published figure."""
+    """Record id -> the utilisation at which :func:`training_time` reproduces the published figure.
+
+    A whole run's figure is first divided by its modelled goodput (:func:`modelled_goodput`), so what is left
+    is the utilisation times the whole-run residual the fit names.
+    """
     out: dict[str, float] = {}
     for record in scored("training"):
         u = NAIVE_MFU
+        goodput = modelled_goodput(record)
         for _ in range(4):
-            ratio = value_of(record, _run(record, u)) / float(record["measured"])
+            ratio = value_of(record, _run(record, u, goodput)) / float(record["measured"])
             u = u * ratio if _is_time(record) else u / ratio
         out[record["id"]] = u
     return out
@@ -182,10 +188,26 @@ def full_fit() -> UtilisationFit:
     return fit_training(None)
 
 
+def modelled_goodput(record: Mapping[str, Any]) -> float:
+    """The goodput :mod:`calculators.performance.goodput` gives a whole-run record (1 for a steady-state figure).
+
+    The record's whole-run figures are scored per GPU (``gpus`` null); the goodput is the job's, on
+    ``job_gpus`` where the record states them (Llama 3 405B: 16,384), else 1 GPU (unknown: no interruptions
+    counted). With Young's checkpoint interval it depends on the GPUs alone, not on the run's length.
+    """
+    if record["unit"] != "gpu_hours":
+        return 1.0
+    gpus = int(record.get("job_gpus") or record.get("gpus") or 1)
+    return run_goodput(gpus=gpus, steady_s=SECONDS_PER_HOUR).goodput
+
+
 def estimate_training(record: Mapping[str, Any], fit: UtilisationFit) -> float:
-    """Our estimate of a training record with a given fit, in the record's unit (GPU-hours: whole run)."""
-    goodput = min(1.0, fit.goodput) if record["unit"] == "gpu_hours" else 1.0
-    return value_of(record, _run(record, fit.predict(features(record)), goodput))
+    """Our estimate of a training record with a given fit, in the record's unit (GPU-hours: whole run).
+
+    A whole run's steady state is divided by its modelled goodput and by the fitted whole-run residual.
+    """
+    goodput = modelled_goodput(record) * fit.whole_run_residual if record["unit"] == "gpu_hours" else 1.0
+    return value_of(record, _run(record, fit.predict(features(record)), min(1.0, goodput)))
 
 
 def naive_training(record: Mapping[str, Any]) -> float:

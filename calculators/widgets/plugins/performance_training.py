@@ -148,10 +148,11 @@ def _train_fields() -> tuple[Field, ...]:
             "tokens per optimizer step over the job (4M, 16M ...): sets the accumulation, so each step's gradient "
             "communication is amortised as in pre-training (Llama 2: 4M; Llama 3: 4M-16M); auto: the one above"),
         float_field("goodput", "Goodput", default=0.0, minimum=0.0, maximum=1.0, advanced=True,
-                    none_label="Fitted on published GPU-hours",
-                    help="Steady-state time over the whole run's time (restarts, checkpoints, evaluation); "
+                    none_label="From the job's GPUs (interruptions, checkpoints)",
+                    help="Steady-state time over the whole run's time (interruptions, restarts, checkpoint saves); "
                          "1 gives a steady-state time.").option(
-            "steady-state / whole-run time in (0, 1]; auto: fitted on published GPU-hours; 1 for a steady-state time"),
+            "steady-state / whole-run time in (0, 1]; auto: modelled from the job's GPUs (interruptions at Llama 3's "
+            "rate, restarts, checkpoint saves); 1 for a steady-state time"),
     )
 
 
@@ -201,7 +202,8 @@ def train_html(view: TrainView) -> str:
         ["GPU time", f"{r.gpu_hours:,.0f}", "GPU-hours", "estimate"],
         [f"Dense {'FP8' if r.fp8 else r.precision} rate per GPU", f"{r.rate_flop_per_s / 1e12:,.1f}", "TFLOP/s",
          "spec"],
-        ["Steady-state share of the whole run (goodput)", f"{r.goodput:.2f}", "", "fitted"],
+        ["Steady-state share of the whole run (goodput)", f"{r.goodput:.3f}", "",
+         "given" if r.goodput_model is None else "derived"],
     ]
     if r.memory is not None:
         rows += [["Memory per GPU (total)", gib(r.memory.total_bytes), "GiB", r.memory.verdict],
