@@ -148,11 +148,12 @@ def _train_fields() -> tuple[Field, ...]:
             "tokens per optimizer step over the job (4M, 16M ...): sets the accumulation, so each step's gradient "
             "communication is amortised as in pre-training (Llama 2: 4M; Llama 3: 4M-16M); auto: the one above"),
         float_field("goodput", "Goodput", default=0.0, minimum=0.0, maximum=1.0, advanced=True,
-                    none_label="From the job's GPUs (interruptions, checkpoints)",
+                    none_label="Whole run: the job's interruptions x the published-run residual",
                     help="Steady-state time over the whole run's time (interruptions, restarts, checkpoint saves); "
                          "1 gives a steady-state time.").option(
             "steady-state / whole-run time in (0, 1]; auto: modelled from the job's GPUs (interruptions at Llama 3's "
-            "rate, restarts, checkpoint saves); 1 for a steady-state time"),
+            "rate, restarts, checkpoint saves) times the whole-run residual fitted on published GPU-hours; 1 for a "
+            "steady-state time (a benchmark)"),
     )
 
 
