@@ -23,6 +23,13 @@
   if (!roots.length || !script) return;
   var siteRoot = new URL("../", script.src); // this file is <site>/assets/widgets.js
   var DEBOUNCE_MS = 60;
+  // The runtime version the page was built with (widgets.js?v=VERSION): the worker and every
+  // file it fetches are asked for under it. BUILT is the version the build wrote into this
+  // file: another one means the server answered with another build's script.
+  var VERSION = new URL(script.src).searchParams.get("v");
+  var BUILT = "__MLHW_VERSION__";
+  var NEW_VERSION = "A new version of this site has been published since this page was loaded: reload the page " +
+    "to use its calculators.";
 
   var worker = null;
   var ready = false;
@@ -527,7 +534,26 @@
     });
   }
 
+  // The server holds another build than this page's: computing with its calculators would mix
+  // two versions, so the widgets keep this build's answers and the page offers to reload.
+  function stale() {
+    if (worker) {
+      worker.onmessage = null;
+      worker.terminate();
+      worker = null;
+    }
+    ready = false;
+    gaveUp = true;
+    roots.forEach(function (root) {
+      setState(root, "error");
+      status(root, NEW_VERSION + (output(root).hasAttribute("data-stale") ? " The result shown is NOT for the inputs shown."
+        : " The result shown was computed when this page was built."));
+    });
+    document.dispatchEvent(new CustomEvent("mlhw:new-version"));
+  }
+
   function start() {
+    if (VERSION && BUILT.indexOf("__") !== 0 && BUILT !== VERSION) stale();
     if (worker || gaveUp) return;
     roots.forEach(function (root) {
       setState(root, "loading");
@@ -536,14 +562,18 @@
     });
     performance.mark("mlhw-worker-start");
     try {
-      worker = new Worker(new URL("assets/pyodide-worker.js", siteRoot), { type: "module" });
+      var address = new URL("assets/pyodide-worker.js", siteRoot);
+      if (VERSION) address.search = "v=" + VERSION;
+      worker = new Worker(address, { type: "module" });
     } catch (error) {
       fail(String(error));
       return;
     }
     worker.onmessage = function (event) {
       var message = event.data;
-      if (message.type === "ready") {
+      if (message.type === "ready" && VERSION && message.version !== VERSION) {
+        stale(); // a worker of another build (one an older service worker kept) answered
+      } else if (message.type === "ready") {
         ready = true;
         // Phases for scripts/bench_site.py: ms since navigation at which the worker script
         // began running, then the worker's own marks (ms since it began); "from" says how
@@ -570,6 +600,8 @@
       } else if (message.type === "snapshot") {
         // The worker stored its memory snapshot: the next visit starts Python from it.
         performance.mark("mlhw-snapshot", { detail: message });
+      } else if (message.type === "stale") {
+        stale();
       } else if (message.type === "fatal") {
         fail(message.message);
       } else if (message.type === "crashed") {
@@ -683,8 +715,11 @@
     if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
     navigator.serviceWorker.register(new URL("sw.js", siteRoot).href, { scope: siteRoot.pathname })
       .then(function () { return navigator.serviceWorker.ready; })
-      // A worker installed from a page without a calculator saved only the guide: store the runtime too.
-      .then(function (registration) { if (registration.active) registration.active.postMessage({ type: "precache-runtime" }); })
+      // A worker installed from a page without a calculator saved only the guide: store the runtime too
+      // (a worker of another build ignores it: the page's build is installing and saves its own).
+      .then(function (registration) {
+        if (registration.active) registration.active.postMessage({ type: "precache-runtime", version: VERSION });
+      })
       .catch(function () { /* offline repeat visits are a bonus; the page works without */ });
   }
 
