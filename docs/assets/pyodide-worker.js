@@ -283,12 +283,19 @@ booting.then(scheduleSnapshot, () => {});
 self.onmessage = async (event) => {
   const received = performance.now();
   const request = event.data;
-  if (!request || (request.type !== "compute" && request.type !== "share")) return;
+  if (!request || (request.type !== "compute" && request.type !== "share" && request.type !== "memory")) return;
   let booted;
   try {
     booted = await booting;
   } catch {
     return; // the page was told by the "fatal" message
+  }
+  if (request.type === "memory") {
+    // For scripts/bench_long_session.py: the wasm heap (Python's memory; it only grows) and
+    // the objects Python tracks after a collection.
+    const objects = booted.pyodide.runPython("import gc\ngc.collect()\nlen(gc.get_objects())");
+    postMessage({ type: "memory", id: request.id, wasmBytes: booted.pyodide._module.HEAP8.buffer.byteLength, objects });
+    return;
   }
   if (request.type === "share") {
     // "Copy result": the record and its Markdown (api.share_json), for the inputs shown.

@@ -40,6 +40,14 @@
   var gaveUp = false;
   var MAX_RESTARTS = 3; // then the page stops trying (something is wrong beyond one input)
   var CRASHED = "Python in your browser crashed on these inputs and was restarted; change an input to try again.";
+  // A compute answers in milliseconds (the slowest calculator takes ~0.1 s on 2 cores; storing
+  // the memory snapshot can hold the worker for a few seconds): a worker that has not answered
+  // the oldest request for HUNG_MS is stuck (an endless loop, a deadlock) and is replaced.
+  // window.mlhwHungMs overrides it (tests/browser/test_long_session.py).
+  var HUNG_MS = typeof window.mlhwHungMs === "number" ? window.mlhwHungMs : 20000;
+  var HUNG = "Python in your browser stopped answering on these inputs (no result in " + Math.round(HUNG_MS / 1000) +
+    " s) and was restarted; change an input to try again.";
+  var watchdog = 0;
 
   function setState(root, state) { root.setAttribute("data-state", state); }
   // The status line holds two parts: what the calculator is doing (replaced at every step) and
@@ -503,6 +511,24 @@
     if (swTimer > 0) registerServiceWorkerWhenQuiet();
     worker.postMessage({ type: "compute", id: id, name: root.getAttribute("data-calculator"), inputs: values(root),
       timeOrigin: performance.timeOrigin });
+    watch();
+  }
+
+  // The worker answers requests in order: the timer runs while any is unanswered, from the
+  // last answer (or the first request after a quiet spell).
+  function watch() {
+    if (!watchdog) watchdog = setTimeout(hung, HUNG_MS);
+  }
+  function answered() {
+    clearTimeout(watchdog);
+    watchdog = 0;
+    if (Object.keys(pending).length) watch();
+  }
+  function hung() {
+    watchdog = 0;
+    var ids = Object.keys(pending).map(Number);
+    if (!worker || !ready || !ids.length) return;
+    restart({ id: Math.min.apply(null, ids), message: "no answer in " + HUNG_MS + " ms", hung: true });
   }
 
   function schedule(root, delay) {
@@ -537,6 +563,8 @@
   // The server holds another build than this page's: computing with its calculators would mix
   // two versions, so the widgets keep this build's answers and the page offers to reload.
   function stale() {
+    clearTimeout(watchdog);
+    watchdog = 0;
     if (worker) {
       worker.onmessage = null;
       worker.terminate();
@@ -588,7 +616,7 @@
         shareQueue.splice(0).forEach(function (item) { requestShare(item[0], item[1]); });
         roots.forEach(function (root) {
           if (widgets.get(root).crashed) {
-            showError(root, null, CRASHED);
+            showError(root, null, widgets.get(root).crashed);
           } else if (widgets.get(root).dirty) {
             compute(root);
           } else {
@@ -608,6 +636,7 @@
         restart(message);
       } else if (message.type === "result") {
         onReply(message);
+        answered();
       } else if (message.type === "shared") {
         onShared(message);
       }
@@ -615,11 +644,14 @@
     worker.onerror = function (event) { fail(event.message || "the worker failed to load"); };
   }
 
-  // Python crashed in the worker on one widget's inputs: end that worker, start a fresh one,
-  // recompute the other widgets that were waiting, and leave the one that crashed it in the
-  // error state (sending its inputs again would crash the new worker too).
+  // Python crashed (or hung: message.hung) in the worker on one widget's inputs: end that
+  // worker, start a fresh one, recompute the other widgets that were waiting, and leave the one
+  // that crashed it in the error state (sending its inputs again would crash the new worker too).
   function restart(message) {
     var culprit = pending[message.id];
+    var told = message.hung ? HUNG : CRASHED;
+    clearTimeout(watchdog);
+    watchdog = 0;
     var waiting = pending;
     var linked = culprit && widgets.get(culprit).fromLink;
     pending = {};
@@ -628,16 +660,17 @@
     worker.terminate();
     worker = null;
     ready = false;
-    console.warn("Python in the calculator worker crashed; restarting it:", message.message);
+    console.warn("Python in the calculator worker " + (message.hung ? "hung" : "crashed") + "; restarting it:", message.message);
     Object.keys(waiting).forEach(function (id) {
       if (waiting[id] !== culprit) widgets.get(waiting[id]).dirty = true;
     });
     if (linked && linked.size) {
       // The link's inputs crashed it: they go, and the widget computes the rest on the new worker.
-      dropRefused(culprit, { field: null, message: "Python in your browser crashed on them and was restarted" });
+      dropRefused(culprit, { field: null, message: "Python in your browser " + (message.hung ? "stopped answering" : "crashed") +
+        " on them and was restarted" });
       culprit = null;
     }
-    if (culprit) widgets.get(culprit).crashed = true;
+    if (culprit) widgets.get(culprit).crashed = told;
     if (restarts >= MAX_RESTARTS) {
       gaveUp = true;
       fail("Python crashed " + (restarts + 1) + " times; reload the page");
@@ -646,7 +679,7 @@
     restarts += 1;
     performance.mark("mlhw-worker-restart", { detail: { restarts: restarts, message: message.message } });
     start();
-    if (culprit) showError(culprit, null, CRASHED);
+    if (culprit) showError(culprit, null, told);
   }
 
   // The file's bytes must be UTF-8 (with or without a byte-order mark) and at most the size

@@ -119,7 +119,8 @@ class SwitchingServer(SiteServer):
     """
 
     def __init__(self, site: Path, mode: str) -> None:
-        self.site, self.mode, self.html_from = site, mode, None
+        self.site, self.mode = site, mode
+        self.html_from: Path | None = None
         outer = self
 
         class Handler(SiteHandler):
