@@ -38,7 +38,7 @@ from calculators.fit import fit_inference, fit_training
 from calculators.inputs.fields import Field
 from calculators.inputs.gpu import resolve_gpu
 from calculators.inputs.model import resolve_model
-from calculators.memory.inference import inference_memory, inference_setup
+from calculators.memory.inference import inference_memory, inference_setup, with_stored_weights
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import training_setup
 from calculators.units import GIB
@@ -221,6 +221,8 @@ def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
         spec = resolve_model(args.model)
         fit = fit_training if args.job == "train" else fit_inference
         settings = engine_kwargs(args, _fit_job(args.job))
+        if args.job == "infer":  # weights "auto": the checkpoint's format, before each GPU's 16-bit swap
+            settings = with_stored_weights(spec, settings)
         if args.gpu:
             gpus = [resolve_gpu(args.gpu, field="--gpu")]
             results = [fit(spec, gpus[0], **settings)]

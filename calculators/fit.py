@@ -36,7 +36,9 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes, training_notes
 from calculators.inputs.gpu import resolve_gpu
-from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
+from calculators.memory.checkpoint_weights import STORED_NOTE_START
+from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting, with_stored_weights
+from calculators.memory.weight_formats import weight_format
 from calculators.memory.overhead import allocator_reserve_bytes, uncertainty_above_total
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
@@ -239,9 +241,13 @@ def split_inference_footprint(estimate: MemoryEstimate, count: int) -> tuple[int
 
 def _inference_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
     """The inference job's estimate and how the GPU runs its formats (refuses a format it cannot run)."""
+    settings = with_stored_weights(spec, settings)  # weights "auto": as the checkpoint stores them
     estimate = inference_memory(spec, **settings)
-    return estimate, serving_notes(record, weights=str(settings.get("weights", "bf16")),
-                                   kv_cache=str(settings.get("kv_cache", "bf16")))
+    form = weight_format(settings["weights"])
+    notes = serving_notes(record, weights=form.family, kv_cache=str(settings.get("kv_cache", "bf16")),
+                          weights_label=form.id)
+    stored = [note for note in estimate.notes if note.startswith(STORED_NOTE_START)]
+    return estimate, tuple(stored) + notes
 
 
 def inference_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:

@@ -23,6 +23,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the module imports nothing of this one at run time
+    from calculators.quantization.config import CheckpointQuantization
 
 from calculators.model_layers import IndexerSpec, LayerSpec, LinearAttentionSpec, MambaSpec
 from calculators.model_vision import VisionEncoderSpec
@@ -147,6 +151,8 @@ class ModelSpec:
     # Cohere multiplies the logits by it; the scaled logits replace the unscaled ones (a scalar multiply saves
     # nothing for backward), so no tensor is added at the loss's peak (traced on Command R7B)
     logit_scale: float | None = None
+    #: How the checkpoint stores its weights (``quantization_config``), ``None`` when it says nothing.
+    quantization: CheckpointQuantization | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.layers:

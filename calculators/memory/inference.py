@@ -18,8 +18,9 @@ scans (:mod:`calculators.memory.state_mixers`, traced); the CUDA kernels keep fe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from calculators.errors import InputError
 from calculators.dtypes import DType
@@ -33,15 +34,17 @@ from calculators.memory.overhead import (
     runtime_overhead_bytes,
 )
 from calculators.memory.result import MemoryEstimate
+from calculators.memory.checkpoint_weights import stored_weights_note
 from calculators.memory.state_mixers import hybrid_prefill_transient_bytes
-from calculators.memory.weight_formats import FORMAT_IDS, WeightFormat, weight_format
+from calculators.memory.weight_formats import AUTO, FORMAT_IDS, WeightFormat, resolve_weights, weight_format
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.model_vision import DEFAULT_IMAGE_SIDE_PX
 from calculators.validate import model_spec, nonnegative_int, one_of, positive_int
 
-#: Weight formats (:mod:`calculators.memory.weight_formats`): DType names, GGUF, GPTQ/AWQ, EXL2 (any exl2-<bits>).
-WEIGHT_DTYPES = FORMAT_IDS
+#: Weight formats (:mod:`calculators.memory.weight_formats`): ``auto`` (as the checkpoint stores them), DType
+#: names, GGUF, GPTQ/AWQ, EXL2 (any exl2-<bits>), MXFP4, NVFP4.
+WEIGHT_DTYPES = (AUTO, *FORMAT_IDS)
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8")
 ATTENTIONS = ("sdpa", "flash", "eager")
 MAX_CONTEXT = 1 << 24
@@ -66,11 +69,12 @@ class InferenceSetup:
     weight_format: str = ""
     images: int = 0
     image_side_px: int = DEFAULT_IMAGE_SIDE_PX
+    stored_format: WeightFormat | None = None  # a checkpoint's own quantisation (weights "auto")
 
     @property
     def format(self) -> WeightFormat:
         """The weights' format (bits per weight); ``weights`` is its DType family."""
-        return weight_format(self.weight_format or self.weights)
+        return self.stored_format or weight_format(self.weight_format or self.weights)
 
     @property
     def total_context(self) -> int:
@@ -78,18 +82,22 @@ class InferenceSetup:
         return self.context + self.new_tokens
 
 
-def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
-                    new_tokens: int = 0, attention: str = "sdpa", device: str = "cuda",
+def inference_setup(*, weights: str | WeightFormat = AUTO, kv_cache: str = "bf16", batch: int = 1,
+                    context: int = 4096, new_tokens: int = 0, attention: str = "sdpa", device: str = "cuda",
                     allocator: str = "default", images: int = 0,
                     image_side_px: int = DEFAULT_IMAGE_SIDE_PX) -> InferenceSetup:
     """Check every inference input; raises :class:`~calculators.errors.InputError`.
 
+    ``weights`` is a format id of :data:`WEIGHT_DTYPES` or ``"auto"``: as the model's checkpoint
+    stores them (its ``quantization_config``; bf16 without one), which the estimates resolve
+    against the model before they check the rest (:func:`with_stored_weights`); a setup
+    checked without a model knows no ``quantization_config``, so its ``"auto"`` is bf16.
     ``context`` counts the prompt's text tokens; each of ``images`` (per sequence, for a
     vision-language model) adds the tokens its tower makes of a square image of
     ``image_side_px`` pixels (:meth:`~calculators.model_vision.VisionEncoderSpec.tokens_per_image`).
     """
     attention = one_of("attention", attention, ATTENTIONS)
-    form = weight_format(weights, strict=True)
+    form = weight_format("bf16" if weights == AUTO else weights, strict=True)
     prompt = positive_int("context", context, maximum=MAX_CONTEXT)
     # A prompt has at least 1 token, so at most MAX_CONTEXT - 1 new ones.
     new = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT - 1)
@@ -99,6 +107,7 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
     return InferenceSetup(
         weights=form.family,
         weight_format=form.id,
+        stored_format=form if form.checkpoint is not None else None,
         kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
         batch=positive_int("batch", batch, maximum=MAX_BATCH),
         context=prompt,
@@ -218,8 +227,23 @@ def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
             batch, context, new_tokens, attention).
     """
     spec = model_spec("spec", spec)
-    setup = inference_setup(**settings)  # type: ignore[arg-type]
+    setup = inference_setup(**with_stored_weights(spec, settings))
     return _estimate(spec, setup)
+
+
+def with_stored_weights(spec: ModelSpec, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """``settings`` with the weights ``"auto"`` (also when left out) resolved against ``spec``.
+
+    >>> from calculators.catalog.models import get_model
+    >>> with_stored_weights(get_model("llama-3-8b"), {"batch": 4})
+    {'batch': 4, 'weights': 'bf16'}
+    >>> with_stored_weights(get_model("gpt-oss-20b"), {"weights": "auto"})["weights"].id
+    'mxfp4'
+    """
+    weights = settings.get("weights", AUTO)
+    if not isinstance(weights, (str, WeightFormat)):
+        return dict(settings)  # the setup's check names the bad value
+    return {**settings, "weights": resolve_weights(spec, weights) if isinstance(weights, str) else weights}
 
 
 def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
@@ -269,6 +293,8 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     if setup.device != "cuda":
         overhead = {}
     notes = list(spec.notes)
+    if setup.format.checkpoint is not None:
+        notes.insert(0, stored_weights_note(spec, setup.format.checkpoint))
     if spec.mla is not None:
         notes.append("MLA KV cache counted as the compressed latent (as vLLM, SGLang and transformers 5 store it); "
                      "transformers re-expands one layer's cached sequence to per-head K and V at every step, "
@@ -445,7 +471,7 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     return int(max(mlp, attention) + masks + rotary_tables)
 
 
-def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1, weights: str = "bf16",
+def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1, weights: str = AUTO,
                            kv_cache: str = "bf16", attention: str = "sdpa") -> int:
     """Largest prompt length that *fits* ``memory_bytes``: ``total_upper_bytes`` (the total plus its measured
     uncertainty) at most ``memory_bytes``, as :func:`calculators.fit.fit_verdict` decides (0 if none).
@@ -468,7 +494,7 @@ def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1
 
 
 def max_batch_for_memory(spec: ModelSpec, *, memory_bytes: int, context: int, new_tokens: int = 0,
-                         weights: str = "bf16", kv_cache: str = "bf16", attention: str = "sdpa") -> int:
+                         weights: str = AUTO, kv_cache: str = "bf16", attention: str = "sdpa") -> int:
     """Largest batch of ``context``-token prompts that *fits* ``memory_bytes`` (``total_upper_bytes``; 0 if none)."""
     memory_bytes = positive_int("memory_bytes", memory_bytes, maximum=MAX_MEMORY_BYTES)
 

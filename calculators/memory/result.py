@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from calculators.memory.checkpoint_weights import STORED_NOTE_START
 from calculators.units import GIB
 
 
@@ -105,10 +106,14 @@ class MemoryEstimate:
         }
 
     def to_text(self) -> str:
-        """A plain-text table of the breakdown and the two totals, in GiB."""
+        """A plain-text table of the breakdown and the two totals, in GiB.
+
+        A note on how the weights were sized from the checkpoint's own quantisation comes first.
+        """
         rows = [(name, value / GIB) for name, value in self.breakdown.items() if value]
         width = max([len(name) for name, _ in rows] + [len("peak allocated")])
         lines = [f"WARNING: {warning}" for warning in self.warnings]
+        lines += [f"note: {note}" for note in self.notes if note.startswith(STORED_NOTE_START)]
         lines.append(f"{'component':<{width}} {'GiB':>6}")
         lines += [f"{name:<{width}} {gib:6.3f}" for name, gib in rows]
         lines.append(f"{'peak allocated':<{width}} {self.peak_allocated_gib:6.3f}  (phase: {self.peak_phase})")

@@ -38,8 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from calculators.config_input import load_config_json
+from calculators.encoder import decoder_refusal
 from calculators.errors import ConfigError
 from calculators.model import ModelSpec
+from calculators.quantization import checkpoint_quantization
 from calculators.model_config import (
     classic,
     deepseek,
@@ -105,7 +107,9 @@ def spec_from_config(config: Mapping[str, Any] | str | bytes | Path, *, name: st
     if data.get("model_type") in TEXT_MODEL_TYPES and data.get("vision_config"):
         text, tower, notes = split_vision_language(data)
         spec = _spec_from_dict(text, name=name or _name(data), warnings=[])
-        return replace(spec, vision=tower, notes=spec.notes + tuple(notes))
+        quantization = spec.quantization or checkpoint_quantization(data.get("quantization_config"),
+                                                                    model_type=str(data["model_type"]))
+        return replace(spec, vision=tower, notes=spec.notes + tuple(notes), quantization=quantization)
     data, warnings = _language_model(data)
     return _spec_from_dict(data, name=name, warnings=warnings)
 
@@ -137,9 +141,7 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None, warnings: list
     if not isinstance(model_type, str) or not model_type:
         raise ConfigError("model_type", model_type, f"a string such as one of: {', '.join(KNOWN_MODEL_TYPES)}")
     if model_type in ENCODER_MODEL_TYPES:
-        raise ConfigError("model_type", model_type,
-                          "a decoder-only model: encoder models (BERT-class) and encoder-decoders are not "
-                          f"modelled ({', '.join(KNOWN_MODEL_TYPES)}, or a Llama-style config)")
+        raise ConfigError("model_type", model_type, decoder_refusal(model_type))
     if model_type in REFUSED_MODEL_TYPES:
         raise ConfigError("model_type", model_type, f"a family this guide models: {REFUSED_MODEL_TYPES[model_type]}")
     if model_type in TEXT_ALIASES:  # a vision-language model's language model, read by its family's rules
@@ -166,4 +168,6 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None, warnings: list
         warnings.insert(0, f"model_type {model_type!r} is not one this guide knows: read as Llama-style (gated "
                            "MLP, RMSNorm, no biases unless the config says so); check the parameter count against "
                            "the model card")
-    return replace(spec, warnings=tuple(warnings)) if warnings else spec
+    # How the checkpoint stores its weights (read here, not by the families: every family spells it alike).
+    quantization = checkpoint_quantization(tracked.get("quantization_config"), model_type=model_type)
+    return replace(spec, warnings=tuple(warnings), quantization=quantization)

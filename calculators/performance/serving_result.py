@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.performance.error_bands import ErrorBand
+
 __all__ = ["DOES_NOT_FIT_STATUS", "OK", "SATURATED", "ServingLoad"]
 
 OK, DOES_NOT_FIT_STATUS, SATURATED = "ok", "does not fit", "saturated"
@@ -46,6 +48,11 @@ class ServingLoad:
         end_to_end_latency_s: mean time from arrival to the last token.
         memory_total_bytes, memory_uncertainty_bytes, memory_capacity_bytes: the footprint per GPU
             of the requests in flight, its measured uncertainty and the usable memory.
+        time_to_first_token_p90_s, time_to_first_token_p99_s, inter_token_latency_p90_s,
+            inter_token_latency_p99_s: percentiles from the prompts per step and the wait for the step in
+            progress (:mod:`calculators.performance.serving_tails`), ``None`` where the server cannot run.
+        throughput_band, first_token_band: the measured error bands of the throughput and inter-token
+            latency, and of the time to first token (:mod:`calculators.performance.error_bands`).
     """
 
     model: str
@@ -72,6 +79,12 @@ class ServingLoad:
     memory_capacity_bytes: int
     assumptions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    throughput_band: ErrorBand | None = None
+    first_token_band: ErrorBand | None = None
+    time_to_first_token_p90_s: float | None = None
+    time_to_first_token_p99_s: float | None = None
+    inter_token_latency_p90_s: float | None = None
+    inter_token_latency_p99_s: float | None = None
 
     @property
     def fits(self) -> bool:
@@ -95,9 +108,15 @@ class ServingLoad:
             "output_tokens_per_s": self.output_tokens_per_s,
             "decode_tokens_per_s_per_user": self.decode_tokens_per_s_per_user,
             "inter_token_latency_s": self.inter_token_latency_s, "time_to_first_token_s": self.time_to_first_token_s,
+            "inter_token_latency_p90_s": self.inter_token_latency_p90_s,
+            "inter_token_latency_p99_s": self.inter_token_latency_p99_s,
+            "time_to_first_token_p90_s": self.time_to_first_token_p90_s,
+            "time_to_first_token_p99_s": self.time_to_first_token_p99_s,
             "end_to_end_latency_s": self.end_to_end_latency_s, "memory_total_bytes": self.memory_total_bytes,
             "memory_uncertainty_bytes": self.memory_uncertainty_bytes,
             "memory_capacity_bytes": self.memory_capacity_bytes,
+            "throughput_band": None if self.throughput_band is None else self.throughput_band.to_dict(),
+            "first_token_band": None if self.first_token_band is None else self.first_token_band.to_dict(),
             "assumptions": list(self.assumptions), "notes": list(self.notes),
         }
 
@@ -128,8 +147,14 @@ class ServingLoad:
                 f"{_ms(self.inter_token_latency_s)} ms)",
                 f"time to first token {_ms(self.time_to_first_token_s)} ms, end to end "
                 f"{self.end_to_end_latency_s:,.2f} s",
+                f"percentiles: time to first token p90 {_ms(self.time_to_first_token_p90_s)} ms, p99 "
+                f"{_ms(self.time_to_first_token_p99_s)} ms; inter-token latency p90 "
+                f"{_ms(self.inter_token_latency_p90_s)} ms, p99 {_ms(self.inter_token_latency_p99_s)} ms",
                 f"highest sustainable rate of random (Poisson) arrivals {rate} (at most {self.max_concurrency} "
-                "requests in flight fit; a closed loop of users may complete more: its queue cannot grow)", memory]
+                "requests in flight fit; a closed loop of users may complete more: its queue cannot grow)",
+                *[band.text(quantity) for band, quantity in ((self.throughput_band, "inter-token latency"),
+                                                             (self.first_token_band, "time to first token"))
+                  if band is not None], memory]
         return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.engines import DEFAULT_ENGINE
+from calculators.performance.error_bands import ErrorBand
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class Step:
             (0 on one GPU), seconds.
         overhead_time_s: the engine's fixed cost of the pass (layers x its cost per
             layer), added too, seconds.
+        error_band: how far published figures of this kind were from the model
+            (:mod:`calculators.performance.error_bands`; ``None`` where none was attached).
     """
 
     bytes_read: int
@@ -51,6 +54,7 @@ class Step:
     tokens: int
     communication_time_s: float = 0.0
     overhead_time_s: float = 0.0
+    error_band: ErrorBand | None = None
 
     @property
     def tokens_per_s(self) -> float:
@@ -101,6 +105,9 @@ class InferenceSpeed:
         verdict: the one fit verdict (:func:`calculators.fit.verdict_for`): ``"fits"``,
             ``"tight"`` or ``"does not fit"``.
         memory_uncertainty_bytes: the measured uncertainty above ``memory_total_bytes``.
+        generation_band: the measured error band of the generation time and output rate
+            (:mod:`calculators.performance.error_bands`); the decode and first-token bands are the
+            steps' ``error_band``.
     """
 
     model: str
@@ -123,6 +130,7 @@ class InferenceSpeed:
     memory_uncertainty_bytes: int = 0
     engine: str = DEFAULT_ENGINE
     request_overhead_s: float = 0.0
+    generation_band: ErrorBand | None = None
 
     @property
     def time_to_first_token_s(self) -> float:
@@ -135,7 +143,7 @@ class InferenceSpeed:
             return {"bytes_read": s.bytes_read, "flops": s.flops, "memory_time_s": s.memory_time_s,
                     "compute_time_s": s.compute_time_s, "communication_time_s": s.communication_time_s,
                     "overhead_time_s": s.overhead_time_s, "time_s": s.time_s, "bound_time_s": s.bound_time_s,
-                    "bound": s.bound}
+                    "bound": s.bound, "error_band": None if s.error_band is None else s.error_band.to_dict()}
 
         return {
             "model": self.model, "gpu": self.gpu, "engine": self.engine, "gpus": self.gpus, "batch": self.batch,
@@ -149,6 +157,7 @@ class InferenceSpeed:
             "first_step": step(self.first_step), "last_step": step(self.last_step), "prefill": step(self.prefill),
             "memory_total_bytes": self.memory_total_bytes, "memory_capacity_bytes": self.memory_capacity_bytes,
             "fits": self.fits, "verdict": self.verdict, "memory_uncertainty_bytes": self.memory_uncertainty_bytes,
+            "generation_band": None if self.generation_band is None else self.generation_band.to_dict(),
             "assumptions": list(self.assumptions), "notes": list(self.notes),
         }
 
@@ -171,7 +180,14 @@ class InferenceSpeed:
         if self.new_tokens:
             lines.append(f"{self.new_tokens} new tokens: {self.generation_time_s:,.2f} s, "
                          f"{self.output_tokens_per_s:,.1f} output tokens/s")
+        lines += _band_lines(((first.error_band, "decode step"), (self.prefill.error_band, "time to first token"),
+                              (self.generation_band if self.new_tokens else None, "generation time")))
         lines.append(f"memory per GPU: {self.memory_total_bytes / 2**30:,.2f} GiB (+ up to "
                      f"{self.memory_uncertainty_bytes / 2**30:,.2f} GiB measured uncertainty) of "
                      f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable: {self.verdict}")
         return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
+
+
+def _band_lines(bands: tuple[tuple[ErrorBand | None, str], ...]) -> list[str]:
+    """One text line per attached band."""
+    return [band.text(quantity) for band, quantity in bands if band is not None]

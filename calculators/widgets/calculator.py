@@ -40,6 +40,8 @@ class Calculator:
             empty: none.
         cli_fields: options of that subcommand the form lacks (each named, with its reason, in
             :data:`calculators.commands.CLI_ONLY`); the form's inputs it lacks are in ``FORM_ONLY``.
+        echo: what a custom model's result opens with, for a calculator whose configs are not
+            decoders' (``None``: :func:`~calculators.widgets.views.config_echo_html` of the decoder).
     """
 
     name: str
@@ -52,6 +54,7 @@ class Calculator:
     own_defaults: Mapping[str, str] = dataclasses.field(default_factory=dict)
     command: str = ""
     cli_fields: tuple[Field, ...] = ()
+    echo: Callable[[Values], str] | None = None
 
     def field(self, name: str) -> Field:
         """The field called ``name``; raises :class:`InputError` naming it otherwise."""
@@ -90,5 +93,5 @@ class Calculator:
         values = self.values(raw)
         html = self.render(self.compute(values))
         if values.get("model") == CUSTOM and "config" in values:
-            html = config_echo_html(model_spec(values)) + html
+            html = (self.echo(values) if self.echo else config_echo_html(model_spec(values))) + html
         return html

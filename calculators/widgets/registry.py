@@ -42,6 +42,7 @@ from calculators.inputs.shared import (
 from calculators.memory import inference, training, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.overhead import ALLOCATORS
+from calculators.memory.weight_formats import weight_format
 from calculators.memory.weights import weight_bytes
 from calculators.widgets.calculator import Calculator
 from calculators.widgets.inputs import Values, gpu_from_values, model_spec
@@ -180,7 +181,8 @@ def _inference_fields(*, show_when: tuple[str, str] | None = None) -> tuple[Fiel
 
     return (
         choice_field("weights", "Weights", choices=inference.WEIGHT_DTYPES, default=default("weights"),
-                     show_when=show_when, help="Storage format of the weights (int4/int8/fp8: quantised linears)."
+                     show_when=show_when, help="Storage format of the weights (int4/int8/fp8/mxfp4/nvfp4: quantised linears); auto: "
+                                                 "as the checkpoint's quantization_config stores them, else bf16."
                      ).option(f"one of {', '.join(inference.WEIGHT_DTYPES)}"),
         choice_field("kv_cache", "KV cache", choices=inference.KV_DTYPES, default=default("kv_cache"),
                      show_when=show_when).option(f"one of {', '.join(inference.KV_DTYPES)}"),
@@ -200,7 +202,9 @@ def _compute_inference(values: Values) -> MemoryView:
     spec = model_spec(values)
     estimate = inference.inference_memory(spec, **engine_settings(_inference_fields(), values))
     gpu = gpu_from_values(values)
-    notes = _format_notes(lambda: serving_notes(gpu, weights=str(values["weights"]), kv_cache=str(values["kv_cache"])))
+    form = weight_format(inference.with_stored_weights(spec, {"weights": values["weights"]})["weights"])
+    notes = _format_notes(lambda: serving_notes(gpu, weights=form.family, kv_cache=str(values["kv_cache"]),
+                                                weights_label=form.id))
     return MemoryView(spec=spec, job="inference", estimate=dataclasses.replace(estimate, notes=estimate.notes + notes),
                       gpu=gpu)
 
@@ -278,6 +282,8 @@ def _compute_fit(values: Values) -> FitView:
     spec = model_spec(values)
     job = str(values["job"])
     settings = engine_settings(fit_job_fields(get_calculator("fit").fields, job), values)
+    if job == "inference":  # weights "auto": the checkpoint's format, before each GPU's 16-bit swap
+        settings = inference.with_stored_weights(spec, settings)
     fit: Callable[..., FitResult] = fit_training if job == "training" else fit_inference
     # GPUs with the same usable memory and runtime give the same answer: compute once for each.
     # Each GPU runs its own 16-bit format (bf16, else fp16: same bytes); one that cannot run the job is named.

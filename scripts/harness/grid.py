@@ -263,8 +263,22 @@ def _grid() -> dict[str, list[Case]]:
         Case("phi-4-mini", T, precision="bf16", batch=2, seq=2048),
     ]
     g["dense-2026"] = dense
+    # Encoders (embedding, reranking): one forward of a padded batch, SDPA and eager, at two shapes each;
+    # BERT (post-LN, GELU MLP), XLM-RoBERTa with 8,194 positions (BGE-M3), ModernBERT (FP32 rotary, GeGLU,
+    # local and global masks), a reranker's classification head and an FP32 forward.
+    E = "embed"
+    encoders = [Case(preset, E, weights="bf16", batch=b, seq=s, attention=attention)
+                for preset, shapes in (("bert-base-uncased", ((8, 512), (32, 128))),
+                                       ("bge-m3", ((4, 2048), (16, 512))),
+                                       ("modernbert-base", ((8, 1024), (32, 512))))
+                for b, s in shapes for attention in ("sdpa", "eager")]
+    encoders += [
+        Case("bge-reranker-v2-m3", E, weights="bf16", batch=16, seq=1024),
+        Case("modernbert-base", E, weights="fp32", batch=4, seq=512),
+    ]
+    g["encoders"] = encoders
     g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025", "hybrid", "moe-2025",
-                            "dense-2026") for c in g[k]]
+                            "dense-2026", "encoders") for c in g[k]]
     return g
 
 

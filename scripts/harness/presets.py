@@ -300,6 +300,27 @@ PRESETS: dict[str, dict[str, Any]] = {
                    "rope_theta": 10000.0, "attention_bias": False, "attention_dropout": 0.0,
                    "tie_word_embeddings": True, "pad_token_id": 199999, "bos_token_id": 199999,
                    "eos_token_id": 199999, "use_cache": True, "torch_dtype": "bfloat16"},
+    # ---- encoders for embedding and reranking (catalog: calculators/catalog/encoder_models.py) ----
+    "bert-base-uncased": {"architectures": ["BertModel"], "model_type": "bert", "vocab_size": 30522,
+                          "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+                          "intermediate_size": 3072, "hidden_act": "gelu", "max_position_embeddings": 512,
+                          "type_vocab_size": 2, "layer_norm_eps": 1e-12, "pad_token_id": 0},
+    "bge-m3": {"architectures": ["XLMRobertaModel"], "model_type": "xlm-roberta", "vocab_size": 250002,
+               "hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096,
+               "hidden_act": "gelu", "max_position_embeddings": 8194, "type_vocab_size": 1,
+               "layer_norm_eps": 1e-05, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2},
+    "bge-reranker-v2-m3": {"architectures": ["XLMRobertaForSequenceClassification"], "model_type": "xlm-roberta",
+                           "vocab_size": 250002, "hidden_size": 1024, "num_hidden_layers": 24,
+                           "num_attention_heads": 16, "intermediate_size": 4096, "hidden_act": "gelu",
+                           "max_position_embeddings": 8194, "type_vocab_size": 1, "layer_norm_eps": 1e-05,
+                           "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2, "id2label": {"0": "LABEL_0"}},
+    "modernbert-base": {"architectures": ["ModernBertModel"], "model_type": "modernbert", "vocab_size": 50368,
+                        "hidden_size": 768, "num_hidden_layers": 22, "num_attention_heads": 12,
+                        "intermediate_size": 1152, "hidden_activation": "gelu", "max_position_embeddings": 8192,
+                        "global_attn_every_n_layers": 3, "local_attention": 128, "global_rope_theta": 160000.0,
+                        "local_rope_theta": 10000.0, "norm_eps": 1e-05, "norm_bias": False, "mlp_bias": False,
+                        "attention_bias": False, "pad_token_id": 50283, "bos_token_id": 50281,
+                        "eos_token_id": 50282, "cls_token_id": 50281, "sep_token_id": 50282},
 }
 
 # ---- 2025 attention + MoE families (issue #26): the real widths of each flagship, a few layers and few

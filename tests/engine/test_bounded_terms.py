@@ -49,9 +49,14 @@ def unbounded_terms(result: InferenceSpeed, *, engine: str, layers: int) -> list
             problems.append(f"{label}: no compute time (bounded by bandwidth alone)")
         if result.gpus > 1 and not step.communication_time_s > 0:
             problems.append(f"{label}: {result.gpus} GPUs but no link time")
-        per_layer = get_engine(engine).value("step_overhead_s_per_layer")
-        if step.overhead_time_s != pytest.approx(layers * per_layer) or (per_layer > 0 and not step.overhead_time_s > 0):
-            problems.append(f"{label}: fixed cost {step.overhead_time_s} where the engine defines {per_layer} per layer")
+        chosen = get_engine(engine)
+        per_layer = chosen.value("step_overhead_s_per_layer")
+        # An engine whose host works through every sequence between steps (vLLM) adds a cost per sequence.
+        per_sequence = chosen.value("sequence_overhead_s") if chosen.host_work_per_sequence else 0.0
+        expected = layers * per_layer + result.batch * per_sequence
+        if step.overhead_time_s != pytest.approx(expected) or (per_layer > 0 and not step.overhead_time_s > 0):
+            problems.append(f"{label}: fixed cost {step.overhead_time_s} where the engine defines {per_layer} per layer "
+                            f"and {per_sequence} per sequence")
     if result.request_overhead_s != get_engine(engine).value("request_overhead_s"):
         problems.append("request overhead differs from the engine's")
     if result.gpus > 1 and not any("tensor parallel over" in line for line in result.assumptions):

@@ -127,6 +127,11 @@ def _train_fields() -> tuple[Field, ...]:
                   maximum=train.MAX_STAGES, advanced=True,
                   help="Stages of the model; the bubble is (stages - 1) / micro-batches per step.").option(
             "pipeline-parallel stages per model replica", flag="--pp"),
+        int_field("expert_parallel", "Expert-parallel GPUs", default=default("expert_parallel"),
+                  maximum=training_inputs.MAX_GPUS, advanced=True,
+                  help="Mixture of experts: GPUs the routed experts are split over; adds the all-to-alls that carry "
+                       "each token to its experts and back (four per MoE layer per micro-batch).").option(
+            "expert-parallel GPUs (a mixture of experts' routed experts split over them)", flag="--ep"),
         int_field("virtual_stages", "Interleaved chunks per GPU", default=default("virtual_stages"),
                   maximum=train.MAX_STAGES, advanced=True,
                   help="Interleaved pipeline: each GPU holds this many chunks, dividing the bubble by it.").option(
@@ -162,7 +167,9 @@ def _compute_train(values: Values) -> TrainView:
         try:
             runs.append((n, train.training_time(spec, gpu, gpus=n, **settings)))
         except InputError as error:
-            if error.field != "global_batch_tokens":  # a global batch too small for this many replicas: no bar
+            # a global batch too small for this many replicas, or an expert-parallel group that does not divide them:
+            # no bar
+            if error.field not in ("global_batch_tokens", "expert_parallel"):
                 raise
     return TrainView(result=result, gpu=gpu, by_gpus=tuple(runs))
 
