@@ -35,8 +35,9 @@ from pathlib import Path
 TEXT_SUFFIXES = frozenset({".html", ".json", ".csv", ".js", ".mjs", ".css", ".xml", ".txt", ".md", ".svg", ".py"})
 
 
-#: The runtime's content hash where pages name it: widget assets (``?v=HASH``) and the memory snapshot.
-_RUNTIME_HASH = re.compile(r"(?<=\?v=)[0-9a-f]{16}\b|(?<=snapshot-)[0-9a-f]{16}\b")
+#: The runtime's content hash where pages name it: widget assets (``?v=HASH``) and the memory snapshot,
+#: and the build's id (every page's ``<meta name="mlhw-build">``, which changes with any page).
+_RUNTIME_HASH = re.compile(r"(?<=\?v=)[0-9a-f]{16}\b|(?<=snapshot-)[0-9a-f]{16}\b|(?<=mlhw-build\" content=\")[0-9a-f]{16}\b")
 #: A calculator's form in a built page (its inputs), up to its end tag.
 _FORM = re.compile(r'<form class="mlhw-form".*?</form>', re.DOTALL)
 

@@ -16,6 +16,12 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
   files), saved on a first visit to any page, and the runtime (its cache named after a
   hash of the wheel, the runtime and the widget scripts), saved once a page with a
   calculator is open.
+* One build, never two (:func:`stamp_build`): every page names its build
+  (``<meta name="mlhw-build">``, a hash of every guide file and the runtime's version, also
+  in ``build.json`` and ``sw.js``), the widget scripts and every runtime file are addressed
+  with ``?v=VERSION`` (the worker and widgets.js carry VERSION too, to compare), and the
+  site's own stylesheet and script with ``?v=`` their content hash, so that no HTTP cache or
+  service worker mixes the pages of one build with the runtime of another.
 * ``on_page_content`` numbers the worked examples' random notebook cell ids, and stream
   outputs are merged after execution, so two builds give the same bytes.
 * ``on_post_template`` makes ``404.html`` (and the offline page made from it) work at any
@@ -96,6 +102,13 @@ RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 #: Our browser runtime, under docs/assets/; sw.js is a template written to the site root.
 ASSETS = ("assets/widgets.js", "assets/widgets.css", "assets/pyodide-worker.js")
 SW_TEMPLATE = "assets/sw.js"
+#: The site's own files every page names, addressed with ``?v=`` their content hash.
+PAGE_ASSETS = ("assets/site.css", "assets/offline.js")
+#: Written by the build in place of these: the runtime's version into the widget scripts, the
+#: build's id into every page (after the guide's files are hashed with the placeholder in them).
+VERSION_PLACEHOLDER = "__MLHW_VERSION__"
+BUILD_PLACEHOLDER = "__MLHW_BUILD__"
+BUILD_META = f'<meta name="mlhw-build" content="{BUILD_PLACEHOLDER}">'
 #: Makes the build-time memory snapshot (node); its code is part of the site's version.
 SNAPSHOT_SCRIPT = ROOT / "scripts" / "make_snapshot.mjs"
 
@@ -158,6 +171,8 @@ def on_config(config: Any) -> Any:
         digest.update(snapshot_epoch().encode())
     _state.update(wheel=str(wheel), wheel_sha256=hashlib.sha256(wheel.read_bytes()).hexdigest(),
                   version=digest.hexdigest()[:16])
+    for name in PAGE_ASSETS:
+        _state[name] = hashlib.sha256((docs / name).read_bytes()).hexdigest()[:16]
     _start_snapshot(wheel)
     _pages_with_widgets.clear()
     site_url = str(config["site_url"] or "")
@@ -408,6 +423,7 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     if page.file.src_uri.startswith("examples/") and page.file.src_uri.endswith(".py"):
         output = chart_alt_texts(output, Path(page.file.abs_src_path).read_text(encoding="utf-8"),
                                  name=f"docs/{page.file.src_uri}")
+    output = page_stamps(output)
     if page.url not in _pages_with_widgets:
         return output
     root = get_relative_url(".", page.url).rstrip("/") + "/"
@@ -415,6 +431,17 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     tags = (f'<link rel="stylesheet" href="{root}assets/widgets.css?v={version}">'
             f'<script defer src="{root}assets/widgets.js?v={version}"></script>')
     return output.replace("</head>", tags + "</head>", 1)
+
+
+def page_stamps(output: str) -> str:
+    """A page with its build's id (a placeholder until :func:`stamp_build`) and its own assets versioned.
+
+    >>> page_stamps('<head><link href="../assets/site.css"></head>').count("?v=") + page_stamps("<head>").count("mlhw-build")
+    2
+    """
+    for name in PAGE_ASSETS:
+        output = re.sub(f'((?:href|src)="[^"]*{re.escape(name)})"', rf'\1?v={_state.get(name, "0")}"', output)
+    return output.replace("<head>", "<head>" + BUILD_META, 1)
 
 
 #: 404.html's <base>: the build's site path (what a reader without JavaScript and the browser's
@@ -469,7 +496,7 @@ def on_post_template(output_content: str, template_name: str, config: Any) -> st
     if template_name != "404.html":
         return output_content
     site_path = urllib.parse.urlsplit(str(config["site_url"] or "/")).path or "/"
-    output = any_base_path(output_content, site_path)
+    output = any_base_path(page_stamps(output_content), site_path)
     _state["offline_page"] = offline_page(output)
     return output
 
@@ -505,6 +532,30 @@ def precache_lists(site: Path, *, wheel: str, snapshot: str | None) -> tuple[lis
     return runtime, [*pages, OFFLINE_PAGE, *assets, *images]
 
 
+def stamp_build(site: Path, guide_files: list[str], *, version: str) -> str:
+    """Write the build's id into its pages and ``build.json``, the runtime's version into the widget scripts; the id.
+
+    The id hashes every file of the guide (pages with the placeholder in them, the theme, the
+    images, the widget scripts once they carry ``version``) and ``version``: a text edit
+    changes it (the service worker saves the guide again), the runtime's cache stays.
+    """
+    for name in ("assets/widgets.js", "assets/pyodide-worker.js"):
+        script = site / name
+        script.write_text(script.read_text(encoding="utf-8").replace(VERSION_PLACEHOLDER, version), encoding="utf-8")
+    digest = hashlib.sha256(version.encode())
+    for path in guide_files:
+        file = site / (path + "index.html" if path.endswith("/") or path == "./" else path)
+        digest.update(path.encode() + b"\0" + (file.read_bytes() if file.is_file() else b""))
+    build = digest.hexdigest()[:16]
+    for page in sorted(site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        if BUILD_PLACEHOLDER in text:
+            page.write_text(text.replace(BUILD_PLACEHOLDER, build), encoding="utf-8")
+    # What offline.js asks the server (past the HTTP cache) when no service worker serves the page.
+    (site / "build.json").write_text(json.dumps({"build": build, "version": version}) + "\n", encoding="utf-8")
+    return build
+
+
 def on_post_build(config: Any) -> None:
     site = Path(config["site_dir"])
     runtime = site / "pyodide"
@@ -527,14 +578,10 @@ def on_post_build(config: Any) -> None:
     if "offline_page" in _state:
         (site / OFFLINE_PAGE).write_text(_state["offline_page"], encoding="utf-8")
     runtime_files, guide_files = precache_lists(site, wheel=wheel.name, snapshot=snapshot)
-    # The guide's cache is named after its content: a text edit re-saves the pages, not the runtime.
-    guide_digest = hashlib.sha256()
-    for path in guide_files:
-        file = site / (path + "index.html" if path.endswith("/") or path == "./" else path)
-        guide_digest.update(path.encode() + b"\0" + (file.read_bytes() if file.is_file() else b""))
+    build = stamp_build(site, guide_files, version=_state["version"])
     template = (Path(config["docs_dir"]) / SW_TEMPLATE).read_text(encoding="utf-8")
     worker = (template.replace('"__VERSION__"', json.dumps(_state["version"]))
-              .replace('"__GUIDE_VERSION__"', json.dumps(guide_digest.hexdigest()[:16]))
+              .replace('"__BUILD__"', json.dumps(build))
               .replace("[/* __RUNTIME__ */]", json.dumps(runtime_files, indent=2))
               .replace("[/* __GUIDE__ */]", json.dumps(guide_files, indent=2))
               .replace("[/* __WIDGET_PAGES__ */]", json.dumps(sorted({url or "./" for url in _pages_with_widgets})))

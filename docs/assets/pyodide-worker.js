@@ -17,8 +17,22 @@
 // the site's version (the service worker deletes other versions' caches), and the next
 // boot restores that copy first (reading 30 MB is faster than decompressing 7 MB). A
 // snapshot that fails to restore is deleted and Python boots normally.
+//
+// One build only: the page starts this script as pyodide-worker.js?v=VERSION (the runtime
+// version of the page's build), and every file it fetches carries the same ?v=, so that no
+// HTTP cache or service worker can answer with another build's copy under that address. A
+// server that now holds a newer build answers with it anyway: this script (the build writes
+// its version into BUILT), the manifest and Pyodide's version are compared with the page's,
+// and on a difference the worker says "stale" (the page offers to reload) instead of
+// computing with calculators the page was not built with.
 const siteRoot = new URL("../", import.meta.url); // this file is <site>/assets/pyodide-worker.js
 const indexURL = new URL("pyodide/", siteRoot).href;
+const BUILT = "__MLHW_VERSION__";
+const asked = new URL(import.meta.url).searchParams.get("v");
+const VERSION = BUILT.startsWith("__") ? asked : BUILT; // unset: a test's copy of this script
+const versioned = (url) => (VERSION ? `${url}?v=${VERSION}` : String(url));
+class Stale extends Error {}
+const staleScript = asked && VERSION && asked !== VERSION;
 const started = performance.now();
 // When this script started, on the wall clock: the page turns it into ms since navigation.
 const startedEpoch = performance.timeOrigin + started;
@@ -30,7 +44,7 @@ const mark = (name) => { phases[name] = performance.now() - started; };
 // snapshot). loadPyodide's own request for it gets a placeholder, and its
 // instantiateStreaming call gets this module; any other wasm goes the normal way.
 const wasmURL = new URL("pyodide.asm.wasm", indexURL).href;
-const wasmCompiled = WebAssembly.compileStreaming(fetch(wasmURL)).then((module) => { mark("compiled"); return module; });
+const wasmCompiled = WebAssembly.compileStreaming(fetch(versioned(wasmURL))).then((module) => { mark("compiled"); return module; });
 const placeholders = new WeakSet();
 const nativeFetch = self.fetch.bind(self);
 self.fetch = (input, init) => {
@@ -44,7 +58,7 @@ WebAssembly.instantiateStreaming = async (source, imports) => {
   const response = await source;
   if (!placeholders.has(response)) return nativeInstantiateStreaming(response, imports);
   mark("instantiate");
-  const module = await wasmCompiled.catch(() => WebAssembly.compileStreaming(nativeFetch(wasmURL)));
+  const module = await wasmCompiled.catch(() => WebAssembly.compileStreaming(nativeFetch(versioned(wasmURL))));
   const instance = await WebAssembly.instantiate(module, imports);
   mark("instantiated");
   return { module, instance };
@@ -52,7 +66,7 @@ WebAssembly.instantiateStreaming = async (source, imports) => {
 
 async function fetchOk(url) {
   const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url.pathname}: HTTP ${response.status}`);
+  if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
   return response;
 }
 
@@ -85,12 +99,18 @@ const snapshotStore = {
   },
 };
 
-const manifestLoaded = fetchOk(new URL("wheels/manifest.json", siteRoot)).then((response) => response.json());
-const pyodideImported = import(new URL("pyodide.mjs", indexURL).href).then((module) => { mark("import"); return module; });
+const manifestLoaded = fetchOk(versioned(new URL("wheels/manifest.json", siteRoot))).then(async (response) => {
+  const manifest = await response.json();
+  if (staleScript || (VERSION && manifest.version !== VERSION)) {
+    throw new Stale(`the server holds runtime ${manifest.version}, the page was built for ${asked || VERSION}`);
+  }
+  return manifest;
+});
+const pyodideImported = import(versioned(new URL("pyodide.mjs", indexURL))).then((module) => { mark("import"); return module; });
 // Pyodide's 1.2 MB Emscripten module, imported now rather than by loadPyodide later.
-const asmImported = import(new URL("pyodide.asm.mjs", indexURL).href).then((module) => { mark("asm"); return module; });
+const asmImported = import(versioned(new URL("pyodide.asm.mjs", indexURL))).then((module) => { mark("asm"); return module; });
 const wheelLoaded = manifestLoaded.then(async (manifest) => {
-  const wheel = await (await fetchOk(new URL(`wheels/${manifest.wheel}`, siteRoot))).arrayBuffer();
+  const wheel = await (await fetchOk(versioned(new URL(`wheels/${manifest.wheel}`, siteRoot)))).arrayBuffer();
   if (crypto.subtle && (await hex(wheel)) !== manifest.sha256) {
     throw new Error(`${manifest.wheel} does not match its SHA-256 in wheels/manifest.json`);
   }
@@ -102,7 +122,7 @@ const buildSnapshot = {
   usable: (manifest) => Boolean(manifest.snapshot) && typeof DecompressionStream !== "undefined",
   find(manifest) {
     if (!this.usable(manifest)) return null;
-    const bytes = fetchOk(new URL(manifest.snapshot, siteRoot)).then(async (response) => {
+    const bytes = fetchOk(versioned(new URL(manifest.snapshot, siteRoot))).then(async (response) => {
       const raw = await new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
       mark("snapshotRead");
       return new Uint8Array(raw);
@@ -120,6 +140,7 @@ async function start(loadPyodide, manifest, snapshot) {
   mark("load");
   const pyodide = await loadPyodide({
     indexURL,
+    stdLibURL: versioned(new URL("python_stdlib.zip", indexURL)),
     // The lockfile lists packages we never load; its info block is all Pyodide checks.
     lockFileContents: { info: manifest.lockfile_info, packages: {} },
     packageBaseUrl: indexURL,
@@ -141,6 +162,9 @@ async function start(loadPyodide, manifest, snapshot) {
     ...(snapshot ? { _loadSnapshot: snapshot.bytes } : { _makeSnapshot: snapshotStore.usable() }),
   });
   mark("python");
+  if (pyodide.version !== manifest.pyodide) {
+    throw new Stale(`the server holds Pyodide ${pyodide.version}, the page was built for ${manifest.pyodide}`);
+  }
   if (snapshot) {
     // Every module of the package is already imported in the snapshot's memory (see
     // storeSnapshot), so Python can compute now. The file system is not in a snapshot:
@@ -163,6 +187,7 @@ async function boot() {
       const booted = await start(loadPyodide, manifest, snapshot);
       return { ...booted, manifest, restored: snapshot.source, snapshotBytes: snapshot.bytes };
     } catch (error) {
+      if (error instanceof Stale) throw error;
       console.warn(`Pyodide memory snapshot (${snapshot.source}) not usable, booting normally:`, error);
       if (snapshot.source === "cache") await snapshotStore.remove(manifest).catch(() => {});
       for (const key of Object.keys(phases)) if (!["import", "asm", "wheel", "compiled"].includes(key)) delete phases[key];
@@ -197,7 +222,7 @@ const booting = boot();
 booting.then(
   (booted) => {
     const ms = performance.now() - started;
-    postMessage({ type: "ready", ms, startedEpoch, from: booted.restored || "boot",
+    postMessage({ type: "ready", ms, startedEpoch, from: booted.restored || "boot", version: booted.manifest.version,
       phases: { ...phases, snapshot: booted.restored ? 1 : 0 } });
     if (booted.restored) {
       // A moment later, so that the page's first computes are not kept waiting.
@@ -208,7 +233,8 @@ booting.then(
       }, 500);
     }
   },
-  (error) => postMessage({ type: "fatal", message: String(error && error.message ? error.message : error) }),
+  (error) => postMessage({ type: error instanceof Stale ? "stale" : "fatal",
+    message: String(error && error.message ? error.message : error) }),
 );
 
 // After a restore, V8 runs Python's interpreter loop as baseline wasm code until its hot
@@ -266,12 +292,19 @@ booting.then(scheduleSnapshot, () => {});
 self.onmessage = async (event) => {
   const received = performance.now();
   const request = event.data;
-  if (!request || (request.type !== "compute" && request.type !== "share")) return;
+  if (!request || (request.type !== "compute" && request.type !== "share" && request.type !== "memory")) return;
   let booted;
   try {
     booted = await booting;
   } catch {
     return; // the page was told by the "fatal" message
+  }
+  if (request.type === "memory") {
+    // For scripts/bench_long_session.py: the wasm heap (Python's memory; it only grows) and
+    // the objects Python tracks after a collection.
+    const objects = booted.pyodide.runPython("import gc\ngc.collect()\nlen(gc.get_objects())");
+    postMessage({ type: "memory", id: request.id, wasmBytes: booted.pyodide._module.HEAP8.buffer.byteLength, objects });
+    return;
   }
   if (request.type === "share") {
     // "Copy result": the record and its Markdown (api.share_json), for the inputs shown.

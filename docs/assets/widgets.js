@@ -23,32 +23,66 @@
   if (!roots.length || !script) return;
   var siteRoot = new URL("../", script.src); // this file is <site>/assets/widgets.js
   var DEBOUNCE_MS = 60;
+  // The runtime version the page was built with (widgets.js?v=VERSION): the worker and every
+  // file it fetches are asked for under it. BUILT is the version the build wrote into this
+  // file: another one means the server answered with another build's script.
+  var VERSION = new URL(script.src).searchParams.get("v");
+  var BUILT = "__MLHW_VERSION__";
+  var NEW_VERSION = "A new version of this site has been published since this page was loaded: reload the page " +
+    "to use its calculators.";
 
   var worker = null;
   var ready = false;
   var nextId = 1;
   var pending = {}; // request id -> widget root
-  var widgets = new Map(); // root -> {latest, timer, dirty, crashed}
+  var widgets = new Map(); // root -> {latest, timer, dirty, crashed, fields, fromLink, dropped, ...}
   var restarts = 0; // workers started again after Python crashed
   var gaveUp = false;
   var MAX_RESTARTS = 3; // then the page stops trying (something is wrong beyond one input)
   var CRASHED = "Python in your browser crashed on these inputs and was restarted; change an input to try again.";
+  // A compute answers in milliseconds (the slowest calculator takes ~0.1 s on 2 cores; storing
+  // the memory snapshot can hold the worker for a few seconds): a worker that has not answered
+  // the oldest request for HUNG_MS is stuck (an endless loop, a deadlock) and is replaced.
+  // window.mlhwHungMs overrides it (tests/browser/test_long_session.py).
+  var HUNG_MS = typeof window.mlhwHungMs === "number" ? window.mlhwHungMs : 20000;
+  var HUNG = "Python in your browser stopped answering on these inputs (no result in " + Math.round(HUNG_MS / 1000) +
+    " s) and was restarted; change an input to try again.";
+  var watchdog = 0;
 
   function setState(root, state) { root.setAttribute("data-state", state); }
+  // The status line holds two parts: what the calculator is doing (replaced at every step) and
+  // the link's note (what the address asked for that was not applied), kept until the reader
+  // changes an input.
   function status(root, text) {
-    var el = root.querySelector("[data-role=status]");
-    if (el) el.textContent = text;
+    var state = widgets.get(root);
+    if (state && state.statusText) state.statusText.textContent = text;
   }
   function output(root) { return root.querySelector("[data-role=output]"); }
 
-  function values(root) {
-    var data = {};
+  // Each input of a widget by name, found once in the build's markup. A name from the address is
+  // looked up in this map, never put into a CSS selector: a quote in a link's key once made
+  // querySelector throw, which stopped every calculator on the page.
+  function fieldsOf(root) {
+    var fields = new Map();
     root.querySelectorAll("[data-field]").forEach(function (wrapper) {
       var name = wrapper.getAttribute("data-field");
-      var control = wrapper.querySelector("[name='" + name + "']");
-      if (!control) return;
-      var optional = wrapper.querySelector("[data-role=optional]");
-      if (optional && optional.value === "none") data[name] = "none";
+      var control = Array.prototype.find.call(wrapper.querySelectorAll("[name]"), function (el) {
+        return el.getAttribute("name") === name;
+      });
+      if (control) {
+        fields.set(name, { wrapper: wrapper, control: control, optional: wrapper.querySelector("[data-role=optional]"),
+          config: wrapper.classList.contains("mlhw-config") });
+      }
+    });
+    return fields;
+  }
+  function fields(root) { return widgets.get(root).fields; }
+
+  function values(root) {
+    var data = {};
+    fields(root).forEach(function (field, name) {
+      var control = field.control;
+      if (field.optional && field.optional.value === "none") data[name] = "none";
       else data[name] = control.type === "checkbox" ? (control.checked ? "true" : "false") : control.value;
     });
     return data;
@@ -56,120 +90,248 @@
 
   // A number with an explicit "none"/"default" choice: its input shows only when a value is set.
   function applyOptional(root) {
-    root.querySelectorAll("[data-role=optional]").forEach(function (choice) {
-      var wrapper = choice.closest("[data-field]");
-      var control = wrapper.querySelector("[name='" + wrapper.getAttribute("data-field") + "']");
-      control.hidden = choice.value === "none";
+    fields(root).forEach(function (field) {
+      if (field.optional) field.control.hidden = field.optional.value === "none";
+    });
+  }
+
+  // The build's value of an input, as the markup holds it.
+  function resetControl(root, name) {
+    var field = fields(root).get(name), control = field.control;
+    [field.optional, control].forEach(function (el) {
+      if (!el) return;
+      if (el.tagName === "SELECT") {
+        Array.prototype.forEach.call(el.options, function (option) { option.selected = option.defaultSelected; });
+      } else if (el.type === "checkbox") {
+        el.checked = el.defaultChecked;
+      } else {
+        el.value = el.defaultValue;
+      }
     });
   }
 
   // ------------------------------------------------------------------ inputs in the URL
+  // The address is untrusted data: a link from anyone, mangled by any chat client. Its keys and
+  // values are only compared with the build's names and choices and put into the controls'
+  // values; a query or fragment over its size limit is not parsed at all; each key or value not
+  // applied is listed in the widget's note, and the address the page writes (and "Copy link")
+  // holds only what was applied.
+  var MAX_QUERY = 8192; // characters of the query as the address holds it (percent-encoded)
+  var MAX_FRAGMENT = 16384; // of the fragment (it may hold a config.json)
+  var MAX_VALUE = 1024; // of one value, decoded (a config.json: MAX_URL_CONFIG, encoded)
   var MAX_URL_CONFIG = 6000; // characters of the encoded config.json; keeps a link under ~8 KB
-  var URL_CONFIG_NOTE = "The link holds every input but the config.json, which is too long for an address " +
-    "(over " + MAX_URL_CONFIG.toLocaleString("en") + " characters once encoded): whoever opens it must paste the file again.";
+  var MAX_LISTED = 40; // inputs named in a note; the rest are counted
+  var THEME_KEYS = ["q", "h"]; // the theme's search query and highlighting, not ours
   var defaults = new Map(); // root -> the inputs the page was built with
   var restoredInView = false;
 
   function urlKey(root) { return root.id.replace(/^mlhw-/, ""); }
+  function count(n) { return n.toLocaleString("en"); }
 
   function visible(root, name) {
-    var wrapper = root.querySelector("[data-field='" + name + "']");
-    return wrapper && !wrapper.hidden;
+    var field = fields(root).get(name);
+    return Boolean(field) && !field.wrapper.hidden;
   }
 
-  // The inputs of `root` that differ from the build's, as [key, value] pairs for the address;
-  // `secret` marks a config.json, which goes in the fragment (after #): browsers never send it
-  // to the server, so a pasted config still never leaves the reader's computer unless shared.
-  function changedInputs(root) {
-    var now = values(root), base = defaults.get(root) || {}, pairs = [], note = "";
-    Object.keys(now).forEach(function (name) {
-      if (!visible(root, name) || now[name] === base[name]) return;
-      var value = now[name], secret = false;
-      if (root.querySelector("[data-field='" + name + "'].mlhw-config")) {
-        try { value = JSON.stringify(JSON.parse(value)); } catch (error) { /* kept as typed */ }
-        if (encodeURIComponent(value).length > MAX_URL_CONFIG) { note = URL_CONFIG_NOTE; return; }
-        secret = true;
-      }
-      pairs.push([urlKey(root) + "." + name, value, secret]);
+  // A key or value from the address as a note shows it: control and format characters (a
+  // right-to-left override, a zero-width space) as U+FFFD, at most `max` characters.
+  function label(text, max) {
+    var chars = Array.from(text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, "\ufffd"));
+    return chars.length > max ? chars.slice(0, max).join("") + "\u2026" : chars.join("");
+  }
+
+  // "a=1&b=2" as forms encode it (+ is a space) into {key, value, raw} items; a key or value
+  // whose percent-encoding is not UTF-8 is null (URLSearchParams would make it U+FFFD silently).
+  function decode(text) {
+    try { return decodeURIComponent(text.replace(/\+/g, " ")); } catch (error) { return null; }
+  }
+  function parsePairs(text) {
+    return text.split("&").filter(Boolean).map(function (part) {
+      var at = part.indexOf("=");
+      var raw = at < 0 ? part : part.slice(0, at);
+      return { key: decode(raw), value: decode(at < 0 ? "" : part.slice(at + 1)), raw: raw };
     });
-    return { pairs: pairs, note: note };
   }
 
-  function ours(key) {
-    var head = key.split(".")[0];
-    return roots.some(function (root) { return urlKey(root) === head; });
+  // True when the fragment holds inputs ("kv-cache-2.config=...") rather than an anchor.
+  function stateFragment() { return location.hash.indexOf("=") >= 0; }
+
+  // The address's inputs by widget, read once: root -> [{name, value, text}], and what could
+  // not be given to any widget (a part over its limit, a key naming no widget of the page).
+  function readLink() {
+    var byKey = new Map(), given = new Map(), stray = [];
+    roots.forEach(function (root) { byKey.set(urlKey(root), root); given.set(root, []); });
+    [["query", location.search.slice(1), MAX_QUERY], ["fragment", stateFragment() ? location.hash.slice(1) : "", MAX_FRAGMENT]]
+      .forEach(function (part) {
+        if (part[1].length > part[2]) {
+          stray.push("the address's " + part[0] + " (" + count(part[1].length) + " characters; at most " +
+            count(part[2]) + " are read)");
+          return;
+        }
+        parsePairs(part[1]).forEach(function (pair) {
+          if (pair.key !== null && THEME_KEYS.indexOf(pair.key) >= 0) return;
+          var key = pair.key === null ? pair.raw : pair.key, dot = key.indexOf(".");
+          var root = dot > 0 ? byKey.get(key.slice(0, dot)) : undefined;
+          var text = label(key, 60) + (pair.value === null ? "" : "=" + label(pair.value, 40));
+          if (pair.key === null) stray.push(text + " (not valid UTF-8 percent-encoding)");
+          else if (!root) stray.push(text + (dot > 0 ? " (no calculator on this page is called " + label(key.slice(0, dot), 40) + ")"
+            : " (not an input of the calculators on this page)"));
+          else given.get(root).push({ name: key.slice(dot + 1), value: pair.value, text: text });
+        });
+      });
+    return { given: given, stray: stray };
   }
 
-  // The fragment's inputs, when it holds inputs ("kv-cache-2.config=...") rather than an anchor.
-  function fragmentState() {
-    var hash = location.hash.slice(1);
-    return hash.indexOf("=") >= 0 ? new URLSearchParams(hash) : new URLSearchParams();
+  // Sets one control from the address; "" or why the value was not applied.
+  function setControl(root, name, value) {
+    var field = fields(root).get(name);
+    if (!field) return "this calculator has no such input";
+    if (value === null) return "not valid UTF-8 percent-encoding";
+    var size = field.config ? encodeURIComponent(value).length : value.length;
+    var limit = field.config ? MAX_URL_CONFIG : MAX_VALUE;
+    if (size > limit) return "a value of " + count(size) + " characters; at most " + count(limit) + " are read";
+    var control = field.control;
+    if (field.optional) {
+      var none = ["", "none", "auto"].indexOf(value.trim().toLowerCase()) >= 0;
+      field.optional.value = none ? "none" : "set";
+      if (none) return "";
+    }
+    if (control.type === "checkbox") {
+      if (value !== "true" && value !== "false") return "expected true or false";
+      control.checked = value === "true";
+      return "";
+    }
+    if (control.tagName === "SELECT" &&
+        !Array.prototype.some.call(control.options, function (option) { return option.value === value; })) {
+      return "not one of this calculator's choices";
+    }
+    control.value = value;
+    if (control.value === value) return "";
+    resetControl(root, name); // a number input that refused the text
+    return "not a number";
   }
 
-  // The page's address with every widget's changed inputs: the query holds them (other
-  // parameters kept), the fragment a config.json; else the fragment is `anchor` (or the
-  // current one, when it is an anchor).
-  function stateUrl(anchor) {
-    var url = new URL(location.href);
-    var keep = [];
-    url.searchParams.forEach(function (value, key) { if (!ours(key)) keep.push([key, value]); });
-    var query = new URLSearchParams(keep), fragment = new URLSearchParams();
+  // Inputs from the link that the form hides for the other inputs (gpu_memory_gb without
+  // gpu=custom) would not be used: back to the build's value, and listed.
+  function dropHidden(root) {
+    var state = widgets.get(root);
+    for (var pass = 0; pass < 4; pass++) {
+      applyOptional(root);
+      applyShowWhen(root);
+      var hidden = Array.from(state.fromLink.keys()).filter(function (name) { return !visible(root, name); });
+      if (!hidden.length) return;
+      hidden.forEach(function (name) {
+        var rule = fields(root).get(name).wrapper.getAttribute("data-show-when").split("=");
+        state.dropped.push(state.fromLink.get(name) + " (used only when " + rule[0] + " is " +
+          rule.slice(1).join("=").split("|").join(" or ") + ")");
+        state.fromLink.delete(name);
+        resetControl(root, name);
+      });
+    }
+  }
+
+  function showLinkNote(root) {
+    var state = widgets.get(root), dropped = state.dropped;
+    var listed = dropped.slice(0, MAX_LISTED).join("; ");
+    if (dropped.length > MAX_LISTED) listed += "; and " + count(dropped.length - MAX_LISTED) + " more";
+    state.linkNote.textContent = dropped.length ? " Not restored from the link: " + listed +
+      ". The calculator uses its own values for these; this note goes when you change an input." : "";
+    state.linkNote.hidden = !dropped.length;
+  }
+
+  // Restore the inputs the address holds for `root`; it recomputes once Python is live.
+  function restore(root, given, stray) {
+    var state = widgets.get(root), seen = new Set();
+    state.dropped = stray.slice();
+    given.forEach(function (item) {
+      var problem = seen.has(item.name) ? "given more than once; only the first is read" : setControl(root, item.name, item.value);
+      seen.add(item.name);
+      if (problem) state.dropped.push(item.text + " (" + problem + ")");
+      else state.fromLink.set(item.name, item.text);
+    });
+    dropHidden(root);
+    showLinkNote(root);
+    if (!state.fromLink.size) return;
+    // A fragment of inputs is no anchor the browser can scroll to: show the first widget it names.
+    if (stateFragment() && !restoredInView) {
+      restoredInView = true;
+      root.scrollIntoView();
+    }
+    state.dirty = true;
+    output(root).setAttribute("data-stale", "true");
+    status(root, "Inputs restored from the link; the result below is recomputed once Python has started in your browser.");
+  }
+
+  // The first compute after a link refused an input it set: that input goes back to the build's
+  // value (all the link's inputs, when the error names none of them), is listed in the note, and
+  // the widget computes again, so that no link leaves a calculator in error.
+  function dropRefused(root, reply) {
+    var state = widgets.get(root);
+    var names = state.fromLink.has(reply.field) ? [reply.field] : Array.from(state.fromLink.keys());
+    names.forEach(function (name) {
+      state.dropped.push(state.fromLink.get(name) + " (" + reply.message + ")");
+      state.fromLink.delete(name);
+      resetControl(root, name);
+    });
+    dropHidden(root);
+    showLinkNote(root);
+    if (ready) compute(root);
+    else widgets.get(root).dirty = true;
+  }
+
+  function encode(text) { return encodeURIComponent(text); }
+
+  // What the address holds: every widget's inputs that differ from the build's (a config.json in
+  // the fragment, which browsers never send to the server, so a pasted config leaves the
+  // reader's computer only when they share the link), and per widget the labels of inputs left
+  // out because they do not fit (over MAX_VALUE / MAX_URL_CONFIG, or the query over MAX_QUERY).
+  function linkState() {
+    var query = [], fragment = [], left = new Map();
     roots.forEach(function (root) {
-      changedInputs(root).pairs.forEach(function (pair) { (pair[2] ? fragment : query).append(pair[0], pair[1]); });
+      left.set(root, []);
+      var now = values(root), base = defaults.get(root) || {};
+      fields(root).forEach(function (field, name) {
+        if (!visible(root, name) || now[name] === base[name]) return;
+        var value = now[name];
+        if (field.config) {
+          try { value = JSON.stringify(JSON.parse(value)); } catch (error) { /* kept as typed */ }
+        }
+        var pair = encode(urlKey(root) + "." + name) + "=" + encode(value);
+        if (field.config ? encode(value).length > MAX_URL_CONFIG : value.length > MAX_VALUE) left.get(root).push(name);
+        else (field.config ? fragment : query).push({ root: root, name: name, text: pair });
+      });
     });
-    url.search = query.toString();
-    if (fragment.toString()) url.hash = fragment.toString();
+    [[query, MAX_QUERY], [fragment, MAX_FRAGMENT]].forEach(function (part) {
+      var list = part[0];
+      while (list.map(function (pair) { return pair.text; }).join("&").length > part[1]) {
+        var longest = list.reduce(function (a, b) { return b.text.length > a.text.length ? b : a; });
+        list.splice(list.indexOf(longest), 1);
+        left.get(longest.root).push(longest.name);
+      }
+    });
+    var texts = function (list) { return list.map(function (pair) { return pair.text; }).join("&"); };
+    return { query: texts(query), fragment: texts(fragment), left: left };
+  }
+
+  function leftOutNote(names) {
+    return names.length ? "The link holds every input but " + names.join(", ") + ", too long for an address: " +
+      "whoever opens it must enter " + (names.length > 1 ? "them" : "it") + " again." : "";
+  }
+
+  // The page's address with the applied inputs only (other keys of the query are dropped): the
+  // fragment holds a config.json, else it is `anchor` (or the current one, when it is an anchor).
+  function stateUrl(anchor) {
+    var url = new URL(location.href), state = linkState();
+    url.search = state.query;
+    if (state.fragment) url.hash = state.fragment;
     else if (anchor !== undefined) url.hash = anchor;
-    else if (location.hash.indexOf("=") >= 0) url.hash = "";
+    else if (stateFragment()) url.hash = "";
     return url.href;
   }
 
   function saveState(root) {
     try { history.replaceState(history.state, "", stateUrl()); } catch (error) { /* a sandboxed page */ }
-    shareNote(root, changedInputs(root).note);
-  }
-
-  function setControl(root, name, value) {
-    var wrapper = root.querySelector("[data-field='" + name + "']");
-    var control = wrapper && wrapper.querySelector("[name='" + name + "']");
-    if (!control) return "the link names an input this calculator does not have (" + name + ")";
-    var optional = wrapper.querySelector("[data-role=optional]");
-    if (optional) {
-      optional.value = value === "none" || value === "" ? "none" : "set";
-      if (optional.value === "none") return "";
-    }
-    if (control.type === "checkbox") { control.checked = value === "true"; return ""; }
-    if (control.tagName === "SELECT" &&
-        !Array.prototype.some.call(control.options, function (option) { return option.value === value; })) {
-      return "the link's " + name + "=" + value + " is not one of this calculator's choices; the default is kept";
-    }
-    control.value = value;
-    return "";
-  }
-
-  // Restore the inputs the address holds; the widget recomputes once Python is live.
-  function restore(root) {
-    var prefix = urlKey(root) + ".", problems = [], found = false;
-    [new URLSearchParams(location.search), fragmentState()].forEach(function (params) {
-      params.forEach(function (value, key) {
-        if (key.indexOf(prefix) !== 0) return;
-        found = true;
-        var problem = setControl(root, key.slice(prefix.length), value);
-        if (problem) problems.push(problem);
-      });
-    });
-    if (!found) return;
-    // A fragment of inputs is no anchor the browser can scroll to: show the first widget it names.
-    if (fragmentState().toString() && !restoredInView) {
-      restoredInView = true;
-      root.scrollIntoView();
-    }
-    applyOptional(root);
-    applyShowWhen(root);
-    widgets.get(root).dirty = true;
-    output(root).setAttribute("data-stale", "true");
-    status(root, "Inputs restored from the link; the result below is recomputed once Python has started in your browser." +
-      (problems.length ? " Not restored: " + problems.join("; ") + "." : ""));
+    shareNote(root, leftOutNote(linkState().left.get(root)));
   }
 
   // ------------------------------------------------------------------ copy link / result
@@ -205,7 +367,7 @@
   }
 
   function share(root, kind) {
-    var note = changedInputs(root).note;
+    var note = leftOutNote(linkState().left.get(root));
     if (kind === "link") {
       showCopy(root, stateUrl(root.id), "the link");
       if (note) shareNote(root, note);
@@ -228,7 +390,7 @@
       shareNote(asked.root, "Nothing copied: " + reply.message);
       return;
     }
-    var note = changedInputs(asked.root).note;
+    var note = leftOutNote(linkState().left.get(asked.root));
     if (asked.kind === "json") showCopy(asked.root, JSON.stringify(reply.record, null, 2) + "\n", "the result as JSON");
     else showCopy(asked.root, reply.markdown, "the result as Markdown");
     if (note) shareNote(asked.root, note);
@@ -247,15 +409,14 @@
     root.querySelectorAll("[aria-invalid]").forEach(function (el) { el.removeAttribute("aria-invalid"); });
   }
 
-  function showError(root, field, message) {
+  function showError(root, name, message) {
     clearErrors(root);
-    var wrapper = field ? root.querySelector("[data-field='" + field + "']") : null;
-    var slot = wrapper && !wrapper.hidden ? wrapper.querySelector("[data-role=error]") : null;
+    var field = name ? fields(root).get(name) : null;
+    var slot = field && !field.wrapper.hidden ? field.wrapper.querySelector("[data-role=error]") : null;
     if (slot) {
       slot.textContent = message;
       slot.hidden = false;
-      var control = wrapper.querySelector("[name]");
-      if (control) control.setAttribute("aria-invalid", "true");
+      field.control.setAttribute("aria-invalid", "true");
       status(root, "Not recomputed: fix the input marked above. The result shown is for earlier inputs.");
     } else {
       status(root, "Not recomputed: " + message + " The result shown is for earlier inputs.");
@@ -271,6 +432,11 @@
     var state = widgets.get(root);
     if (reply.id !== state.latest) return; // a newer request is on its way
     state.crashed = false;
+    if (!reply.ok && state.fromLink.size) {
+      dropRefused(root, reply);
+      return;
+    }
+    state.fromLink.clear(); // the link's inputs computed: they are the reader's now
     if (reply.ok) {
       clearErrors(root);
       var out = output(root);
@@ -345,6 +511,24 @@
     if (swTimer > 0) registerServiceWorkerWhenQuiet();
     worker.postMessage({ type: "compute", id: id, name: root.getAttribute("data-calculator"), inputs: values(root),
       timeOrigin: performance.timeOrigin });
+    watch();
+  }
+
+  // The worker answers requests in order: the timer runs while any is unanswered, from the
+  // last answer (or the first request after a quiet spell).
+  function watch() {
+    if (!watchdog) watchdog = setTimeout(hung, HUNG_MS);
+  }
+  function answered() {
+    clearTimeout(watchdog);
+    watchdog = 0;
+    if (Object.keys(pending).length) watch();
+  }
+  function hung() {
+    watchdog = 0;
+    var ids = Object.keys(pending).map(Number);
+    if (!worker || !ready || !ids.length) return;
+    restart({ id: Math.min.apply(null, ids), message: "no answer in " + HUNG_MS + " ms", hung: true });
   }
 
   function schedule(root, delay) {
@@ -376,7 +560,28 @@
     });
   }
 
+  // The server holds another build than this page's: computing with its calculators would mix
+  // two versions, so the widgets keep this build's answers and the page offers to reload.
+  function stale() {
+    clearTimeout(watchdog);
+    watchdog = 0;
+    if (worker) {
+      worker.onmessage = null;
+      worker.terminate();
+      worker = null;
+    }
+    ready = false;
+    gaveUp = true;
+    roots.forEach(function (root) {
+      setState(root, "error");
+      status(root, NEW_VERSION + (output(root).hasAttribute("data-stale") ? " The result shown is NOT for the inputs shown."
+        : " The result shown was computed when this page was built."));
+    });
+    document.dispatchEvent(new CustomEvent("mlhw:new-version"));
+  }
+
   function start() {
+    if (VERSION && BUILT.indexOf("__") !== 0 && BUILT !== VERSION) stale();
     if (worker || gaveUp) return;
     roots.forEach(function (root) {
       setState(root, "loading");
@@ -385,14 +590,18 @@
     });
     performance.mark("mlhw-worker-start");
     try {
-      worker = new Worker(new URL("assets/pyodide-worker.js", siteRoot), { type: "module" });
+      var address = new URL("assets/pyodide-worker.js", siteRoot);
+      if (VERSION) address.search = "v=" + VERSION;
+      worker = new Worker(address, { type: "module" });
     } catch (error) {
       fail(String(error));
       return;
     }
     worker.onmessage = function (event) {
       var message = event.data;
-      if (message.type === "ready") {
+      if (message.type === "ready" && VERSION && message.version !== VERSION) {
+        stale(); // a worker of another build (one an older service worker kept) answered
+      } else if (message.type === "ready") {
         ready = true;
         // Phases for scripts/bench_site.py: ms since navigation at which the worker script
         // began running, then the worker's own marks (ms since it began); "from" says how
@@ -407,7 +616,7 @@
         shareQueue.splice(0).forEach(function (item) { requestShare(item[0], item[1]); });
         roots.forEach(function (root) {
           if (widgets.get(root).crashed) {
-            showError(root, null, CRASHED);
+            showError(root, null, widgets.get(root).crashed);
           } else if (widgets.get(root).dirty) {
             compute(root);
           } else {
@@ -419,12 +628,15 @@
       } else if (message.type === "snapshot") {
         // The worker stored its memory snapshot: the next visit starts Python from it.
         performance.mark("mlhw-snapshot", { detail: message });
+      } else if (message.type === "stale") {
+        stale();
       } else if (message.type === "fatal") {
         fail(message.message);
       } else if (message.type === "crashed") {
         restart(message);
       } else if (message.type === "result") {
         onReply(message);
+        answered();
       } else if (message.type === "shared") {
         onShared(message);
       }
@@ -432,23 +644,33 @@
     worker.onerror = function (event) { fail(event.message || "the worker failed to load"); };
   }
 
-  // Python crashed in the worker on one widget's inputs: end that worker, start a fresh one,
-  // recompute the other widgets that were waiting, and leave the one that crashed it in the
-  // error state (sending its inputs again would crash the new worker too).
+  // Python crashed (or hung: message.hung) in the worker on one widget's inputs: end that
+  // worker, start a fresh one, recompute the other widgets that were waiting, and leave the one
+  // that crashed it in the error state (sending its inputs again would crash the new worker too).
   function restart(message) {
     var culprit = pending[message.id];
+    var told = message.hung ? HUNG : CRASHED;
+    clearTimeout(watchdog);
+    watchdog = 0;
     var waiting = pending;
+    var linked = culprit && widgets.get(culprit).fromLink;
     pending = {};
     worker.onmessage = null;
     worker.onerror = null;
     worker.terminate();
     worker = null;
     ready = false;
-    console.warn("Python in the calculator worker crashed; restarting it:", message.message);
+    console.warn("Python in the calculator worker " + (message.hung ? "hung" : "crashed") + "; restarting it:", message.message);
     Object.keys(waiting).forEach(function (id) {
       if (waiting[id] !== culprit) widgets.get(waiting[id]).dirty = true;
     });
-    if (culprit) widgets.get(culprit).crashed = true;
+    if (linked && linked.size) {
+      // The link's inputs crashed it: they go, and the widget computes the rest on the new worker.
+      dropRefused(culprit, { field: null, message: "Python in your browser " + (message.hung ? "stopped answering" : "crashed") +
+        " on them and was restarted" });
+      culprit = null;
+    }
+    if (culprit) widgets.get(culprit).crashed = told;
     if (restarts >= MAX_RESTARTS) {
       gaveUp = true;
       fail("Python crashed " + (restarts + 1) + " times; reload the page");
@@ -457,7 +679,7 @@
     restarts += 1;
     performance.mark("mlhw-worker-restart", { detail: { restarts: restarts, message: message.message } });
     start();
-    if (culprit) showError(culprit, null, CRASHED);
+    if (culprit) showError(culprit, null, told);
   }
 
   // The file's bytes must be UTF-8 (with or without a byte-order mark) and at most the size
@@ -478,7 +700,7 @@
     var file = input.files && input.files[0];
     if (!file) return;
     var field = input.getAttribute("data-target");
-    var target = root.querySelector("[name='" + field + "']");
+    var target = fields(root).get(field);
     var limit = Number(input.getAttribute("data-max-bytes")) || 1048576;
     input.value = ""; // choosing the same file again is a new change
     if (file.size > limit) {
@@ -500,7 +722,7 @@
         showError(root, field, "config.json: got bytes that are not UTF-8 (Latin-1 or another encoding?); " + UTF8 + ".");
         return;
       }
-      if (target) target.value = text;
+      if (target) target.control.value = text;
       schedule(root, 0);
     }, function () {
       showError(root, field, "config.json: the file could not be read.");
@@ -526,22 +748,35 @@
     if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
     navigator.serviceWorker.register(new URL("sw.js", siteRoot).href, { scope: siteRoot.pathname })
       .then(function () { return navigator.serviceWorker.ready; })
-      // A worker installed from a page without a calculator saved only the guide: store the runtime too.
-      .then(function (registration) { if (registration.active) registration.active.postMessage({ type: "precache-runtime" }); })
+      // A worker installed from a page without a calculator saved only the guide: store the runtime too
+      // (a worker of another build ignores it: the page's build is installing and saves its own).
+      .then(function (registration) {
+        if (registration.active) registration.active.postMessage({ type: "precache-runtime", version: VERSION });
+      })
       .catch(function () { /* offline repeat visits are a bonus; the page works without */ });
   }
 
   var fromFile = location.protocol === "file:";
   roots.forEach(function (root) {
-    widgets.set(root, { latest: 0, timer: 0, dirty: false, crashed: false });
-    var form = root.querySelector("[data-role=form]");
+    var line = root.querySelector("[data-role=status]");
+    var text = document.createElement("span"), note = document.createElement("span");
+    text.textContent = line.textContent;
+    note.className = "mlhw-link-note";
+    note.setAttribute("data-role", "link-note");
+    note.hidden = true;
+    line.replaceChildren(text, note);
+    widgets.set(root, { latest: 0, timer: 0, dirty: false, crashed: false, fields: fieldsOf(root), statusText: text,
+      linkNote: note, fromLink: new Map(), dropped: [] });
     if (fromFile) {
-      var note = root.querySelector("[data-role=file-note]");
-      if (note) note.hidden = false;
-      var line = root.querySelector("[data-role=status]");
-      if (line) line.hidden = true;
-      return;
+      var fileNote = root.querySelector("[data-role=file-note]");
+      if (fileNote) fileNote.hidden = false;
+      line.hidden = true;
     }
+  });
+  if (fromFile) return;
+  var link = readLink();
+  roots.forEach(function (root, index) {
+    var form = root.querySelector("[data-role=form]");
     defaults.set(root, values(root));
     var bar = root.querySelector("[data-role=share]");
     if (bar) {
@@ -551,17 +786,29 @@
         if (kind) share(root, kind.getAttribute("data-share"));
       });
     }
-    restore(root);
+    // What fits no widget is told in the first one.
+    restore(root, link.given.get(root), index === 0 ? link.stray : []);
+    // The reader's own change: the link's note has been read, and its inputs are the reader's.
+    var changed = function () {
+      var state = widgets.get(root);
+      state.fromLink.clear();
+      state.dropped = [];
+      showLinkNote(root);
+    };
     form.addEventListener("submit", function (event) { event.preventDefault(); });
     form.addEventListener("input", function (event) {
+      changed();
       if (event.target.getAttribute("data-role") !== "file") schedule(root, DEBOUNCE_MS);
     });
     form.addEventListener("change", function (event) {
+      changed();
       if (event.target.getAttribute("data-role") === "file") readFile(root, event.target);
       else schedule(root, 0);
     });
   });
-  if (fromFile) return;
+  // A link to this page that differs only in its fragment opens without a reload: load it, so
+  // that its inputs are read as any link's are.
+  window.addEventListener("hashchange", function () { if (stateFragment()) location.reload(); });
 
   // Start Python once the page has loaded, not when a widget scrolls into view (booting
   // takes seconds). Not earlier: compiling the runtime's wasm takes the CPU the page

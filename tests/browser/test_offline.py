@@ -27,7 +27,8 @@ PLAIN_PAGE = "tables/"
 #: Material's header is sticky once its stylesheet applies; unstyled it is static.
 STYLED = "getComputedStyle(document.querySelector('.md-header')).position === 'sticky'"
 #: The site is served at the root of the test server.
-RUNTIME_CACHED = "() => caches.match(new URL('/pyodide/pyodide.asm.wasm', location.origin).href).then(Boolean)"
+RUNTIME_CACHED = ("() => caches.match(new URL('/pyodide/pyodide.asm.wasm', location.origin).href, { ignoreSearch: true })"
+                  ".then(Boolean)")
 
 
 def sitemap_pages(site: Path = SITE) -> list[str]:
