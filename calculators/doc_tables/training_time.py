@@ -22,7 +22,7 @@ from calculators.performance.training_time import implied_mfu, training_flops_pe
 from calculators.catalog.utilisation import ridge_tokens
 from calculators.performance.utilisation import DEFAULT_FIT, FP8_REFERENCE, predicted_utilisation
 from calculators.speed_accuracy.training import NAIVE_MFU, error_statistics, load, scored_figures
-from calculators.tables import Table, TableFunction, declared_tables, table
+from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import number, signed_percent
 
 #: Models and GPU counts of the training reference table.
@@ -120,7 +120,8 @@ def train_goodput_table() -> Table:
                      number(g.checkpoint_interval_s / 60, 0), number(g.lost_s / 3600, 1),
                      number(g.checkpoint_s / 3600, 1), f"{g.goodput:.3f}"))
     return Table(
-        caption=("Goodput of a few jobs (calculators.performance.goodput.run_goodput): steady-state time / wall time, "
+        caption=(f"Goodput of a few jobs ({computed_by(run_goodput, dotted=True, code=False)}): steady-state time / "
+                 "wall time, "
                  "with interruptions at Llama 3's rate (466 in 54 days on 16,384 GPUs: one per "
                  f"{ops.MTBI_GPU_HOURS:,.0f} GPU-hours), each an {ops.RESTART_S / 60:.0f}-min restart plus half a "
                  f"checkpoint interval of work redone, and {ops.CHECKPOINT_SAVE_S} s per checkpoint save (PyTorch "

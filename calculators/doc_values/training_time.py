@@ -10,6 +10,7 @@ from calculators.catalog.utilisation import whole_run_residual
 from calculators.inline_values import Value, ValueFunction, declared_values, quantity, value
 from calculators.performance.goodput import run_goodput
 from calculators.speed_accuracy.training import TARGET_MEDIAN, TARGET_P90
+from calculators.tables import computed_by
 
 
 @value("train-target-median")
@@ -33,7 +34,7 @@ def train_goodput_benchmark(value_id: str) -> Value:
     """Goodput of a 90-minute run on 8 GPUs (calculators.performance.goodput.run_goodput), a fraction."""
     return quantity(value_id, run_goodput(gpus=8, steady_s=90 * 60.0).goodput, digits=3, unit="", kind="derived",
                     description="Goodput of a 90-minute steady-state run on 8 GPUs: interruptions at Llama 3's rate, "
-                                "restarts and checkpoint saves (calculators.performance.goodput.run_goodput).")
+                                f"restarts and checkpoint saves ({computed_by(run_goodput, dotted=True, code=False)}).")
 
 
 @value("train-goodput-llama3")
@@ -41,7 +42,7 @@ def train_goodput_llama3(value_id: str) -> Value:
     """Goodput of 16,384 GPUs (Llama 3 405B's job), a fraction; the same for any length of run."""
     return quantity(value_id, run_goodput(gpus=16384, steady_s=48.6 * 86400).goodput, digits=3, unit="",
                     kind="derived",
-                    description="Goodput of a job on 16,384 GPUs (calculators.performance.goodput.run_goodput); "
+                    description=f"Goodput of a job on 16,384 GPUs ({computed_by(run_goodput, dotted=True, code=False)}); "
                                 "Llama 3 reports an effective training time above 90 %.")
 
 

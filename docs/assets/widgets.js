@@ -23,6 +23,8 @@
   if (!roots.length || !script) return;
   var siteRoot = new URL("../", script.src); // this file is <site>/assets/widgets.js
   var DEBOUNCE_MS = 60;
+  // A choice with more options than this (the model catalog: over a hundred) gets a filter box.
+  var FILTER_MIN_OPTIONS = 30;
   // The runtime version the page was built with (widgets.js?v=VERSION): the worker and every
   // file it fetches are asked for under it. BUILT is the version the build wrote into this
   // file: another one means the server answered with another build's script.
@@ -756,6 +758,40 @@
       .catch(function () { /* offline repeat visits are a bonus; the page works without */ });
   }
 
+  // Type to search: a long <select> gets a search box above it that hides the options whose
+  // text and value do not hold every typed word; when the chosen option is hidden, the first
+  // one shown is chosen and the widget recomputes as on any input. The box has no name, so it
+  // is never an input of the calculator, a link or a copy.
+  function addFilter(select) {
+    var box = document.createElement("input");
+    var labelText = select.labels && select.labels[0] ? select.labels[0].textContent.trim() : "the choices";
+    box.type = "search";
+    box.className = "mlhw-filter";
+    box.setAttribute("data-role", "filter");
+    box.setAttribute("autocomplete", "off");
+    box.setAttribute("spellcheck", "false");
+    box.placeholder = "Type to filter " + count(select.options.length) + " choices";
+    box.setAttribute("aria-label", "Filter " + labelText);
+    box.addEventListener("input", function (event) {
+      event.stopPropagation(); // the box is not a field of the calculator
+      var words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var first = null;
+      Array.prototype.forEach.call(select.options, function (option) {
+        var text = (option.textContent + " " + option.value).toLowerCase();
+        option.hidden = !words.every(function (word) { return text.indexOf(word) >= 0; });
+        if (!option.hidden && first === null) first = option;
+      });
+      box.setCustomValidity(first === null ? "No choice matches" : "");
+      var chosen = select.options[select.selectedIndex];
+      if (first !== null && (!chosen || chosen.hidden)) {
+        select.value = first.value;
+        select.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+    });
+    box.addEventListener("keydown", function (event) { if (event.key === "Enter") event.preventDefault(); });
+    select.parentNode.insertBefore(box, select);
+  }
+
   var fromFile = location.protocol === "file:";
   roots.forEach(function (root) {
     var line = root.querySelector("[data-role=status]");
@@ -778,6 +814,9 @@
   roots.forEach(function (root, index) {
     var form = root.querySelector("[data-role=form]");
     defaults.set(root, values(root));
+    Array.prototype.forEach.call(form.querySelectorAll("select[name]"), function (select) {
+      if (select.options.length > FILTER_MIN_OPTIONS) addFilter(select);
+    });
     var bar = root.querySelector("[data-role=share]");
     if (bar) {
       bar.hidden = false;
