@@ -42,7 +42,7 @@ from calculators.memory.inference import inference_memory, inference_setup
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import training_setup
 from calculators.units import GIB
-from calculators.widgets.registry import fit_job_fields, get_calculator
+from calculators.jobs.registry import fit_job_fields, get_calculator
 
 
 class _Parser(argparse.ArgumentParser):
@@ -73,7 +73,7 @@ def _fit_top() -> tuple[Field, ...]:
 
 def _fit_job(command: str) -> tuple[Field, ...]:
     """The options of ``mlhw fit COMMAND``: the settings the fit form passes on for that job
-    (:func:`~calculators.widgets.registry.fit_job_fields`), with the command line's own."""
+    (:func:`~calculators.jobs.registry.fit_job_fields`), with the command line's own."""
     return fit_job_fields(command_fields(calculator_of("fit")), FIT_JOBS[command])
 
 

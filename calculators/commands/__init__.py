@@ -1,8 +1,8 @@
 """Extra ``mlhw`` subcommands, one module each, discovered by :mod:`calculators.cli`; and how
 every subcommand's options are built from its calculator's fields.
 
-A named calculator is declared once, in :mod:`calculators.widgets.registry` or a module of
-:mod:`calculators.widgets.plugins`: its fields (:class:`~calculators.inputs.fields.Field`,
+A named calculator is declared once, in :mod:`calculators.jobs.registry` or a module of
+:mod:`calculators.jobs`: its fields (:class:`~calculators.inputs.fields.Field`,
 each with its kind, range, help, default read from the engine and, where the command line
 spells it differently, :meth:`~calculators.inputs.fields.Field.option`), the engine
 functions they feed, its compute function and its views. The widget form, the URL state and
@@ -33,79 +33,13 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from calculators.inputs.fields import Field
-from calculators.inputs.shared import CUSTOM_GPU_NAMES
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.faces import CLI_ONLY, FORM_ONLY, NO_COMMAND, command_fields, face_only
+from calculators.jobs.registry import calculator_names, get_calculator
 from calculators.validate import AUTO, default_of, none_if_auto, parameters_of
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.registry import calculator_names, get_calculator
 
-#: Why a custom GPU's numbers are form inputs only.
-_CUSTOM_GPU_WHY = "a custom GPU's numbers: the command line spells them in one --gpu custom:memory_gb=N,... or mac:GB"
-#: Why a memory form's GPU has no option.
-_CHART_GPU_WHY = ("the GPU the chart draws and whose formats are noted; memory does not depend on it and the "
-                  "text has no chart")
-
-#: Form inputs without a command-line option, and why: ``name`` (every calculator) or ``calculator.name``.
-FORM_ONLY: dict[str, str] = {
-    "config": "a pasted config.json's text; the command line's --model takes a path to the file instead",
-    **{name: _CUSTOM_GPU_WHY for name in CUSTOM_GPU_NAMES},
-    "training-memory.gpu": _CHART_GPU_WHY,
-    "inference-memory.gpu": _CHART_GPU_WHY,
-    "fit.job": "the command line's 'fit train' and 'fit infer' subcommands (calculators.cli.FIT_JOBS)",
-    "recommend.weights": "the form splits Workload.method by job (weights when serving, method when fine-tuning); "
-                         "the command line's one --method takes either",
-    "recommend.gpu": "highlights that GPU's rows in the form's table; the command line's --gpu (gpus) filters",
-    "cost-breakeven.model": "the form prices a training run of this model (training_time); the command line "
-                            "prices --gpu-hours",
-    "cost-breakeven.tokens": "the form prices a training run of this many tokens (training_time); the command line "
-                             "prices --gpu-hours",
-    "system-balance.offload_optimizer": "a checkbox for the two common offloads; the command line's --offload "
-                                        "names any of calculators.system.OFFLOADS",
-}
-#: Command-line options without a form input, and why: ``name`` (every subcommand) or ``calculator.name``
-#: (each is a field in its calculator's ``cli_fields``).
-CLI_ONLY: dict[str, str] = {
-    "json": "--json chooses the output's format; the form always shows the rendered result",
-    "help": "argparse's own --help",
-    "training-memory.base_dtype": "overrides the frozen base's format, which the form derives from the method "
-                                  "(bf16 for lora, nf4 for qlora)",
-    "fit.base_dtype": "overrides the frozen base's format, which the form derives from the method",
-    "recommend.gpus": "restricts the ranking to the GPUs given (repeatable, custom: and mac: too); the form "
-                      "ranks every catalog GPU and highlights one",
-    "cost-breakeven.gpu_hours": "prices a run of known GPU-hours; the form estimates them from a model and tokens",
-    "system-balance.offload": "names any of calculators.system.OFFLOADS; the form's checkbox picks 'optimizer'",
-}
-
-
-#: Calculators without a subcommand, and why.
-NO_COMMAND: dict[str, str] = {
-    "kv-cache": "one term of inference memory: 'mlhw infer' prints the KV cache with the other terms",
-    "vision-training": "image classifiers: the command line's --model reads transformer configs only",
-}
-
-
-def face_only(table: dict[str, str], calculator: str, name: str) -> str | None:
-    """Why ``name`` of ``calculator`` is on one face only (``table``: :data:`FORM_ONLY` or :data:`CLI_ONLY`).
-
-    >>> face_only(FORM_ONLY, "fit", "job").startswith("the command line's")
-    True
-    >>> face_only(FORM_ONLY, "fit", "batch") is None
-    True
-    """
-    return table.get(f"{calculator}.{name}", table.get(name))
-
-
-def command_fields(calculator: Calculator) -> tuple[Field, ...]:
-    """The fields that are options of the subcommand built from ``calculator``: its form's fields, in
-    form order, less those the command line does not offer (:attr:`Field.faces
-    <calculators.inputs.fields.Field.faces>`, :data:`FORM_ONLY`), then its ``cli_fields``.
-
-    >>> [field.cli_flag for field in command_fields(get_calculator("inference-memory"))][:3]
-    ['--model', '--weights', '--kv-cache']
-    """
-    shared = [field for field in calculator.fields
-              if "cli" in field.faces and face_only(FORM_ONLY, calculator.name, field.name) is None]
-    return (*shared, *calculator.cli_fields)
-
+__all__ = ["CLI_ONLY", "FORM_ONLY", "NO_COMMAND", "add_options", "calculator_of", "command_fields", "command_settings",
+           "engine_kwargs", "engine_option", "face_only", "flag_aliases"]
 
 def _engine_default(engines: Sequence[Callable[..., Any]], keyword: str) -> Callable[..., Any] | None:
     """The first of ``engines`` with a default for ``keyword`` (``None``: none has one)."""

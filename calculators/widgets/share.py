@@ -27,9 +27,9 @@ from typing import Any
 from calculators.catalog.edition import catalog_as_of
 from calculators.inputs.fields import NONE_SPELLINGS, Field, Value
 from calculators.version import __version__
-from calculators.widgets.calculator import Calculator
+from calculators.jobs.calculator import Calculator
 from calculators.widgets.fields import choice_texts
-from calculators.widgets.registry import get_calculator
+from calculators.jobs.registry import get_calculator
 
 #: The longest config.json text a record carries (characters); a longer one is summarised.
 MAX_CONFIG_CHARS = 8192

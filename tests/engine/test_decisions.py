@@ -24,7 +24,7 @@ from calculators.performance.inference_speed import decode_step, inference_speed
 from calculators.performance.training_time import training_time
 from calculators.recommend import Workload, recommend
 from calculators.widgets.api import compute_json
-from calculators.widgets.registry import get_calculator
+from calculators.jobs.registry import get_calculator
 
 GIB = 2**30
 

@@ -30,7 +30,7 @@ from calculators.memory.training import training_memory
 from calculators.performance.inference_speed import inference_speed
 from calculators.performance.training_time import training_time
 from calculators.recommend import Workload, recommend
-from calculators.widgets.registry import get_calculator
+from calculators.jobs.registry import get_calculator
 
 GIB = 2**30
 MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "llama-3-8b", "mistral-7b-v0.1", "qwen2.5-7b", "llama-3-70b")

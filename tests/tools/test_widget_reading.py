@@ -22,9 +22,9 @@ from calculators.inputs.shared import CUSTOM
 from calculators.widgets.api import compute_json, share_json, widget_html
 from calculators.widgets.fields import choice_texts
 from calculators.widgets.form import field_html
-from calculators.widgets.inputs import spec_from_config_text
-from calculators.widgets.registry import calculator_names, get_calculator
-from calculators.widgets.render import Bar, labelled_bars_svg, stacked_bar_svg
+from calculators.jobs.values import spec_from_config_text
+from calculators.jobs.registry import calculator_names, get_calculator
+from calculators.jobs.html import Bar, labelled_bars_svg, stacked_bar_svg
 from calculators.widgets.share import outputs_of, share_markdown, share_record
 
 

@@ -19,8 +19,8 @@ from calculators.memory import inference, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.widgets.api import INTERNAL_ERROR, compute_json, form_html, widget_html
 from calculators.widgets.markdown import WidgetMarkupError, expand_widgets
-from calculators.widgets.registry import calculator_names, get_calculator
-from calculators.widgets.render import chart_html
+from calculators.jobs.registry import calculator_names, get_calculator
+from calculators.jobs.html import chart_html
 
 ALL_FIELDS = [(name, field) for name in calculator_names() for field in get_calculator(name).fields]
 FIELD_IDS = [f"{name}.{field.name}" for name, field in ALL_FIELDS]
@@ -236,7 +236,7 @@ def test_unknown_calculator_or_non_object_input_is_a_widget_level_message(name: 
 
 
 def test_unexpected_failure_is_a_generic_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("calculators.widgets.calculator.Calculator.run", lambda self, raw: 1 / 0)
+    monkeypatch.setattr("calculators.jobs.calculator.Calculator.run", lambda self, raw: 1 / 0)
     reply = json.loads(compute_json("kv-cache", "{}"))
     assert reply == {"ok": False, "field": None, "message": INTERNAL_ERROR}
 

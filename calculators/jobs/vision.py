@@ -29,9 +29,9 @@ from calculators.memory.vision import (
     vision_training_memory,
 )
 from calculators.units import gib
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.render import chart_html, label, notes_html, paragraph, table_html
-from calculators.widgets.views import verdict_sentence
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.html import chart_html, label, notes_html, paragraph, table_html
+from calculators.jobs.memory_views import verdict_sentence
 
 #: ``network`` value that reads the shapes from the pasted config.json.
 CUSTOM = "custom"

@@ -1,12 +1,13 @@
 """Widget of the Performance section's training-time page: ``training-time``.
 
->>> from calculators.widgets.registry import get_calculator
+>>> from calculators.jobs.registry import get_calculator
 >>> "GPU-hours" in get_calculator("training-time").run({})
 True
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,10 +22,9 @@ from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
 from calculators.parallel.step import AUTO
 from calculators.performance import training_time as train
 from calculators.units import gib
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import Values, gpu_from_values, model_spec
-from calculators.widgets.registry import engine_settings, get_calculator
-from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.values import Values, engine_settings, gpu_from_values, model_spec
+from calculators.jobs.html import Bar, labelled_bars_svg, notes_html, paragraph, table_html
 
 #: What the training-time form opens on where it does not read the engine's default (see TRAIN_OWN_DEFAULTS).
 TRAIN_TOKENS = 100 * 10**9
@@ -49,6 +49,7 @@ class TrainView:
     by_gpus: tuple[tuple[int, train.TrainingTime], ...]
 
 
+@functools.cache
 def _train_fields() -> tuple[Field, ...]:
     def default(name: str) -> Any:
         return default_of(train.training_time, name)
@@ -152,7 +153,7 @@ def _train_fields() -> tuple[Field, ...]:
 
 def _compute_train(values: Values) -> TrainView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    settings = engine_settings(get_calculator("training-time").fields, values)
+    settings = engine_settings(_train_fields(), values)
     del settings["gpus"]  # the chart varies it
     result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
     replica = result.tensor_parallel * result.pipeline_parallel

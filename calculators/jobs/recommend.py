@@ -1,6 +1,6 @@
 """Widget of the "recommended configurations" page: ``recommend``.
 
->>> from calculators.widgets.registry import get_calculator
+>>> from calculators.jobs.registry import get_calculator
 >>> html = get_calculator("recommend").run({"model": "llama-3-8b", "job": "serve", "context": "8192"})
 >>> "<svg" in html and "USD per million tokens" in html
 True
@@ -44,9 +44,9 @@ from calculators.recommend import (
 )
 from calculators.units import GIB
 from calculators.validate import token_count
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import model_spec
-from calculators.widgets.render import bars_svg, notes_html, paragraph, table_html
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.values import model_spec
+from calculators.jobs.html import bars_svg, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]
 #: Rows shown in the widget's table and chart.

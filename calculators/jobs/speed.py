@@ -1,6 +1,6 @@
 """Widgets of the Performance section's inference pages: ``inference-speed`` and ``serving-load``.
 
->>> from calculators.widgets.registry import get_calculator
+>>> from calculators.jobs.registry import get_calculator
 >>> html = get_calculator("inference-speed").run({"batch": "4"})
 >>> "tokens/s" in html and "<svg" in html
 True
@@ -10,6 +10,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,10 +26,9 @@ from calculators.performance import serving_load as load
 from calculators.performance import serving_result
 from calculators.performance.steps import DecodeStep
 from calculators.units import gib
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import Values, gpu_from_values, model_spec
-from calculators.widgets.registry import engine_settings, get_calculator
-from calculators.widgets.render import Bar, color, labelled_bars_svg, notes_html, paragraph, table_html
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.values import Values, engine_settings, gpu_from_values, model_spec
+from calculators.jobs.html import Bar, color, labelled_bars_svg, notes_html, paragraph, table_html
 
 #: Batch sizes the speed chart always draws (plus the one chosen).
 CHART_BATCHES = (1, 4, 16, 64, 256)
@@ -87,6 +87,7 @@ class SpeedView:
 
 
 
+@functools.cache
 def _speed_fields() -> tuple[Field, ...]:
     return (
         *model_and_gpu_fields(),
@@ -104,7 +105,7 @@ def _speed_fields() -> tuple[Field, ...]:
 
 def _compute_speed(values: Values) -> SpeedView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    settings = engine_settings(get_calculator("inference-speed").fields, values)
+    settings = engine_settings(_speed_fields(), values)
     result = speed.inference_speed(spec, gpu, new_tokens=settings.pop("new_tokens"), **settings)
     batches = sorted(set(CHART_BATCHES) | {result.batch})
     steps = tuple((b, speed.decode_step(spec, gpu, **{**settings, "batch": b})) for b in batches)
@@ -170,6 +171,7 @@ class ServingView:
     by_concurrency: tuple[tuple[int, serving_result.ServingLoad], ...]
 
 
+@functools.cache
 def _serving_fields() -> tuple[Field, ...]:
     return (
         *model_and_gpu_fields(),
@@ -203,7 +205,7 @@ def _serving_fields() -> tuple[Field, ...]:
 
 def _compute_serving(values: Values) -> ServingView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    settings = engine_settings(get_calculator("serving-load").fields, values)
+    settings = engine_settings(_serving_fields(), values)
     rate = settings.pop("request_rate_per_s")
     concurrency = int(settings.pop("concurrency")) or None  # 0: set by the request rate
     result = load.serving_load(spec, gpu, concurrency=concurrency, request_rate_per_s=rate, **settings)

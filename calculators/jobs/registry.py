@@ -1,6 +1,6 @@
-"""The named calculators a page can embed: the memory calculators here, the others from the plugins.
+"""The named calculators: the memory calculators here, the others from their subjects' modules of :mod:`calculators.jobs`.
 
-Each :class:`~calculators.widgets.calculator.Calculator` ties form fields (declared once,
+Each :class:`~calculators.jobs.calculator.Calculator` ties form fields (declared once,
 with ranges and choices taken from the engine) to a compute function over checked values
 and a renderer of its result. The build, the browser (through :mod:`calculators.widgets.api`),
 the command line (:mod:`calculators.commands`) and the tests all go through :func:`get_calculator`.
@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
-import pkgutil
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -43,14 +41,12 @@ from calculators.memory import inference, training, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.overhead import ALLOCATORS
 from calculators.memory.weights import weight_bytes
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import Values, gpu_from_values, model_spec
-from calculators.widgets.views import FitView, KVCacheView, MemoryView, fit_html, kv_cache_html, memory_html
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.values import NOT_SETTINGS, Values, engine_settings, gpu_from_values, model_spec
+from calculators.jobs.memory_views import FitView, KVCacheView, MemoryView, fit_html, kv_cache_html, memory_html
 
 #: Why a memory form's GPU is not an engine input (:attr:`Calculator.own_defaults`).
 CHART_GPU = "the GPU the chart draws and whose formats are checked; memory does not depend on it"
-#: Inputs that are not an engine's settings: the model, its config.json, the GPU, the fit calculator's job.
-_NOT_SETTINGS = frozenset(("model", "config", "gpu", "job", *CUSTOM_GPU_NAMES))
 #: Upper bound of ``grad_accumulation`` in :func:`~calculators.memory.training_inputs.training_setup`
 #: (not exported there; a test checks the two agree).
 MAX_GRAD_ACCUMULATION = 1 << 20
@@ -126,31 +122,6 @@ def _base_dtype_field(show_when: tuple[str, str] | None = None) -> Field:
 
 def _training_fields() -> tuple[Field, ...]:
     return (model_field(), model_config_field(), gpu_field(custom=True), *custom_gpu_fields(), *_training_inputs())
-
-
-def engine_settings(fields: Sequence[Field], values: Values) -> dict[str, Any]:
-    """The engine's keywords in checked ``values``: each field's value under the keyword it feeds,
-    for every field but the model, its config and the GPU (which the compute function resolves).
-
-    A number whose "none" choice is taken (``none_label``; it checks to 0) is ``None``: the engine
-    chooses. A field in other units than its keyword (``scale`` of them per keyword unit) is converted.
-
-    >>> calculator = get_calculator("interconnect")
-    >>> settings = engine_settings(calculator.fields, calculator.values({"latency_us": "5", "mfu": "none"}))
-    >>> settings["latency_s"], settings["mfu"], settings["zero"]
-    (5e-06, None, '0')
-    """
-    settings: dict[str, Any] = {}
-    for field in fields:
-        if field.name in _NOT_SETTINGS:
-            continue
-        value: Any = values[field.name]
-        if field.none_label and float(value) == 0:
-            value = None
-        elif field.scale != 1.0:
-            value = float(value) / field.scale
-        settings[field.engine_keyword] = value
-    return settings
 
 
 def _compute_training(values: Values) -> MemoryView:
@@ -270,7 +241,7 @@ def fit_job_fields(fields: Sequence[Field], job: str) -> tuple[Field, ...]:
     >>> [field.name for field in fit_job_fields(get_calculator("fit").fields, "inference")]
     ['batch', 'weights', 'kv_cache', 'context', 'new_tokens', 'attention', 'allocator']
     """
-    return tuple(field for field in fields if field.name not in _NOT_SETTINGS
+    return tuple(field for field in fields if field.name not in NOT_SETTINGS
                  and (field.show_when is None or field.show_when == ("job", job)))
 
 
@@ -321,11 +292,10 @@ def _build() -> dict[str, Calculator]:
                                  "gpu": "the GPU highlighted; the engine is run on every catalog GPU"},
                    command="fit", cli_fields=(_base_dtype_field(show_when=("job", "training")),)),
     ]
-    # Calculators of other subjects live in calculators.widgets.plugins, one module each.
-    from calculators.widgets import plugins
+    # Calculators of other subjects: one module each, in this order (the registry's and the CLI's).
+    from calculators.jobs import parallel, recommend, speed, system_cost, training_time, vision
 
-    for info in sorted(pkgutil.iter_modules(plugins.__path__), key=lambda item: item.name):
-        module = importlib.import_module(f"{plugins.__name__}.{info.name}")
+    for module in (parallel, speed, training_time, recommend, system_cost, vision):
         calculators.extend(module.calculators())
     registry: dict[str, Calculator] = {}
     for calculator in calculators:

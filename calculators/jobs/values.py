@@ -12,19 +12,48 @@ command line takes. Both end in the one reading of each (:mod:`calculators.input
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from calculators.catalog.gpus import GPU
 from calculators.config_input import load_config_text
 from calculators.errors import InputError
-from calculators.inputs.fields import Value
+from calculators.inputs.fields import Field, Value
 from calculators.inputs.gpu import resolve_gpu
 from calculators.inputs.model import resolve_model
-from calculators.inputs.shared import CUSTOM, CUSTOM_GPU, MAC_GPU
+from calculators.inputs.shared import CUSTOM, CUSTOM_GPU, CUSTOM_GPU_NAMES, MAC_GPU
 from calculators.model import ModelSpec
 
-#: A form's values by input name, as :meth:`calculators.widgets.calculator.Calculator.values` returns them.
+#: A form's values by input name, as :meth:`calculators.jobs.calculator.Calculator.values` returns them.
 Values = Mapping[str, Value]
+#: Inputs that are not an engine's settings: the model, its config.json, the GPU, the fit calculator's job.
+NOT_SETTINGS = frozenset(("model", "config", "gpu", "job", *CUSTOM_GPU_NAMES))
+
+
+def engine_settings(fields: Sequence[Field], values: Values) -> dict[str, Any]:
+    """The engine's keywords in checked ``values``: each field's value under the keyword it feeds,
+    for every field but the model, its config and the GPU (which the compute function resolves).
+
+    A number whose "none" choice is taken (``none_label``; it checks to 0) is ``None``: the engine
+    chooses. A field in other units than its keyword (``scale`` of them per keyword unit) is converted.
+
+    >>> from calculators.jobs.registry import get_calculator
+    >>> calculator = get_calculator("interconnect")
+    >>> settings = engine_settings(calculator.fields, calculator.values({"latency_us": "5", "mfu": "none"}))
+    >>> settings["latency_s"], settings["mfu"], settings["zero"]
+    (5e-06, None, '0')
+    """
+    settings: dict[str, Any] = {}
+    for field in fields:
+        if field.name in NOT_SETTINGS:
+            continue
+        value: Any = values[field.name]
+        if field.none_label and float(value) == 0:
+            value = None
+        elif field.scale != 1.0:
+            value = float(value) / field.scale
+        settings[field.engine_keyword] = value
+    return settings
 
 
 def gpu_from_values(values: Values) -> GPU:

@@ -2,7 +2,7 @@
 
 A view is a small frozen record of a computed result; :func:`memory_html`,
 :func:`kv_cache_html` and :func:`fit_html` turn it into HTML with the primitives of
-:mod:`calculators.widgets.render`. The build puts that HTML into the page and the
+:mod:`calculators.jobs.html`. The build puts that HTML into the page and the
 browser replaces it with the same function's output for new inputs.
 
 >>> from calculators.catalog.gpus import get_gpu
@@ -26,7 +26,7 @@ from calculators.fit import DOES_NOT_FIT, FITS, TIGHT, FitResult, fit_verdict
 from calculators.memory.result import MemoryEstimate
 from calculators.model import ModelSpec
 from calculators.units import gib
-from calculators.widgets.render import chart_html, label, notes_html, paragraph, table_html
+from calculators.jobs.html import chart_html, label, notes_html, paragraph, table_html
 
 
 @dataclass(frozen=True)

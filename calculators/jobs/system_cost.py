@@ -1,6 +1,6 @@
 """Widgets of the system-balance and cost pages: ``system-balance`` and ``cost-breakeven``.
 
->>> from calculators.widgets.registry import get_calculator
+>>> from calculators.jobs.registry import get_calculator
 >>> html = get_calculator("system-balance").run({})
 >>> "<svg" in html and "GiB" in html and "CPU cores" in html
 True
@@ -33,9 +33,9 @@ from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.performance.training_time import TrainingTime, training_time
 from calculators.units import GIB, gib
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import model_spec
-from calculators.widgets.render import bars_svg, chart_html, notes_html, paragraph, table_html
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.values import model_spec
+from calculators.jobs.html import bars_svg, chart_html, notes_html, paragraph, table_html
 
 Values = Mapping[str, Value]
 #: Most training tokens the cost form prices.

@@ -8,6 +8,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,10 +22,9 @@ from calculators.parallel.collectives import MAX_EFFICIENCY, MAX_GPUS
 from calculators.parallel.ring_link import GPUS_PER_NODE
 from calculators.parallel.step import AUTO, COMM_DTYPES, StepCommunication, step_communication
 from calculators.units import gib
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import model_spec
-from calculators.widgets.registry import engine_settings, get_calculator
-from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.values import engine_settings, model_spec
+from calculators.jobs.html import Bar, labelled_bars_svg, notes_html, paragraph, table_html
 
 
 def time_bars_svg(rows: Sequence[tuple[str, float]], *, title: str) -> str:
@@ -34,6 +34,7 @@ def time_bars_svg(rows: Sequence[tuple[str, float]], *, title: str) -> str:
                              title=title, summary=summary)
 
 
+@functools.cache
 def _fields() -> tuple[Field, ...]:
     def default(name: str) -> Any:
         return default_of(step_communication, name)
@@ -102,7 +103,7 @@ def _fields() -> tuple[Field, ...]:
 
 
 def _compute(values: Mapping[str, Value]) -> StepCommunication:
-    settings = engine_settings(get_calculator("interconnect").fields, values)
+    settings = engine_settings(_fields(), values)
     return step_communication(model_spec(values), gpu=str(values["gpu"]), **settings)
 
 

@@ -1,6 +1,6 @@
 """A calculator a page can embed: its inputs, its compute function and its view, declared once.
 
-The registry (:mod:`calculators.widgets.registry`) holds every calculator by name; the
+The registry (:mod:`calculators.jobs.registry`) holds every calculator by name; the
 command line builds a subcommand from the same declaration (:mod:`calculators.commands`).
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 from calculators.errors import InputError, UnknownNameError
 from calculators.inputs.fields import Field, Value
 from calculators.inputs.shared import CUSTOM
-from calculators.widgets.inputs import Values, model_spec
-from calculators.widgets.views import config_echo_html
+from calculators.jobs.values import Values, model_spec
+from calculators.jobs.memory_views import config_echo_html
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class Calculator:
         """Check ``raw``, compute and render: the HTML of the result.
 
         A custom model's result opens with what was read from its config.json
-        (:func:`~calculators.widgets.views.config_echo`), for every calculator alike.
+        (:func:`~calculators.jobs.memory_views.config_echo`), for every calculator alike.
         """
         values = self.values(raw)
         html = self.render(self.compute(values))
