@@ -52,7 +52,7 @@ from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import compute_capability, serving_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
-from calculators.fit import footprint_on, split_inference_footprint, verdict_for
+from calculators.fit import share_verdict
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.inference import MAX_CONTEXT, inference_memory, kv_cache_bytes, recurrent_state_bytes
 from calculators.model import ModelSpec
@@ -344,9 +344,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     total = setup.request_overhead_s + pre.time_s + _decode_total_s(spec, gpu, setup, new_tokens)
     memory = inference_memory(spec, weights=setup.format.id, kv_cache=setup.kv_cache.value, batch=setup.batch,
                               context=setup.context, new_tokens=new_tokens)
-    footprint, uncertainty = (split_inference_footprint(memory, setup.gpus) if setup.gpus > 1
-                              else footprint_on(memory, gpu))
-    verdict = verdict_for(footprint, uncertainty, usable_memory_bytes(gpu))
+    verdict = share_verdict(memory, gpu, gpus=setup.gpus)
     notes = list(format_notes)
     if compute_rate_flop_per_s(gpu, compute_dtype(setup.weights)) is None:
         notes.append(f"{gpu.name} has no published dense rate for this format: compute time unknown, "
@@ -381,4 +379,5 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         output_tokens_per_s=setup.batch * new_tokens / total if new_tokens else 0.0,
         memory_total_bytes=verdict.total_bytes, memory_capacity_bytes=verdict.usable_bytes, fits=verdict.fits,
         verdict=verdict.verdict, memory_uncertainty_bytes=verdict.uncertainty_bytes,
-        assumptions=assumptions, notes=tuple(notes), engine=setup.engine, request_overhead_s=setup.request_overhead_s)
+        assumptions=assumptions, notes=tuple(notes), engine=setup.engine, request_overhead_s=setup.request_overhead_s,
+        memory=memory)

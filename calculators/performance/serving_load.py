@@ -72,9 +72,10 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes
 from calculators.errors import InputError
-from calculators.fit import DOES_NOT_FIT, FitVerdict, footprint_on, split_inference_footprint, verdict_for
+from calculators.fit import DOES_NOT_FIT, FitVerdict, share_verdict
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, largest_fitting
+from calculators.memory.result import MemoryEstimate
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
 from calculators.performance.forward_pass import expert_bytes_read, weight_bytes_read
@@ -272,12 +273,12 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     notes = list(serving_notes(record, weights=setup.weights, kv_cache=setup.kv_cache))
     usable = usable_memory_bytes(record)
 
+    def memory(sequences: int) -> MemoryEstimate:
+        return continuous_batch_memory(spec, sequences=sequences, prompt_tokens=prompt, output_tokens=output,
+                                       weights=setup.format.id, kv_cache=setup.kv_cache.value)
+
     def verdict(sequences: int) -> FitVerdict:
-        memory = continuous_batch_memory(spec, sequences=sequences, prompt_tokens=prompt, output_tokens=output,
-                                         weights=setup.format.id, kv_cache=setup.kv_cache.value)
-        total, uncertainty = (split_inference_footprint(memory, setup.gpus) if setup.gpus > 1
-                              else footprint_on(memory, record))
-        return verdict_for(total, uncertainty, usable)
+        return share_verdict(memory(sequences), record, gpus=setup.gpus)
 
     most = largest_fitting(lambda n: verdict(n).fits, MAX_CONCURRENCY)
     server = _Server(spec, record, setup, prompt, output, fused=mode == "fused")
@@ -311,7 +312,8 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
 
     state: _State | None = None
     if users is not None:
-        check = verdict(users)
+        held = users
+        check = verdict(held)
         if check.verdict == DOES_NOT_FIT:
             status = DOES_NOT_FIT_STATUS
         else:
@@ -322,9 +324,11 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     else:
         assert rate is not None
         if best is None:
-            status, check = DOES_NOT_FIT_STATUS, verdict(1)
+            held = 1
+            status, check = DOES_NOT_FIT_STATUS, verdict(held)
         elif rate >= best.requests_per_s:
-            status, check = SATURATED, verdict(most)
+            held = most
+            status, check = SATURATED, verdict(held)
         else:
             status = OK
             grid_low = 0.0
@@ -334,7 +338,8 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
                 grid_low = candidate.decoding
             state = server.state(_bisect(grid_low, candidate.decoding,
                                          lambda d: server.state(d, 1.0).requests_per_s >= rate), 1.0)
-            check = verdict(max(1, math.ceil(state.in_flight)))
+            held = max(1, math.ceil(state.in_flight))
+            check = verdict(held)
             if state.in_flight + 2 * math.sqrt(state.in_flight) > most:
                 notes.append(f"{state.in_flight:,.1f} requests in flight on average, near the {most} that fit: with "
                              "Poisson arrivals the count swings by about its square root, and requests beyond the "
@@ -353,5 +358,6 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
         time_to_first_token_s=None if state is None else state.time_to_first_token_s,
         end_to_end_latency_s=None if state is None else state.end_to_end_latency_s,
         memory_total_bytes=check.total_bytes, memory_uncertainty_bytes=check.uncertainty_bytes,
-        memory_capacity_bytes=check.usable_bytes, assumptions=assumptions, notes=tuple(notes))
+        memory_capacity_bytes=check.usable_bytes, assumptions=assumptions, notes=tuple(notes),
+        memory=memory(held))
 

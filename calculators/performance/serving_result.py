@@ -15,8 +15,10 @@ where the server cannot run (the requests in flight do not fit) or is saturated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from calculators.memory.result import MemoryEstimate
 
 __all__ = ["DOES_NOT_FIT_STATUS", "OK", "SATURATED", "ServingLoad"]
 
@@ -46,6 +48,8 @@ class ServingLoad:
         end_to_end_latency_s: mean time from arrival to the last token.
         memory_total_bytes, memory_uncertainty_bytes, memory_capacity_bytes: the footprint per GPU
             of the requests in flight, its measured uncertainty and the usable memory.
+        memory: those requests' :func:`~calculators.serving.continuous_batch_memory` on one GPU (its share on
+            ``gpus`` is :func:`calculators.fit.placement.split_inference_estimate`); not in :meth:`to_dict`.
     """
 
     model: str
@@ -72,6 +76,7 @@ class ServingLoad:
     memory_capacity_bytes: int
     assumptions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    memory: MemoryEstimate | None = field(default=None, compare=False, repr=False)
 
     @property
     def fits(self) -> bool:

@@ -14,10 +14,11 @@ bytes, FLOPs in FLOP.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.catalog.engines import DEFAULT_ENGINE
+from calculators.memory.result import MemoryEstimate
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,8 @@ class InferenceSpeed:
         verdict: the one fit verdict (:func:`calculators.fit.verdict_for`): ``"fits"``,
             ``"tight"`` or ``"does not fit"``.
         memory_uncertainty_bytes: the measured uncertainty above ``memory_total_bytes``.
+        memory: the whole batch's :func:`~calculators.memory.inference.inference_memory` estimate (one GPU's
+            share is :func:`calculators.fit.placement.split_inference_estimate`); not in :meth:`to_dict`.
     """
 
     model: str
@@ -123,6 +126,7 @@ class InferenceSpeed:
     memory_uncertainty_bytes: int = 0
     engine: str = DEFAULT_ENGINE
     request_overhead_s: float = 0.0
+    memory: MemoryEstimate | None = field(default=None, compare=False, repr=False)
 
     @property
     def time_to_first_token_s(self) -> float:

@@ -65,7 +65,8 @@ References:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.catalog.gpus import GPU
@@ -164,6 +165,9 @@ class TrainingTime:
             communication (a bound).
         tokens_per_s: tokens per second of the whole cluster (estimate).
         gpu_hours: ``gpus x time`` in hours (estimate).
+        memory_settings: the :func:`~calculators.memory.training.training_memory` settings whose per-GPU verdict
+            is ``memory`` (empty: not checked), for :func:`calculators.fit.placement.training_placement`; not in
+            :meth:`to_dict`.
     """
 
     model: str
@@ -194,6 +198,7 @@ class TrainingTime:
     model_parallel: ModelParallelStep | None = None
     grad_accumulation: int = 1
     global_batch_tokens: int = 0
+    memory_settings: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def fits(self) -> bool:
@@ -437,8 +442,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     time_s = steady_s / good
     memory: FitVerdict | None = None
     advice: tuple[str, ...] = ()
+    memory_settings: dict[str, Any] = {}
     if flag("check_memory", check_memory) and shards == 1:
-        memory_settings: dict[str, Any] = {
+        memory_settings = {
             **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
             "grad_accumulation": accumulation, "gpus": gpus, "zero": zero,
             "attention": attention, "qlora_weights": qlora_weights}
@@ -491,7 +497,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         mfu=achieved_mfu, time_s=time_s, bound_time_s=bound, mfu_source=source, scaling=scaling,
         assumptions=assumptions, memory=memory, memory_advice=advice, tensor_parallel=tp, pipeline_parallel=pp,
         fp8=use_fp8, goodput=good, model_parallel=replica, grad_accumulation=accumulation,
-        global_batch_tokens=dp * accumulation * micro_tokens)
+        global_batch_tokens=dp * accumulation * micro_tokens, memory_settings=memory_settings)
 
 
 #: Bytes per score-matrix element that eager attention's forward moves (16-bit scores, the softmax in FP32), counted
