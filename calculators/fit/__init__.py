@@ -242,7 +242,7 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     """
     record = resolve_gpu(gpu)
     estimate, notes = _training_job(spec, record, settings)
-    placement = training_placement(spec, record, **settings)
+    placement = training_placement(spec, record, estimate=estimate, **settings)
     verdict = placement.verdict
     needed = placement.fewest_fits
     base = {k: v for k, v in settings.items() if k not in ("batch", "seq")}

@@ -200,11 +200,13 @@ def training_split(settings: Mapping[str, Any]) -> str:
     return "data parallel, " + (f"ZeRO-{zero}" if zero else "no sharding (DDP)")
 
 
-def training_placement(spec: ModelSpec, gpu: GPU, *, search: bool = True, **settings: Any) -> Placement:
+def training_placement(spec: ModelSpec, gpu: GPU, *, search: bool = True, estimate: MemoryEstimate | None = None,
+                       **settings: Any) -> Placement:
     """A training step (settings as :func:`~calculators.memory.training.training_memory`, ``gpus`` and ``zero``
     included) on its GPUs of ``gpu``, and the fewest GPUs that hold it: one GPU with the settings given,
     else powers of two with ZeRO-3 (:data:`TRAINING_SEARCH`) up to
-    :data:`~calculators.fit.verdict.MAX_GPUS_SEARCHED`.
+    :data:`~calculators.fit.verdict.MAX_GPUS_SEARCHED`. ``estimate``: the step's
+    :func:`~calculators.memory.training.training_memory` for ``settings``, when the caller has it already.
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> from calculators.catalog.models import get_model
@@ -213,7 +215,7 @@ def training_placement(spec: ModelSpec, gpu: GPU, *, search: bool = True, **sett
     ('does not fit', 2, 'powers of two, data parallel with ZeRO-3')
     """
     record = instance_of("gpu", gpu, GPU, GPU_RECORD)
-    verdict = fit_verdict(training_memory(spec, **settings), record)
+    verdict = fit_verdict(training_memory(spec, **settings) if estimate is None else estimate, record)
     tight: int | None = None
     fits: tuple[int, FitVerdict] | None = None
     if search:

@@ -60,21 +60,6 @@ class FitVerdict:
         """True only for a *fits* verdict (a tight job is not promised)."""
         return self.verdict == FITS
 
-    def summary(self) -> str:
-        """One sentence: the verdict and the margin in GiB.
-
-        >>> FitVerdict("tight", 70 * GIB, 3 * GIB, 71 * GIB).summary()
-        'tight: 1.0 GiB to spare of 71.0 GiB usable, inside the 3.0 GiB measured uncertainty'
-        """
-        usable = f"{self.usable_bytes / GIB:,.1f} GiB usable"
-        margin = abs(self.margin_bytes) / GIB
-        if self.verdict == FITS:
-            return f"fits: {margin:,.1f} GiB to spare of {usable}"
-        if self.verdict == TIGHT:
-            return (f"tight: {margin:,.1f} GiB to spare of {usable}, inside the "
-                    f"{self.uncertainty_bytes / GIB:,.1f} GiB measured uncertainty")
-        return f"does not fit: {margin:,.1f} GiB over the {usable}"
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {"verdict": self.verdict, "margin_bytes": self.margin_bytes, "total_bytes": self.total_bytes,

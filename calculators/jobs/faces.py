@@ -5,32 +5,26 @@ A calculator's fields are its form's inputs and its subcommand's options alike
 reason, in :data:`FORM_ONLY` or :data:`CLI_ONLY`, and a calculator without a subcommand in
 :data:`NO_COMMAND` (``tests/tools/test_one_declaration.py`` checks that every entry names an input).
 
->>> from calculators.jobs.registry import get_calculator
->>> [field.cli_flag for field in command_fields(get_calculator("inference-memory"))][:3]
-['--model', '--weights', '--kv-cache']
+>>> face_only(FORM_ONLY, "fit", "job").startswith("the command line's")
+True
 """
 
 from __future__ import annotations
 
-from calculators.inputs.fields import Field
 from calculators.inputs.shared import CUSTOM_GPU_NAMES
-from calculators.jobs.calculator import Calculator
 
 #: Why a custom GPU's numbers are form inputs only.
 _CUSTOM_GPU_WHY = "a custom GPU's numbers: the command line spells them in one --gpu custom:memory_gb=N,... or mac:GB"
-#: Why a memory form's GPU has no option.
-_CHART_GPU_WHY = ("the GPU the chart draws and whose formats are noted; memory does not depend on it and the "
-                  "text has no chart")
 
 #: Form inputs without a command-line option, and why: ``name`` (every calculator) or ``calculator.name``.
 FORM_ONLY: dict[str, str] = {
     "config": "a pasted config.json's text; the command line's --model takes a path to the file instead",
     **{name: _CUSTOM_GPU_WHY for name in CUSTOM_GPU_NAMES},
-    "training-memory.gpu": _CHART_GPU_WHY,
-    "inference-memory.gpu": _CHART_GPU_WHY,
     "fit.job": "the command line's 'fit train' and 'fit infer' subcommands (calculators.cli.FIT_JOBS)",
     "recommend.weights": "the form splits Workload.method by job (weights when serving, method when fine-tuning); "
                          "the command line's one --method takes either",
+    "recommend.method": "the form's choice of a fine-tuning method; the command line's one --method takes a weights "
+                        "format or a method (Workload.method)",
     "recommend.gpu": "highlights that GPU's rows in the form's table; the command line's --gpu (gpus) filters",
     "cost-breakeven.model": "the form prices a training run of this model (training_time); the command line "
                             "prices --gpu-hours",
@@ -47,6 +41,8 @@ CLI_ONLY: dict[str, str] = {
     "training-memory.base_dtype": "overrides the frozen base's format, which the form derives from the method "
                                   "(bf16 for lora, nf4 for qlora)",
     "fit.base_dtype": "overrides the frozen base's format, which the form derives from the method",
+    "recommend.method": "one --method for every job: a weights format when serving, a method when training "
+                        "(the form splits it into two choices)",
     "recommend.gpus": "restricts the ranking to the GPUs given (repeatable, custom: and mac: too); the form "
                       "ranks every catalog GPU and highlights one",
     "cost-breakeven.gpu_hours": "prices a run of known GPU-hours; the form estimates them from a model and tokens",
@@ -70,19 +66,3 @@ def face_only(table: dict[str, str], calculator: str, name: str) -> str | None:
     True
     """
     return table.get(f"{calculator}.{name}", table.get(name))
-
-
-def command_fields(calculator: Calculator) -> tuple[Field, ...]:
-    """The fields that are options of the subcommand built from ``calculator``: its form's fields, in
-    form order, less those the command line does not offer (:attr:`Field.faces
-    <calculators.inputs.fields.Field.faces>`, :data:`FORM_ONLY`), then its ``cli_fields``.
-
-    >>> from calculators.jobs.registry import get_calculator
-    >>> [field.cli_flag for field in command_fields(get_calculator("inference-memory"))][:3]
-    ['--model', '--weights', '--kv-cache']
-    """
-    shared = [field for field in calculator.fields
-              if "cli" in field.faces and face_only(FORM_ONLY, calculator.name, field.name) is None]
-    return (*shared, *calculator.cli_fields)
-
-

@@ -1,14 +1,19 @@
-"""Widget of the "recommended configurations" page: ``recommend``.
+"""The ``recommend`` calculator (``mlhw recommend``): the GPU configurations that fit a workload, ranked.
+
+The answer opens with what ranks first under the stated objective (cheapest, fastest or fewest
+GPUs); the table lists the ranked configurations in that order, then the tight ones.
 
 >>> from calculators.jobs.registry import get_calculator
->>> html = get_calculator("recommend").run({"model": "llama-3-8b", "job": "serve", "context": "8192"})
->>> "<svg" in html and "USD per million tokens" in html
+>>> answer = get_calculator("recommend").answer({"model": "llama-3-8b", "job": "serve", "context": "8192"})
+>>> answer.report.headline.startswith("Cheapest that fits: ")
+True
+>>> costs = [row["usd_per_million_tokens"] for row in answer.data["configurations"]]
+>>> costs == sorted(costs)
 True
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +22,6 @@ from calculators.catalog.engines import engine_ids, get_engine
 from calculators.catalog.gpus import all_gpus
 from calculators.inputs.fields import (
     Field,
-    Value,
     bool_field,
     choice_field,
     cli_field,
@@ -42,17 +46,21 @@ from calculators.recommend import (
     Workload,
     recommend,
 )
-from calculators.units import GIB
-from calculators.validate import token_count
+from calculators.columns import Column, gib_column, number_column
+from calculators.performance.training_time import MAX_TOKENS
 from calculators.jobs.calculator import Calculator
-from calculators.jobs.values import model_spec
-from calculators.jobs.html import bars_svg, notes_html, paragraph, table_html
+from calculators.jobs.html import bars_svg
+from calculators.jobs.report import Chart, Paragraph, Report, Shown
+from calculators.jobs.text import report_text
+from calculators.jobs.values import Values, given, gpus_named, model_spec
+from calculators.tables import Table
+from calculators.units import number
+from calculators.validate import token_count
 
-Values = Mapping[str, Value]
 #: Rows shown in the widget's table and chart.
 SHOWN = 12
 MAX_WIDGET_BATCH = 4096
-MAX_WIDGET_TOKENS = 1e13
+MAX_WIDGET_TOKENS = MAX_TOKENS  # the engine's range, on both faces
 
 
 @dataclass(frozen=True)
@@ -96,9 +104,7 @@ def _fields() -> tuple[Field, ...]:
             "serve: inference engine whose fitted efficiencies and fixed costs time the decode step, as in "
             f"'mlhw speed': one of {', '.join(engine_ids())}"),
         choice_field("method", "Fine-tuning method", default=DEFAULT_METHOD["finetune"], choices=METHODS,
-                     show_when=("job", "finetune")).option(
-            "serve: weights format (bf16, fp8, int8, int4, nf4, ...); finetune/train: full, lora, qlora; "
-            f"auto: {' / '.join(DEFAULT_METHOD.values())}"),
+                     show_when=("job", "finetune")),
         int_field("context", "Context / sequence length", default=DEFAULT_CONTEXT["serve"], maximum=MAX_CONTEXT,
                   unit="tokens", help="Serving: tokens cached per sequence. Training: sequence length.").option(
             "serve: tokens cached per sequence; finetune/train: sequence length; "
@@ -140,70 +146,111 @@ def _fields() -> tuple[Field, ...]:
 
 def _compute(values: Values) -> RecommendView:
     job = str(values["job"])
-    method = str(values["weights"]) if job == "serve" else str(values["method"]) if job == "finetune" else "full"
-    target = float(values["target_tokens_per_s"]) or None
-    budget = float(values["budget_usd_per_hour"]) or None
-    tokens = token_count("tokens", values["tokens"], maximum=MAX_WIDGET_TOKENS)  # a hidden input keeps its text
-    kv_cache = str(values["kv_cache"]) if job == "serve" else DEFAULT_KV_CACHE
-    engine = str(values["engine"]) if job == "serve" else default_of(Workload, "engine")
-    result = recommend(Workload(model=model_spec(values), job=job, method=method, context=int(values["context"]),
-                                batch=int(values["batch"]), kv_cache=kv_cache, tokens=tokens, engine=engine,
-                                target_tokens_per_s=target, budget_usd_per_hour=budget,
-                                objective=str(values["objective"]), mfu=float(values["mfu"]) or None,
-                                grad_checkpointing=bool(values["grad_checkpointing"]),
-                                include_apple=bool(values["include_apple"])))
-    return RecommendView(result=result, gpu=str(values["gpu"]))
+    if "weights" in values:  # the form splits the method by job, and shows the serving inputs only when serving
+        method: str | None = (str(values["weights"]) if job == "serve" else str(values["method"])
+                              if job == "finetune" else "full")
+        kv_cache = str(values["kv_cache"]) if job == "serve" else DEFAULT_KV_CACHE
+        engine = str(values["engine"]) if job == "serve" else default_of(Workload, "engine")
+    else:  # the command line's one --method takes either; auto: the job's default
+        method, kv_cache, engine = given(values, "method"), str(values["kv_cache"]), str(values["engine"])
+    tokens = given(values, "tokens")
+    gpus = given(values, "gpus")
+    context = given(values, "context")
+    result = recommend(Workload(
+        model=model_spec(values), job=job, method=method, context=None if context is None else int(context),
+        batch=int(values["batch"]), kv_cache=kv_cache, engine=engine,
+        tokens=default_of(Workload, "tokens") if tokens is None else token_count("tokens", tokens,
+                                                                                maximum=MAX_WIDGET_TOKENS),
+        target_tokens_per_s=float(values["target_tokens_per_s"]) or None,
+        budget_usd_per_hour=float(values["budget_usd_per_hour"]) or None, objective=str(values["objective"]),
+        mfu=float(values["mfu"]) or None, grad_checkpointing=bool(values["grad_checkpointing"]),
+        include_apple=bool(values["include_apple"]),
+        gpus=gpus_named(gpus) if gpus else None))
+    return RecommendView(result=result, gpu=str(values.get("gpu", "")))
 
 
-def _cells(row: Configuration, rank: str, serve: bool) -> list[str]:
-    cells = [rank, "yes" if row.meets_targets else "no", row.label, f"{row.headroom_bytes / GIB:,.1f}",
-             "unknown" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"]
-    if not serve:
-        cells.append("unknown" if row.days is None else f"{row.days:,.2f}")
-    return cells + ["unknown" if row.usd_per_hour is None else f"{row.usd_per_hour:,.2f}",
-                    "unknown" if row.sort_cost is None else f"{row.sort_cost:,.2f}", row.price_basis, row.why]
+#: What each objective ranks first, in the headline.
+FIRST = {"cost": "Cheapest", "latency": "Fastest", "fewest-gpus": "Fewest GPUs"}
 
 
-def _html(view: RecommendView) -> str:
+def _headline(r: Recommendation) -> str:
+    """The short answer: what ranks first under the stated objective, and why."""
+    if not r.rows:
+        return ("No configuration of 1, 2, 4 or 8 GPUs fits with margin" + (
+            f"; {len(r.tight_rows)} are tight (listed below, a risk)." if r.tight_rows else "."))
+    best = r.rows[0]
+    unit = "USD per million tokens" if r.job == "serve" else "USD per run"
+    cost = "cost unknown" if best.sort_cost is None else f"{number(best.sort_cost, 2)} {unit}"
+    basis = {prices.OFFER: "priced from an offer of that size",
+             prices.PER_GPU_ASSUMPTION: "priced as a per-GPU assumption"}.get(best.price_basis, "no price")
+    if r.objective == "latency":
+        speed = (f"{number(best.tokens_per_s_per_sequence or 0)} tokens/s per user" if r.job == "serve"
+                 else f"{number(best.days or 0, 2)} days")
+        return f"{FIRST[r.objective]} that fits: {best.label}, {speed} ({cost})."
+    return f"{FIRST[r.objective]} that fits: {best.label}, {cost} ({basis})."
+
+
+def _report(view: RecommendView) -> Report:
     r = view.result
     serve = r.job == "serve"
     unit = "USD per million tokens" if serve else "USD per run"
     shown = r.rows[:SHOWN]
-    header = ["#", "meets targets", "GPUs", "headroom per GPU (GiB)", "tokens/s (estimate)"]
-    header += [] if serve else ["days (estimate)"]
-    header += ["USD per hour", unit, "price", "why"]
-    rows, classes = [], []
-    for number, row in enumerate(shown, start=1):
-        rows.append(_cells(row, str(number), serve))
-        classes.append("mlhw-highlight" if row.gpu_id == view.gpu else "")
-    for row in r.tight_rows[:SHOWN]:
-        rows.append(_cells(row, "tight", serve))
-        classes.append("mlhw-tight")
-    bars = [(f"{row.count} x {row.gpu_name}", row.sort_cost) for row in shown if row.sort_cost is not None]
-    chart = bars_svg([(name, float(value)) for name, value in bars], unit=unit,
-                     title=f"Cost of the ranked configurations ({unit}; one colour: the bars differ only in length)") \
-        if bars else ""
+    unknown = "unknown"
+    columns = [Column("#", align="r"), Column("meets targets"), Column("GPUs"),
+               gib_column("headroom per GPU (GiB)", 1), number_column("tokens/s (estimate)", missing=unknown)]
+    columns += [] if serve else [number_column("days (estimate)", 2, missing=unknown)]
+    columns += [number_column("USD per hour", 2, missing=unknown), number_column(unit, 2, missing=unknown),
+                Column("price"), Column("why")]
+
+    def cells(row: Configuration, rank: str) -> tuple[Any, ...]:
+        return (rank, "yes" if row.meets_targets else "no", row.label, row.headroom_bytes, row.tokens_per_s,
+                *(() if serve else (row.days,)), row.usd_per_hour, row.sort_cost, row.price_basis, row.why)
+
+    rows = [cells(row, str(rank)) for rank, row in enumerate(shown, start=1)]
+    classes = ["mlhw-highlight" if row.gpu_id == view.gpu else "" for row in shown]
+    rows += [cells(row, "tight") for row in r.tight_rows[:SHOWN]]
+    classes += ["mlhw-tight"] * len(r.tight_rows[:SHOWN])
+    more = len(r.rows) - len(shown)
+    caption = (f"The first {len(shown)} of {len(r.rows)} ranked configurations" if more else
+               f"The {len(r.rows)} ranked configurations") + (
+        ", then the tight ones (inside the measured uncertainty: a risk, not ranked)" if r.tight_rows else "") + (
+        f"; {more} more in the JSON (mlhw recommend --json)" if more else "")
     meeting = sum(1 for row in r.rows if row.meets_targets)
     summary = (f"{r.job} {r.model} ({r.settings_text}), context {r.context}, batch {r.batch}: {len(r.rows)} "
                f"configurations of 1, 2, 4 or 8 GPUs fit with margin, {meeting} meet the targets; "
-               f"{len(r.tight_rows)} are tight (a risk: listed after, marked 'tight', not ranked). "
-               f"{r.objective_text}")
-    if r.rows:
-        best = r.rows[0]
-        summary += f" First: {best.label}. {best.why}"
+               f"{len(r.tight_rows)} are tight. {r.objective_text}")
+    blocks: list[Any] = [Paragraph(summary)]
+    bars = [(row.label, float(row.sort_cost)) for row in shown if row.sort_cost is not None]
+    if bars:
+        title = f"Cost of the ranked configurations ({unit}; one colour: the bars differ only in length)"
+        blocks.append(Chart(bars_svg(bars, unit=unit, title=title),
+                            Table.of((Column("GPUs"), number_column(unit, 2)), bars, caption=f"Chart data: {title}")))
+    blocks.append(Shown(Table.of(columns, rows, caption=caption), tuple(classes)))
     notes = list(r.skipped)
     if r.unpriced:
         notes.append(f"No price in edition {r.price_edition} (cost unknown, sorted last): {', '.join(r.unpriced)}")
-    numeric = [True, False, False] + [True] * (len(header) - 5) + [False, False]
-    return (paragraph(summary) + chart
-            + table_html(header, rows, numeric=numeric, row_classes=classes)
-            + notes_html(r.assumptions, notes))
+    return Report(_headline(r), blocks=tuple(blocks), notes=tuple(notes), assumptions=r.assumptions)
+
+
+def recommendation_text(plan: Recommendation) -> str:
+    """A recommendation as ``mlhw recommend`` prints it: the headline, the ranked configurations, the assumptions.
+
+    >>> from calculators.catalog.models import get_model
+    >>> print(recommendation_text(recommend(Workload(model=get_model("llama-3-8b"), job="serve")))[:30])
+    Cheapest that fits: 1 x GeForc
+    """
+    return report_text(_report(RecommendView(result=plan, gpu="")))
 
 
 def calculators() -> list[Calculator]:
     """The calculator of this module."""
-    return [Calculator("recommend", "Recommended GPU configurations", _fields(), _compute, _html, engines=(Workload,),
-                       own_defaults=OWN_DEFAULTS, command="recommend",
-                       cli_fields=(cli_field("gpus", "consider only this GPU (repeat for several): catalog id, "
+    return [Calculator("recommend", "Recommended GPU configurations", _fields(), _compute, _report,
+                       lambda view: view.result.to_dict(), engines=(Workload,), own_defaults=OWN_DEFAULTS,
+                       command="recommend", command_help="GPU configurations that fit a workload, with headroom, "
+                                                         "speed and cost, ranked by the objective you choose",
+                       cli_fields=(cli_field("method", "serve: weights format (bf16, fp8, int8, int4, nf4, ...); "
+                                                       "finetune/train: full, lora, qlora; "
+                                                       f"auto: {' / '.join(DEFAULT_METHOD.values())}"),
+                                   cli_field("gpus", "consider only this GPU (repeat for several): catalog id, "
                                                      "custom:memory_gb=N,bandwidth_gbps=N,bf16_tflops=N,... or mac:GB; "
                                                      "default: the catalog", flag="--gpu", repeat=True),))]

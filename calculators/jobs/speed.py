@@ -1,9 +1,14 @@
-"""Widgets of the Performance section's inference pages: ``inference-speed`` and ``serving-load``.
+"""The speed calculators: ``inference-speed`` (``mlhw speed``) and ``serving-load`` (``mlhw serve-load``).
+
+Both open with the reader's GPU and count, the memory verdict and the margin
+(:func:`calculators.jobs.answer.headline`), then the speed; each chart marks the points whose
+memory does not fit (or is tight), with the one verdict of :mod:`calculators.fit`.
 
 >>> from calculators.jobs.registry import get_calculator
->>> html = get_calculator("inference-speed").run({"batch": "4"})
->>> "tokens/s" in html and "<svg" in html
-True
+>>> answer = get_calculator("inference-speed").answer({"model": "llama-3.1-70b", "gpu": "rtx-4090", "gpus": "2",
+...                                                     "weights": "int4", "context": "8192"})
+>>> answer.data["verdict"], answer.data["answer"]["gpus_needed"]
+('tight', 3)
 >>> "Requests in flight that fit" in get_calculator("serving-load").run({"concurrency": "16"})
 True
 """
@@ -11,27 +16,54 @@ True
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.engines import engine_ids, get_engine
+from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import interconnect_ids
+from calculators.columns import Column, number_column
+from calculators.fit import MAX_GPUS_SEARCHED, FitVerdict, Placement, inference_placement, share_verdict
 from calculators.inputs.fields import Field, choice_field, default_of, float_field, int_field
 from calculators.inputs.shared import ENGINE_GPU, model_and_gpu_fields
-from calculators.memory import inference, training_inputs
+from calculators.jobs.answer import VERDICT_KEY, headline
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.html import Bar, color, labelled_bars_svg
+from calculators.jobs.report import Chart, Paragraph, Report, Shown
+from calculators.jobs.values import Values, engine_settings, gpu_from_values, model_spec
+from calculators.memory import inference
+from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
 from calculators.performance import serving_load as load
 from calculators.performance import serving_result
 from calculators.performance.steps import DecodeStep
-from calculators.units import gib
-from calculators.jobs.calculator import Calculator
-from calculators.jobs.values import Values, engine_settings, gpu_from_values, model_spec
-from calculators.jobs.html import Bar, color, labelled_bars_svg, notes_html, paragraph, table_html
+from calculators.tables import Table
+from calculators.units import gib, number
 
 #: Batch sizes the speed chart always draws (plus the one chosen).
 CHART_BATCHES = (1, 4, 16, 64, 256)
+#: The columns of a result's table of quantities: each row formats its value with :mod:`calculators.units`.
+QUANTITY_COLUMNS = (Column("quantity"), Column("value", align="r"), Column("unit"), Column("kind"))
+
+
+def quantities(rows: list[tuple[str, str, str, str]], caption: str = "") -> Shown:
+    """A table of quantities, one a row: name, value (formatted by :mod:`calculators.units`), unit, kind."""
+    return Shown(Table.of(QUANTITY_COLUMNS, rows, caption=caption))
+
+
+def marked(verdict: FitVerdict) -> str:
+    """What a chart says after a point whose memory does not fit ("" when it fits)."""
+    return "" if verdict.fits else verdict.verdict
+
+
+def may_not_run(verdict: FitVerdict) -> str:
+    """The sentence under a headline whose job does not fit: what the speeds below mean ("" when it fits)."""
+    if verdict.fits:
+        return ""
+    return ("The speeds below are for a job that " + ("may not run (tight: inside the measured uncertainty)."
+                                                       if verdict.verdict == "tight" else "cannot run as set up."))
 
 
 def _served_fields(engine: Callable[..., Any], *, help: str) -> tuple[Field, ...]:
@@ -50,11 +82,17 @@ def _served_fields(engine: Callable[..., Any], *, help: str) -> tuple[Field, ...
     )
 
 
+def _gpus_field(engine: Callable[..., Any]) -> Field:
+    """The GPUs of a served model, in tensor parallel, shown beside the GPU."""
+    return int_field("gpus", "GPUs", default=default_of(engine, "gpus"), maximum=MAX_GPUS_SEARCHED,
+                     unit="tensor parallel",
+                     help="Split by tensor parallelism: each GPU reads its share of the weights and KV cache; "
+                          "two all-reduces per layer over the link below.").option("GPUs in tensor parallel")
+
+
 def _server_fields(engine: Callable[..., Any]) -> tuple[Field, ...]:
-    """The GPUs of a served model and how well it uses them, read from ``engine``'s signature."""
+    """How well a served model uses its GPUs, read from ``engine``'s signature."""
     return (
-        int_field("gpus", "Tensor-parallel GPUs", default=default_of(engine, "gpus"),
-                  maximum=training_inputs.MAX_GPUS, advanced=True).option("GPUs in tensor parallel"),
         float_field("bandwidth_efficiency", "Bandwidth efficiency", default=0.0, minimum=0.0, maximum=1.0,
                     advanced=True, none_label="The engine's fitted value",
                     help="Fraction of peak memory bandwidth a decode step reaches.").option(
@@ -79,18 +117,20 @@ def _server_fields(engine: Callable[..., Any]) -> tuple[Field, ...]:
 # --------------------------------------------------------------------------- inference speed
 @dataclass(frozen=True)
 class SpeedView:
-    """One inference-speed estimate and the same settings over a range of batch sizes."""
+    """One inference-speed estimate on the reader's GPUs, and the same settings over a range of batch sizes."""
 
+    spec: ModelSpec
+    gpu: GPU
     result: speed.InferenceSpeed
-    by_batch: tuple[tuple[int, DecodeStep], ...]
-
-
+    placement: Placement
+    by_batch: tuple[tuple[int, DecodeStep, FitVerdict], ...]
+    efficiencies: tuple[float, float]  # bandwidth and compute efficiencies the engine used
 
 
 @functools.cache
 def _speed_fields() -> tuple[Field, ...]:
     return (
-        *model_and_gpu_fields(),
+        *model_and_gpu_fields(), _gpus_field(speed.speed_setup),
         *_served_fields(speed.speed_setup, help="Efficiencies and fixed costs fitted on the engine's published runs; "
                                                 "generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs."),
         int_field("batch", "Batch", default=default_of(speed.speed_setup, "batch"), maximum=inference.MAX_BATCH,
@@ -106,49 +146,89 @@ def _speed_fields() -> tuple[Field, ...]:
 def _compute_speed(values: Values) -> SpeedView:
     spec, gpu = model_spec(values), gpu_from_values(values)
     settings = engine_settings(_speed_fields(), values)
-    result = speed.inference_speed(spec, gpu, new_tokens=settings.pop("new_tokens"), **settings)
+    new_tokens = settings.pop("new_tokens")
+    result = speed.inference_speed(spec, gpu, new_tokens=new_tokens, **settings)
+    assert result.memory is not None
+    placement = inference_placement(result.memory, gpu, gpus=result.gpus)
     batches = sorted(set(CHART_BATCHES) | {result.batch})
-    steps = tuple((b, speed.decode_step(spec, gpu, **{**settings, "batch": b})) for b in batches)
-    return SpeedView(result=result, by_batch=steps)
+    steps = []
+    for batch in batches:
+        step = speed.decode_step(spec, gpu, **{**settings, "batch": batch})
+        memory = result.memory if batch == result.batch else inference.inference_memory(
+            spec, weights=settings["weights"], kv_cache=settings["kv_cache"], batch=batch, context=result.context,
+            new_tokens=result.new_tokens)
+        steps.append((batch, step, share_verdict(memory, gpu, gpus=result.gpus)))
+    setup = speed.speed_setup(**settings)
+    return SpeedView(spec=spec, gpu=gpu, result=result, placement=placement, by_batch=tuple(steps),
+                     efficiencies=(setup.bandwidth_efficiency, setup.compute_efficiency))
 
 
 def _rate(value: float) -> str:
-    return f"{value:,.1f}"
+    return number(value, 1)
 
 
-def speed_html(view: SpeedView) -> str:
-    """Summary, aggregate tokens/s by batch (chart), the numbers (table) and assumptions."""
-    r = view.result
-    first = r.first_step
+#: Colour of each limiting term in the speed chart.
+BOUND_COLOURS = {"memory": 0, "compute": 1, "communication": 3, "fixed cost": 2}
+
+
+def speed_report(view: SpeedView) -> Report:
+    """The verdict on the reader's GPUs, the speeds, tokens/s by batch (chart; batches that do not fit marked),
+    the numbers and the assumptions."""
+    r, first = view.result, view.result.first_step
     summary = (f"{r.model} on {r.gpus} x {r.gpu} with {get_engine(r.engine).name}: "
                f"{_rate(first.tokens_per_s)} tokens/s per sequence and "
                f"{_rate(first.aggregate_tokens_per_s)} tokens/s for the batch of {r.batch} "
-               f"({first.bound}-bound); first token after {r.time_to_first_token_s * 1000:,.1f} ms.")
-    colours = {"memory": 0, "compute": 1, "communication": 3, "fixed cost": 2}
-    bars = [Bar(f"batch {b}", s.aggregate_tokens_per_s,
-                 f"{_rate(s.aggregate_tokens_per_s)} tokens/s ({s.bound})", colours[s.bound],
-                 highlight=b == r.batch) for b, s in view.by_batch]
-    chart = labelled_bars_svg(bars, title="Aggregate decode tokens/s by batch size (by limiting term)")
+               f"({first.bound}-bound); first token after {number(r.time_to_first_token_s * 1000, 1)} ms.")
+    bars = [Bar(f"batch {b}", s.aggregate_tokens_per_s, f"{_rate(s.aggregate_tokens_per_s)} tokens/s ({s.bound})",
+                BOUND_COLOURS[s.bound], highlight=b == r.batch, marked=marked(v)) for b, s, v in view.by_batch]
     legend = '<ul class="mlhw-legend">' + "".join(
         f'<li><span class="mlhw-swatch" style="background:{color(index)}"></span>{name}-bound</li>'
-        for name, index in colours.items()) + "</ul>"
+        for name, index in BOUND_COLOURS.items()) + (
+        '<li><span class="mlhw-swatch mlhw-swatch-marked"></span>faint: the batch does not fit (or is tight)</li>'
+        "</ul>")
+    data = Table.of((number_column("batch"), number_column("tokens/s, whole batch", 1),
+                     number_column("tokens/s per sequence", 1), Column("limited by"), Column("memory")),
+                    [(b, s.aggregate_tokens_per_s, s.tokens_per_s, s.bound, v.verdict) for b, s, v in view.by_batch],
+                    caption=f"Chart data: decode tokens/s by batch at {r.context:,} tokens on {r.gpus} x {r.gpu}")
+    chart = Chart(labelled_bars_svg(bars, title="Aggregate decode tokens/s by batch size (by limiting term; "
+                                                "faint: does not fit)"), data, legend)
     rows = [
-        ["Decode, per sequence", _rate(first.tokens_per_s), "tokens/s", "estimate"],
-        ["Decode, whole batch", _rate(first.aggregate_tokens_per_s), "tokens/s", "estimate"],
-        ["Decode, whole batch at 100 % of peaks", _rate(first.max_aggregate_tokens_per_s), "tokens/s", "upper bound"],
-        [f"Decode per sequence at {r.last_step.context:,} tokens", _rate(r.last_step.tokens_per_s), "tokens/s",
-         "estimate"],
-        ["Time to first token (fixed cost per request + prefill of the batch)", f"{r.time_to_first_token_s * 1000:,.1f}",
-         "ms", "estimate"],
-        ["Output tokens/s over the whole generation", _rate(r.output_tokens_per_s), "tokens/s", "estimate"],
-        ["Tensor-parallel all-reduces per decode step", f"{first.communication_time_s * 1000:,.2f}", "ms",
-         "estimate"],
-        ["Bytes read per decode step", gib(first.bytes_read), "GiB", "derived"],
-        ["Memory per GPU (total_bytes)", gib(r.memory_total_bytes), "GiB",
-         "fits" if r.fits else f"does not fit {gib(r.memory_capacity_bytes)} GiB"],
+        ("Decode, per sequence", _rate(first.tokens_per_s), "tokens/s", "estimate"),
+        ("Decode, whole batch", _rate(first.aggregate_tokens_per_s), "tokens/s", "estimate"),
+        ("Decode, whole batch at 100 % of peaks", _rate(first.max_aggregate_tokens_per_s), "tokens/s", "upper bound"),
+        (f"Decode per sequence at {r.last_step.context:,} tokens", _rate(r.last_step.tokens_per_s), "tokens/s",
+         "estimate"),
+        ("Time to first token (fixed cost per request + prefill of the batch)",
+         number(r.time_to_first_token_s * 1000, 1), "ms", "estimate"),
+        ("Output tokens/s over the whole generation", _rate(r.output_tokens_per_s), "tokens/s", "estimate"),
+        ("Tensor-parallel all-reduces per decode step", number(first.communication_time_s * 1000, 2), "ms",
+         "estimate"),
+        ("Bytes read per decode step", gib(first.bytes_read), "GiB", "derived"),
+        ("Memory per GPU (total_bytes)", gib(r.memory_total_bytes), "GiB", r.verdict),
     ]
-    table = table_html(["quantity", "value", "unit", "kind"], rows, numeric=[False, True, False, False])
-    return paragraph(summary) + chart + legend + table + notes_html(r.assumptions, r.notes)
+    blocks: list[Any] = [Paragraph(summary)]
+    if may_not_run(view.placement.verdict):
+        blocks.append(Paragraph(may_not_run(view.placement.verdict)))
+    blocks += [chart, quantities(rows)]
+    return Report(headline(view.placement), verdict=view.placement.verdict.verdict, blocks=tuple(blocks),
+                  notes=r.notes, assumptions=(*r.assumptions, VERDICT_KEY), warnings=view.spec.warnings)
+
+
+def speed_data(view: SpeedView) -> dict[str, Any]:
+    """What ``mlhw speed --json`` always printed, then ``answer`` (the placement) and ``by_batch`` (the chart)."""
+    return {**view.result.to_dict(), "answer": view.placement.to_dict(),
+            "by_batch": [{"batch": b, "decode_tokens_per_s": s.aggregate_tokens_per_s,
+                          "decode_tokens_per_s_per_sequence": s.tokens_per_s, "bound": s.bound, "verdict": v.verdict,
+                          "margin_bytes": v.margin_bytes} for b, s, v in view.by_batch]}
+
+
+def speed_used(view: SpeedView) -> Mapping[str, str]:
+    """The efficiencies the engine used where the form left them to it."""
+    kind = "assumed" if view.result.engine == "generic" else "fitted"
+    collective = ("derived per link kind from published nccl-tests runs" if view.result.gpus > 1
+                  else "not used: one GPU")
+    return {"bandwidth_efficiency": f"{view.efficiencies[0]:.3g} ({kind})",
+            "compute_efficiency": f"{view.efficiencies[1]:.3g} ({kind})", "collective_efficiency": collective}
 
 
 # --------------------------------------------------------------------------- serving under load
@@ -165,16 +245,18 @@ SERVING_OWN_DEFAULTS = {
 
 @dataclass(frozen=True)
 class ServingView:
-    """One serving-load answer and the same server over a range of concurrencies."""
+    """One serving-load answer on the reader's GPUs and the same server over a range of concurrencies."""
 
+    spec: ModelSpec
     result: serving_result.ServingLoad
+    placement: Placement
     by_concurrency: tuple[tuple[int, serving_result.ServingLoad], ...]
 
 
 @functools.cache
 def _serving_fields() -> tuple[Field, ...]:
     return (
-        *model_and_gpu_fields(),
+        *model_and_gpu_fields(), _gpus_field(load.serving_load),
         int_field("concurrency", "Concurrent users", default=SERVING_CONCURRENCY, minimum=0,
                   maximum=load.MAX_CONCURRENCY,
                   help="Requests in flight: each user sends the next request when the answer ends (closed loop). "
@@ -207,16 +289,20 @@ def _compute_serving(values: Values) -> ServingView:
     spec, gpu = model_spec(values), gpu_from_values(values)
     settings = engine_settings(_serving_fields(), values)
     rate = settings.pop("request_rate_per_s")
-    concurrency = int(settings.pop("concurrency")) or None  # 0: set by the request rate
+    concurrency = settings.pop("concurrency")
+    concurrency = None if concurrency is None else int(concurrency) or None  # 0 or left out: set by the rate
     result = load.serving_load(spec, gpu, concurrency=concurrency, request_rate_per_s=rate, **settings)
+    assert result.memory is not None
+    placement = inference_placement(result.memory, gpu, gpus=result.gpus)
     shown = sorted(c for c in set(CHART_CONCURRENCIES) | ({concurrency} if concurrency else set())
                    if c <= max(result.max_concurrency, 1))
     curve = tuple((c, load.serving_load(spec, gpu, concurrency=c, **settings)) for c in shown)
-    return ServingView(result=result, by_concurrency=curve)
+    return ServingView(spec=spec, result=result, placement=placement, by_concurrency=curve)
 
 
-def serving_html(view: ServingView) -> str:
-    """Summary, output tokens/s by concurrency (chart), the numbers (table) and assumptions."""
+def serving_report(view: ServingView) -> Report:
+    """The verdict of the requests in flight on the reader's GPUs, the summary, output tokens/s by concurrency
+    (chart; only concurrencies that fit), the numbers and the assumptions."""
     r = view.result
     where = f"{r.model} on {r.gpus} x {r.gpu} with {get_engine(r.engine).name}"
     load_text = (f"{r.concurrency} concurrent users" if r.concurrency is not None
@@ -231,36 +317,59 @@ def serving_html(view: ServingView) -> str:
     else:
         summary = (f"{where} at {load_text}: {_rate(r.output_tokens_per_s or 0.0)} output tokens/s in all, "
                    f"{_rate(r.decode_tokens_per_s_per_user or 0.0)} tokens/s per user, first token after "
-                   f"{(r.time_to_first_token_s or 0.0) * 1000:,.0f} ms ({r.verdict} in memory).")
-    bars = [Bar(f"{c} users", s.output_tokens_per_s or 0.0,
-                 f"{_rate(s.output_tokens_per_s or 0.0)} tokens/s, {_rate(s.decode_tokens_per_s_per_user or 0.0)}"
-                 " per user", 0, highlight=c == r.concurrency) for c, s in view.by_concurrency]
-    title = "Output tokens/s by concurrent users (up to the most that fit)"
-    chart = labelled_bars_svg(bars, title=title) if bars else ""
-    rows = [["Requests in flight that fit", f"{r.max_concurrency:,}", "requests", "estimate"],
-            ["Highest sustainable rate of random (Poisson) arrivals", rate, "", "estimate"]]
+                   f"{number((r.time_to_first_token_s or 0.0) * 1000)} ms ({r.verdict} in memory).")
+    blocks: list[Any] = [Paragraph(summary)]
+    if r.status == serving_result.OK and may_not_run(view.placement.verdict):
+        blocks.append(Paragraph(may_not_run(view.placement.verdict).replace("speeds", "rates")))
+    if view.by_concurrency:
+        bars = [Bar(f"{c} users", s.output_tokens_per_s or 0.0,
+                    f"{_rate(s.output_tokens_per_s or 0.0)} tokens/s, {_rate(s.decode_tokens_per_s_per_user or 0.0)}"
+                    " per user", 0, highlight=c == r.concurrency, marked="" if s.verdict == "fits" else s.verdict)
+                for c, s in view.by_concurrency]
+        data = Table.of((number_column("users"), number_column("output tokens/s", 1),
+                         number_column("tokens/s per user", 1), Column("memory")),
+                        [(c, s.output_tokens_per_s or 0.0, s.decode_tokens_per_s_per_user or 0.0, s.verdict)
+                         for c, s in view.by_concurrency],
+                        caption="Chart data: output tokens/s by concurrent users (up to the most that fit)")
+        blocks.append(Chart(labelled_bars_svg(bars, title="Output tokens/s by concurrent users (up to the most "
+                                                          "that fit)"), data))
+    rows = [("Requests in flight that fit", f"{r.max_concurrency:,}", "requests", "estimate"),
+            ("Highest sustainable rate of random (Poisson) arrivals", rate, "", "estimate")]
     if r.status == serving_result.OK:
         rows = [
-            ["Output tokens/s, all users", _rate(r.output_tokens_per_s or 0.0), "tokens/s", "estimate"],
-            ["Tokens/s per user", _rate(r.decode_tokens_per_s_per_user or 0.0), "tokens/s", "estimate"],
-            ["Inter-token latency", f"{(r.inter_token_latency_s or 0.0) * 1000:,.1f}", "ms", "estimate"],
-            ["Time to first token", f"{(r.time_to_first_token_s or 0.0) * 1000:,.1f}", "ms", "estimate"],
-            ["End-to-end latency", f"{r.end_to_end_latency_s or 0.0:,.2f}", "s", "estimate"],
-            ["Decode batch (mean)", f"{r.decode_batch or 0.0:,.1f}", "sequences", "estimate"],
-            ["Completed requests", f"{r.requests_per_s or 0.0:,.3f}", "requests/s", "estimate"],
+            ("Output tokens/s, all users", _rate(r.output_tokens_per_s or 0.0), "tokens/s", "estimate"),
+            ("Tokens/s per user", _rate(r.decode_tokens_per_s_per_user or 0.0), "tokens/s", "estimate"),
+            ("Inter-token latency", number((r.inter_token_latency_s or 0.0) * 1000, 1), "ms", "estimate"),
+            ("Time to first token", number((r.time_to_first_token_s or 0.0) * 1000, 1), "ms", "estimate"),
+            ("End-to-end latency", number(r.end_to_end_latency_s or 0.0, 2), "s", "estimate"),
+            ("Decode batch (mean)", number(r.decode_batch or 0.0, 1), "sequences", "estimate"),
+            ("Completed requests", number(r.requests_per_s or 0.0, 3), "requests/s", "estimate"),
             *rows,
         ]
-    rows.append(["Memory per GPU (total_bytes)", gib(r.memory_total_bytes), "GiB", r.verdict])
-    table = table_html(["quantity", "value", "unit", "kind"], rows, numeric=[False, True, False, False])
-    return paragraph(summary) + chart + table + notes_html(r.assumptions, r.notes)
+    rows.append(("Memory per GPU (total_bytes)", gib(r.memory_total_bytes), "GiB", r.verdict))
+    blocks.append(quantities(rows))
+    return Report(headline(view.placement), verdict=view.placement.verdict.verdict, blocks=tuple(blocks),
+                  notes=r.notes, assumptions=(*r.assumptions, VERDICT_KEY), warnings=view.spec.warnings)
+
+
+def serving_data(view: ServingView) -> dict[str, Any]:
+    """What ``mlhw serve-load --json`` always printed, then ``answer`` and ``by_concurrency`` (the chart)."""
+    return {**view.result.to_dict(), "answer": view.placement.to_dict(),
+            "by_concurrency": [{"concurrency": c, "output_tokens_per_s": s.output_tokens_per_s,
+                                "decode_tokens_per_s_per_user": s.decode_tokens_per_s_per_user, "verdict": s.verdict}
+                               for c, s in view.by_concurrency]}
 
 
 def calculators() -> list[Calculator]:
-    """The inference calculators of this section (training time: :mod:`.performance_training`)."""
+    """The inference calculators of this section (training time: :mod:`.training_time`)."""
     return [
-        Calculator("inference-speed", "Inference speed", _speed_fields(), _compute_speed, speed_html,
-                   engines=(speed.inference_speed, speed.speed_setup), own_defaults={"gpu": ENGINE_GPU},
-                   command="speed"),
-        Calculator("serving-load", "Serving under load", _serving_fields(), _compute_serving, serving_html,
-                   engines=(load.serving_load,), own_defaults=SERVING_OWN_DEFAULTS, command="serve-load"),
+        Calculator("inference-speed", "Inference speed", _speed_fields(), _compute_speed, speed_report, speed_data,
+                   used=speed_used, engines=(speed.inference_speed, speed.speed_setup),
+                   own_defaults={"gpu": ENGINE_GPU}, command="speed",
+                   command_help="decode tokens/s, time to first token and generation throughput (roofline estimate)"),
+        Calculator("serving-load", "Serving under load", _serving_fields(), _compute_serving, serving_report,
+                   serving_data, engines=(load.serving_load,), own_defaults=SERVING_OWN_DEFAULTS,
+                   command="serve-load",
+                   command_help="throughput and per-user latency of a continuously batched server at a concurrency "
+                                "or a request rate (estimate)"),
     ]

@@ -1,9 +1,10 @@
-"""How a form's values become the model and the GPU: the web face's reading of the shared inputs.
+"""How a calculator's checked values become the model, the GPU and the engine's keywords, on either face.
 
 The inputs are declared once for every face (:mod:`calculators.inputs.shared`); a form gives
 the model as a catalog id or a pasted config.json, and a custom GPU or a Mac as separate
 numbers, which :func:`gpu_from_values` writes as the ``custom:``/``mac:`` description the
-command line takes. Both end in the one reading of each (:mod:`calculators.inputs`).
+command line takes; the command line gives an id or a path, and that description. Both end in
+the one reading of each (:mod:`calculators.inputs`).
 
 >>> spec = model_spec({"model": "llama-3-8b"})
 >>> spec.name, gpu_from_values({"gpu": "h100-sxm"}).id
@@ -18,14 +19,30 @@ from typing import Any
 from calculators.catalog.gpus import GPU
 from calculators.config_input import load_config_text
 from calculators.errors import InputError
-from calculators.inputs.fields import Field, Value
+from calculators.inputs.fields import Field
 from calculators.inputs.gpu import resolve_gpu
 from calculators.inputs.model import resolve_model
-from calculators.inputs.shared import CUSTOM, CUSTOM_GPU, CUSTOM_GPU_NAMES, MAC_GPU
+from calculators.inputs.shared import CUSTOM, CUSTOM_GPU, CUSTOM_GPU_NAMES, DEFAULT_GPU, MAC_GPU
 from calculators.model import ModelSpec
+from calculators.validate import AUTO as AUTO
 
-#: A form's values by input name, as :meth:`calculators.jobs.calculator.Calculator.values` returns them.
-Values = Mapping[str, Value]
+#: A calculator's checked values by input name, as :meth:`calculators.jobs.calculator.Calculator.values` returns
+#: them: a :data:`~calculators.inputs.fields.Value` each, :data:`OMITTED` for an option the command line left to the
+#: engine, a tuple of texts for a repeated option.
+Values = Mapping[str, Any]
+
+
+class Omitted:
+    """The value of an option the command line left out: the engine's own choice (never a value typed)."""
+
+    def __repr__(self) -> str:
+        return "OMITTED"
+
+
+#: The one :class:`Omitted`.
+OMITTED = Omitted()
+#: The inputs the front door reads as the user wrote them (an id, a path, ``custom:...``), not as a form's choice.
+FRONT_DOOR = ("model", "gpu")
 #: Inputs that are not an engine's settings: the model, its config.json, the GPU, the fit calculator's job.
 NOT_SETTINGS = frozenset(("model", "config", "gpu", "job", *CUSTOM_GPU_NAMES))
 
@@ -35,35 +52,64 @@ def engine_settings(fields: Sequence[Field], values: Values) -> dict[str, Any]:
     for every field but the model, its config and the GPU (which the compute function resolves).
 
     A number whose "none" choice is taken (``none_label``; it checks to 0) is ``None``: the engine
-    chooses. A field in other units than its keyword (``scale`` of them per keyword unit) is converted.
+    chooses; so is an option the command line left out (:data:`OMITTED`). A field in other units than its keyword (``scale`` of them per keyword unit) is
+    converted.
 
     >>> from calculators.jobs.registry import get_calculator
     >>> calculator = get_calculator("interconnect")
     >>> settings = engine_settings(calculator.fields, calculator.values({"latency_us": "5", "mfu": "none"}))
-    >>> settings["latency_s"], settings["mfu"], settings["zero"]
-    (5e-06, None, '0')
+    >>> settings["latency_s"], settings["mfu"], settings["gpus"]
+    (5e-06, None, 8)
     """
     settings: dict[str, Any] = {}
     for field in fields:
-        if field.name in NOT_SETTINGS:
+        if field.name in NOT_SETTINGS or field.name not in values:  # an input of the other face is absent
             continue
         value: Any = values[field.name]
-        if field.none_label and float(value) == 0:
+        if value is OMITTED:
             value = None
+        elif field.none_label and not isinstance(value, str) and float(value) == 0:
+            value = None  # the "none" choice (a zero the command line typed stays text: the engine judges it)
         elif field.scale != 1.0:
             value = float(value) / field.scale
         settings[field.engine_keyword] = value
     return settings
 
 
+def given(values: Values, name: str) -> Any:
+    """The value of input ``name``, or ``None`` where it is absent (an input of the other face) or left to the
+    engine (:data:`OMITTED`).
+
+    >>> given({"tokens": 10**9, "gpu_hours": OMITTED}, "gpu_hours"), given({}, "tokens"), given({"tokens": 5}, "tokens")
+    (None, None, 5)
+    """
+    value = values.get(name)
+    return None if value is None or value is OMITTED else value
+
+
+def gpus_named(texts: Sequence[str], *, field: str = "gpus") -> tuple[GPU, ...]:
+    """The GPUs a repeated option names (``mlhw recommend --gpu a --gpu custom:...``), each read by the front door.
+
+    >>> [gpu.id for gpu in gpus_named(["h100-sxm", "rtx-4090"])]
+    ['h100-sxm', 'rtx-4090']
+    """
+    return tuple(resolve_gpu(text, field=field) for text in texts)
+
+
 def gpu_from_values(values: Values) -> GPU:
-    """The GPU chosen in ``values``: a catalog GPU, or the custom GPU or Mac its numbers describe.
+    """The GPU chosen in ``values``: a catalog GPU, or the custom GPU or Mac its numbers describe; the form's
+    default (:data:`~calculators.inputs.shared.DEFAULT_GPU`) where the command line names none.
 
     Errors name the form input (``gpu_bf16_tflops``), which the page shows by its label.
     """
-    choice = str(values["gpu"])
+    choice = str(values["gpu"]) if given(values, "gpu") is not None else DEFAULT_GPU
     if choice not in (CUSTOM_GPU, MAC_GPU):
-        return resolve_gpu(choice)
+        try:
+            return resolve_gpu(choice)
+        except InputError as error:  # a key of a description the command line gave: "gpu memory_gb"
+            if error.field == "gpu":
+                raise
+            raise error.renamed(f"gpu {error.field}") from None
 
     def optional(name: str) -> str | None:
         text = str(values.get(name, "")).strip()

@@ -48,7 +48,6 @@ from typing import Any
 
 from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
 from calculators.catalog.gpus import GPU
-from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import compute_capability, serving_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError

@@ -155,27 +155,3 @@ class InferenceSpeed:
             "fits": self.fits, "verdict": self.verdict, "memory_uncertainty_bytes": self.memory_uncertainty_bytes,
             "assumptions": list(self.assumptions), "notes": list(self.notes),
         }
-
-    def to_text(self) -> str:
-        """Plain-text summary for the CLI."""
-        first, last = self.first_step, self.last_step
-        lines = [] if self.fits else [
-            f"WARNING: this job {self.verdict} in memory ({self.memory_total_bytes / 2**30:,.2f} GiB per GPU of "
-            f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable): the times below are for a job that "
-            + ("may not run" if self.verdict == "tight" else "cannot run as set up")]
-        lines += [
-            f"{self.model} on {self.gpus} x {self.gpu} with {self.engine}, batch {self.batch}, prompt {self.context} tokens",
-            f"decode at {first.context} tokens: {first.tokens_per_s:,.1f} tokens/s per sequence, "
-            f"{first.aggregate_tokens_per_s:,.1f} tokens/s aggregate ({first.bound}-bound; "
-            f"bound {first.max_aggregate_tokens_per_s:,.1f})",
-            f"decode at {last.context} tokens: {last.tokens_per_s:,.1f} tokens/s per sequence",
-            f"time to first token (fixed cost per request + prefill): {self.time_to_first_token_s * 1000:,.1f} ms "
-            f"(prefill {self.prefill.bound}-bound)",
-        ]
-        if self.new_tokens:
-            lines.append(f"{self.new_tokens} new tokens: {self.generation_time_s:,.2f} s, "
-                         f"{self.output_tokens_per_s:,.1f} output tokens/s")
-        lines.append(f"memory per GPU: {self.memory_total_bytes / 2**30:,.2f} GiB (+ up to "
-                     f"{self.memory_uncertainty_bytes / 2**30:,.2f} GiB measured uncertainty) of "
-                     f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable: {self.verdict}")
-        return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])

@@ -264,36 +264,6 @@ class TrainingTime:
             "assumptions": list(self.assumptions),
         }
 
-    def memory_text(self) -> str:
-        """The memory verdict per GPU, and what would make the job fit when it does not."""
-        if self.memory is None:
-            return "memory per GPU: not checked"
-        text = f"memory per GPU: {self.memory.summary()}"
-        if not self.memory.fits:
-            text += (" (the time below is for a job that " + ("may not run" if self.memory.verdict == "tight"
-                                                               else "cannot run as set up") + ")")
-            if self.memory_advice:
-                text += "; it fits with: " + "; ".join(self.memory_advice)
-        return text
-
-    def to_text(self) -> str:
-        """Plain-text summary for the CLI."""
-        return "\n".join([
-            ("" if self.fits else "WARNING: ") + self.memory_text(),
-            f"{self.model}: {self.tokens:,} tokens at seq {self.seq} on {self.gpus} x {self.gpu}"
-            + (f" (TP {self.tensor_parallel}, PP {self.pipeline_parallel})"
-               if self.tensor_parallel * self.pipeline_parallel > 1 else "") + (" with FP8 matmuls" if self.fp8 else ""),
-            f"FLOP per token: {self.model_flops_per_token / 1e9:,.2f} G (model), "
-            f"{self.executed_flops_per_token / 1e9:,.2f} G (executed)",
-            f"throughput: {self.tokens_per_s:,.0f} tokens/s ({self.tokens_per_s_per_gpu:,.0f} per GPU); "
-            f"utilisation {self.utilisation:.3g}, MFU {self.mfu:.3g}; "
-            f"scaling efficiency {self.scaling_efficiency:.1%} at {self.global_batch_tokens:,} tokens per optimizer "
-            f"step ({self.grad_accumulation} micro-batch{'es' if self.grad_accumulation > 1 else ''} per replica)",
-            f"wall clock: {self.days:,.2f} days ({self.gpu_hours:,.0f} GPU-hours); "
-            f"at 100 % utilisation: {self.bound_time_s / SECONDS_PER_DAY:,.2f} days",
-            *[f"assumes: {a}" for a in self.assumptions],
-        ])
-
 
 def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu: float | None = None,
                   precision: str = "bf16-mixed", grad_checkpointing: bool = False, seq: int = 2048,

@@ -26,6 +26,7 @@ import matplotlib.pyplot as plt
 
 import calculators
 from calculators.fit import fit_training
+from calculators.jobs.memory import estimate_text
 from calculators.memory.training import training_memory
 
 GIB = 2**30
@@ -44,7 +45,7 @@ print(f"calculators {calculators.__version__}")
 
 # %%
 full = training_memory(model, method="full", **job)
-print(full.to_text())
+print(estimate_text(full))
 verdict = "fits" if full.total_bytes <= gpu.memory_bytes else "does not fit"
 print(f"\nNeeds {full.total_gib:.1f} GiB on the GPU; the card has {gpu.memory_gib:.1f} GiB: it {verdict}.")
 

@@ -113,7 +113,7 @@ def test_cli_api_widget_recommend_speed_and_time_give_one_verdict() -> None:
                                                            "kv_cache": "bf16"})).verdict.verdict
            for gpu in all_gpus()}
     data, _text = cli.run(["fit", "--model", "llama-3-8b", "infer", "--context", "8192", "--batch", "16"])
-    assert {row["gpu"]: row["verdict"] for row in data} == api
+    assert {row["gpu"]: row["verdict"] for row in data["gpus"]} == api
     calculator = get_calculator("fit")
     view = calculator.compute(calculator.values({"model": "llama-3-8b", "job": "inference", "context": "8192",
                                                  "batch": "16"}))
@@ -134,10 +134,11 @@ def test_cli_api_widget_recommend_speed_and_time_give_one_verdict() -> None:
     run = training_time(spec, get_gpu("h100-sxm"), tokens=10**9, gpus=8)
     assert run.memory is not None
     assert run.memory.verdict == fit_verdict(training_memory(spec, gpus=8), get_gpu("h100-sxm")).verdict == "does not fit"
-    assert run.memory_advice and "WARNING" in run.to_text()
-    cli_data, _ = cli.run(["train-time", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "8",
-                           "--tokens", "1000000000", "--json"])
+    cli_data, text = cli.run(["train-time", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "8",
+                              "--tokens", "1000000000", "--json"])
     assert json.loads(json.dumps(cli_data))["memory"]["verdict"] == "does not fit"
+    assert run.memory_advice and text.startswith("On 8x H100 SXM 80GB, data parallel, no sharding (DDP): does not fit")
+    assert "Single changes that make it fit: " in text
 
 
 def test_a_mac_has_no_cuda_context() -> None:

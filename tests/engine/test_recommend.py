@@ -30,10 +30,8 @@ def test_every_row_fits_and_is_sorted() -> None:
         assert 0 <= row.memory_per_gpu_bytes <= row.capacity_bytes
         assert row.headroom_bytes >= row.uncertainty_bytes  # fits with margin: total plus uncertainty fits
     # Configurations inside the measured uncertainty (tight) are listed apart, never ranked; the ranked ones
-    # follow the cost objective: targets met, priced from an offer of that size, then cost.
-    basis = {"offer": 0, "per-GPU assumption": 1, "unknown": 2}
-    keys = [(not r.meets_targets, basis[r.price_basis], r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id)
-            for r in plan.rows]
+    # follow the stated objective, cost (#27): targets met first, then cheapest first whatever the price basis.
+    keys = [(not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id) for r in plan.rows]
     assert keys == sorted(keys)
     assert all(r.verdict == "fits" for r in plan.rows)
     assert all(r.verdict == "tight" for r in plan.tight_rows)
@@ -82,7 +80,7 @@ def test_fp8_kv_cache_halves_the_cache_in_fit_and_speed() -> None:
     assert {(r.gpu_id, r.count) for r in bf16.rows} < set(by_config)  # strictly more configurations fit
     for row in bf16.rows:
         assert by_config[row.gpu_id, row.count].tokens_per_s >= row.tokens_per_s  # type: ignore[operator]
-    assert fp8.kv_cache == "fp8" and "KV cache fp8" in fp8.to_text()
+    assert fp8.kv_cache == "fp8" and "KV cache fp8" in fp8.settings_text
     assert any("KV cache in fp8" in line for line in fp8.assumptions)
     train = recommend(Workload(model="llama-3-8b", job="finetune", kv_cache="fp8"))  # not used in training
     assert train.kv_cache is None

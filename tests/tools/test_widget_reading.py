@@ -104,7 +104,9 @@ def test_the_copied_record_holds_inputs_outputs_version_edition_and_link() -> No
     html = json.loads(compute_json("training-memory", json.dumps({"seq": "4096", "method": "lora"})))["html"]
     assert record["outputs"] == outputs_of(html)  # what was on screen, read back from the same HTML
     assert record["outputs"]["tables"][0]["header"] == ["Component", "GiB (2^30 bytes)"]
-    assert record["outputs"]["summary"][0].startswith("Llama 3 8B, training: needs")
+    # The answer opens with the reader's GPUs, the verdict and the margin (#27); the form opens on a job that fits.
+    assert record["outputs"]["summary"][0].startswith("On 8x H100 SXM 80GB, data parallel, ZeRO-3: fits, ")
+    assert record["outputs"]["summary"][1].startswith("Llama 3 8B, training: ")
     markdown = share_markdown(record)
     assert "| Sequence length (tokens) | 4096 |" in markdown
     assert "| Component | GiB (2^30 bytes) |" in markdown

@@ -126,7 +126,13 @@ def _engine_check(name: str, field: str, value: int) -> None:
     from calculators.catalog.models import get_model
 
     training = name == "fit" and get_calculator(name).field(field).show_when == ("job", "training")
-    if name == "training-memory" or training:
+    if field == "gpus" and name in ("inference-memory", "fit"):  # an inference job's even split
+        from calculators.catalog.gpus import get_gpu
+        from calculators.fit import share_footprint
+
+        share_footprint(inference.inference_memory(get_model("llama-3-8b"), context=128), get_gpu("h100-sxm"),
+                        gpus=value)
+    elif name == "training-memory" or training:
         training_inputs.training_setup(**{field: value})  # type: ignore[arg-type]
     elif name == "kv-cache":
         inference.kv_cache_bytes(get_model("llama-3-8b"), **{"batch": 1, "context": 1, field: value})
@@ -332,9 +338,9 @@ def test_training_time_form_takes_the_global_batch_as_the_engine_does() -> None:
     assert calculator.field("global_batch_tokens").check("none") == 0
     for typed, engine_value in (("4M", 4_000_000), ("none", None)):
         html = calculator.run({"model": "llama-3-8b", "gpus": "8", "global_batch_tokens": typed})
-        answer = training_time(get_model("llama-3-8b"), "h100-sxm", tokens=100 * 10**9, gpus=8,
+        answer = training_time(get_model("llama-3-8b"), "h100-sxm", tokens=100 * 10**9, gpus=8, zero=3,
                                global_batch_tokens=engine_value)
-        assert f"{answer.scaling_efficiency:.1%}" in html
+        assert f"{100 * answer.scaling_efficiency:.1f} %" in html
     assert training_time(get_model("llama-3-8b"), "h100-sxm", tokens=10**9, gpus=8,
                          global_batch_tokens=4_000_000).grad_accumulation == 245
 
