@@ -71,6 +71,7 @@ from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
+from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
 from calculators.validate import GPU_RECORD, instance_of
 
@@ -165,8 +166,9 @@ def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int, 
 def _inference_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
     """The inference job's estimate and how the GPU runs its formats (refuses a format it cannot run)."""
     estimate = inference_memory(spec, **settings)
-    return estimate, serving_notes(record, weights=str(settings.get("weights", "bf16")),
-                                   kv_cache=str(settings.get("kv_cache", "bf16")))
+    # A GGUF, GPTQ, AWQ or EXL2 format runs in its family's kernels (int4, int8): the GPU is asked about those.
+    family = weight_format(str(settings.get("weights", "bf16"))).family.value
+    return estimate, serving_notes(record, weights=family, kv_cache=str(settings.get("kv_cache", "bf16")))
 
 
 def inference_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:

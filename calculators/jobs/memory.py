@@ -43,6 +43,7 @@ from calculators.jobs.text import table_text
 from calculators.jobs.values import Values, engine_settings, gpu_from_values, model_spec
 from calculators.memory import inference, training, training_inputs
 from calculators.memory.result import MemoryEstimate
+from calculators.memory.weight_formats import weight_format
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.fit import training_fit_advice
@@ -129,8 +130,8 @@ def _compute_inference(values: Values) -> MemoryView:
     gpus = int(settings.pop("gpus"))
     estimate = inference.inference_memory(spec, **settings)
     placement = inference_placement(estimate, gpu, gpus=gpus)
-    notes = format_notes(lambda: serving_notes(gpu, weights=str(settings["weights"]),
-                                               kv_cache=str(settings["kv_cache"])))
+    family = weight_format(str(settings["weights"])).family.value  # a GGUF or GPTQ format runs in its family's kernels
+    notes = format_notes(lambda: serving_notes(gpu, weights=family, kv_cache=str(settings["kv_cache"])))
     return MemoryView(spec=spec, job="inference", estimate=estimate, share=split_inference_estimate(estimate, gpus),
                       gpu=gpu, placement=placement, notes=notes)
 

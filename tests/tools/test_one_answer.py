@@ -1,0 +1,341 @@
+"""One job, one answer (#27, #29): every face computes a job through its one calculator and gives one verdict.
+
+* Each subcommand and its widget compute through the same calculator: given the same values, the
+  JSON ``mlhw`` prints is the data the widget computes.
+* The same jobs, including held-out ones drawn here (other models, GPUs, counts, contexts, weight
+  formats, training methods and ZeRO stages), get the same verdict and margin from ``fit``,
+  ``infer``/``train``, ``speed``, ``train-time``, ``parallel`` and the widgets' data, and that verdict
+  is the engine's own (:func:`calculators.fit.share_verdict`, :func:`calculators.fit.fit_verdict` of
+  the memory estimate): the oracle.
+* Every widget, as a page opens it, opens on a job that fits; no margin prints as -0.0; a copied
+  result states the values the engine used and a chart's data; a model's warnings come first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import docs_pages
+
+from calculators import cli
+from calculators.catalog.gpus import all_gpus, get_gpu
+from calculators.catalog.models import get_model, model_ids
+from calculators.dtype_support import runs_natively, sixteen_bit
+from calculators.fit import fit_verdict, share_verdict
+from calculators.inputs.fields import Field
+from calculators.jobs.calculator import command_fields
+from calculators.jobs.registry import calculator_names, get_calculator
+from calculators.memory.inference import inference_memory
+from calculators.memory.training import training_memory
+from calculators.serving import continuous_batch_memory
+from calculators.units import GIB
+from calculators.widgets.markdown import MARKER, parse_marker
+from calculators.widgets.share import share_markdown, share_record
+
+PARSER = cli.build_parser()
+
+
+def _actions(command: str) -> dict[str, argparse.Action]:
+    """``dest -> action`` of ``mlhw COMMAND`` (``fit infer``: the fit parser's and the job's)."""
+    found: dict[str, argparse.Action] = {}
+    parser: argparse.ArgumentParser | None = PARSER
+    for word in command.split():
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # type: ignore[union-attr]
+        parser = sub.choices[word]
+        found.update((a.dest, a) for a in parser._actions if a.option_strings)
+    return found
+
+
+def argv_for(command: str, values: dict[str, Any]) -> list[str]:
+    """``mlhw COMMAND`` with every option set to ``values`` (a form's checked values), as a reader would type them.
+
+    A number left to the engine (the form's "none": 0) is left out; a flag is given where it turns the
+    engine's default around.
+    """
+    words = command.split()
+    calculator = get_calculator(cli.command_calculators()[command])
+    actions = _actions(command)
+    top = set(cli.FIT_TOP) if words[0] == "fit" else set()
+    head: list[str] = []
+    tail: list[str] = []
+    for field in command_fields(calculator):
+        if field.name not in values or field.name not in actions:
+            continue
+        value, action = values[field.name], actions[field.name]
+        target = head if field.name in top else tail
+        if field.kind == "bool":
+            on = value is True or str(value).lower() == "true"
+            if isinstance(action, argparse._StoreTrueAction) and on:
+                target.append(field.cli_flag)
+            elif isinstance(action, argparse._StoreFalseAction) and not on:
+                target.append(field.cli_flag)
+            continue
+        if field.none_label and not isinstance(value, str) and float(value) == 0:
+            continue
+        target += [field.cli_flag, str(value)]
+    return [words[0], *head, *words[1:], *tail]
+
+
+def _json(data: Any) -> Any:
+    return json.loads(json.dumps(data))
+
+
+# --------------------------------------------------------------------------- one calculator, two faces
+#: A job per subcommand, as form values (strings); every input both faces share is given on the command line.
+JOBS: dict[str, dict[str, str]] = {
+    "train": {"model": "qwen2.5-7b", "gpu": "rtx-4090", "method": "qlora", "seq": "4096", "grad_checkpointing": "true",
+              "gpus": "2", "zero": "2"},
+    "infer": {"model": "mistral-7b-v0.3", "gpu": "l4", "gpus": "2", "weights": "int8", "context": "16384",
+              "batch": "4", "new_tokens": "512"},
+    "fit infer": {"model": "llama-3.1-70b", "gpu": "rtx-4090", "job": "inference", "gpus": "2", "weights": "int4",
+                  "context": "8192"},
+    "fit train": {"model": "llama-3-8b", "gpu": "a100-80gb-sxm", "job": "training", "gpus": "4", "zero": "3",
+                  "method": "full", "batch": "2"},
+    "speed": {"model": "llama-3.1-8b", "gpu": "rtx-3090", "gpus": "2", "engine": "vllm", "weights": "int4",
+              "batch": "8", "context": "8192", "new_tokens": "128"},
+    "serve-load": {"model": "qwen2.5-14b", "gpu": "l40s", "concurrency": "8", "engine": "vllm", "prompt_tokens": "2048",
+                   "output_tokens": "256"},
+    "train-time": {"model": "qwen2.5-7b", "gpu": "h100-sxm", "tokens": "5B", "gpus": "16", "zero": "3",
+                   "method": "lora", "mfu": "0.4"},
+    "parallel": {"model": "llama-3.2-3b", "gpu": "a100-80gb-sxm", "gpus": "4", "zero": "2", "batch": "2"},
+    "recommend": {"model": "qwen2.5-7b", "job": "finetune", "method": "lora", "tokens": "1B", "batch": "2",
+                  "context": "2048"},
+    "cost": {"gpu": "rtx-4090", "purchase_usd": "1800", "tokens_per_s": "2500"},
+    "system": {"model": "llama-3-8b", "gpu": "a100-80gb-sxm", "gpus": "4", "samples_per_s": "500",
+               "bytes_per_sample": "200000"},
+}
+#: Inputs only one face offers, and the other face's spelling of them (calculators.jobs.faces).
+CLI_SPELLING = {"recommend": {"method": "lora"}, "system": {"offload": "none"}}
+#: Data a form-only input adds: the cost form prices a training run of a model, the command line takes its GPU-hours.
+FORM_ONLY_DATA = {"cost": ("training_run", "training_run_usd")}
+
+
+def test_every_subcommand_has_a_job() -> None:
+    assert set(JOBS) == set(cli.command_calculators())
+
+
+@pytest.mark.parametrize("command", sorted(JOBS))
+def test_a_subcommand_and_its_widget_compute_through_one_calculator(command: str) -> None:
+    """The JSON a subcommand prints is the data its widget computes for the same values (one code path)."""
+    calculator = get_calculator(cli.command_calculators()[command])
+    form = calculator.answer(JOBS[command])
+    argv = argv_for(command, {**form.values, **CLI_SPELLING.get(command, {})})
+    data, text = cli.run(argv)
+    widget = dict(form.data)
+    for key in FORM_ONLY_DATA.get(command, ()):
+        widget.pop(key, None)
+    assert _json(data) == _json(widget), argv
+    assert text.splitlines()[0] == form.report.headline  # the same report, drawn as text
+
+
+def test_the_cli_prints_the_answer_the_widget_shows() -> None:
+    answer = get_calculator("inference-speed").answer(JOBS["speed"])
+    _, text = cli.run(argv_for("speed", dict(answer.values)))
+    html = answer.html
+    for line in text.splitlines()[:3]:
+        assert line.replace("'", "&#x27;") in html
+
+
+# --------------------------------------------------------------------------- held-out jobs, one verdict
+def _inference_jobs(count: int) -> list[dict[str, str]]:
+    """Inference jobs drawn from the catalog (a fixed seed: the same held-out jobs on every run)."""
+    rng = random.Random(2711)
+    gpus = [gpu for gpu in all_gpus() if sixteen_bit(gpu) == "bf16" and gpu.vendor != "Apple"]
+    models = [name for name in model_ids() if get_model(name).parameters < 150e9]
+    jobs = []
+    for _ in range(count):
+        gpu = rng.choice(gpus)
+        formats = ["bf16", "int8", "int4", "q4_k_m", "gptq-int4-g128", *(["fp8"] if runs_natively(gpu, "fp8") else [])]
+        jobs.append({"model": rng.choice(models), "gpu": gpu.id, "gpus": str(rng.choice([1, 2, 3, 4])),
+                     "weights": rng.choice(formats), "context": str(rng.choice([1024, 4096, 8192, 32768])),
+                     "batch": str(rng.choice([1, 2, 8])), "new_tokens": str(rng.choice([0, 128, 1024]))})
+    return jobs
+
+
+#: The issue's own question, then held-out jobs.
+INFERENCE = [{"model": "llama-3.1-70b", "gpu": "rtx-4090", "gpus": "2", "weights": "int4", "context": "8192",
+              "batch": "1", "new_tokens": "0"}, *_inference_jobs(5)]
+
+
+def _answer(data: dict[str, Any]) -> tuple[Any, ...]:
+    answer = data["answer"]
+    return (answer["gpu"], answer["gpus"], answer["verdict"], answer["margin_bytes"], answer["gpus_needed_tight"],
+            answer["gpus_needed"])
+
+
+@pytest.mark.parametrize("job", INFERENCE, ids=[f"{j['model']}-{j['gpus']}x{j['gpu']}-{j['weights']}" for j in INFERENCE])
+def test_an_inference_job_gets_one_verdict_on_every_face(job: dict[str, str]) -> None:
+    spec, gpu, gpus = get_model(job["model"]), get_gpu(job["gpu"]), int(job["gpus"])
+    oracle = share_verdict(inference_memory(spec, weights=job["weights"], batch=int(job["batch"]),
+                                            context=int(job["context"]), new_tokens=int(job["new_tokens"])),
+                           gpu, gpus=gpus)
+    faces = {
+        "fit": get_calculator("fit").answer({**job, "job": "inference"}).data,
+        "infer": get_calculator("inference-memory").answer(job).data,
+        "speed": get_calculator("inference-speed").answer(job).data,
+        "mlhw fit": cli.run(argv_for("fit infer", {**job, "job": "inference"}))[0],
+        "mlhw infer": cli.run(argv_for("infer", job))[0],
+        "mlhw speed": cli.run(argv_for("speed", job))[0],
+    }
+    answers = {face: _answer(data) for face, data in faces.items()}
+    assert len(set(answers.values())) == 1, answers
+    assert answers["fit"][2:4] == (oracle.verdict, oracle.margin_bytes)
+    assert faces["mlhw speed"]["verdict"] == oracle.verdict  # the engine's own field agrees too
+
+
+def _training_jobs(count: int) -> list[dict[str, str]]:
+    rng = random.Random(1291)
+    gpus = [gpu for gpu in all_gpus() if sixteen_bit(gpu) == "bf16" and gpu.vendor != "Apple"]
+    models = [name for name in model_ids() if get_model(name).parameters < 40e9]
+    return [{"model": rng.choice(models), "gpu": rng.choice(gpus).id, "method": rng.choice(["full", "lora", "qlora"]),
+             "gpus": str(rng.choice([1, 2, 4, 8])), "zero": str(rng.choice([0, 1, 2, 3])),
+             "batch": str(rng.choice([1, 2])), "seq": str(rng.choice([1024, 2048, 4096])),
+             "grad_checkpointing": rng.choice(["true", "false"])} for _ in range(count)]
+
+
+TRAINING = [{"model": "qwen2.5-7b", "gpu": "rtx-4090", "method": "qlora", "gpus": "1", "zero": "0", "batch": "1",
+             "seq": "2048", "grad_checkpointing": "true"}, *_training_jobs(3)]
+
+
+@pytest.mark.parametrize("job", TRAINING, ids=[f"{j['model']}-{j['gpus']}x{j['gpu']}-{j['method']}" for j in TRAINING])
+def test_a_training_job_gets_one_verdict_on_every_face(job: dict[str, str]) -> None:
+    spec, gpu = get_model(job["model"]), get_gpu(job["gpu"])
+    oracle = fit_verdict(training_memory(spec, method=job["method"], gpus=int(job["gpus"]), zero=int(job["zero"]),
+                                         batch=int(job["batch"]), seq=int(job["seq"]),
+                                         grad_checkpointing=job["grad_checkpointing"] == "true"), gpu)
+    run = {**job, "tokens": "1B"}
+    faces = {
+        "fit": get_calculator("fit").answer({**job, "job": "training"}).data,
+        "train": get_calculator("training-memory").answer(job).data,
+        "train-time": get_calculator("training-time").answer(run).data,
+        "mlhw fit": cli.run(argv_for("fit train", {**job, "job": "training"}))[0],
+        "mlhw train": cli.run(argv_for("train", job))[0],
+        "mlhw train-time": cli.run(argv_for("train-time", run))[0],
+    }
+    if job["method"] == "full":  # the interconnect calculator sizes full fine-tuning
+        step = {key: job[key] for key in ("model", "gpu", "gpus", "zero", "batch", "seq", "grad_checkpointing")}
+        faces["mlhw parallel"] = cli.run(argv_for("parallel", step))[0]
+        faces["parallel"] = get_calculator("interconnect").answer(step).data
+    verdicts = {face: (data["answer"]["gpus"], data["answer"]["verdict"], data["answer"]["margin_bytes"])
+                for face, data in faces.items()}
+    assert set(verdicts.values()) == {(int(job["gpus"]), oracle.verdict, oracle.margin_bytes)}, verdicts
+    searched = {face: _answer(data)[4:] for face, data in faces.items() if "parallel" not in face}
+    assert len(set(searched.values())) == 1, searched  # the fewest GPUs, the same wherever they are searched
+
+
+def test_a_served_load_gets_its_verdict_from_the_one_verdict() -> None:
+    job = JOBS["serve-load"]
+    answer = get_calculator("serving-load").answer(job)
+    memory = continuous_batch_memory(get_model(job["model"]), sequences=int(job["concurrency"]),
+                                     prompt_tokens=int(job["prompt_tokens"]), output_tokens=int(job["output_tokens"]))
+    oracle = share_verdict(memory, get_gpu(job["gpu"]))
+    assert (answer.data["answer"]["verdict"], answer.data["answer"]["margin_bytes"]) == (oracle.verdict,
+                                                                                         oracle.margin_bytes)
+    assert _json(cli.run(argv_for("serve-load", dict(answer.values)))[0]) == _json(answer.data)
+
+
+def test_the_answer_opens_with_the_readers_gpus_and_gpus_needed_reads_tight_then_fits() -> None:
+    """#27's example: the headline is the reader's GPU and count, then the catalog; '2 (tight) · 3 (fits)'."""
+    answer = get_calculator("fit").answer({"model": "llama-3.1-70b", "gpu": "rtx-4090", "gpus": "2",
+                                           "weights": "int4", "context": "8192"})
+    assert answer.report.headline.startswith("On 2x GeForce RTX 4090, tensor or pipeline parallel: tight, ")
+    assert answer.report.headline.endswith("; 3 fit with 8.5 GiB to spare each.")
+    html = answer.html
+    assert html.index("mlhw-headline") < html.index("<table")
+    assert "2 (tight) · 3 (fits)" in html
+    assert "none: not even one prompt of this length fits" in html  # the 'none' cells are explained
+    speed = get_calculator("inference-speed").answer({"model": "llama-3.1-70b", "gpu": "rtx-4090", "gpus": "2",
+                                                      "weights": "int4", "context": "8192", "new_tokens": "0"})
+    assert speed.report.headline == answer.report.headline  # the speed widget's verdict is fit's, not a yes/no
+    points = {point["batch"]: point["verdict"] for point in speed.data["by_batch"]}
+    assert points[1] == "tight" and points[64] == "does not fit"
+    assert html.count("mlhw-marked") == 0 and speed.html.count('class="mlhw-marked"') == len(points)  # all marked
+
+
+# --------------------------------------------------------------------------- defaults, margins, copies
+def _markers() -> list[tuple[str, str, dict[str, str]]]:
+    found = []
+    for page, text in docs_pages().items():
+        fence = False
+        for line in text.splitlines():
+            if line.lstrip().startswith(("```", "~~~")):
+                fence = not fence
+            elif not fence and MARKER.match(line):
+                name, overrides = parse_marker(MARKER.match(line).group("body"))  # type: ignore[union-attr]
+                found.append((page, name, overrides))
+    return found
+
+
+#: Calculators whose answer has no memory verdict, and why.
+NO_VERDICT = {"kv-cache": "one term of inference memory, drawn against the GPU for scale",
+              "recommend": "lists only configurations that fit",
+              "system-balance": "host RAM, CPU and storage, not GPU memory",
+              "cost-breakeven": "prices, not memory"}
+
+
+@pytest.mark.parametrize(("page", "name", "overrides"), [("(defaults)", name, {}) for name in calculator_names()]
+                         + _markers(), ids=lambda value: value if isinstance(value, str) else "")
+def test_every_widget_opens_on_a_job_that_fits(page: str, name: str, overrides: dict[str, str]) -> None:
+    report = get_calculator(name).answer(overrides).report
+    assert report.verdict == ("" if name in NO_VERDICT else "fits"), (page, name, report.headline)
+
+
+def test_no_margin_prints_as_minus_zero() -> None:
+    """A job 1 MiB over a GPU (a custom GPU whose usable memory is set so) says so with the digits that show it."""
+    job = {"model": "qwen2.5-7b", "method": "qlora", "gpus": "1", "zero": "0"}
+    total = get_calculator("training-memory").answer(job).data["total_bytes"]
+    usable_gb = (total - 2**20) / GIB
+    gpu = {"gpu": "custom", "gpu_memory_gb": "24", "gpu_bandwidth_gbps": "1008", "gpu_usable_gb": f"{usable_gb!r}"}
+    for name, extra in (("training-memory", {}), ("fit", {"job": "training"})):
+        answer = get_calculator(name).answer({**job, **gpu, **extra})
+        assert answer.data["answer"]["margin_bytes"] < 0 and answer.report.verdict == "does not fit"
+        assert "does not fit, 0.001 GiB over" in answer.report.headline
+        for shown in (answer.html, answer.text):
+            assert "-0.0 " not in shown and "-0.00<" not in shown and "−0.0" not in shown
+
+
+def test_a_copied_result_states_the_values_the_engine_used_and_the_charts_data() -> None:
+    """#27: 'Copy result' printed 'Utilisation 0.0', 'Goodput 0.0' where the engine used fitted values."""
+    record = share_record("training-time", {}, page_url="https://guide.example.org/performance/training-time/")
+    data = get_calculator("training-time").answer({}).data
+    assert record["shown"]["Utilisation"] == f"{data['utilisation']:.3g} (fitted on published runs)"
+    assert record["shown"]["Goodput"] == f"{data['goodput']:.3g} (fitted on published GPU-hours)"
+    chart = next(table for table in record["outputs"]["tables"] if table["caption"].startswith("Chart data"))
+    assert chart["header"][0] == "GPUs" and [row[0] for row in chart["rows"]] == ["1", "8", "64", "512", "4,096"]
+    markdown = share_markdown(record)
+    assert "| Utilisation | 0.397 (fitted on published runs) |" in markdown and "0.0 |" not in markdown
+    given = share_record("training-time", {"mfu": "0.3"}, page_url="https://x/")
+    assert given["shown"]["Utilisation"] == "0.3"  # a value given is shown as given
+
+
+def test_a_models_warnings_come_first_on_every_face(tmp_path: Path) -> None:
+    """#26 item 6: a config read as Llama-style says so before any number, on the command line and the page."""
+    config = {"model_type": "my-llama", "hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 8,
+              "num_key_value_heads": 2, "intermediate_size": 1024, "vocab_size": 1000,
+              "max_position_embeddings": 2048}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    for command in ("infer", "speed", "fit infer"):
+        words = command.split()
+        argv = [words[0], "--model", str(path), "--gpu", "rtx-4090", *words[1:]]
+        data, text = cli.run(argv)
+        assert text.startswith("WARNING: model_type 'my-llama' is not one this guide knows"), command
+        assert data["warnings"][0].startswith("model_type 'my-llama'")
+    html = get_calculator("inference-memory").run({"model": "custom", "config": json.dumps(config)})
+    assert html.startswith('<p class="mlhw-warning" role="note"><strong>Warning:</strong> model_type')
+
+
+def test_every_calculator_where_the_count_can_exceed_one_offers_it_beside_the_gpu() -> None:
+    for name in calculator_names():
+        fields: list[Field] = list(get_calculator(name).fields)
+        names = [field.name for field in fields]
+        if name in ("kv-cache", "recommend", "cost-breakeven", "vision-training"):  # see the docstring of each
+            continue
+        assert "gpus" in names, name
+        gpus = fields[names.index("gpus")]
+        assert not gpus.advanced, name
