@@ -233,13 +233,14 @@ def labelled_bars_svg(bars: Sequence[Bar], *, title: str, summary: str = "") -> 
         y = 2 + _ROW * index
         width = max(_BAR_MAX_PCT * max(bar.value, 0.0) / top, 0.2)
         weight = ' font-weight="700"' if bar.highlight else ""
-        text = f"{bar.text} ({bar.marked})" if bar.marked else bar.text
+        # A mark goes on the name's own line, which has the chart's whole width (the value's text has half).
+        name = f"{bar.label} ({bar.marked})" if bar.marked else bar.label
         faint = (' fill-opacity="0.3" stroke="currentColor" stroke-dasharray="3 2" class="mlhw-marked"'
                  if bar.marked else "")
-        parts.append(f'<text x="0" y="{y + 12}"{weight}>{escape(bar.label)}</text>')
+        parts.append(f'<text x="0" y="{y + 12}"{weight}>{escape(name)}</text>')
         parts.append(f'<rect x="0" y="{y + 16}" width="{width:.2f}%" height="14" fill="{color(bar.colour)}"{faint}>'
-                     f"<title>{escape(bar.label)}: {escape(text)}</title></rect>")
-        parts.append(f'<text x="{width + 1:.2f}%" y="{y + 28}"{weight}>{escape(text)}</text>')
+                     f"<title>{escape(name)}: {escape(bar.text)}</title></rect>")
+        parts.append(f'<text x="{width + 1:.2f}%" y="{y + 28}"{weight}>{escape(bar.text)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
