@@ -27,7 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.columns import Column, gib_column
+from calculators.encoder import encoder_from_config
+from calculators.memory.encoder import encoder_inference_memory
 from calculators.memory.inference import inference_memory
+from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model_config import spec_from_config
 from calculators.tables import Table
@@ -35,6 +38,7 @@ from calculators.tables import Table
 TRAIN_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "attention",
               "lora_rank", "lora_targets", "base_dtype", "grad_accumulation")
 INFER_KEYS = ("weights", "kv_cache", "batch", "context", "new_tokens", "attention")
+EMBED_KEYS = ("weights", "batch", "seq", "attention")
 
 
 @dataclass(frozen=True)
@@ -81,21 +85,31 @@ def _settings(record: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any
 def score(record: Mapping[str, Any]) -> CaseScore:
     """Run the calculator on one measurement record and pair it with the measured peak."""
     model = record["model"]
-    spec = spec_from_config(model["config"], name=model.get("name"))
     kind = record["kind"]
     # The traces ran PyTorch's CPU kernels under FakeTensorMode: no CUDA workspaces, and
     # SDPA's CPU kernel (fp32 and grouped K/V alike), so the estimate is for device "cpu".
+    if kind == "embed":  # an encoder forward (embedding, reranking)
+        encoder = encoder_from_config(model["config"], name=model.get("name"))
+        settings = _settings(record, EMBED_KEYS)
+        return _score(record, kind, str(model.get("name", encoder.name)), settings,
+                      encoder_inference_memory(encoder, **settings, device="cpu"))
+    spec = spec_from_config(model["config"], name=model.get("name"))
     if kind == "train":
         settings = _settings(record, TRAIN_KEYS)
         estimate = training_memory(spec, **settings, device="cpu")
     else:
         settings = _settings(record, INFER_KEYS)
         estimate = inference_memory(spec, **settings, device="cpu")
+    return _score(record, kind, str(model.get("name", spec.name)), settings, estimate)
+
+
+def _score(record: Mapping[str, Any], kind: str, model: str, settings: Mapping[str, Any],
+           estimate: MemoryEstimate) -> CaseScore:
     measured = record["measured"]
     return CaseScore(
         case_id=str(record["id"]),
         kind=kind,
-        model=str(model.get("name", spec.name)),
+        model=model,
         label=_label(kind, settings),
         measured_bytes=int(measured["peak_allocated_bytes"]),
         estimated_bytes=estimate.peak_allocated_bytes,
@@ -117,6 +131,9 @@ def _label(kind: str, settings: Mapping[str, Any]) -> str:
             targets = settings.get("lora_targets", ())
             parts.append(f"r{settings.get('lora_rank')}:{','.join(targets) if not isinstance(targets, str) else targets}")
         return " ".join(parts)
+    if kind == "embed":
+        return (f"{settings.get('weights', 'bf16')} b{settings.get('batch', 1)} x {settings.get('seq')} "
+                f"{settings.get('attention', 'sdpa')}")
     return (f"{settings.get('weights', 'bf16')} kv {settings.get('kv_cache', 'bf16')} b{settings.get('batch', 1)} "
             f"ctx {settings.get('context')} +{settings.get('new_tokens', 0)}")
 
@@ -155,12 +172,15 @@ def summary(scores: Iterable[CaseScore]) -> ErrorSummary:
 def _group(item: CaseScore, settings_method: str) -> str:
     if item.kind == "infer":
         return "inference"
+    if item.kind == "embed":
+        return "encoders (embedding)"
     return "full fine-tuning" if settings_method == "full" else "LoRA"
 
 
 def grouped_scores(records: Iterable[Mapping[str, Any]]) -> dict[str, list[CaseScore]]:
-    """Scores of the records, grouped as full fine-tuning / LoRA / inference."""
-    groups: dict[str, list[CaseScore]] = {"full fine-tuning": [], "LoRA": [], "inference": []}
+    """Scores of the records, grouped as full fine-tuning / LoRA / inference / encoders."""
+    groups: dict[str, list[CaseScore]] = {"full fine-tuning": [], "LoRA": [], "inference": [],
+                                          "encoders (embedding)": []}
     for record in records:
         item = score(record)
         groups[_group(item, str(record.get("settings", {}).get("method", "full")))].append(item)
@@ -239,7 +259,7 @@ def scatter_svg(items: Iterable[CaseScore], *, size: int = 360) -> str:
     parts.append('<polygon fill="#4caf5022" points="' + " ".join(f"{xy(a):.1f},{yy(b):.1f}" for a, b in band) + '"/>')
     parts.append(f'<line x1="{xy(low):.1f}" y1="{yy(low):.1f}" x2="{xy(high):.1f}" y2="{yy(high):.1f}" '
                  'stroke="#4caf50"/>')
-    colors = {"train": "#1565c0", "infer": "#e65100"}
+    colors = {"train": "#1565c0", "infer": "#e65100", "embed": "#6a1b9a"}
     for measured, estimated, kind in sorted(points):
         parts.append(f'<circle cx="{xy(measured):.1f}" cy="{yy(estimated):.1f}" r="3" fill="{colors[kind]}" '
                      'fill-opacity="0.7"/>')
@@ -249,6 +269,7 @@ def scatter_svg(items: Iterable[CaseScore], *, size: int = 360) -> str:
                  f'transform="rotate(-90 12 {size / 2:.0f})">estimated GiB (log)</text>')
     parts.append(f'<text x="{pad + 6}" y="{pad + 16}" font-size="11" fill="#1565c0">training</text>')
     parts.append(f'<text x="{pad + 6}" y="{pad + 30}" font-size="11" fill="#e65100">inference</text>')
-    parts.append(f'<text x="{pad + 6}" y="{pad + 44}" font-size="11" fill="#4caf50">y = x, ±10 %</text>')
+    parts.append(f'<text x="{pad + 6}" y="{pad + 44}" font-size="11" fill="#6a1b9a">encoders (embedding)</text>')
+    parts.append(f'<text x="{pad + 6}" y="{pad + 58}" font-size="11" fill="#4caf50">y = x, ±10 %</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -106,7 +106,7 @@ def compute_capability(gpu: GPU) -> tuple[int, int] | None:
 
 def _has_rate(gpu: GPU, fmt: str) -> bool:
     rates = {"fp32": gpu.fp32_flop_per_s, "fp16": gpu.fp16_dense_flop_per_s, "bf16": gpu.bf16_dense_flop_per_s,
-             "fp8": gpu.fp8_dense_flop_per_s}
+             "fp8": gpu.fp8_dense_flop_per_s, "fp4": gpu.fp4_dense_flop_per_s}
     return rates.get(fmt) is not None
 
 
@@ -171,8 +171,12 @@ def _why_not(gpu: GPU, fmt: str) -> str:
     return f"{gpu.name} has no {fmt} rate given, so no native {fmt} path is assumed"
 
 
-def serving_notes(gpu: GPU, *, weights: str | DType = "bf16", kv_cache: str | DType = "bf16") -> tuple[str, ...]:
+def serving_notes(gpu: GPU, *, weights: str | DType = "bf16", kv_cache: str | DType = "bf16",
+                  weights_label: str | None = None) -> tuple[str, ...]:
     """Check that ``gpu`` can serve weights and a KV cache in these formats; the notes to show.
+
+    ``weights_label`` names the weights in the note (a format id such as ``q4_k_m`` or
+    ``mxfp4`` whose family ``weights`` is); the family's name when ``None``.
 
     Raises:
         UnsupportedFormatError: (an ``InputError`` naming ``weights`` or ``kv_cache``) the GPU
@@ -186,7 +190,7 @@ def serving_notes(gpu: GPU, *, weights: str | DType = "bf16", kv_cache: str | DT
     w, kv = DType.parse(weights, "weights"), DType.parse(kv_cache, "kv_cache")
     notes: list[str] = []
     if w in WEIGHT_ONLY:
-        notes.append(f"{w.value} weights are dequantised to 16 bits for each multiply "
+        notes.append(f"{weights_label or w.value} weights are dequantised to 16 bits for each multiply "
                      "(weight-only format; runs on any GPU here)")
     elif not runs_natively(record, w.value):
         instead = {"fp8": "int8 weights take the same bytes and run here (dequantised to 16 bits)",

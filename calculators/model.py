@@ -23,9 +23,18 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from calculators.model_layers import LayerSpec, LinearAttentionSpec, MambaSpec
+if TYPE_CHECKING:  # the module imports nothing of this one at run time
+    from calculators.quantization.config import CheckpointQuantization
+
+from calculators.model_layers import IndexerSpec, LayerSpec, LinearAttentionSpec, MambaSpec
 from calculators.model_vision import VisionEncoderSpec
+
+#: Where a decoder layer's norms sit (:attr:`ModelSpec.block_layout`).
+BLOCK_LAYOUTS = ("pre_norm", "post_norm", "parallel")
+#: What q_norm and k_norm normalise over and weigh (:attr:`ModelSpec.qk_norm_scope`).
+QK_NORM_SCOPES = ("head", "width", "head_weights")
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,11 @@ Which layers are MoE is :attr:`ModelSpec.layers`' business (``LayerSpec.mlp``);
     router_bias_per_expert: int = 0  # DeepSeek-V3 keeps one correction bias per expert
     shared_expert_gate: bool = False  # Qwen2-MoE gates its shared expert with a 1-wide linear
     expert_bias: bool = False  # gpt-oss experts carry biases on gate_up (2 I) and down (hidden)
+    unbiased_experts: bool = False  # ERNIE 4.5: routed experts have no biases even where use_bias gives other MLPs one
+    every_expert_runs: bool = False  # Llama 4 in transformers: each token runs through every routed expert
+    fp32_routing_weights: bool = False  # the router hands the experts fp32 weights (GLM-4.5, MiniMax-M2, Hunyuan...)
+    shared_expert_first: bool = False  # the shared expert runs before the routed ones (ERNIE 4.5, Hunyuan)
+    fp32_router: bool = False  # the router's linear runs on an fp32 copy of its input (GLM-4.5, DeepSeek, ERNIE...)
 
 
 @dataclass(frozen=True)
@@ -107,6 +121,38 @@ class ModelSpec:
     final_logit_softcapping: float | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
     warnings: tuple[str, ...] = field(default=(), compare=False)  # what the reader must see first
+    # LoRA short names ("gate", "up", "down") that match the dense / shared-expert MLP's linears; None: those
+    # of a gated (gate, up, down) or ungated (up, down) MLP. Granite 4 names them input_linear and
+    # output_linear, which no default target matches: ().
+    mlp_lora_names: tuple[str, ...] | None = None
+    # Mamba / Mamba2 blocks add their mixer's output to an fp32 copy of the residual (residual_in_fp32):
+    # the residual stream is fp32 from the first block on, whatever the weights' dtype.
+    residual_in_fp32: bool = False
+    # The forward returns fp32 logits (lm_head(...).float(): Mamba, Mamba2, Nemotron-H), so the 16-bit ones
+    # are a temporary rather than kept beside their fp32 copy until the loss.
+    fp32_logits: bool = False
+    lm_head_bias: bool = False  # the output head has a bias (ERNIE 4.5 MoE with use_bias), tied or not
+    indexer: IndexerSpec | None = None  # DeepSeek-V3.2's lightning indexer beside MLA
+    attention_output_kept: bool = False  # the layer keeps attention's output alive through its MLP (Llama 4)
+    qk_l2_norm: bool = False  # q and k L2-normalised without weights on the chunked (RoPE) layers (Llama 4)
+    partial_rotary: bool = False  # RoPE on part of each head, re-joined by concatenation (GLM-4.5, MiniMax-M2)
+    # What q_norm / k_norm normalise and weigh (QK_NORM_SCOPES): "head", each head with one head_dim weight
+    # shared by the heads (Qwen3, Gemma 3, EXAONE 4); "width", the whole q and k width with a weight per
+    # channel (OLMo 2/3); "head_weights", each head with its own head_dim weight (Cohere's use_qk_norm)
+    qk_norm_scope: str = "head"
+    norm_weight_fp32: bool = False  # the norms multiply their weight in fp32 before casting back (OLMo 2/3, Cohere)
+    norm_kind: str = "rms"  # "layer": LayerNorm with a weight and no bias (Cohere), which centres before scaling
+    attention_dropout: float = 0.0  # dropout on the attention probabilities in training (Seed-OSS: 0.1)
+    residual_dropout: float = 0.0  # dropout on the attention and MLP outputs in training (Seed-OSS: 0.1)
+    # Where the layer's norms sit: "pre_norm" (Llama: before attention and MLP), "post_norm" (OLMo 2/3,
+    # EXAONE 4: on the attention and MLP outputs, before each residual add), "parallel" (Cohere: one norm
+    # feeds attention and MLP side by side, both added to the residual)
+    block_layout: str = "pre_norm"
+    # Cohere multiplies the logits by it; the scaled logits replace the unscaled ones (a scalar multiply saves
+    # nothing for backward), so no tensor is added at the loss's peak (traced on Command R7B)
+    logit_scale: float | None = None
+    #: How the checkpoint stores its weights (``quantization_config``), ``None`` when it says nothing.
+    quantization: CheckpointQuantization | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.layers:
@@ -116,6 +162,12 @@ class ModelSpec:
             object.__setattr__(self, "layers", uniform)
         if len(self.layers) != self.num_layers:
             raise ValueError(f"{self.name}: {len(self.layers)} layer specs for {self.num_layers} layers")
+        if self.qk_norm_scope not in QK_NORM_SCOPES:
+            raise ValueError(f"{self.name}: qk_norm_scope {self.qk_norm_scope!r} is not one of {QK_NORM_SCOPES}")
+        if self.norm_kind not in ("rms", "layer"):
+            raise ValueError(f"{self.name}: norm_kind {self.norm_kind!r} is not 'rms' or 'layer'")
+        if self.block_layout not in BLOCK_LAYOUTS:
+            raise ValueError(f"{self.name}: block_layout {self.block_layout!r} is not one of {BLOCK_LAYOUTS}")
 
     # ----------------------------------------------------------------- layers
     @cached_property
@@ -163,11 +215,23 @@ class ModelSpec:
         return held
 
     @property
+    def state_mixer_layers(self) -> int:
+        """Layers with a Mamba or linear-attention mixer, alone or beside attention (Falcon-H1)."""
+        return sum(n for layer, n in self.layer_groups if layer.has_state)
+
+    @property
     def is_hybrid(self) -> bool:
-        """True when some layer is not an attention layer (state-space or linear-attention layers)."""
-        return self.attention_layers != self.num_layers
+        """True when some layer is not a plain attention layer: no attention, or a state mixer beside it (Falcon-H1)."""
+        return self.attention_layers != self.num_layers or self.state_mixer_layers > 0
 
     # ----------------------------------------------------------------- derived shapes
+    @property
+    def mlp_linear_names(self) -> tuple[str, ...]:
+        """LoRA short names of the dense / shared-expert MLP's linears (what PEFT's ``target_modules`` can match)."""
+        if self.mlp_lora_names is not None:
+            return self.mlp_lora_names
+        return ("gate", "up", "down") if self.mlp_gated else ("up", "down")
+
     @property
     def q_dim(self) -> int:
         """Width of the query projection output (heads x head_dim)."""
@@ -206,14 +270,22 @@ class ModelSpec:
 
     @property
     def lm_head_parameters(self) -> int:
-        """Output projection to the vocabulary; 0 when tied to the input embedding."""
-        return 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
+        """Output projection to the vocabulary; 0 when tied to the input embedding (its bias, if any, is not tied)."""
+        weight = 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
+        return weight + (self.vocab_size if self.lm_head_bias else 0)
 
     @property
     def attention_parameters_per_layer(self) -> int:
-        """Parameters of one attention block (projections, biases, q/k norms)."""
+        """Parameters of one attention block (projections, biases, q/k norms, a sparse-attention indexer)."""
         return (sum(_linear_params(i, o, b) for i, o, b in self.attention_linears()) + self._attention_norm_params
-                + self.attention_sink_parameters_per_layer)
+                + self.attention_sink_parameters_per_layer + self._indexer_linear_params)
+
+    @property
+    def _indexer_linear_params(self) -> int:
+        if self.indexer is None:
+            return 0
+        return self.indexer.linear_parameters(hidden_size=self.hidden_size,
+                                              q_lora_rank=(self.mla.q_lora_rank or 0) if self.mla else 0)
 
     @property
     def attention_sink_parameters_per_layer(self) -> int:
@@ -222,10 +294,13 @@ class ModelSpec:
 
     @property
     def _attention_norm_params(self) -> int:
+        indexer = self.indexer.other_parameters() if self.indexer is not None else 0
         if self.mla is not None:
             q_norm = self.mla.q_lora_rank or 0
-            return q_norm + self.mla.kv_lora_rank
-        return 2 * self.head_dim if self.qk_norm else 0
+            return q_norm + self.mla.kv_lora_rank + indexer
+        if not self.qk_norm:
+            return indexer
+        return indexer + (2 * self.head_dim if self.qk_norm_scope == "head" else self.q_dim + self.kv_dim)
 
     def attention_linears(self) -> list[tuple[int, int, bool]]:
         """``(in_features, out_features, has_bias)`` of each attention projection."""
@@ -289,7 +364,8 @@ class ModelSpec:
         router = self.hidden_size * m.num_experts + m.router_bias_per_expert * m.num_experts
         shared = self.mlp_parameters(m.shared_intermediate_size) * m.num_shared_experts if m.num_shared_experts else 0
         gate = self.hidden_size if m.shared_expert_gate else 0
-        expert = self.mlp_parameters(m.expert_intermediate_size, bias=m.expert_bias or self.mlp_bias)
+        expert = self.mlp_parameters(m.expert_intermediate_size,
+                                     bias=m.expert_bias or (self.mlp_bias and not m.unbiased_experts))
         return router + experts * expert + shared + gate
 
     @property
@@ -341,8 +417,7 @@ class ModelSpec:
         h = self.hidden_size
         shapes: list[tuple[tuple[int, int], int]] = []
         if self.mamba is not None and (count := self.count_layers(mixer="mamba")):
-            m = self.mamba
-            shapes += [((h, m.inner_size + m.conv_channels + m.num_heads), count), ((m.inner_size, h), count)]
+            shapes += [(shape, count) for shape in self.mamba.linear_shapes(hidden_size=h)]
         if self.linear_attention is not None and (count := self.count_layers(mixer="linear_attention")):
             g = self.linear_attention
             shapes += [((h, 2 * g.key_dim + 2 * g.value_dim), count), ((h, 2 * g.num_value_heads), count),

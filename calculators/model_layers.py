@@ -60,11 +60,15 @@ class LayerSpec:
         mlp: ``"dense"``, ``"moe"`` or ``"none"``.
         mlp_width: a dense MLP's intermediate width when it is not the model's
             ``intermediate_size`` (Llama 4's dense layers, Gemma 3n's per-layer widths).
+        rope: False for a NoPE layer, whose attention applies no rotary embedding (SmolLM3's
+            every fourth layer, the global layers of Command A and EXAONE 4.0 32B); its
+            parameters and cache are those of any attention layer of its kind.
     """
 
     mixers: tuple[str, ...] = ("full_attention",)
     mlp: str = "dense"
     mlp_width: int | None = None
+    rope: bool = True
 
     @property
     def attention(self) -> str | None:
@@ -79,6 +83,8 @@ class LayerSpec:
     def describe(self) -> str:
         """Short text such as ``"mamba + moe"`` or ``"full_attention + dense"``."""
         mixers = " + ".join(self.mixers) or "no mixer"
+        if not self.rope and self.attention is not None:
+            mixers += " (NoPE)"
         return f"{mixers} + {self.mlp}" if self.mlp != "none" else mixers
 
 
@@ -166,6 +172,10 @@ class MambaSpec:
         conv_bias: a bias on the convolution.
         gated_norm: Mamba-2's gated RMSNorm over D before out_proj.
         dt_bc_norms: Jamba's RMSNorms on dt (dt_rank) and on B and C (N each).
+        out_proj_bias: a bias on out_proj when it differs from in_proj's (Falcon-H1's
+            ``projectors_bias``); ``None``: as ``proj_bias``.
+        chunk_size: Mamba-2's scan chunk (``chunk_size`` / ``mamba_chunk_size``): no weight, but
+            the PyTorch scan's temporaries grow with it (:mod:`calculators.memory.state_mixers`).
     """
 
     version: int
@@ -179,6 +189,8 @@ class MambaSpec:
     conv_bias: bool = True
     gated_norm: bool = True
     dt_bc_norms: bool = False
+    out_proj_bias: bool | None = None
+    chunk_size: int = 256
 
     @property
     def conv_channels(self) -> int:
@@ -190,16 +202,23 @@ class MambaSpec:
     def linear_parameters(self, *, hidden_size: int) -> int:
         """Weights and biases of the mixer's ``nn.Linear`` projections."""
         d, n = self.inner_size, self.state_size
+        out_bias = self.proj_bias if self.out_proj_bias is None else self.out_proj_bias
+        out_proj = d * hidden_size + (hidden_size if out_bias else 0)
         if self.version == 1:
             in_proj = hidden_size * 2 * d + (2 * d if self.proj_bias else 0)
             x_proj = d * (self.dt_rank + 2 * n)
             dt_proj = self.dt_rank * d + d
-            out_proj = d * hidden_size + (hidden_size if self.proj_bias else 0)
             return in_proj + x_proj + dt_proj + out_proj
         width = d + self.conv_channels + self.num_heads
         in_proj = hidden_size * width + (width if self.proj_bias else 0)
-        out_proj = d * hidden_size + (hidden_size if self.proj_bias else 0)
         return in_proj + out_proj
+
+    def linear_shapes(self, *, hidden_size: int) -> list[tuple[int, int]]:
+        """``(in_features, out_features)`` of the mixer's ``nn.Linear`` projections, in module order."""
+        d, n = self.inner_size, self.state_size
+        if self.version == 1:  # in_proj, x_proj, dt_proj, out_proj
+            return [(hidden_size, 2 * d), (d, self.dt_rank + 2 * n), (self.dt_rank, d), (d, hidden_size)]
+        return [(hidden_size, d + self.conv_channels + self.num_heads), (d, hidden_size)]
 
     def other_parameters(self) -> int:
         """Conv filter (and bias), A_log, D, dt_bias and the norms: the weights that are not linears."""
@@ -222,3 +241,67 @@ class MambaSpec:
     def recurrent_state_elements(self) -> int:
         """Elements of one sequence's SSM state: ``D x N`` (Mamba-2: heads x head_dim x N)."""
         return self.inner_size * self.state_size
+
+
+@dataclass(frozen=True)
+class IndexerSpec:
+    """DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2): it picks the ``topk`` cached tokens each
+    query attends to, and caches one small key per token beside the MLA latent.
+
+    Tensors of one layer (transformers 5.23's ``DeepseekV32Indexer``): ``wq_b`` (the MLA query latent,
+    ``q_lora_rank`` wide, to ``heads x head_dim``), ``wk`` (hidden to one ``head_dim`` key), a
+    LayerNorm on that key (weight and bias), ``weights_proj`` (hidden to one weight per head); no biases.
+
+    Cache per token and layer: one key of ``head_dim``. transformers' ``DynamicIndexedLayer`` keeps it in
+    the model's dtype; DeepSeek's reference inference code, vLLM and SGLang keep it in FP8 (E4M3) with
+    one fp32 scale per 128 values (``head_dim + 4 x head_dim / 128`` bytes: 132 for DeepSeek-V3.2).
+
+    >>> indexer = IndexerSpec(num_heads=64, head_dim=128, topk=2048)
+    >>> indexer.parameters(hidden_size=7168, q_lora_rank=1536)  # DeepSeek-V3.2's, per layer
+    13959424
+    >>> indexer.cache_bytes_per_token(kv_bytes=1), indexer.cache_bytes_per_token(kv_bytes=2)
+    (132, 256)
+    """
+
+    num_heads: int
+    head_dim: int
+    topk: int
+
+    #: Values sharing one fp32 scale in the FP8 index-key cache (DeepSeek's ``block_size`` 128).
+    FP8_SCALE_BLOCK = 128
+
+    def linear_parameters(self, *, hidden_size: int, q_lora_rank: int) -> int:
+        """Weights of ``wq_b``, ``wk`` and ``weights_proj``."""
+        return q_lora_rank * self.num_heads * self.head_dim + hidden_size * self.head_dim + hidden_size * self.num_heads
+
+    def other_parameters(self) -> int:
+        """The key's LayerNorm: a weight and a bias of ``head_dim`` each."""
+        return 2 * self.head_dim
+
+    def parameters(self, *, hidden_size: int, q_lora_rank: int) -> int:
+        """All parameters of one layer's indexer (count)."""
+        return self.linear_parameters(hidden_size=hidden_size, q_lora_rank=q_lora_rank) + self.other_parameters()
+
+    def scoring_bytes(self, *, batch: int, queries: int, keys: int) -> int:
+        """Peak bytes of transformers' indexer scoring ``queries`` against ``keys`` (no gradients kept).
+
+        ``DeepseekV32Indexer`` casts q to fp32 and matmuls it with the fp32 keys, giving fp32 scores of
+        ``batch x queries x heads x keys``, then takes their ReLU (a second such tensor). With more than one
+        sequence, ``torch.matmul`` cannot fold the broadcast batch of the keys and first copies them once per
+        query (``batch x queries x head_dim x keys`` fp32).
+
+        Formula: ``max(4 B S (H D + [B > 1] D T + H T), 8 B S H T)``.
+        """
+        scores = 4 * batch * queries * self.num_heads * keys
+        expanded = 4 * batch * queries * self.head_dim * keys if batch > 1 else 0
+        return max(4 * batch * queries * self.num_heads * self.head_dim + expanded + scores, 2 * scores)
+
+    def cache_bytes_per_token(self, *, kv_bytes: float) -> int:
+        """Bytes one token's index key takes in one layer's cache.
+
+        Formula: FP8 (``kv_bytes`` 1): ``head_dim + 4 x ceil(head_dim / 128)`` (the keys and their fp32
+        scales); otherwise ``head_dim x kv_bytes``.
+        """
+        if kv_bytes == 1:
+            return self.head_dim + 4 * -(-self.head_dim // self.FP8_SCALE_BLOCK)
+        return int(self.head_dim * kv_bytes)

@@ -59,7 +59,11 @@ class VisionEncoderSpec:
         fixed_tokens: language-model tokens per image whatever its size (Gemma 3 pools to 256;
             Llama 3.2 Vision puts one ``<|image|>`` token in the prompt and cross-attends to the rest).
         row_break_tokens: one extra token per row of merged patches (Pixtral's ``[IMG_BREAK]``).
-        tiles: tiles an image is cut into, each encoded at ``image_side_px`` (Llama 3.2 Vision: up to 4).
+        tiles: tiles an image is cut into, each encoded at ``image_side_px`` (Llama 3.2 Vision: up to 4;
+            Llama 4: up to 16, plus a global view when there is more than one).
+        tiled: an image is cut into as many tiles of ``image_side_px`` as its side needs, up to
+            ``tiles``, plus one global tile when it takes more than one (Llama 4); each tile
+            becomes ``(side / patch / merge)^2`` tokens.
         class_token: each tile's sequence starts with a class token.
         extra_parameters: parameters outside the layout above (Llama 3.2 Vision's tile and gated
             position embeddings and its gated global layers), counted by the family's reader.
@@ -85,6 +89,7 @@ class VisionEncoderSpec:
     fixed_tokens: int | None = None
     row_break_tokens: bool = False
     tiles: int = 1
+    tiled: bool = False
     class_token: bool = False
     extra_parameters: int = 0
 
@@ -100,10 +105,21 @@ class VisionEncoderSpec:
         """Merged patches per side: ``round(side / (patch x merge))``, at least 1 (Qwen-VL's smart resize)."""
         return max(1, round(self.side_px(requested) / (self.patch_size * self.merge)))
 
+    def tiles_for(self, requested: int) -> int:
+        """Tiles a square image of side ``requested`` pixels is encoded as (1 unless the tower tiles)."""
+        if not self.tiled or self.image_side_px is None:
+            return 1
+        per_side = -(-requested // self.image_side_px)
+        tiles = min(self.tiles, per_side * per_side)
+        return tiles + 1 if tiles > 1 else 1  # and a global view of the whole image
+
     def tokens_per_image(self, requested: int = DEFAULT_IMAGE_SIDE_PX) -> int:
         """Language-model tokens one square image of side ``requested`` pixels becomes."""
         if self.fixed_tokens is not None:
             return self.fixed_tokens
+        if self.tiled and self.image_side_px is not None:
+            per_tile = (self.image_side_px // self.patch_size // self.merge) ** 2
+            return self.tiles_for(requested) * per_tile
         grid = self._grid(requested)
         return grid * grid + (grid if self.row_break_tokens else 0)
 
@@ -111,6 +127,9 @@ class VisionEncoderSpec:
         """Patches the encoder runs for one square image of side ``requested`` pixels."""
         if self.fixed_tokens is not None:
             return self.tiles * ((self.side_px(requested) // self.patch_size) ** 2 + (1 if self.class_token else 0))
+        if self.tiled and self.image_side_px is not None:
+            per_tile = (self.image_side_px // self.patch_size) ** 2 + (1 if self.class_token else 0)
+            return self.tiles_for(requested) * per_tile
         return (self._grid(requested) * self.merge) ** 2
 
     def _norm(self) -> int:

@@ -79,11 +79,13 @@ from calculators.fit import (
 )
 from calculators.inputs.gpu import resolve_gpu
 from calculators.inputs.model import resolve_model
+from calculators.memory.checkpoint_weights import STORED_NOTE_START
 from calculators.memory.inference import KV_DTYPES, MAX_CONTEXT, WEIGHT_DTYPES, inference_memory
 from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH as MAX_TRAIN_BATCH
 from calculators.memory.training_inputs import MAX_SEQ, METHODS
+from calculators.memory.weight_formats import AUTO, resolve_weights, weight_format
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_link
 from calculators.performance import inference_speed as speed
@@ -100,7 +102,7 @@ OBJECTIVES = ("cost", "latency", "fewest-gpus")
 #: GPU counts tried for every GPU (one node of up to eight).
 GPU_COUNTS = (1, 2, 4, 8)
 #: Method when none is given: serving weights format, or training method.
-DEFAULT_METHOD = {"serve": "bf16", "finetune": "lora", "train": "full"}
+DEFAULT_METHOD = {"serve": AUTO, "finetune": "lora", "train": "full"}
 DEFAULT_CONTEXT = {"serve": 4096, "finetune": 2048, "train": 2048}
 #: KV-cache dtype when serving and none is given.
 DEFAULT_KV_CACHE = "bf16"
@@ -109,8 +111,8 @@ MAX_TOKENS_PER_S = cost.MAX_TOKENS_PER_S
 MAX_BUDGET_USD_PER_HOUR = cost.MAX_USD_PER_HOUR
 MAX_CANDIDATES = 64
 __all__ = ["Configuration", "Recommendation", "Workload", "objective_sentence", "recommend"]
-APPLE_REASON = ("Apple silicon skipped: one device per machine (no 2-8 GPU layouts), no published dense tensor "
-                "rate (speeds would be memory-time bounds only) and no cloud price in the catalog; "
+APPLE_REASON = ("Apple silicon skipped: one device per machine (no 2-8 GPU layouts), dense rates derived from core "
+                "counts rather than published, and no cloud price in the catalog; "
                 "pass include_apple=True to list them at count 1")
 
 
@@ -247,6 +249,9 @@ def recommend(workload: Workload) -> Recommendation:
     method = one_of("method", method, WEIGHT_DTYPES if job == "serve" else METHODS)
     if job == "train" and method != "full":
         raise InputError("method", method, "full for job 'train' (use job 'finetune' for lora or qlora)")
+    weights = resolve_weights(spec, method) if job == "serve" else method  # "auto": as the checkpoint stores them
+    if job == "serve":
+        method = weight_format(weights).id
     context_max = MAX_CONTEXT if job == "serve" else MAX_SEQ
     context = positive_int("context", w.context if w.context is not None else DEFAULT_CONTEXT[job],
                            maximum=context_max)
@@ -262,17 +267,18 @@ def recommend(workload: Workload) -> Recommendation:
     mfu = _optional_float("mfu", w.mfu, maximum=1.0)
     objective = one_of("objective", w.objective, OBJECTIVES)
     # Checked for every job, used when serving: the engine's efficiencies for this weights format.
-    setup = speed_setup(engine=w.engine, weights=method) if job == "serve" else speed_setup(engine=w.engine)
+    setup = speed_setup(engine=w.engine, weights=weights) if job == "serve" else speed_setup(engine=w.engine)
     engine = setup.engine
     candidates, skipped = _candidates(w, apple)
 
-    serve_estimate = inference_memory(spec, weights=method, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
+    serve_estimate = inference_memory(spec, weights=weights, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
                                       context=context) if job == "serve" else None
     rows: list[Configuration] = []
     unpriced: list[str] = []
     for gpu in candidates:
         try:
-            formats = (serving_notes(gpu, weights=method, kv_cache=kv_dtype) if job == "serve"
+            formats = (serving_notes(gpu, weights=weight_format(weights).family, kv_cache=kv_dtype,
+                                     weights_label=method) if job == "serve"
                        else training_notes(gpu, method=method))
         except UnsupportedFormatError as error:
             skipped.append(f"{gpu.name}: cannot run this job: {error.accepted.split(' runs: ', 1)[-1]}")
@@ -290,7 +296,7 @@ def recommend(workload: Workload) -> Recommendation:
                     continue
                 notes = formats
                 try:
-                    step = speed.decode_step(spec, gpu, engine=engine, weights=method,
+                    step = speed.decode_step(spec, gpu, engine=engine, weights=weights,
                                              kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch, context=context,
                                              gpus=count)
                 except InputError as error:  # a Mac given without its bandwidth
@@ -327,6 +333,7 @@ def recommend(workload: Workload) -> Recommendation:
                               f"{run.scaling_efficiency:.0%}",)
             rows.append(_row(gpu, count, verdict=verdict, rate=rate, days=days, w=w, target=target,
                              budget=budget, notes=notes, hours=hours))
+    stored = tuple(note for note in (serve_estimate.notes if serve_estimate else ()) if note.startswith(STORED_NOTE_START))
     key = sort_key(objective, job)
     ranked = sorted((r for r in rows if r.verdict == FITS), key=key)
     tight = sorted((r for r in rows if r.verdict == TIGHT), key=key)
@@ -337,7 +344,7 @@ def recommend(workload: Workload) -> Recommendation:
                           target_tokens_per_s=target, budget_usd_per_hour=budget, rows=tuple(ranked),
                           tight_rows=tuple(tight), objective=objective, engine=engine if job == "serve" else None,
                           skipped=tuple(skipped), unpriced=tuple(unpriced), kv_cache=kv_cache,
-                          assumptions=_assumptions(job, method, mfu, checkpointing, tokens, kv_cache, setup))
+                          assumptions=stored + _assumptions(job, method, mfu, checkpointing, tokens, kv_cache, setup))
 
 
 def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, tokens: int | None,

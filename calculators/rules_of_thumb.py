@@ -117,13 +117,15 @@ def inference_rule(weight_bytes: int, *, factor: float = 1.2) -> int:
 
 
 def case_group(record: Mapping[str, Any]) -> str:
-    """The kind of case a measurement record is: ``"full"``, ``"lora"`` or ``"inference"``.
+    """The kind of case a measurement record is: ``"full"``, ``"lora"``, ``"inference"`` or ``"embedding"``.
 
     >>> case_group({"kind": "train", "settings": {"method": "qlora"}})
     'lora'
     """
     if record.get("kind") == "infer":
         return "inference"
+    if record.get("kind") == "embed":  # an encoder forward: no rule of thumb or peer sizes it
+        return "embedding"
     method = record.get("settings", {}).get("method") or "full"
     return "full" if method == "full" else "lora"
 

@@ -49,6 +49,7 @@ from calculators.memory.inference import (
     kv_cache_bytes,
     kv_cache_bytes_per_token,
 )
+from calculators.memory.weight_formats import WeightFormat
 from calculators.memory.result import MemoryEstimate
 from calculators.model import ModelSpec
 from calculators.validate import model_spec, positive_int
@@ -117,7 +118,7 @@ class ChunkedPrefill:
     chunk: MemoryEstimate
 
 
-def chunked_prefill(spec: ModelSpec, *, context: int, chunk: int, weights: str = "bf16",
+def chunked_prefill(spec: ModelSpec, *, context: int, chunk: int, weights: str = "auto",
                     kv_cache: str = "bf16") -> ChunkedPrefill:
     """Peak allocated bytes of a ``context``-token prompt prefilled at once and in ``chunk``-token pieces.
 
@@ -159,7 +160,7 @@ def offload_seconds(size_bytes: int, *, link: str = "pcie5") -> float:
 
 
 def continuous_batch_memory(spec: ModelSpec, *, sequences: int, prompt_tokens: int, output_tokens: int,
-                            weights: str = "bf16", kv_cache: str = "bf16") -> MemoryEstimate:
+                            weights: str | WeightFormat = "auto", kv_cache: str = "bf16") -> MemoryEstimate:
     """Peak GPU memory of a continuously batched server holding ``sequences`` requests in flight, bytes.
 
     Formula: ``peak = decode peak of sequences x (prompt + output) tokens + prefill temporaries

@@ -4,8 +4,9 @@
 Ground truth for the estimator in ``calculators/memory/``.  Every case builds a
 Hugging Face ``transformers`` causal LM from config values with random weights
 (nothing is downloaded), runs real training steps (forward, backward,
-optimizer step, zero_grad) or real inference (prefill plus a decode loop with a
-``DynamicCache``) and records the peak live tensor bytes per phase together with
+optimizer step, zero_grad), real inference (prefill plus a decode loop with a
+``DynamicCache``) or, with ``--kind embed``, one encoder forward of a padded batch
+(``harness/encoder.py``) and records the peak live tensor bytes per phase together with
 a breakdown of what was live at each peak.
 
 Devices
@@ -94,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="directory to write one JSON file per case")
     ap.add_argument("--model-config", type=Path, help="HF config.json to build the model from")
     ap.add_argument("--preset", choices=sorted(PRESETS), help="built-in model config")
-    ap.add_argument("--kind", choices=("train", "infer"), default="train")
+    ap.add_argument("--kind", choices=("train", "infer", "embed"), default="train",
+                    help="embed: one encoder forward (embedding, reranking) of --batch x --seq")
     ap.add_argument("--method", choices=("full", "lora", "qlora"), default="full")
     ap.add_argument("--precision", choices=("fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp16"),
                     default="bf16-mixed")

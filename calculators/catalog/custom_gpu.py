@@ -8,11 +8,14 @@ The records here are built from a user's figures, each checked and named on its 
   capacity), ``compute_capability`` (e.g. ``8.9``: decides bf16/fp8/fp4 support, else a
   format runs when its rate is given), ``pcie_gen`` (the link between cards in multi-GPU
   answers; assumed 4 when not given, stated in the record's notes) and ``name``;
-* :func:`mac_gpu`: Apple silicon with that much unified memory; the GPU may use macOS's default
-  working set of it (2/3 up to 36 GB, 3/4 above:
-  :func:`~calculators.catalog.apple_memory.apple_working_set_bytes`), with no CUDA
-  context or workspaces. Without ``bandwidth_gbps`` memory answers work and speed answers
-  are refused, naming the missing number.
+* ``mac:64`` or ``mac:memory_gb=64,chip=m4-max``: Apple silicon with that much
+  unified memory; the GPU may use macOS's default working set of it (2/3 up to 36 GB, 3/4
+  above: :func:`~calculators.catalog.apple_memory.apple_working_set_bytes`), with no CUDA
+  context or workspaces. ``chip`` (an id of :mod:`calculators.catalog.apple_chips`) gives the
+  GPU's rate (cores x 256 FLOP x clock) and bandwidth, ``gpu_cores`` a smaller configuration
+  of it, ``fp32_tflops`` a rate of your own, ``bandwidth_gbps`` the bandwidth. Without a chip
+  or rate the GPU is timed at the lowest rate of any Mac, with a warning; without a bandwidth
+  memory answers work and speed answers are refused, naming the missing number.
 
 A user writes them as ``custom:memory_gb=64,bandwidth_gbps=400,...`` or ``mac:64`` wherever a GPU
 id goes; :func:`calculators.inputs.gpu.resolve_gpu` reads that text.
@@ -36,6 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from calculators.catalog.apple_chips import mac_rates
 from calculators.catalog.apple_memory import apple_working_set_bytes
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
@@ -59,10 +63,12 @@ class CustomGPU(GPU):
             (:func:`~calculators.catalog.usable_memory.usable_memory_bytes`).
         bandwidth_known: False for a Mac given by memory only (``memory_bandwidth_bytes_per_s``
             is then 0 and speed answers are refused).
+        rate_warning: a sentence speed answers show when the rates are an assumed floor (a Mac without its chip).
     """
 
     usable_bytes: int | None = None
     bandwidth_known: bool = True
+    rate_warning: str | None = None
 
 
 #: Smallest figure accepted for any number of a custom GPU (a MiB of memory, a MB/s, a GFLOP/s).
@@ -129,24 +135,42 @@ def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, bf16_tflops: float | 
                      notes=("Figures given by the user, not a catalog record.", link_note))
 
 
-def mac_gpu(*, memory_gb: float, bandwidth_gbps: float | None = None, name: str | None = None) -> CustomGPU:
-    """Apple silicon with ``memory_gb`` GiB of unified memory (and its bandwidth in GB/s, if known).
+def mac_gpu(*, memory_gb: float, bandwidth_gbps: float | None = None, name: str | None = None,
+            chip: str | None = None, gpu_cores: int | None = None, fp32_tflops: float | None = None) -> CustomGPU:
+    """Apple silicon with ``memory_gb`` GiB of unified memory, its chip (rate and bandwidth) and bandwidth in GB/s.
+
+    The rate comes from :func:`~calculators.catalog.apple_chips.mac_rates`: the chip's (``gpu_cores`` of it),
+    ``fp32_tflops``, or without either the lowest of any Mac, with a warning.
 
     >>> mac_gpu(memory_gb=64, bandwidth_gbps=546).name
     'Mac with 64 GB unified memory'
+    >>> mac = mac_gpu(memory_gb=64, chip="m4-max")
+    >>> mac.name, mac.memory_bandwidth_bytes_per_s / 1e9, round(mac.fp32_flop_per_s / 1e12, 2)
+    ('Mac with 64 GB unified memory (M4 Max, 40-core GPU)', 546.0, 15.05)
     """
     memory = figure("memory_gb", str(memory_gb), maximum=MAX_MEMORY_GB, unit="GiB")
     bandwidth = None if bandwidth_gbps is None else figure("bandwidth_gbps", str(bandwidth_gbps),
-                                                            maximum=MAX_BANDWIDTH_GBPS, unit="GB/s")
-    label = (name or "").strip()[:60] or f"Mac with {memory:g} GB unified memory"
+                                                            maximum=MAX_BANDWIDTH_GBPS, unit="GB/s") * 1e9
+    tflops = None if fp32_tflops is None else figure("fp32_tflops", str(fp32_tflops), maximum=MAX_TFLOPS,
+                                                      unit="dense TFLOPS")
+    rates = mac_rates(chip=chip, gpu_cores=gpu_cores, fp32_tflops=tflops)
+    bandwidth = rates.bandwidth_bytes_per_s if bandwidth is None else bandwidth
+    label = (name or "").strip()[:60] or (f"Mac with {memory:g} GB unified memory"
+                                          + (f" ({rates.label})" if rates.label else ""))
+    if rates.warning is not None:
+        rate_note = rates.warning
+    elif tflops is not None:
+        rate_note = "GPU rate given by the user (fp32_tflops)."
+    else:
+        rate_note = "GPU rate derived from the chip: cores x 256 FLOP x clock (calculators.catalog.apple_chips)."
     return CustomGPU(id="mac", name=label, vendor="Apple", architecture="Apple silicon", segment="apple",
                      memory_bytes=int(memory * GIB), memory_type=None,
-                     memory_bandwidth_bytes_per_s=0.0 if bandwidth is None else bandwidth * 1e9,
-                     bf16_dense_flop_per_s=None, fp16_dense_flop_per_s=None, fp8_dense_flop_per_s=None,
-                     fp32_flop_per_s=None, source=_YOURS, usable_bytes=apple_working_set_bytes(int(memory * GIB)),
-                     bandwidth_known=bandwidth is not None,
-                     notes=("Unified memory shared with the CPU; the GPU gets macOS's default working set.",
-                            "Apple publishes no TFLOPS figures: rates unknown, speeds are memory-time bounds."))
+                     memory_bandwidth_bytes_per_s=0.0 if bandwidth is None else bandwidth,
+                     bf16_dense_flop_per_s=rates.bf16_flop_per_s, fp16_dense_flop_per_s=rates.fp32_flop_per_s,
+                     fp8_dense_flop_per_s=None, fp32_flop_per_s=rates.fp32_flop_per_s, source=_YOURS,
+                     usable_bytes=apple_working_set_bytes(int(memory * GIB)), bandwidth_known=bandwidth is not None,
+                     rate_warning=rates.warning,
+                     notes=("Unified memory shared with the CPU; the GPU gets macOS's default working set.", rate_note))
 
 
 def memory_bandwidth_bytes_per_s(gpu: GPU) -> float:

@@ -12,6 +12,12 @@ on the software more than on the GPU. Each :class:`Engine` holds five constants:
 * ``step_overhead_s_per_layer``: fixed time of one forward pass per decoder layer
   (kernel launches, Python and scheduling), seconds: why small models on fast GPUs
   stay far below the roofline;
+* ``sequence_overhead_s``: fixed time of each sequence in each step, seconds, on an engine whose host
+  processes every sequence between steps while the GPU waits (``host_work_per_sequence``, a fact:
+  vLLM, whose own profile found scheduling and output processing, "with the overhead increasing as
+  batch sizes grew", blocking the GPU, :data:`OUTPUT_PROCESSING_SOURCE`); why it falls behind the
+  roofline at large batches. SGLang overlaps that work with the GPU (its zero-overhead scheduler),
+  TensorRT-LLM's runtime and the single-sequence engines have none, so for them it is not a term;
 * ``request_overhead_s``: fixed time a request spends before its prefill runs
   (tokenising, scheduling, the first step's launch), seconds: part of the time to
   first token.
@@ -20,7 +26,10 @@ on the software more than on the GPU. Each :class:`Engine` holds five constants:
   (``"per-head"`` below), the cost of each repeated read relative to a read from memory
   (below 1: the L2 cache serves part of them).
 
-One fact is not fitted: ``grouped_query_decode``, how the engine's decode attention reads the
+Two facts are not fitted. ``custom_all_reduce``: vLLM, SGLang and TensorRT-LLM all-reduce a decode
+step's tensor-parallel activations with their own one- or two-stage kernel (two or three cross-GPU
+steps) instead of NCCL's ring (``2 (N - 1)`` steps): :mod:`calculators.parallel.custom_all_reduce`.
+And ``grouped_query_decode``, how the engine's decode attention reads the
 KV heads of a grouped-query (or multi-query) model, one of :data:`KV_HEAD_READS`:
 ``"grouped"``, one read per KV head for all the query heads that share it; ``"per-head"``,
 one read per query head (a kernel that handles one query head at a time), so a decode step
@@ -44,7 +53,7 @@ together (:data:`POOLED`) is used. ``generic`` is the package's earlier assumpti
 >>> get_engine("generic").compute_efficiency_for("fp8")
 0.6
 >>> sorted(engine_ids())[:3]
-['generic', 'llama.cpp', 'sglang']
+['generic', 'llama.cpp', 'mlx']
 
 References:
     docs page "How accurate is the speed model?"; the engines' own documents in each
@@ -101,11 +110,19 @@ class Engine:
         moe_expert_efficiency: relative speed of routed-expert weight reads (0 to 1).
         step_overhead_s_per_layer: fixed seconds per decoder layer per forward pass.
         request_overhead_s: fixed seconds per request before its first token.
+        sequence_overhead_s: fixed seconds per sequence per forward pass (host-side output processing).
         kv_reread_cost: cost of a repeated KV-head read relative to a read from memory (``"per-head"`` kernels).
         grouped_query_decode: how a decode step reads the KV heads of a grouped-query model, one of
             :data:`KV_HEAD_READS` (a catalog fact with ``grouped_query_source``, not fitted).
         grouped_query_source: the document that says whether and since when the engine has such a kernel.
         fits_as: id of the engine whose fitted constants these are (itself unless it is a version of another).
+        family: the engine id published figures name it by, where its own id is a refitted copy's
+            (``"vllm (cross-validated)"``); empty: :attr:`fit_id`.
+        host_work_per_sequence: the engine's host processes each sequence between steps, blocking the GPU (a catalog
+            fact, :data:`OUTPUT_PROCESSING_SOURCE`): only then does ``sequence_overhead_s`` apply.
+        custom_all_reduce: the engine all-reduces tensor-parallel activations with its own one- or two-stage
+            kernel where it takes the buffer, not NCCL's ring (a catalog fact,
+            :data:`calculators.parallel.custom_all_reduce.CUSTOM_ALL_REDUCE_SOURCE`; not fitted).
     """
 
     id: str
@@ -118,9 +135,18 @@ class Engine:
     step_overhead_s_per_layer: Fitted
     request_overhead_s: Fitted
     kv_reread_cost: Fitted
+    sequence_overhead_s: Fitted = Fitted(None)
     grouped_query_decode: str = "grouped"
     grouped_query_source: Source | None = None
     fits_as: str = ""
+    custom_all_reduce: bool = False
+    host_work_per_sequence: bool = False
+    family: str = ""
+
+    @property
+    def family_id(self) -> str:
+        """The engine the published figures name this one by (its versions and refitted copies share it)."""
+        return self.family or self.fit_id
 
     @property
     def fit_id(self) -> str:
@@ -146,7 +172,8 @@ class Engine:
 
     def value(self, name: str) -> float:
         """``bandwidth_efficiency``, ``moe_expert_efficiency``, ``step_overhead_s_per_layer``,
-        ``request_overhead_s`` or ``kv_reread_cost``; a ``None`` falls back to :data:`POOLED`, then to :data:`GENERIC`."""
+        ``request_overhead_s``, ``kv_reread_cost`` or ``sequence_overhead_s``; a ``None`` falls back to
+        :data:`POOLED`, then to :data:`GENERIC`."""
         for engine in (self, POOLED, GENERIC):
             value: float | None = getattr(engine, name).value
             if value is not None:
@@ -184,6 +211,14 @@ REPEAT_KV_SOURCE = Source("Hugging Face transformers, src/transformers/models/ll
                           "cached keys and values",
                           "https://github.com/huggingface/transformers/blob/main/src/transformers/models/llama/"
                           "modeling_llama.py", "2026-11-25", kind="spec")
+#: vLLM's profile of its own host-side work: output processing ("de-tokenizing the generated token IDs and performing
+#: string matching, with the overhead increasing as batch sizes grew") and scheduling blocked the GPU.
+OUTPUT_PROCESSING_SOURCE = Source(
+    "vLLM Team, 'vLLM v0.6.0: 2.7x Throughput Improvement and 5x Latency Reduction' (2024-09-05): for Llama 3 8B on one "
+    "H100, 29 % of the time in scheduling and 33 % in the HTTP server, 38 % on the GPU; output processing 'with the "
+    "overhead increasing as batch sizes grew'",
+    "https://github.com/vllm-project/vllm-project.github.io/blob/0dd37adf406d4bc9e780a6605548bb84a378f5f9/_posts/"
+    "2024-09-05-perf-update.md", "2026-11-30", kind="measured")
 #: The first TensorRT-LLM release with the XQA kernel (:data:`XQA_SOURCE`).
 XQA_FIRST_VERSION = (0, 8)
 
@@ -208,6 +243,7 @@ GENERIC = Engine(
     step_overhead_s_per_layer=_assumed(0.0, "assumed: none"),
     request_overhead_s=_assumed(0.0, "assumed: none"),
     kv_reread_cost=_assumed(1.0, "assumed: every repeated read from memory"),
+    sequence_overhead_s=_assumed(0.0, "assumed: none"),
 )
 
 # --------------------------------------------------------------------------- fitted values
@@ -217,7 +253,7 @@ from calculators.catalog.engine_fits import FITS, FitRow  # noqa: E402  (data mo
 
 #: The constants of an :class:`Engine` that are fitted, in :data:`FITS` rows.
 FITTED_NAMES = ("bandwidth_efficiency", "moe_expert_efficiency", "step_overhead_s_per_layer", "request_overhead_s",
-                "kv_reread_cost")
+                "kv_reread_cost", "sequence_overhead_s")
 
 
 def _fitted(engine_id: str) -> dict[str, Any]:
@@ -246,7 +282,7 @@ _TENSORRT_LLM = Engine(
     id="tensorrt-llm", name="TensorRT-LLM",
     description="compiled TensorRT engines with fused attention and GEMM plugins, in-flight or static batching",
     source=_src("NVIDIA TensorRT-LLM documentation", "https://nvidia.github.io/TensorRT-LLM/"),
-    grouped_query_source=XQA_SOURCE, **_fitted("tensorrt-llm"))
+    grouped_query_source=XQA_SOURCE, custom_all_reduce=True, **_fitted("tensorrt-llm"))
 
 _ENGINES: tuple[Engine, ...] = (
     GENERIC,
@@ -258,11 +294,13 @@ _ENGINES: tuple[Engine, ...] = (
            grouped_query_decode="copied", grouped_query_source=REPEAT_KV_SOURCE, **_fitted("transformers")),
     Engine(id="vllm", name="vLLM",
            description="PagedAttention, continuous batching, CUDA graphs for decode",
-           source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), **_fitted("vllm")),
+           source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), custom_all_reduce=True,
+           host_work_per_sequence=True, **_fitted("vllm")),
     Engine(id="sglang", name="SGLang",
-           description="RadixAttention, continuous batching, CUDA graphs for decode; no SGLang run with stated "
-                       "settings is in the dataset, so every constant is the pooled fit",
-           source=_src("SGLang documentation", "https://docs.sglang.ai/"), **_fitted("sglang")),
+           description="RadixAttention, continuous batching, CUDA graphs for decode; a constant its published runs "
+                       "do not inform is the pooled fit",
+           source=_src("SGLang documentation", "https://docs.sglang.ai/"), custom_all_reduce=True,
+           **_fitted("sglang")),
     _TENSORRT_LLM,
     replace(_TENSORRT_LLM, id="tensorrt-llm-0.7", name="TensorRT-LLM v0.7 and earlier",
             description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "
@@ -272,6 +310,11 @@ _ENGINES: tuple[Engine, ...] = (
            description="ggml kernels for GGUF block formats (CUDA, Metal), one sequence per slot, single-token "
                        "matrix-vector kernels for decoding",
            source=_src("ggml-org/llama.cpp README", "https://github.com/ggml-org/llama.cpp"), **_fitted("llama.cpp")),
+    Engine(id="mlx", name="MLX (mlx-lm)",
+           description="Apple's MLX array framework on the Metal GPU of Apple silicon: lazily evaluated graphs, "
+                       "quantised matrix-vector kernels for the affine formats (mlx-q4, ...), one sequence per "
+                       "mlx_lm.generate call",
+           source=_src("ml-explore/mlx-lm README", "https://github.com/ml-explore/mlx-lm"), **_fitted("mlx")),
 )
 
 _BY_ID = {engine.id: engine for engine in _ENGINES}

@@ -109,6 +109,15 @@ _H100_DS = Source("NVIDIA H100 Tensor Core GPU product specifications (NVLink: 9
                   "https://www.nvidia.com/en-us/data-center/h100/", _READ)
 _HGX_B200 = Source("NVIDIA HGX platform specifications (HGX B200: NVLink 5, 1.8 TB/s per GPU)",
                    "https://www.nvidia.com/en-us/data-center/hgx/", _READ)
+_NVL72 = Source("NVIDIA GB200 NVL72 specifications (72 Blackwell GPUs in one NVLink domain: NVLink 130 TB/s, 1.8 TB/s "
+                "per GPU, through the NVLink Switch trays)", "https://www.nvidia.com/en-us/data-center/gb200-nvl72/", _READ)
+_MI355X_LINKS = Source("Hume Consulting, AMD MI355X: Infinity Fabric/XGMI about 153 GB/s per link, 7 links to the 7 peers",
+                       "https://humeconsulting.co/amd-mi355x-strong-node-level-inference-but-not-yet-rack-scale", _READ)
+_A100_BRIDGE = Source("NVIDIA A100 Tensor Core GPU datasheet, A100 80GB PCIe column ('NVIDIA NVLink Bridge for 2 GPUs: "
+                      "600 GB/s')", "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
+                      "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf", _READ)
+_H100_NVL_BRIDGE = Source("NVIDIA H100 product specifications, H100 NVL column (NVIDIA NVLink: 600 GB/s)",
+                          "https://www.nvidia.com/en-us/data-center/h100/", _READ)
 _V100_DS = Source("NVIDIA V100 Tensor Core GPU datasheet (NVLink: 300 GB/s)",
                   "https://www.nvidia.com/en-us/data-center/v100/", _READ)
 _MI300X_DS = Source(
@@ -171,9 +180,27 @@ _LINKS: tuple[Interconnect, ...] = (
                  direction="bidirectional", scope="per GPU, all 18 links, through NVSwitch", source=_H100_DS),
     Interconnect(id="nvlink5", name="NVLink 5 (B200)", kind="nvlink", bandwidth_bytes_per_s=1.8e12,
                  direction="bidirectional", scope="per GPU, all 18 links, through NVSwitch", source=_HGX_B200),
+    Interconnect(id="nvlink5-nvl72", name="NVLink 5 (GB200 NVL72)", kind="nvlink", bandwidth_bytes_per_s=1.8e12,
+                 direction="bidirectional", scope="per GPU, all 18 links, through the NVLink Switch trays; 72 GPUs in "
+                 "one NVLink domain", source=_NVL72,
+                 notes=("The same per-GPU link as an HGX B200; what differs is the domain, 72 GPUs instead of 8, so "
+                        "rings of up to 72 GPUs stay on NVLink.",)),
     Interconnect(id="nvlink-bridge-h100-pcie", name="NVLink bridge (H100 PCIe, 2-way)", kind="nvlink",
+                 bandwidth_bytes_per_s=600e9, direction="bidirectional",
+                 scope="per GPU of a bridged pair, three bridges fitted (12 NVLink 4 links, 25 GB/s each way)",
+                 pair_only=True, source=get_gpu("h100-pcie").source_of("nvlink_bandwidth_bytes_per_s"),
+                 notes=("NVIDIA's 600 GB/s is both directions of 12 links: 300 GB/s each way, of which NCCL's SM copies "
+                        "carry about 80 % (240 GB/s). A 12-link H100 NVL pair copies 257 GB/s one way (Azure "
+                        "health-check issue #162). The one published all-reduce on bridged H100 PCIe cards, 116 GB/s "
+                        "(NVIDIA/nccl issue #1161), its author called lower than expected; it is what 6 links carry, "
+                        "and the thread states no bridge count, so the figure is kept at NVIDIA's.",)),
+    Interconnect(id="nvlink-bridge-h100-nvl", name="NVLink bridge (H100 NVL, 2-way)", kind="nvlink",
+                 bandwidth_bytes_per_s=600e9, direction="bidirectional",
+                 scope="per GPU of a bridged pair (12 of the chip's 18 NVLink 4 links active)", pair_only=True,
+                 source=_H100_NVL_BRIDGE),
+    Interconnect(id="nvlink-bridge-a100-pcie", name="NVLink bridge (A100 PCIe, 2-way)", kind="nvlink",
                  bandwidth_bytes_per_s=600e9, direction="bidirectional", scope="per GPU of a bridged pair",
-                 pair_only=True, source=get_gpu("h100-pcie").source_of("nvlink_bandwidth_bytes_per_s")),
+                 pair_only=True, source=_A100_BRIDGE),
     Interconnect(id="nvlink-bridge-a6000", name="NVLink bridge (RTX A6000, 2-way)", kind="nvlink",
                  bandwidth_bytes_per_s=112.5e9, direction="bidirectional", scope="per GPU of a bridged pair",
                  pair_only=True, source=get_gpu("rtx-a6000").source_of("nvlink_bandwidth_bytes_per_s")),
@@ -181,7 +208,12 @@ _LINKS: tuple[Interconnect, ...] = (
                  bandwidth_bytes_per_s=896e9, direction="bidirectional",
                  scope="per GPU, 7 links x 128 GB/s, one link to each of 7 peers", source=_MI300X_DS,
                  notes=("The 8 GPUs of a platform are fully connected point to point (no switch): a single "
-                        "ring uses one link per GPU, so reaching the aggregate takes several rings at once.",)),
+                        "ring uses one link per GPU, so reaching the aggregate takes several rings at once.",
+                        "The MI325X platform has the same 7 links (same CDNA 3 package and baseboard).")),
+    Interconnect(id="infinity-fabric-mi355x", name="AMD Infinity Fabric (MI355X)", kind="infinity-fabric",
+                 bandwidth_bytes_per_s=7 * 153.6e9, direction="bidirectional",
+                 scope="per GPU, 7 links x 153.6 GB/s, one link to each of 7 peers", source=_MI355X_LINKS,
+                 notes=("Point to point like the MI300X platform, at the CDNA 4 link rate.",)),
     Interconnect(id="ib-hdr", name="InfiniBand HDR (200 Gb/s)", kind="infiniband", bandwidth_bytes_per_s=25e9,
                  direction="per-direction", scope="per port (one NIC per GPU assumed)", source=_CX6),
     Interconnect(id="ib-ndr", name="InfiniBand NDR (400 Gb/s)", kind="infiniband", bandwidth_bytes_per_s=50e9,
@@ -197,7 +229,12 @@ _LINKS: tuple[Interconnect, ...] = (
 NVLINK_BY_GENERATION: dict[str, str] = {"NVLink 2": "nvlink2", "NVLink 3": "nvlink3", "NVLink 4": "nvlink4",
                                         "NVLink 5": "nvlink5"}
 #: GPU id -> the 2-way bridge it can use (pairs only).
-BRIDGE_BY_GPU: dict[str, str] = {"h100-pcie": "nvlink-bridge-h100-pcie", "rtx-a6000": "nvlink-bridge-a6000"}
+BRIDGE_BY_GPU: dict[str, str] = {"h100-pcie": "nvlink-bridge-h100-pcie", "rtx-a6000": "nvlink-bridge-a6000",
+                                 "h100-nvl": "nvlink-bridge-h100-nvl", "a100-80gb-pcie": "nvlink-bridge-a100-pcie"}
+#: GPU id -> its own scale-up link where the record's NVLink generation does not name it: an NVL72 domain, or the
+#: Infinity Fabric of an AMD platform.
+LINK_BY_GPU: dict[str, str] = {"gb200": "nvlink5-nvl72", "mi300x": "infinity-fabric-mi300x",
+                               "mi325x": "infinity-fabric-mi300x", "mi355x": "infinity-fabric-mi355x"}
 #: PCIe generation -> link id.
 PCIE_BY_GENERATION: dict[int, str] = {3: "pcie3", 4: "pcie4", 5: "pcie5", 6: "pcie6"}
 #: PCIe generation -> the same link staged through host memory, the default path between PCIe GPUs.

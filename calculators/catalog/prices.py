@@ -94,6 +94,10 @@ _RUNPOD_2026_01 = Source("RunPod pod prices, '$/hr On-Demand' column, as transcr
                          "is the Workstation Edition, 'RTX PRO 6000' (1.84) the Server Edition",
                          "https://github.com/Malaeu/nanoGPT-RH/blob/b72ba563139e78e89aaae220261d480619b27d5b/docs/"
                          "runpod_specs.md", "2026-01-01")
+_COREWEAVE = Source("CoreWeave pricing page, read 2026-09-20, as transcribed in api-evangelist coreweave plans "
+                    "('NVIDIA GB200 NVL72 (on-demand, North America) $42.00' per hour for 4 GPUs, 144 vCPUs)",
+                    "https://raw.githubusercontent.com/api-evangelist/coreweave/refs/heads/main/plans/"
+                    "coreweave-plans-pricing.yml", "2026-09-20")
 _H100_QUOTE = Source("AI Wiki: NVIDIA H100 (per-unit prices in the $25,000 to $40,000 range)",
                      "https://aiwiki.ai/wiki/nvidia_h100", "2026-06-20")
 _PRO6000_STREET = Source("NewGearHub, Nvidia GTC 2026: What Blackwell GPUs Mean for Pro Workstations (RTX PRO 6000 "
@@ -224,7 +228,32 @@ _OFFERS: tuple[CloudOffer, ...] = (
                gpu_id="rtx-5090", gpus=1, usd_per_hour=0.69, source=_RUNPOD_2025),
     CloudOffer(id="runpod-rtx-pro-6000-wk", provider="RunPod (Pods)", offering="RTX PRO 6000 WK",
                gpu_id="rtx-pro-6000-blackwell", gpus=1, usd_per_hour=2.09, source=_RUNPOD_2026_01),
+    CloudOffer(id="runpod-rtx-pro-6000-server", provider="RunPod (Pods)", offering="RTX PRO 6000",
+               gpu_id="rtx-pro-6000-server", gpus=1, usd_per_hour=1.84, source=_RUNPOD_2026_01),
+    CloudOffer(id="runpod-l40", provider="RunPod (Pods)", offering="L40", gpu_id="l40", gpus=1, usd_per_hour=0.99,
+               source=_RUNPOD_2026_01),
+    CloudOffer(id="runpod-community-l40", provider="RunPod (Community Cloud)", offering="L40", gpu_id="l40", gpus=1,
+               usd_per_hour=0.69, source=_RUNPOD_2025),
+    CloudOffer(id="runpod-secure-h100-nvl", provider="RunPod (Secure Cloud)", offering="H100 NVL", gpu_id="h100-nvl",
+               gpus=1, usd_per_hour=3.19, source=_RUNPOD),
+    CloudOffer(id="runpod-community-h100-nvl", provider="RunPod (Community Cloud)", offering="H100 NVL",
+               gpu_id="h100-nvl", gpus=1, usd_per_hour=2.59, source=_RUNPOD),
+    CloudOffer(id="runpod-secure-a100-pcie", provider="RunPod (Secure Cloud)", offering="A100 PCIe",
+               gpu_id="a100-80gb-pcie", gpus=1, usd_per_hour=1.79, source=_RUNPOD),
+    CloudOffer(id="runpod-community-a100-pcie", provider="RunPod (Community Cloud)", offering="A100 PCIe",
+               gpu_id="a100-80gb-pcie", gpus=1, usd_per_hour=1.19, source=_RUNPOD),
+    CloudOffer(id="coreweave-gb200-nvl72", provider="CoreWeave", offering="NVIDIA GB200 NVL72 (4 GPUs)",
+               gpu_id="gb200", gpus=4, usd_per_hour=42.0, vcpus=144, source=_COREWEAVE),
 )
+
+#: Catalog GPUs that can be rented but for which no on-demand price was found in a citable read source, and why.
+UNPRICED: dict[str, str] = {
+    "mi325x": "no on-demand MI325X price in a read source that can be cited (DigitalOcean lists a 12-month reserved "
+              "price only; TensorWave's is a 'starting at' quote)",
+    "mi355x": "no on-demand MI355X price in a read source that can be cited (Crusoe and Hot Aisle list none; "
+              "TensorWave's is a 'starting at' quote)",
+    "h20": "sold for the Chinese market; no on-demand H20 price in a read source",
+}
 
 _QUOTES: tuple[PurchaseQuote, ...] = (
     PurchaseQuote(gpu_id="h100-sxm", usd_low=25000, usd_high=40000, source=_H100_QUOTE),

@@ -225,7 +225,8 @@ def ridge_tokens(gpu: GPU) -> float:
     """
     gpu = instance_of("gpu", gpu, GPU, GPU_RECORD)
     rate = gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s
-    return rate / gpu.memory_bandwidth_bytes_per_s if rate else 0.0
+    # A Mac described without its bandwidth has none (0): no ridge, as a GPU without a rate.
+    return rate / gpu.memory_bandwidth_bytes_per_s if rate and gpu.memory_bandwidth_bytes_per_s else 0.0
 
 
 def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "none", method: str = "full",

@@ -8,12 +8,12 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6251, 'hopper': 0.4546}
-CHECKPOINTING: dict[str, float] = {'full': 1.1619, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0387, 'qlora': 0.8975}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.664}
-FRAMEWORK: dict[str, float] = {'megatron': 1.3095, 'pytorch': 1.0}
-FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6978}
+BASE: dict[str, float] = {'ampere': 0.6296, 'hopper': 0.4474}
+CHECKPOINTING: dict[str, float] = {'full': 1.155, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0401, 'qlora': 0.8965}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6747}
+FRAMEWORK: dict[str, float] = {'megatron': 1.3297, 'pytorch': 1.0}
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.7181}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
     'base:ampere': (
@@ -107,6 +107,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-automodel-llama-3.3-70b-lora-16gpu',
         'ft-automodel-qwen2.5-32b-lora-16gpu',
         'pt-automodel-llama-3.1-70b-64gpu',
+        'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
+        'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
     ),
     'ckpt:full': (
         'pt-foundry-h100-mpt-70b-2048-64gpu',
@@ -199,6 +201,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-mbridge-2511-h100-llama-3.1-405b',
         'ft-automodel-llama-3.1-8b-lora',
         'ft-automodel-qwen2.5-7b-lora',
+        'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
+        'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
     ),
     'fp8:megatron': (
         'pt-nemo-llama-2-7b',
@@ -293,6 +297,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-torchtitan-h100-llama-3.1-8b-128gpu-fsdp-compile-float8',
         'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d',
         'pt-torchtitan-h100-llama-3.1-70b-256gpu-2d-async-tp',
+        'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
+        'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
     ),
     'framework:megatron': (
         'pt-nemo-llama-2-7b',
@@ -385,6 +391,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-automodel-llama-3.3-70b-lora-16gpu',
         'ft-automodel-qwen2.5-32b-lora-16gpu',
         'pt-automodel-llama-3.1-70b-64gpu',
+        'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
+        'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
     ),
     'method:full': (
         'pt-llama2-7b-gpu-hours',
@@ -456,6 +464,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-mbridge-2511-h100-llama-3-70b',
         'pt-mbridge-2511-h100-llama-3.1-405b',
         'pt-automodel-llama-3.1-70b-64gpu',
+        'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
+        'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
     ),
     'method:lora': (
         'ft-nemo-llama-2-7b-lora',
@@ -561,6 +571,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-automodel-llama-3.3-70b-lora-16gpu',
         'ft-automodel-qwen2.5-32b-lora-16gpu',
         'pt-automodel-llama-3.1-70b-64gpu',
+        'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
+        'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
     ),
     'run:whole-run': (
         'pt-llama2-7b-gpu-hours',

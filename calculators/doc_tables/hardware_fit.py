@@ -22,6 +22,7 @@ from calculators.doc_tables.claims import AUDIT, selected_claims
 from calculators.doc_tables.hardware import catalog_as_of, ordered_gpus
 from calculators.dtype_support import on_gpu
 from calculators.fit import DOES_NOT_FIT, FITS, fit_inference, fit_training, inference_verdict, training_verdict
+from calculators.memory.lora import has_lora_targets
 from calculators.memory.overhead import overhead_assumptions
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
 from calculators.units import gib
@@ -61,8 +62,13 @@ def fit_matrix() -> Table:
     for record in sorted(all_models(), key=lambda r: (r.spec().parameters, r.name)):
         spec = record.spec()
         infer = [inference_verdict(spec, gpu, **on_gpu(gpu, INFERENCE_SETTINGS)) for gpu in caps]
-        qlora = [training_verdict(spec, gpu, **on_gpu(gpu, QLORA_SETTINGS)) for gpu in caps]
         positions = spec.max_position_embeddings
+        if not has_lora_targets(spec):
+            # A pure state-space model (Mamba) has none of the projections LoRA adapts here: no QLoRA figure.
+            rows.append((record.name, spec.parameters / 1e9, positions, infer[0][0].total_bytes, None,
+                         *(fit_cell(i.verdict, DOES_NOT_FIT) for _, i in infer)))
+            continue
+        qlora = [training_verdict(spec, gpu, **on_gpu(gpu, QLORA_SETTINGS)) for gpu in caps]
         rows.append((
             record.name, spec.parameters / 1e9, positions, infer[0][0].total_bytes, qlora[0][0].total_bytes,
             *(fit_cell(i.verdict, q.verdict) for (_, i), (_, q) in zip(infer, qlora, strict=True)),
@@ -77,13 +83,14 @@ def fit_matrix() -> Table:
             f"{computed_by(fit_training, code=False)}: "
             "total_bytes plus its measured uncertainty against the memory a process can allocate. 'infer': "
             "inference fits; 'QLoRA': QLoRA fine-tuning fits; 'both'; '(tight)': only inside the measured "
-            "uncertainty, a risk; '—': neither. GPUs by marketed memory: " + legend + ". The Apple column uses "
+            "uncertainty, a risk; '—': neither; QLoRA 'n/a': a pure state-space model (Mamba), whose projections "
+            "the calculators do not adapt with LoRA. GPUs by marketed memory: " + legend + ". The Apple column uses "
             "the share of unified memory macOS lets the GPU wire by default, with no CUDA context. "
             "'config context' is max_position_embeddings from the model's config.json; where it is below the "
             "8192-token prompt, the inference figure is memory arithmetic for a prompt longer than the model "
             "was trained on (the calculators do not refuse it)."),
         columns=(Column("model"), number_column("params B", 1), number_column("config context", missing="unknown"),
-                 gib_column("infer GiB", 1, grouped=True), gib_column("QLoRA GiB", 1, grouped=True),
+                 gib_column("infer GiB", 1, grouped=True), gib_column("QLoRA GiB", 1, grouped=True, missing="n/a"),
                  *(Column(f"{gib(c.memory_bytes, 0)} GiB", align="c") for c in caps)),
         rows=rows,
         assumptions=(

@@ -68,7 +68,8 @@ from calculators.fit.verdict import (
     verdict_for,
 )
 from calculators.inputs.gpu import resolve_gpu
-from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting
+from calculators.memory.checkpoint_weights import STORED_NOTE_START
+from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting, with_stored_weights
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weight_formats import weight_format
@@ -165,10 +166,13 @@ def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int, 
 
 def _inference_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
     """The inference job's estimate and how the GPU runs its formats (refuses a format it cannot run)."""
+    settings = with_stored_weights(spec, settings)  # weights "auto": as the checkpoint stores them
     estimate = inference_memory(spec, **settings)
-    # A GGUF, GPTQ, AWQ or EXL2 format runs in its family's kernels (int4, int8): the GPU is asked about those.
-    family = weight_format(str(settings.get("weights", "bf16"))).family.value
-    return estimate, serving_notes(record, weights=family, kv_cache=str(settings.get("kv_cache", "bf16")))
+    form = weight_format(settings["weights"])
+    notes = serving_notes(record, weights=form.family, kv_cache=str(settings.get("kv_cache", "bf16")),
+                          weights_label=form.id)
+    stored = [note for note in estimate.notes if note.startswith(STORED_NOTE_START)]
+    return estimate, tuple(stored) + notes
 
 
 def inference_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:

@@ -8,7 +8,8 @@ and :func:`~calculators.catalog.custom_gpu.mac_gpu`, which say what each number 
 
 * ``custom:memory_gb=64,bandwidth_gbps=400,bf16_tflops=100`` with any of ``fp16_tflops``,
   ``fp8_tflops``, ``fp32_tflops``, ``usable_gb``, ``compute_capability``, ``pcie_gen`` and ``name``;
-* ``mac:64`` or ``mac:memory_gb=64,bandwidth_gbps=546``: Apple silicon with that much unified memory.
+* ``mac:64`` or ``mac:memory_gb=64,chip=m4-max`` (or ``bandwidth_gbps=``, ``gpu_cores=``, ``fp32_tflops=``):
+  Apple silicon with that much unified memory.
 
 >>> resolve_gpu("h100-sxm").id, resolve_gpu("mac:64").vendor
 ('h100-sxm', 'Apple')
@@ -44,7 +45,7 @@ CUSTOM_PREFIX = "custom:"
 MAC_PREFIX = "mac:"
 _KEYS = ("memory_gb", "bandwidth_gbps", "bf16_tflops", "fp16_tflops", "fp8_tflops", "fp32_tflops", "usable_gb",
          "compute_capability", "pcie_gen", "name")
-_MAC_KEYS = ("memory_gb", "bandwidth_gbps", "name")
+_MAC_KEYS = ("memory_gb", "bandwidth_gbps", "chip", "gpu_cores", "fp32_tflops", "name")
 
 
 def resolve_gpu(text: str | GPU, *, field: str = "gpu") -> GPU:
@@ -127,8 +128,12 @@ def _mac(body: str) -> GPU:
     pairs = _pairs(body, _MAC_KEYS, kind="Mac")
     if "memory_gb" not in pairs:
         raise InputError("memory_gb", None, "the Mac's unified memory in GB, e.g. mac:64")
-    bandwidth = pairs.get("bandwidth_gbps")
+    bandwidth, cores, tflops = pairs.get("bandwidth_gbps"), pairs.get("gpu_cores"), pairs.get("fp32_tflops")
+    if cores is not None and not cores.isdigit():
+        raise InputError("gpu_cores", cores, "a whole number of GPU cores, e.g. gpu_cores=32")
     return mac_gpu(memory_gb=figure("memory_gb", pairs["memory_gb"], maximum=MAX_MEMORY_GB, unit="GiB"),
                    bandwidth_gbps=None if bandwidth is None else figure(
                        "bandwidth_gbps", bandwidth, maximum=MAX_BANDWIDTH_GBPS, unit="GB/s"),
-                   name=pairs.get("name"))
+                   name=pairs.get("name"), chip=pairs.get("chip"), gpu_cores=None if cores is None else int(cores),
+                   fp32_tflops=None if tflops is None else figure("fp32_tflops", tflops, maximum=MAX_TFLOPS,
+                                                                  unit="dense TFLOPS"))

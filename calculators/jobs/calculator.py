@@ -63,6 +63,8 @@ class Calculator:
             empty: none. command_help: its one-line help.
         cli_fields: options of that subcommand the form lacks (each named, with its reason, in
             :data:`calculators.jobs.faces.CLI_ONLY`); the form's inputs it lacks are in ``FORM_ONLY``.
+        echo: what a custom model's answer opens with, for a calculator whose configs are not decoders'
+            (``None``: :func:`~calculators.jobs.echo.config_echo` of the decoder).
     """
 
     name: str
@@ -78,6 +80,7 @@ class Calculator:
     command: str = ""
     command_help: str = ""
     cli_fields: tuple[Field, ...] = ()
+    echo: Callable[[Values], str] | None = None
 
     def field(self, name: str) -> Field:
         """The field called ``name``; raises :class:`InputError` naming it otherwise."""
@@ -181,7 +184,8 @@ class Answer:
         """The face-neutral report; a custom model's opens with what was read from its config.json."""
         report = self.calculator.report(self.view)
         if self.values.get("model") == CUSTOM and "config" in self.values:
-            report = dataclasses.replace(report, echo=config_echo(model_spec(self.values)))
+            echo = self.calculator.echo
+            report = dataclasses.replace(report, echo=echo(self.values) if echo else config_echo(model_spec(self.values)))
         return report
 
     @cached_property

@@ -122,6 +122,8 @@ def _compute_fit(values: Values) -> FitView:
     spec = model_spec(values)
     job = str(values["job"])
     settings = engine_settings(fit_job_fields((*fit_fields(), base_dtype_field(("job", "training"))), job), values)
+    if job == "inference":  # weights "auto": the checkpoint's format, before each GPU's 16-bit swap
+        settings = inference.with_stored_weights(spec, settings)
     fit: Callable[..., FitResult] = fit_training if job == "training" else fit_inference
     # GPUs with the same usable memory and runtime give the same answer: compute once for each.
     # Each GPU runs its own 16-bit format (bf16, else fp16: same bytes); one that cannot run the job is named.

@@ -128,10 +128,12 @@ def _compute_inference(values: Values) -> MemoryView:
     spec, gpu = model_spec(values), gpu_from_values(values)
     settings = engine_settings(_inference_form(), values)
     gpus = int(settings.pop("gpus"))
+    settings = inference.with_stored_weights(spec, settings)  # weights "auto": as the checkpoint stores them
     estimate = inference.inference_memory(spec, **settings)
     placement = inference_placement(estimate, gpu, gpus=gpus)
-    family = weight_format(str(settings["weights"])).family.value  # a GGUF or GPTQ format runs in its family's kernels
-    notes = format_notes(lambda: serving_notes(gpu, weights=family, kv_cache=str(settings["kv_cache"])))
+    form = weight_format(settings["weights"])  # a GGUF, GPTQ or MXFP4 format runs in its family's kernels
+    notes = format_notes(lambda: serving_notes(gpu, weights=form.family, kv_cache=str(settings["kv_cache"]),
+                                               weights_label=form.id))
     return MemoryView(spec=spec, job="inference", estimate=estimate, share=split_inference_estimate(estimate, gpus),
                       gpu=gpu, placement=placement, notes=notes)
 

@@ -128,7 +128,8 @@ def inference_fields(*, show_when: tuple[str, str] | None = None) -> tuple[Field
 
     return (
         choice_field("weights", "Weights", choices=inference.WEIGHT_DTYPES, default=default("weights"),
-                     show_when=show_when, help="Storage format of the weights (int4/int8/fp8: quantised linears)."
+                     show_when=show_when, help="Storage format of the weights (int4/int8/fp8/mxfp4/nvfp4: quantised linears); auto: "
+                                                 "as the checkpoint's quantization_config stores them, else bf16."
                      ).option(f"one of {', '.join(inference.WEIGHT_DTYPES)}"),
         choice_field("kv_cache", "KV cache", choices=inference.KV_DTYPES, default=default("kv_cache"),
                      show_when=show_when).option(f"one of {', '.join(inference.KV_DTYPES)}"),

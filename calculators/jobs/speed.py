@@ -38,6 +38,7 @@ from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
 from calculators.performance import serving_load as load
 from calculators.performance import serving_result
+from calculators.performance.error_bands import ErrorBand
 from calculators.performance.steps import DecodeStep
 from calculators.tables import Table
 from calculators.units import gib, number
@@ -56,6 +57,13 @@ def quantities(rows: list[tuple[str, str, str, str]], caption: str = "") -> Show
 def marked(verdict: FitVerdict) -> str:
     """What a chart says after a point whose memory does not fit ("" when it fits)."""
     return "" if verdict.fits else verdict.verdict
+
+
+def band_paragraphs(*bands: tuple[ErrorBand | None, str]) -> list[Paragraph]:
+    """One sentence per measured error band (:mod:`calculators.performance.error_bands`) of a speed or time, by the
+    quantity it is about; none where no band is attached (too few published figures of that kind)."""
+    return [Paragraph(f"{text[0].upper()}{text[1:]}.") for text in
+            (band.text(quantity) for band, quantity in bands if band is not None)]
 
 
 def may_not_run(verdict: FitVerdict) -> str:
@@ -209,6 +217,8 @@ def speed_report(view: SpeedView) -> Report:
     blocks: list[Any] = [Paragraph(summary)]
     if may_not_run(view.placement.verdict):
         blocks.append(Paragraph(may_not_run(view.placement.verdict)))
+    blocks += band_paragraphs((first.error_band, "decode step"), (r.prefill.error_band, "time to first token"),
+                              (r.generation_band if r.new_tokens else None, "generation time"))
     blocks += [chart, quantities(rows)]
     return Report(headline(view.placement), verdict=view.placement.verdict.verdict, blocks=tuple(blocks),
                   notes=r.notes, assumptions=(*r.assumptions, VERDICT_KEY), warnings=view.spec.warnings)
@@ -321,6 +331,8 @@ def serving_report(view: ServingView) -> Report:
     blocks: list[Any] = [Paragraph(summary)]
     if r.status == serving_result.OK and may_not_run(view.placement.verdict):
         blocks.append(Paragraph(may_not_run(view.placement.verdict).replace("speeds", "rates")))
+    if r.status == serving_result.OK:
+        blocks += band_paragraphs((r.throughput_band, "inter-token latency"), (r.first_token_band, "time to first token"))
     if view.by_concurrency:
         bars = [Bar(f"{c} users", s.output_tokens_per_s or 0.0,
                     f"{_rate(s.output_tokens_per_s or 0.0)} tokens/s, {_rate(s.decode_tokens_per_s_per_user or 0.0)}"
@@ -341,6 +353,11 @@ def serving_report(view: ServingView) -> Report:
             ("Tokens/s per user", _rate(r.decode_tokens_per_s_per_user or 0.0), "tokens/s", "estimate"),
             ("Inter-token latency", number((r.inter_token_latency_s or 0.0) * 1000, 1), "ms", "estimate"),
             ("Time to first token", number((r.time_to_first_token_s or 0.0) * 1000, 1), "ms", "estimate"),
+            *[(f"{name}, {tail}", "unknown" if value is None else number(value * 1000, 1), "ms", "estimate")
+              for name, tail, value in (("Time to first token", "p90", r.time_to_first_token_p90_s),
+                                        ("Time to first token", "p99", r.time_to_first_token_p99_s),
+                                        ("Inter-token latency", "p90", r.inter_token_latency_p90_s),
+                                        ("Inter-token latency", "p99", r.inter_token_latency_p99_s))],
             ("End-to-end latency", number(r.end_to_end_latency_s or 0.0, 2), "s", "estimate"),
             ("Decode batch (mean)", number(r.decode_batch or 0.0, 1), "sequences", "estimate"),
             ("Completed requests", number(r.requests_per_s or 0.0, 3), "requests/s", "estimate"),

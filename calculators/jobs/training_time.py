@@ -32,7 +32,7 @@ from calculators.jobs.answer import VERDICT_KEY, headline
 from calculators.jobs.calculator import Calculator
 from calculators.jobs.html import Bar, labelled_bars_svg
 from calculators.jobs.report import Chart, Paragraph, Report
-from calculators.jobs.speed import may_not_run, quantities
+from calculators.jobs.speed import band_paragraphs, may_not_run, quantities
 from calculators.jobs.values import Values, engine_settings, gpu_from_values, model_spec
 from calculators.memory import training_inputs
 from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
@@ -155,6 +155,11 @@ def _train_fields() -> tuple[Field, ...]:
                   maximum=train.MAX_STAGES, advanced=True,
                   help="Stages of the model; the bubble is (stages - 1) / micro-batches per step.").option(
             "pipeline-parallel stages per model replica", flag="--pp"),
+        int_field("expert_parallel", "Expert-parallel GPUs", default=default("expert_parallel"),
+                  maximum=training_inputs.MAX_GPUS, advanced=True,
+                  help="Mixture of experts: GPUs the routed experts are split over; adds the all-to-alls that carry "
+                       "each token to its experts and back (four per MoE layer per micro-batch).").option(
+            "expert-parallel GPUs (a mixture of experts' routed experts split over them)", flag="--ep"),
         int_field("virtual_stages", "Interleaved chunks per GPU", default=default("virtual_stages"),
                   maximum=train.MAX_STAGES, advanced=True,
                   help="Interleaved pipeline: each GPU holds this many chunks, dividing the bubble by it.").option(
@@ -192,7 +197,9 @@ def _compute_train(values: Values) -> TrainView:
         try:
             runs.append((n, result if n == result.gpus else train.training_time(spec, gpu, gpus=n, **settings)))
         except InputError as error:
-            if error.field != "global_batch_tokens":  # a global batch too small for this many replicas: no bar
+            # a global batch too small for this many replicas, or an expert-parallel group that does not divide them:
+            # no bar
+            if error.field not in ("global_batch_tokens", "expert_parallel"):
                 raise
     return TrainView(spec=spec, result=result, gpu=gpu, placement=placement, by_gpus=tuple(runs), left=left)
 
@@ -202,9 +209,11 @@ def _days(days: float) -> str:
 
 
 def _unchecked(r: train.TrainingTime) -> str:
-    """The headline where memory is not checked (tensor or pipeline parallel)."""
-    return (f"On {number(r.gpus)}x {r.gpu}, TP {r.tensor_parallel} x PP {r.pipeline_parallel}: memory per GPU not "
-            "checked (the memory model does not split the weights by tensor or pipeline stage).")
+    """The headline where memory is not checked (tensor, pipeline or expert parallel)."""
+    split = f"TP {r.tensor_parallel} x PP {r.pipeline_parallel}" + (
+        f", EP {r.expert_parallel.expert_parallel}" if r.expert_parallel is not None else "")
+    return (f"On {number(r.gpus)}x {r.gpu}, {split}: memory per GPU not checked (the memory model does not split "
+            "the weights by tensor or pipeline stage or the experts over expert-parallel GPUs).")
 
 
 def train_report(view: TrainView) -> Report:
@@ -219,6 +228,7 @@ def train_report(view: TrainView) -> Report:
         blocks.append(Paragraph(may_not_run(view.placement.verdict).replace("speeds", "times")))
     if r.memory_advice:
         blocks.append(Paragraph("Single changes that make it fit: " + "; ".join(r.memory_advice) + "."))
+    blocks += band_paragraphs((r.error_band, "training time"))
     bars = [Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus,
                 marked="" if run.memory is None or run.memory.fits else run.memory.verdict)
             for n, run in view.by_gpus]

@@ -17,6 +17,8 @@ implementation of a Llama-style decoder layer, tensor by tensor (checked with
   product is saved only when ``down_proj`` needs its input.
 * LoRA (PEFT) casts each adapted module's input to the adapter dtype (fp32) and saves
   that copy, plus the rank-r intermediate.
+* A Mamba or Gated DeltaNet mixer keeps what transformers' PyTorch scan keeps
+  (:mod:`calculators.memory.state_mixers`, traced); the CUDA kernels keep fewer.
 
 >>> from calculators.model_config import spec_from_config
 >>> spec = spec_from_config({"model_type": "llama", "hidden_size": 512,
@@ -33,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calculators.memory.kernels import layer_attention_path
+from calculators.memory.state_mixers import state_mixer_saved_bytes
 from calculators.model import ModelSpec
 from calculators.model_layers import LayerSpec
 
@@ -140,28 +143,48 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
     # Two RMSNorms per layer (four in Gemma 2: two more on the branch outputs). Llama's
     # norm casts back before the weight multiply (saves the cast); Gemma's multiplies
     # in fp32 (saves the fp32 normalised tensor).
-    fp32_normalised = spec.model_type in ("gemma", "gemma2", "gemma3_text")
+    fp32_normalised = spec.model_type in ("gemma", "gemma2", "gemma3_text") or spec.norm_weight_fp32
     normalised = (4 if (r == 4 or fp32_normalised) else r) * h if full else 0
-    norms = spec.norms_per_layer * (4 * h + 4 + normalised)
+    # What a norm keeps of its input per element: the fp32 cast (RMSNorm), or Cohere's LayerNorm's
+    # two fp32 copies of x - mean (one squared for the variance, one scaled; traced on Command R7B).
+    centred = 8 if spec.norm_kind == "layer" else 4
+    norms = spec.norms_per_layer * (centred * h + 4 + normalised)
     if spec.qk_norm and has_attention:
         # q_norm and k_norm (Qwen3, Gemma 3) normalise each head of q and k: they save the fp32
         # cast of their 16-bit input, one rsqrt per head, and, when their weight is trainable, the
         # normalised tensor (16-bit for Qwen3, fp32 for Gemma's norm).
         qk_normalised = (4 if fp32_normalised else a) if full else 0
-        norms += (spec.q_dim + spec.kv_dim) * (4 + qk_normalised) + 4 * (spec.num_attention_heads + spec.num_kv_heads)
+        # A norm over the whole q (k) width (OLMo 2/3, OLMoE, MiniMax-M2) keeps one rsqrt per token, not per head.
+        rsqrts = 2 if spec.qk_norm_scope == "width" else spec.num_attention_heads + spec.num_kv_heads
+        norms += (spec.q_dim + spec.kv_dim) * (centred + qk_normalised) + 4 * rsqrts
+    if spec.qk_l2_norm and layer.attention == "chunked_attention":
+        # Llama 4's weightless L2 norm of q and k on its RoPE (chunked) layers: their fp32 cast and one
+        # rsqrt per head.
+        norms += 4 * (spec.q_dim + spec.kv_dim) + 4 * (spec.num_attention_heads + spec.num_kv_heads)
 
     qkv_consumers = (1 if spec.fused_qkv else 3) if has_attention else 0
     mlp_in_consumers = ((1 if spec.fused_qkv or not spec.mlp_gated else 2) if layer.mlp == "dense"
                         else 2 if layer.mlp == "moe" else 0)
     linear_inputs = 0
-    if full:
+    if full and spec.block_layout == "parallel":
+        # One norm output feeds attention and MLP (Cohere): its consumers share it (or each cast it).
+        linear_inputs += _input_copies(consumers=qkv_consumers + mlp_in_consumers, layout=layout, width=h)
+    elif full:
         linear_inputs += _input_copies(consumers=qkv_consumers, layout=layout, width=h)
         linear_inputs += _input_copies(consumers=mlp_in_consumers, layout=layout, width=h)
 
-    attention = _attention_bytes(spec, layout=layout, seq=seq, o_needs_input=full) if has_attention else 0
-    attention += state_mixer_bytes(spec, layout=layout, layer=layer)
+    attention = _attention_bytes(spec, layout=layout, seq=seq, o_needs_input=full,
+                                 mixer=layer.attention) if has_attention else 0
+    attention += state_mixer_bytes(spec, layout=layout, layer=layer, seq=seq)
 
     mlp = _mlp_bytes(spec, layout=layout, down_needs_input=full, layer=layer) if has_mlp else 0
+    if spec.residual_dropout:
+        # Seed-OSS drops out the attention and MLP outputs: each dropout keeps its mask for backward, a
+        # noise tensor in the compute dtype on PyTorch's CPU path (traced: 2 x 2 bytes x hidden per layer),
+        # one byte per element on CUDA (native_dropout's boolean mask).
+        dropped = (1 if layout.device == "cuda" else a) * h
+        attention += dropped if has_attention else 0
+        mlp += dropped if has_mlp else 0
 
     lora = 0
     if targets:
@@ -173,19 +196,60 @@ def saved_bytes_per_token_per_layer(spec: ModelSpec, *, layout: ActivationLayout
             up_targets = len(targets & {"gate", "up"}) + (2 if "gate_up" in targets - {"gate", "up"} else 0)
         qkv_targets = qkv_targets if has_attention else 0
         up_targets = up_targets if has_mlp else 0
+        down_width = spec.moe.expert_intermediate_size if spec.moe and layer.mlp == "moe" else (
+            layer.mlp_width or spec.intermediate_size)
+        down_adapted = "down" in targets and has_mlp
+        if spec.is_hybrid:
+            # Per layer kind, as PEFT matches module names (calculators.memory.lora): the MLP's linears under
+            # the model's names; in a MoE layer only a shared expert's (routed experts are 3-D parameters).
+            shared = spec.moe.num_shared_experts if spec.moe and layer.mlp == "moe" else 0
+            names = spec.mlp_linear_names if layer.mlp == "dense" or shared else ()
+            wanted = targets | ({"gate", "up"} if "gate_up" in targets else set())
+            up_targets = len({"gate", "up"} & wanted & set(names)) * max(1, shared)
+            down_adapted = "down" in wanted and "down" in names
+            if shared and spec.moe is not None:
+                down_width = spec.moe.shared_intermediate_size
         lora += _lora_input_bytes(targets=qkv_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
         lora += _lora_input_bytes(targets=up_targets, layout=layout, width=h, source_bytes=norm_out_bytes)
         if "o" in targets and has_attention:
             lora += _lora_input_bytes(targets=1, layout=layout, width=spec.q_dim, source_bytes=a)
-        if "down" in targets and has_mlp:
-            width = spec.moe.expert_intermediate_size if spec.moe and layer.mlp == "moe" else (
-                layer.mlp_width or spec.intermediate_size)
-            lora += _lora_input_bytes(targets=1, layout=layout, width=width, source_bytes=a)
+        if down_adapted:
+            lora += _lora_input_bytes(targets=1, layout=layout, width=down_width, source_bytes=a)
         rank_bytes = layout.compute_bytes if layout.autocast else layout.adapter_bytes
-        modules = (qkv_targets + up_targets + len(targets & {"o"}) * has_attention
-                   + len(targets & {"down"}) * has_mlp)
+        modules = (qkv_targets + up_targets + len(targets & {"o"}) * has_attention + int(down_adapted))
         lora += modules * rank_bytes * rank
     return LayerActivations(norms=norms, linear_inputs=linear_inputs, attention=attention, mlp=mlp, lora=lora)
+
+
+def saved_bytes_by_layer(spec: ModelSpec, *, layout: ActivationLayout, seq: int) -> list[int]:
+    """Bytes per token each layer keeps for backward, in layer order (a hybrid model's layers differ).
+
+    With a frozen base (LoRA) nothing upstream of the first adapted module needs a gradient, so
+    autograd saves nothing there (traced on hybrid models whose first layers have no LoRA target):
+    layers before the first one with an adapted linear keep 0; that layer keeps its MLP part when
+    only its MLP is adapted, or all but its first norm's input and its state mixer's part (a Mamba
+    branch beside the adapted attention, Falcon-H1) when its attention is.
+    """
+    per_kind = {kind: saved_bytes_per_token_per_layer(spec, layout=layout, seq=seq, layer=kind)
+                for kind, _count in spec.layer_groups}
+    saved = [per_kind[kind].total for kind in spec.layers]
+    if layout.trainable_base:
+        return saved
+    targets = layout.lora_targets | ({"q", "k", "v"} if "qkv" in layout.lora_targets else set()) | (
+        {"gate", "up"} if "gate_up" in layout.lora_targets else set())
+    for index, kind in enumerate(spec.layers):
+        shared = kind.mlp == "moe" and spec.moe is not None and spec.moe.num_shared_experts > 0
+        mixer_adapted = kind.attention is not None and bool(targets & {"q", "k", "v", "o"})
+        mlp_adapted = (kind.mlp == "dense" or shared) and bool(targets & set(spec.mlp_linear_names))
+        if mixer_adapted:
+            state = state_mixer_bytes(spec, layout=layout, layer=kind, seq=seq)
+            saved[index] -= 4 * spec.hidden_size + 4 + state
+            return saved
+        if mlp_adapted:
+            saved[index] = per_kind[kind].mlp + per_kind[kind].lora
+            return saved
+        saved[index] = 0
+    return saved
 
 
 def typical_layer(spec: ModelSpec) -> LayerSpec:
@@ -193,36 +257,19 @@ def typical_layer(spec: ModelSpec) -> LayerSpec:
     return LayerSpec(("full_attention",), "moe" if spec.moe else "dense")
 
 
-def state_mixer_bytes(spec: ModelSpec, *, layout: ActivationLayout, layer: LayerSpec) -> int:
-    """Bytes per token a Mamba-2 or Gated DeltaNet mixer keeps for backward (0 for other layers).
+def state_mixer_bytes(spec: ModelSpec, *, layout: ActivationLayout, layer: LayerSpec, seq: int = 2048) -> int:
+    """Bytes per token a Mamba or Gated DeltaNet mixer keeps for backward (0 for other layers).
 
-    Derived from the tensors of transformers' torch paths (``NemotronHMamba2Mixer``,
-    ``Qwen3NextGatedDeltaNet``), not yet checked against a trace: the input of ``in_proj``
-    (when trainable) and its output (the gate, the conv input), the conv's output and its
-    SiLU, the scan's fp32 inputs (x, B, C, dt) and output, the gated norm's fp32 input and
-    ``out_proj``'s input.
+    Traced tensor by tensor on transformers' PyTorch path:
+    :func:`calculators.memory.state_mixers.state_mixer_saved_bytes`.
     """
-    a = layout.compute_bytes
-    full = layout.trainable_base
-    total = 0
-    if "mamba" in layer.mixers and spec.mamba is not None:
-        m = spec.mamba
-        in_proj_out = m.inner_size + m.conv_channels + m.num_heads
-        total += (a * spec.hidden_size if full else 0) + a * in_proj_out
-        total += 2 * a * m.conv_channels  # conv output and its SiLU
-        total += 4 * (m.conv_channels + m.num_heads) + 4 * m.inner_size  # fp32 scan inputs and output
-        total += 4 * m.inner_size + a * m.inner_size  # gated norm's fp32 input, out_proj's input
-    if "linear_attention" in layer.mixers and spec.linear_attention is not None:
-        g = spec.linear_attention
-        in_proj_out = 2 * g.key_dim + 2 * g.value_dim + 2 * g.num_value_heads
-        total += (a * spec.hidden_size if full else 0) + a * in_proj_out
-        total += 2 * a * g.conv_channels  # conv output and its SiLU
-        total += 4 * (g.conv_channels + 2 * g.num_value_heads) + 4 * g.value_dim  # fp32 rule inputs and output
-        total += 4 * g.value_dim + a * g.value_dim  # gated norm's fp32 input, out_proj's input
-    return total
+    return state_mixer_saved_bytes(spec, layer=layer, seq=seq, compute_bytes=layout.compute_bytes,
+                                   autocast=layout.autocast, fp32_weights=layout.residual_bytes == 4,
+                                   trainable=layout.trainable_base)
 
 
-def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_needs_input: bool) -> int:
+def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_needs_input: bool,
+                     mixer: str | None = None) -> int:
     a = layout.compute_bytes
     heads = spec.num_attention_heads
     if spec.mla is not None:
@@ -240,10 +287,15 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
         # ... with SDPA its output and a per-head fp32 log-sum-exp.
         return saved + a * v_dim + 4 * heads
     q_dim, kv_dim = spec.q_dim, spec.kv_dim
-    path = layer_attention_path(spec, attention=layout.attention, compute_bytes=a, seq=seq, device=layout.device)
+    path = layer_attention_path(spec, attention=layout.attention, compute_bytes=a, seq=seq, device=layout.device,
+                                mixer=mixer)
     # Phi-3 slices q, k, v out of one fused output; SDPA's output then needs its own
     # contiguous copy for o_proj (measured), which o_proj saves.
     fused_extra = a * q_dim if (spec.fused_qkv and o_needs_input) else 0
+    if spec.fused_qkv and not path.kv_repeated:
+        # v is a view of the fused q|k|v output: the v the kernel saves keeps that whole buffer alive, q and k
+        # parts included (saved-tensor hooks on Phi-3 and Phi-4-mini layers; K/V repeated for GQA are copies).
+        fused_extra += a * (q_dim + kv_dim)
     if path.materialises_scores:
         # Eager attention, or SDPA's math backend (fp32 GQA on CUDA): the softmax is saved,
         # S x S per head, with K and V repeated to every query head.
@@ -268,7 +320,10 @@ def _attention_bytes(spec: ModelSpec, *, layout: ActivationLayout, seq: int, o_n
         # backward: seq x compute bytes per token (with or without autocast; traced on a
         # sliding-window config in bf16 and under bf16 autocast).
         mask = a * seq
-    return a * (2 * q_dim + 2 * kv_saved) + 4 * heads + fused_extra + mask
+    # A partial RoPE re-joins each head's rotated and plain parts with a concatenation (GLM-4.5, MiniMax-M2):
+    # q reaches SDPA head-major, so does its output, and o_proj saves a contiguous copy of it (traced).
+    rotary_extra = a * q_dim if (spec.partial_rotary and o_needs_input) else 0
+    return a * (2 * q_dim + 2 * kv_saved) + 4 * heads + fused_extra + rotary_extra + mask
 
 
 def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: bool, layer: LayerSpec) -> int:
@@ -276,25 +331,38 @@ def _mlp_bytes(spec: ModelSpec, *, layout: ActivationLayout, down_needs_input: b
     if layer.mlp == "dense" or spec.moe is None:
         width = layer.mlp_width or spec.intermediate_size
         if not spec.mlp_gated:
-            return a * width * (2 + (1 if down_needs_input else 0))  # up output, its activation (+ down's input)
+            # Nemotron-H's squared ReLU: relu() saves its output, which torch.square reuses; down_proj saves
+            # the square when its weight is trainable (traced).
+            return a * width * (1 + (1 if down_needs_input else 0))
         return a * width * (3 + (1 if down_needs_input else 0))
     m = spec.moe
     width = m.expert_intermediate_size
     h = spec.hidden_size
+    trainable = down_needs_input
+    shared = m.num_shared_experts * a * m.shared_intermediate_size * (3 + (1 if trainable else 0))
+    router = 4 * m.num_experts + 8 * m.experts_per_token  # fp32 softmax (or sigmoid) output, top-k ids
+    if trainable:
+        # The router's input: without autocast it is the norm's output, already counted among the layer's
+        # linear inputs (traced: OLMoE, MiniMax-M2); under autocast the router's own 16-bit cast. A router
+        # run in fp32 (GLM-4.5, DeepSeek, ERNIE 4.5, Hunyuan) keeps an fp32 copy as well.
+        router += 4 * h if m.fp32_router else 0
+        router += a * h if layout.autocast else 0
+    if m.every_expert_runs:
+        # Llama4TextMoe repeats every token to each of the E experts, scales it by its router score (the
+        # score column is kept) and runs one bmm per projection over all experts: each expert keeps its
+        # gate/up output (2 I, for the SiLU) and the activation (I); trainable experts also keep the
+        # repeated input and the scaled one (h each, for the multiply and the bmm) and the product (I).
+        per_expert = a * (3 * width + ((2 * h + width) if trainable else 0)) + a
+        return m.num_experts * per_expert + shared + router
     # transformers' grouped_mm experts: each token x top-k pair keeps its gate/up output
     # (2 I, one buffer), the activation output (I) and the down output (h, kept for the
     # routing-weight multiply); trainable experts also keep their gathered input (h) and
     # the product (I). Gather and un-permute indices are int64.
-    trainable = down_needs_input
     per_visit = a * (3 * width + h + ((h + width) if trainable else 0)) + 2 * 8
     if spec.model_type == "gpt_oss":
         # gpt-oss's clamped SwiGLU, (clamp(up) + 1) x clamp(gate) x sigmoid(1.702 clamp(gate)), keeps the
         # clamped gate, the sigmoid, their product and up + 1 where SiLU keeps one output: 3 I more.
         per_visit += a * 3 * width
-    shared = m.num_shared_experts * a * m.shared_intermediate_size * (3 + (1 if trainable else 0))
-    router = 4 * m.num_experts + 8 * m.experts_per_token  # fp32 softmax output, top-k ids
-    if trainable:
-        router += (a if layout.autocast else layout.residual_bytes) * h  # the router's input
     return m.experts_per_token * per_visit + shared + router
 
 

@@ -4,6 +4,8 @@ Inference keeps no activations for backward: memory is the weights, the KV cache
 (which grows with batch x context) and the temporaries of the one layer being computed.
 The prefill of a long prompt adds a per-token transient (the MLP intermediates of one
 layer, or the S x S scores with eager attention); decoding adds little beyond the cache.
+A Mamba or Gated DeltaNet layer's prefill temporaries are those of transformers' PyTorch
+scans (:mod:`calculators.memory.state_mixers`, traced); the CUDA kernels keep fewer.
 
 >>> from calculators.catalog.models import get_model
 >>> spec = get_model("llama-3-8b")
@@ -16,12 +18,14 @@ layer, or the S x S scores with eager attention); decoding adds little beyond th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from calculators.errors import InputError
 from calculators.dtypes import DType
 from calculators.memory.kernels import DEVICES, layer_attention_path
+from calculators.memory.moe_prefill import moe_prefill_bytes
 from calculators.memory.overhead import (
     ALLOCATORS,
     CUDA_WORKSPACE_BYTES,
@@ -30,14 +34,17 @@ from calculators.memory.overhead import (
     runtime_overhead_bytes,
 )
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.weight_formats import FORMAT_IDS, WeightFormat, weight_format
+from calculators.memory.checkpoint_weights import stored_weights_note
+from calculators.memory.state_mixers import hybrid_prefill_transient_bytes
+from calculators.memory.weight_formats import AUTO, FORMAT_IDS, WeightFormat, resolve_weights, weight_format
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.model_vision import DEFAULT_IMAGE_SIDE_PX
 from calculators.validate import model_spec, nonnegative_int, one_of, positive_int
 
-#: Weight formats (:mod:`calculators.memory.weight_formats`): DType names, GGUF, GPTQ/AWQ, EXL2 (any exl2-<bits>).
-WEIGHT_DTYPES = FORMAT_IDS
+#: Weight formats (:mod:`calculators.memory.weight_formats`): ``auto`` (as the checkpoint stores them), DType
+#: names, GGUF, GPTQ/AWQ, EXL2 (any exl2-<bits>), MXFP4, NVFP4.
+WEIGHT_DTYPES = (AUTO, *FORMAT_IDS)
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8")
 ATTENTIONS = ("sdpa", "flash", "eager")
 MAX_CONTEXT = 1 << 24
@@ -62,11 +69,12 @@ class InferenceSetup:
     weight_format: str = ""
     images: int = 0
     image_side_px: int = DEFAULT_IMAGE_SIDE_PX
+    stored_format: WeightFormat | None = None  # a checkpoint's own quantisation (weights "auto")
 
     @property
     def format(self) -> WeightFormat:
         """The weights' format (bits per weight); ``weights`` is its DType family."""
-        return weight_format(self.weight_format or self.weights)
+        return self.stored_format or weight_format(self.weight_format or self.weights)
 
     @property
     def total_context(self) -> int:
@@ -74,18 +82,22 @@ class InferenceSetup:
         return self.context + self.new_tokens
 
 
-def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
-                    new_tokens: int = 0, attention: str = "sdpa", device: str = "cuda",
+def inference_setup(*, weights: str | WeightFormat = AUTO, kv_cache: str = "bf16", batch: int = 1,
+                    context: int = 4096, new_tokens: int = 0, attention: str = "sdpa", device: str = "cuda",
                     allocator: str = "default", images: int = 0,
                     image_side_px: int = DEFAULT_IMAGE_SIDE_PX) -> InferenceSetup:
     """Check every inference input; raises :class:`~calculators.errors.InputError`.
 
+    ``weights`` is a format id of :data:`WEIGHT_DTYPES` or ``"auto"``: as the model's checkpoint
+    stores them (its ``quantization_config``; bf16 without one), which the estimates resolve
+    against the model before they check the rest (:func:`with_stored_weights`); a setup
+    checked without a model knows no ``quantization_config``, so its ``"auto"`` is bf16.
     ``context`` counts the prompt's text tokens; each of ``images`` (per sequence, for a
     vision-language model) adds the tokens its tower makes of a square image of
     ``image_side_px`` pixels (:meth:`~calculators.model_vision.VisionEncoderSpec.tokens_per_image`).
     """
     attention = one_of("attention", attention, ATTENTIONS)
-    form = weight_format(weights, strict=True)
+    form = weight_format("bf16" if weights == AUTO else weights, strict=True)
     prompt = positive_int("context", context, maximum=MAX_CONTEXT)
     # A prompt has at least 1 token, so at most MAX_CONTEXT - 1 new ones.
     new = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT - 1)
@@ -95,6 +107,7 @@ def inference_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int
     return InferenceSetup(
         weights=form.family,
         weight_format=form.id,
+        stored_format=form if form.checkpoint is not None else None,
         kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
         batch=positive_int("batch", batch, maximum=MAX_BATCH),
         context=prompt,
@@ -113,6 +126,10 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     Formula: ``2 (K and V) x attention layers x kv_heads x head_dim x bytes``. With
     multi-head latent attention (DeepSeek-V3) serving engines cache the compressed latent
     and the rotary key instead: ``layers x (kv_lora_rank + qk_rope_head_dim) x bytes``.
+    DeepSeek-V3.2's indexer adds one ``index_head_dim`` key per token and layer: in the KV
+    dtype (transformers), or with an FP8 cache in FP8 plus one fp32 scale per 128 values as
+    DeepSeek's inference code, vLLM and SGLang keep it
+    (:meth:`~calculators.model_layers.IndexerSpec.cache_bytes_per_token`).
     Layers without attention (Mamba, linear attention) add nothing per token: they keep a
     fixed state (:func:`recurrent_state_bytes`).
 
@@ -132,9 +149,11 @@ def _kv_kind(kv_dtype: str | DType) -> DType:
 
 
 def _kv_bytes_per_token_per_layer(spec: ModelSpec, kind: DType) -> float:
+    # A sparse-attention indexer (DeepSeek-V3.2) caches its own key per token beside the latent.
+    indexer = spec.indexer.cache_bytes_per_token(kv_bytes=kind.bytes_per_element) if spec.indexer else 0
     if spec.mla is not None:
-        return (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element
-    return 2 * spec.kv_dim * kind.bytes_per_element  # K and V are both cached
+        return (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element + indexer
+    return 2 * spec.kv_dim * kind.bytes_per_element + indexer  # K and V are both cached
 
 
 def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str | DType = "bf16") -> int:
@@ -208,8 +227,23 @@ def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
             batch, context, new_tokens, attention).
     """
     spec = model_spec("spec", spec)
-    setup = inference_setup(**settings)  # type: ignore[arg-type]
+    setup = inference_setup(**with_stored_weights(spec, settings))
     return _estimate(spec, setup)
+
+
+def with_stored_weights(spec: ModelSpec, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """``settings`` with the weights ``"auto"`` (also when left out) resolved against ``spec``.
+
+    >>> from calculators.catalog.models import get_model
+    >>> with_stored_weights(get_model("llama-3-8b"), {"batch": 4})
+    {'batch': 4, 'weights': 'bf16'}
+    >>> with_stored_weights(get_model("gpt-oss-20b"), {"weights": "auto"})["weights"].id
+    'mxfp4'
+    """
+    weights = settings.get("weights", AUTO)
+    if not isinstance(weights, (str, WeightFormat)):
+        return dict(settings)  # the setup's check names the bad value
+    return {**settings, "weights": resolve_weights(spec, weights) if isinstance(weights, str) else weights}
 
 
 def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
@@ -259,14 +293,24 @@ def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
     if setup.device != "cuda":
         overhead = {}
     notes = list(spec.notes)
+    if setup.format.checkpoint is not None:
+        notes.insert(0, stored_weights_note(spec, setup.format.checkpoint))
     if spec.mla is not None:
         notes.append("MLA KV cache counted as the compressed latent (as vLLM, SGLang and transformers 5 store it); "
                      "transformers re-expands one layer's cached sequence to per-head K and V at every step, "
                      "a temporary not modelled here")
+    if spec.indexer is not None:
+        per_token = spec.indexer.cache_bytes_per_token(kv_bytes=setup.kv_cache.bytes_per_element)
+        notes.append(f"the sparse-attention indexer caches one {spec.indexer.head_dim}-wide key per token and layer "
+                     f"({per_token} bytes with a {setup.kv_cache.value} cache, as transformers keeps it); vLLM and "
+                     f"SGLang keep it in FP8 with an fp32 scale per 128 values "
+                     f"({spec.indexer.cache_bytes_per_token(kv_bytes=1)} bytes) whatever the KV dtype")
     if state:
-        notes.append(f"{spec.state_layers} of {spec.num_layers} layers keep a fixed recurrent state instead of a KV "
-                     "cache (conv state in the activation dtype, recurrent state in fp32): it does not grow with the "
-                     "context")
+        beside = " beside their KV cache" if spec.state_layers < spec.state_mixer_layers else " instead of a KV cache"
+        notes.append(f"{spec.state_mixer_layers} of {spec.num_layers} layers keep a fixed recurrent state{beside} "
+                     "(conv state in the activation dtype, recurrent state in fp32): it does not grow with the "
+                     "context; their prefill temporaries are those of transformers' PyTorch scans, an upper bound "
+                     "with the CUDA kernels (mamba_ssm, causal-conv1d, flash-linear-attention) installed")
     if spec.max_position_embeddings is not None and setup.total_context > spec.max_position_embeddings:
         notes.append(f"context {setup.total_context} exceeds the model's max_position_embeddings "
                      f"{spec.max_position_embeddings}: quality is not guaranteed beyond it")
@@ -372,16 +416,10 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
     streams = 4 * h  # embedding output, layer input, residual, norm output
     if spec.model_type in ("gemma", "gemma2", "gemma3_text"):
         streams += h  # Gemma scales the embedding output into a new tensor
+    if spec.attention_output_kept:
+        streams += h  # Llama4TextDecoderLayer's attention_states stays referenced until the layer returns
     if spec.moe is not None:
-        m = spec.moe
-        # transformers' grouped_mm experts sort all tokens x top-k pairs by expert and run
-        # them at once: gathered input (h), gate/up output (2 I), activation and product
-        # (2 I); later the down output, its weighted copy and the un-permuted copy (3 h).
-        pair = max(h + 4 * m.expert_intermediate_size, 4 * h)
-        mlp = tokens * act * (streams + m.experts_per_token * pair)
-        mlp += tokens * (act + 4) * m.num_experts  # router logits and their fp32 softmax
-        mlp += tokens * m.experts_per_token * (4 + 8 + 3 * 8)  # weights, ids, sort indices
-        mlp += tokens * act * 3 * m.shared_intermediate_size * m.num_shared_experts
+        mlp = tokens * act * streams + moe_prefill_bytes(spec, tokens=tokens, act=act)
     else:
         # Phi-3's fused gate_up output (2 I) stays alive while its halves are used.
         intermediates = 4 if spec.fused_qkv else 3
@@ -409,6 +447,10 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
             # scores, the max-shifted [scores, sink] logits and their softmax are alive together.
             per_score = 3 * act
         attention += setup.batch * spec.num_attention_heads * s * s * per_score
+    if spec.indexer is not None:
+        # DeepSeek-V3.2's indexer scores the prompt (no gradients) after the MLA projections, before attention.
+        scoring = spec.indexer.scoring_bytes(batch=setup.batch, queries=s, keys=s)
+        attention = max(attention, tokens * act * (streams + 4 * spec.q_dim + 2 * spec.kv_dim) + scoring)
     masks = 0
     if eager:
         # A materialised (batch, 1, seq, seq) mask in the activation dtype.
@@ -418,11 +460,18 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int
         # over the batch (stride 0), so it holds seq x seq bytes whatever the batch (measured on Gemma 3
         # and Mistral configs).
         masks = s * s
+    if spec.indexer is not None:
+        # The top-k selection becomes a (batch, seq, seq) boolean mask, folded into a per-sequence copy
+        # of the attention mask (in the compute dtype for eager attention, boolean for SDPA).
+        masks += setup.batch * s * s * (1 + (act if eager else 1))
     rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch
+    if spec.is_hybrid:
+        return hybrid_prefill_transient_bytes(spec, batch=setup.batch, seq=s, act=act, attention=attention, mlp=mlp,
+                                              masks_and_tables=masks + rotary_tables)
     return int(max(mlp, attention) + masks + rotary_tables)
 
 
-def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1, weights: str = "bf16",
+def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1, weights: str = AUTO,
                            kv_cache: str = "bf16", attention: str = "sdpa") -> int:
     """Largest prompt length that *fits* ``memory_bytes``: ``total_upper_bytes`` (the total plus its measured
     uncertainty) at most ``memory_bytes``, as :func:`calculators.fit.fit_verdict` decides (0 if none).
@@ -445,7 +494,7 @@ def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1
 
 
 def max_batch_for_memory(spec: ModelSpec, *, memory_bytes: int, context: int, new_tokens: int = 0,
-                         weights: str = "bf16", kv_cache: str = "bf16", attention: str = "sdpa") -> int:
+                         weights: str = AUTO, kv_cache: str = "bf16", attention: str = "sdpa") -> int:
     """Largest batch of ``context``-token prompts that *fits* ``memory_bytes`` (``total_upper_bytes``; 0 if none)."""
     memory_bytes = positive_int("memory_bytes", memory_bytes, maximum=MAX_MEMORY_BYTES)
 

@@ -62,10 +62,13 @@ class AttentionPath:
         return self.backend in ("eager", "math")
 
 
-def needs_explicit_mask(spec: ModelSpec, *, kv_length: int) -> bool:
+def needs_explicit_mask(spec: ModelSpec, *, kv_length: int, mixer: str | None = None) -> bool:
     """True when ``transformers`` builds a mask tensor for an unpadded causal batch.
 
-    Formula: ``sliding_window is not None and kv_length >= sliding_window``.
+    Formula: ``kv_length >= sliding_window`` (a sliding-window model) or ``kv_length >=
+    attention_chunk_size`` (Llama 4's chunked layers; not its global layers, when ``mixer`` names
+    one): ``masking_utils._ignore_causal_mask_sdpa`` keeps the mask once the keys reach the window
+    or the chunk.
 
     >>> from calculators.catalog.models import get_model
     >>> needs_explicit_mask(get_model("mistral-7b-v0.1"), kv_length=4096)
@@ -73,7 +76,9 @@ def needs_explicit_mask(spec: ModelSpec, *, kv_length: int) -> bool:
     """
     spec = model_spec("spec", spec)
     window = spec.sliding_window
-    return window is not None and kv_length >= window
+    chunk = spec.attention_chunk_size if spec.count_layers(mixer="chunked_attention") else None
+    chunked = chunk is not None and kv_length >= chunk and mixer != "full_attention"
+    return (window is not None and kv_length >= window) or chunked
 
 
 def attention_path(*, grouped: bool, compute_bytes: int, explicit_mask: bool, device: str = "cuda",
@@ -102,8 +107,8 @@ def attention_path(*, grouped: bool, compute_bytes: int, explicit_mask: bool, de
 
 
 def layer_attention_path(spec: ModelSpec, *, attention: str, compute_bytes: int, seq: int,
-                         device: str = "cuda") -> AttentionPath:
-    """:func:`attention_path` for a model's layer at ``seq`` keys.
+                         device: str = "cuda", mixer: str | None = None) -> AttentionPath:
+    """:func:`attention_path` for a model's layer (of the attention kind ``mixer``, if given) at ``seq`` keys.
 
     >>> from calculators.catalog.models import get_model
     >>> layer_attention_path(get_model("llama-3.2-1b"), attention="sdpa", compute_bytes=4, seq=2048).backend
@@ -113,5 +118,5 @@ def layer_attention_path(spec: ModelSpec, *, attention: str, compute_bytes: int,
     device = one_of("device", device, DEVICES)
     grouped = spec.num_kv_heads < spec.num_attention_heads
     return attention_path(grouped=grouped, compute_bytes=compute_bytes,
-                          explicit_mask=needs_explicit_mask(spec, kv_length=seq), device=device,
+                          explicit_mask=needs_explicit_mask(spec, kv_length=seq, mixer=mixer), device=device,
                           eager=attention == "eager" or not spec.supports_sdpa)

@@ -49,6 +49,8 @@ def lora_adapted_linears(spec: ModelSpec, *, targets: Iterable[str]) -> list[tup
         wanted |= {"q", "k", "v"}
     if "gate_up" in wanted:
         wanted |= {"gate", "up"}
+    if spec.is_hybrid and spec.mla is None:
+        return _hybrid_linears(spec, wanted)
     linears = []
     if spec.mla is None:
         for name, (fan_in, fan_out, _bias) in zip(("q", "k", "v", "o"), spec.attention_linears()):
@@ -72,6 +74,57 @@ def lora_adapted_linears(spec: ModelSpec, *, targets: Iterable[str]) -> list[tup
         if "down" in wanted:
             linears.append((width, h, count))
     return linears
+
+
+def _hybrid_linears(spec: ModelSpec, wanted: set[str]) -> list[tuple[int, int, int]]:
+    """Adapted linears of a hybrid model, layer kind by layer kind, as PEFT matches module names.
+
+    The attention projections exist only in the layers with attention; the MLP's linears only in
+    the layers with a dense MLP or a shared expert, under the names the model gives them
+    (:attr:`~calculators.model.ModelSpec.mlp_linear_names`: Nemotron-H's MLP has up and down only).
+    A Mamba or Gated DeltaNet mixer (``in_proj``, ``x_proj``, ``dt_proj``, ``out_proj``,
+    ``in_proj_qkvz``, ...) matches no short name here, and transformers 5.23 keeps routed
+    experts as 3-D parameters, not ``nn.Linear`` modules, so ``target_modules`` leaves them alone.
+    PEFT 0.21 rewrites MLP targets into expert-parameter targets for a few MoE families (Qwen3-Next):
+    not modelled.
+    """
+    h = spec.hidden_size
+    linears = [(fan_in, fan_out, spec.attention_layers)
+               for name, (fan_in, fan_out, _bias) in zip(("q", "k", "v", "o"), spec.attention_linears())
+               if name in wanted and spec.attention_layers]
+    names = [name for name in spec.mlp_linear_names if name in wanted]
+    has_mlp_linears = False
+    for layer, count in spec.layer_groups:
+        if layer.mlp == "dense":
+            width = layer.mlp_width or spec.intermediate_size
+        elif layer.mlp == "moe" and spec.moe is not None and spec.moe.num_shared_experts:
+            width, count = spec.moe.shared_intermediate_size, count * spec.moe.num_shared_experts
+        else:
+            continue
+        has_mlp_linears = True
+        linears += [(width, h, count) if name == "down" else (h, width, count) for name in names]
+    if not linears:
+        present = (["q", "k", "v", "o"] if spec.attention_layers else []) + (
+            list(spec.mlp_linear_names) if has_mlp_linears else [])
+        raise InputError("lora_targets", ",".join(sorted(wanted)),
+                         f"names of linears this model has: {', '.join(present) or 'none'} (PEFT adapts no module "
+                         "otherwise; Mamba and linear-attention projections are not LoRA targets here)")
+    return linears
+
+
+def has_lora_targets(spec: ModelSpec) -> bool:
+    """True when some layer has a projection LoRA adapts here (attention, a dense MLP or a shared expert);
+    False for a pure state-space model (Mamba), whose projections are not adapted.
+
+    >>> from calculators.catalog.models import get_model
+    >>> has_lora_targets(get_model("llama-3-8b"))
+    True
+    """
+    try:
+        lora_adapted_linears(spec, targets=LORA_TARGETS)
+    except InputError:
+        return False
+    return True
 
 
 def lora_parameters(spec: ModelSpec, *, rank: int, targets: Iterable[str]) -> int:

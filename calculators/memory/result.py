@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from calculators.memory.checkpoint_weights import STORED_NOTE_START
 from calculators.units import GIB
 
 

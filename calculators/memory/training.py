@@ -30,6 +30,7 @@ from calculators.dtypes import DType
 from calculators.memory.activations import (
     ActivationLayout,
     checkpoint_bytes_per_token_per_layer,
+    saved_bytes_by_layer,
     saved_bytes_per_token_per_layer,
 )
 from calculators.memory.kernels import layer_attention_path
@@ -43,6 +44,7 @@ from calculators.memory.overhead import (
 )
 from calculators.memory.qlora_kernels import SIXTEEN_BIT_BYTES, get_qlora_kernel
 from calculators.memory.result import MemoryEstimate
+from calculators.memory.state_mixers import mixer_backward_weight_grad_bytes, state_mixer_backward_bytes
 from calculators.memory.training_inputs import TrainingSetup, training_setup
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
@@ -171,18 +173,22 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
 
     # ---------------------------------------------------------------- activations
     layout = activation_layout(setup)
-    # A hybrid model's layers keep what their own mixer and MLP keep. An attention model's are all
-    # counted as its typical layer: on the traced small DeepSeek-V3 (2 dense of 6 layers) counting its
-    # dense layers apart moved the errors from +1.8/-0.7/-0.9 % to +1.3/-1.4/-2.0 %.
-    per_kind = {kind: saved_bytes_per_token_per_layer(spec, layout=layout, seq=setup.seq,
-                                                      layer=kind if spec.is_hybrid else None).total
+    # Each kind of layer keeps what its own mixer and MLP keep: hybrid models, a MoE model's dense first
+    # layers (ERNIE 4.5's traced 1-of-3 dense layers: +1.8 % when counted as MoE layers, +0.3 % apart),
+    # Llama 4's dense and every-expert MoE layers (an E-fold difference). On the traced small DeepSeek-V3
+    # (2 dense of 6 layers) counting apart moved the errors from +1.8/-0.7/-0.9 % to +1.3/-0.5/-2.0 %.
+    per_kind = {kind: saved_bytes_per_token_per_layer(spec, layout=layout, seq=setup.seq, layer=kind).total
                 for kind, _count in spec.layer_groups}
     all_layers = sum(per_kind[kind] * count for kind, count in spec.layer_groups)
     first_layer_bytes, last_layer_bytes = per_kind[spec.layers[0]], per_kind[spec.layers[-1]]
-    # With a frozen embedding (LoRA), layer 0's input does not require grad, so its first
-    # norm saves no input; every later layer's input depends on an adapter.
-    layer0_saved = (first_layer_bytes - (0 if full else 4 * hidden + 4)) * tokens
+    # With a frozen embedding (LoRA), layer 0's input does not require grad, so its first norm saves no input
+    # (a post-norm's input depends on the adapters); every later layer's input depends on an adapter.
+    first_norm = 0 if spec.block_layout == "post_norm" else (8 if spec.norm_kind == "layer" else 4) * hidden + 4
+    layer0_saved = (first_layer_bytes - (0 if full else first_norm)) * tokens
     layers_saved = (all_layers - first_layer_bytes) * tokens + layer0_saved
+    if spec.is_hybrid:  # layer by layer: a frozen prefix of layers without adapters keeps nothing
+        by_layer = saved_bytes_by_layer(spec, layout=layout, seq=setup.seq)
+        layer0_saved, layers_saved, last_layer_bytes = by_layer[0] * tokens, sum(by_layer) * tokens, by_layer[-1]
     checkpoints = spec.num_layers * checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens
     # A QLoRA library that keeps the 16-bit weight it dequantised for the backward (AutoGPTQ's)
     # holds every layer's from its forward to its backward, one layer's under recomputation.
@@ -190,10 +196,11 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     kept_layer = int(SIXTEEN_BIT_BYTES * _largest_layer_params(spec)) if keeps else 0
     kept_all = int(SIXTEEN_BIT_BYTES * spec.linear_parameters) if keeps else 0
 
-    # Final norm (fp32 input + rsqrt), its output kept for the head, labels and ids (int64).
-    final_norm = (4 * hidden + 4) * tokens
-    if full:
-        final_norm += (4 if residual == 4 else 2) * hidden * tokens  # normalised, saved for the weight grad
+    # Final norm (fp32 input + rsqrt; Cohere's LayerNorm two fp32 copies of x - mean), its output kept for the
+    # head, labels and ids (int64).
+    final_norm = ((8 if spec.norm_kind == "layer" else 4) * hidden + 4) * tokens
+    if full:  # normalised, saved for the weight grad (in fp32 where the norm multiplies its weight in fp32)
+        final_norm += (4 if residual == 4 or spec.norm_weight_fp32 else 2) * hidden * tokens
         final_norm += (a if setup.mixed else residual) * hidden * tokens  # the head's input
     inputs = 2 * 8 * tokens  # input_ids and shifted labels, int64
     logits_bytes = (4 if setup.precision == "fp32" and (full or residual == 4) else 2) * tokens * vocab
@@ -213,9 +220,13 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     copies_in_backward = head_copy if setup.grad_checkpointing else autocast_copies
 
     upcast = fp32_logits if logits_bytes == 2 * tokens * vocab else 0
-    forward_loss = resident + autocast_copies + saved + final_norm + inputs + logits_bytes + upcast + log_softmax
+    # Mamba, Mamba2 and Nemotron-H upcast in their forward (lm_head(...).float()): the 16-bit logits go at once.
+    kept_logits = 0 if (spec.fp32_logits and upcast) else logits_bytes
+    forward_loss = resident + autocast_copies + saved + final_norm + inputs + kept_logits + upcast + log_softmax
     layer_transient = _forward_layer_transient(spec, setup, tokens, residual)
-    forward_layer = resident + autocast_copies + saved + inputs + layer_transient
+    # Inside the last layer's forward its own activations are not all saved yet: count the layers before it.
+    last_layer_saved = 0 if setup.grad_checkpointing else last_layer_bytes * tokens
+    forward_layer = resident + autocast_copies + saved - last_layer_saved + inputs + layer_transient
     forward = max(forward_loss, forward_layer)
 
     backward_start = resident + copies_in_backward + saved + final_norm + inputs + log_softmax + 2 * fp32_logits
@@ -247,7 +258,8 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
                + _backward_layer_transient(spec, setup, tokens, residual))
         # The last layer's backward: every activation still saved, the head's gradient
         # formed, and the layer's own backward temporaries.
-        first_layer = (resident + copies_in_backward + saved + inputs + head_grad
+        mlp_grads = mixer_backward_weight_grad_bytes(spec, param_bytes=param_bytes, trainable=full)
+        first_layer = (resident + copies_in_backward + saved + inputs + head_grad + mlp_grads
                        + _backward_layer_transient(spec, setup, tokens, residual))
         backward = max(backward_start, backward_head, first_layer, end)
 
@@ -297,7 +309,10 @@ def _forward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int,
     # rotate_half(q)*sin in the residual dtype) or in the MLP (the norm output and the product).
     rope = 3 * max(residual, setup.compute_bytes) * spec.q_dim
     mlp = residual * spec.hidden_size + setup.compute_bytes * spec.intermediate_size
-    return max(rope, mlp) * tokens
+    transient = max(rope, mlp) * tokens
+    if spec.indexer is not None:  # DeepSeek-V3.2's indexer scores every sequence under no_grad
+        transient = max(transient, spec.indexer.scoring_bytes(batch=setup.batch, queries=setup.seq, keys=setup.seq))
+    return transient
 
 
 def _backward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int, residual: int) -> int:
@@ -310,7 +325,9 @@ def _backward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int
         width = spec.intermediate_size
     else:
         width = spec.moe.expert_intermediate_size
-    activations = (residual + a) * spec.hidden_size * tokens + 3 * a * width * tokens
+    # A Mamba-1 layer's peak is in its mixer's backward, after its MLP's: one or the other, not both.
+    intermediates = max(3 * a * width, state_mixer_backward_bytes(spec))
+    activations = (residual + a) * spec.hidden_size * tokens + intermediates * tokens
     if setup.attention == "eager" or not spec.supports_sdpa:
         # Eager attention's softmax backward holds, beside the layer's saved scores, the incoming
         # gradient of the probabilities and the outgoing gradient of the scores, seq x seq per head.
@@ -350,10 +367,11 @@ def _matrix_shapes(spec: ModelSpec) -> list[tuple[int, int]]:
 
 
 def _hybrid_notes(spec: ModelSpec) -> tuple[str, ...]:
-    if not spec.state_layers:
+    if not spec.state_mixer_layers:
         return ()
-    return (f"the activations of the {spec.state_layers} Mamba / linear-attention layers are derived from their "
-            "modules' tensors and not yet checked against a traced step; attention and MLP layers are",)
+    return (f"the {spec.state_mixer_layers} Mamba / linear-attention layers are counted as transformers' PyTorch "
+            "scans keep them (traced); with the CUDA kernels installed (mamba_ssm, causal-conv1d, "
+            "flash-linear-attention) they keep far fewer temporaries, so this is an upper bound there",)
 
 
 def _ceil_div(value: int, divisor: int) -> int:

@@ -38,9 +38,19 @@ from pathlib import Path
 from typing import Any
 
 from calculators.config_input import load_config_json
+from calculators.encoder import decoder_refusal
 from calculators.errors import ConfigError
 from calculators.model import ModelSpec
-from calculators.model_config import classic, hybrid
+from calculators.quantization import checkpoint_quantization
+from calculators.model_config import (
+    classic,
+    deepseek,
+    dense_families,
+    ernie_hunyuan,
+    hybrid,
+    moe_families,
+    ssm_families,
+)
 from calculators.model_config.classic import MOE_DEFAULTS
 from calculators.model_config.layout import TrackedConfig, unread_layout_keys
 from calculators.model_config.vision_language import (
@@ -50,13 +60,19 @@ from calculators.model_config.vision_language import (
     split_vision_language,
 )
 
-__all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS", "spec_from_config"]
+__all__ = ["ENCODER_MODEL_TYPES", "FAMILIES", "KNOWN_MODEL_TYPES", "MOE_DEFAULTS", "REFUSED_MODEL_TYPES",
+           "spec_from_config"]
 
 #: ``model_type`` -> the reader that knows its layout exactly.
 FAMILIES: dict[str, Callable[..., ModelSpec]] = {
     **{model_type: classic.read_classic for model_type in classic.MODEL_TYPES},
     **{model_type: hybrid.read_hybrid for model_type in hybrid.MODEL_TYPES},
+    **{model_type: ssm_families.read_ssm for model_type in ssm_families.MODEL_TYPES},
     "mllama_text_model": read_mllama_text,
+    **{model_type: moe_families.read_moe_family for model_type in moe_families.MODEL_TYPES},
+    **{model_type: deepseek.read_deepseek for model_type in deepseek.MODEL_TYPES},
+    **{model_type: ernie_hunyuan.read_ernie_hunyuan for model_type in ernie_hunyuan.MODEL_TYPES},
+    **{model_type: dense_families.read_dense for model_type in dense_families.MODEL_TYPES},
 }
 #: Architectures whose tensor layout this package knows exactly (``config.model_type``).
 KNOWN_MODEL_TYPES: tuple[str, ...] = tuple(FAMILIES)
@@ -69,6 +85,8 @@ ENCODER_MODEL_TYPES = (
     "bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2", "modernbert",
     "mpnet", "t5", "mt5", "bart",
 )
+#: Decoder families refused by name until their layout is modelled (``config.model_type`` -> why).
+REFUSED_MODEL_TYPES: dict[str, str] = {**dense_families.REFUSED}
 _LLAMA_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size")
 #: Keys beside the language model's that name towers this package does not size yet.
 _TOWER_KEYS = ("vision_config", "audio_config", "speech_config", "vision_tower")
@@ -86,10 +104,12 @@ def spec_from_config(config: Mapping[str, Any] | str | bytes | Path, *, name: st
             model; the message names the key.
     """
     data = load_config_json(config)
-    if data.get("model_type") in TEXT_MODEL_TYPES:
+    if data.get("model_type") in TEXT_MODEL_TYPES and data.get("vision_config"):
         text, tower, notes = split_vision_language(data)
         spec = _spec_from_dict(text, name=name or _name(data), warnings=[])
-        return replace(spec, vision=tower, notes=spec.notes + tuple(notes))
+        quantization = spec.quantization or checkpoint_quantization(data.get("quantization_config"),
+                                                                    model_type=str(data["model_type"]))
+        return replace(spec, vision=tower, notes=spec.notes + tuple(notes), quantization=quantization)
     data, warnings = _language_model(data)
     return _spec_from_dict(data, name=name, warnings=warnings)
 
@@ -121,9 +141,9 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None, warnings: list
     if not isinstance(model_type, str) or not model_type:
         raise ConfigError("model_type", model_type, f"a string such as one of: {', '.join(KNOWN_MODEL_TYPES)}")
     if model_type in ENCODER_MODEL_TYPES:
-        raise ConfigError("model_type", model_type,
-                          "a decoder-only model: encoder models (BERT-class) and encoder-decoders are not "
-                          f"modelled ({', '.join(KNOWN_MODEL_TYPES)}, or a Llama-style config)")
+        raise ConfigError("model_type", model_type, decoder_refusal(model_type))
+    if model_type in REFUSED_MODEL_TYPES:
+        raise ConfigError("model_type", model_type, f"a family this guide models: {REFUSED_MODEL_TYPES[model_type]}")
     if model_type in TEXT_ALIASES:  # a vision-language model's language model, read by its family's rules
         data = {**data, "model_type": TEXT_ALIASES[model_type]}
         model_type = TEXT_ALIASES[model_type]
@@ -148,4 +168,6 @@ def _spec_from_dict(data: Mapping[str, Any], *, name: str | None, warnings: list
         warnings.insert(0, f"model_type {model_type!r} is not one this guide knows: read as Llama-style (gated "
                            "MLP, RMSNorm, no biases unless the config says so); check the parameter count against "
                            "the model card")
-    return replace(spec, warnings=tuple(warnings)) if warnings else spec
+    # How the checkpoint stores its weights (read here, not by the families: every family spells it alike).
+    quantization = checkpoint_quantization(tracked.get("quantization_config"), model_type=model_type)
+    return replace(spec, warnings=tuple(warnings), quantization=quantization)

@@ -186,8 +186,10 @@ def _moe(data: Mapping[str, Any], model_type: str, layers: int, hidden: int) -> 
         # DeepSeek's rule: a layer past the dense ones is MoE when its index is a multiple of moe_layer_freq.
         freq = read_int(data, "moe_layer_freq", maximum=layers, default=1)
         mlps = ["moe" if i >= first_dense and i % freq == 0 else "dense" for i in range(layers)]
+        # DeepseekV3TopkRouter runs in fp32 and hands the experts fp32 weights (what activations keep).
         return MoESpec(num_experts, top_k, width, num_shared_experts=shared, shared_intermediate_size=width,
-                       first_dense_layers=first_dense, router_bias_per_expert=1), mlps
+                       first_dense_layers=first_dense, router_bias_per_expert=1, fp32_routing_weights=True,
+                       fp32_router=True), mlps
     # Qwen MoE: a layer is MoE unless listed in mlp_only_layers or off the decoder_sparse_step
     # (Qwen2MoeDecoderLayer / Qwen3MoeDecoderLayer).
     step = read_int(data, "decoder_sparse_step", maximum=layers, default=1)

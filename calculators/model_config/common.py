@@ -105,11 +105,14 @@ def sliding_kinds(layers: int, sliding: Sequence[int]) -> list[str]:
 
 
 def build_layers(mixers: Sequence[str | tuple[str, ...]], mlps: Sequence[str],
-                 widths: Sequence[int | None] | None = None) -> tuple[LayerSpec, ...]:
-    """One :class:`~calculators.model_layers.LayerSpec` per layer from parallel lists of mixers and MLP kinds."""
+                 widths: Sequence[int | None] | None = None,
+                 rope: Sequence[bool] | None = None) -> tuple[LayerSpec, ...]:
+    """One :class:`~calculators.model_layers.LayerSpec` per layer from parallel lists of mixers and MLP kinds
+    (and, where some layers are NoPE, whether each applies rotary embeddings)."""
     widths = widths if widths is not None else [None] * len(mlps)
-    return tuple(LayerSpec(m if isinstance(m, tuple) else (m,), mlp, width)
-                 for m, mlp, width in zip(mixers, mlps, widths, strict=True))
+    rope = rope if rope is not None else [True] * len(mlps)
+    return tuple(LayerSpec(m if isinstance(m, tuple) else (m,), mlp, width, has_rope)
+                 for m, mlp, width, has_rope in zip(mixers, mlps, widths, rope, strict=True))
 
 
 def moe_mask(layers: int, *, first_dense: int = 0, step: int = 1, dense_layers: Sequence[int] = (),

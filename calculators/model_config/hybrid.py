@@ -118,10 +118,13 @@ def _nemotron_h(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
         n_groups=read_int(data, "n_groups", maximum=MAX_HEADS, default=8),
         proj_bias=read_bool(data, "use_bias", False) or read_bool(data, "mamba_proj_bias", False),
         conv_bias=read_bool(data, "use_conv_bias", True),
+        # NemotronHConfig: chunk_size (128), or the older mamba_chunk_size it pops in its place
+        chunk_size=read_int(data, "mamba_chunk_size" if "mamba_chunk_size" in data else "chunk_size",
+                            maximum=MAX_TOKENS, default=128),
     )
     # NemotronHMamba2Mixer's width is heads x head_dim; ``expand`` (NemotronHConfig's) sizes nothing,
-    # nor do the activation, time-step limits, chunk size and cache dtype of the scan.
-    acknowledge(data, "expand", "mamba_hidden_act", "mamba_dt_*", "mamba_chunk_size", "mamba_ssm_cache_dtype",
+    # nor do the activation, time-step limits and cache dtype of the scan.
+    acknowledge(data, "expand", "mamba_hidden_act", "mamba_dt_*", "mamba_ssm_cache_dtype",
                 "time_step_*", "use_mamba_kernels")
     moe = None
     if "moe" in blocks:
@@ -146,6 +149,7 @@ def _nemotron_h(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
         "o_bias": False,
         "mlp_gated": False,
         "norms_per_layer": 1,
+        "fp32_logits": True,  # NemotronHForCausalLM: logits = self.lm_head(hidden_states).float()
         "mamba": mamba,
         "moe": moe,
         "layers": build_layers([mixers for mixers, _ in layer_kinds], [mlp for _, mlp in layer_kinds]),
@@ -176,7 +180,7 @@ def _nemotron_blocks(data: Mapping[str, Any]) -> list[str]:
 def _mamba2(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
     # No attention and no MLP: the attention and MLP shapes are placeholders no layer uses.
     fields = read_common(with_values(data, {"num_attention_heads": 1, "intermediate_size": 1}), model_type)
-    acknowledge(data, "time_step_*", "chunk_size")
+    acknowledge(data, "time_step_*")
     hidden = fields["hidden_size"]
     heads = read_int(data, "num_heads", maximum=MAX_HEADS, default=128)
     head_dim = read_int(data, "head_dim", maximum=MAX_HIDDEN, default=64)
@@ -193,6 +197,7 @@ def _mamba2(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
         n_groups=read_int(data, "n_groups", maximum=MAX_HEADS, default=8),
         proj_bias=read_bool(data, "use_bias", False),
         conv_bias=read_bool(data, "use_conv_bias", True),
+        chunk_size=read_int(data, "chunk_size", maximum=MAX_TOKENS, default=256),
     )
     layers = fields["num_layers"]
     return {
@@ -201,6 +206,8 @@ def _mamba2(data: Mapping[str, Any], model_type: str) -> dict[str, Any]:
         "num_kv_heads": 1,
         "norms_per_layer": 1,
         "mamba": mamba,
+        "residual_in_fp32": read_bool(data, "residual_in_fp32", True),  # Mamba2Config's default
+        "fp32_logits": True,  # Mamba2ForCausalLM: lm_head(...).float()
         "layers": build_layers([("mamba",)] * layers, ["none"] * layers),
         "max_position_embeddings": read_opt_int(data, "max_position_embeddings", maximum=MAX_TOKENS),
     }

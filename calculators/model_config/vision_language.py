@@ -60,7 +60,7 @@ MAX_IMAGE_SIDE_PX = 16384
 #: Vision-language ``model_type`` -> the ``model_type`` whose rules read its language model.
 TEXT_MODEL_TYPES = {
     "gemma3": "gemma3_text", "mistral3": "mistral", "qwen2_5_vl": "qwen2", "qwen3_vl": "qwen3",
-    "qwen3_vl_moe": "qwen3_moe", "mllama": "mllama_text_model",
+    "qwen3_vl_moe": "qwen3_moe", "mllama": "mllama_text_model", "llama4": "llama4_text",
 }
 #: The language models' own ``model_type`` names, read with the rules of the family they copy.
 TEXT_ALIASES = {"qwen2_5_vl_text": "qwen2", "qwen3_vl_text": "qwen3", "qwen3_vl_moe_text": "qwen3_moe"}
@@ -210,6 +210,37 @@ def _mllama(data: Mapping[str, Any], vision: Mapping[str, Any],
                    f"and the cross-attention layers hold K and V of {tiles * patches} vision tokens per image"]
 
 
+def _llama4(data: Mapping[str, Any], vision: Mapping[str, Any],
+            text: Mapping[str, Any]) -> tuple[VisionEncoderSpec, list[str]]:
+    h = _vision_int(vision, "hidden_size")
+    patch = _vision_int(vision, "patch_size", maximum=MAX_TOKENS)
+    image = _vision_int(vision, "image_size", maximum=MAX_IMAGE_SIDE_PX)
+    width = _vision_int(vision, "intermediate_size", maximum=MAX_WIDTH)
+    ratio = vision.get("pixel_shuffle_ratio", 0.5)
+    if ratio not in (0.5, 0.25):
+        raise ConfigError("vision_config.pixel_shuffle_ratio", ratio, "0.5 or 0.25 (a 2 x 2 or 4 x 4 pixel shuffle)")
+    projector_in = _vision_int(vision, "projector_input_dim", maximum=MAX_WIDTH)
+    projector_out = _vision_int(vision, "projector_output_dim", maximum=MAX_WIDTH)
+    out = _vision_int(vision, "vision_output_dim", maximum=MAX_WIDTH)
+    if read_bool(vision, "multi_modal_projector_bias", False):
+        raise ConfigError("vision_config.multi_modal_projector_bias", True, "false (Llama4MultiModalProjector has none)")
+    patches = (image // patch) ** 2 + 1
+    # Llama4VisionModel: class and position embeddings; its pixel-shuffle adapter (fc1: intermediate_size ->
+    # projector_input_dim, fc2: projector_output_dim squared, no biases); then the projector into the text width.
+    extra = h + patches * h + width * projector_in + projector_out * projector_out
+    tower = VisionEncoderSpec(
+        family="llama4", hidden_size=h, num_layers=_vision_int(vision, "num_hidden_layers", maximum=MAX_LAYERS),
+        intermediate_size=width,
+        patch_pixels=_vision_int(vision, "num_channels", default=3, maximum=16) * patch * patch, patch_bias=False,
+        position_embeddings=0, norm_bias=True, attention_bias=True, mlp_gated=False, mlp_bias=True, pre_norm=True,
+        post_norm=True, projector_parameters=out * _text_hidden(text), patch_size=patch, merge=round(1 / ratio),
+        image_side_px=image, tiles=16, tiled=True, class_token=True, extra_parameters=extra,
+    )
+    per_tile = (image // patch * ratio) ** 2
+    return tower, [f"an image is cut into tiles of {image} px (up to 16, and a global view when more than one), "
+                   f"{per_tile:.0f} tokens each after the pixel shuffle"]
+
+
 def read_mllama_text(data: Mapping[str, Any], model_type: str, notes: list[str], *,
                      name: str | None = None) -> ModelSpec:
     """Llama 3.2 Vision's language model: Llama layers, cross-attention layers at ``cross_attention_layers``
@@ -225,5 +256,5 @@ def read_mllama_text(data: Mapping[str, Any], model_type: str, notes: list[str],
 _READERS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
                              tuple[VisionEncoderSpec, list[str]]]] = {
     "gemma3": _gemma3, "mistral3": _mistral3, "qwen2_5_vl": _qwen_vl, "qwen3_vl": _qwen_vl, "qwen3_vl_moe": _qwen_vl,
-    "mllama": _mllama,
+    "mllama": _mllama, "llama4": _llama4,
 }

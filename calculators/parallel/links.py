@@ -74,8 +74,9 @@ LINK_KINDS: tuple[str, ...] = ("nvlink", "nvlink-sharp", "nvlink-bridge", "pcie"
 #: on a SHARP switch), ``ring`` what ``NCCL_ALGO=RING`` forces, ``nvls`` NVLink SHARP.
 ALGORITHMS: tuple[str, ...] = ("auto", "ring", "nvls")
 #: Links whose switch can reduce in the network (NVLink SHARP, third-generation NVSwitch on; NVIDIA
-#: nccl-tests issue 212: "allreduce uses NVLink SHARP by default" on H100).
-SHARP_LINKS: tuple[str, ...] = ("nvlink4", "nvlink5")
+#: nccl-tests issue 212: "allreduce uses NVLink SHARP by default" on H100). The GB200 NVL72's NVLink Switch trays
+#: are the fourth generation of the same switch (NVIDIA NVLink and NVLink Switch page), so its domain is one too.
+SHARP_LINKS: tuple[str, ...] = ("nvlink4", "nvlink5", "nvlink5-nvl72")
 
 #: NVLink: the share of the line rate an SM-driven copy carries. SMs send 128-byte payloads, so a
 #: 25 GB/s NVLink carries about 20 GB/s (NCCL maintainer S. Jeaugey, NVIDIA/nccl-tests issue 149,

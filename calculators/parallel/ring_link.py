@@ -29,6 +29,7 @@ import math
 from calculators.catalog.gpus import GPU, get_gpu  # noqa: F401 - get_gpu is used by the doctests
 from calculators.catalog.interconnects import (
     BRIDGE_BY_GPU,
+    LINK_BY_GPU,
     NVLINK_BY_GENERATION,
     PCIE_HOST_BY_GENERATION,
     Interconnect,
@@ -49,7 +50,8 @@ NICS_PER_NODE = 8
 def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
     """The link a ring over ``gpus`` of these GPUs runs on when none is chosen.
 
-    NVLink generation (or AMD Infinity Fabric) named in the GPU record; a pair-only
+    The GPU's own scale-up link where :data:`~calculators.catalog.interconnects.LINK_BY_GPU` names one (a GB200
+    NVL72 domain, an AMD platform's Infinity Fabric), else the NVLink generation named in the record; a pair-only
     bridge (RTX A6000, H100 PCIe) only for two GPUs; otherwise the GPU's PCIe generation,
     staged through host memory: NCCL's path between PCIe GPUs unless they share a PCIe
     switch on an Intel host or sit on an AMD one (NCCL src/graph/paths.cc, default P2P level),
@@ -64,12 +66,12 @@ def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
     if gpu.id in BRIDGE_BY_GPU:
         if gpus <= 2:
             return get_interconnect(BRIDGE_BY_GPU[gpu.id])
+    elif gpu.id in LINK_BY_GPU:
+        return get_interconnect(LINK_BY_GPU[gpu.id])
     else:
         for generation, link_id in NVLINK_BY_GENERATION.items():
             if text.startswith(generation):
                 return get_interconnect(link_id)
-        if text.startswith("AMD Infinity Fabric"):
-            return get_interconnect("infinity-fabric-mi300x")
     if gpu.pcie_generation in PCIE_HOST_BY_GENERATION:
         return get_interconnect(PCIE_HOST_BY_GENERATION[gpu.pcie_generation])
     raise InputError("interconnect", AUTO, f"a link id for {gpu.name}, which lists no PCIe generation or NVLink: "

@@ -60,6 +60,7 @@ from calculators.parallel.collectives import (
     ring_collective_time_s,
     ring_steps,
 )
+from calculators.parallel.custom_all_reduce import custom_all_reduce_stages, custom_all_reduce_time_s
 from calculators.parallel.links import LATENCY_MEASUREMENTS as LATENCY_MEASUREMENTS
 from calculators.parallel.links import SmallMessageLatency as SmallMessageLatency
 from calculators.parallel.links import check_efficiency, collective_efficiency
@@ -120,18 +121,23 @@ class TensorParallelCommunication:
     bytes_per_all_reduce: int
     time_s: float
     bound_time_s: float
+    stages: int = 0
 
     @property
     def latency_s(self) -> float:
         """The part of ``time_s`` that is fixed per collective, seconds."""
-        return self.all_reduces * ring_steps("all-reduce", gpus=self.gpus) * self.latency_per_step_s
+        steps = self.stages + 1 if self.stages else ring_steps("all-reduce", gpus=self.gpus)
+        return self.all_reduces * steps * self.latency_per_step_s
 
     def assumption(self) -> str:
         """One sentence for a result's assumptions."""
+        kind = (f"the engine's {'one' if self.stages == 1 else 'two'}-stage custom all-reduce kernel "
+                f"({self.stages + 1} cross-GPU steps each, vLLM's custom_all_reduce)" if self.stages
+                else "ring all-reduces")
         return (f"tensor parallel over {self.link_name} ({self.link_per_direction_bytes_per_s / 1e9:g} GB/s per "
-                f"direction): {self.all_reduces} ring all-reduces of {self.bytes_per_all_reduce:,} bytes per pass "
+                f"direction): {self.all_reduces} {kind} of {self.bytes_per_all_reduce:,} bytes per pass "
                 f"(2 per layer per forward, Megatron-LM), at efficiency {self.efficiency:.2f} and "
-                f"{self.latency_per_step_s * 1e6:.2f} us per ring step (derived from published nccl-tests runs), "
+                f"{self.latency_per_step_s * 1e6:.2f} us per step (derived from published nccl-tests runs), "
                 "added to compute (not overlapped)")
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,12 +146,14 @@ class TensorParallelCommunication:
                 "link_per_direction_bytes_per_s": self.link_per_direction_bytes_per_s,
                 "efficiency": self.efficiency, "latency_per_ring_step_s": self.latency_per_step_s,
                 "all_reduces": self.all_reduces, "bytes_per_all_reduce": self.bytes_per_all_reduce,
-                "time_s": self.time_s, "latency_s": self.latency_s, "bound_time_s": self.bound_time_s}
+                "custom_all_reduce_stages": self.stages, "time_s": self.time_s, "latency_s": self.latency_s,
+                "bound_time_s": self.bound_time_s}
 
 
 def tensor_parallel_communication(spec: ModelSpec, *, tokens: int, gpus: int, link: Interconnect,
                                   activation_bytes: int = 2, backward: bool = False,
-                                  efficiency: float | None = None) -> TensorParallelCommunication:
+                                  efficiency: float | None = None,
+                                  custom_kernel: bool = False) -> TensorParallelCommunication:
     """All-reduce time of one pass over ``tokens`` tokens split over ``gpus`` tensor-parallel GPUs, seconds.
 
     Formula: ``all-reduces = (2 + 2 if backward) x layers``; each of ``tokens x hidden x
@@ -160,6 +168,8 @@ def tensor_parallel_communication(spec: ModelSpec, *, tokens: int, gpus: int, li
         activation_bytes: bytes per activation element (2 for bf16/fp16, 4 for fp32).
         backward: count the backward pass's all-reduces too (training).
         efficiency: fraction of per-direction bandwidth reached; ``None`` = :func:`link_efficiency`.
+        custom_kernel: the engine all-reduces with its own one- or two-stage kernel where it takes the
+            buffer (vLLM, SGLang, TensorRT-LLM: :mod:`calculators.parallel.custom_all_reduce`), else NCCL's ring.
 
     Raises:
         InputError: a value out of range, naming it.
@@ -172,10 +182,17 @@ def tensor_parallel_communication(spec: ModelSpec, *, tokens: int, gpus: int, li
     per_layer = ALL_REDUCES_PER_LAYER_FORWARD + (ALL_REDUCES_PER_LAYER_BACKWARD if backward else 0)
     count = per_layer * spec.num_layers
     bw = link.per_direction_bytes_per_s
-    one = ring_collective_time_s("all-reduce", size, gpus=n, link_bytes_per_s=bw, efficiency=eff, latency_s=alpha)
-    bound = ring_collective_time_s("all-reduce", size, gpus=n, link_bytes_per_s=bw, efficiency=1.0, latency_s=0.0)
+    stages = custom_all_reduce_stages(size, gpus=n, link=link) if custom_kernel and n > 1 else 0
+    if stages:
+        one = custom_all_reduce_time_s(size, gpus=n, link=link, efficiency=eff, latency_s=alpha)
+        bound = custom_all_reduce_time_s(size, gpus=n, link=link, efficiency=1.0, latency_s=0.0)
+    else:
+        one = ring_collective_time_s("all-reduce", size, gpus=n, link_bytes_per_s=bw, efficiency=eff,
+                                     latency_s=alpha)
+        bound = ring_collective_time_s("all-reduce", size, gpus=n, link_bytes_per_s=bw, efficiency=1.0,
+                                       latency_s=0.0)
     count = count if n > 1 else 0
     return TensorParallelCommunication(
         gpus=n, link_id=link.id, link_name=link.name, link_per_direction_bytes_per_s=bw, efficiency=eff,
         latency_per_step_s=alpha, all_reduces=count, bytes_per_all_reduce=size, time_s=count * one,
-        bound_time_s=count * bound)
+        bound_time_s=count * bound, stages=stages)

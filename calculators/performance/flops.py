@@ -10,6 +10,7 @@ The FLOP counts per token (matmul parameters, attention, a trained token) are in
 
 from __future__ import annotations
 
+from calculators.catalog.custom_gpu import CustomGPU
 from calculators.catalog.gpus import GPU
 from calculators.dtypes import DType
 
@@ -32,3 +33,28 @@ def compute_rate_flop_per_s(gpu: GPU, dtype: DType) -> float | None:
     if dtype is DType.FP8 and gpu.fp8_dense_flop_per_s:
         return gpu.fp8_dense_flop_per_s
     return gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s
+
+
+def rate_notes(gpu: GPU, dtype: DType) -> tuple[str, ...]:
+    """Warnings for a rate :func:`compute_rate_flop_per_s` did not take as published for ``dtype``.
+
+    An FP8 pass on a GPU with no published FP8 rate is timed at its 16-bit rate, a lower rate
+    than its FP8 hardware may reach; a Mac described without its chip is timed at the lowest
+    rate of any Mac (:func:`calculators.catalog.apple_chips.mac_rates`). Both make compute-bound
+    times upper bounds, and the answer says so.
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> rate_notes(get_gpu("rtx-pro-6000-server"), DType.FP8)[0][:60]
+    'RTX PRO 6000 Blackwell Server Edition has no published dense'
+    >>> rate_notes(get_gpu("h100-sxm"), DType.FP8)
+    ()
+    """
+    notes: list[str] = []
+    if isinstance(gpu, CustomGPU) and gpu.rate_warning:
+        notes.append(gpu.rate_warning)
+    sixteen = gpu.bf16_dense_flop_per_s or gpu.fp16_dense_flop_per_s
+    if dtype is DType.FP8 and not gpu.fp8_dense_flop_per_s and sixteen:
+        notes.append(f"{gpu.name} has no published dense FP8 rate: FP8 matrix multiplies are timed at its 16-bit rate "
+                     f"({sixteen / 1e12:,.1f} TFLOPS), lower than its FP8 hardware may reach, so compute-bound times "
+                     "are upper bounds")
+    return tuple(notes)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from calculators.dtypes import DType
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT
-from calculators.memory.weight_formats import DTYPE_FORMATS, WeightFormat, weight_format
+from calculators.memory.checkpoint_weights import checkpoint_bytes
+from calculators.memory.weight_formats import DTYPE_FORMATS, WeightFormat, resolve_weights, weight_format
 from calculators.memory.weights import (
     QUANT_OVERHEAD_BYTES_PER_ELEMENT,
     quantized_bytes_per_element,
@@ -32,7 +33,11 @@ from calculators.model_flops import (
 from calculators.validate import nonnegative_int, positive_int
 
 
-def _bytes_per_weight(form: WeightFormat) -> float:
+def _bytes_per_weight(form: WeightFormat, spec: ModelSpec) -> float:
+    """Bytes per routed-expert weight in ``form`` (a checkpoint's own format: its experts' bytes as stored)."""
+    if form.checkpoint is not None:
+        parts = checkpoint_bytes(spec, form.checkpoint)
+        return parts.expert_bytes / parts.expert_weights if parts.expert_weights else form.family.bytes_per_element
     if form.id not in DTYPE_FORMATS:
         return form.bytes_per_weight
     if form.family in QUANT_OVERHEAD_BYTES_PER_ELEMENT:
@@ -51,14 +56,14 @@ def expert_bytes_read(spec: ModelSpec, *, dtype: str | DType | WeightFormat, tok
     >>> expert_bytes_read(get_model("llama-3-8b"), dtype="bf16")
     0
     """
-    form = weight_format(dtype)
+    form = weight_format(resolve_weights(spec, dtype) if isinstance(dtype, str) else dtype)
     tokens = positive_int("tokens", tokens, maximum=MAX_BATCH * MAX_CONTEXT)
     if spec.moe is None:
         return 0
     m = spec.moe
     every_expert = spec.num_moe_layers * m.num_experts * spec.mlp_parameters(m.expert_intermediate_size)
     touched = 1.0 - (1.0 - m.experts_per_token / m.num_experts) ** tokens
-    return int(round(every_expert * _bytes_per_weight(form) * touched))
+    return int(round(every_expert * _bytes_per_weight(form, spec) * touched))
 
 
 def weight_bytes_read(spec: ModelSpec, *, dtype: str | DType | WeightFormat, tokens: int = 1) -> int:
@@ -78,7 +83,7 @@ def weight_bytes_read(spec: ModelSpec, *, dtype: str | DType | WeightFormat, tok
     >>> weight_bytes_read(spec, dtype="bf16", tokens=4096) == weight_bytes(spec, dtype="bf16")
     True
     """
-    form = weight_format(dtype)
+    form = weight_format(resolve_weights(spec, dtype) if isinstance(dtype, str) else dtype)
     tokens = positive_int("tokens", tokens, maximum=MAX_BATCH * MAX_CONTEXT)
     total = weight_bytes(spec, dtype=form)
     if spec.moe is None:
@@ -86,7 +91,7 @@ def weight_bytes_read(spec: ModelSpec, *, dtype: str | DType | WeightFormat, tok
     m = spec.moe
     every_expert = spec.num_moe_layers * m.num_experts * spec.mlp_parameters(m.expert_intermediate_size)
     touched = 1.0 - (1.0 - m.experts_per_token / m.num_experts) ** tokens
-    return int(round(total - every_expert * _bytes_per_weight(form) * (1.0 - touched)))
+    return int(round(total - every_expert * _bytes_per_weight(form, spec) * (1.0 - touched)))
 
 
 def decode_flops_per_token(spec: ModelSpec, *, context: int) -> float:

@@ -43,7 +43,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
@@ -53,10 +53,17 @@ from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import share_verdict
 from calculators.inputs.gpu import resolve_gpu
-from calculators.memory.inference import MAX_CONTEXT, inference_memory, kv_cache_bytes, recurrent_state_bytes
+from calculators.memory.checkpoint_weights import stored_weights_note
+from calculators.memory.inference import (
+    MAX_CONTEXT,
+    inference_memory,
+    kv_cache_bytes,
+    recurrent_state_bytes,
+    with_stored_weights,
+)
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_communication
-from calculators.performance.flops import compute_rate_flop_per_s
+from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
 from calculators.performance.forward_pass import (
     decode_flops_per_token,
     expert_bytes_read,
@@ -76,6 +83,7 @@ from calculators.performance.speed_setup import (
     compute_dtype,
     speed_setup,
 )
+from calculators.performance.error_bands import ErrorBand, speed_error_band
 from calculators.performance.steps import DecodeStep, InferenceSpeed, Step
 from calculators.validate import GPU_RECORD, instance_of, model_spec, nonnegative_int
 
@@ -96,14 +104,14 @@ class _Peaks:
     layers: int
 
     def work(self, *, bytes_read: int, expert_bytes: int, flops: float, attention_bytes: int = 0,
-             attention_flops: float = 0.0, reread_bytes: int = 0) -> Work:
+             attention_flops: float = 0.0, reread_bytes: int = 0, sequences: int = 0) -> Work:
         bandwidth, rate = self.bandwidth_bytes_per_s, self.rate_flop_per_s
         return Work(memory_s=bytes_read / bandwidth, expert_s=expert_bytes / bandwidth,
                     compute_s=None if rate is None else flops / rate, communication_s=self.communication_s,
                     communication_bound_s=self.communication_bound_s, layers=self.layers,
                     attention_memory_s=attention_bytes / bandwidth,
                     attention_compute_s=0.0 if rate is None else attention_flops / rate,
-                    kv_reread_s=reread_bytes / bandwidth)
+                    kv_reread_s=reread_bytes / bandwidth, sequences=sequences)
 
 
 def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute_dtype: DType) -> _Peaks:
@@ -114,7 +122,8 @@ def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute
     if n > 1:
         comm = tensor_parallel_communication(spec, tokens=tokens, gpus=n, link=setup.link(gpu),
                                              activation_bytes=4 if compute_dtype is DType.FP32 else 2,
-                                             efficiency=setup.collective_efficiency)
+                                             efficiency=setup.collective_efficiency,
+                                             custom_kernel=setup.custom_all_reduce)
         comm_time, comm_bound = comm.time_s, comm.bound_time_s
     return _Peaks(bandwidth_bytes_per_s=memory_bandwidth_bytes_per_s(gpu) * n,
                   rate_flop_per_s=None if rate is None else rate * n, communication_s=comm_time,
@@ -126,7 +135,7 @@ def _step_times(work: Work, setup: SpeedSetup) -> tuple[float, float | None, flo
     return step_times(
         work, bandwidth_efficiency=setup.bandwidth_efficiency, compute_efficiency=setup.compute_efficiency,
         moe_expert_efficiency=setup.moe_expert_efficiency, step_overhead_s_per_layer=setup.step_overhead_s_per_layer,
-        kv_reread_cost=setup.kv_reread_cost)
+        kv_reread_cost=setup.kv_reread_cost, sequence_overhead_s=setup.sequence_overhead_s)
 
 
 def _roofline(work: Work, setup: SpeedSetup) -> dict[str, Any]:
@@ -193,7 +202,8 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
         works.append((bytes_read, flops, peaks.work(bytes_read=bytes_read, flops=flops, expert_bytes=experts,
                                                     attention_bytes=cache_traffic,
                                                     attention_flops=flops - empty_cache_flops,
-                                                    reread_bytes=cache_bytes * rereads)))
+                                                    reread_bytes=cache_bytes * rereads,
+                                                    sequences=setup.batch if setup.host_work_per_sequence else 0)))
     return works
 
 
@@ -228,9 +238,9 @@ def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
         for the batch.
     """
     spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
-    setup = speed_setup(**settings)
+    setup = speed_setup(**with_stored_weights(spec, settings))
     serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)  # refuses a format the GPU cannot run
-    return _decode(spec, gpu, setup, setup.context)
+    return replace(_decode(spec, gpu, setup, setup.context), error_band=_decode_band(gpu, setup))
 
 
 def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, float, Work]:
@@ -241,7 +251,8 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
     peaks = _peaks(spec, gpu, setup, tokens=tokens, compute_dtype=compute_dtype(setup.weights))
     work = peaks.work(bytes_read=bytes_read, flops=flops,
-                      expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens))
+                      expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
+                      sequences=setup.batch if setup.host_work_per_sequence else 0)
     return bytes_read, flops, work
 
 
@@ -264,9 +275,16 @@ def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
     ('compute', 148)
     """
     spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
-    setup = speed_setup(**settings)
+    setup = speed_setup(**with_stored_weights(spec, settings))
     serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)
-    return _prefill(spec, gpu, setup)
+    return replace(_prefill(spec, gpu, setup),
+                   error_band=speed_error_band("prefill_throughput", engine=setup.engine_family, gpu=gpu))
+
+
+def _decode_band(gpu: GPU, setup: SpeedSetup) -> ErrorBand | None:
+    """The error band of a decode step: figures at batch 1, or of batches and served loads."""
+    category = "decode_batch1" if setup.batch == 1 else "batched_throughput"
+    return speed_error_band(category, engine=setup.engine_family, gpu=gpu)
 
 
 def _decode_steps(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, new_tokens: int,
@@ -332,22 +350,28 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     (True, 'memory')
     """
     spec, gpu = model_spec("spec", spec), resolve_gpu(gpu)
-    setup = speed_setup(**settings)
-    format_notes = serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)  # refuses what the GPU cannot run
+    setup = speed_setup(**with_stored_weights(spec, settings))
+    format_notes = serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache,  # refuses what the GPU cannot run
+                                 weights_label=setup.format.id if setup.format.checkpoint else None)
     new_tokens = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT)
     if setup.context + new_tokens > MAX_CONTEXT:
         raise InputError("new_tokens", new_tokens, f"at most {MAX_CONTEXT - setup.context} with this context")
-    first = _decode(spec, gpu, setup, setup.context)
-    last = _decode(spec, gpu, setup, setup.context + new_tokens)
-    pre = _prefill(spec, gpu, setup)
+    decode_band = _decode_band(gpu, setup)
+    first = replace(_decode(spec, gpu, setup, setup.context), error_band=decode_band)
+    last = replace(_decode(spec, gpu, setup, setup.context + new_tokens), error_band=decode_band)
+    pre = replace(_prefill(spec, gpu, setup),
+                  error_band=speed_error_band("time_to_first_token", engine=setup.engine_family, gpu=gpu))
     total = setup.request_overhead_s + pre.time_s + _decode_total_s(spec, gpu, setup, new_tokens)
-    memory = inference_memory(spec, weights=setup.format.id, kv_cache=setup.kv_cache.value, batch=setup.batch,
+    memory = inference_memory(spec, weights=setup.format, kv_cache=setup.kv_cache.value, batch=setup.batch,
                               context=setup.context, new_tokens=new_tokens)
     verdict = share_verdict(memory, gpu, gpus=setup.gpus)
     notes = list(format_notes)
+    if setup.format.checkpoint is not None:
+        notes.insert(0, stored_weights_note(spec, setup.format.checkpoint))
     if compute_rate_flop_per_s(gpu, compute_dtype(setup.weights)) is None:
         notes.append(f"{gpu.name} has no published dense rate for this format: compute time unknown, "
                      "so every time is the memory time only (a lower bound)")
+    notes.extend(rate_notes(gpu, compute_dtype(setup.weights)))
     if spec.mla is not None:
         notes.append("multi-head latent attention: attention FLOPs counted as per-head attention over q_dim; "
                      "the cache read is the compressed latent")
@@ -364,7 +388,8 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     if setup.gpus > 1:
         link = setup.link(gpu)
         comm = tensor_parallel_communication(spec, tokens=setup.batch, gpus=setup.gpus, link=link,
-                                             efficiency=setup.collective_efficiency)
+                                             efficiency=setup.collective_efficiency,
+                                             custom_kernel=setup.custom_all_reduce)
         assumptions += (comm.assumption(),
                         "memory per GPU: weights, KV cache and activations of one-GPU inference_memory divided by "
                         "the GPU count; each GPU keeps its own context and workspaces")
@@ -379,4 +404,4 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         memory_total_bytes=verdict.total_bytes, memory_capacity_bytes=verdict.usable_bytes, fits=verdict.fits,
         verdict=verdict.verdict, memory_uncertainty_bytes=verdict.uncertainty_bytes,
         assumptions=assumptions, notes=tuple(notes), engine=setup.engine, request_overhead_s=setup.request_overhead_s,
-        memory=memory)
+        generation_band=decode_band, memory=memory)

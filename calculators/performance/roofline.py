@@ -33,6 +33,8 @@ class Work:
         kv_reread_s: the KV-cache reads a decode step repeats, once per extra query head of a group, on an
             engine without a grouped-query decode kernel (not in ``memory_s``; ``kv_reread_cost`` says how
             much of it reaches memory).
+        sequences: the sequences the pass emits a token for (a decode step: the batch; a prefill: its
+            prompts), each paying the engine's fixed cost per sequence per step.
     """
 
     memory_s: float
@@ -44,10 +46,12 @@ class Work:
     attention_memory_s: float = 0.0
     attention_compute_s: float = 0.0
     kv_reread_s: float = 0.0
+    sequences: int = 0
 
 
 def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: float, moe_expert_efficiency: float,
-               step_overhead_s_per_layer: float, kv_reread_cost: float = 1.0) -> tuple[float, float | None, float, float]:
+               step_overhead_s_per_layer: float, kv_reread_cost: float = 1.0,
+               sequence_overhead_s: float = 0.0) -> tuple[float, float | None, float, float]:
     """Memory, compute, fixed and total time of one forward pass (seconds).
 
     The projections and the attention are separate kernels that run one after the other,
@@ -56,7 +60,8 @@ def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: f
     memory-bound rate of attention.
 
     Formula: ``memory = (memory_s + expert_s x (1 / moe - 1) + kv_reread_s x kv_reread_cost) / bandwidth_efficiency``;
-    ``compute = compute_s / compute_efficiency``; ``fixed = layers x step_overhead``;
+    ``compute = compute_s / compute_efficiency``; ``fixed = layers x step_overhead + sequences x
+    sequence_overhead`` (the engine's fixed cost per layer of a pass, and per sequence the pass emits a token for);
     ``total = max(memory - attention memory, compute - attention compute) + max(attention
     memory, attention compute) + communication + fixed``.
 
@@ -67,7 +72,7 @@ def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: f
     rereads = work.kv_reread_s * kv_reread_cost  # part of attention's memory time
     memory = (work.memory_s + work.expert_s * (1.0 / moe_expert_efficiency - 1.0) + rereads) / bandwidth_efficiency
     compute = None if work.compute_s is None else work.compute_s / compute_efficiency
-    fixed = work.layers * step_overhead_s_per_layer
+    fixed = work.layers * step_overhead_s_per_layer + work.sequences * sequence_overhead_s
     attention_memory = (work.attention_memory_s + rereads) / bandwidth_efficiency
     attention_compute = 0.0 if compute is None else work.attention_compute_s / compute_efficiency
     projections = max(memory - attention_memory, (compute or 0.0) - attention_compute)

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.gpus import GPU
+from calculators.errors import InputError
 from calculators.memory.training_inputs import MAX_BATCH, ZERO_STAGES
 from calculators.model import ModelSpec
 from calculators.parallel.collectives import MAX_GPUS, ring_collective_time_s, ring_steps
@@ -151,11 +152,19 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
     share = finite_float("forward_share", forward_share, minimum=0.0, maximum=1.0, allow_minimum=False)
     accum = positive_int("grad_accumulation", accumulation, maximum=MAX_BATCH)
     trainable = spec.parameters if trainable_parameters is None else trainable_parameters
-    name, link_id, bw, slowest = data_parallel_link(gpu, gpus=n, interconnect=interconnect, nic=nic,
-                                                    nics_per_node=nics_per_node, cross_node=cross_node,
-                                                    nic_share=nic_share)
-    eff, alpha = collective_efficiency(slowest, collective="all-reduce", gpus=n), latency_per_ring_step_s(slowest)
     compute = micro * accum
+    try:
+        name, link_id, bw, slowest = data_parallel_link(gpu, gpus=n, interconnect=interconnect, nic=nic,
+                                                        nics_per_node=nics_per_node, cross_node=cross_node,
+                                                        nic_share=nic_share)
+    except InputError as error:
+        if n > 1 or error.field != "interconnect" or str(interconnect).strip().lower() != AUTO:
+            raise
+        # one GPU needs no link: a GPU that has none (Apple silicon) trains alone
+        return DataParallelOverhead(gpus=1, zero=stage, link_name="none", link_id="none",
+                                    link_per_direction_bytes_per_s=0.0, efficiency=0.0, latency_per_step_s=0.0,
+                                    collectives=(), compute_s=compute, communication_s=0.0, exposed_s=0.0)
+    eff, alpha = collective_efficiency(slowest, collective="all-reduce", gpus=n), latency_per_ring_step_s(slowest)
     if n == 1:
         return DataParallelOverhead(gpus=1, zero=stage, link_name=name, link_id=link_id,
                                     link_per_direction_bytes_per_s=bw, efficiency=eff, latency_per_step_s=alpha,

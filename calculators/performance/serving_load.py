@@ -74,14 +74,18 @@ from calculators.dtype_support import serving_notes
 from calculators.errors import InputError
 from calculators.fit import DOES_NOT_FIT, FitVerdict, share_verdict
 from calculators.inputs.gpu import resolve_gpu
+from calculators.memory.checkpoint_weights import stored_weights_note
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, largest_fitting
 from calculators.memory.result import MemoryEstimate
+from calculators.memory.weight_formats import AUTO as STORED, resolve_weights
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
+from calculators.performance.error_bands import speed_error_band
 from calculators.performance.forward_pass import expert_bytes_read, weight_bytes_read
 from calculators.performance.inference_speed import decode_work, prefill_work
 from calculators.performance.roofline import Work, step_times
 from calculators.performance.serving_result import DOES_NOT_FIT_STATUS, OK, SATURATED, ServingLoad
+from calculators.performance.serving_tails import itl_quantile, ttft_quantile
 from calculators.performance.speed_setup import SpeedSetup, speed_setup
 from calculators.serving import continuous_batch_memory
 from calculators.validate import finite_float, model_spec, one_of, positive_int
@@ -137,7 +141,8 @@ class _Server:
         s = self.setup
         return step_times(work, bandwidth_efficiency=s.bandwidth_efficiency, compute_efficiency=s.compute_efficiency,
                           moe_expert_efficiency=s.moe_expert_efficiency,
-                          step_overhead_s_per_layer=s.step_overhead_s_per_layer, kv_reread_cost=s.kv_reread_cost)[3]
+                          step_overhead_s_per_layer=s.step_overhead_s_per_layer, kv_reread_cost=s.kv_reread_cost,
+                          sequence_overhead_s=s.sequence_overhead_s)[3]
 
     def _weights_s(self, tokens: int) -> tuple[float, float]:
         """Seconds at full bandwidth to read the weights (and the routed experts) a pass over ``tokens`` needs."""
@@ -178,7 +183,8 @@ class _Server:
             times.append(self._time(Work(memory_s=memory, expert_s=experts, compute_s=compute,
                                          communication_s=communication, communication_bound_s=bound,
                                          layers=pre.layers, attention_memory_s=attention_memory,
-                                         attention_compute_s=attention_compute, kv_reread_s=rereads)))
+                                         attention_compute_s=attention_compute, kv_reread_s=rereads,
+                                         sequences=batch + prompts if self.setup.host_work_per_sequence else 0)))
         return sum(times) / len(times)
 
     def between(self, batch: float, prompts: float) -> float:
@@ -195,6 +201,21 @@ class _Server:
             return weight * self.pass_s(b + db, p + dp) if weight else 0.0
 
         return at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1)
+
+    def tails(self, state: _State, others: float) -> dict[str, float]:
+        """The 90th and 99th percentiles of the time to first token and the inter-token latency
+        (:mod:`calculators.performance.serving_tails`), for the steady state ``state``."""
+        seen = others * state.decoding
+        prompts = seen / (self.output - 1)
+        busy = 1.0 - math.exp(-seen)
+        out = {}
+        for q, tag in ((0.9, "p90"), (0.99, "p99")):
+            out[f"time_to_first_token_{tag}_s"] = ttft_quantile(
+                q, overhead_s=self.setup.request_overhead_s, step_s=state.step_s, busy=busy, mean_prompts=prompts,
+                pass_with=lambda k: self.between(seen, 1.0 + k))
+            out[f"inter_token_latency_{tag}_s"] = itl_quantile(
+                q, mean_prompts=prompts, step_with=lambda k: self.between(1.0 + seen, float(k)))
+        return out
 
     def state(self, decoding: float, others: float) -> _State:
         """The steady state at ``decoding`` requests decoding; a request sees ``others`` x of them besides itself."""
@@ -224,7 +245,7 @@ def _bisect(low: float, high: float, above: Any) -> float:
 
 
 def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output_tokens: int = 256,
-                 concurrency: int | None = None, request_rate_per_s: float | None = None, weights: str = "bf16",
+                 concurrency: int | None = None, request_rate_per_s: float | None = None, weights: str = STORED,
                  kv_cache: str = "bf16", gpus: int = 1, engine: str | Engine = DEFAULT_ENGINE,
                  bandwidth_efficiency: float | None = None, compute_efficiency: float | None = None,
                  interconnect: str = AUTO, collective_efficiency: float | None = None,
@@ -266,16 +287,20 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     rate = (None if request_rate_per_s is None else
             finite_float("request_rate_per_s", request_rate_per_s, minimum=0.0, maximum=MAX_REQUEST_RATE_PER_S,
                          allow_minimum=False))
-    setup = speed_setup(weights=weights, kv_cache=kv_cache, context=prompt, gpus=gpus, engine=engine,
+    setup = speed_setup(weights=resolve_weights(spec, weights) if isinstance(weights, str) else weights,
+                        kv_cache=kv_cache, context=prompt, gpus=gpus, engine=engine,
                         bandwidth_efficiency=bandwidth_efficiency, compute_efficiency=compute_efficiency,
                         interconnect=interconnect, collective_efficiency=collective_efficiency)
     mode = one_of("prefill", prefill, PREFILL_MODES)
-    notes = list(serving_notes(record, weights=setup.weights, kv_cache=setup.kv_cache))
+    notes = list(serving_notes(record, weights=setup.weights, kv_cache=setup.kv_cache,
+                               weights_label=setup.format.id if setup.format.checkpoint else None))
+    if setup.format.checkpoint is not None:
+        notes.insert(0, stored_weights_note(spec, setup.format.checkpoint))
     usable = usable_memory_bytes(record)
 
     def memory(sequences: int) -> MemoryEstimate:
         return continuous_batch_memory(spec, sequences=sequences, prompt_tokens=prompt, output_tokens=output,
-                                       weights=setup.format.id, kv_cache=setup.kv_cache.value)
+                                       weights=setup.format, kv_cache=setup.kv_cache.value)
 
     def verdict(sequences: int) -> FitVerdict:
         return share_verdict(memory(sequences), record, gpus=setup.gpus)
@@ -297,6 +322,9 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
         "Schweitzer's approximation, (C - 1) / C of them); waits counted: the rest of the step in progress and "
         "the prefill pass; network, tokeniser and sampling beyond the engine's fixed cost not counted",
         "memory: each request in flight holds the KV cache of its whole prompt and answer (no preemption)",
+        "percentiles: the prompts arriving during a step are prefilled together in the next one, Poisson in number "
+        "(independent arrivals); a token waits for its whole step, prefills included, and an arrival for the step in "
+        "progress (calculators.performance.serving_tails); not yet checked against published percentiles",
     )
 
     # Highest sustainable rate: the most requests/s over the states whose requests in flight fit.
@@ -311,6 +339,7 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     fixed["max_request_rate_per_s"] = None if best is None else best.requests_per_s
 
     state: _State | None = None
+    others = 1.0
     if users is not None:
         held = users
         check = verdict(held)
@@ -348,6 +377,7 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
         notes.append("mixture of experts: experts read per step assume uniform, independent routing")
     if setup.gpus > 1 and mode == "fused":
         notes.append("tensor parallel: a fused pass's all-reduces are counted as the decode's plus the prefill's")
+    tails = server.tails(state, others) if state is not None else {}
     return ServingLoad(
         **fixed, status=status, verdict=check.verdict,
         decode_batch=None if state is None else state.decode_batch,
@@ -359,5 +389,11 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
         end_to_end_latency_s=None if state is None else state.end_to_end_latency_s,
         memory_total_bytes=check.total_bytes, memory_uncertainty_bytes=check.uncertainty_bytes,
         memory_capacity_bytes=check.usable_bytes, assumptions=assumptions, notes=tuple(notes),
+        time_to_first_token_p90_s=tails.get("time_to_first_token_p90_s"),
+        time_to_first_token_p99_s=tails.get("time_to_first_token_p99_s"),
+        inter_token_latency_p90_s=tails.get("inter_token_latency_p90_s"),
+        inter_token_latency_p99_s=tails.get("inter_token_latency_p99_s"),
+        throughput_band=speed_error_band("batched_throughput", engine=setup.engine_family, gpu=record),
+        first_token_band=speed_error_band("time_to_first_token", engine=setup.engine_family, gpu=record),
         memory=memory(held))
 

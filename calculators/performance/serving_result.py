@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.memory.result import MemoryEstimate
+from calculators.performance.error_bands import ErrorBand
 
 __all__ = ["DOES_NOT_FIT_STATUS", "OK", "SATURATED", "ServingLoad"]
 
@@ -50,6 +51,11 @@ class ServingLoad:
             of the requests in flight, its measured uncertainty and the usable memory.
         memory: those requests' :func:`~calculators.serving.continuous_batch_memory` on one GPU (its share on
             ``gpus`` is :func:`calculators.fit.placement.split_inference_estimate`); not in :meth:`to_dict`.
+        time_to_first_token_p90_s, time_to_first_token_p99_s, inter_token_latency_p90_s,
+            inter_token_latency_p99_s: percentiles from the prompts per step and the wait for the step in
+            progress (:mod:`calculators.performance.serving_tails`), ``None`` where the server cannot run.
+        throughput_band, first_token_band: the measured error bands of the throughput and inter-token
+            latency, and of the time to first token (:mod:`calculators.performance.error_bands`).
     """
 
     model: str
@@ -76,6 +82,12 @@ class ServingLoad:
     memory_capacity_bytes: int
     assumptions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    throughput_band: ErrorBand | None = None
+    first_token_band: ErrorBand | None = None
+    time_to_first_token_p90_s: float | None = None
+    time_to_first_token_p99_s: float | None = None
+    inter_token_latency_p90_s: float | None = None
+    inter_token_latency_p99_s: float | None = None
     memory: MemoryEstimate | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -100,8 +112,14 @@ class ServingLoad:
             "output_tokens_per_s": self.output_tokens_per_s,
             "decode_tokens_per_s_per_user": self.decode_tokens_per_s_per_user,
             "inter_token_latency_s": self.inter_token_latency_s, "time_to_first_token_s": self.time_to_first_token_s,
+            "inter_token_latency_p90_s": self.inter_token_latency_p90_s,
+            "inter_token_latency_p99_s": self.inter_token_latency_p99_s,
+            "time_to_first_token_p90_s": self.time_to_first_token_p90_s,
+            "time_to_first_token_p99_s": self.time_to_first_token_p99_s,
             "end_to_end_latency_s": self.end_to_end_latency_s, "memory_total_bytes": self.memory_total_bytes,
             "memory_uncertainty_bytes": self.memory_uncertainty_bytes,
             "memory_capacity_bytes": self.memory_capacity_bytes,
+            "throughput_band": None if self.throughput_band is None else self.throughput_band.to_dict(),
+            "first_token_band": None if self.first_token_band is None else self.first_token_band.to_dict(),
             "assumptions": list(self.assumptions), "notes": list(self.notes),
         }

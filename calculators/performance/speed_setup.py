@@ -22,7 +22,7 @@ from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.dtypes import DType
 from calculators.memory.inference import inference_setup
 from calculators.memory.training_inputs import MAX_GPUS
-from calculators.memory.weight_formats import WeightFormat, weight_format
+from calculators.memory.weight_formats import AUTO as STORED, WeightFormat, weight_format
 from calculators.parallel.step import AUTO
 from calculators.parallel.tensor import tensor_parallel_link
 from calculators.validate import finite_float, positive_int
@@ -62,11 +62,16 @@ class SpeedSetup:
     request_overhead_s: float = 0.0
     grouped_query_decode: str = "grouped"
     kv_reread_cost: float = 1.0
+    stored_format: WeightFormat | None = None  # a checkpoint's own quantisation (weights "auto")
+    custom_all_reduce: bool = False
+    sequence_overhead_s: float = 0.0
+    host_work_per_sequence: bool = False
+    engine_family: str = DEFAULT_ENGINE
 
     @property
     def format(self) -> WeightFormat:
         """The weights' format (bits per weight); ``weights`` is its DType family."""
-        return weight_format(self.weight_format or self.weights)
+        return self.stored_format or weight_format(self.weight_format or self.weights)
 
     def link(self, gpu: GPU) -> Interconnect:
         """The tensor-parallel link for this GPU (``interconnect``, or the GPU's own when ``"auto"``)."""
@@ -89,13 +94,16 @@ class SpeedSetup:
         elif self.grouped_query_decode == "copied":
             lines += ((f"engine {self.engine}: a decode step copies the KV cache once per query head before "
                        "attention reads it (query heads / KV heads copies written and read)"),)
-        if self.step_overhead_s_per_layer or self.request_overhead_s:
+        if self.step_overhead_s_per_layer or self.request_overhead_s or self.sequence_overhead_s:
+            per_sequence = (f"{self.sequence_overhead_s * 1e6:,.1f} us per sequence per step (the host's scheduling and "
+                            "output processing of each sequence, which blocks the GPU), "
+                            if self.host_work_per_sequence else "")
             lines += (f"fixed costs: {self.step_overhead_s_per_layer * 1e6:,.1f} us per layer per forward pass, "
-                      f"{self.request_overhead_s * 1e3:,.2f} ms per request ({kind})",)
+                      f"{per_sequence}{self.request_overhead_s * 1e3:,.2f} ms per request ({kind})",)
         return lines
 
 
-def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
+def speed_setup(*, weights: str | WeightFormat = STORED, kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
                 gpus: int = 1, engine: str | Engine = DEFAULT_ENGINE, bandwidth_efficiency: float | None = None,
                 compute_efficiency: float | None = None, interconnect: str = AUTO,
                 collective_efficiency: float | None = None) -> SpeedSetup:
@@ -104,7 +112,9 @@ def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1
     ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``, ``"vllm"``,
     ``"sglang"``, ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the
     efficiencies and fixed costs; ``bandwidth_efficiency`` and ``compute_efficiency``
-    (0 to 1, ``None`` or blank: the engine's) override its two efficiencies.
+    (0 to 1, ``None`` or blank: the engine's) override its two efficiencies. ``weights`` ``"auto"``
+    is the model's checkpoint format, resolved by the speed functions, which know the model
+    (:func:`~calculators.memory.inference.with_stored_weights`).
     ``interconnect`` is a link id of :mod:`calculators.catalog.interconnects` or ``"auto"``
     (the GPU's own link); ``collective_efficiency`` the fraction of its per-direction
     bandwidth the all-reduces reach (``None``: :func:`calculators.parallel.tensor.link_efficiency`).
@@ -119,6 +129,7 @@ def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1
     return SpeedSetup(
         weights=serving.weights,
         weight_format=serving.weight_format,
+        stored_format=serving.stored_format,
         kv_cache=serving.kv_cache,
         batch=serving.batch,
         context=serving.context,
@@ -136,6 +147,10 @@ def speed_setup(*, weights: str = "bf16", kv_cache: str = "bf16", batch: int = 1
         request_overhead_s=chosen.value("request_overhead_s"),
         grouped_query_decode=chosen.grouped_query_decode,
         kv_reread_cost=chosen.value("kv_reread_cost"),
+        custom_all_reduce=chosen.custom_all_reduce,
+        sequence_overhead_s=chosen.value("sequence_overhead_s") if chosen.host_work_per_sequence else 0.0,
+        host_work_per_sequence=chosen.host_work_per_sequence,
+        engine_family=chosen.family_id,
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from calculators.catalog.engines import DEFAULT_ENGINE
 from calculators.memory.result import MemoryEstimate
+from calculators.performance.error_bands import ErrorBand
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class Step:
             (0 on one GPU), seconds.
         overhead_time_s: the engine's fixed cost of the pass (layers x its cost per
             layer), added too, seconds.
+        error_band: how far published figures of this kind were from the model
+            (:mod:`calculators.performance.error_bands`; ``None`` where none was attached).
     """
 
     bytes_read: int
@@ -52,6 +55,7 @@ class Step:
     tokens: int
     communication_time_s: float = 0.0
     overhead_time_s: float = 0.0
+    error_band: ErrorBand | None = None
 
     @property
     def tokens_per_s(self) -> float:
@@ -102,6 +106,9 @@ class InferenceSpeed:
         verdict: the one fit verdict (:func:`calculators.fit.verdict_for`): ``"fits"``,
             ``"tight"`` or ``"does not fit"``.
         memory_uncertainty_bytes: the measured uncertainty above ``memory_total_bytes``.
+        generation_band: the measured error band of the generation time and output rate
+            (:mod:`calculators.performance.error_bands`); the decode and first-token bands are the
+            steps' ``error_band``.
         memory: the whole batch's :func:`~calculators.memory.inference.inference_memory` estimate (one GPU's
             share is :func:`calculators.fit.placement.split_inference_estimate`); not in :meth:`to_dict`.
     """
@@ -126,6 +133,7 @@ class InferenceSpeed:
     memory_uncertainty_bytes: int = 0
     engine: str = DEFAULT_ENGINE
     request_overhead_s: float = 0.0
+    generation_band: ErrorBand | None = None
     memory: MemoryEstimate | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -139,7 +147,7 @@ class InferenceSpeed:
             return {"bytes_read": s.bytes_read, "flops": s.flops, "memory_time_s": s.memory_time_s,
                     "compute_time_s": s.compute_time_s, "communication_time_s": s.communication_time_s,
                     "overhead_time_s": s.overhead_time_s, "time_s": s.time_s, "bound_time_s": s.bound_time_s,
-                    "bound": s.bound}
+                    "bound": s.bound, "error_band": None if s.error_band is None else s.error_band.to_dict()}
 
         return {
             "model": self.model, "gpu": self.gpu, "engine": self.engine, "gpus": self.gpus, "batch": self.batch,
@@ -153,5 +161,6 @@ class InferenceSpeed:
             "first_step": step(self.first_step), "last_step": step(self.last_step), "prefill": step(self.prefill),
             "memory_total_bytes": self.memory_total_bytes, "memory_capacity_bytes": self.memory_capacity_bytes,
             "fits": self.fits, "verdict": self.verdict, "memory_uncertainty_bytes": self.memory_uncertainty_bytes,
+            "generation_band": None if self.generation_band is None else self.generation_band.to_dict(),
             "assumptions": list(self.assumptions), "notes": list(self.notes),
         }

@@ -55,7 +55,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.61, 134000.0)
+(0.62, 133000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -100,7 +100,9 @@ from calculators.model_flops import linear_flops_share
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
 from calculators.parallel.ring_link import CROSS_NODE_NIC, GPUS_PER_NODE, NICS_PER_NODE
 from calculators.parallel.step import AUTO
-from calculators.performance.flops import compute_rate_flop_per_s
+from calculators.performance.error_bands import ErrorBand, training_error_band
+from calculators.performance.expert_parallel import ExpertParallelCommunication, expert_parallel_communication
+from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
 from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
 from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
 from calculators.performance.utilisation import predicted_utilisation, run_goodput
@@ -198,6 +200,8 @@ class TrainingTime:
     model_parallel: ModelParallelStep | None = None
     grad_accumulation: int = 1
     global_batch_tokens: int = 0
+    expert_parallel: ExpertParallelCommunication | None = None
+    error_band: ErrorBand | None = None
     memory_settings: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -251,6 +255,8 @@ class TrainingTime:
             "grad_accumulation": self.grad_accumulation, "global_batch_tokens": self.global_batch_tokens,
             "steady_state_time_s": self.steady_time_s,
             "model_parallel": None if self.model_parallel is None else self.model_parallel.to_dict(),
+            "expert_parallel": None if self.expert_parallel is None else self.expert_parallel.to_dict(),
+            "error_band": None if self.error_band is None else self.error_band.to_dict(),
             "rate_flop_per_s": self.rate_flop_per_s, "model_flops_per_token": self.model_flops_per_token,
             "executed_flops_per_token": self.executed_flops_per_token, "total_model_flops": self.total_model_flops,
             "utilisation": self.utilisation, "mfu": self.mfu, "time_s": self.time_s,
@@ -271,6 +277,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
                   batch: int = 1, grad_accumulation: int = 1, global_batch_tokens: int | None = None,
                   zero: int = 0, interconnect: str = AUTO,
                   tensor_parallel: int = 1, pipeline_parallel: int = 1, virtual_stages: int = 1,
+                  expert_parallel: int = 1,
                   fp8: bool = False, goodput: float | None = None, nic: str = CROSS_NODE_NIC,
                   nics_per_node: int = NICS_PER_NODE, framework: str = DEFAULT_FRAMEWORK,
                   attention: str = "sdpa", qlora_weights: str = DEFAULT_QLORA_WEIGHTS,
@@ -309,6 +316,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         zero: ZeRO stage 0-3 of the data-parallel communication.
         interconnect: link id, or ``"auto"`` (the GPU's own link; across nodes above 8 GPUs).
         tensor_parallel, pipeline_parallel, virtual_stages: Megatron-style model parallelism.
+        expert_parallel: GPUs a mixture of experts' routed experts are split over (a divisor of ``gpus /
+            pipeline_parallel``); adds the all-to-alls that carry tokens to them
+            (:mod:`calculators.performance.expert_parallel`) and shards their gradients.
         fp8: matmuls in FP8 (Transformer Engine); memory is counted as ``precision``.
         goodput: steady-state time / whole-run time, in (0, 1]; ``None`` takes the value
             fitted on published pre-training GPU-hours (restarts, evaluation); 1 for a
@@ -345,6 +355,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     if gpus % (tp * pp):
         raise InputError("gpus", gpus, f"a multiple of the GPUs per model replica, tp x pp = {tp * pp}")
     dp = gpus // (tp * pp)
+    ep = positive_int("expert_parallel", expert_parallel, maximum=MAX_GPUS)
+    if (gpus // pp) % ep:
+        raise InputError("expert_parallel", ep, f"a divisor of the GPUs per pipeline stage, gpus / pp = {gpus // pp}")
     accumulation = positive_int("grad_accumulation", grad_accumulation, maximum=MAX_BATCH)
     micro_tokens = batch * seq
     if global_batch_tokens is not None:
@@ -388,10 +401,16 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False, **lora)
     executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing, **lora)
     full = method == "full"
+    # the all-to-alls of every MoE layer of the model; the pipeline divides them over its stages as it does compute
+    a2a = expert_parallel_communication(spec, gpu, expert_parallel=ep, micro_batch_tokens=micro_tokens,
+                                        moe_layers=spec.num_moe_layers, tensor_parallel=tp,
+                                        grad_checkpointing=checkpointing, nic=nic,
+                                        nics_per_node=nics_per_node) if ep > 1 else None
     replica = model_parallel_step(spec, gpu, tp=tp, pp=pp, virtual_stages=stages, micro_batches=accumulation,
                                   micro_batch_tokens=micro_tokens,
                                   micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation)
                                   + host_overhead_s(spec, grad_checkpointing=checkpointing) + dequant_s
+                                  + (a2a.time_s if a2a is not None else 0.0)
                                   + (eager_attention_s(spec, gpu, batch=batch, seq=seq,
                                                        grad_checkpointing=checkpointing) / tp
                                      if scores_written else 0.0),
@@ -400,7 +419,8 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     scaling = data_parallel_overhead(
         spec, gpu, gpus=dp, zero=zero, micro_batch_compute_s=replica.stage_s * (1.0 + replica.bubble_fraction),
         forward_share=forward_flops_per_token(spec, seq=seq, adapter=adapter) / executed,
-        accumulation=accumulation, trainable_parameters=(spec.parameters if full else adapter) // shards,
+        accumulation=accumulation,
+        trainable_parameters=(_sharded_parameters(spec, tp=tp, pp=pp, ep=ep) if full else adapter // shards),
         gathered_bytes_per_parameter=(weight_format(qlora_weights).bytes_per_weight if method == "qlora" else 2)
         / shards,
         interconnect=interconnect, nic=nic, nics_per_node=nics_per_node, cross_node=gpus > GPUS_PER_NODE,
@@ -413,7 +433,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     memory: FitVerdict | None = None
     advice: tuple[str, ...] = ()
     memory_settings: dict[str, Any] = {}
-    if flag("check_memory", check_memory) and shards == 1:
+    if flag("check_memory", check_memory) and shards == 1 and ep == 1:
         memory_settings = {
             **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
             "grad_accumulation": accumulation, "gpus": gpus, "zero": zero,
@@ -444,9 +464,12 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         assumptions += ((f"eager attention: the {batch} x {spec.num_attention_heads} x {seq} x {seq} score matrix of "
                          f"each layer written and read by separate kernels, {eager_s:,.3g} s per micro-batch at the "
                          "GPU's memory bandwidth"),)
-    if shards > 1:
-        assumptions += ("memory per GPU not checked: the memory model does not split weights by tensor or "
-                        "pipeline stage",)
+    if shards > 1 or ep > 1:
+        assumptions += ("memory per GPU not checked: the memory model does not split weights by tensor, "
+                        "pipeline or expert parallelism",)
+    if a2a is not None:
+        assumptions += (a2a.assumption(), f"routed experts' gradients sharded over the {ep} expert-parallel GPUs "
+                        "(one expert-tensor-parallel rank), the rest over the tensor and pipeline ranks")
     if not full:
         assumptions += (f"{method}: base weights frozen, 4 x N + 6 x {adapter:,} adapter parameters per token "
                         "(no weight-gradient matmuls for the base)",)
@@ -456,7 +479,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         assumptions += ((f"QLoRA base {kernel.id}: {kernel.library} moves {kernel.bytes_per_weight:.3g} bytes per base "
                          f"weight per dequantisation, {passes} per micro-batch, {dequant_s * 1e3:,.3g} ms at the GPU's "
                          f"memory bandwidth (counted from the library's code, not measured: {kernel.source.url})"),)
-    assumptions += format_notes
+    assumptions += format_notes + rate_notes(gpu, DType.FP8 if use_fp8 else _precision_dtype(precision))
     if checkpointing:
         assumptions += ("full activation recomputation: one extra forward (hardware FLOPs); model FLOPs "
                         f"utilisation is {achieved_mfu:.3g}",)
@@ -467,7 +490,18 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         mfu=achieved_mfu, time_s=time_s, bound_time_s=bound, mfu_source=source, scaling=scaling,
         assumptions=assumptions, memory=memory, memory_advice=advice, tensor_parallel=tp, pipeline_parallel=pp,
         fp8=use_fp8, goodput=good, model_parallel=replica, grad_accumulation=accumulation,
-        global_batch_tokens=dp * accumulation * micro_tokens, memory_settings=memory_settings)
+        global_batch_tokens=dp * accumulation * micro_tokens, expert_parallel=a2a,
+        error_band=training_error_band(method=method, framework=get_training_framework(framework).id, gpu=gpu),
+        memory_settings=memory_settings)
+
+
+def _sharded_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:
+    """Parameters whose gradients one GPU holds: ``parameters / (tp x pp)``, and with expert parallelism the routed
+    experts ``/ (ep x pp)`` instead (their weights are split over the expert-parallel GPUs, not the tensor ones)."""
+    if ep == 1 or spec.moe is None:
+        return spec.parameters // (tp * pp)
+    experts = spec.num_moe_layers * spec.moe.num_experts * spec.mlp_parameters(spec.moe.expert_intermediate_size)
+    return (spec.parameters - experts) // (tp * pp) + experts // (ep * pp)
 
 
 #: Bytes per score-matrix element that eager attention's forward moves (16-bit scores, the softmax in FP32), counted

@@ -68,8 +68,18 @@ def load_figures(directory: str | Path | None = None) -> list[dict[str, Any]]:
 
 
 def scored(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The figures that are scored: all but those with an ``excluded`` reason."""
-    return [f for f in figures if not f.get("excluded")]
+    """The figures that are scored: all but those with an ``excluded`` reason and those the catalog cannot answer
+    yet (:func:`calculators.speed_accuracy.pending.pending_reason`)."""
+    from calculators.speed_accuracy.pending import pending_reason  # the catalog, imported only when scoring
+
+    return [f for f in figures if not f.get("excluded") and not pending_reason(f)]
+
+
+def pending(figures: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+    """The figures kept but not scored until the catalog can answer them, each with the reason."""
+    from calculators.speed_accuracy.pending import pending_reason
+
+    return [(f, reason) for f in figures if not f.get("excluded") and (reason := pending_reason(f))]
 
 
 def measured_value(figure: dict[str, Any]) -> float:

@@ -7,6 +7,8 @@ Constants: ``bandwidth_efficiency``, ``compute:<key>`` for each compute format,
 * bandwidth and the fixed cost per step: decode and batched figures;
 * compute efficiency for a format: prefill, first-token and batched figures in that format;
 * fixed cost per request: first-token figures;
+* fixed cost per sequence per step: batched figures (batches of several sequences tell it from the
+  cost per layer);
 * routed-expert efficiency: figures of mixture-of-experts models;
 * repeated KV-head read cost: figures of engines without a grouped-query decode kernel on
   grouped-query models (their decode steps repeat KV reads).
@@ -40,11 +42,12 @@ from calculators.speed_accuracy.objective import loss_along
 from calculators.speed_accuracy.predict import Prepared
 
 NAMES = ("bandwidth_efficiency", *(f"compute:{key}" for key in COMPUTE_KEYS), "moe_expert_efficiency",
-         "step_overhead_s_per_layer", "request_overhead_s", "kv_reread_cost")
+         "step_overhead_s_per_layer", "request_overhead_s", "kv_reread_cost", "sequence_overhead_s")
 #: Search range of each constant (efficiencies are fractions of peak; overheads seconds).
 BOUNDS: dict[str, tuple[float, float]] = {
     "bandwidth_efficiency": (0.05, 1.0), "moe_expert_efficiency": (0.1, 1.0),
     "step_overhead_s_per_layer": (1e-7, 5e-3), "request_overhead_s": (1e-5, 2.0), "kv_reread_cost": (0.01, 3.0),
+    "sequence_overhead_s": (1e-8, 1e-3),
     **{f"compute:{key}": (0.02, 1.0) for key in COMPUTE_KEYS},
 }
 EFFICIENCIES = tuple(name for name in NAMES if "overhead" not in name)
@@ -54,7 +57,8 @@ _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
 def _start() -> dict[str, float]:
     values = {"bandwidth_efficiency": GENERIC.value("bandwidth_efficiency"), "moe_expert_efficiency": 1.0,
-              "step_overhead_s_per_layer": 1e-5, "request_overhead_s": 1e-3, "kv_reread_cost": 1.0}
+              "step_overhead_s_per_layer": 1e-5, "request_overhead_s": 1e-3, "kv_reread_cost": 1.0,
+              "sequence_overhead_s": 1e-6}
     values.update({f"compute:{key}": GENERIC.compute_efficiency_for(key) for key in COMPUTE_KEYS})
     return values
 
@@ -63,6 +67,8 @@ def informs(case: Prepared, name: str) -> bool:
     """True when the figure's model time depends on constant ``name`` in a way worth fitting."""
     if name in ("bandwidth_efficiency", "step_overhead_s_per_layer"):
         return case.category in ("decode_batch1", "batched_throughput")
+    if name == "sequence_overhead_s":  # told apart from the per-layer cost only by batches of several sequences
+        return case.category == "batched_throughput" and depends(case, name)
     if name == "request_overhead_s":
         return case.category == "time_to_first_token"
     if name == "moe_expert_efficiency":
@@ -83,6 +89,8 @@ def depends(case: Prepared, name: str) -> bool:
         return case.moe
     if name == "kv_reread_cost":
         return case.rereads
+    if name == "sequence_overhead_s":  # only an engine whose host works per sequence has any
+        return any(work.sequences for _, work in case.terms)
     if name.startswith("compute:"):
         return case.compute == name.split(":", 1)[1]
     return True
@@ -130,12 +138,13 @@ class Fit:
             return Fitted(self.values[name], self.fitted_on.get(name, ()), "refit")
 
         # replace() keeps what is not fitted: the name, the sources and the kernels' facts (grouped_query_decode).
-        return replace(base, id=base.id + suffix,
+        return replace(base, id=base.id + suffix, family=base.family_id,
                        bandwidth_efficiency=fitted("bandwidth_efficiency"),
                        compute_efficiency=tuple((key, fitted(f"compute:{key}")) for key in COMPUTE_KEYS),
                        moe_expert_efficiency=fitted("moe_expert_efficiency"),
                        step_overhead_s_per_layer=fitted("step_overhead_s_per_layer"),
-                       request_overhead_s=fitted("request_overhead_s"), kv_reread_cost=fitted("kv_reread_cost"))
+                       request_overhead_s=fitted("request_overhead_s"), kv_reread_cost=fitted("kv_reread_cost"),
+                       sequence_overhead_s=fitted("sequence_overhead_s"))
 
 
 def fit_constants(cases: Iterable[Prepared], *, fallback: Mapping[str, float] | None = None) -> Fit:

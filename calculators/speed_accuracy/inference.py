@@ -32,17 +32,29 @@ def loso_fits(cases: list[Prepared]) -> dict[str, tuple[Fit, Fit]]:
     of the same cases are made once per process: the inference scores and the serving
     scores (:mod:`calculators.speed_accuracy.serving`) both need them; treat them as read-only.
     """
-    return dict(_loso_fits(tuple(cases)))
+    groups = tuple(c.source_id for c in cases)
+    return {source: fits for (source, _engine), fits in held_out_fits(cases, groups).items()}
 
 
-@functools.lru_cache(maxsize=4)
-def _loso_fits(cases: tuple[Prepared, ...]) -> dict[str, tuple[Fit, Fit]]:
-    fits: dict[str, tuple[Fit, Fit]] = {}
-    for source in sorted({c.source_id for c in cases}):
-        rest = [c for c in cases if c.source_id != source]
-        engine = next(c.engine for c in cases if c.source_id == source)
+def held_out_fits(cases: list[Prepared], groups: tuple[str, ...]) -> dict[tuple[str, str], tuple[Fit, Fit]]:
+    """``(group, engine)`` -> (pooled fit, engine fit) made without every case of that group.
+
+    ``groups[i]`` is the group of ``cases[i]`` (a source, an engine, a hardware generation:
+    :mod:`calculators.speed_accuracy.generalisation`); one pair per engine the group holds. An
+    engine with no case left outside the group takes the pooled values (:func:`fit_engine` of no
+    case). Made once per process for the same cases and groups; treat them as read-only.
+    """
+    return dict(_held_out_fits(tuple(cases), tuple(groups)))
+
+
+@functools.lru_cache(maxsize=8)
+def _held_out_fits(cases: tuple[Prepared, ...], groups: tuple[str, ...]) -> dict[tuple[str, str], tuple[Fit, Fit]]:
+    fits: dict[tuple[str, str], tuple[Fit, Fit]] = {}
+    for group in sorted(set(groups)):
+        rest = [c for c, g in zip(cases, groups, strict=True) if g != group]
         pooled = fit_pooled(rest)
-        fits[source] = (pooled, fit_engine(rest, engine, pooled))
+        for engine in sorted({c.engine for c, g in zip(cases, groups, strict=True) if g == group}):
+            fits[(group, engine)] = (pooled, fit_engine(rest, engine, pooled))
     return fits
 
 

@@ -41,7 +41,8 @@ def model_time(case: Prepared, values: Mapping[str, float]) -> float:
                                     compute_efficiency=values[f"compute:{case.compute}"],
                                     moe_expert_efficiency=values["moe_expert_efficiency"],
                                     step_overhead_s_per_layer=values["step_overhead_s_per_layer"],
-                                    kv_reread_cost=values["kv_reread_cost"])[3]
+                                    kv_reread_cost=values["kv_reread_cost"],
+                                    sequence_overhead_s=values["sequence_overhead_s"])[3]
     return total
 
 
@@ -62,7 +63,7 @@ def loss(cases: Sequence[Prepared], values: Mapping[str, float], prior: Mapping[
 #: :func:`model_time` adds to them).
 _SIDE = {"bandwidth_efficiency": "bandwidth", "moe_expert_efficiency": "memory", "kv_reread_cost": "memory",
          **{f"compute:{key}": "compute" for key in COMPUTE_KEYS},
-         "step_overhead_s_per_layer": "fixed", "request_overhead_s": "request"}
+         "step_overhead_s_per_layer": "fixed", "sequence_overhead_s": "fixed", "request_overhead_s": "request"}
 
 
 def _memory_at_full_bandwidth(work: Work, *, expert_factor: float, reread: float) -> tuple[float, float]:
@@ -117,6 +118,10 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
     """
     side = _SIDE[name]
     bandwidth, overhead = values["bandwidth_efficiency"], values["step_overhead_s_per_layer"]
+    per_sequence = values["sequence_overhead_s"]
+
+    def fixed_of(work: Work) -> float:  # as step_times: layers x per-layer cost + sequences x per-sequence cost
+        return work.layers * overhead + work.sequences * per_sequence
     expert_factor, reread = 1.0 / values["moe_expert_efficiency"] - 1.0, values["kv_reread_cost"]
 
     def memory_side(work: Work) -> tuple[float, float]:
@@ -132,7 +137,8 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         passes = [[count * step_times(work, bandwidth_efficiency=bandwidth,
                                       compute_efficiency=values[f"compute:{case.compute}"],
                                       moe_expert_efficiency=values["moe_expert_efficiency"],
-                                      step_overhead_s_per_layer=overhead, kv_reread_cost=reread)[3]
+                                      step_overhead_s_per_layer=overhead, kv_reread_cost=reread,
+                                      sequence_overhead_s=per_sequence)[3]
                    for count, work in case.terms] for case in cases]
 
         def request_times(value: float) -> list[float]:
@@ -147,18 +153,21 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         return request_times
 
     if side == "fixed":
-        # per case: request cost, then per pass: count, layers, the pass's time before its fixed cost (step_times
-        # adds the fixed cost last)
-        unfixed = [(request_cost(case), [(count, work.layers, _time_before_fixed(memory_side(work),
-                                                                                 compute_side(case, work), work))
+        # per case: request cost, then per pass: count, layers, sequences, the pass's time before its fixed cost
+        # (step_times adds the fixed cost last, layers x per-layer cost + sequences x per-sequence cost)
+        unfixed = [(request_cost(case), [(count, work.layers, work.sequences,
+                                          _time_before_fixed(memory_side(work), compute_side(case, work), work))
                                          for count, work in case.terms])
                    for case in cases]
+        layer_side = name == "step_overhead_s_per_layer"
 
         def fixed_times(value: float) -> list[float]:
             times = []
             for total, terms in unfixed:
-                for count, layers, before in terms:
-                    total += count * (before + layers * value)
+                for count, layers, sequences, before in terms:
+                    fixed = (layers * value + sequences * per_sequence if layer_side
+                             else layers * overhead + sequences * value)
+                    total += count * (before + fixed)
                 times.append(total)
             return times
 
@@ -168,7 +177,7 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         # per case: request cost, then per pass: count, compute and attention-compute seconds at 100 %, the memory
         # side, communication, fixed cost
         memory = [(request_cost(case), [(count, work.compute_s, work.attention_compute_s, *memory_side(work),
-                                         work.communication_s, work.layers * overhead) for count, work in case.terms])
+                                         work.communication_s, fixed_of(work)) for count, work in case.terms])
                   for case in cases]
 
         def compute_times(value: float) -> list[float]:
@@ -191,7 +200,7 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         # the compute side, communication, fixed cost
         undivided = [(request_cost(case), [(count, *_memory_at_full_bandwidth(work, expert_factor=expert_factor,
                                                                               reread=reread),
-                                            *compute_side(case, work), work.communication_s, work.layers * overhead)
+                                            *compute_side(case, work), work.communication_s, fixed_of(work))
                                            for count, work in case.terms])
                      for case in cases]
 
@@ -211,7 +220,7 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
     # per case: request cost, then per pass: count, the memory seconds at 100 % (all, experts, repeated KV reads,
     # attention), the compute side, communication, fixed cost
     computed = [(request_cost(case), [(count, work.memory_s, work.expert_s, work.kv_reread_s, work.attention_memory_s,
-                                       *compute_side(case, work), work.communication_s, work.layers * overhead)
+                                       *compute_side(case, work), work.communication_s, fixed_of(work))
                                       for count, work in case.terms])
                 for case in cases]
 

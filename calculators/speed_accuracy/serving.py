@@ -11,8 +11,8 @@ and by the static batch of that many sequences that
 over-promises). Figures with no stated prompt or output length are listed as skipped, with
 the reason. Nothing here is fitted: the scores only report.
 
->>> [figure["id"] for figure in serving_figures()][:2]
-['jm-a100-40gb-llama3.1-8b-c1', 'lds-a6000-qwen2.5-7b-c1-tpot']
+>>> sorted(figure["id"] for figure in serving_figures())[:2]
+['ix870-dsr1-fp8-h200-tp8-c16-tpot', 'ix870-dsr1-fp8-h200-tp8-c32-tpot']
 """
 
 from __future__ import annotations

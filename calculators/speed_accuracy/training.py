@@ -47,6 +47,7 @@ from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwid
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
 from calculators.performance.utilisation import Features, UtilisationFit, fit_utilisation, gpu_family
 from calculators.speed_accuracy.errors import TIME_UNITS, percentile, speed_error
+from calculators.speed_accuracy.pending import pending_reason
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "published_speed"
 #: Fixed MFU of the naive training roofline (the figure the CLI used for every GPU without a published one).
@@ -68,8 +69,10 @@ def load(name: str) -> list[dict[str, Any]]:
 
 
 def scored(name: str) -> list[dict[str, Any]]:
-    """The records of ``NAME.jsonl`` that are fitted and scored: all but those with an ``excluded`` reason."""
-    return [record for record in load(name) if not record.get("excluded")]
+    """The records of ``NAME.jsonl`` that are fitted and scored: all but those with an ``excluded`` reason and, for
+    training, those the catalog cannot answer yet (:func:`calculators.speed_accuracy.pending.pending_reason`)."""
+    return [record for record in load(name) if not record.get("excluded")
+            and (name != "training" or not pending_reason(record))]
 
 
 def record_spec(record: Mapping[str, Any]) -> ModelSpec:
@@ -115,7 +118,8 @@ def _run(record: Mapping[str, Any], utilisation: float, goodput: float = 1.0) ->
         precision=str(record.get("precision") or "bf16-mixed"), fp8=bool(record.get("fp8")),
         grad_checkpointing=record.get("checkpointing") == "full", seq=seq, method=str(record.get("method") or "full"),
         batch=batch, grad_accumulation=accumulation, zero=int(record.get("zero") or 0), tensor_parallel=tp,
-        pipeline_parallel=pp, virtual_stages=int(record.get("vp") or 1), goodput=goodput,
+        pipeline_parallel=pp, virtual_stages=int(record.get("vp") or 1), expert_parallel=int(record.get("ep") or 1),
+        goodput=goodput,
         attention=str(record.get("attention") or "sdpa"), qlora_weights=str(record.get("qlora_weights") or "nf4"),
         check_memory=False, **lora)
 
@@ -154,10 +158,22 @@ def implied_utilisations() -> dict[str, float]:
     return out
 
 
+def fitted_records() -> list[dict[str, Any]]:
+    """The scored training records the utilisation is fitted on: all but the mixture-of-experts runs.
+
+    A mixture of experts' step also pays its expert-parallel all-to-alls
+    (:mod:`calculators.performance.expert_parallel`), timed from the links without DeepEP's node-level
+    deduplication or the overlap some schedules get: what is left of its time is not the dense
+    utilisation the factors stand for, so those runs are scored (with the factors of the dense runs)
+    and not fitted on.
+    """
+    return [r for r in scored("training") if record_spec(r).moe is None]
+
+
 def fit_training(exclude_source: str | None = None) -> UtilisationFit:
-    """The utilisation fit on every training record, or on all but one source's."""
+    """The utilisation fit on every fitted training record (:func:`fitted_records`), or on all but one source's."""
     implied = implied_utilisations()
-    return fit_utilisation((r["id"], r["source_id"], features(r), implied[r["id"]]) for r in scored("training")
+    return fit_utilisation((r["id"], r["source_id"], features(r), implied[r["id"]]) for r in fitted_records()
                            if r["source_id"] != exclude_source)
 
 

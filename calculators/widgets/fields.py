@@ -29,7 +29,7 @@ READABLE_CHOICES: dict[str, dict[str, str]] = {
     "zero": {"0": "None: plain DDP (ZeRO-0)", "1": "ZeRO-1: shard optimizer states",
              "2": "ZeRO-2: also gradients", "3": "ZeRO-3 / FSDP: also weights"},
     "allocator": {"default": "Default caching allocator", "expandable_segments": "Expandable segments"},
-    "weights": _DTYPES,
+    "weights": {"auto": "As the checkpoint stores them (quantization_config; bf16 without one)", **_DTYPES},
     "kv_cache": _DTYPES,
     "kv_dtype": _DTYPES,
     "grad_dtype": _DTYPES,

@@ -12,7 +12,7 @@ from harness.presets import PRESETS
 @dataclass
 class Case:
     preset: str
-    kind: str = "train"                 # train | infer
+    kind: str = "train"                 # train | infer | embed
     method: str = "full"                # full | lora | qlora
     precision: str = "bf16-mixed"       # fp32 | bf16-mixed | fp16-mixed | bf16 | fp16
     optimizer: str = "adamw"            # adamw | adamw-fused | sgd | adafactor | adamw-8bit
@@ -38,6 +38,8 @@ class Case:
                 parts.append("gc")
             if self.method in ("lora", "qlora"):
                 parts += [f"r{self.lora_rank}", "-".join(self.lora_targets), f"base-{self.weights}"]
+        elif self.kind == "embed":
+            parts = [name, "embed", self.weights, f"b{self.batch}", f"s{self.seq}", self.attention]
         else:
             parts = [name, "infer", self.weights, f"kv-{self.kv_cache or self.weights}",
                      f"b{self.batch}", f"ctx{self.context}", f"new{self.new_tokens}", self.attention]
@@ -62,6 +64,9 @@ def command_for(case: Case, device: str) -> str:
         if case.method != "full":
             parts += ["--lora-rank", str(case.lora_rank), "--lora-targets", ",".join(case.lora_targets),
                       "--weights", case.weights]
+    elif case.kind == "embed":
+        parts += ["--weights", case.weights, "--batch", str(case.batch), "--seq", str(case.seq),
+                  "--attention", case.attention]
     else:
         parts += ["--weights", case.weights, "--batch", str(case.batch), "--context", str(case.context),
                   "--new-tokens", str(case.new_tokens), "--attention", case.attention]

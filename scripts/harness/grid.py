@@ -175,7 +175,110 @@ def _grid() -> dict[str, list[Case]]:
              attention="eager"),
         Case("small-deepseek-v3", I, weights="bf16", batch=2, context=4096, new_tokens=16, attention="eager"),
     ]
-    g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025") for c in g[k]]
+    # Hybrid and state-space families (transformers' torch paths on CPU: torch_chunk_gated_delta_rule, the
+    # Mamba-2 chunk scan, the Mamba-1 sequential scan). MoE presets train in bf16 (grouped_mm); models without
+    # attention run "eager" (transformers refuses sdpa for them; no attention is computed).
+    g["hybrid"] = [
+        Case("small-qwen3-next", I, weights="bf16", batch=1, context=4096, new_tokens=8),
+        Case("small-qwen3-next", I, weights="bf16", batch=2, context=16384, new_tokens=8),
+        Case("small-qwen3-next", T, precision="bf16", batch=1, seq=2048),
+        Case("small-qwen3-next", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=2,
+             seq=2048),
+        Case("small-nemotron-h", I, weights="bf16", batch=1, context=4096, new_tokens=8),
+        Case("small-nemotron-h", I, weights="bf16", batch=1, context=16384, new_tokens=8),
+        Case("small-nemotron-h", T, precision="bf16", batch=2, seq=4096),
+        Case("small-nemotron-h", T, method="lora", weights="bf16", lora_rank=16,
+             lora_targets=("q", "k", "v", "o", "up", "down"), batch=2, seq=2048),
+        Case("small-mamba2", I, weights="bf16", batch=1, context=4096, new_tokens=8, attention="eager"),
+        Case("small-mamba2", I, weights="bf16", batch=4, context=8192, new_tokens=8, attention="eager"),
+        Case("small-mamba2", T, precision="bf16", batch=1, seq=2048, attention="eager"),
+        Case("small-jamba", I, weights="bf16", batch=1, context=2048, new_tokens=8),
+        Case("small-jamba", I, weights="bf16", batch=1, context=8192, new_tokens=8),
+        Case("small-jamba", T, precision="bf16", batch=1, seq=1024),
+        Case("small-jamba", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ALL, batch=1, seq=1024),
+        Case("small-falcon-h1", I, weights="bf16", batch=1, context=4096, new_tokens=8),
+        Case("small-falcon-h1", I, weights="bf16", batch=4, context=8192, new_tokens=8),
+        Case("small-falcon-h1", T, precision="bf16-mixed", batch=2, seq=2048),
+        Case("small-falcon-h1", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ALL, batch=2, seq=2048),
+        Case("small-granite-4-h", I, weights="bf16", batch=1, context=4096, new_tokens=8),
+        Case("small-granite-4-h", I, weights="bf16", batch=1, context=16384, new_tokens=8),
+        Case("small-granite-4-h", T, precision="bf16", batch=1, seq=2048),
+        Case("small-granite-4-h", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=1,
+             seq=2048),
+        Case("small-granite-4-h", T, precision="bf16", batch=2, seq=4096, grad_checkpointing=True),
+        Case("small-granite-4-h-dense", T, precision="bf16-mixed", batch=1, seq=2048),
+        Case("small-mamba", I, weights="bf16", batch=1, context=2048, new_tokens=8, attention="eager"),
+        Case("small-mamba", I, weights="bf16", batch=2, context=8192, new_tokens=8, attention="eager"),
+        Case("small-mamba", T, precision="bf16-mixed", batch=2, seq=1024, attention="eager"),
+    ]
+    # 2025 attention + MoE families (#26), real widths with few layers and experts (presets.py): Llama 4's
+    # chunked + NoPE layers and dense-dispatch experts (a prompt past the 8192-token chunk), GLM-4.5's
+    # biased q/k/v and q/k norms, MiniMax-M2's and OLMoE's full-width q/k norms, DeepSeek-V3.2's indexer
+    # (MLA: eager, as small-deepseek-v3), ERNIE 4.5's shared experts and dense first layer, Hunyuan's
+    # shared MLP.
+    g["moe-2025"] = [
+        Case("small-llama4", I, weights="bf16", batch=1, context=4096, new_tokens=16),
+        Case("small-llama4", I, weights="bf16", batch=1, context=16384, new_tokens=16),
+        Case("small-llama4", T, precision="bf16", batch=1, seq=8192),
+        Case("small-glm4-moe", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("small-glm4-moe", I, weights="bf16", batch=4, context=2048, new_tokens=16),
+        Case("small-glm4-moe", T, precision="bf16", batch=2, seq=4096),
+        Case("small-minimax-m2", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("small-minimax-m2", I, weights="bf16", batch=4, context=2048, new_tokens=16),
+        Case("small-minimax-m2", T, precision="bf16", batch=2, seq=4096),
+        Case("olmoe-1b-7b", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("olmoe-1b-7b", I, weights="bf16", batch=8, context=2048, new_tokens=16),
+        Case("olmoe-1b-7b", T, precision="bf16", batch=4, seq=4096),
+        Case("small-deepseek-v32", I, weights="bf16", batch=1, context=4096, new_tokens=16, attention="eager"),
+        Case("small-deepseek-v32", I, weights="bf16", batch=2, context=2048, new_tokens=16, attention="eager"),
+        Case("small-deepseek-v32", T, precision="bf16", batch=1, seq=2048, attention="eager"),
+        Case("small-deepseek-v32", T, precision="bf16", batch=2, seq=2048, attention="eager"),
+        Case("small-ernie4.5-moe", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("small-ernie4.5-moe", I, weights="bf16", batch=4, context=2048, new_tokens=16),
+        Case("small-ernie4.5-moe", T, precision="bf16", batch=2, seq=2048),
+        Case("small-hunyuan-moe", I, weights="bf16", batch=1, context=8192, new_tokens=16),
+        Case("small-hunyuan-moe", I, weights="bf16", batch=4, context=2048, new_tokens=16),
+        Case("small-hunyuan-moe", T, precision="bf16", batch=2, seq=4096),
+    ]
+    # Dense families of 2025-26 (calculators/model_config/dense_families.py): NoPE layers (SmolLM3), post-norm
+    # with whole-width q/k norms (OLMo 2/3, EXAONE 4), OLMo 3's and EXAONE 4's 3:1 windows, Cohere 2's parallel
+    # block with one LayerNorm, Seed-OSS's biases and residual dropout, Phi-4-mini's fused qkv with partial
+    # rotary; inference at two contexts (past the 4096-token window for the windowed ones) and one training step
+    # whose peak holds the activations (full fine-tuning backward, or LoRA for the 32B/36B models).
+    dense = []
+    for name in ("smollm3-3b", "olmo-3-7b", "command-r7b", "exaone-4.0-32b", "seed-oss-36b", "phi-4-mini"):
+        dense += [Case(name, I, weights="bf16", batch=1, context=2048, new_tokens=16),
+                  Case(name, I, weights="bf16", batch=1, context=8192, new_tokens=16)]
+    dense += [
+        Case("olmo-2-7b", I, weights="bf16", batch=1, context=2048, new_tokens=16),
+        Case("olmo-2-7b", I, weights="bf16", batch=4, context=4096, new_tokens=16),
+        Case("smollm3-3b", T, precision="bf16", batch=1, seq=2048),
+        Case("olmo-2-7b", T, precision="bf16", batch=2, seq=2048),
+        Case("olmo-3-7b", T, precision="bf16", batch=2, seq=2048),
+        Case("command-r7b", T, precision="bf16", batch=2, seq=2048),
+        Case("command-r7b", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=1, seq=2048),
+        Case("exaone-4.0-32b", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=1,
+             seq=2048),
+        Case("seed-oss-36b", T, method="lora", weights="bf16", lora_rank=16, lora_targets=ATT, batch=1, seq=2048),
+        Case("phi-4-mini", T, precision="bf16", batch=2, seq=2048),
+    ]
+    g["dense-2026"] = dense
+    # Encoders (embedding, reranking): one forward of a padded batch, SDPA and eager, at two shapes each;
+    # BERT (post-LN, GELU MLP), XLM-RoBERTa with 8,194 positions (BGE-M3), ModernBERT (FP32 rotary, GeGLU,
+    # local and global masks), a reranker's classification head and an FP32 forward.
+    E = "embed"
+    encoders = [Case(preset, E, weights="bf16", batch=b, seq=s, attention=attention)
+                for preset, shapes in (("bert-base-uncased", ((8, 512), (32, 128))),
+                                       ("bge-m3", ((4, 2048), (16, 512))),
+                                       ("modernbert-base", ((8, 1024), (32, 512))))
+                for b, s in shapes for attention in ("sdpa", "eager")]
+    encoders += [
+        Case("bge-reranker-v2-m3", E, weights="bf16", batch=16, seq=1024),
+        Case("modernbert-base", E, weights="fp32", batch=4, seq=512),
+    ]
+    g["encoders"] = encoders
+    g["all"] = [c for k in ("smoke", "small", "full-ft", "lora", "infer", "large", "2025", "hybrid", "moe-2025",
+                            "dense-2026", "encoders") for c in g[k]]
     return g
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from harness.case import Case, command_for
 from harness.presets import PRESETS
 from harness.record import versions
+from harness.encoder import run_embed
 from harness.steps import run_infer, run_train
 
 
@@ -101,4 +102,6 @@ def run_case(case: Case, device: str = "fake") -> dict[str, Any]:
     gc.freeze()
     if case.kind == "train":
         return run_train(case, device)
+    if case.kind == "embed":
+        return run_embed(case, device)
     return run_infer(case, device)

@@ -70,6 +70,9 @@ def finish_record(case: Case, device: str, rec: Recorder, sets, adjustments, inf
                                  "adafactor": "torch.optim.Adafactor defaults, foreach=True (the CUDA default)",
                                  "adamw-8bit": "bitsandbytes AdamW8bit"}[case.optimizer],
         }
+    elif case.kind == "embed":
+        settings = {"weights": case.weights, "batch": case.batch, "seq": case.seq, "attention": case.attention,
+                    "padded": True}
     else:
         settings = {"weights": case.weights, "kv_cache": case.kv_cache or case.weights,
                     "batch": case.batch, "context": case.context, "new_tokens": case.new_tokens,
@@ -97,7 +100,7 @@ def finish_record(case: Case, device: str, rec: Recorder, sets, adjustments, inf
         measured["n_trainable_params"] = info["n_trainable_params"]
         if info.get("lora_modules"):
             measured["lora_modules"] = info["lora_modules"]
-    else:
+    elif case.kind == "infer":
         measured["kv_cache_bytes_after_prefill"] = info["kv_cache_bytes_after_prefill"]
         measured["kv_cache_seq_len"] = info["kv_cache_seq_len"]
     if device == "cuda":

@@ -293,7 +293,11 @@ def run_infer(case: Case, device: str) -> dict[str, Any]:
         rec = Recorder(tracker, device)
         kv_serials: set[int] = set()
 
+        state_serials: set[int] = set()
+
         def collect_cache(cache) -> int:
+            """K/V bytes of the cache now; the linear-attention / Mamba layers' conv and recurrent states are
+            classified as kv_cache too (their bytes are recorded apart: collect_state)."""
             total = 0
             seen: set[int] = set()
             for layer in cache.layers:
@@ -304,7 +308,26 @@ def run_infer(case: Case, device: str) -> dict[str, Any]:
                             seen.add(s)
                             kv_serials.add(s)
                             total += tracker.live.get(s, 0)
+            collect_state(cache)
             return total
+
+        def collect_state(cache) -> int:
+            total = 0
+            for layer in cache.layers:
+                for states in (getattr(layer, "conv_states", None), getattr(layer, "recurrent_states", None)):
+                    for t in (states or {}).values():
+                        if isinstance(t, torch.Tensor):
+                            s = tracker.serial_of(t)
+                            if s is not None and s not in state_serials:
+                                state_serials.add(s)
+                                kv_serials.add(s)
+                            total += tracker.live.get(s, 0) if s is not None else 0
+            return total
+
+        # Mamba-only models (MambaForCausalLM, Mamba2ForCausalLM) take their cache as cache_params.
+        import inspect
+        cache_key = "cache_params" if "cache_params" in inspect.signature(model.forward).parameters \
+            else "past_key_values"
 
         with tracker, torch.no_grad():
             for p in itertools.chain(model.parameters(), model.buffers()):
@@ -317,7 +340,7 @@ def run_infer(case: Case, device: str) -> dict[str, Any]:
             cache = DynamicCache(config=model.config)
             rec.boundary("before_prefill")
             with rec.phase("prefill"):
-                out = model(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1)
+                out = model(input_ids=ids, use_cache=True, logits_to_keep=1, **{cache_key: cache})
                 nxt = out.logits[:, -1:].argmax(-1)
                 del out
             del ids
@@ -326,17 +349,23 @@ def run_infer(case: Case, device: str) -> dict[str, Any]:
             kv_after_prefill = collect_cache(cache)
             with rec.phase("decode"):
                 for _ in range(case.new_tokens):
-                    out = model(input_ids=nxt, past_key_values=cache, use_cache=True, logits_to_keep=1)
+                    out = model(input_ids=nxt, use_cache=True, logits_to_keep=1, **{cache_key: cache})
                     nxt = out.logits[:, -1:].argmax(-1)
                     del out
                     collect_cache(cache)
             rec.boundary("after_decode")
             kv_bytes = collect_cache(cache)
-            kv_len = cache.get_seq_length()
+            state_bytes = collect_state(cache)
+            try:
+                kv_len = cache.get_seq_length()
+            except ValueError:  # transformers refuses a cache of linear-attention / Mamba layers only
+                kv_len = 0
         sets = {"parameters": param_serials, "kv_cache": kv_serials}
         info = {"n_params": n_params, "kv_cache_bytes_after_prefill": kv_after_prefill,
                 "experts_implementation": getattr(model.config, "_experts_implementation", None),
                 "kv_cache_seq_len": int(kv_len)}
     rec_out = finish_record(case, device, rec, sets, adjustments, info, None)
     rec_out["measured"]["kv_cache_bytes"] = kv_bytes
+    if state_bytes:
+        rec_out["measured"]["recurrent_state_bytes"] = state_bytes
     return rec_out

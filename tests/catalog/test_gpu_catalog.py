@@ -12,7 +12,8 @@ from calculators.catalog.sources import Source
 from calculators.errors import UnknownNameError
 
 GPUS = all_gpus()
-RATE_FIELDS = ("bf16_dense_flop_per_s", "fp16_dense_flop_per_s", "fp8_dense_flop_per_s", "fp32_flop_per_s")
+RATE_FIELDS = ("bf16_dense_flop_per_s", "fp16_dense_flop_per_s", "fp8_dense_flop_per_s", "fp32_flop_per_s",
+               "fp4_dense_flop_per_s")
 
 
 def _sources(gpu: GPU) -> list[Source]:
@@ -30,7 +31,10 @@ def test_ids_and_names_are_unique() -> None:
 def test_catalog_holds_the_required_skus() -> None:
     required = {"rtx-3090", "rtx-4090", "rtx-5090", "rtx-pro-6000-blackwell", "rtx-a6000", "t4", "l4",
                 "l40s", "v100-sxm2-32gb", "a100-40gb-sxm", "a100-80gb-sxm", "h100-pcie", "h100-sxm",
-                "h200", "b200", "mi300x", "m4-max"}
+                "h200", "b200", "mi300x", "m4-max",
+                # issue #28: the hardware of 2025-26 figures, and the cloud parts readers size jobs on
+                "gb200", "mi325x", "mi355x", "h20", "rtx-pro-6000-server", "m3-ultra", "m4-pro", "m3-max",
+                "l40", "h100-nvl", "a100-80gb-pcie"}
     assert required <= set(gpu_ids())
 
 
@@ -73,11 +77,18 @@ def test_values_positive_and_plausible(gpu: GPU) -> None:
 
 @pytest.mark.parametrize("gpu", GPUS, ids=lambda g: g.id)
 def test_rate_ordering(gpu: GPU) -> None:
-    """A tensor path beats non-tensor FP32, and FP8 is never slower than BF16."""
+    """A tensor path beats non-tensor FP32 (Apple GPUs have none: one rate for all), FP8 is never slower than BF16,
+    FP4 never slower than FP8."""
     if gpu.bf16_dense_flop_per_s and gpu.fp32_flop_per_s:
-        assert gpu.bf16_dense_flop_per_s > gpu.fp32_flop_per_s
+        if gpu.vendor == "Apple":
+            # metal-benchmarks: F16 and F32 OPs/clock are both 256 per core; simdgroup_matrix uses the FP32 pipelines
+            assert gpu.bf16_dense_flop_per_s == gpu.fp16_dense_flop_per_s == gpu.fp32_flop_per_s
+        else:
+            assert gpu.bf16_dense_flop_per_s > gpu.fp32_flop_per_s
     if gpu.bf16_dense_flop_per_s and gpu.fp8_dense_flop_per_s:
         assert gpu.fp8_dense_flop_per_s >= gpu.bf16_dense_flop_per_s
+    if gpu.fp8_dense_flop_per_s and gpu.fp4_dense_flop_per_s:
+        assert gpu.fp4_dense_flop_per_s >= gpu.fp8_dense_flop_per_s
 
 
 def test_memory_gib_is_binary() -> None:
@@ -117,6 +128,17 @@ SPARSE_VS_DENSE = [
     # AMD MI300X data sheet: BF16 1,307.4 dense, 2,614.9 with sparsity.
     # https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/amd-instinct-mi300x-data-sheet.pdf
     ("mi300x", 2614.9e12, 1307.4e12),
+    # AMD MI325X: the same 1,307.4 dense and 2,614.9 with sparsity (copy of AMD's table on awesomeagents.ai).
+    ("mi325x", 2614.9e12, 1307.4e12),
+    # NVIDIA H100 page, H100 NVL column: BF16 1,671 teraFLOPS with sparsity.
+    ("h100-nvl", 1671e12, 835.5e12),
+    # NVIDIA L40 datasheet: BF16 181.05 | 362.1 with sparsity. https://www.nvidia.com/en-us/data-center/l40/
+    ("l40", 362.1e12, 181.05e12),
+    # NVIDIA A100 datasheet, PCIe 80GB column: 312 | 624 with sparsity.
+    ("a100-80gb-pcie", 624e12, 312e12),
+    # NVIDIA GB200 NVL72: FP16/BF16 360 PFLOPS with sparsity for 72 GPUs, 5 PFLOPS each.
+    # https://www.nvidia.com/en-us/data-center/gb200-nvl72/
+    ("gb200", 360e15 / 72, 2.5e15),
 ]
 
 
@@ -130,11 +152,16 @@ def test_bf16_is_the_dense_figure_not_the_sparse_headline(gpu_id: str, sparse_he
 
 
 def test_no_record_stores_a_sparse_headline_as_dense() -> None:
-    headlines = {row[1] for row in SPARSE_VS_DENSE}
+    # A card's dense rate may equal another card's sparse headline (the L40S's dense BF16 is the L40's sparse one),
+    # so a card with a row is checked against its own headline, the others against every headline.
+    own = {row[0]: {row[1]} for row in SPARSE_VS_DENSE}
+    every = {row[1] for row in SPARSE_VS_DENSE}
     for gpu in GPUS:
+        headlines = own.get(gpu.id, every)
         for name in RATE_FIELDS:
             value = getattr(gpu, name)
-            if value is not None and gpu.sparse_figures_note is not None and name != "fp8_dense_flop_per_s":
+            if value is not None and gpu.sparse_figures_note is not None and name not in ("fp8_dense_flop_per_s",
+                                                                                          "fp4_dense_flop_per_s"):
                 assert all(value != pytest.approx(h, rel=1e-3) for h in headlines), (gpu.id, name)
 
 
@@ -162,8 +189,11 @@ def test_source_of_prefers_the_field_source() -> None:
 
 
 def test_unknown_rates_are_none_not_guesses() -> None:
-    for gpu_id in ("m4-max", "m3-max"):
-        gpu = get_gpu(gpu_id)
-        assert all(getattr(gpu, name) is None for name in RATE_FIELDS)
+    for gpu in (g for g in GPUS if g.vendor == "Apple"):
+        # Apple publishes no TFLOPS for these chips: the rates are derived (cores x 256 x clock), and say so
+        assert gpu.fp8_dense_flop_per_s is None and gpu.fp4_dense_flop_per_s is None
+        assert all(gpu.source_of(name).kind == "derived"
+                   for name in ("bf16_dense_flop_per_s", "fp16_dense_flop_per_s", "fp32_flop_per_s"))
+    assert get_gpu("rtx-pro-6000-server").fp8_dense_flop_per_s is None  # no read source prints it
     assert get_gpu("v100-sxm2-32gb").bf16_dense_flop_per_s is None  # Volta has no BF16
     assert get_gpu("a100-80gb-sxm").fp8_dense_flop_per_s is None  # Ampere has no FP8

@@ -80,10 +80,12 @@ def test_storage_catalog_data() -> None:
 
 
 def test_every_non_apple_gpu_has_a_cloud_offer() -> None:
-    # Issue #6: no catalog GPU that can be rented is left "unpriced"; Apple parts are purchase-only.
+    # Issue #6: no catalog GPU that can be rented is left "unpriced" without a reason; Apple parts are purchase-only.
     priced = {offer.gpu_id for offer in prices.all_offers()}
     missing = sorted(g.id for g in all_gpus() if g.vendor != "Apple" and g.id not in priced)
-    assert missing == []
+    assert missing == sorted(prices.UNPRICED)
+    assert all(len(reason) > 40 and "price" in reason for reason in prices.UNPRICED.values())
+    assert not set(prices.UNPRICED) & priced  # a GPU with an offer is not also listed as unpriced
 
 
 # Each expected value is quoted from the cited page, read on the source's as_of date.

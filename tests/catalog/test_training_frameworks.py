@@ -47,7 +47,8 @@ def test_default_is_the_reference_and_does_not_promise_megatron_speed() -> None:
 
 
 def test_a_framework_one_left_out_source_measures_falls_back_to_the_reference() -> None:
-    # two sources measure Megatron-Core: leaving one out, the factor is fitted on the other's runs only
+    # two sources of dense runs measure Megatron-Core (the MoE runs are scored, not fitted on): leaving one out, the
+    # factor is fitted on the other's runs only
     nemo = accuracy.fit_training("nemo-24.07")
     bridge = {r["id"] for r in TRAINING if r["source_id"] == "megatron-bridge-perf-summary"}
     assert set(nemo.fitted_on["framework:megatron"]) == bridge

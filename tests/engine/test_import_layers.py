@@ -4,12 +4,13 @@ Layers, lowest first (a module may import its own layer and those below):
 
 0. ``errors``, ``dtypes``, ``version``, ``units``, ``columns``, ``tables``, ``inline_values``: words,
    units and the generic table machinery, which knows no page.
-1. ``config_input``, ``model``, ``model_layers``, ``model_vision``, ``model_config``: what a model is and how a config.json is read.
+1. ``config_input``, ``model``, ``model_layers``, ``model_vision``, ``model_config``, ``quantization``, ``encoder``:
+   what a model is and how a config.json (its ``quantization_config`` too; an encoder's) is read.
 2. ``catalog``, ``validate``, ``dtype_support``: facts with sources, and the checks of inputs against them.
 3. ``inputs``: the front door: the one reading of a model and of a GPU as a user names them, and the
    declaration of every input (``Field``) that the faces share. Nothing in the catalog resolves a user's
    input; the engine above resolves once, at its entry points, and passes records down.
-4. ``memory``; 5. ``fit``, ``model_flops`` (FLOP counts per token); 6. ``parallel``;
+4. ``memory``; 5. ``fit``, ``fit_encoder``, ``model_flops`` (FLOP counts per token); 6. ``parallel``;
    7. ``performance``, ``cost``, ``system``, ``checkpoint``,
    ``serving``: the engine.
 8. ``recommend`` (and ``recommend_result``) and the checks against measurements and claims (``claims``, ``accuracy*``,
@@ -34,11 +35,11 @@ PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
 
 LAYER_OF_AREA: dict[str, int] = {
     "errors": 0, "dtypes": 0, "version": 0, "units": 0, "columns": 0, "tables": 0, "inline_values": 0,
-    "config_input": 1, "model": 1, "model_layers": 1, "model_vision": 1, "model_config": 1,
+    "config_input": 1, "model": 1, "model_layers": 1, "model_vision": 1, "model_config": 1, "quantization": 1, "encoder": 1,
     "catalog": 2, "validate": 2, "dtype_support": 2,
     "inputs": 3,
     "memory": 4,
-    "fit": 5, "model_flops": 5,
+    "fit": 5, "fit_encoder": 5, "model_flops": 5,
     "parallel": 6,
     "performance": 7, "cost": 7, "system": 7, "checkpoint": 7, "serving": 7,
     "recommend": 8, "recommend_result": 8, "claims": 8, "accuracy": 8, "accuracy_real_gpu": 8, "measurements": 8, "peers": 8,
@@ -135,7 +136,7 @@ def test_the_checks_can_fail() -> None:
 #: (which resolve once and pass the records down) and the faces. A module below them takes records.
 RESOLVING_MODULES = {
     "calculators", "calculators.inputs", "calculators.inputs.gpu", "calculators.inputs.model",
-    "calculators.fit", "calculators.parallel.step", "calculators.performance.inference_speed",
+    "calculators.fit", "calculators.fit_encoder", "calculators.parallel.step", "calculators.performance.inference_speed",
     "calculators.performance.serving_load", "calculators.performance.training_time", "calculators.recommend",
     "calculators.jobs.values",
 }

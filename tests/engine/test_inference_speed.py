@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from calculators.inputs.gpu import resolve_gpu
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.cli import main
@@ -90,7 +91,9 @@ def test_prefill_counts_the_head_for_the_last_position_only() -> None:
 
 
 def test_gpu_without_a_rate_gives_memory_time_and_says_so() -> None:
-    result = inference_speed(get_model("llama-3-8b"), get_gpu("m4-max"), batch=1, context=512)
+    # every catalog GPU has a rate now (tests/engine/test_bounded_terms.py); a custom GPU given without one has none
+    gpu = resolve_gpu("custom:memory_gb=128,bandwidth_gbps=546")
+    result = inference_speed(get_model("llama-3-8b"), gpu, batch=1, context=512, weights="int4", kv_cache="fp8")
     assert result.first_step.compute_time_s is None
     assert any("no published dense rate" in note for note in result.notes)
 
@@ -282,7 +285,7 @@ def test_rate_lookup_falls_back_to_fp16_and_reports_unknown() -> None:
     from calculators.dtypes import DType
 
     assert compute_rate_flop_per_s(get_gpu("t4"), DType.BF16) == 65e12
-    assert compute_rate_flop_per_s(get_gpu("m4-max"), DType.BF16) is None
+    assert compute_rate_flop_per_s(resolve_gpu("custom:memory_gb=128,bandwidth_gbps=546"), DType.BF16) is None
     assert compute_rate_flop_per_s(get_gpu("a100-80gb-sxm"), DType.FP8) == 312e12  # no FP8 on Ampere
 
 

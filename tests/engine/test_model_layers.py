@@ -177,3 +177,14 @@ def test_a_vision_tower_left_out_is_a_warning() -> None:
     nested = {"model_type": "llava", "text_config": dict(LLAMA), "vision_config": {"hidden_size": 1024}}
     spec = spec_from_config(nested)
     assert any("vision_config" in w and "not counted" in w for w in spec.warnings), spec.warnings
+
+
+def test_a_quantiser_sees_every_mixer_projection() -> None:
+    """AWQ/GPTQ/bitsandbytes convert nn.Linear modules, a Mamba mixer's in_proj and out_proj included: the listed
+    linears of a bias-free, router-free hybrid add up to every linear weight the spec counts (Nemotron-H 8B)."""
+    from calculators.memory.checkpoint_weights import linear_modules
+
+    spec = spec_from_config(NEMOTRON_H_8B)
+    listed = sum(module.weights for module in linear_modules(spec) if module.kind != "lm_head")
+    assert listed == spec.linear_parameters
+    assert sum(m.weights for m in linear_modules(spec) if m.kind == "mixer") == 24 * (4096 * 18560 + 8192 * 4096)

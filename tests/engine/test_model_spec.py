@@ -376,7 +376,7 @@ def test_encoder_models_are_refused_not_read_as_llama() -> None:
     cfg = {"model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
            "intermediate_size": 3072, "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2}
     error = _assert_config_error(cfg, "model_type")
-    assert "encoder models" in str(error) and "bert" in str(error)
+    assert "an encoder" in str(error) and "bert" in str(error) and "mlhw embed" in str(error)  # where to go
 
 
 def test_errors_are_value_errors() -> None:

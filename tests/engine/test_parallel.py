@@ -210,13 +210,19 @@ def test_default_link_follows_the_gpu() -> None:
     # A 2-way bridge serves a pair; four bridged GPUs ring over PCIe.
     assert default_interconnect(get_gpu("h100-pcie"), gpus=2).id == "nvlink-bridge-h100-pcie"
     assert default_interconnect(get_gpu("h100-pcie"), gpus=4).id == "pcie5-host"
+    # issue #28: a GB200 rides its NVL72 domain, the MI355X its own (faster) Infinity Fabric, the MI325X the MI300X's
+    assert default_interconnect(get_gpu("gb200"), gpus=8).id == "nvlink5-nvl72"
+    assert default_interconnect(get_gpu("mi355x")).per_direction_bytes_per_s == 7 * 153.6e9 / 2
+    assert default_interconnect(get_gpu("mi325x")).id == "infinity-fabric-mi300x"
+    assert default_interconnect(get_gpu("h100-nvl"), gpus=2).id == "nvlink-bridge-h100-nvl"
 
 
 @pytest.mark.parametrize(("kwargs", "field"), [
     ({"gpus": 0}, "gpus"), ({"zero": 4}, "zero"), ({"interconnect": "carrier-pigeon"}, "interconnect"),
     ({"mfu": 0}, "mfu"), ({"efficiency": 2.5}, "efficiency"), ({"grad_dtype": "int8"}, "grad_dtype"),
     ({"param_dtype": "fp8"}, "param_dtype"), ({"batch": 0}, "batch"), ({"seq": 0}, "seq"),
-    ({"gpu": "m4-max", "interconnect": "pcie4"}, "gpu"), ({"gpu": "nope"}, "gpu"),
+    # the T4 has no BF16 tensor path, so no dense BF16 rate (NVIDIA T4 datasheet)
+    ({"gpu": "t4", "interconnect": "pcie4"}, "gpu"), ({"gpu": "nope"}, "gpu"),
 ])
 def test_step_rejects_bad_input(kwargs: dict[str, object], field: str) -> None:
     with pytest.raises(InputError) as error:

@@ -279,9 +279,16 @@ def test_invalid_input_raises_naming_the_field(kwargs: dict[str, object], field:
 
 
 def test_gpu_without_a_published_rate_is_an_input_error() -> None:
+    # the T4 has no BF16 path (bf16 refused by dtype support) and no FP8 rate (NVIDIA T4 datasheet)
     with pytest.raises(InputError) as error:
-        training_time(get_model("llama-3-8b"), get_gpu("m4-max"), tokens=10)
+        training_time(get_model("llama-3-8b"), get_gpu("t4"), tokens=10, precision="fp16-mixed", fp8=True)
     assert error.value.field == "gpu"
+    # a Mac has a derived rate and no GPU-to-GPU link: it trains alone, and a second Mac is refused naming the link
+    alone = training_time(get_model("llama-3-8b"), get_gpu("m4-max"), tokens=10)
+    assert alone.rate_flop_per_s == get_gpu("m4-max").bf16_dense_flop_per_s and alone.scaling.exposed_s == 0.0
+    with pytest.raises(InputError) as error:
+        training_time(get_model("llama-3-8b"), get_gpu("m4-max"), tokens=10, gpus=2)
+    assert error.value.field == "interconnect"
 
 
 def test_cli_train_time(capsys: pytest.CaptureFixture[str]) -> None:

