@@ -20,7 +20,11 @@ parallel: tight, ...; 3 fit with ..."), and a table of GPUs says how many each n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from calculators.fit import DOES_NOT_FIT, FITS, MAX_GPUS_SEARCHED, TIGHT, FitVerdict, Placement
+from calculators.jobs.report import Paragraph
+from calculators.memory.checkpoint_weights import STORED_NOTE_START
 from calculators.units import gib, gib_nonzero, number
 
 #: The CSS class of a verdict on the web face (headline and table rows).
@@ -114,3 +118,16 @@ def limit_text(fits: int, tight: int) -> str:
     """
     shown = number(fits) if fits else "none"
     return shown if tight <= fits else f"{shown} ({number(tight)} tight)"
+
+
+def stored_weights_first(notes: Sequence[str]) -> tuple[list[Paragraph], tuple[str, ...]]:
+    """The note that the weights are sized as the checkpoint stores them (its ``quantization_config``), as a
+    paragraph to follow the headline, and the other notes, each once: a reader must know which weights were
+    sized before reading the numbers.
+
+    >>> stored_weights_first([STORED_NOTE_START + ": MXFP4 experts", "a note", "a note"])
+    ([Paragraph(text='Weights as the checkpoint stores them: MXFP4 experts.', css='mlhw-summary')], ('a note',))
+    """
+    stored = list(dict.fromkeys(note for note in notes if note.startswith(STORED_NOTE_START)))
+    rest = tuple(dict.fromkeys(note for note in notes if not note.startswith(STORED_NOTE_START)))
+    return [Paragraph(f"{note[0].upper()}{note[1:]}.") for note in stored], rest

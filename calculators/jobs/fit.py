@@ -40,7 +40,14 @@ from calculators.fit import (
 )
 from calculators.inputs.fields import Field, choice_field, default_of, int_field
 from calculators.inputs.shared import GPU_HELP, custom_gpu_fields, gpu_field, model_config_field, model_field
-from calculators.jobs.answer import VERDICT_CLASS, VERDICT_KEY, headline, limit_text, needed_text
+from calculators.jobs.answer import (
+    VERDICT_CLASS,
+    VERDICT_KEY,
+    headline,
+    limit_text,
+    needed_text,
+    stored_weights_first,
+)
 from calculators.jobs.calculator import Calculator
 from calculators.jobs.html import memory_chart
 from calculators.jobs.memory_fields import (
@@ -215,7 +222,8 @@ def fit_report(view: FitView) -> Report:
     share = split_inference_estimate(estimate, view.gpus) if view.job == "inference" else estimate
     total = (f"{gib(estimate.total_bytes)} GiB on one GPU" if view.gpus == 1 or view.job == "training" else
              f"{gib(estimate.total_bytes)} GiB in all, {gib(share.total_bytes)} GiB on each of {number(view.gpus)}")
-    blocks: list[Any] = [Paragraph(f"{view.spec.name}, {view.job}: {total}" + (
+    stored, notes = stored_weights_first(view.notes + answer.notes + estimate.notes + view.refused)
+    blocks: list[Any] = [*stored, Paragraph(f"{view.spec.name}, {view.job}: {total}" + (
         f" with {placed.split}" if placed.split and view.job == "training" else "") + ".")]
     if view.advice:
         blocks.append(Paragraph("Single changes that make it fit: " + "; ".join(view.advice) + "."))
@@ -224,7 +232,7 @@ def fit_report(view: FitView) -> Report:
                             title=f"{view.spec.name}, {view.job}, one GPU's memory"),
                Paragraph(_catalog_sentence(view)), fit_table(view)]
     return Report(headline(placed), verdict=answer.verdict.verdict, blocks=tuple(blocks),
-                  notes=view.notes + answer.notes + estimate.notes + view.refused,
+                  notes=notes,
                   assumptions=(*estimate.assumptions, VERDICT_KEY), warnings=view.spec.warnings)
 
 

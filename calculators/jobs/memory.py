@@ -28,7 +28,7 @@ from calculators.dtype_support import UnsupportedFormatError, serving_notes, tra
 from calculators.fit import Placement, fit_inference, inference_placement, split_inference_estimate, training_placement
 from calculators.inputs.fields import Field, choice_field, default_of, int_field
 from calculators.inputs.shared import custom_gpu_fields, gpu_field, model_config_field, model_field
-from calculators.jobs.answer import VERDICT_CLASS, VERDICT_KEY, headline
+from calculators.jobs.answer import VERDICT_CLASS, VERDICT_KEY, headline, stored_weights_first
 from calculators.jobs.calculator import Calculator
 from calculators.jobs.html import label, memory_chart
 from calculators.jobs.memory_fields import (
@@ -199,7 +199,8 @@ def memory_report(view: MemoryView) -> Report:
     share = view.share
     gist = (f"{view.spec.name}, {view.job}: {gib(share.total_bytes)} GiB on each GPU (peak allocated "
             f"{gib(share.peak_allocated_bytes)} GiB, in the {share.peak_phase} phase).")
-    blocks: list[Any] = [Paragraph(gist)]
+    stored, notes = stored_weights_first(view.estimate.notes + view.notes)
+    blocks: list[Any] = [*stored, Paragraph(gist)]
     if view.advice:
         blocks.append(Paragraph("Single changes that make it fit: " + "; ".join(view.advice) + "."))
     blocks += [memory_chart([*share.breakdown.items(), *share.overhead.items()],
@@ -207,7 +208,7 @@ def memory_report(view: MemoryView) -> Report:
                             title=f"{view.spec.name}, {view.job}, one GPU's memory", data=False),
                breakdown_table(view)]
     return Report(headline(view.placement), verdict=view.placement.verdict.verdict, blocks=tuple(blocks),
-                  notes=view.estimate.notes + view.notes, assumptions=(*share.assumptions, VERDICT_KEY),
+                  notes=notes, assumptions=(*share.assumptions, VERDICT_KEY),
                   warnings=view.spec.warnings)
 
 
