@@ -3,10 +3,14 @@
 * Each subcommand and its widget compute through the same calculator: given the same values, the
   JSON ``mlhw`` prints is the data the widget computes.
 * The same jobs, including held-out ones drawn here (other models, GPUs, counts, contexts, weight
-  formats, training methods and ZeRO stages), get the same verdict and margin from ``fit``,
-  ``infer``/``train``, ``speed``, ``train-time``, ``parallel`` and the widgets' data, and that verdict
-  is the engine's own (:func:`calculators.fit.share_verdict`, :func:`calculators.fit.fit_verdict` of
-  the memory estimate): the oracle.
+  formats, training methods and ZeRO stages), get the same verdict and margin from every face:
+  ``fit``, ``infer``/``train``, ``speed``, ``train-time`` and ``parallel`` on the command line (its JSON
+  and its text), the widgets' data, the browser's API (:func:`calculators.widgets.api.compute_json`:
+  the HTML the page shows), the copied result (:func:`calculators.widgets.share.share_record`), the
+  Python API (:func:`calculators.fit_inference`, :func:`calculators.inference_speed`,
+  :func:`calculators.fit_training`, :func:`calculators.training_time`) and the charts' point for the
+  job; that verdict is the engine's own (:func:`calculators.fit.share_verdict`,
+  :func:`calculators.fit.fit_verdict` of the memory estimate): the oracle.
 * Every widget, as a page opens it, opens on a job that fits; no margin prints as -0.0; a copied
   result states the values the engine used and a chart's data; a model's warnings come first.
 """
@@ -16,24 +20,32 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
+from html import unescape
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support import docs_pages
 
+import calculators
 from calculators import cli
+from calculators.catalog.encoder_models import get_encoder
 from calculators.catalog.gpus import all_gpus, get_gpu
 from calculators.catalog.models import get_model, model_ids
 from calculators.dtype_support import runs_natively, sixteen_bit
 from calculators.fit import fit_verdict, share_verdict
+from calculators.fit_encoder import fit_encoder
 from calculators.inputs.fields import Field
+from calculators.jobs.answer import VERDICT_CLASS, verdict_text
 from calculators.jobs.calculator import command_fields
 from calculators.jobs.registry import calculator_names, get_calculator
+from calculators.memory.encoder import encoder_inference_memory
 from calculators.memory.inference import inference_memory
 from calculators.memory.training import training_memory
 from calculators.serving import continuous_batch_memory
 from calculators.units import GIB
+from calculators.widgets.api import compute_json
 from calculators.widgets.markdown import MARKER, parse_marker
 from calculators.widgets.share import share_markdown, share_record
 
@@ -183,10 +195,22 @@ def test_an_inference_job_gets_one_verdict_on_every_face(job: dict[str, str]) ->
         "mlhw infer": cli.run(argv_for("infer", job))[0],
         "mlhw speed": cli.run(argv_for("speed", job))[0],
     }
+    spec_settings = {"weights": job["weights"], "batch": int(job["batch"]), "context": int(job["context"]),
+                     "new_tokens": int(job["new_tokens"])}
+    python = calculators.fit_inference(spec, gpu, gpus=gpus, **spec_settings)
+    assert python.placement is not None
+    faces["python fit_inference"] = {"answer": python.placement.to_dict()}
     answers = {face: _answer(data) for face, data in faces.items()}
     assert len(set(answers.values())) == 1, answers
     assert answers["fit"][2:4] == (oracle.verdict, oracle.margin_bytes)
     assert faces["mlhw speed"]["verdict"] == oracle.verdict  # the engine's own field agrees too
+    speed = calculators.inference_speed(spec, gpu, gpus=gpus, **spec_settings)
+    assert (speed.verdict, speed.memory_capacity_bytes - speed.memory_total_bytes) == (oracle.verdict,
+                                                                                        oracle.margin_bytes)
+    point = next(p for p in faces["speed"]["by_batch"] if p["batch"] == int(job["batch"]))
+    assert (point["verdict"], point["margin_bytes"]) == (oracle.verdict, oracle.margin_bytes)  # the chart's bar
+    _one_headline(oracle, gpus, {"fit": {**job, "job": "inference"}, "inference-memory": job, "inference-speed": job},
+                  {"fit infer": {**job, "job": "inference"}, "infer": job, "speed": job})
 
 
 def _training_jobs(count: int) -> list[dict[str, str]]:
@@ -222,11 +246,65 @@ def test_a_training_job_gets_one_verdict_on_every_face(job: dict[str, str]) -> N
         step = {key: job[key] for key in ("model", "gpu", "gpus", "zero", "batch", "seq", "grad_checkpointing")}
         faces["mlhw parallel"] = cli.run(argv_for("parallel", step))[0]
         faces["parallel"] = get_calculator("interconnect").answer(step).data
+    settings = {"method": job["method"], "gpus": int(job["gpus"]), "zero": int(job["zero"]), "batch": int(job["batch"]),
+                "seq": int(job["seq"]), "grad_checkpointing": job["grad_checkpointing"] == "true"}
+    python = calculators.fit_training(spec, gpu, **settings)
+    assert python.placement is not None
+    faces["python fit_training"] = {"answer": python.placement.to_dict()}
     verdicts = {face: (data["answer"]["gpus"], data["answer"]["verdict"], data["answer"]["margin_bytes"])
                 for face, data in faces.items()}
     assert set(verdicts.values()) == {(int(job["gpus"]), oracle.verdict, oracle.margin_bytes)}, verdicts
     searched = {face: _answer(data)[4:] for face, data in faces.items() if "parallel" not in face}
     assert len(set(searched.values())) == 1, searched  # the fewest GPUs, the same wherever they are searched
+    timed = calculators.training_time(spec, gpu, tokens=10**9, **settings)
+    assert timed.memory is not None
+    assert (timed.memory.verdict, timed.memory.margin_bytes) == (oracle.verdict, oracle.margin_bytes)
+    point = next(p for p in faces["train-time"]["by_gpus"] if p["gpus"] == int(job["gpus"]))
+    assert point["verdict"] == oracle.verdict  # the chart's bar
+    forms = {"fit": {**job, "job": "training"}, "training-memory": job, "training-time": run}
+    commands = {"fit train": {**job, "job": "training"}, "train": job, "train-time": run}
+    _one_headline(oracle, int(job["gpus"]), forms, commands)
+
+
+def _headline(html: str) -> tuple[str, str]:
+    """The verdict's CSS class and the text of the headline of a result's HTML."""
+    match = re.search(r'<p class="mlhw-headline ([^"]*)">(.*?)</p>', html)
+    assert match is not None, html[:300]
+    return match.group(1), unescape(match.group(2))
+
+
+def _one_headline(oracle: Any, gpus: int, forms: dict[str, dict[str, str]], commands: dict[str, dict[str, str]]) -> None:
+    """The headline, which states the verdict and margin in words, is one sentence on every face that draws one:
+    the page (through the browser's API), the copied result and the command line's text; its words are the
+    oracle's verdict and margin."""
+    headlines: dict[str, str] = {}
+    for name, values in forms.items():
+        reply = json.loads(compute_json(name, json.dumps(values)))
+        assert reply["ok"], reply
+        css, headlines[f"api {name}"] = _headline(reply["html"])
+        assert css == VERDICT_CLASS[oracle.verdict], (name, css)
+        summary = share_record(name, values, page_url="https://x/")["outputs"]["summary"]
+        headlines[f"copy {name}"] = next(text for text in summary if text.startswith("On "))
+    for command, values in commands.items():
+        text = cli.run(argv_for(command, values))[1]
+        headlines[f"mlhw {command}"] = next(line for line in text.splitlines() if not line.startswith("WARNING"))
+    assert len(set(headlines.values())) == 1, headlines
+    assert verdict_text(oracle, each=gpus > 1) in next(iter(headlines.values()))
+
+
+def test_an_encoder_forward_gets_one_verdict_on_every_face() -> None:
+    job = JOBS["embed"]
+    encoder, gpu = get_encoder(job["model"]), get_gpu(job["gpu"])
+    oracle = fit_verdict(encoder_inference_memory(encoder, batch=int(job["batch"]), seq=int(job["seq"]),
+                                                  attention=job["attention"]), gpu)
+    python = fit_encoder(encoder, gpu, batch=int(job["batch"]), seq=int(job["seq"]), attention=job["attention"])
+    widget = get_calculator("embedding-memory").answer(job).data
+    command = cli.run(argv_for("embed", job))[0]
+    verdicts = {face: (data["verdict"], data["margin_bytes"]) for face, data in
+                (("python", python.to_dict()), ("widget", widget), ("mlhw embed", command),
+                 ("widget answer", widget["answer"]), ("mlhw embed answer", command["answer"]))}
+    assert set(verdicts.values()) == {(oracle.verdict, oracle.margin_bytes)}, verdicts
+    _one_headline(oracle, 1, {"embedding-memory": job}, {"embed": job})
 
 
 def test_a_served_load_gets_its_verdict_from_the_one_verdict() -> None:
