@@ -37,6 +37,35 @@ def test_every_row_fits_and_is_sorted() -> None:
     assert all(r.verdict == "tight" for r in plan.tight_rows)
 
 
+@pytest.mark.parametrize(("objective", "job", "stated"), [
+    ("cost", "serve", "cheapest first"), ("latency", "serve", "fastest first"), ("fewest-gpus", "serve", "fewest first"),
+    ("cost", "finetune", "cheapest first"), ("latency", "finetune", "shortest first"),
+])
+def test_rows_follow_the_objective_the_answer_states(objective: str, job: str, stated: str) -> None:
+    """#27 item 7: the order is the one the sentence above the list states, and the headline names the first row."""
+    from calculators.jobs.registry import get_calculator
+
+    plan = recommend(Workload(model="qwen2.5-7b", job=job, context=4096, batch=4, objective=objective,
+                              **({"method": "lora", "tokens": 10**9} if job == "finetune" else {})))
+    assert stated in plan.objective_text
+    assert len(plan.rows) > 5
+    met = [not r.meets_targets for r in plan.rows]
+    assert met == sorted(met)  # configurations that meet every target first
+    if objective == "cost":  # USD per unit of work, rising; unpriced (None) last
+        measure = [r.sort_cost for r in plan.rows]
+    elif objective == "latency":  # the speed the reader gets, falling: tokens/s per user, or days rising
+        measure = [-r.tokens_per_s_per_sequence if job == "serve" else r.days for r in plan.rows]  # type: ignore[operator]
+    else:
+        measure = [r.count for r in plan.rows]
+    known = [value for value in measure if value is not None]
+    assert known == sorted(known) and measure[len(known):] == [None] * (len(measure) - len(known))
+    answer = get_calculator("recommend").answer({"model": "qwen2.5-7b", "job": job, "context": "4096", "batch": "4",
+                                                 "objective": objective,
+                                                 **({"method": "lora", "tokens": "1B"} if job == "finetune" else {})})
+    first = plan.rows[0]
+    assert f"{first.count} x {first.gpu_name}" in answer.report.headline
+
+
 def test_serving_row_reproduces_its_parts() -> None:
     # Derivation: per-GPU memory = ceil((peak - workspaces) / GPUs) + workspaces + context + reserve,
     # each GPU holding its own CUDA context and cuBLAS workspaces (measured on an H100: 785 and
