@@ -70,6 +70,7 @@ class RecommendView:
 
     result: Recommendation
     gpu: str
+    warnings: tuple[str, ...] = ()  # the model's (ModelSpec.warnings): what the reader must see first
 
 
 #: Inputs whose default is not read from :class:`~calculators.recommend.Workload`, and why.
@@ -157,8 +158,9 @@ def _compute(values: Values) -> RecommendView:
     tokens = given(values, "tokens")
     gpus = given(values, "gpus")
     context = given(values, "context")
+    spec = model_spec(values)
     result = recommend(Workload(
-        model=model_spec(values), job=job, method=method, context=None if context is None else int(context),
+        model=spec, job=job, method=method, context=None if context is None else int(context),
         batch=int(values["batch"]), kv_cache=kv_cache, engine=engine,
         tokens=default_of(Workload, "tokens") if tokens is None else token_count("tokens", tokens,
                                                                                 maximum=MAX_WIDGET_TOKENS),
@@ -167,7 +169,7 @@ def _compute(values: Values) -> RecommendView:
         mfu=float(values["mfu"]) or None, grad_checkpointing=bool(values["grad_checkpointing"]),
         include_apple=bool(values["include_apple"]),
         gpus=gpus_named(gpus) if gpus else None))
-    return RecommendView(result=result, gpu=str(values.get("gpu", "")))
+    return RecommendView(result=result, gpu=str(values.get("gpu", "")), warnings=spec.warnings)
 
 
 #: What each objective ranks first, in the headline.
@@ -230,7 +232,8 @@ def _report(view: RecommendView) -> Report:
     notes = list(r.skipped)
     if r.unpriced:
         notes.append(f"No price in edition {r.price_edition} (cost unknown, sorted last): {', '.join(r.unpriced)}")
-    return Report(_headline(r), blocks=tuple(blocks), notes=tuple(notes), assumptions=r.assumptions)
+    return Report(_headline(r), blocks=tuple(blocks), notes=tuple(notes), assumptions=r.assumptions,
+                  warnings=view.warnings)
 
 
 def recommendation_text(plan: Recommendation) -> str:

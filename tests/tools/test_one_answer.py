@@ -400,14 +400,24 @@ def test_a_models_warnings_come_first_on_every_face(tmp_path: Path) -> None:
               "max_position_embeddings": 2048}
     path = tmp_path / "config.json"
     path.write_text(json.dumps(config), encoding="utf-8")
-    for command in ("infer", "speed", "fit infer"):
-        words = command.split()
-        argv = [words[0], "--model", str(path), "--gpu", "rtx-4090", *words[1:]]
-        data, text = cli.run(argv)
+    # every subcommand that reads a decoder's config.json (embed reads encoders; cost's model is the form's only)
+    commands = [command for command, name in cli.command_calculators().items()
+                if "model" in [field.name for field in command_fields(get_calculator(name))] and command != "embed"]
+    assert {"train", "infer", "fit infer", "speed", "serve-load", "train-time", "parallel", "recommend",
+            "system"} <= set(commands)
+    for command in commands:
+        values = dict(get_calculator(cli.command_calculators()[command]).answer(JOBS[command]).values)
+        data, text = cli.run(argv_for(command, {**values, "model": str(path), **CLI_SPELLING.get(command, {})}))
         assert text.startswith("WARNING: model_type 'my-llama' is not one this guide knows"), command
-        assert data["warnings"][0].startswith("model_type 'my-llama'")
-    html = get_calculator("inference-memory").run({"model": "custom", "config": json.dumps(config)})
-    assert html.startswith('<p class="mlhw-warning" role="note"><strong>Warning:</strong> model_type')
+        assert data["warnings"][0].startswith("model_type 'my-llama'"), command
+    # and every widget that takes a pasted config.json: a banner above the result
+    for name in calculator_names():
+        calculator = get_calculator(name)
+        model = next((field for field in calculator.fields if field.name == "model"), None)
+        if model is None or "custom" not in model.choices or name == "embedding-memory":
+            continue
+        html = calculator.run({"model": "custom", "config": json.dumps(config)})
+        assert html.startswith('<p class="mlhw-warning" role="note"><strong>Warning:</strong> model_type'), name
 
 
 def test_every_calculator_where_the_count_can_exceed_one_offers_it_beside_the_gpu() -> None:
