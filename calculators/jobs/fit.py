@@ -38,11 +38,13 @@ from calculators.fit import (
     split_inference_estimate,
     training_fit_advice,
 )
+from calculators.fit.advice import inference_fit_advice
 from calculators.inputs.fields import Field, choice_field, default_of, int_field
 from calculators.inputs.shared import GPU_HELP, custom_gpu_fields, gpu_field, model_config_field, model_field
 from calculators.jobs.answer import (
     VERDICT_CLASS,
     VERDICT_KEY,
+    advice_text,
     headline,
     limit_text,
     needed_text,
@@ -161,6 +163,9 @@ def _compute_fit(values: Values) -> FitView:
     advice: tuple[str, ...] = ()
     if job == "training" and not mine.fits:
         advice = training_fit_advice(spec, chosen, **on_gpu(chosen, settings))
+    elif not mine.fits:
+        asked = settings if isinstance(chosen, CustomGPU) else on_gpu(chosen, settings)
+        advice = advice_text(inference_fit_advice(spec, chosen, **asked), each=int(settings["gpus"]) > 1)
     return FitView(spec=spec, job=job, gpus=int(settings["gpus"]), gpu=chosen, answer=mine, rows=tuple(rows),
                    refused=tuple(refused), notes=notes, advice=advice)
 

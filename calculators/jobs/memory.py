@@ -28,7 +28,7 @@ from calculators.dtype_support import UnsupportedFormatError, serving_notes, tra
 from calculators.fit import Placement, fit_inference, inference_placement, split_inference_estimate, training_placement
 from calculators.inputs.fields import Field, choice_field, default_of, int_field
 from calculators.inputs.shared import custom_gpu_fields, gpu_field, model_config_field, model_field
-from calculators.jobs.answer import VERDICT_CLASS, VERDICT_KEY, headline, stored_weights_first
+from calculators.jobs.answer import VERDICT_CLASS, VERDICT_KEY, advice_text, headline, stored_weights_first
 from calculators.jobs.calculator import Calculator
 from calculators.jobs.html import label, memory_chart
 from calculators.jobs.memory_fields import (
@@ -47,6 +47,7 @@ from calculators.memory.weight_formats import weight_format
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.fit import training_fit_advice
+from calculators.fit.advice import inference_fit_advice
 from calculators.tables import Table
 from calculators.units import gib, gib_nonzero
 
@@ -75,7 +76,8 @@ class MemoryView:
         share: one GPU's part of it (the estimate itself for training or on one GPU).
         placement: the verdict on the reader's count and the fewest GPUs that hold the job.
         notes: how the GPU runs the job's number formats.
-        advice: single changes that make a training job fit (:func:`~calculators.fit.training_fit_advice`).
+        advice: single changes that make the job fit (:func:`~calculators.fit.training_fit_advice`,
+            :func:`~calculators.fit.advice.inference_fit_advice` with each change's new margin).
     """
 
     spec: ModelSpec
@@ -134,8 +136,10 @@ def _compute_inference(values: Values) -> MemoryView:
     form = weight_format(settings["weights"])  # a GGUF, GPTQ or MXFP4 format runs in its family's kernels
     notes = format_notes(lambda: serving_notes(gpu, weights=form.family, kv_cache=str(settings["kv_cache"]),
                                                weights_label=form.id))
+    advice = () if placement.verdict.fits else advice_text(
+        inference_fit_advice(spec, gpu, gpus=gpus, **settings), each=gpus > 1)
     return MemoryView(spec=spec, job="inference", estimate=estimate, share=split_inference_estimate(estimate, gpus),
-                      gpu=gpu, placement=placement, notes=notes)
+                      gpu=gpu, placement=placement, notes=notes, advice=advice)
 
 
 # --------------------------------------------------------------------------- the views

@@ -27,7 +27,8 @@ from calculators.columns import Column, number_column
 from calculators.fit import MAX_GPUS_SEARCHED, FitVerdict, Placement, inference_placement, share_verdict
 from calculators.inputs.fields import Field, choice_field, default_of, float_field, int_field
 from calculators.inputs.shared import ENGINE_GPU, model_and_gpu_fields
-from calculators.jobs.answer import VERDICT_KEY, headline
+from calculators.fit.advice import inference_fit_advice
+from calculators.jobs.answer import VERDICT_KEY, advice_text, headline
 from calculators.jobs.calculator import Calculator
 from calculators.jobs.html import Bar, color, labelled_bars_svg
 from calculators.jobs.report import Chart, Paragraph, Report, Shown
@@ -133,6 +134,7 @@ class SpeedView:
     placement: Placement
     by_batch: tuple[tuple[int, DecodeStep, FitVerdict], ...]
     efficiencies: tuple[float, float]  # bandwidth and compute efficiencies the engine used
+    advice: tuple[str, ...] = ()  # single changes that make the job's memory fit, with their margins
 
 
 @functools.cache
@@ -167,8 +169,11 @@ def _compute_speed(values: Values) -> SpeedView:
             new_tokens=result.new_tokens)
         steps.append((batch, step, share_verdict(memory, gpu, gpus=result.gpus)))
     setup = speed.speed_setup(**settings)
+    advice = () if placement.verdict.fits else advice_text(inference_fit_advice(
+        spec, gpu, gpus=result.gpus, weights=setup.format, kv_cache=setup.kv_cache.value, batch=result.batch,
+        context=result.context, new_tokens=result.new_tokens), each=result.gpus > 1)
     return SpeedView(spec=spec, gpu=gpu, result=result, placement=placement, by_batch=tuple(steps),
-                     efficiencies=(setup.bandwidth_efficiency, setup.compute_efficiency))
+                     efficiencies=(setup.bandwidth_efficiency, setup.compute_efficiency), advice=advice)
 
 
 def _rate(value: float) -> str:
@@ -217,6 +222,8 @@ def speed_report(view: SpeedView) -> Report:
     blocks: list[Any] = [Paragraph(summary)]
     if may_not_run(view.placement.verdict):
         blocks.append(Paragraph(may_not_run(view.placement.verdict)))
+    if view.advice:
+        blocks.append(Paragraph("Single changes that make it fit: " + "; ".join(view.advice) + "."))
     blocks += band_paragraphs((first.error_band, "decode step"), (r.prefill.error_band, "time to first token"),
                               (r.generation_band if r.new_tokens else None, "generation time"))
     blocks += [chart, quantities(rows)]
@@ -226,7 +233,7 @@ def speed_report(view: SpeedView) -> Report:
 
 def speed_data(view: SpeedView) -> dict[str, Any]:
     """What ``mlhw speed --json`` always printed, then ``answer`` (the placement) and ``by_batch`` (the chart)."""
-    return {**view.result.to_dict(), "answer": view.placement.to_dict(),
+    return {**view.result.to_dict(), "answer": {**view.placement.to_dict(), "advice": list(view.advice)},
             "by_batch": [{"batch": b, "decode_tokens_per_s": s.aggregate_tokens_per_s,
                           "decode_tokens_per_s_per_sequence": s.tokens_per_s, "bound": s.bound, "verdict": v.verdict,
                           "margin_bytes": v.margin_bytes} for b, s, v in view.by_batch]}

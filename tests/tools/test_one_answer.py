@@ -266,6 +266,31 @@ def test_a_training_job_gets_one_verdict_on_every_face(job: dict[str, str]) -> N
     _one_headline(oracle, int(job["gpus"]), forms, commands)
 
 
+def test_a_job_that_does_not_fit_says_which_single_changes_make_it_fit() -> None:
+    """#27 item 4: the issue's 2x RTX 4090 job is tight; each change offered, applied alone, fits with the margin
+    the answer states (the oracle: the engine's verdict of the changed job), and the prompt offered is the longest."""
+    job = INFERENCE[0]
+    spec, gpu = get_model(job["model"]), get_gpu(job["gpu"])
+    base = {"weights": "int4", "context": 8192, "batch": 1, "new_tokens": 0}
+
+    def oracle(gpus: int = 2, **change: Any) -> Any:
+        return share_verdict(inference_memory(spec, **{**base, **change}), gpu, gpus=gpus)
+
+    assert oracle().verdict == "tight"
+    changes = {"fp8 KV cache": oracle(kv_cache="fp8"), "3 GPUs, tensor or pipeline parallel": oracle(gpus=3)}
+    longest = max(n for n in range(7000, 8192) if oracle(context=n).fits)  # by brute force, not the engine's search
+    changes[f"a prompt of {longest:,} tokens"] = oracle(context=longest)
+    assert all(verdict.fits for verdict in changes.values())
+    expected = [f"{label} ({verdict.margin_bytes / GIB:.1f} GiB to spare each)" for label, verdict in changes.items()]
+    for name in ("fit", "inference-memory", "inference-speed"):
+        answer = get_calculator(name).answer(job)
+        assert sorted(answer.data["answer"]["advice"]) == sorted(expected), name
+        assert "Single changes that make it fit: " in answer.text
+    assert cli.run(argv_for("infer", job))[0]["answer"]["advice"] == answer.data["answer"]["advice"]
+    fits = get_calculator("inference-memory").answer({**job, "gpus": "3"})
+    assert fits.data["answer"]["advice"] == [] and "Single changes" not in fits.text  # nothing to change
+
+
 def _headline(html: str) -> tuple[str, str]:
     """The verdict's CSS class and the text of the headline of a result's HTML."""
     match = re.search(r'<p class="mlhw-headline ([^"]*)">(.*?)</p>', html)
