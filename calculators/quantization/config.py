@@ -245,7 +245,9 @@ def _mxfp4(config: Mapping[str, Any], model_type: str) -> CheckpointQuantization
 
 
 def _fp8(config: Mapping[str, Any], model_type: str) -> CheckpointQuantization:
-    _choice(config, "fmt", ("e4m3", None), why=" (FP8 E4M3 weights)")
+    # transformers' FineGrainedFP8Config does not read "fmt": checkpoints write it for their readers,
+    # DeepSeek-V3 as "e4m3", MiniMax-M2 as torch's dtype name "float8_e4m3fn"; both are E4M3 weights.
+    _choice(config, "fmt", ("e4m3", "float8_e4m3fn", None), why=" (FP8 E4M3 weights)")
     if _bool(config, "dequantize", False):
         raise ConfigError(_key("dequantize"), True, "false (a checkpoint dequantised at load runs in 16 bits: set "
                           "the weights format to bf16)")

@@ -123,7 +123,16 @@ async function start(loadPyodide, manifest, snapshot) {
     // The lockfile lists packages we never load; its info block is all Pyodide checks.
     lockFileContents: { info: manifest.lockfile_info, packages: {} },
     packageBaseUrl: indexURL,
-    createPyodideModule: ((create) => (settings) => { mark("create"); return create(settings); })((await asmImported).default),
+    createPyodideModule: ((create) => async (settings) => {
+      mark("create");
+      const module = await create(settings);
+      // A snapshot larger than the wasm's initial memory (30 MiB in this Pyodide) does not fit:
+      // loadPyodide asks for INITIAL_MEMORY = the snapshot's size, but the memory is the module's
+      // own (exported, not imported), so that setting is not applied and restoreSnapshot's copy
+      // runs past the end ("offset is out of bounds"). Grow it to the snapshot's size first.
+      if (settings.INITIAL_MEMORY && module.HEAP8.length < settings.INITIAL_MEMORY) module.growMemory(settings.INITIAL_MEMORY);
+      return module;
+    })((await asmImported).default),
     // Called once the wasm is instantiated, before Python starts.
     fsInit: async () => mark("wasm"),
     // _loadSnapshot and _makeSnapshot are Pyodide's private (underscored) memory-snapshot options,
