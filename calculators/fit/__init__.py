@@ -70,6 +70,7 @@ from calculators.fit.verdict import (
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.checkpoint_weights import STORED_NOTE_START
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting, with_stored_weights
+from calculators.memory.lora import has_lora_targets
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weight_formats import weight_format
@@ -267,7 +268,7 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[str
 
     Tried one at a time, each against :func:`fit_verdict`: gradient checkpointing, a
     micro-batch of 1 with gradient accumulation, ZeRO-3 over the GPUs already in the job,
-    LoRA, QLoRA, and the fewest GPUs (a power of two) that hold the job with ZeRO-3 and
+    LoRA, QLoRA (where the model has a projection LoRA adapts: not a pure Mamba), and the fewest GPUs (a power of two) that hold the job with ZeRO-3 and
     checkpointing.
 
     >>> from calculators.catalog.models import get_model
@@ -287,9 +288,10 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[str
                         {"batch": 1, "grad_accumulation": batch * accumulation}))
     if gpus > 1 and int(settings.get("zero", 0)) < 3:
         changes.append((f"ZeRO-3 over the {gpus} GPUs", {"zero": 3}))
-    if settings.get("method", "full") == "full":
+    adaptable = has_lora_targets(spec)  # a pure state-space model (Mamba) has no projection LoRA adapts
+    if settings.get("method", "full") == "full" and adaptable:
         changes.append(("LoRA instead of full fine-tuning", {"method": "lora", "base_dtype": None}))
-    if settings.get("method", "full") != "qlora":
+    if settings.get("method", "full") != "qlora" and adaptable:
         changes.append(("QLoRA (4-bit NF4 base)", {"method": "qlora", "base_dtype": None}))
     advice = [label for label, change in changes
               if fit_verdict(training_memory(spec, **{**settings, **change}), record).fits]
