@@ -268,8 +268,8 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[str
 
     Tried one at a time, each against :func:`fit_verdict`: gradient checkpointing, a
     micro-batch of 1 with gradient accumulation, ZeRO-3 over the GPUs already in the job,
-    LoRA, QLoRA (where the model has a projection LoRA adapts: not a pure Mamba), and the fewest GPUs (a power of two) that hold the job with ZeRO-3 and
-    checkpointing.
+    LoRA and QLoRA (where the model has a projection LoRA adapts: not a pure Mamba), and the
+    fewest GPUs (a power of two) that hold the job with ZeRO-3 and checkpointing.
 
     >>> from calculators.catalog.models import get_model
     >>> from calculators.catalog.gpus import get_gpu
