@@ -278,7 +278,8 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
 
     def timed(name: str, kind: str, phase: str, size: int, calls: int) -> CollectiveTime:
         efficiency = eff_of(kind)
-        latency = alpha * latency_steps(kind, gpus=n, cross_node=across) / ring_steps(kind, gpus=n)
+        steps = ring_steps(kind, gpus=n)  # none on one GPU: no collective, no latency
+        latency = alpha * latency_steps(kind, gpus=n, cross_node=across) / steps if steps else 0.0
         time = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=efficiency,
                                       latency_s=latency, calls=calls)
         return CollectiveTime(name=name, kind=kind, phase=phase, buffer_bytes=size, calls=calls, time_s=time,
