@@ -1,12 +1,18 @@
 """Command line: ``mlhw`` or ``python -m calculators``.
 
-Subcommands: ``train``, ``infer``, ``fit``, ``models``, ``gpus``; each takes ``--json``.
-Bad input prints one line naming the field and the accepted range on stderr and exits
-with status 2; no traceback.
+Each subcommand but the two listings (``models``, ``gpus``) is built from a named calculator
+(:mod:`calculators.jobs`): its options are the calculator's fields, and it computes through the
+calculator the web page's widget computes through, printing its text (:attr:`Answer.text
+<calculators.jobs.calculator.Answer.text>`) or, with ``--json``, its data. Bad input prints one
+line naming the field and the accepted range on stderr and exits with status 2; no traceback.
 
 >>> main(["infer", "--model", "llama-3-8b", "--context", "8192", "--json"])  # doctest: +ELLIPSIS
 {
   "parameters": 8030261248,
+...
+0
+>>> main(["infer", "--model", "llama-3-8b", "--gpu", "rtx-4090"])  # doctest: +ELLIPSIS
+On 1x GeForce RTX 4090: fits, 6.4 GiB to spare of 23.6 GiB usable.
 ...
 0
 """
@@ -15,34 +21,25 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import json
-import pkgutil
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.models import all_models
-from calculators.commands import (
-    add_options,
-    calculator_of,
-    command_fields,
-    command_settings,
-    engine_kwargs,
-    flag_aliases,
-)
-from calculators.dtype_support import UnsupportedFormatError, on_gpu
+from calculators.columns import Column, gib_column, number_column
+from calculators.commands import add_options, calculator_of, command_fields, flag_aliases
 from calculators.errors import CalculatorError, InputError
 from calculators.fit import fit_inference, fit_training
 from calculators.inputs.fields import Field
-from calculators.inputs.gpu import resolve_gpu
-from calculators.inputs.model import resolve_model
-from calculators.memory.inference import inference_memory, inference_setup, with_stored_weights
-from calculators.memory.training import training_memory
+from calculators.jobs.calculator import Answer, Calculator
+from calculators.jobs.fit import fit_job_fields
+from calculators.jobs.registry import calculator_names, get_calculator
+from calculators.jobs.text import table_text
+from calculators.memory.inference import inference_setup
 from calculators.memory.training_inputs import training_setup
-from calculators.units import GIB
-from calculators.widgets.registry import fit_job_fields, get_calculator
+from calculators.tables import Table
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,8 +53,8 @@ class _UsageError(Exception):
     pass
 
 
-#: The built-in subcommands built from a calculator's fields (whose ``command`` they are): name -> help.
-_BUILT_IN = {"train": "peak memory of one training step", "infer": "peak memory of prefill + decode"}
+#: The subcommands listed first, in this order; the others follow by name.
+FIRST = ("train", "infer", "fit")
 #: Subcommands no calculator declares: they list a catalog (no inputs, no form).
 LISTINGS = ("models", "gpus")
 #: ``mlhw fit JOB``: the fit calculator's ``job`` as a subcommand (its form's choice). The job's
@@ -65,6 +62,18 @@ LISTINGS = ("models", "gpus")
 #: (:data:`FIT_TOP`).
 FIT_JOBS = {"train": "training", "infer": "inference"}
 FIT_TOP = ("model", "gpu")
+#: Engine arguments whose flag is spelled differently and that no field feeds by name, by subcommand.
+FLAGS = {"system": {"offload_parameters": "--model"}}
+
+
+def _commands() -> dict[str, Calculator]:
+    """Each subcommand built from a calculator (its ``command``) -> that calculator, in the order ``mlhw --help``
+    lists them (:data:`FIRST`, then by name)."""
+    found = {get_calculator(name).command: get_calculator(name) for name in calculator_names()
+             if get_calculator(name).command}
+    return {name: found[name] for name in sorted(found, key=lambda name: (name not in FIRST,
+                                                                           FIRST.index(name) if name in FIRST else 0,
+                                                                           name))}
 
 
 def _fit_top() -> tuple[Field, ...]:
@@ -73,44 +82,32 @@ def _fit_top() -> tuple[Field, ...]:
 
 def _fit_job(command: str) -> tuple[Field, ...]:
     """The options of ``mlhw fit COMMAND``: the settings the fit form passes on for that job
-    (:func:`~calculators.widgets.registry.fit_job_fields`), with the command line's own."""
+    (:func:`~calculators.jobs.fit.fit_job_fields`), with the command line's own."""
     return fit_job_fields(command_fields(calculator_of("fit")), FIT_JOBS[command])
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``mlhw`` argument parser (numbers are parsed and range-checked by the calculators)."""
-    parser = _Parser(prog="mlhw", description="Size GPU memory for training and inference of transformer models.")
+    parser = _Parser(prog="mlhw", description="Size GPU memory, speed and cost of training and inference of "
+                                              "transformer models on your GPUs.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
     engines = command_engines()
-    for name, help in _BUILT_IN.items():
-        add_options(sub.add_parser(name, help=help), command_fields(calculator_of(name)), engines[name])
-
-    fit = sub.add_parser("fit", help="which GPUs a job fits, how many, max batch/context")
-    add_options(fit, _fit_top(), engines["fit train"])
-    fit_sub = fit.add_subparsers(dest="job", required=True, parser_class=_Parser)
-    for name, help in (("train", "fit a training step"), ("infer", "fit inference")):
-        add_options(fit_sub.add_parser(name, help=help), _fit_job(name), engines[f"fit {name}"])
-
-    for name, help in zip(LISTINGS, ("list the model catalog", "list the GPU catalog"), strict=True):
-        sub.add_parser(name, help=help)
-    for name, module in _plugins().items():
-        add_options(sub.add_parser(name, help=(module.__doc__ or name).strip().splitlines()[0]),
-                    command_fields(calculator_of(name)), engines[name])
+    fit_sub = None
+    for name, calculator in _commands().items():
+        if name == "fit":
+            fit = sub.add_parser("fit", help=calculator.command_help)
+            add_options(fit, _fit_top(), engines["fit train"])
+            fit_sub = fit.add_subparsers(dest="job", required=True, parser_class=_Parser)
+            for job, help in (("train", "fit a training step"), ("infer", "fit inference")):
+                add_options(fit_sub.add_parser(job, help=help), _fit_job(job), engines[f"fit {job}"])
+            for listing, help in zip(LISTINGS, ("list the model catalog", "list the GPU catalog"), strict=True):
+                sub.add_parser(listing, help=help)
+            continue
+        add_options(sub.add_parser(name, help=calculator.command_help), command_fields(calculator), engines[name])
+    assert fit_sub is not None
     for command in [*sub.choices.values(), *fit_sub.choices.values()]:
         command.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parser
-
-
-def _plugins() -> dict[str, Any]:
-    """Subcommands defined in :mod:`calculators.commands`, by name."""
-    from calculators import commands
-
-    found: dict[str, Any] = {}
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda item: item.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        found[str(module.COMMAND)] = module
-    return found
 
 
 #: The engine functions whose keywords each ``fit`` job's options feed (the fit calculator's, by job);
@@ -127,9 +124,8 @@ def command_engines() -> dict[str, tuple[Callable[..., Any], ...]]:
     >>> command_engines()["speed"][0].__name__
     'inference_speed'
     """
-    built_in = {name: calculator_of(name).engines for name in _BUILT_IN}
-    plugins = {name: calculator_of(name).engines for name in _plugins()}
-    return {**built_in, **_FIT_ENGINES, **{name: () for name in LISTINGS}, **plugins}
+    built = {name: calculator.engines for name, calculator in _commands().items() if name != "fit"}
+    return {**built, **_FIT_ENGINES, **{name: () for name in LISTINGS}}
 
 
 def command_calculators() -> dict[str, str]:
@@ -138,8 +134,8 @@ def command_calculators() -> dict[str, str]:
     >>> command_calculators()["speed"]
     'inference-speed'
     """
-    names = [*_BUILT_IN, *_plugins()]
-    return {**{name: calculator_of(name).name for name in names}, **{command: "fit" for command in _FIT_ENGINES}}
+    built = {name: calculator.name for name, calculator in _commands().items() if name != "fit"}
+    return {**built, **{command: "fit" for command in _FIT_ENGINES}}
 
 
 def command_options(command: str) -> tuple[Field, ...]:
@@ -147,7 +143,7 @@ def command_options(command: str) -> tuple[Field, ...]:
     too); none for a listing command (``models``).
 
     >>> [field.cli_flag for field in command_options("fit infer")][:4]
-    ['--model', '--gpu', '--batch', '--weights']
+    ['--model', '--gpu', '--gpus', '--batch']
     """
     if command in _FIT_ENGINES:
         return (*_fit_top(), *_fit_job(command.split()[1]))
@@ -183,8 +179,14 @@ def flag_error(error: InputError, flags: dict[str, str], aliases: dict[str, str]
 
     >>> flag_error(InputError("config.vocab_size", 0, "an integer"), {"model": "--model"}, {}).field
     '--model: config.vocab_size'
+    >>> flag_error(InputError("gpu memory_gb", -1, "a number"), {"gpu": "--gpu"}, {}).field
+    '--gpu memory_gb'
     """
     field = error.field
+    if " " in field:  # a key of an option's value: "gpu memory_gb" is --gpu's memory_gb
+        option, key = field.split(" ", 1)
+        flag = flags.get(option)
+        return error if flag is None else error.renamed(f"{flag} {key}")
     head = field.split(".", 1)[0]
     flag = aliases.get(field) or flags.get(field) or flags.get(field.replace("-", "_")) or _FLAG_OF.get(head)
     if flag is None:
@@ -193,69 +195,42 @@ def flag_error(error: InputError, flags: dict[str, str], aliases: dict[str, str]
 
 
 def run(argv: Sequence[str]) -> tuple[Any, str]:
-    """Parse ``argv`` and compute; returns (JSON-ready data, text rendering).
+    """Parse ``argv`` and compute through the subcommand's calculator; returns (JSON-ready data, text).
 
     A bad value raises :class:`~calculators.errors.InputError` naming its flag.
     """
     parser = build_parser()
     args = parser.parse_args(list(argv))
-    plugins = _plugins()
-    aliases = flag_aliases(command_options(f"fit {args.job}" if args.command == "fit" else args.command))
-    aliases.update(getattr(plugins.get(args.command), "FLAGS", {}))
+    if args.command in LISTINGS:
+        return _listing(args.command)
+    command = f"fit {args.job}" if args.command == "fit" else args.command
+    aliases = {**flag_aliases(command_options(command)), **FLAGS.get(args.command, {})}
     try:
-        return _run(args, plugins)
+        answer = _answer(args)
+        return answer.data, answer.text  # the views run engine functions too (a run's cost): inside the try
     except InputError as error:
         raise flag_error(error, _flags(parser, argv), aliases) from None
 
 
-def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
-    if args.command in plugins:
-        data, text = plugins[args.command].run(args)
-        return data, text
-    if args.command in _BUILT_IN:
-        memory = training_memory if args.command == "train" else inference_memory
-        settings = command_settings(args, args.command)
-        estimate = memory(resolve_model(args.model), **settings)
-        return estimate.to_dict(), estimate.to_text()
+def _answer(args: argparse.Namespace) -> Answer:
+    """The answer of the calculator whose subcommand ``args`` parsed: its options as the command line's values."""
+    calculator = calculator_of(args.command)
+    raw = {field.name: getattr(args, field.name, None) for field in command_fields(calculator)}
+    values = calculator.values(raw, face="cli")
     if args.command == "fit":
-        spec = resolve_model(args.model)
-        fit = fit_training if args.job == "train" else fit_inference
-        settings = engine_kwargs(args, _fit_job(args.job))
-        if args.job == "infer":  # weights "auto": the checkpoint's format, before each GPU's 16-bit swap
-            settings = with_stored_weights(spec, settings)
-        if args.gpu:
-            gpus = [resolve_gpu(args.gpu, field="--gpu")]
-            results = [fit(spec, gpus[0], **settings)]
-        else:  # every catalog GPU, each in the 16-bit format it runs; one that cannot run the job is named
-            gpus, results, refused = [], [], []
-            for gpu in all_gpus():
-                try:
-                    results.append(fit(spec, gpu, **on_gpu(gpu, settings)))
-                    gpus.append(gpu)
-                except UnsupportedFormatError as error:
-                    refused.append(f"{gpu.id}: cannot run this job: {error.accepted}")
-        lines = [f"{'gpu':<24} {'verdict':<12} {'needs GiB':>9} {'+/- GiB':>7} {'usable':>7} {'margin':>7} "
-                 f"{'GPUs':>5} {'max batch (tight)':>17} {'max ctx (tight)':>17}"]
-        for gpu, result in zip(gpus, results, strict=True):
-            needed = "-" if result.gpus_needed is None else str(result.gpus_needed)
-            verdict = result.verdict
-            lines.append(f"{gpu.id:<24} {verdict.verdict:<12} {verdict.total_bytes / GIB:9.2f} "
-                         f"{verdict.uncertainty_bytes / GIB:7.2f} {verdict.usable_bytes / GIB:7.2f} "
-                         f"{verdict.margin_bytes / GIB:+7.2f} {needed:>5} "
-                         f"{f'{result.max_batch} ({result.max_batch_tight})':>17} "
-                         f"{f'{result.max_context} ({result.max_context_tight})':>17}")
-        lines.append("fits: total + uncertainty fits the usable memory; tight: only the total does (a risk); "
-                     "uncertainty measured on a real H100 (scripts/score_real_gpu.py)")
-        if not args.gpu:
-            lines += refused
-        lines += sorted({f"note: {note}" for result in results for note in result.notes})
-        return [r.to_dict() for r in results], "\n".join(lines)
-    if args.command == "models":
+        values["job"] = FIT_JOBS[args.job]
+    return calculator.answer_for(values)
+
+
+def _listing(command: str) -> tuple[Any, str]:
+    """``mlhw models`` and ``mlhw gpus``: the catalogs."""
+    if command == "models":
         rows: list[dict[str, Any]] = [{"id": r.id, "name": r.name, "parameters": r.spec().parameters,
                  "active_parameters": r.spec().active_parameters, "source": r.source.url, "as_of": r.source.as_of}
                 for r in all_models()]
-        text = "\n".join(f"{row['id']:<20} {row['parameters'] / 1e9:9.2f}B  {row['name']}" for row in rows)
-        return rows, text
+        models = Table.of((Column("id"), number_column("parameters (B)", 2, unit=1e9), Column("name")),
+                          [(row["id"], row["parameters"], row["name"]) for row in rows], caption="")
+        return rows, table_text(models)
     gpu_rows: list[dict[str, Any]] = []
     for g in all_gpus():
         row: dict[str, Any] = {f.name: getattr(g, f.name) for f in dataclasses.fields(g)
@@ -264,8 +239,9 @@ def _run(args: argparse.Namespace, plugins: dict[str, Any]) -> tuple[Any, str]:
         row["source"] = dataclasses.asdict(g.source)
         row["field_sources"] = {name: dataclasses.asdict(src) for name, src in g.field_sources}
         gpu_rows.append(row)
-    text = "\n".join(f"{row['id']:<24} {row['memory_bytes'] / GIB:7.1f} GiB  {row['name']}" for row in gpu_rows)
-    return gpu_rows, text
+    gpus = Table.of((Column("id"), gib_column("memory (GiB)", 1), Column("name")),
+                    [(row["id"], row["memory_bytes"], row["name"]) for row in gpu_rows], caption="")
+    return gpu_rows, table_text(gpus)
 
 
 def _print(text: str, stream: Any) -> None:

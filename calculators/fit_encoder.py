@@ -58,14 +58,6 @@ class EncoderFit:
                 "max_batch": self.max_batch, "max_batch_tight": self.max_batch_tight, "max_seq": self.max_seq,
                 "max_seq_tight": self.max_seq_tight, "estimate": self.estimate.to_dict()}
 
-    def to_text(self) -> str:
-        """The breakdown, the verdict and the limits, in plain text."""
-        lines = [self.estimate.to_text(), f"{self.gpu}: {self.verdict.summary()}",
-                 f"largest batch at this length: {self.max_batch} (tight: {self.max_batch_tight}); "
-                 f"longest padded sequence at this batch: {self.max_seq} (tight: {self.max_seq_tight})"]
-        lines += [f"note: {note}" for note in self.estimate.notes]
-        return "\n".join(lines)
-
 
 def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int) -> tuple[int, int]:
     usable = usable_memory_bytes(gpu)

@@ -35,8 +35,8 @@ Only configurations that *fit* are ranked (``rows``); *tight* ones are listed ap
 (``tight_rows``), never ranked. The order follows the workload's ``objective``, stated in
 :attr:`Recommendation.objective_text`:
 
-* ``"cost"``: USD per million tokens (serving) or per run (training), configurations priced
-  from an offer of that size before those priced by a per-GPU assumption, unknown last;
+* ``"cost"``: USD per million tokens (serving) or per run (training), cheapest first, unknown
+  last; each row says whether its price is an offer of that size or a per-GPU assumption;
 * ``"latency"``: serving, the per-sequence decode rate (fastest first); training, the days;
 * ``"fewest-gpus"``: the GPU count, then cost.
 
@@ -46,7 +46,7 @@ Configurations that meet every stated target come first under each objective.
 >>> plan = recommend(Workload(model=get_model("llama-3-8b"), job="serve", context=8192, batch=8))
 >>> best = plan.rows[0]
 >>> best.gpu_id, best.count, best.price_basis
-('mi300x', 1, 'offer')
+('rtx-3090', 2, 'per-GPU assumption')
 >>> all(row.verdict == "fits" for row in plan.rows), all(row.verdict == "tight" for row in plan.tight_rows)
 (True, True)
 
@@ -93,6 +93,7 @@ from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.speed_setup import SpeedSetup, speed_setup
 from calculators.performance.training_time import MAX_TOKENS, default_mfu, training_time
 from calculators.recommend_result import Configuration, Recommendation, objective_sentence, sort_key, why_sentence
+from calculators.units import gib, gib_nonzero
 from calculators.validate import finite_float, flag, one_of, positive_int
 
 JOBS = ("serve", "finetune", "train")
@@ -196,7 +197,8 @@ def _row(gpu: GPU, count: int, *, verdict: FitVerdict, rate: float | None, days:
         elif hours is not None:
             per_run = cost.training_run_cost_usd(gpu_hours=hours, usd_per_gpu_hour=per_gpu)
     if verdict.verdict == TIGHT:
-        notes = (f"tight: {verdict.summary()}",) + notes
+        notes = (f"tight: {gib_nonzero(verdict.margin_bytes)} GiB to spare of {gib(verdict.usable_bytes, 1)} GiB "
+                 f"usable, inside the {gib(verdict.uncertainty_bytes, 1)} GiB measured uncertainty",) + notes
     if quote.basis == prices.PER_GPU_ASSUMPTION:
         notes += (f"price is a per-GPU assumption: no {count}-GPU instance of {gpu.name} in edition "
                   f"{prices.EDITION}, so {count} x the median per-GPU-hour of its offers",)

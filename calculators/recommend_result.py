@@ -17,9 +17,6 @@ from calculators.catalog import prices
 from calculators.fit import FITS
 from calculators.units import GIB
 
-_BASIS_ORDER = {prices.OFFER: 0, prices.PER_GPU_ASSUMPTION: 1, prices.UNKNOWN: 2}
-
-
 @dataclass(frozen=True)
 class Configuration:
     """One GPU configuration that fits the workload (or is tight).
@@ -147,41 +144,6 @@ class Recommendation:
         return (self.method + (f", KV cache {self.kv_cache}" if self.kv_cache else "")
                 + (f", engine {self.engine}" if self.engine else ""))
 
-    def to_text(self, *, limit: int = 20) -> str:
-        """Plain-text table of the first ``limit`` ranked rows, then the tight ones, for the CLI."""
-        what = "tokens/s" if self.job == "serve" else "tokens/s, days"
-        lines = [f"{self.job} {self.model} ({self.settings_text}), context {self.context}, batch {self.batch}"
-                 + (f", {self.tokens:,} tokens" if self.tokens else "")
-                 + f": {len(self.rows)} configurations fit, {len(self.tight_rows)} tight (listed apart, not ranked)",
-                 self.objective_text,
-                 f"{'#':>3} {'ok':<3} {'GPUs':<32} {'headroom GiB':>12} {what:>18} {'USD/h':>8} "
-                 f"{'USD/Mtok' if self.job == 'serve' else 'USD/run':>10}  price"]
-
-        def line(rank: str, row: Configuration) -> list[str]:
-            rate = "-" if row.tokens_per_s is None else f"{row.tokens_per_s:,.0f}"
-            if row.days is not None:
-                rate += f", {row.days:,.2f}"
-            price = "-" if row.usd_per_hour is None else f"{row.usd_per_hour:,.2f}"
-            unit = row.sort_cost
-            return [f"{rank:>3} {'yes' if row.meets_targets else 'no':<3} {row.label:<32} "
-                    f"{row.headroom_bytes / GIB:>12.1f} {rate:>18} {price:>8} "
-                    f"{'-' if unit is None else f'{unit:,.2f}':>10}  {row.price_basis}",
-                    f"    why: {row.why}"]
-
-        for number, row in enumerate(self.rows[:limit], start=1):
-            lines += line(str(number), row)
-        if len(self.rows) > limit:
-            lines.append(f"... {len(self.rows) - limit} more (use --json for all)")
-        if self.tight_rows:
-            lines.append("tight (inside the measured uncertainty: a risk, not ranked):")
-            for row in self.tight_rows[:limit]:
-                lines += line("-", row)
-        if self.unpriced:
-            lines.append(f"no price in edition {self.price_edition} (cost unknown, sorted last): "
-                         + ", ".join(self.unpriced))
-        lines += [f"skipped: {s}" for s in self.skipped] + [f"assumes: {a}" for a in self.assumptions]
-        return "\n".join(lines)
-
 
 def objective_sentence(objective: str, job: str, *, tight: int = 0) -> str:
     """What a recommendation is ranked by, as the sentence shown above the list.
@@ -192,8 +154,8 @@ def objective_sentence(objective: str, job: str, *, tight: int = 0) -> str:
     serve = job == "serve"
     text = {
         "cost": ("USD per million generated tokens" if serve else "USD per training run")
-        + " (cloud on-demand, cheapest first; configurations priced from an offer of that size before those "
-          "priced as a per-GPU assumption)",
+        + " (cloud on-demand, cheapest first; the price column says whether it is an offer of that size or a "
+          "per-GPU assumption)",
         "latency": "decode tokens/s per user (fastest first)" if serve else "wall-clock days (shortest first)",
         "fewest-gpus": "GPU count (fewest first), then cost",
     }[objective]
@@ -213,7 +175,7 @@ def sort_key(objective: str, job: str) -> Any:
             return (not r.meets_targets, speed_value is None, -(speed_value or 0.0), *cost_key(r), r.count, r.gpu_id)
         if objective == "fewest-gpus":
             return (not r.meets_targets, r.count, *cost_key(r), r.gpu_id)
-        return (not r.meets_targets, _BASIS_ORDER[r.price_basis], *cost_key(r), r.count, r.gpu_id)
+        return (not r.meets_targets, *cost_key(r), r.count, r.gpu_id)
     return key
 
 
@@ -233,8 +195,6 @@ def why_sentence(row: Configuration, first: Configuration | None, objective: str
         lead = cost_text
     if first is None:
         standing = "Ranked first"
-    elif objective == "cost" and row.price_basis != first.price_basis:
-        standing = f"Ranked after every configuration priced from an offer ({row.price_basis})"
     elif objective == "cost" and row.sort_cost and first.sort_cost:
         standing = f"{row.sort_cost / first.sort_cost:,.1f} x the first's cost"
     else:

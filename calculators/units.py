@@ -13,6 +13,8 @@ MiB do; decimal multiples (``GB``, 10^9 bytes) measure bandwidth and disk, as da
 ('1B', '15T', '2.5M', '1.234k', '1234567')
 >>> signed_percent(0.123), signed_percent(-0.5), number(12345.678), number(0.1234, 2)
 ('+12 %', '-50 %', '12,346', '0.12')
+>>> gib_nonzero(0.03 * GIB), signed_gib(-0.03 * GIB), signed_gib(6.4 * GIB), signed_gib(0)
+('0.03', '-0.03', '+6.4', '0.0')
 """
 
 from __future__ import annotations
@@ -31,6 +33,32 @@ def gib(value_bytes: float, digits: int = 2, *, grouped: bool = True) -> str:
 def gb(value_bytes: float, digits: int = 2, *, grouped: bool = True) -> str:
     """Bytes (or bytes/s) as decimal GB (10^9 bytes) with ``digits`` decimals, grouped as :func:`gib`."""
     return f"{value_bytes / GB:,.{digits}f}" if grouped else f"{value_bytes / GB:.{digits}f}"
+
+
+#: Most decimals :func:`gib_nonzero` adds to show a small amount (0.001 GiB is about one MiB).
+MAX_GIB_DIGITS = 3
+
+
+def gib_nonzero(value_bytes: float, digits: int = 1) -> str:
+    """Bytes as GiB with ``digits`` decimals, or more (up to :data:`MAX_GIB_DIGITS`) where fewer would show a
+    nonzero amount as zero; below that, ``<0.001``: a margin of a few MiB never reads as none.
+
+    >>> gib_nonzero(2.5 * GIB), gib_nonzero(0.004 * GIB), gib_nonzero(2**10), gib_nonzero(0)
+    ('2.5', '0.004', '<0.001', '0.0')
+    """
+    shown = digits
+    while value_bytes and shown < MAX_GIB_DIGITS and round(abs(value_bytes) / GIB, shown) == 0:
+        shown += 1
+    if value_bytes and round(abs(value_bytes) / GIB, shown) == 0:
+        return f"<{10.0 ** -shown:.{shown}f}"
+    return gib(value_bytes, shown)
+
+
+def signed_gib(value_bytes: float, digits: int = 1) -> str:
+    """A margin in GiB with its sign (``+6.4`` to spare, ``-2.5`` over), never ``-0.0``: a small nonzero
+    margin keeps its sign and gets the decimals that show it (:func:`gib_nonzero`); zero is unsigned."""
+    text = gib_nonzero(abs(value_bytes), digits)
+    return text if not value_bytes else ("+" if value_bytes > 0 else "-") + text
 
 
 #: Suffixes of a count, largest first: what ``2T``, ``500B``, ``10M`` and ``5k`` stand for.

@@ -1,28 +1,16 @@
-"""Extra ``mlhw`` subcommands, one module each, discovered by :mod:`calculators.cli`; and how
-every subcommand's options are built from its calculator's fields.
+"""How a subcommand of ``mlhw`` is built from a named calculator's fields.
 
-A named calculator is declared once, in :mod:`calculators.widgets.registry` or a module of
-:mod:`calculators.widgets.plugins`: its fields (:class:`~calculators.inputs.fields.Field`,
-each with its kind, range, help, default read from the engine and, where the command line
-spells it differently, :meth:`~calculators.inputs.fields.Field.option`), the engine
-functions they feed, its compute function and its views. The widget form, the URL state and
-the browser API read those fields; the subcommand's options are built from the same fields
-here (:func:`command_fields`, :func:`add_options`) and its ``run`` collects the engine's
-keywords from the parsed options by the fields' names (:func:`engine_kwargs`). Adding an
-input to a calculator is one field in its declaration; an input one face lacks is named in
-:data:`FORM_ONLY` or :data:`CLI_ONLY` with the reason (``tests/tools/test_one_declaration.py``).
-
-A module here defines:
-
-* ``COMMAND``: the subcommand name (``speed``, ``cost``, ...), the ``command`` of the calculator
-  whose fields are its options (:func:`calculator_of`; ``--json`` is added for it);
-* ``run(args) -> tuple[data, text]``: computes; ``data`` is JSON-ready, ``text`` is what
-  is printed without ``--json``. Bad input raises a
-  :class:`~calculators.errors.CalculatorError`, which the CLI reports in one line.
-
-Optionally ``FLAGS``: engine argument -> the flag that carries it, for error messages, where
-no field feeds that argument under its own name (``system``: ``offload_parameters`` is read
-off ``--model``).
+A named calculator is declared once, in a module of :mod:`calculators.jobs`: its fields
+(:class:`~calculators.inputs.fields.Field`, each with its kind, range, help, default read from
+the engine and, where the command line spells it differently,
+:meth:`~calculators.inputs.fields.Field.option`), the engine functions they feed, its compute
+function and its views. The widget form reads those fields; the subcommand's options are built
+from the same fields here (:func:`command_fields`, :func:`add_options`), and :mod:`calculators.cli`
+hands the parsed options to the calculator (:meth:`Calculator.values
+<calculators.jobs.calculator.Calculator.values>` with ``face="cli"``), which computes as it does for
+the form. Adding an input to a calculator is one field in its declaration; an input one face lacks
+is named in :data:`~calculators.jobs.faces.FORM_ONLY` or :data:`~calculators.jobs.faces.CLI_ONLY`
+with the reason (``tests/tools/test_one_declaration.py``).
 """
 
 from __future__ import annotations
@@ -33,79 +21,13 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from calculators.inputs.fields import Field
-from calculators.inputs.shared import CUSTOM_GPU_NAMES
+from calculators.jobs.calculator import Calculator, command_fields
+from calculators.jobs.faces import CLI_ONLY, FORM_ONLY, NO_COMMAND, face_only
+from calculators.jobs.registry import calculator_names, get_calculator
 from calculators.validate import AUTO, default_of, none_if_auto, parameters_of
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.registry import calculator_names, get_calculator
 
-#: Why a custom GPU's numbers are form inputs only.
-_CUSTOM_GPU_WHY = "a custom GPU's numbers: the command line spells them in one --gpu custom:memory_gb=N,... or mac:GB"
-#: Why a memory form's GPU has no option.
-_CHART_GPU_WHY = ("the GPU the chart draws and whose formats are noted; memory does not depend on it and the "
-                  "text has no chart")
-
-#: Form inputs without a command-line option, and why: ``name`` (every calculator) or ``calculator.name``.
-FORM_ONLY: dict[str, str] = {
-    "config": "a pasted config.json's text; the command line's --model takes a path to the file instead",
-    **{name: _CUSTOM_GPU_WHY for name in CUSTOM_GPU_NAMES},
-    "training-memory.gpu": _CHART_GPU_WHY,
-    "inference-memory.gpu": _CHART_GPU_WHY,
-    "fit.job": "the command line's 'fit train' and 'fit infer' subcommands (calculators.cli.FIT_JOBS)",
-    "recommend.weights": "the form splits Workload.method by job (weights when serving, method when fine-tuning); "
-                         "the command line's one --method takes either",
-    "recommend.gpu": "highlights that GPU's rows in the form's table; the command line's --gpu (gpus) filters",
-    "cost-breakeven.model": "the form prices a training run of this model (training_time); the command line "
-                            "prices --gpu-hours",
-    "cost-breakeven.tokens": "the form prices a training run of this many tokens (training_time); the command line "
-                             "prices --gpu-hours",
-    "system-balance.offload_optimizer": "a checkbox for the two common offloads; the command line's --offload "
-                                        "names any of calculators.system.OFFLOADS",
-}
-#: Command-line options without a form input, and why: ``name`` (every subcommand) or ``calculator.name``
-#: (each is a field in its calculator's ``cli_fields``).
-CLI_ONLY: dict[str, str] = {
-    "json": "--json chooses the output's format; the form always shows the rendered result",
-    "help": "argparse's own --help",
-    "training-memory.base_dtype": "overrides the frozen base's format, which the form derives from the method "
-                                  "(bf16 for lora, nf4 for qlora)",
-    "fit.base_dtype": "overrides the frozen base's format, which the form derives from the method",
-    "recommend.gpus": "restricts the ranking to the GPUs given (repeatable, custom: and mac: too); the form "
-                      "ranks every catalog GPU and highlights one",
-    "cost-breakeven.gpu_hours": "prices a run of known GPU-hours; the form estimates them from a model and tokens",
-    "system-balance.offload": "names any of calculators.system.OFFLOADS; the form's checkbox picks 'optimizer'",
-}
-
-
-#: Calculators without a subcommand, and why.
-NO_COMMAND: dict[str, str] = {
-    "kv-cache": "one term of inference memory: 'mlhw infer' prints the KV cache with the other terms",
-    "vision-training": "image classifiers: the command line's --model reads transformer configs only",
-}
-
-
-def face_only(table: dict[str, str], calculator: str, name: str) -> str | None:
-    """Why ``name`` of ``calculator`` is on one face only (``table``: :data:`FORM_ONLY` or :data:`CLI_ONLY`).
-
-    >>> face_only(FORM_ONLY, "fit", "job").startswith("the command line's")
-    True
-    >>> face_only(FORM_ONLY, "fit", "batch") is None
-    True
-    """
-    return table.get(f"{calculator}.{name}", table.get(name))
-
-
-def command_fields(calculator: Calculator) -> tuple[Field, ...]:
-    """The fields that are options of the subcommand built from ``calculator``: its form's fields, in
-    form order, less those the command line does not offer (:attr:`Field.faces
-    <calculators.inputs.fields.Field.faces>`, :data:`FORM_ONLY`), then its ``cli_fields``.
-
-    >>> [field.cli_flag for field in command_fields(get_calculator("inference-memory"))][:3]
-    ['--model', '--weights', '--kv-cache']
-    """
-    shared = [field for field in calculator.fields
-              if "cli" in field.faces and face_only(FORM_ONLY, calculator.name, field.name) is None]
-    return (*shared, *calculator.cli_fields)
-
+__all__ = ["CLI_ONLY", "FORM_ONLY", "NO_COMMAND", "add_options", "calculator_of", "command_fields", "engine_option",
+           "face_only", "flag_aliases"]
 
 def _engine_default(engines: Sequence[Callable[..., Any]], keyword: str) -> Callable[..., Any] | None:
     """The first of ``engines`` with a default for ``keyword`` (``None``: none has one)."""
@@ -158,15 +80,6 @@ def add_options(parser: argparse.ArgumentParser, fields: Sequence[Field],
                       scale=field.scale, **options)
 
 
-def engine_kwargs(args: argparse.Namespace, fields: Iterable[Field]) -> dict[str, Any]:
-    """The parsed value of each of ``fields``, by field name: what the engine takes for them.
-
-    >>> engine_kwargs(argparse.Namespace(batch="4", seq=2048), [Field("batch", "Batch", "int", 1)])
-    {'batch': '4'}
-    """
-    return {field.name: getattr(args, field.name) for field in fields}
-
-
 def calculator_of(command: str) -> Calculator:
     """The calculator whose fields are the options of ``mlhw COMMAND`` (its ``command``).
 
@@ -177,21 +90,6 @@ def calculator_of(command: str) -> Calculator:
         if get_calculator(name).command == command:
             return get_calculator(name)
     raise KeyError(f"no calculator declares the command {command!r}")
-
-
-def command_settings(args: argparse.Namespace, command: str, *,
-                     besides: Iterable[str] = ("model", "gpu")) -> dict[str, Any]:
-    """:func:`engine_kwargs` of the options of ``mlhw COMMAND``, ``besides`` those (by default the
-    model and the GPU, which an engine takes first, resolved by the command).
-
-    >>> args = argparse.Namespace(model="llama-3-8b", weights="bf16", kv_cache="fp8", batch=1, context=4,
-    ...                           new_tokens=1, attention="sdpa", allocator="default")
-    >>> command_settings(args, "infer")["kv_cache"]
-    'fp8'
-    """
-    skipped = set(besides)
-    fields = command_fields(calculator_of(command))
-    return engine_kwargs(args, [field for field in fields if field.name not in skipped])
 
 
 def flag_aliases(fields: Iterable[Field]) -> dict[str, str]:

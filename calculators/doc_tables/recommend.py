@@ -94,8 +94,8 @@ def key_numbers() -> Table:
                              Column("configurations that fit", align="r"), Column("meeting the targets", align="r")),
                     rows=rows,
                     caption=f"Top of each workload table below (cheapest per unit of work among those that fit with "
-                            f"margin and meet the targets, priced from an offer of that GPU count before any per-GPU "
-                            f"assumption), GPU counts {', '.join(str(c) for c in GPU_COUNTS)}; cloud on-demand prices "
+                            f"margin and meet the targets, whatever its price basis, which the tables' price column "
+                            f"states), GPU counts {', '.join(str(c) for c in GPU_COUNTS)}; cloud on-demand prices "
                             f"of catalog edition {prices.EDITION}; speeds are estimates at assumed efficiencies.")
 
 

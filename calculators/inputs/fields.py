@@ -7,7 +7,7 @@ flag, its one-line help, whether it must be given), and :attr:`Field.faces` says
 show it. Ranges and choices are read from the engine's constants (``MAX_BATCH``,
 ``PRECISIONS``...) and defaults from the engine functions' signatures, so the form, the
 command line and the Python API cannot disagree: :mod:`calculators.commands` builds each
-subcommand's options from the fields of its calculator (:mod:`calculators.widgets.registry`),
+subcommand's options from the fields of its calculator (:mod:`calculators.jobs.registry`),
 and the web face draws its form from the same fields (:mod:`calculators.widgets.form`, with
 the readable text of each choice from :mod:`calculators.widgets.fields`).
 

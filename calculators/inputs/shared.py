@@ -65,7 +65,7 @@ def gpu_field(help: str = "The chart draws this GPU's memory as a dashed line.",
 
     ``custom=True`` adds a "Custom GPU" choice (and a "Mac" one unless ``mac=False``); the
     calculator then takes :func:`custom_gpu_fields` too (the web face reads them with
-    :func:`calculators.widgets.inputs.gpu_from_values`).
+    :func:`calculators.jobs.values.gpu_from_values`).
     """
     gpus = all_gpus()
     choices, labels = [gpu.id for gpu in gpus], [f"{gpu.name} ({gpu.memory_gib:g} GiB)" for gpu in gpus]

@@ -5,15 +5,10 @@
 ...     peak_allocated_bytes=3 * 2**30, total_bytes=4 * 2**30, peak_phase="optimizer",
 ...     breakdown={"weights": 2**30, "gradients": 2**30, "optimizer_states": 2**30},
 ...     phase_peaks={"forward": 2**30, "optimizer": 3 * 2**30}, assumptions=("batch 1",))
->>> estimate.peak_allocated_gib
-3.0
->>> print(estimate.to_text())  # doctest: +NORMALIZE_WHITESPACE
-component          GiB
-weights          1.000
-gradients        1.000
-optimizer_states 1.000
-peak allocated   3.000  (phase: optimizer)
-total on GPU     4.000
+>>> estimate.peak_allocated_gib, estimate.total_gib
+(3.0, 4.0)
+
+Faces show it through :mod:`calculators.jobs` (``mlhw train`` and ``mlhw infer`` print its breakdown table).
 """
 
 from __future__ import annotations
@@ -104,18 +99,3 @@ class MemoryEstimate:
             "notes": list(self.notes),
             **({"warnings": list(self.warnings)} if self.warnings else {}),
         }
-
-    def to_text(self) -> str:
-        """A plain-text table of the breakdown and the two totals, in GiB.
-
-        A note on how the weights were sized from the checkpoint's own quantisation comes first.
-        """
-        rows = [(name, value / GIB) for name, value in self.breakdown.items() if value]
-        width = max([len(name) for name, _ in rows] + [len("peak allocated")])
-        lines = [f"WARNING: {warning}" for warning in self.warnings]
-        lines += [f"note: {note}" for note in self.notes if note.startswith(STORED_NOTE_START)]
-        lines.append(f"{'component':<{width}} {'GiB':>6}")
-        lines += [f"{name:<{width}} {gib:6.3f}" for name, gib in rows]
-        lines.append(f"{'peak allocated':<{width}} {self.peak_allocated_gib:6.3f}  (phase: {self.peak_phase})")
-        lines.append(f"{'total on GPU':<{width}} {self.total_gib:6.3f}")
-        return "\n".join(lines)

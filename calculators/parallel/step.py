@@ -173,28 +173,6 @@ class StepCommunication:
             "assumptions": list(self.assumptions), "notes": list(self.notes),
         }
 
-    def to_text(self) -> str:
-        """A plain-text summary: each collective, the totals and the verdict."""
-        lines = [f"{self.model} on {self.gpus} x {self.gpu}, ZeRO {self.zero}, over {self.interconnect_name} "
-                 f"({self.link_per_direction_bytes_per_s / 1e9:g} GB/s per direction)"]
-        width = max([len(c.name) for c in self.collectives] + [len("compute (per step)")])
-        lines.append(f"{'collective':<{width}} {'phase':<10} {'GiB':>8} {'ms':>10}")
-        for c in self.collectives:
-            lines.append(f"{c.name:<{width}} {c.phase:<10} {c.buffer_bytes / 2**30:8.2f} {c.time_s * 1e3:10.1f}")
-        lines.append(f"{'communication':<{width}} {'':<10} {'':>8} {self.communication_s * 1e3:10.1f}")
-        lines.append(f"{'compute (per step)':<{width}} {'':<10} {'':>8} {self.compute_s * 1e3:10.1f}")
-        lines.append(f"  compute at utilisation {self.mfu:.3g} "
-                     + ("(given)" if self.mfu_given else "(fitted on published runs, as train-time)"))
-        lines.append(f"{'exposed after overlap':<{width}} {'':<10} {'':>8} {self.exposed_communication_s * 1e3:10.1f}")
-        verdict = ("interconnect-bound: communication exceeds compute"
-                   if self.interconnect_bound else "compute-bound: communication can hide behind compute")
-        lines.append(f"comm/compute {self.comm_to_compute:.2f} ({verdict}); "
-                     f"scaling efficiency {self.scaling_efficiency:.0%}")
-        lines.append(f"memory per GPU (training_memory): {self.memory.total_gib:.2f} GiB total, "
-                     f"{self.memory.peak_allocated_gib:.2f} GiB peak allocated"
-                     + ("" if self.memory_verdict is None else f"; {self.memory_verdict.summary()}"))
-        return "\n".join(lines)
-
 
 def _bytes_of(field: str, dtype: str) -> int:
     name = one_of(field, dtype, COMM_DTYPES)
@@ -300,7 +278,8 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
 
     def timed(name: str, kind: str, phase: str, size: int, calls: int) -> CollectiveTime:
         efficiency = eff_of(kind)
-        latency = alpha * latency_steps(kind, gpus=n, cross_node=across) / ring_steps(kind, gpus=n)
+        steps = ring_steps(kind, gpus=n)  # none on one GPU: no collective, no latency
+        latency = alpha * latency_steps(kind, gpus=n, cross_node=across) / steps if steps else 0.0
         time = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=efficiency,
                                       latency_s=latency, calls=calls)
         return CollectiveTime(name=name, kind=kind, phase=phase, buffer_bytes=size, calls=calls, time_s=time,

@@ -48,11 +48,10 @@ from typing import Any
 
 from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
 from calculators.catalog.gpus import GPU
-from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import compute_capability, serving_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
-from calculators.fit import footprint_on, split_inference_footprint, verdict_for
+from calculators.fit import share_verdict
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.checkpoint_weights import stored_weights_note
 from calculators.memory.inference import (
@@ -365,9 +364,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     total = setup.request_overhead_s + pre.time_s + _decode_total_s(spec, gpu, setup, new_tokens)
     memory = inference_memory(spec, weights=setup.format, kv_cache=setup.kv_cache.value, batch=setup.batch,
                               context=setup.context, new_tokens=new_tokens)
-    footprint, uncertainty = (split_inference_footprint(memory, setup.gpus) if setup.gpus > 1
-                              else footprint_on(memory, gpu))
-    verdict = verdict_for(footprint, uncertainty, usable_memory_bytes(gpu))
+    verdict = share_verdict(memory, gpu, gpus=setup.gpus)
     notes = list(format_notes)
     if setup.format.checkpoint is not None:
         notes.insert(0, stored_weights_note(spec, setup.format.checkpoint))
@@ -407,4 +404,4 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         memory_total_bytes=verdict.total_bytes, memory_capacity_bytes=verdict.usable_bytes, fits=verdict.fits,
         verdict=verdict.verdict, memory_uncertainty_bytes=verdict.uncertainty_bytes,
         assumptions=assumptions, notes=tuple(notes), engine=setup.engine, request_overhead_s=setup.request_overhead_s,
-        generation_band=decode_band)
+        generation_band=decode_band, memory=memory)

@@ -72,10 +72,11 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes
 from calculators.errors import InputError
-from calculators.fit import DOES_NOT_FIT, FitVerdict, footprint_on, split_inference_footprint, verdict_for
+from calculators.fit import DOES_NOT_FIT, FitVerdict, share_verdict
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.checkpoint_weights import stored_weights_note
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, largest_fitting
+from calculators.memory.result import MemoryEstimate
 from calculators.memory.weight_formats import AUTO as STORED, resolve_weights
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
@@ -297,12 +298,12 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
         notes.insert(0, stored_weights_note(spec, setup.format.checkpoint))
     usable = usable_memory_bytes(record)
 
+    def memory(sequences: int) -> MemoryEstimate:
+        return continuous_batch_memory(spec, sequences=sequences, prompt_tokens=prompt, output_tokens=output,
+                                       weights=setup.format, kv_cache=setup.kv_cache.value)
+
     def verdict(sequences: int) -> FitVerdict:
-        memory = continuous_batch_memory(spec, sequences=sequences, prompt_tokens=prompt, output_tokens=output,
-                                         weights=setup.format, kv_cache=setup.kv_cache.value)
-        total, uncertainty = (split_inference_footprint(memory, setup.gpus) if setup.gpus > 1
-                              else footprint_on(memory, record))
-        return verdict_for(total, uncertainty, usable)
+        return share_verdict(memory(sequences), record, gpus=setup.gpus)
 
     most = largest_fitting(lambda n: verdict(n).fits, MAX_CONCURRENCY)
     server = _Server(spec, record, setup, prompt, output, fused=mode == "fused")
@@ -340,7 +341,8 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     state: _State | None = None
     others = 1.0
     if users is not None:
-        check = verdict(users)
+        held = users
+        check = verdict(held)
         if check.verdict == DOES_NOT_FIT:
             status = DOES_NOT_FIT_STATUS
         else:
@@ -351,9 +353,11 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
     else:
         assert rate is not None
         if best is None:
-            status, check = DOES_NOT_FIT_STATUS, verdict(1)
+            held = 1
+            status, check = DOES_NOT_FIT_STATUS, verdict(held)
         elif rate >= best.requests_per_s:
-            status, check = SATURATED, verdict(most)
+            held = most
+            status, check = SATURATED, verdict(held)
         else:
             status = OK
             grid_low = 0.0
@@ -363,7 +367,8 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
                 grid_low = candidate.decoding
             state = server.state(_bisect(grid_low, candidate.decoding,
                                          lambda d: server.state(d, 1.0).requests_per_s >= rate), 1.0)
-            check = verdict(max(1, math.ceil(state.in_flight)))
+            held = max(1, math.ceil(state.in_flight))
+            check = verdict(held)
             if state.in_flight + 2 * math.sqrt(state.in_flight) > most:
                 notes.append(f"{state.in_flight:,.1f} requests in flight on average, near the {most} that fit: with "
                              "Poisson arrivals the count swings by about its square root, and requests beyond the "
@@ -389,5 +394,6 @@ def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output
         inter_token_latency_p90_s=tails.get("inter_token_latency_p90_s"),
         inter_token_latency_p99_s=tails.get("inter_token_latency_p99_s"),
         throughput_band=speed_error_band("batched_throughput", engine=setup.engine_family, gpu=record),
-        first_token_band=speed_error_band("time_to_first_token", engine=setup.engine_family, gpu=record))
+        first_token_band=speed_error_band("time_to_first_token", engine=setup.engine_family, gpu=record),
+        memory=memory(held))
 

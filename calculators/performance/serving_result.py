@@ -15,9 +15,10 @@ where the server cannot run (the requests in flight do not fit) or is saturated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from calculators.memory.result import MemoryEstimate
 from calculators.performance.error_bands import ErrorBand
 
 __all__ = ["DOES_NOT_FIT_STATUS", "OK", "SATURATED", "ServingLoad"]
@@ -48,6 +49,8 @@ class ServingLoad:
         end_to_end_latency_s: mean time from arrival to the last token.
         memory_total_bytes, memory_uncertainty_bytes, memory_capacity_bytes: the footprint per GPU
             of the requests in flight, its measured uncertainty and the usable memory.
+        memory: those requests' :func:`~calculators.serving.continuous_batch_memory` on one GPU (its share on
+            ``gpus`` is :func:`calculators.fit.placement.split_inference_estimate`); not in :meth:`to_dict`.
         time_to_first_token_p90_s, time_to_first_token_p99_s, inter_token_latency_p90_s,
             inter_token_latency_p99_s: percentiles from the prompts per step and the wait for the step in
             progress (:mod:`calculators.performance.serving_tails`), ``None`` where the server cannot run.
@@ -85,6 +88,7 @@ class ServingLoad:
     time_to_first_token_p99_s: float | None = None
     inter_token_latency_p90_s: float | None = None
     inter_token_latency_p99_s: float | None = None
+    memory: MemoryEstimate | None = field(default=None, compare=False, repr=False)
 
     @property
     def fits(self) -> bool:
@@ -119,44 +123,3 @@ class ServingLoad:
             "first_token_band": None if self.first_token_band is None else self.first_token_band.to_dict(),
             "assumptions": list(self.assumptions), "notes": list(self.notes),
         }
-
-    def to_text(self) -> str:
-        """Plain-text summary for the CLI."""
-        load = (f"concurrency {self.concurrency}" if self.concurrency is not None
-                else f"{self.request_rate_per_s:,.4g} requests/s (Poisson)")
-        rate = "unknown" if self.max_request_rate_per_s is None else f"{self.max_request_rate_per_s:,.4g} requests/s"
-        lines = [f"{self.model} on {self.gpus} x {self.gpu} with {self.engine}, {load}, prompt {self.prompt_tokens} "
-                 f"tokens, {self.output_tokens} output tokens"]
-        memory = (f"memory per GPU: {self.memory_total_bytes / 2**30:,.2f} GiB (+ up to "
-                  f"{self.memory_uncertainty_bytes / 2**30:,.2f} GiB measured uncertainty) of "
-                  f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable: {self.verdict}")
-        if self.status == DOES_NOT_FIT_STATUS:
-            held = "one request" if self.concurrency is None else f"{self.concurrency} requests in flight"
-            lines += [f"DOES NOT FIT: the weights and KV caches of {held} exceed the GPU; at most "
-                      f"{self.max_concurrency} fit (a server caps the batch there and queues the rest)", memory]
-        elif self.status == SATURATED:
-            lines += [f"SATURATED: above the highest sustainable rate, {rate}; the queue grows without bound",
-                      f"at most {self.max_concurrency} requests in flight fit"]
-        else:
-            if self.verdict != "fits":
-                lines.append(f"WARNING: the requests in flight are {self.verdict} in memory: the server may not run")
-            lines += [
-                f"decode batch {self.decode_batch:,.1f}, {self.in_flight:,.1f} requests in flight on average",
-                f"throughput: {self.output_tokens_per_s:,.1f} output tokens/s, {self.requests_per_s:,.3f} requests/s",
-                f"per user: {self.decode_tokens_per_s_per_user:,.1f} tokens/s (inter-token latency "
-                f"{_ms(self.inter_token_latency_s)} ms)",
-                f"time to first token {_ms(self.time_to_first_token_s)} ms, end to end "
-                f"{self.end_to_end_latency_s:,.2f} s",
-                f"percentiles: time to first token p90 {_ms(self.time_to_first_token_p90_s)} ms, p99 "
-                f"{_ms(self.time_to_first_token_p99_s)} ms; inter-token latency p90 "
-                f"{_ms(self.inter_token_latency_p90_s)} ms, p99 {_ms(self.inter_token_latency_p99_s)} ms",
-                f"highest sustainable rate of random (Poisson) arrivals {rate} (at most {self.max_concurrency} "
-                "requests in flight fit; a closed loop of users may complete more: its queue cannot grow)",
-                *[band.text(quantity) for band, quantity in ((self.throughput_band, "inter-token latency"),
-                                                             (self.first_token_band, "time to first token"))
-                  if band is not None], memory]
-        return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
-
-
-def _ms(seconds: float | None) -> str:
-    return "unknown" if seconds is None else f"{seconds * 1000:,.1f}"

@@ -14,10 +14,11 @@ bytes, FLOPs in FLOP.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.catalog.engines import DEFAULT_ENGINE
+from calculators.memory.result import MemoryEstimate
 from calculators.performance.error_bands import ErrorBand
 
 
@@ -108,6 +109,8 @@ class InferenceSpeed:
         generation_band: the measured error band of the generation time and output rate
             (:mod:`calculators.performance.error_bands`); the decode and first-token bands are the
             steps' ``error_band``.
+        memory: the whole batch's :func:`~calculators.memory.inference.inference_memory` estimate (one GPU's
+            share is :func:`calculators.fit.placement.split_inference_estimate`); not in :meth:`to_dict`.
     """
 
     model: str
@@ -131,6 +134,7 @@ class InferenceSpeed:
     engine: str = DEFAULT_ENGINE
     request_overhead_s: float = 0.0
     generation_band: ErrorBand | None = None
+    memory: MemoryEstimate | None = field(default=None, compare=False, repr=False)
 
     @property
     def time_to_first_token_s(self) -> float:
@@ -160,34 +164,3 @@ class InferenceSpeed:
             "generation_band": None if self.generation_band is None else self.generation_band.to_dict(),
             "assumptions": list(self.assumptions), "notes": list(self.notes),
         }
-
-    def to_text(self) -> str:
-        """Plain-text summary for the CLI."""
-        first, last = self.first_step, self.last_step
-        lines = [] if self.fits else [
-            f"WARNING: this job {self.verdict} in memory ({self.memory_total_bytes / 2**30:,.2f} GiB per GPU of "
-            f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable): the times below are for a job that "
-            + ("may not run" if self.verdict == "tight" else "cannot run as set up")]
-        lines += [
-            f"{self.model} on {self.gpus} x {self.gpu} with {self.engine}, batch {self.batch}, prompt {self.context} tokens",
-            f"decode at {first.context} tokens: {first.tokens_per_s:,.1f} tokens/s per sequence, "
-            f"{first.aggregate_tokens_per_s:,.1f} tokens/s aggregate ({first.bound}-bound; "
-            f"bound {first.max_aggregate_tokens_per_s:,.1f})",
-            f"decode at {last.context} tokens: {last.tokens_per_s:,.1f} tokens/s per sequence",
-            f"time to first token (fixed cost per request + prefill): {self.time_to_first_token_s * 1000:,.1f} ms "
-            f"(prefill {self.prefill.bound}-bound)",
-        ]
-        if self.new_tokens:
-            lines.append(f"{self.new_tokens} new tokens: {self.generation_time_s:,.2f} s, "
-                         f"{self.output_tokens_per_s:,.1f} output tokens/s")
-        lines += _band_lines(((first.error_band, "decode step"), (self.prefill.error_band, "time to first token"),
-                              (self.generation_band if self.new_tokens else None, "generation time")))
-        lines.append(f"memory per GPU: {self.memory_total_bytes / 2**30:,.2f} GiB (+ up to "
-                     f"{self.memory_uncertainty_bytes / 2**30:,.2f} GiB measured uncertainty) of "
-                     f"{self.memory_capacity_bytes / 2**30:,.2f} GiB usable: {self.verdict}")
-        return "\n".join(lines + [f"assumes: {a}" for a in self.assumptions] + [f"note: {n}" for n in self.notes])
-
-
-def _band_lines(bands: tuple[tuple[ErrorBand | None, str], ...]) -> list[str]:
-    """One text line per attached band."""
-    return [band.text(quantity) for band, quantity in bands if band is not None]

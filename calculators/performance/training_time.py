@@ -72,7 +72,8 @@ References:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.catalog.gpus import GPU
@@ -176,6 +177,9 @@ class TrainingTime:
         gpu_hours: ``gpus x time`` in hours (estimate).
         goodput: steady-state time / whole-run time; goodput_model: what makes it up (interruptions,
             checkpoint saves; :mod:`calculators.performance.goodput`), ``None`` where the goodput was given.
+        memory_settings: the :func:`~calculators.memory.training.training_memory` settings whose per-GPU verdict
+            is ``memory`` (empty: not checked), for :func:`calculators.fit.placement.training_placement`; not in
+            :meth:`to_dict`.
     """
 
     model: str
@@ -209,6 +213,7 @@ class TrainingTime:
     expert_parallel: ExpertParallelCommunication | None = None
     error_band: ErrorBand | None = None
     goodput_model: Goodput | None = None
+    memory_settings: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def fits(self) -> bool:
@@ -276,37 +281,6 @@ class TrainingTime:
             "memory_advice": list(self.memory_advice),
             "assumptions": list(self.assumptions),
         }
-
-    def memory_text(self) -> str:
-        """The memory verdict per GPU, and what would make the job fit when it does not."""
-        if self.memory is None:
-            return "memory per GPU: not checked"
-        text = f"memory per GPU: {self.memory.summary()}"
-        if not self.memory.fits:
-            text += (" (the time below is for a job that " + ("may not run" if self.memory.verdict == "tight"
-                                                               else "cannot run as set up") + ")")
-            if self.memory_advice:
-                text += "; it fits with: " + "; ".join(self.memory_advice)
-        return text
-
-    def to_text(self) -> str:
-        """Plain-text summary for the CLI."""
-        return "\n".join([
-            ("" if self.fits else "WARNING: ") + self.memory_text(),
-            f"{self.model}: {self.tokens:,} tokens at seq {self.seq} on {self.gpus} x {self.gpu}"
-            + (f" (TP {self.tensor_parallel}, PP {self.pipeline_parallel})"
-               if self.tensor_parallel * self.pipeline_parallel > 1 else "") + (" with FP8 matmuls" if self.fp8 else ""),
-            f"FLOP per token: {self.model_flops_per_token / 1e9:,.2f} G (model), "
-            f"{self.executed_flops_per_token / 1e9:,.2f} G (executed)",
-            f"throughput: {self.tokens_per_s:,.0f} tokens/s ({self.tokens_per_s_per_gpu:,.0f} per GPU); "
-            f"utilisation {self.utilisation:.3g}, MFU {self.mfu:.3g}; "
-            f"scaling efficiency {self.scaling_efficiency:.1%} at {self.global_batch_tokens:,} tokens per optimizer "
-            f"step ({self.grad_accumulation} micro-batch{'es' if self.grad_accumulation > 1 else ''} per replica)",
-            f"wall clock: {self.days:,.2f} days ({self.gpu_hours:,.0f} GPU-hours); "
-            f"at 100 % utilisation: {self.bound_time_s / SECONDS_PER_DAY:,.2f} days",
-            *([self.error_band.text("training time")] if self.error_band is not None else []),
-            *[f"assumes: {a}" for a in self.assumptions],
-        ])
 
 
 def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu: float | None = None,
@@ -474,8 +448,9 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     time_s = steady_s / good
     memory: FitVerdict | None = None
     advice: tuple[str, ...] = ()
+    memory_settings: dict[str, Any] = {}
     if flag("check_memory", check_memory) and shards == 1 and ep == 1:
-        memory_settings: dict[str, Any] = {
+        memory_settings = {
             **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
             "grad_accumulation": accumulation, "gpus": gpus, "zero": zero,
             "attention": attention, "qlora_weights": qlora_weights}
@@ -535,7 +510,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         fp8=use_fp8, goodput=good, model_parallel=replica, grad_accumulation=accumulation,
         global_batch_tokens=dp * accumulation * micro_tokens, expert_parallel=a2a,
         error_band=training_error_band(method=method, framework=get_training_framework(framework).id, gpu=gpu),
-        goodput_model=modelled)
+        goodput_model=modelled, memory_settings=memory_settings)
 
 
 def _sharded_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:

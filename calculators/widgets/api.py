@@ -30,9 +30,9 @@ from collections.abc import Mapping
 from calculators.config_input import MAX_CONFIG_BYTES, check_json_depth
 from calculators.errors import CalculatorError, InputError
 from calculators.inputs.fields import Value
-from calculators.widgets.calculator import Calculator
+from calculators.jobs.calculator import Calculator
 from calculators.widgets.form import form_markup, widget_markup
-from calculators.widgets.registry import calculator_names, get_calculator
+from calculators.jobs.registry import calculator_names, get_calculator
 
 __all__ = ["calculator_names", "compute_json", "form_html", "self_check", "share_json", "warm_up", "widget_html"]
 
@@ -69,7 +69,7 @@ def compute_json(name: str, inputs_json: str) -> str:
     """The rendered result for form values as JSON; errors come back as data, never raised.
 
     Args:
-        name: a calculator name (see :func:`calculators.widgets.registry.calculator_names`).
+        name: a calculator name (see :func:`calculators.jobs.registry.calculator_names`).
         inputs_json: a JSON object of form values, ``{"batch": "4", ...}``; absent inputs
             take their defaults.
 

@@ -6,7 +6,7 @@ a ``data-role="error"`` slot; the result sits in ``data-role="output"``. Nothing
 needs JavaScript to read: with scripts off the page still shows the inputs and the
 answer for them.
 
->>> from calculators.widgets.registry import get_calculator
+>>> from calculators.jobs.registry import get_calculator
 >>> html = field_html(get_calculator("training-memory").field("batch"), 4, prefix="w0")
 >>> '<input type="number" id="w0-batch" name="batch" value="4" min="1" max="65536" step="1"' in html
 True
@@ -21,7 +21,7 @@ from calculators.catalog.edition import catalog_as_of
 from calculators.config_input import MAX_CONFIG_BYTES
 from calculators.inputs.fields import NONE, NONE_SPELLINGS, Field, Value
 from calculators.version import __version__
-from calculators.widgets.calculator import Calculator
+from calculators.jobs.calculator import Calculator
 from calculators.widgets.fields import choice_texts
 
 #: Shown under the result until the browser has recomputed it.

@@ -2,11 +2,13 @@
 
 The "Copy result" buttons of every widget call :func:`share_record` (through
 :func:`calculators.widgets.api.share_json` in the browser's worker). The record holds the
-calculator, every input as the form shows it and as the engine takes it, the outputs (the
-summary sentences, each table with its caption, the assumptions and notes), the package
-version, the catalog edition (:func:`calculators.catalog.edition.catalog_as_of`) and the
-page URL whose query string restores the inputs. The outputs are read back from the same
-HTML the page shows, so what is pasted is what was on screen, for every calculator alike.
+calculator, every input as the form shows it and as the engine takes it (an input left to the
+engine, such as a fitted utilisation, as the value the engine used, marked fitted: ``used``), the
+outputs (the summary sentences, each table with its caption, a chart's data as a table, the
+assumptions and notes), the package version, the catalog edition
+(:func:`calculators.catalog.edition.catalog_as_of`) and the page URL whose query string restores
+the inputs. The outputs are read back from the same HTML the page shows, so what is pasted is
+what was on screen, for every calculator alike.
 
 >>> record = share_record("kv-cache", {"context": "8192"}, page_url="https://host/guide/inference/?kv-cache-0.context=8192")
 >>> record["calculator"], record["inputs"]["context"], record["catalog_as_of"] == catalog_as_of()
@@ -27,9 +29,9 @@ from typing import Any
 from calculators.catalog.edition import catalog_as_of
 from calculators.inputs.fields import NONE_SPELLINGS, Field, Value
 from calculators.version import __version__
-from calculators.widgets.calculator import Calculator
+from calculators.jobs.calculator import Calculator
 from calculators.widgets.fields import choice_texts
-from calculators.widgets.registry import get_calculator
+from calculators.jobs.registry import get_calculator
 
 #: The longest config.json text a record carries (characters); a longer one is summarised.
 MAX_CONFIG_CHARS = 8192
@@ -144,7 +146,7 @@ def share_record(name: str, inputs: Mapping[str, object], *, page_url: str) -> d
         as the widget does.
     """
     calculator = get_calculator(name)
-    html = calculator.run(inputs)  # checks every input first
+    answer = calculator.answer(inputs)  # checks every input first
     raw = {field.name: field.parse(inputs.get(field.name)) for field in calculator.fields}
     engine: dict[str, Value] = {}
     shown: dict[str, str] = {}
@@ -156,9 +158,16 @@ def share_record(name: str, inputs: Mapping[str, object], *, page_url: str) -> d
             value = f"(a config.json of {len(value):,} characters, not included)"
         engine[field.name] = value
         shown[_label(field)] = _shown(field, value) if field.kind != "config" else "(config.json below)"
+        if field.name in answer.used and _left_to_engine(field, inputs.get(field.name)):
+            shown[_label(field)] = answer.used[field.name]  # the value the engine used, saying how it got it
     return {"calculator": calculator.name, "title": calculator.title, "inputs": engine, "shown": shown,
-            "outputs": outputs_of(html), "version": __version__, "catalog_as_of": catalog_as_of(),
-            "url": page_url}
+            "used": dict(answer.used), "outputs": outputs_of(answer.html), "version": __version__,
+            "catalog_as_of": catalog_as_of(), "url": page_url}
+
+
+def _left_to_engine(field: Field, given: object) -> bool:
+    """Whether the form left this input to the engine: its "none" choice taken, or the input not sent."""
+    return bool(field.none_label) and (given is None or str(given).strip().lower() in NONE_SPELLINGS)
 
 
 def _cell(text: str) -> str:

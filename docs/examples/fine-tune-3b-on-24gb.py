@@ -26,6 +26,7 @@ import matplotlib.pyplot as plt
 
 import calculators
 from calculators.fit import fit_training
+from calculators.jobs.memory import estimate_text
 from calculators.memory.training import training_memory
 
 GIB = 2**30
@@ -44,7 +45,7 @@ print(f"calculators {calculators.__version__}")
 
 # %%
 full = training_memory(model, method="full", **job)
-print(full.to_text())
+print(estimate_text(full))
 verdict = "fits" if full.total_bytes <= gpu.memory_bytes else "does not fit"
 print(f"\nNeeds {full.total_gib:.1f} GiB on the GPU; the card has {gpu.memory_gib:.1f} GiB: it {verdict}.")
 
@@ -60,7 +61,7 @@ for component, size_bytes in full.breakdown.items():
 print(f"{'peak allocated':<28} {full.peak_allocated_bytes / full.parameters:5.1f} bytes per parameter")
 
 # %% [markdown]
-# fp32 weights (4 bytes), fp32 gradients (4), AdamW's two fp32 moments (8) and the temporary that the `foreach` AdamW step allocates (4) are all alive at once. That is a property of the parameter count alone, so no batch size, sequence length or checkpointing setting can bring a 3B model under 24 GB with this optimizer and these master weights. The `total on GPU` line adds what PyTorch itself holds (CUDA context, cuBLAS workspace, allocator slack: assumed values, listed below).
+# fp32 weights (4 bytes), fp32 gradients (4), AdamW's two fp32 moments (8) and the temporary that the `foreach` AdamW step allocates (4) are all alive at once. That is a property of the parameter count alone, so no batch size, sequence length or checkpointing setting can bring a 3B model under 24 GB with this optimizer and these master weights. The `Total on each GPU` line adds what PyTorch itself holds (CUDA context, cuBLAS workspace, allocator slack: assumed values, listed below).
 
 # %%
 for line in full.assumptions:

@@ -29,6 +29,7 @@ from calculators.catalog import prices
 from calculators.cost import usd_per_million_tokens
 from calculators.dtype_support import runs_natively
 from calculators.fit import fit_inference
+from calculators.jobs.recommend import recommendation_text
 from calculators.memory.inference import inference_memory, kv_cache_bytes, largest_fitting
 from calculators.performance.inference_speed import inference_speed
 from calculators.recommend import Workload, recommend
@@ -65,7 +66,7 @@ for gpu_id in gpus:
 
 # %%
 plan = recommend(Workload(model=model, job="serve", method="fp8", context=context, batch=16))
-print(plan.to_text(limit=8))
+print(recommendation_text(plan))
 
 # %% [markdown]
 # ## Step 3: context against users

@@ -326,12 +326,12 @@ def test_wide_widget_tables_scroll_inside_their_box_at_390px(browser: Any, serve
     try:
         page = context.new_page()
         page.goto(server.url)
-        table = page.locator("[data-calculator=fit] table.mlhw-table")
+        table = page.locator("[data-calculator=fit] [data-role=output] > table.mlhw-table")
         sizes = table.evaluate("el => [el.scrollWidth, el.clientWidth, getComputedStyle(el).overflowX]")
         assert sizes[0] > sizes[1] and sizes[2] == "auto"  # wider than the screen, so it scrolls
         # Its last column can be scrolled into view.
         table.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
-        last = page.locator("[data-calculator=fit] table.mlhw-table thead th").last.bounding_box()
+        last = page.locator("[data-calculator=fit] [data-role=output] > table.mlhw-table thead th").last.bounding_box()
         assert last is not None and last["x"] + last["width"] <= 390
     finally:
         context.close()

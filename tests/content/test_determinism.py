@@ -23,7 +23,7 @@ from pathlib import Path
 from calculators.table_registry import all_tables, regenerate_pages, values_json
 from calculators.tables import to_csv, to_json
 from calculators.widgets.api import widget_html
-from calculators.widgets.registry import calculator_names
+from calculators.jobs.registry import calculator_names
 from calculators.cli import run
 
 def digest(text):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from calculators.widgets.markdown import MARKER, parse_marker
-from calculators.widgets.registry import calculator_names
+from calculators.jobs.registry import calculator_names
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

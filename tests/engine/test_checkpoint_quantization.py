@@ -232,10 +232,12 @@ def test_cli_reads_a_pasted_quantised_config(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps({**_GPT_OSS_20B, "quantization_config": GPT_OSS_QUANT}), encoding="utf-8")
     data, text = run(["infer", "--model", str(path)])
-    assert text.splitlines()[0].startswith("note: weights as the checkpoint stores them")
+    # the verdict first, then which weights were sized (before any number)
+    assert text.splitlines()[0].startswith("On 1x H100 SXM 80GB: ")
+    assert text.splitlines()[1].startswith("Weights as the checkpoint stores them")
     assert data["breakdown"]["weights"] == 13_761_264_768
     data, text = run(["infer", "--model", str(path), "--weights", "bf16"])
-    assert data["breakdown"]["weights"] == 2 * data["parameters"] and not text.startswith("note")
+    assert data["breakdown"]["weights"] == 2 * data["parameters"] and "as the checkpoint stores them" not in text
 
 
 def test_every_linear_is_listed_once() -> None:

@@ -82,7 +82,7 @@ def test_bad_run_inputs() -> None:
 def test_cli_cost(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cost", "--gpu", "rtx-4090", "--gpu-hours", "100", "--tokens-per-s", "1000"]) == 0
     out = capsys.readouterr().out
-    assert "break-even utilisation" in out and "training run" in out
+    assert "Break-even utilisation" in out and "Training run" in out
     assert main(["cost", "--gpu", "h100-sxm", "--purchase-usd", "30000", "--json"]) == 0
     assert '"cheaper"' in capsys.readouterr().out
     assert main(["cost", "--gpu", "h100-sxm"]) == 2

@@ -24,7 +24,7 @@ from calculators.performance.inference_speed import decode_step, inference_speed
 from calculators.performance.training_time import training_time
 from calculators.recommend import Workload, recommend
 from calculators.widgets.api import compute_json
-from calculators.widgets.registry import get_calculator
+from calculators.jobs.registry import get_calculator
 
 GIB = 2**30
 
@@ -112,23 +112,25 @@ def test_weight_only_formats_run_everywhere_dequantised() -> None:
 def test_qwen_32b_at_32k_for_8_users_ranks_only_what_fits_with_margin() -> None:
     # The example: 8 x RTX 3090 was ranked first with 0.9 GiB of headroom per GPU, priced as eight
     # single-GPU rentals. Now every ranked row fits with margin (its headroom covers the measured uncertainty),
-    # tight rows are apart, and a row priced by multiplying a one-GPU rate says so and ranks after real offers.
+    # tight rows are apart, and a row priced by multiplying a one-GPU rate says so; rows are sorted by the stated
+    # objective, cost, whatever their price basis (#27: "cheapest first" must mean it).
     plan = recommend(Workload(model="qwen2.5-32b", job="serve", context=32768, batch=8))
     assert plan.rows and (plan.rows[0].gpu_id, plan.rows[0].count) != ("rtx-3090", 8)
     for row in plan.rows:
         assert row.verdict == "fits" and row.headroom_bytes >= row.uncertainty_bytes
         assert row.why
     assert all(row.verdict == "tight" and row.why.startswith("Not ranked") for row in plan.tight_rows)
-    bases = [row.price_basis for row in plan.rows]
-    assert bases == sorted(bases, key=["offer", "per-GPU assumption", "unknown"].index)
+    costs = [row.sort_cost for row in plan.rows if row.sort_cost is not None]
+    assert costs == sorted(costs) and {row.price_basis for row in plan.rows} >= {"offer", "per-GPU assumption"}
     for row in plan.rows:
         exact = [offer for offer in offers_for(row.gpu_id) if offer.gpus == row.count]
         assert (row.price_basis == "offer") == bool(exact)
         if row.price_basis == "per-GPU assumption":
             assert any("per-GPU assumption" in note for note in row.notes) and "per-GPU assumption" in row.why
     assert plan.objective_text.startswith("Ranked by USD per million generated tokens")
-    text = plan.to_text()
-    assert plan.objective_text in text and "tokens," not in text.splitlines()[0]  # no training tokens asked
+    _, text = cli.run(["recommend", "--model", "qwen2.5-32b", "--context", "32768", "--batch", "8"])
+    assert plan.objective_text in text and "tokens," not in text.splitlines()[1]  # no training tokens asked
+    assert text.startswith(f"Cheapest that fits: {plan.rows[0].label}, ")
 
 
 def test_an_8_gpu_node_is_priced_from_its_instance() -> None:
@@ -201,8 +203,8 @@ def test_a_custom_gpu_with_a_catalog_gpus_numbers_gives_its_answers(gpu_id: str)
     cli_catalog, _ = cli.run(["fit", "--model", "llama-3-8b", "--gpu", gpu_id, "infer", "--context", "8192"])
     cli_custom, _ = cli.run(["fit", "--model", "llama-3-8b", "--gpu", custom_text(gpu_id), "infer",
                              "--context", "8192"])
-    assert cli_catalog[0]["verdict"] == cli_custom[0]["verdict"]
-    assert cli_catalog[0]["margin_bytes"] == cli_custom[0]["margin_bytes"]
+    assert cli_catalog["answer"]["verdict"] == cli_custom["answer"]["verdict"]
+    assert cli_catalog["answer"]["margin_bytes"] == cli_custom["answer"]["margin_bytes"]
 
 
 def custom_text(gpu_id: str) -> str:
@@ -272,13 +274,14 @@ def test_a_job_that_does_not_fit_never_gets_a_time_without_the_verdict() -> None
     spec = get_model("llama-3-8b")
     run = training_time(spec, resolve_gpu("rtx-4090"), tokens=10**9)  # full fine-tuning: about 16 bytes per parameter
     assert run.memory is not None and run.memory.verdict == "does not fit"
-    assert run.to_text().startswith("WARNING") and run.to_dict()["memory"]["verdict"] == "does not fit"
+    assert run.to_dict()["memory"]["verdict"] == "does not fit"
     speed = inference_speed(get_model("llama-3-70b"), resolve_gpu("rtx-4090"))  # 141 GB of bf16 weights on 24 GiB
-    assert speed.verdict == "does not fit" and speed.to_text().startswith("WARNING")
-    for data, _ in (cli.run(["train-time", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--tokens", "1e9"]),
-                    cli.run(["speed", "--model", "llama-3-70b", "--gpu", "rtx-4090"])):
+    assert speed.verdict == "does not fit"
+    for data, text in (cli.run(["train-time", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--tokens", "1e9"]),
+                       cli.run(["speed", "--model", "llama-3-70b", "--gpu", "rtx-4090"])):
         verdict = data["memory"]["verdict"] if "memory" in data else data["verdict"]
-        assert verdict == "does not fit"
+        assert verdict == data["answer"]["verdict"] == "does not fit"
+        assert text.startswith("On 1x GeForce RTX 4090: does not fit, ")  # the verdict before any time
     html = get_calculator("training-time").run({"model": "llama-3-8b", "gpu": "rtx-4090", "gpus": "1"})
     assert html.index("does not fit") < html.index("days")
     plan = recommend(Workload(model="llama-3-70b", job="serve", method="bf16"))

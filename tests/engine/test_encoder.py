@@ -22,7 +22,7 @@ from calculators.fit_encoder import fit_encoder
 from calculators.measurements import load_measurements
 from calculators.memory.encoder import encoder_inference_memory
 from calculators.model_config import spec_from_config
-from calculators.widgets.registry import get_calculator
+from calculators.jobs.registry import get_calculator
 
 BERT_BASE: dict[str, Any] = {"model_type": "bert", "vocab_size": 30522, "hidden_size": 768, "num_hidden_layers": 12,
                              "num_attention_heads": 12, "intermediate_size": 3072, "max_position_embeddings": 512,

@@ -17,6 +17,11 @@ from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import on_gpu
 from calculators.fit import (
+    inference_placement,
+    share_verdict,
+    split_inference_estimate,
+    split_inference_footprint,
+    training_placement,
     fit_inference,
     fit_training,
     fit_verdict,
@@ -26,11 +31,12 @@ from calculators.fit import (
     verdict_for,
 )
 from calculators.memory.inference import inference_memory
+from calculators.memory.overhead import allocator_reserve_bytes, uncertainty_above_total
 from calculators.memory.training import training_memory
 from calculators.performance.inference_speed import inference_speed
 from calculators.performance.training_time import training_time
 from calculators.recommend import Workload, recommend
-from calculators.widgets.registry import get_calculator
+from calculators.jobs.registry import get_calculator
 
 GIB = 2**30
 MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "llama-3-8b", "mistral-7b-v0.1", "qwen2.5-7b", "llama-3-70b")
@@ -107,7 +113,7 @@ def test_cli_api_widget_recommend_speed_and_time_give_one_verdict() -> None:
                                                            "kv_cache": "bf16"})).verdict.verdict
            for gpu in all_gpus()}
     data, _text = cli.run(["fit", "--model", "llama-3-8b", "infer", "--context", "8192", "--batch", "16"])
-    assert {row["gpu"]: row["verdict"] for row in data} == api
+    assert {row["gpu"]: row["verdict"] for row in data["gpus"]} == api
     calculator = get_calculator("fit")
     view = calculator.compute(calculator.values({"model": "llama-3-8b", "job": "inference", "context": "8192",
                                                  "batch": "16"}))
@@ -128,10 +134,11 @@ def test_cli_api_widget_recommend_speed_and_time_give_one_verdict() -> None:
     run = training_time(spec, get_gpu("h100-sxm"), tokens=10**9, gpus=8)
     assert run.memory is not None
     assert run.memory.verdict == fit_verdict(training_memory(spec, gpus=8), get_gpu("h100-sxm")).verdict == "does not fit"
-    assert run.memory_advice and "WARNING" in run.to_text()
-    cli_data, _ = cli.run(["train-time", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "8",
-                           "--tokens", "1000000000", "--json"])
+    cli_data, text = cli.run(["train-time", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "8",
+                              "--tokens", "1000000000", "--json"])
     assert json.loads(json.dumps(cli_data))["memory"]["verdict"] == "does not fit"
+    assert run.memory_advice and text.startswith("On 8x H100 SXM 80GB, data parallel, no sharding (DDP): does not fit")
+    assert "Single changes that make it fit: " in text
 
 
 def test_a_mac_has_no_cuda_context() -> None:
@@ -139,3 +146,70 @@ def test_a_mac_has_no_cuda_context() -> None:
     estimate = inference_memory(spec, context=8192)
     total, _ = footprint_on(estimate, get_gpu("m4-max"))
     assert estimate.total_bytes - total == 785 * 2**20 + 64 * 2**20  # context + cuBLAS workspaces
+
+
+# --------------------------------------------------------------------------- the reader's GPU count (#27)
+
+
+def test_a_split_inference_job_keeps_each_gpus_own_overhead() -> None:
+    """Derivation (tensor parallel, Megatron-LM / vLLM): weights, KV cache and activations divide by the GPU
+    count; each GPU holds its own CUDA context and cuBLAS workspaces; the reserve follows the smaller block."""
+    job = inference_memory(get_model("llama-3-8b"), context=8192)
+    workspaces, context = job.breakdown["cuda_workspaces"], job.overhead["cuda_context"]
+    for count in (2, 3, 8):
+        share = split_inference_estimate(job, count)
+        block = -(-job.transient_block_bytes // count)
+        reserve = allocator_reserve_bytes(transient_block_bytes=block, recompute=False, prefill=True)
+        allocated = -(-(job.peak_allocated_bytes - workspaces) // count) + workspaces
+        assert share.peak_allocated_bytes == allocated == sum(share.breakdown.values())
+        assert share.total_bytes == allocated + context + reserve
+        assert share.breakdown["cuda_workspaces"] == workspaces
+        assert share.uncertainty_bytes == uncertainty_above_total(
+            {"cuda_context": context, "allocator_reserve": reserve}, transient_block_bytes=block, prefill=True)
+        assert split_inference_footprint(job, count) == (share.total_bytes, share.uncertainty_bytes)
+    assert split_inference_estimate(job, 1) is job
+
+
+def test_more_gpus_never_need_more_memory_each() -> None:
+    job = inference_memory(get_model("llama-3.1-70b"), weights="int4", context=8192)
+    totals = [split_inference_footprint(job, count)[0] for count in range(2, 17)]
+    assert totals == sorted(totals, reverse=True)
+
+
+def test_two_rtx_4090_hold_a_70b_int4_model_tight_and_three_fit() -> None:
+    """#27's question: Llama 3.1 70B, int4 weights, 8k context on 2x RTX 4090 is *tight* (``mlhw speed --gpus 2``
+    said so at filing), and the fit calculator's 'GPUs needed' of 3 is the fewest that *fit*."""
+    job = inference_memory(get_model("llama-3.1-70b"), weights="int4", context=8192)
+    placed = inference_placement(job, get_gpu("rtx-4090"), gpus=2)
+    assert (placed.verdict.verdict, placed.fewest_tight, placed.fewest_fits) == ("tight", 2, 3)
+    assert placed.verdict == share_verdict(job, get_gpu("rtx-4090"), gpus=2)
+    assert placed.fewest_fits_verdict is not None and placed.fewest_fits_verdict.fits
+    assert share_verdict(job, get_gpu("rtx-4090"), gpus=placed.fewest_fits - 1).verdict != "fits"
+    assert placed.split == "tensor or pipeline parallel"
+
+
+def test_the_fewest_gpus_are_the_first_that_fit() -> None:
+    """Whatever the job: the count found fits, one fewer does not; the tight count is never above it."""
+    for model, gpu, weights in (("llama-3-8b", "t4", "fp16"), ("qwen2.5-7b", "l4", "bf16"),
+                                ("mixtral-8x7b", "a100-40gb-sxm", "int8"), ("llama-3.1-70b", "h100-sxm", "fp8")):
+        job = inference_memory(get_model(model), weights=weights, batch=4, context=16384)
+        placed = inference_placement(job, get_gpu(gpu))
+        assert placed.fewest_fits is not None and placed.fewest_tight is not None
+        assert placed.fewest_tight <= placed.fewest_fits
+        assert share_verdict(job, get_gpu(gpu), gpus=placed.fewest_fits).fits
+        if placed.fewest_fits > 1:
+            assert not share_verdict(job, get_gpu(gpu), gpus=placed.fewest_fits - 1).fits
+
+
+def test_training_on_the_readers_gpus_is_sharded_by_their_zero_stage() -> None:
+    """The verdict on N data-parallel GPUs is training_memory's per-GPU estimate with that ZeRO stage; the fewest
+    GPUs are searched with ZeRO-3 over powers of two, as fit_training always did (one GPU when one fits)."""
+    spec, h100 = get_model("llama-3-8b"), get_gpu("h100-sxm")
+    placed = training_placement(spec, h100, method="full", gpus=8, zero=3)
+    assert placed.gpus == 8 and placed.split == "data parallel, ZeRO-3"
+    assert placed.verdict == fit_verdict(training_memory(spec, method="full", gpus=8, zero=3), h100)
+    assert placed.fewest_fits is not None and placed.fewest_fits & (placed.fewest_fits - 1) == 0
+    assert fit_verdict(training_memory(spec, method="full", gpus=placed.fewest_fits, zero=3), h100).fits
+    assert not fit_verdict(training_memory(spec, method="full", gpus=placed.fewest_fits // 2, zero=3), h100).fits
+    one = training_placement(spec, h100, method="lora")
+    assert (one.gpus, one.split, one.fewest_tight, one.fewest_fits) == (1, "", 1, 1)

@@ -19,7 +19,7 @@ from calculators.errors import ConfigError, InputError, UnknownNameError
 from calculators.inputs import Field, resolve_gpu, resolve_model
 from calculators.inputs.fields import cli_field, int_field
 from calculators.inputs.shared import custom_gpu_fields, model_and_gpu_fields
-from calculators.widgets.inputs import gpu_from_values, spec_from_config_text
+from calculators.jobs.values import gpu_from_values, spec_from_config_text
 
 #: A two-layer Llama-style config (its shapes are what the tests compare, not a published model).
 TINY = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,

@@ -247,3 +247,10 @@ def test_cli_json_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["parallel", "--model", "llama-3-8b", "--interconnect", "nvlink9"]) == 2
     assert "interconnect: got 'nvlink9'" in capsys.readouterr().err
     assert main(["parallel", "--model", "llama-3-8b", "--latency-us", "-1"]) == 2
+
+
+@pytest.mark.parametrize("zero", [0, 1, 3])
+def test_one_gpu_has_no_collectives_and_no_error(zero: int) -> None:
+    """One GPU runs no collective: no communication time (it divided the link latency by zero ring steps)."""
+    result = step_communication(SPEC, gpu=get_gpu("h100-sxm"), gpus=1, zero=zero)
+    assert result.communication_s == 0.0 and result.exposed_communication_s == 0.0

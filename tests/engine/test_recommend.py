@@ -30,13 +30,40 @@ def test_every_row_fits_and_is_sorted() -> None:
         assert 0 <= row.memory_per_gpu_bytes <= row.capacity_bytes
         assert row.headroom_bytes >= row.uncertainty_bytes  # fits with margin: total plus uncertainty fits
     # Configurations inside the measured uncertainty (tight) are listed apart, never ranked; the ranked ones
-    # follow the cost objective: targets met, priced from an offer of that size, then cost.
-    basis = {"offer": 0, "per-GPU assumption": 1, "unknown": 2}
-    keys = [(not r.meets_targets, basis[r.price_basis], r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id)
-            for r in plan.rows]
+    # follow the stated objective, cost (#27): targets met first, then cheapest first whatever the price basis.
+    keys = [(not r.meets_targets, r.sort_cost is None, r.sort_cost or 0.0, r.count, r.gpu_id) for r in plan.rows]
     assert keys == sorted(keys)
     assert all(r.verdict == "fits" for r in plan.rows)
     assert all(r.verdict == "tight" for r in plan.tight_rows)
+
+
+@pytest.mark.parametrize(("objective", "job", "stated"), [
+    ("cost", "serve", "cheapest first"), ("latency", "serve", "fastest first"), ("fewest-gpus", "serve", "fewest first"),
+    ("cost", "finetune", "cheapest first"), ("latency", "finetune", "shortest first"),
+])
+def test_rows_follow_the_objective_the_answer_states(objective: str, job: str, stated: str) -> None:
+    """#27 item 7: the order is the one the sentence above the list states, and the headline names the first row."""
+    from calculators.jobs.registry import get_calculator
+
+    plan = recommend(Workload(model="qwen2.5-7b", job=job, context=4096, batch=4, objective=objective,
+                              **({"method": "lora", "tokens": 10**9} if job == "finetune" else {})))
+    assert stated in plan.objective_text
+    assert len(plan.rows) > 5
+    met = [not r.meets_targets for r in plan.rows]
+    assert met == sorted(met)  # configurations that meet every target first
+    if objective == "cost":  # USD per unit of work, rising; unpriced (None) last
+        measure = [r.sort_cost for r in plan.rows]
+    elif objective == "latency":  # the speed the reader gets, falling: tokens/s per user, or days rising
+        measure = [-r.tokens_per_s_per_sequence if job == "serve" else r.days for r in plan.rows]  # type: ignore[operator]
+    else:
+        measure = [r.count for r in plan.rows]
+    known = [value for value in measure if value is not None]
+    assert known == sorted(known) and measure[len(known):] == [None] * (len(measure) - len(known))
+    answer = get_calculator("recommend").answer({"model": "qwen2.5-7b", "job": job, "context": "4096", "batch": "4",
+                                                 "objective": objective,
+                                                 **({"method": "lora", "tokens": "1B"} if job == "finetune" else {})})
+    first = plan.rows[0]
+    assert f"{first.count} x {first.gpu_name}" in answer.report.headline
 
 
 def test_serving_row_reproduces_its_parts() -> None:
@@ -82,7 +109,7 @@ def test_fp8_kv_cache_halves_the_cache_in_fit_and_speed() -> None:
     assert {(r.gpu_id, r.count) for r in bf16.rows} < set(by_config)  # strictly more configurations fit
     for row in bf16.rows:
         assert by_config[row.gpu_id, row.count].tokens_per_s >= row.tokens_per_s  # type: ignore[operator]
-    assert fp8.kv_cache == "fp8" and "KV cache fp8" in fp8.to_text()
+    assert fp8.kv_cache == "fp8" and "KV cache fp8" in fp8.settings_text
     assert any("KV cache in fp8" in line for line in fp8.assumptions)
     train = recommend(Workload(model="llama-3-8b", job="finetune", kv_cache="fp8"))  # not used in training
     assert train.kv_cache is None

@@ -54,12 +54,12 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
 
 def test_the_counter_sees_every_reader(reads: Counter[str]) -> None:
     # A check of the check: the readers as the faces and the entry points hold them are counted.
-    from calculators.commands import speed
     from calculators.fit import resolve_gpu as fit_reader
+    from calculators.jobs import values
 
     fit_reader("h100-sxm")
-    speed.resolve_model("llama-3-8b")
-    speed.resolve_model(SPEC)
+    values.resolve_model("llama-3-8b")
+    values.resolve_model(SPEC)
     assert reads == {"gpu read": 1, "model read": 1, "model pass": 1}
 
 

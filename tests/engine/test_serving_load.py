@@ -21,6 +21,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.cli import build_parser, main
+from calculators.cli import run as cli_run
 from calculators.errors import InputError
 from calculators.memory.inference import inference_memory
 from calculators.memory.weights import weight_bytes
@@ -173,7 +174,10 @@ def test_a_concurrency_whose_kv_cache_does_not_fit_gets_no_throughput() -> None:
     assert refused.status == "does not fit" and refused.verdict == "does not fit" and not refused.fits
     assert refused.max_concurrency == most
     assert refused.output_tokens_per_s is None and refused.time_to_first_token_s is None
-    assert "DOES NOT FIT" in refused.to_text() and str(most) in refused.to_text()
+    _, text = cli_run(["serve-load", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--concurrency", str(2 * most),
+                       "--prompt-tokens", str(SHAPE["prompt_tokens"]), "--output-tokens", str(SHAPE["output_tokens"])])
+    assert text.startswith("On 1x H100 SXM 80GB: does not fit, ")
+    assert f"does not fit at {2 * most} concurrent users" in text and f"at most {most} requests in flight fit" in text
 
 
 @pytest.mark.parametrize("load", [{"concurrency": 1}, {"request_rate_per_s": 0.1}])
@@ -236,7 +240,10 @@ def test_cli_gives_the_api_answer(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 0
     printed = json.loads(capsys.readouterr().out)
     api = serving_load(LLAMA, H100, engine="vllm", concurrency=16, **SHAPE).to_dict()
-    assert printed == json.loads(json.dumps(api))
+    # The engine's answer as it always was, then the placement on the reader's GPUs and the chart's points.
+    assert {key: value for key, value in printed.items() if key not in ("answer", "by_concurrency")} == json.loads(
+        json.dumps(api))
+    assert printed["answer"]["verdict"] == printed["verdict"] and printed["answer"]["gpus"] == 1
 
 
 def test_cli_error_names_the_request_rate_flag(capsys: pytest.CaptureFixture[str]) -> None:
@@ -296,4 +303,10 @@ def test_under_load_the_tails_are_the_steps_that_carry_prefills() -> None:
     assert load.inter_token_latency_p99_s is not None and alone.time_to_first_token_s is not None
     assert load.inter_token_latency_p99_s > load.inter_token_latency_s + 0.5 * k99 * (
         alone.time_to_first_token_s - get_engine("vllm").value("request_overhead_s"))
-    assert "percentiles" in load.to_text() and load.to_dict()["time_to_first_token_p99_s"] == ordered[2]
+    assert load.to_dict()["time_to_first_token_p99_s"] == ordered[2]
+    from calculators.cli import run  # the answer every face draws states them
+
+    _, text = run(["serve-load", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--engine", "vllm", "--concurrency", "32",
+                   "--prompt-tokens", str(SHAPE["prompt_tokens"]), "--output-tokens", str(SHAPE["output_tokens"])])
+    assert any(line.startswith("Time to first token, p99") and line.split()[-3] == f"{ordered[2] * 1000:,.1f}"
+               for line in text.splitlines())

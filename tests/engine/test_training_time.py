@@ -12,6 +12,7 @@ from calculators.catalog.engines import get_engine
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.cli import main
+from calculators.cli import run as cli_run
 from calculators.errors import InputError
 from calculators.performance.published import TRAINING_RUNS, TRAINING_THROUGHPUT
 from calculators.performance.training_time import (
@@ -230,7 +231,8 @@ def test_the_default_global_batch_is_one_micro_batch_per_replica_and_says_so() -
     assert run.grad_accumulation == 1 and run.global_batch_tokens == 131_072
     text = " ".join(run.assumptions)
     assert "global batch 131,072 tokens per optimizer step" in text and "4M" in text and "2307.09288" in text
-    assert "131,072 tokens per optimizer step" in run.to_text()
+    _, text = cli_run(["train-time", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tokens", "1e12", "--gpus", "64"])
+    assert "131,072 tokens per optimizer step" in text
 
 
 def test_global_batch_tokens_sets_the_accumulation_and_amortises_the_communication() -> None:

@@ -2,8 +2,9 @@
 ``python -m calculators`` and the ``mlhw`` console script in a subprocess, as a user runs them.
 
 Contract (``calculators/cli.py`` docstring): subcommands ``train``, ``infer``, ``fit``,
-``models``, ``gpus``, each with ``--json``; bad input prints one line naming the field on
-stderr and exits with status 2, with no traceback.
+``models``, ``gpus`` and one per named calculator, each with ``--json``; an answer opens with
+the reader's GPU and count, the verdict and the margin; bad input prints one line naming the
+field on stderr and exits with status 2, with no traceback.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ COMMANDS = {
 @pytest.mark.parametrize("args", COMMANDS.values(), ids=COMMANDS.keys())
 def test_estimate_text(args: list[str]) -> None:
     out = _ok(mlhw(*args))
-    assert "peak allocated" in out and "total on GPU" in out
+    assert out.startswith("On 1x H100 SXM 80GB: ")  # the GPU the form opens on, when --gpu is not given
+    assert "Peak allocated (" in out and "Total on each GPU" in out
     assert "GiB" in out
 
 
@@ -91,15 +93,15 @@ def test_train_json_trainable_for_lora() -> None:
 
 FIT = {
     "fit-infer": ["fit", "--model", "llama-3-8b", "--gpu", "h100-sxm", "infer", "--context", "8192"],
-    "fit-train": ["fit", "--model", "llama-3-8b", "--gpu", "h100-sxm", "train", "--seq", "512"],
+    "fit-train": ["fit", "--model", "llama-3-8b", "--gpu", "h100-sxm", "train", "--seq", "512", "--method", "lora"],
 }
 
 
 @pytest.mark.parametrize("args", FIT.values(), ids=FIT.keys())
 def test_fit_text(args: list[str]) -> None:
     out = _ok(mlhw(*args))
-    assert "h100-sxm" in out
-    assert "fits" in out
+    assert out.startswith("On 1x H100 SXM 80GB: fits, ")
+    assert "GeForce RTX 4090" in out  # the table of every GPU follows
 
 
 @pytest.mark.parametrize("args", FIT.values(), ids=FIT.keys())
@@ -107,11 +109,12 @@ def test_fit_json_before_job(args: list[str]) -> None:
     # --json belongs to the fit parser, so it is accepted before the job name.
     where = args.index("h100-sxm") + 1
     data = json.loads(_ok(mlhw(*args[:where], "--json", *args[where:])))
-    assert isinstance(data, list) and len(data) == 1
-    row = data[0]
-    assert row["gpu"] == "h100-sxm"
-    assert {"fits", "headroom_bytes", "gpus_needed", "max_batch", "max_context", "estimate"} <= set(row)
+    assert data["answer"]["gpu"] == "h100-sxm" and data["answer"]["verdict"] == "fits"
+    row = next(row for row in data["gpus"] if row["gpu"] == "h100-sxm")
+    assert {"fits", "headroom_bytes", "gpus_needed", "gpus_needed_tight", "max_batch", "max_context",
+            "estimate"} <= set(row)
     assert ESTIMATE_KEYS <= set(row["estimate"])
+    assert row["margin_bytes"] == data["answer"]["margin_bytes"]
 
 
 @pytest.mark.parametrize("args", FIT.values(), ids=FIT.keys())
@@ -119,13 +122,25 @@ def test_fit_json_after_job(args: list[str]) -> None:
     # Regression: --json was added only to the top-level subcommands, so
     # 'mlhw fit --model M infer --json' failed with 'unrecognized arguments: --json'.
     data = json.loads(_ok(mlhw(*args, "--json")))
-    assert data[0]["gpu"] == "h100-sxm"
+    assert data["answer"]["gpu"] == "h100-sxm"
 
 
 def test_fit_infer_every_gpu() -> None:
-    # Without --gpu, fit reports every GPU in the catalog: the H100 and the RTX 4090 included.
+    # Every GPU in the catalog follows the answer: the H100 and the RTX 4090 included.
     out = _ok(mlhw("fit", "--model", "llama-3-8b", "infer"))
-    assert "h100-sxm" in out and "rtx-4090" in out
+    assert "H100 SXM 80GB" in out and "GeForce RTX 4090" in out
+
+
+def test_fit_takes_a_gpu_count_for_both_jobs() -> None:
+    """#27: 'Does Llama 3.1 70B fit on 2x RTX 4090 at 8k context with int4 weights?' is one command, and its
+    answer is the first line; training takes the count too (data parallel, sharded by ZeRO)."""
+    out = _ok(mlhw("fit", "--model", "llama-3.1-70b", "--gpu", "rtx-4090", "infer", "--gpus", "2",
+                   "--weights", "int4", "--context", "8192"))
+    assert out.startswith("On 2x GeForce RTX 4090, tensor or pipeline parallel: tight, ")
+    assert "2 (tight) · 3 (fits)" in out
+    data = json.loads(_ok(mlhw("fit", "--model", "llama-3-8b", "--gpu", "h100-sxm", "train", "--gpus", "8",
+                               "--zero", "3", "--json")))
+    assert data["answer"]["gpus"] == 8 and data["answer"]["split"] == "data parallel, ZeRO-3"
 
 
 def test_models_text_and_json() -> None:
@@ -174,7 +189,7 @@ BAD: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "negative-batch-infer": (["infer", "--model", "llama-3-8b", "--batch", "-1"], ("batch",)),
     "text-batch": (["infer", "--model", "llama-3-8b", "--batch", "lots"], ("batch",)),
     "zero-context": (["infer", "--model", "llama-3-8b", "--context", "0"], ("context",)),
-    "zero-stage-4": (["train", "--model", "llama-3-8b", "--gpus", "8", "--zero", "4"], ("zero", "0 to 3")),
+    "zero-stage-4": (["train", "--model", "llama-3-8b", "--gpus", "8", "--zero", "4"], ("zero", "0, 1, 2, 3")),
     "unknown-model": (["train", "--model", "nope"], ("model", "nope")),
     "unknown-gpu": (["fit", "--model", "llama-3-8b", "--gpu", "h9000", "infer"], ("gpu", "h9000")),
     "fp64-precision": (["train", "--model", "llama-3-8b", "--precision", "fp64"], ("precision", "bf16-mixed")),

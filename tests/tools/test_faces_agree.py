@@ -38,8 +38,8 @@ from calculators.inputs.shared import custom_gpu_fields
 from calculators.memory.training_inputs import MAX_SEQ, training_setup
 from calculators.parallel.step import step_communication
 from calculators.validate import AUTO, none_if_auto
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.registry import calculator_names, get_calculator
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.registry import calculator_names, get_calculator
 
 Engines = tuple[Callable[..., Any], ...]
 

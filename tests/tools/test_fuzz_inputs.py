@@ -50,7 +50,7 @@ from calculators.inputs.shared import CUSTOM
 from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
 from calculators.widgets.api import INTERNAL_ERROR, compute_json
-from calculators.widgets.registry import calculator_names, get_calculator
+from calculators.jobs.registry import calculator_names, get_calculator
 
 #: Cases per face in the test run; ``python -m tests.tools.test_fuzz_inputs N`` runs N per face.
 CASES = int(os.environ.get("MLHW_FUZZ_CASES", "400"))

@@ -1,6 +1,6 @@
 """Every ``mlhw`` subcommand and every widget form are built from one declaration per calculator.
 
-A calculator (:class:`~calculators.widgets.calculator.Calculator`) declares its inputs once, as
+A calculator (:class:`~calculators.jobs.calculator.Calculator`) declares its inputs once, as
 fields; the form draws them and :mod:`calculators.commands` turns the same fields into the
 subcommand's options. This test walks every subcommand of the real parser and every calculator
 of the registry and fails when:
@@ -36,8 +36,8 @@ from calculators.commands import CLI_ONLY, FORM_ONLY, NO_COMMAND, face_only
 from calculators.inputs.fields import Field, int_field
 from calculators.inputs.shared import CUSTOM_GPU_NAMES, custom_gpu_fields
 from calculators.validate import none_if_auto
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.registry import calculator_names, get_calculator
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.registry import calculator_names, get_calculator
 
 #: Options every subcommand has that no calculator declares (``CLI_ONLY`` says why).
 EVERY_COMMAND = ("help", "json")

@@ -22,7 +22,7 @@ from calculators.memory.weight_formats import weight_format
 from calculators.memory.weights import weight_bytes
 from calculators.performance.forward_pass import weight_bytes_read
 from calculators.performance.inference_speed import inference_speed
-from calculators.widgets.registry import get_calculator
+from calculators.jobs.registry import get_calculator
 
 QUESTION = {"model": "llama-3-8b", "gpu": "rtx-4090", "engine": "llama.cpp", "weights": "q4_k_m", "batch": 4,
             "context": 1024, "new_tokens": 64}

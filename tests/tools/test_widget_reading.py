@@ -22,9 +22,9 @@ from calculators.inputs.shared import CUSTOM
 from calculators.widgets.api import compute_json, share_json, widget_html
 from calculators.widgets.fields import choice_texts
 from calculators.widgets.form import field_html
-from calculators.widgets.inputs import spec_from_config_text
-from calculators.widgets.registry import calculator_names, get_calculator
-from calculators.widgets.render import Bar, labelled_bars_svg, stacked_bar_svg
+from calculators.jobs.values import spec_from_config_text
+from calculators.jobs.registry import calculator_names, get_calculator
+from calculators.jobs.html import Bar, labelled_bars_svg, stacked_bar_svg
 from calculators.widgets.share import outputs_of, share_markdown, share_record
 
 
@@ -111,7 +111,9 @@ def test_the_copied_record_holds_inputs_outputs_version_edition_and_link() -> No
     html = json.loads(compute_json("training-memory", json.dumps({"seq": "4096", "method": "lora"})))["html"]
     assert record["outputs"] == outputs_of(html)  # what was on screen, read back from the same HTML
     assert record["outputs"]["tables"][0]["header"] == ["Component", "GiB (2^30 bytes)"]
-    assert record["outputs"]["summary"][0].startswith("Llama 3 8B, training: needs")
+    # The answer opens with the reader's GPUs, the verdict and the margin (#27); the form opens on a job that fits.
+    assert record["outputs"]["summary"][0].startswith("On 8x H100 SXM 80GB, data parallel, ZeRO-3: fits, ")
+    assert record["outputs"]["summary"][1].startswith("Llama 3 8B, training: ")
     markdown = share_markdown(record)
     assert "| Sequence length (tokens) | 4096 |" in markdown
     assert "| Component | GiB (2^30 bytes) |" in markdown

@@ -21,8 +21,8 @@ from calculators.memory import inference, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.widgets.api import INTERNAL_ERROR, compute_json, form_html, widget_html
 from calculators.widgets.markdown import WidgetMarkupError, expand_widgets
-from calculators.widgets.registry import calculator_names, get_calculator
-from calculators.widgets.render import chart_html
+from calculators.jobs.registry import calculator_names, get_calculator
+from calculators.jobs.html import chart_html
 
 ALL_FIELDS = [(name, field) for name in calculator_names() for field in get_calculator(name).fields]
 FIELD_IDS = [f"{name}.{field.name}" for name, field in ALL_FIELDS]
@@ -135,7 +135,13 @@ def _engine_check(name: str, field: str, value: int) -> None:
     from calculators.catalog.models import get_model
 
     training = name == "fit" and get_calculator(name).field(field).show_when == ("job", "training")
-    if name == "training-memory" or training:
+    if field == "gpus" and name in ("inference-memory", "fit"):  # an inference job's even split
+        from calculators.catalog.gpus import get_gpu
+        from calculators.fit import share_footprint
+
+        share_footprint(inference.inference_memory(get_model("llama-3-8b"), context=128), get_gpu("h100-sxm"),
+                        gpus=value)
+    elif name == "training-memory" or training:
         training_inputs.training_setup(**{field: value})  # type: ignore[arg-type]
     elif name == "kv-cache":
         inference.kv_cache_bytes(get_model("llama-3-8b"), **{"batch": 1, "context": 1, field: value})
@@ -245,7 +251,7 @@ def test_unknown_calculator_or_non_object_input_is_a_widget_level_message(name: 
 
 
 def test_unexpected_failure_is_a_generic_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("calculators.widgets.calculator.Calculator.run", lambda self, raw: 1 / 0)
+    monkeypatch.setattr("calculators.jobs.calculator.Calculator.run", lambda self, raw: 1 / 0)
     reply = json.loads(compute_json("kv-cache", "{}"))
     assert reply == {"ok": False, "field": None, "message": INTERNAL_ERROR}
 
@@ -341,9 +347,9 @@ def test_training_time_form_takes_the_global_batch_as_the_engine_does() -> None:
     assert calculator.field("global_batch_tokens").check("none") == 0
     for typed, engine_value in (("4M", 4_000_000), ("none", None)):
         html = calculator.run({"model": "llama-3-8b", "gpus": "8", "global_batch_tokens": typed})
-        answer = training_time(get_model("llama-3-8b"), "h100-sxm", tokens=100 * 10**9, gpus=8,
+        answer = training_time(get_model("llama-3-8b"), "h100-sxm", tokens=100 * 10**9, gpus=8, zero=3,
                                global_batch_tokens=engine_value)
-        assert f"{answer.scaling_efficiency:.1%}" in html
+        assert f"{100 * answer.scaling_efficiency:.1f} %" in html
     assert training_time(get_model("llama-3-8b"), "h100-sxm", tokens=10**9, gpus=8,
                          global_batch_tokens=4_000_000).grad_accumulation == 245
 

@@ -157,11 +157,17 @@ def test_every_speed_and_time_answer_carries_its_band() -> None:
     assert speed.first_step.error_band.category == "batched_throughput"
     assert speed.prefill.error_band.category == "time_to_first_token"
     assert speed.to_dict()["generation_band"]["n"] == speed.generation_band.n
-    assert "error band of the decode step" in speed.to_text()
+    from calculators.cli import run  # every face's answer states the bands
+
+    speed_text = run(["speed", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--engine", "vllm", "--batch", "4",
+                      "--context", "1024"])[1]
+    assert "Error band of the decode step" in speed_text and "Error band of the generation time" in speed_text
     assert decode_step(spec, h100, engine="vllm").error_band.category == "decode_batch1"  # type: ignore[union-attr]
     assert prefill(spec, h100, engine="vllm").error_band.category == "prefill_throughput"  # type: ignore[union-attr]
     load = serving_load(spec, h100, engine="vllm", concurrency=8)
-    assert load.throughput_band and load.first_token_band and "error band" in load.to_text()
+    assert load.throughput_band and load.first_token_band
+    assert "Error band of the inter-token latency" in run(["serve-load", "--model", "llama-3-8b", "--gpu", "h100-sxm",
+                                                            "--engine", "vllm", "--concurrency", "8"])[1]
     run = training_time(spec, h100, tokens=10**9, gpus=8, check_memory=False)
     assert run.error_band is not None and run.error_band.category == "pre-training"
     lora = training_time(spec, h100, tokens=10**9, method="lora", check_memory=False)

@@ -1,8 +1,10 @@
 """Widget ``vision-training``: training memory of a ResNet or ViT image classifier at a resolution.
 
 >>> calculator = calculators()[0]
->>> html = calculator.run({"network": "vit-b-16", "batch": "64"})
->>> "ViT-B/16" in html and "<svg" in html and "GiB" in html
+>>> answer = calculator.answer({"network": "vit-b-16", "batch": "64"})
+>>> "ViT-B/16" in answer.html and "<svg" in answer.html and "GiB" in answer.html
+True
+>>> answer.report.headline.startswith("On 1x H100 SXM 80GB: fits")
 True
 """
 
@@ -28,10 +30,15 @@ from calculators.memory.vision import (
     vision_model_from_config,
     vision_training_memory,
 )
+from calculators.columns import Column
+from calculators.fit import Placement, fit_verdict
+from calculators.jobs.answer import VERDICT_KEY, headline
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.html import label, memory_chart
+from calculators.jobs.memory import GIB_CELLS
+from calculators.jobs.report import Paragraph, Report, Shown
+from calculators.tables import Table
 from calculators.units import gib
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.render import chart_html, label, notes_html, paragraph, table_html
-from calculators.widgets.views import verdict_sentence
 
 #: ``network`` value that reads the shapes from the pasted config.json.
 CUSTOM = "custom"
@@ -98,28 +105,32 @@ def _compute(values: Mapping[str, Value]) -> VisionView:
                       gpu=get_gpu(str(values["gpu"])))
 
 
-def _render(view: VisionView) -> str:
+def _report(view: VisionView) -> Report:
     estimate, gpu = view.estimate, view.gpu
-    verdict = verdict_sentence(estimate, gpu)
+    placed = Placement(gpu.id, gpu.name, 1, "", fit_verdict(estimate, gpu))
     summary = (f"{view.model.name} ({estimate.parameters:,} parameters), batch {view.batch} at {view.resolution} px: "
                f"needs {gib(estimate.total_bytes)} GiB (peak allocated {gib(estimate.peak_allocated_bytes)} GiB in "
-               f"the {estimate.peak_phase} phase; derived, not measured). {verdict}")
-    rows = [[label(name), gib(value)] for name, value in estimate.breakdown.items() if value]
-    rows.append([f"Peak allocated ({estimate.peak_phase} phase)", gib(estimate.peak_allocated_bytes)])
-    rows += [[label(name), gib(value)] for name, value in estimate.overhead.items()]
-    rows.append(["Total on the GPU", gib(estimate.total_bytes)])
-    segments = [*estimate.breakdown.items(), *estimate.overhead.items()]
-    return "".join([
-        paragraph(summary),
-        chart_html(segments, capacity_bytes=usable_memory_bytes(gpu), capacity_label=f"{gpu.name} (usable)",
-                   title=f"{view.model.name}, training"),
-        table_html(["Component", "GiB (2^30 bytes)"], rows, numeric=[False, True],
-                   caption="Memory of one training step (GiB = 2^30 bytes)"),
-        notes_html(estimate.assumptions, estimate.notes),
-    ])
+               f"the {estimate.peak_phase} phase; derived, not measured).")
+    rows = [(label(name), value) for name, value in estimate.breakdown.items() if value]
+    rows.append((f"Peak allocated ({estimate.peak_phase} phase)", estimate.peak_allocated_bytes))
+    rows += [(label(name), value) for name, value in estimate.overhead.items()]
+    rows.append(("Total on the GPU", estimate.total_bytes))
+    table = Table.of((Column("Component"), GIB_CELLS), rows, caption="Memory of one training step (GiB = 2^30 bytes)")
+    return Report(headline(placed), verdict=placed.verdict.verdict, blocks=(
+        Paragraph(summary),
+        memory_chart([*estimate.breakdown.items(), *estimate.overhead.items()], capacity_bytes=usable_memory_bytes(gpu),
+                     capacity_label=f"{gpu.name} (usable)", title=f"{view.model.name}, training", data=False),
+        Shown(table)), notes=estimate.notes, assumptions=(*estimate.assumptions, VERDICT_KEY))
+
+
+def _data(view: VisionView) -> dict[str, Any]:
+    """The estimate and its verdict on the chosen GPU."""
+    placed = Placement(view.gpu.id, view.gpu.name, 1, "", fit_verdict(view.estimate, view.gpu))
+    return {"network": view.model.name, "batch": view.batch, "resolution": view.resolution,
+            **view.estimate.to_dict(), "answer": placed.to_dict()}
 
 
 def calculators() -> list[Calculator]:
     """The ``vision-training`` widget."""
-    return [Calculator("vision-training", "Image-classifier training memory", _fields(), _compute, _render,
+    return [Calculator("vision-training", "Image-classifier training memory", _fields(), _compute, _report, _data,
                        engines=(vision_training_memory,), own_defaults=OWN_DEFAULTS)]

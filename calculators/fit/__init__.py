@@ -12,9 +12,13 @@ with the memory a process can really allocate on the GPU
   setups and not others; treat it as a risk;
 * **does not fit**: ``total_bytes`` is above the usable memory.
 
-The margin is ``usable - total_bytes`` (negative when it does not fit). ``max_batch`` and
-``max_context`` are the largest values that *fit*; ``max_batch_tight`` and
-``max_context_tight`` the largest that are at most tight. :func:`inference_verdict` and
+The margin is ``usable - total_bytes`` (negative when it does not fit). A job on several
+GPUs is judged by its per-GPU share (:mod:`calculators.fit.placement`: an inference job
+split evenly by tensor or pipeline parallelism, a training step sharded by ZeRO over its
+data-parallel GPUs); :class:`~calculators.fit.placement.Placement` gives the verdict on the
+reader's count and the fewest GPUs that hold the job. ``max_batch`` and ``max_context`` are
+the largest values that *fit* on that count; ``max_batch_tight`` and ``max_context_tight``
+the largest that are at most tight. :func:`inference_verdict` and
 :func:`training_verdict` give the estimate and verdict of :func:`fit_inference` and
 :func:`fit_training` alone, without those searches (a table of many verdicts).
 
@@ -24,6 +28,9 @@ The margin is ``usable - total_bytes`` (negative when it does not fit). ``max_ba
 ('fits', 1)
 >>> fit_training(get_model("llama-3-8b"), "rtx-4090", method="full", seq=2048).verdict.verdict
 'does not fit'
+>>> two = fit_inference(get_model("llama-3.1-70b"), "rtx-4090", gpus=2, weights="int4", context=8192)
+>>> two.verdict.verdict, two.placement.fewest_tight, two.gpus_needed
+('tight', 2, 3)
 """
 
 from __future__ import annotations
@@ -35,125 +42,60 @@ from typing import Any
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes, training_notes
+from calculators.fit.placement import (
+    INFERENCE_SPLIT,
+    TRAINING_SEARCH,
+    Placement,
+    inference_placement,
+    share_footprint,
+    share_verdict,
+    split_inference_estimate,
+    split_inference_footprint,
+    training_placement,
+)
+from calculators.fit.verdict import (
+    DOES_NOT_FIT,
+    ESTIMATE,
+    FITS,
+    MAX_BYTES,
+    MAX_GPUS_SEARCHED,
+    MAX_SEQ_SEARCHED,
+    TIGHT,
+    VERDICTS,
+    FitVerdict,
+    fit_verdict,
+    footprint_on,
+    verdict_for,
+)
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.checkpoint_weights import STORED_NOTE_START
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting, with_stored_weights
-from calculators.memory.weight_formats import weight_format
-from calculators.memory.overhead import allocator_reserve_bytes, uncertainty_above_total
+from calculators.memory.lora import has_lora_targets
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
+from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
-from calculators.units import GIB
-from calculators.validate import GPU_RECORD, instance_of, nonnegative_int, positive_int
+from calculators.validate import GPU_RECORD, instance_of
 
-MAX_BYTES = 1 << 60  # far beyond any job or device
-ESTIMATE = "a MemoryEstimate (training_memory, inference_memory or vision_training_memory)"
-MAX_GPUS_SEARCHED = 1024
-MAX_SEQ_SEARCHED = 1 << 22
-
-FITS = "fits"
-TIGHT = "tight"
-DOES_NOT_FIT = "does not fit"
-VERDICTS = (FITS, TIGHT, DOES_NOT_FIT)
-
-
-@dataclass(frozen=True)
-class FitVerdict:
-    """Whether a footprint fits a GPU's usable memory, and by how much.
-
-    Attributes:
-        verdict: ``"fits"``, ``"tight"`` or ``"does not fit"``.
-        total_bytes: the job's footprint on one GPU (central estimate).
-        uncertainty_bytes: how much more the footprint reached on measured runs, at most.
-        usable_bytes: what one process can allocate on the GPU.
-    """
-
-    verdict: str
-    total_bytes: int
-    uncertainty_bytes: int
-    usable_bytes: int
-
-    @property
-    def margin_bytes(self) -> int:
-        """Usable memory minus ``total_bytes``: negative when the job does not fit."""
-        return self.usable_bytes - self.total_bytes
-
-    @property
-    def fits(self) -> bool:
-        """True only for a *fits* verdict (a tight job is not promised)."""
-        return self.verdict == FITS
-
-    def summary(self) -> str:
-        """One sentence: the verdict and the margin in GiB.
-
-        >>> FitVerdict("tight", 70 * GIB, 3 * GIB, 71 * GIB).summary()
-        'tight: 1.0 GiB to spare of 71.0 GiB usable, inside the 3.0 GiB measured uncertainty'
-        """
-        usable = f"{self.usable_bytes / GIB:,.1f} GiB usable"
-        margin = abs(self.margin_bytes) / GIB
-        if self.verdict == FITS:
-            return f"fits: {margin:,.1f} GiB to spare of {usable}"
-        if self.verdict == TIGHT:
-            return (f"tight: {margin:,.1f} GiB to spare of {usable}, inside the "
-                    f"{self.uncertainty_bytes / GIB:,.1f} GiB measured uncertainty")
-        return f"does not fit: {margin:,.1f} GiB over the {usable}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return {"verdict": self.verdict, "margin_bytes": self.margin_bytes, "total_bytes": self.total_bytes,
-                "uncertainty_bytes": self.uncertainty_bytes, "usable_bytes": self.usable_bytes}
-
-
-def footprint_on(estimate: MemoryEstimate, gpu: GPU) -> tuple[int, int]:
-    """``(total, uncertainty)`` of an estimate on ``gpu``.
-
-    A Mac has no CUDA context and no cuBLAS workspaces: both leave the total there.
-    """
-    estimate = instance_of("estimate", estimate, MemoryEstimate, ESTIMATE)
-    gpu = instance_of("gpu", gpu, GPU, GPU_RECORD)
-    total = estimate.total_bytes
-    if gpu.vendor == "Apple":
-        total -= estimate.overhead.get("cuda_context", 0) + estimate.breakdown.get("cuda_workspaces", 0)
-    return total, estimate.uncertainty_bytes
-
-
-def verdict_for(total_bytes: int, uncertainty_bytes: int, usable_bytes: int) -> FitVerdict:
-    """The verdict for a footprint against usable memory (see the module docstring).
-
-    >>> verdict_for(10 * GIB, 2 * GIB, 11 * GIB).verdict
-    'tight'
-    """
-    total_bytes = nonnegative_int("total_bytes", total_bytes, maximum=MAX_BYTES)
-    uncertainty_bytes = nonnegative_int("uncertainty_bytes", uncertainty_bytes, maximum=MAX_BYTES)
-    usable_bytes = positive_int("usable_bytes", usable_bytes, maximum=MAX_BYTES)
-    if total_bytes + uncertainty_bytes <= usable_bytes:
-        verdict = FITS
-    elif total_bytes <= usable_bytes:
-        verdict = TIGHT
-    else:
-        verdict = DOES_NOT_FIT
-    return FitVerdict(verdict=verdict, total_bytes=total_bytes, uncertainty_bytes=uncertainty_bytes,
-                      usable_bytes=usable_bytes)
-
-
-def fit_verdict(estimate: MemoryEstimate, gpu: GPU) -> FitVerdict:
-    """The one verdict of an estimate on a GPU (a record: :func:`calculators.inputs.gpu.resolve_gpu` reads an id)."""
-    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
-    total, uncertainty = footprint_on(estimate, record)
-    return verdict_for(total, uncertainty, usable_memory_bytes(record))
-
+__all__ = [
+    "DOES_NOT_FIT", "ESTIMATE", "FITS", "INFERENCE_SPLIT", "MAX_BYTES", "MAX_GPUS_SEARCHED", "MAX_SEQ_SEARCHED",
+    "TIGHT", "TRAINING_SEARCH", "VERDICTS", "FitResult", "FitVerdict", "Placement", "fit_inference", "fit_training",
+    "fit_verdict", "footprint_on", "inference_placement", "inference_verdict", "share_footprint", "share_verdict",
+    "split_inference_estimate", "split_inference_footprint", "training_fit_advice", "training_placement",
+    "training_verdict", "verdict_for",
+]
 
 @dataclass(frozen=True)
 class FitResult:
-    """Whether one job fits one GPU model, and the limits on that GPU.
+    """Whether one job fits a GPU model (on the reader's count of it), and the limits there.
 
     Attributes:
         gpu_id: catalog id of the GPU.
-        verdict: the :class:`FitVerdict` of the job on one GPU.
-        estimate: the memory estimate on one GPU.
-        gpus_needed: smallest GPU count whose per-GPU share *fits* (tensor parallel for
+        verdict: the :class:`FitVerdict` of the job's per-GPU share on the reader's count (one GPU unless given).
+        estimate: the memory estimate of the whole job (inference) or of one GPU's step (training).
+        gpus_needed: smallest GPU count whose per-GPU share *fits* (an even split for
             inference, ZeRO-3 sharding for training); ``None`` when even the search limit fails.
-        max_batch: largest batch that fits one GPU at the given sequence/context length.
+        max_batch: largest batch that fits the reader's GPUs at the given sequence/context length.
         max_context: largest prompt (inference) or sequence (training) that fits at the batch.
         max_batch_tight: largest batch that is at most tight.
         max_context_tight: largest prompt or sequence that is at most tight.
@@ -170,6 +112,7 @@ class FitResult:
     max_batch_tight: int
     max_context_tight: int
     notes: tuple[str, ...] = ()
+    placement: Placement | None = None
 
     @property
     def fits(self) -> bool:
@@ -195,13 +138,16 @@ class FitResult:
             "max_batch_tight": self.max_batch_tight,
             "max_context": self.max_context,
             "max_context_tight": self.max_context_tight,
+            **({} if self.placement is None else {"gpus": self.placement.gpus, "split": self.placement.split,
+                                                  "gpus_needed_tight": self.placement.fewest_tight}),
             "estimate": self.estimate.to_dict(),
             "notes": list(self.notes),
         }
 
 
-def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int) -> tuple[int, int]:
-    """Largest value that fits, and largest that is at most tight, for a monotone job family.
+def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int, *, gpus: int = 1) -> tuple[int, int]:
+    """Largest value that fits, and largest that is at most tight, for a monotone job family
+    (an inference job's share on ``gpus`` GPUs; a training step's estimate is already per GPU).
 
     The two searches probe many of the same values (all the powers of two below the limits):
     each value's footprint is computed once.
@@ -211,32 +157,12 @@ def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int) 
 
     def at_most(n: int, *, tight_ok: bool) -> bool:
         if n not in footprints:
-            footprints[n] = footprint_on(estimate_of(n), gpu)
+            footprints[n] = share_footprint(estimate_of(n), gpu, gpus=gpus)
         total, uncertainty = footprints[n]
         return total + (0 if tight_ok else uncertainty) <= usable
 
     return (largest_fitting(lambda n: at_most(n, tight_ok=False), upper),
             largest_fitting(lambda n: at_most(n, tight_ok=True), upper))
-
-
-def split_inference_footprint(estimate: MemoryEstimate, count: int) -> tuple[int, int]:
-    """Per-GPU ``(total, uncertainty)`` of an inference job split evenly over ``count`` GPUs.
-
-    Weights, KV cache and activations divide (tensor parallel); each GPU keeps its own
-    cuBLAS workspaces and CUDA context, and its allocator reserve and uncertainty follow its
-    share of the largest transient block (:mod:`calculators.memory.overhead`).
-    """
-    estimate = instance_of("estimate", estimate, MemoryEstimate, ESTIMATE)
-    count = positive_int("count", count, maximum=MAX_GPUS_SEARCHED)
-    workspaces = estimate.breakdown.get("cuda_workspaces", 0)
-    context = estimate.overhead.get("cuda_context", 0)
-    share = -(-estimate.transient_block_bytes // count)
-    reserve = 0
-    if estimate.overhead.get("allocator_reserve", 0):  # zero with expandable segments
-        reserve = allocator_reserve_bytes(transient_block_bytes=share, recompute=False, prefill=True)
-    allocated = -(-(estimate.peak_allocated_bytes - workspaces) // count) + workspaces
-    overhead = {"cuda_context": context, "allocator_reserve": reserve} if estimate.overhead else {}
-    return allocated + context + reserve, uncertainty_above_total(overhead, transient_block_bytes=share, prefill=True)
 
 
 def _inference_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
@@ -266,32 +192,30 @@ def inference_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[Memor
     return estimate, fit_verdict(estimate, record)
 
 
-def fit_inference(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
-    """Fit of an inference job (settings as :func:`~calculators.memory.inference.inference_memory`).
+def fit_inference(spec: ModelSpec, gpu: GPU | str, *, gpus: int = 1, **settings: Any) -> FitResult:
+    """Fit of an inference job (settings as :func:`~calculators.memory.inference.inference_memory`) on
+    ``gpus`` GPUs of ``gpu``.
 
-    ``gpus_needed`` assumes tensor parallelism that splits weights, KV cache and
-    activations evenly, with each GPU keeping its own runtime overhead.
+    The job shares ``gpus`` GPUs evenly (tensor or pipeline parallel: weights, KV cache and
+    activations divided, each GPU keeping its own runtime overhead;
+    :func:`~calculators.fit.placement.split_inference_estimate`); ``gpus_needed`` is the fewest
+    GPUs whose share fits, the largest batch and context those on ``gpus`` GPUs.
     """
     record = resolve_gpu(gpu)
     estimate, notes = _inference_job(spec, record, settings)
-    usable = usable_memory_bytes(record)
-    needed: int | None = None
-    for count in range(1, MAX_GPUS_SEARCHED + 1):
-        total, uncertainty = split_inference_footprint(estimate, count) if count > 1 else footprint_on(estimate, record)
-        if total + uncertainty <= usable:
-            needed = count
-            break
+    placement = inference_placement(estimate, record, gpus=gpus)
+    count = placement.gpus
     keep = {k: v for k, v in settings.items() if k not in ("batch", "context")}
     context = settings.get("context", 4096)
     batch = settings.get("batch", 1)
     max_batch, max_batch_tight = _limits(
-        record, lambda b: inference_memory(spec, **keep, batch=b, context=context), MAX_BATCH)
+        record, lambda b: inference_memory(spec, **keep, batch=b, context=context), MAX_BATCH, gpus=count)
     no_new = {k: v for k, v in keep.items() if k != "new_tokens"}
     max_context, max_context_tight = _limits(
-        record, lambda c: inference_memory(spec, **no_new, batch=batch, context=c), MAX_CONTEXT)
-    return FitResult(gpu_id=record.id, verdict=fit_verdict(estimate, record), estimate=estimate, gpus_needed=needed,
+        record, lambda c: inference_memory(spec, **no_new, batch=batch, context=c), MAX_CONTEXT, gpus=count)
+    return FitResult(gpu_id=record.id, verdict=placement.verdict, estimate=estimate, gpus_needed=placement.fewest_fits,
                      max_batch=max_batch, max_context=max_context, max_batch_tight=max_batch_tight,
-                     max_context_tight=max_context_tight, notes=notes)
+                     max_context_tight=max_context_tight, notes=notes, placement=placement)
 
 
 def _training_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
@@ -319,21 +243,15 @@ def training_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[Memory
 def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     """Fit of a training step (settings as :func:`~calculators.memory.training.training_memory`).
 
-    ``gpus_needed`` is the smallest data-parallel group whose ZeRO-3 shards fit when the
-    job does not fit one GPU with the settings given.
+    The verdict is the step's on each of its ``gpus`` data-parallel GPUs (sharded by its ``zero``
+    stage); ``gpus_needed`` is one when the step fits one GPU, else the smallest power of two whose
+    ZeRO-3 shards fit (:func:`~calculators.fit.placement.training_placement`).
     """
     record = resolve_gpu(gpu)
     estimate, notes = _training_job(spec, record, settings)
-    verdict = fit_verdict(estimate, record)
-    needed: int | None = 1 if verdict.fits else None
-    if not verdict.fits:
-        sharded = {**settings, "zero": 3}
-        count = 2
-        while count <= MAX_GPUS_SEARCHED:
-            if fit_verdict(training_memory(spec, **{**sharded, "gpus": count}), record).fits:
-                needed = count
-                break
-            count *= 2
+    placement = training_placement(spec, record, estimate=estimate, **settings)
+    verdict = placement.verdict
+    needed = placement.fewest_fits
     base = {k: v for k, v in settings.items() if k not in ("batch", "seq")}
     batch = settings.get("batch", 1)
     seq = settings.get("seq", 2048)
@@ -342,7 +260,7 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
         record, lambda s: training_memory(spec, **base, batch=batch, seq=s), MAX_SEQ_SEARCHED)
     return FitResult(gpu_id=record.id, verdict=verdict, estimate=estimate, gpus_needed=needed, max_batch=max_batch,
                      max_context=max_context, max_batch_tight=max_batch_tight, max_context_tight=max_context_tight,
-                     notes=notes)
+                     notes=notes, placement=placement)
 
 
 def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[str, ...]:
@@ -350,8 +268,8 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[str
 
     Tried one at a time, each against :func:`fit_verdict`: gradient checkpointing, a
     micro-batch of 1 with gradient accumulation, ZeRO-3 over the GPUs already in the job,
-    LoRA, QLoRA, and the fewest GPUs (a power of two) that hold the job with ZeRO-3 and
-    checkpointing.
+    LoRA and QLoRA (where the model has a projection LoRA adapts: not a pure Mamba), and the
+    fewest GPUs (a power of two) that hold the job with ZeRO-3 and checkpointing.
 
     >>> from calculators.catalog.models import get_model
     >>> from calculators.catalog.gpus import get_gpu
@@ -370,9 +288,10 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[str
                         {"batch": 1, "grad_accumulation": batch * accumulation}))
     if gpus > 1 and int(settings.get("zero", 0)) < 3:
         changes.append((f"ZeRO-3 over the {gpus} GPUs", {"zero": 3}))
-    if settings.get("method", "full") == "full":
+    adaptable = has_lora_targets(spec)  # a pure state-space model (Mamba) has no projection LoRA adapts
+    if settings.get("method", "full") == "full" and adaptable:
         changes.append(("LoRA instead of full fine-tuning", {"method": "lora", "base_dtype": None}))
-    if settings.get("method", "full") != "qlora":
+    if settings.get("method", "full") != "qlora" and adaptable:
         changes.append(("QLoRA (4-bit NF4 base)", {"method": "qlora", "base_dtype": None}))
     advice = [label for label, change in changes
               if fit_verdict(training_memory(spec, **{**settings, **change}), record).fits]

@@ -1,54 +1,81 @@
-"""Widget of the Performance section's training-time page: ``training-time``.
+"""The training-time calculator (``mlhw train-time``): wall clock, GPU-hours and tokens/s of a run.
 
->>> from calculators.widgets.registry import get_calculator
->>> "GPU-hours" in get_calculator("training-time").run({})
+It opens with the reader's GPUs, the memory verdict per GPU and the margin
+(:func:`calculators.jobs.answer.headline`; not checked with tensor or pipeline parallelism, which
+the memory model does not split), then the time; the chart of GPU counts marks the counts whose
+memory does not fit. The form opens on a job that fits: Llama 3 8B on one 8-GPU node with ZeRO-3.
+
+>>> from calculators.jobs.registry import get_calculator
+>>> answer = get_calculator("training-time").answer({})
+>>> answer.report.verdict, "GPU-hours" in answer.html
+('fits', True)
+>>> answer.used["mfu"].endswith("(fitted on published runs)")
 True
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
+from calculators.columns import Column, number_column
 from calculators.errors import InputError
+from calculators.fit import Placement, training_placement
 from calculators.inputs.fields import Field, bool_field, choice_field, default_of, float_field, int_field, tokens_field
 from calculators.inputs.shared import ENGINE_GPU, model_and_gpu_fields
+from calculators.jobs.answer import VERDICT_KEY, headline
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.html import Bar, labelled_bars_svg
+from calculators.jobs.report import Chart, Paragraph, Report
+from calculators.jobs.speed import band_paragraphs, may_not_run, quantities
+from calculators.jobs.values import Values, engine_settings, gpu_from_values, model_spec
 from calculators.memory import training_inputs
 from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
+from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
 from calculators.performance import training_time as train
-from calculators.units import gib
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import Values, gpu_from_values, model_spec
-from calculators.widgets.registry import engine_settings, get_calculator
-from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
+from calculators.tables import Table
+from calculators.units import gib, number, percent
 
-#: What the training-time form opens on where it does not read the engine's default (see TRAIN_OWN_DEFAULTS).
+#: What the training-time form opens on where it does not read the engine's default (see TRAIN_OWN_DEFAULTS):
+#: one 8-GPU node sharding Llama 3 8B with ZeRO-3, a job that fits (#27: with ZeRO-0 it is 128 GiB over).
 TRAIN_TOKENS = 100 * 10**9
 TRAIN_GPUS = 8
+TRAIN_ZERO = "3"
 #: Inputs of the training-time form whose default is not read from the engine, and why.
 TRAIN_OWN_DEFAULTS = {
     "gpu": ENGINE_GPU,
     "tokens": "the engine takes no default token count; the form opens on TRAIN_TOKENS",
     "gpus": "the form opens on one 8-GPU node (TRAIN_GPUS), where the chart of GPU counts starts to show "
             "scaling; the engine's default is 1 GPU",
+    "zero": "the form opens on a job that fits: ZeRO-3 (TRAIN_ZERO) shards the node's model states; with the "
+            "engine's ZeRO-0 every GPU holds them all",
 }
 #: GPU counts the chart always draws (plus the one chosen).
 CHART_GPUS = (1, 8, 64, 512, 4096)
+#: Inputs the engine fills in when the form leaves them to it, and how it does.
+LEFT_TO_ENGINE = {"mfu": "fitted on published runs", "goodput": "modelled from the job's GPUs times the whole-run residual",
+                  "global_batch_tokens": "one micro-batch per replica"}
 
 
 @dataclass(frozen=True)
 class TrainView:
-    """One training-time estimate and the same run over a range of GPU counts."""
+    """One training-time estimate on the reader's GPUs and the same run over a range of GPU counts."""
 
+    spec: ModelSpec
     result: train.TrainingTime
     gpu: GPU
+    placement: Placement | None
     by_gpus: tuple[tuple[int, train.TrainingTime], ...]
+    left: tuple[str, ...] = ()  # the inputs left to the engine (LEFT_TO_ENGINE)
 
 
+@functools.cache
 def _train_fields() -> tuple[Field, ...]:
     def default(name: str) -> Any:
         return default_of(train.training_time, name)
@@ -75,6 +102,10 @@ def _train_fields() -> tuple[Field, ...]:
         bool_field("grad_checkpointing", "Gradient checkpointing", default=default("grad_checkpointing"),
                    help="Full recomputation: one more forward pass (8·N instead of 6·N for full training).").option(
             "full activation recomputation"),
+        choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=TRAIN_ZERO,
+                     help="Data-parallel sharding: which collectives run and what each GPU holds (0 = DDP, "
+                          "3 = FSDP full shard).").option(
+            "ZeRO stage 0-3: the data-parallel communication and each GPU's memory"),
         choice_field("qlora_weights", "QLoRA base format", choices=QLORA_WEIGHTS,
                      labels=tuple(get_qlora_kernel(w).name for w in QLORA_WEIGHTS),
                      default=default("qlora_weights"), advanced=True,
@@ -86,9 +117,6 @@ def _train_fields() -> tuple[Field, ...]:
         int_field("lora_rank", "LoRA rank", default=default("lora_rank"), maximum=training_inputs.MAX_RANK,
                   advanced=True, help="LoRA and QLoRA only: the adapters' rank r.").option(
             "LoRA rank (lora/qlora only)"),
-        choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"), advanced=True,
-                     help="Which data-parallel collectives run (0 = DDP, 3 = FSDP full shard).").option(
-            "ZeRO stage 0-3 of the data-parallel communication"),
         choice_field("interconnect", "Link between GPUs", choices=(AUTO, *interconnect_ids()),
                      default=default("interconnect"), advanced=True,
                      help="auto: the GPU's own link, 8 x InfiniBand NDR per node above 8 GPUs (assumed).").option(
@@ -159,61 +187,108 @@ def _train_fields() -> tuple[Field, ...]:
 
 def _compute_train(values: Values) -> TrainView:
     spec, gpu = model_spec(values), gpu_from_values(values)
-    settings = engine_settings(get_calculator("training-time").fields, values)
-    del settings["gpus"]  # the chart varies it
-    result = train.training_time(spec, gpu, gpus=values["gpus"], **settings)  # type: ignore[arg-type]
+    settings = engine_settings(_train_fields(), values)
+    left = tuple(name for name in LEFT_TO_ENGINE if settings.get(name) is None)
+    gpus = settings.pop("gpus")  # the chart varies it
+    result = train.training_time(spec, gpu, gpus=gpus, **settings)
+    placement = (training_placement(spec, gpu, **result.memory_settings) if result.memory_settings else None)
     replica = result.tensor_parallel * result.pipeline_parallel
     counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
     runs = []
     for n in counts:
         try:
-            runs.append((n, train.training_time(spec, gpu, gpus=n, **settings)))
+            runs.append((n, result if n == result.gpus else train.training_time(spec, gpu, gpus=n, **settings)))
         except InputError as error:
             # a global batch too small for this many replicas, or an expert-parallel group that does not divide them:
             # no bar
             if error.field not in ("global_batch_tokens", "expert_parallel"):
                 raise
-    return TrainView(result=result, gpu=gpu, by_gpus=tuple(runs))
+    return TrainView(spec=spec, result=result, gpu=gpu, placement=placement, by_gpus=tuple(runs), left=left)
 
 
 def _days(days: float) -> str:
-    return f"{days:,.2f} days" if days >= 1 else f"{days * 24:,.2f} hours"
+    return f"{number(days, 2)} days" if days >= 1 else f"{number(days * 24, 2)} hours"
 
 
-def train_html(view: TrainView) -> str:
-    """Summary, wall-clock time by GPU count (chart), the numbers (table) and assumptions."""
+def _unchecked(r: train.TrainingTime) -> str:
+    """The headline where memory is not checked (tensor, pipeline or expert parallel)."""
+    split = f"TP {r.tensor_parallel} x PP {r.pipeline_parallel}" + (
+        f", EP {r.expert_parallel.expert_parallel}" if r.expert_parallel is not None else "")
+    return (f"On {number(r.gpus)}x {r.gpu}, {split}: memory per GPU not checked (the memory model does not split "
+            "the weights by tensor or pipeline stage or the experts over expert-parallel GPUs).")
+
+
+def train_report(view: TrainView) -> Report:
+    """The memory verdict on the reader's GPUs, the time, wall clock by GPU count (chart; counts whose memory
+    does not fit marked), the numbers and the assumptions."""
     r = view.result
-    memory = r.memory_text().replace("memory per GPU: ", "Memory per GPU: ", 1)
     time = (f"{r.model} on {r.tokens:,} tokens with {r.gpus:,} x {r.gpu}: {_days(r.days)} of wall clock, "
-            f"{r.gpu_hours:,.0f} GPU-hours, at MFU {r.mfu:.3g} (utilisation {r.utilisation:.3g} fitted on "
-            f"published runs unless given).")
-    summary = f"{memory}. {time}" if not r.fits else f"{time} {memory}."
-    bars = [Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus) for n, run in view.by_gpus]
-    chart = labelled_bars_svg(bars, title="Wall-clock time by GPU count (same utilisation; communication that compute "
-                                 "cannot hide added)")
+            f"{number(r.gpu_hours)} GPU-hours, at MFU {r.mfu:.3g} (utilisation {r.utilisation:.3g}"
+            + (", fitted on published runs)." if "mfu" in view.left else ", given)."))
+    blocks: list[Any] = [Paragraph(time)]
+    if view.placement is not None and may_not_run(view.placement.verdict):
+        blocks.append(Paragraph(may_not_run(view.placement.verdict).replace("speeds", "times")))
+    if r.memory_advice:
+        blocks.append(Paragraph("Single changes that make it fit: " + "; ".join(r.memory_advice) + "."))
+    blocks += band_paragraphs((r.error_band, "training time"))
+    bars = [Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus,
+                marked="" if run.memory is None or run.memory.fits else run.memory.verdict)
+            for n, run in view.by_gpus]
+    data = Table.of((number_column("GPUs"), number_column("days", 2), number_column("GPU-hours"),
+                     Column("memory per GPU")),
+                    [(n, run.days, run.gpu_hours, "not checked" if run.memory is None else run.memory.verdict)
+                     for n, run in view.by_gpus], caption="Chart data: wall-clock time by GPU count")
+    blocks.append(Chart(labelled_bars_svg(bars, title="Wall-clock time by GPU count (same utilisation; communication "
+                                                      "that compute cannot hide added; faint: memory does not fit)"),
+                        data))
     rows = [
-        ["Model FLOPs per token", f"{r.model_flops_per_token / 1e9:,.2f}", "GFLOP", "derived"],
-        ["Executed FLOPs per token", f"{r.executed_flops_per_token / 1e9:,.2f}", "GFLOP", "derived"],
-        ["Total model FLOPs", f"{r.total_model_flops:.3e}", "FLOP", "derived"],
-        ["Throughput, all GPUs", f"{r.tokens_per_s:,.0f}", "tokens/s", "estimate"],
-        ["Throughput per GPU", f"{r.tokens_per_s_per_gpu:,.0f}", "tokens/s", "estimate"],
-        ["Data-parallel scaling efficiency", f"{r.scaling_efficiency:.1%}", "", "estimate"],
-        ["Wall clock", f"{r.days:,.2f}", "days", "estimate"],
-        ["Wall clock at 100 % utilisation", f"{r.bound_time_s / 86400:,.2f}", "days", "lower bound"],
-        ["GPU time", f"{r.gpu_hours:,.0f}", "GPU-hours", "estimate"],
-        [f"Dense {'FP8' if r.fp8 else r.precision} rate per GPU", f"{r.rate_flop_per_s / 1e12:,.1f}", "TFLOP/s",
-         "spec"],
-        ["Steady-state share of the whole run (goodput)", f"{r.goodput:.3f}", "",
-         "given" if r.goodput_model is None else "derived"],
+        ("Model FLOPs per token", number(r.model_flops_per_token / 1e9, 2), "GFLOP", "derived"),
+        ("Executed FLOPs per token", number(r.executed_flops_per_token / 1e9, 2), "GFLOP", "derived"),
+        ("Total model FLOPs", f"{r.total_model_flops:.3e}", "FLOP", "derived"),
+        ("Throughput, all GPUs", number(r.tokens_per_s), "tokens/s", "estimate"),
+        ("Throughput per GPU", number(r.tokens_per_s_per_gpu), "tokens/s", "estimate"),
+        ("Data-parallel scaling efficiency", percent(r.scaling_efficiency, 1), "", "estimate"),
+        ("Wall clock", number(r.days, 2), "days", "estimate"),
+        ("Wall clock at 100 % utilisation", number(r.bound_time_s / 86400, 2), "days", "lower bound"),
+        ("GPU time", number(r.gpu_hours), "GPU-hours", "estimate"),
+        (f"Dense {'FP8' if r.fp8 else r.precision} rate per GPU", number(r.rate_flop_per_s / 1e12, 1), "TFLOP/s",
+         "spec"),
+        ("Utilisation of the dense rate by the executed FLOPs", f"{r.utilisation:.3g}", "",
+         "fitted" if "mfu" in view.left else "given"),
+        ("Steady-state share of the whole run (goodput)", number(r.goodput, 3), "",
+         "given" if r.goodput_model is None else "derived"),
     ]
     if r.memory is not None:
-        rows += [["Memory per GPU (total)", gib(r.memory.total_bytes), "GiB", r.memory.verdict],
-                 ["Memory a process can allocate per GPU", gib(r.memory.usable_bytes), "GiB", "measured"]]
-    table = table_html(["quantity", "value", "unit", "kind"], rows, numeric=[False, True, False, False])
-    return paragraph(summary) + chart + table + notes_html(r.assumptions, ())
+        rows += [("Memory per GPU (total)", gib(r.memory.total_bytes), "GiB", r.memory.verdict),
+                 ("Memory a process can allocate per GPU", gib(r.memory.usable_bytes), "GiB", "measured")]
+    blocks.append(quantities(rows))
+    if view.placement is None:
+        return Report(_unchecked(r), blocks=tuple(blocks), assumptions=r.assumptions, warnings=view.spec.warnings)
+    return Report(headline(view.placement), verdict=view.placement.verdict.verdict, blocks=tuple(blocks),
+                  assumptions=(*r.assumptions, VERDICT_KEY), warnings=view.spec.warnings)
+
+
+def train_data(view: TrainView) -> dict[str, Any]:
+    """What ``mlhw train-time --json`` always printed, then ``answer`` (``None`` where memory is not checked) and
+    ``by_gpus`` (the chart)."""
+    return {**view.result.to_dict(), "answer": None if view.placement is None else view.placement.to_dict(),
+            "by_gpus": [{"gpus": n, "days": run.days, "gpu_hours": run.gpu_hours,
+                         "verdict": None if run.memory is None else run.memory.verdict} for n, run in view.by_gpus]}
+
+
+def train_used(view: TrainView) -> Mapping[str, str]:
+    """The values the engine used for the inputs the form left to it."""
+    r = view.result
+    used = {"mfu": f"{r.utilisation:.3g}", "goodput": f"{r.goodput:.3g}",
+            "global_batch_tokens": f"{r.global_batch_tokens:,} tokens"}
+    return {name: f"{used[name]} ({LEFT_TO_ENGINE[name]})" for name in view.left}
 
 
 def calculators() -> list[Calculator]:
     """The calculator of this page."""
-    return [Calculator("training-time", "Training time", _train_fields(), _compute_train, train_html,
-                       engines=(train.training_time,), own_defaults=TRAIN_OWN_DEFAULTS, command="train-time")]
+    return [Calculator("training-time", "Training time", _train_fields(), _compute_train, train_report, train_data,
+                       used=train_used, engines=(train.training_time,), own_defaults=TRAIN_OWN_DEFAULTS,
+                       command="train-time",
+                       command_help="wall-clock days, GPU-hours and tokens/s of training (6·N·D, or 4·N·D for LoRA, "
+                                    "at a utilisation fitted on published runs, with tensor, pipeline and "
+                                    "data-parallel communication)")]

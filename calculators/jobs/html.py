@@ -1,9 +1,10 @@
-"""HTML tables and SVG charts of calculator results, the same on the static page and live.
+"""The web face's drawing of a :class:`~calculators.jobs.report.Report`: HTML tables and SVG charts.
 
-Everything here is deterministic (fixed rounding, fixed colours, rows in a fixed order)
-and escapes every piece of text it is given, so a model name taken from a user's
-``config.json`` cannot inject markup. Memory is shown in GiB (2^30 bytes) with two
-decimals, and the headers say so.
+The same on the static page and live. Everything here is deterministic (fixed colours, rows in
+a fixed order) and escapes every piece of text it is given, so a model name taken from a user's
+``config.json`` cannot inject markup. Numbers arrive formatted: a report's tables are typed
+columns (:mod:`calculators.columns`) and its sentences use :mod:`calculators.units`; the charts
+format their labels with :mod:`calculators.units` too. Memory is shown in GiB (2^30 bytes).
 
 >>> gib(3 * 2**30 // 2)
 '1.50'
@@ -20,7 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from calculators.units import GIB, gib
+from calculators.columns import Column, gib_column
+from calculators.jobs.report import Chart, Paragraph, Report, Shown
+from calculators.tables import Table
+from calculators.units import GIB, gib, number
 
 #: Segment colours (Okabe-Ito, readable by people with colour-vision deficiencies),
 #: assigned in breakdown order.
@@ -199,6 +203,7 @@ class Bar:
     text: str
     colour: int
     highlight: bool = False
+    marked: str = ""  # a point that does not fit (or is tight): said after its value, drawn faint and dashed
 
 
 #: Row of a bar chart: the name on its own line, the bar under it with the value after it.
@@ -228,9 +233,13 @@ def labelled_bars_svg(bars: Sequence[Bar], *, title: str, summary: str = "") -> 
         y = 2 + _ROW * index
         width = max(_BAR_MAX_PCT * max(bar.value, 0.0) / top, 0.2)
         weight = ' font-weight="700"' if bar.highlight else ""
-        parts.append(f'<text x="0" y="{y + 12}"{weight}>{escape(bar.label)}</text>')
-        parts.append(f'<rect x="0" y="{y + 16}" width="{width:.2f}%" height="14" fill="{color(bar.colour)}">'
-                     f"<title>{escape(bar.label)}: {escape(bar.text)}</title></rect>")
+        # A mark goes on the name's own line, which has the chart's whole width (the value's text has half).
+        name = f"{bar.label} ({bar.marked})" if bar.marked else bar.label
+        faint = (' fill-opacity="0.3" stroke="currentColor" stroke-dasharray="3 2" class="mlhw-marked"'
+                 if bar.marked else "")
+        parts.append(f'<text x="0" y="{y + 12}"{weight}>{escape(name)}</text>')
+        parts.append(f'<rect x="0" y="{y + 16}" width="{width:.2f}%" height="14" fill="{color(bar.colour)}"{faint}>'
+                     f"<title>{escape(name)}: {escape(bar.text)}</title></rect>")
         parts.append(f'<text x="{width + 1:.2f}%" y="{y + 28}"{weight}>{escape(bar.text)}</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -242,7 +251,72 @@ def bars_svg(bars: Sequence[tuple[str, float]], *, unit: str, title: str, digits
     >>> "<svg" in bars_svg([("a", 1.0), ("b", 2.0)], unit="USD/h", title="Cost")
     True
     """
-    summary = f"{title}: " + "; ".join(f"{name} {value:,.{digits}f} {unit}" for name, value in bars)
+    summary = f"{title}: " + "; ".join(f"{name} {number(value, digits)} {unit}" for name, value in bars)
     # One colour: the bars differ in length only (a colour per bar would suggest a meaning it has not).
-    return labelled_bars_svg([Bar(name, value, f"{value:,.{digits}f} {unit}", 0) for name, value in bars],
+    return labelled_bars_svg([Bar(name, value, f"{number(value, digits)} {unit}", 0) for name, value in bars],
                              title=title, summary=summary)
+
+
+# --------------------------------------------------------------------------- reports
+def memory_chart(segments: Sequence[tuple[str, int]], *, capacity_bytes: int, capacity_label: str,
+                 title: str, data: bool = True) -> Chart:
+    """A stacked bar of memory ``segments`` (name, bytes) against a GPU's usable memory, with its data
+    (``data=False``: the report's breakdown table holds those numbers already).
+
+    >>> chart = memory_chart([("weights", 2**30)], capacity_bytes=2**31, capacity_label="GPU", title="T")
+    >>> chart.data.rows
+    (('Weights', '1.00'), ('GPU', '2.00'))
+    """
+    shown = [(name, value) for name, value in segments if value > 0]
+    table = Table.of((Column("Component"), gib_column("GiB")),
+                     [(label(name), value) for name, value in shown] + [(capacity_label, capacity_bytes)],
+                     caption=f"Chart data: {title} (GiB = 2^30 bytes)")
+    return Chart(svg=stacked_bar_svg(shown, capacity_bytes=capacity_bytes, capacity_label=capacity_label, title=title),
+                 legend=legend_html(shown, capacity_bytes=capacity_bytes, capacity_label=capacity_label),
+                 data=table if data else None)
+
+
+def table_of(shown: Shown) -> str:
+    """A report's table as HTML: its caption above, right-aligned numeric columns, a class per row."""
+    table = shown.table
+    return table_html(table.columns, table.rows, caption=table.caption, numeric=[side == "r" for side in table.align],
+                      row_classes=shown.classes)
+
+
+def chart_of(chart: Chart) -> str:
+    """A chart: its drawing and legend, then its numbers as a table folded under it."""
+    if chart.data is None:
+        return chart.svg + chart.legend
+    return (chart.svg + chart.legend + '<details class="mlhw-chart-data"><summary>Chart data</summary>'
+            + table_of(Shown(chart.data)) + "</details>")
+
+
+def warnings_html(warnings: Iterable[str]) -> str:
+    """The banner above a result: each thing the reader must see before its numbers (empty when none)."""
+    return "".join(f'<p class="mlhw-warning" role="note"><strong>Warning:</strong> {escape(text)}</p>'
+                   for text in warnings)
+
+
+def report_html(report: Report) -> str:
+    """A report as the widget's result: warnings, the headline (marked with its verdict), its blocks, then
+    the folded assumptions and notes.
+
+    >>> html = report_html(Report("On 1x GPU: fits.", verdict="fits", warnings=("read as Llama",)))
+    >>> html.index("mlhw-warning") < html.index("mlhw-headline"), 'class="mlhw-headline mlhw-fits"' in html
+    (True, True)
+    """
+    verdict = {"fits": "mlhw-fits", "tight": "mlhw-tight", "does not fit": "mlhw-short"}.get(report.verdict, "")
+    parts = [warnings_html(report.warnings)]
+    if report.echo:
+        parts.append(paragraph(report.echo, css="mlhw-echo"))
+    if report.headline:
+        parts.append(paragraph(report.headline, css=f"mlhw-headline {verdict}".strip()))
+    for block in report.blocks:
+        if isinstance(block, Paragraph):
+            parts.append(paragraph(block.text, css=block.css))
+        elif isinstance(block, Chart):
+            parts.append(chart_of(block))
+        else:
+            parts.append(table_of(block))
+    parts.append(notes_html(report.assumptions, report.notes))
+    return "".join(parts)

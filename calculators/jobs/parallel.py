@@ -1,39 +1,66 @@
 """Widget ``interconnect``: a data-parallel step's communication time over a link, against its compute.
 
 >>> calculator = calculators()[0]
->>> html = calculator.run({"interconnect": "pcie4", "gpus": "8"})
->>> "PCI Express 4.0 x16" in html and "<svg" in html and "GiB" in html
+>>> answer = calculator.answer({"interconnect": "pcie4", "gpus": "8"})
+>>> "PCI Express 4.0 x16" in answer.html and "<svg" in answer.html and "GiB" in answer.html
 True
+>>> answer.report.headline.split(":")[0]
+'On 8x H100 SXM 80GB, data parallel, ZeRO-3'
+
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.gpus import all_gpus
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
-from calculators.inputs.fields import Field, Value, bool_field, choice_field, default_of, float_field, int_field
+from calculators.inputs.fields import Field, bool_field, choice_field, default_of, float_field, int_field
 from calculators.inputs.shared import model_config_field, model_field
 from calculators.memory import training_inputs
 from calculators.parallel.collectives import MAX_EFFICIENCY, MAX_GPUS
 from calculators.parallel.ring_link import GPUS_PER_NODE
 from calculators.parallel.step import AUTO, COMM_DTYPES, StepCommunication, step_communication
-from calculators.units import gib
-from calculators.widgets.calculator import Calculator
-from calculators.widgets.inputs import model_spec
-from calculators.widgets.registry import engine_settings, get_calculator
-from calculators.widgets.render import Bar, labelled_bars_svg, notes_html, paragraph, table_html
+from calculators.columns import Column, gib_column, number_column
+from calculators.fit import Placement
+from calculators.fit.placement import training_split
+from calculators.jobs.answer import VERDICT_KEY, headline
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.html import Bar, labelled_bars_svg
+from calculators.jobs.report import Chart, Paragraph, Report, Shown
+from calculators.jobs.values import Values, engine_settings, gpu_from_values, model_spec
+from calculators.model import ModelSpec
+from calculators.tables import Table
+from calculators.units import number, percent
+
+#: The interconnect form opens on a job that fits (#27): full fine-tuning of Llama 3 8B holds 181 GiB per GPU
+#: under plain DDP, so the form opens with ZeRO-3 over its 8 GPUs (the engine's default stage is 0).
+OPENING_ZERO = "3"
+OWN_DEFAULTS = {"zero": "the form opens on a job that fits: ZeRO-3 (OPENING_ZERO) shards the model states over the "
+                        "8 GPUs; the engine's default, plain DDP, holds them all on each"}
+
+
+@dataclass(frozen=True)
+class ParallelView:
+    """One data-parallel step, and its memory verdict on the reader's GPUs."""
+
+    spec: ModelSpec
+    result: StepCommunication
+    placement: Placement
 
 
 def time_bars_svg(rows: Sequence[tuple[str, float]], *, title: str) -> str:
     """Horizontal bars of durations in milliseconds, one per row (label, seconds); deterministic and escaped."""
-    summary = f"{title}: " + "; ".join(f"{name} {seconds * 1e3:,.1f} ms" for name, seconds in rows)
-    return labelled_bars_svg([Bar(name, seconds, f"{seconds * 1e3:,.1f} ms", 0) for name, seconds in rows],
+    summary = f"{title}: " + "; ".join(f"{name} {number(seconds * 1e3, 1)} ms" for name, seconds in rows)
+    return labelled_bars_svg([Bar(name, seconds, f"{number(seconds * 1e3, 1)} ms", 0) for name, seconds in rows],
                              title=title, summary=summary)
 
 
+@functools.cache
 def _fields() -> tuple[Field, ...]:
     def default(name: str) -> Any:
         return default_of(step_communication, name)
@@ -51,7 +78,7 @@ def _fields() -> tuple[Field, ...]:
                               f"{GPUS_PER_NODE} GPUs, as train-time) or one of {', '.join(interconnect_ids())} "
                               "(every hop)"),
         int_field("gpus", "Data-parallel GPUs", default=default("gpus"), maximum=MAX_GPUS).option("data-parallel GPUs"),
-        choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=default("zero"),
+        choice_field("zero", "ZeRO stage", choices=training_inputs.ZERO_STAGES, default=OPENING_ZERO,
                      help="0 is DDP (all-reduce); 1-2 reduce-scatter + all-gather; 3 gathers weights twice.").option(
             "ZeRO stage 0-3 (0 = DDP, 3 = FSDP full shard)"),
         int_field("batch", "Micro-batch", default=default("batch"), maximum=training_inputs.MAX_BATCH,
@@ -101,40 +128,66 @@ def _fields() -> tuple[Field, ...]:
     )
 
 
-def _compute(values: Mapping[str, Value]) -> StepCommunication:
-    settings = engine_settings(get_calculator("interconnect").fields, values)
-    return step_communication(model_spec(values), gpu=str(values["gpu"]), **settings)
+def _compute(values: Values) -> ParallelView:
+    spec, gpu = model_spec(values), gpu_from_values(values)
+    result = step_communication(spec, gpu=gpu, **engine_settings(_fields(), values))
+    assert result.memory_verdict is not None
+    placement = Placement(gpu_id=gpu.id, gpu_name=gpu.name, gpus=result.gpus,
+                          split=training_split({"gpus": result.gpus, "zero": result.zero}),
+                          verdict=result.memory_verdict)
+    return ParallelView(spec=spec, result=result, placement=placement)
 
 
-def _render(result: StepCommunication) -> str:
+def _ms(seconds: float) -> str:
+    return number(seconds * 1e3, 1)
+
+
+def _report(view: ParallelView) -> Report:
+    result = view.result
     verdict = ("The interconnect is the bottleneck: communication takes longer than compute, so no overlap can "
                "hide it." if result.interconnect_bound else
                "Compute is the bottleneck: communication is shorter than compute.")
     summary = (f"{result.model} on {result.gpus} x {result.gpu}, ZeRO {result.zero}, over {result.interconnect_name} "
                f"({result.link_per_direction_bytes_per_s / 1e9:g} GB/s per direction): communication "
-               f"{result.communication_s * 1e3:,.1f} ms against {result.compute_s * 1e3:,.1f} ms of compute per step "
-               f"(ratio {result.comm_to_compute:.2f}). {verdict} With overlap, {result.exposed_communication_s * 1e3:,.1f}"
-               f" ms stay exposed: scaling efficiency {result.scaling_efficiency:.0%}.")
+               f"{_ms(result.communication_s)} ms against {_ms(result.compute_s)} ms of compute per step "
+               f"(ratio {number(result.comm_to_compute, 2)}). {verdict} With overlap, "
+               f"{_ms(result.exposed_communication_s)} ms stay exposed: scaling efficiency "
+               f"{percent(result.scaling_efficiency)}.")
     bars = [("Compute", result.compute_s)] + [(c.name, c.time_s) for c in result.collectives]
     bars.append(("Exposed after overlap", result.exposed_communication_s))
-    rows = [[c.name, c.phase, gib(c.buffer_bytes), f"{c.time_s * 1e3:,.1f}"] for c in result.collectives]
-    rows.append(["All communication", "", "", f"{result.communication_s * 1e3:,.1f}"])
-    rows.append([f"Compute (training FLOPs / (peak x utilisation {result.mfu:.3g}, "
-                 f"{'given' if result.mfu_given else 'fitted'}))", "", "", f"{result.compute_s * 1e3:,.1f}"])
-    rows.append(["Step with overlap", "", "", f"{result.step_s * 1e3:,.1f}"])
-    verdict = result.memory_verdict.verdict if result.memory_verdict is not None else "not checked"
-    rows.append([f"Memory per GPU (total, training_memory): {verdict}", "", gib(result.memory.total_bytes), ""])
-    return "".join([
-        paragraph(summary),
-        time_bars_svg(bars, title=f"{result.model}, one step on {result.gpus} GPUs"),
-        table_html(["Item", "Phase", "Buffer (GiB)", "Time (ms)"], rows, numeric=[False, False, True, True],
-                   caption="One optimizer step per GPU (GiB = 2^30 bytes; times are estimates at the stated "
-                           "utilisation and efficiency)"),
-        notes_html(result.assumptions, result.notes),
-    ])
+    chart = Chart(time_bars_svg(bars, title=f"{result.model}, one step on {result.gpus} GPUs"),
+                  Table.of((Column("Item"), number_column("Time (ms)", 1, unit=1e-3)), bars,
+                           caption=f"Chart data: {result.model}, one step on {result.gpus} GPUs"))
+    ms, buffer = number_column("Time (ms)", 1, unit=1e-3, missing=""), gib_column("Buffer (GiB)", missing="")
+    rows: list[tuple[str, str, int | None, float | None]] = [
+        (c.name, c.phase, c.buffer_bytes, c.time_s) for c in result.collectives]
+    rows += [("All communication", "", None, result.communication_s),
+             (f"Compute (training FLOPs / (peak x utilisation {result.mfu:.3g}, "
+              f"{'given' if result.mfu_given else 'fitted'}))", "", None, result.compute_s),
+             ("Step with overlap", "", None, result.step_s),
+             (f"Memory per GPU (total, training_memory): {view.placement.verdict.verdict}", "",
+              result.memory.total_bytes, None)]
+    table = Table.of((Column("Item"), Column("Phase"), buffer, ms), rows,
+                     caption="One optimizer step per GPU (GiB = 2^30 bytes; times are estimates at the stated "
+                             "utilisation and efficiency)")
+    return Report(headline(view.placement), verdict=view.placement.verdict.verdict,
+                  blocks=(Paragraph(summary), chart, Shown(table)), notes=result.notes,
+                  assumptions=(*result.assumptions, VERDICT_KEY), warnings=view.spec.warnings)
+
+
+def _data(view: ParallelView) -> dict[str, Any]:
+    """What ``mlhw parallel --json`` always printed, then ``answer`` (the verdict on the reader's GPUs)."""
+    return {**view.result.to_dict(), "answer": view.placement.to_dict()}
+
+
+def _used(view: ParallelView) -> Mapping[str, str]:
+    result = view.result
+    return {} if result.mfu_given else {"mfu": f"{result.mfu:.3g} (fitted on published runs, as train-time)"}
 
 
 def calculators() -> list[Calculator]:
     """The ``interconnect`` widget."""
-    return [Calculator("interconnect", "Communication vs compute per step", _fields(), _compute, _render,
-                       engines=(step_communication,), command="parallel")]
+    return [Calculator("interconnect", "Communication vs compute per step", _fields(), _compute, _report, _data,
+                       used=_used, engines=(step_communication,), own_defaults=OWN_DEFAULTS, command="parallel",
+                       command_help="communication time of a data-parallel step (DDP, ZeRO-1/2/3) over a link, "
+                                    "against compute")]

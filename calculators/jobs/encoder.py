@@ -1,8 +1,13 @@
-"""Widget ``embedding-memory`` (and ``mlhw embed``): memory of an encoder's forward for embedding or reranking.
+"""Widget ``embedding-memory`` and ``mlhw embed``: memory of an encoder's forward for embedding or reranking.
 
->>> from calculators.widgets.registry import get_calculator
->>> html = get_calculator("embedding-memory").run({"model": "bge-m3", "batch": "32", "seq": "512"})
->>> "BGE-M3" in html and "<svg" in html and "GiB" in html
+An encoder is served one replica per GPU (:mod:`calculators.fit_encoder`), so the answer is on one
+GPU: the verdict and the margin first, then the largest batch and padded sequence that fit.
+
+>>> calculator = calculators()[0]
+>>> answer = calculator.answer({"model": "bge-m3", "batch": "32", "seq": "512"})
+>>> "BGE-M3" in answer.html and "<svg" in answer.html and "GiB" in answer.html
+True
+>>> answer.report.headline.startswith("On 1x H100 SXM 80GB: fits")
 True
 """
 
@@ -11,22 +16,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.encoder_models import all_encoder_records, get_encoder
+from calculators.catalog.encoder_models import all_encoder_records, resolve_encoder
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.columns import Column
 from calculators.config_input import load_config_text
 from calculators.encoder import EncoderSpec, encoder_from_config
 from calculators.errors import InputError
+from calculators.fit import Placement
 from calculators.fit_encoder import EncoderFit, fit_encoder
-from calculators.memory import encoder as memory
-from calculators.memory.overhead import ALLOCATORS
-from calculators.units import gib
-from calculators.widgets.calculator import Calculator
 from calculators.inputs.fields import Field, choice_field, config_field, default_of, int_field
 from calculators.inputs.shared import CUSTOM, ENGINE_GPU, GPU_HELP, custom_gpu_fields, gpu_field
-from calculators.widgets.inputs import Values, gpu_from_values
-from calculators.widgets.registry import engine_settings, get_calculator
-from calculators.widgets.render import chart_html, label, notes_html, paragraph, table_html
+from calculators.jobs.answer import VERDICT_KEY, headline, limit_text
+from calculators.jobs.calculator import Calculator
+from calculators.jobs.html import label, memory_chart
+from calculators.jobs.memory import GIB_CELLS
+from calculators.jobs.report import Paragraph, Report, Shown
+from calculators.jobs.values import Values, engine_settings, gpu_from_values
+from calculators.memory import encoder as memory
+from calculators.memory.overhead import ALLOCATORS
+from calculators.tables import Table
+from calculators.units import gib
 
 #: The encoder the form opens on.
 DEFAULT_ENCODER = "bge-m3"
@@ -39,11 +49,16 @@ OWN_DEFAULTS = {
 
 @dataclass(frozen=True)
 class EncoderView:
-    """One encoder forward drawn against one GPU."""
+    """One encoder forward on one GPU."""
 
     spec: EncoderSpec
     fit: EncoderFit
     gpu: GPU
+
+    @property
+    def placement(self) -> Placement:
+        """The forward on the reader's one GPU (an encoder is served one replica per GPU: no search)."""
+        return Placement(self.gpu.id, self.gpu.name, 1, "", self.fit.verdict)
 
 
 def _fields() -> tuple[Field, ...]:
@@ -80,50 +95,56 @@ def _fields() -> tuple[Field, ...]:
 
 
 def encoder_spec(values: Values) -> EncoderSpec:
-    """The encoder chosen in ``values``: a catalog entry, or the shapes of the pasted config."""
+    """The encoder chosen in ``values``: a catalog id (or, from the command line, a config.json's path), or the
+    shapes of the pasted config."""
     if values["model"] == CUSTOM:
         text = str(values.get("config", ""))
         if not text.strip():
             raise InputError("config", "", "the text of a Hugging Face encoder config.json")
         return encoder_from_config(load_config_text(text))
-    return get_encoder(str(values["model"]))
+    return resolve_encoder(str(values["model"]))
 
 
 def _compute(values: Values) -> EncoderView:
     spec, gpu = encoder_spec(values), gpu_from_values(values)
-    settings = engine_settings(get_calculator("embedding-memory").fields, values)
+    settings = engine_settings(_fields(), values)
     return EncoderView(spec=spec, fit=fit_encoder(spec, gpu, **settings), gpu=gpu)
 
 
 def _echo(values: Values) -> str:
-    """What was read from a pasted encoder config.json, above the result."""
-    return paragraph(f"Read from your config.json: {encoder_spec(values).describe()}.", css="mlhw-echo")
+    """What was read from a pasted encoder config.json, said before the answer."""
+    return f"Read from your config.json: {encoder_spec(values).describe()}."
 
 
-def _render(view: EncoderView) -> str:
+def _report(view: EncoderView) -> Report:
     fit, estimate, gpu = view.fit, view.fit.estimate, view.gpu
-    summary = (f"{view.spec.name} ({estimate.parameters:,} parameters loaded), one forward: needs "
-               f"{gib(estimate.total_bytes)} GiB (peak allocated {gib(estimate.peak_allocated_bytes)} GiB; derived "
-               f"from traced transformers forwards). On the {gpu.name} it "
-               f"{fit.verdict.summary().replace('fits:', 'fits,', 1)}. Largest batch at this length: "
-               f"{fit.max_batch:,}; longest padded sequence at this batch: {fit.max_seq:,} tokens.")
-    rows = [[label(name), gib(value)] for name, value in estimate.breakdown.items() if value]
-    rows.append(["Peak allocated", gib(estimate.peak_allocated_bytes)])
-    rows += [[label(name), gib(value)] for name, value in estimate.overhead.items()]
-    rows.append(["Total on the GPU", gib(estimate.total_bytes)])
-    segments = [*estimate.breakdown.items(), *estimate.overhead.items()]
-    return "".join([
-        paragraph(summary),
-        chart_html(segments, capacity_bytes=usable_memory_bytes(gpu), capacity_label=f"{gpu.name} (usable)",
-                   title=f"{view.spec.name}, one forward"),
-        table_html(["Component", "GiB (2^30 bytes)"], rows, numeric=[False, True],
-                   caption="Memory of one encoder forward (GiB = 2^30 bytes)"),
-        notes_html(estimate.assumptions, estimate.notes),
-    ])
+    gist = (f"{view.spec.name} ({estimate.parameters:,} parameters loaded), one forward: needs "
+            f"{gib(estimate.total_bytes)} GiB (peak allocated {gib(estimate.peak_allocated_bytes)} GiB; derived "
+            f"from traced transformers forwards). Largest batch at this length: "
+            f"{limit_text(fit.max_batch, fit.max_batch_tight)}; longest padded sequence at this batch: "
+            f"{limit_text(fit.max_seq, fit.max_seq_tight)} tokens.")
+    rows = [(label(name), value) for name, value in estimate.breakdown.items() if value]
+    rows.append(("Peak allocated", estimate.peak_allocated_bytes))
+    rows += [(label(name), value) for name, value in estimate.overhead.items()]
+    rows.append(("Total on the GPU", estimate.total_bytes))
+    table = Table.of((Column("Component"), GIB_CELLS), rows, caption="Memory of one encoder forward (GiB = 2^30 bytes)")
+    placed = view.placement
+    return Report(headline(placed), verdict=placed.verdict.verdict, blocks=(
+        Paragraph(gist),
+        memory_chart([*estimate.breakdown.items(), *estimate.overhead.items()], capacity_bytes=usable_memory_bytes(gpu),
+                     capacity_label=f"{gpu.name} (usable)", title=f"{view.spec.name}, one forward", data=False),
+        Shown(table)), notes=estimate.notes, assumptions=(*estimate.assumptions, VERDICT_KEY),
+        warnings=estimate.warnings)
+
+
+def _data(view: EncoderView) -> dict[str, Any]:
+    """What ``mlhw embed --json`` printed before, then ``answer``: the verdict on the reader's GPU."""
+    return {**view.fit.to_dict(), "answer": view.placement.to_dict()}
 
 
 def calculators() -> list[Calculator]:
     """The ``embedding-memory`` widget, whose fields are also the options of ``mlhw embed``."""
-    return [Calculator("embedding-memory", "Embedding and reranking memory", _fields(), _compute, _render,
+    return [Calculator("embedding-memory", "Embedding and reranking memory", _fields(), _compute, _report, _data,
                        engines=(memory.encoder_setup, fit_encoder), own_defaults=OWN_DEFAULTS, command="embed",
+                       command_help="memory of an encoder forward for embedding or reranking, with the fit verdict",
                        echo=_echo)]
