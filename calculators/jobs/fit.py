@@ -121,7 +121,7 @@ def fit_job_fields(fields: Sequence[Field], job: str) -> tuple[Field, ...]:
     :func:`~calculators.fit.fit_training` takes besides the model and the GPU).
 
     >>> [field.name for field in fit_job_fields(fit_fields(), "inference")]
-    ['gpus', 'batch', 'weights', 'kv_cache', 'context', 'new_tokens', 'attention', 'allocator']
+    ['gpus', 'batch', 'weights', 'kv_cache', 'context', 'new_tokens', 'images', 'attention', 'allocator']
     """
     return tuple(field for field in fields if field.name not in NOT_SETTINGS
                  and (field.show_when is None or field.show_when == ("job", job)))

@@ -23,6 +23,7 @@ from calculators.inputs.fields import Field, bool_field, choice_field, cli_field
 from calculators.memory import inference, training_inputs
 from calculators.memory.optimizers import OPTIMIZERS
 from calculators.memory.overhead import ALLOCATORS
+from calculators.model_vision import DEFAULT_IMAGE_SIDE_PX
 
 #: Help of a training job's GPU count.
 TRAINING_GPUS_HELP = ("Data parallel: every GPU runs the micro-batch; with ZeRO (below) they share the optimizer "
@@ -140,6 +141,13 @@ def inference_fields(*, show_when: tuple[str, str] | None = None) -> tuple[Field
         int_field("new_tokens", "New tokens", default=default("new_tokens"), minimum=0,
                   maximum=inference.MAX_CONTEXT - 1, unit="tokens per sequence", show_when=show_when
                   ).option("generated tokens per sequence"),
+        int_field("images", "Images per request", default=default("images"), minimum=0, maximum=inference.MAX_IMAGES,
+                  unit="images per sequence", show_when=show_when,
+                  help="Vision-language models only: the images in each prompt, each adding the tokens its vision "
+                       "tower makes of a square image of " f"{DEFAULT_IMAGE_SIDE_PX} px to the prompt "
+                       "(and to the cross-attention cache of Llama 3.2 Vision)."
+                  ).option(f"images per sequence (vision-language models; {DEFAULT_IMAGE_SIDE_PX} px "
+                           "squares)"),
         attention_field(inference.ATTENTIONS, default("attention")),
         allocator_field(setup),
     )

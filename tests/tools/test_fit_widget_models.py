@@ -73,3 +73,21 @@ def test_fit_widget_answers_a_catalog_model_and_its_pasted_config(model_id: str,
     assert spec.parameters == get_model(model_id).parameters
     # No family is sized by the Llama-style fallback, told or not.
     assert not any("llama" in warning.lower() for warning in spec.warnings), spec.warnings
+
+
+def test_images_per_request_is_an_input_of_every_inference_face() -> None:
+    # #26 item 3: an images-per-request input. Qwen2.5-VL makes one token per 28 x 28 px (patch 14, 2 x 2 merge:
+    # its config's vision_config), so a 1,024 px square is round(1024 / 28)^2 = 37^2 = 1,369 prompt tokens.
+    from calculators.cli import run
+    from calculators.memory.inference import image_prompt_tokens
+
+    assert image_prompt_tokens(get_model("qwen2.5-vl-7b"), images=4) == 4 * 37**2
+    without, _ = run(["infer", "--model", "qwen2.5-vl-7b", "--gpu", "rtx-4090", "--context", "2048"])
+    with_images, _ = run(["infer", "--model", "qwen2.5-vl-7b", "--gpu", "rtx-4090", "--context", "2048",
+                          "--images", "4"])
+    assert json.dumps(with_images) != json.dumps(without)
+    for name in ("inference-memory", "fit"):
+        picked = json.loads(compute_json(name, json.dumps({"model": "qwen2.5-vl-7b", "images": "4"})))
+        assert picked["ok"], picked
+        refused = json.loads(compute_json(name, json.dumps({"model": "llama-3-8b", "images": "1"})))
+        assert not refused["ok"] and refused["field"] == "images" and "Images per request" in refused["message"]
