@@ -260,6 +260,6 @@ def whole_run_residual(fit: UtilisationFit | None = None) -> float:
     """The share of published pre-training GPU-hours the modelled run explains, in (0, 1] (fitted).
 
     :attr:`UtilisationFit.whole_run_residual`: scoring divides a whole-run estimate by it after the modelled
-    goodput (:mod:`calculators.performance.goodput`); a train-time answer names it and does not apply it.
+    goodput (:mod:`calculators.performance.goodput`), and a whole-run train-time answer applies it the same way.
     """
     return min(1.0, (DEFAULT_FIT if fit is None else fit).whole_run_residual)

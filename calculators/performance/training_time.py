@@ -175,8 +175,9 @@ class TrainingTime:
             communication (a bound).
         tokens_per_s: tokens per second of the whole cluster (estimate).
         gpu_hours: ``gpus x time`` in hours (estimate).
-        goodput: steady-state time / whole-run time; goodput_model: what makes it up (interruptions,
-            checkpoint saves; :mod:`calculators.performance.goodput`), ``None`` where the goodput was given.
+        goodput: steady-state time / whole-run time: the modelled goodput times the fitted whole-run residual,
+            or the one given; goodput_model: the modelled part (interruptions, checkpoint saves;
+            :mod:`calculators.performance.goodput`), ``None`` where the goodput was given.
         memory_settings: the :func:`~calculators.memory.training.training_memory` settings whose per-GPU verdict
             is ``memory`` (empty: not checked), for :func:`calculators.fit.placement.training_placement`; not in
             :meth:`to_dict`.
