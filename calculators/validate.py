@@ -239,3 +239,33 @@ def default_of(function: Callable[..., Any], name: str) -> Any:
     if parameter.default is inspect.Parameter.empty:
         raise ValueError(f"{function.__name__}() has no default for {name}")
     return parameter.default
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def settings_signature(defaults: Mapping[str, Any], *, leading: tuple[str, ...] = (),
+                       required: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Decorator: give a ``**settings`` convenience the signature of the record keywords it passes on.
+
+    A convenience such as :func:`calculators.performance.training_time.training_time` takes ``**settings``
+    and hands them to a record's checking constructor (``TrainingRun.of``), whose keywords and defaults are
+    declared once, in a mapping. This sets the function's ``__signature__`` from that mapping (``leading``
+    positional parameters first, then each key keyword-only with its default, the ``required`` ones
+    without), so that :func:`default_of`, :func:`parameters_of` and ``help()`` read the record's defaults.
+
+    >>> @settings_signature({"batch": 1, "seq": 2048, "tokens": None}, leading=("spec",), required=("tokens",))
+    ... def job(spec: object, **settings: object) -> None: ...
+    >>> str(inspect.signature(job)), default_of(job, "seq")
+    ('(spec, *, batch=1, seq=2048, tokens)', 2048)
+    """
+    positional = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in leading]
+    keywords = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                  default=inspect.Parameter.empty if name in required else value)
+                for name, value in defaults.items()]
+    signature = inspect.Signature(positional + keywords)
+
+    def decorate(function: F) -> F:
+        function.__signature__ = signature  # type: ignore[attr-defined]
+        return function
+    return decorate

@@ -104,7 +104,7 @@ def training_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
         A :class:`~calculators.memory.result.MemoryEstimate` for one GPU.
     """
     spec = model_spec("spec", spec)
-    setup = training_setup(**settings)  # type: ignore[arg-type]
+    setup = training_setup(**settings)
     return _estimate(spec, setup)
 
 
@@ -277,12 +277,14 @@ def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     peak_phase = max(phases, key=lambda name: phases[name])
     peak = phases[peak_phase]
 
-    breakdown = _breakdown(
-        peak_phase=peak_phase, peak=peak - workspaces, weights=weights, grads=grads, state=state,
-        step_temp=step_temp, ddp_buckets=ddp_buckets, accumulated_grads=accumulated_grads, setup=setup,
-        autocast_copies=autocast_copies if peak_phase == "forward" else copies_in_backward,
-        activations=saved + final_norm + inputs,
-    )
+    if peak_phase == "optimizer":
+        held = {"weights": weights, "gradients": grads, "optimizer_states": state,
+                "optimizer_step_temporaries": step_temp}
+    else:
+        held = {"weights": weights, "gradients": accumulated_grads, "optimizer_states": state,
+                "autocast_weight_copies": autocast_copies if peak_phase == "forward" else copies_in_backward,
+                "activations": saved + final_norm + inputs}
+    breakdown = _breakdown(held, peak=peak - workspaces, ddp_buckets=ddp_buckets)
     if workspaces:
         breakdown["cuda_workspaces"] = workspaces
     path = layer_attention_path(spec, attention=setup.attention, compute_bytes=a, seq=setup.seq, device=setup.device)
@@ -384,15 +386,9 @@ def _ceil_div(value: int, divisor: int) -> int:
     return -(-value // divisor)
 
 
-def _breakdown(*, peak_phase: str, peak: int, weights: int, grads: int, state: int, step_temp: int,
-               ddp_buckets: int, accumulated_grads: int, setup: TrainingSetup, autocast_copies: int,
-               activations: int) -> dict[str, int]:
-    parts: dict[str, int] = {"weights": weights}
-    if peak_phase == "optimizer":
-        parts.update(gradients=grads, optimizer_states=state, optimizer_step_temporaries=step_temp)
-    else:
-        parts.update(gradients=accumulated_grads, optimizer_states=state,
-                     autocast_weight_copies=autocast_copies, activations=activations)
+def _breakdown(held: dict[str, int], *, peak: int, ddp_buckets: int) -> dict[str, int]:
+    """The peak phase's ``held`` tensors, DDP's gradient buckets, and the rest of the peak as its transient."""
+    parts = dict(held)
     if ddp_buckets:
         parts["ddp_gradient_buckets"] = ddp_buckets
     known = sum(parts.values())

@@ -42,20 +42,19 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import BRIDGE_BY_GPU
-from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK
+from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
 from calculators.catalog.utilisation import host_overhead_s, predicted_utilisation
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict
-from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
-from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, ZERO_STAGES
+from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, TrainingSetup
 from calculators.model import ModelSpec
 from calculators.model_flops import forward_flops_per_token, training_flops_per_token
-from calculators.parallel.collectives import MAX_GPUS, ring_collective_time_s, ring_steps
+from calculators.parallel.cluster import Cluster
+from calculators.parallel.collectives import ring_collective_time_s, ring_steps
 from calculators.parallel.links import check_efficiency, collective_efficiency, latency_per_ring_step_s
 from calculators.parallel.ring_link import (
     CROSS_NODE_NIC,
@@ -65,7 +64,7 @@ from calculators.parallel.ring_link import (
     latency_steps,
 )
 from calculators.parallel.ring_link import default_interconnect as default_interconnect
-from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
+from calculators.validate import finite_float, flag, model_spec, one_of, positive_int, settings_signature
 
 #: ``interconnect`` value that picks the GPU's own link (NVLink/Infinity Fabric, else its PCIe).
 AUTO = "auto"
@@ -179,12 +178,84 @@ def _bytes_of(field: str, dtype: str) -> int:
     return int(DType.parse(name, field).bytes_per_element)
 
 
-def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: int = 8, zero: int = 0,
-                       interconnect: str = AUTO, batch: int = 1, seq: int = 2048, mfu: float | None = None,
-                       efficiency: float | None = None, latency_s: float | None = None,
-                       grad_dtype: str = "fp32", param_dtype: str = "bf16", overlap: bool = True,
-                       precision: str = "bf16-mixed", grad_checkpointing: bool = False, nic: str = CROSS_NODE_NIC,
-                       nics_per_node: int = NICS_PER_NODE, framework: str = DEFAULT_FRAMEWORK) -> StepCommunication:
+#: The keywords :meth:`DataParallelStep.of` (and :func:`step_communication`) take besides the model, with their
+#: defaults.
+STEP_DEFAULTS: dict[str, Any] = {
+    "gpu": "h100-sxm", "gpus": 8, "zero": 0, "interconnect": AUTO, "batch": 1, "seq": 2048, "mfu": None,
+    "efficiency": None, "latency_s": None, "grad_dtype": "fp32", "param_dtype": "bf16", "overlap": True,
+    "precision": "bf16-mixed", "grad_checkpointing": False, "nic": CROSS_NODE_NIC, "nics_per_node": NICS_PER_NODE,
+    "framework": DEFAULT_FRAMEWORK,
+}
+
+
+@dataclass(frozen=True)
+class DataParallelStep:
+    """One full-fine-tuning data-parallel step, checked: its cluster, its step and how its collectives run.
+
+    Attributes:
+        cluster: the GPUs (data parallel only: one GPU per replica) and their link.
+        setup: the step on one GPU (full training; ``gpus`` and ``zero`` the cluster's, for its memory).
+        mfu: the utilisation given, in (0, 1]; ``None``: fitted on published runs, as ``train-time``.
+        framework: the training framework id whose fitted utilisation factor applies.
+        efficiency: the collective efficiency given, in (0, 1]; ``None``: the link model's per collective.
+        latency_s: the fixed cost per ring step given, seconds; ``None``: the link's measured one.
+        grad_dtype, param_dtype: dtypes of reduced gradients and gathered parameters (fp32, bf16 or fp16).
+        overlap: collectives hide behind the compute of their own phase.
+    """
+
+    cluster: Cluster
+    setup: TrainingSetup
+    mfu: float | None = None
+    framework: str = DEFAULT_FRAMEWORK
+    efficiency: float | None = None
+    latency_s: float | None = None
+    grad_dtype: str = "fp32"
+    param_dtype: str = "bf16"
+    overlap: bool = True
+
+    @classmethod
+    def of(cls, **raw: Any) -> DataParallelStep:
+        """Read the GPU once and check every keyword of :data:`STEP_DEFAULTS`, naming the field and its range.
+
+        >>> DataParallelStep.of(gpus=16, zero=3, latency_s=2)
+        Traceback (most recent call last):
+        ...
+        calculators.errors.InputError: latency_s: got 2; expected a number from 0 to 1
+
+        Raises:
+            InputError: a value out of range (an unknown keyword too), or a GPU with no published BF16 rate.
+        """
+        for key in raw:
+            if key not in STEP_DEFAULTS:
+                raise InputError(key, raw[key], f"a data-parallel step setting: {', '.join(STEP_DEFAULTS)}")
+        values = {**STEP_DEFAULTS, **raw}
+        cluster = Cluster.of(gpu=values["gpu"], gpus=values["gpus"], zero=values["zero"],
+                             interconnect=values["interconnect"], nic=values["nic"], nics_per_node=values["nics_per_node"])
+        batch = positive_int("batch", values["batch"], maximum=MAX_BATCH)
+        seq = positive_int("seq", values["seq"], maximum=MAX_SEQ)
+        recompute = flag("grad_checkpointing", values["grad_checkpointing"])
+        mfu = values["mfu"]
+        given_mfu = mfu is not None and not (isinstance(mfu, str) and not mfu.strip())
+        efficiency, latency = values["efficiency"], values["latency_s"]
+        step = cls(
+            cluster=cluster,
+            setup=TrainingSetup.of(method="full", precision=values["precision"], batch=batch, seq=seq,
+                                   gpus=cluster.gpus, zero=cluster.zero, grad_checkpointing=recompute),
+            mfu=finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False) if given_mfu else None,
+            framework=get_training_framework(values["framework"]).id,
+            efficiency=None if efficiency is None else check_efficiency("efficiency", efficiency),
+            latency_s=None if latency is None else finite_float("latency_s", latency, minimum=0.0, maximum=1.0),
+            grad_dtype=one_of("grad_dtype", values["grad_dtype"], COMM_DTYPES),
+            param_dtype=one_of("param_dtype", values["param_dtype"], COMM_DTYPES),
+            overlap=flag("overlap", values["overlap"]))
+        if cluster.gpu.bf16_dense_flop_per_s is None:
+            raise InputError("gpu", cluster.gpu.id, "a GPU with a published dense BF16 rate (the catalog has none "
+                             f"for {cluster.gpu.name})")
+        return step
+
+
+@settings_signature(STEP_DEFAULTS, leading=("spec",))
+def step_communication(spec: ModelSpec, **settings: Any) -> StepCommunication:
     """Communication time of one full-fine-tuning data-parallel step versus its compute time, seconds.
 
     Formula: see the module docstring; ``communication = sum of ring collective times``,
@@ -195,6 +266,9 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     GPU is in one ring whose slowest link is ``interconnect``; gradients are reduced in
     ``grad_dtype`` (PyTorch DDP reduces fp32 gradients of fp32 master weights unless a
     compression hook is set); ZeRO gathers parameters in ``param_dtype``.
+
+    The settings (:data:`STEP_DEFAULTS`) are checked once as a :class:`DataParallelStep`
+    (:meth:`DataParallelStep.of`, which reads ``gpu`` once); :func:`step_communication_of` times the record.
 
     Args:
         spec: model shapes; every parameter trains.
@@ -233,30 +307,37 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     Raises:
         InputError: an input is out of range, or the GPU has no published BF16 rate.
     """
-    spec, record = model_spec("spec", spec), resolve_gpu(gpu)
-    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
-    stage = positive_int("zero", zero, maximum=max(ZERO_STAGES), minimum=min(ZERO_STAGES))
-    b = positive_int("batch", batch, maximum=MAX_BATCH)
-    s = positive_int("seq", seq, maximum=MAX_SEQ)
-    recompute = flag("grad_checkpointing", grad_checkpointing)
-    given_mfu = mfu is not None and not (isinstance(mfu, str) and not mfu.strip())
-    utilisation = (finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False) if given_mfu
+    return step_communication_of(model_spec("spec", spec), DataParallelStep.of(**settings))
+
+
+def step_communication_of(spec: ModelSpec, step: DataParallelStep) -> StepCommunication:
+    """The engine of :func:`step_communication`: a checked :class:`DataParallelStep` of ``spec``, timed.
+
+    >>> from calculators.catalog.models import get_model
+    >>> step = DataParallelStep.of(gpu="h100-sxm", gpus=8, zero=3, interconnect="pcie5", seq=4096)
+    >>> step_communication_of(get_model("llama-3-8b"), step).collectives[0].name
+    'all-gather parameters (forward)'
+    """
+    cluster, setup = step.cluster, step.setup
+    record, n, stage, b, s = cluster.gpu, cluster.gpus, cluster.zero, setup.batch, setup.seq
+    recompute = setup.grad_checkpointing
+    given_mfu = step.mfu is not None
+    utilisation = (step.mfu if step.mfu is not None
                    else predicted_utilisation(record, micro_batch_tokens=b * s,
                                               checkpointing="full" if recompute else "none",
-                                              framework=framework))
-    given_eff = None if efficiency is None else check_efficiency("efficiency", efficiency)
-    given_alpha = None if latency_s is None else finite_float("latency_s", latency_s, minimum=0.0, maximum=1.0)
+                                              framework=step.framework))
+    given_eff, given_alpha = step.efficiency, step.latency_s
+    grad_dtype, param_dtype = step.grad_dtype, step.param_dtype
     grad_bytes = _bytes_of("grad_dtype", grad_dtype)
     param_bytes = _bytes_of("param_dtype", param_dtype)
-    hide = flag("overlap", overlap)
+    hide = step.overlap
+    interconnect, nic, nics_per_node = cluster.interconnect, cluster.nic, cluster.nics_per_node
     link_key = str(interconnect).strip().lower()
     # The ring train-time times: the GPUs' own link in a node, NICs across nodes (calculators.parallel.ring_link).
     across = n > GPUS_PER_NODE
     ring_name, ring_id, bw, link = data_parallel_link(record, gpus=n, interconnect=link_key, nic=nic,
                                                       nics_per_node=nics_per_node)
-    if record.bf16_dense_flop_per_s is None:
-        raise InputError("gpu", record.id, "a GPU with a published dense BF16 rate (the catalog has none for "
-                         f"{record.name})")
+    assert record.bf16_dense_flop_per_s is not None  # refused by DataParallelStep.of
     alpha = latency_per_ring_step_s(link) if given_alpha is None else given_alpha
 
     def eff_of(kind: str) -> float:
@@ -305,7 +386,7 @@ def step_communication(spec: ModelSpec, *, gpu: str | GPU = "h100-sxm", gpus: in
     else:
         exposed = communication
 
-    memory = training_memory(spec, method="full", precision=precision, batch=b, seq=s, gpus=n, zero=stage,
+    memory = training_memory(spec, method="full", precision=setup.precision, batch=b, seq=s, gpus=n, zero=stage,
                              grad_checkpointing=recompute)
     assumptions = (
         f"{n} GPUs in one ring over {ring_name}: {bw / 1e9:g} GB/s per direction per GPU "

@@ -22,10 +22,11 @@ run (DeepEP and Megatron can overlap it with another micro-batch's compute; that
 so this is an upper bound for an overlapped schedule). DeepEP's deduplication of tokens sent to
 several experts on one remote node is not modelled either.
 
->>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model
->>> a2a = expert_parallel_communication(get_model("qwen3-235b-a22b"), get_gpu("h100-sxm"), expert_parallel=8,
-...                                     micro_batch_tokens=4096, moe_layers=94)
+>>> from calculators.parallel.cluster import Cluster
+>>> cluster = Cluster.of(gpu="h100-sxm", gpus=8, expert_parallel=8)
+>>> a2a = expert_parallel_communication(get_model("qwen3-235b-a22b"), cluster, micro_batch_tokens=4096,
+...                                     moe_layers=94)
 >>> a2a.all_to_alls, a2a.bytes_per_all_to_all  # 4 per layer; 4096 tokens x 8 experts x 4096 x 2 bytes
 (376, 268435456)
 >>> a2a.inter_node_share  # eight GPUs: one node
@@ -41,13 +42,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import get_interconnect
-from calculators.errors import InputError
 from calculators.model import ModelSpec
+from calculators.parallel.cluster import Cluster
 from calculators.parallel.links import collective_efficiency, latency_per_ring_step_s
-from calculators.parallel.ring_link import CROSS_NODE_NIC, GPUS_PER_NODE, NICS_PER_NODE, default_interconnect
-from calculators.validate import flag, positive_int
+from calculators.parallel.ring_link import GPUS_PER_NODE, default_interconnect
 
 #: All-to-alls per MoE layer per micro-batch: dispatch and combine, forward and backward.
 ALL_TO_ALLS_PER_LAYER = 4
@@ -90,42 +89,32 @@ class ExpertParallelCommunication:
                 "inter_link": self.inter_link, "time_s": self.time_s}
 
 
-def expert_parallel_communication(spec: ModelSpec, gpu: GPU, *, expert_parallel: int, micro_batch_tokens: int,
-                                  moe_layers: int, tensor_parallel: int = 1, grad_checkpointing: bool = False,
-                                  nic: str = CROSS_NODE_NIC,
-                                  nics_per_node: int = NICS_PER_NODE) -> ExpertParallelCommunication:
+def expert_parallel_communication(spec: ModelSpec, cluster: Cluster, *, micro_batch_tokens: int, moe_layers: int,
+                                  grad_checkpointing: bool = False) -> ExpertParallelCommunication:
     """The all-to-alls of one micro-batch on one GPU (module docstring).
 
     Args:
-        spec: a mixture-of-experts model (``spec.moe``).
-        gpu: the GPU (its own link carries the traffic within a node).
-        expert_parallel: GPUs the experts are split over.
+        spec: a mixture-of-experts model (``spec.moe``; a dense model is refused expert parallelism by
+            :meth:`calculators.performance.training_run.TrainingRun.of`).
+        cluster: the checked layout: its ``expert_parallel`` GPUs the experts are split over, the
+            ``tensor_parallel`` GPUs that split the micro-batch's tokens, its GPU (whose own link carries the
+            traffic within a node) and the network between nodes (``nic``, ``nics_per_node``).
         micro_batch_tokens: tokens of the micro-batch (sequences x sequence length).
         moe_layers: MoE layers on this GPU (the model's, divided by the pipeline stages).
-        tensor_parallel: the tensor-parallel GPUs that split the micro-batch's tokens.
         grad_checkpointing: full recomputation (the forward's all-to-alls run twice).
-        nic, nics_per_node: the network between nodes.
-
-    Raises:
-        InputError: expert parallelism on a dense model, or a value out of range.
     """
-    ep = positive_int("expert_parallel", expert_parallel, maximum=1 << 16)
-    if spec.moe is None and ep > 1:
-        raise InputError("expert_parallel", ep, f"1 for a dense model ({spec.name} has no routed experts)")
-    tp = positive_int("tensor_parallel", tensor_parallel, maximum=1 << 10)
-    tokens = positive_int("micro_batch_tokens", micro_batch_tokens, maximum=1 << 40)
-    layers = positive_int("moe_layers", moe_layers, maximum=1 << 16) if moe_layers else 0
-    per_layer = ALL_TO_ALLS_PER_LAYER + (RECOMPUTE_ALL_TO_ALLS_PER_LAYER if flag("grad_checkpointing",
-                                                                                 grad_checkpointing) else 0)
-    count = per_layer * layers if ep > 1 and spec.moe is not None else 0
-    size = (tokens // tp) * (spec.moe.experts_per_token if spec.moe else 0) * spec.hidden_size * ACTIVATION_BYTES
+    ep, tp = cluster.expert_parallel, cluster.tensor_parallel
+    per_layer = ALL_TO_ALLS_PER_LAYER + (RECOMPUTE_ALL_TO_ALLS_PER_LAYER if grad_checkpointing else 0)
+    count = per_layer * moe_layers if ep > 1 and spec.moe is not None else 0
+    size = (micro_batch_tokens // tp) * (spec.moe.experts_per_token if spec.moe else 0) * spec.hidden_size \
+        * ACTIVATION_BYTES
     in_node = min(ep, max(1, GPUS_PER_NODE // tp))
     intra_share, inter_share = (in_node - 1) / ep, (ep - in_node) / ep
+    gpu = cluster.gpu
     link = default_interconnect(gpu, gpus=in_node) if in_node > 1 else default_interconnect(gpu, gpus=2)
     intra_bw = link.per_direction_bytes_per_s * collective_efficiency(link, collective="all-gather", gpus=in_node)
-    network = get_interconnect(nic)
-    nics = positive_int("nics_per_node", nics_per_node, maximum=64)
-    inter_bw = (network.per_direction_bytes_per_s * nics / GPUS_PER_NODE
+    network = get_interconnect(cluster.nic)
+    inter_bw = (network.per_direction_bytes_per_s * cluster.nics_per_node / GPUS_PER_NODE
                 * collective_efficiency(network, collective="all-gather", gpus=ep))
     one = max(size * intra_share / intra_bw, size * inter_share / inter_bw if inter_share else 0.0) \
         + 2 * latency_per_ring_step_s(network if inter_share else link)

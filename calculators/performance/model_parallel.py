@@ -19,10 +19,11 @@ replica's compute does not hide:
 ``step = m x stage time x (1 + bubble)``. Point-to-point sends between stages and the
 context-parallel exchanges are not modelled (small next to the above; stated).
 
->>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model
->>> mp = model_parallel_step(get_model("llama-2-70b"), get_gpu("h100-sxm"), tp=4, pp=4, virtual_stages=20,
-...                          micro_batches=32, micro_batch_tokens=4096, micro_batch_compute_s=1.0)
+>>> from calculators.parallel.cluster import Cluster
+>>> cluster = Cluster.of(gpu="h100-sxm", gpus=16, tensor_parallel=4, pipeline_parallel=4, virtual_stages=20)
+>>> mp = model_parallel_step(get_model("llama-2-70b"), cluster, micro_batches=32, micro_batch_tokens=4096,
+...                          micro_batch_compute_s=1.0)
 >>> round(mp.bubble_fraction, 4), mp.tensor_parallel is not None
 (0.0047, True)
 """
@@ -32,17 +33,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpus import GPU
 from calculators.model import ModelSpec
-from calculators.parallel.step import AUTO
+from calculators.parallel.cluster import Cluster
 from calculators.parallel.tensor import (
     TensorParallelCommunication,
     tensor_parallel_communication,
     tensor_parallel_link,
 )
-from calculators.validate import finite_float, positive_int
-
-MAX_PARALLEL = 1 << 12
 
 
 @dataclass(frozen=True)
@@ -86,9 +83,8 @@ class ModelParallelStep:
                 "tensor_parallel": None if self.tensor_parallel is None else self.tensor_parallel.to_dict()}
 
 
-def model_parallel_step(spec: ModelSpec, gpu: GPU, *, tp: int, pp: int, virtual_stages: int = 1,
-                        micro_batches: int, micro_batch_tokens: int, micro_batch_compute_s: float,
-                        interconnect: str = AUTO, activation_bytes: int = 2) -> ModelParallelStep:
+def model_parallel_step(spec: ModelSpec, cluster: Cluster, *, micro_batches: int, micro_batch_tokens: int,
+                        micro_batch_compute_s: float, activation_bytes: int = 2) -> ModelParallelStep:
     """Stage time per micro-batch and the pipeline bubble of one model replica.
 
     Formula: ``stage = (compute + TP all-reduces of the whole model) / pp``;
@@ -96,28 +92,22 @@ def model_parallel_step(spec: ModelSpec, gpu: GPU, *, tp: int, pp: int, virtual_
 
     Args:
         spec: model shapes.
-        gpu: the GPU (its own link carries the TP all-reduces when ``interconnect`` is auto).
-        tp, pp: tensor- and pipeline-parallel GPUs per replica.
-        virtual_stages: interleaved model chunks per GPU (Megatron's virtual pipeline).
-        micro_batches: micro-batches per optimizer step on each replica.
+        cluster: the checked layout: its ``tensor_parallel`` and ``pipeline_parallel`` GPUs per replica,
+            ``virtual_stages`` (interleaved model chunks per GPU, Megatron's virtual pipeline), and its GPU and
+            ``interconnect`` that carry the TP all-reduces.
+        micro_batches: micro-batches per optimizer step on each replica (at least 1, checked by the caller).
         micro_batch_tokens: tokens in one micro-batch (sequences x seq).
         micro_batch_compute_s: compute of one micro-batch through the whole model on one
             tensor-parallel group, seconds: ``tokens x executed FLOPs / (tp x rate x utilisation)``.
-        interconnect: the TP link id or ``"auto"``.
         activation_bytes: bytes per activation element all-reduced.
     """
-    t = positive_int("tensor_parallel", tp, maximum=MAX_PARALLEL)
-    p = positive_int("pipeline_parallel", pp, maximum=MAX_PARALLEL)
-    v = positive_int("virtual_stages", virtual_stages, maximum=MAX_PARALLEL)
-    m = positive_int("micro_batches", micro_batches, maximum=1 << 20)
-    compute = finite_float("micro_batch_compute_s", micro_batch_compute_s, minimum=0.0, maximum=1e9)
+    t, p, v = cluster.tensor_parallel, cluster.pipeline_parallel, cluster.virtual_stages
     comm = None
     if t > 1:
-        link = tensor_parallel_link(gpu, gpus=t, interconnect=interconnect)
-        comm = tensor_parallel_communication(spec, tokens=positive_int("micro_batch_tokens", micro_batch_tokens,
-                                                                       maximum=1 << 40),
-                                             gpus=t, link=link, activation_bytes=activation_bytes, backward=True)
-    stage = (compute + (0.0 if comm is None else comm.time_s)) / p
-    bubble = (p - 1) / (v * m) if p > 1 else 0.0
-    return ModelParallelStep(tp=t, pp=p, virtual_stages=v, micro_batches=m, stage_s=stage, bubble_fraction=bubble,
-                             tensor_parallel=comm)
+        link = tensor_parallel_link(cluster.gpu, gpus=t, interconnect=cluster.interconnect)
+        comm = tensor_parallel_communication(spec, tokens=micro_batch_tokens, gpus=t, link=link,
+                                             activation_bytes=activation_bytes, backward=True)
+    stage = (micro_batch_compute_s + (0.0 if comm is None else comm.time_s)) / p
+    bubble = (p - 1) / (v * micro_batches) if p > 1 else 0.0
+    return ModelParallelStep(tp=t, pp=p, virtual_stages=v, micro_batches=micro_batches, stage_s=stage,
+                             bubble_fraction=bubble, tensor_parallel=comm)

@@ -26,15 +26,15 @@ phases of max(0, communication - compute)``. Scaling efficiency = compute / (com
 exposed): it falls with the GPU count (more ring steps, more latency) and with a slower
 link.
 
->>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model
+>>> from calculators.parallel.cluster import Cluster
 >>> spec = get_model("llama-3-8b")
->>> nvlink = data_parallel_overhead(spec, get_gpu("h100-sxm"), gpus=8, zero=0, micro_batch_compute_s=0.5,
+>>> nvlink = data_parallel_overhead(spec, Cluster.of(gpu="h100-sxm", gpus=8, zero=0), micro_batch_compute_s=0.5,
 ...                                 forward_share=1 / 3)
 >>> nvlink.link_id, nvlink.exposed_s  # the gradient all-reduce hides behind backward
 ('nvlink4', 0.0)
->>> pcie = data_parallel_overhead(spec, get_gpu("h100-sxm"), gpus=8, zero=0, micro_batch_compute_s=0.5,
-...                               forward_share=1 / 3, interconnect="pcie5")
+>>> pcie = data_parallel_overhead(spec, Cluster.of(gpu="h100-sxm", gpus=8, zero=0, interconnect="pcie5"),
+...                               micro_batch_compute_s=0.5, forward_share=1 / 3)
 >>> round(pcie.scaling_efficiency, 2)
 0.36
 
@@ -50,22 +50,15 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.gpus import GPU
 from calculators.errors import InputError
-from calculators.memory.training_inputs import MAX_BATCH, ZERO_STAGES
 from calculators.model import ModelSpec
-from calculators.parallel.collectives import MAX_GPUS, ring_collective_time_s, ring_steps
+from calculators.parallel.cluster import Cluster
+from calculators.parallel.collectives import ring_collective_time_s, ring_steps
 from calculators.parallel.links import collective_efficiency
-from calculators.parallel.ring_link import (
-    CROSS_NODE_NIC,
-    GPUS_PER_NODE,
-    NICS_PER_NODE,
-    data_parallel_link,
-    latency_steps,
-)
+from calculators.parallel.ring_link import GPUS_PER_NODE, data_parallel_link, latency_steps
 from calculators.parallel.step import DDP_BUCKET_BYTES, CollectiveTime
 from calculators.parallel.tensor import latency_per_ring_step_s
-from calculators.validate import AUTO, finite_float, positive_int
+from calculators.validate import AUTO
 
 _PHASES = ("forward", "backward", "after-step")
 
@@ -115,12 +108,9 @@ class DataParallelOverhead:
                 "scaling_efficiency": self.scaling_efficiency}
 
 
-def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, micro_batch_compute_s: float,
-                           forward_share: float, accumulation: int = 1, trainable_parameters: int | None = None,
-                           grad_bytes: float = 4, gathered_bytes_per_parameter: float = 2,
-                           interconnect: str = AUTO, nic: str = CROSS_NODE_NIC,
-                           nics_per_node: int = NICS_PER_NODE, cross_node: bool | None = None,
-                           nic_share: int = 1) -> DataParallelOverhead:
+def data_parallel_overhead(spec: ModelSpec, cluster: Cluster, *, micro_batch_compute_s: float, forward_share: float,
+                           accumulation: int = 1, trainable_parameters: int | None = None, grad_bytes: float = 4,
+                           gathered_bytes_per_parameter: float = 2) -> DataParallelOverhead:
     """Exposed data-parallel communication of one optimizer step per GPU, seconds.
 
     Formula: collectives as the module docstring lists; exposed = ``sum over phases of
@@ -130,33 +120,29 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
 
     Args:
         spec: model shapes (``parameters`` are gathered under ZeRO 3; ``num_layers`` sets its calls).
-        gpu: the GPU (its link when ``interconnect`` is ``"auto"``).
-        gpus: data-parallel GPUs.
-        zero: ZeRO stage 0-3.
+        cluster: the checked layout: its ``data_parallel`` replicas form the ring, with its ``zero`` stage, its
+            GPU's link (``interconnect`` ``"auto"``) or the one named, and across nodes (more than
+            :data:`GPUS_PER_NODE` GPUs in the job) ``nics_per_node`` x ``nic`` shared by the ``nic_share`` GPUs of a
+            node in different rings (:func:`~calculators.parallel.ring_link.data_parallel_link`).
         micro_batch_compute_s: compute of one micro-batch on one GPU, seconds.
         forward_share: fraction of that compute in the forward pass, in (0, 1).
-        accumulation: micro-batches per optimizer step.
+        accumulation: micro-batches per optimizer step (at least 1, checked by the caller's record).
         trainable_parameters: parameters with gradients (default: all; LoRA: the adapters).
         grad_bytes: bytes per reduced gradient (4: fp32 gradients of fp32 master weights).
         gathered_bytes_per_parameter: bytes per gathered parameter (2 for bf16; about 0.5 for NF4).
-        interconnect: link id or ``"auto"``.
-        nic, nics_per_node: the network link and its count per node, for jobs above one node.
-        cross_node, nic_share: see :func:`data_parallel_link`.
 
     Raises:
-        InputError: a value out of range, naming it.
+        InputError: an unknown link, or ``"auto"`` on a GPU with none above one GPU, naming it.
     """
-    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
-    stage = positive_int("zero", zero, minimum=min(ZERO_STAGES), maximum=max(ZERO_STAGES))
-    micro = finite_float("micro_batch_compute_s", micro_batch_compute_s, minimum=0.0, maximum=1e9)
-    share = finite_float("forward_share", forward_share, minimum=0.0, maximum=1.0, allow_minimum=False)
-    accum = positive_int("grad_accumulation", accumulation, maximum=MAX_BATCH)
+    n, stage, micro, share, accum = (cluster.data_parallel, cluster.zero, micro_batch_compute_s, forward_share,
+                                     accumulation)
+    interconnect = cluster.interconnect
     trainable = spec.parameters if trainable_parameters is None else trainable_parameters
     compute = micro * accum
     try:
-        name, link_id, bw, slowest = data_parallel_link(gpu, gpus=n, interconnect=interconnect, nic=nic,
-                                                        nics_per_node=nics_per_node, cross_node=cross_node,
-                                                        nic_share=nic_share)
+        name, link_id, bw, slowest = data_parallel_link(cluster.gpu, gpus=n, interconnect=interconnect, nic=cluster.nic,
+                                                        nics_per_node=cluster.nics_per_node,
+                                                        cross_node=cluster.cross_node, nic_share=cluster.nic_share)
     except InputError as error:
         if n > 1 or error.field != "interconnect" or str(interconnect).strip().lower() != AUTO:
             raise
@@ -172,7 +158,7 @@ def data_parallel_overhead(spec: ModelSpec, gpu: GPU, *, gpus: int, zero: int, m
 
     def timed(label: str, kind: str, phase: str, size: float, calls: int, repeats: int) -> CollectiveTime:
         # Across nodes NCCL's trees take 2 ceil(log2 N) latency steps instead of the ring's.
-        steps = latency_steps(kind, gpus=n, cross_node=bool(n > GPUS_PER_NODE or cross_node))
+        steps = latency_steps(kind, gpus=n, cross_node=n > GPUS_PER_NODE or cluster.cross_node)
         latency = alpha * steps / ring_steps(kind, gpus=n)
         efficiency = collective_efficiency(slowest, collective=kind, gpus=n)
         one = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=efficiency, latency_s=latency,

@@ -78,50 +78,46 @@ from typing import Any
 
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
-from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
+from calculators.catalog.training_frameworks import get_training_framework
 from calculators.catalog.utilisation import HOST_OVERHEAD_ENGINE as HOST_OVERHEAD_ENGINE
 from calculators.catalog.utilisation import host_overhead_s as host_overhead_s
-from calculators.dtype_support import training_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
-from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.kernels import layer_attention_path
 from calculators.memory.qlora_kernels import DEFAULT_QLORA_WEIGHTS, get_qlora_kernel
 from calculators.memory.training import training_memory
-from calculators.memory.training_inputs import (
-    ATTENTIONS,
-    DEFAULT_LORA_TARGETS,
-    MAX_BATCH,
-    MAX_GPUS,
-    MAX_SEQ,
-    METHODS,
-    PRECISIONS,
-    training_setup,
-)
+from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, PRECISIONS
 from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
 from calculators.model_flops import adapter_parameters as adapter_parameters
 from calculators.model_flops import forward_flops_per_token as forward_flops_per_token
 from calculators.model_flops import linear_flops_share
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
-from calculators.parallel.ring_link import CROSS_NODE_NIC, GPUS_PER_NODE, NICS_PER_NODE
-from calculators.parallel.step import AUTO
+from calculators.parallel.cluster import CLUSTER_DEFAULTS
+from calculators.parallel.cluster import MAX_STAGES as MAX_STAGES
 from calculators.performance.error_bands import ErrorBand, training_error_band
 from calculators.performance.expert_parallel import ExpertParallelCommunication, expert_parallel_communication
 from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
 from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
 from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
 from calculators.performance.goodput import Goodput, run_goodput
+from calculators.performance.training_run import MAX_TOKENS as MAX_TOKENS
+from calculators.performance.training_run import RUN_DEFAULTS, TrainingRun, precision_dtype
 from calculators.performance.utilisation import predicted_utilisation, whole_run_residual
-from calculators.validate import GPU_RECORD, finite_float, flag, instance_of, model_spec, one_of, positive_int
+from calculators.validate import (
+    GPU_RECORD,
+    finite_float,
+    flag,
+    instance_of,
+    model_spec,
+    one_of,
+    positive_int,
+    settings_signature,
+)
 
-MAX_TOKENS = 10**16  # 10 quadrillion: 600 x the largest published pre-training run
 SECONDS_PER_HOUR = 3600.0
 SECONDS_PER_DAY = 86400.0
-
-#: Pipeline micro-batches per optimizer step above this are refused (a typo guard).
-MAX_STAGES = 1024
 
 #: Global batches (tokens per optimizer step) of published pre-training runs, quoted for comparison with the
 #: global batch a job assumes (``global_batch_tokens``); none is used as a default.
@@ -153,10 +149,6 @@ UTILISATION_SOURCE = Source(
     "and 3.1 model cards, Llama 3 405B scaling table, NeMo 24.07, Megatron-Bridge, NeMo AutoModel, llm-foundry, "
     "torchtitan, torchtune, Qwen)", "https://github.com/mosaicml/llm-foundry/blob/061f2c7ce64e655100286584a7629e2a09f827ba/"
     "scripts/train/benchmarking/README.md", "2026-11-25", kind="derived")
-
-
-def _precision_dtype(precision: str) -> DType:
-    return DType.FP32 if precision == "fp32" else DType.BF16 if precision.startswith("bf16") else DType.FP16
 
 
 @dataclass(frozen=True)
@@ -284,17 +276,8 @@ class TrainingTime:
         }
 
 
-def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu: float | None = None,
-                  precision: str = "bf16-mixed", grad_checkpointing: bool = False, seq: int = 2048,
-                  method: str = "full", lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS,
-                  batch: int = 1, grad_accumulation: int = 1, global_batch_tokens: int | None = None,
-                  zero: int = 0, interconnect: str = AUTO,
-                  tensor_parallel: int = 1, pipeline_parallel: int = 1, virtual_stages: int = 1,
-                  expert_parallel: int = 1,
-                  fp8: bool = False, goodput: float | None = None, nic: str = CROSS_NODE_NIC,
-                  nics_per_node: int = NICS_PER_NODE, framework: str = DEFAULT_FRAMEWORK,
-                  attention: str = "sdpa", qlora_weights: str = DEFAULT_QLORA_WEIGHTS,
-                  check_memory: bool = True) -> TrainingTime:
+@settings_signature({**RUN_DEFAULTS, **CLUSTER_DEFAULTS}, leading=("spec", "gpu"), required=("tokens",))
+def training_time(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
 
     Formula: each model replica (``tp x pp`` GPUs, ``dp = gpus / (tp x pp)`` replicas)
@@ -350,64 +333,49 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
             weights AutoGPTQ keeps for the backward.
         check_memory: compute the per-GPU memory verdict (skipped with tensor or pipeline parallel).
 
+    The settings are checked once, as a :class:`~calculators.performance.training_run.TrainingRun`
+    (:meth:`TrainingRun.of <calculators.performance.training_run.TrainingRun.of>`, which reads ``gpu`` once: an id,
+    a ``custom:``/``mac:`` description or a record); :func:`training_run_time` times the record.
+
     Raises:
         InputError: a value out of range, or a GPU with no published rate for the precision.
     """
-    spec, gpu = model_spec("spec", spec), resolve_gpu(gpu)
-    tokens = positive_int("tokens", tokens, maximum=MAX_TOKENS)
-    gpus = positive_int("gpus", gpus, maximum=MAX_GPUS)
-    precision = one_of("precision", precision, PRECISIONS)
-    format_notes = training_notes(gpu, precision=precision, method=str(method))  # bf16 on a V100 is refused
-    checkpointing = flag("grad_checkpointing", grad_checkpointing)
-    seq = positive_int("seq", seq, maximum=MAX_SEQ)
-    batch = positive_int("batch", batch, maximum=MAX_BATCH)
-    use_fp8 = flag("fp8", fp8)
-    tp = positive_int("tensor_parallel", tensor_parallel, maximum=MAX_STAGES)
-    pp = positive_int("pipeline_parallel", pipeline_parallel, maximum=MAX_STAGES)
-    stages = positive_int("virtual_stages", virtual_stages, maximum=MAX_STAGES)
-    if gpus % (tp * pp):
-        raise InputError("gpus", gpus, f"a multiple of the GPUs per model replica, tp x pp = {tp * pp}")
-    dp = gpus // (tp * pp)
-    ep = positive_int("expert_parallel", expert_parallel, maximum=MAX_GPUS)
-    if (gpus // pp) % ep:
-        raise InputError("expert_parallel", ep, f"a divisor of the GPUs per pipeline stage, gpus / pp = {gpus // pp}")
-    accumulation = positive_int("grad_accumulation", grad_accumulation, maximum=MAX_BATCH)
-    micro_tokens = batch * seq
-    if global_batch_tokens is not None:
-        global_tokens = positive_int("global_batch_tokens", global_batch_tokens, maximum=MAX_TOKENS)
-        if accumulation != 1:
-            raise InputError("grad_accumulation", accumulation, "1 when global_batch_tokens is given (the "
-                             "accumulation follows from it)")
-        if global_tokens < dp * micro_tokens:
-            raise InputError("global_batch_tokens", global_tokens, f"at least one micro-batch per replica: {dp} x "
-                             f"{batch} x {seq} = {dp * micro_tokens:,} tokens")
-        accumulation = -(-global_tokens // (dp * micro_tokens))
-        if accumulation > MAX_BATCH:
-            raise InputError("global_batch_tokens", global_tokens, f"at most {MAX_BATCH} micro-batches per replica: "
-                             f"{MAX_BATCH * dp * micro_tokens:,} tokens")
-    method = one_of("method", method, METHODS)
-    attention = one_of("attention", attention, ATTENTIONS)
-    scores_written = layer_attention_path(spec, attention=attention, compute_bytes=4 if precision == "fp32" else 2,
+    return training_run_time(TrainingRun.of(spec=spec, gpu=gpu, **settings))
+
+
+def training_run_time(run: TrainingRun) -> TrainingTime:
+    """Wall-clock time, GPU-hours and tokens/s of a checked :class:`~calculators.performance.training_run.TrainingRun`.
+
+    The engine of :func:`training_time` (formula there and in the module docstring); it trusts the record.
+
+    >>> from calculators.catalog.models import get_model
+    >>> run = TrainingRun.of(spec=get_model("llama-2-7b"), gpu="a100-80gb-sxm", tokens=2 * 10**12, seq=4096,
+    ...                      batch=4, goodput=1)
+    >>> round(training_run_time(run).gpu_hours, -3)
+    133000.0
+    """
+    spec, cluster, setup, gpu = run.spec, run.cluster, run.setup, run.gpu
+    tokens, gpus, precision, method = run.tokens, cluster.gpus, setup.precision, setup.method
+    checkpointing, seq, batch, use_fp8 = setup.grad_checkpointing, setup.seq, setup.batch, run.fp8
+    tp, pp, ep, dp = cluster.tensor_parallel, cluster.pipeline_parallel, cluster.expert_parallel, cluster.data_parallel
+    accumulation, micro_tokens, framework = setup.grad_accumulation, run.micro_batch_tokens, run.framework
+    lora_rank, lora_targets, qlora_weights, attention = setup.lora_rank, run.lora_targets, setup.qlora_weights, \
+        setup.attention
+    zero, interconnect = cluster.zero, cluster.interconnect
+    scores_written = layer_attention_path(spec, attention=attention, compute_bytes=setup.compute_bytes,
                                           seq=seq).materialises_scores
-    rate = compute_rate_flop_per_s(gpu, DType.FP8 if use_fp8 else _precision_dtype(precision))
-    if rate is None or (use_fp8 and not gpu.fp8_dense_flop_per_s):
-        wanted = "FP8" if use_fp8 else precision
-        raise InputError("gpu", gpu.id, f"a GPU with a published dense {wanted} rate ({gpu.name} has none)")
-    # The adapter settings are checked as `train` checks them, whether the method uses them or not.
-    qlora_weights = training_setup(method=method, precision=precision, lora_rank=lora_rank,
-                                   lora_targets=lora_targets, grad_checkpointing=grad_checkpointing,
-                                   qlora_weights=qlora_weights).qlora_weights
+    rate = run.rate_flop_per_s
     dequant_s = dequantisation_s(spec, gpu, qlora_weights=qlora_weights,
                                  grad_checkpointing=checkpointing) / tp if method == "qlora" else 0.0
-    if mfu is None:
+    if run.mfu is None:
         utilisation = predicted_utilisation(
             gpu, fp8=use_fp8, method=method, checkpointing="full" if checkpointing else "none",
-            micro_batch_tokens=batch * seq, framework=framework,
+            micro_batch_tokens=micro_tokens, framework=framework,
             linear_share=linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing, method=method,
                                             lora_rank=lora_rank, lora_targets=lora_targets))
         source = UTILISATION_SOURCE
     else:
-        utilisation = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)
+        utilisation = run.mfu
         source = Source("Given by the user", "", "2026-11-21", kind="assumed")
     lora: dict[str, Any] = {"method": method, "lora_rank": lora_rank, "lora_targets": lora_targets}
     adapter = adapter_parameters(spec, **lora)
@@ -415,42 +383,36 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
     executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing, **lora)
     full = method == "full"
     # the all-to-alls of every MoE layer of the model; the pipeline divides them over its stages as it does compute
-    a2a = expert_parallel_communication(spec, gpu, expert_parallel=ep, micro_batch_tokens=micro_tokens,
-                                        moe_layers=spec.num_moe_layers, tensor_parallel=tp,
-                                        grad_checkpointing=checkpointing, nic=nic,
-                                        nics_per_node=nics_per_node) if ep > 1 else None
-    replica = model_parallel_step(spec, gpu, tp=tp, pp=pp, virtual_stages=stages, micro_batches=accumulation,
-                                  micro_batch_tokens=micro_tokens,
+    a2a = expert_parallel_communication(spec, cluster, micro_batch_tokens=micro_tokens,
+                                        moe_layers=spec.num_moe_layers,
+                                        grad_checkpointing=checkpointing) if ep > 1 else None
+    replica = model_parallel_step(spec, cluster, micro_batches=accumulation, micro_batch_tokens=micro_tokens,
                                   micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation)
                                   + host_overhead_s(spec, grad_checkpointing=checkpointing) + dequant_s
                                   + (a2a.time_s if a2a is not None else 0.0)
                                   + (eager_attention_s(spec, gpu, batch=batch, seq=seq,
                                                        grad_checkpointing=checkpointing) / tp
-                                     if scores_written else 0.0),
-                                  interconnect=interconnect)
+                                     if scores_written else 0.0))
     shards = tp * pp
     scaling = data_parallel_overhead(
-        spec, gpu, gpus=dp, zero=zero, micro_batch_compute_s=replica.stage_s * (1.0 + replica.bubble_fraction),
+        spec, cluster, micro_batch_compute_s=replica.stage_s * (1.0 + replica.bubble_fraction),
         forward_share=forward_flops_per_token(spec, seq=seq, adapter=adapter) / executed,
         accumulation=accumulation,
         trainable_parameters=(_sharded_parameters(spec, tp=tp, pp=pp, ep=ep) if full else adapter // shards),
         gathered_bytes_per_parameter=(weight_format(qlora_weights).bytes_per_weight if method == "qlora" else 2)
-        / shards,
-        interconnect=interconnect, nic=nic, nics_per_node=nics_per_node, cross_node=gpus > GPUS_PER_NODE,
-        nic_share=min(shards, GPUS_PER_NODE))
+        / shards)
     steps = tokens / (dp * accumulation * micro_tokens)
     steady_s = steps * (replica.step_s + scaling.exposed_s)
-    modelled: Goodput | None = run_goodput(gpus=gpus, steady_s=steady_s) if goodput is None else None
+    modelled: Goodput | None = run_goodput(gpus=gpus, steady_s=steady_s) if run.goodput is None else None
     # The answer is what the published whole runs are scored with (speed_accuracy.training): the modelled
     # goodput times the fitted whole-run residual. Without the residual every whole run would be promised
     # about a third sooner than published GPU-hours show; a steady-state benchmark passes goodput=1.
-    good = (modelled.goodput * whole_run_residual() if modelled is not None
-            else finite_float("goodput", goodput, minimum=0.0, maximum=1.0, allow_minimum=False))
+    good = modelled.goodput * whole_run_residual() if modelled is not None else float(run.goodput or 1.0)
     time_s = steady_s / good
     memory: FitVerdict | None = None
     advice: tuple[str, ...] = ()
     memory_settings: dict[str, Any] = {}
-    if flag("check_memory", check_memory) and shards == 1 and ep == 1:
+    if run.check_memory and shards == 1 and ep == 1:
         memory_settings = {
             **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
             "grad_accumulation": accumulation, "gpus": gpus, "zero": zero,
@@ -468,7 +430,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
          f"restarts): goodput {good:.3g} in all; pass goodput 1 for a steady-state benchmark" if modelled is not None
          else f"whole run = steady state / goodput {good:.3g} (given)"),
         scaling.assumption(),
-        _global_batch_assumption(dp, accumulation, batch, seq, given=global_batch_tokens is not None),
+        _global_batch_assumption(dp, accumulation, batch, seq, given=run.global_batch_tokens is not None),
         *replica.assumptions(),
         f"training framework {get_training_framework(framework).name}: its fitted utilisation factor "
         "(calculators.catalog.training_frameworks); with FP8 only the linear layers' GEMMs run at the FP8 rate "
@@ -498,7 +460,7 @@ def training_time(spec: ModelSpec, gpu: GPU, *, tokens: int, gpus: int = 1, mfu:
         assumptions += ((f"QLoRA base {kernel.id}: {kernel.library} moves {kernel.bytes_per_weight:.3g} bytes per base "
                          f"weight per dequantisation, {passes} per micro-batch, {dequant_s * 1e3:,.3g} ms at the GPU's "
                          f"memory bandwidth (counted from the library's code, not measured: {kernel.source.url})"),)
-    assumptions += format_notes + rate_notes(gpu, DType.FP8 if use_fp8 else _precision_dtype(precision))
+    assumptions += run.notes + rate_notes(gpu, DType.FP8 if use_fp8 else precision_dtype(precision))
     if checkpointing:
         assumptions += ("full activation recomputation: one extra forward (hardware FLOPs); model FLOPs "
                         f"utilisation is {achieved_mfu:.3g}",)
@@ -610,7 +572,7 @@ def implied_mfu(spec: ModelSpec, gpu: GPU, *, tokens: int, gpu_hours: float, seq
     tokens = positive_int("tokens", tokens, maximum=MAX_TOKENS)
     hours = finite_float("gpu_hours", gpu_hours, minimum=0.0, maximum=1e12, allow_minimum=False)
     precision = one_of("precision", precision, PRECISIONS)
-    rate = compute_rate_flop_per_s(gpu, _precision_dtype(precision))
+    rate = compute_rate_flop_per_s(gpu, precision_dtype(precision))
     if rate is None:
         raise InputError("gpu", gpu.id, f"a GPU with a published dense {precision} rate ({gpu.name} has none)")
     return tokens * training_flops_per_token(spec, seq=seq) / (hours * SECONDS_PER_HOUR * rate)

@@ -80,20 +80,22 @@ def test_host_work_per_sequence_is_a_term_of_vllm_only() -> None:
 
 # --------------------------------------------------------------------------- expert parallelism in training
 def test_expert_parallel_all_to_alls_follow_the_dispatcher_count() -> None:
+    from calculators.parallel.cluster import Cluster
     from calculators.performance.expert_parallel import expert_parallel_communication
 
     spec, h100 = get_model("qwen3-235b-a22b"), get_gpu("h100-sxm")  # 94 MoE layers, 8 of 128 experts, hidden 4096
     moe = spec.moe
     assert moe is not None and (spec.num_moe_layers, moe.experts_per_token, spec.hidden_size) == (94, 8, 4096)
-    inside = expert_parallel_communication(spec, h100, expert_parallel=8, micro_batch_tokens=4096, moe_layers=94)
+    inside = expert_parallel_communication(spec, Cluster.of(gpu=h100, gpus=8, expert_parallel=8),
+                                           micro_batch_tokens=4096, moe_layers=94)
     # 4 all-to-alls per MoE layer (dispatch, combine; forward, backward), 4096 tokens x 8 copies x 4096 x 2 bytes
     assert inside.all_to_alls == 376 and inside.bytes_per_all_to_all == 4096 * 8 * 4096 * 2
     # eight GPUs in one node: 7/8 of it to the other GPUs over NVLink 4 at the link model's 0.8, plus 2 steps
     one = inside.bytes_per_all_to_all * 7 / 8 / (450e9 * 0.8) + 2 * latency_per_ring_step_s(NVLINK4)
     assert inside.inter_node_share == 0 and inside.time_s == pytest.approx(376 * one)
     # 32 GPUs with TP 2: 4 of each group in a node (8 / tp), 28/32 of the bytes leave it over the NICs
-    across = expert_parallel_communication(spec, h100, expert_parallel=32, tensor_parallel=2, micro_batch_tokens=4096,
-                                           moe_layers=94, grad_checkpointing=True)
+    across = expert_parallel_communication(spec, Cluster.of(gpu=h100, gpus=64, expert_parallel=32, tensor_parallel=2),
+                                           micro_batch_tokens=4096, moe_layers=94, grad_checkpointing=True)
     assert across.all_to_alls == 94 * 6  # recomputation runs the forward's two again
     assert across.bytes_per_all_to_all == 2048 * 8 * 4096 * 2 and across.inter_node_share == pytest.approx(28 / 32)
 

@@ -137,8 +137,8 @@ def test_the_checks_can_fail() -> None:
 #: (which resolve once and pass the records down) and the faces. A module below them takes records.
 RESOLVING_MODULES = {
     "calculators", "calculators.inputs", "calculators.inputs.gpu", "calculators.inputs.model",
-    "calculators.fit", "calculators.fit_encoder", "calculators.parallel.step", "calculators.performance.inference_speed",
-    "calculators.performance.serving_load", "calculators.performance.training_time", "calculators.recommend",
+    "calculators.fit", "calculators.fit_encoder", "calculators.parallel.cluster", "calculators.performance.inference_speed",
+    "calculators.performance.serving_load", "calculators.recommend",
     "calculators.jobs.values",
 }
 

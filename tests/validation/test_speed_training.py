@@ -23,6 +23,7 @@ from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.errors import InputError
 from calculators.memory.training_inputs import METHODS, PRECISIONS
+from calculators.parallel.cluster import Cluster
 from calculators.parallel.links import (
     DERIVED_EFFICIENCY,
     DERIVED_EFFICIENCY_BASIS,
@@ -253,18 +254,19 @@ def test_issue_targets_are_the_stated_ones() -> None:
 # --------------------------------------------------------------------------- tensor and pipeline parallel
 def test_pipeline_bubble_follows_megatron() -> None:
     # Narayanan et al. 2021, section 2.2: bubble fraction (p - 1) / (v m)
-    mp = model_parallel_step(get_model("llama-2-70b"), get_gpu("h100-sxm"), tp=1, pp=4, virtual_stages=2,
-                             micro_batches=6, micro_batch_tokens=4096, micro_batch_compute_s=1.0)
+    cluster = Cluster.of(gpu="h100-sxm", gpus=4, pipeline_parallel=4, virtual_stages=2)
+    mp = model_parallel_step(get_model("llama-2-70b"), cluster, micro_batches=6, micro_batch_tokens=4096,
+                             micro_batch_compute_s=1.0)
     assert mp.bubble_fraction == pytest.approx(3 / 12)
     assert mp.stage_s == pytest.approx(0.25)
 
 
 def test_tensor_parallel_adds_all_reduces_per_micro_batch() -> None:
     spec, gpu = get_model("llama-3.1-70b"), get_gpu("h100-sxm")
-    alone = model_parallel_step(spec, gpu, tp=1, pp=1, micro_batches=1, micro_batch_tokens=4096,
+    alone = model_parallel_step(spec, Cluster.of(gpu=gpu), micro_batches=1, micro_batch_tokens=4096,
                                 micro_batch_compute_s=1.0)
-    split = model_parallel_step(spec, gpu, tp=4, pp=1, micro_batches=1, micro_batch_tokens=4096,
-                                micro_batch_compute_s=1.0)
+    split = model_parallel_step(spec, Cluster.of(gpu=gpu, gpus=4, tensor_parallel=4), micro_batches=1,
+                                micro_batch_tokens=4096, micro_batch_compute_s=1.0)
     assert alone.tensor_parallel is None and split.tensor_parallel is not None
     assert split.tensor_parallel.all_reduces == 4 * spec.num_layers  # 2 forward + 2 backward per layer
     assert split.stage_s > alone.stage_s
