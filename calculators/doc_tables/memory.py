@@ -41,7 +41,7 @@ def phase_cell(estimate: MemoryEstimate) -> str:
 
 def describe_job(settings: dict[str, object], spec: ModelSpec | None = None) -> str:
     """A short label of a training configuration, e.g. ``full bf16-mixed adamw b1 s2048``."""
-    setup = training_setup(**settings)  # type: ignore[arg-type]
+    setup = training_setup(**settings)
     words = [setup.method, setup.precision, setup.optimizer, f"b{setup.batch}", f"s{setup.seq}"]
     if setup.attention != "sdpa":
         words.append(setup.attention)

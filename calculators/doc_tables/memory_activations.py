@@ -41,7 +41,7 @@ def saved_per_token_table() -> Table:
     spec = get_model(REFERENCE_MODEL)
     rows = []
     for label, settings in LAYOUT_JOBS:
-        setup = training_setup(seq=LAYOUT_SEQ, **settings)  # type: ignore[arg-type]
+        setup = training_setup(seq=LAYOUT_SEQ, **settings)
         layout = activation_layout(setup)
         parts = saved_bytes_per_token_per_layer(spec, layout=layout, seq=LAYOUT_SEQ)
         eager = saved_bytes_per_token_per_layer(spec, layout=replace(layout, attention="eager"), seq=LAYOUT_SEQ)
@@ -100,7 +100,7 @@ def attention_table() -> Table:
     spec = get_model(REFERENCE_MODEL)
     rows = []
     for seq in ATTENTION_SEQS:
-        setup = training_setup(seq=seq, **LORA_JOB)  # type: ignore[arg-type]
+        setup = training_setup(seq=seq, **LORA_JOB)
         layout = activation_layout(setup)
         per_layer = {att: saved_bytes_per_token_per_layer(spec, layout=replace(layout, attention=att), seq=seq).total
                      for att in ("sdpa", "eager")}
@@ -172,7 +172,7 @@ def logits_table() -> Table:
     rows = []
     for model_id in LOGIT_MODELS:
         spec = get_model(model_id)
-        setup = training_setup(**LORA_JOB)  # type: ignore[arg-type]
+        setup = training_setup(**LORA_JOB)
         layers = saved_bytes_per_token_per_layer(spec, layout=activation_layout(setup), seq=setup.seq).total * spec.num_layers
         # At the start of backward three fp32 logits-sized tensors are live: the log-softmax
         # cross-entropy saved, and the two fp32 tensors of the loss gradient.
@@ -199,7 +199,7 @@ def key_numbers_activations() -> Table:
     mixed = activation_layout(training_setup(method="full", precision="bf16-mixed"))
     per_layer = saved_bytes_per_token_per_layer(spec, layout=mixed, seq=LAYOUT_SEQ).total
     ckpt = checkpoint_bytes_per_token_per_layer(layout=mixed, spec=spec)
-    lora = activation_layout(training_setup(seq=4096, **LORA_JOB))  # type: ignore[arg-type]
+    lora = activation_layout(training_setup(seq=4096, **LORA_JOB))
     sdpa = saved_bytes_per_token_per_layer(spec, layout=lora, seq=4096).total
     eager = saved_bytes_per_token_per_layer(spec, layout=replace(lora, attention="eager"), seq=4096).total
     rows = (

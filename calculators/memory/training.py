@@ -105,10 +105,19 @@ def training_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
     """
     spec = model_spec("spec", spec)
     setup = training_setup(**settings)
-    return _estimate(spec, setup)
+    return training_memory_of(spec, setup)
 
 
-def _estimate(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
+def training_memory_of(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
+    """:func:`training_memory` of a checked :class:`~calculators.memory.training_inputs.TrainingSetup`, bytes per GPU.
+
+    >>> from calculators.catalog.models import get_model
+    >>> from calculators.memory.training_inputs import TrainingSetup
+    >>> setup = TrainingSetup.of(method="lora", batch=2, seq=1024)
+    >>> training_memory_of(get_model("llama-3-8b"), setup) == training_memory(get_model("llama-3-8b"), method="lora",
+    ...                                                                      batch=2, seq=1024)
+    True
+    """
     full = setup.method == "full"
     tokens = setup.tokens
     vocab, hidden = spec.vocab_size, spec.hidden_size

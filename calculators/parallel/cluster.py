@@ -13,7 +13,9 @@ range; the engine functions that take a :class:`Cluster`
 :func:`~calculators.performance.model_parallel.model_parallel_step`,
 :func:`~calculators.performance.expert_parallel.expert_parallel_communication`,
 :func:`~calculators.parallel.step.step_communication_of`) trust it. The links are looked up where
-they are used (:mod:`calculators.parallel.ring_link`), which refuses an unknown id by name.
+they are used (:mod:`calculators.parallel.ring_link`), which refuses an unknown id by name. The shape of a
+node is assumed: :data:`GPUS_PER_NODE` GPUs, :data:`NICS_PER_NODE` NICs of :data:`CROSS_NODE_NIC` (NVIDIA's
+DGX H100 reference design).
 
 >>> cluster = Cluster.of(gpu="h100-sxm", gpus=64, tensor_parallel=4, pipeline_parallel=2, zero=1)
 >>> cluster.gpu.name, cluster.data_parallel, cluster.cross_node
@@ -33,8 +35,14 @@ from calculators.catalog.gpus import GPU
 from calculators.errors import InputError
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.training_inputs import MAX_GPUS, ZERO_STAGES
-from calculators.parallel.ring_link import CROSS_NODE_NIC, GPUS_PER_NODE, NICS_PER_NODE
 from calculators.validate import AUTO, positive_int
+
+#: GPUs in one node; larger jobs cross nodes (assumed: the HGX/DGX eight-GPU node).
+GPUS_PER_NODE = 8
+#: NIC across nodes when ``interconnect="auto"`` (assumed: DGX H100 has eight ConnectX-7 NDR ports).
+CROSS_NODE_NIC = "ib-ndr"
+#: NICs per node across nodes (assumed: one per GPU, as in DGX/HGX nodes).
+NICS_PER_NODE = 8
 
 #: Tensor-parallel, pipeline-parallel and interleaved (virtual) stages above this are refused (a typo guard).
 MAX_STAGES = 1024
@@ -123,4 +131,5 @@ class Cluster:
         return min(self.shards, GPUS_PER_NODE)
 
 
-__all__ = ["CLUSTER_DEFAULTS", "Cluster", "MAX_NICS_PER_NODE", "MAX_STAGES"]
+__all__ = ["CLUSTER_DEFAULTS", "CROSS_NODE_NIC", "Cluster", "GPUS_PER_NODE", "MAX_NICS_PER_NODE", "MAX_STAGES",
+           "NICS_PER_NODE"]

@@ -13,8 +13,8 @@ Both faces that time data-parallel communication, ``parallel``
 (:func:`calculators.performance.scaling.data_parallel_overhead`), choose their ring here, so
 they time one ring for one job.
 
->>> from calculators.catalog.gpus import get_gpu
->>> data_parallel_link(get_gpu("h100-sxm"), gpus=8)[1], data_parallel_link(get_gpu("h100-sxm"), gpus=64)[1]
+>>> from calculators.parallel.cluster import Cluster
+>>> data_parallel_link(Cluster.of(gpu="h100-sxm", gpus=8))[1], data_parallel_link(Cluster.of(gpu="h100-sxm", gpus=64))[1]
 ('nvlink4', 'nvlink4+ib-ndr')
 
 References:
@@ -37,15 +37,14 @@ from calculators.catalog.interconnects import (
     interconnect_ids,
 )
 from calculators.errors import InputError, UnknownNameError
-from calculators.parallel.collectives import MAX_GPUS, multi_node_ring_bytes_per_s, ring_steps
-from calculators.validate import AUTO, GPU_RECORD, instance_of, positive_int
+# The node's assumed shape (GPUs, NICs) is the cluster record's; this module times the ring on it.
+from calculators.parallel.cluster import CROSS_NODE_NIC as CROSS_NODE_NIC
+from calculators.parallel.cluster import GPUS_PER_NODE as GPUS_PER_NODE
+from calculators.parallel.cluster import NICS_PER_NODE as NICS_PER_NODE
+from calculators.parallel.cluster import Cluster
+from calculators.parallel.collectives import multi_node_ring_bytes_per_s, ring_steps
+from calculators.validate import AUTO, GPU_RECORD, instance_of
 
-#: GPUs in one node; larger jobs cross nodes (assumed: the HGX/DGX eight-GPU node).
-GPUS_PER_NODE = 8
-#: NIC across nodes when ``interconnect="auto"`` (assumed: DGX H100 has eight ConnectX-7 NDR ports).
-CROSS_NODE_NIC = "ib-ndr"
-#: NICs per node across nodes (assumed: one per GPU, as in DGX/HGX nodes).
-NICS_PER_NODE = 8
 
 def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
     """The link a ring over ``gpus`` of these GPUs runs on when none is chosen.
@@ -78,26 +77,23 @@ def default_interconnect(gpu: GPU, *, gpus: int = 8) -> Interconnect:
                      f"one of {', '.join(interconnect_ids())}")
 
 
-def data_parallel_link(gpu: GPU, *, gpus: int, interconnect: str = AUTO, nic: str = CROSS_NODE_NIC,
-                       nics_per_node: int = NICS_PER_NODE, cross_node: bool | None = None,
-                       nic_share: int = 1) -> tuple[str, str, float, Interconnect]:
-    """(name, id, per-direction bytes/s, slowest link) of the ring a data-parallel job runs on.
+def data_parallel_link(cluster: Cluster) -> tuple[str, str, float, Interconnect]:
+    """(name, id, per-direction bytes/s, slowest link) of the ring a cluster's data-parallel replicas run on.
 
-    ``"auto"``: the GPU's own link within a node; above :data:`GPUS_PER_NODE` GPUs,
+    ``"auto"``: the GPU's own link within a node; when the job crosses nodes (``cluster.cross_node``),
     ``min(own link, nics_per_node x nic)`` per GPU
     (:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`), and the NIC is
-    the link whose efficiency applies. ``cross_node`` forces (or rules out) a ring across
-    nodes, e.g. when tensor- and pipeline-parallel groups fill the nodes; ``nic_share`` GPUs
-    of a node sit in different rings and share its NICs. A named link is used for every hop.
+    the link whose efficiency applies; the ``nic_share`` GPUs of a node in different rings (its tensor- and
+    pipeline-parallel ranks) share its NICs. A named link is used for every hop.
     """
-    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
-    nics = positive_int("nics_per_node", nics_per_node, maximum=64)
-    share = positive_int("nic_share", nic_share, maximum=GPUS_PER_NODE)
+    n, nics, share, nic, interconnect = (cluster.data_parallel, cluster.nics_per_node, cluster.nic_share, cluster.nic,
+                                         cluster.interconnect)
+    gpu = cluster.gpu
     try:  # checked whether the job crosses nodes or not
         network = get_interconnect(nic)
     except UnknownNameError as error:
         raise UnknownNameError("nic", str(nic), error.choices) from None
-    across = n > GPUS_PER_NODE if cross_node is None else cross_node
+    across = cluster.cross_node
     key = str(interconnect).strip().lower()
     if key != AUTO:
         link = get_interconnect(key)

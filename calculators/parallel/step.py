@@ -49,8 +49,8 @@ from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.training import training_memory
-from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, TrainingSetup
+from calculators.memory.training import training_memory_of
+from calculators.memory.training_inputs import TrainingSetup
 from calculators.model import ModelSpec
 from calculators.model_flops import forward_flops_per_token, training_flops_per_token
 from calculators.parallel.cluster import Cluster
@@ -58,13 +58,13 @@ from calculators.parallel.collectives import ring_collective_time_s, ring_steps
 from calculators.parallel.links import check_efficiency, collective_efficiency, latency_per_ring_step_s
 from calculators.parallel.ring_link import (
     CROSS_NODE_NIC,
-    GPUS_PER_NODE,
+    GPUS_PER_NODE,  # noqa: F401 - named in the docstrings
     NICS_PER_NODE,
     data_parallel_link,
     latency_steps,
 )
 from calculators.parallel.ring_link import default_interconnect as default_interconnect
-from calculators.validate import finite_float, flag, model_spec, one_of, positive_int, settings_signature
+from calculators.validate import finite_float, flag, model_spec, one_of, settings_signature
 
 #: ``interconnect`` value that picks the GPU's own link (NVLink/Infinity Fabric, else its PCIe).
 AUTO = "auto"
@@ -173,11 +173,6 @@ class StepCommunication:
         }
 
 
-def _bytes_of(field: str, dtype: str) -> int:
-    name = one_of(field, dtype, COMM_DTYPES)
-    return int(DType.parse(name, field).bytes_per_element)
-
-
 #: The keywords :meth:`DataParallelStep.of` (and :func:`step_communication`) take besides the model, with their
 #: defaults.
 STEP_DEFAULTS: dict[str, Any] = {
@@ -231,16 +226,15 @@ class DataParallelStep:
         values = {**STEP_DEFAULTS, **raw}
         cluster = Cluster.of(gpu=values["gpu"], gpus=values["gpus"], zero=values["zero"],
                              interconnect=values["interconnect"], nic=values["nic"], nics_per_node=values["nics_per_node"])
-        batch = positive_int("batch", values["batch"], maximum=MAX_BATCH)
-        seq = positive_int("seq", values["seq"], maximum=MAX_SEQ)
-        recompute = flag("grad_checkpointing", values["grad_checkpointing"])
+        setup = TrainingSetup.of(method="full", precision=values["precision"], batch=values["batch"],
+                                 seq=values["seq"], gpus=cluster.gpus, zero=cluster.zero,
+                                 grad_checkpointing=values["grad_checkpointing"])
         mfu = values["mfu"]
         given_mfu = mfu is not None and not (isinstance(mfu, str) and not mfu.strip())
         efficiency, latency = values["efficiency"], values["latency_s"]
         step = cls(
             cluster=cluster,
-            setup=TrainingSetup.of(method="full", precision=values["precision"], batch=batch, seq=seq,
-                                   gpus=cluster.gpus, zero=cluster.zero, grad_checkpointing=recompute),
+            setup=setup,
             mfu=finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False) if given_mfu else None,
             framework=get_training_framework(values["framework"]).id,
             efficiency=None if efficiency is None else check_efficiency("efficiency", efficiency),
@@ -328,15 +322,12 @@ def step_communication_of(spec: ModelSpec, step: DataParallelStep) -> StepCommun
                                               framework=step.framework))
     given_eff, given_alpha = step.efficiency, step.latency_s
     grad_dtype, param_dtype = step.grad_dtype, step.param_dtype
-    grad_bytes = _bytes_of("grad_dtype", grad_dtype)
-    param_bytes = _bytes_of("param_dtype", param_dtype)
-    hide = step.overlap
-    interconnect, nic, nics_per_node = cluster.interconnect, cluster.nic, cluster.nics_per_node
-    link_key = str(interconnect).strip().lower()
+    grad_bytes = int(DType.parse(grad_dtype).bytes_per_element)
+    param_bytes = int(DType.parse(param_dtype).bytes_per_element)
+    hide, link_key, nics_per_node = step.overlap, cluster.interconnect, cluster.nics_per_node
     # The ring train-time times: the GPUs' own link in a node, NICs across nodes (calculators.parallel.ring_link).
-    across = n > GPUS_PER_NODE
-    ring_name, ring_id, bw, link = data_parallel_link(record, gpus=n, interconnect=link_key, nic=nic,
-                                                      nics_per_node=nics_per_node)
+    across = cluster.cross_node
+    ring_name, ring_id, bw, link = data_parallel_link(cluster)
     assert record.bf16_dense_flop_per_s is not None  # refused by DataParallelStep.of
     alpha = latency_per_ring_step_s(link) if given_alpha is None else given_alpha
 
@@ -386,8 +377,7 @@ def step_communication_of(spec: ModelSpec, step: DataParallelStep) -> StepCommun
     else:
         exposed = communication
 
-    memory = training_memory(spec, method="full", precision=setup.precision, batch=b, seq=s, gpus=n, zero=stage,
-                             grad_checkpointing=recompute)
+    memory = training_memory_of(spec, setup)
     assumptions = (
         f"{n} GPUs in one ring over {ring_name}: {bw / 1e9:g} GB/s per direction per GPU "
         + (f"({link.bandwidth_bytes_per_s / 1e9:g} GB/s {link.direction}, {link.source.title})" if ring_id == link.id

@@ -140,9 +140,7 @@ def data_parallel_overhead(spec: ModelSpec, cluster: Cluster, *, micro_batch_com
     trainable = spec.parameters if trainable_parameters is None else trainable_parameters
     compute = micro * accum
     try:
-        name, link_id, bw, slowest = data_parallel_link(cluster.gpu, gpus=n, interconnect=interconnect, nic=cluster.nic,
-                                                        nics_per_node=cluster.nics_per_node,
-                                                        cross_node=cluster.cross_node, nic_share=cluster.nic_share)
+        name, link_id, bw, slowest = data_parallel_link(cluster)
     except InputError as error:
         if n > 1 or error.field != "interconnect" or str(interconnect).strip().lower() != AUTO:
             raise

@@ -28,7 +28,7 @@ calculators.errors.InputError: goodput: got 1.5; expected a number from 1e-09 to
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from calculators.catalog.gpus import GPU
@@ -37,20 +37,11 @@ from calculators.dtype_support import training_notes
 from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.memory.qlora_kernels import DEFAULT_QLORA_WEIGHTS
-from calculators.memory.training_inputs import (
-    ATTENTIONS,
-    DEFAULT_LORA_TARGETS,
-    MAX_BATCH,
-    MAX_SEQ,
-    METHODS,
-    PRECISIONS,
-    TrainingSetup,
-    lora_target_names,
-)
+from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, MAX_BATCH, TrainingSetup, lora_target_names
 from calculators.model import ModelSpec
 from calculators.parallel.cluster import CLUSTER_DEFAULTS, Cluster
 from calculators.performance.flops import compute_rate_flop_per_s
-from calculators.validate import finite_float, flag, model_spec, one_of, positive_int
+from calculators.validate import finite_float, flag, model_spec, positive_int
 
 MAX_TOKENS = 10**16  # 10 quadrillion: 600 x the largest published pre-training run
 
@@ -125,14 +116,16 @@ class TrainingRun:
         values = {**RUN_DEFAULTS, **{k: v for k, v in raw.items() if k in RUN_DEFAULTS}}
         record = cluster.gpu
         tokens = positive_int("tokens", values["tokens"], maximum=MAX_TOKENS)
-        precision = one_of("precision", values["precision"], PRECISIONS)
-        notes = training_notes(record, precision=precision, method=str(values["method"]))  # bf16 on a V100: refused
-        checkpointing = flag("grad_checkpointing", values["grad_checkpointing"])
-        seq = positive_int("seq", values["seq"], maximum=MAX_SEQ)
-        batch = positive_int("batch", values["batch"], maximum=MAX_BATCH)
-        fp8 = flag("fp8", values["fp8"])
         accumulation = positive_int("grad_accumulation", values["grad_accumulation"], maximum=MAX_BATCH)
-        dp, micro_tokens = cluster.data_parallel, batch * seq
+        # The adapter settings are checked as `train` checks them, whether the method uses them or not.
+        setup = TrainingSetup.of(method=values["method"], precision=values["precision"], lora_rank=values["lora_rank"],
+                                 lora_targets=values["lora_targets"], grad_checkpointing=values["grad_checkpointing"],
+                                 qlora_weights=values["qlora_weights"], batch=values["batch"], seq=values["seq"],
+                                 attention=values["attention"], grad_accumulation=accumulation, gpus=cluster.gpus,
+                                 zero=cluster.zero)
+        notes = training_notes(record, precision=setup.precision, method=setup.method)  # bf16 on a V100: refused
+        fp8 = flag("fp8", values["fp8"])
+        dp, micro_tokens = cluster.data_parallel, setup.tokens
         global_tokens = values["global_batch_tokens"]
         if global_tokens is not None:
             global_tokens = positive_int("global_batch_tokens", global_tokens, maximum=MAX_TOKENS)
@@ -141,26 +134,19 @@ class TrainingRun:
                                  "accumulation follows from it)")
             if global_tokens < dp * micro_tokens:
                 raise InputError("global_batch_tokens", global_tokens, f"at least one micro-batch per replica: {dp} "
-                                 f"x {batch} x {seq} = {dp * micro_tokens:,} tokens")
+                                 f"x {setup.batch} x {setup.seq} = {dp * micro_tokens:,} tokens")
             accumulation = -(-global_tokens // (dp * micro_tokens))
             if accumulation > MAX_BATCH:
                 raise InputError("global_batch_tokens", global_tokens, f"at most {MAX_BATCH} micro-batches per "
                                  f"replica: {MAX_BATCH * dp * micro_tokens:,} tokens")
-        method = one_of("method", values["method"], METHODS)
-        one_of("attention", values["attention"], ATTENTIONS)
+            setup = replace(setup, grad_accumulation=accumulation)  # in the range checked above
         if spec.moe is None and cluster.expert_parallel > 1:
             raise InputError("expert_parallel", cluster.expert_parallel,
                              f"1 for a dense model ({spec.name} has no routed experts)")
-        rate = compute_rate_flop_per_s(record, DType.FP8 if fp8 else precision_dtype(precision))
+        rate = compute_rate_flop_per_s(record, DType.FP8 if fp8 else precision_dtype(setup.precision))
         if rate is None or (fp8 and not record.fp8_dense_flop_per_s):
-            wanted = "FP8" if fp8 else precision
+            wanted = "FP8" if fp8 else setup.precision
             raise InputError("gpu", record.id, f"a GPU with a published dense {wanted} rate ({record.name} has none)")
-        # The adapter settings are checked as `train` checks them, whether the method uses them or not.
-        setup = TrainingSetup.of(method=method, precision=precision, lora_rank=values["lora_rank"],
-                                 lora_targets=values["lora_targets"], grad_checkpointing=checkpointing,
-                                 qlora_weights=values["qlora_weights"], batch=batch, seq=seq,
-                                 attention=values["attention"], grad_accumulation=accumulation, gpus=cluster.gpus,
-                                 zero=cluster.zero)
         mfu = values["mfu"]
         if mfu is not None:
             mfu = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)

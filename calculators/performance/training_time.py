@@ -86,7 +86,7 @@ from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
 from calculators.memory.kernels import layer_attention_path
 from calculators.memory.qlora_kernels import DEFAULT_QLORA_WEIGHTS, get_qlora_kernel
-from calculators.memory.training import training_memory
+from calculators.memory.training import training_memory_of
 from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, PRECISIONS
 from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
@@ -417,7 +417,7 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
             **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
             "grad_accumulation": accumulation, "gpus": gpus, "zero": zero,
             "attention": attention, "qlora_weights": qlora_weights}
-        memory = fit_verdict(training_memory(spec, **memory_settings), gpu)
+        memory = fit_verdict(training_memory_of(spec, setup), gpu)  # the step memory_settings describe
         advice = () if memory.fits else training_fit_advice(spec, gpu, **memory_settings)
     bound = tokens * executed / (gpus * rate)
     achieved_mfu = bound / steady_s * model_per_token / executed
