@@ -43,33 +43,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.interconnects import BRIDGE_BY_GPU
-from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
 from calculators.catalog.utilisation import host_overhead_s, predicted_utilisation
 from calculators.dtypes import DType
-from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory_of
-from calculators.memory.training_inputs import TrainingSetup
 from calculators.model import ModelSpec
 from calculators.model_flops import forward_flops_per_token, training_flops_per_token
-from calculators.parallel.cluster import Cluster
 from calculators.parallel.collectives import ring_collective_time_s, ring_steps
-from calculators.parallel.links import check_efficiency, collective_efficiency, latency_per_ring_step_s
-from calculators.parallel.ring_link import (
-    CROSS_NODE_NIC,
-    GPUS_PER_NODE,  # noqa: F401 - named in the docstrings
-    NICS_PER_NODE,
-    data_parallel_link,
-    latency_steps,
-)
+from calculators.parallel.links import collective_efficiency, latency_per_ring_step_s
+from calculators.parallel.ring_link import GPUS_PER_NODE  # noqa: F401 - named in the docstrings
+from calculators.parallel.ring_link import data_parallel_link, latency_steps
 from calculators.parallel.ring_link import default_interconnect as default_interconnect
-from calculators.validate import finite_float, flag, model_spec, one_of, settings_signature
+from calculators.parallel.step_record import COMM_DTYPES as COMM_DTYPES
+from calculators.parallel.step_record import STEP_DEFAULTS as STEP_DEFAULTS
+from calculators.parallel.step_record import DataParallelStep as DataParallelStep
+from calculators.validate import model_spec, settings_signature
 
 #: ``interconnect`` value that picks the GPU's own link (NVLink/Infinity Fabric, else its PCIe).
 AUTO = "auto"
-#: Gradient and gathered-parameter dtypes the step model accepts.
-COMM_DTYPES: tuple[str, ...] = ("fp32", "bf16", "fp16")
 #: PyTorch DDP's default gradient bucket (``bucket_cap_mb=25``): one all-reduce per bucket.
 DDP_BUCKET_BYTES = 25 * 2**20
 
@@ -171,81 +163,6 @@ class StepCommunication:
             "memory": None if self.memory_verdict is None else self.memory_verdict.to_dict(),
             "assumptions": list(self.assumptions), "notes": list(self.notes),
         }
-
-
-#: The keywords :meth:`DataParallelStep.of` (and :func:`step_communication`) take besides the model, with their
-#: defaults.
-STEP_DEFAULTS: dict[str, Any] = {
-    "gpu": "h100-sxm", "gpus": 8, "zero": 0, "interconnect": AUTO, "batch": 1, "seq": 2048, "mfu": None,
-    "efficiency": None, "latency_s": None, "grad_dtype": "fp32", "param_dtype": "bf16", "overlap": True,
-    "precision": "bf16-mixed", "grad_checkpointing": False, "nic": CROSS_NODE_NIC, "nics_per_node": NICS_PER_NODE,
-    "framework": DEFAULT_FRAMEWORK,
-}
-
-
-@dataclass(frozen=True)
-class DataParallelStep:
-    """One full-fine-tuning data-parallel step, checked: its cluster, its step and how its collectives run.
-
-    Attributes:
-        cluster: the GPUs (data parallel only: one GPU per replica) and their link.
-        setup: the step on one GPU (full training; ``gpus`` and ``zero`` the cluster's, for its memory).
-        mfu: the utilisation given, in (0, 1]; ``None``: fitted on published runs, as ``train-time``.
-        framework: the training framework id whose fitted utilisation factor applies.
-        efficiency: the collective efficiency given, in (0, 1]; ``None``: the link model's per collective.
-        latency_s: the fixed cost per ring step given, seconds; ``None``: the link's measured one.
-        grad_dtype, param_dtype: dtypes of reduced gradients and gathered parameters (fp32, bf16 or fp16).
-        overlap: collectives hide behind the compute of their own phase.
-    """
-
-    cluster: Cluster
-    setup: TrainingSetup
-    mfu: float | None = None
-    framework: str = DEFAULT_FRAMEWORK
-    efficiency: float | None = None
-    latency_s: float | None = None
-    grad_dtype: str = "fp32"
-    param_dtype: str = "bf16"
-    overlap: bool = True
-
-    @classmethod
-    def of(cls, **raw: Any) -> DataParallelStep:
-        """Read the GPU once and check every keyword of :data:`STEP_DEFAULTS`, naming the field and its range.
-
-        >>> DataParallelStep.of(gpus=16, zero=3, latency_s=2)
-        Traceback (most recent call last):
-        ...
-        calculators.errors.InputError: latency_s: got 2; expected a number from 0 to 1
-
-        Raises:
-            InputError: a value out of range (an unknown keyword too), or a GPU with no published BF16 rate.
-        """
-        for key in raw:
-            if key not in STEP_DEFAULTS:
-                raise InputError(key, raw[key], f"a data-parallel step setting: {', '.join(STEP_DEFAULTS)}")
-        values = {**STEP_DEFAULTS, **raw}
-        cluster = Cluster.of(gpu=values["gpu"], gpus=values["gpus"], zero=values["zero"],
-                             interconnect=values["interconnect"], nic=values["nic"], nics_per_node=values["nics_per_node"])
-        setup = TrainingSetup.of(method="full", precision=values["precision"], batch=values["batch"],
-                                 seq=values["seq"], gpus=cluster.gpus, zero=cluster.zero,
-                                 grad_checkpointing=values["grad_checkpointing"])
-        mfu = values["mfu"]
-        given_mfu = mfu is not None and not (isinstance(mfu, str) and not mfu.strip())
-        efficiency, latency = values["efficiency"], values["latency_s"]
-        step = cls(
-            cluster=cluster,
-            setup=setup,
-            mfu=finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False) if given_mfu else None,
-            framework=get_training_framework(values["framework"]).id,
-            efficiency=None if efficiency is None else check_efficiency("efficiency", efficiency),
-            latency_s=None if latency is None else finite_float("latency_s", latency, minimum=0.0, maximum=1.0),
-            grad_dtype=one_of("grad_dtype", values["grad_dtype"], COMM_DTYPES),
-            param_dtype=one_of("param_dtype", values["param_dtype"], COMM_DTYPES),
-            overlap=flag("overlap", values["overlap"]))
-        if cluster.gpu.bf16_dense_flop_per_s is None:
-            raise InputError("gpu", cluster.gpu.id, "a GPU with a published dense BF16 rate (the catalog has none "
-                             f"for {cluster.gpu.name})")
-        return step
 
 
 @settings_signature(STEP_DEFAULTS, leading=("spec",))

@@ -85,9 +85,9 @@ from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
 from calculators.memory.kernels import layer_attention_path
-from calculators.memory.qlora_kernels import DEFAULT_QLORA_WEIGHTS, get_qlora_kernel
+from calculators.memory.qlora_kernels import get_qlora_kernel
 from calculators.memory.training import training_memory_of
-from calculators.memory.training_inputs import MAX_BATCH, MAX_SEQ, PRECISIONS
+from calculators.memory.training_inputs import PRECISIONS, TrainingSetup
 from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
 from calculators.model_flops import adapter_parameters as adapter_parameters
@@ -108,7 +108,6 @@ from calculators.performance.utilisation import predicted_utilisation, whole_run
 from calculators.validate import (
     GPU_RECORD,
     finite_float,
-    flag,
     instance_of,
     model_spec,
     one_of,
@@ -365,8 +364,7 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
     scores_written = layer_attention_path(spec, attention=attention, compute_bytes=setup.compute_bytes,
                                           seq=seq).materialises_scores
     rate = run.rate_flop_per_s
-    dequant_s = dequantisation_s(spec, gpu, qlora_weights=qlora_weights,
-                                 grad_checkpointing=checkpointing) / tp if method == "qlora" else 0.0
+    dequant_s = dequantisation_s(spec, gpu, setup) / tp if method == "qlora" else 0.0
     if run.mfu is None:
         utilisation = predicted_utilisation(
             gpu, fp8=use_fp8, method=method, checkpointing="full" if checkpointing else "none",
@@ -390,9 +388,7 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
                                   micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation)
                                   + host_overhead_s(spec, grad_checkpointing=checkpointing) + dequant_s
                                   + (a2a.time_s if a2a is not None else 0.0)
-                                  + (eager_attention_s(spec, gpu, batch=batch, seq=seq,
-                                                       grad_checkpointing=checkpointing) / tp
-                                     if scores_written else 0.0))
+                                  + (eager_attention_s(spec, gpu, setup) / tp if scores_written else 0.0))
     shards = tp * pp
     scaling = data_parallel_overhead(
         spec, cluster, micro_batch_compute_s=replica.stage_s * (1.0 + replica.bubble_fraction),
@@ -441,7 +437,7 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
          "eager transformers' per-layer forward overhead fitted on batch-1 decode), added to its compute time"),
     )
     if scores_written:
-        eager_s = eager_attention_s(spec, gpu, batch=batch, seq=seq, grad_checkpointing=checkpointing) / tp
+        eager_s = eager_attention_s(spec, gpu, setup) / tp
         assumptions += ((f"eager attention: the {batch} x {spec.num_attention_heads} x {seq} x {seq} score matrix of "
                          f"each layer written and read by separate kernels, {eager_s:,.3g} s per micro-batch at the "
                          "GPU's memory bandwidth"),)
@@ -501,50 +497,53 @@ EAGER_ATTENTION_SOURCE = Source(
     "2026-11-25")
 
 
-def eager_attention_s(spec: ModelSpec, gpu: GPU, *, batch: int, seq: int, grad_checkpointing: bool = False) -> float:
+def eager_attention_s(spec: ModelSpec, gpu: GPU, setup: TrainingSetup) -> float:
     """Memory time of eager attention's score matrices in one micro-batch on one GPU (no tensor parallel), seconds.
 
     Formula: ``layers x batch x heads x seq^2 x (forward passes x 24 + 30) bytes / memory bandwidth``, one
     forward pass, two with full recomputation (:data:`EAGER_FORWARD_BYTES_PER_SCORE`,
     :data:`EAGER_BACKWARD_BYTES_PER_SCORE`; :data:`EAGER_ATTENTION_SOURCE`). A fused kernel
     (FlashAttention, Dao et al. 2022, arXiv:2205.14135) keeps the scores on chip and moves none of these
-    bytes; the matmuls' FLOPs are counted with the rest of attention's.
+    bytes; the matmuls' FLOPs are counted with the rest of attention's. ``setup`` gives the micro-batch
+    (``batch``, ``seq``) and ``grad_checkpointing``.
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> from calculators.catalog.models import get_model
-    >>> t = eager_attention_s(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), batch=4, seq=1024)
+    >>> from calculators.memory.training_inputs import TrainingSetup
+    >>> t = eager_attention_s(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), TrainingSetup.of(batch=4, seq=1024))
     >>> round(32 * 4 * 32 * 1024**2 * 54 / get_gpu("a100-80gb-sxm").memory_bandwidth_bytes_per_s / t, 6)
     1.0
     """
     spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
-    passes = 2 if flag("grad_checkpointing", grad_checkpointing) else 1
-    scores = spec.attention_layers * positive_int("batch", batch, maximum=MAX_BATCH) * spec.num_attention_heads \
-        * positive_int("seq", seq, maximum=MAX_SEQ) ** 2
+    passes = 2 if setup.grad_checkpointing else 1
+    scores = spec.attention_layers * setup.batch * spec.num_attention_heads * setup.seq ** 2
     return scores * (passes * EAGER_FORWARD_BYTES_PER_SCORE + EAGER_BACKWARD_BYTES_PER_SCORE) \
         / gpu.memory_bandwidth_bytes_per_s
 
 
-def dequantisation_s(spec: ModelSpec, gpu: GPU, *, qlora_weights: str = DEFAULT_QLORA_WEIGHTS,
-                     grad_checkpointing: bool = False) -> float:
+def dequantisation_s(spec: ModelSpec, gpu: GPU, setup: TrainingSetup) -> float:
     """Memory time of QLoRA's dequantisations in one micro-batch on one GPU (no tensor parallel), seconds.
 
     Formula: ``passes x quantized parameters x bytes per weight / memory bandwidth``: the decoder's
     linear weights (the embedding and the output head stay 16-bit) are dequantised once per pass;
     the passes and bytes per weight are the library's (:mod:`calculators.memory.qlora_kernels`:
-    bitsandbytes NF4 3 passes with recomputation at 2.5 bytes, AutoGPTQ 2 at 16.5). The time does not
-    grow with the tokens of the micro-batch, so it weighs most on short ones.
+    bitsandbytes NF4 3 passes with recomputation at 2.5 bytes, AutoGPTQ 2 at 16.5), for ``setup``'s
+    ``qlora_weights`` and ``grad_checkpointing``. The time does not grow with the tokens of the
+    micro-batch, so it weighs most on short ones.
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> from calculators.catalog.models import get_model
+    >>> from calculators.memory.training_inputs import TrainingSetup
     >>> spec, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb-sxm")
-    >>> t = dequantisation_s(spec, gpu, qlora_weights="gptq-int4-g128", grad_checkpointing=True)
+    >>> setup = TrainingSetup.of(method="qlora", qlora_weights="gptq-int4-g128", grad_checkpointing=True)
+    >>> t = dequantisation_s(spec, gpu, setup)
     >>> round(t / (2 * spec.linear_parameters * 16.5 / gpu.memory_bandwidth_bytes_per_s), 6)
     1.0
     """
     spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
-    kernel = get_qlora_kernel(qlora_weights)
-    return (kernel.passes(grad_checkpointing=grad_checkpointing) * spec.linear_parameters * kernel.bytes_per_weight
-            / gpu.memory_bandwidth_bytes_per_s)
+    kernel = get_qlora_kernel(setup.qlora_weights)
+    return (kernel.passes(grad_checkpointing=setup.grad_checkpointing) * spec.linear_parameters
+            * kernel.bytes_per_weight / gpu.memory_bandwidth_bytes_per_s)
 
 
 def _global_batch_assumption(replicas: int, accumulation: int, batch: int, seq: int, *, given: bool) -> str:

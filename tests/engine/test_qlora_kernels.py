@@ -13,6 +13,7 @@ from calculators.catalog.models import get_model
 from calculators.errors import InputError
 from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
 from calculators.memory.training import training_memory
+from calculators.memory.training_inputs import TrainingSetup
 from calculators.performance.training_time import dequantisation_s, training_time
 
 A100 = get_gpu("a100-80gb-sxm")
@@ -43,8 +44,12 @@ def test_passes_follow_what_the_backward_does(weights: str, without: int, with_r
     assert kernel.keeps_sixteen_bit_weight == (weights == "gptq-int4-g128")
 
 
+def _qlora(weights: str) -> TrainingSetup:
+    return TrainingSetup.of(method="qlora", qlora_weights=weights, grad_checkpointing=True)
+
+
 def test_dequantisation_time_is_bytes_over_bandwidth_and_ignores_tokens() -> None:
-    seconds = dequantisation_s(SPEC, A100, qlora_weights="nf4", grad_checkpointing=True)
+    seconds = dequantisation_s(SPEC, A100, _qlora("nf4"))
     expected = 3 * SPEC.linear_parameters * get_qlora_kernel("nf4").bytes_per_weight / A100.memory_bandwidth_bytes_per_s
     assert seconds == pytest.approx(expected)
     short = training_time(SPEC, A100, tokens=10**9, method="qlora", seq=512, check_memory=False)
@@ -60,8 +65,8 @@ def test_gptq_costs_more_time_than_nf4_with_recomputation() -> None:
     gptq = training_time(SPEC, A100, tokens=10**9, method="qlora", grad_checkpointing=True,
                          qlora_weights="gptq-int4-g128", check_memory=False)
     micro_batches = 10**9 / 2048
-    extra = (dequantisation_s(SPEC, A100, qlora_weights="gptq-int4-g128", grad_checkpointing=True)
-             - dequantisation_s(SPEC, A100, qlora_weights="nf4", grad_checkpointing=True))
+    extra = (dequantisation_s(SPEC, A100, _qlora("gptq-int4-g128"))
+             - dequantisation_s(SPEC, A100, _qlora("nf4")))
     assert gptq.time_s - nf4.time_s == pytest.approx(micro_batches * extra / nf4.goodput, rel=1e-6)
 
 

@@ -29,7 +29,7 @@ from calculators.jobs.registry import get_calculator
 from calculators.memory.training_inputs import TrainingSetup
 from calculators.model import ModelSpec
 from calculators.parallel.cluster import Cluster
-from calculators.parallel.step import DataParallelStep
+from calculators.parallel.step_record import DataParallelStep
 from calculators.performance.training_run import TrainingRun
 from calculators.performance.training_time import training_time
 from tests.engine.test_import_layers import LAYER_OF_AREA

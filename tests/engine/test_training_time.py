@@ -14,6 +14,7 @@ from calculators.catalog.models import get_model
 from calculators.cli import main
 from calculators.cli import run as cli_run
 from calculators.errors import InputError
+from calculators.memory.training_inputs import TrainingSetup
 from calculators.performance.published import TRAINING_RUNS, TRAINING_THROUGHPUT
 from calculators.performance.training_time import (
     PUBLISHED_GLOBAL_BATCHES,
@@ -70,7 +71,8 @@ def test_eager_attention_moves_the_score_matrices() -> None:
     # transformers v4.36.0's LlamaAttention.forward (EAGER_ATTENTION_SOURCE).
     spec, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb-sxm")
     expected = 32 * 4 * 32 * 1024**2 * (2 * 24 + 30) / 2.039e12
-    assert eager_attention_s(spec, gpu, batch=4, seq=1024, grad_checkpointing=True) == pytest.approx(expected, rel=0.01)
+    setup = TrainingSetup.of(batch=4, seq=1024, grad_checkpointing=True)
+    assert eager_attention_s(spec, gpu, setup) == pytest.approx(expected, rel=0.01)
     flash = training_time(spec, gpu, tokens=4096 * 100, batch=4, seq=1024, grad_checkpointing=True, mfu=0.5, goodput=1)
     eager = training_time(spec, gpu, tokens=4096 * 100, batch=4, seq=1024, grad_checkpointing=True, mfu=0.5, goodput=1,
                           attention="eager")

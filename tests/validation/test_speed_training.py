@@ -22,7 +22,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.errors import InputError
-from calculators.memory.training_inputs import METHODS, PRECISIONS
+from calculators.memory.training_inputs import METHODS, PRECISIONS, TrainingSetup
 from calculators.parallel.cluster import Cluster
 from calculators.parallel.links import (
     DERIVED_EFFICIENCY,
@@ -225,8 +225,8 @@ def test_qwen_qlora_minus_lora_matches_autogptq_dequantisation() -> None:
                    for seq in (1024, 2048, 4096, 8192)]
     record = by_id["ft-qwen-7b-qlora-1024"]
     assert record["qlora_weights"] == "gptq-int4-g128"
-    modelled = dequantisation_s(accuracy.record_spec(record), get_gpu(record["gpu"]),
-                                qlora_weights=record["qlora_weights"], grad_checkpointing=True)
+    setup = TrainingSetup.of(method="qlora", qlora_weights=record["qlora_weights"], grad_checkpointing=True)
+    modelled = dequantisation_s(accuracy.record_spec(record), get_gpu(record["gpu"]), setup)
     assert 1 / 1.5 < modelled / statistics.median(differences) < 1.5
 
 
