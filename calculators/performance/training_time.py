@@ -360,7 +360,7 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
     accumulation, micro_tokens, framework = setup.grad_accumulation, run.micro_batch_tokens, run.framework
     lora_rank, lora_targets, qlora_weights, attention = setup.lora_rank, run.lora_targets, setup.qlora_weights, \
         setup.attention
-    zero, interconnect = cluster.zero, cluster.interconnect
+    zero = cluster.zero
     scores_written = layer_attention_path(spec, attention=attention, compute_bytes=setup.compute_bytes,
                                           seq=seq).materialises_scores
     rate = run.rate_flop_per_s
