@@ -49,6 +49,8 @@ from calculators.validate import parameters_of
 #: What each job's speed is, as the answers name it.
 INFERENCE_METRIC = "decode tokens/s of the batch"
 TRAINING_METRIC = "training tokens/s of all GPUs"
+#: What a face says once where the job as set does not fit (each change then states its own modelled speed).
+NO_RATIO = "the job as set does not fit, so each change states its own modelled speed, not a ratio"
 #: Tokens of the training run timed for a ratio: tokens/s at steady state does not depend on them.
 TIMED_TOKENS = 10**9
 #: Settings a change may set to ``None`` (the engine's choice) that the speed engines do not take: a LoRA base.
@@ -85,18 +87,19 @@ class SpeedCost:
 
 
 def cost_text(cost: SpeedCost, *, original_verdict: str) -> str:
-    """The speed cost in words: ``0.53x the decode tokens/s of the batch`` where the job as set runs (fits or is
-    tight); where it does not fit, the changed job's own speed: ``decode tokens/s of the batch 41.0 (modelled)``.
+    """The speed cost in words: ``0.51x the decode tokens/s of the batch`` where the job as set runs (fits or is
+    tight); where it does not fit, the changed job's own speed: ``41.0 decode tokens/s of the batch (modelled)``
+    (a face says once that the job as set has no speed to compare with: :data:`NO_RATIO`).
 
     >>> cost_text(SpeedCost(INFERENCE_METRIC, 41.0, 80.0), original_verdict="tight")
     '0.51x the decode tokens/s of the batch'
     >>> cost_text(SpeedCost(INFERENCE_METRIC, 41.0, 80.0), original_verdict="does not fit")
-    'decode tokens/s of the batch 41.0 (modelled; the job as set does not fit, so no ratio)'
+    '41.0 decode tokens/s of the batch (modelled)'
     """
     if cost.changed is None:
         return f"speed not modelled: {cost.reason}"
     if original_verdict == DOES_NOT_FIT or cost.ratio is None:
-        return f"{cost.metric} {number(cost.changed, 1)} (modelled; the job as set does not fit, so no ratio)"
+        return f"{number(cost.changed, 1)} {cost.metric} (modelled)"
     return f"{cost.ratio:.2f}x the {cost.metric}"
 
 

@@ -281,10 +281,13 @@ def test_a_job_that_does_not_fit_says_which_single_changes_make_it_fit() -> None
     longest = max(n for n in range(7000, 8192) if oracle(context=n).fits)  # by brute force, not the engine's search
     changes[f"a prompt of {longest:,} tokens"] = oracle(context=longest)
     assert all(verdict.fits for verdict in changes.values())
-    expected = [f"{label} ({verdict.margin_bytes / GIB:.1f} GiB to spare each)" for label, verdict in changes.items()]
+    expected = {label: verdict.margin_bytes for label, verdict in changes.items()}
     for name in ("fit", "inference-memory", "inference-speed"):
         answer = get_calculator(name).answer(job)
-        assert sorted(answer.data["answer"]["advice"]) == sorted(expected), name
+        found = {change["change"]: change["margin_bytes"] for change in answer.data["answer"]["changes"]}
+        assert found == expected, name
+        for label, margin in expected.items():
+            assert f"{label}: {margin / GIB:.1f} GiB to spare each, " in answer.text, name
         assert "Single changes that make it fit: " in answer.text
     assert cli.run(argv_for("infer", job))[0]["answer"]["advice"] == answer.data["answer"]["advice"]
     fits = get_calculator("inference-memory").answer({**job, "gpus": "3"})
