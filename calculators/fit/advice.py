@@ -4,7 +4,7 @@ Each change is tried alone, every other setting as given, against the one verdic
 reader's GPUs (:func:`~calculators.fit.placement.share_verdict` for inference,
 :func:`~calculators.fit.verdict.fit_verdict` of the per-GPU training step). Only changes whose
 verdict is *fits* are listed (a tight job is not promised), each as a :class:`FitChange`: what
-changed (the engine's own keywords, so a face or :mod:`calculators.fit.speed_cost` can rerun the
+changed (the engine's own keywords, so a face or :mod:`calculators.performance.fit_cost` can rerun the
 changed job), the GPUs it then runs on, and its verdict there (the new margin).
 
 * Inference (:func:`inference_fit_advice`): smaller weights (int8, or fp8 where the GPU multiplies
@@ -19,7 +19,7 @@ changed job), the GPUs it then runs on, and its verdict there (the new margin).
   would be a guess (:mod:`calculators.system` sizes only the host RAM an offload needs).
 
 What a change costs in quality is not judged here (a 4-bit checkpoint loses some accuracy, a
-shorter prompt holds less text); its cost in speed is :mod:`calculators.fit.speed_cost`'s.
+shorter prompt holds less text); its cost in speed is :mod:`calculators.performance.fit_cost`'s.
 
 >>> from calculators.catalog.gpus import get_gpu
 >>> from calculators.catalog.models import get_model

@@ -3,7 +3,7 @@
 Each answer with a memory verdict (``fit``, ``training-memory``, ``inference-memory``, ``inference-speed``,
 ``training-time``) builds one :class:`FitAdvice` here: the single changes that make the job fit
 (:mod:`calculators.fit.advice`), each with its new margin and its cost in speed
-(:mod:`calculators.fit.speed_cost`), and the best that fits the reader's GPUs
+(:mod:`calculators.performance.fit_cost`), and the best that fits the reader's GPUs
 (:mod:`calculators.fit.best`). The faces draw :meth:`FitAdvice.blocks` and put
 :meth:`FitAdvice.to_dict` in their data, so they say the same.
 
@@ -29,7 +29,7 @@ from typing import Any
 from calculators.catalog.gpus import GPU
 from calculators.fit.advice import NO_OFFLOAD, FitChange, inference_fit_advice, training_fit_advice
 from calculators.fit.best import BestFit, best_inference_fit, best_training_fit
-from calculators.fit.speed_cost import NO_RATIO, SpeedCost, cost_text, inference_costs, training_costs
+from calculators.performance.fit_cost import NO_RATIO, SpeedCost, cost_text, inference_costs, training_costs
 from calculators.fit.verdict import DOES_NOT_FIT, FITS, FitVerdict
 from calculators.jobs.report import Paragraph
 from calculators.model import ModelSpec
