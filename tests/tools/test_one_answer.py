@@ -382,7 +382,8 @@ def _markers() -> list[tuple[str, str, dict[str, str]]]:
 NO_VERDICT = {"kv-cache": "one term of inference memory, drawn against the GPU for scale",
               "recommend": "lists only configurations that fit",
               "system-balance": "host RAM, CPU and storage, not GPU memory",
-              "cost-breakeven": "prices, not memory"}
+              "cost-breakeven": "prices, not memory",
+              "models-for": "one verdict per catalog model, in its table; the headline counts them"}
 
 
 @pytest.mark.parametrize(("page", "name", "overrides"), [("(defaults)", name, {}) for name in calculator_names()]
