@@ -11,8 +11,9 @@ For each catalog model, with the one verdict of :mod:`calculators.fit` on the re
   as :func:`~calculators.fit.fit_training` judges it; ``None`` for a model LoRA cannot adapt (a pure Mamba).
 
 Each verdict is the one ``fit`` gives for the same job (``tests/engine/test_fit_advice.py`` checks it), so a
-reader can open any row in the fit calculator. All models together take well under a second: the
-searches of ``fit`` (GPUs needed, largest batch and context) are not run.
+reader can open any row in the fit calculator. All 123 models take about 0.4 s in CPython: the searches of
+``fit`` (GPUs needed, largest batch and context) are not run, and the estimates, which do not depend on the
+GPU, are kept per model and job, so another GPU or count costs only the verdicts.
 
 >>> from calculators.catalog.gpus import get_gpu
 >>> rows = models_for_gpu(get_gpu("rtx-4090"), context=8192)
@@ -35,6 +36,7 @@ from calculators.fit.placement import SEARCH_ZERO, share_verdict
 from calculators.fit.verdict import MAX_GPUS_SEARCHED, FitVerdict, fit_verdict
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory
 from calculators.memory.lora import has_lora_targets
+from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_SEQ
 from calculators.model import ModelSpec
@@ -72,9 +74,9 @@ class ModelFit:
 
 
 @functools.cache
-def _catalog() -> tuple[tuple[str, ModelSpec], ...]:
-    """Every catalog model's id and shapes, parsed once (a widget asks again with each input it changes)."""
-    return tuple((item.id, item.spec()) for item in all_models())
+def _catalog() -> dict[str, ModelSpec]:
+    """Every catalog model's shapes by id, parsed once (a widget asks again with each input it changes)."""
+    return {item.id: item.spec() for item in all_models()}
 
 
 def training_job(*, seq: int, gpus: int, grad_checkpointing: bool) -> dict[str, Any]:
@@ -84,22 +86,36 @@ def training_job(*, seq: int, gpus: int, grad_checkpointing: bool) -> dict[str, 
             "zero": SEARCH_ZERO if gpus > 1 else 0}
 
 
-def model_fit(spec: ModelSpec, gpu: GPU, *, model_id: str, gpus: int = 1, context: int = 8192, batch: int = 1,
+@functools.lru_cache(maxsize=2048)
+def _inference_estimate(model_id: str, form: str, context: int, batch: int) -> MemoryEstimate:
+    """A catalog model's inference estimate: it does not depend on the GPU, so a widget that changes only the GPU
+    or the count reuses it."""
+    return inference_memory(_catalog()[model_id], weights=form, context=context, batch=batch)
+
+
+@functools.lru_cache(maxsize=2048)
+def _training_estimate(model_id: str, method: str, seq: int, gpus: int, grad_checkpointing: bool) -> MemoryEstimate:
+    """A catalog model's fine-tuning estimate per GPU (see :func:`_inference_estimate`)."""
+    job = training_job(seq=seq, gpus=gpus, grad_checkpointing=grad_checkpointing)
+    return training_memory(_catalog()[model_id], method=method, **job)
+
+
+def model_fit(gpu: GPU, *, model_id: str, gpus: int = 1, context: int = 8192, batch: int = 1,
               seq: int = 2048, grad_checkpointing: bool = True) -> ModelFit:
-    """One model's row of :func:`models_for_gpu` (arguments checked there)."""
+    """One catalog model's row of :func:`models_for_gpu` (arguments checked there)."""
+    spec = _catalog()[model_id]
     forms = [form for form in WEIGHTS_BY_QUALITY if form != "fp8" or runs_natively(gpu, "fp8")]
     best, found = "", None
     for form in forms:
-        found = share_verdict(inference_memory(spec, weights=form, context=context, batch=batch), gpu, gpus=gpus)
+        found = share_verdict(_inference_estimate(model_id, form, context, batch), gpu, gpus=gpus)
         if found.fits:
             best = form
             break
     assert found is not None
     lora = qlora = None
     if has_lora_targets(spec):
-        job = training_job(seq=seq, gpus=gpus, grad_checkpointing=grad_checkpointing)
-        lora = fit_verdict(training_memory(spec, method="lora", **job), gpu)
-        qlora = fit_verdict(training_memory(spec, method="qlora", **job), gpu)
+        lora = fit_verdict(_training_estimate(model_id, "lora", seq, gpus, grad_checkpointing), gpu)
+        qlora = fit_verdict(_training_estimate(model_id, "qlora", seq, gpus, grad_checkpointing), gpu)
     return ModelFit(model_id=model_id, name=spec.name, parameters=spec.parameters, weights=best, inference=found,
                     lora=lora, qlora=qlora)
 
@@ -121,6 +137,6 @@ def models_for_gpu(gpu: GPU, *, gpus: int = 1, context: int = 8192, batch: int =
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
     seq = positive_int("seq", seq, maximum=MAX_SEQ)
     checkpointing = flag("grad_checkpointing", grad_checkpointing)
-    rows = [model_fit(spec, record, model_id=model_id, gpus=gpus, context=context, batch=batch, seq=seq,
-                      grad_checkpointing=checkpointing) for model_id, spec in _catalog()]
+    rows = [model_fit(record, model_id=model_id, gpus=gpus, context=context, batch=batch, seq=seq,
+                      grad_checkpointing=checkpointing) for model_id in _catalog()]
     return tuple(sorted(rows, key=lambda row: (row.parameters, row.name)))
