@@ -9,7 +9,8 @@ changed job), the GPUs it then runs on, and its verdict there (the new margin).
 
 * Inference (:func:`inference_fit_advice`): smaller weights (int8, or fp8 where the GPU multiplies
   in it, then int4), an fp8 KV cache, one sequence instead of a batch, the longest prompt that
-  fits, and the fewest GPUs whose shares fit.
+  fits, and the fewest GPUs whose shares fit. Offloading layers to the CPU is not offered: the inference
+  memory model keeps every weight on the GPUs.
 * Training (:func:`training_fit_advice`): gradient checkpointing, micro-batch 1 with gradient
   accumulation (the same tokens per optimizer step), an 8-bit AdamW, ZeRO-3 over the GPUs already
   in the job, LoRA, QLoRA, the longest sequence that fits, and the fewest GPUs (powers of two,
