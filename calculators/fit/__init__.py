@@ -42,6 +42,7 @@ from typing import Any
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes, training_notes
+from calculators.fit.advice import FitChange, training_fit_advice
 from calculators.fit.placement import (
     INFERENCE_SPLIT,
     TRAINING_SEARCH,
@@ -70,7 +71,6 @@ from calculators.fit.verdict import (
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.checkpoint_weights import STORED_NOTE_START
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting, with_stored_weights
-from calculators.memory.lora import has_lora_targets
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weight_formats import weight_format
@@ -79,7 +79,7 @@ from calculators.validate import GPU_RECORD, instance_of
 
 __all__ = [
     "DOES_NOT_FIT", "ESTIMATE", "FITS", "INFERENCE_SPLIT", "MAX_BYTES", "MAX_GPUS_SEARCHED", "MAX_SEQ_SEARCHED",
-    "TIGHT", "TRAINING_SEARCH", "VERDICTS", "FitResult", "FitVerdict", "Placement", "fit_inference", "fit_training",
+    "TIGHT", "TRAINING_SEARCH", "VERDICTS", "FitChange", "FitResult", "FitVerdict", "Placement", "fit_inference", "fit_training",
     "fit_verdict", "footprint_on", "inference_placement", "inference_verdict", "share_footprint", "share_verdict",
     "split_inference_estimate", "split_inference_footprint", "training_fit_advice", "training_placement",
     "training_verdict", "verdict_for",
@@ -261,47 +261,3 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     return FitResult(gpu_id=record.id, verdict=verdict, estimate=estimate, gpus_needed=needed, max_batch=max_batch,
                      max_context=max_context, max_batch_tight=max_batch_tight, max_context_tight=max_context_tight,
                      notes=notes, placement=placement)
-
-
-def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[str, ...]:
-    """Single changes that make a training job *fit* one GPU of ``gpu``, cheapest first.
-
-    Tried one at a time, each against :func:`fit_verdict`: gradient checkpointing, a
-    micro-batch of 1 with gradient accumulation, ZeRO-3 over the GPUs already in the job,
-    LoRA and QLoRA (where the model has a projection LoRA adapts: not a pure Mamba), and the
-    fewest GPUs (a power of two) that hold the job with ZeRO-3 and checkpointing.
-
-    >>> from calculators.catalog.models import get_model
-    >>> from calculators.catalog.gpus import get_gpu
-    >>> training_fit_advice(get_model("llama-3-8b"), get_gpu("h100-sxm"), method="full", batch=4)
-    ('QLoRA (4-bit NF4 base)', '4 GPUs with ZeRO-3 and gradient checkpointing')
-    """
-    record = instance_of("gpu", gpu, GPU, GPU_RECORD)
-    batch = int(settings.get("batch", 1))
-    accumulation = int(settings.get("grad_accumulation", 1))
-    gpus = int(settings.get("gpus", 1))
-    changes: list[tuple[str, dict[str, Any]]] = []
-    if not settings.get("grad_checkpointing"):
-        changes.append(("gradient checkpointing", {"grad_checkpointing": True}))
-    if batch > 1:
-        changes.append((f"micro-batch 1 with gradient accumulation {batch * accumulation}",
-                        {"batch": 1, "grad_accumulation": batch * accumulation}))
-    if gpus > 1 and int(settings.get("zero", 0)) < 3:
-        changes.append((f"ZeRO-3 over the {gpus} GPUs", {"zero": 3}))
-    adaptable = has_lora_targets(spec)  # a pure state-space model (Mamba) has no projection LoRA adapts
-    if settings.get("method", "full") == "full" and adaptable:
-        changes.append(("LoRA instead of full fine-tuning", {"method": "lora", "base_dtype": None}))
-    if settings.get("method", "full") != "qlora" and adaptable:
-        changes.append(("QLoRA (4-bit NF4 base)", {"method": "qlora", "base_dtype": None}))
-    advice = [label for label, change in changes
-              if fit_verdict(training_memory(spec, **{**settings, **change}), record).fits]
-    # More GPUs shard only the model states; activations stay per GPU, so checkpoint them too.
-    suffix = "" if settings.get("grad_checkpointing") else " and gradient checkpointing"
-    count = max(2, gpus * 2)
-    while count <= MAX_GPUS_SEARCHED:
-        sharded = {**settings, "gpus": count, "zero": 3, "grad_checkpointing": True}
-        if fit_verdict(training_memory(spec, **sharded), record).fits:
-            advice.append(f"{count} GPUs with ZeRO-3{suffix}")
-            break
-        count *= 2
-    return tuple(advice)

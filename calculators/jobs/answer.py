@@ -131,15 +131,3 @@ def stored_weights_first(notes: Sequence[str]) -> tuple[list[Paragraph], tuple[s
     stored = list(dict.fromkeys(note for note in notes if note.startswith(STORED_NOTE_START)))
     rest = tuple(dict.fromkeys(note for note in notes if not note.startswith(STORED_NOTE_START)))
     return [Paragraph(f"{note[0].upper()}{note[1:]}.") for note in stored], rest
-
-
-def advice_text(advice: Sequence[tuple[str, FitVerdict]], *, each: bool = False) -> tuple[str, ...]:
-    """Single changes that make a job fit (:func:`calculators.fit.advice.inference_fit_advice`), each with its new
-    margin: ``int4 weights (36.2 GiB to spare)`` (``each``: per GPU).
-
-    >>> from calculators.units import GIB
-    >>> advice_text([("int4 weights", FitVerdict("fits", 40 * GIB, 2 * GIB, 79 * GIB))])
-    ('int4 weights (39.0 GiB to spare)',)
-    """
-    return tuple(f"{label} ({gib_nonzero(verdict.margin_bytes)} GiB to spare{' each' if each else ''})"
-                 for label, verdict in advice)

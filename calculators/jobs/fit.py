@@ -36,15 +36,13 @@ from calculators.fit import (
     fit_inference,
     fit_training,
     split_inference_estimate,
-    training_fit_advice,
 )
-from calculators.fit.advice import inference_fit_advice
 from calculators.inputs.fields import Field, choice_field, default_of, int_field
 from calculators.inputs.shared import GPU_HELP, custom_gpu_fields, gpu_field, model_config_field, model_field
+from calculators.jobs.advice import FitAdvice, inference_advice, training_advice
 from calculators.jobs.answer import (
     VERDICT_CLASS,
     VERDICT_KEY,
-    advice_text,
     headline,
     limit_text,
     needed_text,
@@ -86,7 +84,7 @@ class FitView:
     rows: tuple[tuple[GPU, FitResult], ...]
     refused: tuple[str, ...] = ()  # GPUs that cannot run the job's number formats, with the reason
     notes: tuple[str, ...] = ()  # how the reader's GPU runs the job (its 16-bit format)
-    advice: tuple[str, ...] = ()  # single changes that make a training job fit the reader's GPUs
+    advice: FitAdvice | None = None  # single changes that make the job fit the reader's GPUs, the best that fits
 
 
 @functools.cache
@@ -160,12 +158,13 @@ def _compute_fit(values: Values) -> FitView:
     if not rows:
         raise InputError("weights" if job == "inference" else "precision", settings.get("weights", "?"),
                          "a format some GPU runs: " + "; ".join(refused))
-    advice: tuple[str, ...] = ()
-    if job == "training" and not mine.fits:
-        advice = training_fit_advice(spec, chosen, **on_gpu(chosen, settings))
-    elif not mine.fits:
-        asked = settings if isinstance(chosen, CustomGPU) else on_gpu(chosen, settings)
-        advice = advice_text(inference_fit_advice(spec, chosen, **asked), each=int(settings["gpus"]) > 1)
+    asked = settings if isinstance(chosen, CustomGPU) else on_gpu(chosen, settings)
+    if job == "training":
+        advice = training_advice(spec, chosen, mine.verdict, settings=asked)
+    else:
+        gpus = int(asked["gpus"])
+        advice = inference_advice(spec, chosen, mine.verdict, gpus=gpus,
+                                  settings={key: value for key, value in asked.items() if key != "gpus"})
     return FitView(spec=spec, job=job, gpus=int(settings["gpus"]), gpu=chosen, answer=mine, rows=tuple(rows),
                    refused=tuple(refused), notes=notes, advice=advice)
 
@@ -230,8 +229,8 @@ def fit_report(view: FitView) -> Report:
     stored, notes = stored_weights_first(view.notes + answer.notes + estimate.notes + view.refused)
     blocks: list[Any] = [*stored, Paragraph(f"{view.spec.name}, {view.job}: {total}" + (
         f" with {placed.split}" if placed.split and view.job == "training" else "") + ".")]
-    if view.advice:
-        blocks.append(Paragraph("Single changes that make it fit: " + "; ".join(view.advice) + "."))
+    if view.advice is not None:
+        blocks += view.advice.blocks()
     blocks += [memory_chart([*share.breakdown.items(), *share.overhead.items()],
                             capacity_bytes=usable_memory_bytes(view.gpu), capacity_label=f"{view.gpu.name} (usable)",
                             title=f"{view.spec.name}, {view.job}, one GPU's memory"),
@@ -245,7 +244,8 @@ def fit_data(view: FitView) -> dict[str, Any]:
     """``answer`` (the reader's GPUs), ``gpus`` (each catalog GPU's result at that count), ``refused``."""
     placed = view.answer.placement
     assert placed is not None
-    return {"answer": {**placed.to_dict(), "notes": list(view.notes), "advice": list(view.advice)},
+    advice = FitAdvice(view.answer.verdict.verdict) if view.advice is None else view.advice
+    return {"answer": {**placed.to_dict(), "notes": list(view.notes), **advice.to_dict()},
             "gpus": [result.to_dict() for _, result in view.rows], "refused": list(view.refused)}
 
 

@@ -28,7 +28,8 @@ from calculators.dtype_support import UnsupportedFormatError, serving_notes, tra
 from calculators.fit import Placement, fit_inference, inference_placement, split_inference_estimate, training_placement
 from calculators.inputs.fields import Field, choice_field, default_of, int_field
 from calculators.inputs.shared import custom_gpu_fields, gpu_field, model_config_field, model_field
-from calculators.jobs.answer import VERDICT_CLASS, VERDICT_KEY, advice_text, headline, stored_weights_first
+from calculators.jobs.advice import FitAdvice, inference_advice, training_advice
+from calculators.jobs.answer import VERDICT_CLASS, VERDICT_KEY, headline, stored_weights_first
 from calculators.jobs.calculator import Calculator
 from calculators.jobs.html import label, memory_chart
 from calculators.jobs.memory_fields import (
@@ -46,8 +47,6 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.weight_formats import weight_format
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
-from calculators.fit import training_fit_advice
-from calculators.fit.advice import inference_fit_advice
 from calculators.tables import Table
 from calculators.units import gib, gib_nonzero
 
@@ -76,8 +75,8 @@ class MemoryView:
         share: one GPU's part of it (the estimate itself for training or on one GPU).
         placement: the verdict on the reader's count and the fewest GPUs that hold the job.
         notes: how the GPU runs the job's number formats.
-        advice: single changes that make the job fit (:func:`~calculators.fit.training_fit_advice`,
-            :func:`~calculators.fit.advice.inference_fit_advice` with each change's new margin).
+        advice: the single changes that make the job fit, with their new margins and speed costs, and the best
+            that fits (:class:`~calculators.jobs.advice.FitAdvice`).
     """
 
     spec: ModelSpec
@@ -87,7 +86,7 @@ class MemoryView:
     gpu: GPU
     placement: Placement
     notes: tuple[str, ...] = ()
-    advice: tuple[str, ...] = ()
+    advice: FitAdvice | None = None
 
 
 def format_notes(check: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
@@ -114,7 +113,7 @@ def _compute_training(values: Values) -> MemoryView:
     placement = training_placement(spec, gpu, estimate=estimate, **settings)
     notes = format_notes(lambda: training_notes(gpu, precision=str(settings["precision"]),
                                                 method=str(settings["method"])))
-    advice = () if placement.verdict.fits else training_fit_advice(spec, gpu, **settings)
+    advice = training_advice(spec, gpu, placement.verdict, settings=settings)
     return MemoryView(spec=spec, job="training", estimate=estimate, share=estimate, gpu=gpu, placement=placement,
                       notes=notes, advice=advice)
 
@@ -136,8 +135,7 @@ def _compute_inference(values: Values) -> MemoryView:
     form = weight_format(settings["weights"])  # a GGUF, GPTQ or MXFP4 format runs in its family's kernels
     notes = format_notes(lambda: serving_notes(gpu, weights=form.family, kv_cache=str(settings["kv_cache"]),
                                                weights_label=form.id))
-    advice = () if placement.verdict.fits else advice_text(
-        inference_fit_advice(spec, gpu, gpus=gpus, **settings), each=gpus > 1)
+    advice = inference_advice(spec, gpu, placement.verdict, gpus=gpus, settings=settings)
     return MemoryView(spec=spec, job="inference", estimate=estimate, share=split_inference_estimate(estimate, gpus),
                       gpu=gpu, placement=placement, notes=notes, advice=advice)
 
@@ -205,8 +203,8 @@ def memory_report(view: MemoryView) -> Report:
             f"{gib(share.peak_allocated_bytes)} GiB, in the {share.peak_phase} phase).")
     stored, notes = stored_weights_first(view.estimate.notes + view.notes)
     blocks: list[Any] = [*stored, Paragraph(gist)]
-    if view.advice:
-        blocks.append(Paragraph("Single changes that make it fit: " + "; ".join(view.advice) + "."))
+    if view.advice is not None:
+        blocks += view.advice.blocks()
     blocks += [memory_chart([*share.breakdown.items(), *share.overhead.items()],
                             capacity_bytes=usable_memory_bytes(view.gpu), capacity_label=f"{view.gpu.name} (usable)",
                             title=f"{view.spec.name}, {view.job}, one GPU's memory", data=False),
@@ -218,7 +216,8 @@ def memory_report(view: MemoryView) -> Report:
 
 def placement_data(view: MemoryView) -> dict[str, Any]:
     """The ``answer`` of a memory calculator's data: the placement, the format notes and the advice."""
-    return {**view.placement.to_dict(), "notes": list(view.notes), "advice": list(view.advice)}
+    advice = FitAdvice(view.placement.verdict.verdict) if view.advice is None else view.advice
+    return {**view.placement.to_dict(), "notes": list(view.notes), **advice.to_dict()}
 
 
 def memory_data(view: MemoryView) -> dict[str, Any]:

@@ -27,8 +27,8 @@ from calculators.columns import Column, number_column
 from calculators.fit import MAX_GPUS_SEARCHED, FitVerdict, Placement, inference_placement, share_verdict
 from calculators.inputs.fields import Field, choice_field, default_of, float_field, int_field
 from calculators.inputs.shared import ENGINE_GPU, model_and_gpu_fields
-from calculators.fit.advice import inference_fit_advice
-from calculators.jobs.answer import VERDICT_KEY, advice_text, headline
+from calculators.jobs.advice import FitAdvice, inference_advice
+from calculators.jobs.answer import VERDICT_KEY, headline
 from calculators.jobs.calculator import Calculator
 from calculators.jobs.html import Bar, color, labelled_bars_svg
 from calculators.jobs.report import Chart, Paragraph, Report, Shown
@@ -134,7 +134,7 @@ class SpeedView:
     placement: Placement
     by_batch: tuple[tuple[int, DecodeStep, FitVerdict], ...]
     efficiencies: tuple[float, float]  # bandwidth and compute efficiencies the engine used
-    advice: tuple[str, ...] = ()  # single changes that make the job's memory fit, with their margins
+    advice: FitAdvice = FitAdvice("fits")  # single changes that make the job's memory fit: margins, speed costs
 
 
 @functools.cache
@@ -169,9 +169,12 @@ def _compute_speed(values: Values) -> SpeedView:
             new_tokens=result.new_tokens)
         steps.append((batch, step, share_verdict(memory, gpu, gpus=result.gpus)))
     setup = speed.speed_setup(**settings)
-    advice = () if placement.verdict.fits else advice_text(inference_fit_advice(
-        spec, gpu, gpus=result.gpus, weights=setup.format, kv_cache=setup.kv_cache.value, batch=result.batch,
-        context=result.context, new_tokens=result.new_tokens), each=result.gpus > 1)
+    speed_only = {key: value for key, value in settings.items()
+                  if key not in ("weights", "kv_cache", "batch", "context", "gpus")}
+    advice = inference_advice(spec, gpu, placement.verdict, gpus=result.gpus, best=False, speed=speed_only,
+                              settings={"weights": setup.format, "kv_cache": setup.kv_cache.value,
+                                        "batch": result.batch, "context": result.context,
+                                        "new_tokens": result.new_tokens})
     return SpeedView(spec=spec, gpu=gpu, result=result, placement=placement, by_batch=tuple(steps),
                      efficiencies=(setup.bandwidth_efficiency, setup.compute_efficiency), advice=advice)
 
@@ -222,8 +225,7 @@ def speed_report(view: SpeedView) -> Report:
     blocks: list[Any] = [Paragraph(summary)]
     if may_not_run(view.placement.verdict):
         blocks.append(Paragraph(may_not_run(view.placement.verdict)))
-    if view.advice:
-        blocks.append(Paragraph("Single changes that make it fit: " + "; ".join(view.advice) + "."))
+    blocks += view.advice.blocks()
     blocks += band_paragraphs((first.error_band, "decode step"), (r.prefill.error_band, "time to first token"),
                               (r.generation_band if r.new_tokens else None, "generation time"))
     blocks += [chart, quantities(rows)]
@@ -233,7 +235,7 @@ def speed_report(view: SpeedView) -> Report:
 
 def speed_data(view: SpeedView) -> dict[str, Any]:
     """What ``mlhw speed --json`` always printed, then ``answer`` (the placement) and ``by_batch`` (the chart)."""
-    return {**view.result.to_dict(), "answer": {**view.placement.to_dict(), "advice": list(view.advice)},
+    return {**view.result.to_dict(), "answer": {**view.placement.to_dict(), **view.advice.to_dict()},
             "by_batch": [{"batch": b, "decode_tokens_per_s": s.aggregate_tokens_per_s,
                           "decode_tokens_per_s_per_sequence": s.tokens_per_s, "bound": s.bound, "verdict": v.verdict,
                           "margin_bytes": v.margin_bytes} for b, s, v in view.by_batch]}

@@ -33,6 +33,7 @@ from calculators.jobs.calculator import Calculator
 from calculators.jobs.html import Bar, labelled_bars_svg
 from calculators.jobs.report import Chart, Paragraph, Report
 from calculators.jobs.speed import band_paragraphs, may_not_run, quantities
+from calculators.jobs.advice import FitAdvice, training_advice
 from calculators.jobs.values import Values, engine_settings, gpu_from_values, model_spec
 from calculators.memory import training_inputs
 from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
@@ -73,6 +74,7 @@ class TrainView:
     placement: Placement | None
     by_gpus: tuple[tuple[int, train.TrainingTime], ...]
     left: tuple[str, ...] = ()  # the inputs left to the engine (LEFT_TO_ENGINE)
+    advice: FitAdvice | None = None  # what would make the step fit, with speed costs (None: memory not checked)
 
 
 @functools.cache
@@ -192,6 +194,12 @@ def _compute_train(values: Values) -> TrainView:
     gpus = settings.pop("gpus")  # the chart varies it
     result = train.training_time(spec, gpu, gpus=gpus, **settings)
     placement = (training_placement(spec, gpu, **result.memory_settings) if result.memory_settings else None)
+    advice = None
+    if placement is not None and not placement.verdict.fits:
+        timing: dict[str, Any] = {key: settings[key] for key in ("mfu", "framework", "fp8", "interconnect")
+                                  if key in settings}
+        advice = training_advice(spec, gpu, placement.verdict, settings=result.memory_settings, timing=timing,
+                                 best=False)
     replica = result.tensor_parallel * result.pipeline_parallel
     counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
     runs = []
@@ -203,7 +211,8 @@ def _compute_train(values: Values) -> TrainView:
             # no bar
             if error.field not in ("global_batch_tokens", "expert_parallel"):
                 raise
-    return TrainView(spec=spec, result=result, gpu=gpu, placement=placement, by_gpus=tuple(runs), left=left)
+    return TrainView(spec=spec, result=result, gpu=gpu, placement=placement, by_gpus=tuple(runs), left=left,
+                     advice=advice)
 
 
 def _days(days: float) -> str:
@@ -228,8 +237,8 @@ def train_report(view: TrainView) -> Report:
     blocks: list[Any] = [Paragraph(time)]
     if view.placement is not None and may_not_run(view.placement.verdict):
         blocks.append(Paragraph(may_not_run(view.placement.verdict).replace("speeds", "times")))
-    if r.memory_advice:
-        blocks.append(Paragraph("Single changes that make it fit: " + "; ".join(r.memory_advice) + "."))
+    if view.advice is not None:
+        blocks += view.advice.blocks()
     blocks += band_paragraphs((r.error_band, "training time"))
     bars = [Bar(f"{n:,} GPUs", run.days, _days(run.days), 2, highlight=n == r.gpus,
                 marked="" if run.memory is None or run.memory.fits else run.memory.verdict)
@@ -271,7 +280,10 @@ def train_report(view: TrainView) -> Report:
 def train_data(view: TrainView) -> dict[str, Any]:
     """What ``mlhw train-time --json`` always printed, then ``answer`` (``None`` where memory is not checked) and
     ``by_gpus`` (the chart)."""
-    return {**view.result.to_dict(), "answer": None if view.placement is None else view.placement.to_dict(),
+    answer = None if view.placement is None else {
+        **view.placement.to_dict(), **(FitAdvice(view.placement.verdict.verdict) if view.advice is None
+                                       else view.advice).to_dict()}
+    return {**view.result.to_dict(), "answer": answer,
             "by_gpus": [{"gpus": n, "days": run.days, "gpu_hours": run.gpu_hours,
                          "verdict": None if run.memory is None else run.memory.verdict} for n, run in view.by_gpus]}
 

@@ -95,6 +95,28 @@ def test_changing_an_input_changes_the_output(live_page: tuple[Any, RequestLog])
     page.wait_for_function("([el, old]) => el.innerHTML === old", arg=[output.element_handle(), before])
 
 
+def test_which_models_fit_recomputes_for_the_chosen_gpu(live_page: tuple[Any, RequestLog]) -> None:
+    """#27 item 4: the reverse question's widget sizes every catalog model again for the GPU picked, in Pyodide.
+    Measured: 0.87 s for the first GPU, 0.46 s for the next (estimates kept per model and job); the bound is
+    loose for a loaded machine (10.4 s was seen at a load average of 23 on 2 cores before the estimates were kept)."""
+    page, _ = live_page
+    widget = page.locator("[data-calculator=models-for]").first
+    output = widget.locator("[data-role=output]")
+    before = output.inner_html()
+    started = page.evaluate("() => performance.now()")
+    widget.locator("select[name=gpu]").select_option("rtx-4090")
+    page.wait_for_function("([el, old]) => el.innerHTML !== old", arg=[output.element_handle(), before])
+    took_ms = page.evaluate("() => performance.now()") - started
+    print(f"models-for recomputed in the browser in {took_ms:.0f} ms")
+    assert output.inner_text().startswith("On 1x GeForce RTX 4090: ")
+    before = output.inner_html()
+    started = page.evaluate("() => performance.now()")
+    widget.locator("select[name=gpu]").select_option("l4")
+    page.wait_for_function("([el, old]) => el.innerHTML !== old", arg=[output.element_handle(), before])
+    print(f"again in {page.evaluate('() => performance.now()') - started:.0f} ms")
+    assert took_ms < 10_000
+
+
 def test_bad_input_shows_the_engine_message_next_to_the_field(live_page: tuple[Any, RequestLog]) -> None:
     page, _ = live_page
     widget = page.locator("[data-calculator=inference-memory]").first

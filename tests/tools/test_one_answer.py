@@ -121,6 +121,8 @@ JOBS: dict[str, dict[str, str]] = {
     "system": {"model": "llama-3-8b", "gpu": "a100-80gb-sxm", "gpus": "4", "samples_per_s": "500",
                "bytes_per_sample": "200000"},
     "embed": {"model": "bge-reranker-v2-m3", "gpu": "rtx-4090", "batch": "64", "seq": "1024", "attention": "eager"},
+    "models-for": {"gpu": "l4", "gpus": "2", "context": "16384", "batch": "2", "seq": "4096",
+                   "grad_checkpointing": "false"},
 }
 #: Inputs only one face offers, and the other face's spelling of them (calculators.jobs.faces).
 CLI_SPELLING = {"recommend": {"method": "lora"}, "system": {"offload": "none"}}
@@ -281,10 +283,13 @@ def test_a_job_that_does_not_fit_says_which_single_changes_make_it_fit() -> None
     longest = max(n for n in range(7000, 8192) if oracle(context=n).fits)  # by brute force, not the engine's search
     changes[f"a prompt of {longest:,} tokens"] = oracle(context=longest)
     assert all(verdict.fits for verdict in changes.values())
-    expected = [f"{label} ({verdict.margin_bytes / GIB:.1f} GiB to spare each)" for label, verdict in changes.items()]
+    expected = {label: verdict.margin_bytes for label, verdict in changes.items()}
     for name in ("fit", "inference-memory", "inference-speed"):
         answer = get_calculator(name).answer(job)
-        assert sorted(answer.data["answer"]["advice"]) == sorted(expected), name
+        found = {change["change"]: change["margin_bytes"] for change in answer.data["answer"]["changes"]}
+        assert found == expected, name
+        for label, margin in expected.items():
+            assert f"{label}: {margin / GIB:.1f} GiB to spare each, " in answer.text, name
         assert "Single changes that make it fit: " in answer.text
     assert cli.run(argv_for("infer", job))[0]["answer"]["advice"] == answer.data["answer"]["advice"]
     fits = get_calculator("inference-memory").answer({**job, "gpus": "3"})
@@ -379,7 +384,8 @@ def _markers() -> list[tuple[str, str, dict[str, str]]]:
 NO_VERDICT = {"kv-cache": "one term of inference memory, drawn against the GPU for scale",
               "recommend": "lists only configurations that fit",
               "system-balance": "host RAM, CPU and storage, not GPU memory",
-              "cost-breakeven": "prices, not memory"}
+              "cost-breakeven": "prices, not memory",
+              "models-for": "one verdict per catalog model, in its table; the headline counts them"}
 
 
 @pytest.mark.parametrize(("page", "name", "overrides"), [("(defaults)", name, {}) for name in calculator_names()]
