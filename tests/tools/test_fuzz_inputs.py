@@ -331,7 +331,7 @@ def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
     from calculators.memory.lora import lora_parameters
     from calculators.parallel.step import step_communication
     from calculators.performance.inference_speed import inference_speed
-    from calculators.performance.serving_load import serving_load
+    from calculators.performance.serving_load import Load, ServedModel, serving_load
     from calculators.performance.training_time import training_time
     from calculators.recommend import Workload, recommend
 
@@ -372,7 +372,9 @@ def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
         "inference_speed": (lambda spec, gpu, **kw: inference_speed(spec, gpu, **kw),
                             {"spec": spec, "gpu": gpu, "new_tokens": 16, **{k: v for k, v in infer.items()
                                                                            if k not in ("new_tokens", "attention")}}),
-        "serving_load": (lambda spec, gpu, **kw: serving_load(spec, gpu, **kw),
+        "serving_load": (lambda spec, gpu, prompt_tokens, output_tokens, concurrency, **kw: serving_load(
+                             ServedModel.of(model=spec, gpu=gpu, **kw),
+                             Load.of(prompt_tokens=prompt_tokens, output_tokens=output_tokens, concurrency=concurrency)),
                          {"spec": spec, "gpu": gpu, "prompt_tokens": 128, "output_tokens": 16, "concurrency": 4,
                           "weights": "bf16", "kv_cache": "bf16", "gpus": 1}),
         "training_time": (lambda spec, gpu, **kw: training_time(spec, gpu, **kw),
