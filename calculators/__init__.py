@@ -16,7 +16,7 @@ serving under load         :func:`serving_load` of a :class:`ServedModel` and a 
 training time              :func:`training_time`
 multi-GPU communication    :func:`step_communication`
 cost                       :func:`cost_comparison`
-system (CPU, RAM, disk)    :func:`system_balance`
+system (CPU, RAM, disk)    :func:`system_balance` of a :class:`HostJob`
 what to buy or rent        :func:`recommend` with a :class:`Workload`
 =========================  ==================================================================
 
@@ -60,12 +60,13 @@ from calculators.performance.inference_speed import inference_speed
 from calculators.performance.serving_load import Load, ServedModel, serving_load
 from calculators.performance.training_time import training_time
 from calculators.recommend import Workload, recommend
-from calculators.system import system_balance
+from calculators.system import HostJob, system_balance
 from calculators.version import __version__
 
 __all__ = [
     "CalculatorError",
     "ConfigError",
+    "HostJob",
     "InputError",
     "Load",
     "MemoryEstimate",

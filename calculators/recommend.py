@@ -90,7 +90,7 @@ from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_link
 from calculators.performance import inference_speed as speed
 from calculators.performance.flops import compute_rate_flop_per_s
-from calculators.performance.speed_setup import SpeedSetup, speed_setup
+from calculators.performance.speed_setup import SpeedSetup
 from calculators.performance.training_time import MAX_TOKENS, default_mfu, training_time
 from calculators.recommend_result import Configuration, Recommendation, objective_sentence, sort_key, why_sentence
 from calculators.units import gib, gib_nonzero
@@ -144,7 +144,7 @@ class Workload:
             unknown); ``None`` = the whole catalog.
         engine: serving: the inference engine whose efficiencies and fixed costs time the decode step
             (an id of :mod:`calculators.catalog.engines`, the ``engine`` of
-            :func:`~calculators.performance.speed_setup.speed_setup`, so ``recommend`` and ``speed`` give one
+            :meth:`~calculators.performance.speed_setup.SpeedSetup.of`, so ``recommend`` and ``speed`` give one
             tokens/s for one configuration); checked, not used, when training.
     """
 
@@ -288,7 +288,7 @@ def recommend(workload: Workload) -> Recommendation:
     mfu = _optional_float("mfu", w.mfu, maximum=1.0)
     objective = one_of("objective", w.objective, OBJECTIVES)
     # Checked for every job, used when serving: the engine's efficiencies for this weights format.
-    setup = speed_setup(engine=w.engine, weights=weights) if job == "serve" else speed_setup(engine=w.engine)
+    setup = SpeedSetup.of(engine=w.engine, weights=weights) if job == "serve" else SpeedSetup.of(engine=w.engine)
     engine = setup.engine
     candidates, skipped = _candidates(w, apple)
     targets = _Targets(job=job, tokens_per_s=target, usd_per_hour=budget)

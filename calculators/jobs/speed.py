@@ -141,16 +141,16 @@ class SpeedView:
 @functools.cache
 def _speed_fields() -> tuple[Field, ...]:
     return (
-        *model_and_gpu_fields(), _gpus_field(speed.speed_setup),
-        *_served_fields(speed.speed_setup, help="Efficiencies and fixed costs fitted on the engine's published runs; "
+        *model_and_gpu_fields(), _gpus_field(speed.SpeedInputs),
+        *_served_fields(speed.SpeedInputs, help="Efficiencies and fixed costs fitted on the engine's published runs; "
                                                 "generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs."),
-        int_field("batch", "Batch", default=default_of(speed.speed_setup, "batch"), maximum=inference.MAX_BATCH,
+        int_field("batch", "Batch", default=default_of(speed.SpeedInputs, "batch"), maximum=inference.MAX_BATCH,
                   unit="concurrent sequences").option("concurrent sequences"),
-        int_field("context", "Prompt length", default=default_of(speed.speed_setup, "context"),
+        int_field("context", "Prompt length", default=default_of(speed.SpeedInputs, "context"),
                   maximum=inference.MAX_CONTEXT, unit="tokens").option("prompt tokens per sequence"),
         int_field("new_tokens", "New tokens", default=default_of(speed.inference_speed, "new_tokens"), minimum=0,
                   maximum=inference.MAX_CONTEXT, unit="tokens per sequence").option("generated tokens per sequence"),
-        *_server_fields(speed.speed_setup),
+        *_server_fields(speed.SpeedInputs),
     )
 
 
@@ -169,7 +169,7 @@ def _compute_speed(values: Values) -> SpeedView:
             spec, weights=settings["weights"], kv_cache=settings["kv_cache"], batch=batch, context=result.context,
             new_tokens=result.new_tokens)
         steps.append((batch, step, share_verdict(memory, gpu, gpus=result.gpus)))
-    setup = speed.speed_setup(**settings)
+    setup = speed.SpeedSetup.of(**settings)
     advice = () if placement.verdict.fits else advice_text(inference_fit_advice(
         spec, gpu, gpus=result.gpus, weights=setup.format, kv_cache=setup.kv_cache.value, batch=result.batch,
         context=result.context, new_tokens=result.new_tokens), each=result.gpus > 1)
@@ -391,7 +391,7 @@ def calculators() -> list[Calculator]:
     """The inference calculators of this section (training time: :mod:`.training_time`)."""
     return [
         Calculator("inference-speed", "Inference speed", _speed_fields(), _compute_speed, speed_report, speed_data,
-                   used=speed_used, engines=(speed.inference_speed, speed.speed_setup),
+                   used=speed_used, engines=(speed.inference_speed, speed.SpeedInputs),
                    own_defaults={"gpu": ENGINE_GPU}, command="speed",
                    command_help="decode tokens/s, time to first token and generation throughput (roofline estimate)"),
         Calculator("serving-load", "Serving under load", _serving_fields(), _compute_serving, serving_report,

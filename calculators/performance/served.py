@@ -35,7 +35,7 @@ from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT
 from calculators.memory.weight_formats import AUTO as STORED, WeightFormat, resolve_weights
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
-from calculators.performance.speed_setup import SpeedSetup, speed_setup
+from calculators.performance.speed_setup import SpeedSetup
 from calculators.validate import finite_float, one_of, positive_int
 
 #: Most requests in flight accepted (the memory calculator's largest batch).
@@ -55,7 +55,7 @@ class ServedInputs:
         model: a catalog id, a config.json or a :class:`~calculators.model.ModelSpec`.
         gpu: a catalog id, a ``custom:``/``mac:`` description or a GPU record.
         weights, kv_cache, gpus, engine, bandwidth_efficiency, compute_efficiency, interconnect,
-            collective_efficiency: as :func:`~calculators.performance.speed_setup.speed_setup`
+            collective_efficiency: as :class:`~calculators.performance.speed_setup.SpeedInputs`
             (``weights`` ``"auto"``: as the model's checkpoint stores them).
     """
 
@@ -90,7 +90,7 @@ class ServedModel:
         given = ServedInputs(**raw)
         spec, gpu = resolve_model(given.model, field="spec"), resolve_gpu(given.gpu)
         weights = resolve_weights(spec, given.weights) if isinstance(given.weights, str) else given.weights
-        setup = speed_setup(weights=weights, kv_cache=given.kv_cache, gpus=given.gpus, engine=given.engine,
+        setup = SpeedSetup.of(weights=weights, kv_cache=given.kv_cache, gpus=given.gpus, engine=given.engine,
                             bandwidth_efficiency=given.bandwidth_efficiency,
                             compute_efficiency=given.compute_efficiency, interconnect=given.interconnect,
                             collective_efficiency=given.collective_efficiency)

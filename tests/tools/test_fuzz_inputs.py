@@ -364,7 +364,7 @@ def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
                                   {"gpu_hours": 10.0, "usd_per_gpu_hour": 2.0}),
         "usd_per_million_tokens": (lambda **kw: cost.usd_per_million_tokens(**kw),
                                    {"tokens_per_s": 100.0, "usd_per_hour": 2.0}),
-        "system_balance": (lambda **kw: system.system_balance(**kw),
+        "system_balance": (lambda **kw: system.system_balance(system.HostJob.of(**kw)),
                            {"samples_per_s": 100.0, "bytes_per_sample": 1000.0, "decode_ms_per_sample": 1.0,
                             "core_efficiency": 1.0, "gpu": "h100-sxm", "gpus": 1, "host_ram_factor": 1.0,
                             "dataset_cache_bytes": 0, "offload_parameters": 0, "offload": "none", "batch_bytes": 0,
