@@ -237,7 +237,8 @@ def serving_load(served: ServedModel, load: Load) -> ServingLoad:
     prefills of arriving requests amortised over the steps; Little's law closes the loop).
 
     Args:
-        served: the model, its GPUs and the engine (:meth:`ServedModel.of <calculators.performance.served.ServedModel.of>`).
+        served: the model, its GPUs and the engine
+            (:meth:`ServedModel.of <calculators.performance.served.ServedModel.of>`).
         load: prompt and output lengths, and a concurrency or a request rate
             (:meth:`Load.of <calculators.performance.served.Load.of>`).
 

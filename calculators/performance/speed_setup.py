@@ -144,7 +144,8 @@ class SpeedSetup:
         serving = InferenceRequest.of(weights=given.weights, kv_cache=given.kv_cache, batch=given.batch,
                                       context=given.context)
         chosen = get_engine(given.engine)
-        bandwidth, compute, collective = given.bandwidth_efficiency, given.compute_efficiency, given.collective_efficiency
+        bandwidth, compute = given.bandwidth_efficiency, given.compute_efficiency
+        collective = given.collective_efficiency
         return cls(
             weights=serving.weights,
             weight_format=serving.weight_format,

@@ -264,7 +264,8 @@ def test_cli_defaults_are_the_engine_defaults() -> None:
     # The CLI reads its defaults from the records' declarations (ServedInputs, Load); an input typed by hand in
     # one place fails here.
     args = build_parser().parse_args(["serve-load", "--model", "m", "--gpu", "g", "--concurrency", "1"])
-    owners = {name: record for record in (ServedInputs, Load) for name, p in inspect.signature(record).parameters.items()
+    owners = {name: record for record in (ServedInputs, Load)
+              for name, p in inspect.signature(record).parameters.items()
               if p.default is not inspect.Parameter.empty and name != "concurrency"}
     shared = {k: v for k, v in vars(args).items() if k in owners}
     assert set(shared) >= {"prompt_tokens", "output_tokens", "engine", "weights", "kv_cache", "gpus", "prefill",

@@ -374,7 +374,8 @@ def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
                                                                            if k not in ("new_tokens", "attention")}}),
         "serving_load": (lambda spec, gpu, prompt_tokens, output_tokens, concurrency, **kw: serving_load(
                              ServedModel.of(model=spec, gpu=gpu, **kw),
-                             Load.of(prompt_tokens=prompt_tokens, output_tokens=output_tokens, concurrency=concurrency)),
+                             Load.of(prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                                     concurrency=concurrency)),
                          {"spec": spec, "gpu": gpu, "prompt_tokens": 128, "output_tokens": 16, "concurrency": 4,
                           "weights": "bf16", "kv_cache": "bf16", "gpus": 1}),
         "training_time": (lambda spec, gpu, **kw: training_time(spec, gpu, **kw),

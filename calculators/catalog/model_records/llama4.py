@@ -89,7 +89,8 @@ RECORDS: tuple[ModelRecord, ...] = (
                       + "; " + _VISION_SOURCE + " (Maverick ships the same vision encoder)", as_of=_D),
         Published(
             401583781376,
-            hub_api_source("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "main", via=MMEVAL, as_of=READ_ON_2026_MORE)),
+            hub_api_source("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "main", via=MMEVAL,
+                           as_of=READ_ON_2026_MORE)),
         notes=(_LLAMA4_NOTE, _VISION_NOTE,
                "MoE on every second layer (interleave_moe_layer_step 2: layers 1, 3, ..., 47), 128 experts + 1 shared;"
                " the other 24 layers are dense with width 16,384.",

@@ -86,7 +86,8 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("mistralai/Mistral-Nemo-Instruct-2407", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
         Published(
             12247782400,
-            hub_api_source("mistralai/Mistral-Nemo-Instruct-2407", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS)),
+            hub_api_source("mistralai/Mistral-Nemo-Instruct-2407", "main", via=KVFIT_COUNTS,
+                           as_of=READ_ON_2025_MODELS)),
         notes=("head_dim 128 x 32 heads = 4096 is narrower than hidden_size 5120: q_proj is 5120 -> 4096.",
                "Full attention on every layer (no sliding window); 131,072-token vocabulary (Tekken tokenizer)."),
     ),

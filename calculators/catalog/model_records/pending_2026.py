@@ -105,7 +105,8 @@ RECORDS: tuple[ModelRecord, ...] = (
                       "hub total confirms them", as_of=_D),
         Published(
             13716198400,
-            hub_api_source("allenai/OLMo-2-1124-13B", "3fefddc1bf18a30e1d9b91000271630718f2aa8b", via=HELDOUT, as_of=_D)),
+            hub_api_source("allenai/OLMo-2-1124-13B", "3fefddc1bf18a30e1d9b91000271630718f2aa8b", via=HELDOUT,
+                           as_of=_D)),
         notes=(_OLMO_NOTE, "Full multi-head attention: 40 KV heads of 128."),
     ),
     record(
@@ -152,9 +153,9 @@ RECORDS: tuple[ModelRecord, ...] = (
             6919161856,
             hub_api_source("allenai/OLMoE-1B-7B-0924-Instruct", "7f1c97f440f06ce36705e4f2b843edb5925f4498",
                            via=("the PARAMETERS constant of a pinned OLMoE pilot script in a public GitHub repository "
-                                "(MODEL allenai/OLMoE-1B-7B-0924-Instruct at that REVISION), which other public repositories "
-                                "confirm (a safetensors header check: 3,219 tensors, 6,919,161,856 parameters; llama.cpp's "
-                                "model_n_params)"), as_of=_D)),
+                                "(MODEL allenai/OLMoE-1B-7B-0924-Instruct at that REVISION), which other public "
+                                "repositories confirm (a safetensors header check: 3,219 tensors, 6,919,161,856 "
+                                "parameters; llama.cpp's model_n_params)"), as_of=_D)),
         notes=("Every one of the 16 layers is MoE: 64 SwiGLU experts of width 1024, 8 per token, softmax router "
                "without renormalising the top 8; q/k RMSNorms over all heads; 50,304-token vocabulary, untied "
                "head. About 1.3B parameters are active per token (AI2's rounded figure).",),
