@@ -12,11 +12,11 @@ GPUs                       :func:`get_gpu`, :func:`all_gpus`, :func:`resolve_gpu
 memory                     :func:`training_memory`, :func:`inference_memory`, :func:`kv_cache_bytes`
 fit on a GPU               :func:`fit_training`, :func:`fit_inference`
 speed                      :func:`inference_speed`
-serving under load         :func:`serving_load` (concurrency or request rate in; throughput, latency out)
+serving under load         :func:`serving_load` of a :class:`ServedModel` and a :class:`Load` (throughput, latency out)
 training time              :func:`training_time`
 multi-GPU communication    :func:`step_communication`
 cost                       :func:`cost_comparison`
-system (CPU, RAM, disk)    :func:`system_balance`
+system (CPU, RAM, disk)    :func:`system_balance` of a :class:`HostJob`
 what to buy or rent        :func:`recommend` with a :class:`Workload`
 =========================  ==================================================================
 
@@ -57,18 +57,21 @@ from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
 from calculators.parallel.step import step_communication
 from calculators.performance.inference_speed import inference_speed
-from calculators.performance.serving_load import serving_load
+from calculators.performance.serving_load import Load, ServedModel, serving_load
 from calculators.performance.training_time import training_time
 from calculators.recommend import Workload, recommend
-from calculators.system import system_balance
+from calculators.system import HostJob, system_balance
 from calculators.version import __version__
 
 __all__ = [
     "CalculatorError",
     "ConfigError",
+    "HostJob",
     "InputError",
+    "Load",
     "MemoryEstimate",
     "ModelSpec",
+    "ServedModel",
     "UnknownNameError",
     "Workload",
     "__version__",

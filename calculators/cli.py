@@ -37,7 +37,7 @@ from calculators.jobs.calculator import Answer, Calculator
 from calculators.jobs.fit import fit_job_fields
 from calculators.jobs.registry import calculator_names, get_calculator
 from calculators.jobs.text import table_text
-from calculators.memory.inference import inference_setup
+from calculators.memory.inference import InferenceInputs
 from calculators.memory.training_inputs import training_setup
 from calculators.tables import Table
 
@@ -113,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
 #: The engine functions whose keywords each ``fit`` job's options feed (the fit calculator's, by job);
 #: ``--model`` feeds the ModelSpec they all take first, ``fit --gpu`` the GPU.
 _FIT_ENGINES: dict[str, tuple[Callable[..., Any], ...]] = {
-    "fit train": (training_setup, fit_training), "fit infer": (inference_setup, fit_inference),
+    "fit train": (training_setup, fit_training), "fit infer": (InferenceInputs, fit_inference),
 }
 
 

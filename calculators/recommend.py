@@ -90,7 +90,7 @@ from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_link
 from calculators.performance import inference_speed as speed
 from calculators.performance.flops import compute_rate_flop_per_s
-from calculators.performance.speed_setup import SpeedSetup, speed_setup
+from calculators.performance.speed_setup import SpeedSetup
 from calculators.performance.training_time import MAX_TOKENS, default_mfu, training_time
 from calculators.recommend_result import Configuration, Recommendation, objective_sentence, sort_key, why_sentence
 from calculators.units import gib, gib_nonzero
@@ -144,7 +144,7 @@ class Workload:
             unknown); ``None`` = the whole catalog.
         engine: serving: the inference engine whose efficiencies and fixed costs time the decode step
             (an id of :mod:`calculators.catalog.engines`, the ``engine`` of
-            :func:`~calculators.performance.speed_setup.speed_setup`, so ``recommend`` and ``speed`` give one
+            :meth:`~calculators.performance.speed_setup.SpeedSetup.of`, so ``recommend`` and ``speed`` give one
             tokens/s for one configuration); checked, not used, when training.
     """
 
@@ -185,14 +185,35 @@ def _price(gpu: GPU, count: int) -> prices.ConfigurationPrice:
     return prices.configuration_price(gpu.id, count)
 
 
-def _row(gpu: GPU, count: int, *, verdict: FitVerdict, rate: float | None, days: float | None, w: Workload,
-         target: float | None, budget: float | None, notes: tuple[str, ...], hours: float | None,
-         per_sequence: float | None = None) -> Configuration:
+@dataclass(frozen=True)
+class _Speed:
+    """What a configuration's speed estimate gave: aggregate tokens/s, days and GPU-hours of a run, tokens/s of
+    one sequence (each ``None`` when unknown or not asked)."""
+
+    rate: float | None = None
+    days: float | None = None
+    hours: float | None = None
+    per_sequence: float | None = None
+
+
+@dataclass(frozen=True)
+class _Targets:
+    """The checked job and the targets a configuration is held to (``None``: no target)."""
+
+    job: str
+    tokens_per_s: float | None
+    usd_per_hour: float | None
+
+
+def _row(gpu: GPU, count: int, *, verdict: FitVerdict, speed: _Speed, targets: _Targets,
+         notes: tuple[str, ...]) -> Configuration:
+    rate, days, hours, per_sequence = speed.rate, speed.days, speed.hours, speed.per_sequence
+    target, budget = targets.tokens_per_s, targets.usd_per_hour
     quote = _price(gpu, count)
     per_gpu = None if quote.usd_per_hour is None else quote.usd_per_hour / count
     per_mtok = per_run = None
     if per_gpu is not None and rate is not None and rate > 0:
-        if w.job == "serve":
+        if targets.job == "serve":
             per_mtok = cost.usd_per_million_tokens(tokens_per_s=rate, usd_per_hour=count * per_gpu)
         elif hours is not None:
             per_run = cost.training_run_cost_usd(gpu_hours=hours, usd_per_gpu_hour=per_gpu)
@@ -267,9 +288,10 @@ def recommend(workload: Workload) -> Recommendation:
     mfu = _optional_float("mfu", w.mfu, maximum=1.0)
     objective = one_of("objective", w.objective, OBJECTIVES)
     # Checked for every job, used when serving: the engine's efficiencies for this weights format.
-    setup = speed_setup(engine=w.engine, weights=weights) if job == "serve" else speed_setup(engine=w.engine)
+    setup = SpeedSetup.of(engine=w.engine, weights=weights) if job == "serve" else SpeedSetup.of(engine=w.engine)
     engine = setup.engine
     candidates, skipped = _candidates(w, apple)
+    targets = _Targets(job=job, tokens_per_s=target, usd_per_hour=budget)
 
     serve_estimate = inference_memory(spec, weights=weights, kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch,
                                       context=context) if job == "serve" else None
@@ -300,8 +322,8 @@ def recommend(workload: Workload) -> Recommendation:
                                              kv_cache=kv_cache or DEFAULT_KV_CACHE, batch=batch, context=context,
                                              gpus=count)
                 except InputError as error:  # a Mac given without its bandwidth
-                    rows.append(_row(gpu, count, verdict=verdict, rate=None, days=None, w=w, target=target,
-                                     budget=budget, notes=notes + (f"speed unknown: {error}",), hours=None))
+                    rows.append(_row(gpu, count, verdict=verdict, speed=_Speed(), targets=targets,
+                                     notes=notes + (f"speed unknown: {error}",)))
                     continue
                 if compute_rate_flop_per_s(gpu, DType.BF16) is None:
                     notes += (f"{gpu.name} has no published dense rate: memory time only (a bound)",)
@@ -310,9 +332,8 @@ def recommend(workload: Workload) -> Recommendation:
                     notes += (f"tensor parallel over {link.name}: all-reduces add "
                               f"{step.communication_time_s * 1e3:,.2f} ms to each {step.time_s * 1e3:,.2f} ms "
                               "decode step",)
-                rows.append(_row(gpu, count, verdict=verdict, rate=step.aggregate_tokens_per_s, days=None, w=w,
-                                 target=target, budget=budget, notes=notes, hours=None,
-                                 per_sequence=step.tokens_per_s))
+                rows.append(_row(gpu, count, verdict=verdict, targets=targets, notes=notes,
+                                 speed=_Speed(rate=step.aggregate_tokens_per_s, per_sequence=step.tokens_per_s)))
                 continue
             estimate = training_memory(spec, method=method, batch=batch, seq=context,
                                        grad_checkpointing=checkpointing, gpus=count, zero=3 if count > 1 else 0)
@@ -331,8 +352,8 @@ def recommend(workload: Workload) -> Recommendation:
                 if count > 1:
                     notes += (f"ZeRO-3 over {run.scaling.link_name}: scaling efficiency "
                               f"{run.scaling_efficiency:.0%}",)
-            rows.append(_row(gpu, count, verdict=verdict, rate=rate, days=days, w=w, target=target,
-                             budget=budget, notes=notes, hours=hours))
+            rows.append(_row(gpu, count, verdict=verdict, speed=_Speed(rate=rate, days=days, hours=hours),
+                             targets=targets, notes=notes))
     stored = tuple(note for note in (serve_estimate.notes if serve_estimate else ()) if note.startswith(STORED_NOTE_START))
     key = sort_key(objective, job)
     ranked = sorted((r for r in rows if r.verdict == FITS), key=key)

@@ -301,44 +301,98 @@ class SystemBalance:
                 "gpu_ecc": self.gpu.ecc, "ecc_note": self.ecc_note}
 
 
-def system_balance(*, samples_per_s: float, bytes_per_sample: float,
-                   decode_ms_per_sample: float = DEFAULT_DECODE_MS_PER_SAMPLE, core_efficiency: float = 1.0,
-                   gpu: str = "h100-sxm", gpus: int = 1, host_ram_factor: float = DEFAULT_HOST_RAM_FACTOR,
-                   dataset_cache_bytes: int = 0, offload_parameters: int = 0, offload: str = "none",
-                   batch_bytes: float = 0, num_workers: int | None = None) -> SystemBalance:
-    """Loader, storage and host-RAM needs of one machine with ``gpus`` GPUs of type ``gpu``.
+@dataclass(frozen=True)
+class SystemInputs:
+    """The raw inputs of a :class:`HostJob`, as a user gives them, with their defaults.
+
+    Attributes:
+        samples_per_s, bytes_per_sample, decode_ms_per_sample, core_efficiency: the loader's load
+            (:func:`data_loader_need`).
+        gpu: a catalog GPU id; gpus: GPUs in the machine.
+        host_ram_factor: the rule "host RAM >= factor x total GPU memory" (:func:`host_ram_need`).
+        dataset_cache_bytes: dataset kept in host RAM.
+        offload_parameters, offload: DeepSpeed CPU offload of that many parameters' states
+            (:func:`offload_host_bytes`; ``offload`` one of :data:`OFFLOADS`).
+        batch_bytes: one decoded batch, sizing the loader buffers; num_workers: loader processes
+            (``None``: the loader's ``cpu_cores``).
+    """
+
+    samples_per_s: float
+    bytes_per_sample: float
+    decode_ms_per_sample: float = DEFAULT_DECODE_MS_PER_SAMPLE
+    core_efficiency: float = 1.0
+    gpu: str = "h100-sxm"
+    gpus: int = 1
+    host_ram_factor: float = DEFAULT_HOST_RAM_FACTOR
+    dataset_cache_bytes: int = 0
+    offload_parameters: int = 0
+    offload: str = "none"
+    batch_bytes: float = 0
+    num_workers: int | None = None
+
+
+@dataclass(frozen=True)
+class HostJob:
+    """One machine's job around its GPUs, checked (build it with :meth:`of`): the GPUs, the loader's need,
+    and the host bytes its buffers and offloaded states take."""
+
+    gpu: GPU
+    gpus: int
+    host_ram_factor: float
+    dataset_cache_bytes: int
+    loader: DataLoaderNeed
+    buffer_bytes: int
+    offload_bytes: int
+
+    @classmethod
+    def of(cls, **raw: Any) -> HostJob:
+        """Check every input once (keywords: :class:`SystemInputs`); raises InputError naming the field.
+
+        >>> HostJob.of(samples_per_s=1, bytes_per_sample=1, offload="optimizer")
+        Traceback (most recent call last):
+        ...
+        calculators.errors.InputError: offload_parameters: got 0; expected a parameter count above 0 when offloading
+        """
+        given = SystemInputs(**raw)
+        card = get_gpu(given.gpu)
+        count = positive_int("gpus", given.gpus, maximum=MAX_GPUS)
+        # Checked here, used or not, under the names the caller typed.
+        factor = finite_float("host_ram_factor", given.host_ram_factor, minimum=0, maximum=64)
+        parameters = nonnegative_int("offload_parameters", given.offload_parameters, maximum=10**15)
+        loader = data_loader_need(samples_per_s=given.samples_per_s, bytes_per_sample=given.bytes_per_sample,
+                                  decode_ms_per_sample=given.decode_ms_per_sample,
+                                  core_efficiency=given.core_efficiency)
+        if given.num_workers is None and loader.cpu_cores > MAX_LOADER_WORKERS:
+            # The default worker count is one per core needed: past a few thousand the inputs
+            # describe no machine, and the decode time is the input that sets it.
+            raise InputError("decode_ms_per_sample", given.decode_ms_per_sample,
+                             f"a CPU time per sample for which the loader needs at most {MAX_LOADER_WORKERS:,} cores "
+                             f"(samples_per_s x decode_ms_per_sample / 1000 / core_efficiency; these need "
+                             f"{loader.cpu_cores:,})")
+        workers = loader.cpu_cores if given.num_workers is None else given.num_workers
+        buffers = loader_buffer_bytes(batch_bytes=given.batch_bytes, num_workers=workers)
+        offloaded = 0
+        if one_of("offload", given.offload, OFFLOADS) != "none":
+            if not parameters:
+                raise InputError("offload_parameters", parameters, "a parameter count above 0 when offloading")
+            offloaded = offload_host_bytes(parameters=parameters, offload=given.offload, gpus_per_node=count)
+        return cls(gpu=card, gpus=count, host_ram_factor=factor, dataset_cache_bytes=given.dataset_cache_bytes,
+                   loader=loader, buffer_bytes=buffers, offload_bytes=offloaded)
+
+
+def system_balance(job: HostJob) -> SystemBalance:
+    """Loader, storage and host-RAM needs of one machine with ``job.gpus`` GPUs of type ``job.gpu``.
 
     ``num_workers`` defaults to the loader's ``cpu_cores``; ``batch_bytes`` (a decoded
     batch) sizes the loader buffers; ``offload_parameters`` with ``offload`` adds DeepSpeed
     CPU-offload state (:func:`offload_host_bytes`).
 
-    >>> balance = system_balance(samples_per_s=3000, bytes_per_sample=110_000, gpu="h100-sxm", gpus=8)
+    >>> balance = system_balance(HostJob.of(samples_per_s=3000, bytes_per_sample=110_000, gpu="h100-sxm", gpus=8))
     >>> balance.host_ram.needed_bytes // 2**30, balance.loader.cpu_cores
     (640, 6)
     """
-    card = get_gpu(gpu)
-    count = positive_int("gpus", gpus, maximum=MAX_GPUS)
-    # Checked here, used or not, under the names the caller typed.
-    host_ram_factor = finite_float("host_ram_factor", host_ram_factor, minimum=0, maximum=64)
-    offload_parameters = nonnegative_int("offload_parameters", offload_parameters, maximum=10**15)
-    loader = data_loader_need(samples_per_s=samples_per_s, bytes_per_sample=bytes_per_sample,
-                              decode_ms_per_sample=decode_ms_per_sample, core_efficiency=core_efficiency)
-    if num_workers is None and loader.cpu_cores > MAX_LOADER_WORKERS:
-        # The default worker count is one per core needed: past a few thousand the inputs
-        # describe no machine, and the decode time is the input that sets it.
-        raise InputError("decode_ms_per_sample", decode_ms_per_sample,
-                         f"a CPU time per sample for which the loader needs at most {MAX_LOADER_WORKERS:,} cores "
-                         f"(samples_per_s x decode_ms_per_sample / 1000 / core_efficiency; these need "
-                         f"{loader.cpu_cores:,})")
-    workers = loader.cpu_cores if num_workers is None else num_workers
-    buffers = loader_buffer_bytes(batch_bytes=batch_bytes, num_workers=workers)
-    offloaded = 0
-    if one_of("offload", offload, OFFLOADS) != "none":
-        if not offload_parameters:
-            raise InputError("offload_parameters", offload_parameters, "a parameter count above 0 when offloading")
-        offloaded = offload_host_bytes(parameters=offload_parameters, offload=offload, gpus_per_node=count)
-    ram = host_ram_need(gpu_memory_bytes=card.memory_bytes * count, factor=host_ram_factor,
-                        loader_buffer_bytes=buffers, dataset_cache_bytes=dataset_cache_bytes,
-                        offload_bytes=offloaded)
-    return SystemBalance(gpu=card, gpus=count, loader=loader, storage=storage_fits(loader.read_bytes_per_s),
-                         host_ram=ram)
+    ram = host_ram_need(gpu_memory_bytes=job.gpu.memory_bytes * job.gpus, factor=job.host_ram_factor,
+                        loader_buffer_bytes=job.buffer_bytes, dataset_cache_bytes=job.dataset_cache_bytes,
+                        offload_bytes=job.offload_bytes)
+    return SystemBalance(gpu=job.gpu, gpus=job.gpus, loader=job.loader,
+                         storage=storage_fits(job.loader.read_bytes_per_s), host_ram=ram)

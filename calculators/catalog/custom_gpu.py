@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal, TypedDict, Unpack
 
 from calculators.catalog.apple_chips import mac_rates
 from calculators.catalog.apple_memory import apple_working_set_bytes
@@ -91,19 +92,32 @@ def figure(field: str, text: str, *, maximum: float, unit: str) -> float:
     return value
 
 
-def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, bf16_tflops: float | None = None,
-               fp16_tflops: float | None = None, fp8_tflops: float | None = None, fp32_tflops: float | None = None,
-               usable_gb: float | None = None, compute_capability: str | None = None,
-               pcie_gen: float | None = None, name: str | None = None) -> CustomGPU:
-    """A GPU from its memory (GiB), bandwidth (GB/s) and dense rates (TFLOPS); errors name the argument.
+class DenseRates(TypedDict, total=False):
+    """A custom GPU's dense rates in TFLOPS, each optional (unknown: ``None``, as a catalog record's)."""
+
+    bf16_tflops: float | None
+    fp16_tflops: float | None
+    fp8_tflops: float | None
+    fp32_tflops: float | None
+
+
+def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, usable_gb: float | None = None,
+               compute_capability: str | None = None, pcie_gen: float | None = None, name: str | None = None,
+               **rates: Unpack[DenseRates]) -> CustomGPU:
+    """A GPU from its memory (GiB), bandwidth (GB/s) and dense rates (TFLOPS, :class:`DenseRates`); errors name
+    the argument.
 
     >>> custom_gpu(memory_gb=24, bandwidth_gbps=1008, bf16_tflops=165.2).bf16_dense_flop_per_s
     165200000000000.0
     """
+    unknown = sorted(set(rates) - set(DenseRates.__annotations__))
+    if unknown:  # what a keyword-only signature would refuse
+        raise TypeError(f"custom_gpu() got an unexpected keyword argument {unknown[0]!r}")
     memory = figure("memory_gb", str(memory_gb), maximum=MAX_MEMORY_GB, unit="GiB")
     bandwidth = figure("bandwidth_gbps", str(bandwidth_gbps), maximum=MAX_BANDWIDTH_GBPS, unit="GB/s")
 
-    def rate(field: str, value: float | None) -> float | None:
+    def rate(field: Literal["bf16_tflops", "fp16_tflops", "fp8_tflops", "fp32_tflops"]) -> float | None:
+        value = rates.get(field)
         return None if value is None else figure(field, str(value), maximum=MAX_TFLOPS, unit="dense TFLOPS") * 1e12
 
     usable = None
@@ -127,10 +141,10 @@ def custom_gpu(*, memory_gb: float, bandwidth_gbps: float, bf16_tflops: float | 
     label = (name or "").strip()[:60] or f"Custom GPU ({memory:g} GiB)"
     return CustomGPU(id="custom", name=label, vendor="custom", architecture="custom", segment="custom",
                      memory_bytes=int(memory * GIB), memory_type=None, memory_bandwidth_bytes_per_s=bandwidth * 1e9,
-                     bf16_dense_flop_per_s=rate("bf16_tflops", bf16_tflops),
-                     fp16_dense_flop_per_s=rate("fp16_tflops", fp16_tflops),
-                     fp8_dense_flop_per_s=rate("fp8_tflops", fp8_tflops),
-                     fp32_flop_per_s=rate("fp32_tflops", fp32_tflops), source=_YOURS, usable_bytes=usable,
+                     bf16_dense_flop_per_s=rate("bf16_tflops"),
+                     fp16_dense_flop_per_s=rate("fp16_tflops"),
+                     fp8_dense_flop_per_s=rate("fp8_tflops"),
+                     fp32_flop_per_s=rate("fp32_tflops"), source=_YOURS, usable_bytes=usable,
                      compute_capability=capability, pcie_generation=generation, pcie_lanes=16,
                      notes=("Figures given by the user, not a catalog record.", link_note))
 

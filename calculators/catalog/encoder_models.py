@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from calculators.catalog.model_record import config_source, freeze, thaw
 from calculators.catalog.sources import Source
@@ -104,12 +104,22 @@ _BERT_PRETRAINING = ("The Hub checkpoint is BERT's pre-training model: besides t
                      "masked-LM architecture does not build.")
 
 
+class _Count(TypedDict, total=False):
+    """A published count of an encoder, as :class:`EncoderRecord`'s ``published_*`` attributes say: the
+    count, its source, what it counts (``of``), its ``rounding`` and the ``extra`` elements it holds."""
+
+    published: int | None
+    published_source: Source | None
+    of: Literal["checkpoint", "encoder"]
+    rounding: int
+    extra: int
+
+
 def _record(id: str, name: str, repo: str, task: str, config: dict[str, Any], architecture: str, *,
-            published: int | None = None, published_source: Source | None = None,
-            of: Literal["checkpoint", "encoder"] = "checkpoint", rounding: int = 1, extra: int = 0,
-            notes: tuple[str, ...] = ()) -> EncoderRecord:
+            notes: tuple[str, ...] = (), **count: Unpack[_Count]) -> EncoderRecord:
     return EncoderRecord(id, name, repo, task, freeze({**config, "architectures": [architecture]}),
-                         config_source(repo, as_of=_READ), published, published_source, of, rounding, extra, notes)
+                         config_source(repo, as_of=_READ), count.get("published"), count.get("published_source"),
+                         count.get("of", "checkpoint"), count.get("rounding", 1), count.get("extra", 0), notes)
 
 
 _RECORDS: tuple[EncoderRecord, ...] = (

@@ -169,14 +169,25 @@ MOE_JOURNAL = ("the total_params column of JOURNAL_AUDIT, a MoE-variant grouping
 TRANSFORMERS_DEFAULTS = "the defaults of {} in transformers 5.23.0 (transformers/models/{})"
 
 
-def record(
-    id: str, name: str, repo: str, family: str, config: Mapping[str, Any], source: Source,
-    published: int | None = None, published_source: Source | None = None, *,
-    extra: int = 0, active: int | None = None, notes: tuple[str, ...] = (),
-) -> ModelRecord:
+@dataclass(frozen=True)
+class Published:
+    """A published element count of a checkpoint and where it comes from (see :class:`ModelRecord`'s
+    ``published_*`` attributes): ``parameters`` (``None``: no exact figure found), its ``source``, the
+    ``extra`` elements it holds that are not parameters as :class:`~calculators.model.ModelSpec` counts
+    them, and the ``active`` per-token count a mixture-of-experts publisher gives."""
+
+    parameters: int | None
+    source: Source | None
+    extra: int = 0
+    active: int | None = None
+
+
+def record(id: str, name: str, repo: str, family: str, config: Mapping[str, Any], source: Source,
+           published: Published | None = None, *, notes: tuple[str, ...] = ()) -> ModelRecord:
     """One :class:`ModelRecord`, its config frozen read-only."""
+    counted = published or Published(None, None)
     return ModelRecord(
         id=id, name=name, hf_repo=repo, family=family, config=freeze(config), source=source,
-        published_parameters=published, published_parameters_source=published_source,
-        published_extra_elements=extra, published_active_parameters=active, notes=notes,
+        published_parameters=counted.parameters, published_parameters_source=counted.source,
+        published_extra_elements=counted.extra, published_active_parameters=counted.active, notes=notes,
     )

@@ -24,7 +24,7 @@ from calculators.performance.inference_speed import (
     prefill,
 )
 from calculators.performance.published import DECODE_THROUGHPUT, FIRST_TOKEN_LATENCY, TRT_LLM
-from calculators.performance.serving_load import ServingLoad, serving_load
+from calculators.performance.serving_load import Load, ServedModel, ServingLoad, serving_load
 from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.units import number, signed_percent
 
@@ -172,10 +172,10 @@ SERVE_RATE_SHARES = (0.25, 0.5, 0.9)
 @table("performance-serving-load")
 def serving_load_table() -> Table:
     """Throughput and per-user latency of continuous batching at several concurrencies and request rates."""
-    spec, gpu = get_model(SERVE_MODEL), get_gpu(SERVE_GPU)
+    model = ServedModel.of(model=get_model(SERVE_MODEL), gpu=get_gpu(SERVE_GPU), engine=SERVE_ENGINE)
     def served(concurrency: int | None = None, rate: float | None = None) -> ServingLoad:
-        return serving_load(spec, gpu, engine=SERVE_ENGINE, prompt_tokens=SERVE_PROMPT, output_tokens=SERVE_OUTPUT,
-                            concurrency=concurrency, request_rate_per_s=rate)
+        return serving_load(model, Load.of(prompt_tokens=SERVE_PROMPT, output_tokens=SERVE_OUTPUT,
+                                           concurrency=concurrency, request_rate_per_s=rate))
 
     loads = [(f"concurrency {c}", served(concurrency=c)) for c in SERVE_CONCURRENCIES]
     top = loads[0][1].max_request_rate_per_s
@@ -189,7 +189,7 @@ def serving_load_table() -> Table:
                      load.decode_tokens_per_s_per_user, (load.time_to_first_token_s or 0.0) * 1e3,
                      load.end_to_end_latency_s or 0.0, load.memory_total_bytes))
     return Table.of(
-        caption=(f"{model_name(SERVE_MODEL)} in bf16 on one {gpu.name} with the {SERVE_ENGINE} engine's fitted "
+        caption=(f"{model_name(SERVE_MODEL)} in bf16 on one {model.gpu.name} with the {SERVE_ENGINE} engine's fitted "
                  f"constants, {SERVE_PROMPT}-token prompts and {SERVE_OUTPUT}-token answers, under continuous "
                  "batching (calculators.performance.serving_load; estimates). Concurrency rows: that many users, "
                  "each sending the next request when the last answer ends; rate rows: Poisson arrivals at a share "

@@ -61,11 +61,11 @@ def system_example_cpu_cores(value_id: str) -> Value:
 
 @value("system-example-host-ram")
 def system_example_host_ram(value_id: str) -> Value:
-    """Host RAM of the worked example (``system_balance(...).host_ram.needed_bytes``), GiB."""
-    balance = system.system_balance(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE,
-                                    decode_ms_per_sample=_example_ms(), gpu=EXAMPLE_GPU, gpus=EXAMPLE_GPUS,
-                                    offload="optimizer",
-                                    offload_parameters=get_model(EXAMPLE_OFFLOAD_MODEL).parameters)
+    """Host RAM of the worked example (``system_balance(HostJob.of(...)).host_ram.needed_bytes``), GiB."""
+    job = system.HostJob.of(samples_per_s=EXAMPLE_SAMPLES_PER_S, bytes_per_sample=EXAMPLE_BYTES_PER_SAMPLE,
+                            decode_ms_per_sample=_example_ms(), gpu=EXAMPLE_GPU, gpus=EXAMPLE_GPUS, offload="optimizer",
+                            offload_parameters=get_model(EXAMPLE_OFFLOAD_MODEL).parameters)
+    balance = system.system_balance(job)
     return quantity(value_id, balance.host_ram.needed_bytes, digits=0, unit="GiB", kind="derived",
                     description=f"Host RAM for {EXAMPLE_GPUS} x {get_gpu(EXAMPLE_GPU).name} training with the "
                                 "optimizer of Llama 3 8B offloaded (ZeRO-2): the larger of the 1 x GPU-memory rule "

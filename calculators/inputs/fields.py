@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from calculators.errors import InputError
 from calculators.units import token_text
@@ -197,25 +197,31 @@ class Field:
         return value
 
 
-def int_field(name: str, label: str, *, default: int, maximum: int, minimum: int = 1, unit: str = "",
-              help: str = "", show_when: tuple[str, str] | None = None, advanced: bool = False,
-              none_label: str = "") -> Field:
-    """An integer input from ``minimum`` to ``maximum`` in steps of 1 (``none_label``: see :class:`Field`)."""
-    return Field(name, label, "int", default, minimum=minimum, maximum=maximum, step=1, unit=unit, help=help,
-                 show_when=show_when, advanced=advanced, none_label=none_label)
+class Shown(TypedDict, total=False):
+    """How a number input is shown, the keywords :func:`int_field` and :func:`float_field` share with
+    :class:`Field` (see its attributes): ``unit``, ``help``, ``show_when``, ``advanced``, ``none_label``."""
+
+    unit: str
+    help: str
+    show_when: tuple[str, str] | None
+    advanced: bool
+    none_label: str
+
+
+def int_field(name: str, label: str, *, default: int, maximum: int, minimum: int = 1, **shown: Unpack[Shown]) -> Field:
+    """An integer input from ``minimum`` to ``maximum`` in steps of 1 (``shown``: see :class:`Shown`)."""
+    return Field(name, label, "int", default, minimum=minimum, maximum=maximum, step=1, **shown)
 
 
 def float_field(name: str, label: str, *, default: float, minimum: float, maximum: float, step: float | None = None,
-                unit: str = "", help: str = "", show_when: tuple[str, str] | None = None,
-                advanced: bool = False, none_label: str = "") -> Field:
-    """A number input from ``minimum`` to ``maximum`` (``step`` None: any value; ``none_label``: see :class:`Field`).
+                **shown: Unpack[Shown]) -> Field:
+    """A number input from ``minimum`` to ``maximum`` (``step`` None: any value; ``shown``: see :class:`Shown`).
 
     >>> budget = float_field("budget", "Budget", default=0.0, minimum=0, maximum=1e6, none_label="No budget")
     >>> budget.parse("none"), budget.parse(""), budget.parse("12.5")
     (0.0, 0.0, '12.5')
     """
-    return Field(name, label, "float", default, minimum=minimum, maximum=maximum, step=step, unit=unit, help=help,
-                 show_when=show_when, advanced=advanced, none_label=none_label)
+    return Field(name, label, "float", default, minimum=minimum, maximum=maximum, step=step, **shown)
 
 
 def choice_field(name: str, label: str, *, choices: Sequence[object], default: object,

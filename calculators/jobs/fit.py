@@ -252,7 +252,7 @@ def fit_data(view: FitView) -> dict[str, Any]:
 def calculators() -> list[Calculator]:
     """The fit calculator."""
     return [Calculator("fit", "Which GPUs does it fit?", fit_fields(), _compute_fit, fit_report, fit_data,
-                       engines=(training_inputs.training_setup, inference.inference_setup, fit_training, fit_inference),
+                       engines=(training_inputs.training_setup, inference.InferenceInputs, fit_training, fit_inference),
                        own_defaults=FIT_OWN_DEFAULTS, command="fit",
                        command_help="a job on your GPUs, then on every GPU: verdict, GPUs needed, max batch/context",
                        cli_fields=(base_dtype_field(show_when=("job", "training")),))]

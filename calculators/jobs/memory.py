@@ -249,7 +249,7 @@ class KVCacheView:
 @functools.cache
 def _kv_fields() -> tuple[Field, ...]:
     def default(name: str) -> Any:
-        return default_of(inference.inference_setup, name)
+        return default_of(inference.InferenceInputs, name)
 
     return (
         model_field(), model_config_field(), gpu_field(custom=True), *custom_gpu_fields(),
@@ -322,11 +322,11 @@ def calculators() -> list[Calculator]:
                    command="train", command_help="peak memory of one training step on your GPUs, and its verdict",
                    cli_fields=(base_dtype_field(),)),
         Calculator("inference-memory", "Inference memory", _inference_form(), _compute_inference, memory_report,
-                   memory_data, engines=(inference.inference_setup, fit_inference),
+                   memory_data, engines=(inference.InferenceInputs, fit_inference),
                    own_defaults=INFERENCE_OWN_DEFAULTS, command="infer",
                    command_help="peak memory of prefill + decode on your GPUs, and its verdict"),
         Calculator("kv-cache", "KV cache", _kv_fields(), _compute_kv, kv_cache_report, kv_cache_data,
-                   engines=(inference.inference_setup, inference.kv_cache_bytes),
+                   engines=(inference.InferenceInputs, inference.kv_cache_bytes),
                    own_defaults={"gpu": "the GPU the chart draws; the KV cache does not depend on it"}),
     ]
 

@@ -3,7 +3,7 @@
 The memory calculators (:mod:`calculators.jobs.memory`) and the fit calculator
 (:mod:`calculators.jobs.fit`) take the same settings, read from the engine's signatures
 (:func:`~calculators.memory.training_inputs.training_setup`,
-:func:`~calculators.memory.inference.inference_setup`) with its ranges and choices; the GPU count
+:class:`~calculators.memory.inference.InferenceInputs`) with its ranges and choices; the GPU count
 is the reader's hardware (data parallel for training, an even split for inference:
 :mod:`calculators.fit.placement`).
 
@@ -121,8 +121,8 @@ def base_dtype_field(show_when: tuple[str, str] | None = None) -> Field:
 
 
 def inference_fields(*, show_when: tuple[str, str] | None = None) -> tuple[Field, ...]:
-    """The settings of prefill + decode, as :func:`~calculators.memory.inference.inference_setup` takes them."""
-    setup = inference.inference_setup
+    """The settings of prefill + decode, as :class:`~calculators.memory.inference.InferenceInputs` declares them."""
+    setup = inference.InferenceInputs
 
     def default(name: str) -> Any:
         return default_of(setup, name)

@@ -37,6 +37,7 @@ from calculators.memory import inference
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
 from calculators.performance import inference_speed as speed
+from calculators.performance.served import Load, ServedInputs, ServedModel
 from calculators.performance import serving_load as load
 from calculators.performance import serving_result
 from calculators.performance.error_bands import ErrorBand
@@ -140,16 +141,16 @@ class SpeedView:
 @functools.cache
 def _speed_fields() -> tuple[Field, ...]:
     return (
-        *model_and_gpu_fields(), _gpus_field(speed.speed_setup),
-        *_served_fields(speed.speed_setup, help="Efficiencies and fixed costs fitted on the engine's published runs; "
+        *model_and_gpu_fields(), _gpus_field(speed.SpeedInputs),
+        *_served_fields(speed.SpeedInputs, help="Efficiencies and fixed costs fitted on the engine's published runs; "
                                                 "generic: 0.8 of bandwidth, 0.6 of the tensor rate, no fixed costs."),
-        int_field("batch", "Batch", default=default_of(speed.speed_setup, "batch"), maximum=inference.MAX_BATCH,
+        int_field("batch", "Batch", default=default_of(speed.SpeedInputs, "batch"), maximum=inference.MAX_BATCH,
                   unit="concurrent sequences").option("concurrent sequences"),
-        int_field("context", "Prompt length", default=default_of(speed.speed_setup, "context"),
+        int_field("context", "Prompt length", default=default_of(speed.SpeedInputs, "context"),
                   maximum=inference.MAX_CONTEXT, unit="tokens").option("prompt tokens per sequence"),
         int_field("new_tokens", "New tokens", default=default_of(speed.inference_speed, "new_tokens"), minimum=0,
                   maximum=inference.MAX_CONTEXT, unit="tokens per sequence").option("generated tokens per sequence"),
-        *_server_fields(speed.speed_setup),
+        *_server_fields(speed.SpeedInputs),
     )
 
 
@@ -168,7 +169,7 @@ def _compute_speed(values: Values) -> SpeedView:
             spec, weights=settings["weights"], kv_cache=settings["kv_cache"], batch=batch, context=result.context,
             new_tokens=result.new_tokens)
         steps.append((batch, step, share_verdict(memory, gpu, gpus=result.gpus)))
-    setup = speed.speed_setup(**settings)
+    setup = speed.SpeedSetup.of(**settings)
     speed_only = {key: value for key, value in settings.items()
                   if key not in ("weights", "kv_cache", "batch", "context", "gpus")}
     advice = inference_advice(spec, gpu, placement.verdict, gpus=result.gpus, best=False, speed=speed_only,
@@ -275,7 +276,7 @@ class ServingView:
 @functools.cache
 def _serving_fields() -> tuple[Field, ...]:
     return (
-        *model_and_gpu_fields(), _gpus_field(load.serving_load),
+        *model_and_gpu_fields(), _gpus_field(ServedInputs),
         int_field("concurrency", "Concurrent users", default=SERVING_CONCURRENCY, minimum=0,
                   maximum=load.MAX_CONCURRENCY,
                   help="Requests in flight: each user sends the next request when the answer ends (closed loop). "
@@ -286,15 +287,15 @@ def _serving_fields() -> tuple[Field, ...]:
                      unit="requests/s", none_label="Set by concurrent users",
                      help="Requests arriving at random (Poisson, open loop). Give this or the users, not both.").option(
             "requests per second arriving at random (Poisson, open loop)", flag="--request-rate", either="load"),
-        int_field("prompt_tokens", "Prompt length", default=default_of(load.serving_load, "prompt_tokens"),
+        int_field("prompt_tokens", "Prompt length", default=default_of(Load, "prompt_tokens"),
                   maximum=inference.MAX_CONTEXT, unit="tokens").option("prompt tokens per request"),
-        int_field("output_tokens", "Output length", default=default_of(load.serving_load, "output_tokens"),
+        int_field("output_tokens", "Output length", default=default_of(Load, "output_tokens"),
                   minimum=2, maximum=inference.MAX_CONTEXT, unit="tokens").option(
             "generated tokens per request, at least 2"),
-        *_served_fields(load.serving_load, help="Efficiencies and fixed costs fitted on the engine's published runs."),
-        *_server_fields(load.serving_load),
+        *_served_fields(ServedInputs, help="Efficiencies and fixed costs fitted on the engine's published runs."),
+        *_server_fields(ServedInputs),
         choice_field("prefill", "Prefill of arriving prompts", choices=load.PREFILL_MODES,
-                     default=default_of(load.serving_load, "prefill"), advanced=True,
+                     default=default_of(Load, "prefill"), advanced=True,
                      labels=tuple({"separate": "A pass of its own per prompt",
                                    "fused": "Inside the decode pass (lower bound)"}[m] for m in load.PREFILL_MODES),
                      help="separate: each prompt's prefill is its own pass added to the step; fused: inside the "
@@ -310,12 +311,14 @@ def _compute_serving(values: Values) -> ServingView:
     rate = settings.pop("request_rate_per_s")
     concurrency = settings.pop("concurrency")
     concurrency = None if concurrency is None else int(concurrency) or None  # 0 or left out: set by the rate
-    result = load.serving_load(spec, gpu, concurrency=concurrency, request_rate_per_s=rate, **settings)
+    lengths = {name: settings.pop(name) for name in ("prompt_tokens", "output_tokens", "prefill")}
+    served = ServedModel.of(model=spec, gpu=gpu, **settings)
+    result = load.serving_load(served, Load.of(concurrency=concurrency, request_rate_per_s=rate, **lengths))
     assert result.memory is not None
     placement = inference_placement(result.memory, gpu, gpus=result.gpus)
     shown = sorted(c for c in set(CHART_CONCURRENCIES) | ({concurrency} if concurrency else set())
                    if c <= max(result.max_concurrency, 1))
-    curve = tuple((c, load.serving_load(spec, gpu, concurrency=c, **settings)) for c in shown)
+    curve = tuple((c, load.serving_load(served, Load.of(concurrency=c, **lengths))) for c in shown)
     return ServingView(spec=spec, result=result, placement=placement, by_concurrency=curve)
 
 
@@ -390,11 +393,11 @@ def calculators() -> list[Calculator]:
     """The inference calculators of this section (training time: :mod:`.training_time`)."""
     return [
         Calculator("inference-speed", "Inference speed", _speed_fields(), _compute_speed, speed_report, speed_data,
-                   used=speed_used, engines=(speed.inference_speed, speed.speed_setup),
+                   used=speed_used, engines=(speed.inference_speed, speed.SpeedInputs),
                    own_defaults={"gpu": ENGINE_GPU}, command="speed",
                    command_help="decode tokens/s, time to first token and generation throughput (roofline estimate)"),
         Calculator("serving-load", "Serving under load", _serving_fields(), _compute_serving, serving_report,
-                   serving_data, engines=(load.serving_load,), own_defaults=SERVING_OWN_DEFAULTS,
+                   serving_data, engines=(ServedInputs, Load), own_defaults=SERVING_OWN_DEFAULTS,
                    command="serve-load",
                    command_help="throughput and per-user latency of a continuously batched server at a concurrency "
                                 "or a request rate (estimate)"),

@@ -71,7 +71,7 @@ COST_OWN_DEFAULTS = {
 @functools.cache
 def _system_fields() -> tuple[Field, ...]:
     def default(name: str) -> Any:
-        return default_of(system.system_balance, name)
+        return default_of(system.SystemInputs, name)
 
     return (
         model_field().option("model whose states are offloaded (catalog id or config.json)"),
@@ -115,13 +115,13 @@ def _compute_system(values: Values) -> SystemView:
     else:  # the command line: --offload names any offload, of the --model given (none: nothing to offload)
         spec = model_spec(values) if given(values, "model") is not None else None
         offload = str(values["offload"])  # the engine's default when left out; checked by the engine
-    nothing = default_of(system.system_balance, "offload_parameters")
+    nothing = default_of(system.SystemInputs, "offload_parameters")
     settings = {key: value for key, value in engine_settings(_system_fields(), values).items()
                 if key not in ("offload_optimizer", "offload")}
     settings["dataset_cache_bytes"] = int(settings["dataset_cache_bytes"])
-    balance = system.system_balance(
+    balance = system.system_balance(system.HostJob.of(
         gpu=str(values["gpu"]), offload=offload,
-        offload_parameters=spec.parameters if spec is not None and offload != "none" else nothing, **settings)
+        offload_parameters=spec.parameters if spec is not None and offload != "none" else nothing, **settings))
     return SystemView(spec=spec, offload=offload != "none", balance=balance)
 
 
@@ -304,7 +304,7 @@ def calculators() -> list[Calculator]:
     """The two calculators of this module."""
     return [
         Calculator("system-balance", "System balance: CPU, storage, host RAM", _system_fields(), _compute_system,
-                   _system_report, lambda view: view.balance.to_dict(), engines=(system.system_balance,),
+                   _system_report, lambda view: view.balance.to_dict(), engines=(system.SystemInputs,),
                    own_defaults=SYSTEM_OWN_DEFAULTS, command="system",
                    command_help="CPU cores, storage read rate and host RAM around the GPUs (system balance)",
                    cli_fields=(cli_field("offload", f"one of {', '.join(system.OFFLOADS)} (DeepSpeed CPU offload)"),)),

@@ -19,15 +19,14 @@ scans (:mod:`calculators.memory.state_mixers`, traced); the CUDA kernels keep fe
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from calculators.errors import InputError
 from calculators.dtypes import DType
-from calculators.memory.kernels import DEVICES, layer_attention_path
+from calculators.memory.kernels import layer_attention_path
 from calculators.memory.moe_prefill import moe_prefill_bytes
 from calculators.memory.overhead import (
-    ALLOCATORS,
     CUDA_WORKSPACE_BYTES,
     overhead_assumptions,
     uncertainty_above_total,
@@ -37,88 +36,26 @@ from calculators.memory.residual_augment import augmented_layer_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.checkpoint_weights import stored_weights_note
 from calculators.memory.state_mixers import hybrid_prefill_transient_bytes
-from calculators.memory.weight_formats import AUTO, FORMAT_IDS, WeightFormat, resolve_weights, weight_format
+from calculators.memory.weight_formats import AUTO, WeightFormat, resolve_weights
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.model_vision import DEFAULT_IMAGE_SIDE_PX
-from calculators.validate import model_spec, nonnegative_int, one_of, positive_int
+from calculators.validate import model_spec, one_of, positive_int
 
-#: Weight formats (:mod:`calculators.memory.weight_formats`): ``auto`` (as the checkpoint stores them), DType
-#: names, GGUF, GPTQ/AWQ, EXL2 (any exl2-<bits>), MXFP4, NVFP4.
-WEIGHT_DTYPES = (AUTO, *FORMAT_IDS)
-KV_DTYPES = ("fp32", "bf16", "fp16", "fp8")
-ATTENTIONS = ("sdpa", "flash", "eager")
-MAX_CONTEXT = 1 << 24
-MAX_BATCH = 1 << 16
-MAX_MEMORY_BYTES = 1 << 50  # 1 PiB: far beyond any single accelerator
-MAX_IMAGES = 1024  # images per sequence
-MAX_IMAGE_SIDE_PX = 16384
-
-
-@dataclass(frozen=True)
-class InferenceSetup:
-    """Validated settings of one inference request (see :func:`inference_memory`)."""
-
-    weights: DType
-    kv_cache: DType
-    batch: int
-    context: int
-    new_tokens: int
-    attention: str
-    device: str = "cuda"
-    allocator: str = "default"
-    weight_format: str = ""
-    images: int = 0
-    image_side_px: int = DEFAULT_IMAGE_SIDE_PX
-    stored_format: WeightFormat | None = None  # a checkpoint's own quantisation (weights "auto")
-
-    @property
-    def format(self) -> WeightFormat:
-        """The weights' format (bits per weight); ``weights`` is its DType family."""
-        return self.stored_format or weight_format(self.weight_format or self.weights)
-
-    @property
-    def total_context(self) -> int:
-        """Tokens the cache holds at the end: prompt plus generated tokens."""
-        return self.context + self.new_tokens
-
-
-def inference_setup(*, weights: str | WeightFormat = AUTO, kv_cache: str = "bf16", batch: int = 1,
-                    context: int = 4096, new_tokens: int = 0, attention: str = "sdpa", device: str = "cuda",
-                    allocator: str = "default", images: int = 0,
-                    image_side_px: int = DEFAULT_IMAGE_SIDE_PX) -> InferenceSetup:
-    """Check every inference input; raises :class:`~calculators.errors.InputError`.
-
-    ``weights`` is a format id of :data:`WEIGHT_DTYPES` or ``"auto"``: as the model's checkpoint
-    stores them (its ``quantization_config``; bf16 without one), which the estimates resolve
-    against the model before they check the rest (:func:`with_stored_weights`); a setup
-    checked without a model knows no ``quantization_config``, so its ``"auto"`` is bf16.
-    ``context`` counts the prompt's text tokens; each of ``images`` (per sequence, for a
-    vision-language model) adds the tokens its tower makes of a square image of
-    ``image_side_px`` pixels (:meth:`~calculators.model_vision.VisionEncoderSpec.tokens_per_image`).
-    """
-    attention = one_of("attention", attention, ATTENTIONS)
-    form = weight_format("bf16" if weights == AUTO else weights, strict=True)
-    prompt = positive_int("context", context, maximum=MAX_CONTEXT)
-    # A prompt has at least 1 token, so at most MAX_CONTEXT - 1 new ones.
-    new = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT - 1)
-    if new > MAX_CONTEXT - prompt:
-        raise InputError("new_tokens", new_tokens, f"an integer from 0 to {MAX_CONTEXT - prompt} (context + "
-                         f"new_tokens at most {MAX_CONTEXT})")
-    return InferenceSetup(
-        weights=form.family,
-        weight_format=form.id,
-        stored_format=form if form.checkpoint is not None else None,
-        kv_cache=DType.parse(one_of("kv_cache", kv_cache, KV_DTYPES), "kv_cache"),
-        batch=positive_int("batch", batch, maximum=MAX_BATCH),
-        context=prompt,
-        new_tokens=new,
-        attention="sdpa" if attention == "flash" else attention,
-        device=one_of("device", device, DEVICES),
-        allocator=one_of("allocator", allocator, ALLOCATORS),
-        images=nonnegative_int("images", images, maximum=MAX_IMAGES),
-        image_side_px=positive_int("image_side_px", image_side_px, maximum=MAX_IMAGE_SIDE_PX, minimum=16),
-    )
+# The request's record and its ranges live in their own module; they are re-exported here, where the
+# faces and the engine have always imported them.
+from calculators.memory.inference_request import (
+    ATTENTIONS as ATTENTIONS,
+    KV_DTYPES as KV_DTYPES,
+    MAX_BATCH as MAX_BATCH,
+    MAX_CONTEXT as MAX_CONTEXT,
+    MAX_IMAGE_SIDE_PX as MAX_IMAGE_SIDE_PX,
+    MAX_IMAGES as MAX_IMAGES,
+    MAX_MEMORY_BYTES as MAX_MEMORY_BYTES,
+    WEIGHT_DTYPES as WEIGHT_DTYPES,
+    InferenceInputs as InferenceInputs,
+    InferenceRequest as InferenceRequest,
+)
 
 
 def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16") -> int:
@@ -225,11 +162,11 @@ def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
 
     Args:
         spec: model shapes.
-        **settings: keyword arguments of :func:`inference_setup` (weights, kv_cache,
+        **settings: the keywords of :class:`InferenceInputs` (weights, kv_cache,
             batch, context, new_tokens, attention).
     """
     spec = model_spec("spec", spec)
-    setup = inference_setup(**with_stored_weights(spec, settings))
+    setup = InferenceRequest.of(**with_stored_weights(spec, settings))
     return _estimate(spec, setup)
 
 
@@ -248,7 +185,7 @@ def with_stored_weights(spec: ModelSpec, settings: Mapping[str, Any]) -> dict[st
     return {**settings, "weights": resolve_weights(spec, weights) if isinstance(weights, str) else weights}
 
 
-def _estimate(spec: ModelSpec, setup: InferenceSetup) -> MemoryEstimate:
+def _estimate(spec: ModelSpec, setup: InferenceRequest) -> MemoryEstimate:
     weights = weight_bytes(spec, dtype=setup.format)
     act = 4 if setup.weights is DType.FP32 else 2
     text_context = setup.context
@@ -379,7 +316,7 @@ def cross_attention_cache_bytes(spec: ModelSpec, *, batch: int, images: int, kv_
     return int(batch * images * tokens * layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
 
 
-def vision_transient_bytes(spec: ModelSpec, setup: InferenceSetup, act: int) -> int:
+def vision_transient_bytes(spec: ModelSpec, setup: InferenceRequest, act: int) -> int:
     """Bytes live while the vision tower encodes every image of the batch at once (one encoder layer's working set).
 
     Formula per encoder token: ``act x (6 hidden + 3 intermediate)`` (gated MLP; 2 for a plain one):
@@ -395,7 +332,7 @@ def vision_transient_bytes(spec: ModelSpec, setup: InferenceSetup, act: int) -> 
     return act * (tokens * (6 * tower.hidden_size + mlp) + merged)
 
 
-def _prefill_block_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int, act: int) -> int:
+def _prefill_block_bytes(spec: ModelSpec, setup: InferenceRequest, tokens: int, act: int) -> int:
     """The largest single temporary of the prefill: an MLP intermediate, or the fp32 scores."""
     width = spec.moe.expert_intermediate_size * spec.moe.experts_per_token if spec.moe else spec.intermediate_size
     path = layer_attention_path(spec, attention=setup.attention, compute_bytes=act, seq=setup.context,
@@ -405,7 +342,7 @@ def _prefill_block_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int, ac
     return max(tokens * width * act, scores, bias)
 
 
-def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceSetup, tokens: int, act: int) -> int:
+def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceRequest, tokens: int, act: int) -> int:
     """Temporaries of the layer being computed during prefill, in bytes.
 
     Live while one layer runs: the embedding output (the model's forward keeps a

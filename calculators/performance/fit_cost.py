@@ -41,7 +41,7 @@ from calculators.fit.advice import FitChange
 from calculators.fit.verdict import DOES_NOT_FIT
 from calculators.model import ModelSpec
 from calculators.performance.inference_speed import decode_step
-from calculators.performance.speed_setup import speed_setup
+from calculators.performance.speed_setup import SpeedInputs
 from calculators.performance.training_time import training_time
 from calculators.units import number
 from calculators.validate import parameters_of
@@ -111,7 +111,7 @@ def _timed(engine: Callable[..., Any], settings: Mapping[str, Any], change: Mapp
     untimed = [key for key, value in change.items()
                if key not in accepted and not (value is None and key in _UNTIMED_NONE)]
     if untimed:
-        return {}, f"the {engine.__name__} engine does not take {', '.join(untimed)}"
+        return {}, f"the speed model ({engine.__name__}) does not take {', '.join(untimed)}"
     merged = {**settings, **change}
     return {key: value for key, value in merged.items() if key in accepted}, ""
 
@@ -140,9 +140,9 @@ def _speeds(metric: str, advice: Sequence[FitChange], settings: Mapping[str, Any
 def inference_costs(spec: ModelSpec, gpu: GPU, advice: Sequence[FitChange], *, gpus: int = 1,
                     **settings: Any) -> tuple[tuple[FitChange, SpeedCost], ...]:
     """Each change of an inference job (settings as :func:`~calculators.memory.inference.inference_memory`, plus
-    any of :func:`~calculators.performance.speed_setup.speed_setup`'s: ``engine``...) with its speed cost
+    any of :class:`~calculators.performance.speed_setup.SpeedInputs`': ``engine``...) with its speed cost
     (see the module docstring)."""
-    return _speeds(INFERENCE_METRIC, advice, {**settings, "gpus": gpus}, speed_setup,
+    return _speeds(INFERENCE_METRIC, advice, {**settings, "gpus": gpus}, SpeedInputs,
                    lambda kept: decode_step(spec, gpu, **kept).aggregate_tokens_per_s)
 
 

@@ -80,8 +80,8 @@ from calculators.performance.speed_setup import (
     DEFAULT_BANDWIDTH_EFFICIENCY,
     DEFAULT_COMPUTE_EFFICIENCY,
     SpeedSetup,
+    SpeedInputs,
     compute_dtype,
-    speed_setup,
 )
 from calculators.performance.error_bands import ErrorBand, speed_error_band
 from calculators.performance.steps import DecodeStep, InferenceSpeed, Step
@@ -90,7 +90,7 @@ from calculators.validate import GPU_RECORD, instance_of, model_spec, nonnegativ
 __all__ = [
     "DEFAULT_BANDWIDTH_EFFICIENCY", "DEFAULT_COMPUTE_EFFICIENCY", "InferenceSpeed", "SpeedSetup", "Work",
     "decode_step", "decode_work", "decode_works", "inference_speed", "prefill", "prefill_work", "repeated_kv_traffic",
-    "request_works", "speed_setup", "step_times",
+    "request_works", "SpeedInputs", "step_times",
 ]
 
 @dataclass(frozen=True)
@@ -168,7 +168,8 @@ def repeated_kv_traffic(spec: ModelSpec, setup: SpeedSetup) -> tuple[int, int]:
 
     >>> from calculators.catalog.models import get_model
     >>> spec = get_model("llama-2-70b")  # 64 query heads, 8 KV heads
-    >>> [repeated_kv_traffic(spec, speed_setup(engine=e)) for e in ("tensorrt-llm", "tensorrt-llm-0.7", "transformers")]
+    >>> engines = ("tensorrt-llm", "tensorrt-llm-0.7", "transformers")
+    >>> [repeated_kv_traffic(spec, SpeedSetup.of(engine=e)) for e in engines]
     [(0, 0), (7, 0), (0, 16)]
     """
     group = 1 if spec.mla is not None else max(1, spec.num_attention_heads // spec.num_kv_heads)
@@ -231,14 +232,14 @@ def decode_step(spec: ModelSpec, gpu: GPU, **settings: Any) -> DecodeStep:
     Args:
         spec: model shapes.
         gpu: catalog GPU (memory bandwidth, dense rates).
-        **settings: keyword arguments of :func:`speed_setup`.
+        **settings: keyword arguments of :class:`SpeedInputs`.
 
     Returns:
         A :class:`DecodeStep`; ``tokens_per_s`` is per sequence, ``aggregate_tokens_per_s``
         for the batch.
     """
     spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
-    setup = speed_setup(**with_stored_weights(spec, settings))
+    setup = SpeedSetup.of(**with_stored_weights(spec, settings))
     serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)  # refuses a format the GPU cannot run
     return replace(_decode(spec, gpu, setup, setup.context), error_band=_decode_band(gpu, setup))
 
@@ -275,7 +276,7 @@ def prefill(spec: ModelSpec, gpu: GPU, **settings: Any) -> Step:
     ('compute', 148)
     """
     spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
-    setup = speed_setup(**with_stored_weights(spec, settings))
+    setup = SpeedSetup.of(**with_stored_weights(spec, settings))
     serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache)
     return replace(_prefill(spec, gpu, setup),
                    error_band=speed_error_band("prefill_throughput", engine=setup.engine_family, gpu=gpu))
@@ -341,7 +342,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         spec: model shapes.
         gpu: catalog GPU.
         new_tokens: tokens generated per sequence.
-        **settings: keyword arguments of :func:`speed_setup`.
+        **settings: keyword arguments of :class:`SpeedInputs`.
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> from calculators.catalog.models import get_model
@@ -350,7 +351,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     (True, 'memory')
     """
     spec, gpu = model_spec("spec", spec), resolve_gpu(gpu)
-    setup = speed_setup(**with_stored_weights(spec, settings))
+    setup = SpeedSetup.of(**with_stored_weights(spec, settings))
     format_notes = serving_notes(gpu, weights=setup.weights, kv_cache=setup.kv_cache,  # refuses what the GPU cannot run
                                  weights_label=setup.format.id if setup.format.checkpoint else None)
     new_tokens = nonnegative_int("new_tokens", new_tokens, maximum=MAX_CONTEXT)

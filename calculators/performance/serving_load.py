@@ -42,10 +42,8 @@ the largest concurrency that fits.
 At concurrency 1 nothing overlaps and the answer is :func:`inference_speed`'s at batch 1.
 No new constant: every time comes from the engine's fitted efficiencies and fixed costs.
 
->>> from calculators.catalog.gpus import get_gpu
->>> from calculators.catalog.models import get_model
->>> load = serving_load(get_model("llama-3-8b"), get_gpu("h100-sxm"), engine="vllm", prompt_tokens=1024,
-...                     output_tokens=256, concurrency=32)
+>>> load = serving_load(ServedModel.of(model="llama-3-8b", gpu="h100-sxm", engine="vllm"),
+...                     Load.of(prompt_tokens=1024, output_tokens=256, concurrency=32))
 >>> load.status, load.fits
 ('ok', True)
 >>> round(load.concurrency / (load.requests_per_s * load.end_to_end_latency_s), 6)  # Little's law
@@ -67,43 +65,31 @@ from functools import lru_cache
 from typing import Any
 
 from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
-from calculators.catalog.engines import DEFAULT_ENGINE, Engine
 from calculators.catalog.gpus import GPU
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import serving_notes
-from calculators.errors import InputError
 from calculators.fit import DOES_NOT_FIT, FitVerdict, share_verdict
-from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.checkpoint_weights import stored_weights_note
-from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, largest_fitting
+from calculators.memory.inference import largest_fitting
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.weight_formats import AUTO as STORED, resolve_weights
 from calculators.model import ModelSpec
-from calculators.parallel.step import AUTO
 from calculators.performance.error_bands import speed_error_band
 from calculators.performance.forward_pass import expert_bytes_read, weight_bytes_read
 from calculators.performance.inference_speed import decode_work, prefill_work
 from calculators.performance.roofline import Work, step_times
 from calculators.performance.serving_result import DOES_NOT_FIT_STATUS, OK, SATURATED, ServingLoad
 from calculators.performance.serving_tails import itl_quantile, ttft_quantile
-from calculators.performance.speed_setup import SpeedSetup, speed_setup
+from calculators.performance.served import MAX_CONCURRENCY, MAX_REQUEST_RATE_PER_S, PREFILL_MODES, Load, ServedModel
+from calculators.performance.speed_setup import SpeedSetup
 from calculators.serving import continuous_batch_memory
-from calculators.validate import finite_float, model_spec, one_of, positive_int
 
-__all__ = ["MAX_CONCURRENCY", "MAX_REQUEST_RATE_PER_S", "PREFILL_MODES", "ServingLoad", "serving_load"]
+__all__ = ["MAX_CONCURRENCY", "MAX_REQUEST_RATE_PER_S", "PREFILL_MODES", "Load", "ServedModel", "ServingLoad",
+           "serving_load"]
 
-#: Most requests in flight accepted (the memory calculator's largest batch).
-MAX_CONCURRENCY = MAX_BATCH
-#: Highest request rate accepted, requests/s.
-MAX_REQUEST_RATE_PER_S = 1e6
 #: Points of the grid on which the highest sustainable rate is searched.
 _GRID = 64
 #: Halvings of the bisections (relative precision 2**-60).
 _HALVINGS = 60
-
-#: How an arriving prompt's prefill is timed: as its own pass added to the step (``separate``), or
-#: inside the decode pass with the weights read once for both (``fused``).
-PREFILL_MODES = ("separate", "fused")
 
 
 @dataclass(frozen=True)
@@ -244,54 +230,30 @@ def _bisect(low: float, high: float, above: Any) -> float:
     return high
 
 
-def serving_load(spec: ModelSpec, gpu: GPU, *, prompt_tokens: int = 1024, output_tokens: int = 256,
-                 concurrency: int | None = None, request_rate_per_s: float | None = None, weights: str = STORED,
-                 kv_cache: str = "bf16", gpus: int = 1, engine: str | Engine = DEFAULT_ENGINE,
-                 bandwidth_efficiency: float | None = None, compute_efficiency: float | None = None,
-                 interconnect: str = AUTO, collective_efficiency: float | None = None,
-                 prefill: str = "separate") -> ServingLoad:
+def serving_load(served: ServedModel, load: Load) -> ServingLoad:
     """Throughput and per-user latency of a continuously batched server at a concurrency or a request rate.
 
     Formula: the module docstring (decode step at the mean batch a request sees, plus the
     prefills of arriving requests amortised over the steps; Little's law closes the loop).
 
     Args:
-        spec: model shapes.
-        gpu: catalog GPU (or ``custom:``/``mac:`` record).
-        prompt_tokens: prompt tokens per request.
-        output_tokens: generated tokens per request (at least 2: one from the prefill, the rest decoded).
-        concurrency: requests in flight, closed loop (give this or ``request_rate_per_s``).
-        request_rate_per_s: offered requests per second, Poisson arrivals (open loop).
-        weights, kv_cache, gpus, engine, bandwidth_efficiency, compute_efficiency, interconnect,
-            collective_efficiency: as :func:`~calculators.performance.speed_setup.speed_setup`.
-        prefill: ``"separate"`` (an arriving prompt's prefill pass is added to the step it rides
-            in) or ``"fused"`` (one pass for decodes and prompts, weights read once).
+        served: the model, its GPUs and the engine
+            (:meth:`ServedModel.of <calculators.performance.served.ServedModel.of>`).
+        load: prompt and output lengths, and a concurrency or a request rate
+            (:meth:`Load.of <calculators.performance.served.Load.of>`).
 
     Returns:
         A :class:`ServingLoad`; its speed fields are ``None`` when the requests in flight do not
         fit or the rate is saturated.
 
-    >>> from calculators.catalog.gpus import get_gpu
-    >>> from calculators.catalog.models import get_model
-    >>> busy = serving_load(get_model("llama-3-8b"), get_gpu("h100-sxm"), request_rate_per_s=1000)
+    >>> busy = serving_load(ServedModel.of(model="llama-3-8b", gpu="h100-sxm"), Load.of(request_rate_per_s=1000))
     >>> busy.status, busy.output_tokens_per_s
     ('saturated', None)
     """
-    spec, record = model_spec("spec", spec), resolve_gpu(gpu)
-    prompt = positive_int("prompt_tokens", prompt_tokens, maximum=MAX_CONTEXT - 2)
-    output = positive_int("output_tokens", output_tokens, minimum=2, maximum=MAX_CONTEXT - prompt)
-    if (concurrency is None) == (request_rate_per_s is None):
-        raise InputError("concurrency", concurrency,
-                         "either a concurrency or a request_rate_per_s, not both or neither")
-    users = None if concurrency is None else positive_int("concurrency", concurrency, maximum=MAX_CONCURRENCY)
-    rate = (None if request_rate_per_s is None else
-            finite_float("request_rate_per_s", request_rate_per_s, minimum=0.0, maximum=MAX_REQUEST_RATE_PER_S,
-                         allow_minimum=False))
-    setup = speed_setup(weights=resolve_weights(spec, weights) if isinstance(weights, str) else weights,
-                        kv_cache=kv_cache, context=prompt, gpus=gpus, engine=engine,
-                        bandwidth_efficiency=bandwidth_efficiency, compute_efficiency=compute_efficiency,
-                        interconnect=interconnect, collective_efficiency=collective_efficiency)
-    mode = one_of("prefill", prefill, PREFILL_MODES)
+    spec, record = served.spec, served.gpu
+    prompt, output, users, rate = load.prompt_tokens, load.output_tokens, load.concurrency, load.request_rate_per_s
+    setup = replace(served.setup, context=prompt)
+    mode = load.prefill
     notes = list(serving_notes(record, weights=setup.weights, kv_cache=setup.kv_cache,
                                weights_label=setup.format.id if setup.format.checkpoint else None))
     if setup.format.checkpoint is not None:

@@ -1,12 +1,12 @@
 """Checked settings of a speed estimate: weights format, batch, context, GPUs, engine and efficiencies.
 
-:func:`speed_setup` validates every input once (the memory calculator's serving inputs
-through :func:`calculators.memory.inference.inference_setup`, so the two never disagree)
+:meth:`SpeedSetup.of` validates every input once (the memory calculator's serving inputs
+through :meth:`calculators.memory.inference.InferenceRequest.of`, so the two never disagree)
 and resolves the engine (:mod:`calculators.catalog.engines`) into numbers: the
 bandwidth and compute efficiencies (overridable), the routed-expert efficiency and the
 fixed costs per layer and per request.
 
->>> setup = speed_setup(engine="generic", weights="q4_k_m")
+>>> setup = SpeedSetup.of(engine="generic", weights="q4_k_m")
 >>> setup.bandwidth_efficiency, setup.compute_efficiency, setup.weights.value
 (0.8, 0.6, 'int4')
 """
@@ -20,7 +20,7 @@ from calculators.catalog.engines import DEFAULT_ENGINE, Engine, get_engine
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.dtypes import DType
-from calculators.memory.inference import inference_setup
+from calculators.memory.inference_request import InferenceRequest
 from calculators.memory.training_inputs import MAX_GPUS
 from calculators.memory.weight_formats import AUTO as STORED, WeightFormat, weight_format
 from calculators.parallel.step import AUTO
@@ -43,8 +43,37 @@ def _blank(value: Any) -> bool:
 
 
 @dataclass(frozen=True)
+class SpeedInputs:
+    """The raw inputs of a :class:`SpeedSetup`, as a user gives them, with their defaults.
+
+    ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``, ``"vllm"``,
+    ``"sglang"``, ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the
+    efficiencies and fixed costs; ``bandwidth_efficiency`` and ``compute_efficiency``
+    (0 to 1, ``None`` or blank: the engine's) override its two efficiencies. ``weights`` ``"auto"``
+    is the model's checkpoint format, resolved by the speed functions, which know the model
+    (:func:`~calculators.memory.inference.with_stored_weights`).
+    ``interconnect`` is a link id of :mod:`calculators.catalog.interconnects` or ``"auto"``
+    (the GPU's own link); ``collective_efficiency`` the fraction of its per-direction
+    bandwidth the all-reduces reach (``None``: :func:`calculators.parallel.tensor.link_efficiency`).
+    ``weights``, ``kv_cache``, ``batch`` and ``context`` are checked as the memory calculator checks
+    them (:meth:`~calculators.memory.inference.InferenceRequest.of`), so the two never disagree.
+    """
+
+    weights: str | WeightFormat = STORED
+    kv_cache: str = "bf16"
+    batch: int = 1
+    context: int = 4096
+    gpus: int = 1
+    engine: str | Engine = DEFAULT_ENGINE
+    bandwidth_efficiency: float | None = None
+    compute_efficiency: float | None = None
+    interconnect: str = AUTO
+    collective_efficiency: float | None = None
+
+
+@dataclass(frozen=True)
 class SpeedSetup:
-    """Validated settings shared by the speed functions."""
+    """Validated settings shared by the speed functions (build it with :meth:`of`)."""
 
     weights: DType
     kv_cache: DType
@@ -102,56 +131,46 @@ class SpeedSetup:
                       f"{per_sequence}{self.request_overhead_s * 1e3:,.2f} ms per request ({kind})",)
         return lines
 
-
-def speed_setup(*, weights: str | WeightFormat = STORED, kv_cache: str = "bf16", batch: int = 1, context: int = 4096,
-                gpus: int = 1, engine: str | Engine = DEFAULT_ENGINE, bandwidth_efficiency: float | None = None,
-                compute_efficiency: float | None = None, interconnect: str = AUTO,
-                collective_efficiency: float | None = None) -> SpeedSetup:
-    """Check every speed input; raises :class:`~calculators.errors.InputError` naming the field.
-
-    ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``, ``"vllm"``,
-    ``"sglang"``, ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the
-    efficiencies and fixed costs; ``bandwidth_efficiency`` and ``compute_efficiency``
-    (0 to 1, ``None`` or blank: the engine's) override its two efficiencies. ``weights`` ``"auto"``
-    is the model's checkpoint format, resolved by the speed functions, which know the model
-    (:func:`~calculators.memory.inference.with_stored_weights`).
-    ``interconnect`` is a link id of :mod:`calculators.catalog.interconnects` or ``"auto"``
-    (the GPU's own link); ``collective_efficiency`` the fraction of its per-direction
-    bandwidth the all-reduces reach (``None``: :func:`calculators.parallel.tensor.link_efficiency`).
-
-    """
-    link = str(interconnect).strip().lower()
-    if link != AUTO:
-        link = get_interconnect(link).id
-    # The serving inputs the memory calculator also takes get its checks, so the two never disagree.
-    serving = inference_setup(weights=weights, kv_cache=kv_cache, batch=batch, context=context)
-    chosen = get_engine(engine)
-    return SpeedSetup(
-        weights=serving.weights,
-        weight_format=serving.weight_format,
-        stored_format=serving.stored_format,
-        kv_cache=serving.kv_cache,
-        batch=serving.batch,
-        context=serving.context,
-        gpus=positive_int("gpus", gpus, maximum=MAX_GPUS),
-        bandwidth_efficiency=(chosen.value("bandwidth_efficiency") if _blank(bandwidth_efficiency)
-                              else _efficiency("bandwidth_efficiency", bandwidth_efficiency)),
-        compute_efficiency=(chosen.compute_efficiency_for(serving.weights)
-                            if _blank(compute_efficiency) else _efficiency("compute_efficiency", compute_efficiency)),
-        interconnect=link,
-        collective_efficiency=(None if _blank(collective_efficiency)
-                               else _efficiency("collective_efficiency", collective_efficiency)),
-        engine=chosen.id,
-        moe_expert_efficiency=chosen.value("moe_expert_efficiency"),
-        step_overhead_s_per_layer=chosen.value("step_overhead_s_per_layer"),
-        request_overhead_s=chosen.value("request_overhead_s"),
-        grouped_query_decode=chosen.grouped_query_decode,
-        kv_reread_cost=chosen.value("kv_reread_cost"),
-        custom_all_reduce=chosen.custom_all_reduce,
-        sequence_overhead_s=chosen.value("sequence_overhead_s") if chosen.host_work_per_sequence else 0.0,
-        host_work_per_sequence=chosen.host_work_per_sequence,
-        engine_family=chosen.family_id,
-    )
+    @classmethod
+    def of(cls, **raw: Any) -> SpeedSetup:
+        """Check every speed input once (keywords: :class:`SpeedInputs`); raises
+        :class:`~calculators.errors.InputError` naming the field, or TypeError for a keyword it does not have.
+        """
+        given = SpeedInputs(**raw)
+        link = str(given.interconnect).strip().lower()
+        if link != AUTO:
+            link = get_interconnect(link).id
+        # The serving inputs the memory calculator also takes get its checks, so the two never disagree.
+        serving = InferenceRequest.of(weights=given.weights, kv_cache=given.kv_cache, batch=given.batch,
+                                      context=given.context)
+        chosen = get_engine(given.engine)
+        bandwidth, compute = given.bandwidth_efficiency, given.compute_efficiency
+        collective = given.collective_efficiency
+        return cls(
+            weights=serving.weights,
+            weight_format=serving.weight_format,
+            stored_format=serving.stored_format,
+            kv_cache=serving.kv_cache,
+            batch=serving.batch,
+            context=serving.context,
+            gpus=positive_int("gpus", given.gpus, maximum=MAX_GPUS),
+            bandwidth_efficiency=(chosen.value("bandwidth_efficiency") if _blank(bandwidth)
+                                  else _efficiency("bandwidth_efficiency", bandwidth)),
+            compute_efficiency=(chosen.compute_efficiency_for(serving.weights)
+                                if _blank(compute) else _efficiency("compute_efficiency", compute)),
+            interconnect=link,
+            collective_efficiency=None if _blank(collective) else _efficiency("collective_efficiency", collective),
+            engine=chosen.id,
+            moe_expert_efficiency=chosen.value("moe_expert_efficiency"),
+            step_overhead_s_per_layer=chosen.value("step_overhead_s_per_layer"),
+            request_overhead_s=chosen.value("request_overhead_s"),
+            grouped_query_decode=chosen.grouped_query_decode,
+            kv_reread_cost=chosen.value("kv_reread_cost"),
+            custom_all_reduce=chosen.custom_all_reduce,
+            sequence_overhead_s=chosen.value("sequence_overhead_s") if chosen.host_work_per_sequence else 0.0,
+            host_work_per_sequence=chosen.host_work_per_sequence,
+            engine_family=chosen.family_id,
+        )
 
 
 def compute_dtype(weights: DType) -> DType:

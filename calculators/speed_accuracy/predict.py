@@ -25,6 +25,7 @@ from calculators.catalog.engines import Engine, compute_key, engine_at_version, 
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.performance.inference_speed import (
+    SpeedSetup,
     Work,
     decode_step,
     decode_work,
@@ -32,7 +33,6 @@ from calculators.performance.inference_speed import (
     prefill,
     prefill_work,
     request_works,
-    speed_setup,
 )
 from calculators.speed_accuracy.data import UNITS, is_time, measured_value
 
@@ -163,13 +163,13 @@ def prepare(figure: dict[str, Any]) -> Prepared:
     # The work (bytes and FLOPs at the peaks) depends on the engine's kernels, never on its constants.
     kernels = catalog_engine(figure)
     if metric in ("decode_rate", "decode_step_time"):
-        setup = speed_setup(context=_decode_context(figure), **_settings(figure, kernels))
+        setup = SpeedSetup.of(context=_decode_context(figure), **_settings(figure, kernels))
         terms = [(1, decode_work(spec, gpu, setup, setup.context)[2])]
     elif metric in ("prefill_rate", "prefill_time"):
-        setup = speed_setup(context=int(figure["input_tokens"]), **_settings(figure, kernels))
+        setup = SpeedSetup.of(context=int(figure["input_tokens"]), **_settings(figure, kernels))
         terms = [(1, prefill_work(spec, gpu, setup)[2])]
     else:
-        setup = speed_setup(context=int(figure["input_tokens"]), **_settings(figure, kernels))
+        setup = SpeedSetup.of(context=int(figure["input_tokens"]), **_settings(figure, kernels))
         new_tokens = 1 if metric == "ttft" else int(figure["output_tokens"])
         first, steps = request_works(spec, gpu, setup, new_tokens=new_tokens, chunks=FIT_CHUNKS)
         terms = [(1, first), *steps]

@@ -23,7 +23,7 @@ from typing import Any
 from calculators.catalog.engines import Engine, get_engine
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
-from calculators.performance.serving_load import PREFILL_MODES, ServingLoad, serving_load
+from calculators.performance.serving_load import PREFILL_MODES, Load, ServedModel, ServingLoad, serving_load
 from calculators.speed_accuracy import percentile
 from calculators.speed_accuracy.data import is_time, load_figures, measured_value, scored
 from calculators.speed_accuracy.inference import loso_fits
@@ -49,11 +49,12 @@ def skipped(figure: dict[str, Any]) -> str:
 
 
 def _answer(figure: dict[str, Any], engine: str | Engine, prefill: str) -> ServingLoad:
-    return serving_load(get_model(str(figure["model"])), get_gpu(str(figure["gpu"])), engine=engine,
-                        prompt_tokens=int(figure["input_tokens"]), output_tokens=int(figure["output_tokens"]),
-                        concurrency=int(figure["concurrency"]), weights=str(figure["weights"]),
-                        kv_cache=str(figure.get("kv_cache") or "bf16"), gpus=int(figure["tensor_parallel"]),
-                        prefill=prefill)
+    served = ServedModel.of(model=get_model(str(figure["model"])), gpu=get_gpu(str(figure["gpu"])), engine=engine,
+                            weights=str(figure["weights"]), kv_cache=str(figure.get("kv_cache") or "bf16"),
+                            gpus=int(figure["tensor_parallel"]))
+    return serving_load(served, Load.of(prompt_tokens=int(figure["input_tokens"]),
+                                        output_tokens=int(figure["output_tokens"]),
+                                        concurrency=int(figure["concurrency"]), prefill=prefill))
 
 
 def load_error(figure: dict[str, Any], engine: str | Engine, *, prefill: str = "separate") -> float | None:

@@ -26,7 +26,7 @@ from calculators.catalog.engines import (
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.errors import InputError
-from calculators.performance.inference_speed import decode_step, inference_speed, speed_setup
+from calculators.performance.inference_speed import SpeedSetup, decode_step, inference_speed
 from calculators.speed_accuracy.data import load_figures, scored
 from calculators.speed_accuracy.fit import NAMES, Fit, fit_catalog
 from calculators.speed_accuracy.predict import prepare
@@ -81,7 +81,7 @@ def test_pooled_fit_is_catalogued_and_bounded() -> None:
 
 def test_generic_is_the_earlier_assumption() -> None:
     # calculators.performance.inference_speed's documented defaults before engines: 0.8 and 0.6, no fixed costs.
-    setup = speed_setup()
+    setup = SpeedSetup.of()
     assert (setup.engine, setup.bandwidth_efficiency, setup.compute_efficiency) == ("generic", 0.8, 0.6)
     assert setup.step_overhead_s_per_layer == 0 and setup.request_overhead_s == 0
     assert GENERIC.value("moe_expert_efficiency") == 1.0
@@ -114,7 +114,7 @@ def test_fixed_cost_per_step_slows_small_models_most() -> None:
 def test_request_overhead_is_in_the_time_to_first_token_only() -> None:
     spec, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb-sxm")
     result = inference_speed(spec, gpu, engine="tensorrt-llm", context=128, new_tokens=2)
-    setup = speed_setup(engine="tensorrt-llm")
+    setup = SpeedSetup.of(engine="tensorrt-llm")
     assert result.time_to_first_token_s == pytest.approx(result.prefill.time_s + setup.request_overhead_s)
     assert result.generation_time_s == pytest.approx(result.time_to_first_token_s + result.last_step.time_s,
                                                      rel=0.01)

@@ -138,7 +138,7 @@ def test_the_checks_can_fail() -> None:
 RESOLVING_MODULES = {
     "calculators", "calculators.inputs", "calculators.inputs.gpu", "calculators.inputs.model",
     "calculators.fit", "calculators.fit_encoder", "calculators.parallel.cluster", "calculators.performance.inference_speed",
-    "calculators.performance.serving_load", "calculators.recommend",
+    "calculators.performance.served", "calculators.recommend",
     "calculators.jobs.values",
 }
 

@@ -328,11 +328,11 @@ def test_engines_without_a_grouped_query_kernel_reread_each_kv_head_per_query_he
     # reads each KV head 8 times, 7 of them repeats (TensorRT-LLM's XQA blog: the XQA kernel, from v0.8, reads
     # it once per group). The repeats are timed at the engine's re-read cost of a read from memory.
     from calculators.catalog.engines import get_engine
-    from calculators.performance.inference_speed import decode_work, repeated_kv_traffic, speed_setup
+    from calculators.performance.inference_speed import SpeedSetup, decode_work, repeated_kv_traffic
 
     spec, gpu = get_model("llama-2-70b"), get_gpu("h200")
-    old = speed_setup(engine="tensorrt-llm-0.7", weights="fp8", kv_cache="fp8", batch=64, context=2048)
-    new = speed_setup(engine="tensorrt-llm", weights="fp8", kv_cache="fp8", batch=64, context=2048)
+    old = SpeedSetup.of(engine="tensorrt-llm-0.7", weights="fp8", kv_cache="fp8", batch=64, context=2048)
+    new = SpeedSetup.of(engine="tensorrt-llm", weights="fp8", kv_cache="fp8", batch=64, context=2048)
     assert (repeated_kv_traffic(spec, old), repeated_kv_traffic(spec, new)) == ((7, 0), (0, 0))
     _, _, once = decode_work(spec, gpu, new, 2048)
     _, _, again = decode_work(spec, gpu, old, 2048)

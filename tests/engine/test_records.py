@@ -1,8 +1,9 @@
 """Records per subject (issue #29 stage 2): small engine signatures, one reading of the GPU and the model, checks once.
 
-* No engine function takes more than :data:`MAX_PARAMETERS` parameters: the settings travel as records
-  (:class:`~calculators.parallel.cluster.Cluster`, :class:`~calculators.performance.training_run.TrainingRun`,
-  :class:`~calculators.memory.training_inputs.TrainingSetup`, :class:`~calculators.parallel.step.DataParallelStep`).
+* The settings travel as records (:class:`~calculators.parallel.cluster.Cluster`,
+  :class:`~calculators.performance.training_run.TrainingRun`, :class:`~calculators.memory.training_inputs.TrainingSetup`,
+  :class:`~calculators.parallel.step.DataParallelStep`), so no function takes more than 8 parameters
+  (``tests/engine/test_parameter_counts.py``).
 * One call reads its GPU and its model once (a counting wrapper around the one reader of each, wherever a
   module holds it).
 * A record refuses a bad value naming the field and its range, and a keyword it does not know.
@@ -10,11 +11,9 @@
 
 from __future__ import annotations
 
-import ast
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,64 +31,8 @@ from calculators.parallel.cluster import Cluster
 from calculators.parallel.step_record import DataParallelStep
 from calculators.performance.training_run import TrainingRun
 from calculators.performance.training_time import training_time
-from tests.engine.test_import_layers import LAYER_OF_AREA
 
-PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
 SPEC = get_model("llama-3-8b")
-
-#: The most parameters an engine function takes (``self``/``cls`` aside; ``*args`` and ``**kwargs`` count one each).
-MAX_PARAMETERS = 8
-#: The layers of the engine: everything below the docs, the named calculators and the faces (test_import_layers).
-ENGINE_TOP_LAYER = LAYER_OF_AREA["recommend"]
-
-#: Functions still over the limit, by ``module path:function``.
-OVER_THE_LIMIT = {
-    # serving side, being moved in branch records-serve
-    "catalog/custom_gpu.py:custom_gpu",
-    "catalog/encoder_models.py:_record",
-    "catalog/model_record.py:record",
-    "inputs/fields.py:int_field",
-    "inputs/fields.py:float_field",
-    "memory/inference.py:inference_setup",
-    "performance/serving_load.py:serving_load",
-    "performance/speed_setup.py:speed_setup",
-    "recommend.py:_row",
-    "system.py:system_balance",
-}
-
-
-def _parameter_counts() -> dict[str, int]:
-    """``module path:function`` -> parameters, for every function of the engine's modules."""
-    counts: dict[str, int] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE).with_suffix("").parts
-        area = "" if parts[0] == "__init__" else parts[0]
-        if LAYER_OF_AREA.get(area, ENGINE_TOP_LAYER + 1) > ENGINE_TOP_LAYER:
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                arguments = node.args
-                names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
-                if names[:1] in (["self"], ["cls"]):
-                    names = names[1:]
-                count = len(names) + (arguments.vararg is not None) + (arguments.kwarg is not None)
-                counts[f"{path.relative_to(PACKAGE).as_posix()}:{node.name}"] = max(
-                    count, counts.get(f"{path.relative_to(PACKAGE).as_posix()}:{node.name}", 0))
-    return counts
-
-
-def test_no_engine_function_takes_more_than_eight_parameters() -> None:
-    counts = _parameter_counts()
-    over = {name: count for name, count in counts.items() if count > MAX_PARAMETERS}
-    unexpected = {name: count for name, count in over.items() if name not in OVER_THE_LIMIT}
-    assert not unexpected, f"take a record instead of these parameters: {unexpected}"
-    moved = sorted(OVER_THE_LIMIT - set(over))
-    assert not moved, f"{moved} no longer take more than {MAX_PARAMETERS}: remove them from OVER_THE_LIMIT"
-    # the walk sees the engine: the training side's entry points, now small, and a record's constructor
-    assert counts["performance/training_time.py:training_time"] == 3  # spec, gpu, **settings
-    assert counts["performance/training_time.py:training_run_time"] == 1
-    assert counts["parallel/cluster.py:of"] == 2  # gpu, **raw
-
 
 # --------------------------------------------------------------------------- one reading per call
 @pytest.fixture

@@ -22,8 +22,9 @@ from calculators.catalog.gpus import GPU
 from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.errors import InputError
-from calculators.fit import fit_training, fit_verdict
+from calculators.fit import fit_inference, fit_training, fit_verdict
 from calculators.inputs import gpu as gpu_input
+from calculators.jobs.registry import get_calculator
 from calculators.inputs import model as model_input
 from calculators.memory.inference import inference_memory
 from calculators.model import ModelSpec
@@ -91,3 +92,31 @@ def test_below_the_entry_points_a_gpu_must_be_a_record() -> None:
     for call in (lambda: usable_memory_bytes("h100-sxm"), lambda: fit_verdict(estimate, "h100-sxm")):
         with pytest.raises(InputError, match=r"^gpu: got 'h100-sxm'; expected a GPU record"):
             call()
+
+
+def test_inference_fit_reads_its_gpu_once(reads: Counter[str]) -> None:
+    # 70B in bf16 does not fit one 24 GB card: the search over GPU counts, batches and contexts runs too.
+    fit_inference(get_model("llama-3-70b"), "rtx-4090", batch=2, context=4096)
+    assert reads == {"gpu read": 1}
+
+
+def test_inference_fit_through_the_face_reads_model_and_gpu_once(reads: Counter[str]) -> None:
+    # The fit calculator as both faces call it: ids in, each read once, then records passed down.
+
+    get_calculator("fit").answer({"model": "llama-3.1-70b", "gpu": "rtx-4090", "gpus": "2", "weights": "int4"})
+    assert reads["model read"] == 1 and reads["gpu read"] == 1
+
+
+def test_recommend_over_every_gpu_reads_the_model_once_and_no_gpu(reads: Counter[str]) -> None:
+    # Without a GPU list, recommend walks the catalog's records: the model is read once, no GPU at all.
+    result = recommend(Workload(model="llama-3-8b", job="serve"))
+    assert len(result.rows) > 10  # many GPUs were tried
+    assert reads == {"model read": 1}
+
+
+def test_serve_load_reads_model_and_gpu_once_for_the_whole_curve(reads: Counter[str]) -> None:
+    # The serve-load calculator answers at the asked concurrency and along a curve of others: one served model.
+
+    get_calculator("serving-load").answer({"model": "llama-3-8b", "gpu": "h100-sxm", "concurrency": "8"})
+    assert reads["model read"] == 1 and reads["gpu read"] == 1
+    assert reads["gpu pass"] <= 1 and reads["model pass"] <= 1  # the served model hands its records on once

@@ -84,9 +84,9 @@ def test_offload_equals_deepspeed_estimators() -> None:
 
 
 def test_system_balance_ecc_note_follows_catalog() -> None:
-    geforce = system.system_balance(samples_per_s=100, bytes_per_sample=1, gpu="rtx-4090")
+    geforce = system.system_balance(system.HostJob.of(samples_per_s=100, bytes_per_sample=1, gpu="rtx-4090"))
     assert "no ECC" in geforce.ecc_note
-    assert "has ECC" in system.system_balance(samples_per_s=100, bytes_per_sample=1).ecc_note
+    assert "has ECC" in system.system_balance(system.HostJob.of(samples_per_s=100, bytes_per_sample=1)).ecc_note
 
 
 @pytest.mark.parametrize(("call", "field"), [
@@ -97,8 +97,8 @@ def test_system_balance_ecc_note_follows_catalog() -> None:
     (lambda: system.data_loader_need(samples_per_s=1, bytes_per_sample=1, core_efficiency=1.5), "core_efficiency"),
     (lambda: system.host_ram_need(gpu_memory_bytes=-1), "gpu_memory_bytes"),
     (lambda: system.offload_host_bytes(parameters=10, offload="disk"), "offload"),
-    (lambda: system.system_balance(samples_per_s=1, bytes_per_sample=1, gpus=0), "gpus"),
-    (lambda: system.system_balance(samples_per_s=1, bytes_per_sample=1, offload="optimizer"), "offload_parameters"),
+    (lambda: system.HostJob.of(samples_per_s=1, bytes_per_sample=1, gpus=0), "gpus"),
+    (lambda: system.HostJob.of(samples_per_s=1, bytes_per_sample=1, offload="optimizer"), "offload_parameters"),
     (lambda: system.storage_fits(float("nan")), "read_bytes_per_s"),
 ])
 def test_bad_inputs_name_their_field(call: object, field: str) -> None:

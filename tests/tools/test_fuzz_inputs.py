@@ -331,7 +331,7 @@ def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
     from calculators.memory.lora import lora_parameters
     from calculators.parallel.step import step_communication
     from calculators.performance.inference_speed import inference_speed
-    from calculators.performance.serving_load import serving_load
+    from calculators.performance.serving_load import Load, ServedModel, serving_load
     from calculators.performance.training_time import training_time
     from calculators.recommend import Workload, recommend
 
@@ -364,7 +364,7 @@ def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
                                   {"gpu_hours": 10.0, "usd_per_gpu_hour": 2.0}),
         "usd_per_million_tokens": (lambda **kw: cost.usd_per_million_tokens(**kw),
                                    {"tokens_per_s": 100.0, "usd_per_hour": 2.0}),
-        "system_balance": (lambda **kw: system.system_balance(**kw),
+        "system_balance": (lambda **kw: system.system_balance(system.HostJob.of(**kw)),
                            {"samples_per_s": 100.0, "bytes_per_sample": 1000.0, "decode_ms_per_sample": 1.0,
                             "core_efficiency": 1.0, "gpu": "h100-sxm", "gpus": 1, "host_ram_factor": 1.0,
                             "dataset_cache_bytes": 0, "offload_parameters": 0, "offload": "none", "batch_bytes": 0,
@@ -372,7 +372,10 @@ def _api_targets() -> dict[str, tuple[Callable[..., Any], dict[str, Any]]]:
         "inference_speed": (lambda spec, gpu, **kw: inference_speed(spec, gpu, **kw),
                             {"spec": spec, "gpu": gpu, "new_tokens": 16, **{k: v for k, v in infer.items()
                                                                            if k not in ("new_tokens", "attention")}}),
-        "serving_load": (lambda spec, gpu, **kw: serving_load(spec, gpu, **kw),
+        "serving_load": (lambda spec, gpu, prompt_tokens, output_tokens, concurrency, **kw: serving_load(
+                             ServedModel.of(model=spec, gpu=gpu, **kw),
+                             Load.of(prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                                     concurrency=concurrency)),
                          {"spec": spec, "gpu": gpu, "prompt_tokens": 128, "output_tokens": 16, "concurrency": 4,
                           "weights": "bf16", "kv_cache": "bf16", "gpus": 1}),
         "training_time": (lambda spec, gpu, **kw: training_time(spec, gpu, **kw),

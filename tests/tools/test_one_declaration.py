@@ -144,7 +144,7 @@ def test_the_declaration_check_can_fail() -> None:
     assert declaration_problems("infer", actions, calculator, engines) == []
     parser = argparse.ArgumentParser()
     colour = parser.add_argument("--colour", default="red")
-    context = parser.add_argument("--context", default=123457)  # typed by hand; inference_setup's differs
+    context = parser.add_argument("--context", default=123457)  # typed by hand; InferenceInputs' differs
     assert [problem.split(":")[0] for problem in declaration_problems("infer", [*actions, colour], calculator,
                                                                       engines)] == ["mlhw infer --colour"]
     typed = [context if action.dest == "context" else action for action in actions]

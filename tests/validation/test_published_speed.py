@@ -18,7 +18,7 @@ import pytest
 from calculators.catalog.engines import engine_ids
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
-from calculators.memory.inference import inference_setup
+from calculators.memory.inference import InferenceRequest
 from calculators.speed_accuracy.data import (
     CATEGORIES,
     DEFAULT_DIRECTORY,
@@ -77,7 +77,7 @@ def test_record_is_complete_and_known(figure: dict[str, object]) -> None:
         return
     get_gpu(str(figure["gpu"]))
     get_model(str(figure["model"]))
-    inference_setup(weights=str(figure["weights"]), kv_cache=str(figure.get("kv_cache") or "bf16"))
+    InferenceRequest.of(weights=str(figure["weights"]), kv_cache=str(figure.get("kv_cache") or "bf16"))
     assert int(figure["tensor_parallel"]) >= 1 and int(figure["batch"]) >= 1  # type: ignore[call-overload]
     if figure["metric"] not in ("decode_rate", "decode_step_time"):
         assert figure["input_tokens"], "a prefill, first-token or batch figure states its prompt length"

@@ -148,7 +148,7 @@ def test_the_generic_engine_carries_the_naive_rooflines_errors() -> None:
 def test_every_speed_and_time_answer_carries_its_band() -> None:
     from calculators.catalog.models import get_model
     from calculators.performance.inference_speed import decode_step, inference_speed, prefill
-    from calculators.performance.serving_load import serving_load
+    from calculators.performance.serving_load import Load, ServedModel, serving_load
     from calculators.performance.training_time import training_time
 
     spec, h100 = get_model("llama-3-8b"), get_gpu("h100-sxm")
@@ -164,7 +164,7 @@ def test_every_speed_and_time_answer_carries_its_band() -> None:
     assert "Error band of the decode step" in speed_text and "Error band of the generation time" in speed_text
     assert decode_step(spec, h100, engine="vllm").error_band.category == "decode_batch1"  # type: ignore[union-attr]
     assert prefill(spec, h100, engine="vllm").error_band.category == "prefill_throughput"  # type: ignore[union-attr]
-    load = serving_load(spec, h100, engine="vllm", concurrency=8)
+    load = serving_load(ServedModel.of(model=spec, gpu=h100, engine="vllm"), Load.of(concurrency=8))
     assert load.throughput_band and load.first_token_band
     assert "Error band of the inter-token latency" in run(["serve-load", "--model", "llama-3-8b", "--gpu", "h100-sxm",
                                                             "--engine", "vllm", "--concurrency", "8"])[1]

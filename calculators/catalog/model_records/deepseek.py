@@ -6,6 +6,7 @@ from calculators.catalog.model_record import (
     ATLAS,
     READ_ON_2025_MODELS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     record,
@@ -44,9 +45,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         "deepseek-v3", "DeepSeek-V3", "deepseek-ai/DeepSeek-V3", "deepseek",
         _DEEPSEEK_V3_CONFIG,
         config_source("deepseek-ai/DeepSeek-V3", ATLAS.format("deepseek-v3.config.json") + " and other copies"),
-        684531386000,
-        hub_api_source("deepseek-ai/DeepSeek-V3", "main", via=ATLAS.format("deepseek-v3.api.json")),
-        extra=13463426304 + 41540496,
+        Published(
+            684531386000,
+            hub_api_source("deepseek-ai/DeepSeek-V3", "main", via=ATLAS.format("deepseek-v3.api.json")),
+            extra=13463426304 + 41540496),
         notes=(
             _DEEPSEEK_EXTRA_NOTE,
             "DeepSeek describes the release as 671B main-model weights plus a 14B MTP module, about 685B in all.",
@@ -61,13 +63,13 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("deepseek-ai/DeepSeek-R1", "DeepSeek-V3's values (R1 is trained from DeepSeek-V3-Base; "
                       "the hub reports the same element count per dtype for both checkpoints)",
                       as_of=READ_ON_2025_MODELS),
-        684531386000,
-        hub_api_source("deepseek-ai/DeepSeek-R1", "56d4cbbb4d29f4355bab4b9a39ccb717a14ad5ad",
-                       via=("the example hub response (safetensors BF16 3,918,786,560, F8_E4M3 680,571,043,840, "
-                            "F32 41,555,600) in the huggingface/get-model command documentation of "
-                            "github.com/bqw1013/WebSculpt"),
-                       as_of=READ_ON_2025_MODELS),
-        extra=13463426304 + 41540496,
+        Published(
+            684531386000,
+            hub_api_source("deepseek-ai/DeepSeek-R1", "56d4cbbb4d29f4355bab4b9a39ccb717a14ad5ad",
+                           via=("the example hub response (safetensors BF16 3,918,786,560, F8_E4M3 680,571,043,840, "
+                                "F32 41,555,600) in the huggingface/get-model command documentation of "
+                                "github.com/bqw1013/WebSculpt"),
+                           as_of=READ_ON_2025_MODELS), extra=13463426304 + 41540496),
         notes=(
             "DeepSeek-R1 is a reinforcement-learning fine-tune of DeepSeek-V3-Base: the same tensors, "
             "the same MTP module and FP8 block scales, the same hub total element for element.",

@@ -7,6 +7,7 @@ from calculators.catalog.model_record import (
     KVFIT_COUNTS,
     READ_ON_2025_MODELS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     keras_source,
@@ -55,8 +56,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 4, "head_dim": 256, "intermediate_size": 9216, "query_pre_attn_scalar": 256,
          "torch_dtype": "float32"},
         config_source("google/gemma-2-2b", "a verbatim copy in a public GitHub repository (Girafboy/pytorchKQI)"),
-        2614341888,
-        keras_source("gemma2_2b_en", "gemma", sibling_of="google/gemma-2-2b"),
+        Published(
+            2614341888,
+            keras_source("gemma2_2b_en", "gemma", sibling_of="google/gemma-2-2b")),
         notes=(_GEMMA2_NOTE,),
     ),
     record(
@@ -65,8 +67,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 8, "head_dim": 256, "intermediate_size": 14336, "query_pre_attn_scalar": 256,
          "torch_dtype": "float32"},
         config_source("google/gemma-2-9b", "a verbatim copy in a public GitHub repository (Girafboy/pytorchKQI)"),
-        9241705984,
-        keras_source("gemma2_9b_en", "gemma", sibling_of="google/gemma-2-9b"),
+        Published(
+            9241705984,
+            keras_source("gemma2_9b_en", "gemma", sibling_of="google/gemma-2-9b")),
         notes=(_GEMMA2_NOTE, "head_dim 256 x 16 heads = 4096 is wider than hidden_size 3584."),
     ),
     record(
@@ -74,8 +77,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_GEMMA2_SHARED, "hidden_size": 4608, "num_hidden_layers": 46, "num_attention_heads": 32,
          "num_key_value_heads": 16, "head_dim": 128, "intermediate_size": 36864, "query_pre_attn_scalar": 144},
         config_source("google/gemma-2-27b", "copies of its shape keys in public GitHub repositories"),
-        27227128320,
-        keras_source("gemma2_27b_en", "gemma", sibling_of="google/gemma-2-27b"),
+        Published(
+            27227128320,
+            keras_source("gemma2_27b_en", "gemma", sibling_of="google/gemma-2-27b")),
         notes=(_GEMMA2_NOTE,),
     ),
     # ---- Gemma 3 -------------------------------------------------------------------------
@@ -86,8 +90,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "sliding_window": 512, "max_position_embeddings": 32768},
         config_source("google/gemma-3-1b-pt", "copies of its shape keys in public GitHub repositories "
                       "(those of google/gemma-3-1b-it, the same shapes)", as_of=READ_ON_2025_MODELS),
-        999885952,
-        keras_source("gemma3_1b", "gemma3", sibling_of="google/gemma-3-1b-pt", as_of=READ_ON_2025_MODELS),
+        Published(
+            999885952,
+            keras_source("gemma3_1b", "gemma3", sibling_of="google/gemma-3-1b-pt", as_of=READ_ON_2025_MODELS)),
         notes=(_GEMMA3_NOTE, "Text-only; a 512-token window on its 22 local layers, 4 global layers.",
                "The hub API gives the same 999,885,952 for google/gemma-3-1b-it."),
     ),
@@ -97,10 +102,10 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 4, "head_dim": 256, "intermediate_size": 10240, "vocab_size": 262208,
          "sliding_window": 1024, "max_position_embeddings": 131072},
         config_source("google/gemma-3-4b-it", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        4300079472,
-        hub_api_source("unsloth/gemma-3-4b-it", "main", via=KVFIT_COUNTS, sibling_of="google/gemma-3-4b-it",
-                       as_of=READ_ON_2025_MODELS),
-        extra=_SIGLIP_896 + 1152 + 1152 * 2560,
+        Published(
+            4300079472,
+            hub_api_source("unsloth/gemma-3-4b-it", "main", via=KVFIT_COUNTS, sibling_of="google/gemma-3-4b-it",
+                           as_of=READ_ON_2025_MODELS), extra=_SIGLIP_896 + 1152 + 1152 * 2560),
         notes=(_GEMMA3_NOTE, _GEMMA3_MM_NOTE, _GEMMA3_VOCAB_NOTE),
     ),
     record(
@@ -109,10 +114,10 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 8, "head_dim": 256, "intermediate_size": 15360, "vocab_size": 262208,
          "sliding_window": 1024, "max_position_embeddings": 131072},
         config_source("google/gemma-3-12b-it", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        12187325040,
-        hub_api_source("unsloth/gemma-3-12b-it", "main", via=KVFIT_COUNTS, sibling_of="google/gemma-3-12b-it",
-                       as_of=READ_ON_2025_MODELS),
-        extra=_SIGLIP_896 + 1152 + 1152 * 3840,
+        Published(
+            12187325040,
+            hub_api_source("unsloth/gemma-3-12b-it", "main", via=KVFIT_COUNTS, sibling_of="google/gemma-3-12b-it",
+                           as_of=READ_ON_2025_MODELS), extra=_SIGLIP_896 + 1152 + 1152 * 3840),
         notes=(_GEMMA3_NOTE, _GEMMA3_MM_NOTE, _GEMMA3_VOCAB_NOTE),
     ),
     record(
@@ -121,10 +126,10 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 16, "head_dim": 128, "intermediate_size": 21504, "vocab_size": 262208,
          "sliding_window": 1024, "max_position_embeddings": 131072, "query_pre_attn_scalar": 168},
         config_source("google/gemma-3-27b-it", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        27432406640,
-        hub_api_source("unsloth/gemma-3-27b-it", "main", via=KVFIT_COUNTS, sibling_of="google/gemma-3-27b-it",
-                       as_of=READ_ON_2025_MODELS),
-        extra=_SIGLIP_896 + 1152 + 1152 * 5376,
+        Published(
+            27432406640,
+            hub_api_source("unsloth/gemma-3-27b-it", "main", via=KVFIT_COUNTS, sibling_of="google/gemma-3-27b-it",
+                           as_of=READ_ON_2025_MODELS), extra=_SIGLIP_896 + 1152 + 1152 * 5376),
         notes=(_GEMMA3_NOTE, _GEMMA3_MM_NOTE, _GEMMA3_VOCAB_NOTE,
                "KerasHub's medgemma_instruct_27b preset (a Gemma 3 27B fine-tune) lists the same 27,432,406,640."),
     ),

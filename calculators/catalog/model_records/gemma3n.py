@@ -16,6 +16,7 @@ from calculators.catalog.model_record import (
     READ_ON_2026_MORE,
     TRANSFORMERS_DEFAULTS,
     ModelRecord,
+    Published,
     config_source,
     keras_source,
     record,
@@ -86,9 +87,8 @@ def _records(size: str, layers: int, width: int, shared: int, published: int) ->
     published_source_it = keras_source(f"{preset}_it", "gemma3n", sibling_of=repo_it, as_of=_D)
     stored = shared * SHARED_KV_STORED + KERASHUB_MOBILENET_EXTRA
     language = record(
-        f"gemma-3n-{size.lower()}", f"Gemma 3n {size}", repo_it, "gemma", text, source_it, published,
-        published_source_it,
-        extra=TOWERS + stored,
+        f"gemma-3n-{size.lower()}", f"Gemma 3n {size}", repo_it, "gemma", text, source_it,
+        Published(published, published_source_it, extra=TOWERS + stored),
         notes=(_NOTE, "The language model alone (Gemma3nForCausalLM); the whole checkpoint, with its image and "
                       f"audio towers (983,281,504 elements with their embedders), is the catalog's "
                       f"gemma-3n-{size.lower()}-multimodal record: published_extra_elements adds the towers to what "
@@ -98,7 +98,7 @@ def _records(size: str, layers: int, width: int, shared: int, published: int) ->
         f"gemma-3n-{size.lower()}-multimodal", f"Gemma 3n {size} with image and audio", repo, "gemma",
         {"model_type": "gemma3n", "text_config": text, "vision_config": _VISION, "audio_config": _AUDIO,
          "vision_soft_tokens_per_image": 256, "audio_soft_tokens_per_image": 188, "tie_word_embeddings": True},
-        source, published, published_source, extra=stored,
+        source, Published(published, published_source, extra=stored),
         notes=(_NOTE, "The whole checkpoint: the language model, a MobileNet-v5 image encoder (timm's "
                       "mobilenetv5_300m_enc: a 768 x 768 image becomes 256 tokens) and a 12-block conformer audio "
                       "encoder (a clip of up to 30 s becomes 188 tokens), each with an embedder into the language "

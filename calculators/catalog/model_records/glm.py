@@ -14,6 +14,7 @@ from calculators.catalog.model_record import (
     READ_ON_2026_MODELS,
     READ_ON_2026_MORE,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     record,
@@ -65,9 +66,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("zai-org/GLM-4.5", KVFIT_CONFIGS + "; attention_bias, partial_rotary_factor, use_qk_norm, "
                       "routed_scaling_factor from a full GLM-4.5-architecture config (Glm4MoeForCausalLM, 92 layers) "
                       "in the tests of a public GitHub repository", as_of=_D),
-        358337791296,
-        hub_api_source("zai-org/GLM-4.5", "main", via=KVFIT_COUNTS, as_of=_D),
-        extra=GLM45_MTP,
+        Published(
+            358337791296,
+            hub_api_source("zai-org/GLM-4.5", "main", via=KVFIT_COUNTS, as_of=_D), extra=GLM45_MTP),
         notes=(_GLM_NOTE, _MTP_NOTE,
                "Z.ai: 355B total, 32B active parameters (rounded)."),
     ),
@@ -79,10 +80,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("zai-org/GLM-4.5-Air", ATLAS_FEATURED.format("zai-org__GLM-4.5-Air.config.json")
                       + "; the other keys from a full Glm4MoeConfig dump of GLM-4.5-Air in a public GitHub "
                       "repository (ms-swift model notes)", as_of=_D),
-        110468824832,
-        hub_api_source("zai-org/GLM-4.5-Air", "main", via=ATLAS_FEATURED.format("zai-org__GLM-4.5-Air.api.json"),
-                       as_of=_D),
-        extra=GLM45_AIR_MTP,
+        Published(
+            110468824832,
+            hub_api_source("zai-org/GLM-4.5-Air", "main", via=ATLAS_FEATURED.format("zai-org__GLM-4.5-Air.api.json"),
+                           as_of=_D), extra=GLM45_AIR_MTP),
         notes=(_GLM_NOTE, _MTP_NOTE,
                "The hub splits the total into BF16 110,468,818,944 and F32 5,888: the F32 values are the "
                "45 MoE layers' and the MTP layer's e_score_correction_bias (46 x 128).",
@@ -94,9 +95,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("zai-org/GLM-4.6", "a configuration manifest of zai-org/GLM-4.6 in a public GitHub "
                       "architecture write-up, and a full Glm4MoeForCausalLM config with the same values "
                       "(max_position_embeddings 202,752) in the tests of a public GitHub repository", as_of=_D),
-        356785898816,
-        hub_api_source("zai-org/GLM-4.6", "main", via=MOE_JOURNAL, as_of=READ_ON_2026_MORE),
-        extra=GLM45_MTP - 2 * 151552 * 5120,
+        Published(
+            356785898816,
+            hub_api_source("zai-org/GLM-4.6", "main", via=MOE_JOURNAL, as_of=READ_ON_2026_MORE),
+            extra=GLM45_MTP - 2 * 151552 * 5120),
         notes=(_GLM_NOTE, _MTP_NOTE,
                "GLM-4.6 keeps GLM-4.5's tensors and raises the context to 200K (max_position_embeddings 202,752).",
                "Its hub total (read on " + READ_ON_2026_MORE + ") is GLM-4.5's less 1,551,892,480 = 2 x 151,552 x "

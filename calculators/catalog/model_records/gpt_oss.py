@@ -13,6 +13,7 @@ from calculators.catalog.model_record import (
     KVFIT_COUNTS,
     READ_ON_2025_MODELS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     record,
@@ -51,8 +52,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_SHARED, "num_hidden_layers": 24, "num_local_experts": 32,
          "layer_types": ["sliding_attention", "full_attention"] * 12},
         config_source("openai/gpt-oss-20b", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        20914757184,
-        hub_api_source("openai/gpt-oss-20b", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS),
+        Published(
+            20914757184,
+            hub_api_source("openai/gpt-oss-20b", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS)),
         notes=_NOTES + ("32 experts, 4 per token, no shared expert.",),
     ),
     record(
@@ -60,8 +62,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_SHARED, "num_hidden_layers": 36, "num_local_experts": 128,
          "layer_types": ["sliding_attention", "full_attention"] * 18},
         config_source("openai/gpt-oss-120b", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        116829156672,
-        hub_api_source("openai/gpt-oss-120b", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS),
+        Published(
+            116829156672,
+            hub_api_source("openai/gpt-oss-120b", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS)),
         notes=_NOTES + ("128 experts, 4 per token, no shared expert.",),
     ),
 )

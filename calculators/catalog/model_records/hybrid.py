@@ -14,6 +14,7 @@ from calculators.catalog.model_record import (
     READ_ON_2026_MODELS,
     TRANSFORMERS_DEFAULTS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     record,
@@ -58,9 +59,10 @@ RECORDS: tuple[ModelRecord, ...] = (
                       "decoder_sparse_step, norm_topk_prob, attention_bias, rms_norm_eps from "
                       + TRANSFORMERS_DEFAULTS.format("Qwen3NextConfig", "qwen3_next")
                       + ", documented as this checkpoint's", as_of=_D),
-        81324862720,
-        hub_api_source("Qwen/Qwen3-Next-80B-A3B-Instruct", "main", via=KVFIT_COUNTS, as_of=_D),
-        extra=QWEN3_NEXT_MTP,
+        Published(
+            81324862720,
+            hub_api_source("Qwen/Qwen3-Next-80B-A3B-Instruct", "main", via=KVFIT_COUNTS, as_of=_D),
+            extra=QWEN3_NEXT_MTP),
         notes=("Layers cycle three Gated DeltaNet (linear attention) layers and one gated full-attention layer "
                "(full_attention_interval 4: 36 linear, 12 full). A DeltaNet layer keeps a fixed state per "
                "sequence (a short convolution over q/k/v and a 32-head 128 x 128 recurrent state); only the 12 "
@@ -80,8 +82,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "use_bias": False, "mlp_bias": False, "attention_bias": False, "vocab_size": 131072,
          "max_position_embeddings": 131072, "tie_word_embeddings": False},
         config_source("nvidia/NVIDIA-Nemotron-Nano-9B-v2", KVFIT_CONFIGS, as_of=_D),
-        8888227328,
-        hub_api_source("nvidia/NVIDIA-Nemotron-Nano-9B-v2", "main", via=KVFIT_COUNTS, as_of=_D),
+        Published(
+            8888227328,
+            hub_api_source("nvidia/NVIDIA-Nemotron-Nano-9B-v2", "main", via=KVFIT_COUNTS, as_of=_D)),
         notes=(_NEMOTRON_NOTE, _NEMOTRON_DEFAULTS_NOTE,
                "56 layers: 27 Mamba2, 4 attention, 25 MLP. The Mamba2 mixer has 128 heads of 80 "
                "(d_inner 10,240), 8 groups, state size 128, conv kernel 4."),
@@ -124,8 +127,9 @@ GRANITE_RECORDS: tuple[ModelRecord, ...] = (
         config_source("ibm-granite/granite-4.0-h-small", KVFIT_CONFIGS + " (the layer_types list written out; "
                       "mamba_conv_bias, mamba_proj_bias, attention_bias are transformers 5.23.0's "
                       "GraniteMoeHybridConfig defaults, confirmed by the exact hub total)", as_of=_D),
-        32207337984,
-        hub_api_source("ibm-granite/granite-4.0-h-small", "main", via=KVFIT_COUNTS, as_of=_D),
+        Published(
+            32207337984,
+            hub_api_source("ibm-granite/granite-4.0-h-small", "main", via=KVFIT_COUNTS, as_of=_D)),
         notes=("40 layers: 36 Mamba2 mixers and 4 attention layers (5, 15, 25, 35), each followed by a MoE of 72 "
                "experts of width 768 (10 per token) plus a shared expert of width 1536; no positional encoding "
                "in attention; tied head.",

@@ -13,6 +13,7 @@ from calculators.catalog.model_record import (
     READ_ON_2026_MORE,
     TRANSFORMERS_DEFAULTS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     record,
@@ -61,11 +62,12 @@ RECORDS: tuple[ModelRecord, ...] = (
                       "untied head from " + TRANSFORMERS_DEFAULTS.format("Qwen3NextConfig", "qwen3_next")
                       + " (Qwen3-Next-80B-A3B's values, as in the catalog's qwen3-next-80b-a3b record); the exact hub "
                       "total confirms every shape", as_of=_D),
-        79674391296,
-        hub_api_source("Qwen/Qwen3-Coder-Next", "main",
-                       via="the saved hub response test/fixtures/hf/qwen3-coder-next.api.json in "
-                           "github.com/zaid-cdlg/inference-atlas (commit 6dcc306d19aa35aaaddcc498fc103b375947617b)",
-                       as_of=_D),
+        Published(
+            79674391296,
+            hub_api_source("Qwen/Qwen3-Coder-Next", "main",
+                           via="the saved hub response test/fixtures/hf/qwen3-coder-next.api.json in "
+                               "github.com/zaid-cdlg/inference-atlas (commit 6dcc306d19aa35aaaddcc498fc103b375947617b)",
+                           as_of=_D)),
         notes=(_QWEN3_NEXT_NOTE,
                "Qwen3-Coder-Next is the coding model on the Qwen3-Next-80B-A3B architecture. Unlike "
                "Qwen3-Next-80B-A3B-Instruct, its checkpoint stores no multi-token-prediction layer: the hub total "
@@ -154,14 +156,15 @@ RECORDS: tuple[ModelRecord, ...] = (
                       + " (its docstring names state-spaces/mamba2-2.8b, but the defaults are this model's: 64 layers "
                       "of width 4096, 128 heads of 64, 8 groups, a 32,768-token vocabulary); the exact published count "
                       "confirms every shape", as_of=_D),
-        7285403648,
-        Source(
-            title=("Mistral AI's figure for Codestral Mamba, 'exactly 7,285,403,648 parameters', as quoted on the "
-                   "AI/TLDR model page 'Codestral Mamba'"),
-            url="https://ai-tldr.dev/models/codestral-mamba/",
-            as_of=_D,
-            kind="spec",
-        ),
+        Published(
+            7285403648,
+            Source(
+                title=("Mistral AI's figure for Codestral Mamba, 'exactly 7,285,403,648 parameters', as quoted on the "
+                       "AI/TLDR model page 'Codestral Mamba'"),
+                url="https://ai-tldr.dev/models/codestral-mamba/",
+                as_of=_D,
+                kind="spec",
+            )),
         notes=("A pure Mamba2 model: 64 identical layers, each one RMSNorm and one Mamba2 mixer (in_proj 4096 -> "
                "2 x 8192 + 2 x 8 x 128 + 128, a depthwise conv of kernel 4 over 8192 + 2 x 8 x 128 channels, a gated "
                "RMSNorm, out_proj 8192 -> 4096); no attention and no MLP. Each sequence holds a fixed conv and SSM "

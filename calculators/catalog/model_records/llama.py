@@ -9,6 +9,7 @@ from calculators.catalog.model_record import (
     READ_ON,
     READ_ON_2025_MODELS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     keras_source,
@@ -51,9 +52,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA2_SHARED, "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
          "num_key_value_heads": 32, "intermediate_size": 11008},
         config_source("meta-llama/Llama-2-7b-hf", "verbatim copies in public GitHub repositories (Girafboy/pytorchKQI and others)"),
-        6738417664,
-        hub_api_source("meta-llama/Llama-2-7b-hf", "01c7f73d771dfac7d292323805ebc428287df4f9", via=HELDOUT),
-        extra=32 * 64,
+        Published(
+            6738417664,
+            hub_api_source("meta-llama/Llama-2-7b-hf", "01c7f73d771dfac7d292323805ebc428287df4f9", via=HELDOUT),
+            extra=32 * 64),
         notes=(_LLAMA2_NOTE,
                "The safetensors index agrees: total_size 13,476,839,424 bytes = 2 x 6,738,415,616 "
                "float16 weights + 32 x 64 x 4 bytes of inv_freq."),
@@ -63,9 +65,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA2_SHARED, "hidden_size": 5120, "num_hidden_layers": 40, "num_attention_heads": 40,
          "num_key_value_heads": 40, "intermediate_size": 13824},
         config_source("meta-llama/Llama-2-13b-hf", "a verbatim copy in a public GitHub repository (Girafboy/pytorchKQI)"),
-        13015866880,
-        hub_api_source("meta-llama/Llama-2-13b-hf", "5c31dfb671ce7cfe2d7bb7c04375e44c55e815b1", via=HELDOUT),
-        extra=40 * 64,
+        Published(
+            13015866880,
+            hub_api_source("meta-llama/Llama-2-13b-hf", "5c31dfb671ce7cfe2d7bb7c04375e44c55e815b1", via=HELDOUT),
+            extra=40 * 64),
         notes=(_LLAMA2_NOTE,),
     ),
     record(
@@ -73,9 +76,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA2_SHARED, "hidden_size": 8192, "num_hidden_layers": 80, "num_attention_heads": 64,
          "num_key_value_heads": 8, "intermediate_size": 28672},
         config_source("meta-llama/Llama-2-70b-hf", "verbatim copies in public GitHub repositories (Girafboy/pytorchKQI and others)"),
-        68976653312,
-        hub_api_source("meta-llama/Llama-2-70b-hf", "3aba440b59558f995867ba6e1f58f21d0336b5bb", via=HELDOUT),
-        extra=80 * 64,
+        Published(
+            68976653312,
+            hub_api_source("meta-llama/Llama-2-70b-hf", "3aba440b59558f995867ba6e1f58f21d0336b5bb", via=HELDOUT),
+            extra=80 * 64),
         notes=(_LLAMA2_NOTE, "The only Llama 2 size with grouped-query attention (8 KV heads)."),
     ),
     # ---- Llama 3 / 3.1 / 3.2 -------------------------------------------------------------
@@ -84,8 +88,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA3_SHARED, "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
          "num_key_value_heads": 8, "intermediate_size": 14336, "max_position_embeddings": 8192},
         config_source("meta-llama/Meta-Llama-3-8B", "a verbatim copy in a public GitHub repository (Girafboy/pytorchKQI)"),
-        8030261248,
-        keras_source("llama3_8b_en", "llama3", sibling_of="meta-llama/Meta-Llama-3-8B"),
+        Published(
+            8030261248,
+            keras_source("llama3_8b_en", "llama3", sibling_of="meta-llama/Meta-Llama-3-8B")),
         notes=("The model.safetensors.index.json of this repository gives total_size 16,060,522,496 bytes "
                "= 2 x 8,030,261,248 bfloat16 values, the same figure.",),
     ),
@@ -94,11 +99,12 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA3_SHARED, "hidden_size": 8192, "num_hidden_layers": 80, "num_attention_heads": 64,
          "num_key_value_heads": 8, "intermediate_size": 28672, "max_position_embeddings": 8192},
         config_source("meta-llama/Meta-Llama-3-70B", "copies of its shape keys in public GitHub repositories"),
-        70553706496,
-        hub_api_source("NousResearch/Meta-Llama-3-70B", "main",
-                       via=("the MODELS table of scripts/build_registry.py in github.com/debaditc/kvfit "
-                            "(commit bd4ccabf914323ee9831bc4dfae6bff777aa7966)"),
-                       sibling_of="meta-llama/Meta-Llama-3-70B"),
+        Published(
+            70553706496,
+            hub_api_source("NousResearch/Meta-Llama-3-70B", "main",
+                           via=("the MODELS table of scripts/build_registry.py in github.com/debaditc/kvfit "
+                                "(commit bd4ccabf914323ee9831bc4dfae6bff777aa7966)"),
+                           sibling_of="meta-llama/Meta-Llama-3-70B")),
         notes=("The published figure is the hub total of NousResearch/Meta-Llama-3-70B, an ungated "
                "re-upload of the gated meta-llama/Meta-Llama-3-70B weights, as a third-party project "
                "recorded it; no figure read from the meta-llama repository itself was found.",
@@ -110,8 +116,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA31_SHARED, "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
          "num_key_value_heads": 8, "intermediate_size": 14336},
         config_source("meta-llama/Llama-3.1-8B", "copies in public GitHub repositories"),
-        8030261248,
-        hub_api_source("meta-llama/Llama-3.1-8B", "d04e592bb4f6aa9cfee91e2e20afa771667e1d4b", via=HELDOUT),
+        Published(
+            8030261248,
+            hub_api_source("meta-llama/Llama-3.1-8B", "d04e592bb4f6aa9cfee91e2e20afa771667e1d4b", via=HELDOUT)),
         notes=("Same weights layout as Llama 3 8B; the context grows to 128K through llama3 RoPE scaling.",),
     ),
     record(
@@ -119,8 +126,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA31_SHARED, "hidden_size": 8192, "num_hidden_layers": 80, "num_attention_heads": 64,
          "num_key_value_heads": 8, "intermediate_size": 28672},
         config_source("meta-llama/Llama-3.1-70B", "copies in public GitHub repositories"),
-        70553706496,
-        hub_api_source("meta-llama/Llama-3.1-70B", "349b2ddb53ce8f2849a6c168a81980ab25258dac", via=HELDOUT),
+        Published(
+            70553706496,
+            hub_api_source("meta-llama/Llama-3.1-70B", "349b2ddb53ce8f2849a6c168a81980ab25258dac", via=HELDOUT)),
         notes=("The repository's safetensors index gives total_size 141,107,412,992 bytes = 2 x the count.",),
     ),
     record(
@@ -128,8 +136,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA31_SHARED, "hidden_size": 16384, "num_hidden_layers": 126, "num_attention_heads": 128,
          "num_key_value_heads": 8, "intermediate_size": 53248},
         config_source("meta-llama/Llama-3.1-405B", "copies of its shape keys in public GitHub repositories"),
-        405853388800,
-        hub_api_source("meta-llama/Llama-3.1-405B", "b906e4dc842aa489c962f9db26554dcfdde901fe", via=HELDOUT),
+        Published(
+            405853388800,
+            hub_api_source("meta-llama/Llama-3.1-405B", "b906e4dc842aa489c962f9db26554dcfdde901fe", via=HELDOUT)),
         notes=("128 query heads share 8 KV heads; the Hugging Face checkpoint is bfloat16 (Meta also "
                "ships FP8 and differently sharded original/ checkpoints, which this record does not describe).",),
     ),
@@ -140,9 +149,10 @@ RECORDS: tuple[ModelRecord, ...] = (
          "max_position_embeddings": 131072, "tie_word_embeddings": False},
         config_source("meta-llama/Llama-3.3-70B-Instruct", KVFIT_CONFIGS + ", read from the unsloth mirror",
                       as_of=READ_ON_2025_MODELS),
-        70553706496,
-        hub_api_source("unsloth/Llama-3.3-70B-Instruct", "main", via=KVFIT_COUNTS,
-                       sibling_of="meta-llama/Llama-3.3-70B-Instruct", as_of=READ_ON_2025_MODELS),
+        Published(
+            70553706496,
+            hub_api_source("unsloth/Llama-3.3-70B-Instruct", "main", via=KVFIT_COUNTS,
+                           sibling_of="meta-llama/Llama-3.3-70B-Instruct", as_of=READ_ON_2025_MODELS)),
         notes=("Meta released Llama 3.3 only as an instruction-tuned 70B; its tensor shapes are those of "
                "Llama 3.1 70B, and so is its published count (70,553,706,496).",
                "The published figure is the hub total of unsloth/Llama-3.3-70B-Instruct, an ungated copy of "
@@ -153,15 +163,16 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA32_SHARED, "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 32,
          "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 8192},
         config_source("meta-llama/Llama-3.2-1B", "copies of its shape keys in public GitHub repositories"),
-        1235814400,
-        Source(
-            title=("Nikolić, Baluta & Saxena, 'Model Provenance Testing for Large Language Models' "
-                   "(arXiv:2502.00706v2, NeurIPS 2025), Appendix Table 4 '# params' column, "
-                   "row meta-llama/Llama-3.2-1B-Instruct (the Instruct checkpoint has the same tensor shapes)"),
-            url="https://arxiv.org/abs/2502.00706",
-            as_of=READ_ON,
-            kind="spec",
-        ),
+        Published(
+            1235814400,
+            Source(
+                title=("Nikolić, Baluta & Saxena, 'Model Provenance Testing for Large Language Models' "
+                       "(arXiv:2502.00706v2, NeurIPS 2025), Appendix Table 4 '# params' column, "
+                       "row meta-llama/Llama-3.2-1B-Instruct (the Instruct checkpoint has the same tensor shapes)"),
+                url="https://arxiv.org/abs/2502.00706",
+                as_of=READ_ON,
+                kind="spec",
+            )),
         notes=("Ties the output head to the embedding, so the 128,256 x 2048 matrix is stored once.",
                "The published figure is for the Instruct checkpoint, which shares the base model's shapes; "
                "no exact count read from the meta-llama/Llama-3.2-1B repository itself was found.",
@@ -173,10 +184,11 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_LLAMA32_SHARED, "hidden_size": 3072, "num_hidden_layers": 28, "num_attention_heads": 24,
          "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 8192},
         config_source("meta-llama/Llama-3.2-3B", "copies of its shape keys in public GitHub repositories"),
-        3212749824,
-        hub_api_source("meta-llama/Llama-3.2-3B", "13afe5124825b4f3751f836b40dafda64c1ed062",
-                       via=("the saved hub response apiRepoLlama3_2Data in huggingface_test.go of "
-                            "github.com/maruel/huggingface (commit 84f7837283346204fa9da7d1b08b0b5b64510589)")),
+        Published(
+            3212749824,
+            hub_api_source("meta-llama/Llama-3.2-3B", "13afe5124825b4f3751f836b40dafda64c1ed062",
+                           via=("the saved hub response apiRepoLlama3_2Data in huggingface_test.go of "
+                                "github.com/maruel/huggingface (commit 84f7837283346204fa9da7d1b08b0b5b64510589)"))),
         notes=("Ties the output head to the embedding.",
                "arXiv:2502.00706 (Table 4) gives the same 3,212,749,824 for meta-llama/Llama-3.2-3B-Instruct.",
                "KerasHub's llama3.2_3b preset lists 3,606,752,256 = 3,212,749,824 + 394,002,432: it counts "

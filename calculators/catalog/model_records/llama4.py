@@ -16,6 +16,7 @@ from calculators.catalog.model_record import (
     READ_ON_2026_MODELS,
     READ_ON_2026_MORE,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     record,
@@ -66,9 +67,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("meta-llama/Llama-4-Scout-17B-16E-Instruct",
                       "text_config: " + AIC_CONFIGS.format("meta-llama--Llama-4-Scout-17B-16E-Instruct")
                       + " and no_rope_layers from " + KVFIT_CONFIGS + "; " + _VISION_SOURCE, as_of=_D),
-        108641793536,
-        hub_api_source("unsloth/Llama-4-Scout-17B-16E-Instruct", "main", via=KVFIT_COUNTS,
-                       sibling_of="meta-llama/Llama-4-Scout-17B-16E-Instruct", as_of=_D),
+        Published(
+            108641793536,
+            hub_api_source("unsloth/Llama-4-Scout-17B-16E-Instruct", "main", via=KVFIT_COUNTS,
+                           sibling_of="meta-llama/Llama-4-Scout-17B-16E-Instruct", as_of=_D)),
         notes=(_LLAMA4_NOTE, _VISION_NOTE,
                "Every one of the 48 layers is MoE (interleave_moe_layer_step 1): 16 experts + 1 shared.",
                "The same 108,641,793,536 is recorded for meta-llama/Llama-4-Scout-17B-16E-Instruct itself in "
@@ -85,8 +87,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("meta-llama/Llama-4-Maverick-17B-128E-Instruct",
                       "text_config: " + AIC_CONFIGS.format("meta-llama--Llama-4-Maverick-17B-128E-Instruct")
                       + "; " + _VISION_SOURCE + " (Maverick ships the same vision encoder)", as_of=_D),
-        401583781376,
-        hub_api_source("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "main", via=MMEVAL, as_of=READ_ON_2026_MORE),
+        Published(
+            401583781376,
+            hub_api_source("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "main", via=MMEVAL,
+                           as_of=READ_ON_2026_MORE)),
         notes=(_LLAMA4_NOTE, _VISION_NOTE,
                "MoE on every second layer (interleave_moe_layer_step 2: layers 1, 3, ..., 47), 128 experts + 1 shared;"
                " the other 24 layers are dense with width 16,384.",

@@ -8,6 +8,7 @@ from calculators.catalog.model_record import (
     KVFIT_COUNTS,
     READ_ON_2025_MODELS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     keras_source,
@@ -39,8 +40,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "max_position_embeddings": 32768, "rope_theta": 10000.0, "sliding_window": 4096,
          "rms_norm_eps": 1e-05, "tie_word_embeddings": False, "torch_dtype": "bfloat16"},
         config_source("mistralai/Mistral-7B-v0.1", ATLAS.format("mistral-7b-v0.1.config.json") + " and other copies"),
-        7241732096,
-        keras_source("mistral_7b_en", "mistral", sibling_of="mistralai/Mistral-7B-v0.1"),
+        Published(
+            7241732096,
+            keras_source("mistral_7b_en", "mistral", sibling_of="mistralai/Mistral-7B-v0.1")),
         notes=("Every layer uses a 4096-token sliding window, so the KV cache stops growing at 4096 tokens.",
                "The hub API gives the same total, 7,241,732,096, for mistralai/Mistral-7B-Instruct-v0.1 "
                "(" + ATLAS.format("mistral-7b-v0.1.api.json") + ")."),
@@ -52,8 +54,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "max_position_embeddings": 32768, "rope_theta": 1000000.0, "sliding_window": None,
          "rms_norm_eps": 1e-05, "tie_word_embeddings": False, "torch_dtype": "bfloat16"},
         config_source("mistralai/Mistral-7B-v0.3"),
-        7248023552,
-        keras_source("mistral_0.3_7b_en", "mistral", sibling_of="mistralai/Mistral-7B-v0.3"),
+        Published(
+            7248023552,
+            keras_source("mistral_0.3_7b_en", "mistral", sibling_of="mistralai/Mistral-7B-v0.3")),
         notes=("v0.3 extends the vocabulary to 32,768 and drops the sliding window (full attention).",
                "KerasHub's mistral_0.3_instruct_7b_en preset lists the same 7,248,023,552 for the "
                "Instruct checkpoint."),
@@ -66,9 +69,10 @@ RECORDS: tuple[ModelRecord, ...] = (
          "rope_theta": 1000000.0, "sliding_window": None, "rms_norm_eps": 1e-05,
          "tie_word_embeddings": False, "torch_dtype": "bfloat16"},
         config_source("mistralai/Mixtral-8x7B-v0.1", ATLAS.format("mixtral-8x7b.config.json") + " and other copies"),
-        46702792704,
-        hub_api_source("mistralai/Mixtral-8x7B-Instruct-v0.1", "main", via=ATLAS.format("mixtral-8x7b.api.json"),
-                       sibling_of="mistralai/Mixtral-8x7B-v0.1"),
+        Published(
+            46702792704,
+            hub_api_source("mistralai/Mixtral-8x7B-Instruct-v0.1", "main", via=ATLAS.format("mixtral-8x7b.api.json"),
+                           sibling_of="mistralai/Mixtral-8x7B-v0.1")),
         notes=("Each token passes through 2 of the 8 experts; Mistral AI describes the active size only "
                "as about 13B, so no exact active count is published.",
                "KerasHub's mixtral_8_7b_en preset gives the same 46,702,792,704."),
@@ -80,8 +84,10 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 14336, "vocab_size": 131072,
          "max_position_embeddings": 131072, "tie_word_embeddings": False},
         config_source("mistralai/Mistral-Nemo-Instruct-2407", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        12247782400,
-        hub_api_source("mistralai/Mistral-Nemo-Instruct-2407", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS),
+        Published(
+            12247782400,
+            hub_api_source("mistralai/Mistral-Nemo-Instruct-2407", "main", via=KVFIT_COUNTS,
+                           as_of=READ_ON_2025_MODELS)),
         notes=("head_dim 128 x 32 heads = 4096 is narrower than hidden_size 5120: q_proj is 5120 -> 4096.",
                "Full attention on every layer (no sliding window); 131,072-token vocabulary (Tekken tokenizer)."),
     ),
@@ -89,10 +95,11 @@ RECORDS: tuple[ModelRecord, ...] = (
         "mistral-small-3.1-24b", "Mistral Small 3.1 24B", "mistralai/Mistral-Small-3.1-24B-Base-2503", "mistral",
         _MISTRAL_SMALL,
         config_source("mistralai/Mistral-Small-3.1-24B-Base-2503", _TRT_FIXTURE, as_of=READ_ON_2025_MODELS),
-        24011361280,
-        hub_api_source("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "main", via=KVFIT_COUNTS,
-                       sibling_of="mistralai/Mistral-Small-3.1-24B-Base-2503", as_of=READ_ON_2025_MODELS),
-        extra=438958080,
+        Published(
+            24011361280,
+            hub_api_source("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "main", via=KVFIT_COUNTS,
+                           sibling_of="mistralai/Mistral-Small-3.1-24B-Base-2503", as_of=READ_ON_2025_MODELS),
+            extra=438958080),
         notes=(_PIXTRAL_NOTE,
                "The published figure is Mistral Small 3.2's hub total: 3.2 is a fine-tune of 3.1 with the "
                "same config (text and vision); no exact count read from the 3.1 repositories was found."),
@@ -103,10 +110,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         _MISTRAL_SMALL,
         config_source("mistralai/Mistral-Small-3.2-24B-Instruct-2506", KVFIT_CONFIGS + " and " + _TRT_FIXTURE,
                       as_of=READ_ON_2025_MODELS),
-        24011361280,
-        hub_api_source("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "main", via=KVFIT_COUNTS,
-                       as_of=READ_ON_2025_MODELS),
-        extra=438958080,
+        Published(
+            24011361280,
+            hub_api_source("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "main", via=KVFIT_COUNTS,
+                           as_of=READ_ON_2025_MODELS), extra=438958080),
         notes=(_PIXTRAL_NOTE, "Mistral publishes 3.2 only as an instruction-tuned checkpoint."),
     ),
 )

@@ -15,6 +15,7 @@ from calculators.catalog.model_record import (
     KVFIT_COUNTS,
     READ_ON_2026_MODELS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     record,
@@ -70,10 +71,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("deepseek-ai/DeepSeek-V3.2", AIC_CONFIGS.format("deepseek-ai--DeepSeek-V3.2")
                       + " (transformers 5.23.0's DeepseekV32Config defaults, documented as DeepSeek-V3.2-Exp's, "
                       "are the same)", as_of=_D),
-        685355329792,
-        hub_api_source("deepseek-ai/DeepSeek-V3.2", "main",
-                       via=ATLAS_FEATURED.format("deepseek-ai__DeepSeek-V3.2.api.json"), as_of=_D),
-        extra=V32_MTP,
+        Published(
+            685355329792,
+            hub_api_source("deepseek-ai/DeepSeek-V3.2", "main",
+                           via=ATLAS_FEATURED.format("deepseek-ai__DeepSeek-V3.2.api.json"), as_of=_D), extra=V32_MTP),
         notes=("DeepSeek-V3's tensors plus a lightning indexer in every layer (64 heads of 128 scoring past "
                "tokens; the attention then reads the top index_topk = 2048 tokens), whose own K cache of 128 "
                "values per token adds to the MLA latent cache.",
@@ -96,8 +97,9 @@ RECORDS: tuple[ModelRecord, ...] = (
                                  "weight_block_size": [128, 128],
                                  "modules_to_not_convert": ["gate", "e_score_correction_bias", "lm_head"]}},
         config_source("MiniMaxAI/MiniMax-M2.7", AIC_CONFIGS.format("MiniMaxAI--MiniMax-M2.7"), as_of=_D),
-        228689764864,
-        hub_api_source("MiniMaxAI/MiniMax-M2.7", "main", via=AUDIT_TABLE, as_of=_D),
+        Published(
+            228689764864,
+            hub_api_source("MiniMaxAI/MiniMax-M2.7", "main", via=AUDIT_TABLE, as_of=_D)),
         notes=("62 full-attention layers (attn_type_list all 1), each with RMSNorms over the whole q and k "
                "projections (qk_norm_type per_layer: 48 x 128 and 8 x 128 weights), RoPE on 64 of 128 dimensions "
                "(rotary_dim), and 256 experts of width 1536 (8 per token, sigmoid routing with a bias, no shared "

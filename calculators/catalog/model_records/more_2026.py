@@ -10,6 +10,7 @@ from calculators.catalog.model_record import (
     KVFIT_COUNTS,
     READ_ON_2026_MODELS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     keras_source,
@@ -39,8 +40,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "tie_word_embeddings": True},
         config_source("google/gemma-3-270m", "a verbatim config dict (_sliding_window_pattern 6, an 18-entry "
                       "layer_types list) in the tests of a public GitHub repository (circuit-tracer)", as_of=_D),
-        268098176,
-        keras_source("gemma3_270m", "gemma3", sibling_of="google/gemma-3-270m", as_of=_D),
+        Published(
+            268098176,
+            keras_source("gemma3_270m", "gemma3", sibling_of="google/gemma-3-270m", as_of=_D)),
         notes=("Text-only Gemma 3: five sliding-window (512) layers to one global, q/k RMSNorms, tied head.",
                "Of its 268M parameters, 170M are the 262,144 x 640 embedding (Google: '170M embedding "
                "parameters, 100M transformer blocks'), which the tests check."),
@@ -51,8 +53,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 8, "intermediate_size": 8192, "vocab_size": 200064,
          "max_position_embeddings": 131072, "sliding_window": 262144, "tie_word_embeddings": True},
         config_source("microsoft/Phi-4-mini-instruct", KVFIT_CONFIGS, as_of=_D),
-        3836021760,
-        hub_api_source("microsoft/Phi-4-mini-instruct", "main", via=KVFIT_COUNTS, as_of=_D),
+        Published(
+            3836021760,
+            hub_api_source("microsoft/Phi-4-mini-instruct", "main", via=KVFIT_COUNTS, as_of=_D)),
         notes=("Phi-3 layout (fused qkv_proj and gate_up_proj, no biases) with grouped-query attention "
                "(24 query heads, 8 KV heads) and a tied 200,064-token embedding.",
                "Its config.json also sets partial_rotary_factor (RoPE on part of each head), which changes no "
@@ -66,8 +69,9 @@ RECORDS: tuple[ModelRecord, ...] = (
                       "Mistral Small 3.1's text_config (Magistral Small is its reasoning fine-tune; the catalog's "
                       "mistral-small-3.1-24b record)",
                       as_of=_D),
-        23572403200,
-        keras_source("magistral_small_2506_en", "mistral", sibling_of="mistralai/Magistral-Small-2506", as_of=_D),
+        Published(
+            23572403200,
+            keras_source("magistral_small_2506_en", "mistral", sibling_of="mistralai/Magistral-Small-2506", as_of=_D)),
         notes=("A text-only MistralForCausalLM checkpoint: the Mistral Small 3.1 language model without its "
                "Pixtral vision encoder, 23,572,403,200 = the 24,011,361,280 multimodal total - 438,958,080.",
                "KerasHub's magistral_small_2507_en preset gives the same count.",
@@ -80,15 +84,16 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 8192},
         config_source("meta-llama/Llama-3.2-1B-Instruct", "the shape keys of meta-llama/Llama-3.2-1B (the "
                       "catalog's llama-3.2-1b record; the instruction tune keeps every tensor shape)", as_of=_D),
-        1235814400,
-        Source(
-            title=("Nikolić, Baluta & Saxena, 'Model Provenance Testing for Large Language Models' "
-                   "(arXiv:2502.00706v2, NeurIPS 2025), Appendix Table 4 '# params', row "
-                   "meta-llama/Llama-3.2-1B-Instruct"),
-            url="https://arxiv.org/abs/2502.00706",
-            as_of=_D,
-            kind="spec",
-        ),
+        Published(
+            1235814400,
+            Source(
+                title=("Nikolić, Baluta & Saxena, 'Model Provenance Testing for Large Language Models' "
+                       "(arXiv:2502.00706v2, NeurIPS 2025), Appendix Table 4 '# params', row "
+                       "meta-llama/Llama-3.2-1B-Instruct"),
+                url="https://arxiv.org/abs/2502.00706",
+                as_of=_D,
+                kind="spec",
+            )),
         notes=("The instruction-tuned 1B: tied head, 8 KV heads of 64.",),
     ),
     record(
@@ -97,9 +102,10 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 8192},
         config_source("meta-llama/Llama-3.2-3B-Instruct", KVFIT_CONFIGS + ", read from the unsloth mirror",
                       as_of=_D),
-        3212749824,
-        hub_api_source("unsloth/Llama-3.2-3B-Instruct", "main", via=KVFIT_COUNTS,
-                       sibling_of="meta-llama/Llama-3.2-3B-Instruct", as_of=_D),
+        Published(
+            3212749824,
+            hub_api_source("unsloth/Llama-3.2-3B-Instruct", "main", via=KVFIT_COUNTS,
+                           sibling_of="meta-llama/Llama-3.2-3B-Instruct", as_of=_D)),
         notes=("The instruction-tuned 3B: tied head, 24 query heads share 8 KV heads.",),
     ),
 )

@@ -11,6 +11,7 @@ from calculators.catalog.model_record import (
     READ_ON_2026_MODELS,
     TRANSFORMERS_DEFAULTS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     record,
@@ -28,8 +29,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "rope_theta": 2000000.0, "tie_word_embeddings": True},
         config_source("HuggingFaceTB/SmolLM3-3B", TRANSFORMERS_DEFAULTS.format("SmolLM3Config", "smollm3")
                       + ", documented as this checkpoint's; the exact hub total confirms the shapes", as_of=_D),
-        3075098624,
-        hub_api_source("HuggingFaceTB/SmolLM3-3B", "main", via=AUDIT_TABLE, as_of=_D),
+        Published(
+            3075098624,
+            hub_api_source("HuggingFaceTB/SmolLM3-3B", "main", via=AUDIT_TABLE, as_of=_D)),
         notes=("A Llama-style decoder (GQA 16 query / 4 KV heads, tied head) whose every fourth layer drops RoPE "
                "(no_rope_layers: 1 = RoPE, 0 = NoPE); the KV cache is the same for both kinds.",
                "KerasHub's smollm3_3b_en preset lists 3,075,100,928, 2,304 more than the hub (not used)."),
@@ -42,9 +44,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("allenai/OLMo-2-1124-7B", TRANSFORMERS_DEFAULTS.format("Olmo2Config", "olmo2")
                       + ", documented as this checkpoint's, except vocab_size: 100,352 (the dolma2 tokenizer's "
                       "padded size), the value with which the shapes give the hub total exactly", as_of=_D),
-        7298617344,
-        hub_api_source("allenai/OLMo-2-1124-7B-Instruct", "main", via=AUDIT_TABLE,
-                       sibling_of="allenai/OLMo-2-1124-7B", as_of=_D),
+        Published(
+            7298617344,
+            hub_api_source("allenai/OLMo-2-1124-7B-Instruct", "main", via=AUDIT_TABLE,
+                           sibling_of="allenai/OLMo-2-1124-7B", as_of=_D)),
         notes=("OLMo 2 normalises after attention and after the MLP (post-norm) and applies RMSNorm over the "
                "whole q and k projections (4096 weights each); no biases, untied head, full multi-head "
                "attention (32 KV heads).",

@@ -19,6 +19,7 @@ from calculators.catalog.model_record import (
     READ_ON_2026_MORE,
     TRANSFORMERS_DEFAULTS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     record,
@@ -79,8 +80,10 @@ def _granite(size: str, name: str, hidden: int, layers: int, heads: int, kv: int
     }
     return record(
         f"granite-4.0-{size}", f"Granite 4.0 {name}", repo, "granite", config,
-        config_source(repo, _GRANITE_SOURCE, as_of=_D), published,
-        hub_api_source(repo, "main", via=AUDIT_TABLE, as_of=_D),
+        config_source(repo, _GRANITE_SOURCE, as_of=_D),
+        Published(
+            published,
+            hub_api_source(repo, "main", via=AUDIT_TABLE, as_of=_D)),
         notes=(_GRANITE_NOTE,),
     )
 
@@ -100,8 +103,10 @@ RECORDS: tuple[ModelRecord, ...] = (
                       "40 layers, 40 heads, 40 KV heads, untied) of an Olmo2Config written for this model in "
                       "jola/jola/configuration_olmo2.py of github.com/sp-embraceableai/Jola_Train_Pipeline; the exact "
                       "hub total confirms them", as_of=_D),
-        13716198400,
-        hub_api_source("allenai/OLMo-2-1124-13B", "3fefddc1bf18a30e1d9b91000271630718f2aa8b", via=HELDOUT, as_of=_D),
+        Published(
+            13716198400,
+            hub_api_source("allenai/OLMo-2-1124-13B", "3fefddc1bf18a30e1d9b91000271630718f2aa8b", via=HELDOUT,
+                           as_of=_D)),
         notes=(_OLMO_NOTE, "Full multi-head attention: 40 KV heads of 128."),
     ),
     record(
@@ -112,11 +117,12 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("allenai/Olmo-3-1025-7B", TRANSFORMERS_DEFAULTS.format("Olmo3Config", "olmo3")
                       + " (its docstring names allenai/Olmo-3-7B-Instruct, this model's instruction tune), except "
                       "vocab_size (see the notes); the exact count confirms every shape", as_of=_D),
-        7298011136,
-        _olmo3_count_source("allenai/Olmo-3-1025-7B", "7,298,011,136, as public GitHub repositories record it: an "
-                            "OpenEuroLLM SFT-throughput script ('MFUCallback log: num_params=7298011136'), a "
-                            "safetensors checker that requires the tensors to sum to 7,298,011,136, and a research "
-                            "script that sizes the olmo3-7b checkpoint with it"),
+        Published(
+            7298011136,
+            _olmo3_count_source("allenai/Olmo-3-1025-7B", "7,298,011,136, as public GitHub repositories record it: an "
+                                "OpenEuroLLM SFT-throughput script ('MFUCallback log: num_params=7298011136'), a "
+                                "safetensors checker that requires the tensors to sum to 7,298,011,136, and a research "
+                                "script that sizes the olmo3-7b checkpoint with it")),
         notes=(_OLMO_NOTE, _OLMO3_NOTE, _OLMO3_VOCAB, "Full multi-head attention: 32 KV heads of 128."),
     ),
     record(
@@ -127,9 +133,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("allenai/Olmo-3-1125-32B", "the OLMo 32B shapes (hidden 5120, MLP 27,648, 40 query heads, 8 KV "
                       "heads, 64 layers) written in experiments/qwen3.py of github.com/marin-community/marin ('same "
                       "as olmo 32b'); vocab_size: see the notes; the exact count confirms every shape", as_of=_D),
-        32233522176,
-        _olmo3_count_source("allenai/Olmo-3-1125-32B", "32,233,522,176, as a research script in a public GitHub "
-                            "repository records it for the olmo3-32b checkpoint"),
+        Published(
+            32233522176,
+            _olmo3_count_source("allenai/Olmo-3-1125-32B", "32,233,522,176, as a research script in a public GitHub "
+                                "repository records it for the olmo3-32b checkpoint")),
         notes=(_OLMO_NOTE, _OLMO3_NOTE, _OLMO3_VOCAB, "Grouped-query attention: 40 query heads share 8 KV heads."),
     ),
     record(
@@ -142,12 +149,13 @@ RECORDS: tuple[ModelRecord, ...] = (
                       + " (its docstring names allenai/OLMoE-1B-7B-0924), except the experts' width "
                       "intermediate_size: 1024, not the default 2048, the only width with which the shapes give the "
                       "published total (16 layers x 64 experts x 3 x 2048 x width)", as_of=_D),
-        6919161856,
-        hub_api_source("allenai/OLMoE-1B-7B-0924-Instruct", "7f1c97f440f06ce36705e4f2b843edb5925f4498",
-                       via=("the PARAMETERS constant of a pinned OLMoE pilot script in a public GitHub repository "
-                            "(MODEL allenai/OLMoE-1B-7B-0924-Instruct at that REVISION), which other public repositories "
-                            "confirm (a safetensors header check: 3,219 tensors, 6,919,161,856 parameters; llama.cpp's "
-                            "model_n_params)"), as_of=_D),
+        Published(
+            6919161856,
+            hub_api_source("allenai/OLMoE-1B-7B-0924-Instruct", "7f1c97f440f06ce36705e4f2b843edb5925f4498",
+                           via=("the PARAMETERS constant of a pinned OLMoE pilot script in a public GitHub repository "
+                                "(MODEL allenai/OLMoE-1B-7B-0924-Instruct at that REVISION), which other public "
+                                "repositories confirm (a safetensors header check: 3,219 tensors, 6,919,161,856 "
+                                "parameters; llama.cpp's model_n_params)"), as_of=_D)),
         notes=("Every one of the 16 layers is MoE: 64 SwiGLU experts of width 1024, 8 per token, softmax router "
                "without renormalising the top 8; q/k RMSNorms over all heads; 50,304-token vocabulary, untied "
                "head. About 1.3B parameters are active per token (AI2's rounded figure).",),
@@ -162,9 +170,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {k: v for k, v in _sibling("glm-4.5", glm.RECORDS).items() if k != "max_position_embeddings"},
         config_source("zai-org/GLM-4.7", "the shape keys of the catalog's glm-4.5 record: GLM-4.7 keeps the "
                       "GLM-4.5 architecture, and the hub total is GLM-4.5's element for element", as_of=_D),
-        358337791296,
-        hub_api_source("zai-org/GLM-4.7", "main", via=MOE_JOURNAL, as_of=_D),
-        extra=GLM45_MTP,
+        Published(
+            358337791296,
+            hub_api_source("zai-org/GLM-4.7", "main", via=MOE_JOURNAL, as_of=_D), extra=GLM45_MTP),
         notes=(_GLM_NOTE, _MTP_NOTE,
                "Its MTP layer stores its own embedding and head copies, as GLM-4.5's does (GLM-4.6's does not).",
                "The context length (max_position_embeddings) was not read for this repository: left out."),
@@ -175,8 +183,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source(f"MiniMaxAI/MiniMax-{version}", "the shape keys of the catalog's minimax-m2.7 record: "
                       f"MiniMax-{version} and M2.7 share the architecture, and the hub reports the same total for "
                       "both", as_of=_D),
-        228689764864,
-        hub_api_source(f"MiniMaxAI/MiniMax-{version}", "main", via=MOE_JOURNAL, as_of=_D),
+        Published(
+            228689764864,
+            hub_api_source(f"MiniMaxAI/MiniMax-{version}", "main", via=MOE_JOURNAL, as_of=_D)),
         notes=("62 layers of GQA attention (48 query heads, 8 KV heads of 128, q/k RMSNorms over all heads, RoPE on 64 "
                "of 128 dimensions) and a MoE of 256 experts of width 1536, 8 per token, sigmoid router with a "
                "routing bias.",

@@ -7,6 +7,7 @@ from calculators.catalog.model_record import (
     KVFIT_COUNTS,
     READ_ON_2025_MODELS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     keras_source,
@@ -23,8 +24,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "sliding_window": 2047, "rms_norm_eps": 1e-05, "attention_bias": False,
          "tie_word_embeddings": False, "torch_dtype": "bfloat16"},
         config_source("microsoft/Phi-3-mini-4k-instruct", "copies of its shape keys in public GitHub repositories"),
-        3821079552,
-        keras_source("phi3_mini_4k_instruct_en", "phi3", sibling_of="microsoft/Phi-3-mini-4k-instruct"),
+        Published(
+            3821079552,
+            keras_source("phi3_mini_4k_instruct_en", "phi3", sibling_of="microsoft/Phi-3-mini-4k-instruct")),
         notes=("Phi-3 fuses q/k/v into one qkv_proj and gate/up into one gate_up_proj; the element "
                "count is the same as separate projections.",
                "Microsoft publishes only an instruction-tuned checkpoint of this model."),
@@ -36,8 +38,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 10, "intermediate_size": 17920, "vocab_size": 100352,
          "max_position_embeddings": 16384, "tie_word_embeddings": False},
         config_source("microsoft/phi-4", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        14659507200,
-        hub_api_source("microsoft/phi-4", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS),
+        Published(
+            14659507200,
+            hub_api_source("microsoft/phi-4", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS)),
         notes=("A phi3-architecture model (fused qkv_proj and gate_up_proj) with grouped-query attention: "
                "40 query heads share 10 KV heads of 128.",
                "GGUF conversions report the same general.parameter_count, 14,659,507,200."),

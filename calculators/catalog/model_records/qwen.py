@@ -9,6 +9,7 @@ from calculators.catalog.model_record import (
     READ_ON,
     READ_ON_2025_MODELS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     keras_source,
@@ -43,8 +44,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "tie_word_embeddings": True, "max_position_embeddings": 32768, "sliding_window": 32768,
          "max_window_layers": 24, "rms_norm_eps": 1e-06},
         config_source("Qwen/Qwen2.5-0.5B", "copies of its shape keys in public GitHub repositories"),
-        494032768,
-        keras_source("qwen2.5_0.5b_en", "qwen", sibling_of="Qwen/Qwen2.5-0.5B"),
+        Published(
+            494032768,
+            keras_source("qwen2.5_0.5b_en", "qwen", sibling_of="Qwen/Qwen2.5-0.5B")),
         notes=(_QWEN_VOCAB_NOTE.format("151,936"),
                "Qwen2 layers have q/k/v biases and no o_proj bias; the output head is tied."),
     ),
@@ -55,15 +57,16 @@ RECORDS: tuple[ModelRecord, ...] = (
          "tie_word_embeddings": True, "max_position_embeddings": 131072, "sliding_window": 131072,
          "max_window_layers": 28, "rms_norm_eps": 1e-06},
         config_source("Qwen/Qwen2.5-1.5B", "copies of its shape keys in public GitHub repositories"),
-        1543714304,
-        Source(
-            title=("Nikolić, Baluta & Saxena, 'Model Provenance Testing for Large Language Models' "
-                   "(arXiv:2502.00706v2, NeurIPS 2025), Appendix Table 4 '# params' column, "
-                   "row Qwen/Qwen2.5-1.5B-Instruct (the Instruct checkpoint has the same tensor shapes)"),
-            url="https://arxiv.org/abs/2502.00706",
-            as_of=READ_ON,
-            kind="spec",
-        ),
+        Published(
+            1543714304,
+            Source(
+                title=("Nikolić, Baluta & Saxena, 'Model Provenance Testing for Large Language Models' "
+                       "(arXiv:2502.00706v2, NeurIPS 2025), Appendix Table 4 '# params' column, "
+                       "row Qwen/Qwen2.5-1.5B-Instruct (the Instruct checkpoint has the same tensor shapes)"),
+                url="https://arxiv.org/abs/2502.00706",
+                as_of=READ_ON,
+                kind="spec",
+            )),
         notes=(_QWEN_VOCAB_NOTE.format("151,936"),
                "The published figure is for the Instruct checkpoint, which shares the base model's shapes; "
                "no exact count read from the Qwen/Qwen2.5-1.5B repository itself was found.",
@@ -76,8 +79,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "tie_word_embeddings": True, "max_position_embeddings": 32768, "sliding_window": 32768,
          "max_window_layers": 36, "rms_norm_eps": 1e-06},
         config_source("Qwen/Qwen2.5-3B", "copies of its shape keys in public GitHub repositories"),
-        3085938688,
-        keras_source("qwen2.5_3b_en", "qwen", sibling_of="Qwen/Qwen2.5-3B"),
+        Published(
+            3085938688,
+            keras_source("qwen2.5_3b_en", "qwen", sibling_of="Qwen/Qwen2.5-3B")),
         notes=(_QWEN_VOCAB_NOTE.format("151,936"),),
     ),
     record(
@@ -87,9 +91,10 @@ RECORDS: tuple[ModelRecord, ...] = (
          "tie_word_embeddings": False, "max_position_embeddings": 131072, "sliding_window": 131072,
          "max_window_layers": 28, "rms_norm_eps": 1e-06},
         config_source("Qwen/Qwen2.5-7B", "copies of its shape keys in public GitHub repositories"),
-        7615616512,
-        hub_api_source("Qwen/Qwen2.5-7B-Instruct", "main", via=ATLAS.format("qwen2.5-7b.api.json"),
-                       sibling_of="Qwen/Qwen2.5-7B"),
+        Published(
+            7615616512,
+            hub_api_source("Qwen/Qwen2.5-7B-Instruct", "main", via=ATLAS.format("qwen2.5-7b.api.json"),
+                           sibling_of="Qwen/Qwen2.5-7B")),
         notes=(_QWEN_VOCAB_NOTE.format("152,064"),
                "The Instruct repository's safetensors index gives 15,231,233,024 bytes = 2 x the count.",
                "KerasHub's qwen2.5_7b_en preset lists 6,993,420,288, which matches neither the hub "
@@ -102,17 +107,18 @@ RECORDS: tuple[ModelRecord, ...] = (
          "tie_word_embeddings": False, "max_position_embeddings": 131072, "sliding_window": 131072,
          "max_window_layers": 48, "rms_norm_eps": 1e-05},
         config_source("Qwen/Qwen2.5-14B", "copies of its shape keys in public GitHub repositories"),
-        14770033664,
-        Source(
-            title=("Qwen/Qwen2.5-14B model.safetensors.index.json metadata.total_size at revision "
-                   "97e1e76335b7017d8f67c08a19d103c0504298c9, 29,540,067,328 bytes / 2 (bfloat16); value as "
-                   "checked in docs/cs-oci-ord-two-client-14b-full-model-runbook.md under research/llm_fl_stress "
-                   "on branch codex/llm-fl-real-14b of github.com/nvkevlu/NVFlare"),
-            url=("https://github.com/nvkevlu/NVFlare/blob/4ef4d97af17bdc294158b29732bdecfc43ac0c86/"
-                 "research/llm_fl_stress/docs/cs-oci-ord-two-client-14b-full-model-runbook.md"),
-            as_of=READ_ON,
-            kind="derived",
-        ),
+        Published(
+            14770033664,
+            Source(
+                title=("Qwen/Qwen2.5-14B model.safetensors.index.json metadata.total_size at revision "
+                       "97e1e76335b7017d8f67c08a19d103c0504298c9, 29,540,067,328 bytes / 2 (bfloat16); value as "
+                       "checked in docs/cs-oci-ord-two-client-14b-full-model-runbook.md under research/llm_fl_stress "
+                       "on branch codex/llm-fl-real-14b of github.com/nvkevlu/NVFlare"),
+                url=("https://github.com/nvkevlu/NVFlare/blob/4ef4d97af17bdc294158b29732bdecfc43ac0c86/"
+                     "research/llm_fl_stress/docs/cs-oci-ord-two-client-14b-full-model-runbook.md"),
+                as_of=READ_ON,
+                kind="derived",
+            )),
         notes=(_QWEN_VOCAB_NOTE.format("152,064"),
                "The published figure halves the safetensors index total_size (29,540,067,328 bytes over "
                "579 bfloat16 tensors in 8 shards), which the runbook pins for this revision."),
@@ -124,8 +130,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "tie_word_embeddings": False, "max_position_embeddings": 131072, "sliding_window": 131072,
          "max_window_layers": 64, "rms_norm_eps": 1e-05},
         config_source("Qwen/Qwen2.5-32B", "copies of its shape keys in public GitHub repositories"),
-        32763876352,
-        keras_source("qwen2.5_instruct_32b_en", "qwen", sibling_of="Qwen/Qwen2.5-32B-Instruct"),
+        Published(
+            32763876352,
+            keras_source("qwen2.5_instruct_32b_en", "qwen", sibling_of="Qwen/Qwen2.5-32B-Instruct")),
         notes=(_QWEN_VOCAB_NOTE.format("152,064"),
                "The published figure is for the Instruct checkpoint, which shares the base model's shapes."),
     ),
@@ -136,8 +143,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "tie_word_embeddings": False, "max_position_embeddings": 131072, "sliding_window": 131072,
          "max_window_layers": 80, "rms_norm_eps": 1e-05},
         config_source("Qwen/Qwen2.5-72B", "copies of its shape keys in public GitHub repositories"),
-        72706203648,
-        keras_source("qwen2.5_instruct_72b_en", "qwen", sibling_of="Qwen/Qwen2.5-72B-Instruct"),
+        Published(
+            72706203648,
+            keras_source("qwen2.5_instruct_72b_en", "qwen", sibling_of="Qwen/Qwen2.5-72B-Instruct")),
         notes=(_QWEN_VOCAB_NOTE.format("152,064"),
                "The published figure is for the Instruct checkpoint, which shares the base model's shapes."),
     ),
@@ -148,12 +156,12 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 8, "intermediate_size": 3072, "tie_word_embeddings": True,
          "max_window_layers": 28},
         config_source("Qwen/Qwen3-0.6B", "verbatim copies in public GitHub repositories", as_of=READ_ON_2025_MODELS),
-        751632384,
-        hub_api_source("Qwen/Qwen3-0.6B", "c1899de289a04d12100db370d81485cdf75e47ca",
-                       via=("the saved hub response asserted in hub/repo_test.go of a public Go client "
-                            "(safetensors.total and parameters.BF16 both 751,632,384)"),
-                       as_of=READ_ON_2025_MODELS),
-        extra=151936 * 1024,
+        Published(
+            751632384,
+            hub_api_source("Qwen/Qwen3-0.6B", "c1899de289a04d12100db370d81485cdf75e47ca",
+                           via=("the saved hub response asserted in hub/repo_test.go of a public Go client "
+                                "(safetensors.total and parameters.BF16 both 751,632,384)"),
+                           as_of=READ_ON_2025_MODELS), extra=151936 * 1024),
         notes=(_QWEN3_NOTE,
                "The output head is tied to the embedding (tie_word_embeddings true), yet the checkpoint "
                "stores lm_head.weight as its own 151,936 x 1024 tensor, which the hub total counts: "
@@ -165,8 +173,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_QWEN3_SHARED, "hidden_size": 4096, "num_hidden_layers": 36, "num_attention_heads": 32,
          "num_key_value_heads": 8, "intermediate_size": 12288, "tie_word_embeddings": False},
         config_source("Qwen/Qwen3-8B", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        8190735360,
-        hub_api_source("Qwen/Qwen3-8B", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS),
+        Published(
+            8190735360,
+            hub_api_source("Qwen/Qwen3-8B", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS)),
         notes=(_QWEN3_NOTE,),
     ),
     record(
@@ -174,8 +183,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_QWEN3_SHARED, "hidden_size": 5120, "num_hidden_layers": 64, "num_attention_heads": 64,
          "num_key_value_heads": 8, "intermediate_size": 25600, "tie_word_embeddings": False},
         config_source("Qwen/Qwen3-32B", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        32762123264,
-        hub_api_source("Qwen/Qwen3-32B", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS),
+        Published(
+            32762123264,
+            hub_api_source("Qwen/Qwen3-32B", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS)),
         notes=(_QWEN3_NOTE, "64 query heads of 128 make q_proj 8192 wide, wider than hidden_size 5120."),
     ),
     # ---- Qwen3 (mixture of experts) ---------------------------------------------------
@@ -186,8 +196,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8, "mlp_only_layers": [],
          "tie_word_embeddings": False},
         config_source("Qwen/Qwen3-30B-A3B", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        30532122624,
-        hub_api_source("Qwen/Qwen3-30B-A3B", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS),
+        Published(
+            30532122624,
+            hub_api_source("Qwen/Qwen3-30B-A3B", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS)),
         notes=(_QWEN3_NOTE,
                "Every layer is MoE: 128 experts of width 768, 8 per token, no shared expert; "
                "intermediate_size 6144 is unused by this checkpoint (no dense layers).",
@@ -200,8 +211,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "moe_intermediate_size": 1536, "num_experts": 128, "num_experts_per_tok": 8, "mlp_only_layers": [],
          "tie_word_embeddings": False},
         config_source("Qwen/Qwen3-235B-A22B", KVFIT_CONFIGS, as_of=READ_ON_2025_MODELS),
-        235093634560,
-        hub_api_source("Qwen/Qwen3-235B-A22B", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS),
+        Published(
+            235093634560,
+            hub_api_source("Qwen/Qwen3-235B-A22B", "main", via=KVFIT_COUNTS, as_of=READ_ON_2025_MODELS)),
         notes=(_QWEN3_NOTE,
                "Every layer is MoE: 128 experts of width 1536, 8 per token, no shared expert.",
                "The name gives the size in whole billions: 235B total, 22B activated per token."),

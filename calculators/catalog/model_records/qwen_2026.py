@@ -11,6 +11,7 @@ from calculators.catalog.model_record import (
     READ_ON_2026_MODELS,
     READ_ON_2026_MORE,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     keras_source,
@@ -48,8 +49,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "num_key_value_heads": 8, "intermediate_size": 6144, "tie_word_embeddings": True, "max_window_layers": 28,
          "max_position_embeddings": 40960},
         config_source("Qwen/Qwen3-1.7B", AIC_CONFIGS.format("Qwen--Qwen3-1.7B"), as_of=_D),
-        1720574976,
-        keras_source("qwen3_1.7b_en", "qwen3", sibling_of="Qwen/Qwen3-1.7B", as_of=_D),
+        Published(
+            1720574976,
+            keras_source("qwen3_1.7b_en", "qwen3", sibling_of="Qwen/Qwen3-1.7B", as_of=_D)),
         notes=(_QWEN3_NOTE,
                "The output head is tied. The hub's safetensors.total for the repository, 2,031,739,904 ("
                + AUDIT_TABLE + "), is this count plus a stored copy of the tied head (151,936 x 2048)."),
@@ -59,8 +61,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_QWEN3, "hidden_size": 2560, "num_hidden_layers": 36, "num_attention_heads": 32,
          "num_key_value_heads": 8, "intermediate_size": 9728, "tie_word_embeddings": True},
         config_source("Qwen/Qwen3-4B", _SLIME.format("qwen3-4B.sh"), as_of=_D),
-        4022468096,
-        keras_source("qwen3_4b_en", "qwen3", sibling_of="Qwen/Qwen3-4B", as_of=_D),
+        Published(
+            4022468096,
+            keras_source("qwen3_4b_en", "qwen3", sibling_of="Qwen/Qwen3-4B", as_of=_D)),
         notes=(_QWEN3_NOTE, _SLIME_NOTE,
                "The output head is tied; the hub's safetensors.total for the repository is the same 4,022,468,096 "
                "(" + AUDIT_TABLE + "): unlike the 0.6B and 1.7B, the 4B checkpoint stores no copy of the head."),
@@ -70,8 +73,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         {**_QWEN3, "hidden_size": 5120, "num_hidden_layers": 40, "num_attention_heads": 40,
          "num_key_value_heads": 8, "intermediate_size": 17408, "tie_word_embeddings": False},
         config_source("Qwen/Qwen3-14B", _SLIME.format("qwen3-14B.sh"), as_of=_D),
-        14768307200,
-        keras_source("qwen3_14b_en", "qwen3", sibling_of="Qwen/Qwen3-14B", as_of=_D),
+        Published(
+            14768307200,
+            keras_source("qwen3_14b_en", "qwen3", sibling_of="Qwen/Qwen3-14B", as_of=_D)),
         notes=(_QWEN3_NOTE, _SLIME_NOTE),
     ),
     record(
@@ -84,9 +88,10 @@ RECORDS: tuple[ModelRecord, ...] = (
                       ATLAS_FEATURED.format("Qwen__Qwen3-235B-A22B-Instruct-2507.config.json")
                       + " (vocab_size, tie_word_embeddings: Qwen/Qwen3-235B-A22B's, " + KVFIT_CONFIGS + ")",
                       as_of=_D),
-        235093634560,
-        hub_api_source("Qwen/Qwen3-235B-A22B-Instruct-2507", "main",
-                       via=ATLAS_FEATURED.format("Qwen__Qwen3-235B-A22B-Instruct-2507.api.json"), as_of=_D),
+        Published(
+            235093634560,
+            hub_api_source("Qwen/Qwen3-235B-A22B-Instruct-2507", "main",
+                           via=ATLAS_FEATURED.format("Qwen__Qwen3-235B-A22B-Instruct-2507.api.json"), as_of=_D)),
         notes=(_QWEN3_NOTE,
                "The July 2025 update of Qwen3-235B-A22B: same tensors (the hub total equals the original's), "
                "context raised to 262,144 tokens.",
@@ -101,8 +106,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "rope_theta": 10000000, "norm_topk_prob": True, "tie_word_embeddings": False},
         config_source("Qwen/Qwen3-Coder-480B-A35B-Instruct",
                       AIC_CONFIGS.format("Qwen--Qwen3-Coder-480B-A35B-Instruct"), as_of=_D),
-        480154875392,
-        hub_api_source("Qwen/Qwen3-Coder-480B-A35B-Instruct", "main", via=MOE_JOURNAL, as_of=READ_ON_2026_MORE),
+        Published(
+            480154875392,
+            hub_api_source("Qwen/Qwen3-Coder-480B-A35B-Instruct", "main", via=MOE_JOURNAL, as_of=READ_ON_2026_MORE)),
         notes=(_QWEN3_NOTE,
                "Every layer is MoE: 160 experts of width 2560, 8 per token, no shared expert.",
                "Qwen's name gives 480B total and 35B activated (whole billions), which the tests also check; the "
@@ -116,9 +122,10 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("Qwen/Qwen3-Coder-30B-A3B-Instruct",
                       "the shape keys of Qwen/Qwen3-30B-A3B (" + KVFIT_CONFIGS + "), whose backbone KerasHub "
                       "ports this model to with the same exact count", as_of=_D),
-        30532122624,
-        keras_source("qwen3_coder_instruct_30b_a3b_en", "qwen3_moe", sibling_of="Qwen/Qwen3-Coder-30B-A3B-Instruct",
-                     as_of=_D),
+        Published(
+            30532122624,
+            keras_source("qwen3_coder_instruct_30b_a3b_en", "qwen3_moe", sibling_of="Qwen/Qwen3-Coder-30B-A3B-Instruct",
+                         as_of=_D)),
         notes=(_QWEN3_NOTE,
                "Qwen3-Coder-30B-A3B is a code fine-tune of Qwen3-30B-A3B: same tensor shapes (KerasHub gives both "
                "30,532,122,624). Its context length (max_position_embeddings) and rope_theta were not read, so they "
@@ -132,8 +139,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "rope_theta": 1000000.0, "rms_norm_eps": 1e-06},
         config_source("Qwen/Qwen2.5-Coder-0.5B", "Qwen/Qwen2.5-0.5B's shape keys (same architecture; "
                       "the catalog's qwen2.5-0.5b record)", as_of=_D),
-        494032768,
-        keras_source("qwen2.5_coder_0.5b", "qwen", sibling_of="Qwen/Qwen2.5-Coder-0.5B", as_of=_D),
+        Published(
+            494032768,
+            keras_source("qwen2.5_coder_0.5b", "qwen", sibling_of="Qwen/Qwen2.5-Coder-0.5B", as_of=_D)),
         notes=(_CODER_NOTE,),
     ),
     record(
@@ -143,8 +151,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "rope_theta": 1000000.0, "rms_norm_eps": 1e-06},
         config_source("Qwen/Qwen2.5-Coder-3B", "Qwen/Qwen2.5-3B's shape keys (same architecture; "
                       "the catalog's qwen2.5-3b record)", as_of=_D),
-        3085938688,
-        keras_source("qwen2.5_coder_3b", "qwen", sibling_of="Qwen/Qwen2.5-Coder-3B", as_of=_D),
+        Published(
+            3085938688,
+            keras_source("qwen2.5_coder_3b", "qwen", sibling_of="Qwen/Qwen2.5-Coder-3B", as_of=_D)),
         notes=(_CODER_NOTE,),
     ),
     record(
@@ -154,8 +163,9 @@ RECORDS: tuple[ModelRecord, ...] = (
          "rope_theta": 1000000.0, "rms_norm_eps": 1e-05},
         config_source("Qwen/Qwen2.5-Coder-32B", "Qwen/Qwen2.5-32B's shape keys (same architecture; "
                       "the catalog's qwen2.5-32b record)", as_of=_D),
-        32763876352,
-        keras_source("qwen2.5_coder_32b", "qwen", sibling_of="Qwen/Qwen2.5-Coder-32B", as_of=_D),
+        Published(
+            32763876352,
+            keras_source("qwen2.5_coder_32b", "qwen", sibling_of="Qwen/Qwen2.5-Coder-32B", as_of=_D)),
         notes=(_CODER_NOTE, "KerasHub's 1.5B, 7B and 14B Coder presets give figures that match neither the hub "
                "nor the shapes (1,543,434,240; 6,993,420,288; a rounded 14,000,000,000): not used."),
     ),

@@ -17,6 +17,7 @@ from calculators.catalog.model_record import (
     MOE_JOURNAL,
     READ_ON_2026_MORE,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     keras_source,
@@ -52,9 +53,10 @@ _DEEPSEEK_V31_SOURCE = (
 
 def _deepseek(rid: str, name: str, repo: str, source: Source, note: str) -> ModelRecord:
     return record(
-        rid, name, repo, "deepseek", _DEEPSEEK_V3_SHAPES, source, 684531386000,
-        hub_api_source(repo, "main", via=MOE_JOURNAL, as_of=_D),
-        extra=13463426304 + 41540496,
+        rid, name, repo, "deepseek", _DEEPSEEK_V3_SHAPES, source,
+        Published(
+            684531386000,
+            hub_api_source(repo, "main", via=MOE_JOURNAL, as_of=_D), extra=13463426304 + 41540496),
         notes=(note, _DEEPSEEK_EXTRA_NOTE,
                "DeepSeek gives 671B total and 37B activated parameters (rounded), as for V3."),
     )
@@ -65,8 +67,9 @@ def _qwen3_moe_update(size: str, kind: str, sibling: str, *, name_size: str) -> 
     return record(
         f"qwen3-{size.lower()}-{kind.lower()}-2507", f"Qwen3 {name_size} {kind} 2507", repo, "qwen3",
         _config_of(sibling), _sibling_source(repo, sibling, _SAME_TENSORS.format(f"Qwen/Qwen3-{size}")),
-        _SIBLINGS[sibling].published_parameters,
-        hub_api_source(repo, "main", via=MOE_JOURNAL, as_of=_D),
+        Published(
+            _SIBLINGS[sibling].published_parameters,
+            hub_api_source(repo, "main", via=MOE_JOURNAL, as_of=_D)),
         notes=(f"The July 2025 {'reasoning' if kind == 'Thinking' else 'non-reasoning'} update of Qwen3-{size}: "
                "the same tensors; Qwen raised the native context to 262,144 tokens (max_position_embeddings, not read "
                "for this repository, is left as the sibling's: it changes no tensor shape).",),
@@ -79,8 +82,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         "qwen3-4b-instruct-2507", "Qwen3 4B Instruct 2507", "Qwen/Qwen3-4B-Instruct-2507", "qwen3",
         _config_of("qwen3-4b"),
         _sibling_source("Qwen/Qwen3-4B-Instruct-2507", "qwen3-4b", _SAME_TENSORS.format("Qwen/Qwen3-4B")),
-        4022468096,
-        hub_api_source("Qwen/Qwen3-4B-Instruct-2507", "main", via=AUDIT_TABLE, as_of=_D),
+        Published(
+            4022468096,
+            hub_api_source("Qwen/Qwen3-4B-Instruct-2507", "main", via=AUDIT_TABLE, as_of=_D)),
         notes=("The July 2025 non-reasoning update of Qwen3-4B: tied head, 36 layers, GQA 32/8 heads of 128.",),
     ),
     _qwen3_moe_update("30B-A3B", "Instruct", "qwen3-30b-a3b", name_size="30B-A3B"),
@@ -91,8 +95,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         _config_of("qwen3-235b-a22b-instruct-2507"),
         _sibling_source("Qwen/Qwen3-235B-A22B-Thinking-2507", "qwen3-235b-a22b-instruct-2507",
                         _SAME_TENSORS.format("Qwen/Qwen3-235B-A22B-Instruct-2507")),
-        235093634560,
-        hub_api_source("Qwen/Qwen3-235B-A22B-Thinking-2507", "main", via=MOE_JOURNAL, as_of=_D),
+        Published(
+            235093634560,
+            hub_api_source("Qwen/Qwen3-235B-A22B-Thinking-2507", "main", via=MOE_JOURNAL, as_of=_D)),
         notes=("The July 2025 reasoning update of Qwen3-235B-A22B: 94 MoE layers of 128 experts (8 per token), "
                "context 262,144 tokens. Reasoning traces make long outputs the norm: size the KV cache for them.",),
     ),
@@ -119,8 +124,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         _config_of("gemma-3-1b"),
         _sibling_source("google/gemma-3-1b-it", "gemma-3-1b", "whose values are read from copies of this "
                         "repository's config.json"),
-        999885952,
-        hub_api_source("google/gemma-3-1b-it", "main", via=AUDIT_TABLE, as_of=_D),
+        Published(
+            999885952,
+            hub_api_source("google/gemma-3-1b-it", "main", via=AUDIT_TABLE, as_of=_D)),
         notes=("The instruction-tuned Gemma 3 1B: text only, 22 local (512-token window) and 4 global layers, tied "
                "262,144-row embedding.",
                "KerasHub's gemma3_instruct_1b preset gives the same 999,885,952."),
@@ -130,8 +136,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         _config_of("phi-4-mini"),
         _sibling_source("microsoft/Phi-4-mini-reasoning", "phi-4-mini",
                         _SAME_TENSORS.format("microsoft/Phi-4-mini-instruct")),
-        3836021760,
-        hub_api_source("microsoft/Phi-4-mini-reasoning", "main", via=AUDIT_TABLE, as_of=_D),
+        Published(
+            3836021760,
+            hub_api_source("microsoft/Phi-4-mini-reasoning", "main", via=AUDIT_TABLE, as_of=_D)),
         notes=("Microsoft's math-reasoning fine-tune of Phi-4-mini: Phi-3 layout (fused qkv and gate/up "
                "projections), GQA 24/8, tied 200,064-row embedding.",),
     ),
@@ -140,8 +147,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         _config_of("magistral-small-2506"),
         _sibling_source("mistralai/Magistral-Small-2507", "magistral-small-2506",
                         "the July 2025 update of Magistral Small 2506; KerasHub gives both the same exact count"),
-        23572403200,
-        keras_source("magistral_small_2507_en", "mistral", sibling_of="mistralai/Magistral-Small-2507", as_of=_D),
+        Published(
+            23572403200,
+            keras_source("magistral_small_2507_en", "mistral", sibling_of="mistralai/Magistral-Small-2507", as_of=_D)),
         notes=("A text-only MistralForCausalLM reasoning model: the Mistral Small 3.1 language model (40 layers of "
                "5120, GQA 32/8 heads of 128, untied 131,072-row head) without the vision encoder.",),
     ),
@@ -153,9 +161,10 @@ RECORDS: tuple[ModelRecord, ...] = (
          "vocab_size": 32000, "max_position_embeddings": 65536, "rope_theta": 1000000, "sliding_window": None,
          "rms_norm_eps": 1e-05, "tie_word_embeddings": False, "torch_dtype": "bfloat16"},
         config_source("mistralai/Mixtral-8x22B-v0.1", AIC_CONFIGS.format("mistralai--Mixtral-8x22B-v0.1"), as_of=_D),
-        140620634112,
-        hub_api_source("mistral-community/Mixtral-8x22B-v0.1", "main", via=MOE_JOURNAL,
-                       sibling_of="mistralai/Mixtral-8x22B-v0.1", as_of=_D),
+        Published(
+            140620634112,
+            hub_api_source("mistral-community/Mixtral-8x22B-v0.1", "main", via=MOE_JOURNAL,
+                           sibling_of="mistralai/Mixtral-8x22B-v0.1", as_of=_D)),
         notes=("56 layers, each a GQA attention block (48 query heads, 8 KV heads of 128) and a MoE of 8 SwiGLU "
                "experts of width 16,384, 2 per token; no sliding window; 32,000-token vocabulary, untied head.",
                "Mistral: 141B total, 39B active (rounded), which the tests check. The figure is the hub total of "
@@ -172,16 +181,17 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "a verbatim Qwen2Config printout of this "
                       "repository (\"_name_or_path\": \"deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B\") in the docstring "
                       "of a model-size helper in public GitHub repositories", as_of=_D),
-        1777088000,
-        Source(
-            title=("The repository's element count, 1,777,088,000 in 339 tensors, as recorded in public GitHub "
-                   "repositories: an evidence test that pins this repository's revision, a pruning script's "
-                   "original_param_num for model_path deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B, and llama.cpp's "
-                   "model_n_params for its GGUF conversion"),
-            url="https://huggingface.co/api/models/deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B",
-            as_of=_D,
-            kind="spec",
-        ),
+        Published(
+            1777088000,
+            Source(
+                title=("The repository's element count, 1,777,088,000 in 339 tensors, as recorded in public GitHub "
+                       "repositories: an evidence test that pins this repository's revision, a pruning script's "
+                       "original_param_num for model_path deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B, and llama.cpp's "
+                       "model_n_params for its GGUF conversion"),
+                url="https://huggingface.co/api/models/deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B",
+                as_of=_D,
+                kind="spec",
+            )),
         notes=("DeepSeek distilled R1's reasoning into Qwen2.5-Math-1.5B. Unlike its base, whose head is tied "
                "(1,543,714,304 elements), the distill stores an untied 151,936 x 1536 head: 233,373,696 more.",
                "A Qwen2 decoder: q/k/v biases, GQA 12/2 heads of 128."),

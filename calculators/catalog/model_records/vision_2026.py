@@ -15,6 +15,7 @@ from calculators.catalog.model_record import (
     READ_ON_2026_MORE,
     TRANSFORMERS_DEFAULTS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     keras_source,
@@ -61,8 +62,9 @@ def _qwen25_vl(size: str, text: dict[str, Any], published: int, *, text_record: 
     return record(
         f"qwen2.5-vl-{size.lower()}", f"Qwen2.5-VL {size} Instruct", repo, "qwen2.5", config,
         config_source(repo, _QWEN25_VL_SOURCE.format(text=text_record), as_of=_D),
-        published,
-        hub_api_source(repo, "main", via=MMEVAL, as_of=_D),
+        Published(
+            published,
+            hub_api_source(repo, "main", via=MMEVAL, as_of=_D)),
         notes=(_QWEN25_VL_NOTE, *notes),
     )
 
@@ -109,8 +111,9 @@ def _llama_vision(size: str, text: dict[str, Any], published: int, *, base: str,
     return record(
         f"llama-3.2-{size.lower()}-vision-instruct", f"Llama 3.2 {size} Vision Instruct", repo, "llama", config,
         config_source(repo, _LLAMA_VISION_SOURCE.format(base=base, base_id=base_id), as_of=_D),
-        published,
-        hub_api_source(repo, "main", via=MMEVAL, as_of=_D),
+        Published(
+            published,
+            hub_api_source(repo, "main", via=MMEVAL, as_of=_D)),
         notes=(_LLAMA_VISION_NOTE, *notes),
     )
 
@@ -158,8 +161,9 @@ RECORDS: tuple[ModelRecord, ...] = (
         config_source("google/medgemma-4b-it", "Gemma 3 4B's config (the catalog's gemma-3-4b-vision record): "
                       "MedGemma 4B is Google's medical fine-tune of Gemma 3 4B, and KerasHub ports it with the same "
                       "exact count", as_of=_D),
-        4300079472,
-        keras_source("medgemma_instruct_4b", "gemma3", sibling_of="google/medgemma-4b-it", as_of=_D),
+        Published(
+            4300079472,
+            keras_source("medgemma_instruct_4b", "gemma3", sibling_of="google/medgemma-4b-it", as_of=_D)),
         notes=(_GEMMA3_VL_NOTE,
                "The same tensors as Gemma 3 4B with its SigLIP encoder (whose vision weights MedGemma retrains on "
                "medical images); KerasHub's medgemma_4b and medgemma_1.5_instruct_4b presets give the same count."),
@@ -182,11 +186,11 @@ RECORDS: tuple[ModelRecord, ...] = (
                       "count (below); vision_config: "
                       + TRANSFORMERS_DEFAULTS.format("PixtralVisionConfig", "pixtral")
                       + ", Mistral Small 3.1's tower; the exact hub total confirms every shape", as_of=_D),
-        8918026716,
-        hub_api_source("mistralai/Ministral-3-8B-Instruct-2512", "main",
-                       via=ATLAS_FEATURED.format("mistralai__Ministral-3-8B-Instruct-2512.api.json"),
-                       as_of=_D),
-        extra=34 * 7 * 2,
+        Published(
+            8918026716,
+            hub_api_source("mistralai/Ministral-3-8B-Instruct-2512", "main",
+                           via=ATLAS_FEATURED.format("mistralai__Ministral-3-8B-Instruct-2512.api.json"),
+                           as_of=_D), extra=34 * 7 * 2),
         notes=("A Mistral3ForConditionalGeneration checkpoint: a 34-layer Ministral 3 language model (Mistral "
                "layout, GQA 32/8 heads of 128, an untied 131,072-row head) and Mistral Small 3.1's Pixtral tower "
                "and projector, here into width 4096 (428,472,320 vision elements).",

@@ -19,6 +19,7 @@ from calculators.catalog.model_record import (
     READ_ON_2026_MODELS,
     TRANSFORMERS_DEFAULTS,
     ModelRecord,
+    Published,
     config_source,
     hub_api_source,
     record,
@@ -56,8 +57,9 @@ def _qwen3_vl(size: str, text: dict[str, Any], vit: dict[str, Any], published: i
         {"model_type": "qwen3_vl_moe" if moe else "qwen3_vl", "tie_word_embeddings": tie,
          "text_config": text_config, "vision_config": vision_config},
         config_source(repo, AIC_CONFIGS.format(f"Qwen--Qwen3-VL-{size}-Instruct"), as_of=_D),
-        published,
-        hub_api_source(repo, "main", via=MMEVAL, as_of=READ_ON_2026_MORE),
+        Published(
+            published,
+            hub_api_source(repo, "main", via=MMEVAL, as_of=READ_ON_2026_MORE)),
         notes=(_QWEN3_VL_NOTE,
                "The hub total (read on " + READ_ON_2026_MORE + ") equals what transformers 5.23 builds from these "
                "values; tests/data/model_counts_transformers.json splits it into language model and vision tower."),
@@ -85,8 +87,9 @@ def _gemma3_vl(size: str, text: dict[str, Any], published: int, query_scalar: in
         config_source(repo, "text_config: " + KVFIT_CONFIGS + " (of the -it repository, the same shapes); "
                       "vision_config: the SigLIP values of transformers 5.23.0's Gemma3Config defaults, which "
                       "the exact hub total confirms", as_of=_D),
-        published,
-        hub_api_source(f"unsloth/gemma-3-{size}-it", "main", via=KVFIT_COUNTS, sibling_of=repo, as_of=_D),
+        Published(
+            published,
+            hub_api_source(f"unsloth/gemma-3-{size}-it", "main", via=KVFIT_COUNTS, sibling_of=repo, as_of=_D)),
         notes=(_GEMMA3_VL_NOTE,
                "The catalog's gemma-3-" + size + " record is the same checkpoint read as its language model "
                "alone (the vision elements are its published_extra_elements)."),
@@ -123,9 +126,10 @@ RECORDS: tuple[ModelRecord, ...] = (
                       TRANSFORMERS_DEFAULTS.format("Mistral3Config", "mistral3") + ", documented as this "
                       "checkpoint's (vision_config: PixtralVisionConfig's defaults); text_config: the catalog's "
                       "mistral-small-3.1-24b record", as_of=_D),
-        24011361280,
-        hub_api_source("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "main", via=KVFIT_COUNTS,
-                       sibling_of="mistralai/Mistral-Small-3.1-24B-Instruct-2503", as_of=_D),
+        Published(
+            24011361280,
+            hub_api_source("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "main", via=KVFIT_COUNTS,
+                           sibling_of="mistralai/Mistral-Small-3.1-24B-Instruct-2503", as_of=_D)),
         notes=("The whole Mistral3ForConditionalGeneration checkpoint: the Mistral Small 3.1 language model, a "
                "24-layer Pixtral encoder (width 1024, gated MLP 4096, 14-pixel patches, 2-D RoPE, no biases) and "
                "a projector (RMSNorm, 2 x 2 patch merger, two linears), 438,958,080 vision elements.",
