@@ -12,7 +12,7 @@ FitRow = tuple[float | None, tuple[str, ...]]
 
 FITS: dict[str, dict[str, FitRow]] = {
     'pooled': {
-        'bandwidth_efficiency': (0.822, (
+        'bandwidth_efficiency': (0.825, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
@@ -246,7 +246,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.65, (
+        'compute:16-bit': (0.648, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -296,7 +296,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:fp8': (0.474, (
+        'compute:fp8': (0.475, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -495,7 +495,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'moe_expert_efficiency': (0.798, (
+        'moe_expert_efficiency': (0.795, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -533,7 +533,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (7.97e-05, (
+        'step_overhead_s_per_layer': (8.02e-05, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
@@ -806,7 +806,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'kv_reread_cost': (0.485, (
+        'kv_reread_cost': (0.488, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -819,7 +819,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
             'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
         )),
-        'sequence_overhead_s': (8.28e-05, (
+        'sequence_overhead_s': (6.28e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -1001,7 +1001,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'mlx': {
-        'bandwidth_efficiency': (0.942, (
+        'bandwidth_efficiency': (0.945, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -1014,7 +1014,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-tg128',
             'mlx-m4max-qwen3-4b-mlx-q8-tg128',
         )),
-        'compute:16-bit': (0.866, (
+        'compute:16-bit': (0.865, (
             'mlx-m4max-qwen3-4b-bf16-pp2048',
         )),
         'compute:weight-only': (0.782, (
@@ -1029,7 +1029,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-pp2048',
             'mlx-m4max-qwen3-4b-mlx-q8-pp2048',
         )),
-        'moe_expert_efficiency': (0.723, (
+        'moe_expert_efficiency': (0.722, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-pp2048',
@@ -1039,7 +1039,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-tg128',
         )),
-        'step_overhead_s_per_layer': (7.53e-05, (
+        'step_overhead_s_per_layer': (7.57e-05, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -1054,7 +1054,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'sglang': {
-        'bandwidth_efficiency': (0.728, (
+        'bandwidth_efficiency': (0.731, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1064,7 +1064,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'compute:fp8': (0.472, (
+        'compute:fp8': (0.473, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1074,7 +1074,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'moe_expert_efficiency': (0.77, (
+        'moe_expert_efficiency': (0.768, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1084,7 +1084,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'step_overhead_s_per_layer': (7.1e-05, (
+        'step_overhead_s_per_layer': (7.12e-05, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1096,7 +1096,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'tensorrt-llm': {
-        'bandwidth_efficiency': (0.968, (
+        'bandwidth_efficiency': (0.969, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1416,7 +1416,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'kv_reread_cost': (0.518, (
+        'kv_reread_cost': (0.519, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -1498,7 +1498,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'vllm': {
-        'bandwidth_efficiency': (0.892, (
+        'bandwidth_efficiency': (0.909, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1586,7 +1586,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.618, (
+        'compute:16-bit': (0.58, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -1608,7 +1608,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:fp8': (0.287, (
+        'compute:fp8': (0.413, (
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in128',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in2048',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b128-in128',
@@ -1674,11 +1674,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
         )),
-        'moe_expert_efficiency': (0.885, (
+        'moe_expert_efficiency': (0.866, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (7.54e-05, (
+        'step_overhead_s_per_layer': (7.68e-05, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1766,10 +1766,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0211, (
+        'request_overhead_s': (0.0212, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'sequence_overhead_s': (8.41e-05, (
+        'sequence_overhead_s': (6.78e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',

@@ -24,7 +24,11 @@ from calculators.speed_accuracy import generalisation as gen
 #: With the expert-parallel all-to-alls: 10.7 % / 30.9 %, 18.2 % / 64.1 %, 12.8 % / 42.2 %.
 #: With the 2026 GPUs catalogued (M3 Ultra, M4 Max and the other new parts), 16 more figures are scored (408), among
 #: them MLX's M4 Max prompt figures, 19-34 % slow: 10.9 % / 32.3 %, 19.0 % / 66.9 %, 13.8 % / 42.2 %.
-LIMITS = {"source": (0.11, 0.33), "engine": (0.195, 0.68), "generation": (0.14, 0.43)}
+#: With inference compute timed at the vendor's measured sustained matmul rate where one is catalogued (MI300X and
+#: MI325X: AMD's max-achievable FLOPs at the clock they hold under dense GEMMs), vLLM's FP8 efficiency on MI300X is no
+#: longer the pooled FP8 value a held-out TensorRT-LLM falls back to (0.174 -> about 0.41 of the rate): 10.8 % / 32.3 %,
+#: 16.5 % / 58.1 %, 13.2 % / 41.3 %. A ratchet: lowered to what was measured, never raised to let a change pass.
+LIMITS = {"source": (0.11, 0.33), "engine": (0.17, 0.59), "generation": (0.135, 0.42)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
