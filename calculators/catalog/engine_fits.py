@@ -12,7 +12,7 @@ FitRow = tuple[float | None, tuple[str, ...]]
 
 FITS: dict[str, dict[str, FitRow]] = {
     'pooled': {
-        'bandwidth_efficiency': (0.822, (
+        'bandwidth_efficiency': (0.829, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
@@ -246,7 +246,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.65, (
+        'compute:16-bit': (0.639, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -296,7 +296,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:fp8': (0.474, (
+        'compute:fp8': (0.46, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -467,7 +467,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'compute:weight-only': (0.682, (
+        'compute:weight-only': (0.681, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp4096',
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp512',
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
@@ -495,7 +495,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'moe_expert_efficiency': (0.798, (
+        'moe_expert_efficiency': (0.781, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -533,7 +533,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (7.97e-05, (
+        'step_overhead_s_per_layer': (8.51e-05, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
@@ -767,46 +767,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'request_overhead_s': (0.00209, (
-            'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
-            'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
-            'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft128',
-            'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft2048',
-            'trt-llama-2-70b-fp8-h100-sxm-tp4-ttft128',
-            'trt-llama-2-70b-fp8-h100-sxm-tp4-ttft2048',
-            'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft128',
-            'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft2048',
-            'trt-llama-2-7b-fp8-h100-sxm-tp1-ttft128',
-            'trt-llama-2-7b-fp8-h100-sxm-tp1-ttft2048',
-            'trt-llama-2-7b-fp8-l40s-tp1-ttft128',
-            'trt-llama-2-7b-fp8-l40s-tp1-ttft2048',
-            'trt09-llama-2-70b-fp8-h100-sxm-tp4-ttft128',
-            'trt09-llama-2-70b-fp8-h100-sxm-tp8-ttft2048',
-            'trt09-llama-2-70b-fp8-h200-tp4-ttft128',
-            'trt09-llama-2-70b-fp8-h200-tp4-ttft2048',
-            'trt09-llama-2-70b-fp8-l40s-tp4-ttft2048',
-            'trt09-llama-2-70b-fp8-l40s-tp8-ttft128',
-            'trt09-llama-2-7b-fp8-h100-sxm-tp1-ttft128',
-            'trt09-llama-2-7b-fp8-h100-sxm-tp1-ttft2048',
-            'trt09-llama-2-7b-fp8-h200-tp1-ttft128',
-            'trt09-llama-2-7b-fp8-h200-tp1-ttft2048',
-            'trt09-llama-2-7b-fp8-l40s-tp1-ttft128',
-            'trt09-llama-2-7b-fp8-l40s-tp1-ttft2048',
-            'trt09-mistral-7b-fp8-h100-sxm-tp1-ttft128',
-            'trt09-mistral-7b-fp8-h100-sxm-tp1-ttft2048',
-            'trt09-mistral-7b-fp8-h200-tp1-ttft128',
-            'trt09-mistral-7b-fp8-h200-tp1-ttft2048',
-            'trt09-mistral-7b-fp8-l40s-tp1-ttft128',
-            'trt09-mistral-7b-fp8-l40s-tp1-ttft2048',
-            'trt09-mixtral-8x7b-fp8-h100-sxm-tp2-ttft128',
-            'trt09-mixtral-8x7b-fp8-h100-sxm-tp2-ttft2048',
-            'trt09-mixtral-8x7b-fp8-h200-tp2-ttft128',
-            'trt09-mixtral-8x7b-fp8-h200-tp2-ttft2048',
-            'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
-            'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
+        'request_overhead_s': (0.0205, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'kv_reread_cost': (0.485, (
+        'kv_reread_cost': (0.473, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -819,7 +783,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
             'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
         )),
-        'sequence_overhead_s': (8.28e-05, (
+        'sequence_overhead_s': (5.39e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -906,7 +870,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.836, (
+        'bandwidth_efficiency': (0.837, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -945,7 +909,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.748, (
+        'compute:16-bit': (0.747, (
             'xd-l3-8b-fp16-rtx-3090-pp4096',
             'xd-l3-8b-fp16-rtx-3090-pp512',
             'xd-l3-8b-fp16-rtx-4090-pp4096',
@@ -960,7 +924,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.21e-05, (
+        'step_overhead_s_per_layer': (7.22e-05, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -1001,7 +965,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'mlx': {
-        'bandwidth_efficiency': (0.942, (
+        'bandwidth_efficiency': (0.96, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -1014,7 +978,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-tg128',
             'mlx-m4max-qwen3-4b-mlx-q8-tg128',
         )),
-        'compute:16-bit': (0.866, (
+        'compute:16-bit': (0.863, (
             'mlx-m4max-qwen3-4b-bf16-pp2048',
         )),
         'compute:weight-only': (0.782, (
@@ -1029,7 +993,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-pp2048',
             'mlx-m4max-qwen3-4b-mlx-q8-pp2048',
         )),
-        'moe_expert_efficiency': (0.723, (
+        'moe_expert_efficiency': (0.724, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-pp2048',
@@ -1039,7 +1003,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-tg128',
         )),
-        'step_overhead_s_per_layer': (7.53e-05, (
+        'step_overhead_s_per_layer': (7.82e-05, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -1054,7 +1018,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'sglang': {
-        'bandwidth_efficiency': (0.728, (
+        'bandwidth_efficiency': (0.745, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1064,7 +1028,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'compute:fp8': (0.472, (
+        'compute:fp8': (0.458, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1074,7 +1038,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'moe_expert_efficiency': (0.77, (
+        'moe_expert_efficiency': (0.758, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1084,7 +1048,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'step_overhead_s_per_layer': (7.1e-05, (
+        'step_overhead_s_per_layer': (7.24e-05, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1096,7 +1060,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'tensorrt-llm': {
-        'bandwidth_efficiency': (0.968, (
+        'bandwidth_efficiency': (0.999, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1172,7 +1136,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'compute:16-bit': (0.679, (
+        'compute:16-bit': (0.682, (
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
@@ -1185,7 +1149,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft128',
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft2048',
         )),
-        'compute:fp8': (0.486, (
+        'compute:fp8': (0.49, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1284,7 +1248,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'moe_expert_efficiency': (0.832, (
+        'moe_expert_efficiency': (0.839, (
             'trt09-mixtral-8x7b-fp8-h100-sxm-b128-tp2-128-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b32-tp2-2048-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b512-tp2-128-128',
@@ -1304,7 +1268,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'step_overhead_s_per_layer': (0.000157, (
+        'step_overhead_s_per_layer': (0.000164, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1380,43 +1344,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'request_overhead_s': (1e-05, (
-            'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft128',
-            'trt-llama-2-70b-fp16-a100-80gb-sxm-tp4-ttft2048',
-            'trt-llama-2-70b-fp8-h100-sxm-tp4-ttft128',
-            'trt-llama-2-70b-fp8-h100-sxm-tp4-ttft2048',
-            'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft128',
-            'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft2048',
-            'trt-llama-2-7b-fp8-h100-sxm-tp1-ttft128',
-            'trt-llama-2-7b-fp8-h100-sxm-tp1-ttft2048',
-            'trt-llama-2-7b-fp8-l40s-tp1-ttft128',
-            'trt-llama-2-7b-fp8-l40s-tp1-ttft2048',
-            'trt09-llama-2-70b-fp8-h100-sxm-tp4-ttft128',
-            'trt09-llama-2-70b-fp8-h100-sxm-tp8-ttft2048',
-            'trt09-llama-2-70b-fp8-h200-tp4-ttft128',
-            'trt09-llama-2-70b-fp8-h200-tp4-ttft2048',
-            'trt09-llama-2-70b-fp8-l40s-tp4-ttft2048',
-            'trt09-llama-2-70b-fp8-l40s-tp8-ttft128',
-            'trt09-llama-2-7b-fp8-h100-sxm-tp1-ttft128',
-            'trt09-llama-2-7b-fp8-h100-sxm-tp1-ttft2048',
-            'trt09-llama-2-7b-fp8-h200-tp1-ttft128',
-            'trt09-llama-2-7b-fp8-h200-tp1-ttft2048',
-            'trt09-llama-2-7b-fp8-l40s-tp1-ttft128',
-            'trt09-llama-2-7b-fp8-l40s-tp1-ttft2048',
-            'trt09-mistral-7b-fp8-h100-sxm-tp1-ttft128',
-            'trt09-mistral-7b-fp8-h100-sxm-tp1-ttft2048',
-            'trt09-mistral-7b-fp8-h200-tp1-ttft128',
-            'trt09-mistral-7b-fp8-h200-tp1-ttft2048',
-            'trt09-mistral-7b-fp8-l40s-tp1-ttft128',
-            'trt09-mistral-7b-fp8-l40s-tp1-ttft2048',
-            'trt09-mixtral-8x7b-fp8-h100-sxm-tp2-ttft128',
-            'trt09-mixtral-8x7b-fp8-h100-sxm-tp2-ttft2048',
-            'trt09-mixtral-8x7b-fp8-h200-tp2-ttft128',
-            'trt09-mixtral-8x7b-fp8-h200-tp2-ttft2048',
-            'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
-            'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
-        )),
-        'kv_reread_cost': (0.518, (
+        'kv_reread_cost': (0.528, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -1492,13 +1420,9 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
-        'request_overhead_s': (1e-05, (
-            'optimum-gptq-l2-13b-fp16-a100-b1-prefill512',
-            'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
-        )),
     },
     'vllm': {
-        'bandwidth_efficiency': (0.892, (
+        'bandwidth_efficiency': (0.913, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1586,7 +1510,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.618, (
+        'compute:16-bit': (0.574, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -1608,7 +1532,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:fp8': (0.287, (
+        'compute:fp8': (0.412, (
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in128',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in2048',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b128-in128',
@@ -1674,11 +1598,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
         )),
-        'moe_expert_efficiency': (0.885, (
+        'moe_expert_efficiency': (0.854, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (7.54e-05, (
+        'step_overhead_s_per_layer': (7.73e-05, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1766,10 +1690,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0211, (
+        'request_overhead_s': (0.0213, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'sequence_overhead_s': (8.41e-05, (
+        'sequence_overhead_s': (6.77e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',

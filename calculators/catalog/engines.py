@@ -20,7 +20,11 @@ on the software more than on the GPU. Each :class:`Engine` holds five constants:
   TensorRT-LLM's runtime and the single-sequence engines have none, so for them it is not a term;
 * ``request_overhead_s``: fixed time a request spends before its prefill runs
   (tokenising, scheduling, the first step's launch), seconds: part of the time to
-  first token.
+  first token. It is the cost of a request through the engine's server, fitted only on
+  figures measured that way (a closed-loop client at a stated concurrency,
+  :func:`calculators.speed_accuracy.predict.served`); an engine whose published figures were
+  all measured in its own process (TensorRT-LLM's gptSessionBenchmark) has none of its own and
+  takes the pooled value.
 
 * ``kv_reread_cost``: on an engine whose decode kernel reads a KV head once per query head
   (``"per-head"`` below), the cost of each repeated read relative to a read from memory

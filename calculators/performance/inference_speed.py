@@ -63,7 +63,7 @@ from calculators.memory.inference import (
 )
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_communication
-from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
+from calculators.performance.flops import compute_rate_flop_per_s, rate_notes, sustained_rate_flop_per_s, sustained_rate_notes
 from calculators.performance.forward_pass import (
     decode_flops_per_token,
     expert_bytes_read,
@@ -117,7 +117,7 @@ class _Peaks:
 def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute_dtype: DType) -> _Peaks:
     """The :class:`_Peaks` of a pass over ``tokens`` tokens (the all-reduces carry their activations)."""
     n = setup.gpus
-    rate = compute_rate_flop_per_s(gpu, compute_dtype)
+    rate = sustained_rate_flop_per_s(gpu, compute_dtype)
     comm_time = comm_bound = 0.0
     if n > 1:
         comm = tensor_parallel_communication(spec, tokens=tokens, gpus=n, link=setup.link(gpu),
@@ -373,6 +373,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         notes.append(f"{gpu.name} has no published dense rate for this format: compute time unknown, "
                      "so every time is the memory time only (a lower bound)")
     notes.extend(rate_notes(gpu, compute_dtype(setup.weights)))
+    notes.extend(sustained_rate_notes(gpu, compute_dtype(setup.weights)))
     if spec.mla is not None:
         notes.append("multi-head latent attention: attention FLOPs counted as per-head attention over q_dim; "
                      "the cache read is the compressed latent")

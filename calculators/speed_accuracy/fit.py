@@ -6,7 +6,8 @@ Constants: ``bandwidth_efficiency``, ``compute:<key>`` for each compute format,
 
 * bandwidth and the fixed cost per step: decode and batched figures;
 * compute efficiency for a format: prefill, first-token and batched figures in that format;
-* fixed cost per request: first-token figures;
+* fixed cost per request: first-token figures measured through the engine's server
+  (:func:`calculators.speed_accuracy.predict.served`; an in-process benchmark has no request cost);
 * fixed cost per sequence per step: batched figures (batches of several sequences tell it from the
   cost per layer);
 * routed-expert efficiency: figures of mixture-of-experts models;
@@ -69,8 +70,8 @@ def informs(case: Prepared, name: str) -> bool:
         return case.category in ("decode_batch1", "batched_throughput")
     if name == "sequence_overhead_s":  # told apart from the per-layer cost only by batches of several sequences
         return case.category == "batched_throughput" and depends(case, name)
-    if name == "request_overhead_s":
-        return case.category == "time_to_first_token"
+    if name == "request_overhead_s":  # only a request through the engine's server has one (predict.served)
+        return case.category == "time_to_first_token" and case.requests != 0
     if name == "moe_expert_efficiency":
         return case.moe
     if name == "kv_reread_cost":

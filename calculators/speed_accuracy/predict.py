@@ -64,6 +64,22 @@ def _decode_context(figure: dict[str, Any]) -> int:
     return int(figure.get("input_tokens") or 0) + max(1, int(output) // 2)
 
 
+def served(figure: dict[str, Any]) -> bool:
+    """True when the figure's requests went through the engine's server: a closed-loop client at a stated ``concurrency``.
+
+    The engine's fixed cost per request (``request_overhead_s``: the HTTP front end, tokenising, scheduling;
+    vLLM's own profile put a third of a step's time in its HTTP server,
+    :data:`calculators.catalog.engines.OUTPUT_PROCESSING_SOURCE`) exists only there. A figure measured in the
+    engine's own process (TensorRT-LLM's gptSessionBenchmark, vLLM's benchmark_latency, transformers'
+    generate()) has no such request: it is modelled and fitted without it, so an engine whose figures are all
+    in-process neither fits that cost to zero nor, held out, takes another engine's server cost.
+
+    >>> served({"concurrency": 1}), served({"concurrency": None})
+    (True, False)
+    """
+    return figure.get("concurrency") is not None
+
+
 def _tokens_out(figure: dict[str, Any]) -> float:
     return float(figure["batch"]) * float(figure["output_tokens"])
 
@@ -82,7 +98,8 @@ def model_time_s(figure: dict[str, Any], engine: str | Engine) -> float:
         return prefill(spec, gpu, context=int(figure["input_tokens"]), **settings).time_s
     new_tokens = 1 if metric == "ttft" else int(figure["output_tokens"])
     result = inference_speed(spec, gpu, context=int(figure["input_tokens"]), new_tokens=new_tokens, **settings)
-    return result.time_to_first_token_s if metric == "ttft" else result.generation_time_s
+    in_process = 0.0 if served(figure) else result.request_overhead_s  # no server, no request cost (served())
+    return (result.time_to_first_token_s if metric == "ttft" else result.generation_time_s) - in_process
 
 
 def measured_time_s(figure: dict[str, Any]) -> float:
@@ -173,7 +190,7 @@ def prepare(figure: dict[str, Any]) -> Prepared:
         new_tokens = 1 if metric == "ttft" else int(figure["output_tokens"])
         first, steps = request_works(spec, gpu, setup, new_tokens=new_tokens, chunks=FIT_CHUNKS)
         terms = [(1, first), *steps]
-        requests = 1
+        requests = 1 if served(figure) else 0
     return Prepared(figure_id=str(figure["id"]), source_id=str(figure["source_id"]), engine=str(figure["engine"]),
                     category=str(figure["category"]), measured_s=measured_time_s(figure), terms=tuple(terms),
                     requests=requests, compute=compute_key(setup.weights), moe=spec.moe is not None,

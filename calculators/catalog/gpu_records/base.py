@@ -71,6 +71,12 @@ class GPU:
         nvlink_domain_gpus: GPUs one NVLink domain joins at ``nvlink_bandwidth_bytes_per_s``
             through NVLink switches (72 in a GB200 NVL72 rack); ``None`` where the record does
             not say (an HGX board's eight, or a bridged pair).
+        sustained_bf16_flop_per_s: The vendor's measured maximum achievable dense BF16 matrix-multiply rate,
+            FLOP/s: its own GEMM library on its best shape at the clock power management holds under a dense
+            GEMM, below the boost clock the datasheet rate assumes. ``None`` where the vendor publishes none
+            (the datasheet rate is then used). Inference compute is timed at it
+            (:func:`calculators.performance.flops.sustained_rate_flop_per_s`).
+        sustained_fp8_flop_per_s: The same for dense FP8 matrix multiplies.
     """
 
     id: str
@@ -100,6 +106,8 @@ class GPU:
     compute_capability: str | None = None
     fp4_dense_flop_per_s: float | None = None
     nvlink_domain_gpus: int | None = None
+    sustained_bf16_flop_per_s: float | None = None
+    sustained_fp8_flop_per_s: float | None = None
 
     @property
     def memory_gib(self) -> float:
