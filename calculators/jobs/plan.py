@@ -41,17 +41,27 @@ from calculators.catalog.custom_gpu import CustomGPU
 from calculators.catalog.engines import engine_ids, get_engine
 from calculators.catalog.gpus import GPU
 from calculators.errors import InputError
-from calculators.fit import MAX_GPUS_SEARCHED, Placement, inference_placement, training_placement
+from calculators.catalog.usable_memory import usable_memory_bytes
+from calculators.fit import (
+    MAX_GPUS_SEARCHED,
+    Placement,
+    inference_placement,
+    split_inference_estimate,
+    training_placement,
+)
 from calculators.fit.advice import inference_fit_advice
 from calculators.inputs.fields import Field, bool_field, choice_field, default_of, float_field, int_field, tokens_field
 from calculators.inputs.shared import GPU_HELP, custom_gpu_fields, gpu_field, model_config_field, model_field
 from calculators.jobs.answer import VERDICT_KEY, advice_text, headline
 from calculators.jobs.calculator import Calculator
+from calculators.jobs.html import memory_chart
 from calculators.jobs.plan_links import plan_links
 from calculators.jobs.report import Paragraph, Report
 from calculators.jobs.speed import band_paragraphs, may_not_run, quantities
 from calculators.jobs.values import Values, engine_settings, given, gpu_from_values, model_spec
 from calculators.memory import inference, training_inputs
+from calculators.memory.result import MemoryEstimate
+from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
 from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
@@ -183,9 +193,9 @@ class PlanView:
     gpu_hours: float
     band: ErrorBand | None  # the measured error band of that time
     prices: Prices
+    memory: MemoryEstimate  # one GPU's share of the job, as the fit calculator charts it
     inference: speed.InferenceSpeed | None = None
     training: train.TrainingTime | None = None
-    values: Mapping[str, Any] | None = None  # the checked inputs, for the web face's links
 
     @property
     def local_usd(self) -> float | None:
@@ -252,15 +262,16 @@ def _compute_plan(values: Values) -> PlanView:
         time_s = tokens / result.output_tokens_per_s  # static batches of batch x new_tokens, back to back
         return PlanView(spec=spec, gpu=gpu, job=job, tokens=tokens, placement=placement, advice=advice,
                         time_s=time_s, gpu_hours=gpus * time_s / SECONDS_PER_HOUR, band=result.generation_band,
-                        prices=costs, inference=result, values=values)
+                        prices=costs, memory=split_inference_estimate(result.memory, result.gpus), inference=result)
     run = train.training_time(spec, gpu, tokens=tokens, gpus=gpus, seq=int(settings["context"]),
                               batch=int(settings["batch"]), method=method,
                               grad_checkpointing=bool(settings["grad_checkpointing"]),
                               zero=int(settings["zero"]))
-    placement = training_placement(spec, gpu, **run.memory_settings)  # the step train-time checks, as fit places it
+    step = training_memory(spec, **run.memory_settings)  # the step train-time checks, placed as fit places it
+    placement = training_placement(spec, gpu, estimate=step, **run.memory_settings)
     return PlanView(spec=spec, gpu=gpu, job=job, tokens=tokens, placement=placement, advice=run.memory_advice,
-                    time_s=run.time_s, gpu_hours=run.gpu_hours, band=run.error_band, prices=costs, training=run,
-                    values=values)
+                    time_s=run.time_s, gpu_hours=run.gpu_hours, band=run.error_band, prices=costs, memory=step,
+                    training=run)
 
 
 def _duration(seconds: float) -> str:
@@ -330,7 +341,11 @@ def plan_report(view: PlanView) -> Report:
     blocks += [Paragraph(f"{view.spec.name}, {JOB_WORDS[view.job]}."), Paragraph(_speed_sentence(view)),
                Paragraph(_time_sentence(view)), Paragraph(_cost_sentence(view))]
     blocks += band_paragraphs(*_bands(view))
-    blocks.append(quantities(_rows(view), caption="The plan's numbers"))
+    share = view.memory
+    blocks += [memory_chart([*share.breakdown.items(), *share.overhead.items()],
+                            capacity_bytes=usable_memory_bytes(view.gpu), capacity_label=f"{view.gpu.name} (usable)",
+                            title=f"{view.spec.name}, one GPU's memory"),
+               quantities(_rows(view), caption="The plan's numbers")]
     result: Any = view.inference if view.inference is not None else view.training
     assumptions = (*result.assumptions, *view.prices.assumptions, VERDICT_KEY)
     notes = (*(result.notes if view.inference is not None else ()), *view.prices.sources)

@@ -166,10 +166,18 @@
     roots.forEach(function (root) { byKey.set(urlKey(root), root); given.set(root, []); });
     // A key may name a calculator instead of one widget (plan.model=...: the page's first plan
     // widget), so that another page can link to it without knowing its place on this one.
+    // A widget's id in a link from before a widget was added above it (training-memory-0 once the
+    // page's first widget became another): still its own, where the page has one of that calculator.
+    var single = new Map();
     roots.forEach(function (root) {
       var name = root.getAttribute("data-calculator");
       if (!byKey.has(name)) byKey.set(name, root);
+      single.set(name, single.has(name) ? null : root);
     });
+    function widgetOf(prefix) {
+      var found = byKey.get(prefix), earlier = /^(.+)-[0-9]+$/.exec(prefix);
+      return found || (earlier && single.get(earlier[1])) || undefined;
+    }
     [["query", location.search.slice(1), MAX_QUERY], ["fragment", stateFragment() ? location.hash.slice(1) : "", MAX_FRAGMENT]]
       .forEach(function (part) {
         if (part[1].length > part[2]) {
@@ -180,7 +188,7 @@
         parsePairs(part[1]).forEach(function (pair) {
           if (pair.key !== null && THEME_KEYS.indexOf(pair.key) >= 0) return;
           var key = pair.key === null ? pair.raw : pair.key, dot = key.indexOf(".");
-          var root = dot > 0 ? byKey.get(key.slice(0, dot)) : undefined;
+          var root = dot > 0 ? widgetOf(key.slice(0, dot)) : undefined;
           var text = label(key, 60) + (pair.value === null ? "" : "=" + label(pair.value, 40));
           if (pair.key === null) stray.push(text + " (not valid UTF-8 percent-encoding)");
           else if (!root) stray.push(text + (dot > 0 ? " (no calculator on this page is called " + label(key.slice(0, dot), 40) + ")"

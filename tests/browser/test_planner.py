@@ -92,3 +92,22 @@ def test_q2_qlora_of_qwen_7b_on_one_24gb_card_for_1b_tokens(widget: Any) -> None
     assert reader.headline(expected).startswith("On 1x GeForce RTX 4090: fits,")
     text = widget.locator("[data-role=output]").inner_text()
     assert "Training on 1B tokens:" in text and "days of wall clock" in text and "Cost: cloud $" in text
+
+
+def test_a_link_may_name_the_calculator_or_an_id_from_before_the_planner(browser: Any, server: SiteServer) -> None:
+    """``plan.gpus=2`` (what another page's "Plan this job" writes) sets the page's first planner; an id from a
+    link made before the planner became the page's first widget (``training-memory-0``) still reaches its widget.
+    The inputs are set when the script starts, before Python: no wait for it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(server.url + "calculators/?plan.model=llama-3.1-70b&plan.gpus=2&training-memory-0.batch=3")
+        status = page.locator(f"{PLAN} [data-role=status]")
+        page.wait_for_function("el => el.textContent.includes('Inputs restored from the link')",
+                               arg=status.element_handle())
+        assert page.locator(f"{PLAN} select[name=model]").input_value() == "llama-3.1-70b"
+        assert page.locator(f"{PLAN} input[name=gpus]").input_value() == "2"
+        assert page.locator("#mlhw-training-memory-1 input[name=batch]").input_value() == "3"
+        assert "Not restored" not in page.locator("#mlhw-training-memory-0, #mlhw-training-memory-1").inner_text()
+    finally:
+        context.close()

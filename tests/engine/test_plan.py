@@ -107,6 +107,14 @@ def test_a_gpu_without_a_list_price_has_a_cloud_cost_and_names_the_missing_input
     assert planned["unknown"][0].startswith("local: a purchase price in USD")
 
 
+def test_your_own_gpu_is_priced_only_as_given() -> None:
+    own = {"gpu": "custom", "gpu_memory_gb": "48", "gpu_bandwidth_gbps": "864", "gpu_bf16_tflops": "362"}
+    unpriced = plan({"model": "llama-3-8b", **own}).data["cost"]
+    assert unpriced["cloud_usd"] is None and unpriced["local_usd"] is None and len(unpriced["unknown"]) == 2
+    priced = plan({"model": "llama-3-8b", **own, "cloud_usd_per_gpu_hour": "1.5"}).data
+    assert priced["cost"]["cloud_usd"] == pytest.approx(priced["time"]["gpu_hours"] * 1.5, rel=1e-9)
+
+
 def test_pretraining_is_sized_as_full_training() -> None:
     full, pre = plan({**Q2, "job": "full"}).data, plan({**Q2, "job": "pretrain"}).data
     assert (full["answer"], full["time"], full["cost"]) == (pre["answer"], pre["time"], pre["cost"])
