@@ -427,6 +427,9 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     if page.url not in _pages_with_widgets:
         return output
     root = get_relative_url(".", page.url).rstrip("/") + "/"
+    # Links between calculators name a page from the site's root (calculators.jobs.plan_links): from this page.
+    output = re.sub(r'<a data-site-href="([^"]*)"', lambda found: f'<a href="{root}{found[1]}" data-site-href="{found[1]}"',
+                    output)
     version = _state["version"]
     tags = (f'<link rel="stylesheet" href="{root}assets/widgets.css?v={version}">'
             f'<script defer src="{root}assets/widgets.js?v={version}"></script>')

@@ -29,6 +29,7 @@ from calculators.inputs.shared import CUSTOM
 from calculators.jobs.echo import config_echo
 from calculators.jobs.faces import FORM_ONLY, face_only
 from calculators.jobs.html import report_html
+from calculators.jobs.plan_links import links_html
 from calculators.jobs.report import Report
 from calculators.jobs.text import report_text
 from calculators.jobs.values import FRONT_DOOR, OMITTED, Values, model_spec
@@ -65,6 +66,8 @@ class Calculator:
             :data:`calculators.jobs.faces.CLI_ONLY`); the form's inputs it lacks are in ``FORM_ONLY``.
         echo: what a custom model's answer opens with, for a calculator whose configs are not decoders'
             (``None``: :func:`~calculators.jobs.echo.config_echo` of the decoder).
+        links: the web face's links under the result, (text, site-relative address carrying the inputs), for
+            checked values (:mod:`calculators.jobs.plan_links`); ``None``: none. The command line prints none.
     """
 
     name: str
@@ -81,6 +84,7 @@ class Calculator:
     command_help: str = ""
     cli_fields: tuple[Field, ...] = ()
     echo: Callable[[Values], str] | None = None
+    links: Callable[[Values], tuple[tuple[str, str], ...]] | None = None
 
     def field(self, name: str) -> Field:
         """The field called ``name``; raises :class:`InputError` naming it otherwise."""
@@ -198,8 +202,9 @@ class Answer:
 
     @property
     def html(self) -> str:
-        """The web face's result (:func:`~calculators.jobs.html.report_html`)."""
-        return report_html(self.report)
+        """The web face's result (:func:`~calculators.jobs.html.report_html`), then its links (:attr:`Calculator.links`)."""
+        links = self.calculator.links
+        return report_html(self.report) + ("" if links is None else links_html(links(self.values)))
 
     @property
     def text(self) -> str:

@@ -50,6 +50,7 @@ from calculators.jobs.answer import (
 )
 from calculators.jobs.calculator import Calculator
 from calculators.jobs.html import memory_chart
+from calculators.jobs.plan_links import plan_links
 from calculators.jobs.memory_fields import (
     INFERENCE_GPUS_HELP,
     TRAINING_GPUS_HELP,
@@ -255,4 +256,5 @@ def calculators() -> list[Calculator]:
                        engines=(training_inputs.training_setup, inference.InferenceInputs, fit_training, fit_inference),
                        own_defaults=FIT_OWN_DEFAULTS, command="fit",
                        command_help="a job on your GPUs, then on every GPU: verdict, GPUs needed, max batch/context",
-                       cli_fields=(base_dtype_field(show_when=("job", "training")),))]
+                       cli_fields=(base_dtype_field(show_when=("job", "training")),),
+                       links=functools.partial(plan_links, "fit"))]

@@ -20,12 +20,12 @@ from __future__ import annotations
 import functools
 
 from calculators.errors import UnknownNameError
-from calculators.jobs import encoder, fit, memory, parallel, recommend, reverse, speed, system_cost, training_time, vision
+from calculators.jobs import encoder, fit, memory, parallel, plan, recommend, reverse, speed, system_cost, training_time, vision
 from calculators.jobs.calculator import Calculator
 
 #: The subjects' modules, in the registry's order (the CLI lists its subcommands in it too); each defines
 #: ``calculators() -> list[Calculator]``.
-SUBJECTS = (memory, fit, reverse, parallel, speed, training_time, recommend, system_cost, vision, encoder)
+SUBJECTS = (memory, fit, reverse, parallel, speed, training_time, recommend, system_cost, vision, encoder, plan)
 
 
 def _build() -> dict[str, Calculator]:

@@ -31,6 +31,7 @@ from calculators.inputs.shared import ENGINE_GPU, model_and_gpu_fields
 from calculators.jobs.answer import VERDICT_KEY, headline
 from calculators.jobs.calculator import Calculator
 from calculators.jobs.html import Bar, labelled_bars_svg
+from calculators.jobs.plan_links import plan_links
 from calculators.jobs.report import Chart, Paragraph, Report
 from calculators.jobs.speed import band_paragraphs, may_not_run, quantities
 from calculators.jobs.advice import FitAdvice, training_advice
@@ -303,4 +304,5 @@ def calculators() -> list[Calculator]:
                        command="train-time",
                        command_help="wall-clock days, GPU-hours and tokens/s of training (6·N·D, or 4·N·D for LoRA, "
                                     "at a utilisation fitted on published runs, with tensor, pipeline and "
-                                    "data-parallel communication)")]
+                                    "data-parallel communication)",
+                       links=functools.partial(plan_links, "training-time"))]

@@ -126,6 +126,7 @@
   var THEME_KEYS = ["q", "h"]; // the theme's search query and highlighting, not ours
   var defaults = new Map(); // root -> the inputs the page was built with
   var restoredInView = false;
+  var byName = new Set(); // widgets the address gives inputs by their calculator's name (readLink)
 
   function urlKey(root) { return root.id.replace(/^mlhw-/, ""); }
   function count(n) { return n.toLocaleString("en"); }
@@ -163,6 +164,20 @@
   function readLink() {
     var byKey = new Map(), given = new Map(), stray = [];
     roots.forEach(function (root) { byKey.set(urlKey(root), root); given.set(root, []); });
+    // A key may name a calculator instead of one widget (plan.model=...: the page's first plan
+    // widget), so that another page can link to it without knowing its place on this one.
+    // A widget's id in a link from before a widget was added above it (training-memory-0 once the
+    // page's first widget became another): still its own, where the page has one of that calculator.
+    var single = new Map();
+    roots.forEach(function (root) {
+      var name = root.getAttribute("data-calculator");
+      if (!byKey.has(name)) byKey.set(name, root);
+      single.set(name, single.has(name) ? null : root);
+    });
+    function widgetOf(prefix) {
+      var found = byKey.get(prefix), earlier = /^(.+)-[0-9]+$/.exec(prefix);
+      return found || (earlier && single.get(earlier[1])) || undefined;
+    }
     [["query", location.search.slice(1), MAX_QUERY], ["fragment", stateFragment() ? location.hash.slice(1) : "", MAX_FRAGMENT]]
       .forEach(function (part) {
         if (part[1].length > part[2]) {
@@ -173,12 +188,15 @@
         parsePairs(part[1]).forEach(function (pair) {
           if (pair.key !== null && THEME_KEYS.indexOf(pair.key) >= 0) return;
           var key = pair.key === null ? pair.raw : pair.key, dot = key.indexOf(".");
-          var root = dot > 0 ? byKey.get(key.slice(0, dot)) : undefined;
+          var root = dot > 0 ? widgetOf(key.slice(0, dot)) : undefined;
           var text = label(key, 60) + (pair.value === null ? "" : "=" + label(pair.value, 40));
           if (pair.key === null) stray.push(text + " (not valid UTF-8 percent-encoding)");
           else if (!root) stray.push(text + (dot > 0 ? " (no calculator on this page is called " + label(key.slice(0, dot), 40) + ")"
             : " (not an input of the calculators on this page)"));
-          else given.get(root).push({ name: key.slice(dot + 1), value: pair.value, text: text });
+          else {
+            given.get(root).push({ name: key.slice(dot + 1), value: pair.value, text: text });
+            if (key.slice(0, dot) !== urlKey(root)) byName.add(root);
+          }
         });
       });
     return { given: given, stray: stray };
@@ -255,7 +273,7 @@
     showLinkNote(root);
     if (!state.fromLink.size) return;
     // A fragment of inputs is no anchor the browser can scroll to: show the first widget it names.
-    if (stateFragment() && !restoredInView) {
+    if ((stateFragment() || byName.has(root)) && !restoredInView) {
       restoredInView = true;
       root.scrollIntoView();
     }
@@ -282,6 +300,14 @@
   }
 
   function encode(text) { return encodeURIComponent(text); }
+
+  // Links to other calculators carry an address relative to the site's root (data-site-href,
+  // calculators.jobs.plan_links): resolved here, wherever the site is served.
+  function siteLinks(out) {
+    out.querySelectorAll("a[data-site-href]").forEach(function (a) {
+      a.href = new URL(a.getAttribute("data-site-href"), siteRoot).href;
+    });
+  }
 
   // What the address holds: every widget's inputs that differ from the build's (a config.json in
   // the fragment, which browsers never send to the server, so a pasted config leaves the
@@ -445,6 +471,7 @@
       // Keep "Assumptions and notes" open across recomputes if the reader opened it.
       var open = Array.prototype.map.call(out.querySelectorAll("details"), function (el) { return el.open; });
       update(out, reply.html);
+      siteLinks(out);
       out.querySelectorAll("details").forEach(function (el, i) { if (open[i]) el.open = true; });
       out.removeAttribute("data-stale");
       status(root, "Recomputed in your browser in " + reply.ms.toFixed(1) + " ms.");
@@ -794,6 +821,7 @@
 
   var fromFile = location.protocol === "file:";
   roots.forEach(function (root) {
+    siteLinks(output(root));
     var line = root.querySelector("[data-role=status]");
     var text = document.createElement("span"), note = document.createElement("span");
     text.textContent = line.textContent;

@@ -241,11 +241,11 @@ def test_token_counts_are_spelled_alike_on_both_faces(text: str) -> None:
     for name, field in forms:
         assert get_calculator(name).field(field).check(text) == TWO_TRILLION, (name, field)
     commands = [command for command, actions in COMMANDS.items() if any(a.dest == "tokens" for a in actions)]
-    assert set(commands) == {"train-time", "recommend"}
+    assert set(commands) == {"train-time", "recommend", "plan"}
     for command in commands:
-        extra = ["--job", "train"] if command == "recommend" else []
+        extra = {"recommend": ["--job", "train"], "plan": ["--job", "full"]}.get(command, [])
         data = cli.run(_argv(command, ["--tokens", text, *extra]))[0]
-        assert data["tokens"] == TWO_TRILLION, command
+        assert (data["time"] if command == "plan" else data)["tokens"] == TWO_TRILLION, command
 
 
 def test_the_option_check_can_fail() -> None:

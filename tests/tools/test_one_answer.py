@@ -123,6 +123,8 @@ JOBS: dict[str, dict[str, str]] = {
     "embed": {"model": "bge-reranker-v2-m3", "gpu": "rtx-4090", "batch": "64", "seq": "1024", "attention": "eager"},
     "models-for": {"gpu": "l4", "gpus": "2", "context": "16384", "batch": "2", "seq": "4096",
                    "grad_checkpointing": "false"},
+    "plan": {"model": "qwen2.5-7b", "gpu": "rtx-4090", "job": "qlora", "tokens": "1B", "context": "2048",
+             "grad_checkpointing": "true", "cloud_usd_per_gpu_hour": "0.5"},
 }
 #: Inputs only one face offers, and the other face's spelling of them (calculators.jobs.faces).
 CLI_SPELLING = {"recommend": {"method": "lora"}, "system": {"offload": "none"}}
