@@ -4,12 +4,13 @@
 // Each scroller gets a frame (a wrapper, or the <pre> of a code block) carrying data-scroll
 // while it scrolls and data-scroll-left / data-scroll-right while there is more to see on that
 // side; site.css draws a fade on that edge, a shadow on a table's pinned first column, and a
-// hint line above a table that scrolls ("Scroll sideways to see all 9 columns"). A widget's
-// result table is its own frame: widgets.js patches the result in place on every recompute
-// (it ignores these data-scroll attributes), so nothing may be inserted around it; its fades
-// are backgrounds and its hint follows its caption (widgets.css). Material wraps tables after
-// this script runs and widgets add tables as the reader changes inputs, so new content is
-// picked up by a MutationObserver; the state follows scrolling and resizing.
+// hint line above a table or notebook chart that scrolls ("Scroll sideways to see all 9
+// columns"). A widget's result table is its own frame: widgets.js patches the result in place
+// on every recompute (it ignores these data-scroll attributes), so nothing may be inserted
+// around it; its fades are backgrounds and its hint follows its caption (widgets.css).
+// Material wraps tables after this script runs and widgets add tables as the reader changes
+// inputs, so new content is picked up by a MutationObserver; the state follows scrolling and
+// resizing.
 (function () {
   "use strict";
   if (!("ResizeObserver" in window)) return;
