@@ -32,6 +32,9 @@ class Column:
     name: str
     text: Callable[[Any], str] = str
     align: str = "l"
+    #: What an unusual column's values mean, said where the column stands (the web face's header tooltip);
+    #: the caption may say it too, for the faces without tooltips.
+    note: str = ""
 
 
 def gib_column(name: str, digits: int = 2, *, missing: str = "-", grouped: bool = False) -> Column:

@@ -78,6 +78,7 @@ class Table:
     align: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
     after: str = ""  # optional raw block (e.g. an SVG figure) placed after the caption
+    notes: tuple[str, ...] = ()  # per column, what its values mean ("" none): the web face's header tooltips
 
     @classmethod
     def of(cls, columns: Sequence[Column], rows: Iterable[Sequence[Any]], **fields: Any) -> Table:
@@ -87,7 +88,11 @@ class Table:
         >>> from calculators.columns import Column, gib_column
         >>> Table.of((Column("model"), gib_column("GiB")), [("a", 2**30), ("b", 2.5 * 2**30)], caption="c").rows
         (('a', '1.00'), ('b', '2.50'))
+        >>> Table.of((Column("a"), Column("b", note="what b means")), [], caption="c").notes
+        ('', 'what b means')
         """
+        if any(column.note for column in columns):
+            fields = {"notes": tuple(column.note for column in columns), **fields}
         return cls(columns=tuple(column.name for column in columns), align=tuple(column.align for column in columns),
                    rows=tuple(tuple(column.text(value) for column, value in zip(columns, row, strict=True))
                               for row in rows), **fields)

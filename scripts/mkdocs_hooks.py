@@ -103,7 +103,7 @@ RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 ASSETS = ("assets/widgets.js", "assets/widgets.css", "assets/pyodide-worker.js")
 SW_TEMPLATE = "assets/sw.js"
 #: The site's own files every page names, addressed with ``?v=`` their content hash.
-PAGE_ASSETS = ("assets/site.css", "assets/offline.js")
+PAGE_ASSETS = ("assets/site.css", "assets/offline.js", "assets/scroll.js")
 #: Written by the build in place of these: the runtime's version into the widget scripts, the
 #: build's id into every page (after the guide's files are hashed with the placeholder in them).
 VERSION_PLACEHOLDER = "__MLHW_VERSION__"
@@ -508,8 +508,8 @@ def on_post_template(output_content: str, template_name: str, config: Any) -> st
 #: and its worker, the widgets' look and script (their static answers render without Python),
 #: images. Not the downloads (tables/*.csv|json, notebooks, values.json): they stay online.
 GUIDE_PATTERNS = ("assets/stylesheets/*.css", "assets/javascripts/*.js", "assets/javascripts/workers/search.*.js",
-                  "search/search_index.json", "assets/offline.js", "assets/site.css", "assets/widgets.css",
-                  "assets/widgets.js")
+                  "search/search_index.json", "assets/offline.js", "assets/scroll.js", "assets/site.css",
+                  "assets/widgets.css", "assets/widgets.js")
 IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".gif", ".webp", ".ico")
 
 
@@ -574,8 +574,11 @@ def on_post_build(config: Any) -> None:
     # lockfile (it loads no packages).
     lock_info = json.loads((PYODIDE_DIR / "pyodide-lock.json").read_text(encoding="utf-8"))["info"]
     snapshot = _finish_snapshot(runtime)
+    # The bytes of each file the worker downloads, for its progress indicator ("4.2 of 23.4 MB").
+    downloads = {path: (site / path).stat().st_size for path in (*(f"pyodide/{name}" for name in RUNTIME_FILES
+                 if name != "pyodide-lock.json"), f"wheels/{wheel.name}", *([snapshot] if snapshot else []))}
     manifest = {"wheel": wheel.name, "sha256": _state["wheel_sha256"], "pyodide": pyodide_version,
-                "version": _state["version"], "lockfile_info": lock_info, "snapshot": snapshot}
+                "version": _state["version"], "lockfile_info": lock_info, "snapshot": snapshot, "downloads": downloads}
     (wheels / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
     if "offline_page" in _state:

@@ -195,11 +195,20 @@ def fit_table(view: FitView) -> Shown:
     scheme = TRAINING_SEARCH if training else INFERENCE_SPLIT
     count = f"{number(view.gpus)} GPUs" if view.gpus > 1 else "one GPU"
     on = f"On {count}"
+    each = "each GPU's share" if view.gpus > 1 else "the job"
+    length = "sequence" if training else "context"
+    # Each unusual column is explained in its header's tooltip, and the caption says them all.
+    verdict_note = f"the verdict of {each}"
+    margin_note = "usable memory less the total, negative when it does not fit"
+    needed_note = f"the fewest whose share is at most tight, then the fewest that fit ({scheme})"
+    limit_note = (f"the largest that fit on {count} with the other settings as set, then in brackets the largest that "
+                  f"is at most tight; none: not even one {'sequence' if training else 'prompt'} of this length fits")
     limit = Column("Max sequence (tokens)" if training else "Max context (tokens)",
-                   lambda pair: limit_text(*pair), "r")
-    columns = (Column("GPU"), gib_column("Memory (GiB)"), Column(on), gib_column("Usable (GiB)"),
-               Column("Margin (GiB)", signed_gib, "r"), Column(f"GPUs needed ({scheme})"),
-               Column("Max batch", lambda pair: limit_text(*pair), "r"), limit)
+                   lambda pair: limit_text(*pair), "r", note=limit_note)
+    columns = (Column("GPU"), gib_column("Memory (GiB)"), Column(on, note=verdict_note), gib_column("Usable (GiB)"),
+               Column("Margin (GiB)", signed_gib, "r", note=margin_note),
+               Column(f"GPUs needed ({scheme})", note=needed_note),
+               Column("Max batch", lambda pair: limit_text(*pair), "r", note=limit_note), limit)
     ordered = sorted(view.rows, key=lambda item: (item[0].memory_bytes, item[0].name))
     rows, classes = [], []
     for gpu, result in ordered:
@@ -209,13 +218,9 @@ def fit_table(view: FitView) -> Shown:
                      (result.max_batch, result.max_batch_tight), (result.max_context, result.max_context_tight)))
         classes.append(" ".join(c for c in (VERDICT_CLASS[result.verdict.verdict],
                                             "mlhw-chosen" if gpu.id == view.gpu.id else "") if c))
-    each = "each GPU's share" if view.gpus > 1 else "the job"
     caption = (f"Every GPU in the catalog, smallest memory first, on {count} of each (GiB = 2^30 bytes). "
-               f"{on}: the verdict of {each}; margin: usable memory less the total, negative when it does not fit. "
-               f"GPUs needed: the fewest whose share is at most tight, then the fewest that fit ({scheme}). "
-               f"Max batch and max {'sequence' if training else 'context'}: the largest that fit on {count} with "
-               "the other settings as set, then in brackets the largest that is at most tight; none: not even one "
-               f"{'sequence' if training else 'prompt'} of this length fits")
+               f"{on}: {verdict_note}; margin: {margin_note}. GPUs needed: {needed_note}. "
+               f"Max batch and max {length}: {limit_note}")
     return Shown(Table.of(columns, rows, caption=caption), tuple(classes))
 
 

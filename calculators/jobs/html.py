@@ -158,19 +158,25 @@ def chart_html(segments: Sequence[tuple[str, int]], *, capacity_bytes: int | Non
 
 
 def table_html(header: Sequence[str], rows: Iterable[Sequence[str]], *, caption: str = "",
-               numeric: Sequence[bool] = (), row_classes: Sequence[str] = ()) -> str:
-    """An HTML table; ``numeric[i]`` right-aligns column ``i``. Cells are escaped here.
+               numeric: Sequence[bool] = (), row_classes: Sequence[str] = (), notes: Sequence[str] = ()) -> str:
+    """An HTML table; ``numeric[i]`` right-aligns column ``i``; ``notes[i]``, when given, explains column ``i`` in
+    its header's tooltip. Cells are escaped here.
 
     >>> table_html(["a", "b"], [["x<y", "1"]], numeric=[False, True])
     '<table class="mlhw-table"><thead><tr><th scope="col">a</th><th scope="col" class="num">b</th></tr></thead><tbody><tr><td>x&lt;y</td><td class="num">1</td></tr></tbody></table>'
+    >>> table_html(["a"], [], notes=["what a means"])[:80]
+    '<table class="mlhw-table"><thead><tr><th scope="col" title="what a means">a</th>'
     """
     def cls(index: int) -> str:
         return ' class="num"' if index < len(numeric) and numeric[index] else ""
 
+    def note(index: int) -> str:
+        return f' title="{escape(notes[index])}"' if index < len(notes) and notes[index] else ""
+
     out = ['<table class="mlhw-table">']
     if caption:
         out.append(f"<caption>{escape(caption)}</caption>")
-    out.append("<thead><tr>" + "".join(f'<th scope="col"{cls(i)}>{escape(h)}</th>' for i, h in enumerate(header))
+    out.append("<thead><tr>" + "".join(f'<th scope="col"{cls(i)}{note(i)}>{escape(h)}</th>' for i, h in enumerate(header))
                + "</tr></thead><tbody>")
     for number, row in enumerate(rows):
         extra = row_classes[number] if number < len(row_classes) else ""
@@ -280,7 +286,7 @@ def table_of(shown: Shown) -> str:
     """A report's table as HTML: its caption above, right-aligned numeric columns, a class per row."""
     table = shown.table
     return table_html(table.columns, table.rows, caption=table.caption, numeric=[side == "r" for side in table.align],
-                      row_classes=shown.classes)
+                      row_classes=shown.classes, notes=table.notes)
 
 
 def chart_of(chart: Chart) -> str:

@@ -43,12 +43,39 @@ const mark = (name) => { phases[name] = performance.now() - started; };
 // itself, loadPyodide compiles it only after importing its scripts and reading the
 // snapshot). loadPyodide's own request for it gets a placeholder, and its
 // instantiateStreaming call gets this module; any other wasm goes the normal way.
-const wasmURL = new URL("pyodide.asm.wasm", indexURL).href;
-const wasmCompiled = WebAssembly.compileStreaming(fetch(versioned(wasmURL))).then((module) => { mark("compiled"); return module; });
-const placeholders = new WeakSet();
+//
+// Every download goes through countedFetch, which counts the bytes as they arrive and posts
+// {type: "progress", loaded, total} for the page's indicator, at most every PROGRESS_MS: the
+// total is the sum of the files this visit downloads (their sizes are in the manifest), known
+// once the manifest says whether the build's snapshot is needed; from a cache it runs in an instant.
+const PROGRESS_MS = 100;
+const progress = { loaded: 0, total: 0, posted: 0, timer: 0 };
+function postProgress() {
+  progress.timer = 0;
+  progress.posted = performance.now();
+  postMessage({ type: "progress", loaded: progress.loaded, total: Math.max(progress.total, progress.loaded) });
+}
+function counted(bytes) {
+  progress.loaded += bytes;
+  if (progress.timer) return;
+  progress.timer = setTimeout(postProgress, Math.max(0, PROGRESS_MS - (performance.now() - progress.posted)));
+}
 const nativeFetch = self.fetch.bind(self);
+// Not the manifest: it lists the sizes, and is not one of them (a few hundred bytes).
+const manifestPath = new URL("wheels/manifest.json", siteRoot).pathname;
+async function countedFetch(input, init) {
+  const response = await nativeFetch(input, init);
+  if (!response.ok || !response.body || new URL(response.url || String(input)).pathname === manifestPath) return response;
+  const counter = new TransformStream({ transform(chunk, controller) { counted(chunk.byteLength); controller.enqueue(chunk); } });
+  // The same status and headers (WebAssembly.compileStreaming checks the wasm's content type).
+  return new Response(response.body.pipeThrough(counter),
+    { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+const wasmURL = new URL("pyodide.asm.wasm", indexURL).href;
+const wasmCompiled = WebAssembly.compileStreaming(countedFetch(versioned(wasmURL))).then((module) => { mark("compiled"); return module; });
+const placeholders = new WeakSet();
 self.fetch = (input, init) => {
-  if (String(input instanceof Request ? input.url : input) !== wasmURL) return nativeFetch(input, init);
+  if (String(input instanceof Request ? input.url : input) !== wasmURL) return countedFetch(input, init);
   const placeholder = new Response(null);
   placeholders.add(placeholder);
   return Promise.resolve(placeholder);
@@ -106,9 +133,19 @@ const manifestLoaded = fetchOk(versioned(new URL("wheels/manifest.json", siteRoo
   }
   return manifest;
 });
-const pyodideImported = import(versioned(new URL("pyodide.mjs", indexURL))).then((module) => { mark("import"); return module; });
+// The two scripts are imported, not fetched: their bytes count once each has arrived.
+const importedSize = (path) => manifestLoaded.then((manifest) => counted((manifest.downloads || {})[path] || 0), () => {});
+const pyodideImported = import(versioned(new URL("pyodide.mjs", indexURL))).then((module) => {
+  mark("import");
+  importedSize("pyodide/pyodide.mjs");
+  return module;
+});
 // Pyodide's 1.2 MB Emscripten module, imported now rather than by loadPyodide later.
-const asmImported = import(versioned(new URL("pyodide.asm.mjs", indexURL))).then((module) => { mark("asm"); return module; });
+const asmImported = import(versioned(new URL("pyodide.asm.mjs", indexURL))).then((module) => {
+  mark("asm");
+  importedSize("pyodide/pyodide.asm.mjs");
+  return module;
+});
 const wheelLoaded = manifestLoaded.then(async (manifest) => {
   const wheel = await (await fetchOk(versioned(new URL(`wheels/${manifest.wheel}`, siteRoot)))).arrayBuffer();
   if (crypto.subtle && (await hex(wheel)) !== manifest.sha256) {
@@ -135,6 +172,12 @@ const buildSnapshot = {
 // The copy in Cache Storage (see storeSnapshot) first, else the build's.
 const snapshotFound = manifestLoaded.then(async (manifest) => (await snapshotStore.find(manifest).catch(() => null))
   || buildSnapshot.find(manifest)).catch(() => null);
+// This visit's downloads: the runtime, the wheel, and the build's snapshot unless Cache Storage holds one.
+Promise.all([manifestLoaded, snapshotFound]).then(([manifest, snapshot]) => {
+  const sizes = manifest.downloads || {};
+  progress.total = Object.keys(sizes).reduce((sum, path) => sum +
+    (path === manifest.snapshot && (!snapshot || snapshot.source !== "build") ? 0 : sizes[path]), 0);
+}, () => {});
 
 async function start(loadPyodide, manifest, snapshot) {
   mark("load");

@@ -61,6 +61,31 @@
   }
   function output(root) { return root.querySelector("[data-role=output]"); }
 
+  // While the runtime downloads (~23 MB on a first visit; 10 s at 20 Mbit/s), the status line shows a bar
+  // and the megabytes received of the total, from the worker's "progress" messages; gone once Python
+  // is live or has failed. From a cache the download takes a moment and the bar barely shows.
+  function megabytes(bytes) { return (bytes / 1e6).toFixed(1); }
+  function showProgress(loaded, total) {
+    roots.forEach(function (root) {
+      var state = widgets.get(root);
+      if (!state || !state.progress) return;
+      var bar = state.progress.firstChild;
+      if (total > 0) {
+        bar.max = total;
+        bar.value = Math.min(loaded, total);
+      }
+      state.progress.lastChild.textContent = " " + megabytes(loaded) + (total > 0 ? " of " + megabytes(total) : "") +
+        " MB of the runtime downloaded";
+      state.progress.hidden = false;
+    });
+  }
+  function hideProgress() {
+    roots.forEach(function (root) {
+      var state = widgets.get(root);
+      if (state && state.progress) state.progress.hidden = true;
+    });
+  }
+
   // Each input of a widget by name, found once in the build's markup. A name from the address is
   // looked up in this map, never put into a CSS selector: a quote in a link's key once made
   // querySelector throw, which stopped every calculator on the page.
@@ -495,7 +520,8 @@
     var names = [];
     for (var i = 0; i < a.attributes.length; i++) {
       var name = a.attributes[i].name;
-      if (!(name === "open" && a.localName === "details")) names.push(name);
+      // A details' open state is the reader's; scroll.js's data-scroll* mark what scrolls sideways.
+      if (!(name === "open" && a.localName === "details") && name.indexOf("data-scroll") !== 0) names.push(name);
     }
     if (names.length !== b.attributes.length) return false;
     for (var j = 0; j < names.length; j++) if (names[j] !== b.attributes[j].name) return false;
@@ -581,6 +607,7 @@
   }
 
   function fail(message) {
+    hideProgress();
     roots.forEach(function (root) {
       setState(root, "error");
       var stale = output(root).hasAttribute("data-stale");
@@ -592,6 +619,7 @@
   // The server holds another build than this page's: computing with its calculators would mix
   // two versions, so the widgets keep this build's answers and the page offers to reload.
   function stale() {
+    hideProgress();
     clearTimeout(watchdog);
     watchdog = 0;
     if (worker) {
@@ -632,6 +660,7 @@
         stale(); // a worker of another build (one an older service worker kept) answered
       } else if (message.type === "ready") {
         ready = true;
+        hideProgress();
         // Phases for scripts/bench_site.py: ms since navigation at which the worker script
         // began running, then the worker's own marks (ms since it began); "from" says how
         // Python started: from a memory snapshot, the build's ("build") or its copy in Cache
@@ -654,6 +683,8 @@
               " s; change any input to recompute.");
           }
         });
+      } else if (message.type === "progress") {
+        if (!ready) showProgress(message.loaded, message.total);
       } else if (message.type === "snapshot") {
         // The worker stored its memory snapshot: the next visit starts Python from it.
         performance.mark("mlhw-snapshot", { detail: message });
@@ -828,9 +859,16 @@
     note.className = "mlhw-link-note";
     note.setAttribute("data-role", "link-note");
     note.hidden = true;
-    line.replaceChildren(text, note);
+    // The download's progress: a bar (its accessible name says what it measures) and the megabytes.
+    var progress = document.createElement("span"), bar = document.createElement("progress");
+    progress.className = "mlhw-progress";
+    progress.setAttribute("data-role", "progress");
+    progress.hidden = true;
+    bar.setAttribute("aria-label", "Python runtime downloaded");
+    progress.append(bar, document.createElement("span"));
+    line.replaceChildren(text, progress, note);
     widgets.set(root, { latest: 0, timer: 0, dirty: false, crashed: false, fields: fieldsOf(root), statusText: text,
-      linkNote: note, fromLink: new Map(), dropped: [] });
+      linkNote: note, progress: progress, fromLink: new Map(), dropped: [] });
     if (fromFile) {
       var fileNote = root.querySelector("[data-role=file-note]");
       if (fileNote) fileNote.hidden = false;
