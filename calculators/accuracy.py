@@ -34,6 +34,7 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model_config import spec_from_config
 from calculators.tables import Table
+from calculators.units import signed_error
 
 TRAIN_KEYS = ("method", "precision", "optimizer", "batch", "seq", "grad_checkpointing", "attention",
               "lora_rank", "lora_targets", "base_dtype", "grad_accumulation")
@@ -204,7 +205,7 @@ def summary_table(records: Iterable[Mapping[str, Any]]) -> Table:
         columns=(Column("cases"), Column("n", align="r"),
                  *(Column(name, "{:.2%}".format, "r") for name in ("median |error|", "95th pct |error|",
                                                                    "worst |error|")),
-                 Column("mean signed error", "{:+.2%}".format, "r")),
+                 Column("mean signed error", signed_error, "r")),
         rows=rows,
         assumptions=("measurements: tests/data/measurements (fake-tensor traces of transformers steps)",),
     )
@@ -224,7 +225,7 @@ def cases_table(records: Iterable[Mapping[str, Any]]) -> Table:
         id="accuracy-cases",
         caption="Every measured case: measured and estimated peak allocated memory (GiB = 2^30 bytes).",
         columns=(Column("model"), Column("kind"), Column("settings"), gib_column("measured GiB", 3),
-                 gib_column("estimated GiB", 3), Column("error", "{:+.2%}".format, "r"), Column("measured peak phase"),
+                 gib_column("estimated GiB", 3), Column("error", signed_error, "r"), Column("measured peak phase"),
                  Column("estimated peak phase")),
         rows=rows,
         after=scatter_svg(items),

@@ -35,7 +35,7 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.model_config import spec_from_config
 from calculators.tables import Table
-from calculators.units import MIB
+from calculators.units import MIB, signed_error
 
 #: The calculators' ``precision`` for each run mode of the harness.
 PRECISION_OF_MODE = {"fp32": "fp32", "amp_bf16": "bf16-mixed", "bf16": "bf16", "lora_bf16": "bf16-mixed"}
@@ -162,7 +162,7 @@ def _share(name: str) -> Column:
 
 def _signed_share(name: str) -> Column:
     """A column of signed errors as percentages with two decimals."""
-    return Column(name, "{:+.2%}".format, "r")
+    return Column(name, signed_error, "r")
 
 
 def real_gpu_table(scores: list[RealRunScore], *, gpu: str, environment: str) -> Table:

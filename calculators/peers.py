@@ -128,6 +128,8 @@ def peer_error_rows(records: Iterable[Mapping[str, Any]],
 def _percent(value: float | None, *, signed: bool = False) -> str:
     if value is None:
         return "-"
+    if signed and round(value * 100, 1) == 0:
+        return "0.0 %"  # never "-0.0 %"
     return f"{value * 100:+.1f} %" if signed else f"{value * 100:.1f} %"
 
 

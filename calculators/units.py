@@ -75,8 +75,25 @@ def token_text(count: int) -> str:
 
 
 def signed_percent(fraction: float) -> str:
-    """A signed fraction as a whole percentage (an error: ``+12 %`` over, ``-50 %`` under)."""
-    return f"{fraction * 100:+.0f} %"
+    """A signed fraction as a whole percentage (an error: ``+12 %`` over, ``-50 %`` under); one that rounds
+    to zero prints unsigned.
+
+    >>> signed_percent(0.12), signed_percent(-0.5), signed_percent(-0.004)
+    ('+12 %', '-50 %', '0 %')
+    """
+    return "0 %" if round(fraction * 100) == 0 else f"{fraction * 100:+.0f} %"
+
+
+def signed_error(fraction: float, digits: int = 2) -> str:
+    """A signed error as a percentage with ``digits`` decimals (``+1.26%``, ``-0.40%``), never ``-0.00%``:
+    an error that rounds to zero at those decimals prints unsigned.
+
+    >>> signed_error(0.0126), signed_error(-0.004), signed_error(-0.00001), signed_error(0.3, 0)
+    ('+1.26%', '-0.40%', '0.00%', '+30%')
+    """
+    if round(fraction * 100, digits) == 0:
+        return f"{0:.{digits}%}"
+    return f"{fraction:+.{digits}%}"
 
 
 def number(value: float, digits: int = 0, *, grouped: bool = True) -> str:

@@ -15,7 +15,7 @@ from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwid
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
-from calculators.units import gb, number
+from calculators.units import gb, number, signed_error
 
 MODEL = "llama-3-8b"
 GPU = "h100-sxm"
@@ -24,6 +24,10 @@ BATCH, SEQ = 1, 4096
 LINKS = ("pcie4", "pcie5", "nvlink3", "nvlink4", "nvlink5")
 STAGES = (0, 1, 3)
 _AS_OF = max(link.source.as_of for link in all_interconnects())
+
+
+def _whole_error(fraction: float) -> str:
+    return signed_error(fraction, 0)
 
 
 def _step(link: str, zero: int) -> StepCommunication:
@@ -123,7 +127,7 @@ def nccl_validation() -> Table:
                  "min(intra-node link, NICs per node x NIC)."),
         columns=(Column("figure"), Column("GPUs", align="r"), Column("link kind"), gb_column("link per direction GB/s"),
                  gb_column("measured busbw GB/s"), gb_column("model busbw GB/s"),
-                 Column("error", "{:+.0%}".format, "r"), Column("error at 0.8", "{:+.0%}".format, "r"),
+                 Column("error", _whole_error, "r"), Column("error at 0.8", _whole_error, "r"),
                  decimal_column("implied efficiency", 2), Column("source")),
         rows=rows,
         assumptions=(f"efficiency per link kind: {computed_by(fit_link_efficiencies, dotted=True, code=False)}; "

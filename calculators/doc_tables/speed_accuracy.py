@@ -33,7 +33,7 @@ def _pct(value: float) -> str:
 
 
 def _error(value: float) -> str:
-    return f"{value * 100:+,.0f} %"
+    return "0 %" if round(value * 100) == 0 else f"{value * 100:+,.0f} %"  # never "-0 %"
 
 
 def _pct_columns(*names: str) -> tuple[Column, ...]:

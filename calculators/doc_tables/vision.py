@@ -19,7 +19,7 @@ from calculators.memory.vision import (
 )
 from calculators.tables import Table, TableFunction, declared_tables, table
 from calculators.memory.result import MemoryEstimate
-from calculators.units import MIB, gib, number
+from calculators.units import MIB, gib, number, signed_error
 
 BATCHES = (32, 64, 128, 256)
 RESOLUTIONS = (224, 384)
@@ -123,7 +123,7 @@ def trace_check() -> Table:
                  "CPU (PyTorch 2.13, torchvision 0.28, batch 2). The remaining ResNet gap is BatchNorm's running "
                  "statistics, which batch_norm saves and this guide counts with the weights."),
         columns=(Column("network"), number_column("derived bytes"), number_column("traced bytes"),
-                 Column("difference", "{:+.2%}".format, "r")),
+                 Column("difference", signed_error, "r")),
         rows=rows)
 
 
