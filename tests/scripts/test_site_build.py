@@ -7,7 +7,11 @@ notebook cell ids), the search index and the sitemap's dates changed on every bu
 
 The module builds the site twice (``mkdocs build --strict``, about 20 s each on 2 cores)
 as a release (``MLHW_RELEASE=1``) with a real ``SITE_URL`` and a fixed ``SOURCE_DATE_EPOCH``
-into temporary folders, and compares them byte for byte. It needs what ``scripts/build``
+into temporary folders, and compares them byte for byte. The two builds run under different
+``PYTHONHASHSEED`` values, so the comparison also catches any published order that follows
+``set`` or ``dict`` iteration of strings (one process has one hash seed): every page, every
+table's CSV and JSON, ``values.json`` and every widget's built HTML
+(``tests/content/test_determinism.py`` checks the rest: the CLI and the widgets no page shows). It needs what ``scripts/build``
 makes first (the wheel in build/wheelhouse, the Pyodide runtime in node_modules) and is
 skipped without them.
 """
@@ -33,6 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "site"
 #: A real address with a path, as a project site is published (not a placeholder, not local).
 SITE_URL = "https://guide.example.org/sizing-ml-hardware/"
+#: One hash seed per build (any two different values).
+HASH_SEEDS = ("1", "4242")
 #: 2026-01-02 03:04:05 UTC: any fixed time; the sitemap must carry its date, not the build's.
 EPOCH = 1767323045
 
@@ -65,7 +71,8 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
     # The two builds run at once: a build waits on its notebook kernel and its snapshot process for much of
     # its time, so two take about as long as one on two cores (they write only under their own site dir).
     sites = [tmp_path_factory.mktemp("release") / name for name in ("first", "second")]
-    started = [_start_build(site, SITE_URL=SITE_URL, SOURCE_DATE_EPOCH=str(EPOCH), MLHW_RELEASE="1") for site in sites]
+    started = [_start_build(site, SITE_URL=SITE_URL, SOURCE_DATE_EPOCH=str(EPOCH), MLHW_RELEASE="1", PYTHONHASHSEED=seed)
+               for site, seed in zip(sites, HASH_SEEDS, strict=True)]
     for result in [_finish(process) for process in started]:
         assert result.returncode == 0, result.stderr[-3000:]
     yield sites[0], sites[1]
@@ -78,6 +85,9 @@ def test_two_builds_are_identical_byte_for_byte(builds: tuple[Path, Path]) -> No
     assert differ == []
     # The files that used to differ are there: the worked examples, the index, the sitemaps, the snapshot.
     assert "examples/serve-70b-model/index.html" in first and "sitemap.xml.gz" in first
+    # What the two hash seeds are compared on: every table's data, every value, the widgets' built HTML.
+    assert "values.json" in first and sum(path.endswith(".csv") for path in first) > 100
+    assert 'data-calculator="training-memory"' in (builds[0] / "calculators" / "index.html").read_text(encoding="utf-8")
     assert any(path.startswith("pyodide/snapshot-") for path in first)
 
 
