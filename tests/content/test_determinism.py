@@ -21,7 +21,7 @@ _PROGRAM = r"""
 import hashlib, io, json, contextlib
 from pathlib import Path
 from calculators.table_registry import all_tables, regenerate_pages, values_json
-from calculators.tables import to_csv, to_json
+from calculators.table_files import to_csv, to_json
 from calculators.widgets.api import widget_html
 from calculators.jobs.registry import calculator_names
 from calculators.cli import run
