@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.units import gb, gib, number, percent
+from calculators.units import GB, GIB, gb, gib, number, percent
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,16 @@ class Column:
     #: What an unusual column's values mean, said where the column stands (the web face's header tooltip);
     #: the caption may say it too, for the faces without tooltips.
     note: str = ""
+    #: The value as the CSV file holds it: a number in the unit the header names, unrounded (``None``: empty);
+    #: unset, the CSV reads the cell's text back (:func:`calculators.tables.csv_cell`).
+    raw: Callable[[Any], object] | None = None
+    #: The unit of :attr:`raw`, as the CSV's metadata file names it ("" for text or a plain count).
+    unit: str = ""
+
+
+def _scaled(unit: float) -> Callable[[Any], object]:
+    """The raw value of a column that shows ``value / unit``: ``None`` stays empty, a count in units of one stays a count."""
+    return lambda value: value if value is None or unit == 1 else value / unit
 
 
 def gib_column(name: str, digits: int = 2, *, missing: str = "-", grouped: bool = False) -> Column:
@@ -44,7 +54,8 @@ def gib_column(name: str, digits: int = 2, *, missing: str = "-", grouped: bool 
     >>> [gib_column("GiB", 1).text(value) for value in (1.5 * 2**30, None)], gib_column("GiB", grouped=True).text(2**40)
     (['1.5', '-'], '1,024.00')
     """
-    return Column(name, lambda value: missing if value is None else gib(value, digits, grouped=grouped), "r")
+    return Column(name, lambda value: missing if value is None else gib(value, digits, grouped=grouped), "r",
+                  raw=_scaled(GIB), unit="GiB (2^30 bytes)")
 
 
 def gb_column(name: str, digits: int = 1, *, grouped: bool = True, missing: str = "-") -> Column:
@@ -55,7 +66,8 @@ def gb_column(name: str, digits: int = 1, *, grouped: bool = True, missing: str 
     >>> gb_column("GB/s").text(1800e9), gb_column("GB/s", 0, grouped=False).text(1800e9), gb_column("GB/s").text(None)
     ('1,800.0', '1800', '-')
     """
-    return Column(name, lambda value: missing if value is None else gb(value, digits, grouped=grouped), "r")
+    return Column(name, lambda value: missing if value is None else gb(value, digits, grouped=grouped), "r",
+                  raw=_scaled(GB), unit="GB (10^9 bytes; per second where the header says GB/s)")
 
 
 def number_column(name: str, digits: int = 0, *, unit: float = 1, missing: str = "-") -> Column:
@@ -68,7 +80,8 @@ def number_column(name: str, digits: int = 0, *, unit: float = 1, missing: str =
     >>> number_column("KiB", 1, unit=1024).text(131072), number_column("TFLOPS", 1, unit=1e12).text(989.4e12)
     ('128.0', '989.4')
     """
-    return Column(name, lambda value: missing if value is None else number(value / unit, digits), "r")
+    return Column(name, lambda value: missing if value is None else number(value / unit, digits), "r",
+                  raw=_scaled(unit), unit="" if unit == 1 else f"multiples of {unit:g}, as the header names them")
 
 
 def tflops_column(name: str, *, missing: str = "—") -> Column:
@@ -88,7 +101,7 @@ def percent_column(name: str, digits: int = 0) -> Column:
     >>> percent_column("saving").text(0.25), percent_column("median error", 1).text(0.0123)
     ('25 %', '1.2 %')
     """
-    return Column(name, lambda value: percent(value, digits), "r")
+    return Column(name, lambda value: percent(value, digits), "r", raw=_scaled(0.01), unit="%")
 
 
 def decimal_column(name: str, digits: int = 1, *, unit: float = 1) -> Column:
@@ -98,4 +111,5 @@ def decimal_column(name: str, digits: int = 1, *, unit: float = 1) -> Column:
     >>> decimal_column("ratio", 2).text(1 / 3), decimal_column("parameters (M)", unit=1e6).text(41_943_040)
     ('0.33', '41.9')
     """
-    return Column(name, lambda value: number(value / unit, digits, grouped=False), "r")
+    return Column(name, lambda value: number(value / unit, digits, grouped=False), "r", raw=_scaled(unit),
+                  unit="" if unit == 1 else f"multiples of {unit:g}, as the header names them")

@@ -5,36 +5,41 @@ replaces what is between the markers with the table the registered function prod
 so the Markdown source always shows the real numbers and a test can recompute them.
 Generation is deterministic: fixed rounding per column and a fixed row order.
 
-Each block is citable: an anchor whose id is the table id, a caption naming the id and
-the assumptions, links to the table's CSV and JSON files (``tables/ID.csv`` next to the
-page; the site build writes them, see :func:`to_csv` and :func:`to_json`) and a collapsed
-"Cite this table" snippet with the table's URL. The edition (the package version and the
-catalog's as-of date) is not committed: it is the same on every block, so the site build
-adds it (``version=``, ``catalog_as_of=``) and a release changes no page of docs/.
+Each block is citable: an anchor whose id is the table id, a short caption above the table
+(the id, the edition and the caption's first sentence, :func:`caption_parts`), links to the
+table's data files (``tables/ID.csv``, its metadata and ``tables/ID.json`` next to the page,
+relative so they work wherever the site is served; the site build writes them, see
+:mod:`calculators.table_files`), the rest of the caption and the assumptions folded below,
+and a collapsed "Cite this table" snippet with the table's URL. The edition (the package
+version and the catalog's as-of date) is not committed: it is the same on every block, so
+the site build adds it (``version=``, ``catalog_as_of=``) and a release changes no page of docs/.
 
->>> table = Table(id="demo", caption="Demo.", columns=("model", "GiB"), align=("l", "r"),
+>>> table = Table(id="demo", caption="Demo. Batch 1.", columns=("model", "GiB"), align=("l", "r"),
 ...               rows=(("a", "1.00"), ("b", "2.50")))
 >>> print(render_markdown(table))
 <BLANKLINE>
 <div class="generated-table" id="demo"></div>
+<BLANKLINE>
+**Table demo.** Demo.
 <BLANKLINE>
 | model | GiB |
 |:--|--:|
 | a | 1.00 |
 | b | 2.50 |
 <BLANKLINE>
-*Table demo. Demo.* Data: [CSV](tables/demo.csv) · [JSON](tables/demo.json)
+Data: [CSV](tables/demo.csv) ([columns and sources](tables/demo.csv-metadata.json)) · [JSON](tables/demo.json)
+<BLANKLINE>
+??? note "About this table: assumptions and notes"
+    Batch 1.
 <BLANKLINE>
 ??? quote "Cite this table"
     ```text
     Sizing ML Hardware, table demo. #demo
     ```
 <BLANKLINE>
-    Data: tables/demo.csv · tables/demo.json
-<BLANKLINE>
 >>> built = render_markdown(table, version="0.0.0", catalog_as_of="2026-01-31")
 >>> print("\\n".join(line.strip() for line in built.splitlines() if "2026" in line))
-*Table demo (v0.0.0, catalog as of 2026-01-31). Demo.* Data: [CSV](tables/demo.csv) · [JSON](tables/demo.json)
+**Table demo (v0.0.0, catalog as of 2026-01-31).** Demo.
 Sizing ML Hardware, version 0.0.0, table demo (catalog as of 2026-01-31). #demo
 """
 
@@ -79,6 +84,13 @@ class Table:
     assumptions: tuple[str, ...] = ()
     after: str = ""  # optional raw block (e.g. an SVG figure) placed after the caption
     notes: tuple[str, ...] = ()  # per column, what its values mean ("" none): the web face's header tooltips
+    #: The rows as the CSV file holds them (:meth:`of` fills it from each column's ``raw``); empty: read back
+    #: from the cells (:func:`calculators.table_files.csv_cell`).
+    data: tuple[tuple[object, ...], ...] = ()
+    #: Each column's unit, as the CSV's metadata file names it (:attr:`calculators.columns.Column.unit`).
+    units: tuple[str, ...] = ()
+    #: The documents the table's values come from (URLs), named in the CSV's metadata file with any the cells link to.
+    sources: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, columns: Sequence[Column], rows: Iterable[Sequence[Any]], **fields: Any) -> Table:
@@ -93,9 +105,13 @@ class Table:
         """
         if any(column.note for column in columns):
             fields = {"notes": tuple(column.note for column in columns), **fields}
+        listed = [tuple(row) for row in rows]
         return cls(columns=tuple(column.name for column in columns), align=tuple(column.align for column in columns),
                    rows=tuple(tuple(column.text(value) for column, value in zip(columns, row, strict=True))
-                              for row in rows), **fields)
+                              for row in listed),
+                   data=tuple(tuple(column.text(value) if column.raw is None else column.raw(value)
+                                    for column, value in zip(columns, row, strict=True)) for row in listed),
+                   units=tuple(column.unit for column in columns), **fields)
 
     @classmethod
     def key_numbers(cls, rows: Iterable[Sequence[str | Callable[..., object]]], *,
@@ -268,7 +284,12 @@ def versioned_site_url(site_url: str, site_version: str) -> str:
 # --------------------------------------------------------------------------- Markdown
 def render_markdown(table: Table, *, version: str = "", catalog_as_of: str = "", src_path: str = "",
                     site_url: str = "") -> str:
-    """Markdown for a table block: anchor, table, caption with data links, any figure, cite snippet.
+    """Markdown for a table block: anchor, short caption, table, data links, any figure, folded notes, cite snippet.
+
+    The caption above the table names the id, the edition and the caption's title
+    (:func:`caption_parts`); the rest of the caption and the assumptions are folded below the
+    data links. The data links are relative to the page, so they work wherever the site is
+    served; only the citation names the site's address.
 
     Args:
         table: The table.
@@ -276,25 +297,60 @@ def render_markdown(table: Table, *, version: str = "", catalog_as_of: str = "",
             committed pages leave it out, the site build names it.
         catalog_as_of: The catalog's edition date (:func:`calculators.catalog.edition.catalog_as_of`),
             likewise added by the build.
-        src_path: The page's path under docs/ (for the absolute URLs of the cite snippet).
+        src_path: The page's path under docs/ (for the absolute URL of the cite snippet).
         site_url: The site's base URL (mkdocs.yml ``site_url``).
     """
     align = table.align or tuple("l" for _ in table.columns)
     marks = {"l": ":--", "r": "--:", "c": ":-:"}
-    lines = ["", f'<div class="generated-table" id="{table.id}"></div>', ""]
+    title, notes = caption_parts(table)
+    stamp = edition(version, catalog_as_of)
+    lines = ["", f'<div class="generated-table" id="{table.id}"></div>', "",
+             f"**Table {table.id}" + (f" ({stamp})" if stamp else "") + f".** {title}", ""]
     lines += ["| " + " | ".join(map(_cell, table.columns)) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
     lines += ["| " + " | ".join(map(_cell, row)) + " |" for row in table.rows]
-    lines += ["", _caption(table, version=version, catalog_as_of=catalog_as_of)
-              + f" Data: [CSV](tables/{table.id}.csv) · [JSON](tables/{table.id}.json)", ""]
+    lines += ["", f"Data: [CSV](tables/{table.id}.csv) ([columns and sources](tables/{table.id}.csv-metadata.json))"
+              f" · [JSON](tables/{table.id}.json)", ""]
     if table.after:
         lines += [table.after, ""]
+    if notes:
+        lines += ['??? note "About this table: assumptions and notes"', f"    {notes}", ""]
     anchor = page_url(src_path, site_url=site_url) + "#" + table.id if src_path else "#" + table.id
-    data = [_base(site_url) + data_path(src_path, table.id, ext) if src_path else f"tables/{table.id}.{ext}"
-            for ext in ("csv", "json")]
     cite = citation(f"table {table.id}", version=version, catalog_as_of=catalog_as_of)
-    lines += ['??? quote "Cite this table"', "    ```text", f"    {cite} {anchor}", "    ```", "",
-              "    Data: " + " · ".join(f"<{url}>" if "://" in url else url for url in data), ""]
+    lines += ['??? quote "Cite this table"', "    ```text", f"    {cite} {anchor}", "    ```", ""]
     return "\n".join(lines)
+
+
+#: The most words a caption's title (the line above its table) has; a longer first sentence is cut.
+TITLE_WORDS = 25
+
+
+def caption_parts(table: Table) -> tuple[str, str]:
+    """(title, notes) of a table's caption: the short line above the table and what is folded below it.
+
+    The title is the caption's first sentence when it has at most :data:`TITLE_WORDS` words,
+    else its first clause (up to a colon, semicolon or parenthesis) when that is short enough,
+    else its first words and an ellipsis; the notes hold the rest of the caption (all of it
+    when the title was cut) and the assumptions.
+
+    >>> caption_parts(Table(caption="Peak GiB by size. Batch 1.", columns=(), rows=(), assumptions=("bf16",)))
+    ('Peak GiB by size.', 'Batch 1. Assumptions: bf16.')
+    >>> long = "Memory of one step, derived by training_memory: " + "word " * 30 + "end."
+    >>> title, notes = caption_parts(Table(caption=long, columns=(), rows=()))
+    >>> title, notes == long
+    ('Memory of one step, derived by training_memory.', True)
+    """
+    caption = table.caption.strip()
+    sentence = first_sentence(caption, limit=len(caption) + 1)
+    if len(sentence.split()) <= TITLE_WORDS:
+        title, rest = sentence, caption[len(sentence):].strip()
+    else:
+        clause = re.split(r":\s|;\s|\s\(", sentence, maxsplit=1)[0].rstrip(",. ")
+        words = clause.split()
+        title = clause + "." if 3 <= len(words) <= TITLE_WORDS else " ".join(sentence.split()[:20]) + "…"
+        rest = caption
+    if table.assumptions:
+        rest += (" " if rest else "") + "Assumptions: " + "; ".join(table.assumptions) + "."
+    return title, rest
 
 
 def edition(version: str, catalog_as_of: str = "") -> str:
@@ -307,14 +363,6 @@ def edition(version: str, catalog_as_of: str = "") -> str:
     """
     named = (f"v{version}" if version else "", f"catalog as of {catalog_as_of}" if catalog_as_of else "")
     return ", ".join(part for part in named if part)
-
-
-def _caption(table: Table, *, version: str, catalog_as_of: str) -> str:
-    stamp = edition(version, catalog_as_of)
-    caption = f"*Table {table.id}" + (f" ({stamp})" if stamp else "") + f". {table.caption}"
-    if table.assumptions:
-        caption += " Assumptions: " + "; ".join(table.assumptions) + "."
-    return caption + "*"
 
 
 def citation(name: str, *, version: str = "", catalog_as_of: str = "") -> str:
@@ -357,50 +405,6 @@ def update_blocks(text: str, tables: Mapping[str, TableFunction], *, version: st
 def block_ids(text: str) -> list[str]:
     """Ids of the generated-table blocks in a page, in order."""
     return [match.group("id") for match in _BLOCK.finditer(text)]
-
-
-# --------------------------------------------------------------------------- data files
-def to_csv(table: Table) -> str:
-    """The table as CSV text: a header row, then the cells as the page shows them (``\\n`` line ends).
-
-    >>> print(to_csv(Table(id="t", caption="c", columns=("a", "b"), rows=(("x, y", "1,024"),))), end="")
-    a,b
-    "x, y","1,024"
-    """
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(table.columns)
-    writer.writerows(table.rows)
-    return out.getvalue()
-
-
-def to_json(table: Table, *, version: str, catalog_as_of: str = "", src_path: str = "", site_url: str = "") -> str:
-    """The table as JSON text (UTF-8, sorted layout, ends with a newline): cells, caption and provenance.
-
-    Keys: ``id``, ``caption``, ``version``, ``catalog_as_of``, ``assumptions``, ``columns``,
-    ``rows`` (lists of cell strings), ``page`` (the page's URL), ``url`` (the table's anchor),
-    ``csv``, ``citation``.
-
-    >>> data = json.loads(to_json(Table(id="t", caption="c", columns=("a",), rows=(("1",),)), version="0.1.0",
-    ...                           src_path="memory/index.md", site_url="https://example.org/"))
-    >>> data["url"], data["rows"]
-    ('https://example.org/memory/#t', [['1']])
-    """
-    page = page_url(src_path, site_url=site_url) if src_path else ""
-    record = {
-        "id": table.id,
-        "caption": table.caption,
-        "version": version,
-        "catalog_as_of": catalog_as_of,
-        "assumptions": list(table.assumptions),
-        "columns": list(table.columns),
-        "rows": [list(row) for row in table.rows],
-        "page": page,
-        "url": f"{page}#{table.id}",
-        "csv": _base(site_url) + data_path(src_path, table.id, "csv") if src_path else f"tables/{table.id}.csv",
-        "citation": citation(f"table {table.id}", version=version, catalog_as_of=catalog_as_of),
-    }
-    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
 
 
 def first_sentence(caption: str, *, limit: int = 200) -> str:

@@ -41,8 +41,9 @@ And for the generated tables (:mod:`calculators.tables`):
 
 * ``on_files`` recomputes every ``<!-- table: ID -->`` block from the code and fails the
   build when a committed page is stale (run ``scripts/gen_tables.py``), then adds each
-  table's data files, ``tables/ID.csv`` and ``tables/ID.json`` beside its page, to the
-  site (so ``--strict`` checks the caption links to them).
+  table's data files, ``tables/ID.csv`` (raw numbers), ``tables/ID.csv-metadata.json``
+  (version, date, sources, units: :mod:`calculators.table_files`) and ``tables/ID.json``
+  beside its page, to the site (so ``--strict`` checks the links under each table).
 * ``on_page_markdown`` renders every block and value again, now with the edition the
   committed pages leave out (the package version, ``calculators.version.__version__``, and
   the catalog's as-of date) and with the cite URLs, committed with the placeholder
@@ -82,13 +83,12 @@ from calculators.table_registry import (
     table_locations,
     values_json,
 )
+from calculators.table_files import csv_metadata, function_path, to_csv, to_json
 from calculators.tables import (
     DOCS_SITE_URL,
     TableFunction,
     data_path,
     site_url_problem,
-    to_csv,
-    to_json,
     versioned_site_url,
 )
 from calculators.widgets.markdown import WidgetMarkupError, expand_widgets
@@ -257,7 +257,7 @@ def _pages(files: Any) -> dict[str, str]:
 
 def table_data_files(pages: dict[str, str], tables: dict[str, TableFunction], values: dict[str, ValueFunction], *,
                      site_url: str, site_version: str = "") -> dict[str, str]:
-    """Site path -> content of every table's CSV and JSON file; refuses stale committed tables and values.
+    """Site path -> content of every table's CSV, CSV metadata and JSON file; refuses stale committed tables and values.
 
     ``pages`` maps each page's path under docs/ to its Markdown as committed (cite snippets
     written with ``DOCS_SITE_URL``, no edition), ``tables`` and ``values`` are their functions
@@ -279,6 +279,9 @@ def table_data_files(pages: dict[str, str], tables: dict[str, TableFunction], va
         out[data_path(page, table_id, "csv")] = to_csv(table)
         out[data_path(page, table_id, "json")] = to_json(table, version=__version__, catalog_as_of=as_of,
                                                         src_path=page, site_url=url)
+        out[data_path(page, table_id, "csv-metadata.json")] = csv_metadata(
+            table, version=__version__, catalog_as_of=as_of, src_path=page, site_url=url,
+            computed_by=function_path(tables[table_id]))
     return dict(sorted(out.items()))
 
 

@@ -125,6 +125,7 @@ def catalog() -> Table:
                  Column("ECC", yes_no), Column("GPU-to-GPU link"), Column("PCIe"),
                  number_column("launch price USD", missing="unknown")),
         rows=rows,
+        sources=tuple(sorted({gpu.source.url for gpu in ordered_gpus()})),
     )
 
 

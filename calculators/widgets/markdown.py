@@ -10,6 +10,14 @@ line, which fails the site build.
 >>> html = expand_widgets(page, source="demo.md")
 >>> html.count('data-calculator="kv-cache"'), 'value="8192"' in html
 (1, True)
+
+A widget that does not stand right under a heading gets one, a level below the section it is
+in, so that every calculator is listed in the page's contents (issue 27 item 8):
+
+>>> html = expand_widgets("## Reference\\n\\nText.\\n\\n<!-- widget: kv-cache -->", source="demo.md")
+>>> [line for line in html.split("\\n") if line.startswith("#")]
+['## Reference', '### Calculator: KV cache']
+
 >>> expand_widgets("<!-- widget: nope -->", source="demo.md")
 Traceback (most recent call last):
 ...
@@ -22,11 +30,15 @@ import re
 import shlex
 
 from calculators.errors import CalculatorError
+from calculators.jobs.registry import get_calculator
 from calculators.widgets.api import widget_html
 
 MARKER = re.compile(r"^[ ]{0,3}<!--\s*widget:\s*(?P<body>.*?)\s*-->\s*$")
 _FENCE = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})")
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_HEADING = re.compile(r"^(?P<hashes>#{1,6})\s")
+#: The words that open the heading given to a widget outside a heading of its own.
+HEADING_PREFIX = "Calculator: "
 
 
 class WidgetMarkupError(ValueError):
@@ -60,11 +72,15 @@ def expand_widgets(markdown: str, *, source: str = "<page>") -> str:
     """Replace every widget marker outside code fences with the widget's HTML.
 
     Each widget gets an id unique in the page (``mlhw-NAME-N``). The HTML is one line,
-    so Markdown keeps it as a raw block.
+    so Markdown keeps it as a raw block. A widget in a section whose previous non-blank line
+    is not a heading gets one, ``Calculator: TITLE``, a level below the section's heading (at
+    most 6), so the page's table of contents lists it; a widget under the page's title alone
+    opens the page and gets none.
     """
     out: list[str] = []
     fence: str | None = None
     count = 0
+    level = 1  # the title's: a page's lead
     for number, line in enumerate(markdown.split("\n"), start=1):
         opened = _FENCE.match(line)
         if fence is not None:
@@ -78,12 +94,18 @@ def expand_widgets(markdown: str, *, source: str = "<page>") -> str:
             continue
         match = MARKER.match(line)
         if match is None:
+            heading = _HEADING.match(line)
+            level = len(heading.group("hashes")) if heading else level
             out.append(line)
             continue
         try:
             name, overrides = parse_marker(match.group("body"))
+            widget = widget_html(name, overrides, prefix=f"mlhw-{name}-{count}")
+            above = next((previous for previous in reversed(out) if previous.strip()), "")
+            if level > 1 and not _HEADING.match(above):  # under the title alone it opens the page: no heading
+                out += ["", "#" * min(level + 1, 6) + " " + HEADING_PREFIX + get_calculator(name).title]
             # Blank lines around: Markdown keeps a raw HTML block only when it stands alone.
-            out += ["", widget_html(name, overrides, prefix=f"mlhw-{name}-{count}"), ""]
+            out += ["", widget, ""]
         except (WidgetMarkupError, CalculatorError) as error:
             raise WidgetMarkupError(f"{source} line {number}: {error}") from None
         count += 1

@@ -41,7 +41,8 @@ from calculators.table_registry import (
     value_locations,
     values_index,
 )
-from calculators.tables import DOCS_SITE_URL, Table, block_ids, render_markdown, to_csv, to_json, update_blocks
+from calculators.table_files import to_csv, to_json
+from calculators.tables import DOCS_SITE_URL, Table, block_ids, render_markdown, update_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

@@ -15,6 +15,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 #: Pages that are not guide pages, with the reason.
 NO_WIDGET = {
     "tables/index.md": "an index of every generated table and value; the tables' own pages carry the widgets",
+    "reference/glossary.md": "definitions of the words results use; each links to the page whose calculator computes it",
 }
 
 PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))

@@ -32,7 +32,9 @@ from calculators.table_registry import (
     tables_index,
     value_locations,
 )
-from calculators.tables import DOCS_SITE_URL, Table, data_path, page_url, site_url_problem, to_csv, to_json
+from calculators.columns import Column, gib_column, number_column, percent_column
+from calculators.table_files import csv_metadata, to_csv, to_json
+from calculators.tables import DOCS_SITE_URL, Table, caption_parts, data_path, page_url, site_url_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -63,15 +65,25 @@ def test_committed_snippets_use_a_placeholder_the_build_replaces() -> None:
 @pytest.mark.parametrize(("page", "table_id", "body"), BLOCKS, ids=[b[1] for b in BLOCKS])
 def test_block_is_citable(page: str, table_id: str, body: str) -> None:
     table = TABLES[table_id]()
-    assert f'<div class="generated-table" id="{table_id}"></div>' in body, "anchor named after the table id"
-    assert f"*Table {table_id}. " in body, "caption with the id; the build adds version and catalog date"
+    anchor = f'<div class="generated-table" id="{table_id}"></div>'
+    assert anchor in body, "anchor named after the table id"
+    title, notes = caption_parts(table)
+    caption = f"**Table {table_id}.** {title}\n"
+    assert caption in body, "short caption with the id; the build adds version and catalog date"
+    # Above the table: anchor, caption, then the table's header row (issue 27 item 9).
+    assert body.index(anchor) < body.index(caption) < body.index("| " + table.columns[0])
+    assert len(title.split()) <= 26
     for assumption in table.assumptions:
-        assert assumption in body
-    assert f"[CSV](tables/{table_id}.csv) · [JSON](tables/{table_id}.json)" in body
+        assert assumption in notes and f"    {notes}\n" in body, "assumptions folded under the table"
+    data = (f"Data: [CSV](tables/{table_id}.csv) ([columns and sources](tables/{table_id}.csv-metadata.json)) · "
+            f"[JSON](tables/{table_id}.json)")
+    assert data in body and body.index("| " + table.columns[0]) < body.index(data)
     assert '??? quote "Cite this table"' in body
     url = page_url(page, site_url=SITE_URL) + "#" + table_id
     assert f"Sizing ML Hardware, table {table_id}. {url}\n" in body
-    assert f"<{SITE_URL}{data_path(page, table_id, 'json')}>" in body
+    # Only the citation names the site's address; the data links are relative (issue 27: "Data:" links named the
+    # build's host and port, dead when the site was served elsewhere).
+    assert body.count(SITE_URL) == 1
 
 
 def test_catalog_as_of_is_the_newest_record_date() -> None:
@@ -106,7 +118,7 @@ def test_build_adds_the_edition_and_the_versioned_address(monkeypatch: pytest.Mo
     text = PAGES[page] + f"\nOutside: {SITE_URL}x/\n"
     built = _built(monkeypatch, page, text, site_url="https://guide.example.org/g/", site_version="0.1.0")
     stamp = f"v{__version__}, catalog as of {catalog_as_of()}"
-    assert f"*Table {table_id} ({stamp}). " in built
+    assert f"**Table {table_id} ({stamp}).** " in built
     assert (f"Sizing ML Hardware, version {__version__}, table {table_id} (catalog as of {catalog_as_of()}). "
             f"https://guide.example.org/g/0.1.0/validation/#{table_id}\n") in built
     assert f'<span class="generated-value" id="{value_id}" title="' in built
@@ -125,7 +137,29 @@ def _demo() -> Table:
 def test_csv_round_trips() -> None:
     table = _demo()
     rows = list(csv.reader(io.StringIO(to_csv(table))))
-    assert rows == [list(table.columns), *map(list, table.rows)]
+    assert rows == [list(table.columns), ["a, b", "1024.00"], ["c", "2.50"]]
+
+
+def test_csv_holds_raw_numbers_and_its_metadata_names_edition_sources_and_units() -> None:
+    """Issue 27 item 9: the CSV held display strings ("1,008", "—") and no version, date or source."""
+    columns = (Column("gpu"), gib_column("memory GiB", 1, grouped=True), number_column("tokens", missing="—"),
+               percent_column("share"), Column("source"))
+    table = Table.of(columns, [("H100", 80 * 2**30, 1008, 0.123, "[datasheet](https://nvidia.example/h100)"),
+                               ("B200", 1536 * 2**30, None, 0.5, "—")], id="demo", caption="GPUs. Two of them.")
+    assert table.rows[1][1:3] == ("1,536.0", "—")  # the page keeps its formatting
+    rows = list(csv.reader(io.StringIO(to_csv(table))))
+    # 80 and 1536 GiB exactly (2^30 bytes each), 1008 tokens, 12.3 %: numbers in the header's unit, unrounded.
+    assert rows == [list(table.columns), ["H100", "80.0", "1008", "12.3", "datasheet"],
+                    ["B200", "1536.0", "", "50.0", ""]]
+    meta = json.loads(csv_metadata(table, version="9.9.9", catalog_as_of="2026-01-31", src_path="hardware/index.md",
+                                   site_url="https://x.org/g/", computed_by="calculators.doc_tables.demo"))
+    assert (meta["url"], meta["dc:identifier"], meta["schema:version"], meta["dc:date"]) == (
+        "demo.csv", "demo", "9.9.9", "2026-01-31")
+    assert meta["dc:source"] == ["https://nvidia.example/h100"] and meta["computed_by"] == "calculators.doc_tables.demo"
+    assert meta["dc:isPartOf"] == "../", "the page, relative to hardware/tables/demo.csv"
+    assert [(c["titles"], c["datatype"], c.get("schema:unitText")) for c in meta["tableSchema"]["columns"]] == [
+        ("gpu", "string", None), ("memory GiB", "number", "GiB (2^30 bytes)"), ("tokens", "number", None),
+        ("share", "number", "%"), ("source", "string", None)]
 
 
 def test_json_carries_cells_and_provenance() -> None:
@@ -135,7 +169,7 @@ def test_json_carries_cells_and_provenance() -> None:
         "id": "demo", "caption": "Demo, with | and \"quotes\".", "version": "9.9.9", "catalog_as_of": "2026-01-31",
         "assumptions": ["batch 1"], "columns": ["model", "GiB"], "rows": [["a, b", "1,024.00"], ["c", "2.50"]],
         "page": "https://x.org/g/memory/", "url": "https://x.org/g/memory/#demo",
-        "csv": "https://x.org/g/memory/tables/demo.csv",
+        "csv": "demo.csv", "csv_metadata": "demo.csv-metadata.json",
         "citation": "Sizing ML Hardware, version 9.9.9, table demo (catalog as of 2026-01-31).",
     }
 
@@ -150,7 +184,7 @@ def test_build_writes_a_csv_and_json_per_table() -> None:
     """One file of each kind per table, with the page's cells, under the versioned URL when SITE_VERSION is set."""
     files = _hooks().table_data_files(PAGES, TABLES, VALUES, site_url=SITE_URL, site_version="0.1.0")
     assert list(files) == sorted(data_path(page, table_id, ext) for table_id, page in LOCATIONS.items()
-                                 for ext in ("csv", "json"))
+                                 for ext in ("csv", "json", "csv-metadata.json"))
     for table_id, page in LOCATIONS.items():
         table = TABLES[table_id]()
         data = json.loads(files[data_path(page, table_id, "json")])
@@ -159,6 +193,16 @@ def test_build_writes_a_csv_and_json_per_table() -> None:
         assert data["url"] == f"{SITE_URL}0.1.0/{page_url(page)}#{table_id}"
         assert files[data_path(page, table_id, "csv")] == to_csv(table)
         assert list(csv.reader(io.StringIO(files[data_path(page, table_id, "csv")])))[0] == list(table.columns)
+        meta = json.loads(files[data_path(page, table_id, "csv-metadata.json")])
+        assert (meta["dc:identifier"], meta["schema:version"], meta["dc:date"]) == (table_id, __version__,
+                                                                                     catalog_as_of())
+        assert meta["computed_by"].startswith("calculators."), meta["computed_by"]
+        assert len(meta["tableSchema"]["columns"]) == len(table.columns)
+    # No display strings left in any CSV: no grouped number, no dash for "unknown".
+    for path, text in files.items():
+        if path.endswith(".csv"):
+            cells = [cell for row in list(csv.reader(io.StringIO(text)))[1:] for cell in row]
+            assert not [c for c in cells if c in ("—", "-") or re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", c)], path
 
 
 def test_build_refuses_a_stale_table() -> None:
@@ -226,12 +270,14 @@ def test_built_site_caption_links_resolve_to_data_files() -> None:
         parser = _Links()
         parser.feed(html.read_text(encoding="utf-8"))
         for href in parser.hrefs:
-            if "://" in href or not re.search(r"tables/[a-z0-9-]+\.(csv|json)$", href):
+            if "://" in href or not re.search(r"tables/[a-z0-9-]+\.(csv|json|csv-metadata\.json)$", href):
                 continue
             target = (html.parent / href).resolve()
             assert target.is_file(), f"{html.relative_to(SITE)} links to missing {href}"
             text = target.read_text(encoding="utf-8")
-            if target.suffix == ".json":
+            if target.name.endswith(".csv-metadata.json"):
+                assert json.loads(text)["dc:identifier"] == target.name.removesuffix(".csv-metadata.json")
+            elif target.suffix == ".json":
                 assert json.loads(text)["id"] == target.stem
             else:
                 assert len(list(csv.reader(io.StringIO(text)))) >= 1

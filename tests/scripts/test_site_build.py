@@ -18,10 +18,15 @@ skipped without them.
 
 from __future__ import annotations
 
+import csv
 import datetime
 import filecmp
 import gzip
+import html
+import io
+import json
 import os
+import posixpath
 import re
 import subprocess
 import sys
@@ -145,3 +150,106 @@ def test_a_release_build_refuses_a_local_or_placeholder_site_url(tmp_path: Path,
     assert result.returncode != 0
     assert "site_url" in result.stderr and "SITE_URL=https://" in result.stderr
     assert not (tmp_path / "site" / "index.html").exists()
+
+
+# --------------------------------------------------------------------------- findable and citable (issue 27, items 8-9)
+def _page(site: Path, path: str) -> str:
+    return (site / path / "index.html").read_text(encoding="utf-8")
+
+
+def _ids(html: str) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', html))
+
+
+def test_the_calculators_page_reaches_every_calculator(builds: tuple[Path, Path]) -> None:
+    """Issue 27 item 8: 12 calculators existed, the Calculators tab held 4 (now: each one's widget, or a link to it)."""
+    from calculators.jobs.registry import calculator_names, get_calculator
+
+    site = builds[0]
+    page = _page(site, "calculators")
+    unreached = []
+    for name in calculator_names():
+        if f'data-calculator="{name}"' in page:
+            continue
+        title = html.escape(get_calculator(name).title, quote=False)
+        link = re.search(r'<a href="([^"]+)">' + re.escape(title) + "</a>", page)
+        target, _, anchor = (link.group(1) if link else "").partition("#")
+        path = (site / "calculators" / target / "index.html").resolve()
+        if not link or not path.is_file():
+            unreached.append(name)
+            continue
+        # The link lands on that calculator's heading: its widget follows it before any other widget.
+        text = path.read_text(encoding="utf-8")
+        heading = text.find(f'id="{anchor}"')
+        following = re.search(r'data-calculator="([a-z0-9-]+)"', text[heading:]) if heading >= 0 else None
+        if following is None or following.group(1) != name:
+            unreached.append(name)
+    assert unreached == []
+
+
+def test_every_widget_is_listed_in_its_page_contents(builds: tuple[Path, Path]) -> None:
+    """Issue 27 item 8: widgets on topic pages sat 7-29 screens down and were not in the page's contents.
+
+    Each widget's nearest heading names its calculator and is in the page's table of contents; a widget
+    under the title alone opens its page (home, examples) and needs none.
+    """
+    from calculators.jobs.registry import get_calculator
+
+    missing = []
+    for file in sorted(builds[0].rglob("index.html")):
+        text = file.read_text(encoding="utf-8")
+        toc = set(re.findall(r'<a href="#([^"]+)" class="md-nav__link">', text))
+        for widget in re.finditer(r'<section class="mlhw-widget"[^>]*data-calculator="([a-z0-9-]+)"', text):
+            headings = re.findall(r'<h[2-6] id="([^"]+)">(.*?)<a class="headerlink"', text[:widget.start()])
+            title = html.escape(get_calculator(widget.group(1)).title, quote=False)
+            if headings and (headings[-1][0] not in toc or title not in headings[-1][1]):
+                missing.append(f"{file.parent.relative_to(builds[0])}: {widget.group(1)} under {headings[-1][1]!r}")
+    assert missing == []
+
+
+def test_the_accuracy_page_is_split_and_its_old_anchors_still_lead_to_its_tables(builds: tuple[Path, Path]) -> None:
+    """Issue 27 item 8: performance/accuracy/ was 910 lines (about 60 screens); its sections are now pages."""
+    site = builds[0]
+    main = _page(site, "performance/accuracy")
+    for sub, table_id in (("accuracy-generalisation", "speed-generalisation"), ("accuracy-figures", "speed-accuracy-figures"),
+                          ("accuracy-engines", "speed-accuracy-engines"), ("accuracy-figures", "speed-accuracy-sources")):
+        assert f'id="{table_id}"' in _page(site, f"performance/{sub}")
+        # The old address (accuracy/#ID) still lands on a line that links to the table's new page.
+        assert f'<span id="{table_id}"></span>' in main and f'href="../{sub}/#{table_id}"' in main
+    # Its height at 1280 px is measured in tests/browser/test_findable.py; here, rows of tables left on it (was 790).
+    assert main.count("<tr>") < 100
+
+
+def test_the_glossary_defines_the_words_of_the_results(builds: tuple[Path, Path]) -> None:
+    glossary = _page(builds[0], "reference/glossary")
+    for term in ("fits", "tight", "margin", "usable-memory", "peak-allocated", "kv-cache", "ttft", "goodput",
+                 "utilisation-mfu", "fsdp-zero-1-zero-2-zero-3", "tensor-parallel-tp-pipeline-parallel-pp"):
+        assert f'id="{term}"' in glossary, term
+    # Each link to a page section names a heading that exists there.
+    for target, anchor in re.findall(r'href="(\.\./\.\./[^"#]+/)#([^"]+)"', glossary):
+        assert anchor in _ids(_page(builds[0], posixpath.normpath(posixpath.join("reference/glossary", target)))), (
+            target, anchor)
+    assert 'href="../reference/glossary/"' in _page(builds[0], "calculators")
+
+
+def test_a_table_is_captioned_above_and_its_data_links_are_relative(builds: tuple[Path, Path]) -> None:
+    """Issue 27 item 9: the caption came after the table (104 italic words); "Data:" links named the build's host."""
+    site = builds[0]
+    page = _page(site, "hardware")
+    start = page.index('<div class="generated-table" id="hardware-catalog"></div>')
+    block = page[start:page.index("<!-- /table -->", start)]
+    caption = re.search(r"<p><strong>Table hardware-catalog \(v[^)]+, catalog as of \d{4}-\d{2}-\d{2}\)\.</strong> "
+                        r"([^<]+)</p>", block)
+    assert caption and len(caption.group(1).split()) <= 25
+    assert block.index(caption.group(0)) < block.index("<table>") < block.index("<details")
+    data = re.findall(r'href="(tables/hardware-catalog\.[a-z.-]+)"', block)
+    assert data == ["tables/hardware-catalog.csv", "tables/hardware-catalog.csv-metadata.json",
+                    "tables/hardware-catalog.json"]
+    assert all((site / "hardware" / href).is_file() for href in data)
+    assert not re.findall(r'href="https?://[^"]*/tables/', page), "no data link names a host"
+    rows = list(csv.reader(io.StringIO((site / "hardware" / data[0]).read_text(encoding="utf-8"))))
+    cells = [cell for row in rows[1:] for cell in row]
+    assert "—" not in cells and not [c for c in cells if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", c)]
+    meta = json.loads((site / "hardware" / data[1]).read_text(encoding="utf-8"))
+    assert meta["url"] == "hardware-catalog.csv" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", meta["dc:date"])
+    assert meta["schema:version"] and meta["dc:source"] and len(meta["tableSchema"]["columns"]) == len(rows[0])
