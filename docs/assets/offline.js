@@ -54,6 +54,12 @@
     idle(function () {
       askServer();
       if (workers && !document.querySelector("[data-calculator]")) register();
+      // A newer worker waiting (sw.js "install"): a page of its build asks it to take over.
+      if (workers && build) {
+        workers.getRegistration(root.href).then(function (registration) {
+          if (registration && registration.waiting) registration.waiting.postMessage({ type: "take-over", build: build });
+        }).catch(function () { /* no worker: nothing to hand over */ });
+      }
     }, { timeout: 3000 });
   }, { once: true });
 })();

@@ -88,17 +88,23 @@ async function wantsRuntime() {
 }
 
 // Tells the open pages this build's id: a page of another build offers to reload
-// (assets/offline.js). Sent once this build is saved, and again when it takes over: the
-// browser may keep an older worker active while its pages are open.
+// (assets/offline.js). Sent once this build is saved, and again when it takes over: an
+// older worker stays active while the tabs it serves are open (see "install").
 async function announce() {
   const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
   windows.forEach((client) => client.postMessage({ type: "mlhw-build", build: BUILD }));
 }
 
+// No skipWaiting here: this worker takes over once no tab the older one serves is left, or when
+// the one tab left, a page of this build, asks ("take-over", assets/offline.js); the first
+// install takes over at once (activate claims the open pages). With skipWaiting, the browser
+// made the older worker redundant as soon as it was idle, even while it was answering a tab's
+// navigation (a tab left on the older build, reloaded once this build was saved): that tab then
+// never reached "load" (issue 30). Until then the older worker serves this build's pages from
+// the server, and passes this build's runtime addresses (another ?v=) to the network.
 self.addEventListener("install", (event) => {
   event.waitUntil(
     Promise.all([store(GUIDE_CACHE, GUIDE.map(href)), wantsRuntime().then((yes) => (yes ? storeRuntime() : null))])
-      .then(() => self.skipWaiting())
       .then(announce),
   );
 });
@@ -119,6 +125,12 @@ self.addEventListener("message", (event) => {
   const asked = event.data;
   if (asked && asked.type === "precache-runtime" && (!asked.version || asked.version === VERSION)) {
     event.waitUntil(storeRuntime().catch(() => {}));
+  }
+  // A loaded page of this build asks this worker, if waiting, to take over: done only when that
+  // page is the one window left, so that no tab is mid-navigation through the older worker.
+  if (asked && asked.type === "take-over" && asked.build === BUILD) {
+    event.waitUntil(self.clients.matchAll({ type: "window", includeUncontrolled: true })
+      .then((windows) => (windows.length <= 1 ? self.skipWaiting() : null)));
   }
 });
 

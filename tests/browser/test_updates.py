@@ -7,9 +7,9 @@ HTTP cache by heuristic, here for hours) or ``max-age=600``, as common static ho
 load is checked: its page and the calculators that computed on it are of the same build.
 
 * With the service worker (no caching headers): a reload gets B whole; a second tab left on A
-  keeps computing with A and offers to reload once B's service worker has saved B; B's worker
-  then takes over at once (the old one is not kept busy by B's pages); offline afterwards,
-  pages and calculators are B's.
+  keeps computing with A and offers to reload once B's service worker has saved B; its reload
+  (served by A's worker, B's waiting) gets B whole and reaches "load"; once no tab A's worker
+  served is left, B's takes over; offline afterwards, pages and calculators are B's.
 * Without one (or before it is installed): a page served from the HTTP cache (``max-age=600``)
   stays A with A's calculators and offers to reload (the server's ``build.json`` names B); a page of A whose
   runtime the browser no longer holds refuses B's calculators and offers to reload, never
@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from sitetools import LIVE_TIMEOUT_MS, SITE, SiteHandler, SiteServer
 
@@ -226,11 +225,6 @@ def _taken_over(page: Any, build: Path) -> None:
         time.sleep(0.25)
 
 
-# A known defect (issue 30): reloading the tab still on build A, once B's service worker is installed, sometimes
-# never reaches "load" (2 of 4 runs alone on a quiet 2-core machine; the first CI run passed it). Only that
-# timeout is expected: a mixed-version load or any other assertion still fails the test.
-@pytest.mark.xfail(raises=PlaywrightTimeoutError, strict=False,
-                   reason="the reload of a tab on the older build can hang during an update (issue 30)")
 def test_two_tabs_through_an_update_then_offline(context: Any, build_b: Path) -> None:
     """No caching headers: the browser would reuse its copies for hours, the service worker must not."""
     server = SwitchingServer(SITE, "none")
@@ -249,8 +243,8 @@ def test_two_tabs_through_an_update_then_offline(context: Any, build_b: Path) ->
         second.wait_for_selector(PROMPT, timeout=LIVE_TIMEOUT_MS)
         assert built_with(second) == ("A", "A")
         assert load(second) == ("B", "B")
-        # Once no tab is left that A's worker served, B's takes over (Chromium may keep the
-        # older worker until then); offline, a new tab gets B's pages and B's calculators.
+        # Once no tab is left that A's worker served, B's takes over (it waits until then: no
+        # skipWaiting); offline, a new tab gets B's pages and B's calculators.
         first.close()
         second.close()
         third = context.new_page()
