@@ -30,6 +30,11 @@ on the software more than on the GPU. Each :class:`Engine` holds five constants:
   (``"per-head"`` below), the cost of each repeated read relative to a read from memory
   (below 1: the L2 cache serves part of them).
 
+An engine that launches every operation from Python (``eager_launches``, a fact: transformers in eager
+PyTorch) has no pooled fixed cost to fall back on: the pooled value is that of engines that replay CUDA
+graphs. With no figure of its own, its cost per layer is :data:`EAGER_HOST_S_PER_LAYER`, the host cost
+PyTorch's own team measured for an eager decoder layer (:data:`EAGER_HOST_SOURCE`).
+
 Two facts are not fitted. ``custom_all_reduce``: vLLM, SGLang and TensorRT-LLM all-reduce a decode
 step's tensor-parallel activations with their own one- or two-stage kernel (two or three cross-GPU
 steps) instead of NCCL's ring (``2 (N - 1)`` steps): :mod:`calculators.parallel.custom_all_reduce`.
@@ -124,6 +129,9 @@ class Engine:
             (``"vllm (cross-validated)"``); empty: :attr:`fit_id`.
         host_work_per_sequence: the engine's host processes each sequence between steps, blocking the GPU (a catalog
             fact, :data:`OUTPUT_PROCESSING_SOURCE`): only then does ``sequence_overhead_s`` apply.
+        eager_launches: the engine launches each operation of a forward pass from Python, one kernel at a time,
+            with no CUDA graph (a catalog fact); with no figure of its own, its ``step_overhead_s_per_layer`` is
+            :data:`EAGER_HOST_S_PER_LAYER`, not the pooled value of graph-replaying engines.
         custom_all_reduce: the engine all-reduces tensor-parallel activations with its own one- or two-stage
             kernel where it takes the buffer, not NCCL's ring (a catalog fact,
             :data:`calculators.parallel.custom_all_reduce.CUSTOM_ALL_REDUCE_SOURCE`; not fitted).
@@ -146,6 +154,7 @@ class Engine:
     custom_all_reduce: bool = False
     host_work_per_sequence: bool = False
     family: str = ""
+    eager_launches: bool = False
 
     @property
     def family_id(self) -> str:
@@ -177,7 +186,10 @@ class Engine:
     def value(self, name: str) -> float:
         """``bandwidth_efficiency``, ``moe_expert_efficiency``, ``step_overhead_s_per_layer``,
         ``request_overhead_s``, ``kv_reread_cost`` or ``sequence_overhead_s``; a ``None`` falls back to
-        :data:`POOLED`, then to :data:`GENERIC`."""
+        :data:`POOLED`, then to :data:`GENERIC`; an eager engine's fixed cost per layer falls back to
+        :data:`EAGER_HOST_S_PER_LAYER` instead."""
+        if name == "step_overhead_s_per_layer" and self.eager_launches and self.step_overhead_s_per_layer.value is None:
+            return EAGER_HOST_S_PER_LAYER
         for engine in (self, POOLED, GENERIC):
             value: float | None = getattr(engine, name).value
             if value is not None:
@@ -223,6 +235,18 @@ OUTPUT_PROCESSING_SOURCE = Source(
     "overhead increasing as batch sizes grew'",
     "https://github.com/vllm-project/vllm-project.github.io/blob/0dd37adf406d4bc9e780a6605548bb84a378f5f9/_posts/"
     "2024-09-05-perf-update.md", "2026-11-30", kind="measured")
+#: PyTorch's team on a plain eager Llama-2-7B (fp16, batch 1, A100-80GB): 25.5 tok/s, 'heavily CPU overhead bound'
+#: (the trace shows the GPU waiting for the Python host to launch each operation); the same model with the host
+#: cost removed (torch.compile mode="reduce-overhead", CUDA graphs, static KV cache) 107.0 tok/s.
+EAGER_HOST_SOURCE = Source(
+    "PyTorch Team, 'Accelerating Generative AI with PyTorch II: GPT, Fast' (2023-11-30): Llama-2-7B, batch 1, "
+    "A100-80GB: eager 'Starting Point (25.5 tok/s)', 'heavily CPU overhead bound'; 'Reducing CPU overhead through "
+    "torch.compile and a static kv-cache (107.0 tok/s)'",
+    "https://github.com/pytorch/pytorch.github.io/blob/d119d840c32c0f302ebff9a18042da05f72753bf/_posts/"
+    "2023-11-30-accelerating-generative-ai-2.md", "2026-11-29", kind="measured")
+#: Host cost of one decoder layer launched eagerly, from :data:`EAGER_HOST_SOURCE`: the time a token takes eagerly
+#: less the time with the host cost removed, over Llama-2-7B's 32 layers: (1 / 25.5 - 1 / 107.0) / 32 = 0.934 ms.
+EAGER_HOST_S_PER_LAYER = (1.0 / 25.5 - 1.0 / 107.0) / 32
 #: The first TensorRT-LLM release with the XQA kernel (:data:`XQA_SOURCE`).
 XQA_FIRST_VERSION = (0, 8)
 
@@ -295,7 +319,8 @@ _ENGINES: tuple[Engine, ...] = (
                        "no torch.compile, static batches",
            source=_src("Hugging Face transformers documentation, 'Generation'",
                        "https://huggingface.co/docs/transformers/main_classes/text_generation"),
-           grouped_query_decode="copied", grouped_query_source=REPEAT_KV_SOURCE, **_fitted("transformers")),
+           grouped_query_decode="copied", grouped_query_source=REPEAT_KV_SOURCE, eager_launches=True,
+           **_fitted("transformers")),
     Engine(id="vllm", name="vLLM",
            description="PagedAttention, continuous batching, CUDA graphs for decode",
            source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), custom_all_reduce=True,

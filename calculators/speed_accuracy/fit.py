@@ -20,7 +20,8 @@ figures of ``r = log(measured / model)``, ``sum 2 d^2 (sqrt(1 + (r / d)^2) - 1)`
 not drag the rest), plus for an engine a weak pull (weight :data:`PRIOR_WEIGHT` per constant) of
 each efficiency towards the pooled fit of every engine's figures, so that an engine with one or
 two figures does not fit noise. Coordinate descent with a golden-section search per constant in
-log space, within :data:`BOUNDS`. Constants no figure informs take the pooled value.
+log space, within :data:`BOUNDS`. Constants no figure informs take the pooled value (an eager engine's fixed
+cost per layer: :data:`~calculators.catalog.engines.EAGER_HOST_S_PER_LAYER`, :func:`fit_engine`).
 
 >>> from calculators.speed_accuracy.data import load_figures, scored
 >>> from calculators.speed_accuracy.predict import prepare
@@ -36,7 +37,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from calculators.catalog.engines import COMPUTE_KEYS, GENERIC, Engine, Fitted
+from calculators.catalog.engines import COMPUTE_KEYS, EAGER_HOST_S_PER_LAYER, GENERIC, Engine, Fitted, get_engine
+from calculators.errors import UnknownNameError
 from calculators.speed_accuracy.objective import PRIOR_WEIGHT as PRIOR_WEIGHT
 from calculators.speed_accuracy.objective import ROBUST_SCALE as ROBUST_SCALE
 from calculators.speed_accuracy.objective import loss_along
@@ -172,8 +174,24 @@ def fit_pooled(cases: Iterable[Prepared]) -> Fit:
 
 
 def fit_engine(cases: Iterable[Prepared], engine: str, pooled: Fit) -> Fit:
-    """Constants of ``engine`` from its figures, pulled towards and completed by the ``pooled`` fit."""
-    return fit_constants([c for c in cases if c.engine == engine], fallback=pooled.values)
+    """Constants of ``engine`` from its figures, pulled towards and completed by the ``pooled`` fit.
+
+    An engine that launches eagerly (:attr:`~calculators.catalog.engines.Engine.eager_launches`) with no figure
+    informing its fixed cost per layer takes :data:`~calculators.catalog.engines.EAGER_HOST_S_PER_LAYER`, not the
+    pooled value (that of engines replaying CUDA graphs).
+    """
+    own = [c for c in cases if c.engine == engine]
+    fallback = dict(pooled.values)
+    if _eager(engine) and not any(informs(c, "step_overhead_s_per_layer") for c in own):
+        fallback["step_overhead_s_per_layer"] = EAGER_HOST_S_PER_LAYER
+    return fit_constants(own, fallback=fallback)
+
+
+def _eager(engine: str) -> bool:
+    try:
+        return get_engine(engine).eager_launches
+    except UnknownNameError:
+        return False
 
 
 def fit_catalog(cases: Iterable[Prepared]) -> dict[str, Fit]:
