@@ -94,7 +94,7 @@ from calculators.model_flops import adapter_parameters as adapter_parameters
 from calculators.model_flops import forward_flops_per_token as forward_flops_per_token
 from calculators.model_flops import linear_flops_share
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
-from calculators.parallel.cluster import CLUSTER_DEFAULTS
+from calculators.parallel.cluster import CLUSTER_DEFAULTS, Cluster
 from calculators.parallel.cluster import MAX_STAGES as MAX_STAGES
 from calculators.performance.error_bands import ErrorBand, training_error_band
 from calculators.performance.expert_parallel import ExpertParallelCommunication, expert_parallel_communication
@@ -275,7 +275,8 @@ class TrainingTime:
         }
 
 
-@settings_signature({**RUN_DEFAULTS, **CLUSTER_DEFAULTS}, leading=("spec", "gpu"), required=("tokens",))
+@settings_signature({**RUN_DEFAULTS, **CLUSTER_DEFAULTS}, leading=("spec", "gpu"), required=("tokens",),
+                    records=(TrainingRun, TrainingSetup, Cluster), types={"lora_targets": "str | tuple[str, ...]"})
 def training_time(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
 
