@@ -414,9 +414,10 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
             **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
             "grad_accumulation": accumulation, "gpus": gpus, "zero": zero,
             "attention": attention, "qlora_weights": qlora_weights}
-        memory = fit_verdict(training_memory_of(spec, setup), gpu)  # the step memory_settings describe
-        advice = () if memory.fits else tuple(change.label for change in training_fit_advice(spec, gpu,
-                                                                                             **memory_settings))
+        estimate = training_memory_of(spec, setup)  # the step memory_settings describe
+        memory = fit_verdict(estimate, gpu)
+        advice = () if memory.fits else tuple(change.label for change in training_fit_advice(
+            spec, gpu, estimate=estimate, **memory_settings))
     bound = tokens * executed / (gpus * rate)
     achieved_mfu = bound / steady_s * model_per_token / executed
     rate_name = "FP8" if use_fp8 else precision
