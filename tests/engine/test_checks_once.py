@@ -20,7 +20,10 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+import pytest
+
 import calculators
+from calculators.errors import UnknownNameError
 from calculators.memory.inference_request import InferenceRequest
 from calculators.memory.training_inputs import TrainingSetup
 from calculators.parallel.cluster import Cluster
@@ -81,3 +84,13 @@ def test_inference_speed_builds_one_speed_setup_and_one_request() -> None:
     # the memory is computed from it, not from settings again.
     built = records_built(lambda: calculators.inference_speed(SPEC, GPU, context=4096, new_tokens=256))
     assert built == Counter({"SpeedSetup": 1, "InferenceRequest": 1})
+
+
+def test_the_cluster_checks_its_link_and_nic_ids_once() -> None:
+    # ring_link used to look the ids up and refuse unknown ones at each use; Cluster.of now does, on one GPU too.
+    with pytest.raises(UnknownNameError) as nic:
+        Cluster.of(gpu="h100-sxm", gpus=1, nic="infiniband-xyz")
+    with pytest.raises(UnknownNameError) as link:
+        Cluster.of(gpu="h100-sxm", gpus=1, interconnect="nvlink-xyz")
+    assert (nic.value.field, link.value.field) == ("nic", "interconnect")
+    assert Cluster.of(gpu="h100-sxm", interconnect=" NVLink4 ").interconnect == "nvlink4"
