@@ -36,7 +36,7 @@ the largest that are at most tight. :func:`inference_verdict` and
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from calculators.catalog.gpus import GPU
@@ -70,12 +70,19 @@ from calculators.fit.verdict import (
 )
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.checkpoint_weights import STORED_NOTE_START
-from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting, with_stored_weights
+from calculators.memory.inference import (
+    MAX_BATCH,
+    MAX_CONTEXT,
+    InferenceRequest,
+    inference_memory_of,
+    largest_fitting,
+    with_stored_weights,
+)
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
-from calculators.validate import GPU_RECORD, instance_of
+from calculators.validate import GPU_RECORD, instance_of, model_spec
 
 __all__ = [
     "DOES_NOT_FIT", "ESTIMATE", "FITS", "INFERENCE_SPLIT", "MAX_BYTES", "MAX_GPUS_SEARCHED", "MAX_SEQ_SEARCHED",
@@ -165,15 +172,19 @@ def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int, 
             largest_fitting(lambda n: at_most(n, tight_ok=True), upper))
 
 
-def _inference_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
-    """The inference job's estimate and how the GPU runs its formats (refuses a format it cannot run)."""
+def _inference_job(spec: ModelSpec, record: GPU,
+                   settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...], InferenceRequest]:
+    """The inference job's estimate, how the GPU runs its formats (refuses a format it cannot run) and its
+    checked request (for the searches)."""
+    spec = model_spec("spec", spec)
     settings = with_stored_weights(spec, settings)  # weights "auto": as the checkpoint stores them
-    estimate = inference_memory(spec, **settings)
+    request = InferenceRequest.of(**settings)
+    estimate = inference_memory_of(spec, request)
     form = weight_format(settings["weights"])
     notes = serving_notes(record, weights=form.family, kv_cache=str(settings.get("kv_cache", "bf16")),
                           weights_label=form.id)
     stored = [note for note in estimate.notes if note.startswith(STORED_NOTE_START)]
-    return estimate, tuple(stored) + notes
+    return estimate, tuple(stored) + notes, request
 
 
 def inference_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:
@@ -188,7 +199,7 @@ def inference_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[Memor
     'fits'
     """
     record = instance_of("gpu", gpu, GPU, GPU_RECORD)
-    estimate, _ = _inference_job(spec, record, settings)
+    estimate, _, _ = _inference_job(spec, record, settings)
     return estimate, fit_verdict(estimate, record)
 
 
@@ -202,17 +213,15 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, *, gpus: int = 1, **settings:
     GPUs whose share fits, the largest batch and context those on ``gpus`` GPUs.
     """
     record = resolve_gpu(gpu)
-    estimate, notes = _inference_job(spec, record, settings)
+    estimate, notes, request = _inference_job(spec, record, settings)
     placement = inference_placement(estimate, record, gpus=gpus)
     count = placement.gpus
-    keep = {k: v for k, v in settings.items() if k not in ("batch", "context")}
-    context = settings.get("context", 4096)
-    batch = settings.get("batch", 1)
+    # The searches vary the checked request: a batch in 1..MAX_BATCH at the job's context and new tokens, a
+    # context in 1..MAX_CONTEXT with no new tokens; each is in the range InferenceRequest.of accepts.
     max_batch, max_batch_tight = _limits(
-        record, lambda b: inference_memory(spec, **keep, batch=b, context=context), MAX_BATCH, gpus=count)
-    no_new = {k: v for k, v in keep.items() if k != "new_tokens"}
+        record, lambda b: inference_memory_of(spec, replace(request, batch=b)), MAX_BATCH, gpus=count)
     max_context, max_context_tight = _limits(
-        record, lambda c: inference_memory(spec, **no_new, batch=batch, context=c), MAX_CONTEXT, gpus=count)
+        record, lambda c: inference_memory_of(spec, replace(request, context=c, new_tokens=0)), MAX_CONTEXT, gpus=count)
     return FitResult(gpu_id=record.id, verdict=placement.verdict, estimate=estimate, gpus_needed=placement.fewest_fits,
                      max_batch=max_batch, max_context=max_context, max_batch_tight=max_batch_tight,
                      max_context_tight=max_context_tight, notes=notes, placement=placement)

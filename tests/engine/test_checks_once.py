@@ -4,7 +4,7 @@ A record's ``.of`` constructor is where raw settings are checked; an engine that
 it on (``training_memory_of``, ``inference_memory_of``, ``estimate=``) instead of rebuilding it from settings.
 The counts below are the ``.of`` calls of one answer, measured with a profile hook; a refactor that starts
 rebuilding a record in an inner loop fails here. Counts before the stage-2 follow-up (main at af3de26):
-``training_time`` 14 (12 ``TrainingSetup.of``), ``fit_training`` 4, ``inference_speed`` 3.
+``training_time`` 14 (12 ``TrainingSetup.of``), ``fit_training`` 4, ``fit_inference`` 67, ``inference_speed`` 3.
 
 What stays above one, and why: every change ``training_fit_advice`` tries (checkpointing, micro-batch 1, an
 8-bit optimizer, ZeRO-3, LoRA, QLoRA, a shorter sequence, more GPUs) is a different training step, checked as
@@ -77,6 +77,13 @@ def test_training_time_that_fits_builds_each_record_once() -> None:
 def test_fit_training_checks_its_settings() -> None:
     built = records_built(lambda: calculators.fit_training(SPEC, GPU))
     assert built == Counter({"TrainingSetup": 4})
+
+
+def test_fit_inference_checks_its_request_once() -> None:
+    # Its max-batch and max-context searches vary the checked request (dataclasses.replace within the ranges
+    # InferenceRequest.of accepts) instead of checking settings again per probe: 67 InferenceRequest.of before.
+    built = records_built(lambda: calculators.fit_inference(SPEC, GPU))
+    assert built == Counter({"InferenceRequest": 1})
 
 
 def test_inference_speed_builds_one_speed_setup_and_one_request() -> None:
