@@ -79,7 +79,8 @@ from calculators.memory.inference import (
     with_stored_weights,
 )
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.training import training_memory
+from calculators.memory.training import training_memory_of
+from calculators.memory.training_inputs import TrainingSetup
 from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
 from calculators.validate import GPU_RECORD, instance_of, model_spec
@@ -227,11 +228,15 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, *, gpus: int = 1, **settings:
                      max_context_tight=max_context_tight, notes=notes, placement=placement)
 
 
-def _training_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
-    """The training step's estimate and how the GPU runs it (refuses what it cannot run)."""
-    estimate = training_memory(spec, **settings)
+def _training_job(spec: ModelSpec, record: GPU,
+                  settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...], TrainingSetup]:
+    """The training step's estimate, how the GPU runs it (refuses what it cannot run) and its checked setup
+    (for the searches)."""
+    spec = model_spec("spec", spec)
+    setup = TrainingSetup.of(**settings)
+    estimate = training_memory_of(spec, setup)
     return estimate, training_notes(record, precision=str(settings.get("precision", "bf16-mixed")),
-                                    method=str(settings.get("method", "full")))
+                                    method=str(settings.get("method", "full"))), setup
 
 
 def training_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:
@@ -245,7 +250,7 @@ def training_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[Memory
     'does not fit'
     """
     record = instance_of("gpu", gpu, GPU, GPU_RECORD)
-    estimate, _ = _training_job(spec, record, settings)
+    estimate, _, _ = _training_job(spec, record, settings)
     return estimate, fit_verdict(estimate, record)
 
 
@@ -257,16 +262,16 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     ZeRO-3 shards fit (:func:`~calculators.fit.placement.training_placement`).
     """
     record = resolve_gpu(gpu)
-    estimate, notes = _training_job(spec, record, settings)
+    estimate, notes, setup = _training_job(spec, record, settings)
     placement = training_placement(spec, record, estimate=estimate, **settings)
     verdict = placement.verdict
     needed = placement.fewest_fits
-    base = {k: v for k, v in settings.items() if k not in ("batch", "seq")}
-    batch = settings.get("batch", 1)
-    seq = settings.get("seq", 2048)
-    max_batch, max_batch_tight = _limits(record, lambda b: training_memory(spec, **base, batch=b, seq=seq), MAX_BATCH)
+    # The searches vary the checked setup: a batch in 1..MAX_BATCH, a sequence in 1..MAX_SEQ_SEARCHED (both the
+    # limits TrainingSetup.of accepts); no other field of the setup follows from them.
+    max_batch, max_batch_tight = _limits(
+        record, lambda b: training_memory_of(spec, replace(setup, batch=b)), MAX_BATCH)
     max_context, max_context_tight = _limits(
-        record, lambda s: training_memory(spec, **base, batch=batch, seq=s), MAX_SEQ_SEARCHED)
+        record, lambda s: training_memory_of(spec, replace(setup, seq=s)), MAX_SEQ_SEARCHED)
     return FitResult(gpu_id=record.id, verdict=verdict, estimate=estimate, gpus_needed=needed, max_batch=max_batch,
                      max_context=max_context, max_batch_tight=max_batch_tight, max_context_tight=max_context_tight,
                      notes=notes, placement=placement)
