@@ -245,7 +245,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def settings_signature(defaults: Mapping[str, Any], *, leading: tuple[str, ...] = (),
-                       required: tuple[str, ...] = ()) -> Callable[[F], F]:
+                       required: tuple[str, ...] = (), records: tuple[type, ...] = (),
+                       types: Mapping[str, str] | None = None) -> Callable[[F], F]:
     """Decorator: give a ``**settings`` convenience the signature of the record keywords it passes on.
 
     A convenience such as :func:`calculators.performance.training_time.training_time` takes ``**settings``
@@ -254,18 +255,40 @@ def settings_signature(defaults: Mapping[str, Any], *, leading: tuple[str, ...] 
     positional parameters first, then each key keyword-only with its default, the ``required`` ones
     without), so that :func:`default_of`, :func:`parameters_of` and ``help()`` read the record's defaults.
 
-    >>> @settings_signature({"batch": 1, "seq": 2048, "tokens": None}, leading=("spec",), required=("tokens",))
+    Each keyword is annotated with the type of the field of that name in the first of ``records`` that has
+    one (what the record holds once checked), or with ``types[name]`` where the input differs from the field
+    (a GPU id or record where the field is a record); the leading parameters and the return keep the
+    function's own annotations. A keyword with neither is refused when the module is imported.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Job:
+    ...     batch: int
+    ...     seq: int
+    >>> @settings_signature({"batch": 1, "seq": 2048, "tokens": None}, leading=("spec",), required=("tokens",),
+    ...                     records=(Job,), types={"tokens": "int"})
     ... def job(spec: object, **settings: object) -> None: ...
     >>> str(inspect.signature(job)), default_of(job, "seq")
-    ('(spec, *, batch=1, seq=2048, tokens)', 2048)
+    ("(spec: 'object', *, batch: 'int' = 1, seq: 'int' = 2048, tokens: 'int') -> 'None'", 2048)
     """
-    positional = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in leading]
-    keywords = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
-                                  default=inspect.Parameter.empty if name in required else value)
-                for name, value in defaults.items()]
-    signature = inspect.Signature(positional + keywords)
+    annotations: dict[str, Any] = {}
+    for record in reversed(records):
+        annotations.update({name: kind for name, kind in inspect.get_annotations(record).items()})
+    annotations.update(types or {})
+    missing = [name for name in defaults if name not in annotations]
+    if (records or types) and missing:
+        raise ValueError(f"settings_signature: no type for {', '.join(missing)}; declare it in types=")
+    empty = inspect.Parameter.empty
 
     def decorate(function: F) -> F:
-        function.__signature__ = signature  # type: ignore[attr-defined]
+        own = inspect.get_annotations(function)
+        positional = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=own.get(name, empty))
+                      for name in leading]
+        keywords = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                      default=empty if name in required else value,
+                                      annotation=annotations.get(name, empty))
+                    for name, value in defaults.items()]
+        function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            positional + keywords, return_annotation=own.get("return", empty))
         return function
     return decorate

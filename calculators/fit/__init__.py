@@ -36,7 +36,7 @@ the largest that are at most tight. :func:`inference_verdict` and
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from calculators.catalog.gpus import GPU
@@ -70,12 +70,20 @@ from calculators.fit.verdict import (
 )
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.checkpoint_weights import STORED_NOTE_START
-from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting, with_stored_weights
+from calculators.memory.inference import (
+    MAX_BATCH,
+    MAX_CONTEXT,
+    InferenceRequest,
+    inference_memory_of,
+    largest_fitting,
+    with_stored_weights,
+)
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.training import training_memory
+from calculators.memory.training import training_memory_of
+from calculators.memory.training_inputs import TrainingSetup
 from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
-from calculators.validate import GPU_RECORD, instance_of
+from calculators.validate import GPU_RECORD, instance_of, model_spec
 
 __all__ = [
     "DOES_NOT_FIT", "ESTIMATE", "FITS", "INFERENCE_SPLIT", "MAX_BYTES", "MAX_GPUS_SEARCHED", "MAX_SEQ_SEARCHED",
@@ -165,15 +173,19 @@ def _limits(gpu: GPU, estimate_of: Callable[[int], MemoryEstimate], upper: int, 
             largest_fitting(lambda n: at_most(n, tight_ok=True), upper))
 
 
-def _inference_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
-    """The inference job's estimate and how the GPU runs its formats (refuses a format it cannot run)."""
+def _inference_job(spec: ModelSpec, record: GPU,
+                   settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...], InferenceRequest]:
+    """The inference job's estimate, how the GPU runs its formats (refuses a format it cannot run) and its
+    checked request (for the searches)."""
+    spec = model_spec("spec", spec)
     settings = with_stored_weights(spec, settings)  # weights "auto": as the checkpoint stores them
-    estimate = inference_memory(spec, **settings)
+    request = InferenceRequest.of(**settings)
+    estimate = inference_memory_of(spec, request)
     form = weight_format(settings["weights"])
     notes = serving_notes(record, weights=form.family, kv_cache=str(settings.get("kv_cache", "bf16")),
                           weights_label=form.id)
     stored = [note for note in estimate.notes if note.startswith(STORED_NOTE_START)]
-    return estimate, tuple(stored) + notes
+    return estimate, tuple(stored) + notes, request
 
 
 def inference_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:
@@ -188,7 +200,7 @@ def inference_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[Memor
     'fits'
     """
     record = instance_of("gpu", gpu, GPU, GPU_RECORD)
-    estimate, _ = _inference_job(spec, record, settings)
+    estimate, _, _ = _inference_job(spec, record, settings)
     return estimate, fit_verdict(estimate, record)
 
 
@@ -202,27 +214,29 @@ def fit_inference(spec: ModelSpec, gpu: GPU | str, *, gpus: int = 1, **settings:
     GPUs whose share fits, the largest batch and context those on ``gpus`` GPUs.
     """
     record = resolve_gpu(gpu)
-    estimate, notes = _inference_job(spec, record, settings)
+    estimate, notes, request = _inference_job(spec, record, settings)
     placement = inference_placement(estimate, record, gpus=gpus)
     count = placement.gpus
-    keep = {k: v for k, v in settings.items() if k not in ("batch", "context")}
-    context = settings.get("context", 4096)
-    batch = settings.get("batch", 1)
+    # The searches vary the checked request: a batch in 1..MAX_BATCH at the job's context and new tokens, a
+    # context in 1..MAX_CONTEXT with no new tokens; each is in the range InferenceRequest.of accepts.
     max_batch, max_batch_tight = _limits(
-        record, lambda b: inference_memory(spec, **keep, batch=b, context=context), MAX_BATCH, gpus=count)
-    no_new = {k: v for k, v in keep.items() if k != "new_tokens"}
+        record, lambda b: inference_memory_of(spec, replace(request, batch=b)), MAX_BATCH, gpus=count)
     max_context, max_context_tight = _limits(
-        record, lambda c: inference_memory(spec, **no_new, batch=batch, context=c), MAX_CONTEXT, gpus=count)
+        record, lambda c: inference_memory_of(spec, replace(request, context=c, new_tokens=0)), MAX_CONTEXT, gpus=count)
     return FitResult(gpu_id=record.id, verdict=placement.verdict, estimate=estimate, gpus_needed=placement.fewest_fits,
                      max_batch=max_batch, max_context=max_context, max_batch_tight=max_batch_tight,
                      max_context_tight=max_context_tight, notes=notes, placement=placement)
 
 
-def _training_job(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...]]:
-    """The training step's estimate and how the GPU runs it (refuses what it cannot run)."""
-    estimate = training_memory(spec, **settings)
+def _training_job(spec: ModelSpec, record: GPU,
+                  settings: dict[str, Any]) -> tuple[MemoryEstimate, tuple[str, ...], TrainingSetup]:
+    """The training step's estimate, how the GPU runs it (refuses what it cannot run) and its checked setup
+    (for the searches)."""
+    spec = model_spec("spec", spec)
+    setup = TrainingSetup.of(**settings)
+    estimate = training_memory_of(spec, setup)
     return estimate, training_notes(record, precision=str(settings.get("precision", "bf16-mixed")),
-                                    method=str(settings.get("method", "full")))
+                                    method=str(settings.get("method", "full"))), setup
 
 
 def training_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[MemoryEstimate, FitVerdict]:
@@ -236,7 +250,7 @@ def training_verdict(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[Memory
     'does not fit'
     """
     record = instance_of("gpu", gpu, GPU, GPU_RECORD)
-    estimate, _ = _training_job(spec, record, settings)
+    estimate, _, _ = _training_job(spec, record, settings)
     return estimate, fit_verdict(estimate, record)
 
 
@@ -248,16 +262,16 @@ def fit_training(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> FitResult:
     ZeRO-3 shards fit (:func:`~calculators.fit.placement.training_placement`).
     """
     record = resolve_gpu(gpu)
-    estimate, notes = _training_job(spec, record, settings)
+    estimate, notes, setup = _training_job(spec, record, settings)
     placement = training_placement(spec, record, estimate=estimate, **settings)
     verdict = placement.verdict
     needed = placement.fewest_fits
-    base = {k: v for k, v in settings.items() if k not in ("batch", "seq")}
-    batch = settings.get("batch", 1)
-    seq = settings.get("seq", 2048)
-    max_batch, max_batch_tight = _limits(record, lambda b: training_memory(spec, **base, batch=b, seq=seq), MAX_BATCH)
+    # The searches vary the checked setup: a batch in 1..MAX_BATCH, a sequence in 1..MAX_SEQ_SEARCHED (both the
+    # limits TrainingSetup.of accepts); no other field of the setup follows from them.
+    max_batch, max_batch_tight = _limits(
+        record, lambda b: training_memory_of(spec, replace(setup, batch=b)), MAX_BATCH)
     max_context, max_context_tight = _limits(
-        record, lambda s: training_memory(spec, **base, batch=batch, seq=s), MAX_SEQ_SEARCHED)
+        record, lambda s: training_memory_of(spec, replace(setup, seq=s)), MAX_SEQ_SEARCHED)
     return FitResult(gpu_id=record.id, verdict=verdict, estimate=estimate, gpus_needed=needed, max_batch=max_batch,
                      max_context=max_context, max_batch_tight=max_batch_tight, max_context_tight=max_context_tight,
                      notes=notes, placement=placement)

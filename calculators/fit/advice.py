@@ -53,6 +53,7 @@ from calculators.fit.placement import (
 from calculators.fit.verdict import MAX_GPUS_SEARCHED, FitVerdict, fit_verdict
 from calculators.memory.inference import MAX_CONTEXT, inference_memory, largest_fitting, with_stored_weights
 from calculators.memory.lora import has_lora_targets
+from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_SEQ
 from calculators.memory.weight_formats import weight_format
@@ -132,7 +133,8 @@ def inference_fit_advice(spec: ModelSpec, gpu: GPU, *, gpus: int = 1, **settings
     return tuple(advice)
 
 
-def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[FitChange, ...]:
+def training_fit_advice(spec: ModelSpec, gpu: GPU, *, estimate: MemoryEstimate | None = None,
+                        **settings: Any) -> tuple[FitChange, ...]:
     """Single changes that make a training step (settings as :func:`~calculators.memory.training.training_memory`,
     ``gpus`` and ``zero`` included) *fit* each of its GPUs of ``gpu``, each with its verdict there; empty when the
     step fits already (see the module docstring).
@@ -141,14 +143,16 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[Fit
     micro-batches of one sequence). More GPUs: the fewest that :func:`~calculators.fit.placement.training_placement`
     finds (powers of two, ZeRO-3), else the fewest with gradient checkpointing too (ZeRO-3 shards the model
     states only; activations stay per GPU). LoRA and QLoRA only where the model has a projection LoRA adapts
-    (not a pure Mamba).
+    (not a pure Mamba). ``estimate``: the step's :func:`~calculators.memory.training.training_memory` for
+    ``settings``, when the caller has it already (its settings are then not checked again).
     """
     record = instance_of("gpu", gpu, GPU, GPU_RECORD)
 
     def verdict(**change: Any) -> FitVerdict:
         return fit_verdict(training_memory(spec, **{**settings, **change}), record)
 
-    if verdict().fits:
+    given = training_memory(spec, **settings) if estimate is None else estimate
+    if fit_verdict(given, record).fits:
         return ()
     batch = int(settings.get("batch", 1))
     accumulation = int(settings.get("grad_accumulation", 1))
@@ -174,15 +178,15 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[Fit
     longest = largest_fitting(lambda n: verdict(seq=n).fits, min(seq - 1, MAX_SEQ)) if seq > 1 else 0
     if longest:
         advice.append(FitChange(f"sequences of {longest:,} tokens", {"seq": longest}, gpus, verdict(seq=longest)))
-    advice.extend(_more_gpus(spec, record, settings))
+    advice.extend(_more_gpus(spec, record, settings, given))
     return tuple(advice)
 
 
-def _more_gpus(spec: ModelSpec, record: GPU, settings: dict[str, Any]) -> list[FitChange]:
+def _more_gpus(spec: ModelSpec, record: GPU, settings: dict[str, Any], estimate: MemoryEstimate) -> list[FitChange]:
     """The fewest GPUs (above the job's) that hold a training step with ZeRO-3; with checkpointing too where
-    ZeRO-3 alone does not."""
+    ZeRO-3 alone does not. ``estimate``: the step's memory as given."""
     gpus = int(settings.get("gpus", 1))
-    placed = training_placement(spec, record, **settings)
+    placed = training_placement(spec, record, estimate=estimate, **settings)
     if placed.fewest_fits is not None and placed.fewest_fits_verdict is not None and placed.fewest_fits > gpus:
         change = {"gpus": placed.fewest_fits, "zero": SEARCH_ZERO}
         return [FitChange(f"{placed.fewest_fits} GPUs, {TRAINING_SEARCH}", change, placed.fewest_fits,

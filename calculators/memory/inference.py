@@ -170,6 +170,18 @@ def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
     return _estimate(spec, setup)
 
 
+def inference_memory_of(spec: ModelSpec, request: InferenceRequest) -> MemoryEstimate:
+    """:func:`inference_memory` of a checked :class:`InferenceRequest` (the record is trusted), bytes.
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("llama-3-8b")
+    >>> request = InferenceRequest.of(batch=2, context=1024, new_tokens=64)
+    >>> inference_memory_of(spec, request) == inference_memory(spec, batch=2, context=1024, new_tokens=64)
+    True
+    """
+    return _estimate(spec, request)
+
+
 def with_stored_weights(spec: ModelSpec, settings: Mapping[str, Any]) -> dict[str, Any]:
     """``settings`` with the weights ``"auto"`` (also when left out) resolved against ``spec``.
 

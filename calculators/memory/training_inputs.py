@@ -198,7 +198,8 @@ def lora_target_names(lora_targets: Iterable[str] | str) -> tuple[str, ...]:
     return tuple(t for t in LORA_TARGETS if t in targets)
 
 
-@settings_signature(SETUP_DEFAULTS)
+@settings_signature(SETUP_DEFAULTS, records=(TrainingSetup,),
+                    types={"base_dtype": "str | None", "lora_targets": "str | tuple[str, ...]"})
 def training_setup(**raw: Any) -> TrainingSetup:
     """The checked settings of one training step: :meth:`TrainingSetup.of`; its signature lists
     :data:`SETUP_DEFAULTS`, which the CLI and the forms read (:func:`calculators.validate.default_of`).

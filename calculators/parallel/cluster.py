@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.catalog.gpus import GPU
-from calculators.errors import InputError
+from calculators.catalog.interconnects import get_interconnect
+from calculators.errors import InputError, UnknownNameError
 from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.training_inputs import MAX_GPUS, ZERO_STAGES
 from calculators.validate import AUTO, positive_int
@@ -66,8 +67,10 @@ class Cluster:
         zero: ZeRO stage 0-3 of the data-parallel replicas.
         tensor_parallel, pipeline_parallel, virtual_stages: Megatron-style model parallelism.
         expert_parallel: GPUs the routed experts are split over, a divisor of ``gpus / pipeline_parallel``.
-        interconnect: link id within a node, or ``"auto"`` (lower case, stripped); looked up where it is used.
-        nic, nics_per_node: the network between nodes.
+        interconnect: a catalog link id within a node, or ``"auto"`` (the GPU's own link: resolved where it is
+            used, with the GPU count the link serves).
+        nic, nics_per_node: the network between nodes (``nic`` a catalog link id, checked whether the job crosses
+            nodes or not).
     """
 
     gpu: GPU
@@ -88,7 +91,7 @@ class Cluster:
         Raises:
             InputError: a count out of range or a layout that does not divide the GPUs, naming the field;
                 an unknown keyword, naming it.
-            UnknownNameError: an unknown GPU id.
+            UnknownNameError: an unknown GPU, link (``interconnect``) or NIC id.
         """
         for key in raw:
             if key not in CLUSTER_DEFAULTS:
@@ -106,9 +109,15 @@ class Cluster:
             raise InputError("expert_parallel", ep, f"a divisor of the GPUs per pipeline stage, gpus / pp = {gpus // pp}")
         zero = positive_int("zero", values["zero"], minimum=min(ZERO_STAGES), maximum=max(ZERO_STAGES))
         nics = positive_int("nics_per_node", values["nics_per_node"], maximum=MAX_NICS_PER_NODE)
+        try:
+            nic = get_interconnect(values["nic"]).id
+        except UnknownNameError as error:
+            raise UnknownNameError("nic", str(values["nic"]), error.choices) from None
+        link = str(values["interconnect"]).strip().lower()
+        if link != AUTO:
+            link = get_interconnect(link).id
         return cls(gpu=record, gpus=gpus, zero=zero, tensor_parallel=tp, pipeline_parallel=pp, virtual_stages=stages,
-                   expert_parallel=ep, interconnect=str(values["interconnect"]).strip().lower(), nic=values["nic"],
-                   nics_per_node=nics)
+                   expert_parallel=ep, interconnect=link, nic=nic, nics_per_node=nics)
 
     @property
     def shards(self) -> int:

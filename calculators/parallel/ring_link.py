@@ -36,7 +36,7 @@ from calculators.catalog.interconnects import (
     get_interconnect,
     interconnect_ids,
 )
-from calculators.errors import InputError, UnknownNameError
+from calculators.errors import InputError
 # The node's assumed shape (GPUs, NICs) is the cluster record's; this module times the ring on it.
 from calculators.parallel.cluster import CROSS_NODE_NIC as CROSS_NODE_NIC
 from calculators.parallel.cluster import GPUS_PER_NODE as GPUS_PER_NODE
@@ -89,14 +89,10 @@ def data_parallel_link(cluster: Cluster) -> tuple[str, str, float, Interconnect]
     n, nics, share, nic, interconnect = (cluster.data_parallel, cluster.nics_per_node, cluster.nic_share, cluster.nic,
                                          cluster.interconnect)
     gpu = cluster.gpu
-    try:  # checked whether the job crosses nodes or not
-        network = get_interconnect(nic)
-    except UnknownNameError as error:
-        raise UnknownNameError("nic", str(nic), error.choices) from None
+    network = get_interconnect(nic)  # ids checked by Cluster.of
     across = cluster.cross_node
-    key = str(interconnect).strip().lower()
-    if key != AUTO:
-        link = get_interconnect(key)
+    if interconnect != AUTO:
+        link = get_interconnect(interconnect)
         return link.name, link.id, link.per_direction_bytes_per_s, link
     link = default_interconnect(gpu, gpus=min(n, GPUS_PER_NODE))
     if not across or n == 1:

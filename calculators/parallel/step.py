@@ -48,10 +48,12 @@ from calculators.dtypes import DType
 from calculators.fit import FitVerdict, fit_verdict
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory_of
+from calculators.memory.training_inputs import TrainingSetup
 from calculators.model import ModelSpec
 from calculators.model_flops import forward_flops_per_token, training_flops_per_token
 from calculators.parallel.collectives import ring_collective_time_s, ring_steps
 from calculators.parallel.links import collective_efficiency, latency_per_ring_step_s
+from calculators.parallel.cluster import Cluster
 from calculators.parallel.ring_link import GPUS_PER_NODE  # noqa: F401 - named in the docstrings
 from calculators.parallel.ring_link import data_parallel_link, latency_steps
 from calculators.parallel.ring_link import default_interconnect as default_interconnect
@@ -165,7 +167,8 @@ class StepCommunication:
         }
 
 
-@settings_signature(STEP_DEFAULTS, leading=("spec",))
+@settings_signature(STEP_DEFAULTS, leading=("spec",), records=(DataParallelStep, TrainingSetup, Cluster),
+                    types={"gpu": "str | GPU"})
 def step_communication(spec: ModelSpec, **settings: Any) -> StepCommunication:
     """Communication time of one full-fine-tuning data-parallel step versus its compute time, seconds.
 

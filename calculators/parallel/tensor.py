@@ -72,7 +72,6 @@ from calculators.validate import positive_int
 ALL_REDUCES_PER_LAYER_FORWARD = 2
 #: All-reduces per layer in one backward pass (the input gradients of the same two blocks).
 ALL_REDUCES_PER_LAYER_BACKWARD = 2
-MAX_TOKENS = 1 << 40
 
 
 def link_efficiency(link: Interconnect, *, gpus: int = 8) -> float:
@@ -171,12 +170,15 @@ def tensor_parallel_communication(spec: ModelSpec, *, tokens: int, gpus: int, li
         custom_kernel: the engine all-reduces with its own one- or two-stage kernel where it takes the
             buffer (vLLM, SGLang, TensorRT-LLM: :mod:`calculators.parallel.custom_all_reduce`), else NCCL's ring.
 
+    The counts come from checked records (a :class:`~calculators.parallel.cluster.Cluster`'s ``tensor_parallel``
+    and a micro-batch's tokens, a :class:`~calculators.performance.speed_setup.SpeedSetup`'s GPUs and batch) and
+    are trusted; a given ``efficiency`` is checked (the one value a caller may pass through unchecked).
+
     Raises:
-        InputError: a value out of range, naming it.
+        InputError: an efficiency out of range, naming it.
     """
-    t = positive_int("tokens", tokens, maximum=MAX_TOKENS)
-    n = positive_int("gpus", gpus, maximum=MAX_GPUS)
-    size = t * spec.hidden_size * positive_int("activation_bytes", activation_bytes, maximum=8)
+    t, n = tokens, gpus
+    size = t * spec.hidden_size * activation_bytes
     eff = link_efficiency(link, gpus=n) if efficiency is None else check_efficiency("collective_efficiency", efficiency)
     alpha = latency_per_ring_step_s(link)
     per_layer = ALL_REDUCES_PER_LAYER_FORWARD + (ALL_REDUCES_PER_LAYER_BACKWARD if backward else 0)

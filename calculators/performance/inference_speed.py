@@ -56,7 +56,7 @@ from calculators.inputs.gpu import resolve_gpu
 from calculators.memory.checkpoint_weights import stored_weights_note
 from calculators.memory.inference import (
     MAX_CONTEXT,
-    inference_memory,
+    inference_memory_of,
     kv_cache_bytes,
     recurrent_state_bytes,
     with_stored_weights,
@@ -363,8 +363,7 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
     pre = replace(_prefill(spec, gpu, setup),
                   error_band=speed_error_band("time_to_first_token", engine=setup.engine_family, gpu=gpu))
     total = setup.request_overhead_s + pre.time_s + _decode_total_s(spec, gpu, setup, new_tokens)
-    memory = inference_memory(spec, weights=setup.format, kv_cache=setup.kv_cache.value, batch=setup.batch,
-                              context=setup.context, new_tokens=new_tokens)
+    memory = inference_memory_of(spec, setup.serving_request(new_tokens=new_tokens))  # new_tokens checked above
     verdict = share_verdict(memory, gpu, gpus=setup.gpus)
     notes = list(format_notes)
     if setup.format.checkpoint is not None:

@@ -102,6 +102,14 @@ class SpeedSetup:
         """The weights' format (bits per weight); ``weights`` is its DType family."""
         return self.stored_format or weight_format(self.weight_format or self.weights)
 
+    def serving_request(self, *, new_tokens: int) -> InferenceRequest:
+        """The memory calculator's request for this batch generating ``new_tokens`` tokens per sequence (SDPA, CUDA,
+        no images): the fields :meth:`of` checked through :meth:`InferenceRequest.of`; ``new_tokens`` is checked
+        by the caller (``context + new_tokens`` at most ``MAX_CONTEXT``)."""
+        return InferenceRequest(weights=self.weights, kv_cache=self.kv_cache, batch=self.batch, context=self.context,
+                                new_tokens=new_tokens, attention="sdpa", weight_format=self.weight_format,
+                                stored_format=self.stored_format)
+
     def link(self, gpu: GPU) -> Interconnect:
         """The tensor-parallel link for this GPU (``interconnect``, or the GPU's own when ``"auto"``)."""
         return tensor_parallel_link(gpu, gpus=self.gpus, interconnect=self.interconnect)

@@ -94,7 +94,7 @@ from calculators.model_flops import adapter_parameters as adapter_parameters
 from calculators.model_flops import forward_flops_per_token as forward_flops_per_token
 from calculators.model_flops import linear_flops_share
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
-from calculators.parallel.cluster import CLUSTER_DEFAULTS
+from calculators.parallel.cluster import CLUSTER_DEFAULTS, Cluster
 from calculators.parallel.cluster import MAX_STAGES as MAX_STAGES
 from calculators.performance.error_bands import ErrorBand, training_error_band
 from calculators.performance.expert_parallel import ExpertParallelCommunication, expert_parallel_communication
@@ -275,7 +275,8 @@ class TrainingTime:
         }
 
 
-@settings_signature({**RUN_DEFAULTS, **CLUSTER_DEFAULTS}, leading=("spec", "gpu"), required=("tokens",))
+@settings_signature({**RUN_DEFAULTS, **CLUSTER_DEFAULTS}, leading=("spec", "gpu"), required=("tokens",),
+                    records=(TrainingRun, TrainingSetup, Cluster), types={"lora_targets": "str | tuple[str, ...]"})
 def training_time(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of training ``spec`` on ``tokens`` tokens.
 
@@ -413,9 +414,10 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
             **lora, "precision": precision, "batch": batch, "seq": seq, "grad_checkpointing": checkpointing,
             "grad_accumulation": accumulation, "gpus": gpus, "zero": zero,
             "attention": attention, "qlora_weights": qlora_weights}
-        memory = fit_verdict(training_memory_of(spec, setup), gpu)  # the step memory_settings describe
-        advice = () if memory.fits else tuple(change.label for change in training_fit_advice(spec, gpu,
-                                                                                             **memory_settings))
+        estimate = training_memory_of(spec, setup)  # the step memory_settings describe
+        memory = fit_verdict(estimate, gpu)
+        advice = () if memory.fits else tuple(change.label for change in training_fit_advice(
+            spec, gpu, estimate=estimate, **memory_settings))
     bound = tokens * executed / (gpus * rate)
     achieved_mfu = bound / steady_s * model_per_token / executed
     rate_name = "FP8" if use_fp8 else precision

@@ -1,0 +1,106 @@
+"""How often one answer builds a checked record (#29 stage 2: "each value is checked once per call").
+
+A record's ``.of`` constructor is where raw settings are checked; an engine that already holds the record passes
+it on (``training_memory_of``, ``inference_memory_of``, ``estimate=``) instead of rebuilding it from settings.
+The counts below are the ``.of`` calls of one answer, measured with a profile hook; a refactor that starts
+rebuilding a record in an inner loop fails here. Counts before the stage-2 follow-up (main at af3de26):
+``training_time`` 14 (12 ``TrainingSetup.of``), ``fit_training`` 4 (36 for LoRA at micro-batch 4), ``fit_inference`` 67, ``inference_speed`` 3.
+
+What stays above one, and why: every change ``training_fit_advice`` tries (checkpointing, micro-batch 1, an
+8-bit optimizer, ZeRO-3, LoRA, QLoRA, a shorter sequence, more GPUs) is a different training step, checked as
+such (``training_memory(spec, **changed settings)``); so is each GPU count ``training_placement`` tries.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+import pytest
+
+import calculators
+from calculators.errors import UnknownNameError
+from calculators.memory.inference_request import InferenceRequest
+from calculators.memory.training_inputs import TrainingSetup
+from calculators.parallel.cluster import Cluster
+from calculators.parallel.step_record import DataParallelStep
+from calculators.performance.served import Load, ServedModel
+from calculators.performance.speed_setup import SpeedSetup
+from calculators.performance.training_run import TrainingRun
+from calculators.system import HostJob
+
+RECORDS = (TrainingRun, Cluster, TrainingSetup, DataParallelStep, SpeedSetup, InferenceRequest, ServedModel, Load,
+           HostJob)
+CONSTRUCTORS = {record.of.__func__.__code__: record.__name__ for record in RECORDS}  # type: ignore[attr-defined]
+
+
+def records_built(answer: Callable[[], Any]) -> Counter[str]:
+    """The ``.of`` calls per record while ``answer()`` runs."""
+    built: Counter[str] = Counter()
+
+    def hook(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in CONSTRUCTORS:
+            built[CONSTRUCTORS[frame.f_code]] += 1
+
+    previous = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        answer()
+    finally:
+        sys.setprofile(previous)
+    return built
+
+
+SPEC = calculators.get_model("llama-3.1-8b")
+GPU = calculators.get_gpu("h100-sxm")
+
+
+def test_training_time_checks_the_run_once() -> None:
+    # Eight H100s, full fine-tuning with DDP: the step does not fit, so the fit advice runs. TrainingSetup.of:
+    # the run's own step (1), the five changes that apply (checkpointing, 8-bit AdamW, ZeRO-3, LoRA, QLoRA), one
+    # step of the sequence search, two of the GPU search with ZeRO-3 and one with checkpointing too: 10. Before,
+    # the advice and the GPU search each checked the run's own step again: 12.
+    built = records_built(lambda: calculators.training_time(SPEC, GPU, tokens=10**9, gpus=8))
+    assert built == Counter({"TrainingRun": 1, "Cluster": 1, "TrainingSetup": 10})
+
+
+def test_training_time_that_fits_builds_each_record_once() -> None:
+    built = records_built(lambda: calculators.training_time(SPEC, GPU, tokens=10**9, gpus=8, zero=3,
+                                                            grad_checkpointing=True))
+    assert built == Counter({"TrainingRun": 1, "Cluster": 1, "TrainingSetup": 1})
+
+
+def test_fit_training_checks_its_step_once_and_searches_the_record() -> None:
+    # Its max-batch and max-sequence searches vary the checked setup (dataclasses.replace within the ranges
+    # TrainingSetup.of accepts). What remains: the step, and the GPU search's steps (other GPU counts, ZeRO-3).
+    # Full fine-tuning that fits no single H100: 2 (was 4); LoRA at micro-batch 4, which fits: 3 (was 36).
+    assert records_built(lambda: calculators.fit_training(SPEC, GPU)) == Counter({"TrainingSetup": 2})
+    lora = records_built(lambda: calculators.fit_training(SPEC, GPU, method="lora", batch=4))
+    assert lora == Counter({"TrainingSetup": 3})
+
+
+def test_fit_inference_checks_its_request_once() -> None:
+    # Its max-batch and max-context searches vary the checked request (dataclasses.replace within the ranges
+    # InferenceRequest.of accepts) instead of checking settings again per probe: 67 InferenceRequest.of before.
+    built = records_built(lambda: calculators.fit_inference(SPEC, GPU))
+    assert built == Counter({"InferenceRequest": 1})
+
+
+def test_inference_speed_builds_one_speed_setup_and_one_request() -> None:
+    # The request is the setup's own (SpeedSetup.of checks the serving inputs through InferenceRequest.of);
+    # the memory is computed from it, not from settings again.
+    built = records_built(lambda: calculators.inference_speed(SPEC, GPU, context=4096, new_tokens=256))
+    assert built == Counter({"SpeedSetup": 1, "InferenceRequest": 1})
+
+
+def test_the_cluster_checks_its_link_and_nic_ids_once() -> None:
+    # ring_link used to look the ids up and refuse unknown ones at each use; Cluster.of now does, on one GPU too.
+    with pytest.raises(UnknownNameError) as nic:
+        Cluster.of(gpu="h100-sxm", gpus=1, nic="infiniband-xyz")
+    with pytest.raises(UnknownNameError) as link:
+        Cluster.of(gpu="h100-sxm", gpus=1, interconnect="nvlink-xyz")
+    assert (nic.value.field, link.value.field) == ("nic", "interconnect")
+    assert Cluster.of(gpu="h100-sxm", interconnect=" NVLink4 ").interconnect == "nvlink4"
