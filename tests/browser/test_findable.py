@@ -41,8 +41,6 @@ NOT_SPLIT_YET: dict[str, float] = {
     "performance/training-time/": 19.9,
     "memory/precision-and-optimizers/": 19.7,
     "multi-gpu/": 18.9,
-    "cost/": 17.3,
-    "inference/moe/": 17.1,
     "memory/activations/": 15.7,
 }
 
