@@ -133,7 +133,15 @@ class Table:
         return cls.of([Column(name, cell, side) for name, side in zip(columns, align, strict=True)], rows, **fields)
 
 
-_BLOCK = re.compile(r"(<!-- table: (?P<id>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.DOTALL)
+#: A block: ``<!-- table: ID -->`` or, for a long reference table readers consult rather than read,
+#: ``<!-- table: ID folded -->`` (:data:`BLOCK_OPTIONS`), the generated Markdown, ``<!-- /table -->``.
+_BLOCK = re.compile(r"(?P<open><!-- table: (?P<id>[a-z0-9-]+)(?P<options>(?: [a-z]+)*) -->\n)(?P<body>.*?)"
+                    r"(?P<close><!-- /table -->)", re.DOTALL)
+
+#: Options a block's opening marker may name after the id. ``folded``: the rows are rendered in a
+#: closed ``???`` box under the caption (a long list is a page's length otherwise; the caption, the
+#: data links and the cite snippet stay visible, and the browser's find-in-page searches it once open).
+BLOCK_OPTIONS = frozenset({"folded"})
 
 #: Table id -> function producing it. Modules register their tables on import of
 #: :mod:`calculators.table_registry`.
@@ -283,7 +291,7 @@ def versioned_site_url(site_url: str, site_version: str) -> str:
 
 # --------------------------------------------------------------------------- Markdown
 def render_markdown(table: Table, *, version: str = "", catalog_as_of: str = "", src_path: str = "",
-                    site_url: str = "") -> str:
+                    site_url: str = "", folded: bool = False) -> str:
     """Markdown for a table block: anchor, short caption, table, data links, any figure, folded notes, cite snippet.
 
     The caption above the table names the id, the edition and the caption's title
@@ -299,6 +307,15 @@ def render_markdown(table: Table, *, version: str = "", catalog_as_of: str = "",
             likewise added by the build.
         src_path: The page's path under docs/ (for the absolute URL of the cite snippet).
         site_url: The site's base URL (mkdocs.yml ``site_url``).
+        folded: Put the rows in a closed box under the caption (``<!-- table: ID folded -->``).
+
+    >>> folded = render_markdown(Table(id="demo", caption="Demo.", columns=("a",), rows=(("1",),)), folded=True)
+    >>> print("\\n".join(folded.splitlines()[5:10]))
+    ??? abstract "Show the table: 1 row"
+    <BLANKLINE>
+        | a |
+        |:--|
+        | 1 |
     """
     align = table.align or tuple("l" for _ in table.columns)
     marks = {"l": ":--", "r": "--:", "c": ":-:"}
@@ -306,8 +323,12 @@ def render_markdown(table: Table, *, version: str = "", catalog_as_of: str = "",
     stamp = edition(version, catalog_as_of)
     lines = ["", f'<div class="generated-table" id="{table.id}"></div>', "",
              f"**Table {table.id}" + (f" ({stamp})" if stamp else "") + f".** {title}", ""]
-    lines += ["| " + " | ".join(map(_cell, table.columns)) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
-    lines += ["| " + " | ".join(map(_cell, row)) + " |" for row in table.rows]
+    grid = ["| " + " | ".join(map(_cell, table.columns)) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
+    grid += ["| " + " | ".join(map(_cell, row)) + " |" for row in table.rows]
+    if folded:
+        count = len(table.rows)
+        grid = [f'??? abstract "Show the table: {count:,} row{"" if count == 1 else "s"}"', ""] + ["    " + line for line in grid]
+    lines += grid
     lines += ["", f"Data: [CSV](tables/{table.id}.csv) ([columns and sources](tables/{table.id}.csv-metadata.json))"
               f" · [JSON](tables/{table.id}.json)", ""]
     if table.after:
@@ -395,9 +416,13 @@ def update_blocks(text: str, tables: Mapping[str, TableFunction], *, version: st
         table_id = match.group("id")
         if table_id not in tables:
             raise UnknownNameError("table", table_id, sorted(tables))
+        options = set(match.group("options").split())
+        if options - BLOCK_OPTIONS:
+            raise ValueError(f"table {table_id}: unknown option(s) {sorted(options - BLOCK_OPTIONS)} in its marker; "
+                             f"accepted: {sorted(BLOCK_OPTIONS)}")
         body = render_markdown(tables[table_id](), version=version, catalog_as_of=catalog_as_of,
-                               src_path=src_path, site_url=site_url)
-        return match.group(1) + body + match.group(4)
+                               src_path=src_path, site_url=site_url, folded="folded" in options)
+        return match.group("open") + body + match.group("close")
 
     return _BLOCK.sub(replace, text)
 

@@ -42,7 +42,7 @@ WORKTREE = "WORKTREE"
 
 _VALUE = re.compile(r"<!-- value: (?P<id>[a-z0-9-]+) -->(?P<body>[^\n]*?)<!-- /value -->")
 _TAG = re.compile(r"<[^>]*>")
-_OPEN = re.compile(r"^\s*<!-- table: (?P<id>[a-z0-9-]+) -->")
+_OPEN = re.compile(r"^\s*<!-- table: (?P<id>[a-z0-9-]+)(?: [a-z]+)* -->")
 _CLOSE = re.compile(r"^\s*<!-- /table -->")
 _QUOTED = re.compile(r"^\s*<!-- quoted: (?P<source>.*?) -->\s*$")
 _CONTAINER = re.compile(r"^(?P<indent> *)(?:!!!|\?\?\?\+?|===)\s")

@@ -44,7 +44,7 @@ SITE_URL = DOCS_SITE_URL
 LOCATIONS = table_locations(PAGES)
 TABLES = shared_site_tables()  # computed once a session, with the other modules' (support.site_tables)
 VALUES = shared_site_values()
-BLOCK = re.compile(r"<!-- table: (?P<id>[a-z0-9-]+) -->\n(?P<body>.*?)<!-- /table -->", re.DOTALL)
+BLOCK = re.compile(r"<!-- table: (?P<id>[a-z0-9-]+)(?: [a-z]+)* -->\n(?P<body>.*?)<!-- /table -->", re.DOTALL)
 
 
 def _blocks() -> list[tuple[str, str, str]]:
