@@ -105,7 +105,7 @@ _STRIP = (
     re.compile(r"<[^>\s]+://[^>]*>"),                                         # autolinks
     re.compile(r"<[^>]+>"),                                                   # tags
 )
-_BLOCK = re.compile(r"<!-- table: [a-z0-9-]+ -->.*?<!-- /table -->", re.DOTALL)
+_BLOCK = re.compile(r"<!-- table: [a-z0-9-]+(?: [a-z]+)* -->.*?<!-- /table -->", re.DOTALL)
 
 
 def prose_numbers(text: str) -> list[tuple[int, str]]:
