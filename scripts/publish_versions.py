@@ -19,8 +19,8 @@ fetches ``versions.json``). It then:
 * replaces ``OUT/VERSION/`` with the new build; every other version folder is left as it
   was, so old citations keep resolving;
 * writes each alias (``latest``) as ``OUT/ALIAS/``: one redirect page per page of the
-  version, which keeps the ``#anchor`` (``latest/hardware/#hardware-catalog`` lands on
-  ``0.2.0/hardware/#hardware-catalog``); an alias moves off any older version;
+  version, which keeps the ``#anchor`` (``latest/hardware/catalog/#hardware-catalog`` lands on
+  ``0.2.0/hardware/catalog/#hardware-catalog``); an alias moves off any older version;
 * updates ``OUT/versions.json`` in mike's format (``[{"version", "title", "aliases"}]``,
   newest first), which the selector reads, and ``OUT/index.html``, a redirect to the
   default (``--default``, ``latest`` unless given).

@@ -28,7 +28,6 @@ VIEWPORT = {"width": 1280, "height": 800}
 #: (accuracy-generalisation, -engines, -figures); fold only a long reference table readers look
 #: a row up in (<!-- table: ID folded -->). calculators/ lists every calculator with its form.
 NOT_SPLIT_YET: dict[str, float] = {
-    "hardware/": 53.3,
     "inference/": 37.2,
     "validation/": 33.2,
     "fine-tuning/": 27.1,

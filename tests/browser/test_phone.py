@@ -32,7 +32,7 @@ pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 #: A page with wide catalog tables, one with a widget (result table, chart, notes), one with notebook outputs.
-HARDWARE, HOME, NOTEBOOK = "hardware/", "", "examples/buy-or-rent-solo-researcher/"
+HARDWARE, HOME, NOTEBOOK = "hardware/catalog/", "", "examples/buy-or-rent-solo-researcher/"
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ def _scroll_to_end(page: Any, locator: Any) -> None:
 
 def test_wide_tables_scroll_with_a_cue_and_a_pinned_first_column(phone: Any, server: SiteServer) -> None:
     phone.goto(server.url + HARDWARE)
-    wrap = phone.locator(".mlhw-scroll-frame > .md-typeset__scrollwrap").nth(1)  # the 12-column catalog table
+    wrap = phone.locator(".mlhw-scroll-frame > .md-typeset__scrollwrap").first  # the 12-column catalog table, the first on its page
     wrap.scroll_into_view_if_needed()
     assert _scroll_state(wrap) | {"room": 0} == {"scroll": True, "left": False, "right": True, "room": 0}
     assert _scroll_state(wrap)["room"] > 300  # wider than the screen

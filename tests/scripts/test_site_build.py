@@ -122,8 +122,9 @@ def test_a_real_site_url_leaves_no_placeholder(builds: tuple[Path, Path]) -> Non
     # Every citation, canonical link, JSON url and sitemap entry names the configured address.
     hardware = (builds[0] / "hardware" / "index.html").read_text(encoding="utf-8")
     assert f'<link rel="canonical" href="{SITE_URL}hardware/">' in hardware
-    assert f"{SITE_URL}hardware/#hardware-catalog" in hardware
-    assert f'"url": "{SITE_URL}hardware/#hardware-catalog"' in (
+    catalog = (builds[0] / "hardware" / "catalog" / "index.html").read_text(encoding="utf-8")
+    assert f"{SITE_URL}hardware/catalog/#hardware-catalog" in catalog
+    assert f'"url": "{SITE_URL}hardware/catalog/#hardware-catalog"' in (
         builds[0] / "hardware" / "tables" / "hardware-catalog.json").read_text(encoding="utf-8")
     assert f"<loc>{SITE_URL}hardware/</loc>" in (builds[0] / "sitemap.xml").read_text(encoding="utf-8")
 
@@ -235,21 +236,22 @@ def test_the_glossary_defines_the_words_of_the_results(builds: tuple[Path, Path]
 def test_a_table_is_captioned_above_and_its_data_links_are_relative(builds: tuple[Path, Path]) -> None:
     """Issue 27 item 9: the caption came after the table (104 italic words); "Data:" links named the build's host."""
     site = builds[0]
-    page = _page(site, "hardware")
+    page = _page(site, "hardware/catalog")
     start = page.index('<div class="generated-table" id="hardware-catalog"></div>')
     block = page[start:page.index("<!-- /table -->", start)]
     caption = re.search(r"<p><strong>Table hardware-catalog \(v[^)]+, catalog as of \d{4}-\d{2}-\d{2}\)\.</strong> "
                         r"([^<]+)</p>", block)
     assert caption and len(caption.group(1).split()) <= 25
     assert block.index(caption.group(0)) < block.index("<table>") < block.index("<details")
-    data = re.findall(r'href="(tables/hardware-catalog\.[a-z.-]+)"', block)
-    assert data == ["tables/hardware-catalog.csv", "tables/hardware-catalog.csv-metadata.json",
-                    "tables/hardware-catalog.json"]
-    assert all((site / "hardware" / href).is_file() for href in data)
+    # The catalog is on hardware/catalog/; its data files lie beside the other hardware tables, in hardware/tables/.
+    data = re.findall(r'href="(\.\./tables/hardware-catalog\.[a-z.-]+)"', block)
+    assert data == ["../tables/hardware-catalog.csv", "../tables/hardware-catalog.csv-metadata.json",
+                    "../tables/hardware-catalog.json"]
+    assert all((site / "hardware" / "catalog" / href).is_file() for href in data)
     assert not re.findall(r'href="https?://[^"]*/tables/', page), "no data link names a host"
-    rows = list(csv.reader(io.StringIO((site / "hardware" / data[0]).read_text(encoding="utf-8"))))
+    rows = list(csv.reader(io.StringIO((site / "hardware" / "catalog" / data[0]).read_text(encoding="utf-8"))))
     cells = [cell for row in rows[1:] for cell in row]
     assert "—" not in cells and not [c for c in cells if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", c)]
-    meta = json.loads((site / "hardware" / data[1]).read_text(encoding="utf-8"))
+    meta = json.loads((site / "hardware" / "catalog" / data[1]).read_text(encoding="utf-8"))
     assert meta["url"] == "hardware-catalog.csv" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", meta["dc:date"])
     assert meta["schema:version"] and meta["dc:source"] and len(meta["tableSchema"]["columns"]) == len(rows[0])
