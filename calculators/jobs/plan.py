@@ -271,7 +271,8 @@ def _compute_plan(values: Values) -> PlanView:
                               zero=int(settings["zero"]))
     step = training_memory(spec, **run.memory_settings)  # the step train-time checks, placed as fit places it
     placement = training_placement(spec, gpu, estimate=step, **run.memory_settings)
-    advice = training_advice(spec, gpu, placement.verdict, settings=run.memory_settings, best=False)
+    advice = training_advice(spec, gpu, placement.verdict, settings=run.memory_settings, best=False,
+                                estimate=step)
     return PlanView(spec=spec, gpu=gpu, job=job, tokens=tokens, placement=placement, advice=advice,
                     time_s=run.time_s, gpu_hours=run.gpu_hours, band=run.error_band, prices=costs, memory=step,
                     training=run)

@@ -82,6 +82,24 @@ def test_fit_training_checks_its_step_once_and_searches_the_record() -> None:
     assert lora == Counter({"TrainingSetup": 3})
 
 
+def test_the_plan_face_hands_its_training_step_to_the_advice() -> None:
+    # The plan face for 8B full fine-tuning on one H100 (seq 4096, micro-batch 1, no checkpointing: its model
+    # states alone, 16 bytes a weight, exceed 80 GB, so no sequence fits and the advice runs). TrainingSetup.of:
+    # - the training_time engine: the run's step (1), its fit advice's probes (checkpointing, 8-bit AdamW, LoRA,
+    #   QLoRA, one sequence probe: 5) and its search for more GPUs (2 and 4 with ZeRO-3: 2), 8;
+    # - the face: its step (1), its placement's GPU search (2 and 4: 2), the advice's 5 probes and its 2 GPU
+    #   counts, 10 (11 before jobs.advice.training_advice handed the face's step on as estimate=: the advice
+    #   checked that step again);
+    # - the speed cost of each of the 4 changes that fit (8-bit AdamW, LoRA, QLoRA, 4 GPUs): one training_time
+    #   each, 4, with its TrainingRun and Cluster (5 of each with the engine's own).
+    # 8 + 10 + 4 = 22 (23 before).
+    from calculators.jobs.registry import get_calculator
+
+    plan = get_calculator("plan")
+    built = records_built(lambda: plan.answer({"model": "llama-3.1-8b", "gpu": "h100-sxm", "job": "full"}))
+    assert built == Counter({"TrainingRun": 5, "Cluster": 5, "TrainingSetup": 22})
+
+
 def test_fit_inference_checks_its_request_once() -> None:
     # Its max-batch and max-context searches vary the checked request (dataclasses.replace within the ranges
     # InferenceRequest.of accepts) instead of checking settings again per probe: 67 InferenceRequest.of before.
