@@ -85,8 +85,7 @@ from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH as MAX_TRAIN_BATCH
 from calculators.memory.training_inputs import MAX_SEQ, METHODS
-from calculators.memory.weight_formats import AUTO, resolve_weights, weight_format
-from calculators.model import ModelSpec
+from calculators.memory.weight_formats import resolve_weights, weight_format
 from calculators.parallel.tensor import tensor_parallel_link
 from calculators.performance import inference_speed as speed
 from calculators.performance.flops import compute_rate_flop_per_s

@@ -45,11 +45,8 @@ Sizing ML Hardware, version 0.0.0, table demo (catalog as of 2026-01-31). #demo
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import functools
-import io
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass

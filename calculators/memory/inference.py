@@ -36,7 +36,7 @@ from calculators.memory.weight_formats import AUTO, WeightFormat, resolve_weight
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.model_vision import DEFAULT_IMAGE_SIDE_PX
-from calculators.validate import model_spec, one_of, positive_int
+from calculators.validate import model_spec, positive_int
 
 # The request's record and its ranges live in their own module; they are re-exported here, where the
 # faces and the engine have always imported them.

@@ -45,7 +45,7 @@ from calculators.memory.overhead import (
 from calculators.memory.qlora_kernels import SIXTEEN_BIT_BYTES, get_qlora_kernel
 from calculators.memory.residual_augment import augmented_first_layer_frozen_bytes, augmented_model_saved_bytes
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.state_mixers import mixer_backward_weight_grad_bytes, state_mixer_backward_bytes
+from calculators.memory.state_mixers import mixer_backward_weight_grad_bytes
 from calculators.memory.training_inputs import TrainingSetup, training_setup
 from calculators.memory.training_layers import (
     backward_layer_transient_bytes,
