@@ -60,10 +60,15 @@ from calculators.memory.kv_cache import (
     kv_cache_bytes as kv_cache_bytes,
     kv_cache_bytes_per_token as kv_cache_bytes_per_token,
     recurrent_state_bytes as recurrent_state_bytes,
+    cross_attention_cache_bytes_of,
+    kv_cache_bytes_of,
+    kv_cache_bytes_per_token_of,
+    recurrent_state_bytes_of,
 )
 from calculators.memory.prefill import (
     _prefill_block_bytes,
     _prefill_transient_bytes,
+    prefill_attention_path,
     vision_transient_bytes as vision_transient_bytes,
 )
 
@@ -126,14 +131,18 @@ def _estimate(spec: ModelSpec, setup: InferenceRequest) -> MemoryEstimate:
     tokens = setup.batch * setup.context
     # During prefill every layer holds the whole prompt's K/V: a sliding-window cache layer
     # keeps a view of the full tensor until the first decode step replaces it.
-    cross = cross_attention_cache_bytes(spec, batch=setup.batch, images=setup.images, kv_dtype=setup.kv_cache,
-                                        image_side_px=setup.image_side_px)
-    kv_prefill = setup.batch * setup.context * kv_cache_bytes_per_token(spec, kv_dtype=setup.kv_cache) + cross
-    kv_final = kv_cache_bytes(spec, batch=setup.batch, context=setup.total_context, kv_dtype=setup.kv_cache) + cross
-    state = recurrent_state_bytes(spec, batch=setup.batch, activation_bytes=act)
+    # The request is checked (InferenceRequest.of): its cache is computed without checking it again; only the
+    # images' tokens can take the context past the range the request kept it in.
+    cross = cross_attention_cache_bytes_of(spec, setup)
+    kv_prefill = setup.batch * setup.context * kv_cache_bytes_per_token_of(spec, setup) + cross
+    if image_tokens:
+        positive_int("context", setup.total_context, maximum=MAX_CONTEXT)
+    kv_final = kv_cache_bytes_of(spec, setup, context=setup.total_context) + cross
+    state = recurrent_state_bytes_of(spec, setup, activation_bytes=act)
     logits = setup.batch * spec.vocab_size * (act + 4)  # last position, then its fp32 copy
 
-    transient = _prefill_transient_bytes(spec, setup, tokens, act)
+    path = prefill_attention_path(spec, setup, act)  # one reading of the attention path for both prefill figures
+    transient = _prefill_transient_bytes(spec, setup, tokens, act, path)
     workspaces = CUDA_WORKSPACE_BYTES if setup.device == "cuda" else 0
     prefill = weights + kv_prefill + state + transient + logits + 8 * tokens + workspaces
     phases = {"prefill": prefill}
@@ -157,7 +166,7 @@ def _estimate(spec: ModelSpec, setup: InferenceRequest) -> MemoryEstimate:
         breakdown["recurrent_state"] = state
     if workspaces:
         breakdown["cuda_workspaces"] = workspaces
-    block = _prefill_block_bytes(spec, setup, tokens, act)
+    block = _prefill_block_bytes(spec, setup, tokens, act, path)
     overhead = runtime_overhead_bytes(transient_block_bytes=block, prefill=True, allocator=setup.allocator)
     if setup.device != "cuda":
         overhead = {}

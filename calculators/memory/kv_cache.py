@@ -12,7 +12,7 @@ recurrent ones (Mamba, linear attention), and the images' K and V of cross-atten
 from __future__ import annotations
 
 from calculators.dtypes import DType
-from calculators.memory.inference_request import KV_DTYPES, MAX_BATCH, MAX_CONTEXT
+from calculators.memory.inference_request import KV_DTYPES, MAX_BATCH, MAX_CONTEXT, InferenceRequest
 from calculators.model import ModelSpec
 from calculators.model_vision import DEFAULT_IMAGE_SIDE_PX
 from calculators.validate import model_spec, one_of, positive_int
@@ -93,7 +93,11 @@ def recurrent_state_bytes(spec: ModelSpec, *, batch: int, activation_bytes: int 
     >>> recurrent_state_bytes(spec, batch=1)  # 2 x ((128 + 32) x 4 x 2 + 128 x 16 x 4)
     18944
     """
-    batch = positive_int("batch", batch, maximum=MAX_BATCH)
+    return _recurrent_state_bytes(spec, batch=positive_int("batch", batch, maximum=MAX_BATCH),
+                                  activation_bytes=activation_bytes)
+
+
+def _recurrent_state_bytes(spec: ModelSpec, *, batch: int, activation_bytes: int) -> int:
     per_sequence = 0
     for mixer, state in (("linear_attention", spec.linear_attention), ("mamba", spec.mamba)):
         layers = spec.count_layers(mixer=mixer)
@@ -120,5 +124,45 @@ def cross_attention_cache_bytes(spec: ModelSpec, *, batch: int, images: int, kv_
     layers = spec.count_layers(mixer="cross_attention")
     if not layers or not images or spec.vision is None:
         return 0
+    return _cross_attention_cache_bytes(spec, batch=batch, images=images, kind=_kv_kind(kv_dtype),
+                                        image_side_px=image_side_px)
+
+
+def _cross_attention_cache_bytes(spec: ModelSpec, *, batch: int, images: int, kind: DType, image_side_px: int) -> int:
+    layers = spec.count_layers(mixer="cross_attention")
+    if not layers or not images or spec.vision is None:
+        return 0
     tokens = spec.vision.encoder_tokens_per_image(image_side_px)
-    return int(batch * images * tokens * layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
+    return int(batch * images * tokens * layers * _kv_bytes_per_token_per_layer(spec, kind))
+
+
+# --------------------------------------------------------------------------- of a checked request
+# The memory estimate of a request (:func:`~calculators.memory.inference.inference_memory_of`) asks these for
+# a record whose batch, KV dtype and lengths InferenceRequest.of has checked: they do not check them again (a
+# fit's search builds hundreds of estimates). The functions above are the public entries, and check.
+def kv_cache_bytes_per_token_of(spec: ModelSpec, request: InferenceRequest) -> int:
+    """:func:`kv_cache_bytes_per_token` in the checked ``request``'s KV dtype (record and request trusted).
+
+    >>> from calculators.catalog.models import get_model
+    >>> kv_cache_bytes_per_token_of(get_model("llama-3-8b"), InferenceRequest.of(kv_cache="fp8"))
+    65536
+    """
+    return int(spec.kv_cache_layers * _kv_bytes_per_token_per_layer(spec, request.kv_cache))
+
+
+def kv_cache_bytes_of(spec: ModelSpec, request: InferenceRequest, *, context: int) -> int:
+    """:func:`kv_cache_bytes` of the checked ``request``'s batch and KV dtype at ``context`` tokens, which the caller
+    keeps within 1 to ``MAX_CONTEXT`` (record and request trusted)."""
+    per_token_layer = _kv_bytes_per_token_per_layer(spec, request.kv_cache)
+    return int(request.batch * per_token_layer * spec.attention_tokens_held(context, cached_only=True))
+
+
+def recurrent_state_bytes_of(spec: ModelSpec, request: InferenceRequest, *, activation_bytes: int) -> int:
+    """:func:`recurrent_state_bytes` of the checked ``request``'s batch (record and request trusted)."""
+    return _recurrent_state_bytes(spec, batch=request.batch, activation_bytes=activation_bytes)
+
+
+def cross_attention_cache_bytes_of(spec: ModelSpec, request: InferenceRequest) -> int:
+    """:func:`cross_attention_cache_bytes` of the checked ``request``'s batch, images and KV dtype (trusted)."""
+    return _cross_attention_cache_bytes(spec, batch=request.batch, images=request.images, kind=request.kv_cache,
+                                        image_side_px=request.image_side_px)

@@ -9,7 +9,7 @@ the images.
 from __future__ import annotations
 
 from calculators.memory.inference_request import InferenceRequest
-from calculators.memory.kernels import layer_attention_path
+from calculators.memory.kernels import AttentionPath, layer_attention_path
 from calculators.memory.moe_prefill import moe_prefill_bytes
 from calculators.memory.residual_augment import augmented_layer_bytes
 from calculators.memory.state_mixers import hybrid_prefill_transient_bytes
@@ -32,18 +32,24 @@ def vision_transient_bytes(spec: ModelSpec, setup: InferenceRequest, act: int) -
     return act * (tokens * (6 * tower.hidden_size + mlp) + merged)
 
 
-def _prefill_block_bytes(spec: ModelSpec, setup: InferenceRequest, tokens: int, act: int) -> int:
-    """The largest single temporary of the prefill: an MLP intermediate, or the fp32 scores."""
-    width = spec.moe.expert_intermediate_size * spec.moe.experts_per_token if spec.moe else spec.intermediate_size
-    path = layer_attention_path(spec, attention=setup.attention, compute_bytes=act, seq=setup.context,
+def prefill_attention_path(spec: ModelSpec, setup: InferenceRequest, act: int) -> AttentionPath:
+    """How the prefill's attention runs (backend, scores, mask) for the request's prompt, in ``act``-byte activations."""
+    return layer_attention_path(spec, attention=setup.attention, compute_bytes=act, seq=setup.context,
                                 device=setup.device)
+
+
+def _prefill_block_bytes(spec: ModelSpec, setup: InferenceRequest, tokens: int, act: int, path: AttentionPath) -> int:
+    """The largest single temporary of the prefill: an MLP intermediate, or the fp32 scores (``path``:
+    :func:`prefill_attention_path`)."""
+    width = spec.moe.expert_intermediate_size * spec.moe.experts_per_token if spec.moe else spec.intermediate_size
     scores = 4 * setup.batch * spec.num_attention_heads * setup.context ** 2 if path.materialises_scores else 0
     bias = setup.batch * setup.context ** 2 * act if path.explicit_mask else 0  # SDPA's additive mask
     return max(tokens * width * act, scores, bias)
 
 
-def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceRequest, tokens: int, act: int) -> int:
-    """Temporaries of the layer being computed during prefill, in bytes.
+def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceRequest, tokens: int, act: int,
+                             path: AttentionPath) -> int:
+    """Temporaries of the layer being computed during prefill, in bytes (``path``: :func:`prefill_attention_path`).
 
     Live while one layer runs: the embedding output (the model's forward keeps a
     reference for the whole pass), the layer's input (the caller's reference), the
@@ -66,7 +72,6 @@ def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceRequest, tokens: i
     # In attention: q, k, v and the rotary temporaries of q (q*cos, rotate_half(q), its product).
     attention = tokens * act * (streams + 4 * spec.q_dim + 2 * spec.kv_dim)
     s = setup.context
-    path = layer_attention_path(spec, attention=setup.attention, compute_bytes=act, seq=s, device=setup.device)
     eager = path.materialises_scores
     if not eager:
         # During the SDPA call the rotary temporaries are gone: q, K and V (repeated to every
