@@ -1,4 +1,6 @@
-"""Tables of the fine-tuning overview (docs/fine-tuning/index.md), with the jobs both fine-tuning pages use.
+"""Tables of the fine-tuning overview (docs/fine-tuning/index.md) and of its checks of the vendor tables and LoRA
+rules of thumb (docs/fine-tuning/vendor-tables.md: fine-tuning-vendor-claims, fine-tuning-lora-ratio), with the
+jobs both fine-tuning pages use.
 
 The LoRA and QLoRA page's tables are in :mod:`calculators.doc_tables.fine_tuning_lora`.
 
@@ -51,7 +53,7 @@ JOB_TEXT = (f"batch {JOB['batch']} x seq {JOB['seq']}, {JOB['attention'].upper()
 GPU_CLASSES: tuple[str, ...] = ("rtx-4090", "l40s", "h100-sxm", "h200")
 
 #: The audit's records of the vendor's fine-tuning VRAM ranges (VRLA Tech, one per table row:
-#: calculators.claims.vendor_tables), shown on this page with the audit's own verdicts.
+#: calculators.claims.vendor_tables), shown on docs/fine-tuning/vendor-tables.md with the audit's own verdicts.
 VENDOR_CLAIM_IDS: tuple[str, ...] = (
     "vrla-7b-qlora", "vrla-7b-lora", "vrla-7b-fp16", "vrla-7b-fp32",
     "vrla-13b-qlora", "vrla-13b-lora", "vrla-13b-fp16",
@@ -149,7 +151,7 @@ def by_size() -> Table:
 @table("fine-tuning-vendor-claims")
 def vendor_claims() -> Table:
     """The vendor's fine-tuning VRAM ranges, with the verdicts of the rules-of-thumb audit."""
-    return selected_claims(VENDOR_CLAIM_IDS, page="fine-tuning/index.md",
+    return selected_claims(VENDOR_CLAIM_IDS, page="fine-tuning/vendor-tables.md",
         caption=(f"VRAM ranges of VRLA Tech's 2026 fine-tuning tables, as {AUDIT} records and judges them: our "
                  "figure is training_memory's total_bytes in GB (10^9 bytes, as the vendor prints) for the models "
                  "each row names, gradient checkpointing off and on, and the verdict names the cases inside the "

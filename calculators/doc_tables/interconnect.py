@@ -1,4 +1,5 @@
-"""Tables of the interconnect page (docs/multi-gpu/interconnect.md).
+"""Tables of the interconnect page (docs/multi-gpu/interconnect.md) and of its link page (docs/multi-gpu/links.md:
+interconnect-links, interconnect-claim-pcie-nvlink, interconnect-nccl-validation).
 
 Link figures come from :mod:`calculators.catalog.interconnects`; times from
 :mod:`calculators.parallel.step`; the measured bus bandwidths from

@@ -1,4 +1,5 @@
-"""Tables of the activations page (docs/memory/activations.md).
+"""Tables of the activations page (docs/memory/activations.md) and of its page on the levers that shrink them
+(docs/memory/activation-levers.md: memory-activations-attention, memory-activations-levers).
 
 Saved bytes per token come from
 :func:`calculators.memory.activations.saved_bytes_per_token_per_layer`, peaks from

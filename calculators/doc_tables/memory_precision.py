@@ -1,4 +1,5 @@
-"""Tables of the precision and optimizer page (docs/memory/precision-and-optimizers.md).
+"""Tables of the precision and optimizer page (docs/memory/precision-and-optimizers.md) and of its check of the
+guides' rules (docs/memory/rules-of-thumb.md: memory-source-claims).
 
 Bytes per parameter come from :func:`calculators.memory.optimizers.optimizer_bytes`, peaks
 from :func:`calculators.memory.training.training_memory`; memory is in GiB (2^30 bytes).
@@ -107,7 +108,7 @@ def precision_optimizer_peaks() -> Table:
 
 
 #: The audit's claim records of training memory as a multiple of the parameter count
-#: (calculators.claims), shown on the precision page with the audit's own verdicts.
+#: (calculators.claims), shown on docs/memory/rules-of-thumb.md with the audit's own verdicts.
 MEMORY_CLAIM_IDS: tuple[str, ...] = (
     "vrla-ws-fp32-4x", "vrla-ws-mixed-2x", "vrla-16x-fp32", "vrla-6-8x-mixed", "vrla-7b-fp32",
     "vrla-7b-full-fp16-60-80gb", "hfp-adam-8x-fp16", "lyceum-18-bytes-text",
@@ -117,7 +118,7 @@ MEMORY_CLAIM_IDS: tuple[str, ...] = (
 @table("memory-source-claims")
 def source_claims_table() -> Table:
     """The source guides' training-memory rules, with the verdicts of the rules-of-thumb audit."""
-    return selected_claims(MEMORY_CLAIM_IDS, page="memory/precision-and-optimizers.md",
+    return selected_claims(MEMORY_CLAIM_IDS, page="memory/rules-of-thumb.md",
         caption=(f"Training-memory rules of the source guides, as {AUDIT} records and judges them: our "
                  "figure from training_memory for the conditions each rule implies, with the narrower readings "
                  "(model states alone, weights alone) as separate cases, and the computed verdict."))

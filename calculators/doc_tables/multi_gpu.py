@@ -1,4 +1,6 @@
-"""Tables of the multi-GPU page (docs/multi-gpu/index.md).
+"""Tables of the multi-GPU page (docs/multi-gpu/index.md), of its page on which GPUs hold a sharded job
+(docs/multi-gpu/sharded-fit.md: multi-gpu-zero-total, multi-gpu-breakdown, multi-gpu-70b-on-8) and of the GPU links
+on docs/multi-gpu/links.md (multi-gpu-interconnect).
 
 Per-GPU memory comes from :func:`calculators.memory.training.training_memory` with
 ``gpus`` and ``zero``; interconnect figures come only from the GPU catalog's fields

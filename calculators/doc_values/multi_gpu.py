@@ -212,12 +212,12 @@ def ic_zero3_ddp_traffic_ratio(value_id: str) -> Value:
 
 
 VALUES: dict[str, ValueFunction] = declared_values(globals(), {
-    # docs/multi-gpu/index.md
+    # docs/multi-gpu/index.md (mgpu-70b-8-*: docs/multi-gpu/sharded-fit.md)
     "mgpu-pcie5": bound(link_figure, link="pcie5"),
     "mgpu-h100-pcie-bridge": bound(gpu_link, gpu="h100-pcie"),
     "mgpu-70b-8-bf16-total": bound(seventy_on_eight_total, precision="bf16"),
     "mgpu-70b-8-mixed-total": bound(seventy_on_eight_total, precision="bf16-mixed"),
-    # docs/multi-gpu/interconnect.md
+    # docs/multi-gpu/interconnect.md (ic-nccl-median-error, ic-host-bound-efficiency: docs/multi-gpu/links.md)
     "ic-nvlink4": bound(link_figure, link="nvlink4"),
     "ic-pcie5": bound(link_figure, link="pcie5"),
     "ic-ndr-per-direction": bound(link_figure, link="ib-ndr", per_direction=True),
