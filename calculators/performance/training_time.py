@@ -49,7 +49,7 @@ of one 1,024-token sequence per micro-batch take 0.35 s per micro-batch where 8,
 2.7 s, 8 times as long for 8 times the tokens plus quadratic attention.
 
 The utilisation is of the FLOPs actually executed on one GPU (hardware FLOPs), fitted on
-published runs by :mod:`calculators.performance.utilisation` (GPU family, FP8,
+published runs by :mod:`calculators.performance.utilisation` (the GPU's rate / bandwidth, FP8,
 checkpointing, method, tokens per micro-batch) unless given; without recomputation it
 is the model FLOPs utilisation (MFU). The scaling efficiency (1 on one GPU) covers the
 data-parallel communication compute cannot hide (:mod:`calculators.performance.scaling`),
@@ -62,7 +62,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.62, 133000.0)
+(0.61, 134000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -143,7 +143,7 @@ def default_mfu(gpu: GPU) -> tuple[float, Source]:
 
 
 UTILISATION_SOURCE = Source(
-    "Fitted utilisation (calculators.performance.utilisation): GPU family x framework x FP8 (Amdahl over the linear "
+    "Fitted utilisation (calculators.performance.utilisation): GPU balance (rate / bandwidth) x framework x FP8 (Amdahl over the linear "
     "layers, the framework's FP8 recipe) x checkpointing x method x micro-batch tokens, fitted on the published runs of tests/data/published_speed/training.jsonl (Llama 2 paper, Llama 3 "
     "and 3.1 model cards, Llama 3 405B scaling table, NeMo 24.07, Megatron-Bridge, NeMo AutoModel, llm-foundry, "
     "torchtitan, torchtune, Qwen)", "https://github.com/mosaicml/llm-foundry/blob/061f2c7ce64e655100286584a7629e2a09f827ba/"
@@ -352,7 +352,7 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
     >>> run = TrainingRun.of(spec=get_model("llama-2-7b"), gpu="a100-80gb-sxm", tokens=2 * 10**12, seq=4096,
     ...                      batch=4, goodput=1)
     >>> round(training_run_time(run).gpu_hours, -3)
-    133000.0
+    134000.0
     """
     spec, cluster, setup, gpu = run.spec, run.cluster, run.setup, run.gpu
     tokens, gpus, precision, method = run.tokens, cluster.gpus, setup.precision, setup.method
