@@ -36,8 +36,9 @@ from calculators.speed_accuracy import generalisation as gen
 #: pooled cost of graph-replaying engines (85 us; transformers' decode and batched figures were 350-530 % too fast):
 #: 10.5 % / 32.8 %, 16.3 % / 36.3 %, 13.3 % / 40.5 %.
 #: With the training utilisation placed by each GPU's rate / bandwidth (one byte-bound constant instead of a base per
-#: GPU family): 9.9 % / 32.4 %, 15.7 % / 37.0 %, 11.8 % / 36.9 %. The engine split's p90 limit is not raised: it
-#: stays 0.365, which this change misses by 0.7 points (Llama 2's whole-run GPU-hours with every Meta run held out).
+#: GPU family): 9.9 % / 32.4 %, 15.7 % / 37.0 %, 11.8 % / 36.9 %; with an expert-parallel group inside a GB200
+#: NVL72 rack's 72-GPU NVLink domain (its all-to-all no longer sent over InfiniBand): 9.9 % / 32.4 %,
+#: 15.7 % / 36.3 %, 11.8 % / 36.9 %.
 LIMITS = {"source": (0.10, 0.33), "engine": (0.16, 0.365), "generation": (0.12, 0.37)}
 
 
