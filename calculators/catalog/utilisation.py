@@ -1,10 +1,27 @@
 """Training utilisation: the fraction of a GPU's dense rate the executed FLOPs reach, predicted from fitted factors.
 
-``utilisation = base[GPU family] x framework[f] x fp8[f] x checkpointing[c] x method[m]
-x T / (T + T_half) x Amdahl``
+``utilisation = framework[f] x fp8[f] x checkpointing[c] x method[m] x T / (T + T_half) x balance``
 
 ``fp8[f]`` is the framework's FP8 recipe factor (1 for 16-bit runs; :meth:`UtilisationFit.fp8_recipe`).
 
+* ``balance = Amdahl / (1 + c x R / B)`` (:meth:`UtilisationFit.balance_factor`): the roofline
+  sum over one executed FLOP. Besides its GEMMs a training step runs byte-bound kernels (norms,
+  activations, residual adds, rotary, casts, the optimizer's update, copies), which take memory time,
+  not FLOP time: ``time per FLOP = 1 / R + c / B``, ``R`` the dense 16-bit rate, ``B`` the memory
+  bandwidth, ``c`` their bytes per executed FLOP (one fitted constant, :attr:`UtilisationFit.bytes_per_flop`).
+  So the share of the peak a GPU reaches falls with its machine balance ``R / B`` (its ridge point):
+  153 FLOP/byte on an A100 SXM, 295 on an H100 SXM, 206 on an H200 (the H100's chip with 1.4x the
+  bandwidth; its torchtitan runs reach about 1.25x the H100's utilisation). This replaced a base factor
+  fitted per GPU family (A100 0.63, H100 0.45), which gave a GPU of a family without runs the lowest
+  base: held out by hardware generation, the H100 runs took the A100's base and were promised 40-90 %
+  more speed than measured. With FP8 the term multiplies the Amdahl factor unchanged: the extra
+  byte-bound work of an FP8 recipe (its casts) is in the framework's FP8 recipe factor (an additive
+  term with the FP8 rate, ``1 / (1 / Amdahl + c x P x R / B)``, was tried: it moved Megatron-Core's
+  factor from 1.3 to 1.9 and raised the leave-one-engine-out p90 of fine-tuning from 31 to 48 %).
+  Williams, Waterman and Patterson 2009, "Roofline" (CACM 52(4)); Ivanov et al. 2021, "Data Movement
+  Is All You Need" (MLSys, arXiv:2007.00072): in a BERT encoder layer's training step the tensor
+  contractions are 99.8 % of the FLOPs and about 60 % of the time, the rest being normalisation and
+  element-wise kernels bound by memory traffic.
 * ``T / (T + T_half)`` with ``T_half = R / B`` (:func:`ridge_tokens`; derived, not fitted): every
   matmul of a micro-batch of ``T`` tokens does ``2 T K N`` FLOPs and reads its ``K x N`` weight, 2
   bytes an element; timed one after the other, ``2 T K N / R + 2 K N / B``, it runs at the share
@@ -60,7 +77,8 @@ LARGE_MICRO_BATCH_TOKENS = 1 << 20
 
 
 def gpu_family(gpu: GPU) -> str:
-    """``hopper`` (GH100), ``ampere`` (GA100) or ``other``: the groups the published runs cover."""
+    """``hopper`` (GH100), ``ampere`` (GA100) or ``other``: the groups the published runs cover (a label for reports;
+    the utilisation has no factor per family, :meth:`UtilisationFit.balance_factor`)."""
     gpu = instance_of("gpu", gpu, GPU, GPU_RECORD)
     if "GH100" in gpu.architecture:
         return "hopper"
@@ -99,11 +117,6 @@ class Features:
     ridge_tokens: float = 0.0
 
     @property
-    def base_key(self) -> str:
-        """Key of :attr:`UtilisationFit.base`: the GPU family."""
-        return self.family
-
-    @property
     def ckpt_key(self) -> str:
         """``full`` or ``none`` (selective recomputation counts as none)."""
         return "full" if self.checkpointing == "full" else "none"
@@ -111,9 +124,12 @@ class Features:
 
 @dataclass(frozen=True)
 class UtilisationFit:
-    """Fitted factors and, for each, the record ids it was fitted on (``group:key`` -> ids)."""
+    """Fitted factors and, for each, the record ids it was fitted on (``group:key`` -> ids).
 
-    base: Mapping[str, float]
+    ``bytes_per_flop`` is ``c`` of :meth:`balance_factor`: bytes of byte-bound kernels per executed FLOP.
+    """
+
+    bytes_per_flop: float
     checkpointing: Mapping[str, float]
     method: Mapping[str, float]
     run: Mapping[str, float]
@@ -148,9 +164,22 @@ class UtilisationFit:
         """``T / (T + T_half)``: the share of the dense rate a micro-batch of ``T`` tokens leaves its matmuls."""
         return features.micro_batch_tokens / (features.micro_batch_tokens + features.ridge_tokens)
 
+    def balance_factor(self, features: Features, bytes_per_flop: float | None = None) -> float:
+        """``Amdahl / (1 + c x R / B)``: the share of the (FP8 with ``fp8``) rate left by byte-bound kernels.
+
+        ``c`` is :attr:`bytes_per_flop` (or the one given), ``R / B`` the GPU's ridge point
+        (:attr:`Features.ridge_tokens`; 0 where unknown: no term) (module docstring).
+
+        >>> fit = UtilisationFit(bytes_per_flop=0.004, checkpointing={}, method={}, run={})
+        >>> round(fit.balance_factor(Features("hopper", False, "none", "full", ridge_tokens=295.0)), 3)
+        0.459
+        """
+        c = self.bytes_per_flop if bytes_per_flop is None else bytes_per_flop
+        return self.fp8_factor(features) / (1.0 + c * features.ridge_tokens)
+
     def known_factor(self, features: Features) -> float:
-        """The product of the factors that are formulas of the features (tokens, FP8 Amdahl)."""
-        return self.token_factor(features) * self.fp8_factor(features)
+        """The product of the factors that are formulas of the features: tokens, and FP8 Amdahl with the balance."""
+        return self.token_factor(features) * self.balance_factor(features)
 
     @property
     def whole_run_residual(self) -> float:
@@ -165,19 +194,18 @@ class UtilisationFit:
     def predict(self, features: Features) -> float:
         """Steady-state utilisation of the executed FLOPs, in (0, 1].
 
-        A GPU family without runs takes the lowest fitted base; a framework without runs
-        takes the reference's factor, 1 (both conservative).
+        A GPU is placed by its ridge point (:meth:`balance_factor`), so every GPU with a rate and a bandwidth
+        has one; a framework without runs takes the reference's factor, 1 (conservative).
         """
-        base = self.base.get(features.base_key, min(self.base.values()) if self.base else 0.4)
         ckpt = self.checkpointing.get(features.ckpt_key, 1.0)
         method = self.method.get(features.method, 1.0)
         framework = self.framework.get(features.framework, 1.0)
-        return min(1.0, base * framework * self.fp8_recipe(features) * ckpt * method * self.known_factor(features))
+        return min(1.0, framework * self.fp8_recipe(features) * ckpt * method * self.known_factor(features))
 
 
 #: The fit on every record of tests/data/published_speed/training.jsonl (generated module; the records behind each
 #: factor are in :data:`calculators.catalog.utilisation_fit.FITTED_ON`).
-DEFAULT_FIT = UtilisationFit(base=utilisation_fit.BASE, checkpointing=utilisation_fit.CHECKPOINTING,
+DEFAULT_FIT = UtilisationFit(bytes_per_flop=utilisation_fit.BYTES_PER_FLOP, checkpointing=utilisation_fit.CHECKPOINTING,
                              method=utilisation_fit.METHOD, run=utilisation_fit.RUN,
                              fitted_on=utilisation_fit.FITTED_ON,
                              framework=utilisation_fit.FRAMEWORK,
@@ -240,7 +268,7 @@ def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "
                           fit: UtilisationFit | None = None) -> float:
     """Steady-state fraction of the dense rate (FP8 rate with ``fp8``) the executed FLOPs reach, in (0, 1] (fitted).
 
-    Formula: ``base[family] x framework x fp8[framework] x checkpointing x method x T / (T + T_half) x Amdahl``
+    Formula: ``framework x fp8[framework] x checkpointing x method x T / (T + T_half) x balance``
     (:class:`UtilisationFit`, module docstring); ``micro_batch_tokens`` is ``T`` (default: large), ``T_half``
     the GPU's :func:`ridge_tokens`;
     ``linear_share`` the share of the executed FLOPs in linear layers

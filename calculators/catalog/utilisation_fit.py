@@ -8,53 +8,18 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BASE: dict[str, float] = {'ampere': 0.6296, 'hopper': 0.4474}
-CHECKPOINTING: dict[str, float] = {'full': 1.155, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0401, 'qlora': 0.8965}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6749}
-FRAMEWORK: dict[str, float] = {'megatron': 1.3297, 'pytorch': 1.0}
-FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.7181}
+BYTES_PER_FLOP: float = 0.0039669
+CHECKPOINTING: dict[str, float] = {'full': 1.1511, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0442, 'qlora': 0.9101}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6557}
+FRAMEWORK: dict[str, float] = {'megatron': 1.2894, 'pytorch': 1.0}
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6978}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
-    'base:ampere': (
+    'bytes_per_flop': (
         'pt-llama2-7b-gpu-hours',
         'pt-llama2-13b-gpu-hours',
         'pt-llama2-70b-gpu-hours',
-        'pt-foundry-a100-mpt-70b-2048-64gpu',
-        'pt-foundry-a100-mpt-30b-8192-8gpu',
-        'pt-foundry-a100-mpt-30b-2048-8gpu',
-        'pt-foundry-a100-mpt-13b-8192-8gpu',
-        'pt-foundry-a100-mpt-13b-2048-8gpu',
-        'pt-foundry-a100-mpt-7b-8192-8gpu',
-        'pt-foundry-a100-mpt-7b-2048-8gpu',
-        'pt-foundry-a100-mpt-3b-8192-8gpu',
-        'pt-foundry-a100-mpt-3b-2048-8gpu',
-        'pt-foundry-a100-mpt-1b-8192-8gpu',
-        'pt-foundry-a100-mpt-1b-2048-8gpu',
-        'pt-torchtitan-llama-3-8b-0',
-        'pt-torchtitan-llama-3-8b-1',
-        'pt-torchtitan-llama-3-70b-2',
-        'pt-torchtitan-llama-2-13b-3',
-        'pt-torchtitan-llama-2-13b-4',
-        'pt-torchtitan-llama-2-13b-5',
-        'pt-torchtitan-llama-2-70b-6',
-        'pt-torchtitan-llama-2-70b-7',
-        'ft-torchtune-llama-3.2-3b-packed',
-        'ft-torchtune-llama-3.2-3b-compile',
-        'ft-torchtune-llama-3.2-3b-chunked-ce',
-        'ft-torchtune-llama-3.2-3b-ac',
-        'ft-torchtune-llama-3.2-3b-lora',
-        'ft-torchtune-llama-3.2-3b-qlora',
-        'ft-qwen-7b-lora-1024',
-        'ft-qwen-7b-lora-2048',
-        'ft-qwen-7b-lora-4096',
-        'ft-qwen-7b-lora-8192',
-        'ft-qwen-7b-qlora-1024',
-        'ft-qwen-7b-qlora-2048',
-        'ft-qwen-7b-qlora-4096',
-        'ft-qwen-7b-qlora-8192',
-    ),
-    'base:hopper': (
         'pt-llama-3-8b-gpu-hours',
         'pt-llama-3-70b-gpu-hours',
         'pt-llama-3.1-8b-gpu-hours',
@@ -81,6 +46,25 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-foundry-h100-fp8-mpt-3b-8192-8gpu',
         'pt-foundry-h100-fp8-mpt-3b-2048-8gpu',
         'pt-foundry-h100-fp8-mpt-1b-8192-8gpu',
+        'pt-foundry-a100-mpt-70b-2048-64gpu',
+        'pt-foundry-a100-mpt-30b-8192-8gpu',
+        'pt-foundry-a100-mpt-30b-2048-8gpu',
+        'pt-foundry-a100-mpt-13b-8192-8gpu',
+        'pt-foundry-a100-mpt-13b-2048-8gpu',
+        'pt-foundry-a100-mpt-7b-8192-8gpu',
+        'pt-foundry-a100-mpt-7b-2048-8gpu',
+        'pt-foundry-a100-mpt-3b-8192-8gpu',
+        'pt-foundry-a100-mpt-3b-2048-8gpu',
+        'pt-foundry-a100-mpt-1b-8192-8gpu',
+        'pt-foundry-a100-mpt-1b-2048-8gpu',
+        'pt-torchtitan-llama-3-8b-0',
+        'pt-torchtitan-llama-3-8b-1',
+        'pt-torchtitan-llama-3-70b-2',
+        'pt-torchtitan-llama-2-13b-3',
+        'pt-torchtitan-llama-2-13b-4',
+        'pt-torchtitan-llama-2-13b-5',
+        'pt-torchtitan-llama-2-70b-6',
+        'pt-torchtitan-llama-2-70b-7',
         'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp',
         'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile',
         'pt-torchtitan-h100-llama-3.1-8b-8gpu-fsdp-compile-float8',
@@ -95,6 +79,20 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-nemo-llama-2-7b-lora',
         'ft-nemo-llama-2-13b-lora',
         'ft-nemo-llama-2-70b-lora',
+        'ft-torchtune-llama-3.2-3b-packed',
+        'ft-torchtune-llama-3.2-3b-compile',
+        'ft-torchtune-llama-3.2-3b-chunked-ce',
+        'ft-torchtune-llama-3.2-3b-ac',
+        'ft-torchtune-llama-3.2-3b-lora',
+        'ft-torchtune-llama-3.2-3b-qlora',
+        'ft-qwen-7b-lora-1024',
+        'ft-qwen-7b-lora-2048',
+        'ft-qwen-7b-lora-4096',
+        'ft-qwen-7b-lora-8192',
+        'ft-qwen-7b-qlora-1024',
+        'ft-qwen-7b-qlora-2048',
+        'ft-qwen-7b-qlora-4096',
+        'ft-qwen-7b-qlora-8192',
         'pt-mbridge-2602-h100-llama-3-70b',
         'pt-mbridge-2602-h100-llama-3.1-405b',
         'pt-mbridge-2511-h100-llama-3-8b',

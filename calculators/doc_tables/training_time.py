@@ -74,9 +74,11 @@ def train_utilisation_table() -> Table:
     """The fitted utilisation factors and the published runs each was fitted on."""
     fit = DEFAULT_FIT
     # (label, the group's name in DEFAULT_FIT.fitted_on, its factors)
-    groups = (("base, ", "base", fit.base), ("checkpointing: ", "ckpt", fit.checkpointing),
+    groups = (("checkpointing: ", "ckpt", fit.checkpointing),
               ("method: ", "method", fit.method), ("framework: ", "framework", fit.framework))
-    rows = [(label + key, f"{value:.3f}", _records(f"{group}:{key}"))
+    rows = [("byte-bound bytes per executed FLOP (c; balance 1 / (1 + c x rate / bandwidth))",
+             f"{fit.bytes_per_flop:.4f}", _records("bytes_per_flop"))]
+    rows += [(label + key, f"{value:.3f}", _records(f"{group}:{key}"))
             for label, group, factors in groups for key, value in sorted(factors.items())]
     rows += [(f"FP8 recipe: {key}", f"{value:.3f}", _records(f"fp8:{key}") if key != FP8_REFERENCE
               else "reference (Transformer Engine's fused layers; no 16-bit runs to compare with)")
@@ -88,14 +90,16 @@ def train_utilisation_table() -> Table:
                  _records("run:whole-run")))
     return Table(
         caption=("Training utilisation factors fitted on the published runs of tests/data/published_speed/"
-                 "training.jsonl (calculators.catalog.utilisation_fit): utilisation of the executed FLOPs = base x "
-                 "framework x FP8 recipe x checkpointing x method x T / (T + T_half) x Amdahl, T = tokens per "
+                 "training.jsonl (calculators.catalog.utilisation_fit): utilisation of the executed FLOPs = "
+                 "framework x FP8 recipe x checkpointing x method x T / (T + T_half) x Amdahl / (1 + c x R / B), "
+                 "R / B = the GPU's dense 16-bit rate / memory bandwidth, T = tokens per "
                  "micro-batch, T_half = the GPU's dense 16-bit rate / memory bandwidth (its roofline ridge point), "
                  "Amdahl = 1 / (s + (1 - s) x P) with FP8 (s: linear layers' share of the FLOPs, P: FP8 / "
                  "16-bit peak). Each factor is the median over sources of the median over each source's runs; the last "
                  "column names the runs and sources."),
         columns=("factor", "value", "fitted on"), align=("l", "r", "l"), rows=tuple(rows),
-        assumptions=(("a GPU family without runs takes the lowest base; a framework without runs the reference "
+        assumptions=(("every GPU's share of its peak follows from its rate / bandwidth (no factor per GPU family); "
+                      "a framework without runs takes the reference "
                       "(pytorch, 1); FP8 only speeds up the linear layers' GEMMs, at the GPU's peak ratio"),))
 
 
@@ -204,8 +208,8 @@ def train_reference_table() -> Table:
     return Table.of(
         caption=(f"Wall-clock days and GPU-hours to train on {TRAIN_TOKENS / 1e12:g}T tokens at sequence length "
                  f"{TRAIN_SEQ}, micro-batch {TRAIN_BATCH}, with {TRAIN_GPUS} GPUs (estimates by training_time at the "
-                 "fitted utilisation, whole runs; no published run on B200 was read, so it takes the lowest fitted "
-                 "base). Mixtral 8x7B counts its active parameters."),
+                 "fitted utilisation, whole runs; no dense published run on B200 was read, so its utilisation follows from "
+                 "its rate / bandwidth alone). Mixtral 8x7B counts its active parameters."),
         columns=columns, rows=rows,
         assumptions=("bf16 mixed precision, no activation recomputation", FITTED, CATALOGS))
 

@@ -98,7 +98,7 @@ def _fields() -> tuple[Field, ...]:
         float_field("mfu", "Utilisation", default=0.0, minimum=0.0, maximum=1.0, advanced=True,
                     none_label="Fitted on published runs (as train-time)",
                     help="Fraction of the GPU's dense BF16 peak the step's FLOPs reach; the fitted value depends on "
-                         "the GPU family and the micro-batch's tokens (the value train-time uses).").option(
+                         "the GPU's rate / bandwidth and the micro-batch's tokens (the value train-time uses).").option(
             "fraction of the dense BF16 rate the step's FLOPs reach, in (0, 1]; auto: the utilisation fitted on "
             "published runs for this GPU and micro-batch, the one train-time uses"),
         float_field("efficiency", "Collective efficiency", default=0.0, minimum=0.0, maximum=MAX_EFFICIENCY,

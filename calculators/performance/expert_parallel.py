@@ -11,8 +11,11 @@ activations:
 ``bytes per all-to-all = T / tp x k x hidden x 2``, of which ``(EP - 1) / EP`` leave the GPU and
 ``(EP - E_node) / EP`` leave the node (uniform routing, assumed), where ``T`` is the micro-batch's
 tokens (the tensor-parallel ranks each hold ``1 / tp`` of them, sequence parallelism) and
-``E_node = min(EP, 8 / tp)`` the group's GPUs in one node (Megatron orders ranks tensor-, then
-expert-parallel, so a group fills a node before crossing it).
+``E_node = min(EP, D / tp)`` the group's GPUs in one NVLink domain of ``D`` GPUs (Megatron orders ranks
+tensor-, then expert-parallel, so a group fills a domain before crossing it). ``D`` is the GPU's
+``nvlink_domain_gpus`` where its record states one larger than a node (72 for a GB200 NVL72 rack, whose
+NVLink Switch trays join all 72 GPUs at 1.8 TB/s each: an all-to-all over up to 72 GPUs never touches
+the network; NVIDIA GB200 NVL72 specifications), else the node's 8.
 
 An all-to-all's time is that of its slower path: the bytes that stay in the node over the GPUs'
 own link (NVLink, at the link model's efficiency for its kind), the bytes that leave it over the
@@ -31,6 +34,10 @@ several experts on one remote node is not modelled either.
 (376, 268435456)
 >>> a2a.inter_node_share  # eight GPUs: one node
 0.0
+>>> nvl72 = Cluster.of(gpu="gb200", gpus=256, expert_parallel=64, pipeline_parallel=4)
+>>> expert_parallel_communication(get_model("qwen3-235b-a22b"), nvl72, micro_batch_tokens=4096,
+...                               moe_layers=94).inter_node_share  # 64 GPUs in one 72-GPU NVLink domain
+0.0
 
 References:
     Megatron-Core MoE documentation (token dispatcher: alltoall, flex with DeepEP); DeepSeek-AI,
@@ -42,6 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import get_interconnect
 from calculators.model import ModelSpec
 from calculators.parallel.cluster import Cluster
@@ -108,7 +116,7 @@ def expert_parallel_communication(spec: ModelSpec, cluster: Cluster, *, micro_ba
     count = per_layer * moe_layers if ep > 1 and spec.moe is not None else 0
     size = (micro_batch_tokens // tp) * (spec.moe.experts_per_token if spec.moe else 0) * spec.hidden_size \
         * ACTIVATION_BYTES
-    in_node = min(ep, max(1, GPUS_PER_NODE // tp))
+    in_node = min(ep, max(1, scale_up_domain_gpus(cluster.gpu) // tp))
     intra_share, inter_share = (in_node - 1) / ep, (ep - in_node) / ep
     gpu = cluster.gpu
     link = default_interconnect(gpu, gpus=in_node) if in_node > 1 else default_interconnect(gpu, gpus=2)
@@ -124,5 +132,15 @@ def expert_parallel_communication(spec: ModelSpec, cluster: Cluster, *, micro_ba
         inter_bytes_per_s=inter_bw, time_s=count * one)
 
 
+def scale_up_domain_gpus(gpu: GPU) -> int:
+    """GPUs one all-to-all reaches over NVLink: the record's ``nvlink_domain_gpus`` where above a node's, else 8.
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> scale_up_domain_gpus(get_gpu("gb200")), scale_up_domain_gpus(get_gpu("h100-sxm"))
+    (72, 8)
+    """
+    return max(GPUS_PER_NODE, gpu.nvlink_domain_gpus or 0)
+
+
 __all__ = ["ALL_TO_ALLS_PER_LAYER", "ExpertParallelCommunication", "RECOMPUTE_ALL_TO_ALLS_PER_LAYER",
-           "expert_parallel_communication"]
+           "expert_parallel_communication", "scale_up_domain_gpus"]

@@ -21,7 +21,7 @@ adapters receive gradients); the 2N forward / 4N backward split of Kaplan et al.
 section 2.1, whose backward is half input gradients and half weight gradients. QLoRA
 (Dettmers et al. 2023, arXiv:2305.14314) dequantises each 4-bit base weight to 16 bits before
 every matmul that uses it: memory traffic, not FLOPs, timed at the GPU's memory bandwidth
-(:func:`dequantisation_s`; the bytes per weight and the passes per micro-batch of each library
+(:func:`~calculators.performance.step_traffic.dequantisation_s`; the bytes per weight and the passes per micro-batch of each library
 are counted from its code in :mod:`calculators.memory.qlora_kernels`).
 
 ``steady time = tokens x executed FLOPs per token / (GPUs x dense rate x utilisation x scaling efficiency)``
@@ -37,7 +37,7 @@ A steady-state time (a benchmark) is ``goodput=1``.
 
 With eager attention (``attention="eager"``: the model's own matmul-softmax-matmul, not a fused
 FlashAttention kernel; or SDPA where it falls back to its math backend) each layer also writes and reads the ``batch x heads x seq x seq`` score
-matrix in several byte-bound kernels (:func:`eager_attention_s`), added to the compute time.
+matrix in several byte-bound kernels (:func:`~calculators.performance.step_traffic.eager_attention_s`), added to the compute time.
 
 The host time (:func:`~calculators.catalog.utilisation.host_overhead_s`) is the fixed cost of running
 a micro-batch's Python forward through eager PyTorch module code, one kernel launch per operation: ``layers x forward
@@ -49,7 +49,7 @@ of one 1,024-token sequence per micro-batch take 0.35 s per micro-batch where 8,
 2.7 s, 8 times as long for 8 times the tokens plus quadratic attention.
 
 The utilisation is of the FLOPs actually executed on one GPU (hardware FLOPs), fitted on
-published runs by :mod:`calculators.performance.utilisation` (GPU family, FP8,
+published runs by :mod:`calculators.performance.utilisation` (the GPU's rate / bandwidth, FP8,
 checkpointing, method, tokens per micro-batch) unless given; without recomputation it
 is the model FLOPs utilisation (MFU). The scaling efficiency (1 on one GPU) covers the
 data-parallel communication compute cannot hide (:mod:`calculators.performance.scaling`),
@@ -62,7 +62,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.62, 133000.0)
+(0.61, 134000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -72,8 +72,6 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.catalog.gpus import GPU
@@ -96,12 +94,20 @@ from calculators.model_flops import linear_flops_share
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
 from calculators.parallel.cluster import CLUSTER_DEFAULTS, Cluster
 from calculators.parallel.cluster import MAX_STAGES as MAX_STAGES
-from calculators.performance.error_bands import ErrorBand, training_error_band
-from calculators.performance.expert_parallel import ExpertParallelCommunication, expert_parallel_communication
+from calculators.performance.error_bands import training_error_band
+from calculators.performance.expert_parallel import expert_parallel_communication
 from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
-from calculators.performance.model_parallel import ModelParallelStep, model_parallel_step
-from calculators.performance.scaling import DataParallelOverhead, data_parallel_overhead
+from calculators.performance.model_parallel import model_parallel_step
+from calculators.performance.scaling import data_parallel_overhead
 from calculators.performance.goodput import Goodput, run_goodput
+from calculators.performance.step_traffic import EAGER_ATTENTION_SOURCE as EAGER_ATTENTION_SOURCE
+from calculators.performance.step_traffic import EAGER_BACKWARD_BYTES_PER_SCORE as EAGER_BACKWARD_BYTES_PER_SCORE
+from calculators.performance.step_traffic import EAGER_FORWARD_BYTES_PER_SCORE as EAGER_FORWARD_BYTES_PER_SCORE
+from calculators.performance.step_traffic import dequantisation_s as dequantisation_s
+from calculators.performance.step_traffic import eager_attention_s as eager_attention_s
+from calculators.performance.training_result import SECONDS_PER_DAY as SECONDS_PER_DAY
+from calculators.performance.training_result import SECONDS_PER_HOUR as SECONDS_PER_HOUR
+from calculators.performance.training_result import TrainingTime as TrainingTime
 from calculators.performance.training_run import MAX_TOKENS as MAX_TOKENS
 from calculators.performance.training_run import RUN_DEFAULTS, TrainingRun, precision_dtype
 from calculators.performance.utilisation import predicted_utilisation, whole_run_residual
@@ -109,14 +115,11 @@ from calculators.validate import (
     GPU_RECORD,
     finite_float,
     instance_of,
-    model_spec,
     one_of,
     positive_int,
     settings_signature,
 )
 
-SECONDS_PER_HOUR = 3600.0
-SECONDS_PER_DAY = 86400.0
 
 #: Global batches (tokens per optimizer step) of published pre-training runs, quoted for comparison with the
 #: global batch a job assumes (``global_batch_tokens``); none is used as a default.
@@ -143,136 +146,11 @@ def default_mfu(gpu: GPU) -> tuple[float, Source]:
 
 
 UTILISATION_SOURCE = Source(
-    "Fitted utilisation (calculators.performance.utilisation): GPU family x framework x FP8 (Amdahl over the linear "
+    "Fitted utilisation (calculators.performance.utilisation): GPU balance (rate / bandwidth) x framework x FP8 (Amdahl over the linear "
     "layers, the framework's FP8 recipe) x checkpointing x method x micro-batch tokens, fitted on the published runs of tests/data/published_speed/training.jsonl (Llama 2 paper, Llama 3 "
     "and 3.1 model cards, Llama 3 405B scaling table, NeMo 24.07, Megatron-Bridge, NeMo AutoModel, llm-foundry, "
     "torchtitan, torchtune, Qwen)", "https://github.com/mosaicml/llm-foundry/blob/061f2c7ce64e655100286584a7629e2a09f827ba/"
     "scripts/train/benchmarking/README.md", "2026-11-25", kind="derived")
-
-
-@dataclass(frozen=True)
-class TrainingTime:
-    """Time and GPU-hours of training on a number of tokens.
-
-    Attributes:
-        model_flops_per_token: FLOP per token of forward + backward (no recomputation).
-        executed_flops_per_token: FLOP per token the GPUs run (4/3 more with recomputation).
-        total_model_flops: model FLOPs of the whole run.
-        utilisation: fraction of the dense rate the executed FLOPs run at on one GPU (assumed input).
-        mfu: model FLOPs utilisation of the whole run: ``utilisation x model / executed
-            FLOPs x scaling efficiency``.
-        scaling: the data-parallel communication per optimizer step and the scaling efficiency.
-        time_s: wall-clock seconds (estimate). bound_time_s: at 100 % utilisation and no
-            communication (a bound).
-        tokens_per_s: tokens per second of the whole cluster (estimate).
-        gpu_hours: ``gpus x time`` in hours (estimate).
-        goodput: steady-state time / whole-run time: the modelled goodput times the fitted whole-run residual,
-            or the one given; goodput_model: the modelled part (interruptions, checkpoint saves;
-            :mod:`calculators.performance.goodput`), ``None`` where the goodput was given.
-        memory_settings: the :func:`~calculators.memory.training.training_memory` settings whose per-GPU verdict
-            is ``memory`` (empty: not checked), for :func:`calculators.fit.placement.training_placement`; not in
-            :meth:`to_dict`.
-    """
-
-    model: str
-    gpu: str
-    gpus: int
-    tokens: int
-    seq: int
-    precision: str
-    grad_checkpointing: bool
-    method: str
-    adapter_parameters: int
-    rate_flop_per_s: float
-    model_flops_per_token: float
-    executed_flops_per_token: float
-    utilisation: float
-    mfu: float
-    time_s: float
-    bound_time_s: float
-    mfu_source: Source
-    scaling: DataParallelOverhead
-    assumptions: tuple[str, ...] = ()
-    memory: FitVerdict | None = None
-    memory_advice: tuple[str, ...] = ()
-    tensor_parallel: int = 1
-    pipeline_parallel: int = 1
-    fp8: bool = False
-    goodput: float = 1.0
-    model_parallel: ModelParallelStep | None = None
-    grad_accumulation: int = 1
-    global_batch_tokens: int = 0
-    expert_parallel: ExpertParallelCommunication | None = None
-    error_band: ErrorBand | None = None
-    goodput_model: Goodput | None = None
-    memory_settings: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def fits(self) -> bool:
-        """True when the job's memory *fits* each GPU (the one verdict of :func:`calculators.fit.fit_verdict`)."""
-        return self.memory is None or self.memory.fits
-
-    @property
-    def scaling_efficiency(self) -> float:
-        """Compute / (compute + exposed data-parallel communication), 1 on one GPU (estimate)."""
-        return self.scaling.scaling_efficiency
-
-    @property
-    def steady_time_s(self) -> float:
-        """Wall-clock seconds at steady state (no restarts or evaluation): ``time_s x goodput``."""
-        return self.time_s * self.goodput
-
-    @property
-    def total_model_flops(self) -> float:
-        """Model FLOPs of the whole run (FLOP)."""
-        return self.tokens * self.model_flops_per_token
-
-    @property
-    def tokens_per_s(self) -> float:
-        """Cluster throughput at steady state, tokens per second (estimate)."""
-        return self.tokens / self.steady_time_s
-
-    @property
-    def tokens_per_s_per_gpu(self) -> float:
-        """Throughput per GPU, tokens per second (estimate)."""
-        return self.tokens_per_s / self.gpus
-
-    @property
-    def gpu_hours(self) -> float:
-        """GPU-hours of the run (estimate)."""
-        return self.gpus * self.time_s / SECONDS_PER_HOUR
-
-    @property
-    def days(self) -> float:
-        """Wall-clock days of the run (estimate)."""
-        return self.time_s / SECONDS_PER_DAY
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (FLOP, seconds, hours, days)."""
-        return {
-            "model": self.model, "gpu": self.gpu, "gpus": self.gpus, "tokens": self.tokens, "seq": self.seq,
-            "precision": self.precision, "grad_checkpointing": self.grad_checkpointing, "method": self.method,
-            "adapter_parameters": self.adapter_parameters, "scaling_efficiency": self.scaling_efficiency,
-            "data_parallel": self.scaling.to_dict(), "tensor_parallel": self.tensor_parallel,
-            "pipeline_parallel": self.pipeline_parallel, "fp8": self.fp8, "goodput": self.goodput,
-            "grad_accumulation": self.grad_accumulation, "global_batch_tokens": self.global_batch_tokens,
-            "steady_state_time_s": self.steady_time_s,
-            "model_parallel": None if self.model_parallel is None else self.model_parallel.to_dict(),
-            "expert_parallel": None if self.expert_parallel is None else self.expert_parallel.to_dict(),
-            "error_band": None if self.error_band is None else self.error_band.to_dict(),
-            "goodput_model": None if self.goodput_model is None else self.goodput_model.to_dict(),
-            "rate_flop_per_s": self.rate_flop_per_s, "model_flops_per_token": self.model_flops_per_token,
-            "executed_flops_per_token": self.executed_flops_per_token, "total_model_flops": self.total_model_flops,
-            "utilisation": self.utilisation, "mfu": self.mfu, "time_s": self.time_s,
-            "bound_time_s": self.bound_time_s, "tokens_per_s": self.tokens_per_s,
-            "tokens_per_s_per_gpu": self.tokens_per_s_per_gpu, "gpu_hours": self.gpu_hours,
-            "wall_clock_days": self.days,
-            "mfu_source": {"title": self.mfu_source.title, "url": self.mfu_source.url,
-                           "as_of": self.mfu_source.as_of, "kind": self.mfu_source.kind},
-            "memory": None if self.memory is None else self.memory.to_dict(),
-            "memory_advice": list(self.memory_advice),
-            "assumptions": list(self.assumptions),
-        }
 
 
 @settings_signature({**RUN_DEFAULTS, **CLUSTER_DEFAULTS}, leading=("spec", "gpu"), required=("tokens",),
@@ -325,11 +203,11 @@ def training_time(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> TrainingT
             Engine); sets the fitted utilisation's framework factor.
         attention: one of :data:`~calculators.memory.training_inputs.ATTENTIONS`, as the memory model takes it:
             ``"sdpa"`` (the default) and ``"flash"`` run a fused kernel (FlashAttention, Transformer Engine),
-            ``"eager"`` writes and reads the score matrix (:func:`eager_attention_s`), and so does SDPA where
+            ``"eager"`` writes and reads the score matrix (:func:`~calculators.performance.step_traffic.eager_attention_s`), and so does SDPA where
             :func:`calculators.memory.kernels.layer_attention_path` says it falls back to its math backend.
         qlora_weights: the QLoRA base format, one of :data:`~calculators.memory.qlora_kernels.QLORA_WEIGHTS`:
             ``"nf4"`` (bitsandbytes, the default) or ``"gptq-int4-g128"`` (a GPTQ checkpoint through AutoGPTQ);
-            sets the dequantisation time (:func:`dequantisation_s`) and, in memory, the storage and the 16-bit
+            sets the dequantisation time (:func:`~calculators.performance.step_traffic.dequantisation_s`) and, in memory, the storage and the 16-bit
             weights AutoGPTQ keeps for the backward.
         check_memory: compute the per-GPU memory verdict (skipped with tensor or pipeline parallel).
 
@@ -352,7 +230,7 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
     >>> run = TrainingRun.of(spec=get_model("llama-2-7b"), gpu="a100-80gb-sxm", tokens=2 * 10**12, seq=4096,
     ...                      batch=4, goodput=1)
     >>> round(training_run_time(run).gpu_hours, -3)
-    133000.0
+    134000.0
     """
     spec, cluster, setup, gpu = run.spec, run.cluster, run.setup, run.gpu
     tokens, gpus, precision, method = run.tokens, cluster.gpus, setup.precision, setup.method
@@ -482,71 +360,6 @@ def _sharded_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:
         return spec.parameters // (tp * pp)
     experts = spec.num_moe_layers * spec.moe.num_experts * spec.mlp_parameters(spec.moe.expert_intermediate_size)
     return (spec.parameters - experts) // (tp * pp) + experts // (ep * pp)
-
-
-#: Bytes per score-matrix element that eager attention's forward moves (16-bit scores, the softmax in FP32), counted
-#: from transformers' LlamaAttention.forward (v4.36.0): the QK^T matmul writes the scores (2), the division by
-#: sqrt(head_dim) reads and writes them (4), the mask addition too (4), the FP32 softmax reads 2 and writes 4 (6), the
-#: cast back reads 4 and writes 2 (6), the PV matmul reads them (2).
-EAGER_FORWARD_BYTES_PER_SCORE = 24.0
-#: Bytes per score-matrix element of its backward: the PV matmul's gradient writes dP (2) and reads P (2), the cast's
-#: backward reads 2 and writes 4 (6), the FP32 softmax backward reads its output and gradient and writes one (12), the
-#: division's reads and writes (4), the QK^T matmul's two gradient products read dS (4).
-EAGER_BACKWARD_BYTES_PER_SCORE = 30.0
-EAGER_ATTENTION_SOURCE = Source(
-    "Hugging Face transformers v4.36.0, src/transformers/models/llama/modeling_llama.py, LlamaAttention.forward: "
-    "matmul(q, k^T) / sqrt(head_dim), + attention_mask, softmax(dtype=float32).to(q.dtype), matmul(weights, v)",
-    "https://github.com/huggingface/transformers/blob/v4.36.0/src/transformers/models/llama/modeling_llama.py",
-    "2026-11-25")
-
-
-def eager_attention_s(spec: ModelSpec, gpu: GPU, setup: TrainingSetup) -> float:
-    """Memory time of eager attention's score matrices in one micro-batch on one GPU (no tensor parallel), seconds.
-
-    Formula: ``layers x batch x heads x seq^2 x (forward passes x 24 + 30) bytes / memory bandwidth``, one
-    forward pass, two with full recomputation (:data:`EAGER_FORWARD_BYTES_PER_SCORE`,
-    :data:`EAGER_BACKWARD_BYTES_PER_SCORE`; :data:`EAGER_ATTENTION_SOURCE`). A fused kernel
-    (FlashAttention, Dao et al. 2022, arXiv:2205.14135) keeps the scores on chip and moves none of these
-    bytes; the matmuls' FLOPs are counted with the rest of attention's. ``setup`` gives the micro-batch
-    (``batch``, ``seq``) and ``grad_checkpointing``.
-
-    >>> from calculators.catalog.gpus import get_gpu
-    >>> from calculators.catalog.models import get_model
-    >>> from calculators.memory.training_inputs import TrainingSetup
-    >>> t = eager_attention_s(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), TrainingSetup.of(batch=4, seq=1024))
-    >>> round(32 * 4 * 32 * 1024**2 * 54 / get_gpu("a100-80gb-sxm").memory_bandwidth_bytes_per_s / t, 6)
-    1.0
-    """
-    spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
-    passes = 2 if setup.grad_checkpointing else 1
-    scores = spec.attention_layers * setup.batch * spec.num_attention_heads * setup.seq ** 2
-    return scores * (passes * EAGER_FORWARD_BYTES_PER_SCORE + EAGER_BACKWARD_BYTES_PER_SCORE) \
-        / gpu.memory_bandwidth_bytes_per_s
-
-
-def dequantisation_s(spec: ModelSpec, gpu: GPU, setup: TrainingSetup) -> float:
-    """Memory time of QLoRA's dequantisations in one micro-batch on one GPU (no tensor parallel), seconds.
-
-    Formula: ``passes x quantized parameters x bytes per weight / memory bandwidth``: the decoder's
-    linear weights (the embedding and the output head stay 16-bit) are dequantised once per pass;
-    the passes and bytes per weight are the library's (:mod:`calculators.memory.qlora_kernels`:
-    bitsandbytes NF4 3 passes with recomputation at 2.5 bytes, AutoGPTQ 2 at 16.5), for ``setup``'s
-    ``qlora_weights`` and ``grad_checkpointing``. The time does not grow with the tokens of the
-    micro-batch, so it weighs most on short ones.
-
-    >>> from calculators.catalog.gpus import get_gpu
-    >>> from calculators.catalog.models import get_model
-    >>> from calculators.memory.training_inputs import TrainingSetup
-    >>> spec, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb-sxm")
-    >>> setup = TrainingSetup.of(method="qlora", qlora_weights="gptq-int4-g128", grad_checkpointing=True)
-    >>> t = dequantisation_s(spec, gpu, setup)
-    >>> round(t / (2 * spec.linear_parameters * 16.5 / gpu.memory_bandwidth_bytes_per_s), 6)
-    1.0
-    """
-    spec, gpu = model_spec("spec", spec), instance_of("gpu", gpu, GPU, GPU_RECORD)
-    kernel = get_qlora_kernel(setup.qlora_weights)
-    return (kernel.passes(grad_checkpointing=setup.grad_checkpointing) * spec.linear_parameters
-            * kernel.bytes_per_weight / gpu.memory_bandwidth_bytes_per_s)
 
 
 def _global_batch_assumption(replicas: int, accumulation: int, batch: int, seq: int, *, given: bool) -> str:

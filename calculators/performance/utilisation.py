@@ -1,7 +1,7 @@
 """Training utilisation: the fraction of a GPU's dense rate that the executed FLOPs reach, from what moves it.
 
-``utilisation = base[GPU family] x framework[f] x fp8[f] x checkpointing[c] x method[m]
-x T / (T + T_half) x Amdahl``
+``utilisation = framework[f] x fp8[f] x checkpointing[c] x method[m] x T / (T + T_half)
+x Amdahl / (1 + c x R / B)``
 
 ``T`` is the tokens of one micro-batch (sequences x sequence length): small micro-batches
 leave the matmuls too small to fill the GPU (Qwen's LoRA runs gain 2.5x in throughput
@@ -29,8 +29,15 @@ the model FLOPs utilisation (MFU) still falls, by ``factor x 6 / 8``.
 
 What the published runs show, and the fit keeps:
 
-* **GPU family**: A100 runs reach a larger fraction of their peak than H100 runs (the
-  H100's peak is three times higher, its memory bandwidth only twice).
+* **GPU balance**: A100 runs reach a larger fraction of their peak than H100 runs (the
+  H100's peak is three times higher, its memory bandwidth only 1.6 times), and H200 runs a larger
+  one than H100 runs (same chip, 1.4 times the bandwidth). One constant ``c``, the bytes of
+  byte-bound kernels per executed FLOP, carries it: ``1 / (1 + c x R / B)`` of the rate is left,
+  ``R / B`` the GPU's ridge point (:meth:`~calculators.catalog.utilisation.UtilisationFit.balance_factor`,
+  whose docstring has the sources). It replaced a base fitted per GPU family: every GPU gets its
+  own from its datasheet, and a GPU generation held out is no longer given another's base.
+  Fitted on the A100, H100 and H200 runs (about 0.004 byte per FLOP); held out by generation, the
+  pre-training median went from 29 % to 14 % and its p90 from 77 % to 40 %.
 * **Framework**: Megatron-Core with Transformer Engine (NeMo, Megatron-Bridge) reaches a
   higher utilisation than the PyTorch FSDP family (torchtitan, llm-foundry, torchtune, NeMo
   AutoModel, Hugging Face Trainer), for every model size, in BF16 and FP8: fused kernels and
@@ -100,24 +107,25 @@ def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> Utilisa
 
     Formula: in log space, each factor is the median over sources of the median over each source's runs
     in the factor's group of the run's log utilisation less the other factors and the formula
-    factors (tokens, FP8 Amdahl: :meth:`UtilisationFit.known_factor`) (a robust back-fitting,
-    :data:`FITTING_ROUNDS` rounds; every source counts once, however many rows it publishes).
-    No checkpointing, full training, a steady-state step and the reference framework
-    (:data:`~calculators.catalog.training_frameworks.DEFAULT_FRAMEWORK`) are 1; a group with no
+    factors (tokens, FP8 Amdahl and the balance: :meth:`UtilisationFit.known_factor`) (a robust
+    back-fitting, :data:`FITTING_ROUNDS` rounds; every source counts once, however many rows it publishes).
+    The balance's ``c`` (:attr:`UtilisationFit.bytes_per_flop`) is solved per run from what the other
+    factors leave, ``c = (Amdahl / left - 1) / (R / B)``, and is the same median over sources of the
+    median over each source's runs. No checkpointing, full training, a steady-state step and the reference
+    framework (:data:`~calculators.catalog.training_frameworks.DEFAULT_FRAMEWORK`) are 1; a group with no
     run left (a framework measured by one source, that source left out) is absent, so it
     falls back to 1; ``run[whole-run]`` is the whole-run residual: a whole-run figure, its modelled
     goodput taken out, measures ``utilisation x residual``.
 
-    >>> f = Features("ampere", False, "none", "full")
-    >>> fit = fit_utilisation([("a", "s1", f, 0.5), ("b", "s1", f, 0.5), ("c", "s2", f, 0.7)])
-    >>> round(fit.predict(f), 2), fit.fitted_on["base:ampere"]
-    (0.59, ('a', 'b', 'c'))
+    >>> f = Features("ampere", False, "none", "full", ridge_tokens=150.0)
+    >>> fit = fit_utilisation([("a", "s1", f, 0.5), ("b", "s1", f, 0.5), ("c", "s2", f, 0.625)])
+    >>> round(fit.bytes_per_flop, 4), round(fit.predict(f), 3), fit.fitted_on["bytes_per_flop"]
+    (0.0053, 0.556, ('a', 'b', 'c'))
     """
-    data = [(rid, source, feat, u) for rid, source, feat, u in runs if u > 0]
+    data = [(rid, source, feat, math.log(u)) for rid, source, feat, u in runs if u > 0]
     if not data:
         raise ValueError("fit_utilisation needs at least one run")
-    shape = UtilisationFit(base={}, checkpointing={}, method={}, run={})
-    return _fit_factors([(rid, source, feat, math.log(u / shape.known_factor(feat))) for rid, source, feat, u in data])
+    return _fit_factors(data)
 
 
 def _median_of_sources(values: list[tuple[str, float]]) -> float:
@@ -127,29 +135,48 @@ def _median_of_sources(values: list[tuple[str, float]]) -> float:
     return median(median(v) for v in by_source.values())
 
 
+def _bytes_per_flop(feat: Features, log_left: float) -> float | None:
+    """The ``c`` that makes the balance factor of ``feat`` equal ``exp(log_left)`` (None: GPU without a ridge)."""
+    shape = UtilisationFit(bytes_per_flop=0.0, checkpointing={}, method={}, run={})
+    if feat.ridge_tokens <= 0:
+        return None
+    return (shape.fp8_factor(feat) * math.exp(-log_left) - 1.0) / feat.ridge_tokens
+
+
 def _fit_factors(data: list[tuple[str, str, Features, float]]) -> UtilisationFit:
-    tables: dict[str, dict[str, float]] = {"base": {}, "ckpt": {"none": 0.0}, "method": {"full": 0.0},
+    tables: dict[str, dict[str, float]] = {"ckpt": {"none": 0.0}, "method": {"full": 0.0},
                                            "run": {"steady": 0.0}, "framework": {DEFAULT_FRAMEWORK: 0.0},
                                            "fp8": {"none": 0.0, FP8_REFERENCE: 0.0}}
     keys: dict[str, Callable[[Features], str]] = {
-        "base": lambda f: f.base_key, "ckpt": lambda f: f.ckpt_key, "method": lambda f: f.method,
+        "ckpt": lambda f: f.ckpt_key, "method": lambda f: f.method,
         "run": lambda f: f.run, "framework": lambda f: f.framework,
         "fp8": lambda f: f.framework if f.fp8 else "none"}
-    fixed = {"base": "", "ckpt": "none", "method": "full", "run": "steady", "framework": DEFAULT_FRAMEWORK,
-             "fp8": "none"}
+    fixed = {"ckpt": "none", "method": "full", "run": "steady", "framework": DEFAULT_FRAMEWORK, "fp8": "none"}
     groups: dict[str, list[str]] = {}
+    c = 0.0
+
+    def known(feat: Features) -> float:
+        fit = UtilisationFit(bytes_per_flop=c, checkpointing={}, method={}, run={})
+        return math.log(fit.known_factor(feat))
+
     for _ in range(FITTING_ROUNDS):
+        solved = [(rid, source, _bytes_per_flop(feat, log_u - math.log(UtilisationFit.token_factor(feat))
+                                                - sum(tables[name].get(keys[name](feat), 0.0) for name in tables)))
+                  for rid, source, feat, log_u in data]
+        groups["bytes_per_flop"] = [rid for rid, _, value in solved if value is not None]
+        known_c = [(source, value) for _, source, value in solved if value is not None]
+        c = _median_of_sources(known_c) if known_c else 0.0  # no run on a GPU with a known balance: no term
         for name, key_of in keys.items():
             by_key: dict[str, list[tuple[str, str, float]]] = {}
             for rid, source, feat, log_u in data:
                 others = sum(tables[other].get(keys[other](feat), 0.0) for other in tables if other != name)
-                by_key.setdefault(key_of(feat), []).append((rid, source, log_u - others))
+                by_key.setdefault(key_of(feat), []).append((rid, source, log_u - known(feat) - others))
             for key, values in by_key.items():
                 groups[f"{name}:{key}"] = [rid for rid, _, _ in values]
                 if key != fixed[name] and not (name == "fp8" and key == FP8_REFERENCE):
                     tables[name][key] = _median_of_sources([(source, v) for _, source, v in values])
     rounded = {name: {k: round(math.exp(v), 4) for k, v in table.items()} for name, table in tables.items()}
-    return UtilisationFit(base=rounded["base"], checkpointing=rounded["ckpt"], method=rounded["method"],
+    return UtilisationFit(bytes_per_flop=round(c, 7), checkpointing=rounded["ckpt"], method=rounded["method"],
                           run=rounded["run"], framework=rounded["framework"],
                           fp8=rounded["fp8"],
                           fitted_on={k: tuple(v) for k, v in sorted(groups.items())})

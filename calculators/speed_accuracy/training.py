@@ -286,7 +286,7 @@ def fit_module_text() -> str:
         "",
         "from __future__ import annotations",
         "",
-        "BASE: dict[str, float] = " + table(fit.base),
+        "BYTES_PER_FLOP: float = " + repr(fit.bytes_per_flop),
         "CHECKPOINTING: dict[str, float] = " + table(fit.checkpointing),
         "METHOD: dict[str, float] = " + table(fit.method),
         "RUN: dict[str, float] = " + table(fit.run),

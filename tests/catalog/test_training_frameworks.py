@@ -53,8 +53,9 @@ def test_a_framework_one_left_out_source_measures_falls_back_to_the_reference() 
     bridge = {r["id"] for r in TRAINING if r["source_id"] == "megatron-bridge-perf-summary"}
     assert set(nemo.fitted_on["framework:megatron"]) == bridge
     # a framework no run is left for is absent from the fit, so it takes the reference's factor 1
-    f = Features("hopper", False, "none", "full", framework="megatron")
-    fit = fit_utilisation([("a", "s1", Features("hopper", False, "none", "full"), 0.4)])
+    # (an H100 SXM's ridge point, 989.4 TFLOP/s over 3.35 TB/s: the run's utilisation fixes c)
+    f = Features("hopper", False, "none", "full", framework="megatron", ridge_tokens=295.3)
+    fit = fit_utilisation([("a", "s1", Features("hopper", False, "none", "full", ridge_tokens=295.3), 0.4)])
     assert "megatron" not in fit.framework and fit.predict(f) == pytest.approx(0.4)
 
 

@@ -20,8 +20,6 @@ MAX_LINES = 450
 LONG: dict[str, tuple[int, str]] = {
     "model.py": (567, "one frozen record, ModelSpec, with every derived shape and parameter count as a property; "
                       "splitting it needs its properties grouped by subject into bases of the record (not done yet)"),
-    "performance/training_time.py": (580, "the training-time engine, being reworked for issue #28 (speed "
-                                          "generalisation) at the time of listing: split it after that lands"),
 }
 
 #: Generated data modules, exempt: module -> the script that writes it.

@@ -124,11 +124,12 @@ def test_compute_is_training_flops_over_peak_times_mfu() -> None:
 
 
 def test_default_utilisation_is_the_fitted_one() -> None:
-    # No mfu given: the utilisation fitted on published runs (Hopper base x T / (T + T_half), T = 2 x 1,024
-    # tokens per micro-batch), read from the committed fit, not the assumed 0.4 of earlier versions. T_half is the
-    # H100 SXM's ridge point from its datasheet: 989.4 TFLOP/s dense BF16 over 3.35 TB/s.
+    # No mfu given: the utilisation fitted on published runs (1 / (1 + c x R / B) x T / (T + T_half), T = 2 x 1,024
+    # tokens per micro-batch), read from the committed fit, not the assumed 0.4 of earlier versions. R / B and T_half
+    # are the H100 SXM's ridge point from its datasheet: 989.4 TFLOP/s dense BF16 over 3.35 TB/s.
     r = step_communication(SPEC, gpu="h100-sxm", gpus=8, batch=2, seq=1024)
-    expected = DEFAULT_FIT.base["hopper"] * 2048 / (2048 + 989.4e12 / 3.35e12)
+    ridge = 989.4e12 / 3.35e12
+    expected = 1 / (1 + DEFAULT_FIT.bytes_per_flop * ridge) * 2048 / (2048 + ridge)
     assert r.mfu == pytest.approx(expected) and not r.mfu_given
     assert "fitted on published runs" in " ".join(r.assumptions) and r.to_dict()["mfu_basis"] == "fitted"
 

@@ -91,7 +91,7 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: (their leftover is not the dense utilisation): pre-training 11.0 % / 33.7 % (the MoE runs now miss by -36 % to
 #: +34 %, +89 % before), fine-tuning 12.2 % / 35.2 %.
 #: pre-training reached 11.7 % / 35.6 % once the 2026 GPUs were catalogued and their figures scored (was 11.5 / 34).
-REGRESSION_LIMITS = {"pre-training": (0.12, 0.36), "fine-tuning": (0.125, 0.355), "collectives": (0.09, 0.26)}
+REGRESSION_LIMITS = {"pre-training": (0.085, 0.36), "fine-tuning": (0.105, 0.28), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
@@ -188,10 +188,12 @@ def test_fit_without_a_source_uses_none_of_its_records() -> None:
 
 
 def test_each_source_counts_once_in_a_factor() -> None:
-    # three runs of one source and one of another: the median of the two sources' medians
-    f = Features("ampere", False, "none", "full")
+    # three runs of one source and one of another: the median of the two sources' medians. Each run's balance
+    # 1 / (1 + c x ridge) solves for c = (1 / u - 1) / ridge: 4 / ridge for s1, 0.25 / ridge for s2, their median
+    # (mean of two) 2.125 / ridge, so the prediction is 1 / 3.125 (0.2 if every run counted, as s1's three would)
+    f = Features("ampere", False, "none", "full", ridge_tokens=153.0)
     fit = fit_utilisation([("a", "s1", f, 0.2), ("b", "s1", f, 0.2), ("c", "s1", f, 0.2), ("d", "s2", f, 0.8)])
-    assert fit.predict(f) == pytest.approx(0.4, rel=0.01)
+    assert fit.predict(f) == pytest.approx(1 / 3.125, rel=0.01)
 
 
 def test_recomputation_raises_hardware_utilisation_not_mfu() -> None:
