@@ -58,6 +58,7 @@ from calculators.memory.kv_cache import (
     cache_bytes as cache_bytes,
     cross_attention_cache_bytes as cross_attention_cache_bytes,
     kv_cache_bytes as kv_cache_bytes,
+    kv_cache_bytes_at as kv_cache_bytes_at,
     kv_cache_bytes_per_token as kv_cache_bytes_per_token,
     recurrent_state_bytes as recurrent_state_bytes,
     cross_attention_cache_bytes_of,

@@ -11,6 +11,8 @@ recurrent ones (Mamba, linear attention), and the images' K and V of cross-atten
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from calculators.dtypes import DType
 from calculators.memory.inference_request import KV_DTYPES, MAX_BATCH, MAX_CONTEXT, InferenceRequest
 from calculators.model import ModelSpec
@@ -67,10 +69,24 @@ def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str |
     ``min(context, attention_chunk_size)``. Recurrent layers hold no KV:
     :func:`recurrent_state_bytes`; layers that share an earlier layer's K and V store none.
     """
+    return kv_cache_bytes_at(spec, batch=batch, contexts=(context,), kv_dtype=kv_dtype)[0]
+
+
+def kv_cache_bytes_at(spec: ModelSpec, *, batch: int, contexts: Sequence[int],
+                      kv_dtype: str | DType = "bf16") -> list[int]:
+    """:func:`kv_cache_bytes` at each of ``contexts``: the same checks and integers, with the bytes per token and
+    layer found once (a decode is timed at up to 64 contexts: :func:`calculators.performance.roofline.decode_contexts`).
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("gpt-oss-20b")
+    >>> kv_cache_bytes_at(spec, batch=2, contexts=[100, 1000]) == [kv_cache_bytes(spec, batch=2, context=c)
+    ...                                                           for c in (100, 1000)]
+    True
+    """
     batch = positive_int("batch", batch, maximum=MAX_BATCH)
-    context = positive_int("context", context, maximum=MAX_CONTEXT)  # >= 1, as every calculator
+    contexts = [positive_int("context", context, maximum=MAX_CONTEXT) for context in contexts]  # >= 1, as every calculator
     per_token_layer = _kv_bytes_per_token_per_layer(model_spec("spec", spec), _kv_kind(kv_dtype))
-    return int(batch * per_token_layer * spec.attention_tokens_held(context, cached_only=True))
+    return [int(batch * per_token_layer * spec.attention_tokens_held(context, cached_only=True)) for context in contexts]
 
 
 #: Bytes per element of the recurrent (SSM / delta-rule) state: transformers' torch scans

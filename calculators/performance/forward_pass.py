@@ -14,6 +14,8 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from calculators.dtypes import DType
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT
 from calculators.memory.checkpoint_weights import checkpoint_bytes
@@ -104,9 +106,22 @@ def decode_flops_per_token(spec: ModelSpec, *, context: int) -> float:
     >>> decode_flops_per_token(spec, context=0) == 2 * (spec.parameters - spec.embedding_parameters)
     True
     """
-    context = nonnegative_int("context", context, maximum=MAX_CONTEXT)
-    matmuls = matmul_parameters(spec)  # checks the record, once: the attended tokens are the record's own count
-    return 2.0 * matmuls + 4.0 * spec.q_dim * spec.attention_tokens_held(context)
+    return decode_flops_per_token_at(spec, contexts=(context,))[0]
+
+
+def decode_flops_per_token_at(spec: ModelSpec, *, contexts: Sequence[int]) -> list[float]:
+    """:func:`decode_flops_per_token` at each of ``contexts`` (the same checks and floats; the matmul part found once).
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("gpt-oss-20b")
+    >>> decode_flops_per_token_at(spec, contexts=[0, 5000]) == [decode_flops_per_token(spec, context=c) for c in (0, 5000)]
+    True
+    """
+    contexts = [nonnegative_int("context", context, maximum=MAX_CONTEXT) for context in contexts]
+    if not contexts:
+        return []
+    matmul = 2.0 * matmul_parameters(spec)  # checks the record, once: the attended tokens are the record's own count
+    return [matmul + 4.0 * spec.q_dim * spec.attention_tokens_held(context) for context in contexts]
 
 
 def prefill_flops(spec: ModelSpec, *, prompt: int) -> float:

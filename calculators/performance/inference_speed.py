@@ -58,6 +58,7 @@ from calculators.memory.inference import (
     MAX_CONTEXT,
     inference_memory_of,
     kv_cache_bytes,
+    kv_cache_bytes_at,
     recurrent_state_bytes,
     with_stored_weights,
 )
@@ -66,6 +67,7 @@ from calculators.parallel.tensor import tensor_parallel_communication
 from calculators.performance.flops import compute_rate_flop_per_s, rate_notes, sustained_rate_flop_per_s, sustained_rate_notes
 from calculators.performance.forward_pass import (
     decode_flops_per_token,
+    decode_flops_per_token_at,
     expert_bytes_read,
     prefill_flops,
     weight_bytes_read,
@@ -195,11 +197,11 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     # Linear-attention and Mamba layers read and write their fixed state at every step.
     state_traffic = 2 * recurrent_state_bytes(spec, batch=setup.batch)
     works = []
-    for context in contexts:
-        cache_bytes = kv_cache_bytes(spec, batch=setup.batch, context=context, kv_dtype=setup.kv_cache)
+    caches = kv_cache_bytes_at(spec, batch=setup.batch, contexts=contexts, kv_dtype=setup.kv_cache)
+    for cache_bytes, per_token in zip(caches, decode_flops_per_token_at(spec, contexts=contexts), strict=True):
         cache_traffic = cache_bytes * (1 + copies) + state_traffic
         bytes_read = weights + cache_traffic
-        flops = setup.batch * decode_flops_per_token(spec, context=context)
+        flops = setup.batch * per_token
         works.append((bytes_read, flops, peaks.work(bytes_read=bytes_read, flops=flops, expert_bytes=experts,
                                                     attention_bytes=cache_traffic,
                                                     attention_flops=flops - empty_cache_flops,

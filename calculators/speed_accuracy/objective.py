@@ -142,7 +142,7 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
                    for count, work in case.terms] for case in cases]
 
         def request_times(value: float) -> list[float]:
-            times = []
+            times: list[float] = []
             for case, counted in zip(cases, passes, strict=True):
                 total = case.requests * value
                 for time in counted:
@@ -162,35 +162,52 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         layer_side = name == "step_overhead_s_per_layer"
 
         def fixed_times(value: float) -> list[float]:
-            times = []
-            for total, terms in unfixed:
-                for count, layers, sequences, before in terms:
-                    fixed = (layers * value + sequences * per_sequence if layer_side
-                             else layers * overhead + sequences * value)
-                    total += count * (before + fixed)
-                times.append(total)
+            times: list[float] = []
+            append = times.append
+            if layer_side:
+                for total, terms in unfixed:
+                    for count, layers, sequences, before in terms:
+                        total += count * (before + (layers * value + sequences * per_sequence))
+                    append(total)
+            else:
+                for total, terms in unfixed:
+                    for count, layers, sequences, before in terms:
+                        total += count * (before + (layers * overhead + sequences * value))
+                    append(total)
             return times
 
         return fixed_times
 
     if side == "compute":
         # per case: request cost, then per pass: count, compute and attention-compute seconds at 100 %, the memory
-        # side, communication, fixed cost
-        memory = [(request_cost(case), [(count, work.compute_s, work.attention_compute_s, *memory_side(work),
-                                         work.communication_s, fixed_of(work)) for count, work in case.terms])
-                  for case in cases]
+        # side, communication, fixed cost and, for a pass with no known compute rate (_compute_side is 0, 0 at any
+        # efficiency), its count x time, computed once as the search would
+        def compute_term(count: int, work: Work) -> tuple[int, float, float, float, float, float, float, float | None]:
+            projections, attention = memory_side(work)
+            communication, fixed = work.communication_s, fixed_of(work)
+            if work.compute_s is None:
+                return (count, 0.0, 0.0, projections, attention, communication, fixed,
+                        count * _pass_time(projections, attention, 0.0, 0.0, communication, fixed))
+            return count, work.compute_s, work.attention_compute_s, projections, attention, communication, fixed, None
+
+        memory = [(request_cost(case), [compute_term(count, work) for count, work in case.terms]) for case in cases]
 
         def compute_times(value: float) -> list[float]:
-            times = []
+            # _pass_time inlined (the same operations in its order): this loop runs millions of times per fit
+            times: list[float] = []
+            append = times.append
             for total, terms in memory:
-                for count, compute_s, attention_compute_s, projections, attention, communication, fixed in terms:
-                    compute_projections = compute_attention = 0.0  # as _compute_side
-                    if compute_s is not None:
-                        compute_attention = attention_compute_s / value
-                        compute_projections = compute_s / value - compute_attention
-                    total += count * _pass_time(projections, attention, compute_projections, compute_attention,
-                                                communication, fixed)
-                times.append(total)
+                for (count, compute_s, attention_compute_s, projections, attention, communication, fixed,
+                     constant) in terms:
+                    if constant is not None:
+                        total += constant
+                        continue
+                    compute_attention = attention_compute_s / value  # as _compute_side
+                    compute_projections = compute_s / value - compute_attention
+                    total += count * ((compute_projections if compute_projections > projections else projections)
+                                      + (compute_attention if compute_attention > attention else attention)
+                                      + communication + fixed)
+                append(total)
             return times
 
         return compute_times
@@ -205,14 +222,17 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
                      for case in cases]
 
         def bandwidth_times(value: float) -> list[float]:
-            times = []
+            # _pass_time inlined (the same operations in its order): this loop runs millions of times per fit
+            times: list[float] = []
+            append = times.append
             for total, terms in undivided:
                 for count, memory, attention_memory, compute_projections, compute_attention, communication, fixed in terms:
                     attention = attention_memory / value  # as _memory_side
                     projections = memory / value - attention
-                    total += count * _pass_time(projections, attention, compute_projections, compute_attention,
-                                                communication, fixed)
-                times.append(total)
+                    total += count * ((compute_projections if compute_projections > projections else projections)
+                                      + (compute_attention if compute_attention > attention else attention)
+                                      + communication + fixed)
+                append(total)
             return times
 
         return bandwidth_times
@@ -258,8 +278,9 @@ def loss_along(cases: Sequence[Prepared], values: Mapping[str, float], name: str
     pulls = [(other, PRIOR_WEIGHT * log(values[other] / centre) ** 2) for other, centre in prior.items()]
 
     def loss(value: float) -> float:
-        total = sum(weight * (sqrt(1.0 + (log(m / t) / scale) ** 2) - 1.0)
-                    for m, t in zip(measured, times_at(value), strict=True))
+        # a list, not a generator, for sum (faster; the same additions in the same order)
+        total = sum([weight * (sqrt(1.0 + (log(m / t) / scale) ** 2) - 1.0)
+                     for m, t in zip(measured, times_at(value), strict=True)])
         for other, pull in pulls:
             total += PRIOR_WEIGHT * log(value / prior[name]) ** 2 if other == name else pull
         return total

@@ -3,7 +3,7 @@
 Every page of the built site is loaded at 1280 x 800 in one browser context and its height
 read (``scrollHeight``); a page over :data:`MAX_SCREENS` screens fails unless it is on
 :data:`NOT_SPLIT_YET`. The widgets' Python runtime is not needed to measure a page: its
-downloads and the service worker are blocked, so the whole site takes seconds. Folded content
+downloads, the search index and the service worker are blocked, so the whole site takes seconds. Folded content
 (a closed ``???`` box, such as a long reference table rendered ``<!-- table: ID folded -->``)
 takes no screen until opened.
 
@@ -60,6 +60,9 @@ def test_every_page_fits_in_15_screens_or_is_listed(browser: Any, server: SiteSe
     context = browser.new_context(viewport=VIEWPORT, service_workers="block")
     context.route("**/pyodide/**", lambda route: route.abort())
     context.route("**/wheels/**", lambda route: route.abort())
+    # Nor is the search index: the theme's search worker fetches it (1 MB) and builds its index on every page load,
+    # half this test's time; it draws nothing on the page (heights unchanged with and without it).
+    context.route("**/search/**", lambda route: route.abort())
     screens: dict[str, float] = {}
     try:
         page = context.new_page()

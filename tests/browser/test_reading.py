@@ -305,6 +305,9 @@ def test_no_page_is_wider_than_a_390px_phone(browser: Any, server: SiteServer) -
     context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="dark", service_workers="block")
     # Layout only: the build's answers are what a phone shows first; Python is not started (32 pages, ~30 s less).
     context.route("**/assets/pyodide-worker.js*", lambda route: route.abort())
+    # Nor the search index, which the theme's search worker fetches (1 MB) and indexes on every page load (half
+    # the time of this loop); it draws nothing on the page.
+    context.route("**/search/**", lambda route: route.abort())
     try:
         page = context.new_page()
         problems = {}
