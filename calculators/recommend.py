@@ -85,8 +85,7 @@ from calculators.memory.inference import MAX_BATCH as MAX_SERVE_BATCH
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_BATCH as MAX_TRAIN_BATCH
 from calculators.memory.training_inputs import MAX_SEQ, METHODS
-from calculators.memory.weight_formats import AUTO, resolve_weights, weight_format
-from calculators.model import ModelSpec
+from calculators.memory.weight_formats import resolve_weights, weight_format
 from calculators.parallel.tensor import tensor_parallel_link
 from calculators.performance import inference_speed as speed
 from calculators.performance.flops import compute_rate_flop_per_s
@@ -96,73 +95,23 @@ from calculators.recommend_result import Configuration, Recommendation, objectiv
 from calculators.units import gib, gib_nonzero
 from calculators.validate import finite_float, flag, one_of, positive_int
 
-JOBS = ("serve", "finetune", "train")
-#: What the ranking optimises; stated above the list (:attr:`Recommendation.objective_text`).
-OBJECTIVES = ("cost", "latency", "fewest-gpus")
-#: GPU counts tried for every GPU (one node of up to eight).
-GPU_COUNTS = (1, 2, 4, 8)
-#: Method when none is given: serving weights format, or training method.
-DEFAULT_METHOD = {"serve": AUTO, "finetune": "lora", "train": "full"}
-DEFAULT_CONTEXT = {"serve": 4096, "finetune": 2048, "train": 2048}
-#: KV-cache dtype when serving and none is given.
-DEFAULT_KV_CACHE = "bf16"
-DEFAULT_TOKENS = 10**9
-MAX_TOKENS_PER_S = cost.MAX_TOKENS_PER_S
-MAX_BUDGET_USD_PER_HOUR = cost.MAX_USD_PER_HOUR
-MAX_CANDIDATES = 64
+# The workload, its defaults and ranges are a subject of their own; re-exported here, where callers import them.
+from calculators.recommend_inputs import (
+    APPLE_REASON as APPLE_REASON,
+    DEFAULT_CONTEXT as DEFAULT_CONTEXT,
+    DEFAULT_KV_CACHE as DEFAULT_KV_CACHE,
+    DEFAULT_METHOD as DEFAULT_METHOD,
+    DEFAULT_TOKENS as DEFAULT_TOKENS,
+    GPU_COUNTS as GPU_COUNTS,
+    JOBS as JOBS,
+    MAX_BUDGET_USD_PER_HOUR as MAX_BUDGET_USD_PER_HOUR,
+    MAX_CANDIDATES as MAX_CANDIDATES,
+    MAX_TOKENS_PER_S as MAX_TOKENS_PER_S,
+    OBJECTIVES as OBJECTIVES,
+    Workload as Workload,
+)
+
 __all__ = ["Configuration", "Recommendation", "Workload", "objective_sentence", "recommend"]
-APPLE_REASON = ("Apple silicon skipped: one device per machine (no 2-8 GPU layouts), dense rates derived from core "
-                "counts rather than published, and no cloud price in the catalog; "
-                "pass include_apple=True to list them at count 1")
-
-
-@dataclass(frozen=True)
-class Workload:
-    """What the user wants to run; every field is checked by :func:`recommend`.
-
-    Attributes:
-        model: a :class:`~calculators.model.ModelSpec`, a catalog model id, or a config.json (anything
-            :func:`~calculators.inputs.model.resolve_model` reads).
-        job: ``"serve"``, ``"finetune"`` or ``"train"``.
-        method: serving: weights format (one of ``WEIGHT_DTYPES``, e.g. ``"int4"``);
-            training/fine-tuning: ``"full"``, ``"lora"`` or ``"qlora"``. ``None`` = :data:`DEFAULT_METHOD`.
-        context: serving: tokens cached per sequence (prompt plus generated);
-            training: sequence length. ``None`` = :data:`DEFAULT_CONTEXT`.
-        kv_cache: serving: the KV cache's dtype (one of ``KV_DTYPES``; ``"fp8"`` halves the cache
-            of ``"bf16"`` and the bytes each decode step reads from it). Not used in training.
-        batch: serving: concurrent sequences; training: micro-batch per GPU.
-        tokens: training tokens of the run (training and fine-tuning only; checked, not used, when serving).
-        target_tokens_per_s: required throughput, tokens/s (serving: aggregate decode;
-            training: cluster); ``None`` = no target.
-        budget_usd_per_hour: most the whole configuration may cost per hour (cloud on-demand); ``None`` = no budget.
-        grad_checkpointing: full activation recomputation in training (memory down, 4/3 the FLOPs).
-        include_apple: list Apple silicon too (count 1 only).
-        mfu: training utilisation; ``None`` = the fitted one of :func:`~calculators.performance.training_time.training_time`.
-        objective: one of :data:`OBJECTIVES`: what the ranking optimises.
-        gpus: the GPUs to consider (catalog ids, GPU records, or ``custom:``/``mac:`` descriptions of
-            :func:`~calculators.inputs.gpu.resolve_gpu`, tried at one GPU: their link is
-            unknown); ``None`` = the whole catalog.
-        engine: serving: the inference engine whose efficiencies and fixed costs time the decode step
-            (an id of :mod:`calculators.catalog.engines`, the ``engine`` of
-            :meth:`~calculators.performance.speed_setup.SpeedSetup.of`, so ``recommend`` and ``speed`` give one
-            tokens/s for one configuration); checked, not used, when training.
-    """
-
-    model: ModelSpec | str
-    job: str = "serve"
-    method: str | None = None
-    context: int | None = None
-    batch: int = 1
-    kv_cache: str = DEFAULT_KV_CACHE
-    tokens: int = DEFAULT_TOKENS
-    target_tokens_per_s: float | None = None
-    budget_usd_per_hour: float | None = None
-    grad_checkpointing: bool = True
-    include_apple: bool = False
-    mfu: float | None = None
-    objective: str = "cost"
-    gpus: tuple[GPU | str, ...] | None = None
-    engine: str = DEFAULT_ENGINE
 
 
 def _optional_float(field: str, value: object, *, maximum: float) -> float | None:

@@ -23,4 +23,4 @@ if _HERE not in sys.path:
 
 #: The conftest files hold no doctests; collecting them as modules (``--doctest-modules``)
 #: would import two files called ``conftest`` under one name.
-collect_ignore = ["conftest.py", "browser/conftest.py"]
+collect_ignore = ["conftest.py", "browser/conftest.py", "engine/conftest.py"]

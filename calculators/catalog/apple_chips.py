@@ -9,9 +9,9 @@ metal-benchmarks, :data:`TURNER`). Hence, for FP32, FP16 and (M3 and later) BF16
 ``rate = GPU cores x 256 FLOP x GPU clock`` (derived)
 
 The clocks are Turner's measured ones for M1 and M2 (they reproduce Apple's own M1 and M2
-TFLOPS figures), a GPU database's for M3 (1,398 MHz, every M3 part it lists) and for M4
-(1,470 MHz, its lowest M4 entry: it also lists 1,578 and 1,678 MHz for some M4 parts, so the M4
-rates are a lower bound on the peak). BF16 on M1 and M2 is emulated (PyTorch MPS), so those chips
+TFLOPS figures), a GPU database's for M3 (1,398 MHz, every M3 part it lists), for the M4 Max
+(1,678 MHz, the M4 Max's own entry: 32 cores, 13.74 TFLOPS) and for the M4 and M4 Pro (1,470 MHz,
+their entries; it also lists 1,578 MHz for one M4 part, so those two rates are a lower bound on the peak). BF16 on M1 and M2 is emulated (PyTorch MPS), so those chips
 carry no BF16 rate and a BF16 job is timed at the FP16 rate.
 
 >>> chip = get_apple_chip("M4 Max")
@@ -19,8 +19,8 @@ carry no BF16 rate and a BF16 job is timed at the FP16 rate.
 (40, 546.0)
 >>> round(apple_rate_flop_per_s(get_apple_chip("m1")) / 1e9)  # Turner's table: M1, 2,617 GFLOPS
 2617
->>> round(apple_rate_flop_per_s(chip, gpu_cores=32) / 1e12, 2)
-12.04
+>>> round(apple_rate_flop_per_s(chip, gpu_cores=32) / 1e12, 2)  # hmc-tech's 32-core M4 Max: 13.74 TFLOPS
+13.75
 
 References:
     Philip Turner, metal-benchmarks README (Apple GPU microarchitecture); Apple Newsroom
@@ -48,6 +48,9 @@ TURNER = Source(
 _HMC_M3 = Source("hmc-tech GPU database: 40-Core M3 Max 1398 MHz (14.32 TFLOPS FP32 and FP16), 18-Core M3 Pro "
                  "1398 MHz; 32-Core M4 Max 1678 MHz",
                  "https://hmc-tech.com/gpu/apple-32-core-m4-max-vs-apple-18-core-m3-pro", _READ)
+_HMC_M4_MAX = Source("hmc-tech GPU database: 32-Core M4 Max, 4096 shaders, 1678 MHz, 13.74 TFLOPS FP32 and FP16 "
+                     "(the M4 Max's own entry; Apple publishes no GPU clock)",
+                     "https://hmc-tech.com/gpu/apple-32-core-m4-max-vs-apple-40-core-m3-max", "2026-11-29")
 _HMC_M4 = Source("hmc-tech GPU database: 8-Core M4 1470 MHz, 16-Core M4 Pro 1470 MHz (6.02 TFLOPS FP32 and FP16); "
                  "another M4 entry lists 1578 MHz",
                  "https://hmc-tech.com/gpu/apple-8-core-m4-fl-vs-apple-16-core-m4-pro", _READ)
@@ -126,7 +129,7 @@ CHIPS: tuple[AppleChip, ...] = (
     _chip("m3-ultra", "M3 Ultra", 80, 819, 1398, M3_ULTRA_PR, _HMC_M3),
     _chip("m4", "M4", 10, 120, 1470, M4_PR, _HMC_M4),
     _chip("m4-pro", "M4 Pro", 20, 273, 1470, M4_PR, _HMC_M4),
-    _chip("m4-max", "M4 Max", 40, 546, 1470, M4_PR, _HMC_M4),
+    _chip("m4-max", "M4 Max", 40, 546, 1678, M4_PR, _HMC_M4_MAX),
 )
 
 #: The Mac GPU with the lowest rate that Apple sold: the 7-core M1 (a binned 8-core part) at the M1's clock. A

@@ -160,7 +160,7 @@ def mac_gpu(*, memory_gb: float, bandwidth_gbps: float | None = None, name: str 
     'Mac with 64 GB unified memory'
     >>> mac = mac_gpu(memory_gb=64, chip="m4-max")
     >>> mac.name, mac.memory_bandwidth_bytes_per_s / 1e9, round(mac.fp32_flop_per_s / 1e12, 2)
-    ('Mac with 64 GB unified memory (M4 Max, 40-core GPU)', 546.0, 15.05)
+    ('Mac with 64 GB unified memory (M4 Max, 40-core GPU)', 546.0, 17.18)
     """
     memory = figure("memory_gb", str(memory_gb), maximum=MAX_MEMORY_GB, unit="GiB")
     bandwidth = None if bandwidth_gbps is None else figure("bandwidth_gbps", str(bandwidth_gbps),

@@ -246,7 +246,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.639, (
+        'compute:16-bit': (0.637, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -467,7 +467,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'compute:weight-only': (0.681, (
+        'compute:weight-only': (0.632, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp4096',
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp512',
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
@@ -533,7 +533,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (8.51e-05, (
+        'step_overhead_s_per_layer': (8.5e-05, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
@@ -770,7 +770,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         'request_overhead_s': (0.0205, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'kv_reread_cost': (0.473, (
+        'kv_reread_cost': (0.472, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -783,7 +783,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
             'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
         )),
-        'sequence_overhead_s': (5.39e-05, (
+        'sequence_overhead_s': (5.4e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -915,7 +915,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:weight-only': (0.672, (
+        'compute:weight-only': (0.669, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp4096',
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp512',
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
@@ -978,10 +978,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-tg128',
             'mlx-m4max-qwen3-4b-mlx-q8-tg128',
         )),
-        'compute:16-bit': (0.863, (
+        'compute:16-bit': (0.777, (
             'mlx-m4max-qwen3-4b-bf16-pp2048',
         )),
-        'compute:weight-only': (0.782, (
+        'compute:weight-only': (0.686, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-pp2048',
@@ -1377,7 +1377,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
-        'compute:16-bit': (0.624, (
+        'compute:16-bit': (0.623, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -1391,7 +1391,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b8-prefill512',
         )),
-        'compute:weight-only': (0.557, (
+        'compute:weight-only': (0.554, (
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b16-prefill512',
@@ -1510,7 +1510,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.574, (
+        'compute:16-bit': (0.573, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',

@@ -32,6 +32,7 @@ from calculators.fit.best import BestFit, best_inference_fit, best_training_fit
 from calculators.performance.fit_cost import NO_RATIO, SpeedCost, cost_text, inference_costs, training_costs
 from calculators.fit.verdict import DOES_NOT_FIT, FITS, FitVerdict
 from calculators.jobs.report import Paragraph
+from calculators.memory.result import MemoryEstimate
 from calculators.model import ModelSpec
 from calculators.units import gib_nonzero, number
 
@@ -120,13 +121,15 @@ def inference_advice(spec: ModelSpec, gpu: GPU, verdict: FitVerdict, *, gpus: in
 
 
 def training_advice(spec: ModelSpec, gpu: GPU, verdict: FitVerdict, *, settings: Mapping[str, Any],
-                    timing: Mapping[str, Any] | None = None, best: bool = True) -> FitAdvice:
+                    timing: Mapping[str, Any] | None = None, best: bool = True,
+                    estimate: MemoryEstimate | None = None) -> FitAdvice:
     """The advice for a training step (``settings`` as :func:`~calculators.memory.training.training_memory`;
     ``timing``: the training-time face's own settings, a given utilisation...) whose per-GPU verdict is
-    ``verdict``."""
+    ``verdict``. ``estimate``: the step's :func:`~calculators.memory.training.training_memory` for ``settings``,
+    when the face has it already (the advice then does not compute it again)."""
     changes: tuple[tuple[FitChange, SpeedCost], ...] = ()
     if not verdict.fits:
-        advice = training_fit_advice(spec, gpu, **settings)
+        advice = training_fit_advice(spec, gpu, estimate=estimate, **settings)
         changes = training_costs(spec, gpu, advice, **{**settings, **(timing or {})})
     found = best_training_fit(spec, gpu, **settings) if best else ()
     gpus = int(settings.get("gpus", 1))

@@ -161,7 +161,7 @@ def _compute_fit(values: Values) -> FitView:
                          "a format some GPU runs: " + "; ".join(refused))
     asked = settings if isinstance(chosen, CustomGPU) else on_gpu(chosen, settings)
     if job == "training":
-        advice = training_advice(spec, chosen, mine.verdict, settings=asked)
+        advice = training_advice(spec, chosen, mine.verdict, settings=asked, estimate=mine.estimate)
     else:
         gpus = int(asked["gpus"])
         advice = inference_advice(spec, chosen, mine.verdict, gpus=gpus,

@@ -113,7 +113,7 @@ def _compute_training(values: Values) -> MemoryView:
     placement = training_placement(spec, gpu, estimate=estimate, **settings)
     notes = format_notes(lambda: training_notes(gpu, precision=str(settings["precision"]),
                                                 method=str(settings["method"])))
-    advice = training_advice(spec, gpu, placement.verdict, settings=settings)
+    advice = training_advice(spec, gpu, placement.verdict, settings=settings, estimate=estimate)
     return MemoryView(spec=spec, job="training", estimate=estimate, share=estimate, gpu=gpu, placement=placement,
                       notes=notes, advice=advice)
 

@@ -24,23 +24,19 @@ from typing import Any
 
 from calculators.errors import InputError
 from calculators.dtypes import DType
-from calculators.memory.kernels import layer_attention_path
-from calculators.memory.moe_prefill import moe_prefill_bytes
 from calculators.memory.overhead import (
     CUDA_WORKSPACE_BYTES,
     overhead_assumptions,
     uncertainty_above_total,
     runtime_overhead_bytes,
 )
-from calculators.memory.residual_augment import augmented_layer_bytes
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.checkpoint_weights import stored_weights_note
-from calculators.memory.state_mixers import hybrid_prefill_transient_bytes
 from calculators.memory.weight_formats import AUTO, WeightFormat, resolve_weights
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.model_vision import DEFAULT_IMAGE_SIDE_PX
-from calculators.validate import model_spec, one_of, positive_int
+from calculators.validate import model_spec, positive_int
 
 # The request's record and its ranges live in their own module; they are re-exported here, where the
 # faces and the engine have always imported them.
@@ -56,98 +52,25 @@ from calculators.memory.inference_request import (
     InferenceInputs as InferenceInputs,
     InferenceRequest as InferenceRequest,
 )
-
-
-def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16") -> int:
-    """KV-cache bytes one token adds across the attention layers (before any window or chunk).
-
-    Formula: ``2 (K and V) x attention layers x kv_heads x head_dim x bytes``. With
-    multi-head latent attention (DeepSeek-V3) serving engines cache the compressed latent
-    and the rotary key instead: ``layers x (kv_lora_rank + qk_rope_head_dim) x bytes``.
-    DeepSeek-V3.2's indexer adds one ``index_head_dim`` key per token and layer: in the KV
-    dtype (transformers), or with an FP8 cache in FP8 plus one fp32 scale per 128 values as
-    DeepSeek's inference code, vLLM and SGLang keep it
-    (:meth:`~calculators.model_layers.IndexerSpec.cache_bytes_per_token`).
-    Layers without attention (Mamba, linear attention) add nothing per token: they keep a
-    fixed state (:func:`recurrent_state_bytes`); nor do layers that read an earlier layer's K
-    and V (Gemma 3n's last ``num_kv_shared_layers``): only ``ModelSpec.kv_cache_layers`` count.
-
-    >>> from calculators.catalog.models import get_model
-    >>> kv_cache_bytes_per_token(get_model("llama-2-7b"))  # MHA: 32 heads x 128
-    524288
-    >>> kv_cache_bytes_per_token(get_model("llama-3-8b"))  # GQA: 8 KV heads
-    131072
-    """
-    spec = model_spec("spec", spec)
-    return int(spec.kv_cache_layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
-
-
-def _kv_kind(kv_dtype: str | DType) -> DType:
-    return DType.parse(one_of("kv_dtype", kv_dtype.value if isinstance(kv_dtype, DType) else kv_dtype, KV_DTYPES),
-                       "kv_dtype")
-
-
-def _kv_bytes_per_token_per_layer(spec: ModelSpec, kind: DType) -> float:
-    # A sparse-attention indexer (DeepSeek-V3.2) caches its own key per token beside the latent.
-    indexer = spec.indexer.cache_bytes_per_token(kv_bytes=kind.bytes_per_element) if spec.indexer else 0
-    if spec.mla is not None:
-        return (spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * kind.bytes_per_element + indexer
-    return 2 * spec.kv_dim * kind.bytes_per_element + indexer  # K and V are both cached
-
-
-def kv_cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str | DType = "bf16") -> int:
-    """KV-cache bytes for ``batch`` sequences of ``context`` tokens.
-
-    Formula: ``batch x sum over attention layers of tokens held x per-layer bytes``, where a
-    full-attention layer holds ``context`` tokens, a sliding-window layer
-    ``min(context, sliding_window)`` (those ``config.layer_types`` marks
-    ``sliding_attention``: Gemma 2's local layers, Qwen with ``use_sliding_window``, or every
-    layer of a config with a window and no ``layer_types``: Mistral 7B v0.1, Phi-3, as
-    ``transformers``' cache does) and a chunked-attention layer (Llama 4)
-    ``min(context, attention_chunk_size)``. Recurrent layers hold no KV:
-    :func:`recurrent_state_bytes`; layers that share an earlier layer's K and V store none.
-    """
-    batch = positive_int("batch", batch, maximum=MAX_BATCH)
-    context = positive_int("context", context, maximum=MAX_CONTEXT)  # >= 1, as every calculator
-    per_token_layer = _kv_bytes_per_token_per_layer(model_spec("spec", spec), _kv_kind(kv_dtype))
-    return int(batch * per_token_layer * spec.attention_tokens_held(context, cached_only=True))
-
-
-#: Bytes per element of the recurrent (SSM / delta-rule) state: transformers' torch scans
-#: (``torch_chunk_gated_delta_rule``, ``mamba2_chunk_scan``) compute and return it in fp32, and
-#: Nemotron-H's config asks serving engines for an fp32 state (``mamba_ssm_cache_dtype``).
-RECURRENT_STATE_BYTES = 4
-
-
-def recurrent_state_bytes(spec: ModelSpec, *, batch: int, activation_bytes: int = 2) -> int:
-    """Bytes of the fixed per-sequence state of the linear-attention and Mamba layers (0 without).
-
-    Formula: ``batch x sum over state layers of (conv channels x conv_kernel x activation bytes
-    + recurrent state elements x 4)``: the causal convolution keeps its last ``conv_kernel``
-    inputs in the activation dtype (transformers' ``LinearAttentionLayer``), the recurrent
-    state is fp32 (:data:`RECURRENT_STATE_BYTES`). It does not grow with the context.
-
-    >>> from calculators.model_config import spec_from_config
-    >>> spec = spec_from_config({"model_type": "mamba2", "hidden_size": 64, "num_hidden_layers": 2,
-    ...     "num_heads": 4, "head_dim": 32, "state_size": 16, "n_groups": 1, "vocab_size": 100})
-    >>> recurrent_state_bytes(spec, batch=1)  # 2 x ((128 + 32) x 4 x 2 + 128 x 16 x 4)
-    18944
-    """
-    batch = positive_int("batch", batch, maximum=MAX_BATCH)
-    per_sequence = 0
-    for mixer, state in (("linear_attention", spec.linear_attention), ("mamba", spec.mamba)):
-        layers = spec.count_layers(mixer=mixer)
-        if layers and state is not None:
-            per_sequence += layers * (state.conv_state_elements * activation_bytes
-                                      + state.recurrent_state_elements * RECURRENT_STATE_BYTES)
-    return batch * per_sequence
-
-
-def cache_bytes(spec: ModelSpec, *, batch: int, context: int, kv_dtype: str | DType = "bf16",
-                activation_bytes: int = 2) -> int:
-    """Everything generation keeps per sequence: the KV cache plus the recurrent layers' state, bytes."""
-    return kv_cache_bytes(spec, batch=batch, context=context, kv_dtype=kv_dtype) + recurrent_state_bytes(
-        spec, batch=batch, activation_bytes=activation_bytes)
+# So are the cache (per token, per batch, the recurrent state) and the prefill's temporaries, each a subject of its own.
+from calculators.memory.kv_cache import (
+    RECURRENT_STATE_BYTES as RECURRENT_STATE_BYTES,
+    cache_bytes as cache_bytes,
+    cross_attention_cache_bytes as cross_attention_cache_bytes,
+    kv_cache_bytes as kv_cache_bytes,
+    kv_cache_bytes_per_token as kv_cache_bytes_per_token,
+    recurrent_state_bytes as recurrent_state_bytes,
+    cross_attention_cache_bytes_of,
+    kv_cache_bytes_of,
+    kv_cache_bytes_per_token_of,
+    recurrent_state_bytes_of,
+)
+from calculators.memory.prefill import (
+    _prefill_block_bytes,
+    _prefill_transient_bytes,
+    prefill_attention_path,
+    vision_transient_bytes as vision_transient_bytes,
+)
 
 
 def inference_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
@@ -208,14 +131,18 @@ def _estimate(spec: ModelSpec, setup: InferenceRequest) -> MemoryEstimate:
     tokens = setup.batch * setup.context
     # During prefill every layer holds the whole prompt's K/V: a sliding-window cache layer
     # keeps a view of the full tensor until the first decode step replaces it.
-    cross = cross_attention_cache_bytes(spec, batch=setup.batch, images=setup.images, kv_dtype=setup.kv_cache,
-                                        image_side_px=setup.image_side_px)
-    kv_prefill = setup.batch * setup.context * kv_cache_bytes_per_token(spec, kv_dtype=setup.kv_cache) + cross
-    kv_final = kv_cache_bytes(spec, batch=setup.batch, context=setup.total_context, kv_dtype=setup.kv_cache) + cross
-    state = recurrent_state_bytes(spec, batch=setup.batch, activation_bytes=act)
+    # The request is checked (InferenceRequest.of): its cache is computed without checking it again; only the
+    # images' tokens can take the context past the range the request kept it in.
+    cross = cross_attention_cache_bytes_of(spec, setup)
+    kv_prefill = setup.batch * setup.context * kv_cache_bytes_per_token_of(spec, setup) + cross
+    if image_tokens:
+        positive_int("context", setup.total_context, maximum=MAX_CONTEXT)
+    kv_final = kv_cache_bytes_of(spec, setup, context=setup.total_context) + cross
+    state = recurrent_state_bytes_of(spec, setup, activation_bytes=act)
     logits = setup.batch * spec.vocab_size * (act + 4)  # last position, then its fp32 copy
 
-    transient = _prefill_transient_bytes(spec, setup, tokens, act)
+    path = prefill_attention_path(spec, setup, act)  # one reading of the attention path for both prefill figures
+    transient = _prefill_transient_bytes(spec, setup, tokens, act, path)
     workspaces = CUDA_WORKSPACE_BYTES if setup.device == "cuda" else 0
     prefill = weights + kv_prefill + state + transient + logits + 8 * tokens + workspaces
     phases = {"prefill": prefill}
@@ -239,7 +166,7 @@ def _estimate(spec: ModelSpec, setup: InferenceRequest) -> MemoryEstimate:
         breakdown["recurrent_state"] = state
     if workspaces:
         breakdown["cuda_workspaces"] = workspaces
-    block = _prefill_block_bytes(spec, setup, tokens, act)
+    block = _prefill_block_bytes(spec, setup, tokens, act, path)
     overhead = runtime_overhead_bytes(transient_block_bytes=block, prefill=True, allocator=setup.allocator)
     if setup.device != "cuda":
         overhead = {}
@@ -312,118 +239,6 @@ def image_prompt_tokens(spec: ModelSpec, *, images: int, image_side_px: int = DE
         raise InputError("images", images, f"0: {spec.name} has no vision tower (a vision-language config.json "
                                            "holds a vision_config)")
     return images * spec.vision.tokens_per_image(image_side_px)
-
-
-def cross_attention_cache_bytes(spec: ModelSpec, *, batch: int, images: int, kv_dtype: str | DType = "bf16",
-                                image_side_px: int = DEFAULT_IMAGE_SIDE_PX) -> int:
-    """K and V the cross-attention layers hold for the images (Llama 3.2 Vision; 0 for other models), bytes.
-
-    Formula: ``batch x images x vision tokens per image x 2 x kv_dim x bytes x cross-attention layers``;
-    computed once from the projected vision tokens, it does not grow with the text.
-    """
-    layers = spec.count_layers(mixer="cross_attention")
-    if not layers or not images or spec.vision is None:
-        return 0
-    tokens = spec.vision.encoder_tokens_per_image(image_side_px)
-    return int(batch * images * tokens * layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
-
-
-def vision_transient_bytes(spec: ModelSpec, setup: InferenceRequest, act: int) -> int:
-    """Bytes live while the vision tower encodes every image of the batch at once (one encoder layer's working set).
-
-    Formula per encoder token: ``act x (6 hidden + 3 intermediate)`` (gated MLP; 2 for a plain one):
-    the layer's input and residual, the norm output, q, k and v, the attention output, and the
-    MLP's intermediates; with SDPA no token-by-token score matrix. Derived, not traced.
-    """
-    tower = spec.vision
-    if tower is None or not setup.images:
-        return 0
-    tokens = setup.batch * setup.images * tower.encoder_tokens_per_image(setup.image_side_px)
-    mlp = (3 if tower.mlp_gated else 2) * tower.intermediate_size
-    merged = setup.batch * setup.images * tower.tokens_per_image(setup.image_side_px) * spec.hidden_size
-    return act * (tokens * (6 * tower.hidden_size + mlp) + merged)
-
-
-def _prefill_block_bytes(spec: ModelSpec, setup: InferenceRequest, tokens: int, act: int) -> int:
-    """The largest single temporary of the prefill: an MLP intermediate, or the fp32 scores."""
-    width = spec.moe.expert_intermediate_size * spec.moe.experts_per_token if spec.moe else spec.intermediate_size
-    path = layer_attention_path(spec, attention=setup.attention, compute_bytes=act, seq=setup.context,
-                                device=setup.device)
-    scores = 4 * setup.batch * spec.num_attention_heads * setup.context ** 2 if path.materialises_scores else 0
-    bias = setup.batch * setup.context ** 2 * act if path.explicit_mask else 0  # SDPA's additive mask
-    return max(tokens * width * act, scores, bias)
-
-
-def _prefill_transient_bytes(spec: ModelSpec, setup: InferenceRequest, tokens: int, act: int) -> int:
-    """Temporaries of the layer being computed during prefill, in bytes.
-
-    Live while one layer runs: the embedding output (the model's forward keeps a
-    reference for the whole pass), the layer's input (the caller's reference), the
-    residual after attention, the norm output, and in the MLP the activation output,
-    the up output and their product; plus the rotary cos/sin tables (seq x head_dim)
-    and any attention mask.
-    """
-    h = spec.hidden_size
-    streams = 4 * h  # embedding output, layer input, residual, norm output
-    if spec.model_type in ("gemma", "gemma2", "gemma3_text"):
-        streams += h  # Gemma scales the embedding output into a new tensor
-    if spec.attention_output_kept:
-        streams += h  # Llama4TextDecoderLayer's attention_states stays referenced until the layer returns
-    if spec.moe is not None:
-        mlp = tokens * act * streams + moe_prefill_bytes(spec, tokens=tokens, act=act)
-    else:
-        # Phi-3's fused gate_up output (2 I) stays alive while its halves are used.
-        intermediates = 4 if spec.fused_qkv else 3
-        mlp = tokens * act * (streams + intermediates * spec.intermediate_size)
-    # In attention: q, k, v and the rotary temporaries of q (q*cos, rotate_half(q), its product).
-    attention = tokens * act * (streams + 4 * spec.q_dim + 2 * spec.kv_dim)
-    s = setup.context
-    path = layer_attention_path(spec, attention=setup.attention, compute_bytes=act, seq=s, device=setup.device)
-    eager = path.materialises_scores
-    if not eager:
-        # During the SDPA call the rotary temporaries are gone: q, K and V (repeated to every
-        # query head when transformers passes a mask), the output, and with a mask the additive
-        # bias SDPA makes from it (torch.where(mask, 0, -inf): (batch, 1, seq, seq), not broadcast).
-        kv_width = spec.q_dim if path.kv_repeated else spec.kv_dim
-        call = tokens * act * (streams + 2 * spec.q_dim + 2 * kv_width)
-        if path.explicit_mask:
-            call += setup.batch * s * s * act
-        attention = max(attention, call)
-    else:
-        # softmax(scores, dtype=float32) first casts the scores to fp32, then writes an
-        # fp32 result: input, cast and output are alive together.
-        per_score = act + (4 if act != 4 else 0) + 4
-        if spec.attention_sinks:
-            # gpt-oss's eager attention (sinks) stays in the activation dtype; at its peak the masked
-            # scores, the max-shifted [scores, sink] logits and their softmax are alive together.
-            per_score = 3 * act
-        attention += setup.batch * spec.num_attention_heads * s * s * per_score
-    if spec.indexer is not None:
-        # DeepSeek-V3.2's indexer scores the prompt (no gradients) after the MLA projections, before attention.
-        scoring = spec.indexer.scoring_bytes(batch=setup.batch, queries=s, keys=s)
-        attention = max(attention, tokens * act * (streams + 4 * spec.q_dim + 2 * spec.kv_dim) + scoring)
-    masks = 0
-    if eager:
-        # A materialised (batch, 1, seq, seq) mask in the activation dtype.
-        masks = setup.batch * s * s * act
-    elif path.explicit_mask:
-        # From the window on SDPA needs a mask: transformers builds it boolean, (1, 1, seq, seq) broadcast
-        # over the batch (stride 0), so it holds seq x seq bytes whatever the batch (measured on Gemma 3
-        # and Mistral configs).
-        masks = s * s
-    if spec.indexer is not None:
-        # The top-k selection becomes a (batch, seq, seq) boolean mask, folded into a per-sequence copy
-        # of the attention mask (in the compute dtype for eager attention, boolean for SDPA).
-        masks += setup.batch * s * s * (1 + (act if eager else 1))
-    rotary_tables = 2 * s * spec.head_dim * act  # cos and sin, shared by the batch
-    if spec.residual_augment is not None:
-        # AltUp's hidden streams and the per-layer inputs stay live through the pass (Gemma 3n); its model computes
-        # the rotary tables of the local and of the global layers up front.
-        return int(augmented_layer_bytes(spec, tokens=tokens, act=act) + masks + 2 * rotary_tables)
-    if spec.is_hybrid:
-        return hybrid_prefill_transient_bytes(spec, batch=setup.batch, seq=s, act=act, attention=attention, mlp=mlp,
-                                              masks_and_tables=masks + rotary_tables)
-    return int(max(mlp, attention) + masks + rotary_tables)
 
 
 def max_context_for_memory(spec: ModelSpec, *, memory_bytes: int, batch: int = 1, weights: str = AUTO,

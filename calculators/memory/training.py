@@ -45,8 +45,15 @@ from calculators.memory.overhead import (
 from calculators.memory.qlora_kernels import SIXTEEN_BIT_BYTES, get_qlora_kernel
 from calculators.memory.residual_augment import augmented_first_layer_frozen_bytes, augmented_model_saved_bytes
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.state_mixers import mixer_backward_weight_grad_bytes, state_mixer_backward_bytes
+from calculators.memory.state_mixers import mixer_backward_weight_grad_bytes
 from calculators.memory.training_inputs import TrainingSetup, training_setup
+from calculators.memory.training_layers import (
+    backward_layer_transient_bytes,
+    forward_layer_transient_bytes,
+    largest_layer_parameters,
+    matmul_weight_parameters,
+    matrix_shapes,
+)
 from calculators.memory.weights import weight_bytes
 from calculators.model import ModelSpec
 from calculators.validate import model_spec
@@ -80,11 +87,6 @@ def activation_layout(setup: TrainingSetup) -> ActivationLayout:
         attention=setup.attention,
         device=setup.device,
     )
-
-
-def _matmul_weight_parameters(spec: ModelSpec) -> int:
-    """Parameters that pass through matmuls (decoder linears and the output projection)."""
-    return spec.linear_parameters + spec.vocab_size * spec.hidden_size
 
 
 def training_memory(spec: ModelSpec, **settings: object) -> MemoryEstimate:
@@ -138,7 +140,7 @@ def training_memory_of(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     opt = optimizer_bytes(optimizer=setup.optimizer, param_bytes=param_bytes)
     if setup.optimizer == "adafactor":
         if full:
-            shapes = _matrix_shapes(spec)
+            shapes = matrix_shapes(spec)
         else:  # lora_A is (rank, in), lora_B is (out, rank)
             shapes = [shape for fan_in, fan_out, count in lora_adapted_linears(spec, targets=setup.lora_targets)
                       for shape in [(setup.lora_rank, fan_in), (fan_out, setup.lora_rank)] * count]
@@ -165,11 +167,11 @@ def training_memory_of(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     autocast_copies = 0
     if setup.mixed:
         if full:
-            autocast_copies = 2 * _matmul_weight_parameters(spec)
+            autocast_copies = 2 * matmul_weight_parameters(spec)
         else:
             autocast_copies = 2 * trainable
             if setup.base_dtype is DType.FP32:
-                autocast_copies += 2 * _matmul_weight_parameters(spec)
+                autocast_copies += 2 * matmul_weight_parameters(spec)
     if n > 1 and setup.zero >= 3:
         # ZeRO-3/FSDP gathers the layer being computed and prefetches the next one, in the
         # dtype the shards are stored in for compute (16-bit for mixed precision, the
@@ -178,7 +180,7 @@ def training_memory_of(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
             gather_bytes = 2.0 if setup.mixed else float(param_bytes)
         else:
             gather_bytes = weight_bytes(spec, dtype=setup.base_format) / spec.parameters
-        gathered = int(min(2, spec.num_layers) * _largest_layer_params(spec) * gather_bytes)
+        gathered = int(min(2, spec.num_layers) * largest_layer_parameters(spec) * gather_bytes)
         autocast_copies = _ceil_div(autocast_copies, n) + gathered
 
     # ---------------------------------------------------------------- activations
@@ -208,7 +210,7 @@ def training_memory_of(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     # A QLoRA library that keeps the 16-bit weight it dequantised for the backward (AutoGPTQ's)
     # holds every layer's from its forward to its backward, one layer's under recomputation.
     keeps = setup.method == "qlora" and get_qlora_kernel(setup.qlora_weights).keeps_sixteen_bit_weight
-    kept_layer = int(SIXTEEN_BIT_BYTES * _largest_layer_params(spec)) if keeps else 0
+    kept_layer = int(SIXTEEN_BIT_BYTES * largest_layer_parameters(spec)) if keeps else 0
     kept_all = int(SIXTEEN_BIT_BYTES * spec.linear_parameters) if keeps else 0
 
     # Final norm (fp32 input + rsqrt; Cohere's LayerNorm two fp32 copies of x - mean), its output kept for the
@@ -238,7 +240,7 @@ def training_memory_of(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     # Mamba, Mamba2 and Nemotron-H upcast in their forward (lm_head(...).float()): the 16-bit logits go at once.
     kept_logits = 0 if (spec.fp32_logits and upcast) else logits_bytes
     forward_loss = resident + autocast_copies + saved + final_norm + inputs + kept_logits + upcast + log_softmax
-    layer_transient = _forward_layer_transient(spec, setup, tokens, residual)
+    layer_transient = forward_layer_transient_bytes(spec, setup, tokens, residual)
     # Inside the last layer's forward its own activations are not all saved yet: count the layers before it.
     last_layer_saved = 0 if setup.grad_checkpointing else last_layer_bytes * tokens
     forward_layer = resident + autocast_copies + saved - last_layer_saved + inputs + layer_transient
@@ -254,28 +256,28 @@ def training_memory_of(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
     if setup.grad_checkpointing:
         # The first layer recomputed is the last one (layer 0 itself in a 1-layer model).
         layer_saved = layer0_saved if spec.num_layers == 1 else last_layer_bytes * tokens
-        layer_copies = 2 * _largest_layer_params(spec) if (setup.mixed and full) else 0
+        layer_copies = 2 * largest_layer_parameters(spec) if (setup.mixed and full) else 0
         recompute_first = (resident + head_copy + checkpoints + inputs + head_grad
                            + layer_saved + layer_copies + kept_layer
-                           + _backward_layer_transient(spec, setup, tokens, residual))
+                           + backward_layer_transient_bytes(spec, setup, tokens, residual))
         # Layer 0's checkpointed input is held while it is recomputed. With an fp32
         # residual and a trainable norm it is the very tensor the norm saves (already in
         # layer0_saved); otherwise (16-bit residual, or LoRA's frozen embedding) it is extra.
         first_checkpoint = 0 if (full and residual == 4) else (
             checkpoint_bytes_per_token_per_layer(layout=layout, spec=spec) * tokens)
         recompute_last = (weights + state + grads + ddp_buckets + inputs + first_checkpoint + layer0_saved
-                          + layer_copies + kept_layer + _backward_layer_transient(spec, setup, tokens, residual))
+                          + layer_copies + kept_layer + backward_layer_transient_bytes(spec, setup, tokens, residual))
         backward = max(backward_start, backward_head, recompute_first, recompute_last)
     else:
         # Layer 0's saved activations (and its 16-bit weight copies) live until its backward ends.
-        layer0 = layer0_saved + kept_layer + (2 * _largest_layer_params(spec) if (setup.mixed and full) else 0)
+        layer0 = layer0_saved + kept_layer + (2 * largest_layer_parameters(spec) if (setup.mixed and full) else 0)
         end = (weights + state + grads + ddp_buckets + inputs + layer0
-               + _backward_layer_transient(spec, setup, tokens, residual))
+               + backward_layer_transient_bytes(spec, setup, tokens, residual))
         # The last layer's backward: every activation still saved, the head's gradient
         # formed, and the layer's own backward temporaries.
         mlp_grads = mixer_backward_weight_grad_bytes(spec, param_bytes=param_bytes, trainable=full)
         first_layer = (resident + copies_in_backward + saved + inputs + head_grad + mlp_grads
-                       + _backward_layer_transient(spec, setup, tokens, residual))
+                       + backward_layer_transient_bytes(spec, setup, tokens, residual))
         backward = max(backward_start, backward_head, first_layer, end)
 
     optimizer_phase = weights + grads + state + step_temp + ddp_buckets
@@ -319,68 +321,6 @@ def training_memory_of(spec: ModelSpec, setup: TrainingSetup) -> MemoryEstimate:
         transient_block_bytes=block,
         warnings=spec.warnings,
     )
-
-
-def _forward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int, residual: int) -> int:
-    # Inside a layer, unsaved temporaries peak in rotary embedding (q*cos, rotate_half(q),
-    # rotate_half(q)*sin in the residual dtype) or in the MLP (the norm output and the product).
-    rope = 3 * max(residual, setup.compute_bytes) * spec.q_dim
-    mlp = residual * spec.hidden_size + setup.compute_bytes * spec.intermediate_size
-    transient = max(rope, mlp) * tokens
-    if spec.indexer is not None:  # DeepSeek-V3.2's indexer scores every sequence under no_grad
-        transient = max(transient, spec.indexer.scoring_bytes(batch=setup.batch, queries=setup.seq, keys=setup.seq))
-    return transient
-
-
-def _backward_layer_transient(spec: ModelSpec, setup: TrainingSetup, tokens: int, residual: int) -> int:
-    # Gradient of the residual stream, of the MLP intermediates, and the largest weight
-    # gradient being formed (16-bit then upcast to fp32 under autocast).
-    a = setup.compute_bytes
-    # The last layers backward reaches are the first ones: DeepSeek's dense first layers
-    # (first_k_dense_replace) have the full intermediate width, wider than an expert's.
-    if spec.moe is None or spec.num_dense_layers > 0:
-        width = spec.intermediate_size
-    else:
-        width = spec.moe.expert_intermediate_size
-    # A Mamba-1 layer's peak is in its mixer's backward, after its MLP's: one or the other, not both.
-    intermediates = max(3 * a * width, state_mixer_backward_bytes(spec))
-    activations = (residual + a) * spec.hidden_size * tokens + intermediates * tokens
-    if setup.attention == "eager" or not spec.supports_sdpa:
-        # Eager attention's softmax backward holds, beside the layer's saved scores, the incoming
-        # gradient of the probabilities and the outgoing gradient of the scores, seq x seq per head.
-        if spec.attention_sinks:
-            per_score = 2 * a  # gpt-oss: both in the compute dtype
-        else:
-            # softmax(dtype=float32): fp32 incoming gradient (4), outgoing in the compute dtype (a);
-            # the 16-bit copy of the probabilities (saved for the value matmul) is freed by then.
-            per_score = 4 + a - (a if a != 4 else 0)
-        activations += per_score * spec.num_attention_heads * setup.seq * tokens
-    if setup.method == "full":
-        grad_bytes = setup.weight_bytes
-        weight = spec.hidden_size * width * (grad_bytes + (2 if setup.mixed else 0))
-    else:
-        weight = 0
-    return activations + weight
-
-
-def _largest_layer_params(spec: ModelSpec) -> int:
-    """Parameters of the largest layer (its mixer and MLP): what ZeRO-3 gathers, what autocast copies."""
-    if not spec.is_hybrid:
-        attention = spec.attention_parameters_per_layer
-        mlp = spec.moe_parameters_per_layer if spec.moe else spec.dense_mlp_parameters
-        return attention + mlp
-    return max(spec.mixer_parameters(kind) + spec.mlp_block_parameters(kind) for kind, _count in spec.layer_groups)
-
-
-def _matrix_shapes(spec: ModelSpec) -> list[tuple[int, int]]:
-    shapes = [(i, o) for i, o, _b in spec.attention_linears()] * spec.attention_layers
-    shapes += [shape for shape, count in spec.state_mixer_linears() for _ in range(count)]
-    h = spec.hidden_size
-    shapes += [(h, spec.intermediate_size)] * (3 * spec.num_dense_layers)
-    if spec.moe:
-        shapes += [(h, spec.moe.expert_intermediate_size)] * (3 * spec.moe.num_experts * spec.num_moe_layers)
-    shapes += [(spec.vocab_size, h)] * (1 if spec.tie_word_embeddings else 2)
-    return shapes
 
 
 def _hybrid_notes(spec: ModelSpec) -> tuple[str, ...]:

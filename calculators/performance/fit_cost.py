@@ -53,6 +53,9 @@ TRAINING_METRIC = "training tokens/s of all GPUs"
 NO_RATIO = "the job as set does not fit, so each change states its own modelled speed, not a ratio"
 #: Tokens of the training run timed for a ratio: tokens/s at steady state does not depend on them.
 TIMED_TOKENS = 10**9
+#: The speed calculators as a reader knows them (their titles), named where a change is not timed.
+INFERENCE_CALCULATOR = "inference speed"
+TRAINING_CALCULATOR = "training time"
 #: Settings a change may set to ``None`` (the engine's choice) that the speed engines do not take: a LoRA base.
 _UNTIMED_NONE = ("base_dtype",)
 
@@ -103,25 +106,40 @@ def cost_text(cost: SpeedCost, *, original_verdict: str) -> str:
     return f"{cost.ratio:.2f}x the {cost.metric}"
 
 
-def _timed(engine: Callable[..., Any], settings: Mapping[str, Any], change: Mapping[str, Any]) -> tuple[
-        dict[str, Any], str]:
-    """The keywords of ``engine`` among ``settings`` updated by ``change``, and why the change is not timed
-    (``""``: it is)."""
+def untimed_reason(calculator: str, settings: Sequence[str]) -> str:
+    """Why a change is not timed, for a reader: the speed calculator by its title and the settings it does not
+    model, in words.
+
+    >>> untimed_reason(TRAINING_CALCULATOR, ["optimizer"])
+    'the training time calculator does not model the optimizer setting'
+    >>> untimed_reason(INFERENCE_CALCULATOR, ["attention", "images", "kv_offload"])
+    'the inference speed calculator does not model the attention, images and kv offload settings'
+    """
+    words = [setting.replace("_", " ") for setting in settings]
+    listed = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+    return f"the {calculator} calculator does not model the {listed} setting{'s' if len(words) > 1 else ''}"
+
+
+def _timed(engine: Callable[..., Any], calculator: str, settings: Mapping[str, Any],
+           change: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """The keywords of ``engine`` (the ``calculator``'s) among ``settings`` updated by ``change``, and why the
+    change is not timed (``""``: it is)."""
     accepted = parameters_of(engine)
     untimed = [key for key, value in change.items()
                if key not in accepted and not (value is None and key in _UNTIMED_NONE)]
     if untimed:
-        return {}, f"the speed model ({engine.__name__}) does not take {', '.join(untimed)}"
+        return {}, untimed_reason(calculator, untimed)
     merged = {**settings, **change}
     return {key: value for key, value in merged.items() if key in accepted}, ""
 
 
 def _speeds(metric: str, advice: Sequence[FitChange], settings: Mapping[str, Any],
-            engine: Callable[..., Any], speed: Callable[[dict[str, Any]], float]) -> tuple[
+            engine: Callable[..., Any], calculator: str, speed: Callable[[dict[str, Any]], float]) -> tuple[
         tuple[FitChange, SpeedCost], ...]:
-    """Each change's :class:`SpeedCost`: ``speed`` of the changed and of the original settings."""
+    """Each change's :class:`SpeedCost`: ``speed`` of the changed and of the original settings (``engine``'s
+    keywords, ``calculator`` its title)."""
     def timed(change: Mapping[str, Any]) -> tuple[float | None, str]:
-        kept, reason = _timed(engine, settings, change)
+        kept, reason = _timed(engine, calculator, settings, change)
         if reason:
             return None, reason
         try:
@@ -142,7 +160,7 @@ def inference_costs(spec: ModelSpec, gpu: GPU, advice: Sequence[FitChange], *, g
     """Each change of an inference job (settings as :func:`~calculators.memory.inference.inference_memory`, plus
     any of :class:`~calculators.performance.speed_setup.SpeedInputs`': ``engine``...) with its speed cost
     (see the module docstring)."""
-    return _speeds(INFERENCE_METRIC, advice, {**settings, "gpus": gpus}, SpeedInputs,
+    return _speeds(INFERENCE_METRIC, advice, {**settings, "gpus": gpus}, SpeedInputs, INFERENCE_CALCULATOR,
                    lambda kept: decode_step(spec, gpu, **kept).aggregate_tokens_per_s)
 
 
@@ -161,6 +179,6 @@ def training_costs(spec: ModelSpec, gpu: GPU, advice: Sequence[FitChange], **set
     QLoRA (4-bit NF4 base) True
     4 GPUs, data parallel with ZeRO-3 and gradient checkpointing True
     """
-    return _speeds(TRAINING_METRIC, advice, settings, training_time,
+    return _speeds(TRAINING_METRIC, advice, settings, training_time, TRAINING_CALCULATOR,
                    lambda kept: training_time(spec, gpu, **{**kept, "tokens": TIMED_TOKENS, "goodput": 1,
                                                             "check_memory": False}).tokens_per_s)

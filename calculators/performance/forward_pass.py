@@ -25,7 +25,6 @@ from calculators.memory.weights import (
 )
 from calculators.model import ModelSpec
 from calculators.model_flops import (
-    attended_tokens,
     causal_attended_pairs,
     lm_head_parameters,
     matmul_parameters,
@@ -106,7 +105,8 @@ def decode_flops_per_token(spec: ModelSpec, *, context: int) -> float:
     True
     """
     context = nonnegative_int("context", context, maximum=MAX_CONTEXT)
-    return 2.0 * matmul_parameters(spec) + 4.0 * spec.q_dim * attended_tokens(spec, context=context)
+    matmuls = matmul_parameters(spec)  # checks the record, once: the attended tokens are the record's own count
+    return 2.0 * matmuls + 4.0 * spec.q_dim * spec.attention_tokens_held(context)
 
 
 def prefill_flops(spec: ModelSpec, *, prompt: int) -> float:

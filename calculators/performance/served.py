@@ -26,7 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.engines import DEFAULT_ENGINE, Engine
 from calculators.catalog.gpus import GPU
 from calculators.errors import InputError
 from calculators.inputs.gpu import resolve_gpu
@@ -34,8 +33,7 @@ from calculators.inputs.model import resolve_model
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT
 from calculators.memory.weight_formats import AUTO as STORED, WeightFormat, resolve_weights
 from calculators.model import ModelSpec
-from calculators.parallel.step import AUTO
-from calculators.performance.speed_setup import SpeedSetup
+from calculators.performance.speed_setup import ServerInputs, SpeedSetup
 from calculators.validate import finite_float, one_of, positive_int
 
 #: Most requests in flight accepted (the memory calculator's largest batch).
@@ -48,27 +46,22 @@ PREFILL_MODES = ("separate", "fused")
 
 
 @dataclass(frozen=True)
-class ServedInputs:
+class ServedInputs(ServerInputs):
     """The raw inputs of a :class:`ServedModel`, as a user gives them, with their defaults.
 
     Attributes:
         model: a catalog id, a config.json or a :class:`~calculators.model.ModelSpec`.
         gpu: a catalog id, a ``custom:``/``mac:`` description or a GPU record.
-        weights, kv_cache, gpus, engine, bandwidth_efficiency, compute_efficiency, interconnect,
-            collective_efficiency: as :class:`~calculators.performance.speed_setup.SpeedInputs`
+        weights, kv_cache: as :class:`~calculators.performance.speed_setup.SpeedInputs`
             (``weights`` ``"auto"``: as the model's checkpoint stores them).
+        gpus, engine, bandwidth_efficiency, compute_efficiency, interconnect, collective_efficiency: the
+            server's, declared by :class:`~calculators.performance.speed_setup.ServerInputs`.
     """
 
     model: ModelSpec | str | Any
     gpu: GPU | str
     weights: str | WeightFormat = STORED
     kv_cache: str = "bf16"
-    gpus: int = 1
-    engine: str | Engine = DEFAULT_ENGINE
-    bandwidth_efficiency: float | None = None
-    compute_efficiency: float | None = None
-    interconnect: str = AUTO
-    collective_efficiency: float | None = None
 
 
 @dataclass(frozen=True)
@@ -90,10 +83,7 @@ class ServedModel:
         given = ServedInputs(**raw)
         spec, gpu = resolve_model(given.model, field="spec"), resolve_gpu(given.gpu)
         weights = resolve_weights(spec, given.weights) if isinstance(given.weights, str) else given.weights
-        setup = SpeedSetup.of(weights=weights, kv_cache=given.kv_cache, gpus=given.gpus, engine=given.engine,
-                            bandwidth_efficiency=given.bandwidth_efficiency,
-                            compute_efficiency=given.compute_efficiency, interconnect=given.interconnect,
-                            collective_efficiency=given.collective_efficiency)
+        setup = SpeedSetup.of(weights=weights, kv_cache=given.kv_cache, **given.server_settings())
         return cls(spec=spec, gpu=gpu, setup=setup)
 
 

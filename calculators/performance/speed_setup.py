@@ -13,7 +13,7 @@ fixed costs per layer and per request.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from calculators.catalog.engines import DEFAULT_ENGINE, Engine, get_engine
@@ -42,19 +42,44 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-@dataclass(frozen=True)
-class SpeedInputs:
-    """The raw inputs of a :class:`SpeedSetup`, as a user gives them, with their defaults.
+@dataclass(frozen=True, kw_only=True)
+class ServerInputs:
+    """The raw inputs of how a model is served on its GPUs, with their defaults: declared once, for
+    :class:`SpeedInputs` and :class:`~calculators.performance.served.ServedInputs`.
 
-    ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``, ``"vllm"``,
-    ``"sglang"``, ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the
+    ``gpus`` in tensor parallel. ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``,
+    ``"vllm"``, ``"sglang"``, ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the
     efficiencies and fixed costs; ``bandwidth_efficiency`` and ``compute_efficiency``
-    (0 to 1, ``None`` or blank: the engine's) override its two efficiencies. ``weights`` ``"auto"``
-    is the model's checkpoint format, resolved by the speed functions, which know the model
-    (:func:`~calculators.memory.inference.with_stored_weights`).
+    (0 to 1, ``None`` or blank: the engine's) override its two efficiencies.
     ``interconnect`` is a link id of :mod:`calculators.catalog.interconnects` or ``"auto"``
     (the GPU's own link); ``collective_efficiency`` the fraction of its per-direction
     bandwidth the all-reduces reach (``None``: :func:`calculators.parallel.tensor.link_efficiency`).
+    Keyword-only, so that a record adding its own fields keeps them first.
+    """
+
+    gpus: int = 1
+    engine: str | Engine = DEFAULT_ENGINE
+    bandwidth_efficiency: float | None = None
+    compute_efficiency: float | None = None
+    interconnect: str = AUTO
+    collective_efficiency: float | None = None
+
+    def server_settings(self) -> dict[str, Any]:
+        """These six inputs by name, as :meth:`SpeedSetup.of` takes them.
+
+        >>> SpeedInputs(batch=8, engine="vllm").server_settings()["engine"]
+        'vllm'
+        """
+        return {field.name: getattr(self, field.name) for field in fields(ServerInputs)}
+
+
+@dataclass(frozen=True)
+class SpeedInputs(ServerInputs):
+    """The raw inputs of a :class:`SpeedSetup`, as a user gives them, with their defaults: the weights, the KV
+    cache, the batch and the context, then the server's (:class:`ServerInputs`).
+
+    ``weights`` ``"auto"`` is the model's checkpoint format, resolved by the speed functions, which know the model
+    (:func:`~calculators.memory.inference.with_stored_weights`).
     ``weights``, ``kv_cache``, ``batch`` and ``context`` are checked as the memory calculator checks
     them (:meth:`~calculators.memory.inference.InferenceRequest.of`), so the two never disagree.
     """
@@ -63,12 +88,6 @@ class SpeedInputs:
     kv_cache: str = "bf16"
     batch: int = 1
     context: int = 4096
-    gpus: int = 1
-    engine: str | Engine = DEFAULT_ENGINE
-    bandwidth_efficiency: float | None = None
-    compute_efficiency: float | None = None
-    interconnect: str = AUTO
-    collective_efficiency: float | None = None
 
 
 @dataclass(frozen=True)

@@ -61,9 +61,9 @@ def test_ridge_points_are_flops_over_bytes() -> None:
     assert (h100["BF16 ridge FLOP/byte"], h100["FP8 ridge FLOP/byte"]) == ("295", "591")
     # A100 tensor vs FP32: 312 / 19.5 = 16.0.
     assert _row(table, "A100 SXM 80GB")["BF16 ÷ FP32 rate"] == "16.0"
-    # Apple publishes no TFLOPS for the M4 Max: the rate is derived, 40 cores x 256 FLOP x 1.47 GHz = 15.05e12
-    # (calculators.catalog.apple_chips), over 546e9 B/s = 27.6 FLOP/byte.
-    assert _row(table, "Apple M4 Max (16-core CPU, 40-core GPU)")["BF16 ridge FLOP/byte"] == "28"
+    # Apple publishes no TFLOPS for the M4 Max: the rate is derived, 40 cores x 256 FLOP x 1.678 GHz = 17.18e12
+    # (calculators.catalog.apple_chips; hmc-tech's M4 Max clock), over 546e9 B/s = 31.5 FLOP/byte.
+    assert _row(table, "Apple M4 Max (16-core CPU, 40-core GPU)")["BF16 ridge FLOP/byte"] == "31"
 
 
 def test_sparse_table_marks_halved_headlines_as_derived() -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 import calculators
+from calculators import validate
 from calculators.errors import UnknownNameError
 from calculators.memory.inference_request import InferenceRequest
 from calculators.memory.training_inputs import TrainingSetup
@@ -54,6 +55,31 @@ def records_built(answer: Callable[[], Any]) -> Counter[str]:
     return built
 
 
+
+#: The checks of calculators.validate, by code object (a check another check calls counts once, as its caller).
+CHECKS = {function.__code__: name for name in ("model_spec", "one_of", "positive_int", "nonnegative_int",
+                                               "finite_float", "instance_of")
+          for function in [getattr(validate, name)]}
+
+
+def checks_made(answer: Callable[[], Any]) -> Counter[str]:
+    """The calls of the checks of :mod:`calculators.validate` while ``answer()`` runs, by check and calling module."""
+    made: Counter[str] = Counter()
+
+    def hook(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in CHECKS and frame.f_back is not None \
+                and frame.f_back.f_code not in CHECKS:
+            module = frame.f_back.f_globals.get("__name__", "")
+            made[f"{CHECKS[frame.f_code]} {module.removeprefix('calculators.')}"] += 1
+
+    previous = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        answer()
+    finally:
+        sys.setprofile(previous)
+    return made
+
 SPEC = calculators.get_model("llama-3.1-8b")
 GPU = calculators.get_gpu("h100-sxm")
 
@@ -82,11 +108,61 @@ def test_fit_training_checks_its_step_once_and_searches_the_record() -> None:
     assert lora == Counter({"TrainingSetup": 3})
 
 
+def test_the_plan_face_hands_its_training_step_to_the_advice() -> None:
+    # The plan face for 8B full fine-tuning on one H100 (seq 4096, micro-batch 1, no checkpointing: its model
+    # states alone, 16 bytes a weight, exceed 80 GB, so no sequence fits and the advice runs). TrainingSetup.of:
+    # - the training_time engine: the run's step (1), its fit advice's probes (checkpointing, 8-bit AdamW, LoRA,
+    #   QLoRA, one sequence probe: 5) and its search for more GPUs (2 and 4 with ZeRO-3: 2), 8;
+    # - the face: its step (1), its placement's GPU search (2 and 4: 2), the advice's 5 probes and its 2 GPU
+    #   counts, 10 (11 before jobs.advice.training_advice handed the face's step on as estimate=: the advice
+    #   checked that step again);
+    # - the speed cost of each of the 4 changes that fit (8-bit AdamW, LoRA, QLoRA, 4 GPUs): one training_time
+    #   each, 4, with its TrainingRun and Cluster (5 of each with the engine's own).
+    # 8 + 10 + 4 = 22 (23 before).
+    from calculators.jobs.registry import get_calculator
+
+    plan = get_calculator("plan")
+    built = records_built(lambda: plan.answer({"model": "llama-3.1-8b", "gpu": "h100-sxm", "job": "full"}))
+    assert built == Counter({"TrainingRun": 5, "Cluster": 5, "TrainingSetup": 22})
+
+
 def test_fit_inference_checks_its_request_once() -> None:
     # Its max-batch and max-context searches vary the checked request (dataclasses.replace within the ranges
     # InferenceRequest.of accepts) instead of checking settings again per probe: 67 InferenceRequest.of before.
     built = records_built(lambda: calculators.fit_inference(SPEC, GPU))
     assert built == Counter({"InferenceRequest": 1})
+
+
+def test_an_inference_estimate_checks_its_request_once() -> None:
+    # InferenceRequest.of checks each raw setting once: weights, KV cache, attention and device by name (4),
+    # context, batch and image side in range (3), new tokens and images (2); inference_memory checks the record (1).
+    # Below, the cache is that of the checked request (memory.kv_cache's *_of: no check of batch, context or KV dtype
+    # again), the prefill's attention path is read once (the record, the device, the mask: 3, was 6 with the cache's
+    # 4 more: 26 checks before), and the runtime overhead checks its allocator and sizes (3). 9 + 1 + 3 + 3 = 16.
+    made = checks_made(lambda: calculators.inference_memory(SPEC, context=4096))
+    assert made == Counter({"one_of memory.inference_request": 4, "positive_int memory.inference_request": 3,
+                            "nonnegative_int memory.inference_request": 2, "model_spec memory.inference": 1,
+                            "model_spec memory.kernels": 2, "one_of memory.kernels": 1,
+                            "nonnegative_int memory.overhead": 2, "one_of memory.overhead": 1})
+
+
+def test_a_decode_step_checks_its_record_once() -> None:
+    # decode_flops_per_token checks its context and its record once (matmul_parameters); the attended tokens are the
+    # record's own count (was attended_tokens, a second check of the record per call: ~260 per inference_speed call).
+    from calculators.performance.forward_pass import decode_flops_per_token
+
+    made = checks_made(lambda: decode_flops_per_token(SPEC, context=4096))
+    assert made == Counter({"nonnegative_int performance.forward_pass": 1, "model_spec model_flops": 1})
+    with pytest.raises(calculators.InputError, match="^spec: got None"):
+        decode_flops_per_token(None, context=4096)  # type: ignore[arg-type]
+
+
+def test_the_public_cache_functions_still_check() -> None:
+    # The *_of functions trust a checked request; the public entries keep their checks.
+    with pytest.raises(calculators.InputError, match="^batch: got 0"):
+        calculators.kv_cache_bytes(SPEC, batch=0, context=8)
+    with pytest.raises(calculators.InputError, match="^kv_dtype: got 'int4'"):
+        calculators.kv_cache_bytes(SPEC, batch=1, context=8, kv_dtype="int4")
 
 
 def test_inference_speed_builds_one_speed_setup_and_one_request() -> None:

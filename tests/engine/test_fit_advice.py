@@ -21,13 +21,13 @@ from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import runs_natively
 from calculators.fit import fit_inference, fit_training, fit_verdict, share_verdict, training_placement
-from calculators.fit.advice import NO_OFFLOAD, inference_fit_advice, training_fit_advice
+from calculators.fit.advice import NO_OFFLOAD, FitChange, inference_fit_advice, training_fit_advice
 from calculators.fit.best import WEIGHTS_BY_QUALITY, best_inference_fit, best_training_fit
 from calculators.fit.reverse import models_for_gpu, training_job
 from calculators.jobs.registry import get_calculator
 from calculators.memory.inference import inference_memory
 from calculators.memory.training import training_memory
-from calculators.performance.fit_cost import inference_costs, training_costs
+from calculators.performance.fit_cost import cost_text, inference_costs, training_costs
 from calculators.performance.inference_speed import decode_step
 from calculators.performance.training_time import training_time
 
@@ -119,7 +119,22 @@ def test_an_eight_bit_optimizer_is_offered_where_it_fits_and_its_speed_is_not_gu
         spec, **{**settings, "optimizer": "adamw-8bit"}).total_bytes) / spec.parameters
     assert 9 < saved < 10.5, saved  # 8 - 2.03 + 4 = 9.97 where the optimizer step is the peak
     (_, cost), = training_costs(spec, gpu, eight, **settings)
-    assert cost.changed is None and "optimizer" in cost.reason  # the training-time engine has no optimizer step
+    assert cost.changed is None  # the training-time engine has no optimizer step
+    # The reader sees the calculator's title and the setting in words, not a function or class name.
+    assert cost_text(cost, original_verdict="does not fit") == (
+        "speed not modelled: the training time calculator does not model the optimizer setting")
+
+
+def test_a_change_the_speed_calculator_does_not_model_is_named_in_words() -> None:
+    # Eager attention and an image per request change the memory, not the inference speed model's inputs
+    # (SpeedInputs has neither): the reason names the calculator by its title and the settings as words.
+    spec, gpu = get_model("llama-3-8b"), get_gpu("h100-sxm")
+    change = FitChange("eager attention, one image", {"attention": "eager", "images": 1}, 1,
+                       fit_verdict(inference_memory(spec), gpu))
+    (_, cost), = inference_costs(spec, gpu, [change])
+    assert cost.changed is None and cost.original is not None
+    assert cost.reason == "the inference speed calculator does not model the attention and images settings"
+    assert "SpeedInputs" not in cost_text(cost, original_verdict="fits")
 
 
 def test_speed_costs_are_the_speed_engines_ratios() -> None:

@@ -2,7 +2,8 @@
 
 Layers, lowest first (a module may import its own layer and those below):
 
-0. ``errors``, ``dtypes``, ``version``, ``units``, ``columns``, ``tables``, ``table_files``, ``inline_values``: words,
+0. ``errors``, ``dtypes``, ``version``, ``units``, ``columns``, ``tables``, ``site_addresses``, ``table_files``,
+   ``inline_values``: words,
    units and the generic table machinery, which knows no page.
 1. ``config_input``, ``model``, ``model_layers``, ``model_vision``, ``model_residual``, ``model_towers``, ``model_config``, ``quantization``, ``encoder``:
    what a model is and how a config.json (its ``quantization_config`` too; an encoder's) is read.
@@ -13,7 +14,7 @@ Layers, lowest first (a module may import its own layer and those below):
 4. ``memory``; 5. ``fit``, ``fit_encoder``, ``model_flops`` (FLOP counts per token); 6. ``parallel``;
    7. ``performance``, ``cost``, ``system``, ``checkpoint``,
    ``serving``: the engine.
-8. ``recommend`` (and ``recommend_result``) and the checks against measurements and claims (``claims``, ``accuracy*``,
+8. ``recommend`` (and ``recommend_inputs``, ``recommend_result``) and the checks against measurements and claims (``claims``, ``accuracy*``,
    ``measurements``, ``peers``, ``rules_of_thumb``, ``speed_accuracy``).
 9. ``doc_tables``; 10. ``doc_values``; 11. ``table_registry``: the pages' content.
 12. ``jobs``: the named calculators every face shares (their inputs, compute, and text, HTML and data views).
@@ -34,7 +35,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
 
 LAYER_OF_AREA: dict[str, int] = {
-    "errors": 0, "dtypes": 0, "version": 0, "units": 0, "columns": 0, "tables": 0, "table_files": 0, "inline_values": 0,
+    "errors": 0, "dtypes": 0, "version": 0, "units": 0, "columns": 0, "tables": 0, "site_addresses": 0, "table_files": 0,
+    "inline_values": 0,
     "config_input": 1, "model": 1, "model_layers": 1, "model_vision": 1, "model_residual": 1, "model_towers": 1,
     "model_config": 1, "quantization": 1, "encoder": 1,
     "catalog": 2, "validate": 2, "dtype_support": 2,
@@ -43,7 +45,7 @@ LAYER_OF_AREA: dict[str, int] = {
     "fit": 5, "fit_encoder": 5, "model_flops": 5,
     "parallel": 6,
     "performance": 7, "cost": 7, "system": 7, "checkpoint": 7, "serving": 7,
-    "recommend": 8, "recommend_result": 8, "claims": 8, "accuracy": 8, "accuracy_real_gpu": 8, "measurements": 8, "peers": 8,
+    "recommend": 8, "recommend_inputs": 8, "recommend_result": 8, "claims": 8, "accuracy": 8, "accuracy_real_gpu": 8, "measurements": 8, "peers": 8,
     "rules_of_thumb": 8, "speed_accuracy": 8,
     "doc_tables": 9,
     "doc_values": 10,

@@ -11,22 +11,17 @@
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from calculators.catalog.gpus import GPU
 from calculators.catalog.models import get_model
 from calculators.errors import InputError
 from calculators.fit import fit_training
-from calculators.inputs import gpu as gpu_input
-from calculators.inputs import model as model_input
 from calculators.jobs.registry import get_calculator
 from calculators.memory.training_inputs import TrainingSetup
-from calculators.model import ModelSpec
 from calculators.parallel.cluster import Cluster
 from calculators.parallel.step_record import DataParallelStep
 from calculators.performance.training_run import TrainingRun
@@ -35,50 +30,32 @@ from calculators.performance.training_time import training_time
 SPEC = get_model("llama-3-8b")
 
 # --------------------------------------------------------------------------- one reading per call
-@pytest.fixture
-def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
-    """Calls of the GPU reader and the model reader: ``gpu read`` (an id or a description turned into a record),
-    ``gpu pass`` (a record handed back untouched), ``model read``, ``model pass``."""
-    counts: Counter[str] = Counter()
-
-    def counting(kind: str, reader: Callable[..., Any]) -> Callable[..., Any]:
-        def call(value: Any, **options: Any) -> Any:
-            counts[f"{kind} {'pass' if isinstance(value, (GPU, ModelSpec)) else 'read'}"] += 1
-            return reader(value, **options)
-        return call
-
-    readers = {"resolve_gpu": (gpu_input.resolve_gpu, "gpu"), "resolve_model": (model_input.resolve_model, "model")}
-    for module in [m for name, m in sys.modules.items() if name == "calculators" or name.startswith("calculators.")]:
-        for name, (reader, kind) in readers.items():
-            if getattr(module, name, None) is reader:
-                monkeypatch.setattr(module, name, counting(kind, reader))
-    yield counts
-
+# ``reads`` (tests/engine/conftest.py) counts the calls of the GPU reader and the model reader.
 
 @pytest.mark.parametrize("settings", [
     {"gpus": 64, "tensor_parallel": 2, "pipeline_parallel": 2, "zero": 1, "global_batch_tokens": 4 * 10**6},
     {"method": "lora", "gpus": 8, "zero": 3},  # memory checked per GPU
 ], ids=["3d-parallel", "lora-zero3"])
-def test_training_time_calls_the_gpu_reader_once(calls: Counter[str], settings: dict[str, Any]) -> None:
+def test_training_time_calls_the_gpu_reader_once(reads: Counter[str], settings: dict[str, Any]) -> None:
     training_time(SPEC, "h100-sxm", tokens=10**9, **settings)
-    assert calls == {"gpu read": 1}  # by Cluster.of; the model arrives as a record
+    assert reads == {"gpu read": 1}  # by Cluster.of; the model arrives as a record
 
 
-def test_a_training_fit_calls_the_gpu_reader_once(calls: Counter[str]) -> None:
+def test_a_training_fit_calls_the_gpu_reader_once(reads: Counter[str]) -> None:
     fit_training(SPEC, "rtx-4090", method="full", batch=4)  # does not fit one GPU: the searches run too
-    assert calls == {"gpu read": 1}
+    assert reads == {"gpu read": 1}
 
 
 @pytest.mark.parametrize("calculator, values", [
     ("training-time", {"model": "llama-3-8b", "gpu": "h100-sxm", "tokens": "1B", "gpus": "16", "zero": "3"}),
     ("fit", {"model": "llama-3-8b", "gpu": "rtx-4090", "job": "training", "method": "lora", "batch": "2"}),
 ])
-def test_a_training_face_reads_its_model_and_gpu_once(calls: Counter[str], calculator: str,
+def test_a_training_face_reads_its_model_and_gpu_once(reads: Counter[str], calculator: str,
                                                       values: dict[str, str]) -> None:
     # The face reads the model id and the GPU id once; its engine calls (training-time: one per GPU count of its
     # chart) are handed the records and read neither again.
     get_calculator(calculator).answer(values)
-    assert calls["model read"] == 1 and calls["gpu read"] == 1 and calls["model pass"] == 0
+    assert reads["model read"] == 1 and reads["gpu read"] == 1 and reads["model pass"] == 0
 
 
 # --------------------------------------------------------------------------- each record checks itself

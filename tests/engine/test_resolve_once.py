@@ -11,46 +11,23 @@ one called directly with ``None`` still names its argument (``tests/validation/t
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
 
-from calculators.catalog.gpus import GPU
 from calculators.catalog.models import get_model
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.errors import InputError
 from calculators.fit import fit_inference, fit_training, fit_verdict
-from calculators.inputs import gpu as gpu_input
 from calculators.jobs.registry import get_calculator
-from calculators.inputs import model as model_input
 from calculators.memory.inference import inference_memory
-from calculators.model import ModelSpec
 from calculators.performance.training_time import training_time
 from calculators.recommend import Workload, recommend
 
 SPEC = get_model("llama-3-8b")
 
 
-@pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
-    """Counts of ``gpu read``, ``gpu pass``, ``model read``, ``model pass`` while the test runs."""
-    counts: Counter[str] = Counter()
-
-    def counting(kind: str, reader: Callable[..., Any]) -> Callable[..., Any]:
-        def call(value: Any, **options: Any) -> Any:
-            counts[f"{kind} {'pass' if isinstance(value, (GPU, ModelSpec)) else 'read'}"] += 1
-            return reader(value, **options)
-        return call
-
-    readers = {"resolve_gpu": (gpu_input.resolve_gpu, "gpu"), "resolve_model": (model_input.resolve_model, "model")}
-    for module in [m for name, m in sys.modules.items() if name == "calculators" or name.startswith("calculators.")]:
-        for name, (reader, kind) in readers.items():
-            if getattr(module, name, None) is reader:
-                monkeypatch.setattr(module, name, counting(kind, reader))
-    yield counts
+# ``reads`` (tests/engine/conftest.py) counts the calls of each reader while a test runs.
 
 
 def test_the_counter_sees_every_reader(reads: Counter[str]) -> None:

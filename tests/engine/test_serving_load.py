@@ -8,6 +8,7 @@ KV cache of every request in flight bounds the concurrency from above.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import math
@@ -30,7 +31,7 @@ from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.performance.forward_pass import decode_flops_per_token, prefill_flops
 from calculators.performance.inference_speed import inference_speed
 from calculators.performance.serving_load import PREFILL_MODES
-from calculators.performance.speed_setup import SpeedSetup
+from calculators.performance.speed_setup import ServerInputs, SpeedInputs, SpeedSetup
 from calculators.dtypes import DType
 from calculators.serving import continuous_batch_memory
 from calculators.validate import default_of
@@ -272,6 +273,21 @@ def test_cli_defaults_are_the_engine_defaults() -> None:
                            "request_rate_per_s"}
     for name, value in shared.items():
         assert value == default_of(owners[name], name), name
+
+
+def test_the_server_inputs_are_declared_once() -> None:
+    # The serving calculator and the speed calculator take the same six server inputs (GPUs, engine, the two
+    # efficiencies, the link and its efficiency): one declaration, ServerInputs, gives both their fields and
+    # defaults, so the two faces cannot drift apart.
+    server = {f.name: f.default for f in dataclasses.fields(ServerInputs)}
+    assert set(server) == {"gpus", "engine", "bandwidth_efficiency", "compute_efficiency", "interconnect",
+                           "collective_efficiency"}
+    for record in (ServedInputs, SpeedInputs):
+        assert issubclass(record, ServerInputs) and not set(server) & set(record.__dict__["__annotations__"])
+        assert {name: default_of(record, name) for name in server} == server
+    # A keyword neither record has is refused as before; batch is a speed input, not a served-model one.
+    with pytest.raises(TypeError, match="unexpected keyword argument 'batch'"):
+        ServedModel.of(model="llama-3-8b", gpu="h100-sxm", batch=4)
 
 
 @pytest.mark.parametrize("fused", [False, True])

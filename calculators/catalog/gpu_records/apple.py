@@ -39,8 +39,8 @@ RECORDS: tuple[GPU, ...] = (
     _apple("m4-max", name="Apple M4 Max (16-core CPU, 40-core GPU)", memory_gib=128, source=M4_PR,
            launch_date="2024-10-30",
            notes=("546 GB/s is for the 40-core-GPU part; the 32-core part has less.",
-                  "The clock is the lowest a GPU database lists for M4 parts (1,470 MHz; it also lists 1,578 and 1,678 "
-                  "MHz), so the rate is a lower bound on the peak.")),
+                  "The clock is a GPU database's for the M4 Max (1,678 MHz; its 32-core entry, 13.74 TFLOPS); Apple "
+                  "publishes none.")),
     _apple("m4-pro", name="Apple M4 Pro (14-core CPU, 20-core GPU)", memory_gib=64, source=M4_PR,
            launch_date="2024-10-30",
            notes=("273 GB/s; the 16-core-GPU part has the same bandwidth and fewer cores.",
