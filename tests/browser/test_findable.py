@@ -29,14 +29,10 @@ VIEWPORT = {"width": 1280, "height": 800}
 #: a row up in (<!-- table: ID folded -->). calculators/ lists every calculator with its form.
 NOT_SPLIT_YET: dict[str, float] = {
     "inference/": 37.2,
-    "validation/": 33.2,
     "calculators/": 26.3,
     "recommend/": 22.8,
-    "performance/": 22.1,
     "inference/quantization/": 20.6,
     "system/": 20.4,
-    "performance/accuracy-generalisation/": 19.9,
-    "performance/training-time/": 19.9,
 }
 
 #: Folders of the built site that are not pages (runtime, wheels, data files, assets, search).

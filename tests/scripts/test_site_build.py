@@ -221,6 +221,32 @@ def test_the_accuracy_page_is_split_and_its_old_anchors_still_lead_to_its_tables
     assert main.count("<tr>") < 100
 
 
+#: Issue 27 item 8, pages split after performance/accuracy/: old page -> {new page: tables that moved there}.
+SPLIT_TABLES = {
+    "validation": {"validation/real-gpu": ("accuracy-real-gpu", "accuracy-allocator-replay", "accuracy-real-gpu-boundaries",
+                                           "accuracy-simulated-boundaries")},
+    "performance": {"performance/serving": ("performance-batching", "performance-serving-load"),
+                    "performance/decode-speed": ("performance-speed-reference", "performance-speed-batch",
+                                                 "performance-speed-validation")},
+    "performance/training-time": {"performance/training-utilisation": ("performance-train-mfu-defaults",
+                                                                       "performance-train-goodput", "performance-train-validation")},
+    "performance/accuracy-generalisation": {"performance/accuracy-bands": ("speed-error-bands",)},
+}
+
+
+@pytest.mark.parametrize("old", sorted(SPLIT_TABLES))
+def test_a_split_page_keeps_the_old_anchors_of_its_moved_tables(builds: tuple[Path, Path], old: str) -> None:
+    """The old address (old/#ID) of a table that moved lands on a line that links to the table on its new page."""
+    site = builds[0]
+    main = _page(site, old)
+    for new, table_ids in SPLIT_TABLES[old].items():
+        href = posixpath.relpath(new, old) + "/"
+        for table_id in table_ids:
+            assert f'<div class="generated-table" id="{table_id}">' in _page(site, new)
+            assert f'<span id="{table_id}"></span>' in main and f'href="{href}#{table_id}"' in main, (old, table_id)
+            assert f'<div class="generated-table" id="{table_id}">' not in main
+
+
 def test_the_glossary_defines_the_words_of_the_results(builds: tuple[Path, Path]) -> None:
     glossary = _page(builds[0], "reference/glossary")
     for term in ("fits", "tight", "margin", "usable-memory", "peak-allocated", "kv-cache", "ttft", "goodput",
