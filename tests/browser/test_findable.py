@@ -28,15 +28,12 @@ VIEWPORT = {"width": 1280, "height": 800}
 #: (accuracy-generalisation, -engines, -figures); fold only a long reference table readers look
 #: a row up in (<!-- table: ID folded -->). calculators/ lists every calculator with its form.
 NOT_SPLIT_YET: dict[str, float] = {
-    "inference/": 37.2,
     "validation/": 33.2,
     "fine-tuning/": 27.1,
     "calculators/": 26.3,
     "recommend/": 22.8,
     "performance/": 22.1,
     "multi-gpu/interconnect/": 21.2,
-    "inference/quantization/": 20.6,
-    "system/": 20.4,
     "performance/accuracy-generalisation/": 19.9,
     "performance/training-time/": 19.9,
     "memory/precision-and-optimizers/": 19.7,
