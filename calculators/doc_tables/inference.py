@@ -1,4 +1,4 @@
-"""Tables of the serving-memory page (docs/inference/index.md), with the formats the Inference pages share.
+"""Tables of docs/inference/index.md and kv-cache.md, with the formats the Inference pages share.
 
 The quantization page's tables are in :mod:`calculators.doc_tables.inference_quantization`,
 the mixture-of-experts page's in :mod:`calculators.doc_tables.inference_moe`. Every cell comes from :mod:`calculators.memory.inference`, :mod:`calculators.memory.weights`

@@ -1,4 +1,4 @@
-"""Tables of the quantization page (docs/inference/quantization.md).
+"""Tables of the quantization pages (docs/inference/quantization.md and quantization-formats.md).
 
 Bits and bytes per weight come from :mod:`calculators.memory.weights`, fits from
 :mod:`calculators.memory.inference`; nothing here is typed by hand except the claims quoted
@@ -157,7 +157,7 @@ QUANT_CLAIM_IDS: tuple[str, ...] = (
 @table("inference-quant-claims")
 def quant_claims_table() -> Table:
     """The source guides' quantisation claims, with the verdicts of the rules-of-thumb audit."""
-    return selected_claims(QUANT_CLAIM_IDS, page="inference/quantization.md",
+    return selected_claims(QUANT_CLAIM_IDS, page="inference/quantization-formats.md",
         caption=(f"Quantisation claims of the source guides, as {AUDIT} records and judges them: the verbatim quote, "
                  "the conditions it implies, our figure (the function behind it is linked in each row) and the "
                  "computed verdict."))

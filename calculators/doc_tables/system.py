@@ -218,9 +218,9 @@ def claims() -> Table:
     """The source guides' CPU and host-RAM claims, with the verdicts of the rules-of-thumb audit."""
     return selected_claims(SYSTEM_CLAIM_IDS, page="system/index.md",
         caption=(f"CPU and host-RAM claims of the source guides, as {AUDIT} records and judges them: our "
-                 "figure from data_loader_need (whole cores for this page's example image pipelines: measured "
-                 f"Pillow decode, {EXAMPLE_AUGMENT_MS:g} ms of augmentation assumed) or host_ram_need, and the "
-                 "computed verdict."))
+                 "figure from data_loader_need (whole cores for the data-loading page's example image pipelines: "
+                 f"measured Pillow decode, {EXAMPLE_AUGMENT_MS:g} ms of augmentation assumed) or host_ram_need, and "
+                 "the computed verdict."))
 
 
 @table("system-pytorch-key-numbers")

@@ -28,11 +28,8 @@ VIEWPORT = {"width": 1280, "height": 800}
 #: (accuracy-generalisation, -engines, -figures); fold only a long reference table readers look
 #: a row up in (<!-- table: ID folded -->). calculators/ lists every calculator with its form.
 NOT_SPLIT_YET: dict[str, float] = {
-    "inference/": 37.2,
     "calculators/": 26.3,
     "recommend/": 22.8,
-    "inference/quantization/": 20.6,
-    "system/": 20.4,
 }
 
 #: Folders of the built site that are not pages (runtime, wheels, data files, assets, search).

@@ -79,7 +79,7 @@ def _item(claim_id: str) -> Evaluated:
 DECODE_MS = 1.73
 # cores = images/s x CPU ms per image / 1000, rounded up to whole DataLoader workers
 # (DataLoaderNeed.cpu_cores in calculators/system.py).
-# One GPU at 1,000 JPEG/s, decode only (docs/system/index.md, table system-loader-examples):
+# One GPU at 1,000 JPEG/s, decode only (docs/system/data-and-storage.md, table system-loader-examples):
 # 1000 x 1.73 / 1000 = 1.73 -> 2 cores.
 ONE_GPU_CORES = 2
 # 8 GPUs at 3,000 JPEG/s with 3 ms of assumed augmentation (the page's worked example, footnote "aug"):
