@@ -41,6 +41,14 @@ def context(browser: Any) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
+def one_reader(browser: Any) -> Iterator[Any]:
+    """One browser profile for the module: a reader going from page to page (caches and service worker kept)."""
+    fresh = browser.new_context(viewport={"width": 1200, "height": 900})
+    yield fresh
+    fresh.close()
+
+
+@pytest.fixture(scope="module")
 def live_page(browser: Any, server: SiteServer) -> Iterator[tuple[Any, RequestLog]]:
     """The calculators page with every widget live (Pyodide booted once for the module)."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
@@ -65,8 +73,8 @@ LIST_ANSWERS = {"models-for"}
 
 
 @pytest.mark.parametrize("path", widget_pages())
-def test_every_widget_goes_live_without_external_requests(context: Any, server: SiteServer, path: str) -> None:
-    page = context.new_page()
+def test_every_widget_goes_live_without_external_requests(one_reader: Any, server: SiteServer, path: str) -> None:
+    page = one_reader.new_page()
     log = RequestLog()
     log.attach(page)
     errors: list[str] = []
@@ -86,6 +94,7 @@ def test_every_widget_goes_live_without_external_requests(context: Any, server: 
         assert wait_state(page, f"#{ident}", ("live", "error")) == "live"
     assert log.external() == []
     assert errors == []
+    page.close()
 
 
 def test_changing_an_input_changes_the_output(live_page: tuple[Any, RequestLog]) -> None:
