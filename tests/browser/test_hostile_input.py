@@ -38,7 +38,7 @@ def page(browser: Any, server: SiteServer) -> Iterator[Any]:
         Blob.prototype.text = function () { window.mlhwReads += 1; return text.call(this); };
         FileReader.prototype.readAsText = function () { window.mlhwReads += 1; };
     """)
-    opened.goto(server.url + "calculators/")
+    opened.goto(server.url + "calculators/memory/")  # the memory calculators, the KV cache among them
     for ident in opened.eval_on_selector_all("[data-calculator]", "els => els.map(el => el.id)"):
         wait_state(opened, f"#{ident}", ("live",))
     yield opened
