@@ -219,7 +219,7 @@ def test_service_worker_serves_a_repeat_visit_with_the_server_gone(browser: Any)
         assert page.evaluate("navigator.serviceWorker.ready.then(() => true)")
         cached = page.evaluate("""(snapshot) => Promise.all(['pyodide/pyodide.asm.wasm', 'pyodide/python_stdlib.zip',
             'wheels/manifest.json', snapshot]
-            .map(path => caches.match(new URL('../' + path, location.href).href, {ignoreSearch: true})))
+            .map(path => caches.match(new URL('/' + path, location.href).href, {ignoreSearch: true})))
             .then(found => found.every(Boolean))""", _build_snapshot())
         assert cached, "the service worker did not precache the runtime"
         own.stop()
@@ -410,7 +410,7 @@ def test_a_broken_memory_snapshot_falls_back_to_a_normal_boot(context: Any, serv
     assert _snapshot_stored(page)["stored"] is True
     # Overwrite the stored snapshot with bytes that are not one (same key and wheel hash).
     replaced = page.evaluate("""async () => {
-        const manifest = await (await fetch(new URL('../wheels/manifest.json', location.href))).json();
+        const manifest = await (await fetch(new URL('/wheels/manifest.json', location.href))).json();
         const cache = await caches.open('mlhw-' + manifest.version);
         const keys = (await cache.keys()).filter((request) => request.url.includes('memory-snapshot-'));
         for (const request of keys) {
