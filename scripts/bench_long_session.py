@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             context = browser.new_context(service_workers="block")
             context.add_init_script(KEEP_WORKER_JS)
             page = context.new_page()
-            page.goto(server.url + "calculators/")
+            page.goto(server.url + "calculators/memory/")
             wait_state(page, WIDGET, ("live",))
             cdp = context.new_cdp_session(page)
             cdp.send("HeapProfiler.enable")

@@ -1,4 +1,5 @@
-"""Tables of the "Which GPUs should I buy or rent?" page (docs/recommend/index.md).
+"""Tables of the "Which GPUs should I buy or rent?" pages (docs/recommend/index.md: the key numbers;
+docs/recommend/workloads.md: the four workloads and the guide's picks).
 
 Every row comes from :func:`calculators.recommend.recommend`.
 
@@ -93,7 +94,7 @@ def key_numbers() -> Table:
                     columns=(Column("workload"), Column("first configuration"), Column("its cost", align="r"),
                              Column("configurations that fit", align="r"), Column("meeting the targets", align="r")),
                     rows=rows,
-                    caption=f"Top of each workload table below (cheapest per unit of work among those that fit with "
+                    caption=f"Top of each of the four workload tables (cheapest per unit of work among those that fit with "
                             f"margin and meet the targets, whatever its price basis, which the tables' price column "
                             f"states), GPU counts {', '.join(str(c) for c in GPU_COUNTS)}; cloud on-demand prices "
                             f"of catalog edition {prices.EDITION}; speeds are estimates at assumed efficiencies.")

@@ -1,4 +1,4 @@
-"""Numbers in the prose of the Recommend page: docs/recommend/index.md.
+"""Numbers in the prose of the Recommend pages: docs/recommend/index.md and docs/recommend/workloads.md.
 
 Each value runs :func:`calculators.recommend.recommend` (or the speed model it calls) on the
 workload the sentence names: the worked example, or a workload of the page's tables

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import quote
 
 #: The page (relative to the site's root) whose widget each linked calculator is.
-HOMES = {"plan": "calculators/", "fit": "calculators/", "inference-speed": "performance/",
+HOMES = {"plan": "calculators/", "fit": "calculators/fit/", "inference-speed": "performance/",
          "training-time": "performance/training-time/", "cost-breakeven": "cost/"}
 #: The GPU and model choices a link cannot carry: a config.json, a custom GPU's or a Mac's numbers.
 NOT_CARRIED = ("custom", "mac")

@@ -20,7 +20,44 @@
   "use strict";
   var script = document.currentScript;
   var roots = Array.prototype.slice.call(document.querySelectorAll("[data-calculator]"));
+  if (movedAway(roots)) return;
   if (!roots.length || !script) return;
+
+  // A widget moved to another page leaves <span id="mlhw-KEY" data-mlhw-moved="PATH"> on its old one
+  // (PATH relative to the old page). A link whose inputs all name such widgets of one page (by the
+  // widget's old key or its calculator's name), none a widget still here, opens that page with the
+  // same query and state fragment; the widget there takes them (readLink: the name, or an old id).
+  function movedAway(here) {
+    var marks = document.querySelectorAll("[data-mlhw-moved]");
+    var state = location.hash.indexOf("=") >= 0 ? location.hash : "";
+    if (!marks.length || (!location.search && !state)) return false;
+    var staying = new Set(), targets = new Map(), dest = null;
+    here.forEach(function (root) {
+      staying.add(root.id.replace(/^mlhw-/, ""));
+      staying.add(root.getAttribute("data-calculator"));
+    });
+    Array.prototype.forEach.call(marks, function (mark) {
+      var key = mark.id.replace(/^mlhw-/, ""), path = mark.getAttribute("data-mlhw-moved");
+      targets.set(key, path);
+      targets.set(key.replace(/-[0-9]+$/, ""), path);
+    });
+    var keys = (location.search.slice(1) + "&" + state.slice(1)).split("&").filter(Boolean).map(function (part) {
+      return part.split("=")[0];
+    });
+    for (var i = 0; i < keys.length; i++) {
+      if (keys[i] === "q" || keys[i] === "h") continue; // the theme's search, not ours
+      var prefix = keys[i].split(".")[0], base = prefix.replace(/-[0-9]+$/, "");
+      var path = targets.get(prefix) || targets.get(base);
+      if (!path || staying.has(prefix) || staying.has(base) || (dest !== null && dest !== path)) return false;
+      dest = path;
+    }
+    if (dest === null || location.protocol === "file:") return false;
+    var url = new URL(dest, location.href);
+    url.search = location.search;
+    url.hash = state;
+    location.replace(url.href);
+    return true;
+  }
   var siteRoot = new URL("../", script.src); // this file is <site>/assets/widgets.js
   var DEBOUNCE_MS = 60;
   // A choice with more options than this (the model catalog: over a hundred) gets a filter box.

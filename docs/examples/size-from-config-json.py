@@ -151,4 +151,4 @@ except ConfigError as error:
 # - **Fine-tuning:** adapters with checkpointing are the recipe that fits a single card; full fine-tuning with AdamW needs the multi-GPU plan of the [8-GPU notebook](../plan-7b-full-fine-tune-8-gpus/).
 # - **Your own config:** replace `CONFIG_JSON` with yours (or pass a path: `spec_from_config("path/to/config.json")`), keep the hand count as a check, and read any note the reader prints: a `model_type` it does not know is treated as Llama-style and says so.
 #
-# The same works from the command line, `mlhw train --model path/to/config.json --method qlora --grad-checkpointing`, and in the browser: the [calculators page](../../calculators/) accepts an uploaded config.json.
+# The same works from the command line, `mlhw train --model path/to/config.json --method qlora --grad-checkpointing`, and in the browser: the [memory calculators](../../calculators/memory/) accept an uploaded config.json.

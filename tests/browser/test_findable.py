@@ -1,8 +1,9 @@
 """Findable and readable (issue 27 item 8): a long page is split, measured as a reader sees it.
 
 Every page of the built site is loaded at 1280 x 800 in one browser context and its height
-read (``scrollHeight``); a page over :data:`MAX_SCREENS` screens fails unless it is on
-:data:`NOT_SPLIT_YET`. The widgets' Python runtime is not needed to measure a page: its
+read (``scrollHeight``); a page over :data:`MAX_SCREENS` screens fails: split it by subject, as
+every page over it was (hardware/, inference/, validation/, fine-tuning/, calculators/, recommend/,
+performance/ and nine more, each into pages a reader would look for, old anchors kept). The widgets' Python runtime is not needed to measure a page: its
 downloads, the search index and the service worker are blocked, so the whole site takes seconds. Folded content
 (a closed ``???`` box, such as a long reference table rendered ``<!-- table: ID folded -->``)
 takes no screen until opened.
@@ -21,16 +22,6 @@ from sitetools import SITE, SiteServer
 #: Screens a page may take at 1280 x 800 before it is split (issue 27: "longer than about 15 screens").
 MAX_SCREENS = 15
 VIEWPORT = {"width": 1280, "height": 800}
-
-#: Pages still over MAX_SCREENS, not split yet: page -> the screens it measured when listed
-#: (1280 x 800). Split a page and remove it here; the test fails when a listed page fits, so
-#: the list only shrinks. Split a prose page by subject as performance/accuracy/ was
-#: (accuracy-generalisation, -engines, -figures); fold only a long reference table readers look
-#: a row up in (<!-- table: ID folded -->). calculators/ lists every calculator with its form.
-NOT_SPLIT_YET: dict[str, float] = {
-    "calculators/": 26.3,
-    "recommend/": 22.8,
-}
 
 #: Folders of the built site that are not pages (runtime, wheels, data files, assets, search).
 NOT_PAGES = ("assets/", "pyodide/", "wheels/", "search/", "tables/data/")
@@ -68,7 +59,5 @@ def test_every_page_fits_in_15_screens_or_is_listed(browser: Any, server: SiteSe
         assert toc.count() == 1
     finally:
         context.close()
-    too_long = {path: round(n, 1) for path, n in screens.items() if n > MAX_SCREENS and path not in NOT_SPLIT_YET}
-    assert not too_long, f"pages over {MAX_SCREENS} screens at 1280 x 800 (split them): {too_long}"
-    now_fit = sorted(path for path in NOT_SPLIT_YET if screens.get(path, 0.0) <= MAX_SCREENS)
-    assert not now_fit, f"listed in NOT_SPLIT_YET but {MAX_SCREENS} screens or fewer (or gone): remove {now_fit}"
+    too_long = {path: round(n, 1) for path, n in screens.items() if n > MAX_SCREENS}
+    assert not too_long, f"pages over {MAX_SCREENS} screens at 1280 x 800 (split them by subject): {too_long}"

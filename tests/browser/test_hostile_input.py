@@ -38,7 +38,7 @@ def page(browser: Any, server: SiteServer) -> Iterator[Any]:
         Blob.prototype.text = function () { window.mlhwReads += 1; return text.call(this); };
         FileReader.prototype.readAsText = function () { window.mlhwReads += 1; };
     """)
-    opened.goto(server.url + "calculators/")
+    opened.goto(server.url + "calculators/memory/")  # the memory calculators, the KV cache among them
     for ident in opened.eval_on_selector_all("[data-calculator]", "els => els.map(el => el.id)"):
         wait_state(opened, f"#{ident}", ("live",))
     yield opened
@@ -123,7 +123,7 @@ def test_a_4300_digit_integer_is_a_field_error(page: Any) -> None:
     message = widget.locator("[data-field=context] [data-role=error]").inner_text()
     assert message.startswith("Context: got ") and "expected an integer from 1 to" in message, message
     reply = page.evaluate("""([digits]) => new Promise((resolve) => {
-        const worker = new Worker(new URL("../assets/pyodide-worker.js", location.href), { type: "module" });
+        const worker = new Worker(new URL("/assets/pyodide-worker.js", location.href), { type: "module" });
         worker.onmessage = (event) => {
             if (event.data.type === "ready") {
                 worker.postMessage({ type: "compute", id: 1, name: "kv-cache", inputs: { context: digits } });

@@ -45,7 +45,8 @@ from sitetools import CHROMIUM, CHROMIUM_ARGS, SITE, RequestLog, SiteServer  # n
 
 pytestmark = pytest.mark.browser
 
-PAGE = "calculators/"
+#: The memory calculators (training, inference, KV cache with its config.json, encoders).
+PAGE = "calculators/memory/"
 #: What a page reads of an address (docs/assets/widgets.js, "inputs in the URL").
 MAX_QUERY_CHARS = 8192
 MAX_FRAGMENT_CHARS = 16384

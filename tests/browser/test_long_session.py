@@ -26,7 +26,8 @@ from sitetools import LIVE_TIMEOUT_MS, SiteServer, wait_state
 
 pytestmark = pytest.mark.browser
 
-PAGE = "calculators/"
+#: The memory calculators (training, inference, KV cache with its config.json, encoders).
+PAGE = "calculators/memory/"
 WIDGET = "[data-calculator=training-memory]"
 
 #: Before any page script: record every compute sent to a worker and which request each shown result answered.

@@ -74,7 +74,7 @@ def test_q1_does_llama_70b_fit_on_two_4090s_at_8k_with_int4(widget: Any) -> None
     assert "first token after" in text and "Generating 100M tokens:" in text and "Cost: cloud $" in text
     assert "Single changes that make it fit:" in text
     fit = widget.locator("a", has_text="Memory on every GPU")
-    assert "/calculators/?fit.model=llama-3.1-70b" in str(fit.get_attribute("href"))
+    assert "/calculators/fit/?fit.model=llama-3.1-70b" in str(fit.get_attribute("href"))
 
 
 def test_q2_qlora_of_qwen_7b_on_one_24gb_card_for_1b_tokens(widget: Any) -> None:
@@ -94,20 +94,27 @@ def test_q2_qlora_of_qwen_7b_on_one_24gb_card_for_1b_tokens(widget: Any) -> None
     assert "Training on 1B tokens:" in text and "days of wall clock" in text and "Cost: cloud $" in text
 
 
-def test_a_link_may_name_the_calculator_or_an_id_from_before_the_planner(browser: Any, server: SiteServer) -> None:
-    """``plan.gpus=2`` (what another page's "Plan this job" writes) sets the page's first planner; an id from a
-    link made before the planner became the page's first widget (``training-memory-0``) still reaches its widget.
+def test_a_link_may_name_the_calculator_or_a_widget_that_moved(browser: Any, server: SiteServer) -> None:
+    """``plan.gpus=2`` (what another page's "Plan this job" writes) sets the page's first planner. A link made
+    when the memory calculators were on this page (``training-memory-1``, or ``training-memory-0`` from before
+    the planner was added above it) opens calculators/memory/, where the widget takes the inputs.
     The inputs are set when the script starts, before Python: no wait for it."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
-        page.goto(server.url + "calculators/?plan.model=llama-3.1-70b&plan.gpus=2&training-memory-0.batch=3")
+        page.goto(server.url + "calculators/?plan.model=llama-3.1-70b&plan.gpus=2")
         status = page.locator(f"{PLAN} [data-role=status]")
         page.wait_for_function("el => el.textContent.includes('Inputs restored from the link')",
                                arg=status.element_handle())
         assert page.locator(f"{PLAN} select[name=model]").input_value() == "llama-3.1-70b"
         assert page.locator(f"{PLAN} input[name=gpus]").input_value() == "2"
-        assert page.locator("#mlhw-training-memory-1 input[name=batch]").input_value() == "3"
-        assert "Not restored" not in page.locator("#mlhw-training-memory-0, #mlhw-training-memory-1").inner_text()
+        for old in ("training-memory-1", "training-memory-0"):
+            page.goto(server.url + f"calculators/?{old}.batch=3#mlhw-{old}")
+            page.wait_for_url("**/calculators/memory/?*")
+            widget = page.locator("[data-calculator=training-memory]")
+            page.wait_for_function("el => el.textContent.includes('Inputs restored from the link')",
+                                   arg=widget.locator("[data-role=status]").element_handle())
+            assert widget.locator("input[name=batch]").input_value() == "3"
+            assert "Not restored" not in widget.inner_text()
     finally:
         context.close()

@@ -26,9 +26,13 @@ from sitetools import SITE, SiteServer, wait_state, widget_pages
 
 pytestmark = pytest.mark.browser
 
-CALCULATORS = "calculators/"
-TRAINING = "#mlhw-training-memory-1"
-KV = "#mlhw-kv-cache-3"
+#: The memory calculators (the Calculators tab's second page): training memory first, the KV cache third.
+CALCULATORS = "calculators/memory/"
+TRAINING = "#mlhw-training-memory-0"
+KV = "#mlhw-kv-cache-2"
+#: Which GPUs does a job fit (the Calculators tab's third page).
+FIT_PAGE = "calculators/fit/"
+FIT = "#mlhw-fit-0"
 TINY_CONFIG = {"_name_or_path": "tiny-shared-model", "model_type": "llama", "hidden_size": 512,
                "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 2,
                "intermediate_size": 1024, "vocab_size": 1000, "max_position_embeddings": 2048}
@@ -76,7 +80,7 @@ def test_a_shared_url_restores_the_inputs_and_the_result(context: Any, browser: 
     result = _changed(page, TRAINING, lambda: widget.locator("input[name=batch]").fill("3"))
     shared = page.url
     # Only what differs from the page's defaults, under the widget's id.
-    assert _query(shared) == {"training-memory-1.method": ["qlora"], "training-memory-1.batch": ["3"]}
+    assert _query(shared) == {"training-memory-0.method": ["qlora"], "training-memory-0.batch": ["3"]}
     other = browser.new_context(viewport={"width": 1200, "height": 900})
     try:
         fresh = other.new_page()
@@ -101,24 +105,24 @@ def test_a_shared_url_restores_the_inputs_and_the_result(context: Any, browser: 
 
 def test_a_bad_value_in_a_link_is_named_not_applied(context: Any, server: SiteServer) -> None:
     page = context.new_page()
-    page.goto(server.url + CALCULATORS + "?training-memory-1.method=sideways&training-memory-1.nope=1"
-              "&training-memory-1.batch=3&utm_source=chat")
+    page.goto(server.url + CALCULATORS + "?training-memory-0.method=sideways&training-memory-0.nope=1"
+              "&training-memory-0.batch=3&utm_source=chat")
     widget = page.locator(TRAINING)
     assert widget.locator("select[name=method]").input_value() == "full"  # the default, kept
     for moment in ("restored", "computed"):
         if moment == "computed":  # the note outlives the status line's "Recomputed ..." (issue #30)
             assert wait_state(page, TRAINING, ("live", "error")) == "live"
         status = widget.locator("[data-role=status]").inner_text()
-        assert "training-memory-1.method=sideways (not one of this calculator's choices)" in status, moment
-        assert "training-memory-1.nope=1 (this calculator has no such input)" in status, moment
-    # what fits no widget is told in the page's first one (the planner)
+        assert "training-memory-0.method=sideways (not one of this calculator's choices)" in status, moment
+        assert "training-memory-0.nope=1 (this calculator has no such input)" in status, moment
+    # what fits no widget is told in the page's first one (here the same widget)
     first = page.locator("[data-calculator]").first.locator("[data-role=status]").inner_text()
     assert "utm_source=chat (not an input of the calculators on this page)" in first
     # "Copy link" writes what was applied, nothing else.
     widget.locator("[data-share=link]").click()
     box = widget.locator("[data-role=share-text]")
     page.wait_for_function("el => el.value.startsWith('http')", arg=box.element_handle())
-    assert _query(box.input_value()) == {"training-memory-1.batch": ["3"]}
+    assert _query(box.input_value()) == {"training-memory-0.batch": ["3"]}
     # The reader's change dismisses it.
     widget.locator("input[name=batch]").fill("2")
     page.wait_for_function("el => !el.textContent.includes('Not restored')",
@@ -141,8 +145,8 @@ def test_copy_result_gives_markdown_and_json_that_reproduce_it(browser: Any, ser
         assert record["inputs"]["seq"] == "4096"
         assert record["version"] == widget.get_attribute("data-version")
         assert record["catalog_as_of"] == widget.get_attribute("data-catalog-as-of")
-        assert record["url"] == page.url.split("#")[0] + "#mlhw-training-memory-1"
-        assert _query(record["url"]) == {"training-memory-1.seq": ["4096"]}
+        assert record["url"] == page.url.split("#")[0] + "#mlhw-training-memory-0"
+        assert _query(record["url"]) == {"training-memory-0.seq": ["4096"]}
         assert record["outputs"]["summary"][0] in summary
         assert record["outputs"]["tables"][0]["rows"]
         assert page.evaluate("navigator.clipboard.readText()") == box.input_value()
@@ -170,9 +174,9 @@ def test_a_pasted_config_travels_in_the_link_and_is_echoed(context: Any, browser
     assert "8 attention heads and 2 KV heads" in text and "context up to 2,048 tokens" in text
     # The config goes in the fragment, which a browser never sends to the server: it stays on the
     # reader's computer until they share the link. The other inputs go in the query.
-    assert _query(page.url) == {"kv-cache-3.model": ["custom"]}
+    assert _query(page.url) == {"kv-cache-2.model": ["custom"]}
     fragment = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).fragment)
-    assert json.loads(fragment["kv-cache-3.config"][0]) == TINY_CONFIG
+    assert json.loads(fragment["kv-cache-2.config"][0]) == TINY_CONFIG
     requested: list[str] = []
     other = browser.new_context(viewport={"width": 1200, "height": 900})
     try:
@@ -193,7 +197,7 @@ def test_a_pasted_config_travels_in_the_link_and_is_echoed(context: Any, browser
     widget.locator("textarea[name=config]").fill(json.dumps(big))
     note = widget.locator("[data-role=share-note]")
     note.wait_for(state="visible", timeout=10_000)
-    assert "config" not in page.url and _query(page.url) == {"kv-cache-3.model": ["custom"]}
+    assert "config" not in page.url and _query(page.url) == {"kv-cache-2.model": ["custom"]}
     assert "too long for an address" in note.inner_text()
 
 
@@ -252,25 +256,32 @@ COLOURS = """(root) => {
 }"""
 
 
+def _low_contrast(page: Any, selector: str) -> list[tuple[str, str, float]]:
+    """The texts of the widget at ``selector`` under 4.5:1 against their background."""
+    low = []
+    for item in page.evaluate(COLOURS, page.locator(selector).element_handle()):
+        ratio = contrast(tuple(item["fg"]), tuple(item["bg"]))
+        if ratio < 4.5:
+            low.append((selector, item["text"], round(ratio, 2)))
+    return low
+
+
 @pytest.mark.parametrize("scheme", ["dark", "light"])
 def test_widgets_are_legible_in_both_colour_schemes(browser: Any, server: SiteServer, scheme: str) -> None:
     context = browser.new_context(viewport={"width": 1200, "height": 900}, color_scheme=scheme)
     try:
         page = context.new_page()
-        _live(page, server.url + CALCULATORS, TRAINING, "#mlhw-fit-4")
+        _live(page, server.url + CALCULATORS, TRAINING)
         expected = "slate" if scheme == "dark" else "default"
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == expected
         # An error message and the verdict colours are part of what must be read.
         page.locator(f"{TRAINING} input[name=batch]").fill("-1")
         assert wait_state(page, TRAINING, ("error",), timeout=10_000) == "error"
         page.locator(f"{TRAINING} details.mlhw-advanced > summary").click()
-        page.locator("#mlhw-fit-4 details.mlhw-assumptions > summary").click()
-        low = []
-        for selector in (TRAINING, "#mlhw-fit-4"):
-            for item in page.evaluate(COLOURS, page.locator(selector).element_handle()):
-                ratio = contrast(tuple(item["fg"]), tuple(item["bg"]))
-                if ratio < 4.5:
-                    low.append((selector, item["text"], round(ratio, 2)))
+        low = _low_contrast(page, TRAINING)
+        _live(page, server.url + FIT_PAGE, FIT)
+        page.locator(f"{FIT} details.mlhw-assumptions > summary").click()
+        low += _low_contrast(page, FIT)
         assert low == [], low
         # The stale output is dimmed on purpose (it is not the answer); everything else above was checked live.
     finally:

@@ -25,7 +25,10 @@ from sitetools import LIVE_TIMEOUT_MS, SITE, RequestLog, SiteServer, wait_state,
 
 pytestmark = pytest.mark.browser
 
-CALCULATORS = "calculators/"
+#: The memory calculators (training, inference, KV cache, encoders): the Calculators tab's second page.
+CALCULATORS = "calculators/memory/"
+#: Which models fit my GPUs (the Calculators tab's fourth page).
+MODELS = "calculators/models/"
 
 
 def _widget_ids(page: Any) -> list[str]:
@@ -110,12 +113,15 @@ def test_changing_an_input_changes_the_output(live_page: tuple[Any, RequestLog])
     page.wait_for_function("([el, old]) => el.innerHTML === old", arg=[output.element_handle(), before])
 
 
-def test_which_models_fit_recomputes_for_the_chosen_gpu(live_page: tuple[Any, RequestLog]) -> None:
+def test_which_models_fit_recomputes_for_the_chosen_gpu(context: Any, server: SiteServer) -> None:
     """#27 item 4: the reverse question's widget sizes every catalog model again for the GPU picked, in Pyodide.
     Measured: 0.87 s for the first GPU, 0.46 s for the next (estimates kept per model and job); the bound is
     loose for a loaded machine (10.4 s was seen at a load average of 23 on 2 cores before the estimates were kept)."""
-    page, _ = live_page
+    page = context.new_page()
+    page.goto(server.url + MODELS)
     widget = page.locator("[data-calculator=models-for]").first
+    widget.scroll_into_view_if_needed()
+    wait_state(page, f"#{widget.get_attribute('id')}", ("live",))
     output = widget.locator("[data-role=output]")
     before = output.inner_html()
     started = page.evaluate("() => performance.now()")
@@ -200,7 +206,7 @@ def test_static_answer_without_javascript(browser: Any, server: SiteServer) -> N
 
 def test_file_url_keeps_static_answers_and_says_to_serve(context: Any) -> None:
     page = context.new_page()
-    page.goto((SITE / "calculators" / "index.html").as_uri())
+    page.goto((SITE / CALCULATORS / "index.html").as_uri())
     widget = page.locator("[data-calculator=training-memory]").first
     note = widget.locator("[data-role=file-note]")
     note.wait_for(state="visible", timeout=10_000)
@@ -222,7 +228,7 @@ def test_service_worker_serves_a_repeat_visit_with_the_server_gone(browser: Any)
         assert page.evaluate("navigator.serviceWorker.ready.then(() => true)")
         cached = page.evaluate("""(snapshot) => Promise.all(['pyodide/pyodide.asm.wasm', 'pyodide/python_stdlib.zip',
             'wheels/manifest.json', snapshot]
-            .map(path => caches.match(new URL('../' + path, location.href).href, {ignoreSearch: true})))
+            .map(path => caches.match(new URL('/' + path, location.href).href, {ignoreSearch: true})))
             .then(found => found.every(Boolean))""", _build_snapshot())
         assert cached, "the service worker did not precache the runtime"
         own.stop()
@@ -413,7 +419,7 @@ def test_a_broken_memory_snapshot_falls_back_to_a_normal_boot(context: Any, serv
     assert _snapshot_stored(page)["stored"] is True
     # Overwrite the stored snapshot with bytes that are not one (same key and wheel hash).
     replaced = page.evaluate("""async () => {
-        const manifest = await (await fetch(new URL('../wheels/manifest.json', location.href))).json();
+        const manifest = await (await fetch(new URL('/wheels/manifest.json', location.href))).json();
         const cache = await caches.open('mlhw-' + manifest.version);
         const keys = (await cache.keys()).filter((request) => request.url.includes('memory-snapshot-'));
         for (const request of keys) {

@@ -92,7 +92,8 @@ def test_two_builds_are_identical_byte_for_byte(builds: tuple[Path, Path]) -> No
     assert "examples/serve-70b-model/index.html" in first and "sitemap.xml.gz" in first
     # What the two hash seeds are compared on: every table's data, every value, the widgets' built HTML.
     assert "values.json" in first and sum(path.endswith(".csv") for path in first) > 100
-    assert 'data-calculator="training-memory"' in (builds[0] / "calculators" / "index.html").read_text(encoding="utf-8")
+    assert 'data-calculator="training-memory"' in (builds[0] / "calculators" / "memory" / "index.html").read_text(
+        encoding="utf-8")
     assert any(path.startswith("pyodide/snapshot-") for path in first)
 
 

@@ -102,7 +102,7 @@ def test_every_calculator_echoes_a_custom_config() -> None:
 
 
 def test_the_copied_record_holds_inputs_outputs_version_edition_and_link() -> None:
-    url = "https://guide.example.org/calculators/?training-memory-0.seq=4096#mlhw-training-memory-0"
+    url = "https://guide.example.org/calculators/memory/?training-memory-0.seq=4096#mlhw-training-memory-0"
     record = share_record("training-memory", {"seq": "4096", "method": "lora"}, page_url=url)
     assert record["version"] == __version__ and record["catalog_as_of"] == catalog_as_of() and record["url"] == url
     assert record["inputs"]["seq"] == "4096" and record["inputs"]["method"] == "lora"
