@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,11 @@ def test_every_widget_goes_live_without_external_requests(one_reader: Any, serve
     page.locator(f"#{ids[0]}").scroll_into_view_if_needed()
     for ident in ids:
         assert wait_state(page, f"#{ident}", ("live", "error")) == "live"
+        # Issue #27 item 6, as the reader sees it live: the job a widget opens on fits (no tight or short
+        # headline) and no number prints as a signed zero.
+        output = page.locator(f"#{ident} [data-role=output]")
+        assert output.locator(".mlhw-headline.mlhw-tight, .mlhw-headline.mlhw-short").count() == 0, ident
+        assert not re.search(r"(?<![\d.])[-\u2212+]0(\.0+)?(?![\d.])", output.inner_text()), ident
     assert log.external() == []
     assert errors == []
     page.close()
