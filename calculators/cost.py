@@ -37,6 +37,7 @@ from typing import Any
 from calculators.catalog import prices
 from calculators.catalog.gpus import GPU, get_gpu
 from calculators.errors import InputError
+from calculators.units import SECONDS_PER_HOUR
 from calculators.validate import finite_float, positive_int
 
 HOURS_PER_YEAR = 8760
@@ -207,4 +208,4 @@ def usd_per_million_tokens(*, tokens_per_s: float, usd_per_hour: float) -> float
     """
     rate = finite_float("tokens_per_s", tokens_per_s, minimum=0, maximum=MAX_TOKENS_PER_S, allow_minimum=False)
     price = finite_float("usd_per_hour", usd_per_hour, minimum=0, maximum=MAX_USD_PER_HOUR)
-    return price / (rate * 3600) * 1e6
+    return price / (rate * SECONDS_PER_HOUR) * 1e6

@@ -23,6 +23,9 @@ KIB = 2**10
 MIB = 2**20
 GIB = 2**30
 GB = 10**9
+#: Seconds in an hour and in a day: every time in hours or days (GPU-hours, wall clock, prices per hour) divides by these.
+SECONDS_PER_HOUR = 3600.0
+SECONDS_PER_DAY = 86400.0
 
 
 def gib(value_bytes: float, digits: int = 2, *, grouped: bool = True) -> str:

@@ -64,12 +64,11 @@ from calculators.model import ModelSpec
 from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
 from calculators.performance.error_bands import ErrorBand
-from calculators.units import number, token_text
+from calculators.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, number, token_text
 
 #: Each job in the answer's words.
 JOB_WORDS = {"inference": "inference", "full": "full fine-tuning", "lora": "LoRA fine-tuning",
              "qlora": "QLoRA fine-tuning", "pretrain": "pre-training (sized as full training)"}
-SECONDS_PER_HOUR = 3600.0
 
 
 @dataclass(frozen=True)
@@ -188,7 +187,7 @@ def _duration(seconds: float) -> str:
         return f"{number(seconds / 60, 1)} minutes"
     if seconds < 48 * SECONDS_PER_HOUR:
         return f"{number(seconds / SECONDS_PER_HOUR, 1)} hours"
-    return f"{number(seconds / 86400, 1)} days"
+    return f"{number(seconds / SECONDS_PER_DAY, 1)} days"
 
 
 def _usd(value: float | None) -> str:

@@ -42,7 +42,7 @@ from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
 from calculators.performance import training_time as train
 from calculators.tables import Table
-from calculators.units import gib, number, percent
+from calculators.units import SECONDS_PER_DAY, gib, number, percent
 
 #: What the training-time form opens on where it does not read the engine's default (see TRAIN_OWN_DEFAULTS):
 #: one 8-GPU node sharding Llama 3 8B with ZeRO-3, a job that fits (#27: with ZeRO-0 it is 128 GiB over).
@@ -259,7 +259,7 @@ def train_report(view: TrainView) -> Report:
         ("Throughput per GPU", number(r.tokens_per_s_per_gpu), "tokens/s", "estimate"),
         ("Data-parallel scaling efficiency", percent(r.scaling_efficiency, 1), "", "estimate"),
         ("Wall clock", number(r.days, 2), "days", "estimate"),
-        ("Wall clock at 100 % utilisation", number(r.bound_time_s / 86400, 2), "days", "lower bound"),
+        ("Wall clock at 100 % utilisation", number(r.bound_time_s / SECONDS_PER_DAY, 2), "days", "lower bound"),
         ("GPU time", number(r.gpu_hours), "GPU-hours", "estimate"),
         (f"Dense {'FP8' if r.fp8 else r.precision} rate per GPU", number(r.rate_flop_per_s / 1e12, 1), "TFLOP/s",
          "spec"),

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 
 from calculators.catalog import goodput as ops
 from calculators.errors import InputError
+from calculators.units import SECONDS_PER_HOUR
 from calculators.validate import finite_float, positive_int
 
 MAX_GPUS = 1 << 20
-SECONDS_PER_HOUR = 3600.0
 
 
 @dataclass(frozen=True)

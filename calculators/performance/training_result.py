@@ -25,9 +25,7 @@ from calculators.performance.expert_parallel import ExpertParallelCommunication
 from calculators.performance.goodput import Goodput
 from calculators.performance.model_parallel import ModelParallelStep
 from calculators.performance.scaling import DataParallelOverhead
-
-SECONDS_PER_HOUR = 3600.0
-SECONDS_PER_DAY = 86400.0
+from calculators.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 
 @dataclass(frozen=True)
