@@ -38,6 +38,16 @@ RECORDS = (TrainingRun, Cluster, TrainingSetup, DataParallelStep, SpeedSetup, In
 CONSTRUCTORS = {record.of.__func__.__code__: record.__name__ for record in RECORDS}  # type: ignore[attr-defined]
 
 
+def _profiled(answer: Callable[[], Any], hook: Callable[[FrameType, str, Any], None]) -> None:
+    """Run ``answer()`` with ``hook`` as the profile function (every Python call and return), then restore the old one."""
+    previous = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        answer()
+    finally:
+        sys.setprofile(previous)
+
+
 def records_built(answer: Callable[[], Any]) -> Counter[str]:
     """The ``.of`` calls per record while ``answer()`` runs."""
     built: Counter[str] = Counter()
@@ -46,12 +56,7 @@ def records_built(answer: Callable[[], Any]) -> Counter[str]:
         if event == "call" and frame.f_code in CONSTRUCTORS:
             built[CONSTRUCTORS[frame.f_code]] += 1
 
-    previous = sys.getprofile()
-    sys.setprofile(hook)
-    try:
-        answer()
-    finally:
-        sys.setprofile(previous)
+    _profiled(answer, hook)
     return built
 
 
@@ -72,12 +77,7 @@ def checks_made(answer: Callable[[], Any]) -> Counter[str]:
             module = frame.f_back.f_globals.get("__name__", "")
             made[f"{CHECKS[frame.f_code]} {module.removeprefix('calculators.')}"] += 1
 
-    previous = sys.getprofile()
-    sys.setprofile(hook)
-    try:
-        answer()
-    finally:
-        sys.setprofile(previous)
+    _profiled(answer, hook)
     return made
 
 SPEC = calculators.get_model("llama-3.1-8b")
