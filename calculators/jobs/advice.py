@@ -22,7 +22,7 @@ Each answer with a memory verdict (``fit``, ``training-memory``, ``inference-mem
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,14 +122,17 @@ def inference_advice(spec: ModelSpec, gpu: GPU, verdict: FitVerdict, *, gpus: in
 
 def training_advice(spec: ModelSpec, gpu: GPU, verdict: FitVerdict, *, settings: Mapping[str, Any],
                     timing: Mapping[str, Any] | None = None, best: bool = True,
-                    estimate: MemoryEstimate | None = None) -> FitAdvice:
+                    estimate: MemoryEstimate | None = None,
+                    fit_changes: Sequence[FitChange] | None = None) -> FitAdvice:
     """The advice for a training step (``settings`` as :func:`~calculators.memory.training.training_memory`;
     ``timing``: the training-time face's own settings, a given utilisation...) whose per-GPU verdict is
     ``verdict``. ``estimate``: the step's :func:`~calculators.memory.training.training_memory` for ``settings``,
-    when the face has it already (the advice then does not compute it again)."""
+    when the face has it already (the advice then does not compute it again). ``fit_changes``: the changes
+    :func:`~calculators.fit.advice.training_fit_advice` found for ``settings``, when the face has them already
+    (the training-time engine's ``memory_changes``; the advice then does not search them again)."""
     changes: tuple[tuple[FitChange, SpeedCost], ...] = ()
     if not verdict.fits:
-        advice = training_fit_advice(spec, gpu, estimate=estimate, **settings)
+        advice = training_fit_advice(spec, gpu, estimate=estimate, **settings) if fit_changes is None else fit_changes
         changes = training_costs(spec, gpu, advice, **{**settings, **(timing or {})})
     found = best_training_fit(spec, gpu, **settings) if best else ()
     gpus = int(settings.get("gpus", 1))

@@ -57,9 +57,7 @@ from calculators.jobs.plan_links import plan_links
 from calculators.jobs.report import Paragraph, Report
 from calculators.jobs.speed import band_paragraphs, may_not_run, quantities
 from calculators.jobs.values import Values, engine_settings, given, gpu_from_values, model_spec
-from calculators.memory import inference
 from calculators.memory.result import MemoryEstimate
-from calculators.memory.training import training_memory
 from calculators.model import ModelSpec
 from calculators.performance import inference_speed as speed
 from calculators.performance import training_time as train
@@ -172,10 +170,11 @@ def _compute_plan(values: Values) -> PlanView:
                               batch=int(settings["batch"]), method=method,
                               grad_checkpointing=bool(settings["grad_checkpointing"]),
                               zero=int(settings["zero"]))
-    step = training_memory(spec, **run.memory_settings)  # the step train-time checks, placed as fit places it
+    step = run.memory_estimate  # the step train-time checked, placed as fit places it, with the changes it found
+    assert step is not None  # one GPU, no tensor or pipeline parallel: memory is checked
     placement = training_placement(spec, gpu, estimate=step, **run.memory_settings)
     advice = training_advice(spec, gpu, placement.verdict, settings=run.memory_settings, best=False,
-                                estimate=step)
+                             fit_changes=run.memory_changes)
     return PlanView(spec=spec, gpu=gpu, job=job, tokens=tokens, placement=placement, advice=advice,
                     time_s=run.time_s, gpu_hours=run.gpu_hours, band=run.error_band, prices=costs, memory=step,
                     training=run)

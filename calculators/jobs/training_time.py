@@ -194,13 +194,15 @@ def _compute_train(values: Values) -> TrainView:
     left = tuple(name for name in LEFT_TO_ENGINE if settings.get(name) is None)
     gpus = settings.pop("gpus")  # the chart varies it
     result = train.training_time(spec, gpu, gpus=gpus, **settings)
-    placement = (training_placement(spec, gpu, **result.memory_settings) if result.memory_settings else None)
+    # the step, and the changes that make it fit, are the engine's: placed and costed here, not computed again
+    placement = (training_placement(spec, gpu, estimate=result.memory_estimate, **result.memory_settings)
+                 if result.memory_settings else None)
     advice = None
     if placement is not None and not placement.verdict.fits:
         timing: dict[str, Any] = {key: settings[key] for key in ("mfu", "framework", "fp8", "interconnect")
                                   if key in settings}
         advice = training_advice(spec, gpu, placement.verdict, settings=result.memory_settings, timing=timing,
-                                 best=False)
+                                 best=False, fit_changes=result.memory_changes)
     replica = result.tensor_parallel * result.pipeline_parallel
     counts = sorted({n for n in CHART_GPUS if n % replica == 0} | {result.gpus})
     runs = []

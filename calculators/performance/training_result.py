@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.catalog.sources import Source
-from calculators.fit import FitVerdict
+from calculators.fit import FitChange, FitVerdict
+from calculators.memory.result import MemoryEstimate
 from calculators.performance.error_bands import ErrorBand
 from calculators.performance.expert_parallel import ExpertParallelCommunication
 from calculators.performance.goodput import Goodput
@@ -47,8 +48,14 @@ class TrainingTime:
         goodput: steady-state time / whole-run time: the modelled goodput times the fitted whole-run residual,
             or the one given; goodput_model: the modelled part (interruptions, checkpoint saves;
             :mod:`calculators.performance.goodput`), ``None`` where the goodput was given.
+        memory: the per-GPU verdict of the step (``None``: not checked).
+        memory_changes: the single changes that make the step fit (:func:`calculators.fit.advice.training_fit_advice`;
+            empty where it fits or is not checked); :attr:`memory_advice` is their labels.
         memory_settings: the :func:`~calculators.memory.training.training_memory` settings whose per-GPU verdict
             is ``memory`` (empty: not checked), for :func:`calculators.fit.placement.training_placement`; not in
+            :meth:`to_dict`.
+        memory_estimate: the step's :func:`~calculators.memory.training.training_memory` for ``memory_settings``
+            (``None``: not checked), so a face places and advises on it without computing it again; not in
             :meth:`to_dict`.
     """
 
@@ -72,7 +79,7 @@ class TrainingTime:
     scaling: DataParallelOverhead
     assumptions: tuple[str, ...] = ()
     memory: FitVerdict | None = None
-    memory_advice: tuple[str, ...] = ()
+    memory_changes: tuple[FitChange, ...] = ()
     tensor_parallel: int = 1
     pipeline_parallel: int = 1
     fp8: bool = False
@@ -84,6 +91,12 @@ class TrainingTime:
     error_band: ErrorBand | None = None
     goodput_model: Goodput | None = None
     memory_settings: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    memory_estimate: MemoryEstimate | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def memory_advice(self) -> tuple[str, ...]:
+        """The changes that make the step fit, in words (empty where it fits or is not checked)."""
+        return tuple(change.label for change in self.memory_changes)
 
     @property
     def fits(self) -> bool:

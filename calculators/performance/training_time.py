@@ -81,9 +81,10 @@ from calculators.catalog.utilisation import HOST_OVERHEAD_ENGINE as HOST_OVERHEA
 from calculators.catalog.utilisation import host_overhead_s as host_overhead_s
 from calculators.dtypes import DType
 from calculators.errors import InputError
-from calculators.fit import FitVerdict, fit_verdict, training_fit_advice
+from calculators.fit import FitChange, FitVerdict, fit_verdict, training_fit_advice
 from calculators.memory.kernels import layer_attention_path
 from calculators.memory.qlora_kernels import get_qlora_kernel
+from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory_of
 from calculators.memory.training_inputs import PRECISIONS, TrainingSetup
 from calculators.memory.weight_formats import weight_format
@@ -285,7 +286,8 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
     good = modelled.goodput * whole_run_residual() if modelled is not None else float(run.goodput or 1.0)
     time_s = steady_s / good
     memory: FitVerdict | None = None
-    advice: tuple[str, ...] = ()
+    estimate: MemoryEstimate | None = None
+    changes: tuple[FitChange, ...] = ()
     memory_settings: dict[str, Any] = {}
     if run.check_memory and shards == 1 and ep == 1:
         memory_settings = {
@@ -294,8 +296,7 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
             "attention": attention, "qlora_weights": qlora_weights}
         estimate = training_memory_of(spec, setup)  # the step memory_settings describe
         memory = fit_verdict(estimate, gpu)
-        advice = () if memory.fits else tuple(change.label for change in training_fit_advice(
-            spec, gpu, estimate=estimate, **memory_settings))
+        changes = () if memory.fits else training_fit_advice(spec, gpu, estimate=estimate, **memory_settings)
     bound = tokens * executed / (gpus * rate)
     achieved_mfu = bound / steady_s * model_per_token / executed
     rate_name = "FP8" if use_fp8 else precision
@@ -346,11 +347,11 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
         grad_checkpointing=checkpointing, method=method, adapter_parameters=adapter, rate_flop_per_s=rate,
         model_flops_per_token=model_per_token, executed_flops_per_token=executed, utilisation=utilisation,
         mfu=achieved_mfu, time_s=time_s, bound_time_s=bound, mfu_source=source, scaling=scaling,
-        assumptions=assumptions, memory=memory, memory_advice=advice, tensor_parallel=tp, pipeline_parallel=pp,
+        assumptions=assumptions, memory=memory, memory_changes=changes, tensor_parallel=tp, pipeline_parallel=pp,
         fp8=use_fp8, goodput=good, model_parallel=replica, grad_accumulation=accumulation,
         global_batch_tokens=dp * accumulation * micro_tokens, expert_parallel=a2a,
         error_band=training_error_band(method=method, framework=get_training_framework(framework).id, gpu=gpu),
-        goodput_model=modelled, memory_settings=memory_settings)
+        goodput_model=modelled, memory_settings=memory_settings, memory_estimate=estimate)
 
 
 def _sharded_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:

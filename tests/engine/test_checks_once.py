@@ -113,17 +113,17 @@ def test_the_plan_face_hands_its_training_step_to_the_advice() -> None:
     # states alone, 16 bytes a weight, exceed 80 GB, so no sequence fits and the advice runs). TrainingSetup.of:
     # - the training_time engine: the run's step (1), its fit advice's probes (checkpointing, 8-bit AdamW, LoRA,
     #   QLoRA, one sequence probe: 5) and its search for more GPUs (2 and 4 with ZeRO-3: 2), 8;
-    # - the face: its step (1), its placement's GPU search (2 and 4: 2), the advice's 5 probes and its 2 GPU
-    #   counts, 10 (11 before jobs.advice.training_advice handed the face's step on as estimate=: the advice
-    #   checked that step again);
-    # - the speed cost of each of the 4 changes that fit (8-bit AdamW, LoRA, QLoRA, 4 GPUs): one training_time
-    #   each, 4, with its TrainingRun and Cluster (5 of each with the engine's own).
-    # 8 + 10 + 4 = 22 (23 before).
+    # - the face: its placement's GPU search (2 and 4: 2); the step and the changes are the engine's
+    #   (TrainingTime.memory_estimate, memory_changes), handed to the placement and the advice (10 before: the face
+    #   checked the step again (1) and the advice reran the 5 probes and the 2 GPU counts (7));
+    # - the speed costs: one training_time for the step as set and one for each of the 3 changes that fit (LoRA,
+    #   QLoRA, 4 GPUs), 4, each with its TrainingRun and Cluster (5 of each with the engine's own).
+    # 8 + 2 + 4 = 14 (22 before).
     from calculators.jobs.registry import get_calculator
 
     plan = get_calculator("plan")
     built = records_built(lambda: plan.answer({"model": "llama-3.1-8b", "gpu": "h100-sxm", "job": "full"}))
-    assert built == Counter({"TrainingRun": 5, "Cluster": 5, "TrainingSetup": 22})
+    assert built == Counter({"TrainingRun": 5, "Cluster": 5, "TrainingSetup": 14})
 
 
 def test_fit_inference_checks_its_request_once() -> None:
