@@ -41,6 +41,7 @@ from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
 from calculators.model import ModelSpec
 from calculators.parallel.step import AUTO
 from calculators.performance import training_time as train
+from calculators.performance.training_run import TrainingRun
 from calculators.tables import Table
 from calculators.units import SECONDS_PER_DAY, gib, number, percent
 
@@ -208,7 +209,9 @@ def _compute_train(values: Values) -> TrainView:
     runs = []
     for n in counts:
         try:
-            runs.append((n, result if n == result.gpus else train.training_time(spec, gpu, gpus=n, **settings)))
+            # a bar shows its memory verdict, not the changes that would make it fit: those are not searched
+            runs.append((n, result if n == result.gpus else train.training_run_time(
+                TrainingRun.of(spec=spec, gpu=gpu, gpus=n, **settings), advise=False)))
         except InputError as error:
             # a global batch too small for this many replicas, or an expert-parallel group that does not divide them:
             # no bar

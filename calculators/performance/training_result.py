@@ -50,7 +50,8 @@ class TrainingTime:
             :mod:`calculators.performance.goodput`), ``None`` where the goodput was given.
         memory: the per-GPU verdict of the step (``None``: not checked).
         memory_changes: the single changes that make the step fit (:func:`calculators.fit.advice.training_fit_advice`;
-            empty where it fits or is not checked); :attr:`memory_advice` is their labels.
+            empty where it fits, is not checked, or was not searched: ``training_run_time(..., advise=False)``);
+            :attr:`memory_advice` is their labels.
         memory_settings: the :func:`~calculators.memory.training.training_memory` settings whose per-GPU verdict
             is ``memory`` (empty: not checked), for :func:`calculators.fit.placement.training_placement`; not in
             :meth:`to_dict`.

@@ -222,10 +222,13 @@ def training_time(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> TrainingT
     return training_run_time(TrainingRun.of(spec=spec, gpu=gpu, **settings))
 
 
-def training_run_time(run: TrainingRun) -> TrainingTime:
+def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     """Wall-clock time, GPU-hours and tokens/s of a checked :class:`~calculators.performance.training_run.TrainingRun`.
 
     The engine of :func:`training_time` (formula there and in the module docstring); it trusts the record.
+    ``advise=False`` gives the memory verdict without searching the changes that would make it fit
+    (``memory_changes`` empty): for a caller that shows only the verdict, as the training-time chart does per
+    GPU count.
 
     >>> from calculators.catalog.models import get_model
     >>> run = TrainingRun.of(spec=get_model("llama-2-7b"), gpu="a100-80gb-sxm", tokens=2 * 10**12, seq=4096,
@@ -296,7 +299,8 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
             "attention": attention, "qlora_weights": qlora_weights}
         estimate = training_memory_of(spec, setup)  # the step memory_settings describe
         memory = fit_verdict(estimate, gpu)
-        changes = () if memory.fits else training_fit_advice(spec, gpu, estimate=estimate, **memory_settings)
+        changes = () if memory.fits or not advise else training_fit_advice(spec, gpu, estimate=estimate,
+                                                                            **memory_settings)
     bound = tokens * executed / (gpus * rate)
     achieved_mfu = bound / steady_s * model_per_token / executed
     rate_name = "FP8" if use_fp8 else precision

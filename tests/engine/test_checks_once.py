@@ -126,6 +126,24 @@ def test_the_plan_face_hands_its_training_step_to_the_advice() -> None:
     assert built == Counter({"TrainingRun": 5, "Cluster": 5, "TrainingSetup": 14})
 
 
+def test_the_training_time_face_reuses_the_engines_advice_and_searches_none_per_bar() -> None:
+    # The training-time face for 8B full fine-tuning on its 8 H100s with DDP (ZeRO-0: does not fit). TrainingSetup.of:
+    # - the training_time engine, as in test_training_time_checks_the_run_once: 10;
+    # - the face: its placement's GPU search (1 GPU as set, 2 with ZeRO-3: 2); the step and the changes are the
+    #   engine's (before: the placement and the advice each checked the step again, 2, and the advice reran the
+    #   engine's 5 probes, 1 sequence probe and 3 GPU counts, 9);
+    # - the speed costs: the step as set and its 4 changes that fit (ZeRO-3, LoRA, QLoRA, 16 GPUs), 5;
+    # - the chart's other GPU counts (1, 64, 512, 4096): their step each, 4, and no search for changes that would
+    #   make a bar fit (advise=False; before: 6 to 9 more each, 32 in all, that no bar showed).
+    # 10 + 2 + 5 + 4 = 21 (64 before: 11 + 32 more).
+    from calculators.jobs.registry import get_calculator
+
+    face = get_calculator("training-time")
+    built = records_built(lambda: face.answer({"model": "llama-3.1-8b", "gpu": "h100-sxm", "tokens": "1B",
+                                               "zero": "0"}))
+    assert built == Counter({"TrainingRun": 10, "Cluster": 10, "TrainingSetup": 21})
+
+
 def test_fit_inference_checks_its_request_once() -> None:
     # Its max-batch and max-context searches vary the checked request (dataclasses.replace within the ranges
     # InferenceRequest.of accepts) instead of checking settings again per probe: 67 InferenceRequest.of before.
