@@ -31,7 +31,7 @@ from calculators.errors import InputError
 from calculators.inputs.gpu import resolve_gpu
 from calculators.inputs.model import resolve_model
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT
-from calculators.memory.weight_formats import AUTO as STORED, WeightFormat, resolve_weights
+from calculators.memory.weight_formats import resolve_weights
 from calculators.model import ModelSpec
 from calculators.performance.speed_setup import ServerInputs, SpeedSetup
 from calculators.validate import finite_float, one_of, positive_int
@@ -52,16 +52,13 @@ class ServedInputs(ServerInputs):
     Attributes:
         model: a catalog id, a config.json or a :class:`~calculators.model.ModelSpec`.
         gpu: a catalog id, a ``custom:``/``mac:`` description or a GPU record.
-        weights, kv_cache: as :class:`~calculators.performance.speed_setup.SpeedInputs`
+        weights, kv_cache, gpus, engine, bandwidth_efficiency, compute_efficiency, interconnect,
+            collective_efficiency: the server's, declared by :class:`~calculators.performance.speed_setup.ServerInputs`
             (``weights`` ``"auto"``: as the model's checkpoint stores them).
-        gpus, engine, bandwidth_efficiency, compute_efficiency, interconnect, collective_efficiency: the
-            server's, declared by :class:`~calculators.performance.speed_setup.ServerInputs`.
     """
 
     model: ModelSpec | str | Any
     gpu: GPU | str
-    weights: str | WeightFormat = STORED
-    kv_cache: str = "bf16"
 
 
 @dataclass(frozen=True)
@@ -83,7 +80,7 @@ class ServedModel:
         given = ServedInputs(**raw)
         spec, gpu = resolve_model(given.model, field="spec"), resolve_gpu(given.gpu)
         weights = resolve_weights(spec, given.weights) if isinstance(given.weights, str) else given.weights
-        setup = SpeedSetup.of(weights=weights, kv_cache=given.kv_cache, **given.server_settings())
+        setup = SpeedSetup.of(**{**given.server_settings(), "weights": weights})
         return cls(spec=spec, gpu=gpu, setup=setup)
 
 

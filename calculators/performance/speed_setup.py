@@ -47,7 +47,10 @@ class ServerInputs:
     """The raw inputs of how a model is served on its GPUs, with their defaults: declared once, for
     :class:`SpeedInputs` and :class:`~calculators.performance.served.ServedInputs`.
 
-    ``gpus`` in tensor parallel. ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``,
+    ``weights`` ``"auto"`` is the model's checkpoint format, resolved by the speed functions, which know the model
+    (:func:`~calculators.memory.inference.with_stored_weights`). ``weights`` and ``kv_cache`` are checked as the
+    memory calculator checks them (:meth:`~calculators.memory.inference.InferenceRequest.of`), so the two never
+    disagree. ``gpus`` in tensor parallel. ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``,
     ``"vllm"``, ``"sglang"``, ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the
     efficiencies and fixed costs; ``bandwidth_efficiency`` and ``compute_efficiency``
     (0 to 1, ``None`` or blank: the engine's) override its two efficiencies.
@@ -57,6 +60,8 @@ class ServerInputs:
     Keyword-only, so that a record adding its own fields keeps them first.
     """
 
+    weights: str | WeightFormat = STORED
+    kv_cache: str = "bf16"
     gpus: int = 1
     engine: str | Engine = DEFAULT_ENGINE
     bandwidth_efficiency: float | None = None
@@ -65,7 +70,7 @@ class ServerInputs:
     collective_efficiency: float | None = None
 
     def server_settings(self) -> dict[str, Any]:
-        """These six inputs by name, as :meth:`SpeedSetup.of` takes them.
+        """These eight inputs by name, as :meth:`SpeedSetup.of` takes them.
 
         >>> SpeedInputs(batch=8, engine="vllm").server_settings()["engine"]
         'vllm'
@@ -75,17 +80,13 @@ class ServerInputs:
 
 @dataclass(frozen=True)
 class SpeedInputs(ServerInputs):
-    """The raw inputs of a :class:`SpeedSetup`, as a user gives them, with their defaults: the weights, the KV
-    cache, the batch and the context, then the server's (:class:`ServerInputs`).
+    """The raw inputs of a :class:`SpeedSetup`, as a user gives them, with their defaults: the batch and the
+    context, then the server's (:class:`ServerInputs`: the weights and KV cache formats, GPUs, engine and link).
 
-    ``weights`` ``"auto"`` is the model's checkpoint format, resolved by the speed functions, which know the model
-    (:func:`~calculators.memory.inference.with_stored_weights`).
-    ``weights``, ``kv_cache``, ``batch`` and ``context`` are checked as the memory calculator checks
-    them (:meth:`~calculators.memory.inference.InferenceRequest.of`), so the two never disagree.
+    ``batch`` and ``context`` are checked as the memory calculator checks them
+    (:meth:`~calculators.memory.inference.InferenceRequest.of`), so the two never disagree.
     """
 
-    weights: str | WeightFormat = STORED
-    kv_cache: str = "bf16"
     batch: int = 1
     context: int = 4096
 

@@ -276,12 +276,12 @@ def test_cli_defaults_are_the_engine_defaults() -> None:
 
 
 def test_the_server_inputs_are_declared_once() -> None:
-    # The serving calculator and the speed calculator take the same six server inputs (GPUs, engine, the two
-    # efficiencies, the link and its efficiency): one declaration, ServerInputs, gives both their fields and
-    # defaults, so the two faces cannot drift apart.
+    # The serving calculator and the speed calculator take the same eight server inputs (the weights and KV cache
+    # formats, GPUs, engine, the two efficiencies, the link and its efficiency): one declaration, ServerInputs,
+    # gives both their fields and defaults, so the two faces cannot drift apart.
     server = {f.name: f.default for f in dataclasses.fields(ServerInputs)}
-    assert set(server) == {"gpus", "engine", "bandwidth_efficiency", "compute_efficiency", "interconnect",
-                           "collective_efficiency"}
+    assert set(server) == {"weights", "kv_cache", "gpus", "engine", "bandwidth_efficiency", "compute_efficiency",
+                           "interconnect", "collective_efficiency"}
     for record in (ServedInputs, SpeedInputs):
         assert issubclass(record, ServerInputs) and not set(server) & set(record.__dict__["__annotations__"])
         assert {name: default_of(record, name) for name in server} == server
