@@ -1,4 +1,4 @@
-"""Tables of the section "Compute capability and which dtypes each GPU runs" (docs/hardware/index.md).
+"""Tables of the section "Compute capability and which dtypes each GPU runs" (docs/hardware/apple.md).
 
 Every cell comes from :mod:`calculators.dtype_support` and the catalog's ``compute_capability``.
 

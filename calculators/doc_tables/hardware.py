@@ -1,4 +1,6 @@
-"""Tables of the GPU catalog on the "Which GPU should I pick?" page (docs/hardware/index.md).
+"""Tables of the GPU catalog on the Hardware pages: the key numbers (docs/hardware/index.md), the sparse
+rates, ridge points and segments (docs/hardware/compute.md), the catalog and its sources
+(docs/hardware/catalog.md) and the Apple silicon table (docs/hardware/apple.md).
 
 Every cell comes from :mod:`calculators.catalog.gpus` (spec figures with their sources);
 what fits on each GPU, and the guides' claims, are in :mod:`calculators.doc_tables.hardware_fit`. Derived columns (ratios) are labelled as

@@ -1,4 +1,5 @@
-"""Tables of what fits one GPU, and the source guides' GPU claims checked (docs/hardware/index.md).
+"""Tables of what fits one GPU (docs/hardware/catalog.md), the memory a process can use
+(docs/hardware/index.md), and the source guides' GPU claims checked (docs/hardware/compute.md).
 
 Fits are the verdicts of :func:`calculators.fit.fit_inference` and :func:`calculators.fit.fit_training`
 on the ``total_bytes`` basis, taken from :func:`calculators.fit.inference_verdict` and
@@ -115,7 +116,7 @@ HARDWARE_CLAIM_IDS: tuple[str, ...] = (
 @table("hardware-claims")
 def claims() -> Table:
     """The source guides' GPU claims, with the verdicts of the rules-of-thumb audit."""
-    return selected_claims(HARDWARE_CLAIM_IDS, page="hardware/index.md",
+    return selected_claims(HARDWARE_CLAIM_IDS, page="hardware/compute.md",
         caption=(f"GPU claims of the source guides, as {AUDIT} records and judges them: our figure from the GPU "
                  f"catalog (as of {catalog_as_of()}) or the fit calculators, and the computed verdict."))
 

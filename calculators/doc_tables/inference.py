@@ -1,4 +1,4 @@
-"""Tables of docs/inference/index.md and kv-cache.md, with the formats the Inference pages share.
+"""Tables of docs/inference/index.md and docs/inference/kv-cache.md, with the formats the Inference pages share.
 
 The quantization page's tables are in :mod:`calculators.doc_tables.inference_quantization`,
 the mixture-of-experts page's in :mod:`calculators.doc_tables.inference_moe`. Every cell comes from :mod:`calculators.memory.inference`, :mod:`calculators.memory.weights`
@@ -70,7 +70,7 @@ def limits_cell(spec: ModelSpec, fit: FitResult) -> str:
     return f"{context} / {fit.max_batch or '-'}"
 
 
-# --------------------------------------------------------------------------- index.md
+# --------------------------------------------------------------------------- index.md (kv-per-token: kv-cache.md)
 @table("inference-key-numbers")
 def key_numbers_table() -> Table:
     """Headline figures of the serving-memory page."""

@@ -1,4 +1,5 @@
-"""Generated table for the inference page: the catalog's models whose layers are not all alike.
+"""Generated table for the KV-cache page (docs/inference/kv-cache.md): the catalog's models whose layers are not
+all alike.
 
 Hybrid models (Mamba or linear-attention layers beside a few attention layers), interleaved
 windowed and chunked attention, dense and MoE layers mixed, vision towers: each row is what

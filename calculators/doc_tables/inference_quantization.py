@@ -1,4 +1,4 @@
-"""Tables of the quantization pages (docs/inference/quantization.md and quantization-formats.md).
+"""Tables of the quantization pages (docs/inference/quantization.md and docs/inference/quantization-formats.md).
 
 Bits and bytes per weight come from :mod:`calculators.memory.weights`, fits from
 :mod:`calculators.memory.inference`; nothing here is typed by hand except the claims quoted

@@ -1,4 +1,6 @@
-"""Tables of the Performance section's inference pages (training time: :mod:`calculators.doc_tables.training_time`).
+"""Tables of the Performance section's inference pages: docs/performance/index.md (key numbers),
+docs/performance/decode-speed.md and docs/performance/serving.md (training time:
+:mod:`calculators.doc_tables.training_time`).
 
 Every estimate comes from :mod:`calculators.performance`; the measured columns quote
 the documents in :mod:`calculators.performance.published`, named in each caption.

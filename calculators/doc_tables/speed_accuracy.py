@@ -1,4 +1,6 @@
-"""Tables of the "How accurate is the speed model?" page (docs/performance/accuracy.md).
+"""Tables of the "How accurate is the speed model?" page (docs/performance/accuracy.md) and of its pages on
+engines and weight formats (docs/performance/accuracy-engines.md) and on every scored figure
+(docs/performance/accuracy-figures.md).
 
 Every number comes from :mod:`calculators.speed_accuracy` (leave-one-source-out scores of
 the published figures in ``tests/data/published_speed``), the engine catalog

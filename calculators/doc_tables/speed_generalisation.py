@@ -1,4 +1,5 @@
-"""Tables of the generalisation section of "How accurate is the speed model?" (docs/performance/accuracy.md).
+"""Tables of "Does the speed model generalise?" (docs/performance/accuracy-generalisation.md) and of the error
+bands each speed answer carries (docs/performance/accuracy-bands.md).
 
 Every number comes from :mod:`calculators.speed_accuracy.generalisation`: each published
 figure of ``tests/data/published_speed`` estimated with its source, its engine or its hardware

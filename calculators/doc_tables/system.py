@@ -1,4 +1,5 @@
-"""Tables of the "System balance" and "PyTorch basics" pages (docs/system/).
+"""Tables of the System pages: "System balance" (docs/system/index.md), "Feeding the GPUs"
+(docs/system/data-and-storage.md) and "PyTorch basics" (docs/system/pytorch-basics.md).
 
 Every cell comes from :mod:`calculators.system`, :mod:`calculators.catalog.storage`,
 :mod:`calculators.catalog.prices` (node configurations) or the memory engine.

@@ -1,4 +1,5 @@
-"""Tables of the training-time page (docs/performance/training-time.md).
+"""Tables of the training-time page (docs/performance/training-time.md) and of its page on utilisation and
+goodput (docs/performance/training-utilisation.md).
 
 Estimates come from :func:`calculators.performance.training_time.training_time` at the
 utilisation fitted on published runs (:mod:`calculators.performance.utilisation`); the

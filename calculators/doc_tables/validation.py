@@ -1,4 +1,5 @@
-"""Tables of the "How accurate are these numbers?" page (docs/validation/index.md)."""
+"""Tables of the "How accurate are these numbers?" page (docs/validation/index.md) and of its page on memory on a
+real GPU (docs/validation/real-gpu.md)."""
 
 from __future__ import annotations
 

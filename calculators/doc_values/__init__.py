@@ -1,7 +1,7 @@
 """Generated numbers in the prose of the docs, one module per docs section.
 
 A sentence that states a computed result holds a value marker instead of a typed number, and
-``scripts/gen_tables.py`` (or ``--only docs/PAGE.md``) writes the number between the markers
+``scripts/gen_tables.py`` (or ``--only docs/<page>.md``) writes the number between the markers
 (:mod:`calculators.inline_values` says how). To add one:
 
 1. In a module here, write a named function returning a

@@ -1,4 +1,7 @@
-"""Numbers in the prose of the claims audit: docs/validation/claims.md.
+"""Numbers in the prose of the claims audit (docs/validation/claims.md) and the audit's verdicts quoted on the
+pages whose claims it checks (``verdict-*``: docs/cost/index.md, docs/fine-tuning/vendor-tables.md,
+docs/hardware/compute.md, docs/inference/moe.md, docs/inference/quantization-formats.md,
+docs/memory/activation-levers.md, docs/memory/rules-of-thumb.md, docs/system/index.md).
 
 Catalog facts are read from the GPU and link catalogs (``spec``); the ratios of the
 pitfalls use the same memory figures as the claim records

@@ -1,4 +1,5 @@
-"""Numbers in the prose of the Multi-GPU pages: docs/multi-gpu/index.md and interconnect.md.
+"""Numbers in the prose of the Multi-GPU pages: docs/multi-gpu/index.md, docs/multi-gpu/sharded-fit.md,
+docs/multi-gpu/interconnect.md and docs/multi-gpu/links.md.
 
 Link and memory figures are read from the GPU and link catalogs (``spec``); step times,
 ratios and shares come from :func:`calculators.parallel.step.step_communication` and
@@ -79,7 +80,7 @@ def gpu_memory(value_id: str, *, gpu: str) -> Value:
                     description=f"Memory of one {record.name} (GPU catalog).")
 
 
-# --------------------------------------------------------------------------- memory (index.md)
+# --------------------------------------------------------------------------- memory (sharded-fit.md)
 def seventy_on_eight_total(value_id: str, *, precision: str) -> Value:
     """total_bytes per GPU of Llama 3 70B full fine-tuning on 8 GPUs, ZeRO-3, checkpointing on, GiB."""
     spec = get_model("llama-3-70b")

@@ -1,4 +1,5 @@
-"""Numbers in the prose of the Performance pages: docs/performance/index.md and training-time.md.
+"""Numbers in the prose of the Performance pages: docs/performance/index.md, docs/performance/decode-speed.md,
+docs/performance/serving.md and docs/performance/training-time.md.
 
 Each value calls the same calculators as the pages' tables (``decode_step``,
 ``inference_speed``, ``training_flops_per_token``, ``training_time``, the tensor-parallel

@@ -1,7 +1,8 @@
-"""Numbers in the prose of the System pages: docs/system/index.md and pytorch-basics.md.
+"""Numbers in the prose of the System pages: docs/system/index.md, docs/system/data-and-storage.md and
+docs/system/pytorch-basics.md.
 
 The worked example of docs/system/index.md (an 8-GPU H100 node at 3,000 images/s) and the
-CPU-inference example of pytorch-basics.md are computed here with the inputs their
+CPU-inference example of docs/system/pytorch-basics.md are computed here with the inputs their
 ``pycon`` blocks use.
 
 >>> system_example_host_ram().text

@@ -1,4 +1,5 @@
-"""Numbers in the prose of the training-time page (docs/performance/training-time.md) about its accuracy.
+"""Numbers in the prose about the accuracy of training-time estimates, on the page on utilisation and goodput
+(docs/performance/training-utilisation.md).
 
 >>> train_target_median().text
 '15 %'

@@ -1,4 +1,5 @@
-"""Numbers in the prose about accuracy: docs/validation/index.md and the home page.
+"""Numbers in the prose about accuracy: docs/validation/index.md, docs/validation/real-gpu.md and the home page
+(docs/index.md).
 
 Each is computed from the committed measurements (``tests/data/measurements``) by
 :mod:`calculators.accuracy`, the same code as the page's tables.
