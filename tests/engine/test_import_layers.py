@@ -5,7 +5,8 @@ Layers, lowest first (a module may import its own layer and those below):
 0. ``errors``, ``dtypes``, ``version``, ``units``, ``columns``, ``tables``, ``site_addresses``, ``table_files``,
    ``inline_values``: words,
    units and the generic table machinery, which knows no page.
-1. ``config_input``, ``model``, ``model_layers``, ``model_vision``, ``model_residual``, ``model_towers``, ``model_config``, ``quantization``, ``encoder``:
+1. ``config_input``, ``model``, ``model_shapes``, ``model_layers``, ``model_vision``, ``model_residual``, ``model_towers``,
+   ``model_config``, ``quantization``, ``encoder``:
    what a model is and how a config.json (its ``quantization_config`` too; an encoder's) is read.
 2. ``catalog``, ``validate``, ``dtype_support``: facts with sources, and the checks of inputs against them.
 3. ``inputs``: the front door: the one reading of a model and of a GPU as a user names them, and the
@@ -37,7 +38,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "calculators"
 LAYER_OF_AREA: dict[str, int] = {
     "errors": 0, "dtypes": 0, "version": 0, "units": 0, "columns": 0, "tables": 0, "site_addresses": 0, "table_files": 0,
     "inline_values": 0,
-    "config_input": 1, "model": 1, "model_layers": 1, "model_vision": 1, "model_residual": 1, "model_towers": 1,
+    "config_input": 1, "model": 1, "model_shapes": 1, "model_layers": 1, "model_vision": 1, "model_residual": 1,
+    "model_towers": 1,
     "model_config": 1, "quantization": 1, "encoder": 1,
     "catalog": 2, "validate": 2, "dtype_support": 2,
     "inputs": 3,
