@@ -63,19 +63,11 @@ def _no_data_dependent_init(fake: bool) -> Any:
 
 def run_embed(case: Case, device: str) -> dict[str, Any]:
     import torch
-    from harness.steps import _fake_patches
+    from harness.steps import run_mode
 
     Tracker = make_tracker_class()
     raw = case.model_config or PRESETS[case.preset]
-    fake = device == "fake"
-    mode_ctx = contextlib.ExitStack()
-    if fake:
-        from torch._subclasses.fake_tensor import FakeTensorMode
-        mode_ctx.enter_context(FakeTensorMode())
-    dev = "cuda" if device == "cuda" else "cpu"
-    torch.manual_seed(0)
-    adjustments: list[str] = list(mode_ctx.enter_context(_fake_patches(fake)))
-    with mode_ctx:
+    with run_mode(device) as (dev, adjustments):
         model = _build_encoder(raw, getattr(torch, DTYPES[case.weights]), case.attention, device)
         model.eval()
         n_params = sum(p.numel() for p in model.parameters())

@@ -114,6 +114,20 @@ def _fake_patches(fake: bool) -> Iterator[list[str]]:
             setattr(obj, name, orig)
 
 
+@contextlib.contextmanager
+def run_mode(device: str) -> Iterator[tuple[str, list[str]]]:
+    """The mode every measured step runs in: fake tensors for ``device`` ``"fake"`` (with :func:`_fake_patches`),
+    else the real device; the seed fixed at 0. Yields the device of the inputs (``"cuda"`` or ``"cpu"``) and the
+    notes of the patches made."""
+    import torch
+    with contextlib.ExitStack() as mode:
+        if device == "fake":
+            from torch._subclasses.fake_tensor import FakeTensorMode
+            mode.enter_context(FakeTensorMode())
+        torch.manual_seed(0)
+        yield ("cuda" if device == "cuda" else "cpu"), list(mode.enter_context(_fake_patches(device == "fake")))
+
+
 def _apply_lora(model, case: Case):
     from peft import LoraConfig, get_peft_model
     targets = [LORA_NAMES[t] for t in case.lora_targets]
@@ -165,15 +179,8 @@ def run_train(case: Case, device: str) -> dict[str, Any]:
         model_dtype = _torch_dtype(case.weights)
     autocast_dtype = {"bf16-mixed": torch.bfloat16, "fp16-mixed": torch.float16}.get(case.precision)
     fake = device == "fake"
-    mode_ctx = contextlib.ExitStack()
-    if fake:
-        from torch._subclasses.fake_tensor import FakeTensorMode
-        mode_ctx.enter_context(FakeTensorMode())
-    dev = "cuda" if device == "cuda" else "cpu"
-    torch.manual_seed(0)
-    patch_notes = mode_ctx.enter_context(_fake_patches(fake))
-    adjustments += patch_notes
-    with mode_ctx:
+    with run_mode(device) as (dev, patch_notes):
+        adjustments += patch_notes
         model = _build_model(raw, model_dtype if case.method != "qlora" else torch.bfloat16,
                              case.attention, device)
         lora_targets_used = None
@@ -277,15 +284,7 @@ def run_infer(case: Case, device: str) -> dict[str, Any]:
     kv = case.kv_cache or case.weights
     if kv != case.weights:
         raise NotMeasurable("a KV cache dtype other than the weights dtype is not supported by DynamicCache")
-    fake = device == "fake"
-    mode_ctx = contextlib.ExitStack()
-    if fake:
-        from torch._subclasses.fake_tensor import FakeTensorMode
-        mode_ctx.enter_context(FakeTensorMode())
-    dev = "cuda" if device == "cuda" else "cpu"
-    torch.manual_seed(0)
-    adjustments: list[str] = list(mode_ctx.enter_context(_fake_patches(fake)))
-    with mode_ctx:
+    with run_mode(device) as (dev, adjustments):
         model = _build_model(raw, _torch_dtype(case.weights), case.attention, device)
         model.eval()
         n_params = sum(p.numel() for p in model.parameters())
