@@ -11,7 +11,6 @@ forward pass is recorded, with the outputs alive at its end.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import warnings
 from typing import Any
 
@@ -74,10 +73,7 @@ def run_embed(case: Case, device: str) -> dict[str, Any]:
         tracker = Tracker("cuda" if device == "cuda" else None)
         rec = Recorder(tracker, device)
         with tracker, torch.no_grad():
-            for p in itertools.chain(model.parameters(), model.buffers()):
-                tracker.register(p)
-            param_serials = {s for s in (tracker.serial_of(p) for p in itertools.chain(
-                model.parameters(), model.buffers())) if s is not None}
+            param_serials = tracker.register_weights(model)
             rec.boundary("weights")
             vocab = int(model.config.vocab_size)
             ids = torch.randint(5, vocab, (case.batch, case.seq), device=dev)

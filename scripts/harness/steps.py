@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import itertools
 import warnings
 from typing import Any, Iterator
 
@@ -211,12 +210,7 @@ def run_train(case: Case, device: str) -> dict[str, Any]:
         grad_serials: set[int] = set()
         state_serials: set[int] = set()
         with tracker:
-            for p in model.parameters():
-                tracker.register(p)
-            for b in model.buffers():
-                tracker.register(b)
-            param_serials = {s for s in (tracker.serial_of(p) for p in itertools.chain(
-                model.parameters(), model.buffers())) if s is not None}
+            param_serials = tracker.register_weights(model)
             rec.boundary("weights")
             vocab = int(model.config.get_text_config().vocab_size)
             for step in range(1, case.steps + 1):
@@ -329,10 +323,7 @@ def run_infer(case: Case, device: str) -> dict[str, Any]:
             else "past_key_values"
 
         with tracker, torch.no_grad():
-            for p in itertools.chain(model.parameters(), model.buffers()):
-                tracker.register(p)
-            param_serials = {s for s in (tracker.serial_of(p) for p in itertools.chain(
-                model.parameters(), model.buffers())) if s is not None}
+            param_serials = tracker.register_weights(model)
             rec.boundary("weights")
             vocab = int(model.config.get_text_config().vocab_size)
             ids = torch.randint(0, vocab, (case.batch, case.context), device=dev)

@@ -80,6 +80,13 @@ def make_tracker_class():  # defined lazily so that importing this file needs no
                 self.phase_peak = self.total
                 self._pending = True
 
+        def register_weights(self, model: "torch.nn.Module") -> set[int]:
+            """Register every parameter, then every buffer, of ``model``; the serials of their storages."""
+            weights = list(itertools.chain(model.parameters(), model.buffers()))
+            for t in weights:
+                self.register(t)
+            return {s for s in (self.serial_of(t) for t in weights) if s is not None}
+
         def serial_of(self, t: "torch.Tensor") -> int | None:
             try:
                 return self.by_id.get(id(t.untyped_storage()))
