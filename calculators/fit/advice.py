@@ -95,10 +95,13 @@ class FitChange:
                 "gpus": self.gpus, **self.verdict.to_dict()}
 
 
-def inference_fit_advice(spec: ModelSpec, gpu: GPU, *, gpus: int = 1, **settings: Any) -> tuple[FitChange, ...]:
+def inference_fit_advice(spec: ModelSpec, gpu: GPU, *, gpus: int = 1, estimate: MemoryEstimate | None = None,
+                         **settings: Any) -> tuple[FitChange, ...]:
     """Single changes that make an inference job (settings as
     :func:`~calculators.memory.inference.inference_memory`) *fit* on ``gpus`` GPUs of ``gpu``, each with
-    its verdict there; empty when the job fits already (see the module docstring).
+    its verdict there; empty when the job fits already (see the module docstring). ``estimate``: the job's
+    :func:`~calculators.memory.inference.inference_memory` for ``settings`` (the whole batch), when the caller
+    has it already (its settings are then not checked again).
     """
     record = instance_of("gpu", gpu, GPU, GPU_RECORD)
     gpus = positive_int("gpus", gpus, maximum=MAX_GPUS_SEARCHED)
@@ -107,7 +110,8 @@ def inference_fit_advice(spec: ModelSpec, gpu: GPU, *, gpus: int = 1, **settings
     def verdict(**change: Any) -> FitVerdict:
         return share_verdict(inference_memory(spec, **{**settings, **change}), record, gpus=gpus)
 
-    if verdict().fits:
+    job = inference_memory(spec, **settings) if estimate is None else estimate  # verdict() and the GPU search
+    if share_verdict(job, record, gpus=gpus).fits:
         return ()
     bits = weight_format(settings["weights"]).bits_per_weight
     changes: list[tuple[str, dict[str, Any]]] = []
@@ -126,7 +130,7 @@ def inference_fit_advice(spec: ModelSpec, gpu: GPU, *, gpus: int = 1, **settings
     if longest:
         advice.append(FitChange(f"a prompt of {longest:,} tokens", {"context": longest}, gpus,
                                 verdict(context=longest)))
-    placed = inference_placement(inference_memory(spec, **settings), record, gpus=gpus)
+    placed = inference_placement(job, record, gpus=gpus)
     if placed.fewest_fits is not None and placed.fewest_fits_verdict is not None and placed.fewest_fits > gpus:
         advice.append(FitChange(f"{placed.fewest_fits} GPUs, {INFERENCE_SPLIT}", {"gpus": placed.fewest_fits},
                                 placed.fewest_fits, placed.fewest_fits_verdict))

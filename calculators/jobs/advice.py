@@ -109,12 +109,15 @@ def _where(gpu: GPU, gpus: int) -> str:
 
 
 def inference_advice(spec: ModelSpec, gpu: GPU, verdict: FitVerdict, *, gpus: int, settings: Mapping[str, Any],
-                     speed: Mapping[str, Any] | None = None, best: bool = True) -> FitAdvice:
+                     speed: Mapping[str, Any] | None = None, best: bool = True,
+                     estimate: MemoryEstimate | None = None) -> FitAdvice:
     """The advice for an inference job (``settings`` as :func:`~calculators.memory.inference.inference_memory`;
-    ``speed``: the speed face's own settings, an engine...) whose verdict on ``gpus`` GPUs is ``verdict``."""
+    ``speed``: the speed face's own settings, an engine...) whose verdict on ``gpus`` GPUs is ``verdict``.
+    ``estimate``: the job's :func:`~calculators.memory.inference.inference_memory` for ``settings`` (the whole
+    batch), when the face has it already (the advice then does not compute it again)."""
     changes: tuple[tuple[FitChange, SpeedCost], ...] = ()
     if not verdict.fits:
-        advice = inference_fit_advice(spec, gpu, gpus=gpus, **settings)
+        advice = inference_fit_advice(spec, gpu, gpus=gpus, estimate=estimate, **settings)
         changes = inference_costs(spec, gpu, advice, gpus=gpus, **{**settings, **(speed or {})})
     found = best_inference_fit(spec, gpu, gpus=gpus, **settings) if best else ()
     return FitAdvice(verdict.verdict, changes, found, _where(gpu, gpus), each=gpus > 1)

@@ -164,7 +164,7 @@ def _compute_fit(values: Values) -> FitView:
         advice = training_advice(spec, chosen, mine.verdict, settings=asked, estimate=mine.estimate)
     else:
         gpus = int(asked["gpus"])
-        advice = inference_advice(spec, chosen, mine.verdict, gpus=gpus,
+        advice = inference_advice(spec, chosen, mine.verdict, gpus=gpus, estimate=mine.estimate,
                                   settings={key: value for key, value in asked.items() if key != "gpus"})
     return FitView(spec=spec, job=job, gpus=int(settings["gpus"]), gpu=chosen, answer=mine, rows=tuple(rows),
                    refused=tuple(refused), notes=notes, advice=advice)

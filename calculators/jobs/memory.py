@@ -135,7 +135,7 @@ def _compute_inference(values: Values) -> MemoryView:
     form = weight_format(settings["weights"])  # a GGUF, GPTQ or MXFP4 format runs in its family's kernels
     notes = format_notes(lambda: serving_notes(gpu, weights=form.family, kv_cache=str(settings["kv_cache"]),
                                                weights_label=form.id))
-    advice = inference_advice(spec, gpu, placement.verdict, gpus=gpus, settings=settings)
+    advice = inference_advice(spec, gpu, placement.verdict, gpus=gpus, settings=settings, estimate=estimate)
     return MemoryView(spec=spec, job="inference", estimate=estimate, share=split_inference_estimate(estimate, gpus),
                       gpu=gpu, placement=placement, notes=notes, advice=advice)
 

@@ -144,6 +144,21 @@ def test_the_training_time_face_reuses_the_engines_advice_and_searches_none_per_
     assert built == Counter({"TrainingRun": 10, "Cluster": 10, "TrainingSetup": 21})
 
 
+def test_the_inference_advice_estimates_the_job_once_or_takes_the_faces() -> None:
+    # Llama 3.1 70B at 8k on one H100 (bf16 weights alone exceed 80 GB). InferenceRequest.of: the job (1), the three
+    # smaller weight formats (int8, fp8, int4: 3), the fp8 KV cache (1) and one prompt-length probe (no prompt fits
+    # beside the weights: 1); the fewest GPUs split that same job's estimate. 6 (7 before: the GPU search estimated
+    # the job again). Handed the face's estimate (the memory and fit faces do), the job is not estimated: 5.
+    from calculators.fit.advice import inference_fit_advice
+    from calculators.memory.inference import inference_memory
+
+    spec = calculators.get_model("llama-3.1-70b")
+    own = records_built(lambda: inference_fit_advice(spec, GPU, context=8192))
+    job = inference_memory(spec, context=8192)
+    handed = records_built(lambda: inference_fit_advice(spec, GPU, estimate=job, context=8192))
+    assert (own, handed) == (Counter({"InferenceRequest": 6}), Counter({"InferenceRequest": 5}))
+
+
 def test_fit_inference_checks_its_request_once() -> None:
     # Its max-batch and max-context searches vary the checked request (dataclasses.replace within the ranges
     # InferenceRequest.of accepts) instead of checking settings again per probe: 67 InferenceRequest.of before.
