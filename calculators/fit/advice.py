@@ -46,6 +46,7 @@ from calculators.fit.placement import (
     INFERENCE_SPLIT,
     SEARCH_ZERO,
     TRAINING_SEARCH,
+    Placement,
     inference_placement,
     share_verdict,
     training_placement,
@@ -138,7 +139,7 @@ def inference_fit_advice(spec: ModelSpec, gpu: GPU, *, gpus: int = 1, estimate: 
 
 
 def training_fit_advice(spec: ModelSpec, gpu: GPU, *, estimate: MemoryEstimate | None = None,
-                        **settings: Any) -> tuple[FitChange, ...]:
+                        placement: Placement | None = None, **settings: Any) -> tuple[FitChange, ...]:
     """Single changes that make a training step (settings as :func:`~calculators.memory.training.training_memory`,
     ``gpus`` and ``zero`` included) *fit* each of its GPUs of ``gpu``, each with its verdict there; empty when the
     step fits already (see the module docstring).
@@ -148,7 +149,9 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU, *, estimate: MemoryEstimate |
     finds (powers of two, ZeRO-3), else the fewest with gradient checkpointing too (ZeRO-3 shards the model
     states only; activations stay per GPU). LoRA and QLoRA only where the model has a projection LoRA adapts
     (not a pure Mamba). ``estimate``: the step's :func:`~calculators.memory.training.training_memory` for
-    ``settings``, when the caller has it already (its settings are then not checked again).
+    ``settings``, when the caller has it already (its settings are then not checked again). ``placement``: the
+    step's :func:`~calculators.fit.placement.training_placement` for ``settings``, when the caller has it already
+    (the fewest GPUs are then not searched again).
     """
     record = instance_of("gpu", gpu, GPU, GPU_RECORD)
 
@@ -182,15 +185,16 @@ def training_fit_advice(spec: ModelSpec, gpu: GPU, *, estimate: MemoryEstimate |
     longest = largest_fitting(lambda n: verdict(seq=n).fits, min(seq - 1, MAX_SEQ)) if seq > 1 else 0
     if longest:
         advice.append(FitChange(f"sequences of {longest:,} tokens", {"seq": longest}, gpus, verdict(seq=longest)))
-    advice.extend(_more_gpus(spec, record, settings, given))
+    advice.extend(_more_gpus(spec, record, settings, given, placement))
     return tuple(advice)
 
 
-def _more_gpus(spec: ModelSpec, record: GPU, settings: dict[str, Any], estimate: MemoryEstimate) -> list[FitChange]:
+def _more_gpus(spec: ModelSpec, record: GPU, settings: dict[str, Any], estimate: MemoryEstimate,
+               placement: Placement | None) -> list[FitChange]:
     """The fewest GPUs (above the job's) that hold a training step with ZeRO-3; with checkpointing too where
-    ZeRO-3 alone does not. ``estimate``: the step's memory as given."""
+    ZeRO-3 alone does not. ``estimate``: the step's memory as given; ``placement``: its placement, if known."""
     gpus = int(settings.get("gpus", 1))
-    placed = training_placement(spec, record, estimate=estimate, **settings)
+    placed = placement if placement is not None else training_placement(spec, record, estimate=estimate, **settings)
     if placed.fewest_fits is not None and placed.fewest_fits_verdict is not None and placed.fewest_fits > gpus:
         change = {"gpus": placed.fewest_fits, "zero": SEARCH_ZERO}
         return [FitChange(f"{placed.fewest_fits} GPUs, {TRAINING_SEARCH}", change, placed.fewest_fits,

@@ -170,9 +170,11 @@ def _compute_plan(values: Values) -> PlanView:
                               batch=int(settings["batch"]), method=method,
                               grad_checkpointing=bool(settings["grad_checkpointing"]),
                               zero=int(settings["zero"]))
-    step = run.memory_estimate  # the step train-time checked, placed as fit places it, with the changes it found
+    # the step train-time checked, with the changes it found and, where it does not fit, its placement (the fewest
+    # GPUs, searched for those changes); placed here as fit places it where it fits
+    step = run.memory_estimate
     assert step is not None  # one GPU, no tensor or pipeline parallel: memory is checked
-    placement = training_placement(spec, gpu, estimate=step, **run.memory_settings)
+    placement = run.memory_placement or training_placement(spec, gpu, estimate=step, **run.memory_settings)
     advice = training_advice(spec, gpu, placement.verdict, settings=run.memory_settings, best=False,
                              fit_changes=run.memory_changes)
     return PlanView(spec=spec, gpu=gpu, job=job, tokens=tokens, placement=placement, advice=advice,

@@ -195,8 +195,10 @@ def _compute_train(values: Values) -> TrainView:
     left = tuple(name for name in LEFT_TO_ENGINE if settings.get(name) is None)
     gpus = settings.pop("gpus")  # the chart varies it
     result = train.training_time(spec, gpu, gpus=gpus, **settings)
-    # the step, and the changes that make it fit, are the engine's: placed and costed here, not computed again
-    placement = (training_placement(spec, gpu, estimate=result.memory_estimate, **result.memory_settings)
+    # the step, the changes that make it fit and, where it does not, its placement are the engine's: costed here,
+    # not computed again (a step that fits is placed here)
+    placement = (result.memory_placement or training_placement(spec, gpu, estimate=result.memory_estimate,
+                                                                **result.memory_settings)
                  if result.memory_settings else None)
     advice = None
     if placement is not None and not placement.verdict.fits:

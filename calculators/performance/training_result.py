@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.catalog.sources import Source
-from calculators.fit import FitChange, FitVerdict
+from calculators.fit import FitChange, FitVerdict, Placement
 from calculators.memory.result import MemoryEstimate
 from calculators.performance.error_bands import ErrorBand
 from calculators.performance.expert_parallel import ExpertParallelCommunication
@@ -58,6 +58,8 @@ class TrainingTime:
         memory_estimate: the step's :func:`~calculators.memory.training.training_memory` for ``memory_settings``
             (``None``: not checked), so a face places and advises on it without computing it again; not in
             :meth:`to_dict`.
+        memory_placement: the step's :func:`~calculators.fit.placement.training_placement` (the fewest GPUs that
+            hold it), where the changes were searched (it does not fit); ``None`` otherwise; not in :meth:`to_dict`.
     """
 
     model: str
@@ -93,6 +95,7 @@ class TrainingTime:
     goodput_model: Goodput | None = None
     memory_settings: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     memory_estimate: MemoryEstimate | None = field(default=None, compare=False, repr=False)
+    memory_placement: Placement | None = field(default=None, compare=False, repr=False)
 
     @property
     def memory_advice(self) -> tuple[str, ...]:

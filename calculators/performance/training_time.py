@@ -81,7 +81,7 @@ from calculators.catalog.utilisation import HOST_OVERHEAD_ENGINE as HOST_OVERHEA
 from calculators.catalog.utilisation import host_overhead_s as host_overhead_s
 from calculators.dtypes import DType
 from calculators.errors import InputError
-from calculators.fit import FitChange, FitVerdict, fit_verdict, training_fit_advice
+from calculators.fit import FitChange, FitVerdict, Placement, fit_verdict, training_fit_advice, training_placement
 from calculators.memory.kernels import layer_attention_path
 from calculators.memory.qlora_kernels import get_qlora_kernel
 from calculators.memory.result import MemoryEstimate
@@ -290,6 +290,7 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     time_s = steady_s / good
     memory: FitVerdict | None = None
     estimate: MemoryEstimate | None = None
+    placement: Placement | None = None
     changes: tuple[FitChange, ...] = ()
     memory_settings: dict[str, Any] = {}
     if run.check_memory and shards == 1 and ep == 1:
@@ -299,8 +300,9 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
             "attention": attention, "qlora_weights": qlora_weights}
         estimate = training_memory_of(spec, setup)  # the step memory_settings describe
         memory = fit_verdict(estimate, gpu)
-        changes = () if memory.fits or not advise else training_fit_advice(spec, gpu, estimate=estimate,
-                                                                            **memory_settings)
+        if not memory.fits and advise:  # the fewest GPUs that hold it, searched once: for the advice and the faces
+            placement = training_placement(spec, gpu, estimate=estimate, **memory_settings)
+            changes = training_fit_advice(spec, gpu, estimate=estimate, placement=placement, **memory_settings)
     bound = tokens * executed / (gpus * rate)
     achieved_mfu = bound / steady_s * model_per_token / executed
     rate_name = "FP8" if use_fp8 else precision
@@ -355,7 +357,8 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
         fp8=use_fp8, goodput=good, model_parallel=replica, grad_accumulation=accumulation,
         global_batch_tokens=dp * accumulation * micro_tokens, expert_parallel=a2a,
         error_band=training_error_band(method=method, framework=get_training_framework(framework).id, gpu=gpu),
-        goodput_model=modelled, memory_settings=memory_settings, memory_estimate=estimate)
+        goodput_model=modelled, memory_settings=memory_settings, memory_estimate=estimate,
+        memory_placement=placement)
 
 
 def _sharded_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:

@@ -113,35 +113,36 @@ def test_the_plan_face_hands_its_training_step_to_the_advice() -> None:
     # states alone, 16 bytes a weight, exceed 80 GB, so no sequence fits and the advice runs). TrainingSetup.of:
     # - the training_time engine: the run's step (1), its fit advice's probes (checkpointing, 8-bit AdamW, LoRA,
     #   QLoRA, one sequence probe: 5) and its search for more GPUs (2 and 4 with ZeRO-3: 2), 8;
-    # - the face: its placement's GPU search (2 and 4: 2); the step and the changes are the engine's
-    #   (TrainingTime.memory_estimate, memory_changes), handed to the placement and the advice (10 before: the face
-    #   checked the step again (1) and the advice reran the 5 probes and the 2 GPU counts (7));
+    # - the face: none; the step, the changes and the placement (the engine's GPU search, made once for its
+    #   advice) are the engine's (TrainingTime.memory_estimate, memory_changes, memory_placement), handed to the
+    #   advice (10 before: the face checked the step again (1), searched the GPUs again (2) and the advice reran
+    #   the 5 probes and the 2 GPU counts (7));
     # - the speed costs: one training_time for the step as set and one for each of the 3 changes that fit (LoRA,
     #   QLoRA, 4 GPUs), 4, each with its TrainingRun and Cluster (5 of each with the engine's own).
-    # 8 + 2 + 4 = 14 (22 before).
+    # 8 + 0 + 4 = 12 (22 before).
     from calculators.jobs.registry import get_calculator
 
     plan = get_calculator("plan")
     built = records_built(lambda: plan.answer({"model": "llama-3.1-8b", "gpu": "h100-sxm", "job": "full"}))
-    assert built == Counter({"TrainingRun": 5, "Cluster": 5, "TrainingSetup": 14})
+    assert built == Counter({"TrainingRun": 5, "Cluster": 5, "TrainingSetup": 12})
 
 
 def test_the_training_time_face_reuses_the_engines_advice_and_searches_none_per_bar() -> None:
     # The training-time face for 8B full fine-tuning on its 8 H100s with DDP (ZeRO-0: does not fit). TrainingSetup.of:
     # - the training_time engine, as in test_training_time_checks_the_run_once: 10;
-    # - the face: its placement's GPU search (1 GPU as set, 2 with ZeRO-3: 2); the step and the changes are the
-    #   engine's (before: the placement and the advice each checked the step again, 2, and the advice reran the
-    #   engine's 5 probes, 1 sequence probe and 3 GPU counts, 9);
+    # - the face: none; the step, the changes and the placement (1 GPU as set, 2 with ZeRO-3) are the engine's
+    #   (before: the placement and the advice each checked the step again, 2, the face searched the GPUs again, 2,
+    #   and the advice reran the engine's 5 probes, 1 sequence probe and 3 GPU counts, 9);
     # - the speed costs: the step as set and its 4 changes that fit (ZeRO-3, LoRA, QLoRA, 16 GPUs), 5;
     # - the chart's other GPU counts (1, 64, 512, 4096): their step each, 4, and no search for changes that would
     #   make a bar fit (advise=False; before: 6 to 9 more each, 32 in all, that no bar showed).
-    # 10 + 2 + 5 + 4 = 21 (64 before: 11 + 32 more).
+    # 10 + 0 + 5 + 4 = 19 (64 before: 13 + 32 more).
     from calculators.jobs.registry import get_calculator
 
     face = get_calculator("training-time")
     built = records_built(lambda: face.answer({"model": "llama-3.1-8b", "gpu": "h100-sxm", "tokens": "1B",
                                                "zero": "0"}))
-    assert built == Counter({"TrainingRun": 10, "Cluster": 10, "TrainingSetup": 21})
+    assert built == Counter({"TrainingRun": 10, "Cluster": 10, "TrainingSetup": 19})
 
 
 def test_the_inference_advice_estimates_the_job_once_or_takes_the_faces() -> None:
