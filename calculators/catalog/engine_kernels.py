@@ -82,3 +82,13 @@ LLAMA_CPP_MMQ_MAX_BATCH = 32
 LLAMA_BENCH_UBATCH_TOKENS = 512
 #: Builds of llama.cpp before this (year, month) dequantise for cuBLAS and run without flash attention by default.
 LLAMA_CPP_MMQ_DEFAULT = (2024, 7)
+
+
+def build_month(text: str) -> tuple[int, int] | None:
+    """``(year, month)`` of a ``"YYYY-MM"`` build date, else ``None``.
+
+    >>> build_month("2024-05"), build_month("v0.8.0")
+    ((2024, 5), None)
+    """
+    year, _, month = text.strip().partition("-")
+    return (int(year), int(month)) if len(year) == 4 and year.isdigit() and month.isdigit() else None

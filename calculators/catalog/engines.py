@@ -80,6 +80,7 @@ from calculators.catalog.engine_kernels import (
     LLAMA_CPP_ACTIVATION_BYTES,
     LLAMA_CPP_MMQ_DEFAULT,
     UNFUSED_ATTENTION_SCORE_BYTES,
+    build_month,
 )
 from calculators.catalog.sources import Source
 from calculators.dtypes import DType
@@ -143,11 +144,7 @@ class Engine:
             kernel where it takes the buffer, not NCCL's ring (a catalog fact,
             :data:`calculators.parallel.custom_all_reduce.CUSTOM_ALL_REDUCE_SOURCE`; not fitted).
         fp16_accumulate, attention_score_bytes, dequantised_gemm, prefill_chunk_tokens, activation_bytes: what the
-            engine's kernels do (facts read in its code, :mod:`calculators.catalog.engine_kernels`): 16-bit GEMMs
-            that accumulate in FP16; bytes moved per attention score an unfused attention writes and reads back (0:
-            fused); quantised weights dequantised to an FP16 buffer before each GEMM on CUDA GPUs; the micro-batch
-            a prompt is processed in (0: the whole prompt at once); bytes each token moves per layer in unfused
-            elementwise kernels, per element of (hidden, q_dim, kv_dim, MLP width).
+            engine's kernels do between its matmuls, read in its code (:mod:`calculators.catalog.engine_kernels`).
     """
 
     id: str
@@ -400,12 +397,6 @@ def _version(text: str) -> tuple[int, ...] | None:
         return None
 
 
-def _month(text: str) -> tuple[int, int] | None:
-    """``(year, month)`` of a ``"YYYY-MM"`` build date, else ``None``."""
-    year, _, month = text.strip().partition("-")
-    return (int(year), int(month)) if len(year) == 4 and year.isdigit() and month.isdigit() else None
-
-
 def engine_at_version(engine_id: str, version: str | None, *, flash_attention: bool = False) -> str:
     """The catalog engine id for an engine at a stated version (``None``: the current one).
 
@@ -425,7 +416,7 @@ def engine_at_version(engine_id: str, version: str | None, *, flash_attention: b
     if engine_id == "tensorrt-llm" and stated is not None and stated < XQA_FIRST_VERSION:
         return "tensorrt-llm-0.7"
     if engine_id == "llama.cpp":
-        month = None if version is None else _month(str(version))
+        month = None if version is None else build_month(str(version))
         if month is not None and month < LLAMA_CPP_MMQ_DEFAULT:
             return "llama.cpp-2024"
         if flash_attention:
