@@ -33,8 +33,10 @@ fitting; each is a term of the speed model (:mod:`calculators.performance.forwar
     **98 h + 34 q + 32 k + 38 I**;
   - eager transformers (:data:`EAGER_ATTENTION_SOURCE`'s module, 16-bit activations): each LlamaRMSNorm (upcast
     to FP32, square, mean, scale, downcast, weight) 36 h (two: 72 h), the residual adds 12 h, rotary embedding
-    (``q * cos + rotate_half(q) * sin``) 20 (q + k), ``repeat_kv`` of K and V 4 (q + k), the attention output's
-    ``transpose().contiguous()`` 4 q, SiLU and the product 10 I: **84 h + 28 q + 24 k + 10 I**.
+    (``q * cos + rotate_half(q) * sin``) 20 (q + k), the attention output's ``transpose().contiguous()`` 4 q, SiLU
+    and the product 10 I: **84 h + 24 q + 20 k + 10 I**, and on a grouped-query model ``repeat_kv``'s copies of K
+    and V, 4 (q + k) (:data:`REPEAT_KV_ACTIVATION_BYTES`; an engine that copies, ``grouped_query_decode``
+    ``"copied"``).
 
   Engines with fused kernels (TensorRT-LLM, vLLM, SGLang, MLX) carry none: what they move is small and in their
   fitted efficiencies.
@@ -73,7 +75,11 @@ LLAMA_BENCH_SOURCE = Source(
 #: Bytes each token moves per decoder layer in the elementwise kernels between the matrix multiplies, per element of
 #: (hidden, q_dim, kv_dim, MLP intermediate), counted from the engine's graph (module docstring).
 LLAMA_CPP_ACTIVATION_BYTES = (98, 34, 32, 38)
-EAGER_ACTIVATION_BYTES = (84, 28, 24, 10)
+EAGER_ACTIVATION_BYTES = (84, 24, 20, 10)
+#: Bytes per token per layer per element of (q_dim + kv_dim) that ``repeat_kv`` copies on a grouped-query model (eager
+#: transformers: K and V each read at the KV width and written at the query width; nothing when every head has its own
+#: KV head, where repeat_kv returns its input).
+REPEAT_KV_ACTIVATION_BYTES = 4
 #: Bytes moved per attention-score element by an unfused attention (both engines above; module docstring).
 UNFUSED_ATTENTION_SCORE_BYTES = 24
 #: llama.cpp's CUDA backend uses its quantised MMQ kernels up to this many tokens when tensor cores are available.

@@ -27,7 +27,7 @@ True
 
 from __future__ import annotations
 
-from calculators.catalog.engine_kernels import LLAMA_CPP_MMQ_MAX_BATCH
+from calculators.catalog.engine_kernels import LLAMA_CPP_MMQ_MAX_BATCH, REPEAT_KV_ACTIVATION_BYTES
 from calculators.catalog.gpus import GPU
 from calculators.dtypes import DType
 from calculators.memory.weight_formats import WeightFormat
@@ -60,7 +60,8 @@ def activation_traffic_bytes(spec: ModelSpec, setup: SpeedSetup, *, tokens: int)
 
     Formula: ``tokens x layers x (a_h h + a_q q_dim + a_k kv_dim + a_I I)`` with the engine's
     ``activation_bytes`` ``(a_h, a_q, a_k, a_I)`` and ``I`` the MLP width a token passes through (a mixture of
-    experts: ``experts per token x expert width``, plus its shared experts' width).
+    experts: ``experts per token x expert width``, plus its shared experts' width); an engine that copies the KV heads
+    per query head (``"copied"``) adds ``4 (q_dim + kv_dim)`` on a grouped-query model.
 
     >>> from calculators.catalog.models import get_model
     >>> spec = get_model("llama-3-8b")
@@ -76,6 +77,8 @@ def activation_traffic_bytes(spec: ModelSpec, setup: SpeedSetup, *, tokens: int)
         m = spec.moe
         width = m.experts_per_token * m.expert_intermediate_size + m.num_shared_experts * m.shared_intermediate_size
     per_layer = a_h * spec.hidden_size + a_q * spec.q_dim + a_k * spec.kv_dim + a_i * width
+    if setup.grouped_query_decode == "copied" and spec.mla is None and spec.num_attention_heads > spec.num_kv_heads:
+        per_layer += REPEAT_KV_ACTIVATION_BYTES * (spec.q_dim + spec.kv_dim)  # repeat_kv's copies of K and V
     return tokens * spec.num_layers * per_layer
 
 

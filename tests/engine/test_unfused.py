@@ -41,10 +41,15 @@ def test_score_elements_count_every_key_of_each_micro_batch() -> None:
 
 
 def test_activation_bytes_per_token_follow_the_graph_counts() -> None:
-    # Llama 2 13B: h = q = kv = 5120, I = 13824, 40 layers; eager: 84 h + 28 q + 24 k + 10 I bytes per layer.
+    # Llama 2 13B (no grouped-query attention): h = q = kv = 5120, I = 13824, 40 layers; eager:
+    # 84 h + 24 q + 20 k + 10 I bytes per layer; repeat_kv returns its input when every head has its own KV head.
     spec = get_model("llama-2-13b")
-    per_layer = 84 * 5120 + 28 * 5120 + 24 * 5120 + 10 * 13824
+    per_layer = 84 * 5120 + 24 * 5120 + 20 * 5120 + 10 * 13824
     assert activation_traffic_bytes(spec, SpeedSetup.of(engine="transformers"), tokens=3) == 3 * 40 * per_layer
+    # Llama 3 8B (8 KV heads for 32): repeat_kv copies K and V, 4 (q + kv) more: h = q = 4096, kv = 1024, I = 14336.
+    eight = get_model("llama-3-8b")
+    grouped = 84 * 4096 + 24 * 4096 + 20 * 1024 + 10 * 14336 + 4 * (4096 + 1024)
+    assert activation_traffic_bytes(eight, SpeedSetup.of(engine="transformers"), tokens=1) == 32 * grouped
     assert activation_traffic_bytes(spec, SpeedSetup.of(engine="vllm"), tokens=3) == 0
 
 
