@@ -78,6 +78,7 @@ from calculators.catalog.engine_kernels import (
     EAGER_ACTIVATION_BYTES,
     LLAMA_BENCH_UBATCH_TOKENS,
     LLAMA_CPP_ACTIVATION_BYTES,
+    LLAMA_CPP_METAL_SCORE_BYTES,
     LLAMA_CPP_MMQ_DEFAULT,
     UNFUSED_ATTENTION_SCORE_BYTES,
     build_month,
@@ -333,7 +334,7 @@ _LLAMA_CPP = Engine(
                 "kernels for decoding; prompts in micro-batches of 512 tokens, 16-bit GEMMs accumulating in FP16, "
                 "attention unfused (llama-bench's default -fa 0)",
     source=_src("ggml-org/llama.cpp README", "https://github.com/ggml-org/llama.cpp"), fp16_accumulate=True,
-    attention_score_bytes=UNFUSED_ATTENTION_SCORE_BYTES, prefill_chunk_tokens=LLAMA_BENCH_UBATCH_TOKENS,
+    attention_score_bytes=LLAMA_CPP_METAL_SCORE_BYTES, prefill_chunk_tokens=LLAMA_BENCH_UBATCH_TOKENS,
     activation_bytes=LLAMA_CPP_ACTIVATION_BYTES, **_fitted("llama.cpp"))
 
 _ENGINES: tuple[Engine, ...] = (

@@ -92,6 +92,7 @@ from calculators.performance.unfused import (
     decode_score_elements,
     dequantised_bytes,
     gemm_rate_flop_per_s,
+    score_bytes,
     score_elements,
 )
 from calculators.validate import GPU_RECORD, instance_of, model_spec, nonnegative_int
@@ -205,14 +206,15 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     # Linear-attention and Mamba layers read and write their fixed state at every step.
     state_traffic = 2 * recurrent_state_bytes(spec, batch=setup.batch)
     works = []
-    activations = activation_traffic_bytes(spec, setup, tokens=setup.batch)
+    activations = activation_traffic_bytes(spec, setup, gpu, tokens=setup.batch)
+    per_score = score_bytes(setup, gpu)
     caches = kv_cache_bytes_at(spec, batch=setup.batch, contexts=contexts, kv_dtype=setup.kv_cache)
     for context, cache_bytes, per_token in zip(contexts, caches, decode_flops_per_token_at(spec, contexts=contexts),
                                                strict=True):
         cache_traffic = cache_bytes * (1 + copies) + state_traffic
         bytes_read = weights + cache_traffic
         flops = setup.batch * per_token
-        scores = (setup.attention_score_bytes * decode_score_elements(spec, batch=setup.batch, context=context)
+        scores = (per_score * decode_score_elements(spec, batch=setup.batch, context=context)
                   + activations)
         works.append((bytes_read, flops, peaks.work(bytes_read=bytes_read, flops=flops, expert_bytes=experts,
                                                     attention_bytes=cache_traffic,
@@ -267,13 +269,13 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
     peaks = _peaks(spec, gpu, setup, tokens=tokens, compute_dtype=compute_dtype(setup.weights))
     # Unfused kernels between the matmuls (:mod:`calculators.performance.unfused`): scores, dequantisation.
-    scores = setup.attention_score_bytes * score_elements(spec, batch=setup.batch, prompt=setup.context,
+    scores = score_bytes(setup, gpu) * score_elements(spec, batch=setup.batch, prompt=setup.context,
                                                           chunk=setup.prefill_chunk_tokens)
     work = peaks.work(bytes_read=bytes_read, flops=flops,
                       expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
                       sequences=setup.batch if setup.host_work_per_sequence else 0,
                       unfused_bytes=scores + dequantised_bytes(spec, setup.format, setup, gpu, tokens=tokens)
-                      + activation_traffic_bytes(spec, setup, tokens=tokens))
+                      + activation_traffic_bytes(spec, setup, gpu, tokens=tokens))
     return bytes_read, flops, work
 
 

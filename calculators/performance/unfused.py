@@ -27,7 +27,12 @@ True
 
 from __future__ import annotations
 
-from calculators.catalog.engine_kernels import LLAMA_CPP_MMQ_MAX_BATCH, REPEAT_KV_ACTIVATION_BYTES
+from calculators.catalog.engine_kernels import (
+    LLAMA_CPP_CUBLAS_CONVERSION_BYTES,
+    LLAMA_CPP_CUBLAS_SCORE_CONVERSION_BYTES,
+    LLAMA_CPP_MMQ_MAX_BATCH,
+    REPEAT_KV_ACTIVATION_BYTES,
+)
 from calculators.catalog.gpus import GPU
 from calculators.dtypes import DType
 from calculators.memory.weight_formats import WeightFormat
@@ -55,23 +60,51 @@ def score_elements(spec: ModelSpec, *, batch: int, prompt: int, chunk: int = 0) 
     return batch * spec.num_attention_heads * total
 
 
-def activation_traffic_bytes(spec: ModelSpec, setup: SpeedSetup, *, tokens: int) -> int:
+def cublas_conversions(setup: SpeedSetup, gpu: GPU) -> bool:
+    """True where the engine's 16-bit GEMMs go through cuBLAS with F32 activations converted around each call:
+    llama.cpp (``fp16_accumulate``, its cuBLAS path) on a CUDA GPU."""
+    return setup.fp16_accumulate and gpu.vendor == "NVIDIA"
+
+
+def score_bytes(setup: SpeedSetup, gpu: GPU) -> int:
+    """Bytes moved per attention score: the engine's, plus llama.cpp's conversions around cuBLAS on CUDA.
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> llama = SpeedSetup.of(engine="llama.cpp")
+    >>> score_bytes(llama, get_gpu("rtx-4090")), score_bytes(llama, get_gpu("m3-ultra"))
+    (24, 16)
+    """
+    if not setup.attention_score_bytes:
+        return 0
+    return setup.attention_score_bytes + (LLAMA_CPP_CUBLAS_SCORE_CONVERSION_BYTES if cublas_conversions(setup, gpu)
+                                          else 0)
+
+
+def activation_traffic_bytes(spec: ModelSpec, setup: SpeedSetup, gpu: GPU, *, tokens: int) -> int:
     """Bytes ``tokens`` tokens move through the engine's unfused elementwise kernels in one pass.
 
     Formula: ``tokens x layers x (a_h h + a_q q_dim + a_k kv_dim + a_I I)`` with the engine's
     ``activation_bytes`` ``(a_h, a_q, a_k, a_I)`` and ``I`` the MLP width a token passes through (a mixture of
     experts: ``experts per token x expert width``, plus its shared experts' width); an engine that copies the KV heads
-    per query head (``"copied"``) adds ``4 (q_dim + kv_dim)`` on a grouped-query model.
+    per query head (``"copied"``) adds ``4 (q_dim + kv_dim)`` on a grouped-query model, and llama.cpp on a CUDA GPU
+    its conversions around cuBLAS (``42 h + 18 q + 12 kv + 18 I``).
 
+    >>> from calculators.catalog.gpus import get_gpu
     >>> from calculators.catalog.models import get_model
-    >>> spec = get_model("llama-3-8b")
-    >>> activation_traffic_bytes(spec, SpeedSetup.of(engine="llama.cpp"), tokens=1) == 32 * (
+    >>> spec, llama = get_model("llama-3-8b"), SpeedSetup.of(engine="llama.cpp")
+    >>> activation_traffic_bytes(spec, llama, get_gpu("m3-ultra"), tokens=1) == 32 * (
+    ...     56 * 4096 + 16 * 4096 + 20 * 1024 + 20 * 14336)
+    True
+    >>> activation_traffic_bytes(spec, llama, get_gpu("rtx-4090"), tokens=1) == 32 * (
     ...     98 * 4096 + 34 * 4096 + 32 * 1024 + 38 * 14336)
     True
     """
     a_h, a_q, a_k, a_i = setup.activation_bytes
     if not (a_h or a_q or a_k or a_i):
         return 0
+    if cublas_conversions(setup, gpu):
+        c_h, c_q, c_k, c_i = LLAMA_CPP_CUBLAS_CONVERSION_BYTES
+        a_h, a_q, a_k, a_i = a_h + c_h, a_q + c_q, a_k + c_k, a_i + c_i
     width = spec.intermediate_size
     if spec.moe is not None:
         m = spec.moe

@@ -45,12 +45,19 @@ def test_activation_bytes_per_token_follow_the_graph_counts() -> None:
     # 84 h + 24 q + 20 k + 10 I bytes per layer; repeat_kv returns its input when every head has its own KV head.
     spec = get_model("llama-2-13b")
     per_layer = 84 * 5120 + 24 * 5120 + 20 * 5120 + 10 * 13824
-    assert activation_traffic_bytes(spec, SpeedSetup.of(engine="transformers"), tokens=3) == 3 * 40 * per_layer
+    h100 = get_gpu("h100-sxm")
+    assert activation_traffic_bytes(spec, SpeedSetup.of(engine="transformers"), h100, tokens=3) == 3 * 40 * per_layer
     # Llama 3 8B (8 KV heads for 32): repeat_kv copies K and V, 4 (q + kv) more: h = q = 4096, kv = 1024, I = 14336.
     eight = get_model("llama-3-8b")
     grouped = 84 * 4096 + 24 * 4096 + 20 * 1024 + 10 * 14336 + 4 * (4096 + 1024)
-    assert activation_traffic_bytes(eight, SpeedSetup.of(engine="transformers"), tokens=1) == 32 * grouped
-    assert activation_traffic_bytes(spec, SpeedSetup.of(engine="vllm"), tokens=3) == 0
+    assert activation_traffic_bytes(eight, SpeedSetup.of(engine="transformers"), h100, tokens=1) == 32 * grouped
+    assert activation_traffic_bytes(spec, SpeedSetup.of(engine="vllm"), h100, tokens=3) == 0
+    # llama.cpp: 56 h + 16 q + 20 kv + 20 I on Metal; on CUDA + 42 h + 18 q + 12 kv + 18 I (cuBLAS conversions).
+    llama = SpeedSetup.of(engine="llama.cpp")
+    metal = 56 * 4096 + 16 * 4096 + 20 * 1024 + 20 * 14336
+    cuda = metal + 42 * 4096 + 18 * 4096 + 12 * 1024 + 18 * 14336
+    assert activation_traffic_bytes(eight, llama, get_gpu("m3-max"), tokens=2) == 2 * 32 * metal
+    assert activation_traffic_bytes(eight, llama, get_gpu("rtx-3090"), tokens=2) == 2 * 32 * cuda
 
 
 def test_dequantisation_only_on_cuda_before_mid_2024_above_32_tokens() -> None:
@@ -71,7 +78,7 @@ def test_flash_attention_removes_the_score_traffic() -> None:
     spec, gpu = get_model("llama-3-8b"), get_gpu("rtx-4090")
     unfused = prefill(spec, gpu, engine="llama.cpp", weights="fp16", context=4096)
     fused = prefill(spec, gpu, engine="llama.cpp-fa", weights="fp16", context=4096)
-    # 24 bytes per score over the 4090's 1,008 GB/s at llama.cpp's bandwidth efficiency
+    # 24 bytes per score on CUDA (16 + 8 of conversions) over the 4090's 1,008 GB/s at llama.cpp's bandwidth efficiency
     scores_s = 24 * score_elements(spec, batch=1, prompt=4096, chunk=512) / 1008e9
     efficiency = get_engine("llama.cpp").value("bandwidth_efficiency")
     assert abs((unfused.time_s - fused.time_s) - scores_s / efficiency) < 1e-9
