@@ -154,11 +154,13 @@ class SpeedSetup:
                        f"{self.kv_reread_cost:.3g} of a read from memory ({kind})"),)
         if self.attention_score_bytes:
             lines += ((f"engine {self.engine}: attention not fused, so every attention score is written to memory and "
-                       f"read back ({self.attention_score_bytes} bytes per score, query x key x head), added to each "
-                       "pass as memory-bound kernels of their own"),)
+                       f"read back ({self.attention_score_bytes} bytes per score, query x key x head"
+                       f"{', 8 more on CUDA GPUs: its conversions around cuBLAS' if self.fp16_accumulate else ''}), "
+                       "added to each pass as memory-bound kernels of their own"),)
         if any(self.activation_bytes):
             lines += ((f"engine {self.engine}: every elementwise operation (norms, rotary embedding, activation, "
-                       "residual adds, format conversions) is a kernel of its own, so each token's activations go "
+                       "residual adds" + (", on CUDA GPUs the conversions around each cuBLAS call" if self.fp16_accumulate
+                                          else "") + ") is a kernel of its own, so each token's activations go "
                        "through memory between the matrix multiplies, added to each pass"),)
         if self.dequantised_gemm:
             lines += ((f"engine {self.engine}: on CUDA GPUs, quantised weights are dequantised to FP16 before each "
