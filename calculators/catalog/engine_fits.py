@@ -246,7 +246,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.706, (
+        'compute:16-bit': (0.704, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -467,7 +467,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'compute:weight-only': (0.683, (
+        'compute:weight-only': (0.681, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp4096',
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp512',
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
@@ -783,7 +783,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
             'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
         )),
-        'sequence_overhead_s': (5.51e-05, (
+        'sequence_overhead_s': (5.5e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -915,7 +915,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:weight-only': (0.793, (
+        'compute:weight-only': (0.784, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp4096',
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp512',
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
@@ -924,7 +924,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.27e-05, (
+        'step_overhead_s_per_layer': (7.28e-05, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -978,7 +978,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-tg128',
             'mlx-m4max-qwen3-4b-mlx-q8-tg128',
         )),
-        'compute:16-bit': (0.794, (
+        'compute:16-bit': (0.793, (
             'mlx-m4max-qwen3-4b-bf16-pp2048',
         )),
         'compute:weight-only': (0.687, (
@@ -1359,7 +1359,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'transformers': {
-        'bandwidth_efficiency': (0.913, (
+        'bandwidth_efficiency': (0.915, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -1377,7 +1377,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
-        'compute:16-bit': (0.78, (
+        'compute:16-bit': (0.774, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -1391,7 +1391,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b8-prefill512',
         )),
-        'compute:weight-only': (0.675, (
+        'compute:weight-only': (0.671, (
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b16-prefill512',
@@ -1510,7 +1510,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.608, (
+        'compute:16-bit': (0.607, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
