@@ -128,7 +128,7 @@ class _Peaks:
 def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute_dtype: DType) -> _Peaks:
     """The :class:`_Peaks` of a pass over ``tokens`` tokens (the all-reduces carry their activations)."""
     n = setup.gpus
-    rate = gemm_rate_flop_per_s(gpu, compute_dtype, setup, tokens=tokens)
+    rate = gemm_rate_flop_per_s(gpu, dtype=compute_dtype, setup=setup, tokens=tokens)
     comm_time = comm_bound = 0.0
     if n > 1:
         comm = tensor_parallel_communication(spec, tokens=tokens, gpus=n, link=setup.link(gpu),
@@ -206,8 +206,8 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     # Linear-attention and Mamba layers read and write their fixed state at every step.
     state_traffic = 2 * recurrent_state_bytes(spec, batch=setup.batch)
     works = []
-    activations = activation_traffic_bytes(spec, setup, gpu, tokens=setup.batch)
-    per_score = score_bytes(setup, gpu)
+    activations = activation_traffic_bytes(spec, setup=setup, gpu=gpu, tokens=setup.batch)
+    per_score = score_bytes(setup, gpu=gpu)
     caches = kv_cache_bytes_at(spec, batch=setup.batch, contexts=contexts, kv_dtype=setup.kv_cache)
     for context, cache_bytes, per_token in zip(contexts, caches, decode_flops_per_token_at(spec, contexts=contexts),
                                                strict=True):
@@ -269,13 +269,14 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
     peaks = _peaks(spec, gpu, setup, tokens=tokens, compute_dtype=compute_dtype(setup.weights))
     # Unfused kernels between the matmuls (:mod:`calculators.performance.unfused`): scores, dequantisation.
-    scores = score_bytes(setup, gpu) * score_elements(spec, batch=setup.batch, prompt=setup.context,
+    scores = score_bytes(setup, gpu=gpu) * score_elements(spec, batch=setup.batch, prompt=setup.context,
                                                           chunk=setup.prefill_chunk_tokens)
     work = peaks.work(bytes_read=bytes_read, flops=flops,
                       expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
                       sequences=setup.batch if setup.host_work_per_sequence else 0,
-                      unfused_bytes=scores + dequantised_bytes(spec, setup.format, setup, gpu, tokens=tokens)
-                      + activation_traffic_bytes(spec, setup, gpu, tokens=tokens))
+                      unfused_bytes=scores + dequantised_bytes(spec, form=setup.format, setup=setup, gpu=gpu,
+                                                               tokens=tokens)
+                      + activation_traffic_bytes(spec, setup=setup, gpu=gpu, tokens=tokens))
     return bytes_read, flops, work
 
 

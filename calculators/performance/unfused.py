@@ -60,27 +60,27 @@ def score_elements(spec: ModelSpec, *, batch: int, prompt: int, chunk: int = 0) 
     return batch * spec.num_attention_heads * total
 
 
-def cublas_conversions(setup: SpeedSetup, gpu: GPU) -> bool:
+def cublas_conversions(setup: SpeedSetup, *, gpu: GPU) -> bool:
     """True where the engine's 16-bit GEMMs go through cuBLAS with F32 activations converted around each call:
     llama.cpp (``fp16_accumulate``, its cuBLAS path) on a CUDA GPU."""
     return setup.fp16_accumulate and gpu.vendor == "NVIDIA"
 
 
-def score_bytes(setup: SpeedSetup, gpu: GPU) -> int:
+def score_bytes(setup: SpeedSetup, *, gpu: GPU) -> int:
     """Bytes moved per attention score: the engine's, plus llama.cpp's conversions around cuBLAS on CUDA.
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> llama = SpeedSetup.of(engine="llama.cpp")
-    >>> score_bytes(llama, get_gpu("rtx-4090")), score_bytes(llama, get_gpu("m3-ultra"))
+    >>> score_bytes(llama, gpu=get_gpu("rtx-4090")), score_bytes(llama, gpu=get_gpu("m3-ultra"))
     (24, 16)
     """
     if not setup.attention_score_bytes:
         return 0
-    return setup.attention_score_bytes + (LLAMA_CPP_CUBLAS_SCORE_CONVERSION_BYTES if cublas_conversions(setup, gpu)
+    return setup.attention_score_bytes + (LLAMA_CPP_CUBLAS_SCORE_CONVERSION_BYTES if cublas_conversions(setup, gpu=gpu)
                                           else 0)
 
 
-def activation_traffic_bytes(spec: ModelSpec, setup: SpeedSetup, gpu: GPU, *, tokens: int) -> int:
+def activation_traffic_bytes(spec: ModelSpec, *, setup: SpeedSetup, gpu: GPU, tokens: int) -> int:
     """Bytes ``tokens`` tokens move through the engine's unfused elementwise kernels in one pass.
 
     Formula: ``tokens x layers x (a_h h + a_q q_dim + a_k kv_dim + a_I I)`` with the engine's
@@ -92,17 +92,17 @@ def activation_traffic_bytes(spec: ModelSpec, setup: SpeedSetup, gpu: GPU, *, to
     >>> from calculators.catalog.gpus import get_gpu
     >>> from calculators.catalog.models import get_model
     >>> spec, llama = get_model("llama-3-8b"), SpeedSetup.of(engine="llama.cpp")
-    >>> activation_traffic_bytes(spec, llama, get_gpu("m3-ultra"), tokens=1) == 32 * (
+    >>> activation_traffic_bytes(spec, setup=llama, gpu=get_gpu("m3-ultra"), tokens=1) == 32 * (
     ...     56 * 4096 + 16 * 4096 + 20 * 1024 + 20 * 14336)
     True
-    >>> activation_traffic_bytes(spec, llama, get_gpu("rtx-4090"), tokens=1) == 32 * (
+    >>> activation_traffic_bytes(spec, setup=llama, gpu=get_gpu("rtx-4090"), tokens=1) == 32 * (
     ...     98 * 4096 + 34 * 4096 + 32 * 1024 + 38 * 14336)
     True
     """
     a_h, a_q, a_k, a_i = setup.activation_bytes
     if not (a_h or a_q or a_k or a_i):
         return 0
-    if cublas_conversions(setup, gpu):
+    if cublas_conversions(setup, gpu=gpu):
         c_h, c_q, c_k, c_i = LLAMA_CPP_CUBLAS_CONVERSION_BYTES
         a_h, a_q, a_k, a_i = a_h + c_h, a_q + c_q, a_k + c_k, a_i + c_i
     width = spec.intermediate_size
@@ -120,7 +120,7 @@ def decode_score_elements(spec: ModelSpec, *, batch: int, context: int) -> int:
     return batch * spec.num_attention_heads * spec.attention_tokens_held(context)
 
 
-def dequantises(setup: SpeedSetup, gpu: GPU, *, tokens: int) -> bool:
+def dequantises(setup: SpeedSetup, *, gpu: GPU, tokens: int) -> bool:
     """True when the engine dequantises the weights to FP16 before its GEMMs for a pass over ``tokens`` tokens:
     an engine that does (llama.cpp before mid-2024), on a CUDA GPU, quantised weights, and more than 32 tokens per
     chunk (below, its quantised kernels multiply the blocks directly)."""
@@ -129,7 +129,7 @@ def dequantises(setup: SpeedSetup, gpu: GPU, *, tokens: int) -> bool:
             and per_chunk > LLAMA_CPP_MMQ_MAX_BATCH)
 
 
-def dequantised_bytes(spec: ModelSpec, form: WeightFormat, setup: SpeedSetup, gpu: GPU, *, tokens: int) -> int:
+def dequantised_bytes(spec: ModelSpec, *, form: WeightFormat, setup: SpeedSetup, gpu: GPU, tokens: int) -> int:
     """Bytes the dequantisation before each GEMM moves in a pass over ``tokens`` tokens (0 where none runs).
 
     >>> from calculators.catalog.gpus import get_gpu
@@ -137,13 +137,13 @@ def dequantised_bytes(spec: ModelSpec, form: WeightFormat, setup: SpeedSetup, gp
     >>> from calculators.memory.weight_formats import weight_format
     >>> setup = SpeedSetup.of(engine="llama.cpp-2024", weights="q4_0")
     >>> spec, form = get_model("llama-3-8b"), weight_format("q4_0")
-    >>> dequantised_bytes(spec, form, setup, get_gpu("rtx-4090"), tokens=1024) == round(
+    >>> dequantised_bytes(spec, form=form, setup=setup, gpu=get_gpu("rtx-4090"), tokens=1024) == round(
     ...     2 * (matmul_parameters(spec) - lm_head_parameters(spec)) * (form.bytes_per_weight + 2))
     True
-    >>> dequantised_bytes(spec, form, setup, get_gpu("m3-ultra"), tokens=1024)  # Metal multiplies the blocks
+    >>> dequantised_bytes(spec, form=form, setup=setup, gpu=get_gpu("m3-ultra"), tokens=1024)  # Metal: in-kernel
     0
     """
-    if not dequantises(setup, gpu, tokens=tokens):
+    if not dequantises(setup, gpu=gpu, tokens=tokens):
         return 0
     chunk = setup.prefill_chunk_tokens or tokens
     chunks = -(-tokens // chunk)
@@ -151,22 +151,22 @@ def dequantised_bytes(spec: ModelSpec, form: WeightFormat, setup: SpeedSetup, gp
     return int(round(chunks * body * (form.bytes_per_weight + 2)))
 
 
-def gemm_rate_flop_per_s(gpu: GPU, dtype: DType, setup: SpeedSetup, *, tokens: int) -> float | None:
+def gemm_rate_flop_per_s(gpu: GPU, *, dtype: DType, setup: SpeedSetup, tokens: int) -> float | None:
     """The rate the pass's matrix multiplies run at: the GPU's FP16-accumulate rate for an engine whose 16-bit GEMMs
     accumulate in FP16 (16-bit weights, or quantised ones it dequantises first) where the GPU has a faster one,
     else :func:`~calculators.performance.flops.sustained_rate_flop_per_s`.
 
     >>> from calculators.catalog.gpus import get_gpu
-    >>> gemm_rate_flop_per_s(get_gpu("rtx-4090"), DType.BF16, SpeedSetup.of(engine="llama.cpp", weights="fp16"),
-    ...                      tokens=512) / 1e12
+    >>> gemm_rate_flop_per_s(get_gpu("rtx-4090"), dtype=DType.BF16, tokens=512,
+    ...                      setup=SpeedSetup.of(engine="llama.cpp", weights="fp16")) / 1e12
     330.3
-    >>> gemm_rate_flop_per_s(get_gpu("rtx-4090"), DType.BF16, SpeedSetup.of(engine="vllm", weights="fp16"),
-    ...                      tokens=512) / 1e12
+    >>> gemm_rate_flop_per_s(get_gpu("rtx-4090"), dtype=DType.BF16, tokens=512,
+    ...                      setup=SpeedSetup.of(engine="vllm", weights="fp16")) / 1e12
     165.2
     """
     faster = getattr(gpu, "fp16_accumulate_dense_flop_per_s", None)
     sixteen_bit = dtype is DType.BF16 and (setup.weights in (DType.BF16, DType.FP16)
-                                           or dequantises(setup, gpu, tokens=tokens))
+                                           or dequantises(setup, gpu=gpu, tokens=tokens))
     if setup.fp16_accumulate and faster and sixteen_bit:
         return float(faster)
     return sustained_rate_flop_per_s(gpu, dtype)

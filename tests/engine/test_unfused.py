@@ -23,12 +23,12 @@ from calculators.memory.weight_formats import weight_format
 def test_fp16_accumulate_rate_is_the_whitepapers() -> None:
     # GA102 whitepaper: RTX 3090 FP16 tensor with FP16 accumulate 142 dense; Ada: RTX 4090 330.3 dense.
     llama = SpeedSetup.of(engine="llama.cpp", weights="fp16")
-    assert gemm_rate_flop_per_s(get_gpu("rtx-3090"), DType.BF16, llama, tokens=512) == 142e12
-    assert gemm_rate_flop_per_s(get_gpu("rtx-4090"), DType.BF16, llama, tokens=512) == 330.3e12
+    assert gemm_rate_flop_per_s(get_gpu("rtx-3090"), dtype=DType.BF16, setup=llama, tokens=512) == 142e12
+    assert gemm_rate_flop_per_s(get_gpu("rtx-4090"), dtype=DType.BF16, setup=llama, tokens=512) == 330.3e12
     # A data-centre GPU has one rate; an engine accumulating in FP32 never gets the faster one.
-    assert gemm_rate_flop_per_s(get_gpu("a100-80gb-sxm"), DType.BF16, llama, tokens=512) == 312e12
-    assert gemm_rate_flop_per_s(get_gpu("rtx-4090"), DType.BF16, SpeedSetup.of(engine="vllm", weights="fp16"),
-                                tokens=512) == 165.2e12
+    assert gemm_rate_flop_per_s(get_gpu("a100-80gb-sxm"), dtype=DType.BF16, setup=llama, tokens=512) == 312e12
+    vllm = SpeedSetup.of(engine="vllm", weights="fp16")
+    assert gemm_rate_flop_per_s(get_gpu("rtx-4090"), dtype=DType.BF16, setup=vllm, tokens=512) == 165.2e12
 
 
 def test_score_elements_count_every_key_of_each_micro_batch() -> None:
@@ -46,18 +46,19 @@ def test_activation_bytes_per_token_follow_the_graph_counts() -> None:
     spec = get_model("llama-2-13b")
     per_layer = 84 * 5120 + 24 * 5120 + 20 * 5120 + 10 * 13824
     h100 = get_gpu("h100-sxm")
-    assert activation_traffic_bytes(spec, SpeedSetup.of(engine="transformers"), h100, tokens=3) == 3 * 40 * per_layer
+    eager = SpeedSetup.of(engine="transformers")
+    assert activation_traffic_bytes(spec, setup=eager, gpu=h100, tokens=3) == 3 * 40 * per_layer
     # Llama 3 8B (8 KV heads for 32): repeat_kv copies K and V, 4 (q + kv) more: h = q = 4096, kv = 1024, I = 14336.
     eight = get_model("llama-3-8b")
     grouped = 84 * 4096 + 24 * 4096 + 20 * 1024 + 10 * 14336 + 4 * (4096 + 1024)
-    assert activation_traffic_bytes(eight, SpeedSetup.of(engine="transformers"), h100, tokens=1) == 32 * grouped
-    assert activation_traffic_bytes(spec, SpeedSetup.of(engine="vllm"), h100, tokens=3) == 0
+    assert activation_traffic_bytes(eight, setup=eager, gpu=h100, tokens=1) == 32 * grouped
+    assert activation_traffic_bytes(spec, setup=SpeedSetup.of(engine="vllm"), gpu=h100, tokens=3) == 0
     # llama.cpp: 56 h + 16 q + 20 kv + 20 I on Metal; on CUDA + 42 h + 18 q + 12 kv + 18 I (cuBLAS conversions).
     llama = SpeedSetup.of(engine="llama.cpp")
     metal = 56 * 4096 + 16 * 4096 + 20 * 1024 + 20 * 14336
     cuda = metal + 42 * 4096 + 18 * 4096 + 12 * 1024 + 18 * 14336
-    assert activation_traffic_bytes(eight, llama, get_gpu("m3-max"), tokens=2) == 2 * 32 * metal
-    assert activation_traffic_bytes(eight, llama, get_gpu("rtx-3090"), tokens=2) == 2 * 32 * cuda
+    assert activation_traffic_bytes(eight, setup=llama, gpu=get_gpu("m3-max"), tokens=2) == 2 * 32 * metal
+    assert activation_traffic_bytes(eight, setup=llama, gpu=get_gpu("rtx-3090"), tokens=2) == 2 * 32 * cuda
 
 
 def test_dequantisation_only_on_cuda_before_mid_2024_above_32_tokens() -> None:
@@ -67,11 +68,12 @@ def test_dequantisation_only_on_cuda_before_mid_2024_above_32_tokens() -> None:
     # 8 micro-batches, each reading q4_0 (18/32 byte per weight) and writing FP16 (2); the catalog's matmul count
     # differs from this hand count of the projections by 0.004 %
     expected = 8 * body * (18 / 32 + 2)
-    assert abs(dequantised_bytes(spec, form, old, get_gpu("rtx-4090"), tokens=4096) / expected - 1) < 1e-4
-    assert dequantised_bytes(spec, form, old, get_gpu("rtx-4090"), tokens=32) == 0  # MMQ up to 32 tokens
-    assert dequantised_bytes(spec, form, old, get_gpu("m3-ultra"), tokens=4096) == 0  # Metal: no cuBLAS
+    moved = dequantised_bytes(spec, form=form, setup=old, gpu=get_gpu("rtx-4090"), tokens=4096)
+    assert abs(moved / expected - 1) < 1e-4
+    assert dequantised_bytes(spec, form=form, setup=old, gpu=get_gpu("rtx-4090"), tokens=32) == 0  # MMQ up to 32 tokens
+    assert dequantised_bytes(spec, form=form, setup=old, gpu=get_gpu("m3-ultra"), tokens=4096) == 0  # Metal: no cuBLAS
     now = SpeedSetup.of(engine="llama.cpp", weights="q4_0")
-    assert dequantised_bytes(spec, form, now, get_gpu("rtx-4090"), tokens=4096) == 0
+    assert dequantised_bytes(spec, form=form, setup=now, gpu=get_gpu("rtx-4090"), tokens=4096) == 0
 
 
 def test_flash_attention_removes_the_score_traffic() -> None:
