@@ -61,8 +61,8 @@ together (:data:`POOLED`) is used. ``generic`` is the package's earlier assumpti
 'vLLM'
 >>> get_engine("generic").compute_efficiency_for("fp8")
 0.6
->>> sorted(engine_ids())[:3]
-['generic', 'llama.cpp', 'mlx']
+>>> sorted(engine_ids())[:4]
+['generic', 'llama.cpp', 'llama.cpp-2024', 'llama.cpp-fa']
 
 References:
     docs page "How accurate is the speed model?"; the engines' own documents in each
@@ -74,6 +74,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from calculators.catalog.engine_kernels import (
+    EAGER_ACTIVATION_BYTES,
+    LLAMA_BENCH_UBATCH_TOKENS,
+    LLAMA_CPP_ACTIVATION_BYTES,
+    LLAMA_CPP_METAL_SCORE_BYTES,
+    LLAMA_CPP_MMQ_DEFAULT,
+    UNFUSED_ATTENTION_SCORE_BYTES,
+    build_month,
+)
 from calculators.catalog.sources import Source
 from calculators.dtypes import DType
 from calculators.errors import UnknownNameError
@@ -135,6 +144,8 @@ class Engine:
         custom_all_reduce: the engine all-reduces tensor-parallel activations with its own one- or two-stage
             kernel where it takes the buffer, not NCCL's ring (a catalog fact,
             :data:`calculators.parallel.custom_all_reduce.CUSTOM_ALL_REDUCE_SOURCE`; not fitted).
+        fp16_accumulate, attention_score_bytes, dequantised_gemm, prefill_chunk_tokens, activation_bytes: what the
+            engine's kernels do between its matmuls, read in its code (:mod:`calculators.catalog.engine_kernels`).
     """
 
     id: str
@@ -155,6 +166,11 @@ class Engine:
     host_work_per_sequence: bool = False
     family: str = ""
     eager_launches: bool = False
+    fp16_accumulate: bool = False
+    attention_score_bytes: int = 0
+    dequantised_gemm: bool = False
+    prefill_chunk_tokens: int = 0
+    activation_bytes: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     @property
     def family_id(self) -> str:
@@ -312,6 +328,15 @@ _TENSORRT_LLM = Engine(
     source=_src("NVIDIA TensorRT-LLM documentation", "https://nvidia.github.io/TensorRT-LLM/"),
     grouped_query_source=XQA_SOURCE, custom_all_reduce=True, **_fitted("tensorrt-llm"))
 
+_LLAMA_CPP = Engine(
+    id="llama.cpp", name="llama.cpp",
+    description="ggml kernels for GGUF block formats (CUDA, Metal), one sequence per slot, single-token matrix-vector "
+                "kernels for decoding; prompts in micro-batches of 512 tokens, 16-bit GEMMs accumulating in FP16, "
+                "attention unfused (llama-bench's default -fa 0)",
+    source=_src("ggml-org/llama.cpp README", "https://github.com/ggml-org/llama.cpp"), fp16_accumulate=True,
+    attention_score_bytes=LLAMA_CPP_METAL_SCORE_BYTES, prefill_chunk_tokens=LLAMA_BENCH_UBATCH_TOKENS,
+    activation_bytes=LLAMA_CPP_ACTIVATION_BYTES, **_fitted("llama.cpp"))
+
 _ENGINES: tuple[Engine, ...] = (
     GENERIC,
     Engine(id="transformers", name="Hugging Face transformers (eager)",
@@ -320,6 +345,7 @@ _ENGINES: tuple[Engine, ...] = (
            source=_src("Hugging Face transformers documentation, 'Generation'",
                        "https://huggingface.co/docs/transformers/main_classes/text_generation"),
            grouped_query_decode="copied", grouped_query_source=REPEAT_KV_SOURCE, eager_launches=True,
+           attention_score_bytes=UNFUSED_ATTENTION_SCORE_BYTES, activation_bytes=EAGER_ACTIVATION_BYTES,
            **_fitted("transformers")),
     Engine(id="vllm", name="vLLM",
            description="PagedAttention, continuous batching, CUDA graphs for decode",
@@ -335,10 +361,14 @@ _ENGINES: tuple[Engine, ...] = (
             description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "
                         "query head; every fitted constant is tensorrt-llm's", grouped_query_decode="per-head",
             fits_as="tensorrt-llm"),
-    Engine(id="llama.cpp", name="llama.cpp",
-           description="ggml kernels for GGUF block formats (CUDA, Metal), one sequence per slot, single-token "
-                       "matrix-vector kernels for decoding",
-           source=_src("ggml-org/llama.cpp README", "https://github.com/ggml-org/llama.cpp"), **_fitted("llama.cpp")),
+    _LLAMA_CPP,
+    replace(_LLAMA_CPP, id="llama.cpp-fa", name="llama.cpp with flash attention (-fa 1)",
+            description="llama.cpp run with its fused flash-attention kernel: the attention scores stay on chip; "
+                        "every fitted constant is llama.cpp's", attention_score_bytes=0, fits_as="llama.cpp"),
+    replace(_LLAMA_CPP, id="llama.cpp-2024", name="llama.cpp builds before July 2024",
+            description="llama.cpp before its quantised matrix kernels became the default on CUDA: a quantised "
+                        "weight matrix is dequantised to FP16 and multiplied by cuBLAS for prompts; every fitted "
+                        "constant is llama.cpp's", dequantised_gemm=True, fits_as="llama.cpp"),
     Engine(id="mlx", name="MLX (mlx-lm)",
            description="Apple's MLX array framework on the Metal GPU of Apple silicon: lazily evaluated graphs, "
                        "quantised matrix-vector kernels for the affine formats (mlx-q4, ...), one sequence per "
@@ -368,20 +398,30 @@ def _version(text: str) -> tuple[int, ...] | None:
         return None
 
 
-def engine_at_version(engine_id: str, version: str | None) -> str:
+def engine_at_version(engine_id: str, version: str | None, *, flash_attention: bool = False) -> str:
     """The catalog engine id for an engine at a stated version (``None``: the current one).
 
-    TensorRT-LLM before v0.8 (no XQA kernel, :data:`XQA_SOURCE`) is ``tensorrt-llm-0.7``;
-    every other engine and version is ``engine_id`` itself.
+    TensorRT-LLM before v0.8 (no XQA kernel, :data:`XQA_SOURCE`) is ``tensorrt-llm-0.7``; llama.cpp dated
+    (``"YYYY-MM"``) before July 2024 is ``llama.cpp-2024`` (dequantise, then cuBLAS), and llama.cpp run with
+    ``flash_attention`` (``-fa 1``) is ``llama.cpp-fa`` (:mod:`calculators.catalog.engine_kernels`); every other
+    engine and version is ``engine_id`` itself.
 
     >>> engine_at_version("tensorrt-llm", "v0.6.1"), engine_at_version("tensorrt-llm", "v0.9.0")
     ('tensorrt-llm-0.7', 'tensorrt-llm')
     >>> engine_at_version("vllm", "v0.4.0"), engine_at_version("tensorrt-llm", None)
     ('vllm', 'tensorrt-llm')
+    >>> engine_at_version("llama.cpp", "2024-05"), engine_at_version("llama.cpp", None, flash_attention=True)
+    ('llama.cpp-2024', 'llama.cpp-fa')
     """
     stated = None if version is None else _version(str(version))
     if engine_id == "tensorrt-llm" and stated is not None and stated < XQA_FIRST_VERSION:
         return "tensorrt-llm-0.7"
+    if engine_id == "llama.cpp":
+        month = None if version is None else build_month(str(version))
+        if month is not None and month < LLAMA_CPP_MMQ_DEFAULT:
+            return "llama.cpp-2024"
+        if flash_attention:
+            return "llama.cpp-fa"
     return engine_id
 
 

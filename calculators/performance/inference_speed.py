@@ -64,7 +64,7 @@ from calculators.memory.inference import (
 )
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_communication
-from calculators.performance.flops import compute_rate_flop_per_s, rate_notes, sustained_rate_flop_per_s, sustained_rate_notes
+from calculators.performance.flops import compute_rate_flop_per_s, rate_notes, sustained_rate_notes
 from calculators.performance.forward_pass import (
     decode_flops_per_token,
     decode_flops_per_token_at,
@@ -87,6 +87,14 @@ from calculators.performance.speed_setup import (
 )
 from calculators.performance.error_bands import ErrorBand, speed_error_band
 from calculators.performance.steps import DecodeStep, InferenceSpeed, Step
+from calculators.performance.unfused import (
+    activation_traffic_bytes,
+    decode_score_elements,
+    dequantised_bytes,
+    gemm_rate_flop_per_s,
+    score_bytes,
+    score_elements,
+)
 from calculators.validate import GPU_RECORD, instance_of, model_spec, nonnegative_int
 
 __all__ = [
@@ -106,20 +114,21 @@ class _Peaks:
     layers: int
 
     def work(self, *, bytes_read: int, expert_bytes: int, flops: float, attention_bytes: int = 0,
-             attention_flops: float = 0.0, reread_bytes: int = 0, sequences: int = 0) -> Work:
+             attention_flops: float = 0.0, reread_bytes: int = 0, sequences: int = 0, unfused_bytes: int = 0) -> Work:
         bandwidth, rate = self.bandwidth_bytes_per_s, self.rate_flop_per_s
         return Work(memory_s=bytes_read / bandwidth, expert_s=expert_bytes / bandwidth,
                     compute_s=None if rate is None else flops / rate, communication_s=self.communication_s,
                     communication_bound_s=self.communication_bound_s, layers=self.layers,
                     attention_memory_s=attention_bytes / bandwidth,
                     attention_compute_s=0.0 if rate is None else attention_flops / rate,
-                    kv_reread_s=reread_bytes / bandwidth, sequences=sequences)
+                    kv_reread_s=reread_bytes / bandwidth, sequences=sequences,
+                    unfused_s=unfused_bytes / bandwidth)
 
 
 def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute_dtype: DType) -> _Peaks:
     """The :class:`_Peaks` of a pass over ``tokens`` tokens (the all-reduces carry their activations)."""
     n = setup.gpus
-    rate = sustained_rate_flop_per_s(gpu, compute_dtype)
+    rate = gemm_rate_flop_per_s(gpu, dtype=compute_dtype, setup=setup, tokens=tokens)
     comm_time = comm_bound = 0.0
     if n > 1:
         comm = tensor_parallel_communication(spec, tokens=tokens, gpus=n, link=setup.link(gpu),
@@ -197,16 +206,22 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     # Linear-attention and Mamba layers read and write their fixed state at every step.
     state_traffic = 2 * recurrent_state_bytes(spec, batch=setup.batch)
     works = []
+    activations = activation_traffic_bytes(spec, setup=setup, gpu=gpu, tokens=setup.batch)
+    per_score = score_bytes(setup, gpu=gpu)
     caches = kv_cache_bytes_at(spec, batch=setup.batch, contexts=contexts, kv_dtype=setup.kv_cache)
-    for cache_bytes, per_token in zip(caches, decode_flops_per_token_at(spec, contexts=contexts), strict=True):
+    for context, cache_bytes, per_token in zip(contexts, caches, decode_flops_per_token_at(spec, contexts=contexts),
+                                               strict=True):
         cache_traffic = cache_bytes * (1 + copies) + state_traffic
         bytes_read = weights + cache_traffic
         flops = setup.batch * per_token
+        scores = (per_score * decode_score_elements(spec, batch=setup.batch, context=context)
+                  + activations)
         works.append((bytes_read, flops, peaks.work(bytes_read=bytes_read, flops=flops, expert_bytes=experts,
                                                     attention_bytes=cache_traffic,
                                                     attention_flops=flops - empty_cache_flops,
                                                     reread_bytes=cache_bytes * rereads,
-                                                    sequences=setup.batch if setup.host_work_per_sequence else 0)))
+                                                    sequences=setup.batch if setup.host_work_per_sequence else 0,
+                                                    unfused_bytes=scores)))
     return works
 
 
@@ -253,9 +268,15 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
                   + recurrent_state_bytes(spec, batch=setup.batch))
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
     peaks = _peaks(spec, gpu, setup, tokens=tokens, compute_dtype=compute_dtype(setup.weights))
+    # Unfused kernels between the matmuls (:mod:`calculators.performance.unfused`): scores, dequantisation.
+    scores = score_bytes(setup, gpu=gpu) * score_elements(spec, batch=setup.batch, prompt=setup.context,
+                                                          chunk=setup.prefill_chunk_tokens)
     work = peaks.work(bytes_read=bytes_read, flops=flops,
                       expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
-                      sequences=setup.batch if setup.host_work_per_sequence else 0)
+                      sequences=setup.batch if setup.host_work_per_sequence else 0,
+                      unfused_bytes=scores + dequantised_bytes(spec, form=setup.format, setup=setup, gpu=gpu,
+                                                               tokens=tokens)
+                      + activation_traffic_bytes(spec, setup=setup, gpu=gpu, tokens=tokens))
     return bytes_read, flops, work
 
 

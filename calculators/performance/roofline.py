@@ -35,6 +35,9 @@ class Work:
             much of it reaches memory).
         sequences: the sequences the pass emits a token for (a decode step: the batch; a prefill: its
             prompts), each paying the engine's fixed cost per sequence per step.
+        unfused_s: bytes over the peak bandwidth of the memory-bound kernels that run on their own between the
+            matrix multiplies (materialised attention scores, dequantisation: :mod:`calculators.performance.unfused`):
+            their time adds to the pass.
     """
 
     memory_s: float
@@ -47,6 +50,7 @@ class Work:
     attention_compute_s: float = 0.0
     kv_reread_s: float = 0.0
     sequences: int = 0
+    unfused_s: float = 0.0
 
 
 def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: float, moe_expert_efficiency: float,
@@ -62,8 +66,9 @@ def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: f
     Formula: ``memory = (memory_s + expert_s x (1 / moe - 1) + kv_reread_s x kv_reread_cost) / bandwidth_efficiency``;
     ``compute = compute_s / compute_efficiency``; ``fixed = layers x step_overhead + sequences x
     sequence_overhead`` (the engine's fixed cost per layer of a pass, and per sequence the pass emits a token for);
-    ``total = max(memory - attention memory, compute - attention compute) + max(attention
-    memory, attention compute) + communication + fixed``.
+    ``unfused = unfused_s / bandwidth_efficiency``; ``total = max(memory - attention memory, compute - attention
+    compute) + max(attention memory, attention compute) + unfused + communication + fixed`` (the memory time
+    returned includes ``unfused``).
 
     >>> step_times(Work(0.01, 0.0, 0.002, 0.0, 0.0, 32), bandwidth_efficiency=0.5, compute_efficiency=0.5,
     ...            moe_expert_efficiency=1.0, step_overhead_s_per_layer=1e-5)
@@ -77,7 +82,8 @@ def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: f
     attention_compute = 0.0 if compute is None else work.attention_compute_s / compute_efficiency
     projections = max(memory - attention_memory, (compute or 0.0) - attention_compute)
     attention = max(attention_memory, attention_compute)
-    return memory, compute, fixed, projections + attention + work.communication_s + fixed
+    unfused = work.unfused_s / bandwidth_efficiency
+    return memory + unfused, compute, fixed, projections + attention + unfused + work.communication_s + fixed
 
 
 def decode_contexts(context: int, new_tokens: int, *, chunks: int = EXACT_STEPS) -> list[tuple[int, int]]:

@@ -75,11 +75,12 @@ def _memory_at_full_bandwidth(work: Work, *, expert_factor: float, reread: float
     return work.memory_s + work.expert_s * expert_factor + rereads, work.attention_memory_s + rereads
 
 
-def _memory_side(work: Work, *, bandwidth: float, expert_factor: float, reread: float) -> tuple[float, float]:
-    """``(memory - attention memory, attention memory)`` of :func:`step_times`, seconds."""
+def _memory_side(work: Work, *, bandwidth: float, expert_factor: float,
+                 reread: float) -> tuple[float, float, float]:
+    """``(memory - attention memory, attention memory, unfused)`` of :func:`step_times`, seconds."""
     memory, attention = _memory_at_full_bandwidth(work, expert_factor=expert_factor, reread=reread)
     attention = attention / bandwidth
-    return memory / bandwidth - attention, attention
+    return memory / bandwidth - attention, attention, work.unfused_s / bandwidth
 
 
 def _compute_side(work: Work, *, efficiency: float) -> tuple[float, float]:
@@ -90,18 +91,18 @@ def _compute_side(work: Work, *, efficiency: float) -> tuple[float, float]:
     return work.compute_s / efficiency - attention, attention
 
 
-def _time_before_fixed(memory: tuple[float, float], compute: tuple[float, float], work: Work) -> float:
+def _time_before_fixed(memory: tuple[float, float, float], compute: tuple[float, float], work: Work) -> float:
     """:func:`step_times`' total less the fixed cost it adds last: the slower projections, the slower attention, the
-    all-reduces (seconds), from the memory and compute sides."""
-    return max(memory[0], compute[0]) + max(memory[1], compute[1]) + work.communication_s
+    unfused kernels, the all-reduces (seconds), from the memory and compute sides."""
+    return max(memory[0], compute[0]) + max(memory[1], compute[1]) + memory[2] + work.communication_s
 
 
-def _pass_time(projections: float, attention: float, compute_projections: float, compute_attention: float,
-               communication: float, fixed: float) -> float:
-    """:func:`step_times`' total from its two sides: the slower projections, the slower attention, the
-    all-reduces and the fixed cost, added in its order (``b if b > a else a`` is ``max(a, b)``)."""
+def _pass_time(projections: float, attention: float, unfused: float, compute_projections: float,
+               compute_attention: float, communication: float, fixed: float) -> float:
+    """:func:`step_times`' total from its two sides: the slower projections, the slower attention, the unfused
+    kernels, the all-reduces and the fixed cost, added in its order (``b if b > a else a`` is ``max(a, b)``)."""
     return ((compute_projections if compute_projections > projections else projections)
-            + (compute_attention if compute_attention > attention else attention) + communication + fixed)
+            + (compute_attention if compute_attention > attention else attention) + unfused + communication + fixed)
 
 
 def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], name: str) -> Callable[[float], list[float]]:
@@ -124,7 +125,7 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         return work.layers * overhead + work.sequences * per_sequence
     expert_factor, reread = 1.0 / values["moe_expert_efficiency"] - 1.0, values["kv_reread_cost"]
 
-    def memory_side(work: Work) -> tuple[float, float]:
+    def memory_side(work: Work) -> tuple[float, float, float]:
         return _memory_side(work, bandwidth=bandwidth, expert_factor=expert_factor, reread=reread)
 
     def compute_side(case: Prepared, work: Work) -> tuple[float, float]:
@@ -182,13 +183,15 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         # per case: request cost, then per pass: count, compute and attention-compute seconds at 100 %, the memory
         # side, communication, fixed cost and, for a pass with no known compute rate (_compute_side is 0, 0 at any
         # efficiency), its count x time, computed once as the search would
-        def compute_term(count: int, work: Work) -> tuple[int, float, float, float, float, float, float, float | None]:
-            projections, attention = memory_side(work)
+        def compute_term(count: int, work: Work) -> tuple[int, float, float, float, float, float, float, float,
+                                                          float | None]:
+            projections, attention, unfused = memory_side(work)
             communication, fixed = work.communication_s, fixed_of(work)
             if work.compute_s is None:
-                return (count, 0.0, 0.0, projections, attention, communication, fixed,
-                        count * _pass_time(projections, attention, 0.0, 0.0, communication, fixed))
-            return count, work.compute_s, work.attention_compute_s, projections, attention, communication, fixed, None
+                return (count, 0.0, 0.0, projections, attention, unfused, communication, fixed,
+                        count * _pass_time(projections, attention, unfused, 0.0, 0.0, communication, fixed))
+            return (count, work.compute_s, work.attention_compute_s, projections, attention, unfused, communication,
+                    fixed, None)
 
         memory = [(request_cost(case), [compute_term(count, work) for count, work in case.terms]) for case in cases]
 
@@ -197,7 +200,7 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
             times: list[float] = []
             append = times.append
             for total, terms in memory:
-                for (count, compute_s, attention_compute_s, projections, attention, communication, fixed,
+                for (count, compute_s, attention_compute_s, projections, attention, unfused, communication, fixed,
                      constant) in terms:
                     if constant is not None:
                         total += constant
@@ -206,7 +209,7 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
                     compute_projections = compute_s / value - compute_attention
                     total += count * ((compute_projections if compute_projections > projections else projections)
                                       + (compute_attention if compute_attention > attention else attention)
-                                      + communication + fixed)
+                                      + unfused + communication + fixed)
                 append(total)
             return times
 
@@ -216,7 +219,7 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         # per case: request cost, then per pass: count, memory and attention-memory seconds at full bandwidth,
         # the compute side, communication, fixed cost
         undivided = [(request_cost(case), [(count, *_memory_at_full_bandwidth(work, expert_factor=expert_factor,
-                                                                              reread=reread),
+                                                                              reread=reread), work.unfused_s,
                                             *compute_side(case, work), work.communication_s, fixed_of(work))
                                            for count, work in case.terms])
                      for case in cases]
@@ -226,12 +229,13 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
             times: list[float] = []
             append = times.append
             for total, terms in undivided:
-                for count, memory, attention_memory, compute_projections, compute_attention, communication, fixed in terms:
+                for (count, memory, attention_memory, unfused_s, compute_projections, compute_attention, communication,
+                     fixed) in terms:
                     attention = attention_memory / value  # as _memory_side
                     projections = memory / value - attention
                     total += count * ((compute_projections if compute_projections > projections else projections)
                                       + (compute_attention if compute_attention > attention else attention)
-                                      + communication + fixed)
+                                      + unfused_s / value + communication + fixed)
                 append(total)
             return times
 
@@ -240,7 +244,8 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
     # per case: request cost, then per pass: count, the memory seconds at 100 % (all, experts, repeated KV reads,
     # attention), the compute side, communication, fixed cost
     computed = [(request_cost(case), [(count, work.memory_s, work.expert_s, work.kv_reread_s, work.attention_memory_s,
-                                       *compute_side(case, work), work.communication_s, fixed_of(work))
+                                       work.unfused_s / bandwidth, *compute_side(case, work), work.communication_s,
+                                       fixed_of(work))
                                       for count, work in case.terms])
                 for case in cases]
 
@@ -249,12 +254,12 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         at_factor = 1.0 / value - 1.0 if name == "moe_expert_efficiency" else expert_factor
         times = []
         for total, terms in computed:
-            for (count, memory_s, expert_s, reread_s, attention_memory_s, compute_projections, compute_attention,
-                 communication, fixed) in terms:
+            for (count, memory_s, expert_s, reread_s, attention_memory_s, unfused, compute_projections,
+                 compute_attention, communication, fixed) in terms:
                 rereads = reread_s * at_reread  # as _memory_side
                 attention = (attention_memory_s + rereads) / bandwidth
                 projections = (memory_s + expert_s * at_factor + rereads) / bandwidth - attention
-                total += count * _pass_time(projections, attention, compute_projections, compute_attention,
+                total += count * _pass_time(projections, attention, unfused, compute_projections, compute_attention,
                                             communication, fixed)
             times.append(total)
         return times

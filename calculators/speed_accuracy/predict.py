@@ -48,13 +48,19 @@ def _settings(figure: dict[str, Any], engine: str | Engine) -> dict[str, Any]:
 
 
 def catalog_engine(figure: dict[str, Any]) -> str:
-    """The catalog engine id of the figure's engine at its stated version (``generic`` for an engine not catalogued).
+    """The catalog engine id of the figure's engine at its stated version, else the month its document dates its
+    runs to (``engine_date``), and with the flash attention its settings state (``generic`` for an engine not
+    catalogued).
 
     >>> catalog_engine({"engine": "tensorrt-llm", "engine_version": "v0.6.1"})
     'tensorrt-llm-0.7'
+    >>> catalog_engine({"engine": "llama.cpp", "engine_date": "2024-05"})
+    'llama.cpp-2024'
     """
+    version = figure.get("engine_version") or figure.get("engine_date")
+    flash = bool((figure.get("settings") or {}).get("flash_attention"))
     try:
-        return get_engine(engine_at_version(str(figure["engine"]), figure.get("engine_version"))).id
+        return get_engine(engine_at_version(str(figure["engine"]), version, flash_attention=flash)).id
     except ValueError:
         return "generic"
 

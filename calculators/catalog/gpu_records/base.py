@@ -77,6 +77,10 @@ class GPU:
             (the datasheet rate is then used). Inference compute is timed at it
             (:func:`calculators.performance.flops.sustained_rate_flop_per_s`).
         sustained_fp8_flop_per_s: The same for dense FP8 matrix multiplies.
+        fp16_accumulate_dense_flop_per_s: Dense FP16 tensor rate with FP16 accumulation, FLOP/s, where the
+            vendor prints one above the FP32-accumulate rate (GeForce cards run it at twice that rate); ``None``
+            elsewhere (the same rate as ``fp16_dense_flop_per_s``). Only an engine whose 16-bit matrix multiplies
+            accumulate in FP16 reaches it (:attr:`calculators.catalog.engines.Engine.fp16_accumulate`).
     """
 
     id: str
@@ -108,6 +112,7 @@ class GPU:
     nvlink_domain_gpus: int | None = None
     sustained_bf16_flop_per_s: float | None = None
     sustained_fp8_flop_per_s: float | None = None
+    fp16_accumulate_dense_flop_per_s: float | None = None
 
     @property
     def memory_gib(self) -> float:

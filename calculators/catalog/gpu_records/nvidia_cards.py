@@ -64,11 +64,14 @@ RECORDS: tuple[GPU, ...] = (
         pcie_generation=4, pcie_lanes=16, tdp_watts=350, ecc=False, launch_price_usd=1499,
         launch_date="2020-09-24", source=_GA102_WP,
         field_sources=(("bf16_dense_flop_per_s", _RTX_BW_WP), ("fp16_dense_flop_per_s", _RTX_BW_WP),
+                       ("fp16_accumulate_dense_flop_per_s", _GA102_WP),
                        ("ecc", _GEFORCE_ECC), ("launch_price_usd", _PRICE_3090),
                        ("launch_date", _PRICE_3090)),
+        fp16_accumulate_dense_flop_per_s=142e12,
         notes=("Tensor rates are FP32-accumulate; GA102 whitepaper rounds them to 71/142 "
                "(dense/sparse), the RTX Blackwell whitepaper prints 71.2/142.4.",
-               "FP16 with FP16 accumulate runs at twice the FP32-accumulate rate on GeForce.",
+               "FP16 with FP16 accumulate runs at twice the FP32-accumulate rate on GeForce: 142/284 "
+               "(dense/sparse) in the GA102 whitepaper.",
                "No FP8 tensor path on Ampere.",
                "2-way NVLink bridge exists on this card; its bandwidth is not in the cited "
                "documents, so interconnect is left unknown.")),
@@ -82,7 +85,9 @@ RECORDS: tuple[GPU, ...] = (
         launch_date="2022-10-12", source=_ADA_WP,
         field_sources=(("ecc", _GEFORCE_ECC), ("launch_price_usd", _PRICE_4090),
                        ("launch_date", _PRICE_4090)),
-        notes=("Tensor rates are FP32-accumulate; FP16/FP8 with FP16 accumulate run twice as fast.",
+        fp16_accumulate_dense_flop_per_s=330.3e12,
+        notes=("Tensor rates are FP32-accumulate; FP16/FP8 with FP16 accumulate run twice as fast "
+               "(FP16: 330.3 dense, 660.6 sparse).",
                "FP8 with FP32 accumulate was corrected to 330.3 in whitepaper v2.02.",
                "No NVLink.")),
     GPU(id="rtx-5090", name="GeForce RTX 5090", vendor="NVIDIA", architecture="Blackwell (GB202)",

@@ -1,0 +1,113 @@
+"""What an engine's kernels do at prefill, as documented facts: GEMM accumulation, attention, dequantisation.
+
+Three facts of :class:`calculators.catalog.engines.Engine` come from reading the engines' code, not from
+fitting; each is a term of the speed model (:mod:`calculators.performance.forward_pass`):
+
+* ``fp16_accumulate``: llama.cpp's CUDA backend multiplies 16-bit matrices with cuBLAS at
+  ``CUBLAS_COMPUTE_16F`` (FP16 accumulation) at its default precision (:data:`LLAMA_CPP_CUBLAS_SOURCE`). A
+  GeForce card runs that at twice its FP32-accumulate tensor rate
+  (:attr:`calculators.catalog.gpus.GPU.fp16_accumulate_dense_flop_per_s`); a data-centre GPU at the same rate.
+* ``attention_score_bytes``: an engine without a fused attention kernel writes the attention scores to memory
+  and reads them back in separate kernels. Bytes moved per score element (one query, one key, one head):
+
+  - eager transformers (:data:`EAGER_ATTENTION_SOURCE`), 16-bit activations: the ``QK^T`` matmul writes 2,
+    ``* scaling`` reads 2 and writes 2, ``+ attention_mask`` reads 2 and writes 2, ``softmax(dtype=float32)``
+    reads 2 and writes 4, ``.to(query.dtype)`` reads 4 and writes 2, the ``PV`` matmul reads 2 (dropout is the
+    identity in eval): **24**;
+  - llama.cpp without flash attention (llama-bench's ``-fa 0``, its default; :data:`LLAMA_BENCH_SOURCE`): on
+    CUDA (:data:`LLAMA_CPP_CUBLAS_SOURCE`) the batched cuBLAS ``KQ`` writes FP16 (2) which is converted to FP32
+    (reads 2, writes 4), ``soft_max_ext`` reads 4 and writes 4, the ``KQV`` matmul converts the FP32 scores to
+    FP16 (reads 4, writes 2) and reads them (2): **24**; on Metal (:data:`LLAMA_CPP_METAL_SOURCE`: ``kernel_mul_mm``
+    takes F32 ``src1`` and writes F32 ``dst``) ``KQ`` writes 4, the softmax reads and writes 4 each, ``KQV``
+    reads 4: **16**, the engine's value, to which CUDA adds 8.
+
+  The mask is one matrix shared by every head (not counted). A fused (flash) attention kernel keeps the
+  scores on chip: 0.
+* ``activation_bytes``: an engine that runs every elementwise operation as a kernel of its own moves each token's
+  activations through memory between the matrix multiplies. Bytes per token per decoder layer, per element of
+  the hidden size ``h``, the query width ``q``, the KV width ``k`` and the MLP width ``I``:
+
+  - llama.cpp (ggml graph of a Llama layer, F32 activations): each RMS norm and its weight multiply 16 h (two),
+    RoPE 8 (q + k), the K and V copies into the F16 cache 12 k, the attention output's permute 8 q, the two
+    residual adds 24 h, SiLU 8 I and its product with the up projection 12 I: **56 h + 16 q + 20 k + 20 I**, as
+    on Metal, whose matrix kernels read and write F32. On CUDA (:data:`LLAMA_CPP_CUBLAS_SOURCE`) every cuBLAS call
+    converts its F32 input to F16 (6 per element: Q, K, V 18 h; output 6 q; gate, up 12 h; down 6 I) and its F16
+    result to F32 (6 per element: 6 q + 12 k, 6 h, 12 I, 6 h; the attention output 6 q): **+ 42 h + 18 q + 12 k
+    + 18 I** (:data:`LLAMA_CPP_CUBLAS_CONVERSION_BYTES`);
+  - eager transformers (:data:`EAGER_ATTENTION_SOURCE`'s module, 16-bit activations): each LlamaRMSNorm (upcast
+    to FP32, square, mean, scale, downcast, weight) 36 h (two: 72 h), the residual adds 12 h, rotary embedding
+    (``q * cos + rotate_half(q) * sin``) 20 (q + k), the attention output's ``transpose().contiguous()`` 4 q, SiLU
+    and the product 10 I: **84 h + 24 q + 20 k + 10 I**, and on a grouped-query model ``repeat_kv``'s copies of K
+    and V, 4 (q + k) (:data:`REPEAT_KV_ACTIVATION_BYTES`; an engine that copies, ``grouped_query_decode``
+    ``"copied"``).
+
+  Engines with fused kernels (TensorRT-LLM, vLLM, SGLang, MLX) carry none: what they move is small and in their
+  fitted efficiencies.
+* ``dequantised_gemm``: llama.cpp's CUDA backend before mid-2024 multiplies a quantised weight matrix by more
+  than :data:`LLAMA_CPP_MMQ_MAX_BATCH` tokens by first dequantising it to an FP16 buffer (reading the
+  quantised matrix, writing two bytes per weight) and then calling cuBLAS on that buffer, once per matrix per
+  micro-batch of :data:`LLAMA_BENCH_UBATCH_TOKENS` tokens (:data:`LLAMA_CPP_CUBLAS_SOURCE`); its later builds
+  multiply the quantised blocks directly (MMQ), as Metal always did.
+
+>>> LLAMA_CPP_MMQ_MAX_BATCH, LLAMA_BENCH_UBATCH_TOKENS, UNFUSED_ATTENTION_SCORE_BYTES
+(32, 512, 24)
+"""
+
+from __future__ import annotations
+
+from calculators.catalog.sources import Source
+
+LLAMA_CPP_CUBLAS_SOURCE = Source(
+    "ggml-org/llama.cpp, ggml-cuda.cu at 005de593 (early 2024): 'on modern hardware, using cuBLAS is recommended as "
+    "it utilizes F16 tensor cores'; MMQ_MAX_BATCH_SIZE 32 'max batch size to use MMQ kernels when tensor cores are "
+    "available'; ggml_cuda_op_mul_mat_cublas: 'convert src0 and src1 to fp16, multiply as fp16' (to_fp16_cuda into a "
+    "pool buffer, then cublasGemmEx with CUBLAS_COMPUTE_16F at GGML_PREC_DEFAULT); ggml_cuda_mul_mat_batched_cublas "
+    "(attention KQ, KQV): CUBLAS_COMPUTE_16F into an F16 dst, then converted to F32",
+    "https://github.com/ggerganov/llama.cpp/blob/005de593ad4aa2c8db115cbb41a37bda2fb20b77/ggml-cuda.cu",
+    "2026-11-29", kind="spec")
+EAGER_ATTENTION_SOURCE = Source(
+    "Hugging Face transformers 5.23, models/llama/modeling_llama.py, eager_attention_forward: matmul(query, key^T) * "
+    "scaling; + attention_mask; softmax(dim=-1, dtype=torch.float32).to(query.dtype); dropout; matmul(weights, value)",
+    "https://github.com/huggingface/transformers/blob/main/src/transformers/models/llama/modeling_llama.py",
+    "2026-11-29", kind="spec")
+LLAMA_CPP_METAL_SOURCE = Source(
+    "ggml-org/llama.cpp, ggml-metal.metal (2024 versions): kernel_mul_mm(device const uchar * src0, device const "
+    "float * src1, device float * dst, ...), the quantised blocks dequantised in threadgroup memory by dequantize_func",
+    "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-metal/ggml-metal.metal", "2026-11-29", kind="spec")
+LLAMA_BENCH_SOURCE = Source(
+    "ggml-org/llama.cpp, tools/llama-bench README: -ub (n_ubatch) default 512, -fa (flash attention) default 0 in "
+    "the 2024 builds",
+    "https://github.com/ggml-org/llama.cpp/blob/master/tools/llama-bench/README.md", "2026-11-29", kind="spec")
+
+#: Bytes each token moves per decoder layer in the elementwise kernels between the matrix multiplies, per element of
+#: (hidden, q_dim, kv_dim, MLP intermediate), counted from the engine's graph (module docstring).
+LLAMA_CPP_ACTIVATION_BYTES = (56, 16, 20, 20)
+#: What llama.cpp's CUDA backend adds to them: the F32 <-> F16 conversions around each cuBLAS call (module docstring).
+LLAMA_CPP_CUBLAS_CONVERSION_BYTES = (42, 18, 12, 18)
+#: What those conversions add per attention score on CUDA (the F16 KQ result to F32, the F32 scores to F16 for KQV).
+LLAMA_CPP_CUBLAS_SCORE_CONVERSION_BYTES = 8
+EAGER_ACTIVATION_BYTES = (84, 24, 20, 10)
+#: Bytes per token per layer per element of (q_dim + kv_dim) that ``repeat_kv`` copies on a grouped-query model (eager
+#: transformers: K and V each read at the KV width and written at the query width; nothing when every head has its own
+#: KV head, where repeat_kv returns its input).
+REPEAT_KV_ACTIVATION_BYTES = 4
+#: Bytes moved per attention-score element by an unfused attention: eager transformers; llama.cpp on Metal (module
+#: docstring).
+UNFUSED_ATTENTION_SCORE_BYTES = 24
+LLAMA_CPP_METAL_SCORE_BYTES = 16
+#: llama.cpp's CUDA backend uses its quantised MMQ kernels up to this many tokens when tensor cores are available.
+LLAMA_CPP_MMQ_MAX_BATCH = 32
+#: llama-bench processes a prompt in micro-batches of this many tokens (``-ub``'s default).
+LLAMA_BENCH_UBATCH_TOKENS = 512
+#: Builds of llama.cpp before this (year, month) dequantise for cuBLAS and run without flash attention by default.
+LLAMA_CPP_MMQ_DEFAULT = (2024, 7)
+
+
+def build_month(text: str) -> tuple[int, int] | None:
+    """``(year, month)`` of a ``"YYYY-MM"`` build date, else ``None``.
+
+    >>> build_month("2024-05"), build_month("v0.8.0")
+    ((2024, 5), None)
+    """
+    year, _, month = text.strip().partition("-")
+    return (int(year), int(month)) if len(year) == 4 and year.isdigit() and month.isdigit() else None
