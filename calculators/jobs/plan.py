@@ -156,12 +156,10 @@ def _compute_plan(values: Values) -> PlanView:
         result = speed.inference_speed(spec, gpu, new_tokens=int(settings["new_tokens"]), **asked)
         assert result.memory is not None
         placement = inference_placement(result.memory, gpu, gpus=result.gpus)
-        setup = speed.SpeedSetup.of(**asked)
+        # advised on the job the headline placed: the engine's settings, weights "auto" resolved against the model
         advice = inference_advice(spec, gpu, placement.verdict, gpus=result.gpus, best=False,
                                   speed={"engine": asked["engine"]} if "engine" in asked else None,
-                                  settings={"weights": setup.format, "kv_cache": setup.kv_cache.value,
-                                            "batch": result.batch, "context": result.context,
-                                            "new_tokens": result.new_tokens})
+                                  settings=result.memory_settings, estimate=result.memory)
         time_s = tokens / result.output_tokens_per_s  # static batches of batch x new_tokens, back to back
         return PlanView(spec=spec, gpu=gpu, job=job, tokens=tokens, placement=placement, advice=advice,
                         time_s=time_s, gpu_hours=gpus * time_s / SECONDS_PER_HOUR, band=result.generation_band,

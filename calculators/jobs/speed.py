@@ -134,7 +134,6 @@ class SpeedView:
     result: speed.InferenceSpeed
     placement: Placement
     by_batch: tuple[tuple[int, DecodeStep, FitVerdict], ...]
-    efficiencies: tuple[float, float]  # bandwidth and compute efficiencies the engine used
     advice: FitAdvice = FitAdvice("fits")  # single changes that make the job's memory fit: margins, speed costs
 
 
@@ -159,25 +158,23 @@ def _compute_speed(values: Values) -> SpeedView:
     settings = engine_settings(_speed_fields(), values)
     new_tokens = settings.pop("new_tokens")
     result = speed.inference_speed(spec, gpu, new_tokens=new_tokens, **settings)
-    assert result.memory is not None
+    # The engine's own settings (weights "auto" resolved against the model) size the chart, the advice and the
+    # efficiencies shown: settings rebuilt from the form values would not know the checkpoint's format.
+    setup, memory_settings = result.setup, result.memory_settings
+    assert result.memory is not None and setup is not None
     placement = inference_placement(result.memory, gpu, gpus=result.gpus)
     batches = sorted(set(CHART_BATCHES) | {result.batch})
     steps = []
     for batch in batches:
-        step = speed.decode_step(spec, gpu, **{**settings, "batch": batch})
+        step = speed.decode_step(spec, gpu, **{**settings, "weights": setup.format, "batch": batch})
         memory = result.memory if batch == result.batch else inference.inference_memory(
-            spec, weights=settings["weights"], kv_cache=settings["kv_cache"], batch=batch, context=result.context,
-            new_tokens=result.new_tokens)
+            spec, **{**memory_settings, "batch": batch})
         steps.append((batch, step, share_verdict(memory, gpu, gpus=result.gpus)))
-    setup = speed.SpeedSetup.of(**settings)
     speed_only = {key: value for key, value in settings.items()
                   if key not in ("weights", "kv_cache", "batch", "context", "gpus")}
     advice = inference_advice(spec, gpu, placement.verdict, gpus=result.gpus, best=False, speed=speed_only,
-                              settings={"weights": setup.format, "kv_cache": setup.kv_cache.value,
-                                        "batch": result.batch, "context": result.context,
-                                        "new_tokens": result.new_tokens})
-    return SpeedView(spec=spec, gpu=gpu, result=result, placement=placement, by_batch=tuple(steps),
-                     efficiencies=(setup.bandwidth_efficiency, setup.compute_efficiency), advice=advice)
+                              settings=memory_settings, estimate=result.memory)
+    return SpeedView(spec=spec, gpu=gpu, result=result, placement=placement, by_batch=tuple(steps), advice=advice)
 
 
 def _rate(value: float) -> str:
@@ -243,12 +240,15 @@ def speed_data(view: SpeedView) -> dict[str, Any]:
 
 
 def speed_used(view: SpeedView) -> Mapping[str, str]:
-    """The efficiencies the engine used where the form left them to it."""
+    """The efficiencies the engine used where the form left them to it (its own setup: the ones that timed the
+    answer, for the weights it resolved)."""
+    setup = view.result.setup
+    assert setup is not None
     kind = "assumed" if view.result.engine == "generic" else "fitted"
     collective = ("derived per link kind from published nccl-tests runs" if view.result.gpus > 1
                   else "not used: one GPU")
-    return {"bandwidth_efficiency": f"{view.efficiencies[0]:.3g} ({kind})",
-            "compute_efficiency": f"{view.efficiencies[1]:.3g} ({kind})", "collective_efficiency": collective}
+    return {"bandwidth_efficiency": f"{setup.bandwidth_efficiency:.3g} ({kind})",
+            "compute_efficiency": f"{setup.compute_efficiency:.3g} ({kind})", "collective_efficiency": collective}
 
 
 # --------------------------------------------------------------------------- serving under load

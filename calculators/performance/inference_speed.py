@@ -428,4 +428,4 @@ def inference_speed(spec: ModelSpec, gpu: GPU, *, new_tokens: int = 256, **setti
         memory_total_bytes=verdict.total_bytes, memory_capacity_bytes=verdict.usable_bytes, fits=verdict.fits,
         verdict=verdict.verdict, memory_uncertainty_bytes=verdict.uncertainty_bytes,
         assumptions=assumptions, notes=tuple(notes), engine=setup.engine, request_overhead_s=setup.request_overhead_s,
-        generation_band=decode_band, memory=memory)
+        generation_band=decode_band, memory=memory, setup=setup)

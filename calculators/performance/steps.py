@@ -20,6 +20,7 @@ from typing import Any
 from calculators.catalog.engines import DEFAULT_ENGINE
 from calculators.memory.result import MemoryEstimate
 from calculators.performance.error_bands import ErrorBand
+from calculators.performance.speed_setup import SpeedSetup
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,10 @@ class InferenceSpeed:
             steps' ``error_band``.
         memory: the whole batch's :func:`~calculators.memory.inference.inference_memory` estimate (one GPU's
             share is :func:`calculators.fit.placement.split_inference_estimate`); not in :meth:`to_dict`.
+        setup: the checked settings every number here was computed with: the weights ``"auto"`` resolved against
+            the model's checkpoint (:func:`~calculators.memory.inference.with_stored_weights`), the engine's
+            efficiencies and fixed costs; a face shows and advises on these, never on settings rebuilt from its
+            form values without the model (:attr:`memory_settings`); not in :meth:`to_dict`.
     """
 
     model: str
@@ -135,6 +140,17 @@ class InferenceSpeed:
     request_overhead_s: float = 0.0
     generation_band: ErrorBand | None = None
     memory: MemoryEstimate | None = field(default=None, compare=False, repr=False)
+    setup: SpeedSetup | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def memory_settings(self) -> dict[str, Any]:
+        """The :func:`~calculators.memory.inference.inference_memory` keywords of :attr:`memory` (the weights as
+        :attr:`setup` resolved them: the checkpoint's own format for ``"auto"``), for the fit advice; empty
+        without a :attr:`setup`."""
+        if self.setup is None:
+            return {}
+        return {"weights": self.setup.format, "kv_cache": self.setup.kv_cache.value, "batch": self.batch,
+                "context": self.context, "new_tokens": self.new_tokens}
 
     @property
     def time_to_first_token_s(self) -> float:
