@@ -1,12 +1,15 @@
 """The documents behind the inference engines' stated facts (:mod:`calculators.catalog.engines`).
 
 Each engine fact that is not fitted (how its decode attention reads grouped KV heads, how it all-reduces
-tensor-parallel activations, whether its host works per sequence, the host cost of eager launches) is
+tensor-parallel activations, whether it replays CUDA graphs, whether its host works per sequence, the host cost
+of eager launches and of that per-sequence work) is
 taken from a document; the documents are here, one :class:`~calculators.catalog.sources.Source` each,
 so that the engine records stay short. :mod:`calculators.catalog.engines` re-exports every name.
 
 >>> XQA_SOURCE.kind, NCCL_ALL_REDUCE_SOURCE.kind
 ('spec', 'spec')
+>>> round(HOST_S_PER_SEQUENCE * 1e6)  # us per sequence per step
+100
 """
 
 from __future__ import annotations
@@ -53,4 +56,28 @@ NCCL_ALL_REDUCE_SOURCE = Source(
     "NCCL'); v0.9.0 tensorrt_llm/plugin/plugin.py (PluginConfig.use_custom_all_reduce: bool = True)",
     "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.6.1/docs/source/performance.md", "2026-11-29", kind="spec")
 
-__all__ = ["EAGER_HOST_SOURCE", "NCCL_ALL_REDUCE_SOURCE", "OUTPUT_PROCESSING_SOURCE", "REPEAT_KV_SOURCE", "XQA_SOURCE"]
+#: Which engines replay a captured CUDA graph for each decode step in the runs they publish: vLLM (CUDA graphs unless
+#: ``enforce_eager``), SGLang (unless ``--disable-cuda-graph``), llama.cpp's CUDA backend (since its PR #6766); not
+#: TensorRT-LLM's gptSessionBenchmark (an opt-in ``--enable_cuda_graph`` its published tables do not pass), nor MLX
+#: (Metal) nor eager transformers.
+GRAPH_REPLAY_SOURCE = Source(
+    "vLLM engine arguments ('--enforce-eager: Always use eager-mode PyTorch. If False, will use eager mode and CUDA "
+    "graph in hybrid for maximal performance'); SGLang server arguments ('--disable-cuda-graph'); ggml-org/llama.cpp "
+    "PR #6766 ('CUDA graphs'); TensorRT-LLM benchmarks/cpp/gptSessionBenchmark.cpp ('enable_cuda_graph', 'Execute "
+    "GPT session with CUDA graph', off unless given) and docs/source/performance.md v0.6.1 (its commands omit it)",
+    "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.6.1/benchmarks/cpp/gptSessionBenchmark.cpp", "2026-11-29",
+    kind="spec")
+#: vLLM's performance roadmap thread: the host time between two decode steps (sampling, input preparation, model
+#: output processing and scheduling) 'When BS is 200, all this together can be 20ms'; a maintainer: 'We agree the time
+#: is too long between steps'.
+HOST_PER_SEQUENCE_SOURCE = Source(
+    "vLLM issue #6801, '[RFC]: Performance Roadmap', comment of 2024-08-08: 'the time between two step is long. This "
+    "includes sampling time, prepare input time, process_model_output time, and scheduler time. When BS is 200, all "
+    "this together can be 20ms'",
+    "https://github.com/vllm-project/vllm/issues/6801", "2026-11-29", kind="measured")
+#: Host seconds per sequence per decode step of an engine whose host works per sequence (``host_work_per_sequence``),
+#: from :data:`HOST_PER_SEQUENCE_SOURCE`: 20 ms between steps at 200 sequences, 20e-3 / 200 = 100 us.
+HOST_S_PER_SEQUENCE = 20e-3 / 200
+
+__all__ = ["EAGER_HOST_SOURCE", "GRAPH_REPLAY_SOURCE", "HOST_PER_SEQUENCE_SOURCE", "HOST_S_PER_SEQUENCE",
+           "NCCL_ALL_REDUCE_SOURCE", "OUTPUT_PROCESSING_SOURCE", "REPEAT_KV_SOURCE", "XQA_SOURCE"]

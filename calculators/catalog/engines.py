@@ -30,10 +30,15 @@ on the software more than on the GPU. Each :class:`Engine` holds five constants:
   (``"per-head"`` below), the cost of each repeated read relative to a read from memory
   (below 1: the L2 cache serves part of them).
 
-An engine that launches every operation from Python (``eager_launches``, a fact: transformers in eager
-PyTorch) has no pooled fixed cost to fall back on: the pooled value is that of engines that replay CUDA
-graphs. With no figure of its own, its cost per layer is :data:`EAGER_HOST_S_PER_LAYER`, the host cost
-PyTorch's own team measured for an eager decoder layer (:data:`EAGER_HOST_SOURCE`).
+The pooled fixed cost per layer is fitted on the figures of engines that replay a captured CUDA graph for
+each decode step (``graph_replay``, a fact: vLLM and SGLang, :data:`GRAPH_REPLAY_SOURCE`), where it is
+the GPU's own cost of a layer's kernels, not the host's; every other constant of the pooled fit is fitted
+on every engine's figures. An engine that launches every operation from Python (``eager_launches``, a
+fact: transformers in eager PyTorch) has no pooled fixed cost to fall back on: with no figure of its own,
+its cost per layer is :data:`EAGER_HOST_S_PER_LAYER`, the host cost PyTorch's own team measured for an
+eager decoder layer (:data:`EAGER_HOST_SOURCE`). Likewise an engine whose host works per sequence with no
+figure informing that cost takes :data:`HOST_S_PER_SEQUENCE`, the time vLLM's developers measured between
+two decode steps of 200 sequences over 200 (:data:`HOST_PER_SEQUENCE_SOURCE`), not another engine's fit.
 
 Two facts are not fitted. ``custom_all_reduce``: vLLM, SGLang and TensorRT-LLM all-reduce a decode
 step's tensor-parallel activations with their own one- or two-stage kernel (two or three cross-GPU
@@ -78,6 +83,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from calculators.catalog.engine_sources import EAGER_HOST_SOURCE as EAGER_HOST_SOURCE
+from calculators.catalog.engine_sources import GRAPH_REPLAY_SOURCE as GRAPH_REPLAY_SOURCE
+from calculators.catalog.engine_sources import HOST_PER_SEQUENCE_SOURCE as HOST_PER_SEQUENCE_SOURCE
+from calculators.catalog.engine_sources import HOST_S_PER_SEQUENCE as HOST_S_PER_SEQUENCE
 from calculators.catalog.engine_sources import NCCL_ALL_REDUCE_SOURCE as NCCL_ALL_REDUCE_SOURCE
 from calculators.catalog.engine_sources import OUTPUT_PROCESSING_SOURCE as OUTPUT_PROCESSING_SOURCE
 from calculators.catalog.engine_sources import REPEAT_KV_SOURCE as REPEAT_KV_SOURCE
@@ -140,6 +148,8 @@ class Engine:
         eager_launches: the engine launches each operation of a forward pass from Python, one kernel at a time,
             with no CUDA graph (a catalog fact); with no figure of its own, its ``step_overhead_s_per_layer`` is
             :data:`EAGER_HOST_S_PER_LAYER`, not the pooled value of graph-replaying engines.
+        graph_replay: the engine replays a captured CUDA graph for each decode step in the runs it publishes (a
+            catalog fact, :data:`GRAPH_REPLAY_SOURCE`): the pooled fixed cost per layer is fitted on such engines only.
         custom_all_reduce: the engine all-reduces tensor-parallel activations with its own one- or two-stage
             kernel where it takes the buffer, not NCCL's ring (a catalog fact,
             :data:`calculators.parallel.custom_all_reduce.CUSTOM_ALL_REDUCE_SOURCE`; not fitted).
@@ -163,6 +173,7 @@ class Engine:
     host_work_per_sequence: bool = False
     family: str = ""
     eager_launches: bool = False
+    graph_replay: bool = False
 
     @property
     def family_id(self) -> str:
@@ -195,9 +206,12 @@ class Engine:
         """``bandwidth_efficiency``, ``moe_expert_efficiency``, ``step_overhead_s_per_layer``,
         ``request_overhead_s``, ``kv_reread_cost`` or ``sequence_overhead_s``; a ``None`` falls back to
         :data:`POOLED`, then to :data:`GENERIC`; an eager engine's fixed cost per layer falls back to
-        :data:`EAGER_HOST_S_PER_LAYER` instead."""
+        :data:`EAGER_HOST_S_PER_LAYER` instead, and a host-per-sequence engine's cost per sequence to
+        :data:`HOST_S_PER_SEQUENCE`."""
         if name == "step_overhead_s_per_layer" and self.eager_launches and self.step_overhead_s_per_layer.value is None:
             return EAGER_HOST_S_PER_LAYER
+        if name == "sequence_overhead_s" and self.host_work_per_sequence and self.sequence_overhead_s.value is None:
+            return HOST_S_PER_SEQUENCE
         for engine in (self, POOLED, GENERIC):
             value: float | None = getattr(engine, name).value
             if value is not None:
@@ -303,12 +317,12 @@ _ENGINES: tuple[Engine, ...] = (
     Engine(id="vllm", name="vLLM",
            description="PagedAttention, continuous batching, CUDA graphs for decode",
            source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), custom_all_reduce=True,
-           host_work_per_sequence=True, **_fitted("vllm")),
+           host_work_per_sequence=True, graph_replay=True, **_fitted("vllm")),
     Engine(id="sglang", name="SGLang",
            description="RadixAttention, continuous batching, CUDA graphs for decode; a constant its published runs "
                        "do not inform is the pooled fit",
            source=_src("SGLang documentation", "https://docs.sglang.ai/"), custom_all_reduce=True,
-           **_fitted("sglang")),
+           graph_replay=True, **_fitted("sglang")),
     _TENSORRT_LLM,
     replace(_TENSORRT_LLM, id="tensorrt-llm-0.7", name="TensorRT-LLM v0.7 and earlier",
             description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "
