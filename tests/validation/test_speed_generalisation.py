@@ -43,7 +43,9 @@ from calculators.speed_accuracy import generalisation as gen
 #: 19-34 % slow held out), both together: 9.7 % / 29.5 %, 15.4 % / 35.8 %, 11.7 % / 35.7 %.
 #: With TensorRT-LLM v0.5 / v0.6.1 all-reducing by NCCL's ring (no --use_custom_all_reduce in their builds):
 #: 9.7 % / 29.4 %, 15.4 % / 35.4 %, 11.7 % / 35.7 % (engine-out first token p90 72.1 % -> 57.1 %).
-LIMITS = {"source": (0.10, 0.30), "engine": (0.16, 0.36), "generation": (0.12, 0.36)}
+#: With the pooled fixed cost per layer of the CUDA-graph engines only and a held-out vLLM paying its developers'
+#: measured host time per sequence (100 us): 9.8 % / 29.1 %, 12.2 % / 35.2 %, 11.7 % / 35.7 %.
+LIMITS = {"source": (0.10, 0.30), "engine": (0.13, 0.36), "generation": (0.12, 0.36)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
