@@ -57,14 +57,15 @@ NCCL_ALL_REDUCE_SOURCE = Source(
     "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.6.1/docs/source/performance.md", "2026-11-29", kind="spec")
 
 #: Which engines replay a captured CUDA graph for each decode step in the runs they publish: vLLM (CUDA graphs unless
-#: ``enforce_eager``), SGLang (unless ``--disable-cuda-graph``), llama.cpp's CUDA backend (since its PR #6766); not
-#: TensorRT-LLM's gptSessionBenchmark (an opt-in ``--enable_cuda_graph`` its published tables do not pass), nor MLX
-#: (Metal) nor eager transformers.
+#: ``--enforce-eager``) and SGLang (unless ``--disable-cuda-graph``); not TensorRT-LLM's gptSessionBenchmark (an opt-in
+#: ``--enable_cuda_graph`` its published tables do not pass), nor MLX (Metal), nor eager transformers, nor llama.cpp
+#: (its CUDA graphs, PR #6766 'Introduction of CUDA Graphs to LLama.cpp', are not in its Metal runs nor in that PR's
+#: 'master' column the figures quote).
 GRAPH_REPLAY_SOURCE = Source(
-    "vLLM engine arguments ('--enforce-eager: Always use eager-mode PyTorch. If False, will use eager mode and CUDA "
-    "graph in hybrid for maximal performance'); SGLang server arguments ('--disable-cuda-graph'); ggml-org/llama.cpp "
-    "PR #6766 ('CUDA graphs'); TensorRT-LLM benchmarks/cpp/gptSessionBenchmark.cpp ('enable_cuda_graph', 'Execute "
-    "GPT session with CUDA graph', off unless given) and docs/source/performance.md v0.6.1 (its commands omit it)",
+    "vLLM engine arguments, --enforce-eager (default False: 'If False, we will use CUDA graph and eager execution in "
+    "hybrid for maximal performance and flexibility'); SGLang server arguments (--disable-cuda-graph); TensorRT-LLM "
+    "benchmarks/cpp/gptSessionBenchmark.cpp (the 'enable_cuda_graph' option, 'Execute GPT session with CUDA graph', "
+    "off unless given) and docs/source/performance.md v0.6.1 (its benchmark commands do not give it)",
     "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.6.1/benchmarks/cpp/gptSessionBenchmark.cpp", "2026-11-29",
     kind="spec")
 #: vLLM's performance roadmap thread: the host time between two decode steps (sampling, input preparation, model
