@@ -45,15 +45,17 @@ EAGER_HOST_SOURCE = Source(
     "torch.compile and a static kv-cache (107.0 tok/s)'",
     "https://github.com/pytorch/pytorch.github.io/blob/d119d840c32c0f302ebff9a18042da05f72753bf/_posts/"
     "2023-11-30-accelerating-generative-ai-2.md", "2026-11-29", kind="measured")
-#: TensorRT-LLM before v0.9 all-reduced tensor-parallel activations with NCCL unless the engine was built with
+#: TensorRT-LLM's early releases all-reduced tensor-parallel activations with NCCL unless the engine was built with
 #: ``--use_custom_all_reduce`` (a store_true flag of examples/llama/build.py, 'Activates latency-optimized algorithm
 #: for all-reduce instead of NCCL'); the published performance tables of v0.5 and v0.6.1 were built with commands that
-#: do not pass it. From v0.9 the unified build's PluginConfig turns the custom all-reduce on by default.
+#: do not pass it. A later unified build's PluginConfig turns the custom all-reduce on by default, and release 0.12
+#: removed the build argument.
 NCCL_ALL_REDUCE_SOURCE = Source(
     "NVIDIA TensorRT-LLM v0.6.1: docs/source/performance.md, 'Benchmarking per Model' (the Llama2-70b build command: "
     "--world_size 4 --tp_size 4 ... --enable_fp8 --fp8_kv_cache, no --use_custom_all_reduce); examples/llama/build.py "
     "('--use_custom_all_reduce', action='store_true', 'Activates latency-optimized algorithm for all-reduce instead of "
-    "NCCL'); v0.9.0 tensorrt_llm/plugin/plugin.py (PluginConfig.use_custom_all_reduce: bool = True)",
+    "NCCL'); a later tensorrt_llm/plugin/plugin.py (PluginConfig.use_custom_all_reduce: bool = True); release notes "
+    "0.12.0 ('The use_custom_all_reduce argument is removed from trtllm-build')",
     "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.6.1/docs/source/performance.md", "2026-11-29", kind="spec")
 
 #: Which engines replay a captured CUDA graph for each decode step in the runs they publish: vLLM (CUDA graphs unless

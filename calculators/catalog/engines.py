@@ -43,7 +43,7 @@ two decode steps of 200 sequences over 200 (:data:`HOST_PER_SEQUENCE_SOURCE`), n
 Two facts are not fitted. ``custom_all_reduce``: vLLM, SGLang and TensorRT-LLM all-reduce a decode
 step's tensor-parallel activations with their own one- or two-stage kernel (two or three cross-GPU
 steps) instead of NCCL's ring (``2 (N - 1)`` steps): :mod:`calculators.parallel.custom_all_reduce`.
-TensorRT-LLM's kernel was an opt-in build flag before v0.9, and the published tables of v0.5 and v0.6.1
+TensorRT-LLM's kernel was an opt-in build flag in its early build scripts, and the published tables of v0.5 and v0.6.1
 were built without it (:data:`NCCL_ALL_REDUCE_SOURCE`): ``tensorrt-llm-0.7`` all-reduces with NCCL's ring
 (v0.8, between the two, is taken as the current engine).
 And ``grouped_query_decode``, how the engine's decode attention reads the
@@ -327,7 +327,7 @@ _ENGINES: tuple[Engine, ...] = (
     replace(_TENSORRT_LLM, id="tensorrt-llm-0.7", name="TensorRT-LLM v0.7 and earlier",
             description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "
                         "query head, and tensor-parallel activations are all-reduced by NCCL's ring (the custom "
-                        "all-reduce was an opt-in build flag until v0.9); every fitted constant is tensorrt-llm's",
+                        "all-reduce was an opt-in build flag then); every fitted constant is tensorrt-llm's",
             grouped_query_decode="per-head", fits_as="tensorrt-llm", custom_all_reduce=False),
     Engine(id="llama.cpp", name="llama.cpp",
            description="ggml kernels for GGUF block formats (CUDA, Metal), one sequence per slot, single-token "

@@ -145,8 +145,8 @@ def test_every_engine_names_how_it_reads_grouped_kv_heads() -> None:
 
 
 def test_tensorrt_llm_before_v0_8_all_reduces_with_nccls_ring() -> None:
-    # NCCL_ALL_REDUCE_SOURCE: until v0.9 the custom all-reduce was the opt-in --use_custom_all_reduce build flag, and
-    # the v0.5 / v0.6.1 tables were built without it; the v0.9 build turns it on by default.
+    # NCCL_ALL_REDUCE_SOURCE: the early build scripts made the custom all-reduce an opt-in --use_custom_all_reduce
+    # flag, and the v0.5 / v0.6.1 tables were built without it; a later unified build turns it on by default.
     from calculators.catalog.engines import NCCL_ALL_REDUCE_SOURCE
     from calculators.parallel.tensor import tensor_parallel_communication
 
