@@ -533,14 +533,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (8.46e-05, (
-            'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
-            'h100-llama-3-8b-eager-b1-decode',
-            'h100-llama-3-8b-eager-b4-decode',
-            'h100-llama-3.2-1b-eager-b1-decode',
-            'h100-llama-3.2-1b-eager-b4-decode',
-            'h100-qwen2.5-0.5b-eager-b1-decode',
-            'h100-qwen2.5-0.5b-eager-b4-decode',
+        'step_overhead_s_per_layer': (7.72e-05, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -554,43 +547,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
-            'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
-            'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
-            'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl1000',
-            'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10000',
-            'llamacpp-12183-qwen2.5-1.5b-q4_k_m-rtx-4090-isl10',
-            'llamacpp-12183-qwen2.5-1.5b-q4_k_m-rtx-4090-isl100',
-            'llamacpp-12183-qwen2.5-1.5b-q4_k_m-rtx-4090-isl1000',
-            'llamacpp-12183-qwen2.5-1.5b-q4_k_m-rtx-4090-isl10000',
-            'llamacpp-15802-8b-q4_0-rtx-3090-ub1',
-            'llamacpp-6766-l2-7b-q4_0-rtx-3090-tg',
-            'llamacpp-6766-l2-7b-q4_0-rtx-4090-tg',
-            'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
-            'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
-            'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
-            'mlx-m4max-qwen3-30b-a3b-mlx-q8-tg128',
-            'mlx-m4max-qwen3-4b-bf16-tg128',
-            'mlx-m4max-qwen3-4b-mlx-q4-g32-tg128',
-            'mlx-m4max-qwen3-4b-mlx-q4-tg128',
-            'mlx-m4max-qwen3-4b-mlx-q5-g32-tg128',
-            'mlx-m4max-qwen3-4b-mlx-q5-tg128',
-            'mlx-m4max-qwen3-4b-mlx-q6-tg128',
-            'mlx-m4max-qwen3-4b-mlx-q8-tg128',
             'mr-4090-mistral7b-c16',
             'mr-4090-mistral7b-c32',
             'mr-4090-mistral7b-c4',
             'mr-4090-mistral7b-c48',
             'mr-4090-mistral7b-c8',
-            'optimum-gptq-l2-13b-fp16-a100-b1-gen512',
-            'optimum-gptq-l2-13b-fp16-a100-b16-gen512',
-            'optimum-gptq-l2-13b-fp16-a100-b2-gen512',
-            'optimum-gptq-l2-13b-fp16-a100-b4-gen512',
-            'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
-            'optimum-gptq-l2-13b-gptq-a100-b1-gen512',
-            'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
-            'optimum-gptq-l2-13b-gptq-a100-b2-gen512',
-            'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
-            'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in128',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in2048',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b128-in128',
@@ -655,80 +616,6 @@ FITS: dict[str, dict[str, FitRow]] = {
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b64-in2048',
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
-            'trt-h200-llama-2-13b-b1024-tp1-128-128',
-            'trt-h200-llama-2-13b-b128-tp1-128-2048',
-            'trt-h200-llama-2-13b-b64-tp1-2048-128',
-            'trt-h200-llama-2-70b-b32-tp1-2048-128',
-            'trt-h200-llama-2-70b-b512-tp1-128-128',
-            'trt-h200-llama-2-70b-b512-tp2-128-2048',
-            'trt-h200-llama-2-70b-b64-tp1-2048-128',
-            'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
-            'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
-            'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
-            'trt-llama-2-70b-fp8-h100-sxm-b1024-tp2-128-128',
-            'trt-llama-2-70b-fp8-h100-sxm-b480-tp4-128-2048',
-            'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
-            'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
-            'trt-llama-2-7b-fp16-a100-80gb-sxm-b384-tp1-128-128',
-            'trt-llama-2-7b-fp16-a100-80gb-sxm-b52-tp1-2048-128',
-            'trt-llama-2-7b-fp16-a100-80gb-sxm-b60-tp1-128-2048',
-            'trt-llama-2-7b-fp16-a100-80gb-sxm-b64-tp2-2048-2048',
-            'trt-llama-2-7b-fp8-h100-sxm-b112-tp1-128-2048',
-            'trt-llama-2-7b-fp8-h100-sxm-b48-tp1-2048-2048',
-            'trt-llama-2-7b-fp8-h100-sxm-b768-tp1-128-128',
-            'trt-llama-2-7b-fp8-h100-sxm-b80-tp1-2048-128',
-            'trt-llama-2-7b-fp8-l40s-b16-tp1-2048-2048',
-            'trt-llama-2-7b-fp8-l40s-b32-tp1-2048-128',
-            'trt-llama-2-7b-fp8-l40s-b64-tp1-128-128',
-            'trt-llama-2-7b-fp8-l40s-b64-tp1-128-2048',
-            'trt09-llama-2-70b-fp8-h100-sxm-b1024-tp2-128-128',
-            'trt09-llama-2-70b-fp8-h100-sxm-b512-tp4-128-2048',
-            'trt09-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
-            'trt09-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
-            'trt09-llama-2-70b-fp8-h200-b1024-tp1-128-128',
-            'trt09-llama-2-70b-fp8-h200-b512-tp2-128-2048',
-            'trt09-llama-2-70b-fp8-h200-b64-tp1-2048-128',
-            'trt09-llama-2-70b-fp8-h200-b64-tp1-2048-2048',
-            'trt09-llama-2-70b-fp8-l40s-b16-tp2-2048-128',
-            'trt09-llama-2-70b-fp8-l40s-b256-tp2-128-128',
-            'trt09-llama-2-70b-fp8-l40s-b256-tp4-128-2048',
-            'trt09-llama-2-70b-fp8-l40s-b64-tp4-2048-2048',
-            'trt09-llama-2-7b-fp8-h100-sxm-b120-tp1-128-2048',
-            'trt09-llama-2-7b-fp8-h100-sxm-b56-tp1-2048-2048',
-            'trt09-llama-2-7b-fp8-h100-sxm-b84-tp1-2048-128',
-            'trt09-llama-2-7b-fp8-h100-sxm-b896-tp1-128-128',
-            'trt09-llama-2-7b-fp8-h200-b120-tp1-128-2048',
-            'trt09-llama-2-7b-fp8-h200-b56-tp1-2048-2048',
-            'trt09-llama-2-7b-fp8-h200-b64-tp1-2048-128',
-            'trt09-llama-2-7b-fp8-h200-b896-tp1-128-128',
-            'trt09-llama-2-7b-fp8-l40s-b16-tp1-2048-2048',
-            'trt09-llama-2-7b-fp8-l40s-b256-tp1-128-128',
-            'trt09-llama-2-7b-fp8-l40s-b32-tp1-2048-128',
-            'trt09-llama-2-7b-fp8-l40s-b64-tp1-128-2048',
-            'trt09-mistral-7b-fp8-h100-sxm-b120-tp1-128-2048',
-            'trt09-mistral-7b-fp8-h100-sxm-b56-tp1-2048-2048',
-            'trt09-mistral-7b-fp8-h100-sxm-b84-tp1-2048-128',
-            'trt09-mistral-7b-fp8-h100-sxm-b896-tp1-128-128',
-            'trt09-mistral-7b-fp8-h200-b120-tp1-128-2048',
-            'trt09-mistral-7b-fp8-h200-b56-tp1-2048-2048',
-            'trt09-mistral-7b-fp8-h200-b64-tp1-2048-128',
-            'trt09-mistral-7b-fp8-h200-b896-tp1-128-128',
-            'trt09-mistral-7b-fp8-l40s-b120-tp1-128-2048',
-            'trt09-mistral-7b-fp8-l40s-b56-tp1-2048-2048',
-            'trt09-mistral-7b-fp8-l40s-b84-tp1-2048-128',
-            'trt09-mistral-7b-fp8-l40s-b896-tp1-128-128',
-            'trt09-mixtral-8x7b-fp8-h100-sxm-b128-tp2-128-2048',
-            'trt09-mixtral-8x7b-fp8-h100-sxm-b32-tp2-2048-2048',
-            'trt09-mixtral-8x7b-fp8-h100-sxm-b512-tp2-128-128',
-            'trt09-mixtral-8x7b-fp8-h100-sxm-b64-tp2-2048-128',
-            'trt09-mixtral-8x7b-fp8-h200-b1024-tp2-128-128',
-            'trt09-mixtral-8x7b-fp8-h200-b256-tp2-128-2048',
-            'trt09-mixtral-8x7b-fp8-h200-b64-tp2-2048-128',
-            'trt09-mixtral-8x7b-fp8-h200-b64-tp2-2048-2048',
-            'trt09-mixtral-8x7b-fp8-l40s-b256-tp4-128-128',
-            'trt09-mixtral-8x7b-fp8-l40s-b256-tp4-128-2048',
-            'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
-            'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
             'vllm-ci-llama-3-70b-a100-80gb-sxm-tp4',
             'vllm-ci-llama-3-70b-h200-tp4',
             'vllm-ci-llama-3.1-8b-a100-80gb-sxm-tp1',
@@ -741,36 +628,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c32',
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
-            'xd-l2-llama-2-70b-q4_0-h100-pcie-tg',
-            'xd-l2-llama-2-70b-q4_0-rtx-a6000-tg',
-            'xd-l2-llama-2-7b-fp16-h100-pcie-tg',
-            'xd-l2-llama-2-7b-fp16-m3-max-tg',
-            'xd-l2-llama-2-7b-fp16-rtx-3090-tg',
-            'xd-l2-llama-2-7b-fp16-rtx-4090-tg',
-            'xd-l2-llama-2-7b-fp16-rtx-a6000-tg',
-            'xd-l2-llama-2-7b-q4_0-h100-pcie-tg',
-            'xd-l2-llama-2-7b-q4_0-m3-max-tg',
-            'xd-l2-llama-2-7b-q4_0-rtx-3090-tg',
-            'xd-l2-llama-2-7b-q4_0-rtx-4090-tg',
-            'xd-l2-llama-2-7b-q4_0-rtx-a6000-tg',
-            'xd-l3-70b-q4_k_m-m3-max-tg512',
-            'xd-l3-8b-fp16-m3-max-tg4096',
-            'xd-l3-8b-fp16-m3-max-tg512',
-            'xd-l3-8b-fp16-rtx-3090-tg4096',
-            'xd-l3-8b-fp16-rtx-3090-tg512',
-            'xd-l3-8b-fp16-rtx-4090-tg4096',
-            'xd-l3-8b-fp16-rtx-4090-tg512',
-            'xd-l3-8b-q4_k_m-m3-max-tg4096',
-            'xd-l3-8b-q4_k_m-m3-max-tg512',
-            'xd-l3-8b-q4_k_m-rtx-3090-tg4096',
-            'xd-l3-8b-q4_k_m-rtx-3090-tg512',
-            'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
-            'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
         'request_overhead_s': (0.0205, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'kv_reread_cost': (0.489, (
+        'kv_reread_cost': (0.481, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -783,7 +645,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
             'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
         )),
-        'sequence_overhead_s': (5.5e-05, (
+        'sequence_overhead_s': (5.52e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -870,7 +732,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.85, (
+        'bandwidth_efficiency': (0.849, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -924,7 +786,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.28e-05, (
+        'step_overhead_s_per_layer': (7.27e-05, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -965,7 +827,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'mlx': {
-        'bandwidth_efficiency': (0.958, (
+        'bandwidth_efficiency': (0.937, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -993,7 +855,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-pp2048',
             'mlx-m4max-qwen3-4b-mlx-q8-pp2048',
         )),
-        'moe_expert_efficiency': (0.725, (
+        'moe_expert_efficiency': (0.713, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-pp2048',
@@ -1003,7 +865,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-tg128',
         )),
-        'step_overhead_s_per_layer': (7.8e-05, (
+        'step_overhead_s_per_layer': (7.4e-05, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -1018,7 +880,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'sglang': {
-        'bandwidth_efficiency': (0.743, (
+        'bandwidth_efficiency': (0.737, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1038,7 +900,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'moe_expert_efficiency': (0.759, (
+        'moe_expert_efficiency': (0.757, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1048,7 +910,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'step_overhead_s_per_layer': (7.23e-05, (
+        'step_overhead_s_per_layer': (7.03e-05, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1060,7 +922,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'tensorrt-llm': {
-        'bandwidth_efficiency': (0.998, (
+        'bandwidth_efficiency': (0.993, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1136,7 +998,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'compute:16-bit': (0.687, (
+        'compute:16-bit': (0.689, (
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
@@ -1149,7 +1011,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft128',
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft2048',
         )),
-        'compute:fp8': (0.49, (
+        'compute:fp8': (0.489, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1248,7 +1110,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'moe_expert_efficiency': (0.839, (
+        'moe_expert_efficiency': (0.836, (
             'trt09-mixtral-8x7b-fp8-h100-sxm-b128-tp2-128-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b32-tp2-2048-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b512-tp2-128-128',
@@ -1268,7 +1130,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'step_overhead_s_per_layer': (0.000164, (
+        'step_overhead_s_per_layer': (0.000162, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1344,7 +1206,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'kv_reread_cost': (0.534, (
+        'kv_reread_cost': (0.524, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -1359,7 +1221,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'transformers': {
-        'bandwidth_efficiency': (0.915, (
+        'bandwidth_efficiency': (0.913, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -1422,7 +1284,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'vllm': {
-        'bandwidth_efficiency': (0.909, (
+        'bandwidth_efficiency': (0.906, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1510,7 +1372,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.607, (
+        'compute:16-bit': (0.608, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -1532,7 +1394,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:fp8': (0.413, (
+        'compute:fp8': (0.411, (
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in128',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in2048',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b128-in128',
@@ -1598,11 +1460,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
         )),
-        'moe_expert_efficiency': (0.858, (
+        'moe_expert_efficiency': (0.86, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (7.7e-05, (
+        'step_overhead_s_per_layer': (7.69e-05, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1690,10 +1552,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0213, (
+        'request_overhead_s': (0.0212, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'sequence_overhead_s': (6.83e-05, (
+        'sequence_overhead_s': (6.79e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',

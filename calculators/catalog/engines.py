@@ -30,14 +30,22 @@ on the software more than on the GPU. Each :class:`Engine` holds five constants:
   (``"per-head"`` below), the cost of each repeated read relative to a read from memory
   (below 1: the L2 cache serves part of them).
 
-An engine that launches every operation from Python (``eager_launches``, a fact: transformers in eager
-PyTorch) has no pooled fixed cost to fall back on: the pooled value is that of engines that replay CUDA
-graphs. With no figure of its own, its cost per layer is :data:`EAGER_HOST_S_PER_LAYER`, the host cost
-PyTorch's own team measured for an eager decoder layer (:data:`EAGER_HOST_SOURCE`).
+The pooled fixed cost per layer is fitted on the figures of engines that replay a captured CUDA graph for
+each decode step (``graph_replay``, a fact: vLLM and SGLang, :data:`GRAPH_REPLAY_SOURCE`), where it is
+the GPU's own cost of a layer's kernels, not the host's; every other constant of the pooled fit is fitted
+on every engine's figures. An engine that launches every operation from Python (``eager_launches``, a
+fact: transformers in eager PyTorch) has no pooled fixed cost to fall back on: with no figure of its own,
+its cost per layer is :data:`EAGER_HOST_S_PER_LAYER`, the host cost PyTorch's own team measured for an
+eager decoder layer (:data:`EAGER_HOST_SOURCE`). Likewise an engine whose host works per sequence with no
+figure informing that cost takes :data:`HOST_S_PER_SEQUENCE`, the time vLLM's developers measured between
+two decode steps of 200 sequences over 200 (:data:`HOST_PER_SEQUENCE_SOURCE`), not another engine's fit.
 
 Two facts are not fitted. ``custom_all_reduce``: vLLM, SGLang and TensorRT-LLM all-reduce a decode
 step's tensor-parallel activations with their own one- or two-stage kernel (two or three cross-GPU
 steps) instead of NCCL's ring (``2 (N - 1)`` steps): :mod:`calculators.parallel.custom_all_reduce`.
+TensorRT-LLM's kernel was an opt-in build flag in its early build scripts, and the published tables of v0.5 and v0.6.1
+were built without it (:data:`NCCL_ALL_REDUCE_SOURCE`): ``tensorrt-llm-0.7`` all-reduces with NCCL's ring
+(v0.8, between the two, is taken as the current engine).
 And ``grouped_query_decode``, how the engine's decode attention reads the
 KV heads of a grouped-query (or multi-query) model, one of :data:`KV_HEAD_READS`:
 ``"grouped"``, one read per KV head for all the query heads that share it; ``"per-head"``,
@@ -83,6 +91,14 @@ from calculators.catalog.engine_kernels import (
     UNFUSED_ATTENTION_SCORE_BYTES,
     build_month,
 )
+from calculators.catalog.engine_sources import EAGER_HOST_SOURCE as EAGER_HOST_SOURCE
+from calculators.catalog.engine_sources import GRAPH_REPLAY_SOURCE as GRAPH_REPLAY_SOURCE
+from calculators.catalog.engine_sources import HOST_PER_SEQUENCE_SOURCE as HOST_PER_SEQUENCE_SOURCE
+from calculators.catalog.engine_sources import HOST_S_PER_SEQUENCE as HOST_S_PER_SEQUENCE
+from calculators.catalog.engine_sources import NCCL_ALL_REDUCE_SOURCE as NCCL_ALL_REDUCE_SOURCE
+from calculators.catalog.engine_sources import OUTPUT_PROCESSING_SOURCE as OUTPUT_PROCESSING_SOURCE
+from calculators.catalog.engine_sources import REPEAT_KV_SOURCE as REPEAT_KV_SOURCE
+from calculators.catalog.engine_sources import XQA_SOURCE as XQA_SOURCE
 from calculators.catalog.sources import Source
 from calculators.dtypes import DType
 from calculators.errors import UnknownNameError
@@ -141,6 +157,8 @@ class Engine:
         eager_launches: the engine launches each operation of a forward pass from Python, one kernel at a time,
             with no CUDA graph (a catalog fact); with no figure of its own, its ``step_overhead_s_per_layer`` is
             :data:`EAGER_HOST_S_PER_LAYER`, not the pooled value of graph-replaying engines.
+        graph_replay: the engine replays a captured CUDA graph for each decode step in the runs it publishes (a
+            catalog fact, :data:`GRAPH_REPLAY_SOURCE`): the pooled fixed cost per layer is fitted on such engines only.
         custom_all_reduce: the engine all-reduces tensor-parallel activations with its own one- or two-stage
             kernel where it takes the buffer, not NCCL's ring (a catalog fact,
             :data:`calculators.parallel.custom_all_reduce.CUSTOM_ALL_REDUCE_SOURCE`; not fitted).
@@ -171,6 +189,7 @@ class Engine:
     dequantised_gemm: bool = False
     prefill_chunk_tokens: int = 0
     activation_bytes: tuple[int, int, int, int] = (0, 0, 0, 0)
+    graph_replay: bool = False
 
     @property
     def family_id(self) -> str:
@@ -203,9 +222,12 @@ class Engine:
         """``bandwidth_efficiency``, ``moe_expert_efficiency``, ``step_overhead_s_per_layer``,
         ``request_overhead_s``, ``kv_reread_cost`` or ``sequence_overhead_s``; a ``None`` falls back to
         :data:`POOLED`, then to :data:`GENERIC`; an eager engine's fixed cost per layer falls back to
-        :data:`EAGER_HOST_S_PER_LAYER` instead."""
+        :data:`EAGER_HOST_S_PER_LAYER` instead, and a host-per-sequence engine's cost per sequence to
+        :data:`HOST_S_PER_SEQUENCE`."""
         if name == "step_overhead_s_per_layer" and self.eager_launches and self.step_overhead_s_per_layer.value is None:
             return EAGER_HOST_S_PER_LAYER
+        if name == "sequence_overhead_s" and self.host_work_per_sequence and self.sequence_overhead_s.value is None:
+            return HOST_S_PER_SEQUENCE
         for engine in (self, POOLED, GENERIC):
             value: float | None = getattr(engine, name).value
             if value is not None:
@@ -231,35 +253,6 @@ def compute_key(compute: str | DType) -> str:
 
 #: How a decode step reads the KV heads of a grouped-query model (:attr:`Engine.grouped_query_decode`).
 KV_HEAD_READS = ("grouped", "per-head", "copied")
-#: TensorRT-LLM's XQA kernel: decode attention for MQA/GQA on tensor cores, one KV load per group, from v0.8.
-XQA_SOURCE = Source("NVIDIA TensorRT-LLM, docs/source/blogs/XQA-kernel.md ('XQA kernel provides optimization for MQA "
-                    "and GQA during generation phase'; to be included in the v0.8 releases; Llama-70B on one H200, "
-                    "128/2048: 1,227 tok/s/GPU without XQA, 2,941 with)",
-                    "https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/blogs/XQA-kernel.md", "2026-11-25",
-                    kind="spec")
-#: transformers' eager attention copies each KV head once per query head of its group before the matmuls.
-REPEAT_KV_SOURCE = Source("Hugging Face transformers, src/transformers/models/llama/modeling_llama.py: eager_attention_forward "
-                          "calls repeat_kv, 'the equivalent of torch.repeat_interleave(x, dim=1, repeats=n_rep)', on the "
-                          "cached keys and values",
-                          "https://github.com/huggingface/transformers/blob/main/src/transformers/models/llama/"
-                          "modeling_llama.py", "2026-11-25", kind="spec")
-#: vLLM's profile of its own host-side work: output processing ("de-tokenizing the generated token IDs and performing
-#: string matching, with the overhead increasing as batch sizes grew") and scheduling blocked the GPU.
-OUTPUT_PROCESSING_SOURCE = Source(
-    "vLLM Team, 'vLLM v0.6.0: 2.7x Throughput Improvement and 5x Latency Reduction' (2024-09-05): for Llama 3 8B on one "
-    "H100, 29 % of the time in scheduling and 33 % in the HTTP server, 38 % on the GPU; output processing 'with the "
-    "overhead increasing as batch sizes grew'",
-    "https://github.com/vllm-project/vllm-project.github.io/blob/0dd37adf406d4bc9e780a6605548bb84a378f5f9/_posts/"
-    "2024-09-05-perf-update.md", "2026-11-30", kind="measured")
-#: PyTorch's team on a plain eager Llama-2-7B (fp16, batch 1, A100-80GB): 25.5 tok/s, 'heavily CPU overhead bound'
-#: (the trace shows the GPU waiting for the Python host to launch each operation); the same model with the host
-#: cost removed (torch.compile mode="reduce-overhead", CUDA graphs, static KV cache) 107.0 tok/s.
-EAGER_HOST_SOURCE = Source(
-    "PyTorch Team, 'Accelerating Generative AI with PyTorch II: GPT, Fast' (2023-11-30): Llama-2-7B, batch 1, "
-    "A100-80GB: eager 'Starting Point (25.5 tok/s)', 'heavily CPU overhead bound'; 'Reducing CPU overhead through "
-    "torch.compile and a static kv-cache (107.0 tok/s)'",
-    "https://github.com/pytorch/pytorch.github.io/blob/d119d840c32c0f302ebff9a18042da05f72753bf/_posts/"
-    "2023-11-30-accelerating-generative-ai-2.md", "2026-11-29", kind="measured")
 #: Host cost of one decoder layer launched eagerly, from :data:`EAGER_HOST_SOURCE`: the time a token takes eagerly
 #: less the time with the host cost removed, over Llama-2-7B's 32 layers: (1 / 25.5 - 1 / 107.0) / 32 = 0.934 ms.
 EAGER_HOST_S_PER_LAYER = (1.0 / 25.5 - 1.0 / 107.0) / 32
@@ -350,17 +343,18 @@ _ENGINES: tuple[Engine, ...] = (
     Engine(id="vllm", name="vLLM",
            description="PagedAttention, continuous batching, CUDA graphs for decode",
            source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), custom_all_reduce=True,
-           host_work_per_sequence=True, **_fitted("vllm")),
+           host_work_per_sequence=True, graph_replay=True, **_fitted("vllm")),
     Engine(id="sglang", name="SGLang",
            description="RadixAttention, continuous batching, CUDA graphs for decode; a constant its published runs "
                        "do not inform is the pooled fit",
            source=_src("SGLang documentation", "https://docs.sglang.ai/"), custom_all_reduce=True,
-           **_fitted("sglang")),
+           graph_replay=True, **_fitted("sglang")),
     _TENSORRT_LLM,
     replace(_TENSORRT_LLM, id="tensorrt-llm-0.7", name="TensorRT-LLM v0.7 and earlier",
             description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "
-                        "query head; every fitted constant is tensorrt-llm's", grouped_query_decode="per-head",
-            fits_as="tensorrt-llm"),
+                        "query head, and tensor-parallel activations are all-reduced by NCCL's ring (the custom "
+                        "all-reduce was an opt-in build flag then); every fitted constant is tensorrt-llm's",
+            grouped_query_decode="per-head", fits_as="tensorrt-llm", custom_all_reduce=False),
     _LLAMA_CPP,
     replace(_LLAMA_CPP, id="llama.cpp-fa", name="llama.cpp with flash attention (-fa 1)",
             description="llama.cpp run with its fused flash-attention kernel: the attention scores stay on chip; "

@@ -21,7 +21,9 @@ not drag the rest), plus for an engine a weak pull (weight :data:`PRIOR_WEIGHT` 
 each efficiency towards the pooled fit of every engine's figures, so that an engine with one or
 two figures does not fit noise. Coordinate descent with a golden-section search per constant in
 log space, within :data:`BOUNDS`. Constants no figure informs take the pooled value (an eager engine's fixed
-cost per layer: :data:`~calculators.catalog.engines.EAGER_HOST_S_PER_LAYER`, :func:`fit_engine`).
+cost per layer: :data:`~calculators.catalog.engines.EAGER_HOST_S_PER_LAYER`, a host-per-sequence engine's cost
+per sequence: :data:`~calculators.catalog.engines.HOST_S_PER_SEQUENCE`, :func:`fit_engine`); the pooled fixed
+cost per layer is that of engines replaying CUDA graphs (:func:`fit_pooled`).
 
 >>> from calculators.speed_accuracy.data import load_figures, scored
 >>> from calculators.speed_accuracy.predict import prepare
@@ -37,7 +39,15 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from calculators.catalog.engines import COMPUTE_KEYS, EAGER_HOST_S_PER_LAYER, GENERIC, Engine, Fitted, get_engine
+from calculators.catalog.engines import (
+    COMPUTE_KEYS,
+    EAGER_HOST_S_PER_LAYER,
+    GENERIC,
+    HOST_S_PER_SEQUENCE,
+    Engine,
+    Fitted,
+    get_engine,
+)
 from calculators.errors import UnknownNameError
 from calculators.speed_accuracy.objective import PRIOR_WEIGHT as PRIOR_WEIGHT
 from calculators.speed_accuracy.objective import ROBUST_SCALE as ROBUST_SCALE
@@ -168,28 +178,52 @@ def fit_constants(cases: Iterable[Prepared], *, fallback: Mapping[str, float] | 
                fitted_on={name: ids for name, ids in fitted_on.items() if ids})
 
 
+#: The fixed cost per layer: pooled over the engines that replay CUDA graphs only (:func:`fit_pooled`).
+STEP = "step_overhead_s_per_layer"
+
+
 def fit_pooled(cases: Iterable[Prepared]) -> Fit:
-    """One set of constants for every engine's figures together."""
-    return fit_constants(cases)
+    """One set of constants for every engine's figures together; the fixed cost per layer of graph-replaying engines.
+
+    Every constant is fitted on every figure, then the fixed cost per layer is refitted on the figures of engines
+    that replay a captured CUDA graph per decode step (:attr:`~calculators.catalog.engines.Engine.graph_replay`):
+    there it is the GPU's cost of a layer's kernels, the floor any engine pays, where an engine that launches from
+    its host (eager PyTorch, or TensorRT-LLM's benchmark without CUDA graphs) adds its own host cost. With no such
+    figure, the fit over every figure stands.
+    """
+    cases = list(cases)
+    pooled = fit_constants(cases)
+    graph = [c for c in cases if _fact(c.engine, "graph_replay")]
+    if not any(informs(c, STEP) for c in graph):
+        return pooled
+    replayed = fit_constants(graph, fallback=pooled.values)
+    return Fit(values={**pooled.values, STEP: replayed.values[STEP]},
+               fitted_on={**pooled.fitted_on, STEP: replayed.fitted_on[STEP]})
 
 
 def fit_engine(cases: Iterable[Prepared], engine: str, pooled: Fit) -> Fit:
     """Constants of ``engine`` from its figures, pulled towards and completed by the ``pooled`` fit.
 
-    An engine that launches eagerly (:attr:`~calculators.catalog.engines.Engine.eager_launches`) with no figure
-    informing its fixed cost per layer takes :data:`~calculators.catalog.engines.EAGER_HOST_S_PER_LAYER`, not the
-    pooled value (that of engines replaying CUDA graphs).
+    A constant no figure of the engine informs takes the pooled value, except where a catalog fact says the engine
+    pays a cost the pooled engines do not, measured in a document: an engine that launches eagerly
+    (:attr:`~calculators.catalog.engines.Engine.eager_launches`) takes
+    :data:`~calculators.catalog.engines.EAGER_HOST_S_PER_LAYER` as its fixed cost per layer, and one whose host works
+    per sequence (:attr:`~calculators.catalog.engines.Engine.host_work_per_sequence`)
+    :data:`~calculators.catalog.engines.HOST_S_PER_SEQUENCE` as its cost per sequence per step.
     """
     own = [c for c in cases if c.engine == engine]
     fallback = dict(pooled.values)
-    if _eager(engine) and not any(informs(c, "step_overhead_s_per_layer") for c in own):
-        fallback["step_overhead_s_per_layer"] = EAGER_HOST_S_PER_LAYER
+    if _fact(engine, "eager_launches") and not any(informs(c, STEP) for c in own):
+        fallback[STEP] = EAGER_HOST_S_PER_LAYER
+    if _fact(engine, "host_work_per_sequence") and not any(informs(c, "sequence_overhead_s") for c in own):
+        fallback["sequence_overhead_s"] = HOST_S_PER_SEQUENCE
     return fit_constants(own, fallback=fallback)
 
 
-def _eager(engine: str) -> bool:
+def _fact(engine: str, name: str) -> bool:
+    """A catalog fact of the engine a figure names (``False`` for an engine not catalogued)."""
     try:
-        return get_engine(engine).eager_launches
+        return bool(getattr(get_engine(engine), name))
     except UnknownNameError:
         return False
 

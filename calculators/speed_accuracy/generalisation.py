@@ -8,7 +8,9 @@ still are. Two harder splits ask what a user of a new engine or a new GPU gets:
 * **leave one engine out**: every fitted constant refitted without any figure of the figure's
   engine (inference: the engine id, ``vllm``, ``tensorrt-llm``, ...; training: the software,
   :func:`training_engine`, e.g. every torchtitan variant together; collectives: the link kind);
-  the engine's own constants fall back to the pooled fit of the others;
+  the engine's own constants fall back to the pooled fit of the others (the fixed cost per layer of the
+  engines replaying CUDA graphs; a cost a catalog fact says the engine alone pays taken from its document:
+  :func:`calculators.speed_accuracy.fit.fit_engine`);
 * **leave one hardware generation out**: every constant refitted without any figure on a GPU of
   the figure's generation (:func:`calculators.catalog.generations.hardware_generation`: Ampere, Ada,
   Hopper, Blackwell, CDNA 3, Apple, ...).

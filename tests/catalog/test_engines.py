@@ -142,3 +142,22 @@ def test_every_engine_names_how_it_reads_grouped_kv_heads() -> None:
         assert engine.grouped_query_decode in KV_HEAD_READS, engine.id
         # Anything but the default is a stated fact: it must name the document that says so.
         assert engine.grouped_query_decode == "grouped" or engine.grouped_query_source is not None, engine.id
+
+
+def test_tensorrt_llm_before_v0_8_all_reduces_with_nccls_ring() -> None:
+    # NCCL_ALL_REDUCE_SOURCE: the early build scripts made the custom all-reduce an opt-in --use_custom_all_reduce
+    # flag, and the v0.5 / v0.6.1 tables were built without it; a later unified build turns it on by default.
+    from calculators.catalog.engines import NCCL_ALL_REDUCE_SOURCE
+    from calculators.parallel.tensor import tensor_parallel_communication
+
+    old, new = get_engine("tensorrt-llm-0.7"), get_engine("tensorrt-llm")
+    assert (old.custom_all_reduce, new.custom_all_reduce) == (False, True)
+    assert "use_custom_all_reduce" in NCCL_ALL_REDUCE_SOURCE.title
+    spec, gpu = get_model("llama-2-70b"), get_gpu("h100-sxm")
+    steps = {e: decode_step(spec, gpu, engine=e, weights="fp8", kv_cache="fp8", batch=1, context=128, gpus=4)
+             for e in ("tensorrt-llm-0.7", "tensorrt-llm")}
+    link = SpeedSetup.of(engine="tensorrt-llm-0.7", gpus=4).link(gpu)
+    ring = tensor_parallel_communication(spec, tokens=1, gpus=4, link=link, custom_kernel=False)
+    assert steps["tensorrt-llm-0.7"].communication_time_s == pytest.approx(ring.time_s)
+    # A ring all-reduce over 4 GPUs takes 2 x (4 - 1) = 6 latency-bound steps; the one-stage kernel one.
+    assert steps["tensorrt-llm-0.7"].communication_time_s > 2 * steps["tensorrt-llm"].communication_time_s
