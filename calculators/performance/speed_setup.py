@@ -50,10 +50,11 @@ class ServerInputs:
     ``weights`` ``"auto"`` is the model's checkpoint format, resolved by the speed functions, which know the model
     (:func:`~calculators.memory.inference.with_stored_weights`); :meth:`SpeedSetup.of`, which knows none, refuses it.
     ``weights`` and ``kv_cache`` are checked as the memory calculator checks them
-    (:meth:`~calculators.memory.inference.InferenceRequest.of`), so the two never disagree. ``gpus`` in tensor parallel. ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``,
-    ``"vllm"``, ``"sglang"``, ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the
-    efficiencies and fixed costs; ``bandwidth_efficiency`` and ``compute_efficiency``
-    (0 to 1, ``None`` or blank: the engine's) override its two efficiencies.
+    (:meth:`~calculators.memory.inference.InferenceRequest.of`), so the two never disagree. ``gpus`` in tensor
+    parallel. ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``, ``"vllm"``, ``"sglang"``,
+    ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the efficiencies and fixed costs;
+    ``bandwidth_efficiency`` and ``compute_efficiency`` (0 to 1, ``None`` or blank: the engine's) override its two
+    efficiencies.
     ``interconnect`` is a link id of :mod:`calculators.catalog.interconnects` or ``"auto"``
     (the GPU's own link); ``collective_efficiency`` the fraction of its per-direction
     bandwidth the all-reduces reach (``None``: :func:`calculators.parallel.tensor.link_efficiency`).
