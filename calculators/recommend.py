@@ -61,7 +61,7 @@ from dataclasses import dataclass, replace
 from calculators import cost
 from calculators.catalog import prices
 from calculators.catalog.custom_gpu import CustomGPU
-from calculators.catalog.engines import DEFAULT_ENGINE
+from calculators.catalog.engines import DEFAULT_ENGINE, get_engine
 from calculators.catalog.gpus import GPU, all_gpus
 from calculators.catalog.usable_memory import usable_memory_bytes
 from calculators.dtype_support import UnsupportedFormatError, serving_notes, training_notes
@@ -236,9 +236,10 @@ def recommend(workload: Workload) -> Recommendation:
     apple = flag("include_apple", w.include_apple)
     mfu = _optional_float("mfu", w.mfu, maximum=1.0)
     objective = one_of("objective", w.objective, OBJECTIVES)
-    # Checked for every job, used when serving: the engine's efficiencies for this weights format.
-    setup = SpeedSetup.of(engine=w.engine, weights=weights) if job == "serve" else SpeedSetup.of(engine=w.engine)
-    engine = setup.engine
+    # The engine is checked for every job; serving uses its efficiencies for this weights format (resolved above
+    # against the model: a setup without one would refuse "auto").
+    setup = SpeedSetup.of(engine=w.engine, weights=weights) if job == "serve" else None
+    engine = setup.engine if setup is not None else get_engine(w.engine).id
     candidates, skipped = _candidates(w, apple)
     targets = _Targets(job=job, tokens_per_s=target, usd_per_hour=budget)
 
@@ -318,13 +319,13 @@ def recommend(workload: Workload) -> Recommendation:
 
 
 def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, tokens: int | None,
-                 kv_cache: str | None, setup: SpeedSetup) -> tuple[str, ...]:
+                 kv_cache: str | None, setup: SpeedSetup | None) -> tuple[str, ...]:
     common = (f"GPU counts tried: {', '.join(str(c) for c in GPU_COUNTS)} (one node)",
               f"price: on-demand cloud prices of catalog edition {prices.EDITION} (for buying, see the cost page): "
               "the median of instances with exactly that many GPUs where there is one, else the GPU count x the "
               "median per-GPU-hour, marked a per-GPU assumption; unknown where the edition has no offer",
               "a configuration meets the targets only if every stated target is known to be met")
-    if job == "serve":
+    if setup is not None:  # serving
         return common + (
             f"fit: total_bytes of inference_memory (weights, KV cache in {kv_cache} at the full context, "
             "activations, runtime overhead) split evenly over tensor-parallel GPUs, against the memory a process "

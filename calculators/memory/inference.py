@@ -99,7 +99,7 @@ def inference_memory_of(spec: ModelSpec, request: InferenceRequest) -> MemoryEst
 
     >>> from calculators.catalog.models import get_model
     >>> spec = get_model("llama-3-8b")
-    >>> request = InferenceRequest.of(batch=2, context=1024, new_tokens=64)
+    >>> request = InferenceRequest.of(weights="bf16", batch=2, context=1024, new_tokens=64)  # as llama-3-8b stores them
     >>> inference_memory_of(spec, request) == inference_memory(spec, batch=2, context=1024, new_tokens=64)
     True
     """

@@ -8,7 +8,7 @@ frozen :class:`InferenceRequest` the memory and speed functions take and trust. 
 >>> request = InferenceRequest.of(weights="q4_k_m", batch="4", context=8192, new_tokens=256)
 >>> request.weights.value, request.format.id, request.batch, request.total_context
 ('int4', 'q4_k_m', 4, 8448)
->>> InferenceRequest.of(context=1, new_tokens=1 << 24)
+>>> InferenceRequest.of(weights="bf16", context=1, new_tokens=1 << 24)
 Traceback (most recent call last):
 ...
 calculators.errors.InputError: new_tokens: got 16777216; expected an integer from 0 to 16777215
@@ -47,8 +47,8 @@ class InferenceInputs:
         weights: a format id of :data:`WEIGHT_DTYPES` or ``"auto"``: as the model's checkpoint stores
             them (its ``quantization_config``; bf16 without one), which the estimates resolve against
             the model before they check the rest
-            (:func:`~calculators.memory.inference.with_stored_weights`); a request checked without a
-            model knows no ``quantization_config``, so its ``"auto"`` is bf16.
+            (:func:`~calculators.memory.inference.with_stored_weights`). :meth:`InferenceRequest.of`
+            knows no model, so it refuses ``"auto"`` (never reads it as bf16).
         kv_cache: one of :data:`KV_DTYPES`.
         batch: sequences decoded together.
         context: the prompt's text tokens per sequence.
@@ -105,13 +105,20 @@ class InferenceRequest:
         """Check every input (keywords: :class:`InferenceInputs`), once.
 
         Raises:
-            InputError: a value out of range or not a choice, naming the field and what it accepts.
+            InputError: a value out of range or not a choice, naming the field and what it accepts; weights
+                ``"auto"`` (the default), which only a model resolves.
             TypeError: a keyword :class:`InferenceInputs` does not have.
+
+        >>> InferenceRequest.of(context=8192).weights
+        Traceback (most recent call last):
+        ...
+        calculators.errors.InputError: weights: got 'auto'; expected a format such as bf16, fp8, int4 or mxfp4 ('auto' needs a model to read its checkpoint format from: give the model, or the format its checkpoint stores)
         """
         given = InferenceInputs(**raw)
         attention = one_of("attention", given.attention, ATTENTIONS)
-        weights = given.weights
-        form = weight_format("bf16" if weights == AUTO else weights, strict=True)
+        # No model here to read a checkpoint's format from: "auto" is refused by name (weight_format), never
+        # taken for bf16; the estimates resolve it against their model first (with_stored_weights).
+        form = weight_format(given.weights, strict=True)
         prompt = positive_int("context", given.context, maximum=MAX_CONTEXT)
         # A prompt has at least 1 token, so at most MAX_CONTEXT - 1 new ones.
         new = nonnegative_int("new_tokens", given.new_tokens, maximum=MAX_CONTEXT - 1)

@@ -160,7 +160,7 @@ def kv_cache_bytes_per_token_of(spec: ModelSpec, request: InferenceRequest) -> i
     """:func:`kv_cache_bytes_per_token` in the checked ``request``'s KV dtype (record and request trusted).
 
     >>> from calculators.catalog.models import get_model
-    >>> kv_cache_bytes_per_token_of(get_model("llama-3-8b"), InferenceRequest.of(kv_cache="fp8"))
+    >>> kv_cache_bytes_per_token_of(get_model("llama-3-8b"), InferenceRequest.of(weights="bf16", kv_cache="fp8"))
     65536
     """
     return int(spec.kv_cache_layers * _kv_bytes_per_token_per_layer(spec, request.kv_cache))

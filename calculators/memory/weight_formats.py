@@ -80,6 +80,9 @@ STORAGE = Source("IEEE 754 / OCP FP8 (E4M3) storage sizes: 32, 16 and 8 bits per
 
 #: The weights option that sizes a checkpoint as its ``quantization_config`` stores it (bf16 without one).
 AUTO = "auto"
+#: What a weights field accepts where no model is known: :data:`AUTO` is refused there, never read as bf16.
+AUTO_NEEDS_MODEL = ("a format such as bf16, fp8, int4 or mxfp4 ('auto' needs a model to read its checkpoint format "
+                    "from: give the model, or the format its checkpoint stores)")
 MLX_AFFINE = Source(
     "ml-explore/mlx, python/mlx/nn/layers/quantized.py: nn.quantize replaces every Linear and Embedding layer; "
     "'affine' mode defaults to groups of 64 weights at 4 bits, each group with a scale and a bias "
@@ -180,10 +183,15 @@ def weight_format(value: str | DType | WeightFormat, field: str = "weights", *, 
     user input is checked against, so ``"BF16 "`` is refused there as elsewhere.
 
     Raises:
-        InputError: an unknown name, or an EXL2 bitrate outside 2 to 8 bits per weight.
+        InputError: an unknown name, ``"auto"`` (which only a model resolves: :func:`resolve_weights`), or an
+            EXL2 bitrate outside 2 to 8 bits per weight.
 
     >>> weight_format("bfloat16").id
     'bf16'
+    >>> weight_format("auto")
+    Traceback (most recent call last):
+    ...
+    calculators.errors.InputError: weights: got 'auto'; expected a format such as bf16, fp8, int4 or mxfp4 ('auto' needs a model to read its checkpoint format from: give the model, or the format its checkpoint stores)
     >>> weight_format("exl2-9")
     Traceback (most recent call last):
     ...
@@ -191,8 +199,8 @@ def weight_format(value: str | DType | WeightFormat, field: str = "weights", *, 
     """
     if isinstance(value, WeightFormat):
         return value
-    if str(value).strip().lower() == AUTO:
-        raise InputError(field, value, "a format id: 'auto' is resolved against a model (stored_format)")
+    if value == AUTO:  # only a model resolves it (resolve_weights), which this function is not given
+        raise InputError(field, value, AUTO_NEEDS_MODEL)
     if isinstance(value, DType):
         return _FORMATS[value.value]
     key = str(value) if strict else str(value).strip().lower()

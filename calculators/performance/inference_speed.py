@@ -180,7 +180,7 @@ def repeated_kv_traffic(spec: ModelSpec, setup: SpeedSetup) -> tuple[int, int]:
     >>> from calculators.catalog.models import get_model
     >>> spec = get_model("llama-2-70b")  # 64 query heads, 8 KV heads
     >>> engines = ("tensorrt-llm", "tensorrt-llm-0.7", "transformers")
-    >>> [repeated_kv_traffic(spec, SpeedSetup.of(engine=e)) for e in engines]
+    >>> [repeated_kv_traffic(spec, SpeedSetup.of(engine=e, weights="bf16")) for e in engines]
     [(0, 0), (7, 0), (0, 16)]
     """
     group = 1 if spec.mla is not None else max(1, spec.num_attention_heads // spec.num_kv_heads)

@@ -48,12 +48,13 @@ class ServerInputs:
     :class:`SpeedInputs` and :class:`~calculators.performance.served.ServedInputs`.
 
     ``weights`` ``"auto"`` is the model's checkpoint format, resolved by the speed functions, which know the model
-    (:func:`~calculators.memory.inference.with_stored_weights`). ``weights`` and ``kv_cache`` are checked as the
-    memory calculator checks them (:meth:`~calculators.memory.inference.InferenceRequest.of`), so the two never
-    disagree. ``gpus`` in tensor parallel. ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``,
-    ``"vllm"``, ``"sglang"``, ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the
-    efficiencies and fixed costs; ``bandwidth_efficiency`` and ``compute_efficiency``
-    (0 to 1, ``None`` or blank: the engine's) override its two efficiencies.
+    (:func:`~calculators.memory.inference.with_stored_weights`); :meth:`SpeedSetup.of`, which knows none, refuses it.
+    ``weights`` and ``kv_cache`` are checked as the memory calculator checks them
+    (:meth:`~calculators.memory.inference.InferenceRequest.of`), so the two never disagree. ``gpus`` in tensor
+    parallel. ``engine`` is an id of :mod:`calculators.catalog.engines` (``"generic"``, ``"vllm"``, ``"sglang"``,
+    ``"tensorrt-llm"``, ``"llama.cpp"``, ``"transformers"``): it gives the efficiencies and fixed costs;
+    ``bandwidth_efficiency`` and ``compute_efficiency`` (0 to 1, ``None`` or blank: the engine's) override its two
+    efficiencies.
     ``interconnect`` is a link id of :mod:`calculators.catalog.interconnects` or ``"auto"``
     (the GPU's own link); ``collective_efficiency`` the fraction of its per-direction
     bandwidth the all-reduces reach (``None``: :func:`calculators.parallel.tensor.link_efficiency`).
@@ -184,6 +185,14 @@ class SpeedSetup:
     def of(cls, **raw: Any) -> SpeedSetup:
         """Check every speed input once (keywords: :class:`SpeedInputs`); raises
         :class:`~calculators.errors.InputError` naming the field, or TypeError for a keyword it does not have.
+
+        Weights ``"auto"`` (the default) is refused: no model is known here to read its checkpoint format from
+        (:func:`~calculators.memory.inference.with_stored_weights` resolves it against one first).
+
+        >>> SpeedSetup.of(engine="vllm")
+        Traceback (most recent call last):
+        ...
+        calculators.errors.InputError: weights: got 'auto'; expected a format such as bf16, fp8, int4 or mxfp4 ('auto' needs a model to read its checkpoint format from: give the model, or the format its checkpoint stores)
         """
         given = SpeedInputs(**raw)
         link = str(given.interconnect).strip().lower()

@@ -70,7 +70,7 @@ def score_bytes(setup: SpeedSetup, *, gpu: GPU) -> int:
     """Bytes moved per attention score: the engine's, plus llama.cpp's conversions around cuBLAS on CUDA.
 
     >>> from calculators.catalog.gpus import get_gpu
-    >>> llama = SpeedSetup.of(engine="llama.cpp")
+    >>> llama = SpeedSetup.of(engine="llama.cpp", weights="fp16")
     >>> score_bytes(llama, gpu=get_gpu("rtx-4090")), score_bytes(llama, gpu=get_gpu("m3-ultra"))
     (24, 16)
     """
@@ -91,7 +91,7 @@ def activation_traffic_bytes(spec: ModelSpec, *, setup: SpeedSetup, gpu: GPU, to
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> from calculators.catalog.models import get_model
-    >>> spec, llama = get_model("llama-3-8b"), SpeedSetup.of(engine="llama.cpp")
+    >>> spec, llama = get_model("llama-3-8b"), SpeedSetup.of(engine="llama.cpp", weights="bf16")
     >>> activation_traffic_bytes(spec, setup=llama, gpu=get_gpu("m3-ultra"), tokens=1) == 32 * (
     ...     56 * 4096 + 16 * 4096 + 20 * 1024 + 20 * 14336)
     True

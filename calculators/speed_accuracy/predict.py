@@ -24,6 +24,8 @@ from typing import Any
 from calculators.catalog.engines import Engine, compute_key, engine_at_version, get_engine
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
+from calculators.memory.inference import with_stored_weights
+from calculators.model import ModelSpec
 from calculators.performance.inference_speed import (
     SpeedSetup,
     Work,
@@ -42,9 +44,11 @@ DEFAULT_OUTPUT_TOKENS = 128
 FIT_CHUNKS = 16
 
 
-def _settings(figure: dict[str, Any], engine: str | Engine) -> dict[str, Any]:
-    return {"weights": figure["weights"], "kv_cache": figure.get("kv_cache") or "bf16",
-            "batch": int(figure["batch"]), "gpus": int(figure["tensor_parallel"]), "engine": engine}
+def _settings(spec: ModelSpec, figure: dict[str, Any], engine: str | Engine) -> dict[str, Any]:
+    # The figure's weights against its model (a format "auto" is the checkpoint's), for the setups built here too.
+    return with_stored_weights(spec, {"weights": figure["weights"], "kv_cache": figure.get("kv_cache") or "bf16",
+                                      "batch": int(figure["batch"]), "gpus": int(figure["tensor_parallel"]),
+                                      "engine": engine})
 
 
 def catalog_engine(figure: dict[str, Any]) -> str:
@@ -96,7 +100,7 @@ def model_time_s(figure: dict[str, Any], engine: str | Engine) -> float:
     The measured counterpart is :func:`measured_time_s`; ``measured / model - 1`` is the error.
     """
     spec, gpu = get_model(str(figure["model"])), get_gpu(str(figure["gpu"]))
-    settings = _settings(figure, engine)
+    settings = _settings(spec, figure, engine)
     metric = str(figure["metric"])
     if metric in ("decode_rate", "decode_step_time"):
         return decode_step(spec, gpu, context=_decode_context(figure), **settings).time_s
@@ -186,13 +190,13 @@ def prepare(figure: dict[str, Any]) -> Prepared:
     # The work (bytes and FLOPs at the peaks) depends on the engine's kernels, never on its constants.
     kernels = catalog_engine(figure)
     if metric in ("decode_rate", "decode_step_time"):
-        setup = SpeedSetup.of(context=_decode_context(figure), **_settings(figure, kernels))
+        setup = SpeedSetup.of(context=_decode_context(figure), **_settings(spec, figure, kernels))
         terms = [(1, decode_work(spec, gpu, setup, setup.context)[2])]
     elif metric in ("prefill_rate", "prefill_time"):
-        setup = SpeedSetup.of(context=int(figure["input_tokens"]), **_settings(figure, kernels))
+        setup = SpeedSetup.of(context=int(figure["input_tokens"]), **_settings(spec, figure, kernels))
         terms = [(1, prefill_work(spec, gpu, setup)[2])]
     else:
-        setup = SpeedSetup.of(context=int(figure["input_tokens"]), **_settings(figure, kernels))
+        setup = SpeedSetup.of(context=int(figure["input_tokens"]), **_settings(spec, figure, kernels))
         new_tokens = 1 if metric == "ttft" else int(figure["output_tokens"])
         first, steps = request_works(spec, gpu, setup, new_tokens=new_tokens, chunks=FIT_CHUNKS)
         terms = [(1, first), *steps]

@@ -81,7 +81,7 @@ def test_pooled_fit_is_catalogued_and_bounded() -> None:
 
 def test_generic_is_the_earlier_assumption() -> None:
     # calculators.performance.inference_speed's documented defaults before engines: 0.8 and 0.6, no fixed costs.
-    setup = SpeedSetup.of()
+    setup = SpeedSetup.of(weights="bf16")
     assert (setup.engine, setup.bandwidth_efficiency, setup.compute_efficiency) == ("generic", 0.8, 0.6)
     assert setup.step_overhead_s_per_layer == 0 and setup.request_overhead_s == 0
     assert GENERIC.value("moe_expert_efficiency") == 1.0
@@ -114,7 +114,7 @@ def test_fixed_cost_per_step_slows_small_models_most() -> None:
 def test_request_overhead_is_in_the_time_to_first_token_only() -> None:
     spec, gpu = get_model("llama-2-7b"), get_gpu("a100-80gb-sxm")
     result = inference_speed(spec, gpu, engine="tensorrt-llm", context=128, new_tokens=2)
-    setup = SpeedSetup.of(engine="tensorrt-llm")
+    setup = SpeedSetup.of(engine="tensorrt-llm", weights="bf16")  # Llama 2 7B is stored in 16 bits
     assert result.time_to_first_token_s == pytest.approx(result.prefill.time_s + setup.request_overhead_s)
     assert result.generation_time_s == pytest.approx(result.time_to_first_token_s + result.last_step.time_s,
                                                      rel=0.01)

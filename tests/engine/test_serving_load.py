@@ -147,7 +147,7 @@ def test_a_rate_above_capacity_is_saturated_and_gets_no_speed() -> None:
 def test_the_sustainable_rate_is_below_the_compute_roofline(prefill: str) -> None:
     # Every request needs the prefill FLOPs of its prompt and a decode token's FLOPs for each of the
     # other output - 1 tokens; no schedule does them faster than the dense rate x the engine's efficiency.
-    setup = SpeedSetup.of(engine="vllm")
+    setup = SpeedSetup.of(engine="vllm", weights="bf16")
     flops = prefill_flops(LLAMA, prompt=1024) + sum(decode_flops_per_token(LLAMA, context=1024 + i)
                                                     for i in range(1, 256))
     rate = compute_rate_flop_per_s(H100, DType.BF16)
@@ -300,7 +300,7 @@ def test_a_step_without_prompts_is_the_decode_step(fused: bool) -> None:
     from calculators.performance.serving_load import _Server
 
     spec, gpu = get_model("llama-3-8b"), get_gpu("h100-sxm")
-    setup = SpeedSetup.of(engine="vllm", batch=1)
+    setup = SpeedSetup.of(engine="vllm", weights="bf16", batch=1)
     server = _Server(spec, gpu, setup, 1024, 256, fused=fused)
     expected = sum(decode_step(spec, gpu, engine="vllm", batch=512, context=c).time_s for c in (1152, 1152)) / 2
     assert server.pass_s(512, 0) == pytest.approx(expected, rel=1e-12)

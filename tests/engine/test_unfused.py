@@ -46,15 +46,15 @@ def test_activation_bytes_per_token_follow_the_graph_counts() -> None:
     spec = get_model("llama-2-13b")
     per_layer = 84 * 5120 + 24 * 5120 + 20 * 5120 + 10 * 13824
     h100 = get_gpu("h100-sxm")
-    eager = SpeedSetup.of(engine="transformers")
+    eager = SpeedSetup.of(engine="transformers", weights="bf16")
     assert activation_traffic_bytes(spec, setup=eager, gpu=h100, tokens=3) == 3 * 40 * per_layer
     # Llama 3 8B (8 KV heads for 32): repeat_kv copies K and V, 4 (q + kv) more: h = q = 4096, kv = 1024, I = 14336.
     eight = get_model("llama-3-8b")
     grouped = 84 * 4096 + 24 * 4096 + 20 * 1024 + 10 * 14336 + 4 * (4096 + 1024)
     assert activation_traffic_bytes(eight, setup=eager, gpu=h100, tokens=1) == 32 * grouped
-    assert activation_traffic_bytes(spec, setup=SpeedSetup.of(engine="vllm"), gpu=h100, tokens=3) == 0
+    assert activation_traffic_bytes(spec, setup=SpeedSetup.of(engine="vllm", weights="bf16"), gpu=h100, tokens=3) == 0
     # llama.cpp: 56 h + 16 q + 20 kv + 20 I on Metal; on CUDA + 42 h + 18 q + 12 kv + 18 I (cuBLAS conversions).
-    llama = SpeedSetup.of(engine="llama.cpp")
+    llama = SpeedSetup.of(engine="llama.cpp", weights="fp16")
     metal = 56 * 4096 + 16 * 4096 + 20 * 1024 + 20 * 14336
     cuda = metal + 42 * 4096 + 18 * 4096 + 12 * 1024 + 18 * 14336
     assert activation_traffic_bytes(eight, setup=llama, gpu=get_gpu("m3-max"), tokens=2) == 2 * 32 * metal

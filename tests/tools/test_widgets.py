@@ -146,9 +146,9 @@ def _engine_check(name: str, field: str, value: int) -> None:
     elif name == "kv-cache":
         inference.kv_cache_bytes(get_model("llama-3-8b"), **{"batch": 1, "context": 1, field: value})
     elif field == "new_tokens":  # prompt + new tokens <= MAX_CONTEXT: the shortest prompt leaves the most
-        inference.InferenceRequest.of(context=1, new_tokens=value)
+        inference.InferenceRequest.of(weights="bf16", context=1, new_tokens=value)
     else:
-        inference.InferenceRequest.of(**{field: value})
+        inference.InferenceRequest.of(weights="bf16", **{field: value})
 
 
 INT_FIELDS = [(n, f) for n, f in ALL_FIELDS if f.kind == "int"]
