@@ -156,7 +156,7 @@ def test_tensorrt_llm_before_v0_8_all_reduces_with_nccls_ring() -> None:
     spec, gpu = get_model("llama-2-70b"), get_gpu("h100-sxm")
     steps = {e: decode_step(spec, gpu, engine=e, weights="fp8", kv_cache="fp8", batch=1, context=128, gpus=4)
              for e in ("tensorrt-llm-0.7", "tensorrt-llm")}
-    link = SpeedSetup.of(engine="tensorrt-llm-0.7", gpus=4).link(gpu)
+    link = SpeedSetup.of(engine="tensorrt-llm-0.7", weights="fp8", gpus=4).link(gpu)
     ring = tensor_parallel_communication(spec, tokens=1, gpus=4, link=link, custom_kernel=False)
     assert steps["tensorrt-llm-0.7"].communication_time_s == pytest.approx(ring.time_s)
     # A ring all-reduce over 4 GPUs takes 2 x (4 - 1) = 6 latency-bound steps; the one-stage kernel one.
