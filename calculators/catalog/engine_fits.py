@@ -12,7 +12,7 @@ FitRow = tuple[float | None, tuple[str, ...]]
 
 FITS: dict[str, dict[str, FitRow]] = {
     'pooled': {
-        'bandwidth_efficiency': (0.828, (
+        'bandwidth_efficiency': (0.837, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
@@ -246,7 +246,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.704, (
+        'compute:16-bit': (0.701, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -296,7 +296,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:fp8': (0.461, (
+        'compute:fp8': (0.458, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -467,7 +467,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'compute:weight-only': (0.681, (
+        'compute:weight-only': (0.68, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp4096',
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp512',
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
@@ -495,7 +495,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'moe_expert_efficiency': (0.783, (
+        'moe_expert_efficiency': (0.772, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -533,7 +533,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (8.46e-05, (
+        'step_overhead_s_per_layer': (8.41e-05, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
@@ -767,10 +767,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'request_overhead_s': (0.0205, (
+        'request_overhead_s': (0.0206, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'kv_reread_cost': (0.489, (
+        'kv_reread_cost': (0.494, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -783,7 +783,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
             'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
         )),
-        'sequence_overhead_s': (5.5e-05, (
+        'sequence_overhead_s': (5.63e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -870,7 +870,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.85, (
+        'bandwidth_efficiency': (0.866, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -909,13 +909,13 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.701, (
+        'compute:16-bit': (0.692, (
             'xd-l3-8b-fp16-rtx-3090-pp4096',
             'xd-l3-8b-fp16-rtx-3090-pp512',
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:weight-only': (0.784, (
+        'compute:weight-only': (0.778, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp4096',
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp512',
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
@@ -924,7 +924,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (7.28e-05, (
+        'step_overhead_s_per_layer': (6.93e-05, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -965,7 +965,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'mlx': {
-        'bandwidth_efficiency': (0.958, (
+        'bandwidth_efficiency': (0.959, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -993,7 +993,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-pp2048',
             'mlx-m4max-qwen3-4b-mlx-q8-pp2048',
         )),
-        'moe_expert_efficiency': (0.725, (
+        'moe_expert_efficiency': (0.719, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-pp2048',
@@ -1003,7 +1003,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-tg128',
         )),
-        'step_overhead_s_per_layer': (7.8e-05, (
+        'step_overhead_s_per_layer': (7.79e-05, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -1018,7 +1018,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'sglang': {
-        'bandwidth_efficiency': (0.743, (
+        'bandwidth_efficiency': (0.753, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1028,7 +1028,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'compute:fp8': (0.459, (
+        'compute:fp8': (0.456, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1038,7 +1038,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'moe_expert_efficiency': (0.759, (
+        'moe_expert_efficiency': (0.749, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1048,7 +1048,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'step_overhead_s_per_layer': (7.23e-05, (
+        'step_overhead_s_per_layer': (7.22e-05, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1060,7 +1060,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'tensorrt-llm': {
-        'bandwidth_efficiency': (0.998, (
+        'bandwidth_efficiency': (0.999, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1248,7 +1248,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'moe_expert_efficiency': (0.839, (
+        'moe_expert_efficiency': (0.836, (
             'trt09-mixtral-8x7b-fp8-h100-sxm-b128-tp2-128-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b32-tp2-2048-2048',
             'trt09-mixtral-8x7b-fp8-h100-sxm-b512-tp2-128-128',
@@ -1344,7 +1344,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'kv_reread_cost': (0.534, (
+        'kv_reread_cost': (0.536, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -1359,7 +1359,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'transformers': {
-        'bandwidth_efficiency': (0.915, (
+        'bandwidth_efficiency': (0.922, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -1377,7 +1377,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
-        'compute:16-bit': (0.774, (
+        'compute:16-bit': (0.772, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -1391,7 +1391,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b8-prefill512',
         )),
-        'compute:weight-only': (0.671, (
+        'compute:weight-only': (0.669, (
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b16-prefill512',
@@ -1510,7 +1510,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.607, (
+        'compute:16-bit': (0.605, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -1598,7 +1598,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
         )),
-        'moe_expert_efficiency': (0.858, (
+        'moe_expert_efficiency': (0.855, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
@@ -1693,7 +1693,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         'request_overhead_s': (0.0213, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'sequence_overhead_s': (6.83e-05, (
+        'sequence_overhead_s': (6.82e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
