@@ -49,6 +49,12 @@ fitting; each is a term of the speed model (:mod:`calculators.performance.forwar
   micro-batch of :data:`LLAMA_BENCH_UBATCH_TOKENS` tokens (:data:`LLAMA_CPP_CUBLAS_SOURCE`); its later builds
   multiply the quantised blocks directly (MMQ), as Metal always did.
 
+One fact is of decoding, not of prefill: ``host_launch_s_per_layer``. llama.cpp's CUDA backend before its CUDA graphs
+(builds before May 2024, :data:`LLAMA_CPP_CUDA_GRAPHS_SOURCE`) launched every kernel of a decode step from the CPU;
+a step's kernels are short, so the GPU waits for the launches. NVIDIA measured what replaying them as one graph saves:
+:data:`LLAMA_CPP_LAUNCH_S_PER_LAYER` per layer, a decode step's fixed cost on a CUDA GPU (not on Metal; a prefill's
+long kernels hide the launches).
+
 >>> LLAMA_CPP_MMQ_MAX_BATCH, LLAMA_BENCH_UBATCH_TOKENS, UNFUSED_ATTENTION_SCORE_BYTES
 (32, 512, 24)
 """
@@ -111,3 +117,24 @@ def build_month(text: str) -> tuple[int, int] | None:
     """
     year, _, month = text.strip().partition("-")
     return (int(year), int(month)) if len(year) == 4 and year.isdigit() and month.isdigit() else None
+
+
+#: llama.cpp's CUDA graphs: before them, the CUDA backend launched every kernel of a token's graph from the CPU, one
+#: at a time; since, a decode step's kernels are captured once and replayed as one graph launch.
+LLAMA_CPP_CUDA_GRAPHS_SOURCE = Source(
+    "A. Gray (NVIDIA), ggml-org/llama.cpp issue #6763 'New optimization from NVIDIA to use CUDA Graphs in llama.cpp' "
+    "(2024-04-19): llama-2-7b Q4_K_M on an H100 PCIe, -n 128, 143.35 tok/s launching each kernel, 163.83 with the "
+    "token's kernels as one CUDA graph; pull request #6766 (draft 2024-04-19; J. Gaessler's ./main tg, LLaMA 2 7B "
+    "q4_0: RTX 3090 116.31 -> 128.27, RTX 4090 138.31 -> 146.81 tok/s); pull request #7302 (2024-05-15) already "
+    "fixes the merged graphs, so builds from June 2024 have them",
+    "https://github.com/ggml-org/llama.cpp/issues/6763", "2026-11-29", kind="measured")
+#: Host time per decoder layer that a decode step of llama.cpp's CUDA backend spends launching its kernels one at a
+#: time, from :data:`LLAMA_CPP_CUDA_GRAPHS_SOURCE`'s H100 PCIe measurement: the time per token launching each kernel
+#: less the time with one graph launch, over Llama-2-7B's 32 layers: (1 / 143.35 - 1 / 163.83) / 32 = 27.3 us. (The
+#: pull request's own pairs give 25.1 us on an RTX 3090 and 13.1 us on an RTX 4090: the launch is hidden wherever a
+#: kernel runs longer than it takes the CPU to launch the next, so the saving depends on the GPU and the host CPU.)
+LLAMA_CPP_LAUNCH_S_PER_LAYER = (1.0 / 143.35 - 1.0 / 163.83) / 32
+#: Builds dated before this (year, month) launch each kernel from the CPU (the graphs were a draft in April 2024);
+#: builds from June 2024 replay CUDA graphs; a build dated May 2024 (the month the pull request was merged) cannot be
+#: placed by its month, and is taken without the launch cost (its setting is unknown).
+LLAMA_CPP_CUDA_GRAPHS_FROM = (2024, 5)

@@ -86,6 +86,7 @@ from calculators.catalog.engine_kernels import (
     EAGER_ACTIVATION_BYTES,
     LLAMA_BENCH_UBATCH_TOKENS,
     LLAMA_CPP_ACTIVATION_BYTES,
+    LLAMA_CPP_CUDA_GRAPHS_FROM, LLAMA_CPP_LAUNCH_S_PER_LAYER,
     LLAMA_CPP_METAL_SCORE_BYTES,
     LLAMA_CPP_MMQ_DEFAULT,
     UNFUSED_ATTENTION_SCORE_BYTES,
@@ -164,6 +165,8 @@ class Engine:
             :data:`calculators.parallel.custom_all_reduce.CUSTOM_ALL_REDUCE_SOURCE`; not fitted).
         fp16_accumulate, attention_score_bytes, dequantised_gemm, prefill_chunk_tokens, activation_bytes: what the
             engine's kernels do between its matmuls, read in its code (:mod:`calculators.catalog.engine_kernels`).
+        host_launch_s_per_layer: seconds per layer a CUDA decode step waits for the CPU to launch kernels one at a
+            time, with no CUDA graph (measured, not fitted: :mod:`calculators.catalog.engine_kernels`).
     """
 
     id: str
@@ -190,6 +193,7 @@ class Engine:
     prefill_chunk_tokens: int = 0
     activation_bytes: tuple[int, int, int, int] = (0, 0, 0, 0)
     graph_replay: bool = False
+    host_launch_s_per_layer: float = 0.0
 
     @property
     def family_id(self) -> str:
@@ -363,6 +367,9 @@ _ENGINES: tuple[Engine, ...] = (
             description="llama.cpp before its quantised matrix kernels became the default on CUDA: a quantised "
                         "weight matrix is dequantised to FP16 and multiplied by cuBLAS for prompts; every fitted "
                         "constant is llama.cpp's", dequantised_gemm=True, fits_as="llama.cpp"),
+    replace(_LLAMA_CPP, id="llama.cpp-no-graphs", name="llama.cpp builds before May 2024 (no CUDA graphs)",
+            description="llama.cpp-2024 before CUDA graphs: on CUDA the CPU launches each kernel of a decode step",
+            dequantised_gemm=True, fits_as="llama.cpp", host_launch_s_per_layer=LLAMA_CPP_LAUNCH_S_PER_LAYER),
     Engine(id="mlx", name="MLX (mlx-lm)",
            description="Apple's MLX array framework on the Metal GPU of Apple silicon: lazily evaluated graphs, "
                        "quantised matrix-vector kernels for the affine formats (mlx-q4, ...), one sequence per "
@@ -396,7 +403,8 @@ def engine_at_version(engine_id: str, version: str | None, *, flash_attention: b
     """The catalog engine id for an engine at a stated version (``None``: the current one).
 
     TensorRT-LLM before v0.8 (no XQA kernel, :data:`XQA_SOURCE`) is ``tensorrt-llm-0.7``; llama.cpp dated
-    (``"YYYY-MM"``) before July 2024 is ``llama.cpp-2024`` (dequantise, then cuBLAS), and llama.cpp run with
+    (``"YYYY-MM"``) before July 2024 is ``llama.cpp-2024`` (dequantise, then cuBLAS), before May 2024
+    ``llama.cpp-no-graphs`` (also no CUDA graphs; a May 2024 build is not placed), and llama.cpp run with
     ``flash_attention`` (``-fa 1``) is ``llama.cpp-fa`` (:mod:`calculators.catalog.engine_kernels`); every other
     engine and version is ``engine_id`` itself.
 
@@ -404,8 +412,8 @@ def engine_at_version(engine_id: str, version: str | None, *, flash_attention: b
     ('tensorrt-llm-0.7', 'tensorrt-llm')
     >>> engine_at_version("vllm", "v0.4.0"), engine_at_version("tensorrt-llm", None)
     ('vllm', 'tensorrt-llm')
-    >>> engine_at_version("llama.cpp", "2024-05"), engine_at_version("llama.cpp", None, flash_attention=True)
-    ('llama.cpp-2024', 'llama.cpp-fa')
+    >>> [engine_at_version("llama.cpp", month) for month in ("2023-12", "2024-05", None)]
+    ['llama.cpp-no-graphs', 'llama.cpp-2024', 'llama.cpp']
     """
     stated = None if version is None else _version(str(version))
     if engine_id == "tensorrt-llm" and stated is not None and stated < XQA_FIRST_VERSION:
@@ -413,7 +421,7 @@ def engine_at_version(engine_id: str, version: str | None, *, flash_attention: b
     if engine_id == "llama.cpp":
         month = None if version is None else build_month(str(version))
         if month is not None and month < LLAMA_CPP_MMQ_DEFAULT:
-            return "llama.cpp-2024"
+            return "llama.cpp-no-graphs" if month < LLAMA_CPP_CUDA_GRAPHS_FROM else "llama.cpp-2024"
         if flash_attention:
             return "llama.cpp-fa"
     return engine_id

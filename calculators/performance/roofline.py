@@ -38,6 +38,8 @@ class Work:
         unfused_s: bytes over the peak bandwidth of the memory-bound kernels that run on their own between the
             matrix multiplies (materialised attention scores, dequantisation: :mod:`calculators.performance.unfused`):
             their time adds to the pass.
+        host_launch_s: time the GPU waits for the CPU to launch the pass's kernels one at a time (no CUDA graph; a
+            measured engine fact, :attr:`calculators.catalog.engines.Engine.host_launch_s_per_layer`): adds to the pass.
     """
 
     memory_s: float
@@ -51,6 +53,7 @@ class Work:
     kv_reread_s: float = 0.0
     sequences: int = 0
     unfused_s: float = 0.0
+    host_launch_s: float = 0.0
 
 
 def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: float, moe_expert_efficiency: float,
@@ -65,7 +68,8 @@ def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: f
 
     Formula: ``memory = (memory_s + expert_s x (1 / moe - 1) + kv_reread_s x kv_reread_cost) / bandwidth_efficiency``;
     ``compute = compute_s / compute_efficiency``; ``fixed = layers x step_overhead + sequences x
-    sequence_overhead`` (the engine's fixed cost per layer of a pass, and per sequence the pass emits a token for);
+    sequence_overhead + host_launch`` (the engine's fixed cost per layer of a pass, per sequence the pass emits a
+    token for, and the CPU's launches where no CUDA graph replays them);
     ``unfused = unfused_s / bandwidth_efficiency``; ``total = max(memory - attention memory, compute - attention
     compute) + max(attention memory, attention compute) + unfused + communication + fixed`` (the memory time
     returned includes ``unfused``).
@@ -77,7 +81,7 @@ def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: f
     rereads = work.kv_reread_s * kv_reread_cost  # part of attention's memory time
     memory = (work.memory_s + work.expert_s * (1.0 / moe_expert_efficiency - 1.0) + rereads) / bandwidth_efficiency
     compute = None if work.compute_s is None else work.compute_s / compute_efficiency
-    fixed = work.layers * step_overhead_s_per_layer + work.sequences * sequence_overhead_s
+    fixed = work.layers * step_overhead_s_per_layer + work.sequences * sequence_overhead_s + work.host_launch_s
     attention_memory = (work.attention_memory_s + rereads) / bandwidth_efficiency
     attention_compute = 0.0 if compute is None else work.attention_compute_s / compute_efficiency
     projections = max(memory - attention_memory, (compute or 0.0) - attention_compute)

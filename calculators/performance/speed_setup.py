@@ -122,6 +122,7 @@ class SpeedSetup:
     dequantised_gemm: bool = False
     prefill_chunk_tokens: int = 0
     activation_bytes: tuple[int, int, int, int] = (0, 0, 0, 0)
+    host_launch_s_per_layer: float = 0.0
 
     @property
     def format(self) -> WeightFormat:
@@ -170,6 +171,10 @@ class SpeedSetup:
         if self.fp16_accumulate:
             lines += ((f"engine {self.engine}: 16-bit matrix multiplies accumulate in FP16 (cuBLAS), at the GPU's "
                        "FP16-accumulate rate where it has a faster one (GeForce)"),)
+        if self.host_launch_s_per_layer:
+            lines += ((f"engine {self.engine}: no CUDA graphs, so on a CUDA GPU a decode step waits "
+                       f"{self.host_launch_s_per_layer * 1e6:,.1f} us per layer for the CPU to launch its kernels one at "
+                       "a time (measured by NVIDIA on llama.cpp, not fitted)"),)
         if self.grouped_query_decode == "copied":
             lines += ((f"engine {self.engine}: a decode step copies the KV cache once per query head before "
                        "attention reads it (query heads / KV heads copies written and read)"),)
@@ -233,6 +238,7 @@ class SpeedSetup:
             dequantised_gemm=chosen.dequantised_gemm,
             prefill_chunk_tokens=chosen.prefill_chunk_tokens,
             activation_bytes=chosen.activation_bytes,
+            host_launch_s_per_layer=chosen.host_launch_s_per_layer,
         )
 
 

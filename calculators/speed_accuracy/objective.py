@@ -121,8 +121,8 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
     bandwidth, overhead = values["bandwidth_efficiency"], values["step_overhead_s_per_layer"]
     per_sequence = values["sequence_overhead_s"]
 
-    def fixed_of(work: Work) -> float:  # as step_times: layers x per-layer cost + sequences x per-sequence cost
-        return work.layers * overhead + work.sequences * per_sequence
+    def fixed_of(work: Work) -> float:  # as step_times: per-layer cost, per-sequence cost, host launches
+        return work.layers * overhead + work.sequences * per_sequence + work.host_launch_s
     expert_factor, reread = 1.0 / values["moe_expert_efficiency"] - 1.0, values["kv_reread_cost"]
 
     def memory_side(work: Work) -> tuple[float, float, float]:
@@ -154,9 +154,10 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         return request_times
 
     if side == "fixed":
-        # per case: request cost, then per pass: count, layers, sequences, the pass's time before its fixed cost
-        # (step_times adds the fixed cost last, layers x per-layer cost + sequences x per-sequence cost)
-        unfixed = [(request_cost(case), [(count, work.layers, work.sequences,
+        # per case: request cost, then per pass: count, layers, sequences, host launches, the pass's time before its
+        # fixed cost (step_times adds the fixed cost last, layers x per-layer cost + sequences x per-sequence cost +
+        # host launches)
+        unfixed = [(request_cost(case), [(count, work.layers, work.sequences, work.host_launch_s,
                                           _time_before_fixed(memory_side(work), compute_side(case, work), work))
                                          for count, work in case.terms])
                    for case in cases]
@@ -167,13 +168,13 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
             append = times.append
             if layer_side:
                 for total, terms in unfixed:
-                    for count, layers, sequences, before in terms:
-                        total += count * (before + (layers * value + sequences * per_sequence))
+                    for count, layers, sequences, launches, before in terms:
+                        total += count * (before + (layers * value + sequences * per_sequence + launches))
                     append(total)
             else:
                 for total, terms in unfixed:
-                    for count, layers, sequences, before in terms:
-                        total += count * (before + (layers * overhead + sequences * value))
+                    for count, layers, sequences, launches, before in terms:
+                        total += count * (before + (layers * overhead + sequences * value + launches))
                     append(total)
             return times
 

@@ -45,7 +45,10 @@ from calculators.speed_accuracy import generalisation as gen
 #: 9.7 % / 29.4 %, 15.4 % / 35.4 %, 11.7 % / 35.7 % (engine-out first token p90 72.1 % -> 57.1 %).
 #: With the pooled fixed cost per layer of the CUDA-graph engines only and a held-out vLLM paying its developers'
 #: measured host time per sequence (100 us): 9.8 % / 29.1 %, 12.2 % / 35.2 %, 11.7 % / 35.7 %.
-LIMITS = {"source": (0.10, 0.30), "engine": (0.13, 0.36), "generation": (0.12, 0.36)}
+#: With llama.cpp's builds before CUDA graphs paying NVIDIA's measured launch cost per layer (27.3 us) on CUDA GPUs:
+#: 8.8 % / 28.7 %, 14.1 % / 35.1 %, 11.0 % / 34.1 %.
+#: serve-b and decode together: 9.1 % / 27.4 %, 11.1 % / 35.1 %, 10.8 % / 34.1 %.
+LIMITS = {"source": (0.10, 0.28), "engine": (0.12, 0.36), "generation": (0.11, 0.35)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
