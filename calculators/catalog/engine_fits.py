@@ -1060,7 +1060,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'tensorrt-llm': {
-        'bandwidth_efficiency': (0.999, (
+        'bandwidth_efficiency': (0.998, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1344,7 +1344,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'kv_reread_cost': (0.528, (
+        'kv_reread_cost': (0.527, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',

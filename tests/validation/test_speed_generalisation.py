@@ -41,7 +41,10 @@ from calculators.speed_accuracy import generalisation as gen
 #: 15.7 % / 36.3 %, 11.8 % / 36.9 %.
 #: With the M4 Max timed at its own clock (1,678 MHz, not the lowest M4 part's 1,470; MLX's prompt figures were
 #: 19-34 % slow held out), both together: 9.7 % / 29.5 %, 15.4 % / 35.8 %, 11.7 % / 35.7 %.
-LIMITS = {"source": (0.10, 0.30), "engine": (0.16, 0.36), "generation": (0.12, 0.36)}
+#: With the Llama 3 405B scaling rows on their interleaved pipeline (V 8), NVLink SHARP's efficiency derived (the two
+#: NVLS runs no longer take the other link kinds' median when held out) and the expert-parallel all-to-alls overlapped
+#: where the row says so: 9.7 % / 29.4 %, 15.2 % / 34.2 %, 11.5 % / 34.0 %.
+LIMITS = {"source": (0.10, 0.30), "engine": (0.16, 0.35), "generation": (0.12, 0.35)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
