@@ -59,7 +59,7 @@ _CC = {"rtx-3090": ("8.6", _CUDA_GPUS), "rtx-4090": ("8.9", _CUDA_GPUS), "rtx-50
        "l40": ("8.9", _CUDA_GPUS), "l40s": ("8.9", _CUDA_GPUS), "v100-sxm2-32gb": ("7.0", _CUDA_LEGACY),
        "a100-40gb-sxm": ("8.0", _CUDA_GPUS_2022), "a100-80gb-sxm": ("8.0", _CUDA_GPUS_2022),
        "a100-80gb-pcie": ("8.0", _CUDA_GPUS_2022), "h100-pcie": ("9.0", _CUDA_GPUS), "h100-nvl": ("9.0", _CUDA_GPUS),
-       "h100-sxm": ("9.0", _CUDA_GPUS), "h100-sxm-96gb-hbm2e": ("9.0", _HOPPER_CC), "h200": ("9.0", _CUDA_GPUS), "h20": ("9.0", _HOPPER_CC),
+       "h100-sxm": ("9.0", _CUDA_GPUS), "h200": ("9.0", _CUDA_GPUS), "h20": ("9.0", _HOPPER_CC),
        "b200": ("10.0", _CUDA_GPUS), "gb200": ("10.0", _CUDA_GPUS)}
 
 _GPUS: tuple[GPU, ...] = (*nvidia_cards.RECORDS, *nvidia_datacenter.RECORDS, *nvidia_blackwell.RECORDS, *amd.RECORDS,

@@ -253,8 +253,6 @@ UNPRICED: dict[str, str] = {
     "mi355x": "no on-demand MI355X price in a read source that can be cited (Crusoe and Hot Aisle list none; "
               "TensorWave's is a 'starting at' quote)",
     "h20": "sold for the Chinese market; no on-demand H20 price in a read source",
-    "h100-sxm-96gb-hbm2e": "no on-demand price in a read source: the 96GB HBM2e H100 of Meta's Grand Teton hosts "
-                           "(torchtitan's benchmarks), which no cloud offers by that name",
 }
 
 _QUOTES: tuple[PurchaseQuote, ...] = (

@@ -9,11 +9,11 @@ is the median over (``group:key`` -> record ids).
 from __future__ import annotations
 
 BYTES_PER_FLOP: float = 0.0039669
-CHECKPOINTING: dict[str, float] = {'full': 1.1883, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0114, 'qlora': 0.9223}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6907}
-FRAMEWORK: dict[str, float] = {'megatron': 1.3105, 'pytorch': 1.0}
-FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.7299}
+CHECKPOINTING: dict[str, float] = {'full': 1.1514, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0438, 'qlora': 0.9098}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6557}
+FRAMEWORK: dict[str, float] = {'megatron': 1.29, 'pytorch': 1.0}
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6978}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
     'bytes_per_flop': (

@@ -51,7 +51,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "tokens": None, "mfu": None, "precision": "bf16-mixed", "grad_checkpointing": False, "seq": 2048,
     "method": "full", "lora_rank": 16, "lora_targets": DEFAULT_LORA_TARGETS, "batch": 1, "grad_accumulation": 1,
     "global_batch_tokens": None, "fp8": False, "goodput": None, "framework": DEFAULT_FRAMEWORK, "attention": "sdpa",
-    "qlora_weights": DEFAULT_QLORA_WEIGHTS, "check_memory": True, "expert_overlap": False, "fused_kernels": False,
+    "qlora_weights": DEFAULT_QLORA_WEIGHTS, "check_memory": True, "expert_overlap": False,
 }
 
 
@@ -86,9 +86,6 @@ class TrainingRun:
         expert_overlap: the expert-parallel all-to-alls overlap an adjacent micro-batch's compute (Megatron-Core's
             combined 1F1B, ``--overlap-moe-expert-parallel-comm``;
             :func:`~calculators.performance.expert_parallel.exposed_all_to_all_s`); needs expert parallelism.
-        fused_kernels: the run's elementwise operations are fused (``torch.compile``, or layers on fused kernels such
-            as Transformer Engine's); a PyTorch-family run without it moves the unfused kernels' bytes
-            (:func:`calculators.model_flops.unfused_bytes_per_flop`); Megatron-Core's layers are fused either way.
         notes: how the GPU runs the precision (:func:`calculators.dtype_support.training_notes`).
     """
 
@@ -105,7 +102,6 @@ class TrainingRun:
     check_memory: bool = True
     notes: tuple[str, ...] = ()
     expert_overlap: bool = False
-    fused_kernels: bool = False
 
     @classmethod
     def of(cls, *, spec: ModelSpec, gpu: str | GPU, **raw: Any) -> TrainingRun:
@@ -170,7 +166,7 @@ class TrainingRun:
                    lora_targets=lora_target_names(values["lora_targets"]), mfu=mfu, goodput=goodput, fp8=fp8,
                    framework=framework, global_batch_tokens=global_tokens,
                    check_memory=flag("check_memory", values["check_memory"]), notes=notes,
-                   expert_overlap=expert_overlap, fused_kernels=flag("fused_kernels", values["fused_kernels"]))
+                   expert_overlap=expert_overlap)
 
     @property
     def gpu(self) -> GPU:

@@ -62,7 +62,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.56, 146000.0)
+(0.61, 134000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -90,17 +90,12 @@ from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
 from calculators.model_flops import adapter_parameters as adapter_parameters
 from calculators.model_flops import forward_flops_per_token as forward_flops_per_token
-from calculators.model_flops import linear_flops_share, runs_unfused, unfused_bytes_per_flop
+from calculators.model_flops import linear_flops_share
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
 from calculators.parallel.cluster import CLUSTER_DEFAULTS, Cluster
 from calculators.parallel.cluster import MAX_STAGES as MAX_STAGES
 from calculators.performance.error_bands import training_error_band
-from calculators.performance.expert_parallel import (
-    A2A_OVERLAP_URL,
-    expert_parallel_communication,
-    exposed_all_to_all_s,
-    sharded_gradient_parameters,
-)
+from calculators.performance.expert_parallel import A2A_OVERLAP_URL, expert_parallel_communication, exposed_all_to_all_s
 from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
 from calculators.performance.model_parallel import model_parallel_step
 from calculators.performance.scaling import data_parallel_overhead
@@ -235,7 +230,7 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
     >>> run = TrainingRun.of(spec=get_model("llama-2-7b"), gpu="a100-80gb-sxm", tokens=2 * 10**12, seq=4096,
     ...                      batch=4, goodput=1)
     >>> round(training_run_time(run).gpu_hours, -3)
-    146000.0
+    134000.0
     """
     spec, cluster, setup, gpu = run.spec, run.cluster, run.setup, run.gpu
     tokens, gpus, precision, method = run.tokens, cluster.gpus, setup.precision, setup.method
@@ -249,18 +244,17 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
                                           seq=seq).materialises_scores
     rate = run.rate_flop_per_s
     dequant_s = dequantisation_s(spec, gpu, setup) / tp if method == "qlora" else 0.0
-    lora: dict[str, Any] = {"method": method, "lora_rank": lora_rank, "lora_targets": lora_targets}
-    unfused = unfused_bytes_per_flop(spec, seq=seq, grad_checkpointing=checkpointing, **lora) \
-        if runs_unfused(framework, fused_kernels=run.fused_kernels) else 0.0
     if run.mfu is None:
         utilisation = predicted_utilisation(
-            gpu, fp8=use_fp8, checkpointing="full" if checkpointing else "none", micro_batch_tokens=micro_tokens,
-            framework=framework, unfused_bytes_per_flop=unfused,
-            linear_share=linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing, **lora), method=method)
+            gpu, fp8=use_fp8, method=method, checkpointing="full" if checkpointing else "none",
+            micro_batch_tokens=micro_tokens, framework=framework,
+            linear_share=linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing, method=method,
+                                            lora_rank=lora_rank, lora_targets=lora_targets))
         source = UTILISATION_SOURCE
     else:
         utilisation = run.mfu
         source = Source("Given by the user", "", "2026-11-21", kind="assumed")
+    lora: dict[str, Any] = {"method": method, "lora_rank": lora_rank, "lora_targets": lora_targets}
     adapter = adapter_parameters(spec, **lora)
     model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False, **lora)
     executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing, **lora)
@@ -280,7 +274,7 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
         spec, cluster, micro_batch_compute_s=replica.stage_s * (1.0 + replica.bubble_fraction),
         forward_share=forward_flops_per_token(spec, seq=seq, adapter=adapter) / executed,
         accumulation=accumulation,
-        trainable_parameters=(sharded_gradient_parameters(spec, tp=tp, pp=pp, ep=ep) if full else adapter // shards),
+        trainable_parameters=(_sharded_parameters(spec, tp=tp, pp=pp, ep=ep) if full else adapter // shards),
         gathered_bytes_per_parameter=(weight_format(qlora_weights).bytes_per_weight if method == "qlora" else 2)
         / shards)
     steps = tokens / (dp * accumulation * micro_tokens)
@@ -324,9 +318,6 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
          f"(Python forward of {spec.num_layers} layers{', twice with recomputation' if checkpointing else ''}, at "
          "eager transformers' per-layer forward overhead fitted on batch-1 decode), added to its compute time"),
     )
-    if unfused:  # calculators.model_flops.unfused_bytes_per_flop
-        assumptions += (f"unfused elementwise kernels (eager norms, rotary, activation): {unfused * 1e3:.3g} bytes per 1,000 "
-                        "executed FLOPs added to the byte-bound term (fused_kernels=True: torch.compile, TE layers)",)
     if scores_written:
         eager_s = eager_attention_s(spec, gpu, setup) / tp
         assumptions += ((f"eager attention: the {batch} x {spec.num_attention_heads} x {seq} x {seq} score matrix of "
@@ -365,6 +356,15 @@ def training_run_time(run: TrainingRun) -> TrainingTime:
         global_batch_tokens=dp * accumulation * micro_tokens, expert_parallel=a2a,
         error_band=training_error_band(method=method, framework=get_training_framework(framework).id, gpu=gpu),
         goodput_model=modelled, memory_settings=memory_settings)
+
+
+def _sharded_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:
+    """Parameters whose gradients one GPU holds: ``parameters / (tp x pp)``, and with expert parallelism the routed
+    experts ``/ (ep x pp)`` instead (their weights are split over the expert-parallel GPUs, not the tensor ones)."""
+    if ep == 1 or spec.moe is None:
+        return spec.parameters // (tp * pp)
+    experts = spec.num_moe_layers * spec.moe.num_experts * spec.mlp_parameters(spec.moe.expert_intermediate_size)
+    return (spec.parameters - experts) // (tp * pp) + experts // (ep * pp)
 
 
 def _global_batch_assumption(replicas: int, accumulation: int, batch: int, seq: int, *, given: bool) -> str:

@@ -94,10 +94,7 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: With the Llama 3 405B scaling rows on their interleaved pipeline (V 8, Llama 3 paper section 3.3.2) and the
 #: expert-parallel all-to-alls overlapped where the row says so (Megatron-Core combined 1F1B): pre-training
 #: 8.0 % / 35.6 % -> 7.8 % / 28.7 %; fine-tuning and collectives unchanged.
-#: RAISED (pre-training median only) with the unfused elementwise traffic of eager PyTorch runs and the torchtitan H100s
-#: catalogued as the 96GB HBM2e parts they are: pre-training 7.8 % / 28.7 % -> 11.0 % / 27.5 %, fine-tuning
-#: 10.3 % / 27.3 % -> 9.8 % / 16.3 % (held out by engine and by generation both categories' p90 fall; see the commit).
-REGRESSION_LIMITS = {"pre-training": (0.11, 0.28), "fine-tuning": (0.10, 0.17), "collectives": (0.09, 0.26)}
+REGRESSION_LIMITS = {"pre-training": (0.08, 0.29), "fine-tuning": (0.105, 0.28), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:

@@ -35,12 +35,6 @@ _DATES_SYSRQ = Source("sysrqmts GPU pages (release dates)", "https://sysrqmts.co
 _DATE_H100 = Source("Grokipedia: Nvidia H100 (announced March 22, 2022 at GTC 2022)",
                     "https://grokipedia.com/page/Nvidia_H100", READ)
 _AIWIKI = Source("AI Wiki hardware pages (announcement/release dates)", "https://aiwiki.ai/wiki/nvidia_h200", READ)
-_TITAN_H100 = Source(
-    "PyTorch torchtitan, benchmarks/llama3_h100_202412_torchtitan.md (Hardware: 'Each H100 GPU is equipped with 96GB "
-    "HBM2e with 2.4 TB/sec peak memory bandwidth', 'the default 500W power limit'; footnote 2: 'HBM2e-based SXM H100 "
-    "with lower TDP, the actual peak TFLOPs number is between SXM and NVL, and we don't know its exact value')",
-    "https://github.com/pytorch/torchtitan/blob/31a17bfdb70bab6f62a13d21816a5339b911d6e3/benchmarks/"
-    "llama3_h100_202412_torchtitan.md", "2026-11-29")
 _H100_BRIDGE = Source("NVIDIA H100 product page text, as quoted on a copy: 'This allows two NVIDIA H100 PCIe cards to "
                       "be connected to deliver 600 GB/s bidirectional bandwidth'",
                       "https://themop.ru/fsepy3/nvidia-h100-nvlink.html", READ)
@@ -129,23 +123,6 @@ RECORDS: tuple[GPU, ...] = (
         field_sources=(("bf16_dense_flop_per_s", _HOPPER_WP), ("fp16_dense_flop_per_s", _HOPPER_WP),
                        ("fp8_dense_flop_per_s", _HOPPER_WP), ("launch_date", _DATE_H100)),
         notes=("nvidia-smi reports 81559 MiB total (80 GiB = 81920 MiB).", HBM_BINARY)),
-    GPU(id="h100-sxm-96gb-hbm2e", name="H100 SXM 96GB HBM2e (500 W)", vendor="NVIDIA",
-        architecture="Hopper (GH100)", segment="datacenter", memory_bytes=96 * GIB, memory_type="HBM2e",
-        memory_bandwidth_bytes_per_s=2.4e12, bf16_dense_flop_per_s=989.4e12,
-        fp16_dense_flop_per_s=989.4e12, fp8_dense_flop_per_s=1978.9e12, fp32_flop_per_s=67e12,
-        sparse_figures_note="no datasheet of its own: the tensor rates are the H100 SXM's dense figures, an upper bound",
-        interconnect="NVLink 4, 18 links", nvlink_bandwidth_bytes_per_s=900e9, pcie_generation=5,
-        pcie_lanes=16, tdp_watts=500, ecc=True, source=_TITAN_H100,
-        field_sources=tuple((name, derived("the H100 SXM's dense rate, which the source names as the upper bound of "
-                                           "this part's ('between SXM and NVL')", _HOPPER_WP))
-                            for name in ("bf16_dense_flop_per_s", "fp16_dense_flop_per_s", "fp8_dense_flop_per_s",
-                                         "fp32_flop_per_s"))
-        + (("nvlink_bandwidth_bytes_per_s", _H100_DS), ("interconnect", _H100_DS)),
-        notes=("The H100 SXM variant of Meta's Grand Teton hosts (torchtitan's 2024 H100 benchmarks): HBM2e at 2.4 TB/s "
-               "instead of HBM3 at 3.35, run at a 500 W power limit instead of 700.",
-               "Its tensor rate is not published: the source places it between the H100 NVL's (835 TFLOPS) and the "
-               "SXM's (989); the SXM's is kept, so compute-bound answers are optimistic by up to 16 %.",
-               HBM_BINARY)),
     GPU(id="h200", name="H200 SXM 141GB", vendor="NVIDIA", architecture="Hopper (GH100)",
         segment="datacenter", memory_bytes=141 * GIB, memory_type="HBM3e",
         memory_bandwidth_bytes_per_s=4.8e12, bf16_dense_flop_per_s=989.4e12,
