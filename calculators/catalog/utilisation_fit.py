@@ -9,10 +9,10 @@ is the median over (``group:key`` -> record ids).
 from __future__ import annotations
 
 BYTES_PER_FLOP: float = 0.0039727
-CHECKPOINTING: dict[str, float] = {'full': 1.1514, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0433, 'qlora': 0.9095}
+CHECKPOINTING: dict[str, float] = {'full': 1.1518, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.043, 'qlora': 0.9092}
 RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6562}
-FRAMEWORK: dict[str, float] = {'megatron': 1.2882, 'pytorch': 1.0}
+FRAMEWORK: dict[str, float] = {'megatron': 1.2888, 'pytorch': 1.0}
 FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.698}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {

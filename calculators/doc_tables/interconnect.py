@@ -121,7 +121,7 @@ def nccl_validation() -> Table:
         caption=("all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
                  "quoted from the linked threads (tests/data/published_speed/collectives.jsonl), against the link "
                  "model's busbw = per-direction link bandwidth x the efficiency of the link kind (derived from how the "
-                 "kind moves its bytes, or for NVLink SHARP and Ethernet fitted without the figure's own source, "
+                 "kind moves its bytes, or for Ethernet fitted without the figure's own source, "
                  "leave-one-source-out; plus the per-step latency where the message size is stated), and against a "
                  "fixed 0.8. Error = model / measured - 1; "
                  "implied efficiency = measured / per-direction link bandwidth. Across nodes the link is "

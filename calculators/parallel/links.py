@@ -3,7 +3,7 @@
 ``parallel``, ``train-time``, ``speed`` and ``recommend`` all time their collectives with
 :func:`collective_efficiency`, so one question about one link gets one answer. Links
 fall into seven kinds; each kind's efficiency ``busbw / per-direction bandwidth`` comes
-from what moves the bytes, and only two are fitted on published nccl-tests runs
+from what moves the bytes, and only one (Ethernet) is fitted on published nccl-tests runs
 (``tests/data/published_speed/collectives.jsonl``):
 
 * ``nvlink``: a ring over NVLink (or AMD Infinity Fabric, assumed alike) through a switch:
@@ -12,8 +12,9 @@ from what moves the bytes, and only two are fitted on published nccl-tests runs
 * ``nvlink-bridge``: a two-GPU NVLink bridge: the same NVLink packets, the same share (derived);
 * ``nvlink-sharp``: an all-reduce on an NVSwitch with NVLink SHARP (H100/H200/B200
   nodes), which NCCL uses by default for all-reduce (NCCL maintainer, nccl-tests issue
-  212): the switch adds the partial sums, so busbw exceeds the per-direction link rate;
-  reduce-scatter and all-gather stay rings (``nvlink``); fitted;
+  212): the switch adds the partial sums, so busbw exceeds the per-direction link rate
+  (:func:`nvls_bus_efficiency`: the bytes each GPU moves, NVLink's payload share and NCCL's own
+  NVLS efficiency; derived, at an 8-GPU Hopper node); reduce-scatter and all-gather stay rings (``nvlink``);
 * ``pcie``: GPUs writing into each other's memory over PCIe (peer-to-peer: a PCIe switch, an
   AMD host): :data:`PCIE_PEER_EFFICIENCY`, NCCL's own figure for a PCIe link (derived);
 * ``pcie-host``: PCIe staged through host memory, the default between PCIe GPUs (GeForce
@@ -24,9 +25,9 @@ from what moves the bytes, and only two are fitted on published nccl-tests runs
   :data:`NIC_EFFICIENCY` (NCCL maintainer's expected peak per NIC, derived);
 * ``ethernet``: the same ring over Ethernet NICs (RoCE): fitted, as no expected figure was read.
 
-Formula: ``efficiency(kind)``: the constant of a derived kind, or for ``nvlink-sharp`` and
-``ethernet`` the median over the kind's runs of busbw / per-direction bandwidth
-(:func:`fit_link_efficiencies`); a fitted kind with no runs takes the median of all runs.
+Formula: ``efficiency(kind)``: the constant of a derived kind, or for ``ethernet`` the median over
+its runs of busbw / per-direction bandwidth (:func:`fit_link_efficiencies`); a fitted kind with no runs
+takes the median of all runs.
 
 >>> from calculators.catalog.interconnects import get_interconnect
 >>> link_kind(get_interconnect("nvlink4"), collective="all-reduce", gpus=8)
@@ -83,6 +84,35 @@ SHARP_LINKS: tuple[str, ...] = ("nvlink4", "nvlink5", "nvlink5-nvl72")
 #: 2023-07-05, and NVIDIA/nccl issue 1054: "the app-level bandwidth is 80% of the peak"); NCCL's
 #: topology model holds 20.0 GB/s per link on A100 and 20.6 on H100 (src/graph/topo.h). Derived.
 NVLINK_PAYLOAD_EFFICIENCY = 0.8
+#: NVLink SHARP (NVLS): the share of the payload rate NCCL's own model credits the switch's reductions with,
+#: per GPU generation (``nvlsEfficiency`` in NVIDIA/nccl src/graph/tuning.cc, read at commit 5067397, 2026-06-11:
+#: 0.85 on Hopper, 0.74 on Blackwell, 0 on Volta and Ampere, which have no NVLS). Sourced, not fitted.
+NVLS_SWITCH_EFFICIENCY: dict[str, float] = {"hopper": 0.85, "blackwell": 0.74}
+#: GPUs of the NVLS domain the ``nvlink-sharp`` kind's one efficiency is derived at: an HGX/DGX node.
+NVLS_NODE_GPUS = 8
+
+
+def nvls_bus_efficiency(gpus: int = NVLS_NODE_GPUS, *, generation: str = "hopper") -> float:
+    """busbw / per-direction NVLink rate of a large NVLink SHARP all-reduce over ``gpus`` GPUs (derived).
+
+    Formula: ``payload x nvls[generation] x 2 (n - 1) / (n + 1)``. NCCL's NVLS all-reduce is a reduce-scatter
+    by ``multimem.ld_reduce`` (the switch reads each GPU's whole buffer, ``S`` out of every GPU, and returns
+    each its reduced ``S / n``) then an all-gather by ``multimem.st`` (each GPU writes its ``S / n`` once and
+    the switch multicasts it, ``S`` into every GPU): ``S (1 + 1/n)`` each way per GPU, so
+    ``algbw = bw x n / (n + 1)`` and nccl-tests' ``busbw = algbw x 2 (n - 1) / n``. ``payload`` is
+    :data:`NVLINK_PAYLOAD_EFFICIENCY` (the SMs' 128-byte packets), ``nvls`` NCCL's
+    :data:`NVLS_SWITCH_EFFICIENCY`. On 8 H100s: 0.8 x 0.85 x 14 / 9 = 1.058, 476 GB/s of NVLink 4's
+    450 GB/s per direction; published 480 and 476 GB/s (nccl-tests issues 212 and 290), which the
+    efficiency fitted on them before this derivation (1.062) reproduced too.
+
+    >>> round(nvls_bus_efficiency(8), 3), round(nvls_bus_efficiency(72, generation="blackwell"), 3)
+    (1.058, 1.152)
+    """
+    n = positive_int("gpus", gpus, maximum=1 << 16)
+    rate = one_of("generation", generation, tuple(NVLS_SWITCH_EFFICIENCY))
+    return NVLINK_PAYLOAD_EFFICIENCY * NVLS_SWITCH_EFFICIENCY[rate] * 2.0 * (n - 1) / (n + 1)
+
+
 #: PCIe peer-to-peer: NCCL's topology model counts a Gen3 x16 link as 12 GB/s (PCI_BW in
 #: src/graph/topo.h) of its 16 GB/s per direction, what is left after 128b/130b encoding and
 #: packet headers; later generations scale with the lane rate. Derived.
@@ -106,6 +136,7 @@ NIC_EFFICIENCY = 0.96
 DERIVED_EFFICIENCY: dict[str, float] = {
     "nvlink": NVLINK_PAYLOAD_EFFICIENCY,
     "nvlink-bridge": NVLINK_PAYLOAD_EFFICIENCY,
+    "nvlink-sharp": round(nvls_bus_efficiency(NVLS_NODE_GPUS), 4),
     "pcie": PCIE_PEER_EFFICIENCY,
     "pcie-host": HOST_STAGED_EFFICIENCY,
     "infiniband": NIC_EFFICIENCY,
@@ -113,26 +144,27 @@ DERIVED_EFFICIENCY: dict[str, float] = {
 DERIVED_EFFICIENCY_BASIS: dict[str, str] = {
     "nvlink": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
     "nvlink-bridge": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
+    "nvlink-sharp": "NVLink SHARP all-reduce on an 8-GPU Hopper node: 2 (n-1)/(n+1) of NVLink's payload rate "
+                    "(the bytes NVLS moves per GPU) at NCCL's NVLS efficiency 0.85 (NCCL src/graph/tuning.cc)",
     "pcie": "NCCL's PCIe figure, 12 GB/s of a Gen3 x16 link's 16 GB/s per direction (NCCL src/graph/topo.h)",
     "pcie-host": "half the per-direction rate: each hop through host memory is a PCIe write and a PCIe read "
                  "(assumed)",
     "infiniband": "24 GB/s per 200 Gb/s NIC, NCCL maintainer's expected peak (nccl-tests issue 119)",
 }
 #: Kinds fitted on the published runs (no derivation was found for them). Scored leave-one-source-out,
-#: the two NVLink SHARP runs score each other within 1 %; the two RoCE runs (NCCL 2.7 era, both called a
-#: little low by NVIDIA) score each other 25 % high and 20 % low.
-FITTED_KINDS: tuple[str, ...] = ("nvlink-sharp", "ethernet")
+#: the two RoCE runs (NCCL 2.7 era, both called a little low by NVIDIA) score each other 25 % high and 20 %
+#: low. NVLink SHARP was fitted too (1.0622 on its two runs) until :func:`nvls_bus_efficiency` derived it
+#: (1.0578): held out by link kind it had taken the median of the other kinds' runs, 37 % low.
+FITTED_KINDS: tuple[str, ...] = ("ethernet",)
 
 #: Efficiency per link kind: :data:`DERIVED_EFFICIENCY`, and for :data:`FITTED_KINDS` the fit of
 #: :func:`fit_link_efficiencies` on every record of ``tests/data/published_speed/collectives.jsonl``
 #: (a test refits and compares), with the records each is the median of.
 LINK_EFFICIENCY: dict[str, float] = {
     **DERIVED_EFFICIENCY,
-    "nvlink-sharp": 1.0622,
     "ethernet": 0.675,
 }
 LINK_EFFICIENCY_RECORDS: dict[str, tuple[str, ...]] = {
-    "nvlink-sharp": ("coll-h100-8-nvls", "coll-h100-8-nvls-290"),
     "ethernet": ("coll-a100-2node-8x100g-ring", "coll-a100-2node-8x100g-roce"),
 }
 

@@ -21,9 +21,12 @@ An all-to-all's time is that of its slower path: the bytes that stay in the node
 own link (NVLink, at the link model's efficiency for its kind), the bytes that leave it over the
 node's NICs shared by its GPUs (:mod:`calculators.parallel.ring_link`), plus two steps of link
 latency. It is **added** to the micro-batch's compute: the tokens are needed before the experts
-run (DeepEP and Megatron can overlap it with another micro-batch's compute; that is not modelled,
-so this is an upper bound for an overlapped schedule). DeepEP's deduplication of tokens sent to
-several experts on one remote node is not modelled either.
+run. A schedule that overlaps it with another micro-batch's compute (Megatron-Core's combined 1F1B,
+``--overlap-moe-expert-parallel-comm``: each all-to-all of one micro-batch runs beside the
+independent forward or backward of the adjacent one, which needs an interleaved pipeline) leaves
+only what that compute cannot cover exposed (:func:`exposed_all_to_all_s`, the setting
+``expert_overlap``). DeepEP's deduplication of tokens sent to several experts on one remote node is
+not modelled.
 
 >>> from calculators.catalog.models import get_model
 >>> from calculators.parallel.cluster import Cluster
@@ -56,6 +59,9 @@ from calculators.parallel.cluster import Cluster
 from calculators.parallel.links import collective_efficiency, latency_per_ring_step_s
 from calculators.parallel.ring_link import GPUS_PER_NODE, default_interconnect
 
+#: Megatron-Core's documentation of the combined 1F1B schedule (EP all-to-all overlap).
+A2A_OVERLAP_URL = ("https://docs.nvidia.com/megatron-core/developer-guide/nightly/user-guide/features/"
+                   "moe_a2a_overlap.html")
 #: All-to-alls per MoE layer per micro-batch: dispatch and combine, forward and backward.
 ALL_TO_ALLS_PER_LAYER = 4
 #: More with full recomputation: the forward's dispatch and combine again.
@@ -142,5 +148,29 @@ def scale_up_domain_gpus(gpu: GPU) -> int:
     return max(GPUS_PER_NODE, gpu.nvlink_domain_gpus or 0)
 
 
-__all__ = ["ALL_TO_ALLS_PER_LAYER", "ExpertParallelCommunication", "RECOMPUTE_ALL_TO_ALLS_PER_LAYER",
-           "expert_parallel_communication", "scale_up_domain_gpus"]
+def exposed_all_to_all_s(a2a: ExpertParallelCommunication | None, compute_s: float, *, overlap: bool) -> float:
+    """The all-to-all time a micro-batch adds to its compute, seconds.
+
+    Formula: ``a2a`` without overlap; with it (Megatron-Core's combined 1F1B, :data:`A2A_OVERLAP_URL`: the
+    dispatch and combine of one micro-batch run beside the independent compute of the adjacent one)
+    ``max(0, a2a - compute)``, the part the adjacent micro-batch's ``compute_s`` (the same size) cannot
+    cover. 0 without expert parallelism.
+
+    >>> from calculators.catalog.models import get_model
+    >>> cluster = Cluster.of(gpu="h100-sxm", gpus=8, expert_parallel=8)
+    >>> a2a = expert_parallel_communication(get_model("qwen3-235b-a22b"), cluster, micro_batch_tokens=4096,
+    ...                                     moe_layers=94)
+    >>> exposed_all_to_all_s(a2a, 1.0, overlap=False) == a2a.time_s
+    True
+    >>> exposed_all_to_all_s(a2a, a2a.time_s / 2, overlap=True) == a2a.time_s / 2
+    True
+    >>> exposed_all_to_all_s(a2a, 10 * a2a.time_s, overlap=True)
+    0.0
+    """
+    if a2a is None:
+        return 0.0
+    return max(0.0, a2a.time_s - compute_s) if overlap else a2a.time_s
+
+
+__all__ = ["A2A_OVERLAP_URL", "ALL_TO_ALLS_PER_LAYER", "ExpertParallelCommunication", "RECOMPUTE_ALL_TO_ALLS_PER_LAYER",
+           "expert_parallel_communication", "exposed_all_to_all_s", "scale_up_domain_gpus"]

@@ -51,7 +51,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "tokens": None, "mfu": None, "precision": "bf16-mixed", "grad_checkpointing": False, "seq": 2048,
     "method": "full", "lora_rank": 16, "lora_targets": DEFAULT_LORA_TARGETS, "batch": 1, "grad_accumulation": 1,
     "global_batch_tokens": None, "fp8": False, "goodput": None, "framework": DEFAULT_FRAMEWORK, "attention": "sdpa",
-    "qlora_weights": DEFAULT_QLORA_WEIGHTS, "check_memory": True,
+    "qlora_weights": DEFAULT_QLORA_WEIGHTS, "check_memory": True, "expert_overlap": False,
 }
 
 
@@ -83,6 +83,9 @@ class TrainingRun:
         framework: training framework id (:mod:`calculators.catalog.training_frameworks`).
         global_batch_tokens: tokens per optimizer step as given (``None``: not given).
         check_memory: compute the per-GPU memory verdict.
+        expert_overlap: the expert-parallel all-to-alls overlap an adjacent micro-batch's compute (Megatron-Core's
+            combined 1F1B, ``--overlap-moe-expert-parallel-comm``;
+            :func:`~calculators.performance.expert_parallel.exposed_all_to_all_s`); needs expert parallelism.
         notes: how the GPU runs the precision (:func:`calculators.dtype_support.training_notes`).
     """
 
@@ -98,6 +101,7 @@ class TrainingRun:
     global_batch_tokens: int | None = None
     check_memory: bool = True
     notes: tuple[str, ...] = ()
+    expert_overlap: bool = False
 
     @classmethod
     def of(cls, *, spec: ModelSpec, gpu: str | GPU, **raw: Any) -> TrainingRun:
@@ -140,6 +144,10 @@ class TrainingRun:
                 raise InputError("global_batch_tokens", global_tokens, f"at most {MAX_BATCH} micro-batches per "
                                  f"replica: {MAX_BATCH * dp * micro_tokens:,} tokens")
             setup = replace(setup, grad_accumulation=accumulation)  # in the range checked above
+        expert_overlap = flag("expert_overlap", values["expert_overlap"])
+        if expert_overlap and cluster.expert_parallel == 1:
+            raise InputError("expert_overlap", expert_overlap, "False without expert parallelism (expert_parallel 1): "
+                             "there is no all-to-all to overlap")
         if spec.moe is None and cluster.expert_parallel > 1:
             raise InputError("expert_parallel", cluster.expert_parallel,
                              f"1 for a dense model ({spec.name} has no routed experts)")
@@ -157,7 +165,8 @@ class TrainingRun:
         return cls(spec=spec, cluster=cluster, setup=setup, tokens=tokens,
                    lora_targets=lora_target_names(values["lora_targets"]), mfu=mfu, goodput=goodput, fp8=fp8,
                    framework=framework, global_batch_tokens=global_tokens,
-                   check_memory=flag("check_memory", values["check_memory"]), notes=notes)
+                   check_memory=flag("check_memory", values["check_memory"]), notes=notes,
+                   expert_overlap=expert_overlap)
 
     @property
     def gpu(self) -> GPU:

@@ -96,7 +96,7 @@ from calculators.model_flops import training_flops_per_token as training_flops_p
 from calculators.parallel.cluster import CLUSTER_DEFAULTS, Cluster
 from calculators.parallel.cluster import MAX_STAGES as MAX_STAGES
 from calculators.performance.error_bands import training_error_band
-from calculators.performance.expert_parallel import expert_parallel_communication
+from calculators.performance.expert_parallel import A2A_OVERLAP_URL, expert_parallel_communication, exposed_all_to_all_s
 from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
 from calculators.performance.model_parallel import model_parallel_step
 from calculators.performance.scaling import data_parallel_overhead
@@ -267,10 +267,11 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     a2a = expert_parallel_communication(spec, cluster, micro_batch_tokens=micro_tokens,
                                         moe_layers=spec.num_moe_layers,
                                         grad_checkpointing=checkpointing) if ep > 1 else None
+    compute_s = micro_tokens * executed / (tp * rate * utilisation)
+    a2a_s = exposed_all_to_all_s(a2a, compute_s, overlap=run.expert_overlap)
     replica = model_parallel_step(spec, cluster, micro_batches=accumulation, micro_batch_tokens=micro_tokens,
-                                  micro_batch_compute_s=micro_tokens * executed / (tp * rate * utilisation)
-                                  + host_overhead_s(spec, grad_checkpointing=checkpointing) + dequant_s
-                                  + (a2a.time_s if a2a is not None else 0.0)
+                                  micro_batch_compute_s=compute_s
+                                  + host_overhead_s(spec, grad_checkpointing=checkpointing) + dequant_s + a2a_s
                                   + (eager_attention_s(spec, gpu, setup) / tp if scores_written else 0.0))
     shards = tp * pp
     scaling = data_parallel_overhead(
@@ -333,6 +334,10 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
         assumptions += ("memory per GPU not checked: the memory model does not split weights by tensor, "
                         "pipeline or expert parallelism",)
     if a2a is not None:
+        if run.expert_overlap:
+            assumptions += (f"expert-parallel all-to-alls overlapped with an adjacent micro-batch's compute (Megatron-Core "
+                            f"combined 1F1B, {A2A_OVERLAP_URL}): {a2a_s * 1e3:,.3g} of {a2a.time_s * 1e3:,.3g} ms "
+                            "per micro-batch left exposed",)
         assumptions += (a2a.assumption(), f"routed experts' gradients sharded over the {ep} expert-parallel GPUs "
                         "(one expert-tensor-parallel rank), the rest over the tensor and pipeline ranks")
     if not full:

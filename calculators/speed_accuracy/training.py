@@ -120,7 +120,7 @@ def _run(record: Mapping[str, Any], utilisation: float, goodput: float = 1.0) ->
         grad_checkpointing=record.get("checkpointing") == "full", seq=seq, method=str(record.get("method") or "full"),
         batch=batch, grad_accumulation=accumulation, zero=int(record.get("zero") or 0), tensor_parallel=tp,
         pipeline_parallel=pp, virtual_stages=int(record.get("vp") or 1), expert_parallel=int(record.get("ep") or 1),
-        goodput=goodput,
+        goodput=goodput, expert_overlap=bool(record.get("ep_overlap")),
         attention=str(record.get("attention") or "sdpa"), qlora_weights=str(record.get("qlora_weights") or "nf4"),
         check_memory=False, **lora)
 

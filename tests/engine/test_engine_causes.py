@@ -119,3 +119,24 @@ def test_training_time_adds_the_all_to_alls_and_refuses_them_on_a_dense_model() 
         training_time(get_model("llama-3.1-8b"), h100, expert_parallel=8, **settings)
     with pytest.raises(InputError, match="expert_parallel"):
         training_time(spec, h100, expert_parallel=3, **settings)
+
+
+def test_overlapped_all_to_alls_leave_only_what_the_adjacent_micro_batch_cannot_cover() -> None:
+    # Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm) runs one micro-batch's dispatch and
+    # combine beside the adjacent micro-batch's compute: the step pays max(0, a2a - compute) per micro-batch
+    from calculators.errors import InputError
+    from calculators.performance.training_time import training_time
+
+    spec, h100 = get_model("qwen3-30b-a3b"), get_gpu("h100-sxm")
+    settings = {"tokens": 10**9, "gpus": 8, "seq": 4096, "mfu": 0.4, "check_memory": False, "goodput": 1.0,
+                "expert_parallel": 8}
+    plain, hidden = training_time(spec, h100, **settings), training_time(spec, h100, expert_overlap=True, **settings)
+    assert plain.model_parallel is not None and hidden.model_parallel is not None
+    assert plain.expert_parallel is not None
+    a2a = plain.expert_parallel.time_s
+    compute = plain.model_parallel.step_s - a2a  # one stage, one micro-batch: compute + host time + a2a
+    saved = plain.model_parallel.step_s - hidden.model_parallel.step_s
+    assert saved == pytest.approx(min(a2a, compute), rel=0.02)  # host time is not overlap cover; small here
+    assert any("overlapped with an adjacent micro-batch" in line for line in hidden.assumptions)
+    with pytest.raises(InputError, match="expert_overlap"):
+        training_time(spec, h100, **{**settings, "expert_parallel": 1}, expert_overlap=True)

@@ -63,7 +63,9 @@ LIMITS = {
     # factor, and LLaMA-Factory read with its default recomputation: 8.5 % / 34.6 % (before: 20.5 % / 73.6 %).
     # The training categories' own regression limits (on their time-or-throughput axis) are in
     # test_speed_training.py.
-    "pre-training": (0.10, 0.35),
+    # With the Llama 3 405B rows' interleaved pipeline (V 8) and the overlapped expert-parallel all-to-alls where a row
+    # says so: 7.8 % / 28.7 %.
+    "pre-training": (0.08, 0.29),
 }
 
 

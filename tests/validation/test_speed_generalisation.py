@@ -47,8 +47,11 @@ from calculators.speed_accuracy import generalisation as gen
 #: measured host time per sequence (100 us): 9.8 % / 29.1 %, 12.2 % / 35.2 %, 11.7 % / 35.7 %.
 #: With llama.cpp's builds before CUDA graphs paying NVIDIA's measured launch cost per layer (27.3 us) on CUDA GPUs:
 #: 8.8 % / 28.7 %, 14.1 % / 35.1 %, 11.0 % / 34.1 %.
-#: serve-b and decode together: 9.1 % / 27.4 %, 11.1 % / 35.1 %, 10.8 % / 34.1 %.
-LIMITS = {"source": (0.10, 0.28), "engine": (0.12, 0.36), "generation": (0.11, 0.35)}
+#: With the Llama 3 405B scaling rows on their interleaved pipeline (V 8), NVLink SHARP's efficiency derived (the two
+#: NVLS runs no longer take the other link kinds' median when held out) and the expert-parallel all-to-alls overlapped
+#: where the row says so: 9.7 % / 29.4 %, 15.2 % / 34.2 %, 11.5 % / 34.0 %.
+#: serve-b, decode and train together: 9.0 % / 27.1 %, 11.1 % / 31.3 %, 10.5 % / 32.5 %.
+LIMITS = {"source": (0.10, 0.28), "engine": (0.12, 0.32), "generation": (0.11, 0.33)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)

@@ -91,7 +91,10 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: (their leftover is not the dense utilisation): pre-training 11.0 % / 33.7 % (the MoE runs now miss by -36 % to
 #: +34 %, +89 % before), fine-tuning 12.2 % / 35.2 %.
 #: pre-training reached 11.7 % / 35.6 % once the 2026 GPUs were catalogued and their figures scored (was 11.5 / 34).
-REGRESSION_LIMITS = {"pre-training": (0.085, 0.36), "fine-tuning": (0.105, 0.28), "collectives": (0.09, 0.26)}
+#: With the Llama 3 405B scaling rows on their interleaved pipeline (V 8, Llama 3 paper section 3.3.2) and the
+#: expert-parallel all-to-alls overlapped where the row says so (Megatron-Core combined 1F1B): pre-training
+#: 8.0 % / 35.6 % -> 7.8 % / 28.7 %; fine-tuning and collectives unchanged.
+REGRESSION_LIMITS = {"pre-training": (0.08, 0.29), "fine-tuning": (0.105, 0.28), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
