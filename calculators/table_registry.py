@@ -126,11 +126,14 @@ INDEX_CAPTION = ("Every generated table on the site, by id, with the page that s
                  "built by calculators.table_registry.tables_index from the table blocks of the docs pages.")
 
 
-def site_tables(pages: Mapping[str, str]) -> dict[str, TableFunction]:
+def site_tables(pages: Mapping[str, str], *,
+                values: Mapping[str, ValueFunction] | None = None) -> dict[str, TableFunction]:
     """Every table function the pages need: :func:`all_tables` plus the index of tables, bound to ``pages``.
 
     Args:
         pages: Page path under docs/ -> the page's Markdown (all pages of the site).
+        values: The value functions the index of values lists (default :func:`site_values` of ``pages``);
+            a caller that renders the values too passes its own, so that each value is computed once.
 
     Returns:
         Table id -> function; each function computes its table once and then returns the same object.
@@ -142,8 +145,8 @@ def site_tables(pages: Mapping[str, str]) -> dict[str, TableFunction]:
             raise ValueError(f"table id {reserved!r} is reserved for an index")
     locations = table_locations(pages)
     tables[INDEX_ID] = lambda: tables_index(locations, tables)
-    values = site_values(pages)
-    tables[VALUES_INDEX_ID] = lambda: values_index(value_locations(pages), values)
+    listed = site_values(pages) if values is None else values
+    tables[VALUES_INDEX_ID] = lambda: values_index(value_locations(pages), listed)
     return tables
 
 
@@ -207,19 +210,21 @@ def values_index(locations: Mapping[str, str], values: Mapping[str, ValueFunctio
                  align=("l", "r", "l", "l", "l", "l"), rows=tuple(rows))
 
 
-def values_json(pages: Mapping[str, str], *, site_url: str = "", site_version: str = "") -> str:
+def values_json(pages: Mapping[str, str], *, site_url: str = "", site_version: str = "",
+                values: Mapping[str, ValueFunction] | None = None) -> str:
     """Every value of the site with its provenance, as the JSON text of the site's ``values.json``.
 
     Keys: ``version``, ``catalog_as_of``, ``values`` (id -> :func:`calculators.inline_values.to_record`:
     text, number, unit, description, kind, assumptions, function, page URL, anchor URL, citation).
-    ``site_version`` puts the URLs under the version's folder (``SITE_VERSION``). Sorted by id.
+    ``site_version`` puts the URLs under the version's folder (``SITE_VERSION``). Sorted by id. ``values``:
+    the value functions (default :func:`site_values` of ``pages``; the build passes the ones its pages render).
 
     >>> data = json.loads(values_json({"validation/index.md": "all <!-- value: accuracy-case-count -->"
     ...                                "0<!-- /value --> cases"}, site_url="https://example.org/g/"))
     >>> data["values"]["accuracy-case-count"]["url"]
     'https://example.org/g/validation/#accuracy-case-count'
     """
-    values, as_of = site_values(pages), catalog_as_of()
+    values, as_of = site_values(pages) if values is None else values, catalog_as_of()
     base = versioned_site_url(site_url, site_version)
     records = {}
     for value_id, page in sorted(value_locations(pages).items()):
@@ -274,8 +279,8 @@ def regenerate_pages(pages: Mapping[str, str], *, site_url: str = "",
         ValueError: a value id is used twice or clashes with a table id; a value marker opens
             a line (the message names the page).
     """
-    tables = site_tables(pages) if tables is None else tables
     values = site_values(pages) if values is None else values
+    tables = site_tables(pages, values=values) if tables is None else tables
     value_locations(pages)  # refuses an id used by two markers
     return {path: render_page(text, path, tables=tables, values=values, site_url=site_url)
             for path, text in pages.items()}

@@ -237,16 +237,18 @@ def on_files(files: Any, config: Any) -> Any:
     if template is not None:
         files.remove(template)  # written to the site root by on_post_build
     pages, site_url, site_version = _pages(files), _state.get("site_url", ""), os.environ.get("SITE_VERSION", "")
-    _tables.clear()
-    _tables.update(site_tables(pages))
+    # One set of value functions for the pages, the index of values and values.json: each value computes once.
     _values.clear()
     _values.update(site_values(pages))
+    _tables.clear()
+    _tables.update(site_tables(pages, values=_values))
     data_files = table_data_files(pages, _tables, _values, site_url=site_url, site_version=site_version)
     for path, content in data_files.items():
         files.append(File.generated(config, path, content=content))
     # Every inline value with its provenance, so a number quoted from prose is citable too.
     files.append(File.generated(config, "values.json",
-                                content=values_json(pages, site_url=site_url, site_version=site_version)))
+                                content=values_json(pages, site_url=site_url, site_version=site_version,
+                                                    values=_values)))
     return files
 
 

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:
@@ -24,3 +27,11 @@ if _HERE not in sys.path:
 #: The conftest files hold no doctests; collecting them as modules (``--doctest-modules``)
 #: would import two files called ``conftest`` under one name.
 collect_ignore = ["conftest.py", "browser/conftest.py", "engine/conftest.py"]
+
+from scheduling import UnitScheduling  # noqa: E402 (tests/ is on sys.path from here)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadscope`` (scripts/test) schedules :mod:`scheduling`'s work units, longest first."""
+    return UnitScheduling(config, log) if config.getvalue("dist") == "loadscope" else None

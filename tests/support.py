@@ -54,10 +54,11 @@ def command_options(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()
 @functools.cache
 def site_tables() -> dict[str, Any]:
     """Every table function of the docs pages (:func:`calculators.table_registry.site_tables`), shared by
-    every test module: each table is computed once a session. A test of determinism builds its own."""
+    every test module: each table is computed once a session, the index of values from :func:`site_values`.
+    A test of determinism builds its own."""
     from calculators import table_registry
 
-    return table_registry.site_tables(docs_pages())
+    return table_registry.site_tables(docs_pages(), values=site_values())
 
 
 @functools.cache

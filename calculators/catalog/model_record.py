@@ -82,8 +82,16 @@ class ModelRecord:
             >>> from calculators.catalog.models import get_model_record
             >>> get_model_record("mixtral-8x7b").spec().moe.num_experts
             8
+            >>> get_model_record("mixtral-8x7b").spec() is get_model_record("mixtral-8x7b").spec()  # parsed once
+            True
         """
-        return spec_from_config(thaw(self.config), name=self.name)
+        # Parsed once per record: the config is frozen and the spec is a frozen, deeply immutable value, so
+        # every call returns the same answer (a speed-accuracy table asks for the same model thousands of times).
+        parsed: ModelSpec | None = self.__dict__.get("_spec")
+        if parsed is None:
+            parsed = spec_from_config(thaw(self.config), name=self.name)
+            object.__setattr__(self, "_spec", parsed)
+        return parsed
 
 
 # --------------------------------------------------------------------------- helpers

@@ -5,7 +5,9 @@ placeholder ``https://example.invalid/…``; 404.html loaded its assets from an 
 (48 broken links when the site is served at its root); the worked-example pages (random
 notebook cell ids), the search index and the sitemap's dates changed on every build.
 
-The module builds the site twice (``mkdocs build --strict``, about 20 s each on 2 cores)
+The module builds the site twice (``mkdocs build --strict``, ~62 CPU-s each: ~31 computing every table
+and value in ``on_files``, ~13 rendering the pages, ~22 in the five notebook kernels and the Pyodide
+snapshot; the two at once took 104 s on a quiet 2-core machine, 223 s beside other work)
 as a release (``MLHW_RELEASE=1``) with a real ``SITE_URL`` and a fixed ``SOURCE_DATE_EPOCH``
 into temporary folders, and compares them byte for byte. The two builds run under different
 ``PYTHONHASHSEED`` values, so the comparison also catches any published order that follows
