@@ -26,7 +26,9 @@ category by method: full training with the pre-training figures, LoRA and QLoRA 
 ones.
 
 >>> from calculators.catalog.gpus import get_gpu
->>> band = speed_error_band("decode_batch1", engine="llama.cpp", gpu=get_gpu("rtx-4090"))
+>>> band = speed_error_band("decode_batch1", engine="llama.cpp", gpu=get_gpu("h100-sxm"))
+>>> band.basis
+'llama.cpp on any GPU, its source held out'
 >>> band.n >= MIN_FIGURES and band.low < 0 < band.high
 True
 >>> band.time_range(1.0) == (1.0 + band.low, 1.0 + band.high)

@@ -112,10 +112,11 @@ class _Peaks:
     communication_s: float
     communication_bound_s: float
     layers: int
+    #: The CPU's time to launch the pass's kernels one at a time (decode steps of a build without CUDA graphs).
+    host_launch_s: float = 0.0
 
     def work(self, *, bytes_read: int, expert_bytes: int, flops: float, attention_bytes: int = 0,
-             attention_flops: float = 0.0, reread_bytes: int = 0, sequences: int = 0, unfused_bytes: int = 0,
-             host_launch_s: float = 0.0) -> Work:
+             attention_flops: float = 0.0, reread_bytes: int = 0, sequences: int = 0, unfused_bytes: int = 0) -> Work:
         bandwidth, rate = self.bandwidth_bytes_per_s, self.rate_flop_per_s
         return Work(memory_s=bytes_read / bandwidth, expert_s=expert_bytes / bandwidth,
                     compute_s=None if rate is None else flops / rate, communication_s=self.communication_s,
@@ -123,7 +124,7 @@ class _Peaks:
                     attention_memory_s=attention_bytes / bandwidth,
                     attention_compute_s=0.0 if rate is None else attention_flops / rate,
                     kv_reread_s=reread_bytes / bandwidth, sequences=sequences,
-                    unfused_s=unfused_bytes / bandwidth, host_launch_s=host_launch_s)
+                    unfused_s=unfused_bytes / bandwidth, host_launch_s=self.host_launch_s)
 
 
 def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute_dtype: DType) -> _Peaks:
@@ -213,6 +214,7 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     # A build with no CUDA graph launches a step's short kernels from the CPU, one at a time (a measured cost per layer;
     # prefill's long kernels hide it); Metal and ROCm backends are not what it was measured on.
     launches = spec.num_layers * setup.host_launch_s_per_layer if gpu.vendor == "NVIDIA" else 0.0
+    peaks = replace(peaks, host_launch_s=launches)
     for context, cache_bytes, per_token in zip(contexts, caches, decode_flops_per_token_at(spec, contexts=contexts),
                                                strict=True):
         cache_traffic = cache_bytes * (1 + copies) + state_traffic
@@ -225,7 +227,7 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
                                                     attention_flops=flops - empty_cache_flops,
                                                     reread_bytes=cache_bytes * rereads,
                                                     sequences=setup.batch if setup.host_work_per_sequence else 0,
-                                                    unfused_bytes=scores, host_launch_s=launches)))
+                                                    unfused_bytes=scores)))
     return works
 
 
