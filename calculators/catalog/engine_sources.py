@@ -35,7 +35,7 @@ OUTPUT_PROCESSING_SOURCE = Source(
     "H100, 29 % of the time in scheduling and 33 % in the HTTP server, 38 % on the GPU; output processing 'with the "
     "overhead increasing as batch sizes grew'",
     "https://github.com/vllm-project/vllm-project.github.io/blob/0dd37adf406d4bc9e780a6605548bb84a378f5f9/_posts/"
-    "2024-09-05-perf-update.md", "2026-11-30", kind="measured")
+    "2024-09-05-perf-update.md", "2026-11-29", kind="measured")
 #: PyTorch's team on a plain eager Llama-2-7B (fp16, batch 1, A100-80GB): 25.5 tok/s, 'heavily CPU overhead bound'
 #: (the trace shows the GPU waiting for the Python host to launch each operation); the same model with the host
 #: cost removed (torch.compile mode="reduce-overhead", CUDA graphs, static KV cache) 107.0 tok/s.

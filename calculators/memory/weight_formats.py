@@ -88,7 +88,7 @@ MLX_AFFINE = Source(
     "'affine' mode defaults to groups of 64 weights at 4 bits, each group with a scale and a bias "
     "(mx.quantize returns weight, scales, biases), stored in the model's 16-bit type",
     "https://github.com/ml-explore/mlx/blob/0154acf14b09e3c800f5bb4a63e762cc9b30975e/python/mlx/nn/layers/quantized.py",
-    "2026-11-30", kind="spec")
+    "2026-11-29", kind="spec")
 #: Bit widths of the MLX affine checkpoints (mlx-community's 4-, 5-, 6- and 8-bit conversions).
 MLX_BITS = (4, 5, 6, 8)
 

@@ -51,7 +51,7 @@ CUSTOM_ALL_REDUCE_SOURCE = Source(
     "world_size <= 4 below 512 * 1024 bytes or <= 8 below 256 * 1024 bytes, else cross_device_reduce_2stage; world sizes "
     "2, 4, 6, 8) and vllm/distributed/device_communicators/custom_all_reduce.py (max_size 8192 * 1024 bytes; not "
     "supported on more than two PCIe-only GPUs)",
-    "https://github.com/vllm-project/vllm/blob/main/csrc/custom_all_reduce.cuh", "2026-11-30", kind="spec")
+    "https://github.com/vllm-project/vllm/blob/main/csrc/custom_all_reduce.cuh", "2026-11-29", kind="spec")
 #: GPU counts the custom kernels are compiled for.
 WORLD_SIZES: tuple[int, ...] = (2, 4, 6, 8)
 #: Largest buffer the custom kernels take, bytes; larger ones go to NCCL.
