@@ -213,7 +213,7 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     caches = kv_cache_bytes_at(spec, batch=setup.batch, contexts=contexts, kv_dtype=setup.kv_cache)
     # A build with no CUDA graph launches a step's short kernels from the CPU, one at a time (a measured cost per layer;
     # prefill's long kernels hide it); Metal and ROCm backends are not what it was measured on.
-    launches = spec.num_layers * setup.host_launch_s_per_layer if gpu.vendor == "NVIDIA" else 0.0
+    launches = spec.num_layers * setup.kernels.host_launch_s_per_layer if gpu.vendor == "NVIDIA" else 0.0
     peaks = replace(peaks, host_launch_s=launches)
     for context, cache_bytes, per_token in zip(contexts, caches, decode_flops_per_token_at(spec, contexts=contexts),
                                                strict=True):
@@ -276,7 +276,7 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
     peaks = _peaks(spec, gpu, setup, tokens=tokens, compute_dtype=compute_dtype(setup.weights))
     # Unfused kernels between the matmuls (:mod:`calculators.performance.unfused`): scores, dequantisation.
     scores = score_bytes(setup, gpu=gpu) * score_elements(spec, batch=setup.batch, prompt=setup.context,
-                                                          chunk=setup.prefill_chunk_tokens)
+                                                          chunk=setup.kernels.prefill_chunk_tokens)
     work = peaks.work(bytes_read=bytes_read, flops=flops,
                       expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
                       sequences=setup.batch if setup.host_work_per_sequence else 0,

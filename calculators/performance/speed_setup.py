@@ -13,7 +13,7 @@ fixed costs per layer and per request.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from calculators.catalog.engines import DEFAULT_ENGINE, Engine, get_engine
@@ -117,12 +117,10 @@ class SpeedSetup:
     sequence_overhead_s: float = 0.0
     host_work_per_sequence: bool = False
     engine_family: str = DEFAULT_ENGINE
-    fp16_accumulate: bool = False
-    attention_score_bytes: int = 0
-    dequantised_gemm: bool = False
-    prefill_chunk_tokens: int = 0
-    activation_bytes: tuple[int, int, int, int] = (0, 0, 0, 0)
-    host_launch_s_per_layer: float = 0.0
+    #: The engine record whose kernel facts time the passes (FP16 accumulation, unfused attention scores and
+    #: elementwise traffic, dequantisation before GEMMs, prompt micro-batches, CPU launches per layer): read there,
+    #: not copied field by field into this record.
+    kernels: Engine = field(default_factory=lambda: get_engine(DEFAULT_ENGINE), compare=False, repr=False)
 
     @property
     def format(self) -> WeightFormat:
@@ -155,25 +153,26 @@ class SpeedSetup:
             lines += ((f"engine {self.engine}: no grouped-query decode kernel, so a decode step reads the KV cache "
                        "once per query head (query heads / KV heads times), each repeated read at "
                        f"{self.kv_reread_cost:.3g} of a read from memory ({kind})"),)
-        if self.attention_score_bytes:
+        kernels = self.kernels
+        if kernels.attention_score_bytes:
             lines += ((f"engine {self.engine}: attention not fused, so every attention score is written to memory and "
-                       f"read back ({self.attention_score_bytes} bytes per score, query x key x head"
-                       f"{', 8 more on CUDA GPUs: its conversions around cuBLAS' if self.fp16_accumulate else ''}), "
+                       f"read back ({kernels.attention_score_bytes} bytes per score, query x key x head"
+                       f"{', 8 more on CUDA GPUs: its conversions around cuBLAS' if kernels.fp16_accumulate else ''}), "
                        "added to each pass as memory-bound kernels of their own"),)
-        if any(self.activation_bytes):
+        if any(kernels.activation_bytes):
             lines += ((f"engine {self.engine}: every elementwise operation (norms, rotary embedding, activation, "
-                       "residual adds" + (", on CUDA GPUs the conversions around each cuBLAS call" if self.fp16_accumulate
+                       "residual adds" + (", on CUDA GPUs the conversions around each cuBLAS call" if kernels.fp16_accumulate
                                           else "") + ") is a kernel of its own, so each token's activations go "
                        "through memory between the matrix multiplies, added to each pass"),)
-        if self.dequantised_gemm:
+        if kernels.dequantised_gemm:
             lines += ((f"engine {self.engine}: on CUDA GPUs, quantised weights are dequantised to FP16 before each "
                        "matrix multiply of more than 32 tokens (read, and written at 2 bytes per weight, per chunk)"),)
-        if self.fp16_accumulate:
+        if kernels.fp16_accumulate:
             lines += ((f"engine {self.engine}: 16-bit matrix multiplies accumulate in FP16 (cuBLAS), at the GPU's "
                        "FP16-accumulate rate where it has a faster one (GeForce)"),)
-        if self.host_launch_s_per_layer:
+        if kernels.host_launch_s_per_layer:
             lines += ((f"engine {self.engine}: no CUDA graphs, so on a CUDA GPU a decode step waits "
-                       f"{self.host_launch_s_per_layer * 1e6:,.1f} us per layer for the CPU to launch its kernels one at "
+                       f"{kernels.host_launch_s_per_layer * 1e6:,.1f} us per layer for the CPU to launch its kernels one at "
                        "a time (measured by NVIDIA on llama.cpp, not fitted)"),)
         if self.grouped_query_decode == "copied":
             lines += ((f"engine {self.engine}: a decode step copies the KV cache once per query head before "
@@ -233,12 +232,7 @@ class SpeedSetup:
             sequence_overhead_s=chosen.value("sequence_overhead_s") if chosen.host_work_per_sequence else 0.0,
             host_work_per_sequence=chosen.host_work_per_sequence,
             engine_family=chosen.family_id,
-            fp16_accumulate=chosen.fp16_accumulate,
-            attention_score_bytes=chosen.attention_score_bytes,
-            dequantised_gemm=chosen.dequantised_gemm,
-            prefill_chunk_tokens=chosen.prefill_chunk_tokens,
-            activation_bytes=chosen.activation_bytes,
-            host_launch_s_per_layer=chosen.host_launch_s_per_layer,
+            kernels=chosen,
         )
 
 

@@ -63,7 +63,7 @@ def score_elements(spec: ModelSpec, *, batch: int, prompt: int, chunk: int = 0) 
 def cublas_conversions(setup: SpeedSetup, *, gpu: GPU) -> bool:
     """True where the engine's 16-bit GEMMs go through cuBLAS with F32 activations converted around each call:
     llama.cpp (``fp16_accumulate``, its cuBLAS path) on a CUDA GPU."""
-    return setup.fp16_accumulate and gpu.vendor == "NVIDIA"
+    return setup.kernels.fp16_accumulate and gpu.vendor == "NVIDIA"
 
 
 def score_bytes(setup: SpeedSetup, *, gpu: GPU) -> int:
@@ -74,10 +74,10 @@ def score_bytes(setup: SpeedSetup, *, gpu: GPU) -> int:
     >>> score_bytes(llama, gpu=get_gpu("rtx-4090")), score_bytes(llama, gpu=get_gpu("m3-ultra"))
     (24, 16)
     """
-    if not setup.attention_score_bytes:
+    engine_bytes = setup.kernels.attention_score_bytes
+    if not engine_bytes:
         return 0
-    return setup.attention_score_bytes + (LLAMA_CPP_CUBLAS_SCORE_CONVERSION_BYTES if cublas_conversions(setup, gpu=gpu)
-                                          else 0)
+    return engine_bytes + (LLAMA_CPP_CUBLAS_SCORE_CONVERSION_BYTES if cublas_conversions(setup, gpu=gpu) else 0)
 
 
 def activation_traffic_bytes(spec: ModelSpec, *, setup: SpeedSetup, gpu: GPU, tokens: int) -> int:
@@ -99,7 +99,7 @@ def activation_traffic_bytes(spec: ModelSpec, *, setup: SpeedSetup, gpu: GPU, to
     ...     98 * 4096 + 34 * 4096 + 32 * 1024 + 38 * 14336)
     True
     """
-    a_h, a_q, a_k, a_i = setup.activation_bytes
+    a_h, a_q, a_k, a_i = setup.kernels.activation_bytes
     if not (a_h or a_q or a_k or a_i):
         return 0
     if cublas_conversions(setup, gpu=gpu):
@@ -124,8 +124,9 @@ def dequantises(setup: SpeedSetup, *, gpu: GPU, tokens: int) -> bool:
     """True when the engine dequantises the weights to FP16 before its GEMMs for a pass over ``tokens`` tokens:
     an engine that does (llama.cpp before mid-2024), on a CUDA GPU, quantised weights, and more than 32 tokens per
     chunk (below, its quantised kernels multiply the blocks directly)."""
-    per_chunk = min(tokens, setup.prefill_chunk_tokens) if setup.prefill_chunk_tokens else tokens
-    return (setup.dequantised_gemm and gpu.vendor == "NVIDIA" and setup.weights in (DType.INT4, DType.INT8, DType.NF4)
+    kernels = setup.kernels
+    per_chunk = min(tokens, kernels.prefill_chunk_tokens) if kernels.prefill_chunk_tokens else tokens
+    return (kernels.dequantised_gemm and gpu.vendor == "NVIDIA" and setup.weights in (DType.INT4, DType.INT8, DType.NF4)
             and per_chunk > LLAMA_CPP_MMQ_MAX_BATCH)
 
 
@@ -145,7 +146,7 @@ def dequantised_bytes(spec: ModelSpec, *, form: WeightFormat, setup: SpeedSetup,
     """
     if not dequantises(setup, gpu=gpu, tokens=tokens):
         return 0
-    chunk = setup.prefill_chunk_tokens or tokens
+    chunk = setup.kernels.prefill_chunk_tokens or tokens
     chunks = -(-tokens // chunk)
     body = matmul_parameters(spec) - lm_head_parameters(spec)
     return int(round(chunks * body * (form.bytes_per_weight + 2)))
@@ -167,6 +168,6 @@ def gemm_rate_flop_per_s(gpu: GPU, *, dtype: DType, setup: SpeedSetup, tokens: i
     faster = getattr(gpu, "fp16_accumulate_dense_flop_per_s", None)
     sixteen_bit = dtype is DType.BF16 and (setup.weights in (DType.BF16, DType.FP16)
                                            or dequantises(setup, gpu=gpu, tokens=tokens))
-    if setup.fp16_accumulate and faster and sixteen_bit:
+    if setup.kernels.fp16_accumulate and faster and sixteen_bit:
         return float(faster)
     return sustained_rate_flop_per_s(gpu, dtype)
