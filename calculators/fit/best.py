@@ -7,7 +7,10 @@ count (:func:`~calculators.fit.placement.share_verdict` for inference, the per-G
 
 * inference (:func:`best_inference_fit`): the longest prompt at the batch (the new tokens kept),
   the largest batch at the prompt, and the best weights format, in the order of quality
-  bf16 > fp8 > int8 > int4 (fp8 only where the GPU multiplies in it);
+  (:func:`weights_by_quality`): bf16 > fp8 > int8 > int4 (fp8 only where the GPU multiplies in it) for a
+  checkpoint stored in 16 or 32 bits; for one stored quantised (its ``quantization_config``: DeepSeek-V3's
+  FP8 blocks, gpt-oss's MXFP4 experts), its own format first, then only the formats of fewer bits (bf16 or
+  fp8 made from an FP8 or MXFP4 checkpoint is an upcast: more memory, no precision the file does not hold);
 * training (:func:`best_training_fit`): the longest sequence at the micro-batch, the largest
   micro-batch at the sequence, and the method that trains the most weights, full > LoRA > QLoRA.
 
@@ -30,17 +33,55 @@ from typing import Any
 
 from calculators.catalog.gpus import GPU
 from calculators.dtype_support import runs_natively
+from calculators.dtypes import DType
 from calculators.fit.placement import share_verdict
 from calculators.fit.verdict import MAX_GPUS_SEARCHED, FitVerdict, fit_verdict
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory, largest_fitting, with_stored_weights
 from calculators.memory.lora import has_lora_targets
 from calculators.memory.training import training_memory
 from calculators.memory.training_inputs import MAX_SEQ
+from calculators.memory.weight_formats import AUTO, stored_format
 from calculators.model import ModelSpec
 from calculators.validate import GPU_RECORD, instance_of, positive_int
 
-#: Weight formats in the order of quality, best first (the first that fits is the best).
+#: Weight formats in the order of quality, best first (the first that fits is the best), for a checkpoint
+#: stored in 16 or 32 bits.
 WEIGHTS_BY_QUALITY = ("bf16", "fp8", "int8", "int4")
+
+
+def weights_by_quality(spec: ModelSpec, gpu: GPU) -> tuple[str, ...]:
+    """The weights formats to try for ``spec`` on ``gpu``, best first (each a ``weights`` keyword).
+
+    :data:`WEIGHTS_BY_QUALITY` without fp8 where the GPU does not multiply in it; for a checkpoint stored
+    quantised, :data:`~calculators.memory.weight_formats.AUTO` (its own format) first, then only the formats
+    whose elements are smaller than its kernels' type: converting its weights to a wider type adds memory and
+    no precision (the file holds none).
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> from calculators.catalog.models import get_model
+    >>> weights_by_quality(get_model("llama-3-8b"), get_gpu("a100-80gb-sxm"))
+    ('bf16', 'int8', 'int4')
+    >>> weights_by_quality(get_model("deepseek-v3"), get_gpu("h100-sxm"))  # FP8 blocks of 128 x 128
+    ('auto', 'int4')
+    >>> weights_by_quality(get_model("gpt-oss-20b"), get_gpu("h100-sxm"))  # MXFP4 experts: nothing smaller
+    ('auto',)
+    """
+    forms = tuple(form for form in WEIGHTS_BY_QUALITY if form != "fp8" or runs_natively(gpu, "fp8"))
+    stored = stored_format(spec)
+    if stored.checkpoint is None:
+        return forms
+    return (AUTO, *(form for form in forms
+                    if DType.parse(form).bytes_per_element < stored.family.bytes_per_element))
+
+
+def weights_name(spec: ModelSpec, weights: str) -> str:
+    """How a format of :func:`weights_by_quality` reads: its id, or the checkpoint's own named ``as stored``.
+
+    >>> from calculators.catalog.models import get_model
+    >>> weights_name(get_model("gpt-oss-20b"), "auto"), weights_name(get_model("gpt-oss-20b"), "int4")
+    ('mxfp4 as stored', 'int4')
+    """
+    return f"{stored_format(spec).id} as stored" if weights == AUTO else weights
 #: Training methods, the most weights trained first.
 METHODS_BY_REACH = ("full", "lora", "qlora")
 
@@ -74,12 +115,13 @@ def _largest(what: str, keyword: str, upper: int, verdict: Callable[..., FitVerd
     return BestFit(what, value, {keyword: value}, verdict(**{keyword: value}) if value else None)
 
 
-def _first(what: str, keyword: str, choices: tuple[str, ...], verdict: Callable[..., FitVerdict]) -> BestFit:
-    """The first of ``choices`` for ``keyword`` whose verdict fits."""
+def _first(what: str, keyword: str, choices: tuple[str, ...], verdict: Callable[..., FitVerdict],
+           name: Callable[[str], str] = str) -> BestFit:
+    """The first of ``choices`` for ``keyword`` whose verdict fits (its value read by ``name``)."""
     for choice in choices:
         found = verdict(**{keyword: choice})
         if found.fits:
-            return BestFit(what, choice, {keyword: choice}, found)
+            return BestFit(what, name(choice), {keyword: choice}, found)
     return BestFit(what, "", {}, None)
 
 
@@ -95,10 +137,10 @@ def best_inference_fit(spec: ModelSpec, gpu: GPU, *, gpus: int = 1, **settings: 
         return share_verdict(inference_memory(spec, **{**settings, **change}), record, gpus=gpus)
 
     room = MAX_CONTEXT - int(settings.get("new_tokens", 0))
-    forms = tuple(form for form in WEIGHTS_BY_QUALITY if form != "fp8" or runs_natively(record, "fp8"))
     return (_largest("longest prompt", "context", room, verdict),
             _largest("largest batch", "batch", MAX_BATCH, verdict),
-            _first("best weights", "weights", forms, verdict))
+            _first("best weights", "weights", weights_by_quality(spec, record), verdict,
+                   lambda form: weights_name(spec, form)))
 
 
 def best_training_fit(spec: ModelSpec, gpu: GPU, **settings: Any) -> tuple[BestFit, ...]:

@@ -3,9 +3,10 @@
 For each catalog model, with the one verdict of :mod:`calculators.fit` on the reader's GPU count:
 
 * **inference** at a prompt of ``context`` tokens and a batch of ``batch`` (no new tokens): the best
-  weights format that fits, bf16 > fp8 > int8 > int4 (fp8 only where the GPU multiplies in it), split
-  evenly over the GPUs (tensor or pipeline parallel) as :func:`~calculators.fit.fit_inference` splits it;
-  where none fits, the verdict of int4, the smallest;
+  weights format that fits (:func:`~calculators.fit.best.weights_by_quality`: bf16 > fp8 > int8 > int4, fp8
+  only where the GPU multiplies in it; a checkpoint stored quantised in its own format first, then only the
+  smaller ones), split evenly over the GPUs (tensor or pipeline parallel) as
+  :func:`~calculators.fit.fit_inference` splits it; where none fits, the verdict of the smallest;
 * **LoRA** and **QLoRA** fine-tuning of sequences of ``seq`` tokens, one per micro-batch, with gradient
   checkpointing unless turned off, on the GPUs data parallel with ZeRO-3 (FSDP full shard) above one GPU,
   as :func:`~calculators.fit.fit_training` judges it; ``None`` for a model LoRA cannot adapt (a pure Mamba).
@@ -20,6 +21,9 @@ GPU, are kept per model and job, so another GPU or count costs only the verdicts
 >>> row = next(row for row in rows if row.model_id == "llama-3-8b")
 >>> row.weights, row.inference.verdict, row.qlora is not None and row.qlora.verdict
 ('bf16', 'fits', 'fits')
+>>> row = next(row for row in rows if row.model_id == "gpt-oss-20b")  # MXFP4 experts: nothing smaller is tried
+>>> row.weights, row.weights_name, row.inference.verdict
+('', 'mxfp4 as stored', 'does not fit')
 """
 
 from __future__ import annotations
@@ -30,8 +34,7 @@ from typing import Any
 
 from calculators.catalog.gpus import GPU
 from calculators.catalog.models import all_models
-from calculators.dtype_support import runs_natively
-from calculators.fit.best import WEIGHTS_BY_QUALITY
+from calculators.fit.best import weights_by_quality, weights_name
 from calculators.fit.placement import SEARCH_ZERO, share_verdict
 from calculators.fit.verdict import MAX_GPUS_SEARCHED, FitVerdict, fit_verdict
 from calculators.memory.inference import MAX_BATCH, MAX_CONTEXT, inference_memory
@@ -50,8 +53,11 @@ class ModelFit:
     Attributes:
         model_id, name: the catalog model.
         parameters: its parameter count (the table's order).
-        weights: the best weights format whose inference fits (``""``: none fits).
-        inference: the verdict with ``weights`` (int4's where none fits).
+        weights: the best weights format whose inference fits, as the ``weights`` keyword (``"auto"``: the
+            checkpoint's own format; ``""``: none fits).
+        weights_name: how the format of ``inference`` reads (``"mxfp4 as stored"``; the smallest tried where none
+            fits).
+        inference: the verdict with ``weights`` (the smallest format's where none fits).
         lora, qlora: the fine-tuning verdicts (``None``: the model has no projection LoRA adapts).
     """
 
@@ -59,6 +65,7 @@ class ModelFit:
     name: str
     parameters: int
     weights: str
+    weights_name: str
     inference: FitVerdict
     lora: FitVerdict | None
     qlora: FitVerdict | None
@@ -69,7 +76,8 @@ class ModelFit:
             return None if found is None else {"verdict": found.verdict, "margin_bytes": found.margin_bytes}
 
         return {"model": self.model_id, "name": self.name, "parameters": self.parameters,
-                "inference_weights": self.weights or None, "inference": verdict(self.inference),
+                "inference_weights": self.weights or None, "inference_weights_name": self.weights_name,
+                "inference": verdict(self.inference),
                 "lora": verdict(self.lora), "qlora": verdict(self.qlora)}
 
 
@@ -104,9 +112,8 @@ def model_fit(gpu: GPU, *, model_id: str, gpus: int = 1, context: int = 8192, ba
               seq: int = 2048, grad_checkpointing: bool = True) -> ModelFit:
     """One catalog model's row of :func:`models_for_gpu` (arguments checked there)."""
     spec = _catalog()[model_id]
-    forms = [form for form in WEIGHTS_BY_QUALITY if form != "fp8" or runs_natively(gpu, "fp8")]
-    best, found = "", None
-    for form in forms:
+    best, found, form = "", None, ""
+    for form in weights_by_quality(spec, gpu):
         found = share_verdict(_inference_estimate(model_id, form, context, batch), gpu, gpus=gpus)
         if found.fits:
             best = form
@@ -116,8 +123,8 @@ def model_fit(gpu: GPU, *, model_id: str, gpus: int = 1, context: int = 8192, ba
     if has_lora_targets(spec):
         lora = fit_verdict(_training_estimate(model_id, "lora", seq, gpus, grad_checkpointing), gpu)
         qlora = fit_verdict(_training_estimate(model_id, "qlora", seq, gpus, grad_checkpointing), gpu)
-    return ModelFit(model_id=model_id, name=spec.name, parameters=spec.parameters, weights=best, inference=found,
-                    lora=lora, qlora=qlora)
+    return ModelFit(model_id=model_id, name=spec.name, parameters=spec.parameters, weights=best,
+                    weights_name=weights_name(spec, form), inference=found, lora=lora, qlora=qlora)
 
 
 def models_for_gpu(gpu: GPU, *, gpus: int = 1, context: int = 8192, batch: int = 1, seq: int = 2048,

@@ -24,6 +24,7 @@ from calculators.catalog.gpus import GPU
 from calculators.columns import Column, number_column
 from calculators.fit import FitVerdict
 from calculators.fit.best import WEIGHTS_BY_QUALITY
+from calculators.memory.weight_formats import AUTO
 from calculators.fit.reverse import ModelFit, models_for_gpu
 from calculators.inputs.fields import Field, bool_field, default_of, int_field
 from calculators.inputs.shared import custom_gpu_fields, gpu_field
@@ -107,7 +108,8 @@ def _report(view: ModelsView) -> Report:
                 f"{number(view.context)} tokens{batch} (each with the best weights format that fits), "
                 f"{_count(rows, 'lora')} for LoRA and {_count(rows, 'qlora')} for QLoRA fine-tuning of "
                 f"{number(view.seq)}-token sequences.")
-    by_format = {form: sum(1 for row in rows if row.weights == form) for form in WEIGHTS_BY_QUALITY}
+    by_format = {("as stored" if form == AUTO else form): sum(1 for row in rows if row.weights == form)
+                 for form in (AUTO, *WEIGHTS_BY_QUALITY)}
     gist = "Inference, best format that fits: " + ", ".join(
         f"{form} {count}" for form, count in by_format.items() if count) + (
         f"; none {sum(1 for row in rows if not row.weights)}." if any(not row.weights for row in rows) else ".")
@@ -116,11 +118,13 @@ def _report(view: ModelsView) -> Report:
         (Column("Model"), number_column("Parameters (B)", 1, unit=1e9), Column("Inference: best weights"),
          Column(f"Inference verdict, margin (GiB{each})"), Column(f"LoRA, margin (GiB{each})"),
          Column(f"QLoRA, margin (GiB{each})")),
-        [(row.name, row.parameters, row.weights or "none (int4 shown)", _cell(row.inference), _cell(row.lora),
+        [(row.name, row.parameters, row.weights_name if row.weights else f"none ({row.weights_name} shown)",
+          _cell(row.inference), _cell(row.lora),
           _cell(row.qlora)) for row in rows],
         caption=(f"Every catalog model, smallest first, on {number(view.gpus)}x {view.gpu.name} (GiB = 2^30 bytes). "
                  f"Inference: a prompt of {number(view.context)} tokens{batch}, no new tokens, the best weights "
-                 "format that fits (bf16 > fp8 > int8 > int4; fp8 only where the GPU multiplies in it), split "
+                 "format that fits (bf16 > fp8 > int8 > int4; fp8 only where the GPU multiplies in it; a checkpoint stored "
+                 "quantised in its own format first, then only smaller formats), split "
                  "evenly over the GPUs. LoRA and QLoRA: one sequence of "
                  f"{number(view.seq)} tokens per micro-batch, rank 16 on every projection, "
                  + ("gradient checkpointing" if view.grad_checkpointing else "no gradient checkpointing")

@@ -226,3 +226,25 @@ def test_mlhw_models_for_prints_the_calculators_answer() -> None:
                            "for inference at 8,192 tokens")
     off, _ = cli.run(["models-for", "--gpu", "rtx-4090", "--no-grad-checkpointing", "--json"])
     assert off["grad_checkpointing"] is False and off["fit_counts"]["lora"] <= counts["lora"]
+
+
+@pytest.mark.parametrize(("model", "gpu_id", "gpus"), [("gpt-oss-20b", "h100-sxm", 1), ("gpt-oss-20b", "rtx-4090", 1),
+                                                       ("deepseek-v3", "h200", 8), ("deepseek-v3", "h100-sxm", 8),
+                                                       ("minimax-m2", "h100-sxm", 4)])
+def test_a_quantised_checkpoint_is_never_advised_wider_weights(model: str, gpu_id: str, gpus: int) -> None:
+    """gpt-oss stores its experts in MXFP4, DeepSeek-V3 and MiniMax-M2 their linear layers in FP8 (their
+    config.json quantization_config): bf16 or fp8 made from those files is an upcast, more memory for no precision
+    the file holds. The best format is the checkpoint's own when it fits, else one of fewer bits (int4 from FP8,
+    none smaller than MXFP4), and the fit face's "best weights" is the models-for row's (one job, one answer)."""
+    spec, gpu = get_model(model), get_gpu(gpu_id)
+    row = next(row for row in models_for_gpu(gpu, gpus=gpus, context=8192) if row.model_id == model)
+    *_, best = best_inference_fit(spec, gpu, gpus=gpus, context=8192)
+    stored = fit_inference(spec, gpu, gpus=gpus, weights="auto", context=8192)
+    assert row.weights in ("auto", "int4", "") and not (model.startswith("gpt-oss") and row.weights == "int4")
+    assert (row.weights == "auto") == stored.fits, (model, gpu_id)
+    assert best.change == ({"weights": row.weights} if row.weights else {})
+    assert best.value == (row.weights_name if row.weights else "")
+    if row.weights == "auto":
+        assert row.inference == stored.verdict and str(best.value).endswith(" as stored")
+    if not row.weights:
+        assert row.weights_name == ("mxfp4 as stored" if model.startswith("gpt-oss") else "int4")
