@@ -60,20 +60,34 @@ TARGET_MEDIAN = 0.15
 TARGET_P90 = 0.35
 #: Sequence length assumed for records that do not state one.
 DEFAULT_SEQ = 2048
-def load(name: str) -> list[dict[str, Any]]:
-    """Records of ``tests/data/published_speed/NAME.jsonl`` (``training`` or ``collectives``)."""
-    path = DATA_DIR / f"{name}.jsonl"
+#: The training half's files under :data:`DATA_DIR` (the inference half's are
+#: :data:`calculators.speed_accuracy.data.CATEGORIES`).
+FILES = ("training", "collectives")
+
+
+def load(name: str, *, directory: Path = DATA_DIR) -> list[dict[str, Any]]:
+    """Records of ``NAME.jsonl`` (``training`` or ``collectives``) under ``directory`` (default: the fitted figures,
+    ``tests/data/published_speed``; an absent file under another directory is empty)."""
+    path = directory / f"{name}.jsonl"
     if not path.is_file():
+        if directory != DATA_DIR:
+            return []
         raise InputError("dataset", str(path), "a published-figures file in the repository (tests/data/published_speed)")
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+def usable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The training ``records`` that are scored: all but those with an ``excluded`` reason and those the catalog
+    cannot answer yet (:func:`calculators.speed_accuracy.pending.pending_reason`)."""
+    return [record for record in records if not record.get("excluded") and not pending_reason(record)]
+
+
 def scored(name: str) -> list[dict[str, Any]]:
     """The records of ``NAME.jsonl`` that are fitted and scored: all but those with an ``excluded`` reason and, for
     training, those the catalog cannot answer yet (:func:`calculators.speed_accuracy.pending.pending_reason`)."""
-    return [record for record in load(name) if not record.get("excluded")
-            and (name != "training" or not pending_reason(record))]
+    records = load(name)
+    return usable(records) if name == "training" else [record for record in records if not record.get("excluded")]
 
 
 def record_spec(record: Mapping[str, Any]) -> ModelSpec:
