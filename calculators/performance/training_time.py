@@ -178,6 +178,7 @@ def training_time(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> TrainingT
             ``None`` takes the fitted utilisation.
         precision: one of :data:`~calculators.memory.training_inputs.PRECISIONS`; picks the rate.
         grad_checkpointing: full activation recomputation (8·N instead of 6·N executed).
+        selective_recompute: a selective policy's recomputed matmuls (:func:`~calculators.model_flops.selective_recompute_flops`).
         seq: sequence length in tokens (sets the attention term).
         method: ``"full"``, ``"lora"`` or ``"qlora"`` (frozen base: 4·N instead of 6·N).
         lora_rank, lora_targets: the adapters (LoRA/QLoRA only).
@@ -253,7 +254,8 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
             gpu, fp8=use_fp8, method=method, checkpointing="full" if checkpointing else "none",
             micro_batch_tokens=micro_tokens, framework=framework,
             linear_share=linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing, method=method,
-                                            lora_rank=lora_rank, lora_targets=lora_targets))
+                                            lora_rank=lora_rank, lora_targets=lora_targets,
+                                            selective_recompute=run.selective_recompute))
         source = UTILISATION_SOURCE
     else:
         utilisation = run.mfu
@@ -261,7 +263,8 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     lora: dict[str, Any] = {"method": method, "lora_rank": lora_rank, "lora_targets": lora_targets}
     adapter = adapter_parameters(spec, **lora)
     model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False, **lora)
-    executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing, **lora)
+    executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing,
+                                        selective_recompute=run.selective_recompute, **lora)
     full = method == "full"
     # the all-to-alls of every MoE layer of the model; the pipeline divides them over its stages as it does compute
     a2a = expert_parallel_communication(spec, cluster, micro_batch_tokens=micro_tokens,
@@ -353,6 +356,9 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     if checkpointing:
         assumptions += ("full activation recomputation: one extra forward (hardware FLOPs); model FLOPs "
                         f"utilisation is {achieved_mfu:.3g}",)
+    if run.selective_recompute != "none":
+        assumptions += (f"selective recomputation ({run.selective_recompute}, torchtitan): {executed - model_per_token:,.3g}"
+                        f" FLOP per token run again (hardware FLOPs); model FLOPs utilisation is {achieved_mfu:.3g}",)
     return TrainingTime(
         model=spec.name, gpu=gpu.name, gpus=gpus, tokens=tokens, seq=seq, precision=precision,
         grad_checkpointing=checkpointing, method=method, adapter_parameters=adapter, rate_flop_per_s=rate,
