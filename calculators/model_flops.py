@@ -10,7 +10,8 @@ Training: forward ``2 N``, backward ``4 N`` (half input gradients, half weight g
 Kaplan et al. 2020 section 2.1); LoRA/QLoRA skip the base's weight gradients (``4 N + 6
 N_adapter``, Hu et al. 2021 section 4); attention adds ``4 x q_dim`` per layer per attended
 token in the forward pass and twice that in the backward pass; full recomputation adds one
-forward. The derivation is in :mod:`calculators.performance.training_time`.
+forward, a selective policy the part of it that it recomputes (:func:`selective_recompute_flops`).
+The derivation is in :mod:`calculators.performance.training_time`.
 
 These are model arithmetic, below the engine's layers, so the data-parallel step
 (:mod:`calculators.parallel.step`) and the training time
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from calculators.errors import InputError
 from calculators.memory.lora import lora_parameters
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, MAX_SEQ, METHODS
 from calculators.model import ModelSpec
@@ -119,13 +121,15 @@ def forward_flops_per_token(spec: ModelSpec, *, seq: int, adapter: int = 0) -> f
 
 
 def training_flops_per_token(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = False, method: str = "full",
-                             lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS) -> float:
+                             lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS,
+                             selective_recompute: str = "none") -> float:
     """FLOP per trained token: model FLOPs, or executed FLOPs with recomputation.
 
     Formula: full: ``6 x N + 12 x q_dim x attended`` (``N`` = matmul parameters, active
     for a mixture of experts; attended = sum over layers of min(seq, window)); LoRA and
     QLoRA: ``4 x N + 6 x N_adapter + 12 x q_dim x attended`` (module docstring). Full
-    activation recomputation adds one forward (:func:`forward_flops_per_token`).
+    activation recomputation adds one forward (:func:`forward_flops_per_token`); a selective
+    policy adds what it recomputes (:func:`selective_recompute_flops`).
 
     >>> from calculators.catalog.models import get_model
     >>> spec = get_model("llama-2-7b")
@@ -142,16 +146,23 @@ def training_flops_per_token(spec: ModelSpec, *, seq: int, grad_checkpointing: b
         model = 6.0 * matmul_parameters(spec) + attention
     else:
         model = 4.0 * matmul_parameters(spec) + 6.0 * adapter + attention
-    return model + (forward_flops_per_token(spec, seq=seq, adapter=adapter) if checkpointing else 0.0)
+    if checkpointing:
+        if selective_recompute != "none":
+            raise InputError("selective_recompute", selective_recompute,
+                             "'none' with full activation recomputation (it already recomputes every layer)")
+        return model + forward_flops_per_token(spec, seq=seq, adapter=adapter)
+    return model + sum(selective_recompute_flops(spec, seq=seq, policy=selective_recompute, method=method))
 
 
 def linear_flops_share(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = False, method: str = "full",
-                       lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS) -> float:
+                       lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS,
+                       selective_recompute: str = "none") -> float:
     """Share of the executed FLOPs per trained token that are linear layers' matmuls, in (0, 1].
 
     Formula: ``1 - attention / executed``, attention = ``12 x q_dim x attended`` (plus ``4 x q_dim
-    x attended`` for the recomputed forward): what FP8 training speeds up, the score and value
-    products with the keys and values staying 16-bit (:mod:`calculators.catalog.utilisation`).
+    x attended`` for the recomputed forward, or the part a selective policy recomputes): what FP8
+    training speeds up, the score and value products with the keys and values staying 16-bit
+    (:mod:`calculators.catalog.utilisation`).
 
     >>> from calculators.catalog.models import get_model
     >>> round(linear_flops_share(get_model("llama-3.1-8b"), seq=8192), 2)
@@ -160,7 +171,55 @@ def linear_flops_share(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = 
     0.87
     """
     executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=grad_checkpointing, method=method,
-                                        lora_rank=lora_rank, lora_targets=lora_targets)
+                                        lora_rank=lora_rank, lora_targets=lora_targets,
+                                        selective_recompute=selective_recompute)
     attended = attended_tokens(spec, context=positive_int("seq", seq, maximum=MAX_SEQ))
     attention = (16.0 if flag("grad_checkpointing", grad_checkpointing) else 12.0) * spec.q_dim * attended
+    attention += selective_recompute_flops(spec, seq=seq, policy=selective_recompute, method=method)[1]
     return max(1e-9, 1.0 - attention / executed)
+
+
+#: Selective activation recomputation policies whose recomputed FLOPs are counted (torchtitan's
+#: ``activation_checkpoint.selective_ac_option``): ``"every-other-matmul"`` is its op policy, ``"every-other-layer"``
+#: its layer policy with frequency 2. Other selective policies (Megatron-Core's, which recomputes the attention
+#: core, fused away by FlashAttention) count as ``"none"``.
+SELECTIVE_RECOMPUTES: tuple[str, ...] = ("none", "every-other-matmul", "every-other-layer")
+
+
+def selective_recompute_flops(spec: ModelSpec, *, seq: int, policy: str, method: str = "full") -> tuple[float, float]:
+    """FLOP per token that a selective recomputation policy runs again in the backward: (linear, attention).
+
+    Formula: ``"every-other-matmul"`` (torchtitan's op policy saves the output of every compute op but
+    every second ``aten.mm`` of a transformer block, counted in forward order q, k, v, o, then gate, up,
+    down (or up, down): k, o and the MLP's second matmul are recomputed): ``2 x layers x hidden x (kv_dim
+    + q_dim + intermediate)`` linear, no attention (the attention kernel's output is saved);
+    ``"every-other-layer"`` (its layer policy, frequency 2: every second block checkpointed whole):
+    ``floor(layers / 2) / layers`` of the blocks' forward, linear (the output head excluded) and attention.
+    Dense transformer blocks with full training only (a mixture of experts' grouped matmuls and LoRA's adapter
+    matmuls change the count: refused).
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("llama-2-13b")
+    >>> linear, attention = selective_recompute_flops(spec, seq=4096, policy="every-other-matmul")
+    >>> linear == 2 * 40 * 5120 * (5120 + 5120 + 13824), attention
+    (True, 0.0)
+
+    References:
+        torchtitan ``torchtitan/distributed/activation_checkpoint.py`` (``_custom_policy``: "Saves output of
+        all compute ops, except every second mm"; the layer policy checkpoints every ``ac_freq``-th block);
+        torchtitan docs/performance.md: Llama 2 13B on 64 A100s, 2,162 tokens/s per GPU without recomputation,
+        1,904 with the op policy, 1,914 with the layer policy.
+    """
+    policy = one_of("selective_recompute", policy, SELECTIVE_RECOMPUTES)
+    if policy == "none":
+        return 0.0, 0.0
+    spec = model_spec("spec", spec)
+    if spec.moe is not None or one_of("method", method, METHODS) != "full":
+        raise InputError("selective_recompute", policy, "'none' for a mixture of experts or LoRA/QLoRA (the count "
+                         "covers the matmuls of dense blocks in full training)")
+    layers = spec.num_layers
+    if policy == "every-other-matmul":
+        return 2.0 * layers * spec.hidden_size * (spec.kv_dim + spec.q_dim + spec.intermediate_size), 0.0
+    share = (layers // 2) / layers
+    blocks = matmul_parameters(spec) - lm_head_parameters(spec)
+    return share * 2.0 * blocks, share * 4.0 * spec.q_dim * attended_tokens(spec, context=seq)

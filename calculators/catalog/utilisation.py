@@ -149,15 +149,26 @@ class UtilisationFit:
         return 1.0 / (share + (1.0 - share) * peak)
 
     def fp8_recipe(self, features: Features) -> float:
-        """The framework's FP8 recipe factor (fitted; 1 for 16-bit runs and where no FP8 run informs it).
+        """The framework's FP8 recipe factor (fitted; 1 for 16-bit runs; no FP8 gain where no FP8 run informs it).
 
         Megatron-Core's Transformer Engine layers fuse the cast to FP8 into the preceding norm and keep
-        the scaling in the GEMM's epilogue: the reference (1, the Amdahl formula as it stands). The
-        FSDP family's FP8 (torchao Float8 in torchtitan, Transformer Engine ``te.Linear`` swapped in by
-        llm-foundry) casts each linear layer's inputs and weights in separate byte-bound kernels and
-        gathers 16-bit weights, which its factor (below 1) carries.
+        the scaling in the GEMM's epilogue: the reference (1, the Amdahl formula as it stands; every fit
+        holds it). The FSDP family's FP8 (torchao Float8 in torchtitan, Transformer Engine ``te.Linear``
+        swapped in by llm-foundry) casts each linear layer's inputs and weights in separate byte-bound
+        kernels and gathers 16-bit weights, which its factor (below 1) carries. A framework whose FP8 recipe
+        no run in the fit measures (a fit with every FP8 run held out) is promised no FP8 speed-up:
+        ``1 / (Amdahl x P)``, the 16-bit rate's utilisation, a lower bound rather than the reference's gain.
+
+        >>> fit = UtilisationFit(bytes_per_flop=0.0, checkpointing={}, method={}, run={}, fp8={"megatron": 1.0})
+        >>> f = Features("hopper", True, "none", "full", linear_share=0.8, fp8_peak_ratio=2.0)
+        >>> round(fit.fp8_recipe(f) * fit.fp8_factor(f) * f.fp8_peak_ratio, 6)  # the FP8 rate's gain, cancelled
+        1.0
         """
-        return self.fp8.get(features.framework, 1.0) if features.fp8 else 1.0
+        if not features.fp8:
+            return 1.0
+        if features.framework in self.fp8:
+            return self.fp8[features.framework]
+        return 1.0 / (self.fp8_factor(features) * features.fp8_peak_ratio)
 
     @staticmethod
     def token_factor(features: Features) -> float:

@@ -172,5 +172,15 @@ def exposed_all_to_all_s(a2a: ExpertParallelCommunication | None, compute_s: flo
     return max(0.0, a2a.time_s - compute_s) if overlap else a2a.time_s
 
 
+def sharded_gradient_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:
+    """Parameters whose gradients one GPU holds: ``parameters / (tp x pp)``, and with expert parallelism the routed
+    experts ``/ (ep x pp)`` instead (their weights are split over the expert-parallel GPUs, not the tensor ones)."""
+    if ep == 1 or spec.moe is None:
+        return spec.parameters // (tp * pp)
+    experts = spec.num_moe_layers * spec.moe.num_experts * spec.mlp_parameters(spec.moe.expert_intermediate_size)
+    return (spec.parameters - experts) // (tp * pp) + experts // (ep * pp)
+
+
 __all__ = ["A2A_OVERLAP_URL", "ALL_TO_ALLS_PER_LAYER", "ExpertParallelCommunication", "RECOMPUTE_ALL_TO_ALLS_PER_LAYER",
-           "expert_parallel_communication", "exposed_all_to_all_s", "scale_up_domain_gpus"]
+           "expert_parallel_communication", "exposed_all_to_all_s", "scale_up_domain_gpus",
+           "sharded_gradient_parameters"]

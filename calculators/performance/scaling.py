@@ -50,6 +50,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.sources import Source
 from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.parallel.cluster import Cluster
@@ -186,3 +187,28 @@ def data_parallel_overhead(spec: ModelSpec, cluster: Cluster, *, micro_batch_com
                                 efficiency=eff, latency_per_step_s=alpha, collectives=tuple(collectives),
                                 compute_s=compute, communication_s=sum(c.time_s for c in collectives),
                                 exposed_s=exposed)
+
+
+#: Global batches (tokens per optimizer step) of published pre-training runs, quoted for comparison with the
+#: global batch a job assumes (``global_batch_tokens``); none is used as a default.
+PUBLISHED_GLOBAL_BATCHES: tuple[tuple[str, int, Source], ...] = (
+    ("Llama 2 (7B-70B)", 4 * 10**6, Source(
+        "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', Table 1: 'All models are "
+        "trained with a global batch-size of 4M tokens'", "https://arxiv.org/abs/2307.09288", "2023-07-19")),
+    ("Llama 3 405B, last stage (4M, then 8M, then 16M)", 16 * 10**6, Source(
+        "Llama Team, AI @ Meta 2024, 'The Llama 3 Herd of Models', section 3.4.1: an initial batch of 4M tokens, "
+        "doubled to 8M after 252M tokens and to 16M after 2.87T tokens", "https://arxiv.org/abs/2407.21783",
+        "2024-07-31")),
+)
+
+
+def global_batch_assumption(replicas: int, accumulation: int, batch: int, seq: int, *, given: bool) -> str:
+    """The tokens per optimizer step, how they were chosen, and the published pre-training batches beside them."""
+    tokens = replicas * accumulation * batch * seq
+    published = "; ".join(f"{name}: {size / 1e6:g}M ({source.url})" for name, size, source in PUBLISHED_GLOBAL_BATCHES)
+    how = ("from global_batch_tokens" if given else
+           "the default: grad_accumulation micro-batches per replica, no global batch given")
+    return (f"global batch {tokens:,} tokens per optimizer step = {replicas} replica{'s' if replicas > 1 else ''} x "
+            f"{accumulation} micro-batch{'es' if accumulation > 1 else ''} x {batch} x {seq} tokens ({how}); the data-parallel communication is paid once per step, so a small global "
+            f"batch lowers the scaling efficiency; published pre-training steps on {published} "
+            "(global_batch_tokens / --global-batch-tokens)")

@@ -39,6 +39,7 @@ from calculators.errors import InputError
 from calculators.memory.qlora_kernels import DEFAULT_QLORA_WEIGHTS
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, MAX_BATCH, TrainingSetup, lora_target_names
 from calculators.model import ModelSpec
+from calculators.model_flops import selective_recompute_flops
 from calculators.parallel.cluster import CLUSTER_DEFAULTS, Cluster
 from calculators.performance.flops import compute_rate_flop_per_s
 from calculators.validate import finite_float, flag, model_spec, positive_int
@@ -52,6 +53,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "method": "full", "lora_rank": 16, "lora_targets": DEFAULT_LORA_TARGETS, "batch": 1, "grad_accumulation": 1,
     "global_batch_tokens": None, "fp8": False, "goodput": None, "framework": DEFAULT_FRAMEWORK, "attention": "sdpa",
     "qlora_weights": DEFAULT_QLORA_WEIGHTS, "check_memory": True, "expert_overlap": False,
+    "selective_recompute": "none",
 }
 
 
@@ -86,6 +88,9 @@ class TrainingRun:
         expert_overlap: the expert-parallel all-to-alls overlap an adjacent micro-batch's compute (Megatron-Core's
             combined 1F1B, ``--overlap-moe-expert-parallel-comm``;
             :func:`~calculators.performance.expert_parallel.exposed_all_to_all_s`); needs expert parallelism.
+        selective_recompute: the selective recomputation policy whose FLOPs the step runs again
+            (:data:`~calculators.model_flops.SELECTIVE_RECOMPUTES`: torchtitan's op or layer policy; ``"none"``);
+            needs no full recomputation.
         notes: how the GPU runs the precision (:func:`calculators.dtype_support.training_notes`).
     """
 
@@ -102,6 +107,7 @@ class TrainingRun:
     check_memory: bool = True
     notes: tuple[str, ...] = ()
     expert_overlap: bool = False
+    selective_recompute: str = "none"
 
     @classmethod
     def of(cls, *, spec: ModelSpec, gpu: str | GPU, **raw: Any) -> TrainingRun:
@@ -151,6 +157,12 @@ class TrainingRun:
         if spec.moe is None and cluster.expert_parallel > 1:
             raise InputError("expert_parallel", cluster.expert_parallel,
                              f"1 for a dense model ({spec.name} has no routed experts)")
+        # checks the policy, and that the model and method are ones its count covers
+        selective_recompute_flops(spec, seq=setup.seq, policy=values["selective_recompute"], method=setup.method)
+        selective = str(values["selective_recompute"])
+        if selective != "none" and setup.grad_checkpointing:
+            raise InputError("selective_recompute", selective, "'none' with full activation recomputation "
+                             "(grad_checkpointing already recomputes every layer)")
         rate = compute_rate_flop_per_s(record, DType.FP8 if fp8 else precision_dtype(setup.precision))
         if rate is None or (fp8 and not record.fp8_dense_flop_per_s):
             wanted = "FP8" if fp8 else setup.precision
@@ -166,7 +178,7 @@ class TrainingRun:
                    lora_targets=lora_target_names(values["lora_targets"]), mfu=mfu, goodput=goodput, fp8=fp8,
                    framework=framework, global_batch_tokens=global_tokens,
                    check_memory=flag("check_memory", values["check_memory"]), notes=notes,
-                   expert_overlap=expert_overlap)
+                   expert_overlap=expert_overlap, selective_recompute=selective)
 
     @property
     def gpu(self) -> GPU:

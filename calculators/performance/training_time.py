@@ -96,10 +96,16 @@ from calculators.model_flops import training_flops_per_token as training_flops_p
 from calculators.parallel.cluster import CLUSTER_DEFAULTS, Cluster
 from calculators.parallel.cluster import MAX_STAGES as MAX_STAGES
 from calculators.performance.error_bands import training_error_band
-from calculators.performance.expert_parallel import A2A_OVERLAP_URL, expert_parallel_communication, exposed_all_to_all_s
+from calculators.performance.expert_parallel import (
+    A2A_OVERLAP_URL,
+    expert_parallel_communication,
+    exposed_all_to_all_s,
+    sharded_gradient_parameters,
+)
 from calculators.performance.flops import compute_rate_flop_per_s, rate_notes
 from calculators.performance.model_parallel import model_parallel_step
-from calculators.performance.scaling import data_parallel_overhead
+from calculators.performance.scaling import PUBLISHED_GLOBAL_BATCHES as PUBLISHED_GLOBAL_BATCHES
+from calculators.performance.scaling import data_parallel_overhead, global_batch_assumption
 from calculators.performance.goodput import Goodput, run_goodput
 from calculators.performance.step_traffic import EAGER_ATTENTION_SOURCE as EAGER_ATTENTION_SOURCE
 from calculators.performance.step_traffic import EAGER_BACKWARD_BYTES_PER_SCORE as EAGER_BACKWARD_BYTES_PER_SCORE
@@ -119,19 +125,6 @@ from calculators.validate import (
     one_of,
     positive_int,
     settings_signature,
-)
-
-
-#: Global batches (tokens per optimizer step) of published pre-training runs, quoted for comparison with the
-#: global batch a job assumes (``global_batch_tokens``); none is used as a default.
-PUBLISHED_GLOBAL_BATCHES: tuple[tuple[str, int, Source], ...] = (
-    ("Llama 2 (7B-70B)", 4 * 10**6, Source(
-        "Touvron et al. 2023, 'Llama 2: Open Foundation and Fine-Tuned Chat Models', Table 1: 'All models are "
-        "trained with a global batch-size of 4M tokens'", "https://arxiv.org/abs/2307.09288", "2023-07-19")),
-    ("Llama 3 405B, last stage (4M, then 8M, then 16M)", 16 * 10**6, Source(
-        "Llama Team, AI @ Meta 2024, 'The Llama 3 Herd of Models', section 3.4.1: an initial batch of 4M tokens, "
-        "doubled to 8M after 252M tokens and to 16M after 2.87T tokens", "https://arxiv.org/abs/2407.21783",
-        "2024-07-31")),
 )
 
 
@@ -178,6 +171,7 @@ def training_time(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> TrainingT
             ``None`` takes the fitted utilisation.
         precision: one of :data:`~calculators.memory.training_inputs.PRECISIONS`; picks the rate.
         grad_checkpointing: full activation recomputation (8·N instead of 6·N executed).
+        selective_recompute: a selective policy's recomputed matmuls (:func:`~calculators.model_flops.selective_recompute_flops`).
         seq: sequence length in tokens (sets the attention term).
         method: ``"full"``, ``"lora"`` or ``"qlora"`` (frozen base: 4·N instead of 6·N).
         lora_rank, lora_targets: the adapters (LoRA/QLoRA only).
@@ -186,7 +180,7 @@ def training_time(spec: ModelSpec, gpu: GPU | str, **settings: Any) -> TrainingT
         global_batch_tokens: tokens per optimizer step over the whole job; the accumulation follows
             from it (``ceil(global / (replicas x batch x seq))``), so the gradient communication is paid
             once per that many tokens, as in pre-training (4M tokens for Llama 2, 4M-16M for Llama 3:
-            :data:`PUBLISHED_GLOBAL_BATCHES`). ``None``: ``replicas x batch x seq x grad_accumulation``,
+            :data:`~calculators.performance.scaling.PUBLISHED_GLOBAL_BATCHES`). ``None``: ``replicas x batch x seq x grad_accumulation``,
             one micro-batch per replica per step by default (stated in the assumptions).
         zero: ZeRO stage 0-3 of the data-parallel communication.
         interconnect: link id, or ``"auto"`` (the GPU's own link; across nodes above 8 GPUs).
@@ -253,7 +247,8 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
             gpu, fp8=use_fp8, method=method, checkpointing="full" if checkpointing else "none",
             micro_batch_tokens=micro_tokens, framework=framework,
             linear_share=linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing, method=method,
-                                            lora_rank=lora_rank, lora_targets=lora_targets))
+                                            lora_rank=lora_rank, lora_targets=lora_targets,
+                                            selective_recompute=run.selective_recompute))
         source = UTILISATION_SOURCE
     else:
         utilisation = run.mfu
@@ -261,7 +256,8 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     lora: dict[str, Any] = {"method": method, "lora_rank": lora_rank, "lora_targets": lora_targets}
     adapter = adapter_parameters(spec, **lora)
     model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False, **lora)
-    executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing, **lora)
+    executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing,
+                                        selective_recompute=run.selective_recompute, **lora)
     full = method == "full"
     # the all-to-alls of every MoE layer of the model; the pipeline divides them over its stages as it does compute
     a2a = expert_parallel_communication(spec, cluster, micro_batch_tokens=micro_tokens,
@@ -278,7 +274,7 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
         spec, cluster, micro_batch_compute_s=replica.stage_s * (1.0 + replica.bubble_fraction),
         forward_share=forward_flops_per_token(spec, seq=seq, adapter=adapter) / executed,
         accumulation=accumulation,
-        trainable_parameters=(_sharded_parameters(spec, tp=tp, pp=pp, ep=ep) if full else adapter // shards),
+        trainable_parameters=(sharded_gradient_parameters(spec, tp=tp, pp=pp, ep=ep) if full else adapter // shards),
         gathered_bytes_per_parameter=(weight_format(qlora_weights).bytes_per_weight if method == "qlora" else 2)
         / shards)
     steps = tokens / (dp * accumulation * micro_tokens)
@@ -315,7 +311,7 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
          f"restarts): goodput {good:.3g} in all; pass goodput 1 for a steady-state benchmark" if modelled is not None
          else f"whole run = steady state / goodput {good:.3g} (given)"),
         scaling.assumption(),
-        _global_batch_assumption(dp, accumulation, batch, seq, given=run.global_batch_tokens is not None),
+        global_batch_assumption(dp, accumulation, batch, seq, given=run.global_batch_tokens is not None),
         *replica.assumptions(),
         f"training framework {get_training_framework(framework).name}: its fitted utilisation factor "
         "(calculators.catalog.training_frameworks); with FP8 only the linear layers' GEMMs run at the FP8 rate "
@@ -353,6 +349,9 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     if checkpointing:
         assumptions += ("full activation recomputation: one extra forward (hardware FLOPs); model FLOPs "
                         f"utilisation is {achieved_mfu:.3g}",)
+    if run.selective_recompute != "none":
+        assumptions += (f"selective recomputation ({run.selective_recompute}, torchtitan): {executed - model_per_token:,.3g}"
+                        f" FLOP per token run again (hardware FLOPs); model FLOPs utilisation is {achieved_mfu:.3g}",)
     return TrainingTime(
         model=spec.name, gpu=gpu.name, gpus=gpus, tokens=tokens, seq=seq, precision=precision,
         grad_checkpointing=checkpointing, method=method, adapter_parameters=adapter, rate_flop_per_s=rate,
@@ -364,27 +363,6 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
         error_band=training_error_band(method=method, framework=get_training_framework(framework).id, gpu=gpu),
         goodput_model=modelled, memory_settings=memory_settings, memory_estimate=estimate,
         memory_placement=placement)
-
-
-def _sharded_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:
-    """Parameters whose gradients one GPU holds: ``parameters / (tp x pp)``, and with expert parallelism the routed
-    experts ``/ (ep x pp)`` instead (their weights are split over the expert-parallel GPUs, not the tensor ones)."""
-    if ep == 1 or spec.moe is None:
-        return spec.parameters // (tp * pp)
-    experts = spec.num_moe_layers * spec.moe.num_experts * spec.mlp_parameters(spec.moe.expert_intermediate_size)
-    return (spec.parameters - experts) // (tp * pp) + experts // (ep * pp)
-
-
-def _global_batch_assumption(replicas: int, accumulation: int, batch: int, seq: int, *, given: bool) -> str:
-    """The tokens per optimizer step, how they were chosen, and the published pre-training batches beside them."""
-    tokens = replicas * accumulation * batch * seq
-    published = "; ".join(f"{name}: {size / 1e6:g}M ({source.url})" for name, size, source in PUBLISHED_GLOBAL_BATCHES)
-    how = ("from global_batch_tokens" if given else
-           "the default: grad_accumulation micro-batches per replica, no global batch given")
-    return (f"global batch {tokens:,} tokens per optimizer step = {replicas} replica{'s' if replicas > 1 else ''} x "
-            f"{accumulation} micro-batch{'es' if accumulation > 1 else ''} x {batch} x {seq} tokens ({how}); the data-parallel communication is paid once per step, so a small global "
-            f"batch lowers the scaling efficiency; published pre-training steps on {published} "
-            "(global_batch_tokens / --global-batch-tokens)")
 
 
 def implied_mfu(spec: ModelSpec, gpu: GPU, *, tokens: int, gpu_hours: float, seq: int,

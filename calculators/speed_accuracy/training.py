@@ -105,6 +105,7 @@ def features(record: Mapping[str, Any]) -> Features:
     spec, gpu = record_spec(record), get_gpu(str(record["gpu"]))
     method = str(record.get("method") or "full")
     share = linear_flops_share(spec, seq=seq, grad_checkpointing=ckpt == "full", method=method,
+                               selective_recompute=str(record.get("selective_recompute") or "none"),
                                **_lora_settings(record))
     return Features(gpu_family(gpu), bool(record.get("fp8")), "full" if ckpt == "full" else "none", method, tokens,
                     "whole-run" if record["unit"] == "gpu_hours" else "steady",
@@ -135,6 +136,7 @@ def _run(record: Mapping[str, Any], utilisation: float, goodput: float = 1.0) ->
         batch=batch, grad_accumulation=accumulation, zero=int(record.get("zero") or 0), tensor_parallel=tp,
         pipeline_parallel=pp, virtual_stages=int(record.get("vp") or 1), expert_parallel=int(record.get("ep") or 1),
         goodput=goodput, expert_overlap=bool(record.get("ep_overlap")),
+        selective_recompute=str(record.get("selective_recompute") or "none"),
         attention=str(record.get("attention") or "sdpa"), qlora_weights=str(record.get("qlora_weights") or "nf4"),
         check_memory=False, **lora)
 

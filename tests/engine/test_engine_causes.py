@@ -140,3 +140,57 @@ def test_overlapped_all_to_alls_leave_only_what_the_adjacent_micro_batch_cannot_
     assert any("overlapped with an adjacent micro-batch" in line for line in hidden.assumptions)
     with pytest.raises(InputError, match="expert_overlap"):
         training_time(spec, h100, **{**settings, "expert_parallel": 1}, expert_overlap=True)
+
+
+def test_torchtitan_selective_recompute_counts_the_matmuls_it_runs_again() -> None:
+    # torchtitan's op policy saves every compute op's output but every second aten.mm of a block (forward order
+    # wq, wk, wv, wo, w1, w3, w2: wk, wo and w3 run again); its layer policy (frequency 2) recomputes every second
+    # block whole. Llama 2 13B: hidden 5120, 40 layers, 40 KV heads, intermediate 13824 (its config.json).
+    from calculators.errors import InputError
+    from calculators.model_flops import selective_recompute_flops, training_flops_per_token
+
+    spec = get_model("llama-2-13b")
+    linear, attention = selective_recompute_flops(spec, seq=4096, policy="every-other-matmul")
+    assert (linear, attention) == (2 * 40 * 5120 * (5120 + 5120 + 13824), 0.0)
+    layer_linear, layer_attention = selective_recompute_flops(spec, seq=4096, policy="every-other-layer")
+    assert layer_attention == 20 * 4 * 5120 * 4096  # half the blocks' forward score and value products
+    plain = training_flops_per_token(spec, seq=4096)
+    assert training_flops_per_token(spec, seq=4096, selective_recompute="every-other-matmul") == plain + linear
+    with pytest.raises(InputError, match="selective_recompute"):
+        training_flops_per_token(spec, seq=4096, grad_checkpointing=True, selective_recompute="every-other-layer")
+    with pytest.raises(InputError, match="selective_recompute"):
+        selective_recompute_flops(get_model("llama-2-13b"), seq=4096, policy="every-other-matmul", method="lora")
+
+
+def test_selective_recompute_slows_torchtitan_as_its_a100_table_measures() -> None:
+    # torchtitan docs/performance.md (64 A100 80GB, FSDP2, Llama 2 13B, local batch 2, sequence 4096): 2,162 tokens/s
+    # per GPU without activation checkpointing, 1,904 with the selective op policy: 0.881 of it. The model, at the
+    # same fitted utilisation for both (the policy has no factor of its own), gives the ratio of the executed FLOPs.
+    from calculators.errors import InputError
+    from calculators.performance.training_time import training_time
+
+    spec, a100 = get_model("llama-2-13b"), get_gpu("a100-80gb-sxm")
+    settings = {"tokens": 10**9, "gpus": 64, "seq": 4096, "batch": 2, "goodput": 1.0, "check_memory": False}
+    plain = training_time(spec, a100, **settings)
+    selective = training_time(spec, a100, selective_recompute="every-other-matmul", **settings)
+    assert selective.tokens_per_s / plain.tokens_per_s == pytest.approx(1904 / 2162, abs=0.02)
+    assert any("selective recomputation" in note for note in selective.assumptions)
+    with pytest.raises(InputError, match="selective_recompute"):
+        training_time(spec, a100, grad_checkpointing=True, selective_recompute="every-other-matmul", **settings)
+
+
+def test_an_fp8_recipe_no_run_measures_is_promised_no_fp8_gain() -> None:
+    # Every published FP8 training run is on Hopper: held out by generation, the FSDP family's FP8 recipe factor has
+    # no run left. Its answer then runs at the 16-bit rate's utilisation (no gain), not at Transformer Engine's.
+    from calculators.catalog.utilisation import DEFAULT_FIT, UtilisationFit, predicted_utilisation
+
+    h100 = get_gpu("h100-sxm")
+    fit = UtilisationFit(bytes_per_flop=DEFAULT_FIT.bytes_per_flop, checkpointing={}, method={}, run={},
+                         framework={}, fp8={"none": 1.0, "megatron": 1.0})
+    fp8_rate, bf16_rate = h100.fp8_dense_flop_per_s, h100.bf16_dense_flop_per_s
+    assert fp8_rate and bf16_rate
+    bf16 = predicted_utilisation(h100, linear_share=0.8, fit=fit) * bf16_rate
+    fsdp = predicted_utilisation(h100, fp8=True, linear_share=0.8, fit=fit) * fp8_rate
+    megatron = predicted_utilisation(h100, fp8=True, framework="megatron", linear_share=0.8, fit=fit) * fp8_rate
+    assert fsdp == pytest.approx(bf16) and megatron > 1.5 * bf16  # Amdahl: 1 / (0.8 / 2 + 0.2) = 1.67
+    assert DEFAULT_FIT.fp8["pytorch"] < 1  # with its runs in the fit, the fitted recipe factor

@@ -51,7 +51,11 @@ from calculators.speed_accuracy import generalisation as gen
 #: NVLS runs no longer take the other link kinds' median when held out) and the expert-parallel all-to-alls overlapped
 #: where the row says so: 9.7 % / 29.4 %, 15.2 % / 34.2 %, 11.5 % / 34.0 %.
 #: serve-b, decode and train together: 9.0 % / 27.1 %, 11.1 % / 31.3 %, 10.5 % / 32.5 %.
-LIMITS = {"source": (0.10, 0.28), "engine": (0.12, 0.32), "generation": (0.11, 0.33)}
+#: With torchtitan's selective recomputation counted (its op policy recomputes every second matmul of a block):
+#: 9.0 % / 26.4 %, 11.0 % / 31.3 %, 10.2 % / 31.5 %.
+#: With no FP8 gain promised to an FP8 recipe no run in the fit measures (Hopper held out: the FSDP family's):
+#: generation 10.0 % / 28.2 %.
+LIMITS = {"source": (0.10, 0.27), "engine": (0.12, 0.32), "generation": (0.11, 0.29)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)

@@ -94,7 +94,9 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: With the Llama 3 405B scaling rows on their interleaved pipeline (V 8, Llama 3 paper section 3.3.2) and the
 #: expert-parallel all-to-alls overlapped where the row says so (Megatron-Core combined 1F1B): pre-training
 #: 8.0 % / 35.6 % -> 7.8 % / 28.7 %; fine-tuning and collectives unchanged.
-REGRESSION_LIMITS = {"pre-training": (0.08, 0.29), "fine-tuning": (0.105, 0.28), "collectives": (0.09, 0.26)}
+#: With torchtitan's selective recomputation counted (every second matmul of a block run again): pre-training
+#: 7.8 % / 28.7 % -> 7.7 % / 28.7 %, fine-tuning 10.2 % / 27.1 % -> 10.3 % / 25.4 % (its median within the limit).
+REGRESSION_LIMITS = {"pre-training": (0.08, 0.29), "fine-tuning": (0.105, 0.26), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
