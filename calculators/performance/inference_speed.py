@@ -91,7 +91,9 @@ from calculators.performance.unfused import (
     activation_traffic_bytes,
     decode_score_elements,
     dequantised_bytes,
+    expert_gemm_rate_flop_per_s,
     gemm_rate_flop_per_s,
+    routed_expert_flops_per_token,
     score_bytes,
     score_elements,
 )
@@ -114,12 +116,16 @@ class _Peaks:
     layers: int
     #: The CPU's time to launch the pass's kernels one at a time (decode steps of a build without CUDA graphs).
     host_launch_s: float = 0.0
+    #: The rate of the routed experts' GEMMs where it is not ``rate_flop_per_s`` (:func:`expert_gemm_rate_flop_per_s`).
+    expert_rate_flop_per_s: float | None = None
 
     def work(self, *, bytes_read: int, expert_bytes: int, flops: float, attention_bytes: int = 0,
-             attention_flops: float = 0.0, reread_bytes: int = 0, sequences: int = 0, unfused_bytes: int = 0) -> Work:
-        bandwidth, rate = self.bandwidth_bytes_per_s, self.rate_flop_per_s
+             attention_flops: float = 0.0, reread_bytes: int = 0, sequences: int = 0, unfused_bytes: int = 0,
+             expert_flops: float = 0.0) -> Work:
+        bandwidth, rate, slow = self.bandwidth_bytes_per_s, self.rate_flop_per_s, self.expert_rate_flop_per_s
+        compute = None if rate is None else flops / rate + (expert_flops * (1 / slow - 1 / rate) if slow else 0.0)
         return Work(memory_s=bytes_read / bandwidth, expert_s=expert_bytes / bandwidth,
-                    compute_s=None if rate is None else flops / rate, communication_s=self.communication_s,
+                    compute_s=compute, communication_s=self.communication_s,
                     communication_bound_s=self.communication_bound_s, layers=self.layers,
                     attention_memory_s=attention_bytes / bandwidth,
                     attention_compute_s=0.0 if rate is None else attention_flops / rate,
@@ -131,6 +137,7 @@ def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute
     """The :class:`_Peaks` of a pass over ``tokens`` tokens (the all-reduces carry their activations)."""
     n = setup.gpus
     rate = gemm_rate_flop_per_s(gpu, dtype=compute_dtype, setup=setup, tokens=tokens)
+    slow = expert_gemm_rate_flop_per_s(gpu, dtype=compute_dtype, setup=setup, tokens=tokens)
     comm_time = comm_bound = 0.0
     if n > 1:
         comm = tensor_parallel_communication(spec, tokens=tokens, gpus=n, link=setup.link(gpu),
@@ -140,7 +147,8 @@ def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute
         comm_time, comm_bound = comm.time_s, comm.bound_time_s
     return _Peaks(bandwidth_bytes_per_s=memory_bandwidth_bytes_per_s(gpu) * n,
                   rate_flop_per_s=None if rate is None else rate * n, communication_s=comm_time,
-                  communication_bound_s=comm_bound, layers=spec.num_layers)
+                  communication_bound_s=comm_bound, layers=spec.num_layers,
+                  expert_rate_flop_per_s=None if slow is None or rate is None else slow * n)
 
 
 def _step_times(work: Work, setup: SpeedSetup) -> tuple[float, float | None, float, float]:
@@ -204,6 +212,7 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     weights = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
     experts = expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
     empty_cache_flops = setup.batch * decode_flops_per_token(spec, context=0)
+    expert_flops = setup.batch * routed_expert_flops_per_token(spec)
     peaks = _peaks(spec, gpu, setup, tokens=setup.batch, compute_dtype=compute_dtype(setup.weights))
     # Linear-attention and Mamba layers read and write their fixed state at every step.
     state_traffic = 2 * recurrent_state_bytes(spec, batch=setup.batch)
@@ -227,7 +236,7 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
                                                     attention_flops=flops - empty_cache_flops,
                                                     reread_bytes=cache_bytes * rereads,
                                                     sequences=setup.batch if setup.host_work_per_sequence else 0,
-                                                    unfused_bytes=scores)))
+                                                    unfused_bytes=scores, expert_flops=expert_flops)))
     return works
 
 
@@ -280,7 +289,7 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
     work = peaks.work(bytes_read=bytes_read, flops=flops,
                       expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
                       sequences=setup.batch if setup.host_work_per_sequence else 0,
-                      unfused_bytes=scores + dequantised_bytes(spec, form=setup.format, setup=setup, gpu=gpu,
+                      expert_flops=tokens * routed_expert_flops_per_token(spec), unfused_bytes=scores + dequantised_bytes(spec, form=setup.format, setup=setup, gpu=gpu,
                                                                tokens=tokens)
                       + activation_traffic_bytes(spec, setup=setup, gpu=gpu, tokens=tokens))
     return bytes_read, flops, work
