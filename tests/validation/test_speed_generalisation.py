@@ -51,7 +51,9 @@ from calculators.speed_accuracy import generalisation as gen
 #: NVLS runs no longer take the other link kinds' median when held out) and the expert-parallel all-to-alls overlapped
 #: where the row says so: 9.7 % / 29.4 %, 15.2 % / 34.2 %, 11.5 % / 34.0 %.
 #: serve-b, decode and train together: 9.0 % / 27.1 %, 11.1 % / 31.3 %, 10.5 % / 32.5 %.
-LIMITS = {"source": (0.10, 0.28), "engine": (0.12, 0.32), "generation": (0.11, 0.33)}
+#: With TensorRT-LLM v0.8-v0.9 running an FP8 mixture of experts' expert GEMMs at the 16-bit rate (its MoE plugin had
+#: no FP8 GEMM before v0.10): 9.0 % / 27.3 %, 11.1 % / 30.4 %, 10.4 % / 32.4 %.
+LIMITS = {"source": (0.10, 0.28), "engine": (0.12, 0.31), "generation": (0.11, 0.33)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
