@@ -55,6 +55,13 @@ a step's kernels are short, so the GPU waits for the launches. NVIDIA measured w
 :data:`LLAMA_CPP_LAUNCH_S_PER_LAYER` per layer, a decode step's fixed cost on a CUDA GPU (not on Metal; a prefill's
 long kernels hide the launches).
 
+One fact is of a mixture of experts: ``moe_gemm_16bit``. TensorRT-LLM before v0.10 ran the routed experts through its
+MoE plugin, whose grouped GEMM takes 16-bit (or FP32) activations only, with weights of the same type or weight-only
+int8/int4, and on Hopper dispatches the Ampere (SM80) kernels (:data:`TENSORRT_LLM_MOE_GEMM_SOURCE`); FP8 for Mixtral
+came in v0.10 (:data:`TENSORRT_LLM_FP8_MOE_FROM`). An "FP8" build of a mixture of experts therefore ran its expert
+GEMMs at the GPU's 16-bit rate, their weights read at the bytes stored (8 bits: NVIDIA's H100 first token of Mixtral
+8x7B at 128 tokens, 13.4 ms, is below the 13.9 ms that reading 16-bit weights at the peak bandwidth takes).
+
 >>> LLAMA_CPP_MMQ_MAX_BATCH, LLAMA_BENCH_UBATCH_TOKENS, UNFUSED_ATTENTION_SCORE_BYTES
 (32, 512, 24)
 """
@@ -138,3 +145,20 @@ LLAMA_CPP_LAUNCH_S_PER_LAYER = (1.0 / 143.35 - 1.0 / 163.83) / 32
 #: builds from June 2024 replay CUDA graphs; a build dated May 2024 (the month the pull request was merged) cannot be
 #: placed by its month, and is taken without the launch cost (its setting is unknown).
 LLAMA_CPP_CUDA_GRAPHS_FROM = (2024, 5)
+
+
+#: TensorRT-LLM's MoE grouped GEMM before its FP8 MoE kernels (the tree whose performance tables say "All data was
+#: generated using version 0.9.0").
+TENSORRT_LLM_MOE_GEMM_SOURCE = Source(
+    "NVIDIA/TensorRT-LLM at 250d9c29 (docs/source/performance.md: 'All data was generated using version 0.9.0'): "
+    "cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/moe_gemm_kernels_template.h, genericMoeGemmKernelLauncher "
+    "static_asserts activations of bfloat16, half or float and weights of the same type, uint8_t or uint4b_t; "
+    "MoeGemmRunner::dispatchToArch sends sm_ >= 90 to the cutlass::arch::Sm80 kernels ('TODO Update the arch to Sm90 "
+    "once CUTLASS hopper specialisations are available'); plugins/mixtureOfExperts/mixtureOfExpertsPlugin.cpp init() "
+    "builds a CutlassMoeFCRunner for half/half, float/float, half/int8, half/int4, bf16/bf16, bf16/int8 and bf16/int4 "
+    "only. Release notes, TensorRT-LLM 0.10.0: 'Added FP8 quantization support for Mixtral'; issue #1229 (2024-04-16): "
+    "an FP8 Mixtral checkpoint could not be exported with v0.9.0",
+    "https://github.com/NVIDIA/TensorRT-LLM/blob/250d9c293d5edbc2a45c20775b3150b1eb68b364/cpp/tensorrt_llm/kernels/"
+    "cutlass_kernels/moe_gemm/moe_gemm_kernels_template.h", "2026-11-29", kind="spec")
+#: The first TensorRT-LLM release whose MoE layer runs FP8 GEMMs (release notes 0.10.0).
+TENSORRT_LLM_FP8_MOE_FROM = (0, 10)

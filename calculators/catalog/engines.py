@@ -45,7 +45,9 @@ step's tensor-parallel activations with their own one- or two-stage kernel (two 
 steps) instead of NCCL's ring (``2 (N - 1)`` steps): :mod:`calculators.parallel.custom_all_reduce`.
 TensorRT-LLM's kernel was an opt-in build flag in its early build scripts, and the published tables of v0.5 and v0.6.1
 were built without it (:data:`NCCL_ALL_REDUCE_SOURCE`): ``tensorrt-llm-0.7`` all-reduces with NCCL's ring
-(v0.8, between the two, is taken as the current engine).
+(v0.8, between the two, is taken as the current engine). Before v0.10 (``tensorrt-llm-0.7``, ``tensorrt-llm-0.9``)
+its MoE layer had no FP8 GEMM (``moe_gemm_16bit``, :data:`TENSORRT_LLM_MOE_GEMM_SOURCE`). Which record a stated
+version is: :func:`engine_at_version` (:mod:`calculators.catalog.engine_versions`).
 And ``grouped_query_decode``, how the engine's decode attention reads the
 KV heads of a grouped-query (or multi-query) model, one of :data:`KV_HEAD_READS`:
 ``"grouped"``, one read per KV head for all the query heads that share it; ``"per-head"``,
@@ -86,11 +88,10 @@ from calculators.catalog.engine_kernels import (
     EAGER_ACTIVATION_BYTES,
     LLAMA_BENCH_UBATCH_TOKENS,
     LLAMA_CPP_ACTIVATION_BYTES,
-    LLAMA_CPP_CUDA_GRAPHS_FROM, LLAMA_CPP_LAUNCH_S_PER_LAYER,
+    LLAMA_CPP_LAUNCH_S_PER_LAYER,
     LLAMA_CPP_METAL_SCORE_BYTES,
-    LLAMA_CPP_MMQ_DEFAULT,
+    TENSORRT_LLM_MOE_GEMM_SOURCE as TENSORRT_LLM_MOE_GEMM_SOURCE,
     UNFUSED_ATTENTION_SCORE_BYTES,
-    build_month,
 )
 from calculators.catalog.engine_sources import EAGER_HOST_SOURCE as EAGER_HOST_SOURCE
 from calculators.catalog.engine_sources import GRAPH_REPLAY_SOURCE as GRAPH_REPLAY_SOURCE
@@ -100,6 +101,8 @@ from calculators.catalog.engine_sources import NCCL_ALL_REDUCE_SOURCE as NCCL_AL
 from calculators.catalog.engine_sources import OUTPUT_PROCESSING_SOURCE as OUTPUT_PROCESSING_SOURCE
 from calculators.catalog.engine_sources import REPEAT_KV_SOURCE as REPEAT_KV_SOURCE
 from calculators.catalog.engine_sources import XQA_SOURCE as XQA_SOURCE
+from calculators.catalog.engine_versions import XQA_FIRST_VERSION as XQA_FIRST_VERSION
+from calculators.catalog.engine_versions import engine_at_version as engine_at_version
 from calculators.catalog.sources import Source
 from calculators.dtypes import DType
 from calculators.errors import UnknownNameError
@@ -167,6 +170,8 @@ class Engine:
             engine's kernels do between its matmuls, read in its code (:mod:`calculators.catalog.engine_kernels`).
         host_launch_s_per_layer: seconds per layer a CUDA decode step waits for the CPU to launch kernels one at a
             time, with no CUDA graph (measured, not fitted: :mod:`calculators.catalog.engine_kernels`).
+        moe_gemm_16bit: a mixture of experts' routed-expert GEMMs run at the GPU's 16-bit rate whatever the weights'
+            format (no FP8 grouped GEMM; weights read at their stored bytes): :mod:`calculators.catalog.engine_kernels`.
     """
 
     id: str
@@ -194,6 +199,7 @@ class Engine:
     activation_bytes: tuple[int, int, int, int] = (0, 0, 0, 0)
     graph_replay: bool = False
     host_launch_s_per_layer: float = 0.0
+    moe_gemm_16bit: bool = False
 
     @property
     def family_id(self) -> str:
@@ -260,8 +266,6 @@ KV_HEAD_READS = ("grouped", "per-head", "copied")
 #: Host cost of one decoder layer launched eagerly, from :data:`EAGER_HOST_SOURCE`: the time a token takes eagerly
 #: less the time with the host cost removed, over Llama-2-7B's 32 layers: (1 / 25.5 - 1 / 107.0) / 32 = 0.934 ms.
 EAGER_HOST_S_PER_LAYER = (1.0 / 25.5 - 1.0 / 107.0) / 32
-#: The first TensorRT-LLM release with the XQA kernel (:data:`XQA_SOURCE`).
-XQA_FIRST_VERSION = (0, 8)
 
 
 def _src(title: str, url: str) -> Source:
@@ -358,7 +362,11 @@ _ENGINES: tuple[Engine, ...] = (
             description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "
                         "query head, and tensor-parallel activations are all-reduced by NCCL's ring (the custom "
                         "all-reduce was an opt-in build flag then); every fitted constant is tensorrt-llm's",
-            grouped_query_decode="per-head", fits_as="tensorrt-llm", custom_all_reduce=False),
+            grouped_query_decode="per-head", fits_as="tensorrt-llm", custom_all_reduce=False, moe_gemm_16bit=True),
+    replace(_TENSORRT_LLM, id="tensorrt-llm-0.9", name="TensorRT-LLM v0.8 and v0.9",
+            description="TensorRT-LLM before its FP8 MoE kernels (v0.10): a mixture of experts' expert GEMMs take "
+                        "16-bit activations only, so an FP8 build runs them at the GPU's 16-bit rate; every fitted "
+                        "constant is tensorrt-llm's", fits_as="tensorrt-llm", moe_gemm_16bit=True),
     _LLAMA_CPP,
     replace(_LLAMA_CPP, id="llama.cpp-fa", name="llama.cpp with flash attention (-fa 1)",
             description="llama.cpp run with its fused flash-attention kernel: the attention scores stay on chip; "
@@ -389,42 +397,6 @@ def engine_ids() -> tuple[str, ...]:
 def all_engines() -> tuple[Engine, ...]:
     """Every catalogued engine."""
     return _ENGINES
-
-
-def _version(text: str) -> tuple[int, ...] | None:
-    digits = text.strip().lower().removeprefix("v").split(".")
-    try:
-        return tuple(int(part) for part in digits[:2])
-    except ValueError:
-        return None
-
-
-def engine_at_version(engine_id: str, version: str | None, *, flash_attention: bool = False) -> str:
-    """The catalog engine id for an engine at a stated version (``None``: the current one).
-
-    TensorRT-LLM before v0.8 (no XQA kernel, :data:`XQA_SOURCE`) is ``tensorrt-llm-0.7``; llama.cpp dated
-    (``"YYYY-MM"``) before July 2024 is ``llama.cpp-2024`` (dequantise, then cuBLAS), before May 2024
-    ``llama.cpp-no-graphs`` (also no CUDA graphs; a May 2024 build is not placed), and llama.cpp run with
-    ``flash_attention`` (``-fa 1``) is ``llama.cpp-fa`` (:mod:`calculators.catalog.engine_kernels`); every other
-    engine and version is ``engine_id`` itself.
-
-    >>> engine_at_version("tensorrt-llm", "v0.6.1"), engine_at_version("tensorrt-llm", "v0.9.0")
-    ('tensorrt-llm-0.7', 'tensorrt-llm')
-    >>> engine_at_version("vllm", "v0.4.0"), engine_at_version("tensorrt-llm", None)
-    ('vllm', 'tensorrt-llm')
-    >>> [engine_at_version("llama.cpp", month) for month in ("2023-12", "2024-05", None)]
-    ['llama.cpp-no-graphs', 'llama.cpp-2024', 'llama.cpp']
-    """
-    stated = None if version is None else _version(str(version))
-    if engine_id == "tensorrt-llm" and stated is not None and stated < XQA_FIRST_VERSION:
-        return "tensorrt-llm-0.7"
-    if engine_id == "llama.cpp":
-        month = None if version is None else build_month(str(version))
-        if month is not None and month < LLAMA_CPP_MMQ_DEFAULT:
-            return "llama.cpp-no-graphs" if month < LLAMA_CPP_CUDA_GRAPHS_FROM else "llama.cpp-2024"
-        if flash_attention:
-            return "llama.cpp-fa"
-    return engine_id
 
 
 def get_engine(name: str | Engine, field: str = "engine") -> Engine:

@@ -43,13 +43,11 @@ References:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
 from calculators.catalog.gpus import GPU
 from calculators.dtype_support import compute_capability, serving_notes
-from calculators.dtypes import DType
 from calculators.errors import InputError
 from calculators.fit import share_verdict
 from calculators.inputs.gpu import resolve_gpu
@@ -64,6 +62,7 @@ from calculators.memory.inference import (
 )
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_communication
+from calculators.performance.pass_peaks import pass_peaks
 from calculators.performance.flops import compute_rate_flop_per_s, rate_notes, sustained_rate_notes
 from calculators.performance.forward_pass import (
     decode_flops_per_token,
@@ -91,7 +90,7 @@ from calculators.performance.unfused import (
     activation_traffic_bytes,
     decode_score_elements,
     dequantised_bytes,
-    gemm_rate_flop_per_s,
+    routed_expert_flops_per_token,
     score_bytes,
     score_elements,
 )
@@ -102,45 +101,6 @@ __all__ = [
     "decode_step", "decode_work", "decode_works", "inference_speed", "prefill", "prefill_work", "repeated_kv_traffic",
     "request_works", "SpeedInputs", "step_times",
 ]
-
-@dataclass(frozen=True)
-class _Peaks:
-    """What turns a pass's bytes and FLOPs into a :class:`Work`: the peaks of all the GPUs and the all-reduces."""
-
-    bandwidth_bytes_per_s: float
-    rate_flop_per_s: float | None
-    communication_s: float
-    communication_bound_s: float
-    layers: int
-    #: The CPU's time to launch the pass's kernels one at a time (decode steps of a build without CUDA graphs).
-    host_launch_s: float = 0.0
-
-    def work(self, *, bytes_read: int, expert_bytes: int, flops: float, attention_bytes: int = 0,
-             attention_flops: float = 0.0, reread_bytes: int = 0, sequences: int = 0, unfused_bytes: int = 0) -> Work:
-        bandwidth, rate = self.bandwidth_bytes_per_s, self.rate_flop_per_s
-        return Work(memory_s=bytes_read / bandwidth, expert_s=expert_bytes / bandwidth,
-                    compute_s=None if rate is None else flops / rate, communication_s=self.communication_s,
-                    communication_bound_s=self.communication_bound_s, layers=self.layers,
-                    attention_memory_s=attention_bytes / bandwidth,
-                    attention_compute_s=0.0 if rate is None else attention_flops / rate,
-                    kv_reread_s=reread_bytes / bandwidth, sequences=sequences,
-                    unfused_s=unfused_bytes / bandwidth, host_launch_s=self.host_launch_s)
-
-
-def _peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, compute_dtype: DType) -> _Peaks:
-    """The :class:`_Peaks` of a pass over ``tokens`` tokens (the all-reduces carry their activations)."""
-    n = setup.gpus
-    rate = gemm_rate_flop_per_s(gpu, dtype=compute_dtype, setup=setup, tokens=tokens)
-    comm_time = comm_bound = 0.0
-    if n > 1:
-        comm = tensor_parallel_communication(spec, tokens=tokens, gpus=n, link=setup.link(gpu),
-                                             activation_bytes=4 if compute_dtype is DType.FP32 else 2,
-                                             efficiency=setup.collective_efficiency,
-                                             custom_kernel=setup.custom_all_reduce)
-        comm_time, comm_bound = comm.time_s, comm.bound_time_s
-    return _Peaks(bandwidth_bytes_per_s=memory_bandwidth_bytes_per_s(gpu) * n,
-                  rate_flop_per_s=None if rate is None else rate * n, communication_s=comm_time,
-                  communication_bound_s=comm_bound, layers=spec.num_layers)
 
 
 def _step_times(work: Work, setup: SpeedSetup) -> tuple[float, float | None, float, float]:
@@ -204,7 +164,8 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     weights = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
     experts = expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
     empty_cache_flops = setup.batch * decode_flops_per_token(spec, context=0)
-    peaks = _peaks(spec, gpu, setup, tokens=setup.batch, compute_dtype=compute_dtype(setup.weights))
+    expert_flops = setup.batch * routed_expert_flops_per_token(spec)
+    peaks = pass_peaks(spec, gpu, setup, tokens=setup.batch, compute_dtype=compute_dtype(setup.weights))
     # Linear-attention and Mamba layers read and write their fixed state at every step.
     state_traffic = 2 * recurrent_state_bytes(spec, batch=setup.batch)
     works = []
@@ -227,7 +188,7 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
                                                     attention_flops=flops - empty_cache_flops,
                                                     reread_bytes=cache_bytes * rereads,
                                                     sequences=setup.batch if setup.host_work_per_sequence else 0,
-                                                    unfused_bytes=scores)))
+                                                    unfused_bytes=scores, expert_flops=expert_flops)))
     return works
 
 
@@ -273,14 +234,14 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
                   + kv_cache_bytes(spec, batch=setup.batch, context=setup.context, kv_dtype=setup.kv_cache)
                   + recurrent_state_bytes(spec, batch=setup.batch))
     flops = setup.batch * prefill_flops(spec, prompt=setup.context)
-    peaks = _peaks(spec, gpu, setup, tokens=tokens, compute_dtype=compute_dtype(setup.weights))
+    peaks = pass_peaks(spec, gpu, setup, tokens=tokens, compute_dtype=compute_dtype(setup.weights))
     # Unfused kernels between the matmuls (:mod:`calculators.performance.unfused`): scores, dequantisation.
     scores = score_bytes(setup, gpu=gpu) * score_elements(spec, batch=setup.batch, prompt=setup.context,
                                                           chunk=setup.kernels.prefill_chunk_tokens)
     work = peaks.work(bytes_read=bytes_read, flops=flops,
                       expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
                       sequences=setup.batch if setup.host_work_per_sequence else 0,
-                      unfused_bytes=scores + dequantised_bytes(spec, form=setup.format, setup=setup, gpu=gpu,
+                      expert_flops=tokens * routed_expert_flops_per_token(spec), unfused_bytes=scores + dequantised_bytes(spec, form=setup.format, setup=setup, gpu=gpu,
                                                                tokens=tokens)
                       + activation_traffic_bytes(spec, setup=setup, gpu=gpu, tokens=tokens))
     return bytes_read, flops, work

@@ -174,6 +174,9 @@ class SpeedSetup:
             lines += ((f"engine {self.engine}: no CUDA graphs, so on a CUDA GPU a decode step waits "
                        f"{kernels.host_launch_s_per_layer * 1e6:,.1f} us per layer for the CPU to launch its kernels one at "
                        "a time (measured by NVIDIA on llama.cpp, not fitted)"),)
+        if kernels.moe_gemm_16bit and self.weights is DType.FP8:
+            lines += ((f"engine {self.engine}: a mixture of experts' routed-expert GEMMs have no FP8 kernel in this "
+                       "release, so they run at the GPU's 16-bit rate (their weights read at the bytes stored)"),)
         if self.grouped_query_decode == "copied":
             lines += ((f"engine {self.engine}: a decode step copies the KV cache once per query head before "
                        "attention reads it (query heads / KV heads copies written and read)"),)

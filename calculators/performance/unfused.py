@@ -17,7 +17,9 @@ pass (:func:`calculators.performance.roofline.step_times`, ``unfused``):
   ``bytes = chunks x (matmul parameters - LM head) x (bytes per weight + 2)``.
 
 And the GEMM rate: an engine whose 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS calls) runs at the GPU's
-FP16-accumulate rate where the GPU has a faster one (GeForce: twice the FP32-accumulate rate).
+FP16-accumulate rate where the GPU has a faster one (GeForce: twice the FP32-accumulate rate); an engine with no FP8
+grouped GEMM for a mixture of experts (``moe_gemm_16bit``: TensorRT-LLM before v0.10) runs the routed experts' FLOPs
+of an FP8 model at the GPU's 16-bit rate (:func:`expert_gemm_rate_flop_per_s`, :func:`routed_expert_flops_per_token`).
 
 >>> from calculators.catalog.models import get_model
 >>> spec = get_model("llama-3-8b")  # 32 layers, 32 query heads
@@ -171,3 +173,36 @@ def gemm_rate_flop_per_s(gpu: GPU, *, dtype: DType, setup: SpeedSetup, tokens: i
     if setup.kernels.fp16_accumulate and faster and sixteen_bit:
         return float(faster)
     return sustained_rate_flop_per_s(gpu, dtype)
+
+
+def routed_expert_flops_per_token(spec: ModelSpec) -> float:
+    """FLOP one token does in its routed experts' GEMMs: ``2 x MoE layers x experts per token x expert MLP parameters``
+    (0 for a dense model; shared experts and the router are not routed experts).
+
+    >>> from calculators.catalog.models import get_model
+    >>> routed_expert_flops_per_token(get_model("mixtral-8x7b")) == 2 * 32 * 2 * 3 * 4096 * 14336
+    True
+    """
+    if spec.moe is None:
+        return 0.0
+    m = spec.moe
+    return 2.0 * spec.num_moe_layers * m.experts_per_token * spec.mlp_parameters(m.expert_intermediate_size)
+
+
+def expert_gemm_rate_flop_per_s(gpu: GPU, *, dtype: DType, setup: SpeedSetup, tokens: int) -> float | None:
+    """The rate a pass's routed-expert GEMMs run at where it differs from :func:`gemm_rate_flop_per_s`, else ``None``.
+
+    An engine whose MoE layer has no FP8 GEMM (``moe_gemm_16bit``, :data:`calculators.catalog.engine_kernels.
+    TENSORRT_LLM_MOE_GEMM_SOURCE`) runs an FP8 model's experts with 16-bit activations: the 16-bit rate.
+
+    >>> from calculators.catalog.gpus import get_gpu
+    >>> old = SpeedSetup.of(engine="tensorrt-llm-0.9", weights="fp8")
+    >>> expert_gemm_rate_flop_per_s(get_gpu("h100-sxm"), dtype=DType.FP8, setup=old, tokens=2048) / 1e12
+    989.4
+    >>> expert_gemm_rate_flop_per_s(get_gpu("h100-sxm"), dtype=DType.FP8, tokens=2048,
+    ...                             setup=SpeedSetup.of(engine="tensorrt-llm", weights="fp8")) is None
+    True
+    """
+    if not (setup.kernels.moe_gemm_16bit and dtype is DType.FP8):
+        return None
+    return gemm_rate_flop_per_s(gpu, dtype=DType.BF16, setup=setup, tokens=tokens)

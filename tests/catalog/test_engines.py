@@ -121,12 +121,23 @@ def test_request_overhead_is_in_the_time_to_first_token_only() -> None:
 
 
 @pytest.mark.parametrize("version, expected", [
-    # TensorRT-LLM's XQA blog (docs/source/blogs/XQA-kernel.md): the kernel ships in the v0.8 releases.
+    # TensorRT-LLM's XQA blog (docs/source/blogs/XQA-kernel.md): the kernel ships in the v0.8 releases; its release
+    # notes for 0.10.0: "Added FP8 quantization support for Mixtral" (no FP8 MoE GEMM before).
     ("v0.5.0", "tensorrt-llm-0.7"), ("v0.6.1", "tensorrt-llm-0.7"), ("0.7.1", "tensorrt-llm-0.7"),
-    ("v0.8.0", "tensorrt-llm"), ("v0.9.0", "tensorrt-llm"), (None, "tensorrt-llm"), ("main", "tensorrt-llm"),
+    ("v0.8.0", "tensorrt-llm-0.9"), ("v0.9.0", "tensorrt-llm-0.9"), ("v0.10.0", "tensorrt-llm"), (None, "tensorrt-llm"),
+    ("main", "tensorrt-llm"),
 ])
 def test_tensorrt_llm_before_xqa_is_its_own_catalog_entry(version: str | None, expected: str) -> None:
     assert engine_at_version("tensorrt-llm", version) == expected
+
+
+def test_the_pre_fp8_moe_entries_share_tensorrt_llms_fitted_constants() -> None:
+    # v0.9.0's MoE plugin builds runners for 16-bit or FP32 activations only (TENSORRT_LLM_MOE_GEMM_SOURCE).
+    for old_id in ("tensorrt-llm-0.7", "tensorrt-llm-0.9"):
+        old, new = get_engine(old_id), get_engine("tensorrt-llm")
+        assert (old.moe_gemm_16bit, new.moe_gemm_16bit) == (True, False)
+        assert old.fit_id == "tensorrt-llm" and _constants(old) == _constants(new)
+    assert get_engine("tensorrt-llm-0.9").grouped_query_decode == "grouped"  # XQA since v0.8
 
 
 def test_the_pre_xqa_entry_shares_tensorrt_llms_fitted_constants() -> None:

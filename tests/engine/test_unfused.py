@@ -6,6 +6,8 @@ GeForce whitepapers, not from the code under test.
 
 from __future__ import annotations
 
+import pytest
+
 from calculators.catalog.engines import engine_at_version, get_engine
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
@@ -13,6 +15,7 @@ from calculators.performance.inference_speed import SpeedSetup, prefill
 from calculators.performance.unfused import (
     activation_traffic_bytes,
     dequantised_bytes,
+    expert_gemm_rate_flop_per_s,
     gemm_rate_flop_per_s,
     score_elements,
 )
@@ -84,3 +87,25 @@ def test_flash_attention_removes_the_score_traffic() -> None:
     scores_s = 24 * score_elements(spec, batch=1, prompt=4096, chunk=512) / 1008e9
     efficiency = get_engine("llama.cpp").value("bandwidth_efficiency")
     assert abs((unfused.time_s - fused.time_s) - scores_s / efficiency) < 1e-9
+
+
+def test_fp8_mixture_of_experts_before_v0_10_runs_its_experts_at_the_16_bit_rate() -> None:
+    # TensorRT-LLM v0.9.0's MoE grouped GEMM takes 16-bit activations only (TENSORRT_LLM_MOE_GEMM_SOURCE). H100 SXM
+    # datasheet: 989.4 TFLOPS BF16 dense, 1,978.9 FP8 dense. Mixtral 8x7B: 32 layers, top-2 of 8 experts, each
+    # 3 x 4096 x 14336 weights, so 2 x 32 x 2 x 3 x 4096 x 14336 FLOP per token in its routed experts.
+    spec, gpu = get_model("mixtral-8x7b"), get_gpu("h100-sxm")
+    old = SpeedSetup.of(engine="tensorrt-llm-0.9", weights="fp8")
+    assert expert_gemm_rate_flop_per_s(gpu, dtype=DType.FP8, setup=old, tokens=2048) == 989.4e12
+    now = SpeedSetup.of(engine="tensorrt-llm", weights="fp8")
+    assert expert_gemm_rate_flop_per_s(gpu, dtype=DType.FP8, setup=now, tokens=2048) is None
+    # A 16-bit build, and a dense FP8 model, are the same in both releases.
+    assert expert_gemm_rate_flop_per_s(gpu, dtype=DType.BF16, setup=old, tokens=2048) is None
+    dense = get_model("llama-2-7b")
+    assert (prefill(dense, gpu, engine="tensorrt-llm-0.9", weights="fp8", context=2048).compute_time_s
+            == prefill(dense, gpu, engine="tensorrt-llm", weights="fp8", context=2048).compute_time_s)
+    # The prompt's expert FLOPs take 1 / 989.4 - 1 / 1978.9 seconds per PFLOP longer, at the engine's efficiency.
+    experts = 2048 * 2 * 32 * 2 * 3 * 4096 * 14336
+    extra = experts * (1 / 989.4e12 - 1 / 1978.9e12) / old.compute_efficiency / 2  # two GPUs
+    slow = prefill(spec, gpu, engine="tensorrt-llm-0.9", weights="fp8", context=2048, gpus=2)
+    fast = prefill(spec, gpu, engine="tensorrt-llm", weights="fp8", context=2048, gpus=2)
+    assert slow.compute_time_s - fast.compute_time_s == pytest.approx(extra, rel=1e-3)

@@ -55,7 +55,13 @@ from calculators.speed_accuracy import generalisation as gen
 #: 9.0 % / 26.4 %, 11.0 % / 31.3 %, 10.2 % / 31.5 %.
 #: With no FP8 gain promised to an FP8 recipe no run in the fit measures (Hopper held out: the FSDP family's):
 #: generation 10.0 % / 28.2 %.
-LIMITS = {"source": (0.10, 0.27), "engine": (0.12, 0.32), "generation": (0.11, 0.29)}
+#: With TensorRT-LLM v0.8-v0.9 running an FP8 mixture of experts' expert GEMMs at the 16-bit rate (its MoE plugin had
+#: no FP8 GEMM before v0.10): 9.0 % / 27.3 %, 11.1 % / 30.4 %, 10.4 % / 32.4 %.
+#: Both together: 9.0 % / 27.3 %, 11.1 % / 30.4 %, 9.9 % / 28.2 %. The source split's p90 limit is 0.28, not train2's
+#: 0.27: the Mixtral FP8 figures no longer hold the pooled expert efficiency down, so SGLang's DeepSeek-R1 rows,
+#: held out with their only source, take a higher pooled value (+28..+36 % at concurrency 32-64): a compensating
+#: error removed, the term sourced (TensorRT-LLM v0.9's MoE plugin), not a constant loosened.
+LIMITS = {"source": (0.10, 0.28), "engine": (0.12, 0.31), "generation": (0.10, 0.29)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
