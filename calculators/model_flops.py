@@ -207,7 +207,8 @@ def selective_recompute_flops(spec: ModelSpec, *, seq: int, policy: str, method:
     References:
         torchtitan ``torchtitan/distributed/activation_checkpoint.py`` (``_custom_policy``: "Saves output of
         all compute ops, except every second mm"; the layer policy checkpoints every ``ac_freq``-th block);
-        torchtitan docs/performance.md: Llama 2 13B on 64 A100s, 2,162 tokens/s per GPU without recomputation,
+        torchtitan's performance page (https://github.com/pytorch/torchtitan/blob/main/docs/performance.md): Llama 2
+        13B on 64 A100s, 2,162 tokens/s per GPU without recomputation,
         1,904 with the op policy, 1,914 with the layer policy.
     """
     policy = one_of("selective_recompute", policy, SELECTIVE_RECOMPUTES)

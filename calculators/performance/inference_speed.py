@@ -187,7 +187,6 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
                                                     attention_bytes=cache_traffic,
                                                     attention_flops=flops - empty_cache_flops,
                                                     reread_bytes=cache_bytes * rereads,
-                                                    sequences=setup.batch if setup.host_work_per_sequence else 0,
                                                     unfused_bytes=scores, expert_flops=expert_flops)))
     return works
 
@@ -240,8 +239,8 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
                                                           chunk=setup.kernels.prefill_chunk_tokens)
     work = peaks.work(bytes_read=bytes_read, flops=flops,
                       expert_bytes=expert_bytes_read(spec, dtype=setup.format, tokens=tokens),
-                      sequences=setup.batch if setup.host_work_per_sequence else 0,
-                      expert_flops=tokens * routed_expert_flops_per_token(spec), unfused_bytes=scores + dequantised_bytes(spec, form=setup.format, setup=setup, gpu=gpu,
+                      expert_flops=tokens * routed_expert_flops_per_token(spec),
+                      unfused_bytes=scores + dequantised_bytes(spec, form=setup.format, setup=setup, gpu=gpu,
                                                                tokens=tokens)
                       + activation_traffic_bytes(spec, setup=setup, gpu=gpu, tokens=tokens))
     return bytes_read, flops, work

@@ -43,9 +43,12 @@ class PassPeaks:
     host_launch_s: float = 0.0
     #: The rate of the routed experts' GEMMs where it is not ``rate_flop_per_s`` (:func:`expert_gemm_rate_flop_per_s`).
     expert_rate_flop_per_s: float | None = None
+    #: The sequences the engine's host works through one by one each step (the batch where the engine has a cost
+    #: per sequence, :attr:`~calculators.catalog.engines.Engine.host_work_per_sequence`; else 0).
+    sequences: int = 0
 
     def work(self, *, bytes_read: int, expert_bytes: int, flops: float, attention_bytes: int = 0,
-             attention_flops: float = 0.0, reread_bytes: int = 0, sequences: int = 0, unfused_bytes: int = 0,
+             attention_flops: float = 0.0, reread_bytes: int = 0, unfused_bytes: int = 0,
              expert_flops: float = 0.0) -> Work:
         bandwidth, rate, slow = self.bandwidth_bytes_per_s, self.rate_flop_per_s, self.expert_rate_flop_per_s
         compute = None if rate is None else flops / rate + (expert_flops * (1 / slow - 1 / rate) if slow else 0.0)
@@ -54,7 +57,7 @@ class PassPeaks:
                     communication_bound_s=self.communication_bound_s, layers=self.layers,
                     attention_memory_s=attention_bytes / bandwidth,
                     attention_compute_s=0.0 if rate is None else attention_flops / rate,
-                    kv_reread_s=reread_bytes / bandwidth, sequences=sequences,
+                    kv_reread_s=reread_bytes / bandwidth, sequences=self.sequences,
                     unfused_s=unfused_bytes / bandwidth, host_launch_s=self.host_launch_s)
 
 
@@ -73,4 +76,5 @@ def pass_peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, com
     return PassPeaks(bandwidth_bytes_per_s=memory_bandwidth_bytes_per_s(gpu) * n,
                   rate_flop_per_s=None if rate is None else rate * n, communication_s=comm_time,
                   communication_bound_s=comm_bound, layers=spec.num_layers,
-                  expert_rate_flop_per_s=None if slow is None or rate is None else slow * n)
+                  expert_rate_flop_per_s=None if slow is None or rate is None else slow * n,
+                  sequences=setup.batch if setup.host_work_per_sequence else 0)
