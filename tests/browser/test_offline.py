@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sitetools import LIVE_TIMEOUT_MS, SITE, RequestLog, SiteHandler, SiteServer, wait_state, widget_pages
+from sitetools import (LIVE_TIMEOUT_MS, NO_SEARCH_WORKER, SITE, RequestLog, SiteHandler, SiteServer, wait_state,
+                       widget_pages)
 
 pytestmark = pytest.mark.browser
 
@@ -26,17 +27,6 @@ pytestmark = pytest.mark.browser
 PLAIN_PAGE = "tables/"
 #: Material's header is sticky once its stylesheet applies; unstyled it is static.
 STYLED = "getComputedStyle(document.querySelector('.md-header')).position === 'sticky'"
-#: An init script: Material's search worker (``assets/javascripts/workers/search.*.js``) replaced by an empty one,
-#: counted in ``window.mlhwSearchWorkers``; every other worker is made as the page asks.
-NO_SEARCH_WORKER = """(() => {
-  const Real = window.Worker;
-  window.mlhwSearchWorkers = 0;
-  window.Worker = function (url, options) {
-    if (!String(url).includes("/workers/search.")) return new Real(url, options);
-    window.mlhwSearchWorkers += 1;
-    return new Real(URL.createObjectURL(new Blob([""], { type: "text/javascript" })));
-  };
-})();"""
 #: The site is served at the root of the test server.
 RUNTIME_CACHED = ("() => caches.match(new URL('/pyodide/pyodide.asm.wasm', location.origin).href, { ignoreSearch: true })"
                   ".then(Boolean)")
