@@ -85,10 +85,10 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
     # version's (scripts/build made it, from the same wheel, runtime, scripts and clock), else makes its own: either
     # way the two builds' snapshots come from two runs of node, so the comparison still catches one that differs.
     sites = [tmp_path_factory.mktemp("release") / name for name in ("first", "second")]
-    snapshot = {"MLHW_SNAPSHOT_EPOCH": SNAPSHOT_EPOCH}
+    reuse: list[dict[str, str]] = [{}, {"MLHW_SNAPSHOT_FROM": str(SITE)}]
     started = [_start_build(site, SITE_URL=SITE_URL, SOURCE_DATE_EPOCH=str(EPOCH), MLHW_RELEASE="1", PYTHONHASHSEED=seed,
-                            **snapshot, **({"MLHW_SNAPSHOT_FROM": str(SITE)} if site.name == "second" else {}))
-               for site, seed in zip(sites, HASH_SEEDS, strict=True)]
+                            MLHW_SNAPSHOT_EPOCH=SNAPSHOT_EPOCH, **snapshot_from)
+               for site, seed, snapshot_from in zip(sites, HASH_SEEDS, reuse, strict=True)]
     for result in [_finish(process) for process in started]:
         assert result.returncode == 0, result.stderr[-3000:]
     yield sites[0], sites[1]
