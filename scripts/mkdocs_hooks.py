@@ -35,7 +35,8 @@ Thin by design; the logic lives in :mod:`calculators.widgets`:
   which ``on_post_build`` writes to ``pyodide/snapshot-VERSION.bin.gz`` and names in the
   manifest, so that a first visit restores Python instead of starting it. Deterministic
   for a given wheel and runtime. ``MLHW_SNAPSHOT=0`` builds without it (the worker then
-  boots normally); a failure fails the build.
+  boots normally); a failure fails the build. ``MLHW_SNAPSHOT_FROM=DIR`` copies an earlier
+  build's snapshot of the same version from ``DIR`` instead of making it again.
 
 And for the generated tables (:mod:`calculators.tables`):
 
@@ -117,8 +118,13 @@ _state: dict[str, str] = {}
 #: This build's table and value functions (on_files), each computing once, for on_page_markdown.
 _tables: dict[str, TableFunction] = {}
 _values: dict[str, ValueFunction] = {}
-#: The running snapshot job: (version, process, output file, its temporary folder).
-_snapshot_job: list[tuple[str, subprocess.Popen[str], Path, tempfile.TemporaryDirectory[str]]] = []
+#: An earlier build's site folder (``MLHW_SNAPSHOT_FROM``, e.g. ``site/``) whose memory snapshot of this version, when
+#: it has one, this build copies instead of making it again: one version name means the same wheel, runtime, scripts
+#: and clock, so the same bytes (tests/scripts/test_site_build.py compares a snapshot made so with one made anew).
+SNAPSHOT_FROM = os.environ.get("MLHW_SNAPSHOT_FROM", "")
+#: The running snapshot job: (version, process, output file, its temporary folder); no process when the output file
+#: is a copy of SNAPSHOT_FROM's.
+_snapshot_job: list[tuple[str, subprocess.Popen[str] | None, Path, tempfile.TemporaryDirectory[str]]] = []
 
 
 def _wheel() -> Path:
@@ -202,15 +208,22 @@ def _start_snapshot(wheel: Path) -> None:
         return  # off, or `mkdocs serve` rebuilding the same version: reuse the job
     while _snapshot_job:
         _, process, _, folder = _snapshot_job.pop()
-        process.kill()
-        process.wait()
+        if process is not None:
+            process.kill()
+            process.wait()
         folder.cleanup()
-    node = shutil.which("node")
-    if node is None:
-        raise PluginError("node not found: it makes the Pyodide memory snapshot (scripts/setup installs it; "
-                          "MLHW_SNAPSHOT=0 builds without the snapshot)")
     folder = tempfile.TemporaryDirectory(prefix="mlhw-snapshot-")
     out = Path(folder.name) / "snapshot.bin.gz"
+    earlier = Path(SNAPSHOT_FROM) / "pyodide" / f"snapshot-{version}.bin.gz"
+    if SNAPSHOT_FROM and earlier.is_file():
+        shutil.copyfile(earlier, out)  # now: the earlier build's folder may be this build's, cleaned before pages
+        _snapshot_job.append((version, None, out, folder))
+        return
+    node = shutil.which("node")
+    if node is None:
+        folder.cleanup()
+        raise PluginError("node not found: it makes the Pyodide memory snapshot (scripts/setup installs it; "
+                          "MLHW_SNAPSHOT=0 builds without the snapshot)")
     process = subprocess.Popen([node, str(SNAPSHOT_SCRIPT), str(PYODIDE_DIR), str(wheel), str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, "SOURCE_DATE_EPOCH": snapshot_epoch()})
@@ -222,11 +235,11 @@ def _finish_snapshot(runtime: Path) -> str | None:
     if not _snapshot_job:
         return None
     version, process, out, _ = _snapshot_job[-1]
-    log = process.communicate()[0] if process.returncode is None else ""
-    if process.returncode != 0 or not out.is_file():
+    log = process.communicate()[0] if process is not None and process.returncode is None else ""
+    if (process is not None and process.returncode != 0) or not out.is_file():
         _snapshot_job.clear()
-        raise PluginError(f"scripts/make_snapshot.mjs failed (exit {process.returncode}; MLHW_SNAPSHOT=0 builds "
-                          f"without the snapshot):\n{log[-3000:]}")
+        raise PluginError(f"scripts/make_snapshot.mjs failed (exit {process and process.returncode}; MLHW_SNAPSHOT=0 "
+                          f"builds without the snapshot):\n{log[-3000:]}")
     name = f"snapshot-{version}.bin.gz"
     shutil.copyfile(out, runtime / name)
     return f"pyodide/{name}"

@@ -26,6 +26,20 @@ CHROMIUM_ARGS = [
 #: Cold start of Pyodide on a busy 2-core machine can take several seconds.
 LIVE_TIMEOUT_MS = 90_000
 
+#: An init script (``add_init_script``) for the tests that load many pages and check nothing of search: Material's
+#: search worker (``assets/javascripts/workers/search.*.js``), which reads the search index (1 MB) and builds its
+#: index on every page load, is replaced by an empty one and counted in ``window.mlhwSearchWorkers``; every other
+#: worker (the calculators' Python) is made as the page asks.
+NO_SEARCH_WORKER = """(() => {
+  const Real = window.Worker;
+  window.mlhwSearchWorkers = 0;
+  window.Worker = function (url, options) {
+    if (!String(url).includes("/workers/search.")) return new Real(url, options);
+    window.mlhwSearchWorkers += 1;
+    return new Real(URL.createObjectURL(new Blob([""], { type: "text/javascript" })));
+  };
+})();"""
+
 
 def site_built() -> bool:
     """True when scripts/build has produced the site with its Pyodide runtime and wheel."""

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from calculators.widgets.form import STATIC_STATUS
-from sitetools import LIVE_TIMEOUT_MS, SITE, RequestLog, SiteServer, wait_state, widget_pages
+from sitetools import LIVE_TIMEOUT_MS, NO_SEARCH_WORKER, SITE, RequestLog, SiteServer, wait_state, widget_pages
 
 pytestmark = pytest.mark.browser
 
@@ -46,8 +46,12 @@ def context(browser: Any) -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def one_reader(browser: Any) -> Iterator[Any]:
-    """One browser profile for the module: a reader going from page to page (caches and service worker kept)."""
+    """One browser profile for the module: a reader going from page to page (caches and service worker kept).
+
+    Its pages' search worker is empty (:data:`sitetools.NO_SEARCH_WORKER`): they check the calculators; search is
+    checked by the repeat visit below and by tests/browser/test_offline.py."""
     fresh = browser.new_context(viewport={"width": 1200, "height": 900})
+    fresh.add_init_script(NO_SEARCH_WORKER)
     yield fresh
     fresh.close()
 

@@ -9,7 +9,8 @@ The module builds the site twice (``mkdocs build --strict``, ~62 CPU-s each: ~31
 and value in ``on_files``, ~13 rendering the pages, ~22 in the five notebook kernels and the Pyodide
 snapshot; the two at once took 104 s on a quiet 2-core machine, 223 s beside other work)
 as a release (``MLHW_RELEASE=1``) with a real ``SITE_URL`` and a fixed ``SOURCE_DATE_EPOCH``
-into temporary folders, and compares them byte for byte. The two builds run under different
+into temporary folders, and compares them byte for byte (the second takes the memory snapshot of
+``site/`` when scripts/build made one of the same version: two runs of node all the same). The two builds run under different
 ``PYTHONHASHSEED`` values, so the comparison also catches any published order that follows
 ``set`` or ``dict`` iteration of strings (one process has one hash seed): every page, every
 table's CSV and JSON, ``values.json`` and every widget's built HTML
@@ -48,6 +49,9 @@ SITE_URL = "https://guide.example.org/sizing-ml-hardware/"
 HASH_SEEDS = ("1", "4242")
 #: 2026-01-02 03:04:05 UTC: any fixed time; the sitemap must carry its date, not the build's.
 EPOCH = 1767323045
+#: The memory snapshot's clock: scripts/build's (1980-01-01, no SOURCE_DATE_EPOCH), so that site/'s snapshot has the
+#: release builds' version when nothing else changed.
+SNAPSHOT_EPOCH = "315532800"
 
 pytestmark = pytest.mark.skipif(
     not list((ROOT / "build" / "wheelhouse").glob("*.whl")) or not (ROOT / "node_modules" / "pyodide").is_dir(),
@@ -77,9 +81,14 @@ def _files(site: Path) -> dict[str, Path]:
 def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     # The two builds run at once: a build waits on its notebook kernel and its snapshot process for much of
     # its time, so two take about as long as one on two cores (they write only under their own site dir).
+    # The first makes its Pyodide memory snapshot (node, ~10 CPU-s); the second takes site/'s when site/ has this
+    # version's (scripts/build made it, from the same wheel, runtime, scripts and clock), else makes its own: either
+    # way the two builds' snapshots come from two runs of node, so the comparison still catches one that differs.
     sites = [tmp_path_factory.mktemp("release") / name for name in ("first", "second")]
-    started = [_start_build(site, SITE_URL=SITE_URL, SOURCE_DATE_EPOCH=str(EPOCH), MLHW_RELEASE="1", PYTHONHASHSEED=seed)
-               for site, seed in zip(sites, HASH_SEEDS, strict=True)]
+    reuse: list[dict[str, str]] = [{}, {"MLHW_SNAPSHOT_FROM": str(SITE)}]
+    started = [_start_build(site, SITE_URL=SITE_URL, SOURCE_DATE_EPOCH=str(EPOCH), MLHW_RELEASE="1", PYTHONHASHSEED=seed,
+                            MLHW_SNAPSHOT_EPOCH=SNAPSHOT_EPOCH, **snapshot_from)
+               for site, seed, snapshot_from in zip(sites, HASH_SEEDS, reuse, strict=True)]
     for result in [_finish(process) for process in started]:
         assert result.returncode == 0, result.stderr[-3000:]
     yield sites[0], sites[1]
