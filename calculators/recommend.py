@@ -4,7 +4,7 @@ For each catalog GPU and each GPU count in :data:`GPU_COUNTS`, the workload's me
 estimated per GPU (serving: :func:`~calculators.performance.inference_speed.inference_speed`,
 whose per-GPU figure is ``total_bytes`` of
 :func:`~calculators.memory.inference.inference_memory` split evenly over tensor-parallel
-GPUs; training and fine-tuning: ``total_bytes`` of
+GPUs, the KV cache over its KV heads at most (:func:`~calculators.fit.placement.split_inference_estimate`); training and fine-tuning: ``total_bytes`` of
 :func:`~calculators.memory.training.training_memory` with ZeRO-3 sharding when the count
 is above 1). Each configuration gets the one fit verdict of :func:`calculators.fit.verdict_for`
 against the memory a process can allocate (``usable_memory_bytes``): *fits* (the total plus
@@ -328,7 +328,8 @@ def _assumptions(job: str, method: str, mfu: float | None, checkpointing: bool, 
     if setup is not None:  # serving
         return common + (
             f"fit: total_bytes of inference_memory (weights, KV cache in {kv_cache} at the full context, "
-            "activations, runtime overhead) split evenly over tensor-parallel GPUs, against the memory a process "
+            "activations, runtime overhead) split evenly over tensor-parallel GPUs, the KV cache over its KV heads "
+            "at most (an MLA latent held whole by every GPU), against the memory a process "
             "can allocate; tight configurations (inside the measured uncertainty) are listed after those that fit",
             f"speed: aggregate decode tokens/s at the full context (the slowest step), the decode_step of 'speed' "
             f"with engine {setup.engine}: roofline with bandwidth efficiency {setup.bandwidth_efficiency:.3g} and "

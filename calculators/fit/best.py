@@ -67,6 +67,8 @@ def weights_by_quality(spec: ModelSpec, gpu: GPU) -> tuple[str, ...]:
     ('auto',)
     """
     forms = tuple(form for form in WEIGHTS_BY_QUALITY if form != "fp8" or runs_natively(gpu, "fp8"))
+    if spec.quantization is None or spec.quantization.refused is not None:
+        return forms  # 16-bit, or a quantization_config this package cannot read (sized only with a stated format)
     stored = stored_format(spec)
     if stored.checkpoint is None:
         return forms

@@ -1,9 +1,12 @@
 """A job on the reader's GPUs: the per-GPU verdict for their count, and the fewest GPUs that hold it.
 
 An inference job spread over ``n`` GPUs, by tensor or by pipeline parallelism, splits its
-weights, KV cache and activations evenly; each GPU keeps its own cuBLAS workspaces and CUDA
-context, and its allocator reserve and uncertainty follow its share of the largest transient
-block (:func:`split_inference_estimate`). A training step on ``n`` data-parallel GPUs is
+weights and activations evenly, and its KV cache as far as the split of the two that shares it the
+least allows: tensor parallelism divides a cache over its KV heads only (a GPU past them keeps a copy,
+and every GPU holds an MLA latent whole: :func:`~calculators.memory.kv_cache.kv_cache_shards`), so
+the verdict holds for either split; each GPU keeps its own cuBLAS workspaces and CUDA context, and its
+allocator reserve and uncertainty follow its share of the largest transient block
+(:func:`split_inference_estimate`). A training step on ``n`` data-parallel GPUs is
 estimated per GPU by :func:`~calculators.memory.training.training_memory` itself (its ``gpus``
 and ``zero``: ZeRO-1/2/3 and FSDP shard the model states); the fewest GPUs that hold a
 training job are searched with ZeRO-3 over powers of two (:data:`TRAINING_SEARCH`). Every
@@ -58,11 +61,13 @@ SEARCH_ZERO = 3
 def split_inference_estimate(estimate: MemoryEstimate, count: int) -> MemoryEstimate:
     """One GPU's share of an inference job split evenly over ``count`` GPUs, as an estimate of its own.
 
-    Formula: every allocated component but the cuBLAS workspaces is divided by ``count``
-    (rounded up in total: ``ceil((peak - workspaces) / count) + workspaces``); each GPU keeps
-    its CUDA context and workspaces; the allocator reserve and the uncertainty are those of a
-    transient block of ``ceil(block / count)`` (an inference prefill:
-    :mod:`calculators.memory.overhead`). ``count`` 1 returns ``estimate`` unchanged.
+    Formula: every allocated component but the cuBLAS workspaces and the KV cache is divided by
+    ``count``, the KV cache by ``min(count, cache_shards)`` (tensor parallelism, the split that shares
+    it least: :func:`~calculators.memory.kv_cache.kv_cache_shards`), rounded up in total:
+    ``ceil((peak - workspaces - kv) / count) + ceil(kv / min(count, shards)) + workspaces``, and each
+    phase's peak gains the same copies; each GPU keeps its CUDA context and workspaces; the allocator
+    reserve and the uncertainty are those of a transient block of ``ceil(block / count)`` (an
+    inference prefill: :mod:`calculators.memory.overhead`). ``count`` 1 returns ``estimate`` unchanged.
 
     >>> from calculators.catalog.models import get_model
     >>> from calculators.memory.inference import inference_memory
@@ -70,6 +75,9 @@ def split_inference_estimate(estimate: MemoryEstimate, count: int) -> MemoryEsti
     >>> half = split_inference_estimate(job, 2)
     >>> half.breakdown["weights"] == job.breakdown["weights"] // 2, sum(half.breakdown.values()) == half.peak_allocated_bytes
     (True, True)
+    >>> mla = inference_memory(get_model("deepseek-v3"), context=8192, batch=8)  # one latent per token: not split
+    >>> split_inference_estimate(mla, 8).breakdown["kv_cache"] == mla.breakdown["kv_cache"]
+    True
     """
     estimate = instance_of("estimate", estimate, MemoryEstimate, ESTIMATE)
     count = positive_int("count", count, maximum=MAX_GPUS_SEARCHED)
@@ -81,23 +89,30 @@ def split_inference_estimate(estimate: MemoryEstimate, count: int) -> MemoryEsti
     reserve = 0
     if estimate.overhead.get("allocator_reserve", 0):  # zero with expandable segments
         reserve = allocator_reserve_bytes(transient_block_bytes=share, recompute=False, prefill=True)
-    allocated = -(-(estimate.peak_allocated_bytes - workspaces) // count) + workspaces
+    kv = estimate.breakdown.get("kv_cache", 0)
+    holders = min(count, estimate.cache_shards or count)
+    copies = max(0, -(-kv // holders) - -(-kv // count))  # kept beyond an even share (MLA, fewer KV heads than GPUs)
+    allocated = -(-(estimate.peak_allocated_bytes - workspaces) // count) + copies + workspaces
     overhead = {"cuda_context": context, "allocator_reserve": reserve} if estimate.overhead else {}
-    breakdown = {name: value if name == "cuda_workspaces" else value // count
+    breakdown = {name: value if name == "cuda_workspaces" else value // count + (copies if name == "kv_cache" else 0)
                  for name, value in estimate.breakdown.items()}
     if breakdown:  # the rounding left over goes to the largest component, so the parts add up to the peak
-        largest = max((name for name in breakdown if name != "cuda_workspaces"), key=lambda name: breakdown[name],
-                      default=None)
+        largest = max((name for name in breakdown if name not in ("cuda_workspaces", "kv_cache")),
+                      key=lambda name: breakdown[name], default=None)
         if largest is not None:
             breakdown[largest] += allocated - sum(breakdown.values())
-    phases = {phase: -(-(peak - workspaces) // count) + workspaces for phase, peak in estimate.phase_peaks.items()}
+    phases = {phase: -(-(peak - workspaces) // count) + workspaces + copies
+              for phase, peak in estimate.phase_peaks.items()}
     return replace(
         estimate, peak_allocated_bytes=allocated, total_bytes=allocated + context + reserve, breakdown=breakdown,
         phase_peaks=phases, overhead=overhead, transient_block_bytes=share,
         uncertainty_bytes=uncertainty_above_total(overhead, transient_block_bytes=share, prefill=True),
         assumptions=(*estimate.assumptions[:-1],
-                     f"split evenly over {count} GPUs ({INFERENCE_SPLIT}): weights, KV cache and activations "
-                     "divided; each GPU keeps its own CUDA context and cuBLAS workspaces, and its allocator reserve "
+                     f"split evenly over {count} GPUs ({INFERENCE_SPLIT}): weights and activations divided, "
+                     + ("the KV cache too" if holders == count else
+                        f"the KV cache over {holders} (tensor parallelism splits it by KV heads; an MLA latent is "
+                        "held whole by every GPU)")
+                     + "; each GPU keeps its own CUDA context and cuBLAS workspaces, and its allocator reserve "
                      "follows its share of the largest transient block", *estimate.assumptions[-1:]))
 
 

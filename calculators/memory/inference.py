@@ -60,6 +60,7 @@ from calculators.memory.kv_cache import (
     kv_cache_bytes as kv_cache_bytes,
     kv_cache_bytes_at as kv_cache_bytes_at,
     kv_cache_bytes_per_token as kv_cache_bytes_per_token,
+    _cache_shards,
     recurrent_state_bytes as recurrent_state_bytes,
     cross_attention_cache_bytes_of,
     kv_cache_bytes_of,
@@ -218,6 +219,7 @@ def _estimate(spec: ModelSpec, setup: InferenceRequest) -> MemoryEstimate:
         uncertainty_bytes=uncertainty_above_total(overhead, transient_block_bytes=block, prefill=True),
         transient_block_bytes=block,
         warnings=spec.warnings,
+        cache_shards=_cache_shards(spec),
     )
 
 

@@ -44,6 +44,31 @@ def kv_cache_bytes_per_token(spec: ModelSpec, *, kv_dtype: str | DType = "bf16")
     return int(spec.kv_cache_layers * _kv_bytes_per_token_per_layer(spec, _kv_kind(kv_dtype)))
 
 
+def kv_cache_shards(spec: ModelSpec) -> int:
+    """The most GPUs a tensor-parallel split divides the KV cache over: its KV heads (1 for an MLA latent).
+
+    Serving engines split attention by heads. With more GPUs than KV heads each GPU keeps a copy of one
+    (vLLM's ``QKVParallelLinear``: ``num_kv_head_replicas = tp_size / total_num_kv_heads`` when the tensor-parallel
+    size reaches the KV heads), and multi-head latent attention caches one latent per token that cannot be split by
+    heads, so every GPU holds all of it (SGLang's data-parallel attention guide: DeepSeek's MLA "only has one KV
+    head"; tensor parallelism on 8 GPUs duplicates the KV cache on all of them). One GPU of ``n`` in tensor
+    parallel holds ``cache / min(n, kv_cache_shards)``; a pipeline-parallel split holds ``cache / n``.
+
+    >>> from calculators.catalog.models import get_model
+    >>> kv_cache_shards(get_model("llama-3-8b")), kv_cache_shards(get_model("deepseek-v3"))
+    (8, 1)
+
+    Sources: vllm/model_executor/layers/linear.py (QKVParallelLinear); https://docs.sglang.io/docs/advanced_features/
+    dp_dpa_smg_guide ("The Problem with Tensor Parallelism for MLA Models").
+    """
+    return _cache_shards(model_spec("spec", spec))
+
+
+def _cache_shards(spec: ModelSpec) -> int:
+    """:func:`kv_cache_shards` of a checked spec."""
+    return 1 if spec.mla is not None else max(1, spec.num_kv_heads)
+
+
 def _kv_kind(kv_dtype: str | DType) -> DType:
     return DType.parse(one_of("kv_dtype", kv_dtype.value if isinstance(kv_dtype, DType) else kv_dtype, KV_DTYPES),
                        "kv_dtype")

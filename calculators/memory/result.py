@@ -41,6 +41,9 @@ class MemoryEstimate:
             ``optimizer``, ``prefill``, ``decode``).
         breakdown: bytes per component live at the peak; sums to the peak.
         phase_peaks: peak allocated bytes of each phase.
+        cache_shards: the most GPUs a tensor-parallel split divides the ``kv_cache`` over (its KV heads; 1 for a
+            multi-head latent attention cache, which every GPU holds whole:
+            :func:`~calculators.memory.kv_cache.kv_cache_shards`); 0: no limit (no KV cache).
     """
 
     parameters: int
@@ -57,6 +60,7 @@ class MemoryEstimate:
     uncertainty_bytes: int = 0
     transient_block_bytes: int = 0
     warnings: tuple[str, ...] = ()  # what the reader must see before the numbers (a Llama-style guess)
+    cache_shards: int = 0
 
     @property
     def overhead_assumption(self) -> str:

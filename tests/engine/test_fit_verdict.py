@@ -213,3 +213,23 @@ def test_training_on_the_readers_gpus_is_sharded_by_their_zero_stage() -> None:
     assert not fit_verdict(training_memory(spec, method="full", gpus=placed.fewest_fits // 2, zero=3), h100).fits
     one = training_placement(spec, h100, method="lora")
     assert (one.gpus, one.split, one.fewest_tight, one.fewest_fits) == (1, "", 1, 1)
+
+
+def test_tensor_parallelism_divides_a_kv_cache_over_its_kv_heads_only() -> None:
+    """A split that holds for tensor parallelism: attention is split by heads, so a GPU past the KV heads keeps a copy
+    of one (vLLM's QKVParallelLinear: num_kv_head_replicas = tp / num_kv_heads) and an MLA latent, one per token, is
+    held whole by every GPU (SGLang's data-parallel attention guide: DeepSeek's MLA "only has one KV head", tensor
+    parallelism on 8 GPUs duplicates the KV cache)."""
+    from calculators.fit.placement import split_inference_estimate
+    from calculators.memory.inference import inference_memory
+
+    deepseek = inference_memory(get_model("deepseek-v3"), context=32768, batch=16)
+    kv = deepseek.breakdown["kv_cache"]
+    assert kv == 16 * 32768 * 61 * (512 + 64) * 2  # batch x tokens x layers x (kv_lora_rank + rope dim) x bf16
+    eight = split_inference_estimate(deepseek, 8)
+    assert eight.breakdown["kv_cache"] == kv  # every GPU holds the whole latent cache
+    assert eight.peak_allocated_bytes >= -(-(deepseek.peak_allocated_bytes - kv) // 8) + kv
+    llama = inference_memory(get_model("llama-3.1-70b"), context=8192, batch=8)  # 8 KV heads
+    kv = llama.breakdown["kv_cache"]
+    assert split_inference_estimate(llama, 4).breakdown["kv_cache"] == kv // 4  # 2 heads each: an even share
+    assert split_inference_estimate(llama, 16).breakdown["kv_cache"] == -(-kv // 8)  # one head each, copied twice
