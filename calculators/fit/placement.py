@@ -61,10 +61,10 @@ SEARCH_ZERO = 3
 def split_inference_estimate(estimate: MemoryEstimate, count: int) -> MemoryEstimate:
     """One GPU's share of an inference job split evenly over ``count`` GPUs, as an estimate of its own.
 
-    Formula: every allocated component but the cuBLAS workspaces and the KV cache is divided by
-    ``count``, the KV cache by ``min(count, cache_shards)`` (tensor parallelism, the split that shares
-    it least: :func:`~calculators.memory.kv_cache.kv_cache_shards`), rounded up in total:
-    ``ceil((peak - workspaces - kv) / count) + ceil(kv / min(count, shards)) + workspaces``, and each
+    Formula: every allocated component but the cuBLAS workspaces is divided by ``count``, and the KV
+    cache keeps what tensor parallelism, the split that shares it least, cannot divide
+    (:func:`~calculators.memory.kv_cache.kv_cache_shards`): ``copies = ceil(kv / min(count, shards)) -
+    ceil(kv / count)``, so ``ceil((peak - workspaces) / count) + copies + workspaces`` in total, and each
     phase's peak gains the same copies; each GPU keeps its CUDA context and workspaces; the allocator
     reserve and the uncertainty are those of a transient block of ``ceil(block / count)`` (an
     inference prefill: :mod:`calculators.memory.overhead`). ``count`` 1 returns ``estimate`` unchanged.
