@@ -283,12 +283,12 @@ def stored_weights_note(spec: ModelSpec, quant: CheckpointQuantization, *, high_
 
     >>> from calculators.catalog.models import get_model
     >>> print(stored_weights_note(get_model("gpt-oss-20b"), get_model("gpt-oss-20b").quantization))
-    weights as the checkpoint stores them (its quantization_config): MXFP4 experts (32 E2M1 values + one E8M0 scale), bf16 elsewhere; set the weights format (--weights) to override
+    weights as the checkpoint stores them (its quantization_config): MXFP4 experts (32 E2M1 values + one E8M0 scale), bf16 elsewhere; set a weights format to override
     """
     parts = checkpoint_bytes(spec, quant, high_precision)
     kinds = [_KIND_WORDS[kind] for kind in parts.kinds]
     what = kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " and " + kinds[-1] if kinds else "no module"
     detail = quant.detail.removeprefix("experts ").strip()
     return (f"{STORED_NOTE_START} (its quantization_config): {quant.label} {what}"
-            f"{' ' + detail if detail else ''}, {high_precision.value} elsewhere; set the weights format (--weights) "
+            f"{' ' + detail if detail else ''}, {high_precision.value} elsewhere; set a weights format "
             "to override")

@@ -39,7 +39,7 @@ def checkpoint_quantization(config: Any, *, model_type: str = "") -> CheckpointQ
     >>> checkpoint_quantization({"quant_method": "hqq"}).check_readable()
     Traceback (most recent call last):
     ...
-    calculators.errors.ConfigError: config.quantization_config.quant_method: got 'hqq'; expected one of mxfp4, fp8, awq, gptq, bitsandbytes, compressed-tensors, modelopt (other methods are not modelled); to size this checkpoint anyway, choose a weights format (--weights) instead of auto
+    calculators.errors.ConfigError: config.quantization_config.quant_method: got 'hqq'; expected one of mxfp4, fp8, awq, gptq, bitsandbytes, compressed-tensors, modelopt (other methods are not modelled); to size this checkpoint anyway, choose a weights format instead of auto
     """
     if config is None:
         return None

@@ -167,7 +167,7 @@ class CheckpointQuantization:
         if self.refused is not None:
             key, value, accepted = self.refused
             raise ConfigError(key, value, f"{accepted}; to size this checkpoint anyway, choose a weights format "
-                              "(--weights) instead of auto")
+                              "instead of auto")
 
     @property
     def family(self) -> DType:
