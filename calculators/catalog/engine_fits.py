@@ -246,7 +246,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.69, (
+        'compute:16-bit': (0.702, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -495,7 +495,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'moe_expert_efficiency': (0.803, (
+        'moe_expert_efficiency': (0.824, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -533,7 +533,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (7.72e-05, (
+        'step_overhead_s_per_layer': (7.71e-05, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -632,7 +632,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         'request_overhead_s': (0.0206, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'kv_reread_cost': (0.485, (
+        'kv_reread_cost': (0.487, (
             'trt-h200-llama-2-70b-b32-tp1-2048-128',
             'trt-h200-llama-2-70b-b512-tp1-128-128',
             'trt-h200-llama-2-70b-b512-tp2-128-2048',
@@ -645,7 +645,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
             'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
         )),
-        'sequence_overhead_s': (5.63e-05, (
+        'sequence_overhead_s': (5.65e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -732,7 +732,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.866, (
+        'bandwidth_efficiency': (0.865, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -771,7 +771,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.69, (
+        'compute:16-bit': (0.692, (
             'xd-l3-8b-fp16-rtx-3090-pp4096',
             'xd-l3-8b-fp16-rtx-3090-pp512',
             'xd-l3-8b-fp16-rtx-4090-pp4096',
@@ -786,7 +786,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (6.93e-05, (
+        'step_overhead_s_per_layer': (6.92e-05, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -827,7 +827,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'mlx': {
-        'bandwidth_efficiency': (0.938, (
+        'bandwidth_efficiency': (0.937, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -840,7 +840,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-tg128',
             'mlx-m4max-qwen3-4b-mlx-q8-tg128',
         )),
-        'compute:16-bit': (0.79, (
+        'compute:16-bit': (0.793, (
             'mlx-m4max-qwen3-4b-bf16-pp2048',
         )),
         'compute:weight-only': (0.687, (
@@ -855,7 +855,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-pp2048',
             'mlx-m4max-qwen3-4b-mlx-q8-pp2048',
         )),
-        'moe_expert_efficiency': (0.721, (
+        'moe_expert_efficiency': (0.729, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-pp2048',
@@ -865,7 +865,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q8-tg128',
         )),
-        'step_overhead_s_per_layer': (7.46e-05, (
+        'step_overhead_s_per_layer': (7.48e-05, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -880,7 +880,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'sglang': {
-        'bandwidth_efficiency': (0.726, (
+        'bandwidth_efficiency': (0.745, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -890,7 +890,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'compute:fp8': (0.458, (
+        'compute:fp8': (0.459, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -900,7 +900,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'moe_expert_efficiency': (0.77, (
+        'moe_expert_efficiency': (0.796, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -910,7 +910,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'step_overhead_s_per_layer': (7.04e-05, (
+        'step_overhead_s_per_layer': (7.38e-05, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -1221,7 +1221,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'transformers': {
-        'bandwidth_efficiency': (0.923, (
+        'bandwidth_efficiency': (0.92, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -1239,7 +1239,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
-        'compute:16-bit': (0.771, (
+        'compute:16-bit': (0.773, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -1253,7 +1253,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b8-prefill512',
         )),
-        'compute:weight-only': (0.669, (
+        'compute:weight-only': (0.67, (
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b16-prefill512',
@@ -1284,7 +1284,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'vllm': {
-        'bandwidth_efficiency': (0.906, (
+        'bandwidth_efficiency': (0.904, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1372,7 +1372,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.602, (
+        'compute:16-bit': (0.609, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -1460,11 +1460,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
         )),
-        'moe_expert_efficiency': (0.863, (
+        'moe_expert_efficiency': (0.868, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (7.69e-05, (
+        'step_overhead_s_per_layer': (7.68e-05, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1555,7 +1555,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         'request_overhead_s': (0.0212, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'sequence_overhead_s': (6.78e-05, (
+        'sequence_overhead_s': (6.79e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',

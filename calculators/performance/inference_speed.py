@@ -51,6 +51,7 @@ from calculators.dtype_support import compute_capability, serving_notes
 from calculators.errors import InputError
 from calculators.fit import share_verdict
 from calculators.inputs.gpu import resolve_gpu
+from calculators.memory.kv_cache import kv_cache_shards
 from calculators.memory.checkpoint_weights import stored_weights_note
 from calculators.memory.inference import (
     MAX_CONTEXT,
@@ -161,6 +162,8 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     the all-reduces, the peaks) is computed once for all the steps.
     """
     rereads, copies = repeated_kv_traffic(spec, setup)
+    # Tensor parallelism splits the cache by KV heads: past them each GPU reads a copy (an MLA latent: all of it).
+    replicas = -(-setup.gpus // min(setup.gpus, kv_cache_shards(spec)))
     weights = weight_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
     experts = expert_bytes_read(spec, dtype=setup.format, tokens=setup.batch)
     empty_cache_flops = setup.batch * decode_flops_per_token(spec, context=0)
@@ -178,7 +181,7 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     peaks = replace(peaks, host_launch_s=launches)
     for context, cache_bytes, per_token in zip(contexts, caches, decode_flops_per_token_at(spec, contexts=contexts),
                                                strict=True):
-        cache_traffic = cache_bytes * (1 + copies) + state_traffic
+        cache_traffic = cache_bytes * replicas * (1 + copies) + state_traffic
         bytes_read = weights + cache_traffic
         flops = setup.batch * per_token
         scores = (per_score * decode_score_elements(spec, batch=setup.batch, context=context)

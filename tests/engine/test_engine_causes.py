@@ -194,3 +194,19 @@ def test_an_fp8_recipe_no_run_measures_is_promised_no_fp8_gain() -> None:
     megatron = predicted_utilisation(h100, fp8=True, framework="megatron", linear_share=0.8, fit=fit) * fp8_rate
     assert fsdp == pytest.approx(bf16) and megatron > 1.5 * bf16  # Amdahl: 1 / (0.8 / 2 + 0.2) = 1.67
     assert DEFAULT_FIT.fp8["pytorch"] < 1  # with its runs in the fit, the fitted recipe factor
+
+
+def test_a_tensor_parallel_decode_reads_the_cache_each_gpu_holds() -> None:
+    """Tensor parallelism splits attention by heads: each of 8 GPUs reads DeepSeek-V3's whole MLA latent cache (one
+    latent per token, SGLang's data-parallel attention guide), so 8 GPUs read 8 times the cache one GPU reads; Llama
+    3.1 70B's 8 KV heads give each of 8 GPUs one head, so together they read the cache once."""
+    from calculators.performance.inference_speed import decode_works
+    from calculators.performance.speed_setup import SpeedSetup
+
+    def cache_read(model: str, weights: str, gpus: int) -> int:
+        setup = SpeedSetup.of(weights=weights, gpus=gpus, batch=4)
+        (short, _, _), (long, _, _) = decode_works(get_model(model), get_gpu("h200"), setup, contexts=[1, 4097])
+        return long - short  # the weights cancel: what 4,096 more cached tokens add to a step
+
+    assert cache_read("deepseek-v3", "fp8", 8) == 8 * cache_read("deepseek-v3", "fp8", 1)
+    assert cache_read("llama-3.1-70b", "bf16", 8) == cache_read("llama-3.1-70b", "bf16", 1)

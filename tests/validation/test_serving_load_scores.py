@@ -19,7 +19,9 @@ from calculators.speed_accuracy.serving import error_summary, scored_serving
 #: mixture of experts' expert GEMMs at the 16-bit rate (its MoE plugin had no FP8 GEMM): Mixtral's FP8 rows no longer
 #: hold the pooled expert efficiency down, and SGLang's DeepSeek-R1 runs, whose only source is held out here, take
 #: the higher pooled value (+28..+36 % at concurrency 32-64): a compensating error removed; the limits follow, once.
-LIMITS = (0.09, 0.26)
+#: 8.5 % / 18.6 % once a tensor-parallel decode step reads the KV cache each GPU holds (DeepSeek-R1's MLA latent
+#: whole on each of 8 GPUs, SGLang's data-parallel attention guide).
+LIMITS = (0.09, 0.19)
 
 
 def test_serving_load_does_not_regress_on_runs_at_a_stated_concurrency() -> None:

@@ -61,7 +61,9 @@ from calculators.speed_accuracy import generalisation as gen
 #: 0.27: the Mixtral FP8 figures no longer hold the pooled expert efficiency down, so SGLang's DeepSeek-R1 rows,
 #: held out with their only source, take a higher pooled value (+28..+36 % at concurrency 32-64): a compensating
 #: error removed, the term sourced (TensorRT-LLM v0.9's MoE plugin), not a constant loosened.
-LIMITS = {"source": (0.10, 0.28), "engine": (0.12, 0.31), "generation": (0.10, 0.29)}
+#: With a tensor-parallel decode step reading the KV cache each GPU holds (past the KV heads a copy per GPU; an MLA
+#: latent whole on every GPU, as the memory split holds it): 9.0 % / 27.2 %, 11.7 % / 29.7 %, 9.9 % / 27.6 %.
+LIMITS = {"source": (0.10, 0.28), "engine": (0.12, 0.30), "generation": (0.10, 0.28)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
