@@ -81,10 +81,10 @@ def signed_percent(fraction: float) -> str:
     """A signed fraction as a whole percentage (an error: ``+12 %`` over, ``-50 %`` under); one that rounds
     to zero prints unsigned.
 
-    >>> signed_percent(0.12), signed_percent(-0.5), signed_percent(-0.004)
-    ('+12 %', '-50 %', '0 %')
+    >>> signed_percent(0.12), signed_percent(-0.5), signed_percent(-0.004), signed_percent(150.0)
+    ('+12 %', '-50 %', '0 %', '+15,000 %')
     """
-    return "0 %" if round(fraction * 100) == 0 else f"{fraction * 100:+.0f} %"
+    return "0 %" if round(fraction * 100) == 0 else f"{fraction * 100:+,.0f} %"
 
 
 def signed_error(fraction: float, digits: int = 2) -> str:
@@ -105,5 +105,6 @@ def number(value: float, digits: int = 0, *, grouped: bool = True) -> str:
 
 
 def percent(fraction: float, digits: int = 0) -> str:
-    """A fraction as a percentage with ``digits`` decimals: ``percent(0.25)`` is ``'25 %'``."""
-    return f"{100 * fraction:.{digits}f} %"
+    """A fraction as a percentage with ``digits`` decimals, thousands grouped: ``percent(0.25)`` is ``'25 %'``,
+    ``percent(150.0)`` is ``'15,000 %'``."""
+    return f"{100 * fraction:,.{digits}f} %"

@@ -18,6 +18,7 @@ from collections import Counter
 from calculators import speed_accuracy
 from calculators.catalog.engines import COMPUTE_KEYS, POOLED, Fitted, all_engines
 from calculators.columns import Column, decimal_column
+from calculators.units import percent, signed_percent
 from calculators.memory.weight_formats import FORMAT_IDS, weight_format
 from calculators.speed_accuracy.data import CATEGORY_TITLES, load_figures
 from calculators.tables import Table, TableFunction, declared_tables, table
@@ -30,16 +31,8 @@ NAIVE = ("naive roofline: the generic engine, 0.8 of peak bandwidth, 0.6 of the 
          "(the speed model before engines were inputs)")
 
 
-def _pct(value: float) -> str:
-    return f"{value * 100:,.0f} %"
-
-
-def _error(value: float) -> str:
-    return "0 %" if round(value * 100) == 0 else f"{value * 100:+,.0f} %"  # never "-0 %"
-
-
 def _pct_columns(*names: str) -> tuple[Column, ...]:
-    return tuple(Column(name, _pct, "r") for name in names)
+    return tuple(Column(name, percent, "r") for name in names)
 
 
 def _meets(item: dict[str, float]) -> str:
@@ -59,8 +52,8 @@ def speed_accuracy_summary_table() -> Table:
     return Table.of(
         caption=("How far the speed model is from published measurements, per category: the engine-aware model "
                  "cross-validated, and the naive roofline. Target (issue 14) for a category with ten or more "
-                 f"figures: median |error| <= {_pct(speed_accuracy.TARGET_MEDIAN)} and 90th percentile <= "
-                 f"{_pct(speed_accuracy.TARGET_P90)}."),
+                 f"figures: median |error| <= {percent(speed_accuracy.TARGET_MEDIAN)} and 90th percentile <= "
+                 f"{percent(speed_accuracy.TARGET_P90)}."),
         columns=(Column("category"), Column("figures", align="r"),
                  *_pct_columns("median |error|", "90th pct", "worst", "naive median", "naive 90th pct", "naive worst"),
                  Column("meets target")),
@@ -122,7 +115,7 @@ def speed_accuracy_figures_table() -> Table:
                  f"and stated settings are in {DATASET}/<category>.jsonl."),
         columns=(Column("category"), Column("figure"), Column("source"), Column("engine"),
                  *(Column(name, "{:,.4g}".format, "r") for name in ("measured", "estimated", "naive")), Column("unit"),
-                 Column("error", _error, "r"), Column("naive error", _error, "r")),
+                 Column("error", signed_percent, "r"), Column("naive error", signed_percent, "r")),
         rows=rows, assumptions=(METHOD, NAIVE))
 
 

@@ -15,6 +15,7 @@ from calculators.speed_accuracy import MIN_RECORDS
 from calculators.speed_accuracy import generalisation as gen
 from calculators.speed_accuracy.data import CATEGORY_TITLES
 from calculators.columns import Column
+from calculators.units import percent
 from calculators.tables import Table, TableFunction, declared_tables, table
 
 METHOD = ("each figure estimated through the public API with every fitted constant (engine efficiencies and fixed "
@@ -22,10 +23,6 @@ METHOD = ("each figure estimated through the public API with every fitted consta
           "held-out group: its source document, its engine (inference engine, training software, link kind) or its "
           "hardware generation (calculators.catalog.generations); errors on the speed axis, positive over-promises "
           "(calculators.speed_accuracy.generalisation)")
-
-
-def _pct(value: float) -> str:
-    return f"{value * 100:,.0f} %"
 
 
 def _meets(value: bool | None) -> str:
@@ -45,10 +42,10 @@ def speed_generalisation_table() -> Table:
         caption=("How the speed model generalises: every published figure estimated with its own source, its engine, "
                  "or its hardware generation held out of every fit, per category and for all figures together. Target "
                  f"(issue 28) in each split, for all figures and for every category with {MIN_RECORDS} or more "
-                 f"figures: median |error| <= {_pct(gen.TARGET_MEDIAN)} and 90th percentile <= "
-                 f"{_pct(gen.TARGET_P90)}."),
+                 f"figures: median |error| <= {percent(gen.TARGET_MEDIAN)} and 90th percentile <= "
+                 f"{percent(gen.TARGET_P90)}."),
         columns=(Column("split"), Column("category"), Column("figures", align="r"),
-                 *(Column(name, _pct, "r") for name in ("median |error|", "90th pct", "worst")),
+                 *(Column(name, percent, "r") for name in ("median |error|", "90th pct", "worst")),
                  Column("meets target")),
         rows=rows, assumptions=(METHOD,))
 
@@ -67,7 +64,7 @@ def speed_generalisation_groups_table() -> Table:
                  "constants of the others (an engine the pooled fit, a GPU generation the other generations' "
                  "utilisation): its error is what a user of an engine or GPU the project has no measurement of gets."),
         columns=(Column("split"), Column("held out"), Column("category"), Column("figures", align="r"),
-                 *(Column(name, _pct, "r") for name in ("median |error|", "90th pct", "worst"))),
+                 *(Column(name, percent, "r") for name in ("median |error|", "90th pct", "worst"))),
         rows=rows, assumptions=(METHOD,))
 
 
@@ -85,7 +82,7 @@ def speed_held_out_table() -> Table:
                  "with what the calculators answer. Issue 28's line for figures the project does not hold: median "
                  "|error| <= 15 % and 90th percentile <= 35 %."),
         columns=(Column("category"), Column("figures", align="r"),
-                 *(Column(name, _pct, "r") for name in ("median |error|", "90th pct", "worst"))),
+                 *(Column(name, percent, "r") for name in ("median |error|", "90th pct", "worst"))),
         rows=rows, assumptions=(
             "the catalog's engine at the figure's version, the catalog's training utilisation fit and the link "
             "efficiencies fitted on every fitted all-reduce, none of them fitted on these figures; errors on the "
