@@ -22,6 +22,7 @@ from typing import Any
 
 from calculators.speed_accuracy import inference, training
 from calculators.speed_accuracy.errors import TIME_UNITS as TIME_UNITS
+from calculators.speed_accuracy.errors import error_summary
 from calculators.speed_accuracy.errors import percentile as percentile
 from calculators.speed_accuracy.errors import speed_error as speed_error
 
@@ -85,10 +86,7 @@ def summary(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         by_category.setdefault(str(row["category"]), []).append(row)
     result = []
     for category, items in by_category.items():
-        model = [abs(_error(r, "error")) for r in items]
-        naive = [abs(_error(r, "naive_error")) for r in items]
-        result.append({"category": category, "n": len(items),
-                       "median": round(percentile(model, 0.5), 4), "p90": round(percentile(model, 0.9), 4),
-                       "worst": round(max(model), 4), "naive_median": round(percentile(naive, 0.5), 4),
-                       "naive_p90": round(percentile(naive, 0.9), 4), "naive_worst": round(max(naive), 4)})
+        naive = error_summary(_error(r, "naive_error") for r in items)
+        result.append({"category": category, **error_summary(_error(r, "error") for r in items),
+                       **{f"naive_{name}": naive[name] for name in ("median", "p90", "worst")}})
     return result

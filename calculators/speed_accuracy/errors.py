@@ -39,3 +39,15 @@ def percentile(values: Iterable[float], fraction: float) -> float:
         return 0.0
     rank = max(1, math.ceil(fraction * len(ordered)))
     return ordered[rank - 1]
+
+
+def error_summary(errors: Iterable[float]) -> dict[str, float]:
+    """``n``, ``median``, ``p90`` and ``worst`` of the absolute ``errors`` (nearest rank, rounded to 4 decimals):
+    the one summary every accuracy table and ratchet reads.
+
+    >>> error_summary([0.1, -0.3, 0.05])
+    {'n': 3, 'median': 0.1, 'p90': 0.3, 'worst': 0.3}
+    """
+    values = [abs(float(error)) for error in errors]
+    return {"n": len(values), "median": round(percentile(values, 0.5), 4), "p90": round(percentile(values, 0.9), 4),
+            "worst": round(max(values, default=0.0), 4)}

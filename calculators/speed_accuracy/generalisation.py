@@ -40,7 +40,7 @@ from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwid
 from calculators.performance.utilisation import UtilisationFit, fit_utilisation
 from calculators.speed_accuracy import training
 from calculators.speed_accuracy.data import load_figures, scored
-from calculators.speed_accuracy.errors import percentile, speed_error
+from calculators.speed_accuracy.errors import error_summary, speed_error
 from calculators.speed_accuracy.inference import held_out_fits
 from calculators.speed_accuracy.predict import catalog_engine, estimate_and_error, prepare
 
@@ -173,12 +173,6 @@ def scored_rows(split: str) -> list[dict[str, Any]]:
     return [dict(row) for row in (*_inference_rows(split), *_training_rows(split))]
 
 
-def _stats(errors: list[float]) -> dict[str, float]:
-    values = [abs(e) for e in errors]
-    return {"n": len(values), "median": round(percentile(values, 0.5), 4), "p90": round(percentile(values, 0.9), 4),
-            "worst": round(max(values, default=0.0), 4)}
-
-
 def meets_target(stats: Mapping[str, float], *, min_records: int = 10) -> bool | None:
     """True or False against issue 28's targets; ``None`` for fewer than ``min_records`` figures (no target).
 
@@ -200,7 +194,7 @@ def summary_by_split(splits: tuple[str, ...] = SPLITS) -> list[dict[str, Any]]:
         for row in rows:
             by_category.setdefault(str(row["category"]), []).append(float(row["error"]))
         for category, errors in by_category.items():
-            stats = _stats(errors)
+            stats = error_summary(errors)
             result.append({"split": split, "category": category, **stats, "meets": meets_target(stats)})
     return result
 
@@ -210,7 +204,7 @@ def by_group(split: str) -> list[dict[str, Any]]:
     keyed: dict[tuple[str, str], list[float]] = {}
     for row in scored_rows(split):
         keyed.setdefault((str(row["category"]), str(row["group"])), []).append(float(row["error"]))
-    return [{"category": category, "group": group, **_stats(errors)}
+    return [{"category": category, "group": group, **error_summary(errors)}
             for (category, group), errors in sorted(keyed.items())]
 
 

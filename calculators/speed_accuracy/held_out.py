@@ -27,7 +27,7 @@ from typing import Any
 
 from calculators.speed_accuracy import training
 from calculators.speed_accuracy.data import DEFAULT_DIRECTORY, load_figures, scored
-from calculators.speed_accuracy.errors import percentile, speed_error
+from calculators.speed_accuracy.errors import error_summary, speed_error
 
 #: Where the held-out figures live (one file per category, as the fitted ones).
 HELD_OUT_DIRECTORY = DEFAULT_DIRECTORY / "held_out"
@@ -78,6 +78,4 @@ def summary(rows: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[dic
     groups: dict[str, list[float]] = {OVERALL: [abs(float(row["error"])) for row in rows]}
     for row in sorted(rows, key=lambda row: str(row["category"])):
         groups.setdefault(str(row["category"]), []).append(abs(float(row["error"])))
-    return [{"category": name, "n": len(errors), "median": percentile(errors, 0.5),
-             "p90": percentile(errors, 0.9), "worst": max(errors, default=0.0)}
-            for name, errors in groups.items()]
+    return [{"category": name, **error_summary(errors)} for name, errors in groups.items()]

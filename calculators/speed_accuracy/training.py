@@ -47,7 +47,7 @@ from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwid
 from calculators.performance.goodput import run_goodput
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
 from calculators.performance.utilisation import Features, UtilisationFit, fit_utilisation, gpu_family
-from calculators.speed_accuracy.errors import TIME_UNITS, percentile, speed_error
+from calculators.speed_accuracy.errors import TIME_UNITS, error_summary, speed_error
 from calculators.speed_accuracy.pending import pending_reason
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "published_speed"
@@ -277,10 +277,8 @@ def error_statistics(rows: list[dict[str, Any]], *, key: str = "estimated") -> d
     """
     out: dict[str, dict[str, float]] = {}
     for category in sorted({r["category"] for r in rows}):
-        errors = [abs(speed_error(measured=r["measured"], estimated=r[key], unit=r["unit"]))
-                  for r in rows if r["category"] == category]
-        out[category] = {"n": float(len(errors)), "median": percentile(errors, 0.5), "p90": percentile(errors, 0.9),
-                         "worst": max(errors)}
+        out[category] = error_summary(speed_error(measured=r["measured"], estimated=r[key], unit=r["unit"])
+                                      for r in rows if r["category"] == category)
     return out
 
 
