@@ -60,7 +60,11 @@ MoE plugin, whose grouped GEMM takes 16-bit (or FP32) activations only, with wei
 int8/int4, and on Hopper dispatches the Ampere (SM80) kernels (:data:`TENSORRT_LLM_MOE_GEMM_SOURCE`); FP8 for Mixtral
 came in v0.10 (:data:`TENSORRT_LLM_FP8_MOE_FROM`). An "FP8" build of a mixture of experts therefore ran its expert
 GEMMs at the GPU's 16-bit rate, their weights read at the bytes stored (8 bits: NVIDIA's H100 first token of Mixtral
-8x7B at 128 tokens, 13.4 ms, is below the 13.9 ms that reading 16-bit weights at the peak bandwidth takes).
+8x7B at 128 tokens, 13.4 ms, is below the 13.9 ms that reading 16-bit weights at the peak bandwidth takes). And on
+Hopper those are Ampere kernels: the same source's dispatcher sends compute capability 9.0 to the ``cutlass::arch::Sm80``
+kernels, which multiply with the warp-level ``mma.sync`` instruction, not Hopper's warpgroup ``wgmma``; ``mma.sync``
+reaches about two thirds of Hopper's tensor-core peak (:data:`MMA_SYNC_ON_HOPPER_SOURCE`), so the expert GEMMs run at
+:data:`MMA_SYNC_HOPPER_FRACTION` of the 16-bit rate there (on Ampere and Ada the Sm80 kernels are the native ones).
 
 >>> LLAMA_CPP_MMQ_MAX_BATCH, LLAMA_BENCH_UBATCH_TOKENS, UNFUSED_ATTENTION_SCORE_BYTES
 (32, 512, 24)
@@ -162,3 +166,16 @@ TENSORRT_LLM_MOE_GEMM_SOURCE = Source(
     "cutlass_kernels/moe_gemm/moe_gemm_kernels_template.h", "2026-11-29", kind="spec")
 #: The first TensorRT-LLM release whose MoE layer runs FP8 GEMMs (release notes 0.10.0).
 TENSORRT_LLM_FP8_MOE_FROM = (0, 10)
+
+#: Hopper's tensor cores reach their peak only through the warpgroup ``wgmma`` instruction; Ampere's ``mma.sync``, which
+#: the Sm80 kernels issue, reaches about two thirds of it.
+MMA_SYNC_ON_HOPPER_SOURCE = Source(
+    "J. Shah, G. Bikshandi, Y. Zhang, V. Thakkar, P. Ramani, T. Dao, 'FlashAttention-3: Fast and Accurate Attention "
+    "with Asynchrony and Low-precision' (arXiv:2407.08608, 2024), section 2.2: the Hopper WGMMA instruction is needed "
+    "to reach the maximum throughput of H100's tensor cores; the older mma.sync instruction reaches only about 2/3 of "
+    "that peak",
+    "https://arxiv.org/abs/2407.08608", "2026-11-29", kind="measured")
+#: The fraction of a Hopper GPU's dense tensor rate that ``mma.sync`` (Ampere, Sm80) GEMM kernels reach there.
+MMA_SYNC_HOPPER_FRACTION = 2.0 / 3.0
+#: The compute capability (major) whose tensor cores need ``wgmma`` for their peak: Hopper.
+WGMMA_MAJOR = 9

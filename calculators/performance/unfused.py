@@ -19,7 +19,8 @@ pass (:func:`calculators.performance.roofline.step_times`, ``unfused``):
 And the GEMM rate: an engine whose 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS calls) runs at the GPU's
 FP16-accumulate rate where the GPU has a faster one (GeForce: twice the FP32-accumulate rate); an engine with no FP8
 grouped GEMM for a mixture of experts (``moe_gemm_16bit``: TensorRT-LLM before v0.10) runs the routed experts' FLOPs
-of an FP8 model at the GPU's 16-bit rate (:func:`expert_gemm_rate_flop_per_s`, :func:`routed_expert_flops_per_token`).
+of an FP8 model at the GPU's 16-bit rate, and on Hopper at two thirds of it (its Ampere kernels' ``mma.sync``:
+:func:`expert_gemm_rate_flop_per_s`, :func:`routed_expert_flops_per_token`).
 
 >>> from calculators.catalog.models import get_model
 >>> spec = get_model("llama-3-8b")  # 32 layers, 32 query heads
@@ -33,9 +34,12 @@ from calculators.catalog.engine_kernels import (
     LLAMA_CPP_CUBLAS_CONVERSION_BYTES,
     LLAMA_CPP_CUBLAS_SCORE_CONVERSION_BYTES,
     LLAMA_CPP_MMQ_MAX_BATCH,
+    MMA_SYNC_HOPPER_FRACTION,
     REPEAT_KV_ACTIVATION_BYTES,
+    WGMMA_MAJOR,
 )
 from calculators.catalog.gpus import GPU
+from calculators.dtype_support import compute_capability
 from calculators.dtypes import DType
 from calculators.memory.weight_formats import WeightFormat
 from calculators.model import ModelSpec
@@ -193,16 +197,25 @@ def expert_gemm_rate_flop_per_s(gpu: GPU, *, dtype: DType, setup: SpeedSetup, to
     """The rate a pass's routed-expert GEMMs run at where it differs from :func:`gemm_rate_flop_per_s`, else ``None``.
 
     An engine whose MoE layer has no FP8 GEMM (``moe_gemm_16bit``, :data:`calculators.catalog.engine_kernels.
-    TENSORRT_LLM_MOE_GEMM_SOURCE`) runs an FP8 model's experts with 16-bit activations: the 16-bit rate.
+    TENSORRT_LLM_MOE_GEMM_SOURCE`) runs an FP8 model's experts with 16-bit activations: the 16-bit rate. Its grouped
+    GEMMs are Ampere (Sm80, ``mma.sync``) kernels, dispatched as such on Hopper too, where they reach
+    :data:`~calculators.catalog.engine_kernels.MMA_SYNC_HOPPER_FRACTION` of the tensor rate
+    (:data:`~calculators.catalog.engine_kernels.MMA_SYNC_ON_HOPPER_SOURCE`), whatever the weights' format.
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> old = SpeedSetup.of(engine="tensorrt-llm-0.9", weights="fp8")
-    >>> expert_gemm_rate_flop_per_s(get_gpu("h100-sxm"), dtype=DType.FP8, setup=old, tokens=2048) / 1e12
-    989.4
+    >>> round(expert_gemm_rate_flop_per_s(get_gpu("h100-sxm"), dtype=DType.FP8, setup=old, tokens=2048) / 1e12, 1)
+    659.6
+    >>> expert_gemm_rate_flop_per_s(get_gpu("l40s"), dtype=DType.FP8, setup=old, tokens=2048) / 1e12
+    362.05
     >>> expert_gemm_rate_flop_per_s(get_gpu("h100-sxm"), dtype=DType.FP8, tokens=2048,
     ...                             setup=SpeedSetup.of(engine="tensorrt-llm", weights="fp8")) is None
     True
     """
-    if not (setup.kernels.moe_gemm_16bit and dtype is DType.FP8):
+    if not setup.kernels.moe_gemm_16bit:
         return None
-    return gemm_rate_flop_per_s(gpu, dtype=DType.BF16, setup=setup, tokens=tokens)
+    hopper = gpu.vendor == "NVIDIA" and (compute_capability(gpu) or (0, 0))[0] == WGMMA_MAJOR
+    if dtype is not DType.FP8 and not hopper:
+        return None
+    rate = gemm_rate_flop_per_s(gpu, dtype=DType.BF16, setup=setup, tokens=tokens)
+    return None if rate is None else rate * (MMA_SYNC_HOPPER_FRACTION if hopper else 1.0)
