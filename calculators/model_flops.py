@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from calculators.errors import InputError
+from calculators.catalog.sources import Source
 from calculators.memory.lora import lora_parameters
 from calculators.memory.training_inputs import DEFAULT_LORA_TARGETS, MAX_SEQ, METHODS
 from calculators.model import ModelSpec
@@ -224,3 +225,77 @@ def selective_recompute_flops(spec: ModelSpec, *, seq: int, policy: str, method:
     share = (layers // 2) / layers
     blocks = matmul_parameters(spec) - lm_head_parameters(spec)
     return share * 2.0 * blocks, share * 4.0 * spec.q_dim * attended_tokens(spec, context=seq)
+# ----------------------------------------------------------------- unfused elementwise traffic per FLOP
+#: Bytes per token per layer the unfused forward moves beyond the fused one, per unit of ``(h, q + kv, I)``:
+#: RMSNorm twice (cast to FP32 6, square 8, mean 4, scale 8, cast back 6, weight 4: 36 h each, against 4 h for
+#: one fused kernel), the two residual additions (fused into their neighbours: 6 h each unfused, counted in
+#: the 64 h), the rotary embedding (multiply, rotate by slice, negate and concatenate, multiply, add: about
+#: 20 per query and key element against 4 fused) and SwiGLU (SiLU 4, product 6: 10 I against 6 I fused).
+UNFUSED_FORWARD_BYTES: tuple[float, float, float] = (64.0, 16.0, 4.0)
+#: The same for the backward: each elementwise operation reads the incoming gradient and what it saved and
+#: writes one gradient (about twice the forward's bytes), plus the sums of the residual stream's two gradients.
+UNFUSED_BACKWARD_BYTES: tuple[float, float, float] = (128.0, 32.0, 8.0)
+UNFUSED_SOURCE = Source(
+    "Hugging Face transformers v4.36.0, src/transformers/models/llama/modeling_llama.py: LlamaRMSNorm.forward "
+    "(to(float32), pow(2), mean, rsqrt, multiply, to(input dtype), weight), apply_rotary_pos_emb (q * cos + "
+    "rotate_half(q) * sin), LlamaMLP (act_fn(gate_proj(x)) * up_proj(x)); against Megatron-Core's fused kernels",
+    "https://github.com/huggingface/transformers/blob/v4.36.0/src/transformers/models/llama/modeling_llama.py",
+    "2026-11-29", kind="derived")
+#: Training frameworks (:mod:`calculators.catalog.training_frameworks`) whose layers are fused kernels whatever
+#: the run's settings: Megatron-Core's transformer layer on Transformer Engine.
+FUSED_FRAMEWORKS: tuple[str, ...] = ("megatron",)
+
+
+def runs_unfused(framework: str, *, fused_kernels: bool = False) -> bool:
+    """Whether a run's elementwise operations are separate kernels: a PyTorch-family framework whose run does not
+    fuse them (``fused_kernels``: ``torch.compile``, or layers built on fused kernels such as Transformer Engine's);
+    Megatron-Core's layers are fused whatever the settings.
+
+    >>> runs_unfused("megatron"), runs_unfused("pytorch", fused_kernels=True), runs_unfused("pytorch")
+    (False, False, True)
+    """
+    return framework not in FUSED_FRAMEWORKS and not flag("fused_kernels", fused_kernels)
+
+
+def _mlp_width(spec: ModelSpec) -> int:
+    """The MLP width a token's activation passes through: the dense MLP's, or its routed and shared experts'."""
+    moe = spec.moe
+    if moe is None:
+        return spec.intermediate_size
+    return moe.experts_per_token * moe.expert_intermediate_size + moe.num_shared_experts * moe.shared_intermediate_size
+
+
+def unfused_bytes_per_flop(spec: ModelSpec, *, seq: int, grad_checkpointing: bool = False, method: str = "full",
+                           lora_rank: int = 16, lora_targets: Any = DEFAULT_LORA_TARGETS,
+                           selective_recompute: str = "none") -> float:
+    """Bytes a training step's unfused elementwise kernels move beyond fused ones, per executed FLOP.
+
+    Around a layer's compute-bound matmuls sit byte-bound elementwise operations (RMSNorm, the rotary embedding,
+    the SwiGLU activation, the residual additions). Eager PyTorch modules (transformers, torchtitan and torchtune
+    without ``torch.compile``, PEFT) run each as its own kernel that reads its inputs and writes its output:
+    transformers' ``LlamaRMSNorm.forward`` alone is six kernels over the hidden vector, four in FP32
+    (:data:`UNFUSED_SOURCE`). Fused kernels (Megatron-Core on Transformer Engine; Inductor under
+    ``torch.compile``; layers that are single kernels already, as llm-foundry's MPT) read and write each group
+    once. The difference enters the utilisation's byte-bound term (:class:`calculators.catalog.utilisation.Features`)
+    beside the fitted bytes per FLOP of a fused step. Derived, not fitted; against the published compile pairs
+    (torchtitan Llama 3.1 8B on H100, 1.16 times as fast compiled; torchtune Llama 3.2 3B on A100, 1.27) it gives
+    1.12 and 1.10 with the fitted utilisation (compilation also removes kernel launches, not counted).
+
+    Formula: ``layers x (passes x forward + backward) / executed FLOPs per token``, with
+    ``forward = 64 h + 16 (q + kv) + 4 I`` and ``backward = 128 h + 32 (q + kv) + 8 I`` bytes per token
+    (:data:`UNFUSED_FORWARD_BYTES`, :data:`UNFUSED_BACKWARD_BYTES`), one forward pass, two with full
+    recomputation, ``1 + floor(layers / 2) / layers`` with torchtitan's every-other-layer policy (its op policy
+    recomputes matmuls only: one); the executed FLOPs are :func:`calculators.model_flops.training_flops_per_token`'s
+    for the same run (method, adapters, recomputation, selective policy, sequence).
+    """
+    spec = model_spec("spec", spec)
+    passes = 2.0 if flag("grad_checkpointing", grad_checkpointing) else 1.0
+    if one_of("selective_recompute", selective_recompute, SELECTIVE_RECOMPUTES) == "every-other-layer":
+        passes += (spec.num_layers // 2) / spec.num_layers
+    widths = (spec.hidden_size, spec.q_dim + spec.kv_dim, _mlp_width(spec))
+    per_layer = sum((passes * fwd + bwd) * width
+                    for fwd, bwd, width in zip(UNFUSED_FORWARD_BYTES, UNFUSED_BACKWARD_BYTES, widths, strict=True))
+    executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=grad_checkpointing, method=method,
+                                        lora_rank=lora_rank, lora_targets=lora_targets,
+                                        selective_recompute=selective_recompute)
+    return spec.num_layers * per_layer / executed

@@ -103,6 +103,9 @@ class Features:
         fp8_peak_ratio: the GPU's dense FP8 rate / dense 16-bit rate (2 on Hopper).
         ridge_tokens: ``T_half``, the GPU's 16-bit dense rate over its memory bandwidth (:func:`ridge_tokens`),
             tokens; 0: no small-micro-batch penalty.
+        unfused_bytes_per_flop: bytes the step's elementwise operations move beyond fused kernels, per executed
+            FLOP (:func:`calculators.model_flops.unfused_bytes_per_flop`; 0 for fused layers:
+            Megatron-Core, ``torch.compile``), added to the fitted ``c`` in :meth:`UtilisationFit.balance_factor`.
     """
 
     family: str
@@ -115,6 +118,7 @@ class Features:
     linear_share: float = 1.0
     fp8_peak_ratio: float = 2.0
     ridge_tokens: float = 0.0
+    unfused_bytes_per_flop: float = 0.0
 
     @property
     def ckpt_key(self) -> str:
@@ -176,17 +180,18 @@ class UtilisationFit:
         return features.micro_batch_tokens / (features.micro_batch_tokens + features.ridge_tokens)
 
     def balance_factor(self, features: Features, bytes_per_flop: float | None = None) -> float:
-        """``Amdahl / (1 + c x R / B)``: the share of the (FP8 with ``fp8``) rate left by byte-bound kernels.
+        """``Amdahl / (1 + (c + e) x R / B)``: the share of the (FP8 with ``fp8``) rate left by byte-bound kernels.
 
-        ``c`` is :attr:`bytes_per_flop` (or the one given), ``R / B`` the GPU's ridge point
-        (:attr:`Features.ridge_tokens`; 0 where unknown: no term) (module docstring).
+        ``c`` is :attr:`bytes_per_flop` (or the one given): the bytes per executed FLOP of a step with fused
+        elementwise kernels; ``e`` the run's :attr:`Features.unfused_bytes_per_flop` (derived, 0 when fused);
+        ``R / B`` the GPU's ridge point (:attr:`Features.ridge_tokens`; 0 where unknown: no term) (module docstring).
 
         >>> fit = UtilisationFit(bytes_per_flop=0.004, checkpointing={}, method={}, run={})
         >>> round(fit.balance_factor(Features("hopper", False, "none", "full", ridge_tokens=295.0)), 3)
         0.459
         """
         c = self.bytes_per_flop if bytes_per_flop is None else bytes_per_flop
-        return self.fp8_factor(features) / (1.0 + c * features.ridge_tokens)
+        return self.fp8_factor(features) / (1.0 + (c + features.unfused_bytes_per_flop) * features.ridge_tokens)
 
     def known_factor(self, features: Features) -> float:
         """The product of the factors that are formulas of the features: tokens, and FP8 Amdahl with the balance."""
@@ -275,7 +280,7 @@ def ridge_tokens(gpu: GPU) -> float:
 
 def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "none", method: str = "full",
                           micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS, framework: str = DEFAULT_FRAMEWORK,
-                          linear_share: float = 1.0,
+                          linear_share: float = 1.0, unfused_bytes_per_flop: float = 0.0,
                           fit: UtilisationFit | None = None) -> float:
     """Steady-state fraction of the dense rate (FP8 rate with ``fp8``) the executed FLOPs reach, in (0, 1] (fitted).
 
@@ -283,7 +288,8 @@ def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "
     (:class:`UtilisationFit`, module docstring); ``micro_batch_tokens`` is ``T`` (default: large), ``T_half``
     the GPU's :func:`ridge_tokens`;
     ``linear_share`` the share of the executed FLOPs in linear layers
-    (:func:`calculators.model_flops.linear_flops_share`; 1: all, only read with ``fp8``).
+    (:func:`calculators.model_flops.linear_flops_share`; 1: all, only read with ``fp8``); ``unfused_bytes_per_flop``
+    the unfused elementwise traffic per executed FLOP (:attr:`Features.unfused_bytes_per_flop`; 0: fused).
     """
     features = Features(gpu_family(gpu), flag("fp8", fp8), one_of("checkpointing", checkpointing, CHECKPOINTING),
                         one_of("method", method, METHODS),
@@ -291,7 +297,9 @@ def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "
                         framework=get_training_framework(framework).id,
                         linear_share=finite_float("linear_share", linear_share, minimum=0.0, maximum=1.0,
                                                   allow_minimum=False),
-                        fp8_peak_ratio=fp8_peak_ratio(gpu), ridge_tokens=ridge_tokens(gpu))
+                        fp8_peak_ratio=fp8_peak_ratio(gpu), ridge_tokens=ridge_tokens(gpu),
+                        unfused_bytes_per_flop=finite_float("unfused_bytes_per_flop", unfused_bytes_per_flop,
+                                                            minimum=0.0, maximum=1.0))
     return (DEFAULT_FIT if fit is None else fit).predict(features)
 
 

@@ -33,7 +33,7 @@ exceeds compute: then no amount of overlap can hide it.
 >>> result.collectives[0].kind, round(result.collectives[0].buffer_bytes / 2**30, 1)  # fp32 gradients
 ('all-reduce', 29.9)
 >>> round(result.communication_s, 2), round(result.compute_s, 2), result.interconnect_bound
-(1.23, 0.53, True)
+(1.23, 0.58, True)
 """
 
 from __future__ import annotations
@@ -50,7 +50,12 @@ from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory_of
 from calculators.memory.training_inputs import TrainingSetup
 from calculators.model import ModelSpec
-from calculators.model_flops import forward_flops_per_token, training_flops_per_token
+from calculators.model_flops import (
+    forward_flops_per_token,
+    runs_unfused,
+    training_flops_per_token,
+    unfused_bytes_per_flop,
+)
 from calculators.parallel.collectives import ring_collective_time_s, ring_steps
 from calculators.parallel.links import collective_efficiency, latency_per_ring_step_s
 from calculators.parallel.cluster import Cluster
@@ -236,10 +241,12 @@ def step_communication_of(spec: ModelSpec, step: DataParallelStep) -> StepCommun
     record, n, stage, b, s = cluster.gpu, cluster.gpus, cluster.zero, setup.batch, setup.seq
     recompute = setup.grad_checkpointing
     given_mfu = step.mfu is not None
+    # the same unfused elementwise traffic train-time adds for a PyTorch-family run (no fused_kernels setting here)
+    unfused = unfused_bytes_per_flop(spec, seq=s, grad_checkpointing=recompute) if runs_unfused(step.framework) else 0.0
     utilisation = (step.mfu if step.mfu is not None
                    else predicted_utilisation(record, micro_batch_tokens=b * s,
                                               checkpointing="full" if recompute else "none",
-                                              framework=step.framework))
+                                              framework=step.framework, unfused_bytes_per_flop=unfused))
     given_eff, given_alpha = step.efficiency, step.latency_s
     grad_dtype, param_dtype = step.grad_dtype, step.param_dtype
     grad_bytes = int(DType.parse(grad_dtype).bytes_per_element)

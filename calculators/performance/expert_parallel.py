@@ -174,7 +174,13 @@ def exposed_all_to_all_s(a2a: ExpertParallelCommunication | None, compute_s: flo
 
 def sharded_gradient_parameters(spec: ModelSpec, *, tp: int, pp: int, ep: int) -> int:
     """Parameters whose gradients one GPU holds: ``parameters / (tp x pp)``, and with expert parallelism the routed
-    experts ``/ (ep x pp)`` instead (their weights are split over the expert-parallel GPUs, not the tensor ones)."""
+    experts ``/ (ep x pp)`` instead (their weights are split over the expert-parallel GPUs, not the tensor ones).
+
+    >>> from calculators.catalog.models import get_model
+    >>> spec = get_model("qwen3-30b-a3b")
+    >>> sharded_gradient_parameters(spec, tp=1, pp=1, ep=8) < sharded_gradient_parameters(spec, tp=1, pp=1, ep=1)
+    True
+    """
     if ep == 1 or spec.moe is None:
         return spec.parameters // (tp * pp)
     experts = spec.num_moe_layers * spec.moe.num_experts * spec.mlp_parameters(spec.moe.expert_intermediate_size)

@@ -53,7 +53,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "method": "full", "lora_rank": 16, "lora_targets": DEFAULT_LORA_TARGETS, "batch": 1, "grad_accumulation": 1,
     "global_batch_tokens": None, "fp8": False, "goodput": None, "framework": DEFAULT_FRAMEWORK, "attention": "sdpa",
     "qlora_weights": DEFAULT_QLORA_WEIGHTS, "check_memory": True, "expert_overlap": False,
-    "selective_recompute": "none",
+    "selective_recompute": "none", "fused_kernels": False,
 }
 
 
@@ -91,6 +91,9 @@ class TrainingRun:
         selective_recompute: the selective recomputation policy whose FLOPs the step runs again
             (:data:`~calculators.model_flops.SELECTIVE_RECOMPUTES`: torchtitan's op or layer policy; ``"none"``);
             needs no full recomputation.
+        fused_kernels: the run's elementwise operations are fused (``torch.compile``, or layers on fused kernels such
+            as Transformer Engine's); a PyTorch-family run without it moves the unfused kernels' bytes
+            (:func:`calculators.model_flops.unfused_bytes_per_flop`); Megatron-Core's layers are fused either way.
         notes: how the GPU runs the precision (:func:`calculators.dtype_support.training_notes`).
     """
 
@@ -108,6 +111,7 @@ class TrainingRun:
     notes: tuple[str, ...] = ()
     expert_overlap: bool = False
     selective_recompute: str = "none"
+    fused_kernels: bool = False
 
     @classmethod
     def of(cls, *, spec: ModelSpec, gpu: str | GPU, **raw: Any) -> TrainingRun:
@@ -178,7 +182,8 @@ class TrainingRun:
                    lora_targets=lora_target_names(values["lora_targets"]), mfu=mfu, goodput=goodput, fp8=fp8,
                    framework=framework, global_batch_tokens=global_tokens,
                    check_memory=flag("check_memory", values["check_memory"]), notes=notes,
-                   expert_overlap=expert_overlap, selective_recompute=selective)
+                   expert_overlap=expert_overlap, selective_recompute=selective,
+                   fused_kernels=flag("fused_kernels", values["fused_kernels"]))
 
     @property
     def gpu(self) -> GPU:

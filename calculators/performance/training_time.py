@@ -62,7 +62,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.61, 134000.0)
+(0.6, 136000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -91,7 +91,7 @@ from calculators.memory.weight_formats import weight_format
 from calculators.model import ModelSpec
 from calculators.model_flops import adapter_parameters as adapter_parameters
 from calculators.model_flops import forward_flops_per_token as forward_flops_per_token
-from calculators.model_flops import linear_flops_share
+from calculators.model_flops import linear_flops_share, runs_unfused, unfused_bytes_per_flop
 from calculators.model_flops import training_flops_per_token as training_flops_per_token
 from calculators.parallel.cluster import CLUSTER_DEFAULTS, Cluster
 from calculators.parallel.cluster import MAX_STAGES as MAX_STAGES
@@ -228,7 +228,7 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     >>> run = TrainingRun.of(spec=get_model("llama-2-7b"), gpu="a100-80gb-sxm", tokens=2 * 10**12, seq=4096,
     ...                      batch=4, goodput=1)
     >>> round(training_run_time(run).gpu_hours, -3)
-    134000.0
+    136000.0
     """
     spec, cluster, setup, gpu = run.spec, run.cluster, run.setup, run.gpu
     tokens, gpus, precision, method = run.tokens, cluster.gpus, setup.precision, setup.method
@@ -242,18 +242,20 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
                                           seq=seq).materialises_scores
     rate = run.rate_flop_per_s
     dequant_s = dequantisation_s(spec, gpu, setup) / tp if method == "qlora" else 0.0
+    lora: dict[str, Any] = {"method": method, "lora_rank": lora_rank, "lora_targets": lora_targets}
+    unfused = unfused_bytes_per_flop(spec, seq=seq, grad_checkpointing=checkpointing,
+                                     selective_recompute=run.selective_recompute, **lora) \
+        if runs_unfused(framework, fused_kernels=run.fused_kernels) else 0.0
     if run.mfu is None:
         utilisation = predicted_utilisation(
             gpu, fp8=use_fp8, method=method, checkpointing="full" if checkpointing else "none",
-            micro_batch_tokens=micro_tokens, framework=framework,
-            linear_share=linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing, method=method,
-                                            lora_rank=lora_rank, lora_targets=lora_targets,
-                                            selective_recompute=run.selective_recompute))
+            micro_batch_tokens=micro_tokens, framework=framework, unfused_bytes_per_flop=unfused,
+            linear_share=linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing,
+                                            selective_recompute=run.selective_recompute, **lora))
         source = UTILISATION_SOURCE
     else:
         utilisation = run.mfu
         source = Source("Given by the user", "", "2026-11-21", kind="assumed")
-    lora: dict[str, Any] = {"method": method, "lora_rank": lora_rank, "lora_targets": lora_targets}
     adapter = adapter_parameters(spec, **lora)
     model_per_token = training_flops_per_token(spec, seq=seq, grad_checkpointing=False, **lora)
     executed = training_flops_per_token(spec, seq=seq, grad_checkpointing=checkpointing,
@@ -321,6 +323,9 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
          f"(Python forward of {spec.num_layers} layers{', twice with recomputation' if checkpointing else ''}, at "
          "eager transformers' per-layer forward overhead fitted on batch-1 decode), added to its compute time"),
     )
+    if unfused:  # calculators.model_flops.unfused_bytes_per_flop
+        assumptions += (f"unfused elementwise kernels (eager norms, rotary, activation): {unfused * 1e3:.3g} bytes per 1,000 "
+                        "executed FLOPs added to the byte-bound term (fused_kernels=True: torch.compile, TE layers)",)
     if scores_written:
         eager_s = eager_attention_s(spec, gpu, setup) / tp
         assumptions += ((f"eager attention: the {batch} x {spec.num_attention_heads} x {seq} x {seq} score matrix of "

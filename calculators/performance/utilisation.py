@@ -142,7 +142,7 @@ def _bytes_per_flop(feat: Features, log_left: float) -> float | None:
     shape = UtilisationFit(bytes_per_flop=0.0, checkpointing={}, method={}, run={})
     if feat.ridge_tokens <= 0:
         return None
-    return (shape.fp8_factor(feat) * math.exp(-log_left) - 1.0) / feat.ridge_tokens
+    return (shape.fp8_factor(feat) * math.exp(-log_left) - 1.0) / feat.ridge_tokens - feat.unfused_bytes_per_flop
 
 
 def _fit_factors(data: list[tuple[str, str, Features, float]]) -> UtilisationFit:

@@ -42,7 +42,7 @@ from calculators.catalog.utilisation import fp8_peak_ratio, ridge_tokens
 from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
-from calculators.model_flops import linear_flops_share, matmul_parameters
+from calculators.model_flops import linear_flops_share, matmul_parameters, runs_unfused, unfused_bytes_per_flop
 from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
 from calculators.performance.goodput import run_goodput
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
@@ -107,10 +107,15 @@ def features(record: Mapping[str, Any]) -> Features:
     share = linear_flops_share(spec, seq=seq, grad_checkpointing=ckpt == "full", method=method,
                                selective_recompute=str(record.get("selective_recompute") or "none"),
                                **_lora_settings(record))
+    framework = str(record.get("training_framework") or DEFAULT_FRAMEWORK)
+    unfused = unfused_bytes_per_flop(spec, seq=seq, grad_checkpointing=ckpt == "full", method=method,
+                                     selective_recompute=str(record.get("selective_recompute") or "none"),
+                                     **_lora_settings(record)) \
+        if runs_unfused(framework, fused_kernels=bool(record.get("fused_kernels"))) else 0.0
     return Features(gpu_family(gpu), bool(record.get("fp8")), "full" if ckpt == "full" else "none", method, tokens,
                     "whole-run" if record["unit"] == "gpu_hours" else "steady",
-                    framework=str(record.get("training_framework") or DEFAULT_FRAMEWORK), linear_share=share,
-                    fp8_peak_ratio=fp8_peak_ratio(gpu), ridge_tokens=ridge_tokens(gpu))
+                    framework=framework, linear_share=share,
+                    fp8_peak_ratio=fp8_peak_ratio(gpu), ridge_tokens=ridge_tokens(gpu), unfused_bytes_per_flop=unfused)
 
 
 def _lora_settings(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -135,7 +140,7 @@ def _run(record: Mapping[str, Any], utilisation: float, goodput: float = 1.0) ->
         grad_checkpointing=record.get("checkpointing") == "full", seq=seq, method=str(record.get("method") or "full"),
         batch=batch, grad_accumulation=accumulation, zero=int(record.get("zero") or 0), tensor_parallel=tp,
         pipeline_parallel=pp, virtual_stages=int(record.get("vp") or 1), expert_parallel=int(record.get("ep") or 1),
-        goodput=goodput, expert_overlap=bool(record.get("ep_overlap")),
+        goodput=goodput, expert_overlap=bool(record.get("ep_overlap")), fused_kernels=bool(record.get("fused_kernels")),
         selective_recompute=str(record.get("selective_recompute") or "none"),
         attention=str(record.get("attention") or "sdpa"), qlora_weights=str(record.get("qlora_weights") or "nf4"),
         check_memory=False, **lora)

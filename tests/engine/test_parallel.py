@@ -128,9 +128,13 @@ def test_default_utilisation_is_the_fitted_one() -> None:
     # No mfu given: the utilisation fitted on published runs (1 / (1 + c x R / B) x T / (T + T_half), T = 2 x 1,024
     # tokens per micro-batch), read from the committed fit, not the assumed 0.4 of earlier versions. R / B and T_half
     # are the H100 SXM's ridge point from its datasheet: 989.4 TFLOP/s dense BF16 over 3.35 TB/s.
+    # A PyTorch-family step also moves its unfused elementwise kernels' bytes (calculators.model_flops.unfused_bytes_per_flop).
+    from calculators.model_flops import unfused_bytes_per_flop
+
     r = step_communication(SPEC, gpu="h100-sxm", gpus=8, batch=2, seq=1024)
     ridge = 989.4e12 / 3.35e12
-    expected = 1 / (1 + DEFAULT_FIT.bytes_per_flop * ridge) * 2048 / (2048 + ridge)
+    c = DEFAULT_FIT.bytes_per_flop + unfused_bytes_per_flop(SPEC, seq=1024)
+    expected = 1 / (1 + c * ridge) * 2048 / (2048 + ridge)
     assert r.mfu == pytest.approx(expected) and not r.mfu_given
     assert "fitted on published runs" in " ".join(r.assumptions) and r.to_dict()["mfu_basis"] == "fitted"
 

@@ -77,7 +77,8 @@ LIMITS = {
     # test_speed_training.py.
     # With the Llama 3 405B rows' interleaved pipeline (V 8) and the overlapped expert-parallel all-to-alls where a row
     # says so: 7.8 % / 28.7 %.
-    "pre-training": (0.08, 0.29),
+    # RAISED with the unfused elementwise traffic of eager PyTorch runs (see test_speed_training.py): 8.8 % / 30.8 %.
+    "pre-training": (0.09, 0.31),
 }
 
 

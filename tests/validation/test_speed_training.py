@@ -96,7 +96,11 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: 8.0 % / 35.6 % -> 7.8 % / 28.7 %; fine-tuning and collectives unchanged.
 #: With torchtitan's selective recomputation counted (every second matmul of a block run again): pre-training
 #: 7.8 % / 28.7 % -> 7.7 % / 28.7 %, fine-tuning 10.2 % / 27.1 % -> 10.3 % / 25.4 % (its median within the limit).
-REGRESSION_LIMITS = {"pre-training": (0.08, 0.29), "fine-tuning": (0.105, 0.26), "collectives": (0.09, 0.26)}
+#: With the unfused elementwise traffic of eager PyTorch runs (calculators.model_flops.unfused_bytes_per_flop):
+#: fine-tuning 10.3 % / 25.4 % -> 6.8 % / 14.9 %; pre-training 7.7 % / 28.7 % -> 8.8 % / 30.8 % (RAISED: the fitted
+#: bytes per FLOP falls from 0.00397 to 0.00319 once the eager sources' slowness is explained, and llm-foundry's fused
+#: MPT rows, long-sequence ones most, become 5-10 % faster than measured).
+REGRESSION_LIMITS = {"pre-training": (0.09, 0.31), "fine-tuning": (0.07, 0.15), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
