@@ -33,7 +33,7 @@ exceeds compute: then no amount of overlap can hide it.
 >>> result.collectives[0].kind, round(result.collectives[0].buffer_bytes / 2**30, 1)  # fp32 gradients
 ('all-reduce', 29.9)
 >>> round(result.communication_s, 2), round(result.compute_s, 2), result.interconnect_bound
-(1.23, 0.58, True)
+(1.23, 0.55, True)
 """
 
 from __future__ import annotations
@@ -42,16 +42,19 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.attention_kernels import get_attention_kernel, step_compute_s
 from calculators.catalog.interconnects import BRIDGE_BY_GPU
-from calculators.catalog.utilisation import host_overhead_s, predicted_utilisation
+from calculators.catalog.utilisation import gpu_family, host_overhead_s, predicted_utilisation
 from calculators.dtypes import DType
 from calculators.fit import FitVerdict, fit_verdict
 from calculators.memory.result import MemoryEstimate
 from calculators.memory.training import training_memory_of
+from calculators.memory.kernels import layer_attention_path
 from calculators.memory.training_inputs import TrainingSetup
 from calculators.model import ModelSpec
 from calculators.model_flops import (
     forward_flops_per_token,
+    linear_flops_share,
     runs_unfused,
     training_flops_per_token,
     unfused_bytes_per_flop,
@@ -269,7 +272,12 @@ def step_communication_of(spec: ModelSpec, step: DataParallelStep) -> StepCommun
     flop = per_token * tokens
     forward_share = forward_flops_per_token(spec, seq=s) / per_token
     host_s = host_overhead_s(spec, grad_checkpointing=recompute)
-    compute_s = flop / (record.bf16_dense_flop_per_s * utilisation) + host_s
+    # the attention products at their fused kernel's efficiency, as train-time times them (the framework's kernel)
+    scores = layer_attention_path(spec, attention=setup.attention, compute_bytes=setup.compute_bytes, seq=s)
+    kernel = None if scores.materialises_scores else get_attention_kernel("auto", framework=step.framework)
+    compute_s = step_compute_s(tokens=tokens, flops_per_token=per_token, rate_flop_per_s=record.bf16_dense_flop_per_s,
+                               linear_share=linear_flops_share(spec, seq=s, grad_checkpointing=recompute),
+                               utilisation=utilisation, kernel=kernel, family=gpu_family(record)) + host_s
     grads = params * grad_bytes
     gathered = params * param_bytes
     grad_calls = max(1, math.ceil(grads / DDP_BUCKET_BYTES))

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from calculators.catalog.gpus import GPU
+from calculators.catalog.attention_kernels import get_attention_kernel
 from calculators.catalog.training_frameworks import DEFAULT_FRAMEWORK, get_training_framework
 from calculators.dtype_support import training_notes
 from calculators.dtypes import DType
@@ -53,7 +54,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "method": "full", "lora_rank": 16, "lora_targets": DEFAULT_LORA_TARGETS, "batch": 1, "grad_accumulation": 1,
     "global_batch_tokens": None, "fp8": False, "goodput": None, "framework": DEFAULT_FRAMEWORK, "attention": "sdpa",
     "qlora_weights": DEFAULT_QLORA_WEIGHTS, "check_memory": True, "expert_overlap": False,
-    "selective_recompute": "none", "fused_kernels": False,
+    "selective_recompute": "none", "attention_kernel": "auto", "fused_kernels": False,
 }
 
 
@@ -91,6 +92,8 @@ class TrainingRun:
         selective_recompute: the selective recomputation policy whose FLOPs the step runs again
             (:data:`~calculators.model_flops.SELECTIVE_RECOMPUTES`: torchtitan's op or layer policy; ``"none"``);
             needs no full recomputation.
+        attention_kernel: the fused attention kernel whose efficiency times the attention products
+            (:data:`~calculators.catalog.attention_kernels.ATTENTION_KERNELS`; ``"auto"``: the framework's).
         fused_kernels: the run's elementwise operations are fused (``torch.compile``, or layers on fused kernels such
             as Transformer Engine's); a PyTorch-family run without it moves the unfused kernels' bytes
             (:func:`calculators.model_flops.unfused_bytes_per_flop`); Megatron-Core's layers are fused either way.
@@ -111,6 +114,7 @@ class TrainingRun:
     notes: tuple[str, ...] = ()
     expert_overlap: bool = False
     selective_recompute: str = "none"
+    attention_kernel: str = "auto"
     fused_kernels: bool = False
 
     @classmethod
@@ -175,6 +179,7 @@ class TrainingRun:
         if mfu is not None:
             mfu = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)
         framework = get_training_framework(values["framework"]).id
+        kernel = get_attention_kernel(values["attention_kernel"], framework=framework).id
         goodput = values["goodput"]
         if goodput is not None:
             goodput = finite_float("goodput", goodput, minimum=0.0, maximum=1.0, allow_minimum=False)
@@ -182,7 +187,7 @@ class TrainingRun:
                    lora_targets=lora_target_names(values["lora_targets"]), mfu=mfu, goodput=goodput, fp8=fp8,
                    framework=framework, global_batch_tokens=global_tokens,
                    check_memory=flag("check_memory", values["check_memory"]), notes=notes,
-                   expert_overlap=expert_overlap, selective_recompute=selective,
+                   expert_overlap=expert_overlap, selective_recompute=selective, attention_kernel=kernel,
                    fused_kernels=flag("fused_kernels", values["fused_kernels"]))
 
     @property
@@ -199,6 +204,13 @@ class TrainingRun:
     def rate_flop_per_s(self) -> float:
         """The dense rate the matmuls run at on one GPU, FLOP/s: FP8 with ``fp8``, else the precision's."""
         rate = compute_rate_flop_per_s(self.gpu, DType.FP8 if self.fp8 else precision_dtype(self.setup.precision))
+        assert rate is not None  # refused by of()
+        return rate
+
+    @property
+    def rate16_flop_per_s(self) -> float:
+        """The dense rate of the precision's 16-bit (or FP32) matmuls, FLOP/s: what attention runs at, FP8 or not."""
+        rate = compute_rate_flop_per_s(self.gpu, precision_dtype(self.setup.precision))
         assert rate is not None  # refused by of()
         return rate
 

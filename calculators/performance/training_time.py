@@ -74,6 +74,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from calculators.catalog.attention_kernels import get_attention_kernel, step_compute_s
 from calculators.catalog.gpus import GPU
 from calculators.catalog.sources import Source
 from calculators.catalog.training_frameworks import get_training_framework
@@ -117,7 +118,7 @@ from calculators.performance.training_result import SECONDS_PER_HOUR as SECONDS_
 from calculators.performance.training_result import TrainingTime as TrainingTime
 from calculators.performance.training_run import MAX_TOKENS as MAX_TOKENS
 from calculators.performance.training_run import RUN_DEFAULTS, TrainingRun, precision_dtype
-from calculators.performance.utilisation import predicted_utilisation, whole_run_residual
+from calculators.performance.utilisation import gpu_family, predicted_utilisation, whole_run_residual
 from calculators.validate import (
     GPU_RECORD,
     finite_float,
@@ -246,12 +247,15 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     unfused = unfused_bytes_per_flop(spec, seq=seq, grad_checkpointing=checkpointing,
                                      selective_recompute=run.selective_recompute, **lora) \
         if runs_unfused(framework, fused_kernels=run.fused_kernels) else 0.0
+    linear_share = linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing,
+                                      selective_recompute=run.selective_recompute, **lora)
+    # a fused kernel's attention products run at its own efficiency (attention_s); the utilisation is the rest's
+    attn_kernel = None if scores_written else get_attention_kernel(run.attention_kernel, framework=framework)
     if run.mfu is None:
         utilisation = predicted_utilisation(
             gpu, fp8=use_fp8, method=method, checkpointing="full" if checkpointing else "none",
             micro_batch_tokens=micro_tokens, framework=framework, unfused_bytes_per_flop=unfused,
-            linear_share=linear_flops_share(spec, seq=seq, grad_checkpointing=checkpointing,
-                                            selective_recompute=run.selective_recompute, **lora))
+            linear_share=1.0 if attn_kernel is not None else linear_share)
         source = UTILISATION_SOURCE
     else:
         utilisation = run.mfu
@@ -265,7 +269,12 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     a2a = expert_parallel_communication(spec, cluster, micro_batch_tokens=micro_tokens,
                                         moe_layers=spec.num_moe_layers,
                                         grad_checkpointing=checkpointing) if ep > 1 else None
-    compute_s = micro_tokens * executed / (tp * rate * utilisation)
+    compute_s = step_compute_s(tokens=micro_tokens, flops_per_token=executed, linear_share=linear_share,
+                               rate_flop_per_s=tp * rate, utilisation=utilisation, kernel=attn_kernel,
+                               family=gpu_family(gpu), rate16_flop_per_s=tp * run.rate16_flop_per_s)
+    attention_s = compute_s - step_compute_s(tokens=micro_tokens, flops_per_token=executed * linear_share,
+                                             linear_share=1.0, rate_flop_per_s=tp * rate, utilisation=utilisation,
+                                             kernel=None, family="")
     a2a_s = exposed_all_to_all_s(a2a, compute_s, overlap=run.expert_overlap)
     replica = model_parallel_step(spec, cluster, micro_batches=accumulation, micro_batch_tokens=micro_tokens,
                                   micro_batch_compute_s=compute_s
@@ -319,6 +328,9 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
         "(calculators.catalog.training_frameworks); with FP8 only the linear layers' GEMMs run at the FP8 rate "
         "(attention, norms and elementwise work stay 16-bit); model size has no utilisation factor",
         "attention counted over the full sequence (12 x layers x q_dim x seq per token), as PaLM and Megatron-LM do",
+        *((f"attention products in {attn_kernel.name}: causal, 7/12 of those FLOPs at {attn_kernel.on(gpu_family(gpu)):.2g} of "
+           f"the dense 16-bit rate ({attn_kernel.source.title}), {attention_s * 1e3:,.3g} ms per micro-batch; the "
+           "utilisation is of the other FLOPs",) if attn_kernel is not None else ()),
         (f"host time {host_overhead_s(spec, grad_checkpointing=checkpointing) * 1e3:,.1f} ms per micro-batch "
          f"(Python forward of {spec.num_layers} layers{', twice with recomputation' if checkpointing else ''}, at "
          "eager transformers' per-layer forward overhead fitted on batch-1 decode), added to its compute time"),

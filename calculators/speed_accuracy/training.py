@@ -107,6 +107,8 @@ def features(record: Mapping[str, Any]) -> Features:
     share = linear_flops_share(spec, seq=seq, grad_checkpointing=ckpt == "full", method=method,
                                selective_recompute=str(record.get("selective_recompute") or "none"),
                                **_lora_settings(record))
+    if str(record.get("attention") or "sdpa") != "eager":  # a fused kernel times attention apart (training_time)
+        share = 1.0
     framework = str(record.get("training_framework") or DEFAULT_FRAMEWORK)
     unfused = unfused_bytes_per_flop(spec, seq=seq, grad_checkpointing=ckpt == "full", method=method,
                                      selective_recompute=str(record.get("selective_recompute") or "none"),
@@ -142,7 +144,8 @@ def _run(record: Mapping[str, Any], utilisation: float, goodput: float = 1.0) ->
         pipeline_parallel=pp, virtual_stages=int(record.get("vp") or 1), expert_parallel=int(record.get("ep") or 1),
         goodput=goodput, expert_overlap=bool(record.get("ep_overlap")), fused_kernels=bool(record.get("fused_kernels")),
         selective_recompute=str(record.get("selective_recompute") or "none"),
-        attention=str(record.get("attention") or "sdpa"), qlora_weights=str(record.get("qlora_weights") or "nf4"),
+        attention=str(record.get("attention") or "sdpa"), attention_kernel=str(record.get("attention_kernel") or "auto"),
+        qlora_weights=str(record.get("qlora_weights") or "nf4"),
         check_memory=False, **lora)
 
 

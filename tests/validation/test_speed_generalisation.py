@@ -66,6 +66,8 @@ from calculators.speed_accuracy import generalisation as gen
 #: With TensorRT-LLM v0.8-v0.9's expert GEMMs as Ampere mma.sync kernels on Hopper (2/3 of its tensor rate,
 #: FlashAttention-3): 8.7 % / 25.4 %, 11.8 % / 29.9 %, 9.3 % / 27.3 % (source p90 limit lowered to it).
 #: With the unfused elementwise traffic of eager PyTorch runs: 8.8 % / 26.7 %, 10.9 % / 29.8 %, 9.7 % / 27.3 %.
+#: With the attention products timed at their fused kernel's efficiency (calculators.catalog.attention_kernels):
+#: 8.9 % / 26.6 %, 10.6 % / 29.6 %, 9.5 % / 26.9 %.
 LIMITS = {"source": (0.09, 0.27), "engine": (0.12, 0.30), "generation": (0.10, 0.28)}
 
 

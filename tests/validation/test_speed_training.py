@@ -100,7 +100,12 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: fine-tuning 10.3 % / 25.4 % -> 6.8 % / 14.9 %; pre-training 7.7 % / 28.7 % -> 8.8 % / 30.8 % (RAISED: the fitted
 #: bytes per FLOP falls from 0.00397 to 0.00319 once the eager sources' slowness is explained, and llm-foundry's fused
 #: MPT rows, long-sequence ones most, become 5-10 % faster than measured).
-REGRESSION_LIMITS = {"pre-training": (0.09, 0.31), "fine-tuning": (0.07, 0.15), "collectives": (0.09, 0.26)}
+#: With the attention products timed at their fused kernel's own efficiency (calculators.catalog.attention_kernels:
+#: FlashAttention-2, Triton FlashAttention for llm-foundry's MPT, cuDNN for Transformer Engine): pre-training
+#: 8.8 % / 30.8 % -> 8.2 % / 28.3 %, fine-tuning 6.8 % / 14.9 % -> 8.1 % / 14.9 % (its median RAISED 0.07 -> 0.09: the
+#: refitted LoRA factor 0.998 -> 0.966 and Megatron-Core's 1.18 -> 1.29 once the kernels, not the factor, carry the
+#: attention; still below main's 0.105).
+REGRESSION_LIMITS = {"pre-training": (0.09, 0.29), "fine-tuning": (0.09, 0.15), "collectives": (0.09, 0.26)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
