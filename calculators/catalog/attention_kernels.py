@@ -2,9 +2,10 @@
 
 A training step's attention products (``QK^T`` and ``PV``, forward and backward) run in one fused
 kernel, not in the GEMMs the fitted utilisation stands for, and a kernel reaches its own fraction of
-the dense rate, which depends on the kernel and on the GPU generation it was written for: FlashAttention-2,
-written for Ampere, reaches about half of an A100's peak but a third of an H100's (it uses none of Hopper's
-asynchronous instructions); the Triton FlashAttention that llm-foundry's MPT ran is slower again.
+the dense rate, which depends on the kernel and on the GPU architecture it was written for (its compute capability:
+the kernels are compiled per SM): FlashAttention-2, written for the A100 (8.0), reaches about half of an A100's peak
+but a third of an H100's (9.0: it uses none of Hopper's asynchronous instructions); the Triton FlashAttention that
+llm-foundry's MPT ran is slower again.
 
 ``attention time = kernel FLOPs / (dense 16-bit rate x efficiency)``
 
@@ -15,9 +16,10 @@ recomputes the scores); so a causal training pass runs ``7/12`` of the ``12 x q_
 that :func:`calculators.model_flops.training_flops_per_token` counts for attention (the full square, as PaLM and
 Megatron-LM count it). Each efficiency below is the kernel's forward-and-backward throughput in its paper at
 head dimension 128 and long sequences, over the GPU's dense 16-bit peak; the values are read from the papers'
-text, not fitted. A GPU generation a kernel has no figure for gets its lowest (conservative: promises less).
+text, not fitted. A compute capability a kernel has no figure for (the A100's GA102 siblings, Ada, Blackwell, a
+custom GPU that states none) gets its lowest (conservative: promises less).
 
->>> round(attention_efficiency("flash-attention-2", "hopper"), 2)
+>>> round(attention_efficiency("flash-attention-2", "9.0"), 2)
 0.35
 
 References:
@@ -55,7 +57,7 @@ class AttentionKernel:
     Attributes:
         id: short name (``"flash-attention-2"``).
         name: the kernel in words, and who runs it.
-        efficiency: GPU family (:func:`calculators.catalog.utilisation.gpu_family`) -> forward-and-backward
+        efficiency: compute capability (``"8.0"``: A100, ``"9.0"``: H100/H200) -> forward-and-backward
             throughput over the dense 16-bit peak (kernel FLOPs, causal).
         source: where the values are read.
     """
@@ -65,9 +67,9 @@ class AttentionKernel:
     efficiency: Mapping[str, float]
     source: Source
 
-    def on(self, family: str) -> float:
-        """The efficiency on a GPU family; a family with no figure gets the lowest (conservative)."""
-        return self.efficiency.get(family, min(self.efficiency.values()))
+    def on(self, compute_capability: str | None) -> float:
+        """The efficiency at a compute capability; one with no figure (or none stated) gets the lowest (conservative)."""
+        return self.efficiency.get(compute_capability or "", min(self.efficiency.values()))
 
 
 # FA2 on A100: forward 50-73 %, backward up to 63 %; a training pass is 1 forward + 2.5 backward, about 55 %.
@@ -76,11 +78,11 @@ class AttentionKernel:
 # weighted 1 : 2.5 as above, about 55 %; on Ampere Transformer Engine runs FlashAttention-2.
 KERNELS: tuple[AttentionKernel, ...] = (
     AttentionKernel("flash-attention-2", "FlashAttention-2 (flash-attn 2.x; PyTorch SDPA's flash backend)",
-                    MappingProxyType({"ampere": 0.55, "hopper": 0.35}), _FA2),
+                    MappingProxyType({"8.0": 0.55, "9.0": 0.35}), _FA2),
     AttentionKernel("triton-flash", "FlashAttention in Triton (llm-foundry MPT's attn_impl: triton)",
-                    MappingProxyType({"ampere": 0.29, "hopper": 0.18}), _FA2),
+                    MappingProxyType({"8.0": 0.29, "9.0": 0.18}), _FA2),
     AttentionKernel("cudnn-fused", "cuDNN fused attention (Transformer Engine: Megatron-Core, NeMo)",
-                    MappingProxyType({"ampere": 0.55, "hopper": 0.55}), _FA3),
+                    MappingProxyType({"8.0": 0.55, "9.0": 0.55}), _FA3),
 )
 #: The kernel each training framework runs where a run names none (:mod:`calculators.catalog.training_frameworks`).
 FRAMEWORK_KERNELS: Mapping[str, str] = MappingProxyType({"pytorch": "flash-attention-2", "megatron": "cudnn-fused"})
@@ -100,13 +102,13 @@ def get_attention_kernel(kernel_id: str, *, framework: str = "pytorch") -> Atten
     raise UnknownNameError("attention_kernel", str(kernel_id), list(ATTENTION_KERNELS))
 
 
-def attention_efficiency(kernel_id: str, family: str, *, framework: str = "pytorch") -> float:
-    """Forward-and-backward throughput of the kernel on a GPU family over its dense 16-bit peak."""
-    return get_attention_kernel(kernel_id, framework=framework).on(family)
+def attention_efficiency(kernel_id: str, compute_capability: str | None, *, framework: str = "pytorch") -> float:
+    """Forward-and-backward throughput of the kernel at a compute capability over the dense 16-bit peak."""
+    return get_attention_kernel(kernel_id, framework=framework).on(compute_capability)
 
 
 def step_compute_s(*, tokens: int, flops_per_token: float, linear_share: float, rate_flop_per_s: float,
-                   utilisation: float, kernel: AttentionKernel | None, family: str,
+                   utilisation: float, kernel: AttentionKernel | None, compute_capability: str | None,
                    rate16_flop_per_s: float | None = None) -> float:
     """Compute time of ``tokens`` tokens: the attention products at the kernel's efficiency, the rest at the utilisation.
 
@@ -117,7 +119,7 @@ def step_compute_s(*, tokens: int, flops_per_token: float, linear_share: float, 
 
     >>> fa2 = get_attention_kernel("flash-attention-2")
     >>> round(step_compute_s(tokens=1, flops_per_token=12.0, linear_share=0.5, rate_flop_per_s=1.0, utilisation=0.5,
-    ...                      kernel=fa2, family="hopper"), 2)  # 6 / 0.5 + 6 x 7/12 / 0.35
+    ...                      kernel=fa2, compute_capability="9.0"), 2)  # 6 / 0.5 + 6 x 7/12 / 0.35
     22.0
     """
     if kernel is None:
@@ -125,4 +127,4 @@ def step_compute_s(*, tokens: int, flops_per_token: float, linear_share: float, 
     attention = flops_per_token * (1.0 - linear_share)
     rate16 = rate_flop_per_s if rate16_flop_per_s is None else rate16_flop_per_s
     return (tokens * (flops_per_token - attention) / (rate_flop_per_s * utilisation)
-            + tokens * attention * CAUSAL_KERNEL_FLOPS_SHARE / (rate16 * kernel.on(family)))
+            + tokens * attention * CAUSAL_KERNEL_FLOPS_SHARE / (rate16 * kernel.on(compute_capability)))

@@ -44,7 +44,7 @@ from typing import Any
 
 from calculators.catalog.attention_kernels import get_attention_kernel, step_compute_s
 from calculators.catalog.interconnects import BRIDGE_BY_GPU
-from calculators.catalog.utilisation import gpu_family, host_overhead_s, predicted_utilisation
+from calculators.catalog.utilisation import host_overhead_s, predicted_utilisation
 from calculators.dtypes import DType
 from calculators.fit import FitVerdict, fit_verdict
 from calculators.memory.result import MemoryEstimate
@@ -277,7 +277,7 @@ def step_communication_of(spec: ModelSpec, step: DataParallelStep) -> StepCommun
     kernel = None if scores.materialises_scores else get_attention_kernel("auto", framework=step.framework)
     compute_s = step_compute_s(tokens=tokens, flops_per_token=per_token, rate_flop_per_s=record.bf16_dense_flop_per_s,
                                linear_share=linear_flops_share(spec, seq=s, grad_checkpointing=recompute),
-                               utilisation=utilisation, kernel=kernel, family=gpu_family(record)) + host_s
+                               utilisation=utilisation, kernel=kernel, compute_capability=record.compute_capability) + host_s
     grads = params * grad_bytes
     gathered = params * param_bytes
     grad_calls = max(1, math.ceil(grads / DDP_BUCKET_BYTES))

@@ -118,7 +118,7 @@ from calculators.performance.training_result import SECONDS_PER_HOUR as SECONDS_
 from calculators.performance.training_result import TrainingTime as TrainingTime
 from calculators.performance.training_run import MAX_TOKENS as MAX_TOKENS
 from calculators.performance.training_run import RUN_DEFAULTS, TrainingRun, precision_dtype
-from calculators.performance.utilisation import gpu_family, predicted_utilisation, whole_run_residual
+from calculators.performance.utilisation import predicted_utilisation, whole_run_residual
 from calculators.validate import (
     GPU_RECORD,
     finite_float,
@@ -271,10 +271,10 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
                                         grad_checkpointing=checkpointing) if ep > 1 else None
     compute_s = step_compute_s(tokens=micro_tokens, flops_per_token=executed, linear_share=linear_share,
                                rate_flop_per_s=tp * rate, utilisation=utilisation, kernel=attn_kernel,
-                               family=gpu_family(gpu), rate16_flop_per_s=tp * run.rate16_flop_per_s)
+                               compute_capability=gpu.compute_capability, rate16_flop_per_s=tp * run.rate16_flop_per_s)
     attention_s = compute_s - step_compute_s(tokens=micro_tokens, flops_per_token=executed * linear_share,
                                              linear_share=1.0, rate_flop_per_s=tp * rate, utilisation=utilisation,
-                                             kernel=None, family="")
+                                             kernel=None, compute_capability=None)
     a2a_s = exposed_all_to_all_s(a2a, compute_s, overlap=run.expert_overlap)
     replica = model_parallel_step(spec, cluster, micro_batches=accumulation, micro_batch_tokens=micro_tokens,
                                   micro_batch_compute_s=compute_s
@@ -328,7 +328,7 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
         "(calculators.catalog.training_frameworks); with FP8 only the linear layers' GEMMs run at the FP8 rate "
         "(attention, norms and elementwise work stay 16-bit); model size has no utilisation factor",
         "attention counted over the full sequence (12 x layers x q_dim x seq per token), as PaLM and Megatron-LM do",
-        *((f"attention products in {attn_kernel.name}: causal, 7/12 of those FLOPs at {attn_kernel.on(gpu_family(gpu)):.2g} of "
+        *((f"attention products in {attn_kernel.name}: causal, 7/12 of those FLOPs at {attn_kernel.on(gpu.compute_capability):.2g} of "
            f"the dense 16-bit rate ({attn_kernel.source.title}), {attention_s * 1e3:,.3g} ms per micro-batch; the "
            "utilisation is of the other FLOPs",) if attn_kernel is not None else ()),
         (f"host time {host_overhead_s(spec, grad_checkpointing=checkpointing) * 1e3:,.1f} ms per micro-batch "
