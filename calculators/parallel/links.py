@@ -162,10 +162,13 @@ FITTED_KINDS: tuple[str, ...] = ("ethernet",)
 #: (a test refits and compares), with the records each is the median of.
 LINK_EFFICIENCY: dict[str, float] = {
     **DERIVED_EFFICIENCY,
-    "ethernet": 0.675,
+    "ethernet": 0.8121,
 }
 LINK_EFFICIENCY_RECORDS: dict[str, tuple[str, ...]] = {
-    "ethernet": ("coll-a100-2node-8x100g-ring", "coll-a100-2node-8x100g-roce"),
+    "ethernet": ("coll-a100-2node-8x100g-ring", "coll-a100-2node-8x100g-roce", "coll-h100-2node-efa-ar",
+                 "coll-h100-4node-efa-ar", "coll-h100-8node-efa-ar", "coll-h100-16node-efa-ar", "coll-h100-32node-efa-ar",
+                 "coll-h100-2node-efa-ag", "coll-h100-4node-efa-ag", "coll-h100-8node-efa-ag", "coll-h100-16node-efa-ag",
+                 "coll-h100-32node-efa-ag"),
 }
 
 
