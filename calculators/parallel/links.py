@@ -3,8 +3,8 @@
 ``parallel``, ``train-time``, ``speed`` and ``recommend`` all time their collectives with
 :func:`collective_efficiency`, so one question about one link gets one answer. Links
 fall into seven kinds; each kind's efficiency ``busbw / per-direction bandwidth`` comes
-from what moves the bytes, and only one (Ethernet) is fitted on published nccl-tests runs
-(``tests/data/published_speed/collectives.jsonl``):
+from what moves the bytes and none is fitted; the published nccl-tests runs
+(``tests/data/published_speed/collectives.jsonl``) score it:
 
 * ``nvlink``: a ring over NVLink (or AMD Infinity Fabric, assumed alike) through a switch:
   :data:`NVLINK_PAYLOAD_EFFICIENCY`, the share of the line rate the SMs' 128-byte payloads carry
@@ -22,12 +22,12 @@ from what moves the bytes, and only one (Ethernet) is fitted on published nccl-t
   write to host memory and a read back, :data:`HOST_STAGED_EFFICIENCY` (assumed);
 * ``infiniband``: a ring across nodes, per GPU ``min(intra-node link, NICs per node x NIC)``
   (:func:`calculators.parallel.collectives.multi_node_ring_bytes_per_s`), at
-  :data:`NIC_EFFICIENCY` (NCCL maintainer's expected peak per NIC, derived);
-* ``ethernet``: the same ring over Ethernet NICs (RoCE): fitted, as no expected figure was read.
+  :data:`NIC_EFFICIENCY` (NCCL maintainers' expected peak per NIC, derived);
+* ``ethernet``: the same ring over Ethernet NICs (RoCE, AWS EFA), at the same :data:`NIC_EFFICIENCY`
+  (the maintainers state one expected figure per NIC for InfiniBand and RoCE alike).
 
-Formula: ``efficiency(kind)``: the constant of a derived kind, or for ``ethernet`` the median over
-its runs of busbw / per-direction bandwidth (:func:`fit_link_efficiencies`); a fitted kind with no runs
-takes the median of all runs.
+Formula: ``efficiency(kind)``: the derived constant of the kind (no kind is fitted since the Ethernet one was
+derived; :func:`fit_link_efficiencies` keeps the fitting for a kind added without a derivation).
 
 >>> from calculators.catalog.interconnects import get_interconnect
 >>> link_kind(get_interconnect("nvlink4"), collective="all-reduce", gpus=8)
@@ -129,7 +129,11 @@ PCIE_PEER_EFFICIENCY = 0.75
 HOST_STAGED_EFFICIENCY = 0.5
 #: A network ring per NIC: NCCL's maintainers "usually consider 24GB/s is the peak performance per
 #: 200G NIC (12 GB/s for 100G NICs)" (S. Jeaugey, NVIDIA/nccl-tests issue 119, 2022-11-17): 0.96
-#: of the line rate. Derived; applied to InfiniBand only, as no RoCE figure was stated.
+#: of the line rate. The same for RoCE: "Running on two nodes (over IB/RoCE) ... For NDR @ 400Gbps you should see
+#: 46-48GB/s per NIC" (A. Laddy, NVIDIA/nccl-tests issue 290, 2025-03-03), and to a reporter on 400G RoCE,
+#: "CX-7 NICs at NDR rate (400Gbps) should achieve up to 48-49GB/s per NIC" (nccl-tests issue 267, 2025-01-23):
+#: NCCL drives a RoCE NIC through the same verbs transport (NET/IB) as an InfiniBand one. Derived; applied to every
+#: network NIC (InfiniBand, Ethernet/RoCE, and AWS EFA, for which no figure of AWS's own was read).
 NIC_EFFICIENCY = 0.96
 
 #: Efficiency of each kind that is derived from how its bytes move, not fitted, with the basis.
@@ -140,6 +144,7 @@ DERIVED_EFFICIENCY: dict[str, float] = {
     "pcie": PCIE_PEER_EFFICIENCY,
     "pcie-host": HOST_STAGED_EFFICIENCY,
     "infiniband": NIC_EFFICIENCY,
+    "ethernet": NIC_EFFICIENCY,
 }
 DERIVED_EFFICIENCY_BASIS: dict[str, str] = {
     "nvlink": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
@@ -150,26 +155,20 @@ DERIVED_EFFICIENCY_BASIS: dict[str, str] = {
     "pcie-host": "half the per-direction rate: each hop through host memory is a PCIe write and a PCIe read "
                  "(assumed)",
     "infiniband": "24 GB/s per 200 Gb/s NIC, NCCL maintainer's expected peak (nccl-tests issue 119)",
+    "ethernet": "the same expected peak per NIC for RoCE, 46-49 GB/s per 400 Gb/s NIC (NCCL maintainer, nccl-tests "
+                "issues 290 and 267)",
 }
-#: Kinds fitted on the published runs (no derivation was found for them). Scored leave-one-source-out,
-#: the two RoCE runs (NCCL 2.7 era, both called a little low by NVIDIA) score each other 25 % high and 20 %
-#: low. NVLink SHARP was fitted too (1.0622 on its two runs) until :func:`nvls_bus_efficiency` derived it
-#: (1.0578): held out by link kind it had taken the median of the other kinds' runs, 37 % low.
-FITTED_KINDS: tuple[str, ...] = ("ethernet",)
+#: Kinds fitted on the published runs: none. Ethernet was (0.675, the median of the two RoCE runs, then 0.8121 with the
+#: p5 EFA runs) until the maintainers' per-NIC figure was read for RoCE: held out by link kind it had taken the median
+#: of the other kinds' runs. NVLink SHARP was fitted too (1.0622 on its two runs) until :func:`nvls_bus_efficiency`
+#: derived it (1.0578).
+FITTED_KINDS: tuple[str, ...] = ()
 
-#: Efficiency per link kind: :data:`DERIVED_EFFICIENCY`, and for :data:`FITTED_KINDS` the fit of
-#: :func:`fit_link_efficiencies` on every record of ``tests/data/published_speed/collectives.jsonl``
-#: (a test refits and compares), with the records each is the median of.
-LINK_EFFICIENCY: dict[str, float] = {
-    **DERIVED_EFFICIENCY,
-    "ethernet": 0.8121,
-}
-LINK_EFFICIENCY_RECORDS: dict[str, tuple[str, ...]] = {
-    "ethernet": ("coll-a100-2node-8x100g-ring", "coll-a100-2node-8x100g-roce", "coll-h100-2node-efa-ar",
-                 "coll-h100-4node-efa-ar", "coll-h100-8node-efa-ar", "coll-h100-16node-efa-ar", "coll-h100-32node-efa-ar",
-                 "coll-h100-2node-efa-ag", "coll-h100-4node-efa-ag", "coll-h100-8node-efa-ag", "coll-h100-16node-efa-ag",
-                 "coll-h100-32node-efa-ag"),
-}
+#: Efficiency per link kind: :data:`DERIVED_EFFICIENCY`, and for :data:`FITTED_KINDS` (none now) the fit of
+#: :func:`fit_link_efficiencies` on every scored record of ``tests/data/published_speed/collectives.jsonl`` (a test
+#: refits and compares), with the records each is the median of.
+LINK_EFFICIENCY: dict[str, float] = dict(DERIVED_EFFICIENCY)
+LINK_EFFICIENCY_RECORDS: dict[str, tuple[str, ...]] = {}
 
 
 def link_kind(link: Interconnect, *, collective: str = "all-reduce", gpus: int = 8, algorithm: str = "auto") -> str:
@@ -265,8 +264,8 @@ def fit_link_efficiencies(records: Iterable[Mapping[str, Any]]) -> dict[str, flo
     A fitted kind without records takes the median over all records (so a left-out source never
     leaves a kind undefined).
 
-    >>> fit_link_efficiencies([{"link": "eth-100g", "gpus": 16, "measured": 8e9}])["ethernet"]
-    0.64
+    >>> fit_link_efficiencies([{"link": "eth-100g", "gpus": 16, "measured": 8e9}])["ethernet"]  # derived: no fit
+    0.96
     """
     implied: dict[str, list[float]] = {kind: [] for kind in FITTED_KINDS}
     every: list[float] = []

@@ -98,7 +98,10 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: 7.8 % / 28.7 % -> 7.7 % / 28.7 %, fine-tuning 10.2 % / 27.1 % -> 10.3 % / 25.4 % (its median within the limit).
 #: Collectives 8.6 % / 25.0 % -> 10.5 % / 36.9 % from 18 new scored figures (p5 EFA all-reduce and all-gather at 2-32
 #: nodes, H100 ring and NVLS by GPU count), scored at first contact with the unchanged model.
-REGRESSION_LIMITS = {"pre-training": (0.08, 0.29), "fine-tuning": (0.105, 0.26), "collectives": (0.11, 0.37)}
+#: Ethernet's efficiency derived (NCCL maintainers' per-NIC figure for RoCE, 0.96) instead of fitted: no link kind
+#: is fitted, so every split scores collectives alike, 13.2 % / 34.2 % (the two A100 RoCE runs NVIDIA called low now
+#: +60 % / +28 %, the p5 EFA all-gathers +14..+34 %).
+REGRESSION_LIMITS = {"pre-training": (0.08, 0.29), "fine-tuning": (0.105, 0.26), "collectives": (0.14, 0.35)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
