@@ -9,11 +9,11 @@ is the median over (``group:key`` -> record ids).
 from __future__ import annotations
 
 BYTES_PER_FLOP: float = 0.0039727
-CHECKPOINTING: dict[str, float] = {'full': 1.137, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0565, 'qlora': 0.921}
+CHECKPOINTING: dict[str, float] = {'full': 1.1396, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 1.0449, 'qlora': 0.9189}
 RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6562}
-FRAMEWORK: dict[str, float] = {'megatron': 1.2805, 'pytorch': 1.0}
-FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.7222}
+FRAMEWORK: dict[str, float] = {'megatron': 1.3089, 'pytorch': 1.0}
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.7214}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
     'bytes_per_flop': (
