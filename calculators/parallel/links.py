@@ -6,10 +6,12 @@ fall into seven kinds; each kind's efficiency ``busbw / per-direction bandwidth`
 from what moves the bytes and none is fitted; the published nccl-tests runs
 (``tests/data/published_speed/collectives.jsonl``) score it:
 
-* ``nvlink``: a ring over NVLink (or AMD Infinity Fabric, assumed alike) through a switch:
+* ``nvlink``: a ring over NVLink through a switch:
   :data:`NVLINK_PAYLOAD_EFFICIENCY`, the share of the line rate the SMs' 128-byte payloads carry
   (derived);
 * ``nvlink-bridge``: a two-GPU NVLink bridge: the same NVLink packets, the same share (derived);
+* ``infinity-fabric``: AMD's xGMI links between Instinct GPUs: :data:`XGMI_EFFICIENCY`, AMD's usable share of
+  each link after CRC and protocol overhead (derived);
 * ``nvlink-sharp``: an all-reduce on an NVSwitch with NVLink SHARP (H100/H200/B200
   nodes), which NCCL uses by default for all-reduce (NCCL maintainer, nccl-tests issue
   212): the switch adds the partial sums, so busbw exceeds the per-direction link rate
@@ -70,8 +72,8 @@ from calculators.validate import finite_float, instance_of, one_of, positive_int
 #: Link families whose small-message latency is taken from the NVLink measurements.
 _FAST_KINDS = ("nvlink", "infinity-fabric")
 #: Link kinds with their own collective efficiency.
-LINK_KINDS: tuple[str, ...] = ("nvlink", "nvlink-sharp", "nvlink-bridge", "pcie", "pcie-host", "infiniband",
-                               "ethernet")
+LINK_KINDS: tuple[str, ...] = ("nvlink", "nvlink-sharp", "nvlink-bridge", "infinity-fabric", "pcie", "pcie-host",
+                               "infiniband", "ethernet")
 #: Algorithms a collective can be pinned to: ``auto`` is NCCL's default (NVLink SHARP for an all-reduce
 #: on a SHARP switch), ``ring`` what ``NCCL_ALGO=RING`` forces, ``nvls`` NVLink SHARP.
 ALGORITHMS: tuple[str, ...] = ("auto", "ring", "nvls")
@@ -144,6 +146,13 @@ def nvls_link_efficiency(link: Interconnect, *, gpus: int) -> float:
     return nvls_bus_efficiency(min(n, NVLS_NODE_GPUS), generation=generation)
 
 
+#: AMD Infinity Fabric (xGMI): "After protocol and error correction overheads, the max theoretical per-direction
+#: bandwidth for gfx94 devices is 48GB/s" of a link's 64 GB/s (AMD's G. Lee, ROCm/rccl issue 1210, 2024-07-02;
+#: RCCL's topology counts an XGMI link at 48.0 GB/s, ncclTopoXGMISpeed), and AMD's blog "Understanding RCCL Bandwidth
+#: and xGMI Performance on AMD Instinct MI300X" (2025-03-02): "approximately 48 GB/s per link ... about 75% of the
+#: theoretical peak". Derived on MI300X (gfx942); the MI325X shares its links, and the MI355X's faster links are
+#: taken to carry the same share (assumed).
+XGMI_EFFICIENCY = 0.75
 #: PCIe peer-to-peer: NCCL's topology model counts a Gen3 x16 link as 12 GB/s (PCI_BW in
 #: src/graph/topo.h) of its 16 GB/s per direction, what is left after 128b/130b encoding and
 #: packet headers; later generations scale with the lane rate. Derived.
@@ -171,6 +180,7 @@ NIC_EFFICIENCY = 0.96
 DERIVED_EFFICIENCY: dict[str, float] = {
     "nvlink": NVLINK_PAYLOAD_EFFICIENCY,
     "nvlink-bridge": NVLINK_PAYLOAD_EFFICIENCY,
+    "infinity-fabric": XGMI_EFFICIENCY,
     "nvlink-sharp": round(nvls_bus_efficiency(NVLS_NODE_GPUS), 4),
     "pcie": PCIE_PEER_EFFICIENCY,
     "pcie-host": HOST_STAGED_EFFICIENCY,
@@ -180,6 +190,8 @@ DERIVED_EFFICIENCY: dict[str, float] = {
 DERIVED_EFFICIENCY_BASIS: dict[str, str] = {
     "nvlink": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
     "nvlink-bridge": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
+    "infinity-fabric": "AMD's usable 48 of each xGMI link's 64 GB/s per direction after CRC and protocol overhead "
+                       "(ROCm/rccl issue 1210; RCCL's XGMI link speed)",
     "nvlink-sharp": "NVLink SHARP all-reduce on an 8-GPU Hopper node: 2 (n-1)/(n+1) of NVLink's payload rate "
                     "(the bytes NVLS moves per GPU) at NCCL's NVLS efficiency 0.85 (NCCL src/graph/tuning.cc)",
     "pcie": "NCCL's PCIe figure, 12 GB/s of a Gen3 x16 link's 16 GB/s per direction (NCCL src/graph/topo.h)",
@@ -217,6 +229,8 @@ def link_kind(link: Interconnect, *, collective: str = "all-reduce", gpus: int =
         return "pcie-host" if link.host_staged else "pcie"
     if link.kind in ("infiniband", "ethernet"):
         return link.kind
+    if link.kind == "infinity-fabric":
+        return "infinity-fabric"
     if link.pair_only:
         return "nvlink-bridge"
     if kind == "all-reduce" and link.id in SHARP_LINKS and n > 2 and pinned != "ring":
