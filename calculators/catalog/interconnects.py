@@ -130,6 +130,8 @@ _CX6 = Source("NVIDIA ConnectX-6 InfiniBand adapter product page (HDR, 200 Gb/s 
               "https://www.nvidia.com/en-us/networking/infiniband-adapters/connectx-6/", _READ)
 _ETH_100 = Source("IEEE Std 802.3-2022, clauses 80-95 (100 Gb/s Ethernet)",
                   "https://standards.ieee.org/ieee/802.3/10422/", _READ)
+_P5 = Source("Amazon EC2 P5 instances product page (p5.48xlarge: 8 x H100, 3,200 Gbps of EFAv2 networking, 32 x 100 Gbps "
+             "network interfaces, four per GPU)", "https://aws.amazon.com/ec2/instance-types/p5/", "2026-11-29")
 _ETH_400 = Source("IEEE Std 802.3bs-2017 (200 Gb/s and 400 Gb/s Ethernet)",
                   "https://standards.ieee.org/ieee/802.3bs/6816/", "2017-12-06")
 
@@ -221,6 +223,11 @@ _LINKS: tuple[Interconnect, ...] = (
     Interconnect(id="eth-100g", name="100 Gigabit Ethernet", kind="ethernet", bandwidth_bytes_per_s=12.5e9,
                  direction="per-direction", scope="per port", source=_ETH_100,
                  notes=("RoCE or TCP; TCP through the host typically reaches well below line rate.",)),
+    Interconnect(id="efa-100g", name="AWS Elastic Fabric Adapter (100 Gb/s interface)", kind="ethernet",
+                 bandwidth_bytes_per_s=12.5e9, direction="per-direction", scope="per interface (p5.48xlarge: 32 per node, "
+                 "four per GPU)", source=_P5,
+                 notes=("EFA is AWS's RDMA-capable interface on its Ethernet network (the SRD transport, reached by NCCL "
+                        "through the aws-ofi-nccl plugin): timed as an Ethernet NIC.",)),
     Interconnect(id="eth-400g", name="400 Gigabit Ethernet", kind="ethernet", bandwidth_bytes_per_s=50e9,
                  direction="per-direction", scope="per port", source=_ETH_400),
 )

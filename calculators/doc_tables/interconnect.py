@@ -110,7 +110,7 @@ def nccl_validation() -> Table:
     """The link model's large-message busbw against published nccl-tests figures, leave-one-source-out."""
     scored = {r["figure_id"]: r for r in scored_figures() if r["category"] == "collectives"}
     rows = []
-    for record in load("collectives"):
+    for record in (r for r in load("collectives") if not r.get("excluded")):
         row = scored[record["id"]]
         link = record_link_bytes_per_s(record)
         measured = float(record["measured"])
@@ -121,8 +121,7 @@ def nccl_validation() -> Table:
         caption=("all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
                  "quoted from the linked threads (tests/data/published_speed/collectives.jsonl), against the link "
                  "model's busbw = per-direction link bandwidth x the efficiency of the link kind (derived from how the "
-                 "kind moves its bytes, or for Ethernet fitted without the figure's own source, "
-                 "leave-one-source-out; plus the per-step latency where the message size is stated), and against a "
+                 "kind moves its bytes; none is fitted; plus the per-step latency where the message size is stated), and against a "
                  "fixed 0.8. Error = model / measured - 1; "
                  "implied efficiency = measured / per-direction link bandwidth. Across nodes the link is "
                  "min(intra-node link, NICs per node x NIC)."),

@@ -3,13 +3,15 @@
 ``parallel``, ``train-time``, ``speed`` and ``recommend`` all time their collectives with
 :func:`collective_efficiency`, so one question about one link gets one answer. Links
 fall into seven kinds; each kind's efficiency ``busbw / per-direction bandwidth`` comes
-from what moves the bytes, and only one (Ethernet) is fitted on published nccl-tests runs
-(``tests/data/published_speed/collectives.jsonl``):
+from what moves the bytes and none is fitted; the published nccl-tests runs
+(``tests/data/published_speed/collectives.jsonl``) score it:
 
-* ``nvlink``: a ring over NVLink (or AMD Infinity Fabric, assumed alike) through a switch:
+* ``nvlink``: a ring over NVLink through a switch:
   :data:`NVLINK_PAYLOAD_EFFICIENCY`, the share of the line rate the SMs' 128-byte payloads carry
   (derived);
 * ``nvlink-bridge``: a two-GPU NVLink bridge: the same NVLink packets, the same share (derived);
+* ``infinity-fabric``: AMD's xGMI links between Instinct GPUs: :data:`XGMI_EFFICIENCY`, AMD's usable share of
+  each link after CRC and protocol overhead (derived);
 * ``nvlink-sharp``: an all-reduce on an NVSwitch with NVLink SHARP (H100/H200/B200
   nodes), which NCCL uses by default for all-reduce (NCCL maintainer, nccl-tests issue
   212): the switch adds the partial sums, so busbw exceeds the per-direction link rate
@@ -22,12 +24,12 @@ from what moves the bytes, and only one (Ethernet) is fitted on published nccl-t
   write to host memory and a read back, :data:`HOST_STAGED_EFFICIENCY` (assumed);
 * ``infiniband``: a ring across nodes, per GPU ``min(intra-node link, NICs per node x NIC)``
   (:func:`calculators.parallel.collectives.multi_node_ring_bytes_per_s`), at
-  :data:`NIC_EFFICIENCY` (NCCL maintainer's expected peak per NIC, derived);
-* ``ethernet``: the same ring over Ethernet NICs (RoCE): fitted, as no expected figure was read.
+  :data:`NIC_EFFICIENCY` (NCCL maintainers' expected peak per NIC, derived);
+* ``ethernet``: the same ring over Ethernet NICs (RoCE, AWS EFA), at the same :data:`NIC_EFFICIENCY`
+  (the maintainers state one expected figure per NIC for InfiniBand and RoCE alike).
 
-Formula: ``efficiency(kind)``: the constant of a derived kind, or for ``ethernet`` the median over
-its runs of busbw / per-direction bandwidth (:func:`fit_link_efficiencies`); a fitted kind with no runs
-takes the median of all runs.
+Formula: ``efficiency(kind)``: the derived constant of the kind (no kind is fitted since the Ethernet one was
+derived; :func:`fit_link_efficiencies` keeps the fitting for a kind added without a derivation).
 
 >>> from calculators.catalog.interconnects import get_interconnect
 >>> link_kind(get_interconnect("nvlink4"), collective="all-reduce", gpus=8)
@@ -56,6 +58,7 @@ from typing import Any
 
 from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.catalog.sources import Source
+from calculators.errors import InputError
 from calculators.parallel.collectives import (
     COLLECTIVES,
     MAX_EFFICIENCY,
@@ -69,8 +72,8 @@ from calculators.validate import finite_float, instance_of, one_of, positive_int
 #: Link families whose small-message latency is taken from the NVLink measurements.
 _FAST_KINDS = ("nvlink", "infinity-fabric")
 #: Link kinds with their own collective efficiency.
-LINK_KINDS: tuple[str, ...] = ("nvlink", "nvlink-sharp", "nvlink-bridge", "pcie", "pcie-host", "infiniband",
-                               "ethernet")
+LINK_KINDS: tuple[str, ...] = ("nvlink", "nvlink-sharp", "nvlink-bridge", "infinity-fabric", "pcie", "pcie-host",
+                               "infiniband", "ethernet")
 #: Algorithms a collective can be pinned to: ``auto`` is NCCL's default (NVLink SHARP for an all-reduce
 #: on a SHARP switch), ``ring`` what ``NCCL_ALGO=RING`` forces, ``nvls`` NVLink SHARP.
 ALGORITHMS: tuple[str, ...] = ("auto", "ring", "nvls")
@@ -113,6 +116,43 @@ def nvls_bus_efficiency(gpus: int = NVLS_NODE_GPUS, *, generation: str = "hopper
     return NVLINK_PAYLOAD_EFFICIENCY * NVLS_SWITCH_EFFICIENCY[rate] * 2.0 * (n - 1) / (n + 1)
 
 
+#: NVLink SHARP link -> the GPU generation whose NVLS efficiency NCCL applies (``nvlsEfficiency`` is per compute
+#: capability: Hopper 0.85, Blackwell 0.74).
+NVLS_GENERATION: dict[str, str] = {"nvlink4": "hopper", "nvlink5": "blackwell", "nvlink5-nvl72": "blackwell"}
+
+
+def nvls_link_efficiency(link: Interconnect, *, gpus: int) -> float:
+    """busbw / per-direction rate of a large NVLink SHARP all-reduce over ``gpus`` GPUs on this link (derived).
+
+    Formula: :func:`nvls_bus_efficiency` at ``min(gpus, NVLS_NODE_GPUS)`` GPUs and the link's GPU generation
+    (:data:`NVLS_GENERATION`). The ``2 (n - 1) / (n + 1)`` of the bytes NVLS moves per GPU holds on one 8-GPU Hopper
+    node: forced NVLS on 5, 6, 7 and 8 H100s measured 420, 440, 460 and 480 GB/s (NVIDIA/nccl issue 1455), the
+    formula 408, 437, 459 and 476; at 4 GPUs 367 both; at 3 the run measured the ring's 367 where the formula
+    says 306. Past :data:`NVLS_NODE_GPUS` (a GB200 NVL72 domain) the formula keeps rising toward twice the payload
+    rate, which the one published 72-GPU run does not show (839 GB/s, 0.93 of the link, coreweave/nccl-tests
+    pull request 43, in the held-out set; the formula at 72 GPUs says 1.15): the 8-GPU value is kept there, so as
+    not to promise more than was measured (assumed, not fitted).
+
+    >>> round(nvls_link_efficiency(get_interconnect("nvlink4"), gpus=4), 3)
+    0.816
+    >>> round(nvls_link_efficiency(get_interconnect("nvlink5-nvl72"), gpus=72), 3)
+    0.921
+    """
+    link = instance_of("link", link, Interconnect, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
+    n = positive_int("gpus", gpus, maximum=1 << 16)
+    generation = NVLS_GENERATION.get(link.id)
+    if generation is None:
+        raise InputError("link", link.id, f"an NVLink SHARP link ({', '.join(NVLS_GENERATION)})")
+    return nvls_bus_efficiency(min(n, NVLS_NODE_GPUS), generation=generation)
+
+
+#: AMD Infinity Fabric (xGMI): "After protocol and error correction overheads, the max theoretical per-direction
+#: bandwidth for gfx94 devices is 48GB/s" of a link's 64 GB/s (AMD's G. Lee, ROCm/rccl issue 1210, 2024-07-02;
+#: RCCL's topology counts an XGMI link at 48.0 GB/s, ncclTopoXGMISpeed), and AMD's blog "Understanding RCCL Bandwidth
+#: and xGMI Performance on AMD Instinct MI300X" (2025-03-02): "approximately 48 GB/s per link ... about 75% of the
+#: theoretical peak". Derived on MI300X (gfx942); the MI325X shares its links, and the MI355X's faster links are
+#: taken to carry the same share (assumed).
+XGMI_EFFICIENCY = 0.75
 #: PCIe peer-to-peer: NCCL's topology model counts a Gen3 x16 link as 12 GB/s (PCI_BW in
 #: src/graph/topo.h) of its 16 GB/s per direction, what is left after 128b/130b encoding and
 #: packet headers; later generations scale with the lane rate. Derived.
@@ -129,44 +169,49 @@ PCIE_PEER_EFFICIENCY = 0.75
 HOST_STAGED_EFFICIENCY = 0.5
 #: A network ring per NIC: NCCL's maintainers "usually consider 24GB/s is the peak performance per
 #: 200G NIC (12 GB/s for 100G NICs)" (S. Jeaugey, NVIDIA/nccl-tests issue 119, 2022-11-17): 0.96
-#: of the line rate. Derived; applied to InfiniBand only, as no RoCE figure was stated.
+#: of the line rate. The same for RoCE: "Running on two nodes (over IB/RoCE) ... For NDR @ 400Gbps you should see
+#: 46-48GB/s per NIC" (A. Laddy, NVIDIA/nccl-tests issue 290, 2025-03-03), and to a reporter on 400G RoCE,
+#: "CX-7 NICs at NDR rate (400Gbps) should achieve up to 48-49GB/s per NIC" (nccl-tests issue 267, 2025-01-23):
+#: NCCL drives a RoCE NIC through the same verbs transport (NET/IB) as an InfiniBand one. Derived; applied to every
+#: network NIC (InfiniBand, Ethernet/RoCE, and AWS EFA, for which no figure of AWS's own was read).
 NIC_EFFICIENCY = 0.96
 
 #: Efficiency of each kind that is derived from how its bytes move, not fitted, with the basis.
 DERIVED_EFFICIENCY: dict[str, float] = {
     "nvlink": NVLINK_PAYLOAD_EFFICIENCY,
     "nvlink-bridge": NVLINK_PAYLOAD_EFFICIENCY,
+    "infinity-fabric": XGMI_EFFICIENCY,
     "nvlink-sharp": round(nvls_bus_efficiency(NVLS_NODE_GPUS), 4),
     "pcie": PCIE_PEER_EFFICIENCY,
     "pcie-host": HOST_STAGED_EFFICIENCY,
     "infiniband": NIC_EFFICIENCY,
+    "ethernet": NIC_EFFICIENCY,
 }
 DERIVED_EFFICIENCY_BASIS: dict[str, str] = {
     "nvlink": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
     "nvlink-bridge": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
+    "infinity-fabric": "AMD's usable 48 of each xGMI link's 64 GB/s per direction after CRC and protocol overhead "
+                       "(ROCm/rccl issue 1210; RCCL's XGMI link speed)",
     "nvlink-sharp": "NVLink SHARP all-reduce on an 8-GPU Hopper node: 2 (n-1)/(n+1) of NVLink's payload rate "
                     "(the bytes NVLS moves per GPU) at NCCL's NVLS efficiency 0.85 (NCCL src/graph/tuning.cc)",
     "pcie": "NCCL's PCIe figure, 12 GB/s of a Gen3 x16 link's 16 GB/s per direction (NCCL src/graph/topo.h)",
     "pcie-host": "half the per-direction rate: each hop through host memory is a PCIe write and a PCIe read "
                  "(assumed)",
     "infiniband": "24 GB/s per 200 Gb/s NIC, NCCL maintainer's expected peak (nccl-tests issue 119)",
+    "ethernet": "the same expected peak per NIC for RoCE, 46-49 GB/s per 400 Gb/s NIC (NCCL maintainer, nccl-tests "
+                "issues 290 and 267)",
 }
-#: Kinds fitted on the published runs (no derivation was found for them). Scored leave-one-source-out,
-#: the two RoCE runs (NCCL 2.7 era, both called a little low by NVIDIA) score each other 25 % high and 20 %
-#: low. NVLink SHARP was fitted too (1.0622 on its two runs) until :func:`nvls_bus_efficiency` derived it
-#: (1.0578): held out by link kind it had taken the median of the other kinds' runs, 37 % low.
-FITTED_KINDS: tuple[str, ...] = ("ethernet",)
+#: Kinds fitted on the published runs: none. Ethernet was (0.675, the median of the two RoCE runs, then 0.8121 with the
+#: p5 EFA runs) until the maintainers' per-NIC figure was read for RoCE: held out by link kind it had taken the median
+#: of the other kinds' runs. NVLink SHARP was fitted too (1.0622 on its two runs) until :func:`nvls_bus_efficiency`
+#: derived it (1.0578).
+FITTED_KINDS: tuple[str, ...] = ()
 
-#: Efficiency per link kind: :data:`DERIVED_EFFICIENCY`, and for :data:`FITTED_KINDS` the fit of
-#: :func:`fit_link_efficiencies` on every record of ``tests/data/published_speed/collectives.jsonl``
-#: (a test refits and compares), with the records each is the median of.
-LINK_EFFICIENCY: dict[str, float] = {
-    **DERIVED_EFFICIENCY,
-    "ethernet": 0.675,
-}
-LINK_EFFICIENCY_RECORDS: dict[str, tuple[str, ...]] = {
-    "ethernet": ("coll-a100-2node-8x100g-ring", "coll-a100-2node-8x100g-roce"),
-}
+#: Efficiency per link kind: :data:`DERIVED_EFFICIENCY`, and for :data:`FITTED_KINDS` (none now) the fit of
+#: :func:`fit_link_efficiencies` on every scored record of ``tests/data/published_speed/collectives.jsonl`` (a test
+#: refits and compares), with the records each is the median of.
+LINK_EFFICIENCY: dict[str, float] = dict(DERIVED_EFFICIENCY)
+LINK_EFFICIENCY_RECORDS: dict[str, tuple[str, ...]] = {}
 
 
 def link_kind(link: Interconnect, *, collective: str = "all-reduce", gpus: int = 8, algorithm: str = "auto") -> str:
@@ -184,6 +229,8 @@ def link_kind(link: Interconnect, *, collective: str = "all-reduce", gpus: int =
         return "pcie-host" if link.host_staged else "pcie"
     if link.kind in ("infiniband", "ethernet"):
         return link.kind
+    if link.kind == "infinity-fabric":
+        return "infinity-fabric"
     if link.pair_only:
         return "nvlink-bridge"
     if kind == "all-reduce" and link.id in SHARP_LINKS and n > 2 and pinned != "ring":
@@ -195,13 +242,17 @@ def collective_efficiency(link: Interconnect, *, collective: str = "all-reduce",
                           efficiencies: Mapping[str, float] | None = None) -> float:
     """Fraction of the per-direction bandwidth a large collective reaches on this link.
 
-    Formula: ``efficiencies[link_kind(link, collective, gpus)]``, by default :data:`LINK_EFFICIENCY`.
+    Formula: ``efficiencies[link_kind(link, collective, gpus)]``, by default :data:`LINK_EFFICIENCY`; an NVLink
+    SHARP all-reduce takes :func:`nvls_link_efficiency` (its GPU count and generation).
 
     >>> round(collective_efficiency(get_interconnect("nvlink3"), collective="all-gather"), 3)
     0.8
     """
     table = LINK_EFFICIENCY if efficiencies is None else efficiencies
-    return table[link_kind(link, collective=collective, gpus=gpus)]
+    kind = link_kind(link, collective=collective, gpus=gpus)
+    if kind == "nvlink-sharp":
+        return nvls_link_efficiency(link, gpus=gpus)
+    return table[kind]
 
 
 def record_link_kind(record: Mapping[str, Any]) -> str:
@@ -243,7 +294,9 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
     18.3
     """
     table = LINK_EFFICIENCY if efficiencies is None else efficiencies
-    eff = table[record_link_kind(record)]
+    kind = record_link_kind(record)
+    eff = (nvls_link_efficiency(get_interconnect(str(record["link"])), gpus=int(record["gpus"]))
+           if kind == "nvlink-sharp" else table[kind])
     bw = record_link_bytes_per_s(record)
     size = record.get("message_bytes")
     if not size:
@@ -262,8 +315,8 @@ def fit_link_efficiencies(records: Iterable[Mapping[str, Any]]) -> dict[str, flo
     A fitted kind without records takes the median over all records (so a left-out source never
     leaves a kind undefined).
 
-    >>> fit_link_efficiencies([{"link": "eth-100g", "gpus": 16, "measured": 8e9}])["ethernet"]
-    0.64
+    >>> fit_link_efficiencies([{"link": "eth-100g", "gpus": 16, "measured": 8e9}])["ethernet"]  # derived: no fit
+    0.96
     """
     implied: dict[str, list[float]] = {kind: [] for kind in FITTED_KINDS}
     every: list[float] = []

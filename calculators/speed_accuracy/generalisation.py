@@ -145,7 +145,7 @@ def _training_rows(split: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
         fit = _training_fit(frozenset(str(r["id"]) for r in records if group_of(r) == group))
         estimated = training.estimate_training(record, fit)
         rows.append(_row(record, group, training_engine(record), estimated))
-    collectives = training.load("collectives")
+    collectives = training.scored("collectives")
     collective_of = _collective_group(split)
     for record in collectives:
         group = collective_of(record)

@@ -265,7 +265,7 @@ def scored_figures() -> list[dict[str, Any]]:
                      "measured": float(record["measured"]),
                      "estimated": estimate_training(record, fits[record["source_id"]]),
                      "naive_roofline": naive_training(record), "unit": str(record["unit"])})
-    collectives = load("collectives")
+    collectives = scored("collectives")
     for record in collectives:
         table = fit_link_efficiencies(r for r in collectives if r["source_id"] != record["source_id"])
         rows.append({"category": "collectives", "figure_id": record["id"], "source_id": record["source_id"],

@@ -105,7 +105,15 @@ SCORED_KEYS = {"category", "figure_id", "source_id", "measured", "estimated", "n
 #: 8.8 % / 30.8 % -> 8.2 % / 28.3 %, fine-tuning 6.8 % / 14.9 % -> 8.1 % / 14.9 % (its median RAISED 0.07 -> 0.09: the
 #: refitted LoRA factor 0.998 -> 0.966 and Megatron-Core's 1.18 -> 1.29 once the kernels, not the factor, carry the
 #: attention; still below main's 0.105).
-REGRESSION_LIMITS = {"pre-training": (0.09, 0.29), "fine-tuning": (0.09, 0.15), "collectives": (0.09, 0.26)}
+#: Collectives 8.6 % / 25.0 % -> 10.5 % / 36.9 % from 18 new scored figures (p5 EFA all-reduce and all-gather at 2-32
+#: nodes, H100 ring and NVLS by GPU count), scored at first contact with the unchanged model.
+#: Ethernet's efficiency derived (NCCL maintainers' per-NIC figure for RoCE, 0.96) instead of fitted: no link kind
+#: is fitted, so every split scores collectives alike, 13.2 % / 34.2 % (the two A100 RoCE runs NVIDIA called low now
+#: +60 % / +28 %, the p5 EFA all-gathers +14..+34 %).
+#: With NVLink SHARP's efficiency by GPU count and generation (nvls_link_efficiency): collectives 13.2 % / 34.2 % ->
+#: 7.5 % / 34.2 %; the training fit refitted on the link model's tensor-parallel all-reduce times: pre-training
+#: 7.7 % / 28.7 % -> 6.3 % / 28.7 %, fine-tuning 10.3 % / 25.4 % -> 10.2 % / 25.4 %.
+REGRESSION_LIMITS = {"pre-training": (0.09, 0.29), "fine-tuning": (0.09, 0.15), "collectives": (0.08, 0.35)}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
@@ -115,6 +123,8 @@ def _records(name: str) -> list[dict[str, Any]]:
 
 TRAINING = _records("training")
 COLLECTIVES = _records("collectives")
+#: The collectives records that are fitted and scored: all but those kept with an ``excluded`` reason.
+SCORED_COLLECTIVES = [r for r in COLLECTIVES if not r.get("excluded")]
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +174,7 @@ def test_training_records_resolve_to_runnable_settings() -> None:
 def test_collective_records_name_catalog_links() -> None:
     for r in COLLECTIVES:
         get_interconnect(r["link"])
-        assert r["link_kind"] in LINK_KINDS and r["collective"] == "all-reduce", r["id"]
+        assert r["link_kind"] in LINK_KINDS and r["collective"] in ("all-reduce", "all-gather", "reduce-scatter"), r["id"]
         # the stored kind is the one the link model times the record as (link, GPUs, algorithm)
         assert r["link_kind"] == record_link_kind(r), r["id"]
         if r["nics_per_node"]:
@@ -180,10 +190,10 @@ def test_each_category_has_ten_figures_from_several_sources(category: str) -> No
 
 # --------------------------------------------------------------------------- the fits in the package
 def test_link_efficiencies_are_the_fit_of_the_dataset() -> None:
-    assert fit_link_efficiencies(COLLECTIVES) == LINK_EFFICIENCY
+    assert fit_link_efficiencies(SCORED_COLLECTIVES) == LINK_EFFICIENCY
     assert sorted(LINK_EFFICIENCY_RECORDS) == sorted(FITTED_KINDS)
     for kind, ids in LINK_EFFICIENCY_RECORDS.items():
-        assert sorted(ids) == sorted(r["id"] for r in COLLECTIVES if r["link_kind"] == kind)
+        assert sorted(ids) == sorted(r["id"] for r in SCORED_COLLECTIVES if r["link_kind"] == kind)
     # every other kind is derived: a constant with its basis, the same whatever records are fitted
     assert sorted(DERIVED_EFFICIENCY) == sorted(set(LINK_KINDS) - set(FITTED_KINDS)) == sorted(DERIVED_EFFICIENCY_BASIS)
     assert {k: v for k, v in fit_link_efficiencies([]).items() if k in DERIVED_EFFICIENCY} == DERIVED_EFFICIENCY
@@ -221,7 +231,7 @@ def test_scored_figures_keys_and_sources(scored: list[dict[str, Any]]) -> None:
     assert all(set(r) == SCORED_KEYS for r in scored)
     from calculators.speed_accuracy.pending import pending_reason
 
-    assert len(scored) == len([r for r in TRAINING if not r.get("excluded") and not pending_reason(r)]) + len(COLLECTIVES)
+    assert len(scored) == len([r for r in TRAINING if not r.get("excluded") and not pending_reason(r)]) + len(SCORED_COLLECTIVES)
     assert {r["figure_id"] for r in scored}.isdisjoint(r["id"] for r in TRAINING if r.get("excluded"))
 
 
