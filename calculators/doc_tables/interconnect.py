@@ -37,8 +37,8 @@ def _step(link: str, zero: int) -> StepCommunication:
 
 
 def _assumptions() -> tuple[str, ...]:
-    return ("collective efficiency and per-step latency of the one link model (calculators.parallel.links, fitted on "
-            "published nccl-tests runs)",
+    return ("collective efficiency and per-step latency of the one link model (calculators.parallel.links: efficiencies "
+            "derived per link kind and checked against published nccl-tests runs, latencies from small-message runs)",
             f"compute: training FLOPs per token (6 x matmul parameters + attention) at the utilisation fitted on "
             f"published runs, {_step('nvlink4', 0).mfu:.3g} for the {get_gpu(GPU).name} at {BATCH * SEQ:,} tokens per "
             "micro-batch (calculators.catalog.utilisation, as train-time)", f"link catalog as of {_AS_OF}")

@@ -102,11 +102,12 @@ def _fields() -> tuple[Field, ...]:
             "fraction of the dense BF16 rate the step's FLOPs reach, in (0, 1]; auto: the utilisation fitted on "
             "published runs for this GPU and micro-batch, the one train-time uses"),
         float_field("efficiency", "Collective efficiency", default=0.0, minimum=0.0, maximum=MAX_EFFICIENCY,
-                    advanced=True, none_label="The link model's fitted value",
+                    advanced=True, none_label="The link model's value",
                     help="The fraction of the per-direction link bandwidth NCCL reaches; the link model's value for "
-                         "this link kind is fitted on published nccl-tests runs (the value train-time and speed use)."
+                         "this link kind is derived from how it moves its bytes and checked against published nccl-tests runs (the value "
+                         "train-time and speed use)."
                     ).option("fraction of per-direction link bandwidth reached; auto: the link model's value per link "
-                             "kind, fitted on published nccl-tests runs (the same as train-time and speed)"),
+                             "kind, derived and checked against published nccl-tests runs (the same as train-time and speed)"),
         float_field("latency_us", "Latency per ring step", default=0.0, minimum=0.0, maximum=1e6, unit="µs",
                     advanced=True, none_label="The link's measured value",
                     help="Fixed cost of each step of a ring collective.").option(

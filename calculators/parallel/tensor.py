@@ -26,8 +26,8 @@ and :data:`calculators.parallel.measured.MEASUREMENTS`):
 * ``eff``, the fraction of the per-direction link bandwidth a large all-reduce reaches,
   from the one link model every command shares (:mod:`calculators.parallel.links`):
   one value per link kind (NVLink ring, NVLink SHARP, bridge, PCIe peer-to-peer, PCIe staged
-  through host memory, InfiniBand, Ethernet), derived from how the kind moves its bytes or
-  fitted on published nccl-tests runs; PCIe GPUs with no link named are staged through host
+  through host memory, InfiniBand, Ethernet), derived from how the kind moves its bytes and
+  checked against published nccl-tests runs; PCIe GPUs with no link named are staged through host
   memory, about half the link rate.
 
 >>> from calculators.catalog.gpus import get_gpu
