@@ -278,29 +278,40 @@ def ridge_tokens(gpu: GPU) -> float:
     return rate / gpu.memory_bandwidth_bytes_per_s if rate and gpu.memory_bandwidth_bytes_per_s else 0.0
 
 
+def utilisation_features(gpu: GPU, *, fp8: bool = False, checkpointing: str = "none", method: str = "full",
+                         micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS, framework: str = DEFAULT_FRAMEWORK,
+                         linear_share: float = 1.0, unfused_bytes_per_flop: float = 0.0) -> Features:
+    """The :class:`Features` of a run on ``gpu``, each setting checked: what :func:`predicted_utilisation` reads, and
+    what a held-out fit scores with :meth:`UtilisationFit.predict`.
+
+    ``micro_batch_tokens`` is ``T`` (default: large); ``linear_share`` the share of the executed FLOPs in linear
+    layers (:func:`calculators.model_flops.linear_flops_share`; 1: all, only read with ``fp8``);
+    ``unfused_bytes_per_flop`` the unfused elementwise traffic per executed FLOP
+    (:attr:`Features.unfused_bytes_per_flop`; 0: fused).
+    """
+    return Features(gpu_family(gpu), flag("fp8", fp8), one_of("checkpointing", checkpointing, CHECKPOINTING),
+                    one_of("method", method, METHODS),
+                    positive_int("micro_batch_tokens", micro_batch_tokens, maximum=1 << 40),
+                    framework=get_training_framework(framework).id,
+                    linear_share=finite_float("linear_share", linear_share, minimum=0.0, maximum=1.0,
+                                              allow_minimum=False),
+                    fp8_peak_ratio=fp8_peak_ratio(gpu), ridge_tokens=ridge_tokens(gpu),
+                    unfused_bytes_per_flop=finite_float("unfused_bytes_per_flop", unfused_bytes_per_flop,
+                                                        minimum=0.0, maximum=1.0))
+
+
 def predicted_utilisation(gpu: GPU, *, fp8: bool = False, checkpointing: str = "none", method: str = "full",
                           micro_batch_tokens: int = LARGE_MICRO_BATCH_TOKENS, framework: str = DEFAULT_FRAMEWORK,
-                          linear_share: float = 1.0, unfused_bytes_per_flop: float = 0.0,
-                          fit: UtilisationFit | None = None) -> float:
+                          linear_share: float = 1.0, unfused_bytes_per_flop: float = 0.0) -> float:
     """Steady-state fraction of the dense rate (FP8 rate with ``fp8``) the executed FLOPs reach, in (0, 1] (fitted).
 
     Formula: ``framework x fp8[framework] x checkpointing x method x T / (T + T_half) x balance``
-    (:class:`UtilisationFit`, module docstring); ``micro_batch_tokens`` is ``T`` (default: large), ``T_half``
-    the GPU's :func:`ridge_tokens`;
-    ``linear_share`` the share of the executed FLOPs in linear layers
-    (:func:`calculators.model_flops.linear_flops_share`; 1: all, only read with ``fp8``); ``unfused_bytes_per_flop``
-    the unfused elementwise traffic per executed FLOP (:attr:`Features.unfused_bytes_per_flop`; 0: fused).
+    (:class:`UtilisationFit`, module docstring), :data:`DEFAULT_FIT` at :func:`utilisation_features`; ``T_half``
+    is the GPU's :func:`ridge_tokens`.
     """
-    features = Features(gpu_family(gpu), flag("fp8", fp8), one_of("checkpointing", checkpointing, CHECKPOINTING),
-                        one_of("method", method, METHODS),
-                        positive_int("micro_batch_tokens", micro_batch_tokens, maximum=1 << 40),
-                        framework=get_training_framework(framework).id,
-                        linear_share=finite_float("linear_share", linear_share, minimum=0.0, maximum=1.0,
-                                                  allow_minimum=False),
-                        fp8_peak_ratio=fp8_peak_ratio(gpu), ridge_tokens=ridge_tokens(gpu),
-                        unfused_bytes_per_flop=finite_float("unfused_bytes_per_flop", unfused_bytes_per_flop,
-                                                            minimum=0.0, maximum=1.0))
-    return (DEFAULT_FIT if fit is None else fit).predict(features)
+    return DEFAULT_FIT.predict(utilisation_features(
+        gpu, fp8=fp8, checkpointing=checkpointing, method=method, micro_batch_tokens=micro_batch_tokens,
+        framework=framework, linear_share=linear_share, unfused_bytes_per_flop=unfused_bytes_per_flop))
 
 
 def whole_run_residual(fit: UtilisationFit | None = None) -> float:

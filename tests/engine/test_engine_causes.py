@@ -185,16 +185,16 @@ def test_selective_recompute_slows_torchtitan_as_its_a100_table_measures() -> No
 def test_an_fp8_recipe_no_run_measures_is_promised_no_fp8_gain() -> None:
     # Every published FP8 training run is on Hopper: held out by generation, the FSDP family's FP8 recipe factor has
     # no run left. Its answer then runs at the 16-bit rate's utilisation (no gain), not at Transformer Engine's.
-    from calculators.catalog.utilisation import DEFAULT_FIT, UtilisationFit, predicted_utilisation
+    from calculators.catalog.utilisation import DEFAULT_FIT, UtilisationFit, utilisation_features
 
     h100 = get_gpu("h100-sxm")
     fit = UtilisationFit(bytes_per_flop=DEFAULT_FIT.bytes_per_flop, checkpointing={}, method={}, run={},
                          framework={}, fp8={"none": 1.0, "megatron": 1.0})
     fp8_rate, bf16_rate = h100.fp8_dense_flop_per_s, h100.bf16_dense_flop_per_s
     assert fp8_rate and bf16_rate
-    bf16 = predicted_utilisation(h100, linear_share=0.8, fit=fit) * bf16_rate
-    fsdp = predicted_utilisation(h100, fp8=True, linear_share=0.8, fit=fit) * fp8_rate
-    megatron = predicted_utilisation(h100, fp8=True, framework="megatron", linear_share=0.8, fit=fit) * fp8_rate
+    bf16 = fit.predict(utilisation_features(h100, linear_share=0.8)) * bf16_rate
+    fsdp = fit.predict(utilisation_features(h100, fp8=True, linear_share=0.8)) * fp8_rate
+    megatron = fit.predict(utilisation_features(h100, fp8=True, framework="megatron", linear_share=0.8)) * fp8_rate
     assert fsdp == pytest.approx(bf16) and megatron > 1.5 * bf16  # Amdahl: 1 / (0.8 / 2 + 0.2) = 1.67
     assert DEFAULT_FIT.fp8["pytorch"] < 1  # with its runs in the fit, the fitted recipe factor
 
