@@ -1,16 +1,16 @@
-"""An optional folder that keeps the held-out fits for the other processes of one build-and-test run.
+"""An optional folder that keeps the held-out fits and scores for the other processes of one build-and-test run.
 
 The cross-validated scores refit the speed model once per held-out group (every source, engine and
-hardware generation left out in turn: about 25 CPU-seconds on one core), and every process that renders
-the site's tables needs them: ``scripts/build``, each release build of the test suite, the test worker
+hardware generation left out in turn: about 20 CPU-seconds on one core) and score every figure with
+those fits (about 9 more), and every process that renders the site's tables needs them: ``scripts/build``, each release build of the test suite, the test worker
 that checks the tables. ``scripts/test`` names a folder in ``MLHW_FIT_STORE`` (emptied at its start), so
 that a process can read the fits an earlier one made of the same inputs with the same code instead of
 making them again. Unset or empty (the default, the CLI, the browser): nothing is read or written.
 
 An entry is named by a SHA-256 digest of everything the fits are a function of:
 
-- the inputs, by their ``repr`` (frozen dataclasses of strings, integers and floats; a float's ``repr``
-  reads back as the same float);
+- the inputs, by their ``repr`` (frozen dataclasses, tuples, and the figures as read from their JSON
+  files: strings, integers and floats; a float's ``repr`` reads back as the same float);
 - every file of the ``calculators`` package (the fit's code, the engine catalog's starting values);
 - the Python version and the machine (the same float arithmetic).
 
@@ -67,7 +67,7 @@ def stored(kind: str, inputs: object, make: Callable[[], T]) -> T:
     """``make()``, or what an earlier process of the run kept for the same ``kind``, ``inputs`` and code.
 
     ``inputs`` must determine ``make()``'s result together with the package's code, and their ``repr`` must
-    show all of them (frozen dataclasses, tuples, strings, numbers).
+    show all of them (frozen dataclasses, tuples, lists and dicts of strings and numbers).
     """
     folder = os.environ.get(STORE_VARIABLE, "")
     if not folder:

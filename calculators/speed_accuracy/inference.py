@@ -68,6 +68,11 @@ def _make_held_out_fits(cases: tuple[Prepared, ...],
 @functools.lru_cache(maxsize=1)
 def _scored_rows() -> tuple[tuple[tuple[str, Any], ...], ...]:
     figures = scored(load_figures())
+    # The rows follow from the figures and the package's code (read back by a later process of the run).
+    return stored("cross-validated-rows", figures, lambda: _score(figures))
+
+
+def _score(figures: list[dict[str, Any]]) -> tuple[tuple[tuple[str, Any], ...], ...]:
     cases = [prepare(f) for f in figures]
     fits = loso_fits(cases)
     rows = []
