@@ -41,6 +41,7 @@ from calculators.performance.utilisation import UtilisationFit, fit_utilisation
 from calculators.speed_accuracy import training
 from calculators.speed_accuracy.data import load_figures, scored
 from calculators.speed_accuracy.errors import error_summary, speed_error
+from calculators.speed_accuracy.fit_store import stored
 from calculators.speed_accuracy.inference import held_out_fits
 from calculators.speed_accuracy.predict import catalog_engine, estimate_and_error, prepare
 
@@ -111,6 +112,11 @@ def _check(split: str) -> str:
 @functools.lru_cache(maxsize=len(SPLITS))
 def _inference_rows(split: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
     figures = scored(load_figures())
+    # The rows follow from the split, the figures and the package's code (read back by a later process of the run).
+    return stored("generalisation-rows", (split, figures), lambda: _score_split(split, figures))
+
+
+def _score_split(split: str, figures: list[dict[str, Any]]) -> tuple[tuple[tuple[str, Any], ...], ...]:
     cases = [prepare(f) for f in figures]
     group_of = _inference_group(split)
     groups = tuple(group_of(f) for f in figures)

@@ -20,6 +20,7 @@ from typing import Any
 from calculators.catalog.engines import get_engine
 from calculators.speed_accuracy.data import load_figures, scored
 from calculators.speed_accuracy.fit import Fit, fit_engine, fit_pooled
+from calculators.speed_accuracy.fit_store import stored
 from calculators.speed_accuracy.predict import Prepared, catalog_engine, estimate_and_error, prepare
 
 NAIVE_ENGINE = "generic"
@@ -49,6 +50,12 @@ def held_out_fits(cases: list[Prepared], groups: tuple[str, ...]) -> dict[tuple[
 
 @functools.lru_cache(maxsize=8)
 def _held_out_fits(cases: tuple[Prepared, ...], groups: tuple[str, ...]) -> dict[tuple[str, str], tuple[Fit, Fit]]:
+    # An earlier process of the same run may have made them (fit_store: only when MLHW_FIT_STORE names a folder).
+    return stored("held-out-fits", (cases, groups), lambda: _make_held_out_fits(cases, groups))
+
+
+def _make_held_out_fits(cases: tuple[Prepared, ...],
+                        groups: tuple[str, ...]) -> dict[tuple[str, str], tuple[Fit, Fit]]:
     fits: dict[tuple[str, str], tuple[Fit, Fit]] = {}
     for group in sorted(set(groups)):
         rest = [c for c, g in zip(cases, groups, strict=True) if g != group]
@@ -61,6 +68,11 @@ def _held_out_fits(cases: tuple[Prepared, ...], groups: tuple[str, ...]) -> dict
 @functools.lru_cache(maxsize=1)
 def _scored_rows() -> tuple[tuple[tuple[str, Any], ...], ...]:
     figures = scored(load_figures())
+    # The rows follow from the figures and the package's code (read back by a later process of the run).
+    return stored("cross-validated-rows", figures, lambda: _score(figures))
+
+
+def _score(figures: list[dict[str, Any]]) -> tuple[tuple[tuple[str, Any], ...], ...]:
     cases = [prepare(f) for f in figures]
     fits = loso_fits(cases)
     rows = []

@@ -84,8 +84,11 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pat
     # The first makes its Pyodide memory snapshot (node, ~10 CPU-s); the second takes site/'s when site/ has this
     # version's (scripts/build made it, from the same wheel, runtime, scripts and clock), else makes its own: either
     # way the two builds' snapshots come from two runs of node, so the comparison still catches one that differs.
+    # Likewise the speed model's held-out fits (~20 CPU-s): the first build reads scripts/build's when scripts/test
+    # kept them (MLHW_FIT_STORE, calculators/speed_accuracy/fit_store.py), the second always makes its own, so
+    # the tables of two fits made in two processes under two hash seeds are still compared.
     sites = [tmp_path_factory.mktemp("release") / name for name in ("first", "second")]
-    reuse: list[dict[str, str]] = [{}, {"MLHW_SNAPSHOT_FROM": str(SITE)}]
+    reuse: list[dict[str, str]] = [{}, {"MLHW_SNAPSHOT_FROM": str(SITE), "MLHW_FIT_STORE": ""}]
     started = [_start_build(site, SITE_URL=SITE_URL, SOURCE_DATE_EPOCH=str(EPOCH), MLHW_RELEASE="1", PYTHONHASHSEED=seed,
                             MLHW_SNAPSHOT_EPOCH=SNAPSHOT_EPOCH, **snapshot_from)
                for site, seed, snapshot_from in zip(sites, HASH_SEEDS, reuse, strict=True)]
