@@ -52,12 +52,10 @@ References:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from statistics import mean, median
+from statistics import median
 from typing import Any
 
 from calculators.catalog.interconnects import Interconnect, get_interconnect
-from calculators.catalog.sources import Source
 from calculators.errors import InputError
 from calculators.parallel.collectives import (
     COLLECTIVES,
@@ -67,10 +65,13 @@ from calculators.parallel.collectives import (
     ring_collective_time_s,
     ring_steps,
 )
+# The fixed costs (per ring step in a node, NCCL's model across nodes) are the latency module's; re-exported here.
+from calculators.parallel.latency import LATENCY_MEASUREMENTS as LATENCY_MEASUREMENTS
+from calculators.parallel.latency import SmallMessageLatency as SmallMessageLatency
+from calculators.parallel.latency import cross_node_ring_latency_s
+from calculators.parallel.latency import latency_per_ring_step_s as latency_per_ring_step_s
 from calculators.validate import finite_float, instance_of, one_of, positive_int
 
-#: Link families whose small-message latency is taken from the NVLink measurements.
-_FAST_KINDS = ("nvlink", "infinity-fabric")
 #: Link kinds with their own collective efficiency.
 LINK_KINDS: tuple[str, ...] = ("nvlink", "nvlink-sharp", "nvlink-bridge", "infinity-fabric", "pcie", "pcie-host",
                                "infiniband", "ethernet")
@@ -285,7 +286,8 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
     Formula: ``bw x eff`` for a large message; where the record states its message size,
     nccl-tests' busbw of the modelled time ``bus_factor x bytes / (bw x eff) + steps x alpha``
     (:func:`~calculators.parallel.collectives.ring_collective_time_s`, ``alpha`` from
-    :func:`latency_per_ring_step_s`), so a small message pays its fixed costs.
+    :func:`latency_per_ring_step_s` in a node, NCCL's model across nodes,
+    :func:`~calculators.parallel.net_latency.cross_node_ring_latency_s`), so a message pays its fixed costs.
 
     >>> record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4}
     >>> record_bus_bandwidth_bytes_per_s(record) / 1e9
@@ -302,7 +304,10 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
     if not size:
         return bw * eff
     collective, n = str(record.get("collective") or "all-reduce"), int(record["gpus"])
-    alpha = latency_per_ring_step_s(get_interconnect(str(record["link"])))
+    link, nodes = get_interconnect(str(record["link"])), int(record.get("nodes") or 1)
+    alpha = (cross_node_ring_latency_s(collective, gpus=n, nodes=nodes, intra_node=get_interconnect(
+        str(record["intra_node"])), network=link) / ring_steps(collective, gpus=n)
+        if nodes > 1 and record.get("intra_node") else latency_per_ring_step_s(link))
     time = ring_collective_time_s(collective, float(size), gpus=n, link_bytes_per_s=bw, efficiency=eff,
                                   latency_s=alpha)
     return bus_bandwidth_bytes_per_s(collective, float(size), gpus=n, time_s=time)
@@ -331,68 +336,6 @@ def fit_link_efficiencies(records: Iterable[Mapping[str, Any]]) -> dict[str, flo
     for kind, values in implied.items():
         table[kind] = round(median(values), 4) if values else round(fallback, 4)
     return table
-
-
-@dataclass(frozen=True, kw_only=True)
-class SmallMessageLatency:
-    """A published time of a tiny all-reduce (a few bytes): what one collective costs with no data.
-
-    Attributes:
-        link_kind: ``"nvlink"`` or ``"pcie"``: which links the figure stands for.
-        system: GPUs, link and settings in words.
-        gpus: ranks in the all-reduce.
-        all_reduce_s: reported time, seconds.
-        source: the thread, kind ``"measured"``.
-    """
-
-    link_kind: str
-    system: str
-    gpus: int
-    all_reduce_s: float
-    source: Source
-
-    @property
-    def per_ring_step_s(self) -> float:
-        """The time over the ring's ``2 (N-1)`` steps, seconds (derived)."""
-        return self.all_reduce_s / ring_steps("all-reduce", gpus=self.gpus)
-
-
-def _issue(repo: str, number: int, title: str, date: str) -> Source:
-    return Source(f"{repo} issue #{number}: {title}", f"https://github.com/{repo}/issues/{number}", date,
-                  kind="measured")
-
-
-#: Published small-message all-reduce times (nccl-tests ``all_reduce_perf``, smallest size).
-LATENCY_MEASUREMENTS: tuple[SmallMessageLatency, ...] = (
-    SmallMessageLatency(
-        link_kind="nvlink", system="2 x H100 SXM, NVSwitch, NCCL 2.20.5 NVLSTree with CUDA graphs, 128 B", gpus=2,
-        all_reduce_s=6e-6,
-        source=_issue("NVIDIA/nccl", 1259, "Is intra-node latency supposed to increase with the number of GPUs "
-                      "when using NVLink SHARP? (2 GPUs: approximately 6 us)", "2024-04-22")),
-    SmallMessageLatency(
-        link_kind="pcie", system="8 x GeForce RTX 4090, PCIe, 8 B out-of-place", gpus=8, all_reduce_s=42.14e-6,
-        source=_issue("NVIDIA/nccl", 1530, "Ring all-reduce shows poor bandwidth utilization on PCIe-connected "
-                      "GPUs (8 B: 42.14 us)", "2026-11-21")),
-    SmallMessageLatency(
-        link_kind="pcie", system="8 x GeForce RTX 3090, PCIe, 8 B out-of-place", gpus=8, all_reduce_s=54.18e-6,
-        source=_issue("NVIDIA/nccl", 1439, "ALLREDUCE timeout (nccl-tests output on 8 x RTX 3090: 8 B in "
-                      "54.18 us)", "2024-09-11")),
-)
-
-
-def latency_per_ring_step_s(link: Interconnect) -> float:
-    """Fixed cost of one ring step on this link, seconds (derived from :data:`LATENCY_MEASUREMENTS`).
-
-    NVLink and Infinity Fabric: the mean per-step time of the NVLink records; PCIe: that of
-    the PCIe records; network links: the PCIe figure (assumed: no small-message figure for
-    a network was read, and a network hop is unlikely to be faster).
-
-    >>> round(latency_per_ring_step_s(get_interconnect("nvlink4")) * 1e6, 1)
-    3.0
-    """
-    link = instance_of("link", link, Interconnect, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
-    kind = "nvlink" if link.kind in _FAST_KINDS else "pcie"
-    return mean(r.per_ring_step_s for r in LATENCY_MEASUREMENTS if r.link_kind == kind)
 
 
 def check_efficiency(field: str, value: object) -> float:
