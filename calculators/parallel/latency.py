@@ -210,3 +210,25 @@ def cross_node_ring_latency_s(collective: str, *, gpus: int, nodes: int, intra_n
     inter = (2 if kind == "all-reduce" else 1) * (count - 1)
     return (RING_BASE_LATENCY_S + (steps - inter) * intra_node_step_latency_s(intra_node)
             + inter * net_step_latency_s(network))
+
+
+#: NCCL's latencies of its NVLSTree all-reduce with the Simple protocol, seconds (``hwLatencies``: NVLink, NVLSTree
+#: 25 us; NET, NVLSTree 20.9 us; ``baseLatencies`` NVLSTree 0; src/graph/tuning.cc at commit 5067397). Sourced.
+NVLS_TREE_INTRA_LATENCY_S = 25e-6
+NVLS_TREE_NET_LATENCY_S = 20.9e-6
+
+
+def nvls_tree_latency_s(*, nodes: int, network: Interconnect) -> float:
+    """Fixed cost of one NVLSTree all-reduce across ``nodes`` nodes, seconds (NCCL's model).
+
+    Formula: ``intra + 2 x log2(nodes) x (net + 2 x plugin)``: once through the node's switch, then up and
+    down the tree between nodes, each network hop at NCCL's NVLSTree latency plus twice the plugin's
+    (:func:`net_plugin_latency_s`). log2 is NCCL's ``log2i``, the floor.
+
+    >>> from calculators.catalog.interconnects import get_interconnect
+    >>> round(nvls_tree_latency_s(nodes=2, network=get_interconnect("efa-100g")) * 1e6, 1)  # 25 + 2 x (20.9 + 150)
+    366.8
+    """
+    count = positive_int("nodes", nodes, maximum=1 << 16)
+    hops = count.bit_length() - 1
+    return NVLS_TREE_INTRA_LATENCY_S + 2 * hops * (NVLS_TREE_NET_LATENCY_S + 2.0 * net_plugin_latency_s(network))
