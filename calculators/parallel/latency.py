@@ -20,8 +20,11 @@ Formula: ``base + (steps - inter) x intra + inter x (net + 2 x plugin)``.
 
 Assumptions: the host CPU is not an input, so the network post overhead is NCCL's default for
 an Intel or unknown host, 1 us (NCCL counts 2 us on an AMD host, which would make each intra-node
-step of a cross-node ring 6 us instead of 3.4); the algorithm is the ring (NCCL's trees, and the
-tuner plugin's choices, are not modelled here).
+step of a cross-node ring 6 us instead of 3.4); the algorithm is the ring, but for an all-reduce
+across two NVLink SHARP nodes, which NCCL runs as NVLSTree (:func:`nvls_tree_latency_s`,
+:func:`calculators.parallel.links.nvls_tree_applies`); NCCL's other trees are not modelled. Only the
+published-record path (:func:`calculators.parallel.links.record_bus_bandwidth_bytes_per_s`) takes this model:
+the training step's rings still take :func:`latency_per_ring_step_s`.
 
 >>> from calculators.catalog.interconnects import get_interconnect
 >>> round(cross_node_ring_latency_s("all-gather", gpus=16, nodes=2, intra_node=get_interconnect("nvlink4"),
