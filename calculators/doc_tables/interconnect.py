@@ -121,10 +121,12 @@ def nccl_validation() -> Table:
         caption=("all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
                  "quoted from the linked threads (tests/data/published_speed/collectives.jsonl), against the link "
                  "model's busbw = per-direction link bandwidth x the efficiency of the link kind (derived from how the "
-                 "kind moves its bytes; none is fitted; plus the per-step latency where the message size is stated), and against a "
-                 "fixed 0.8. Error = model / measured - 1; "
+                 "kind moves its bytes; none is fitted; plus the fixed cost where the message size is stated), and "
+                 "against a fixed 0.8. Error = model / measured - 1; "
                  "implied efficiency = measured / per-direction link bandwidth. Across nodes the link is "
-                 "min(intra-node link, NICs per node x NIC)."),
+                 "min(intra-node link, NICs per node x NIC), and the fixed cost is NCCL's own latency model of a ring "
+                 "(calculators.parallel.latency.cross_node_ring_latency_s: 14 us per network step plus twice the "
+                 "network plugin's stated latency, 75 us for AWS EFA on p5)."),
         columns=(Column("figure"), Column("GPUs", align="r"), Column("link kind"), gb_column("link per direction GB/s"),
                  gb_column("measured busbw GB/s"), gb_column("model busbw GB/s"),
                  Column("error", _whole_error, "r"), Column("error at 0.8", _whole_error, "r"),

@@ -28,6 +28,10 @@ from what moves the bytes and none is fitted; the published nccl-tests runs
 * ``ethernet``: the same ring over Ethernet NICs (RoCE, AWS EFA), at the same :data:`NIC_EFFICIENCY`
   (the maintainers state one expected figure per NIC for InfiniBand and RoCE alike).
 
+Across nodes a published run also pays NCCL's own latency model (:mod:`calculators.parallel.latency`), and an
+all-reduce across two NVLink SHARP nodes is NCCL's NVLSTree (:func:`nvls_tree_applies`,
+:func:`~calculators.parallel.nvls.nvls_tree_algbw_bytes_per_s`): each node's NICs carry the buffer once each way.
+
 Formula: ``efficiency(kind)``: the derived constant of the kind (no kind is fitted since the Ethernet one was
 derived; :func:`fit_link_efficiencies` keeps the fitting for a kind added without a derivation).
 
@@ -52,100 +56,40 @@ References:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from statistics import mean, median
+from statistics import median
 from typing import Any
 
 from calculators.catalog.interconnects import Interconnect, get_interconnect
-from calculators.catalog.sources import Source
-from calculators.errors import InputError
 from calculators.parallel.collectives import (
     COLLECTIVES,
     MAX_EFFICIENCY,
     bus_bandwidth_bytes_per_s,
+    bus_factor,
     multi_node_ring_bytes_per_s,
     ring_collective_time_s,
     ring_steps,
 )
+# The fixed costs (per ring step in a node, NCCL's model across nodes) are the latency module's; re-exported here.
+from calculators.parallel.latency import LATENCY_MEASUREMENTS as LATENCY_MEASUREMENTS
+from calculators.parallel.latency import SmallMessageLatency as SmallMessageLatency
+from calculators.parallel.latency import cross_node_ring_latency_s, nvls_tree_latency_s
+from calculators.parallel.latency import latency_per_ring_step_s as latency_per_ring_step_s
+from calculators.parallel.nvls import NVLINK_PAYLOAD_EFFICIENCY as NVLINK_PAYLOAD_EFFICIENCY
+from calculators.parallel.nvls import NVLS_GENERATION as NVLS_GENERATION
+from calculators.parallel.nvls import NVLS_NODE_GPUS as NVLS_NODE_GPUS
+from calculators.parallel.nvls import NVLS_SWITCH_EFFICIENCY as NVLS_SWITCH_EFFICIENCY
+from calculators.parallel.nvls import SHARP_LINKS as SHARP_LINKS
+from calculators.parallel.nvls import nvls_bus_efficiency as nvls_bus_efficiency
+from calculators.parallel.nvls import nvls_link_efficiency as nvls_link_efficiency
+from calculators.parallel.nvls import nvls_tree_algbw_bytes_per_s as nvls_tree_algbw_bytes_per_s
 from calculators.validate import finite_float, instance_of, one_of, positive_int
 
-#: Link families whose small-message latency is taken from the NVLink measurements.
-_FAST_KINDS = ("nvlink", "infinity-fabric")
 #: Link kinds with their own collective efficiency.
 LINK_KINDS: tuple[str, ...] = ("nvlink", "nvlink-sharp", "nvlink-bridge", "infinity-fabric", "pcie", "pcie-host",
                                "infiniband", "ethernet")
 #: Algorithms a collective can be pinned to: ``auto`` is NCCL's default (NVLink SHARP for an all-reduce
 #: on a SHARP switch), ``ring`` what ``NCCL_ALGO=RING`` forces, ``nvls`` NVLink SHARP.
 ALGORITHMS: tuple[str, ...] = ("auto", "ring", "nvls")
-#: Links whose switch can reduce in the network (NVLink SHARP, third-generation NVSwitch on; NVIDIA
-#: nccl-tests issue 212: "allreduce uses NVLink SHARP by default" on H100). The GB200 NVL72's NVLink Switch trays
-#: are the fourth generation of the same switch (NVIDIA NVLink and NVLink Switch page), so its domain is one too.
-SHARP_LINKS: tuple[str, ...] = ("nvlink4", "nvlink5", "nvlink5-nvl72")
-
-#: NVLink: the share of the line rate an SM-driven copy carries. SMs send 128-byte payloads, so a
-#: 25 GB/s NVLink carries about 20 GB/s (NCCL maintainer S. Jeaugey, NVIDIA/nccl-tests issue 149,
-#: 2023-07-05, and NVIDIA/nccl issue 1054: "the app-level bandwidth is 80% of the peak"); NCCL's
-#: topology model holds 20.0 GB/s per link on A100 and 20.6 on H100 (src/graph/topo.h). Derived.
-NVLINK_PAYLOAD_EFFICIENCY = 0.8
-#: NVLink SHARP (NVLS): the share of the payload rate NCCL's own model credits the switch's reductions with,
-#: per GPU generation (``nvlsEfficiency`` in NVIDIA/nccl src/graph/tuning.cc, read at commit 5067397, 2026-06-11:
-#: 0.85 on Hopper, 0.74 on Blackwell, 0 on Volta and Ampere, which have no NVLS). Sourced, not fitted.
-NVLS_SWITCH_EFFICIENCY: dict[str, float] = {"hopper": 0.85, "blackwell": 0.74}
-#: GPUs of the NVLS domain the ``nvlink-sharp`` kind's one efficiency is derived at: an HGX/DGX node.
-NVLS_NODE_GPUS = 8
-
-
-def nvls_bus_efficiency(gpus: int = NVLS_NODE_GPUS, *, generation: str = "hopper") -> float:
-    """busbw / per-direction NVLink rate of a large NVLink SHARP all-reduce over ``gpus`` GPUs (derived).
-
-    Formula: ``payload x nvls[generation] x 2 (n - 1) / (n + 1)``. NCCL's NVLS all-reduce is a reduce-scatter
-    by ``multimem.ld_reduce`` (the switch reads each GPU's whole buffer, ``S`` out of every GPU, and returns
-    each its reduced ``S / n``) then an all-gather by ``multimem.st`` (each GPU writes its ``S / n`` once and
-    the switch multicasts it, ``S`` into every GPU): ``S (1 + 1/n)`` each way per GPU, so
-    ``algbw = bw x n / (n + 1)`` and nccl-tests' ``busbw = algbw x 2 (n - 1) / n``. ``payload`` is
-    :data:`NVLINK_PAYLOAD_EFFICIENCY` (the SMs' 128-byte packets), ``nvls`` NCCL's
-    :data:`NVLS_SWITCH_EFFICIENCY`. On 8 H100s: 0.8 x 0.85 x 14 / 9 = 1.058, 476 GB/s of NVLink 4's
-    450 GB/s per direction; published 480 and 476 GB/s (nccl-tests issues 212 and 290), which the
-    efficiency fitted on them before this derivation (1.062) reproduced too.
-
-    >>> round(nvls_bus_efficiency(8), 3), round(nvls_bus_efficiency(72, generation="blackwell"), 3)
-    (1.058, 1.152)
-    """
-    n = positive_int("gpus", gpus, maximum=1 << 16)
-    rate = one_of("generation", generation, tuple(NVLS_SWITCH_EFFICIENCY))
-    return NVLINK_PAYLOAD_EFFICIENCY * NVLS_SWITCH_EFFICIENCY[rate] * 2.0 * (n - 1) / (n + 1)
-
-
-#: NVLink SHARP link -> the GPU generation whose NVLS efficiency NCCL applies (``nvlsEfficiency`` is per compute
-#: capability: Hopper 0.85, Blackwell 0.74).
-NVLS_GENERATION: dict[str, str] = {"nvlink4": "hopper", "nvlink5": "blackwell", "nvlink5-nvl72": "blackwell"}
-
-
-def nvls_link_efficiency(link: Interconnect, *, gpus: int) -> float:
-    """busbw / per-direction rate of a large NVLink SHARP all-reduce over ``gpus`` GPUs on this link (derived).
-
-    Formula: :func:`nvls_bus_efficiency` at ``min(gpus, NVLS_NODE_GPUS)`` GPUs and the link's GPU generation
-    (:data:`NVLS_GENERATION`). The ``2 (n - 1) / (n + 1)`` of the bytes NVLS moves per GPU holds on one 8-GPU Hopper
-    node: forced NVLS on 5, 6, 7 and 8 H100s measured 420, 440, 460 and 480 GB/s (NVIDIA/nccl issue 1455), the
-    formula 408, 437, 459 and 476; at 4 GPUs 367 both; at 3 the run measured the ring's 367 where the formula
-    says 306. Past :data:`NVLS_NODE_GPUS` (a GB200 NVL72 domain) the formula keeps rising toward twice the payload
-    rate, which the one published 72-GPU run does not show (839 GB/s, 0.93 of the link, coreweave/nccl-tests
-    pull request 43, in the held-out set; the formula at 72 GPUs says 1.15): the 8-GPU value is kept there, so as
-    not to promise more than was measured (assumed, not fitted).
-
-    >>> round(nvls_link_efficiency(get_interconnect("nvlink4"), gpus=4), 3)
-    0.816
-    >>> round(nvls_link_efficiency(get_interconnect("nvlink5-nvl72"), gpus=72), 3)
-    0.921
-    """
-    link = instance_of("link", link, Interconnect, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
-    n = positive_int("gpus", gpus, maximum=1 << 16)
-    generation = NVLS_GENERATION.get(link.id)
-    if generation is None:
-        raise InputError("link", link.id, f"an NVLink SHARP link ({', '.join(NVLS_GENERATION)})")
-    return nvls_bus_efficiency(min(n, NVLS_NODE_GPUS), generation=generation)
-
-
 #: AMD Infinity Fabric (xGMI): "After protocol and error correction overheads, the max theoretical per-direction
 #: bandwidth for gfx94 devices is 48GB/s" of a link's 64 GB/s (AMD's G. Lee, ROCm/rccl issue 1210, 2024-07-02;
 #: RCCL's topology counts an XGMI link at 48.0 GB/s, ncclTopoXGMISpeed), and AMD's blog "Understanding RCCL Bandwidth
@@ -285,7 +229,10 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
     Formula: ``bw x eff`` for a large message; where the record states its message size,
     nccl-tests' busbw of the modelled time ``bus_factor x bytes / (bw x eff) + steps x alpha``
     (:func:`~calculators.parallel.collectives.ring_collective_time_s`, ``alpha`` from
-    :func:`latency_per_ring_step_s`), so a small message pays its fixed costs.
+    :func:`latency_per_ring_step_s` in a node, NCCL's model across nodes,
+    :func:`~calculators.parallel.latency.cross_node_ring_latency_s`), so a message pays its fixed costs. An
+    all-reduce NCCL runs as NVLSTree (two NVLink SHARP nodes, :func:`nvls_tree_applies`) takes
+    :func:`nvls_tree_algbw_bytes_per_s` and :func:`~calculators.parallel.latency.nvls_tree_latency_s` instead.
 
     >>> record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4}
     >>> record_bus_bandwidth_bytes_per_s(record) / 1e9
@@ -294,6 +241,10 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
     18.3
     """
     table = LINK_EFFICIENCY if efficiencies is None else efficiencies
+    if record.get("intra_node") and record.get("nics_per_node") and nvls_tree_applies(
+            collective=str(record.get("collective") or "all-reduce"), nodes=int(record.get("nodes") or 1),
+            intra_node=get_interconnect(str(record["intra_node"])), algorithm=str(record.get("algorithm") or "auto")):
+        return _nvls_tree_record_bus_bytes_per_s(record)  # NIC_EFFICIENCY: derived, no table entry to take
     kind = record_link_kind(record)
     eff = (nvls_link_efficiency(get_interconnect(str(record["link"])), gpus=int(record["gpus"]))
            if kind == "nvlink-sharp" else table[kind])
@@ -302,10 +253,46 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
     if not size:
         return bw * eff
     collective, n = str(record.get("collective") or "all-reduce"), int(record["gpus"])
-    alpha = latency_per_ring_step_s(get_interconnect(str(record["link"])))
+    link, nodes = get_interconnect(str(record["link"])), int(record.get("nodes") or 1)
+    alpha = (cross_node_ring_latency_s(collective, gpus=n, nodes=nodes, intra_node=get_interconnect(
+        str(record["intra_node"])), network=link) / ring_steps(collective, gpus=n)
+        if nodes > 1 and record.get("intra_node") else latency_per_ring_step_s(link))
     time = ring_collective_time_s(collective, float(size), gpus=n, link_bytes_per_s=bw, efficiency=eff,
                                   latency_s=alpha)
     return bus_bandwidth_bytes_per_s(collective, float(size), gpus=n, time_s=time)
+
+
+#: Nodes up to which NCCL's NVLSTree all-reduce crosses the network at twice a ring's rate ("Handle 2 node case of
+#: NVLSTree": ``interBw x 2`` when ``nNodes <= 2``, NVIDIA/nccl src/graph/tuning.cc at commit 5067397).
+NVLS_TREE_MAX_NODES = 2
+
+
+def nvls_tree_applies(*, collective: str, nodes: int, intra_node: Interconnect, algorithm: str = "auto") -> bool:
+    """Whether NCCL runs this all-reduce as NVLSTree: two nodes whose GPUs share an NVLink SHARP switch.
+
+    On two nodes NCCL's model credits NVLSTree with twice the network rate a ring gets (tuning.cc), so
+    it picks NVLSTree for large all-reduces there; AWS's tuner plugin (aws-ofi-nccl v1.16.3,
+    src/tuner/nccl_ofi_regions.cpp, p5/p5e) pins NVLSTree/Simple for 16 ranks above 30 MiB too. On more
+    nodes the tree's network rate is a ring's, and the ring is kept. A pinned ``ring`` or ``nvls`` never.
+    """
+    intra_node = instance_of("intra_node", intra_node, Interconnect, "an Interconnect (get_interconnect)")
+    kind = one_of("collective", collective, COLLECTIVES)
+    return (kind == "all-reduce" and 1 < positive_int("nodes", nodes, maximum=1 << 16) <= NVLS_TREE_MAX_NODES
+            and intra_node.id in SHARP_LINKS and one_of("algorithm", algorithm, ALGORITHMS) == "auto")
+
+
+def _nvls_tree_record_bus_bytes_per_s(record: Mapping[str, Any]) -> float:
+    """busbw of a collectives record NCCL runs as NVLSTree: ``2 (n-1)/n x bytes / (bytes / algbw + latency)``."""
+    n, nodes = int(record["gpus"]), int(record["nodes"])
+    network, intra = get_interconnect(str(record["link"])), get_interconnect(str(record["intra_node"]))
+    algbw = nvls_tree_algbw_bytes_per_s(intra_node=intra, gpus_per_node=n // nodes,
+                                        nics_per_node=int(record["nics_per_node"]),
+                                        nic_bytes_per_s=network.per_direction_bytes_per_s, nic_efficiency=NIC_EFFICIENCY)
+    size = record.get("message_bytes")
+    if not size:
+        return bus_factor("all-reduce", gpus=n) * algbw
+    time = float(size) / algbw + nvls_tree_latency_s(nodes=nodes, network=network)
+    return bus_bandwidth_bytes_per_s("all-reduce", float(size), gpus=n, time_s=time)
 
 
 def fit_link_efficiencies(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
@@ -331,68 +318,6 @@ def fit_link_efficiencies(records: Iterable[Mapping[str, Any]]) -> dict[str, flo
     for kind, values in implied.items():
         table[kind] = round(median(values), 4) if values else round(fallback, 4)
     return table
-
-
-@dataclass(frozen=True, kw_only=True)
-class SmallMessageLatency:
-    """A published time of a tiny all-reduce (a few bytes): what one collective costs with no data.
-
-    Attributes:
-        link_kind: ``"nvlink"`` or ``"pcie"``: which links the figure stands for.
-        system: GPUs, link and settings in words.
-        gpus: ranks in the all-reduce.
-        all_reduce_s: reported time, seconds.
-        source: the thread, kind ``"measured"``.
-    """
-
-    link_kind: str
-    system: str
-    gpus: int
-    all_reduce_s: float
-    source: Source
-
-    @property
-    def per_ring_step_s(self) -> float:
-        """The time over the ring's ``2 (N-1)`` steps, seconds (derived)."""
-        return self.all_reduce_s / ring_steps("all-reduce", gpus=self.gpus)
-
-
-def _issue(repo: str, number: int, title: str, date: str) -> Source:
-    return Source(f"{repo} issue #{number}: {title}", f"https://github.com/{repo}/issues/{number}", date,
-                  kind="measured")
-
-
-#: Published small-message all-reduce times (nccl-tests ``all_reduce_perf``, smallest size).
-LATENCY_MEASUREMENTS: tuple[SmallMessageLatency, ...] = (
-    SmallMessageLatency(
-        link_kind="nvlink", system="2 x H100 SXM, NVSwitch, NCCL 2.20.5 NVLSTree with CUDA graphs, 128 B", gpus=2,
-        all_reduce_s=6e-6,
-        source=_issue("NVIDIA/nccl", 1259, "Is intra-node latency supposed to increase with the number of GPUs "
-                      "when using NVLink SHARP? (2 GPUs: approximately 6 us)", "2024-04-22")),
-    SmallMessageLatency(
-        link_kind="pcie", system="8 x GeForce RTX 4090, PCIe, 8 B out-of-place", gpus=8, all_reduce_s=42.14e-6,
-        source=_issue("NVIDIA/nccl", 1530, "Ring all-reduce shows poor bandwidth utilization on PCIe-connected "
-                      "GPUs (8 B: 42.14 us)", "2026-11-21")),
-    SmallMessageLatency(
-        link_kind="pcie", system="8 x GeForce RTX 3090, PCIe, 8 B out-of-place", gpus=8, all_reduce_s=54.18e-6,
-        source=_issue("NVIDIA/nccl", 1439, "ALLREDUCE timeout (nccl-tests output on 8 x RTX 3090: 8 B in "
-                      "54.18 us)", "2024-09-11")),
-)
-
-
-def latency_per_ring_step_s(link: Interconnect) -> float:
-    """Fixed cost of one ring step on this link, seconds (derived from :data:`LATENCY_MEASUREMENTS`).
-
-    NVLink and Infinity Fabric: the mean per-step time of the NVLink records; PCIe: that of
-    the PCIe records; network links: the PCIe figure (assumed: no small-message figure for
-    a network was read, and a network hop is unlikely to be faster).
-
-    >>> round(latency_per_ring_step_s(get_interconnect("nvlink4")) * 1e6, 1)
-    3.0
-    """
-    link = instance_of("link", link, Interconnect, "an Interconnect (calculators.catalog.interconnects.get_interconnect)")
-    kind = "nvlink" if link.kind in _FAST_KINDS else "pcie"
-    return mean(r.per_ring_step_s for r in LATENCY_MEASUREMENTS if r.link_kind == kind)
 
 
 def check_efficiency(field: str, value: object) -> float:

@@ -74,7 +74,9 @@ from calculators.speed_accuracy import generalisation as gen
 #: With Ethernet's collective efficiency derived (no link kind fitted): 9.0 % / 28.0 %, 11.7 % / 29.6 %, 10.2 % / 28.0 %.
 #: With NVLink SHARP's efficiency by GPU count and generation (NCCL's nvlsEfficiency: Blackwell 0.74), the fits
 #: refitted: 8.9 % / 27.2 %, 11.7 % / 29.4 %, 9.9 % / 27.6 % (limits back to 0.10 / 0.28 where they were raised).
-LIMITS = {"source": (0.09, 0.27), "engine": (0.12, 0.30), "generation": (0.10, 0.28)}
+#: With NCCL's own cross-node latency for the collectives that cross nodes (calculators.parallel.latency): 8.1 % / 25.3 %,
+#: 10.9 % / 29.6 %, 9.1 % / 26.5 % (collectives 7.5 % / 34.2 % -> 4.5 % / 28.7 % in every split; no other category moves).
+LIMITS = {"source": (0.09, 0.26), "engine": (0.11, 0.30), "generation": (0.10, 0.27)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
