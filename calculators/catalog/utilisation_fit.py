@@ -8,23 +8,15 @@ is the median over (``group:key`` -> record ids).
 
 from __future__ import annotations
 
-BYTES_PER_FLOP: float = 0.0038177
-CHECKPOINTING: dict[str, float] = {'full': 1.1417, 'none': 1.0}
-METHOD: dict[str, float] = {'full': 1.0, 'lora': 0.9661, 'qlora': 0.8669}
-RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.6275}
-FRAMEWORK: dict[str, float] = {'megatron': 1.3171, 'pytorch': 1.0}
-FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6689}
+BYTES_PER_FLOP: float = 0.0033801
+CHECKPOINTING: dict[str, float] = {'full': 1.0882, 'none': 1.0}
+METHOD: dict[str, float] = {'full': 1.0, 'lora': 0.9428, 'qlora': 0.8728}
+RUN: dict[str, float] = {'steady': 1.0, 'whole-run': 0.5913}
+FRAMEWORK: dict[str, float] = {'megatron': 1.2522, 'pytorch': 1.0}
+FP8: dict[str, float] = {'megatron': 1.0, 'none': 1.0, 'pytorch': 0.6351}
 
 FITTED_ON: dict[str, tuple[str, ...]] = {
     'bytes_per_flop': (
-        'pt-llama2-7b-gpu-hours',
-        'pt-llama2-13b-gpu-hours',
-        'pt-llama2-70b-gpu-hours',
-        'pt-llama-3-8b-gpu-hours',
-        'pt-llama-3-70b-gpu-hours',
-        'pt-llama-3.1-8b-gpu-hours',
-        'pt-llama-3.1-70b-gpu-hours',
-        'pt-llama-3.1-405b-gpu-hours',
         'pt-llama-3.1-405b-8192gpu-tflops',
         'pt-llama-3.1-405b-16384gpu-tflops',
         'pt-nemo-llama-2-7b',
@@ -201,6 +193,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-automodel-qwen2.5-7b-lora',
         'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
         'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
+        'pt-bloom-176b-gpu-hours',
+        'pt-mpt-7b-gpu-hours',
     ),
     'fp8:megatron': (
         'pt-nemo-llama-2-7b',
@@ -286,6 +280,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'ft-automodel-llama-3.3-70b-lora-16gpu',
         'ft-automodel-qwen2.5-32b-lora-16gpu',
         'pt-automodel-llama-3.1-70b-64gpu',
+        'pt-bloom-176b-gpu-hours',
+        'pt-mpt-7b-gpu-hours',
     ),
     'fp8:pytorch': (
         'pt-foundry-h100-fp8-mpt-3b-8192-8gpu',
@@ -391,6 +387,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-automodel-llama-3.1-70b-64gpu',
         'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
         'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
+        'pt-bloom-176b-gpu-hours',
+        'pt-mpt-7b-gpu-hours',
     ),
     'method:full': (
         'pt-llama2-7b-gpu-hours',
@@ -464,6 +462,8 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-automodel-llama-3.1-70b-64gpu',
         'pt-torchtitan-h200-llama-3.1-8b-32gpu-fp8',
         'pt-torchtitan-h200-llama-3.1-8b-64gpu-fp8',
+        'pt-bloom-176b-gpu-hours',
+        'pt-mpt-7b-gpu-hours',
     ),
     'method:lora': (
         'ft-nemo-llama-2-7b-lora',
@@ -581,5 +581,7 @@ FITTED_ON: dict[str, tuple[str, ...]] = {
         'pt-llama-3.1-8b-gpu-hours',
         'pt-llama-3.1-70b-gpu-hours',
         'pt-llama-3.1-405b-gpu-hours',
+        'pt-bloom-176b-gpu-hours',
+        'pt-mpt-7b-gpu-hours',
     ),
 }

@@ -113,9 +113,11 @@ def fit_utilisation(runs: Iterable[tuple[str, str, Features, float]]) -> Utilisa
     back-fitting, :data:`FITTING_ROUNDS` rounds; every source counts once, however many rows it publishes).
     The balance's ``c`` (:attr:`UtilisationFit.bytes_per_flop`) is solved per run from what the other
     factors leave, ``c = (Amdahl / left - 1) / (R / B)``, and is the same median over sources of the
-    median over each source's runs. No checkpointing, full training, a steady-state step and the reference
-    framework (:data:`~calculators.catalog.training_frameworks.DEFAULT_FRAMEWORK`) are 1; a group with no
-    run left (a framework measured by one source, that source left out) is absent, so it
+    median over each source's runs, steady-state runs only (a whole-run figure measures the utilisation times
+    the whole-run residual, so it cannot tell ``c`` from the residual: it fits the residual alone). No
+    checkpointing, full training, a steady-state step and the reference framework
+    (:data:`~calculators.catalog.training_frameworks.DEFAULT_FRAMEWORK`) are 1; a group with no run left
+    (a framework measured by one source, that source left out) is absent, so it
     falls back to 1; ``run[whole-run]`` is the whole-run residual: a whole-run figure, its modelled
     goodput taken out, measures ``utilisation x residual``.
 
@@ -165,8 +167,9 @@ def _fit_factors(data: list[tuple[str, str, Features, float]]) -> UtilisationFit
         solved = [(rid, source, _bytes_per_flop(feat, log_u - math.log(UtilisationFit.token_factor(feat))
                                                 - sum(tables[name].get(keys[name](feat), 0.0) for name in tables)))
                   for rid, source, feat, log_u in data]
-        groups["bytes_per_flop"] = [rid for rid, _, value in solved if value is not None]
-        known_c = [(source, value) for _, source, value in solved if value is not None]
+        steady = {rid for rid, _, feat, _ in data if feat.run != "whole-run"}  # a whole run: c x residual, not c
+        groups["bytes_per_flop"] = [rid for rid, _, value in solved if value is not None and rid in steady]
+        known_c = [(source, value) for rid, source, value in solved if value is not None and rid in steady]
         c = _median_of_sources(known_c) if known_c else 0.0  # no run on a GPU with a known balance: no term
         for name, key_of in keys.items():
             by_key: dict[str, list[tuple[str, str, float]]] = {}
