@@ -215,6 +215,32 @@ def cross_node_ring_latency_s(collective: str, *, gpus: int, nodes: int, intra_n
             + inter * net_step_latency_s(network))
 
 
+#: NCCL's latencies of its (binary) Tree all-reduce with the Simple protocol, seconds: ``baseLatencies`` Tree/Simple
+#: 8.4 us; ``hwLatencies`` Tree/Simple NVLink 4.0 us, PCIe 4.0 us, NET 14 us (src/graph/tuning.cc at commit 5067397).
+#: Sourced.
+TREE_BASE_LATENCY_S = 8.4e-6
+TREE_INTRA_LATENCY_S = 4.0e-6
+TREE_NET_LATENCY_S = 14e-6
+
+
+def tree_latency_s(*, gpus: int, nodes: int, network: Interconnect) -> float:
+    """Fixed cost of one Tree all-reduce over ``gpus`` GPUs on ``nodes`` nodes, seconds (NCCL's model).
+
+    Formula: ``base + 2 x ((gpus / nodes - 1) x intra + log2(nodes) x (net + 2 x plugin))``: up and down a
+    chain in each node and a tree between nodes (``log2i``, the floor). The intra-node hop is 4 us on NVLink and
+    PCIe alike.
+
+    >>> from calculators.catalog.interconnects import get_interconnect
+    >>> round(tree_latency_s(gpus=64, nodes=8, network=get_interconnect("ib-ndr")) * 1e6, 1)  # 8.4 + 2 (28 + 42)
+    148.4
+    """
+    n = positive_int("gpus", gpus, maximum=1 << 16)
+    count = positive_int("nodes", nodes, maximum=n)
+    hops = count.bit_length() - 1
+    return TREE_BASE_LATENCY_S + 2 * ((n // count - 1) * TREE_INTRA_LATENCY_S
+                                      + hops * (TREE_NET_LATENCY_S + 2.0 * net_plugin_latency_s(network)))
+
+
 #: NCCL's latencies of its NVLSTree all-reduce with the Simple protocol, seconds (``hwLatencies``: NVLink, NVLSTree
 #: 25 us; NET, NVLSTree 20.9 us; ``baseLatencies`` NVLSTree 0; src/graph/tuning.cc at commit 5067397). Sourced.
 NVLS_TREE_INTRA_LATENCY_S = 25e-6
