@@ -20,11 +20,10 @@ Formula: ``base + (steps - inter) x intra + inter x (net + 2 x plugin)``.
 
 Assumptions: the host CPU is not an input, so the network post overhead is NCCL's default for
 an Intel or unknown host, 1 us (NCCL counts 2 us on an AMD host, which would make each intra-node
-step of a cross-node ring 6 us instead of 3.4); the algorithm is the ring, but for an all-reduce
-across two NVLink SHARP nodes, which NCCL runs as NVLSTree (:func:`nvls_tree_latency_s`,
-:func:`calculators.parallel.links.nvls_tree_applies`); NCCL's other trees are not modelled. Only the
-published-record path (:func:`calculators.parallel.links.record_bus_bandwidth_bytes_per_s`) takes this model:
-the training step's rings still take :func:`latency_per_ring_step_s`.
+step of a cross-node ring 6 us instead of 3.4). Which algorithm runs (the ring; NVLSTree for an all-reduce
+across two NVLink SHARP nodes, :func:`nvls_tree_latency_s`; NCCL's Tree where its model times it faster,
+:func:`tree_latency_s`) is decided in :func:`calculators.parallel.collective_time.collective_cost`, the one timing
+the answers' training step and the scored published runs share.
 
 >>> from calculators.catalog.interconnects import get_interconnect
 >>> round(cross_node_ring_latency_s("all-gather", gpus=16, nodes=2, intra_node=get_interconnect("nvlink4"),
@@ -106,9 +105,9 @@ def latency_per_ring_step_s(link: Interconnect) -> float:
 
     NVLink and Infinity Fabric: the mean per-step time of the NVLink records; PCIe: that of
     the PCIe records; network links: the PCIe figure (assumed: no small-message figure for
-    a network was read, and a network hop is unlikely to be faster). A published collective that
-    states its nodes and message size is timed with NCCL's own cross-node model instead
-    (:func:`cross_node_ring_latency_s`); the training step's rings still take this figure.
+    a network was read, and a network hop is unlikely to be faster). A collective across nodes
+    is timed with NCCL's own cross-node model instead (:func:`cross_node_ring_latency_s`, through
+    :func:`calculators.parallel.collective_time.collective_cost`), and so is a network link named for every hop.
 
     >>> round(latency_per_ring_step_s(get_interconnect("nvlink4")) * 1e6, 1)
     3.0

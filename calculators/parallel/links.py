@@ -28,9 +28,11 @@ from what moves the bytes and none is fitted; the published nccl-tests runs
 * ``ethernet``: the same ring over Ethernet NICs (RoCE, AWS EFA), at the same :data:`NIC_EFFICIENCY`
   (the maintainers state one expected figure per NIC for InfiniBand and RoCE alike).
 
-Across nodes a published run also pays NCCL's own latency model (:mod:`calculators.parallel.latency`), and an
+Across nodes a collective also pays NCCL's own latency model (:mod:`calculators.parallel.latency`), and an
 all-reduce across two NVLink SHARP nodes is NCCL's NVLSTree (:func:`nvls_tree_applies`,
-:func:`~calculators.parallel.nvls.nvls_tree_algbw_bytes_per_s`): each node's NICs carry the buffer once each way.
+:func:`~calculators.parallel.nvls.nvls_tree_algbw_bytes_per_s`): each node's NICs carry the buffer once each way;
+:func:`calculators.parallel.collective_time.collective_cost` times a collective so, for the answers and the scored
+published runs alike.
 
 Formula: ``efficiency(kind)``: the derived constant of the kind (no kind is fitted since the Ethernet one was
 derived; :func:`fit_link_efficiencies` keeps the fitting for a kind added without a derivation).
