@@ -12,8 +12,9 @@ with ``busbw`` the large-message bus bandwidth and ``fixed`` the fixed cost of o
 * **one link every hop** (a node's NVLink, PCIe, Infinity Fabric, or a named link): a ring at
   ``bw x efficiency`` (:func:`calculators.parallel.links.collective_efficiency`, by link kind; NVLink SHARP for an
   unpinned all-reduce on a SHARP switch), fixed cost ``ring steps x`` the link's measured per-step latency
-  (:func:`calculators.parallel.latency.latency_per_ring_step_s`); a network link named for every hop crosses the
-  network at each step and pays NCCL's network step (:func:`calculators.parallel.latency.net_step_latency_s`);
+  (:func:`calculators.parallel.latency.latency_per_ring_step_s`); a network link named for every hop is one GPU
+  per node: each step crosses the network and pays NCCL's network step
+  (:func:`calculators.parallel.latency.net_step_latency_s`), and an all-reduce may take NCCL's Tree (below);
 * **across nodes** (an intra-node link, ``nics_per_node`` NICs per node): a ring at ``min(intra, nics x NIC /
   share) x`` the NIC efficiency (:func:`calculators.parallel.collectives.multi_node_ring_bytes_per_s`), fixed cost
   NCCL's own model (:func:`calculators.parallel.latency.cross_node_ring_latency_s`); an unpinned all-reduce over
@@ -195,6 +196,8 @@ def collective_cost(collective: str, *, gpus: int, link: Interconnect, nodes: in
     else:
         bw = link.per_direction_bytes_per_s
         network_every_hop = link.kind in _NETWORK_KINDS and n > 1
+        if network_every_hop:
+            count = n  # one GPU per node: every step crosses the network
         model_alpha = (cross_node_ring_latency_s(kind, gpus=n, nodes=n, intra_node=link, network=link) / steps
                        if network_every_hop else latency_per_ring_step_s(link))
     link_type = link_kind(link, collective=kind, gpus=n, algorithm=pinned)
@@ -202,7 +205,7 @@ def collective_cost(collective: str, *, gpus: int, link: Interconnect, nodes: in
     model_eff = nvls_link_efficiency(link, gpus=n) if link_type == "nvlink-sharp" else table[link_type]
     bus = bw * (model_eff if given_eff is None else given_eff)
     tree = None
-    if across and kind == "all-reduce" and pinned == "auto" and given_eff is None and given_alpha is None:
+    if count > 1 and kind == "all-reduce" and pinned == "auto" and given_eff is None and given_alpha is None:
         tree = CollectiveCost(collective=kind, gpus=n, algorithm="tree", link_bytes_per_s=bw,
                               bus_bytes_per_s=TREE_BUS_SHARE * bus * (n - 1) / n,
                               latency_per_ring_step_s=tree_latency_s(gpus=n, nodes=count, network=link) / steps)
