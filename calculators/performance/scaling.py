@@ -88,9 +88,12 @@ class DataParallelOverhead:
         """One sentence for a result's assumptions."""
         if self.gpus == 1:
             return "one GPU: no data-parallel communication"
+        # a ring across nodes is named "intra+nic" (calculators.parallel.ring_link.data_parallel_link)
+        basis = ("NCCL's own latency model across nodes" if "+" in self.link_id
+                 else "derived from published nccl-tests runs")
         return (f"data parallel (ZeRO {self.zero}) over {self.link_name}: {self.link_per_direction_bytes_per_s / 1e9:g} "
                 f"GB/s per direction at efficiency {self.efficiency:.2f}, {self.latency_per_step_s * 1e6:.2f} us per "
-                f"ring step (derived from published nccl-tests runs); collectives hide only behind their own phase's "
+                f"ring step ({basis}); collectives hide only behind their own phase's "
                 f"compute; scaling efficiency {self.scaling_efficiency:.3f}")
 
     def to_dict(self) -> dict[str, Any]:
