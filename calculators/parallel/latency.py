@@ -20,11 +20,10 @@ Formula: ``base + (steps - inter) x intra + inter x (net + 2 x plugin)``.
 
 Assumptions: the host CPU is not an input, so the network post overhead is NCCL's default for
 an Intel or unknown host, 1 us (NCCL counts 2 us on an AMD host, which would make each intra-node
-step of a cross-node ring 6 us instead of 3.4); the algorithm is the ring, but for an all-reduce
-across two NVLink SHARP nodes, which NCCL runs as NVLSTree (:func:`nvls_tree_latency_s`,
-:func:`calculators.parallel.links.nvls_tree_applies`); NCCL's other trees are not modelled. Only the
-published-record path (:func:`calculators.parallel.links.record_bus_bandwidth_bytes_per_s`) takes this model:
-the training step's rings still take :func:`latency_per_ring_step_s`.
+step of a cross-node ring 6 us instead of 3.4). Which algorithm runs (the ring; NVLSTree for an all-reduce
+across two NVLink SHARP nodes, :func:`nvls_tree_latency_s`; NCCL's Tree where its model times it faster,
+:func:`tree_latency_s`) is decided in :func:`calculators.parallel.collective_time.collective_cost`, the one timing
+the answers' training step and the scored published runs share.
 
 >>> from calculators.catalog.interconnects import get_interconnect
 >>> round(cross_node_ring_latency_s("all-gather", gpus=16, nodes=2, intra_node=get_interconnect("nvlink4"),
@@ -106,9 +105,9 @@ def latency_per_ring_step_s(link: Interconnect) -> float:
 
     NVLink and Infinity Fabric: the mean per-step time of the NVLink records; PCIe: that of
     the PCIe records; network links: the PCIe figure (assumed: no small-message figure for
-    a network was read, and a network hop is unlikely to be faster). A published collective that
-    states its nodes and message size is timed with NCCL's own cross-node model instead
-    (:func:`cross_node_ring_latency_s`); the training step's rings still take this figure.
+    a network was read, and a network hop is unlikely to be faster). A collective across nodes
+    is timed with NCCL's own cross-node model instead (:func:`cross_node_ring_latency_s`, through
+    :func:`calculators.parallel.collective_time.collective_cost`), and so is a network link named for every hop.
 
     >>> round(latency_per_ring_step_s(get_interconnect("nvlink4")) * 1e6, 1)
     3.0
@@ -213,6 +212,32 @@ def cross_node_ring_latency_s(collective: str, *, gpus: int, nodes: int, intra_n
     inter = (2 if kind == "all-reduce" else 1) * (count - 1)
     return (RING_BASE_LATENCY_S + (steps - inter) * intra_node_step_latency_s(intra_node)
             + inter * net_step_latency_s(network))
+
+
+#: NCCL's latencies of its (binary) Tree all-reduce with the Simple protocol, seconds: ``baseLatencies`` Tree/Simple
+#: 8.4 us; ``hwLatencies`` Tree/Simple NVLink 4.0 us, PCIe 4.0 us, NET 14 us (src/graph/tuning.cc at commit 5067397).
+#: Sourced.
+TREE_BASE_LATENCY_S = 8.4e-6
+TREE_INTRA_LATENCY_S = 4.0e-6
+TREE_NET_LATENCY_S = 14e-6
+
+
+def tree_latency_s(*, gpus: int, nodes: int, network: Interconnect) -> float:
+    """Fixed cost of one Tree all-reduce over ``gpus`` GPUs on ``nodes`` nodes, seconds (NCCL's model).
+
+    Formula: ``base + 2 x ((gpus / nodes - 1) x intra + log2(nodes) x (net + 2 x plugin))``: up and down a
+    chain in each node and a tree between nodes (``log2i``, the floor). The intra-node hop is 4 us on NVLink and
+    PCIe alike.
+
+    >>> from calculators.catalog.interconnects import get_interconnect
+    >>> round(tree_latency_s(gpus=64, nodes=8, network=get_interconnect("ib-ndr")) * 1e6, 1)  # 8.4 + 2 (28 + 42)
+    148.4
+    """
+    n = positive_int("gpus", gpus, maximum=1 << 16)
+    count = positive_int("nodes", nodes, maximum=n)
+    hops = count.bit_length() - 1
+    return TREE_BASE_LATENCY_S + 2 * ((n // count - 1) * TREE_INTRA_LATENCY_S
+                                      + hops * (TREE_NET_LATENCY_S + 2.0 * net_plugin_latency_s(network)))
 
 
 #: NCCL's latencies of its NVLSTree all-reduce with the Simple protocol, seconds (``hwLatencies``: NVLink, NVLSTree

@@ -28,9 +28,11 @@ from what moves the bytes and none is fitted; the published nccl-tests runs
 * ``ethernet``: the same ring over Ethernet NICs (RoCE, AWS EFA), at the same :data:`NIC_EFFICIENCY`
   (the maintainers state one expected figure per NIC for InfiniBand and RoCE alike).
 
-Across nodes a published run also pays NCCL's own latency model (:mod:`calculators.parallel.latency`), and an
+Across nodes a collective also pays NCCL's own latency model (:mod:`calculators.parallel.latency`), and an
 all-reduce across two NVLink SHARP nodes is NCCL's NVLSTree (:func:`nvls_tree_applies`,
-:func:`~calculators.parallel.nvls.nvls_tree_algbw_bytes_per_s`): each node's NICs carry the buffer once each way.
+:func:`~calculators.parallel.nvls.nvls_tree_algbw_bytes_per_s`): each node's NICs carry the buffer once each way;
+:func:`calculators.parallel.collective_time.collective_cost` times a collective so, for the answers and the scored
+published runs alike.
 
 Formula: ``efficiency(kind)``: the derived constant of the kind (no kind is fitted since the Ethernet one was
 derived; :func:`fit_link_efficiencies` keeps the fitting for a kind added without a derivation).
@@ -64,15 +66,11 @@ from calculators.parallel.collectives import (
     COLLECTIVES,
     MAX_EFFICIENCY,
     bus_bandwidth_bytes_per_s,
-    bus_factor,
     multi_node_ring_bytes_per_s,
-    ring_collective_time_s,
-    ring_steps,
 )
 # The fixed costs (per ring step in a node, NCCL's model across nodes) are the latency module's; re-exported here.
 from calculators.parallel.latency import LATENCY_MEASUREMENTS as LATENCY_MEASUREMENTS
 from calculators.parallel.latency import SmallMessageLatency as SmallMessageLatency
-from calculators.parallel.latency import cross_node_ring_latency_s, nvls_tree_latency_s
 from calculators.parallel.latency import latency_per_ring_step_s as latency_per_ring_step_s
 from calculators.parallel.nvls import NVLINK_PAYLOAD_EFFICIENCY as NVLINK_PAYLOAD_EFFICIENCY
 from calculators.parallel.nvls import NVLS_GENERATION as NVLS_GENERATION
@@ -226,13 +224,11 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
                                      efficiencies: Mapping[str, float] | None = None) -> float:
     """The model's busbw for a collectives record, bytes/s.
 
-    Formula: ``bw x eff`` for a large message; where the record states its message size,
-    nccl-tests' busbw of the modelled time ``bus_factor x bytes / (bw x eff) + steps x alpha``
-    (:func:`~calculators.parallel.collectives.ring_collective_time_s`, ``alpha`` from
-    :func:`latency_per_ring_step_s` in a node, NCCL's model across nodes,
-    :func:`~calculators.parallel.latency.cross_node_ring_latency_s`), so a message pays its fixed costs. An
-    all-reduce NCCL runs as NVLSTree (two NVLink SHARP nodes, :func:`nvls_tree_applies`) takes
-    :func:`nvls_tree_algbw_bytes_per_s` and :func:`~calculators.parallel.latency.nvls_tree_latency_s` instead.
+    Formula: the record's :func:`~calculators.parallel.collective_time.record_collective_cost`, the one timing the
+    answers' training step uses too: its large-message busbw, or, where the record states its message size,
+    nccl-tests' busbw of the modelled time ``calls x fixed + bus_factor x bytes / busbw`` (a ring's fixed cost per
+    step measured in a node, NCCL's model across nodes; NCCL's NVLSTree for an all-reduce over two NVLink SHARP
+    nodes, :func:`nvls_tree_applies`), so a message pays its fixed costs.
 
     >>> record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4}
     >>> record_bus_bandwidth_bytes_per_s(record) / 1e9
@@ -240,26 +236,14 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
     >>> round(record_bus_bandwidth_bytes_per_s({**record, "message_bytes": 2**20}) / 1e9, 1)  # 6 steps x 3.4 us
     18.3
     """
-    table = LINK_EFFICIENCY if efficiencies is None else efficiencies
-    if record.get("intra_node") and record.get("nics_per_node") and nvls_tree_applies(
-            collective=str(record.get("collective") or "all-reduce"), nodes=int(record.get("nodes") or 1),
-            intra_node=get_interconnect(str(record["intra_node"])), algorithm=str(record.get("algorithm") or "auto")):
-        return _nvls_tree_record_bus_bytes_per_s(record)  # NIC_EFFICIENCY: derived, no table entry to take
-    kind = record_link_kind(record)
-    eff = (nvls_link_efficiency(get_interconnect(str(record["link"])), gpus=int(record["gpus"]))
-           if kind == "nvlink-sharp" else table[kind])
-    bw = record_link_bytes_per_s(record)
+    # The one timing of a collective the answers use too; that module builds on this one, so it is imported here.
+    from calculators.parallel.collective_time import record_collective_cost
+
+    cost = record_collective_cost(record, efficiencies)
     size = record.get("message_bytes")
     if not size:
-        return bw * eff
-    collective, n = str(record.get("collective") or "all-reduce"), int(record["gpus"])
-    link, nodes = get_interconnect(str(record["link"])), int(record.get("nodes") or 1)
-    alpha = (cross_node_ring_latency_s(collective, gpus=n, nodes=nodes, intra_node=get_interconnect(
-        str(record["intra_node"])), network=link) / ring_steps(collective, gpus=n)
-        if nodes > 1 and record.get("intra_node") else latency_per_ring_step_s(link))
-    time = ring_collective_time_s(collective, float(size), gpus=n, link_bytes_per_s=bw, efficiency=eff,
-                                  latency_s=alpha)
-    return bus_bandwidth_bytes_per_s(collective, float(size), gpus=n, time_s=time)
+        return cost.bus_bytes_per_s
+    return bus_bandwidth_bytes_per_s(cost.collective, float(size), gpus=cost.gpus, time_s=cost.time_s(float(size)))
 
 
 #: Nodes up to which NCCL's NVLSTree all-reduce crosses the network at twice a ring's rate ("Handle 2 node case of
@@ -279,20 +263,6 @@ def nvls_tree_applies(*, collective: str, nodes: int, intra_node: Interconnect, 
     kind = one_of("collective", collective, COLLECTIVES)
     return (kind == "all-reduce" and 1 < positive_int("nodes", nodes, maximum=1 << 16) <= NVLS_TREE_MAX_NODES
             and intra_node.id in SHARP_LINKS and one_of("algorithm", algorithm, ALGORITHMS) == "auto")
-
-
-def _nvls_tree_record_bus_bytes_per_s(record: Mapping[str, Any]) -> float:
-    """busbw of a collectives record NCCL runs as NVLSTree: ``2 (n-1)/n x bytes / (bytes / algbw + latency)``."""
-    n, nodes = int(record["gpus"]), int(record["nodes"])
-    network, intra = get_interconnect(str(record["link"])), get_interconnect(str(record["intra_node"]))
-    algbw = nvls_tree_algbw_bytes_per_s(intra_node=intra, gpus_per_node=n // nodes,
-                                        nics_per_node=int(record["nics_per_node"]),
-                                        nic_bytes_per_s=network.per_direction_bytes_per_s, nic_efficiency=NIC_EFFICIENCY)
-    size = record.get("message_bytes")
-    if not size:
-        return bus_factor("all-reduce", gpus=n) * algbw
-    time = float(size) / algbw + nvls_tree_latency_s(nodes=nodes, network=network)
-    return bus_bandwidth_bytes_per_s("all-reduce", float(size), gpus=n, time_s=time)
 
 
 def fit_link_efficiencies(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:

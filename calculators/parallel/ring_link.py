@@ -1,12 +1,14 @@
-"""The ring a data-parallel job's collectives run on: which link, how fast per GPU, how many latency steps.
+"""The ring a data-parallel job's collectives run on: which link, how fast per GPU, and how each is timed.
 
 Within a node the ring runs on the GPUs' own link (:func:`default_interconnect`: NVLink or
 Infinity Fabric, a pair-only bridge for two GPUs, else PCIe staged through host memory). Above :data:`GPUS_PER_NODE`
 GPUs it crosses nodes: its per-GPU bandwidth is ``min(intra-node link, NICs per node x NIC)``
 (:func:`~calculators.parallel.collectives.multi_node_ring_bytes_per_s`; default eight 400 Gb/s
 InfiniBand NDR NICs per node, as in NVIDIA's DGX H100 reference design: assumed), the NIC is
-the link whose efficiency applies, and NCCL's trees take ``2 x ceil(log2 N)`` latency steps
-instead of the ring's (NCCL 2.4 added trees for their logarithmic latency at scale).
+the link whose efficiency applies, and each collective is timed by
+:func:`calculators.parallel.collective_time.collective_cost` (:func:`data_parallel_cost`), the timing the
+published nccl-tests runs are scored with: NCCL's own latency model across nodes, and its NVLSTree for an
+all-reduce over two NVLink SHARP nodes.
 
 Both faces that time data-parallel communication, ``parallel``
 (:func:`calculators.parallel.step.step_communication`) and ``train-time``
@@ -18,8 +20,8 @@ they time one ring for one job.
 ('nvlink4', 'nvlink4+ib-ndr')
 
 References:
-    NVIDIA DGX H100 user guide (eight ConnectX-7 ports per node); NVIDIA Technical Blog,
-    "Massively Scale Your Deep Learning Training with NCCL 2.4" (2019), on tree all-reduce latency.
+    NVIDIA DGX H100 user guide (eight ConnectX-7 ports per node); the sources of
+    :mod:`calculators.parallel.collective_time`.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from calculators.parallel.cluster import CROSS_NODE_NIC as CROSS_NODE_NIC
 from calculators.parallel.cluster import GPUS_PER_NODE as GPUS_PER_NODE
 from calculators.parallel.cluster import NICS_PER_NODE as NICS_PER_NODE
 from calculators.parallel.cluster import Cluster
-from calculators.parallel.collectives import multi_node_ring_bytes_per_s, ring_steps
+from calculators.parallel.collective_time import CollectiveCost, collective_cost
+from calculators.parallel.collectives import multi_node_ring_bytes_per_s
 from calculators.validate import AUTO, GPU_RECORD, instance_of
 
 
@@ -104,11 +107,38 @@ def data_parallel_link(cluster: Cluster) -> tuple[str, str, float, Interconnect]
             f"{link.id}+{network.id}", per_direction, network)
 
 
-def latency_steps(kind: str, *, gpus: int, cross_node: bool) -> int:
-    """Latency steps of one collective: the ring's, or ``2 x ceil(log2 N)`` (NCCL's trees) across nodes if fewer.
+def data_parallel_nodes(cluster: Cluster) -> int:
+    """Nodes one data-parallel ring spans: 1 within a node, else ``min(replicas, ceil(gpus / GPUS_PER_NODE))``.
 
-    >>> latency_steps("all-reduce", gpus=64, cross_node=False), latency_steps("all-reduce", gpus=64, cross_node=True)
-    (126, 12)
+    Each node of a job holds GPUs of every ring when a replica fits in a node (``tp x pp`` at most
+    :data:`GPUS_PER_NODE`); a larger replica puts each of a ring's ranks on a node of its own.
+
+    >>> from calculators.parallel.cluster import Cluster
+    >>> data_parallel_nodes(Cluster.of(gpu="h100-sxm", gpus=64)), data_parallel_nodes(Cluster.of(
+    ...     gpu="h100-sxm", gpus=64, tensor_parallel=16))
+    (8, 4)
     """
-    steps = ring_steps(kind, gpus=gpus)
-    return min(steps, 2 * math.ceil(math.log2(gpus))) if cross_node and gpus > 1 else steps
+    n = cluster.data_parallel
+    return min(n, math.ceil(cluster.gpus / GPUS_PER_NODE)) if cluster.cross_node and n > 1 else 1
+
+
+def data_parallel_cost(cluster: Cluster, collective: str, *, efficiency: float | None = None,
+                       latency_per_step_s: float | None = None) -> CollectiveCost:
+    """How one collective of a cluster's data-parallel ring is timed (:func:`collective_cost`).
+
+    ``"auto"`` across nodes: the GPUs' own link in each node, ``nics_per_node`` x ``nic`` between nodes shared by
+    the ``nic_share`` GPUs of a node in different rings, over :func:`data_parallel_nodes` nodes; within a node, or
+    a named link (every hop): a ring on that link. ``efficiency`` and ``latency_per_step_s`` are the faces' given
+    overrides (``None``: the model's).
+
+    >>> from calculators.parallel.cluster import Cluster
+    >>> cost = data_parallel_cost(Cluster.of(gpu="h100-sxm", gpus=16), "all-reduce")
+    >>> cost.algorithm, round(cost.bus_bytes_per_s / 1e9)  # NCCL's NVLSTree on two nodes: 2 x 15/16 x 272
+    ('nvls-tree', 510)
+    """
+    _, _, _, link = data_parallel_link(cluster)
+    nodes = data_parallel_nodes(cluster) if cluster.interconnect == AUTO else 1
+    intra = default_interconnect(cluster.gpu, gpus=min(cluster.data_parallel, GPUS_PER_NODE)) if nodes > 1 else None
+    return collective_cost(collective, gpus=cluster.data_parallel, link=link, nodes=nodes, intra_node=intra,
+                           nics_per_node=cluster.nics_per_node if nodes > 1 else None, nic_share=cluster.nic_share,
+                           efficiency=efficiency, latency_per_step_s=latency_per_step_s)

@@ -9,8 +9,10 @@ communication analysis, Rajbhandari et al. 2020, section 7):
 * **ZeRO-3 / FSDP full shard**: an all-gather of the parameters in forward, another in
   backward, and a reduce-scatter of the gradients in backward (1.5 times DDP's volume).
 
-Each collective is timed with :func:`calculators.parallel.collectives.ring_collective_time_s`
-over the link's per-direction bandwidth. Compute per GPU is ``training FLOPs per token x
+Each collective is timed with :func:`calculators.parallel.ring_link.data_parallel_cost`
+(:func:`calculators.parallel.collective_time.collective_cost`, the timing the published nccl-tests runs are
+scored with): a ring over the link's per-direction bandwidth, NCCL's latency model across nodes and its
+NVLSTree for an all-reduce over two NVLink SHARP nodes. Compute per GPU is ``training FLOPs per token x
 tokens / (peak dense BF16 FLOP/s x utilisation) + host time``: the FLOPs of
 :func:`calculators.model_flops.training_flops_per_token` (``6 x`` matmul parameters plus
 attention) at the utilisation fitted on published runs
@@ -59,11 +61,11 @@ from calculators.model_flops import (
     training_flops_per_token,
     unfused_bytes_per_flop,
 )
-from calculators.parallel.collectives import ring_collective_time_s, ring_steps
-from calculators.parallel.links import collective_efficiency, latency_per_ring_step_s
+from calculators.parallel.collective_time import CollectiveCost
+from calculators.parallel.links import latency_per_ring_step_s
 from calculators.parallel.cluster import Cluster
 from calculators.parallel.ring_link import GPUS_PER_NODE  # noqa: F401 - named in the docstrings
-from calculators.parallel.ring_link import data_parallel_link, latency_steps
+from calculators.parallel.ring_link import data_parallel_cost, data_parallel_link
 from calculators.parallel.ring_link import default_interconnect as default_interconnect
 from calculators.parallel.step_record import COMM_DTYPES as COMM_DTYPES
 from calculators.parallel.step_record import STEP_DEFAULTS as STEP_DEFAULTS
@@ -206,12 +208,13 @@ def step_communication(spec: ModelSpec, **settings: Any) -> StepCommunication:
         mfu: fraction of the dense BF16 rate the step's FLOPs reach, in (0, 1]; ``None`` takes the
             utilisation fitted on published runs for this GPU at ``batch x seq`` tokens per micro-batch
             (:func:`calculators.catalog.utilisation.predicted_utilisation`), the one ``train-time`` uses.
-        efficiency: fraction of per-direction link bandwidth the collectives reach; ``None``
-            takes the one link model's fitted value per collective
-            (:func:`calculators.parallel.links.collective_efficiency`), as ``train-time`` and
+        efficiency: fraction of per-direction link bandwidth the collectives reach (their busbw, whatever the
+            algorithm); ``None`` takes the one link model's value per collective
+            (:func:`calculators.parallel.collective_time.collective_cost`), as ``train-time`` and
             ``speed`` do.
-        latency_s: fixed cost per ring step, seconds; ``None`` takes the link's measured
-            value (:func:`calculators.parallel.links.latency_per_ring_step_s`).
+        latency_s: fixed cost per ring step, seconds (a collective pays it ``ring steps`` times); ``None`` takes
+            the model's: the link's measured value in a node
+            (:func:`calculators.parallel.links.latency_per_ring_step_s`), NCCL's own model across nodes.
         grad_dtype: dtype of reduced gradients: fp32, bf16 or fp16.
         param_dtype: dtype of gathered parameters (ZeRO 1-3): fp32, bf16 or fp16.
         overlap: let collectives hide behind their phase's compute.
@@ -256,15 +259,19 @@ def step_communication_of(spec: ModelSpec, step: DataParallelStep) -> StepCommun
     param_bytes = int(DType.parse(param_dtype).bytes_per_element)
     hide, link_key, nics_per_node = step.overlap, cluster.interconnect, cluster.nics_per_node
     # The ring train-time times: the GPUs' own link in a node, NICs across nodes (calculators.parallel.ring_link).
-    across = cluster.cross_node
     ring_name, ring_id, bw, link = data_parallel_link(cluster)
     assert record.bf16_dense_flop_per_s is not None  # refused by DataParallelStep.of
-    alpha = latency_per_ring_step_s(link) if given_alpha is None else given_alpha
+    costs: dict[str, CollectiveCost] = {}
 
-    def eff_of(kind: str) -> float:
-        return collective_efficiency(link, collective=kind, gpus=n) if given_eff is None else given_eff
+    def cost_of(kind: str) -> CollectiveCost:
+        if kind not in costs:
+            costs[kind] = data_parallel_cost(cluster, kind, efficiency=given_eff, latency_per_step_s=given_alpha)
+        return costs[kind]
 
-    eff = eff_of("all-reduce" if stage == 0 else "reduce-scatter")
+    primary = cost_of("all-reduce" if stage == 0 else "reduce-scatter")
+    eff = primary.efficiency
+    alpha = (given_alpha if given_alpha is not None
+             else primary.latency_per_ring_step_s if n > 1 else latency_per_ring_step_s(link))
 
     params = spec.parameters
     tokens = b * s
@@ -284,13 +291,9 @@ def step_communication_of(spec: ModelSpec, step: DataParallelStep) -> StepCommun
     layer_calls = spec.num_layers
 
     def timed(name: str, kind: str, phase: str, size: int, calls: int) -> CollectiveTime:
-        efficiency = eff_of(kind)
-        steps = ring_steps(kind, gpus=n)  # none on one GPU: no collective, no latency
-        latency = alpha * latency_steps(kind, gpus=n, cross_node=across) / steps if steps else 0.0
-        time = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=efficiency,
-                                      latency_s=latency, calls=calls)
-        return CollectiveTime(name=name, kind=kind, phase=phase, buffer_bytes=size, calls=calls, time_s=time,
-                              efficiency=efficiency)
+        cost = cost_of(kind)  # one GPU: no collective, no time
+        return CollectiveTime(name=name, kind=kind, phase=phase, buffer_bytes=size, calls=calls,
+                              time_s=cost.time_s(size, calls=calls), efficiency=cost.efficiency)
 
     if stage == 0:
         collectives = [timed("all-reduce gradients", "all-reduce", "backward", grads, grad_calls)]
@@ -317,13 +320,17 @@ def step_communication_of(spec: ModelSpec, step: DataParallelStep) -> StepCommun
         f"{n} GPUs in one ring over {ring_name}: {bw / 1e9:g} GB/s per direction per GPU "
         + (f"({link.bandwidth_bytes_per_s / 1e9:g} GB/s {link.direction}, {link.source.title})" if ring_id == link.id
            else f"(min(intra-node link, {nics_per_node} x {link.per_direction_bytes_per_s / 1e9:g} GB/s per node); "
-                f"NCCL's tree latency across nodes, as train-time)"),
+                f"NCCL's latency model across nodes, as train-time"
+                + ("; the all-reduce as NCCL's NVLSTree over two NVLink SHARP nodes" if any(
+                    cost.algorithm == "nvls-tree" for cost in costs.values()) else "") + ")"),
         ("collective efficiency " + ", ".join(sorted({f"{c.kind} {c.efficiency:.3g}" for c in collectives}) or
                                               {f"{eff:.3g}"}) + " of per-direction bandwidth "
          + ("(given)" if given_eff is not None else "(fitted per link kind on published nccl-tests runs, "
             "calculators.parallel.links)")
-         + f" and {alpha * 1e6:.3g} us per ring step " + ("(given)" if given_alpha is not None else
-                                                          "(derived from published small-message runs)")),
+         + f" and {alpha * 1e6:.3g} us per ring step " + (
+             "(given)" if given_alpha is not None else "(NCCL's own latency model across nodes, spread over the "
+             "ring's steps, calculators.parallel.latency)" if link.kind in ("infiniband", "ethernet")
+             else "(derived from published small-message runs)")),
         f"compute = {per_token / 1e9:,.2f} GFLOP per token (6 x matmul parameters + attention over {s:,} "
         f"tokens{', plus one recomputed forward' if recompute else ''}, training_flops_per_token) x {tokens:,} tokens per GPU at utilisation {utilisation:.3g} of "
         f"{record.bf16_dense_flop_per_s / 1e12:g} dense BF16 TFLOP/s "

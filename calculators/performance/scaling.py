@@ -9,16 +9,14 @@ paper, Rajbhandari et al. 2020, section 7), with ``P`` trainable parameters:
 * ZeRO 3 (FSDP full shard): every micro-batch all-gathers every parameter in forward and
   again in backward, and reduce-scatters the gradients in backward.
 
-Each collective is a ring over the GPUs' link (:func:`~calculators.parallel.collectives.ring_collective_time_s`)
-at the efficiency of the one link model (:func:`calculators.parallel.links.collective_efficiency`,
-per link kind and collective) and the link's per-step latency (:mod:`calculators.parallel.tensor`),
-on the ring :mod:`calculators.parallel.ring_link` chooses (the one ``parallel`` times too).
-Above :data:`GPUS_PER_NODE` GPUs the ring crosses nodes: its per-GPU bandwidth is
-``min(intra-node link, NICs per node x NIC)`` (default eight 400 Gb/s InfiniBand NDR NICs
-per node, as in NVIDIA's DGX H100 reference design: assumed) at the network efficiency,
-and its latency that of NCCL's trees,
-``2 x ceil(log2 N)`` steps instead of the ring's ``2 (N - 1)`` (NCCL 2.4 added trees for
-their logarithmic latency at scale).
+Each collective is timed by :func:`calculators.parallel.ring_link.data_parallel_cost`
+(:func:`calculators.parallel.collective_time.collective_cost`: the one timing ``parallel`` uses and the published
+nccl-tests runs are scored with), on the ring :mod:`calculators.parallel.ring_link` chooses: within a node a ring at
+the link model's efficiency (per link kind and collective) and the link's measured per-step latency. Above
+:data:`GPUS_PER_NODE` GPUs the ring crosses nodes: its per-GPU bandwidth is ``min(intra-node link, NICs per node x
+NIC)`` (default eight 400 Gb/s InfiniBand NDR NICs per node, as in NVIDIA's DGX H100 reference design: assumed) at
+the network efficiency, with NCCL's own latency model (:mod:`calculators.parallel.latency`); an all-reduce over two
+nodes of NVLink SHARP GPUs is NCCL's NVLSTree.
 
 Overlap (assumed, as in :mod:`calculators.parallel.step`): a collective hides behind the
 compute of its own phase only, so the exposed time per optimizer step is ``sum over
@@ -40,8 +38,7 @@ link.
 
 References:
     docs pages "Training time" and "Multi-GPU memory and communication"; Rajbhandari et al.
-    2020 (arXiv:1910.02054) section 7; NVIDIA Technical Blog, "Massively Scale Your Deep
-    Learning Training with NCCL 2.4" (2019), on tree all-reduce latency.
+    2020 (arXiv:1910.02054) section 7; the sources of :mod:`calculators.parallel.collective_time`.
 """
 
 from __future__ import annotations
@@ -54,9 +51,7 @@ from calculators.catalog.sources import Source
 from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.parallel.cluster import Cluster
-from calculators.parallel.collectives import ring_collective_time_s, ring_steps
-from calculators.parallel.links import collective_efficiency
-from calculators.parallel.ring_link import GPUS_PER_NODE, data_parallel_link, latency_steps
+from calculators.parallel.ring_link import GPUS_PER_NODE, data_parallel_cost, data_parallel_link
 from calculators.parallel.step import DDP_BUCKET_BYTES, CollectiveTime
 from calculators.parallel.tensor import latency_per_ring_step_s
 from calculators.validate import AUTO
@@ -93,9 +88,12 @@ class DataParallelOverhead:
         """One sentence for a result's assumptions."""
         if self.gpus == 1:
             return "one GPU: no data-parallel communication"
+        # a ring across nodes is named "intra+nic" (calculators.parallel.ring_link.data_parallel_link)
+        basis = ("NCCL's own latency model across nodes" if "+" in self.link_id
+                 else "derived from published nccl-tests runs")
         return (f"data parallel (ZeRO {self.zero}) over {self.link_name}: {self.link_per_direction_bytes_per_s / 1e9:g} "
                 f"GB/s per direction at efficiency {self.efficiency:.2f}, {self.latency_per_step_s * 1e6:.2f} us per "
-                f"ring step (derived from published nccl-tests runs); collectives hide only behind their own phase's "
+                f"ring step ({basis}); collectives hide only behind their own phase's "
                 f"compute; scaling efficiency {self.scaling_efficiency:.3f}")
 
     def to_dict(self) -> dict[str, Any]:
@@ -149,21 +147,18 @@ def data_parallel_overhead(spec: ModelSpec, cluster: Cluster, *, micro_batch_com
         return DataParallelOverhead(gpus=1, zero=stage, link_name="none", link_id="none",
                                     link_per_direction_bytes_per_s=0.0, efficiency=0.0, latency_per_step_s=0.0,
                                     collectives=(), compute_s=compute, communication_s=0.0, exposed_s=0.0)
-    eff, alpha = collective_efficiency(slowest, collective="all-reduce", gpus=n), latency_per_ring_step_s(slowest)
+    reduce = data_parallel_cost(cluster, "all-reduce")
+    eff = reduce.efficiency
+    alpha = reduce.latency_per_ring_step_s if n > 1 else latency_per_ring_step_s(slowest)
     if n == 1:
         return DataParallelOverhead(gpus=1, zero=stage, link_name=name, link_id=link_id,
                                     link_per_direction_bytes_per_s=bw, efficiency=eff, latency_per_step_s=alpha,
                                     collectives=(), compute_s=compute, communication_s=0.0, exposed_s=0.0)
 
     def timed(label: str, kind: str, phase: str, size: float, calls: int, repeats: int) -> CollectiveTime:
-        # Across nodes NCCL's trees take 2 ceil(log2 N) latency steps instead of the ring's.
-        steps = latency_steps(kind, gpus=n, cross_node=n > GPUS_PER_NODE or cluster.cross_node)
-        latency = alpha * steps / ring_steps(kind, gpus=n)
-        efficiency = collective_efficiency(slowest, collective=kind, gpus=n)
-        one = ring_collective_time_s(kind, size, gpus=n, link_bytes_per_s=bw, efficiency=efficiency, latency_s=latency,
-                                     calls=calls)
+        cost = data_parallel_cost(cluster, kind)  # the timing parallel and the scored nccl-tests runs use
         return CollectiveTime(name=label, kind=kind, phase=phase, buffer_bytes=int(size), calls=calls * repeats,
-                              time_s=one * repeats, efficiency=efficiency)
+                              time_s=cost.time_s(size, calls=calls) * repeats, efficiency=cost.efficiency)
 
     grads = trainable * grad_bytes
     buckets = max(1, math.ceil(grads / DDP_BUCKET_BYTES))
