@@ -62,7 +62,7 @@ time is a lower bound.
 >>> run = training_time(get_model("llama-2-7b"), get_gpu("a100-80gb-sxm"), tokens=2 * 10**12, seq=4096,
 ...                     batch=4, goodput=1)
 >>> round(run.mfu, 2), round(run.gpu_hours, -3)  # Meta published 184,320 GPU-hours for its whole run
-(0.6, 136000.0)
+(0.63, 131000.0)
 
 References:
     docs page "Training time"; Kaplan et al. 2020 (arXiv:2001.08361) section 2.1;
@@ -229,7 +229,7 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
     >>> run = TrainingRun.of(spec=get_model("llama-2-7b"), gpu="a100-80gb-sxm", tokens=2 * 10**12, seq=4096,
     ...                      batch=4, goodput=1)
     >>> round(training_run_time(run).gpu_hours, -3)
-    136000.0
+    131000.0
     """
     spec, cluster, setup, gpu = run.spec, run.cluster, run.setup, run.gpu
     tokens, gpus, precision, method = run.tokens, cluster.gpus, setup.precision, setup.method
