@@ -12,7 +12,8 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import all_interconnects, get_interconnect
 from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.columns import Column, decimal_column, gb_column, gib_column, number_column
-from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
+from calculators.parallel.links import fit_link_efficiencies, record_link_bytes_per_s
+from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table
@@ -124,9 +125,10 @@ def nccl_validation() -> Table:
                  "kind moves its bytes; none is fitted; plus the fixed cost where the message size is stated), and "
                  "against a fixed 0.8. Error = model / measured - 1; "
                  "implied efficiency = measured / per-direction link bandwidth. Across nodes the link is "
-                 "min(intra-node link, NICs per node x NIC), and the fixed cost is NCCL's own latency model of a ring "
-                 "(calculators.parallel.latency.cross_node_ring_latency_s: 14 us per network step plus twice the "
-                 "network plugin's stated latency, 75 us for AWS EFA on p5)."),
+                 "min(intra-node link, NICs per node x NIC) and the fixed cost is NCCL's own latency model (its "
+                 "tuning.cc: 14 us per network step of a ring plus twice the network plugin's stated latency, 75 us "
+                 "for AWS EFA on p5); an all-reduce runs as NCCL's Tree where that model times it faster, and over two "
+                 "NVLink SHARP nodes as NVLSTree: the same timing the answers' training step uses."),
         columns=(Column("figure"), Column("GPUs", align="r"), Column("link kind"), gb_column("link per direction GB/s"),
                  gb_column("measured busbw GB/s"), gb_column("model busbw GB/s"),
                  Column("error", _whole_error, "r"), Column("error at 0.8", _whole_error, "r"),

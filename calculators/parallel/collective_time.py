@@ -1,7 +1,7 @@
 """One timing of one collective, for the answers and for the validation alike: :func:`collective_cost`.
 
 The training step (``parallel``, ``train-time``, ``recommend``: :mod:`calculators.parallel.ring_link`) and the
-scoring of published nccl-tests runs (:func:`calculators.parallel.links.record_bus_bandwidth_bytes_per_s`) both
+scoring of published nccl-tests runs (:func:`record_bus_bandwidth_bytes_per_s`) both
 time a collective here, so the validation tables check the model the answers use. A collective of ``S`` bytes,
 ``calls`` times, costs
 
@@ -37,10 +37,10 @@ node, is not modelled); ``share`` GPUs of a node in different rings share its NI
 
 >>> from calculators.catalog.interconnects import get_interconnect
 >>> nvlink, ib = get_interconnect("nvlink4"), get_interconnect("ib-ndr")
->>> ring = collective_cost("all-gather", gpus=16, link=ib, nodes=2, intra_node=nvlink, nics_per_node=8)
+>>> ring = collective_cost("all-gather", gpus=16, link=ib, span=NodeSpan(2, nvlink, 8))
 >>> ring.algorithm, round(ring.bus_bytes_per_s / 1e9), round(ring.fixed_s * 1e6, 1)  # 0.96 x 400; 8.4 + 14 x 3.4 + 14
 ('ring', 384, 70.0)
->>> tree = collective_cost("all-reduce", gpus=16, link=ib, nodes=2, intra_node=nvlink, nics_per_node=8)
+>>> tree = collective_cost("all-reduce", gpus=16, link=ib, span=NodeSpan(2, nvlink, 8))
 >>> tree.algorithm, round(tree.bus_bytes_per_s / 1e9)  # 2 x 15/16 x min(272, 384)
 ('nvls-tree', 510)
 
@@ -59,6 +59,7 @@ from typing import Any
 from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.parallel.collectives import (
     COLLECTIVES,
+    bus_bandwidth_bytes_per_s,
     bus_factor,
     multi_node_ring_bytes_per_s,
     ring_steps,
@@ -143,8 +144,19 @@ class CollectiveCost:
         return own if self.alternative is None else min(own, self.alternative.time_s(size, calls=count))
 
 
-def collective_cost(collective: str, *, gpus: int, link: Interconnect, nodes: int = 1,
-                    intra_node: Interconnect | None = None, nics_per_node: int | None = None, nic_share: int = 1,
+@dataclass(frozen=True)
+class NodeSpan:
+    """The nodes a collective crosses: ``nodes`` nodes whose GPUs talk over ``intra_node``, joined by
+    ``nics_per_node`` NICs each (the collective's link), which ``nic_share`` GPUs of a node in different concurrent
+    collectives share."""
+
+    nodes: int
+    intra_node: Interconnect
+    nics_per_node: int
+    nic_share: int = 1
+
+
+def collective_cost(collective: str, *, gpus: int, link: Interconnect, span: NodeSpan | None = None,
                     algorithm: str = "auto", efficiency: float | None = None, latency_per_step_s: float | None = None,
                     efficiencies: Mapping[str, float] | None = None) -> CollectiveCost:
     """How a collective over ``gpus`` GPUs is timed (see the module docstring for the rules).
@@ -152,12 +164,9 @@ def collective_cost(collective: str, *, gpus: int, link: Interconnect, nodes: in
     Args:
         collective: ``"all-reduce"``, ``"reduce-scatter"`` or ``"all-gather"``.
         gpus: ranks.
-        link: the link of every hop, or across nodes (``intra_node`` and ``nics_per_node`` given, ``nodes`` > 1)
-            the NIC between nodes: the link whose efficiency applies.
-        nodes: nodes the ranks span.
-        intra_node: the link between a node's GPUs when the collective crosses nodes.
-        nics_per_node: NICs per node when it crosses nodes.
-        nic_share: GPUs of a node in different concurrent collectives sharing its NICs.
+        link: the link of every hop, or across nodes (``span`` over more than one node) the NIC between nodes: the
+            link whose efficiency applies.
+        span: the nodes the ranks span, their intra-node link and NICs (:class:`NodeSpan`); ``None``: one node.
         algorithm: ``"auto"`` (NCCL's choice as modelled), ``"ring"`` or ``"nvls"`` (pinned).
         efficiency: given busbw / per-direction bandwidth, in (0, 2]; ``None``: the link model's.
         latency_per_step_s: given fixed cost per ring step, seconds; ``None``: the model's.
@@ -169,18 +178,16 @@ def collective_cost(collective: str, *, gpus: int, link: Interconnect, nodes: in
     kind = one_of("collective", collective, COLLECTIVES)
     n = positive_int("gpus", gpus, maximum=1 << 16)
     link = instance_of("link", link, Interconnect, _INTERCONNECT)
-    count = positive_int("nodes", nodes, maximum=n)
+    count = 1 if span is None else positive_int("nodes", span.nodes, maximum=n)
     pinned = one_of("algorithm", algorithm, ALGORITHMS)
-    share = positive_int("nic_share", nic_share, maximum=1 << 10)
+    share = 1 if span is None else positive_int("nic_share", span.nic_share, maximum=1 << 10)
     given_eff = None if efficiency is None else check_efficiency("efficiency", efficiency)
     given_alpha = None if latency_per_step_s is None else finite_float(
         "latency_per_step_s", latency_per_step_s, minimum=0.0, maximum=_MAX_STEP_LATENCY_S)
     steps = ring_steps(kind, gpus=n)
-    across = count > 1 and intra_node is not None and nics_per_node is not None
-    if across:
-        assert intra_node is not None and nics_per_node is not None
-        intra = instance_of("intra_node", intra_node, Interconnect, _INTERCONNECT)
-        nics = positive_int("nics_per_node", nics_per_node, maximum=1024)
+    if span is not None and count > 1:
+        intra = instance_of("intra_node", span.intra_node, Interconnect, _INTERCONNECT)
+        nics = positive_int("nics_per_node", span.nics_per_node, maximum=1024)
         nic_bytes_per_s = link.per_direction_bytes_per_s / share
         bw = multi_node_ring_bytes_per_s(intra_node_bytes_per_s=intra.per_direction_bytes_per_s,
                                          nic_bytes_per_s=nic_bytes_per_s, nics_per_node=nics)
@@ -223,10 +230,32 @@ def record_collective_cost(record: Mapping[str, Any],
     >>> cost.algorithm, cost.bus_bytes_per_s / 1e9
     ('ring', 24.0)
     """
-    intra = record.get("intra_node")
-    nics = record.get("nics_per_node")
+    intra, nics, nodes = record.get("intra_node"), record.get("nics_per_node"), int(record.get("nodes") or 1)
+    span = NodeSpan(nodes, get_interconnect(str(intra)), int(nics)) if intra and nics and nodes > 1 else None
     return collective_cost(
-        str(record.get("collective") or "all-reduce"), gpus=int(record["gpus"]), link=get_interconnect(
-            str(record["link"])), nodes=int(record.get("nodes") or 1),
-        intra_node=get_interconnect(str(intra)) if intra else None, nics_per_node=int(nics) if nics else None,
-        algorithm=str(record.get("algorithm") or "auto"), efficiencies=efficiencies)
+        str(record.get("collective") or "all-reduce"), gpus=int(record["gpus"]),
+        link=get_interconnect(str(record["link"])), span=span, algorithm=str(record.get("algorithm") or "auto"),
+        efficiencies=efficiencies)
+
+
+def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
+                                     efficiencies: Mapping[str, float] | None = None) -> float:
+    """The model's busbw for a collectives record, bytes/s.
+
+    Formula: the record's :func:`record_collective_cost`, the one timing the
+    answers' training step uses too: its large-message busbw, or, where the record states its message size,
+    nccl-tests' busbw of the modelled time ``calls x fixed + bus_factor x bytes / busbw`` (a ring's fixed cost per
+    step measured in a node, NCCL's model across nodes; NCCL's NVLSTree for an all-reduce over two NVLink SHARP
+    nodes, :func:`~calculators.parallel.links.nvls_tree_applies`), so a message pays its fixed costs.
+
+    >>> record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4}
+    >>> record_bus_bandwidth_bytes_per_s(record) / 1e9
+    24.0
+    >>> round(record_bus_bandwidth_bytes_per_s({**record, "message_bytes": 2**20}) / 1e9, 1)  # 6 steps x 3.4 us
+    18.3
+    """
+    cost = record_collective_cost(record, efficiencies)
+    size = record.get("message_bytes")
+    if not size:
+        return cost.bus_bytes_per_s
+    return bus_bandwidth_bytes_per_s(cost.collective, float(size), gpus=cost.gpus, time_s=cost.time_s(float(size)))

@@ -65,7 +65,6 @@ from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.parallel.collectives import (
     COLLECTIVES,
     MAX_EFFICIENCY,
-    bus_bandwidth_bytes_per_s,
     multi_node_ring_bytes_per_s,
 )
 # The fixed costs (per ring step in a node, NCCL's model across nodes) are the latency module's; re-exported here.
@@ -218,32 +217,6 @@ def record_link_bytes_per_s(record: Mapping[str, Any]) -> float:
     return multi_node_ring_bytes_per_s(
         intra_node_bytes_per_s=get_interconnect(str(record["intra_node"])).per_direction_bytes_per_s,
         nic_bytes_per_s=link, nics_per_node=int(record["nics_per_node"]))
-
-
-def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
-                                     efficiencies: Mapping[str, float] | None = None) -> float:
-    """The model's busbw for a collectives record, bytes/s.
-
-    Formula: the record's :func:`~calculators.parallel.collective_time.record_collective_cost`, the one timing the
-    answers' training step uses too: its large-message busbw, or, where the record states its message size,
-    nccl-tests' busbw of the modelled time ``calls x fixed + bus_factor x bytes / busbw`` (a ring's fixed cost per
-    step measured in a node, NCCL's model across nodes; NCCL's NVLSTree for an all-reduce over two NVLink SHARP
-    nodes, :func:`nvls_tree_applies`), so a message pays its fixed costs.
-
-    >>> record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4}
-    >>> record_bus_bandwidth_bytes_per_s(record) / 1e9
-    24.0
-    >>> round(record_bus_bandwidth_bytes_per_s({**record, "message_bytes": 2**20}) / 1e9, 1)  # 6 steps x 3.4 us
-    18.3
-    """
-    # The one timing of a collective the answers use too; that module builds on this one, so it is imported here.
-    from calculators.parallel.collective_time import record_collective_cost
-
-    cost = record_collective_cost(record, efficiencies)
-    size = record.get("message_bytes")
-    if not size:
-        return cost.bus_bytes_per_s
-    return bus_bandwidth_bytes_per_s(cost.collective, float(size), gpus=cost.gpus, time_s=cost.time_s(float(size)))
 
 
 #: Nodes up to which NCCL's NVLSTree all-reduce crosses the network at twice a ring's rate ("Handle 2 node case of

@@ -44,7 +44,7 @@ from calculators.parallel.cluster import CROSS_NODE_NIC as CROSS_NODE_NIC
 from calculators.parallel.cluster import GPUS_PER_NODE as GPUS_PER_NODE
 from calculators.parallel.cluster import NICS_PER_NODE as NICS_PER_NODE
 from calculators.parallel.cluster import Cluster
-from calculators.parallel.collective_time import CollectiveCost, collective_cost
+from calculators.parallel.collective_time import CollectiveCost, NodeSpan, collective_cost
 from calculators.parallel.collectives import multi_node_ring_bytes_per_s
 from calculators.validate import AUTO, GPU_RECORD, instance_of
 
@@ -138,7 +138,7 @@ def data_parallel_cost(cluster: Cluster, collective: str, *, efficiency: float |
     """
     _, _, _, link = data_parallel_link(cluster)
     nodes = data_parallel_nodes(cluster) if cluster.interconnect == AUTO else 1
-    intra = default_interconnect(cluster.gpu, gpus=min(cluster.data_parallel, GPUS_PER_NODE)) if nodes > 1 else None
-    return collective_cost(collective, gpus=cluster.data_parallel, link=link, nodes=nodes, intra_node=intra,
-                           nics_per_node=cluster.nics_per_node if nodes > 1 else None, nic_share=cluster.nic_share,
-                           efficiency=efficiency, latency_per_step_s=latency_per_step_s)
+    span = (NodeSpan(nodes, default_interconnect(cluster.gpu, gpus=min(cluster.data_parallel, GPUS_PER_NODE)),
+                     cluster.nics_per_node, cluster.nic_share) if nodes > 1 else None)
+    return collective_cost(collective, gpus=cluster.data_parallel, link=link, span=span, efficiency=efficiency,
+                           latency_per_step_s=latency_per_step_s)

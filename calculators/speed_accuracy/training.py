@@ -7,7 +7,7 @@ estimate uses is refitted **without the figure's source** (``source_id``): the t
 utilisation factors (:func:`calculators.performance.utilisation.fit_utilisation`) and the
 link efficiencies of the fitted link kinds (:func:`calculators.parallel.links.fit_link_efficiencies`).
 So no figure scores a fit made with its own source. A collectives estimate is the link model's
-busbw for the record (:func:`calculators.parallel.links.record_bus_bandwidth_bytes_per_s`: its
+busbw for the record (:func:`calculators.parallel.collective_time.record_bus_bandwidth_bytes_per_s`: its
 link kind from link, GPUs and algorithm, and the latency term where the message size is stated).
 
 Estimates go through :func:`calculators.performance.training_time.training_time`, as the
@@ -43,7 +43,8 @@ from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
 from calculators.model_flops import linear_flops_share, matmul_parameters, runs_unfused, unfused_bytes_per_flop
-from calculators.parallel.links import fit_link_efficiencies, record_bus_bandwidth_bytes_per_s, record_link_bytes_per_s
+from calculators.parallel.links import fit_link_efficiencies, record_link_bytes_per_s
+from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
 from calculators.performance.goodput import run_goodput
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
 from calculators.performance.utilisation import Features, UtilisationFit, fit_utilisation, gpu_family

@@ -13,8 +13,8 @@ import pytest
 from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.parallel.cluster import Cluster
-from calculators.parallel.collective_time import collective_cost, record_collective_cost
-from calculators.parallel.links import record_bus_bandwidth_bytes_per_s
+from calculators.parallel.collective_time import NodeSpan, collective_cost, record_collective_cost
+from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
 from calculators.parallel.ring_link import data_parallel_cost
 from calculators.parallel.step import step_communication
 
@@ -23,7 +23,7 @@ NVLINK4, IB = get_interconnect("nvlink4"), get_interconnect("ib-ndr")
 
 def test_tree_latency_and_choice_across_eight_nodes() -> None:
     # 64 H100 on 8 nodes, 8 NDR NICs each: busbw min(450, 8 x 50) x 0.96 = 384 GB/s.
-    cost = collective_cost("all-reduce", gpus=64, link=IB, nodes=8, intra_node=NVLINK4, nics_per_node=8)
+    cost = collective_cost("all-reduce", gpus=64, link=IB, span=NodeSpan(8, NVLINK4, 8))
     ring_fixed = (8.4 + (126 - 14) * 3.4 + 14 * 14) * 1e-6  # 585.2 us
     tree_fixed = (8.4 + 2 * (7 * 4.0 + 3 * 14)) * 1e-6  # 148.4 us
     assert cost.algorithm == "ring" and cost.bus_bytes_per_s == pytest.approx(384e9)
@@ -42,11 +42,11 @@ def test_tree_latency_and_choice_across_eight_nodes() -> None:
 
 def test_given_overrides_mean_what_they_say() -> None:
     # latency_us of the parallel face is per ring step: an all-gather over 16 GPUs pays 15 of them, whatever runs
-    cost = collective_cost("all-gather", gpus=16, link=IB, nodes=2, intra_node=NVLINK4, nics_per_node=8,
+    cost = collective_cost("all-gather", gpus=16, link=IB, span=NodeSpan(2, NVLINK4, 8),
                            latency_per_step_s=10e-6, efficiency=0.7)
     assert cost.fixed_s == pytest.approx(15 * 10e-6) and cost.alternative is None
     assert cost.bus_bytes_per_s == pytest.approx(0.7 * 400e9)
-    tree = collective_cost("all-reduce", gpus=16, link=IB, nodes=2, intra_node=NVLINK4, nics_per_node=8,
+    tree = collective_cost("all-reduce", gpus=16, link=IB, span=NodeSpan(2, NVLINK4, 8),
                            latency_per_step_s=10e-6, efficiency=0.7)
     assert tree.algorithm == "nvls-tree" and tree.fixed_s == pytest.approx(30 * 10e-6)
     assert tree.bus_bytes_per_s == pytest.approx(0.7 * 400e9)

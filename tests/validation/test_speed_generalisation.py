@@ -78,7 +78,9 @@ from calculators.speed_accuracy import generalisation as gen
 #: 10.9 % / 29.6 %, 9.1 % / 26.5 % (collectives 7.5 % / 34.2 % -> 4.5 % / 28.7 % in every split; no other category moves).
 #: With whole-run GPU-hours from BigScience (BLOOM-176B) and MosaicML (MPT-7B) beside Meta's, and the bytes per FLOP
 #: fitted on steady-state runs only (n 426 -> 428): 8.3 % / 25.5 %, 10.7 % / 28.8 %, 9.1 % / 26.5 %.
-LIMITS = {"source": (0.09, 0.26), "engine": (0.11, 0.29), "generation": (0.10, 0.27)}
+#: With whole-run GPU-hours from BLOOM and MPT-7B and one collective-time model for answers and scoring:
+#: 8.0 % / 25.3 %, 10.7 % / 28.7 %, 8.9 % / 26.5 %.
+LIMITS = {"source": (0.09, 0.26), "engine": (0.11, 0.29), "generation": (0.09, 0.27)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
