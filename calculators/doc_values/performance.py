@@ -37,7 +37,8 @@ from calculators.performance.training_time import (
     training_flops_per_token,
     training_time,
 )
-from calculators.speed_accuracy.serving import error_summary, scored_serving
+from calculators.speed_accuracy.errors import error_summary
+from calculators.speed_accuracy.serving import scored_serving
 
 EFFICIENCIES = ((f"bandwidth efficiency {DEFAULT_BANDWIDTH_EFFICIENCY:g}, compute efficiency "
                 f"{DEFAULT_COMPUTE_EFFICIENCY:g} (the defaults, assumed)"),)

@@ -24,10 +24,11 @@ from calculators.catalog.engines import Engine, get_engine
 from calculators.catalog.gpus import get_gpu
 from calculators.catalog.models import get_model
 from calculators.performance.serving_load import PREFILL_MODES, Load, ServedModel, ServingLoad, serving_load
-from calculators.speed_accuracy import percentile
+from calculators.speed_accuracy.errors import error_summary
 from calculators.speed_accuracy.data import is_time, load_figures, measured_value, scored
 from calculators.speed_accuracy.inference import loso_fits
 from calculators.speed_accuracy.predict import catalog_engine, prepare
+from calculators.speed_accuracy.fit_store import stored
 from calculators.speed_accuracy.predict import error as static_error
 
 #: Metrics ``serving_load`` gives, and the attribute of its result that answers each (seconds or tokens/s).
@@ -69,6 +70,11 @@ def load_error(figure: dict[str, Any], engine: str | Engine, *, prefill: str = "
 @functools.lru_cache(maxsize=1)
 def _rows() -> tuple[tuple[tuple[str, Any], ...], ...]:
     everything = scored(load_figures())
+    # The rows follow from the figures and the package's code (read back by a later process of the run: fit_store).
+    return stored("serving-load-rows", everything, lambda: _score(everything))
+
+
+def _score(everything: list[dict[str, Any]]) -> tuple[tuple[tuple[str, Any], ...], ...]:
     fits = loso_fits([prepare(f) for f in everything])
     rows = []
     for figure in serving_figures(everything):
@@ -96,15 +102,4 @@ def scored_serving() -> list[dict[str, Any]]:
     return [dict(row) for row in _rows()]
 
 
-def error_summary(errors: list[float]) -> dict[str, float]:
-    """Count, median, 90th percentile and worst of the absolute errors (nearest rank, as the speed page).
-
-    >>> error_summary([0.1, -0.2, 0.3])
-    {'n': 3, 'median': 0.2, 'p90': 0.3, 'worst': 0.3}
-    """
-    values = [abs(e) for e in errors]
-    return {"n": len(values), "median": percentile(values, 0.5), "p90": percentile(values, 0.9),
-            "worst": max(values, default=0.0)}
-
-
-__all__ = ["ANSWERS", "error_summary", "load_error", "scored_serving", "serving_figures", "skipped"]
+__all__ = ["ANSWERS", "load_error", "scored_serving", "serving_figures", "skipped"]

@@ -10,7 +10,8 @@ room, so a change that makes serving_load worse on them fails here.
 
 from __future__ import annotations
 
-from calculators.speed_accuracy.serving import error_summary, scored_serving
+from calculators.speed_accuracy.errors import error_summary
+from calculators.speed_accuracy.serving import scored_serving
 
 #: (median, 90th percentile) limits on |error| of serving_load with separate prefill passes.
 #: With SGLang's DeepSeek-R1 sweep on 8 x H200 added (issue 28): 11.9 % / 40.4 % over 17 figures (its TPOT figures
