@@ -325,7 +325,7 @@ def step_communication_of(spec: ModelSpec, step: DataParallelStep) -> StepCommun
                     cost.algorithm == "nvls-tree" for cost in costs.values()) else "") + ")"),
         ("collective efficiency " + ", ".join(sorted({f"{c.kind} {c.efficiency:.3g}" for c in collectives}) or
                                               {f"{eff:.3g}"}) + " of per-direction bandwidth "
-         + ("(given)" if given_eff is not None else "(fitted per link kind on published nccl-tests runs, "
+         + ("(given)" if given_eff is not None else "(derived per link kind and checked against published nccl-tests runs, "
             "calculators.parallel.links)")
          + f" and {alpha * 1e6:.3g} us per ring step " + (
              "(given)" if given_alpha is not None else "(NCCL's own latency model across nodes, spread over the "
