@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.catalog.attention_kernels import ATTENTION_KERNELS
+from calculators.catalog.attention_kernels import KERNELS as ATTENTION_KERNEL_RECORDS
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
@@ -39,6 +41,7 @@ from calculators.jobs.values import Values, engine_settings, gpu_from_values, mo
 from calculators.memory import training_inputs
 from calculators.memory.qlora_kernels import QLORA_WEIGHTS, get_qlora_kernel
 from calculators.model import ModelSpec
+from calculators.model_flops import SELECTIVE_RECOMPUTES
 from calculators.parallel.step import AUTO
 from calculators.performance import training_time as train
 from calculators.performance.training_run import TrainingRun
@@ -151,6 +154,21 @@ def _train_fields() -> tuple[Field, ...]:
                           "matmul-softmax-matmul, which writes and reads every layer's score matrix.").option(
             f"attention kernel: {', '.join(training_inputs.ATTENTIONS)} (sdpa and flash: a fused kernel; eager: the "
             "score matrix written and read, as transformers without FlashAttention)"),
+        choice_field("attention_kernel", "Fused attention kernel", choices=ATTENTION_KERNELS,
+                     labels=("The framework's own", *(k.name for k in ATTENTION_KERNEL_RECORDS)),
+                     default=default("attention_kernel"), advanced=True,
+                     help="Which fused kernel runs the attention products, at its own share of the dense rate "
+                          "(read from the kernels' papers); auto: FlashAttention-2 for PyTorch frameworks, cuDNN "
+                          "fused attention for Megatron-Core.").option(
+            f"fused attention kernel: {', '.join(ATTENTION_KERNELS)} (auto: the framework's; not with eager "
+            "attention)"),
+        choice_field("selective_recompute", "Selective recomputation", choices=SELECTIVE_RECOMPUTES,
+                     default=default("selective_recompute"), advanced=True,
+                     help="torchtitan's selective activation checkpointing: every-other-matmul (its op policy) or "
+                          "every-other-layer recomputes part of the forward in the backward; not with full "
+                          "gradient checkpointing. The memory verdict still counts every activation kept.").option(
+            f"selective recomputation policy: {', '.join(SELECTIVE_RECOMPUTES)} (torchtitan; not with "
+            "--grad-checkpointing)"),
         int_field("tensor_parallel", "Tensor-parallel GPUs", default=default("tensor_parallel"),
                   maximum=train.MAX_STAGES, advanced=True,
                   help="GPUs splitting every layer (Megatron); adds four all-reduces per layer per micro-batch."

@@ -180,6 +180,9 @@ class TrainingRun:
             mfu = finite_float("mfu", mfu, minimum=0.0, maximum=1.0, allow_minimum=False)
         framework = get_training_framework(values["framework"]).id
         kernel = get_attention_kernel(values["attention_kernel"], framework=framework).id
+        if values["attention_kernel"] != "auto" and setup.attention == "eager":
+            raise InputError("attention_kernel", values["attention_kernel"], "'auto' with attention 'eager' (eager "
+                             "attention writes the score matrix and runs no fused kernel)")
         goodput = values["goodput"]
         if goodput is not None:
             goodput = finite_float("goodput", goodput, minimum=0.0, maximum=1.0, allow_minimum=False)

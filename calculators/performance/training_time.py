@@ -368,7 +368,9 @@ def training_run_time(run: TrainingRun, *, advise: bool = True) -> TrainingTime:
                         f"utilisation is {achieved_mfu:.3g}",)
     if run.selective_recompute != "none":
         assumptions += (f"selective recomputation ({run.selective_recompute}, torchtitan): {executed - model_per_token:,.3g}"
-                        f" FLOP per token run again (hardware FLOPs); model FLOPs utilisation is {achieved_mfu:.3g}",)
+                        f" FLOP per token run again (hardware FLOPs); model FLOPs utilisation is {achieved_mfu:.3g}"
+                        + ("; the memory verdict counts every activation as kept (the policy's saving is not "
+                           "modelled: it can only be less)" if memory is not None else ""),)
     return TrainingTime(
         model=spec.name, gpu=gpu.name, gpus=gpus, tokens=tokens, seq=seq, precision=precision,
         grad_checkpointing=checkpointing, method=method, adapter_parameters=adapter, rate_flop_per_s=rate,

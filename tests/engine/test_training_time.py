@@ -333,3 +333,24 @@ def test_cli_train_time(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["train-time", "--model", "llama-2-7b", "--gpu", "h100-sxm", "--tokens", "lots"]) == 2
     assert capsys.readouterr().err.startswith("mlhw: error: --tokens: got 'lots'")
     assert main(["train-time", "--model", "llama-2-7b", "--gpu", "h100-sxm", "--tokens", "1e9", "--mfu", "0"]) == 2
+
+
+def test_the_attention_kernel_and_selective_recomputation_are_inputs_of_every_face(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The command line and the form take the two run settings the API takes, and give the API's answer."""
+    from calculators.jobs.registry import get_calculator
+
+    job = {"model": "llama-3-8b", "gpu": "h100-sxm", "tokens": "1T", "gpus": "8", "seq": "8192",
+           "attention_kernel": "triton-flash", "selective_recompute": "every-other-layer"}
+    api = training_time(get_model("llama-3-8b"), H100, tokens=10**12, gpus=8, seq=8192, zero=3,
+                        attention_kernel="triton-flash", selective_recompute="every-other-layer")
+    assert main(["train-time", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tokens", "1T", "--gpus", "8",
+                 "--seq", "8192", "--zero", "3", "--attention-kernel", "triton-flash",
+                 "--selective-recompute", "every-other-layer", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["wall_clock_days"] == pytest.approx(api.time_s / 86400)
+    form = get_calculator("training-time").answer(job)
+    assert "every-other-layer" in form.html and "Triton" in form.html
+    # FlashAttention-2 paper: FA2 is 1.3-2.5x faster than the Triton kernel, so the Triton run is slower
+    fa2 = training_time(get_model("llama-3-8b"), H100, tokens=10**12, gpus=8, seq=8192, zero=3,
+                        attention_kernel="flash-attention-2", selective_recompute="every-other-layer")
+    assert api.time_s > fa2.time_s
