@@ -14,6 +14,26 @@ Fabric) below 512 KiB on up to 4 GPUs or 256 KiB on up to 8, two stages above; b
 NCCL (:data:`CUSTOM_ALL_REDUCE_SOURCE`). SGLang carries the same kernels; TensorRT-LLM's AllReduce
 plugin has the same one-shot and two-shot strategies.
 
+TensorRT-LLM differs on PCIe: from v0.8 its builds turn the plugin on by default
+(``PluginConfig.use_custom_all_reduce = True``) and it runs on any group whose GPUs have CUDA peer
+access, more than two PCIe GPUs included; without peer access a v0.8 or v0.9 engine stops ('Can't enable
+access between nodes', 'peer access is not supported between these two devices': TensorRT-LLM issues 1374,
+1499 and 1588, maintainer: 'custom allreduce is only supported when the peer access is supported'), as
+v0.7.1 on the same two GPUs did not. So NVIDIA's own v0.9 tables on 2, 4 and 8 L40S
+cards ran on GPUs with peer access. Such a group is still timed here as NCCL's ring over the GPUs'
+default link (staged through host memory, :mod:`calculators.parallel.links`), because the rate of the
+plugin's peer reads through a host's root complex is published for none of those machines (NCCL itself
+does not use peer-to-peer through an Intel CPU, src/graph/paths.cc), and the one rate the project
+derives for peer-to-peer PCIe (NCCL's, 0.75 of the link) contradicts the tables: timed so, the
+plugin would put four of NVIDIA's twelve L40S tensor-parallel figures 13 to 44 % fast (Llama-2-70B at
+TP2, TP4 and TP8), while the staged ring meets ten of the twelve within 16 % (checked 2026-11-29 with
+every figure fitted). The two it misses are Mixtral-8x7B runs it times too slow (the 128-token first
+token by 26 %, batch 32 at 2,048 + 2,048 tokens by 31 %, that one 23 % on NVLink H100 too). A link
+cannot close the first: of its 19.5 ms, 13.6 ms is the least time a card needs to read its quarter of the
+FP8 weights at 864 GB/s and 3.1 ms the least its 64 all-reduces of 1 MiB need at PCIe 4.0's line rate,
+which leaves 2.8 ms for everything else, less than the 5.1 ms per-layer fixed cost the model adds to a
+32-layer pass (a fitted constant, not a link term).
+
 Formula, with ``S`` the buffer's bytes, ``B`` the link's per-direction bandwidth times its
 collective efficiency and ``alpha`` the fixed cost of one cross-GPU step (a flag written to a
 peer and seen: :func:`calculators.parallel.links.latency_per_ring_step_s`, the same per-step cost
@@ -37,7 +57,9 @@ latency are what the custom kernel saves: 2 of 14 on 8 GPUs.
 
 References:
     vLLM csrc/custom_all_reduce.cuh and vllm/distributed/device_communicators/custom_all_reduce.py;
-    TensorRT-LLM cpp/tensorrt_llm/kernels/customAllReduceKernels.h (ONESHOT, TWOSHOT).
+    TensorRT-LLM cpp/tensorrt_llm/kernels/customAllReduceKernels.h (ONESHOT, TWOSHOT),
+    tensorrt_llm/plugin/plugin.py (PluginConfig), issues NVIDIA/TensorRT-LLM#1374, #1499 and #1588 (peer access);
+    NVIDIA/nccl src/graph/paths.cc (no peer-to-peer through Intel CPUs by default).
 """
 
 from __future__ import annotations
