@@ -90,7 +90,6 @@ from calculators.catalog.engine_kernels import (
     LLAMA_CPP_ACTIVATION_BYTES,
     LLAMA_CPP_LAUNCH_S_PER_LAYER,
     LLAMA_CPP_METAL_SCORE_BYTES,
-    PYTORCH_LAUNCH_S_PER_LAYER,
     TENSORRT_LLM_MOE_GEMM_SOURCE as TENSORRT_LLM_MOE_GEMM_SOURCE,
     UNFUSED_ATTENTION_SCORE_BYTES,
 )
@@ -173,10 +172,6 @@ class Engine:
             time, with no CUDA graph (measured, not fitted: :mod:`calculators.catalog.engine_kernels`).
         moe_gemm_16bit: a mixture of experts' routed-expert GEMMs run at the GPU's 16-bit rate whatever the weights'
             format (no FP8 grouped GEMM; weights read at their stored bytes): :mod:`calculators.catalog.engine_kernels`.
-        ungraphed_launch_s_per_layer: seconds per layer the host's launches cost a CUDA pass no graph replays (measured:
-            every prefill; decode steps too where ``ungraphed_decode``), exposed as
-            :func:`calculators.catalog.engine_kernels.exposed_launch_s` says.
-        ungraphed_decode: the engine's published runs launch decode steps from the host too (no CUDA graph).
     """
 
     id: str
@@ -205,8 +200,6 @@ class Engine:
     graph_replay: bool = False
     host_launch_s_per_layer: float = 0.0
     moe_gemm_16bit: bool = False
-    ungraphed_launch_s_per_layer: float = 0.0
-    ungraphed_decode: bool = False
 
     @property
     def family_id(self) -> str:
@@ -334,8 +327,7 @@ _TENSORRT_LLM = Engine(
     id="tensorrt-llm", name="TensorRT-LLM",
     description="compiled TensorRT engines with fused attention and GEMM plugins, in-flight or static batching",
     source=_src("NVIDIA TensorRT-LLM documentation", "https://nvidia.github.io/TensorRT-LLM/"),
-    grouped_query_source=XQA_SOURCE, custom_all_reduce=True, ungraphed_launch_s_per_layer=LLAMA_CPP_LAUNCH_S_PER_LAYER,
-    ungraphed_decode=True, **_fitted("tensorrt-llm"))
+    grouped_query_source=XQA_SOURCE, custom_all_reduce=True, **_fitted("tensorrt-llm"))
 
 _LLAMA_CPP = Engine(
     id="llama.cpp", name="llama.cpp",
@@ -359,13 +351,12 @@ _ENGINES: tuple[Engine, ...] = (
     Engine(id="vllm", name="vLLM",
            description="PagedAttention, continuous batching, CUDA graphs for decode",
            source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), custom_all_reduce=True,
-           host_work_per_sequence=True, graph_replay=True, ungraphed_launch_s_per_layer=PYTORCH_LAUNCH_S_PER_LAYER,
-           **_fitted("vllm")),
+           host_work_per_sequence=True, graph_replay=True, **_fitted("vllm")),
     Engine(id="sglang", name="SGLang",
            description="RadixAttention, continuous batching, CUDA graphs for decode; a constant its published runs "
                        "do not inform is the pooled fit",
            source=_src("SGLang documentation", "https://docs.sglang.ai/"), custom_all_reduce=True,
-           graph_replay=True, ungraphed_launch_s_per_layer=PYTORCH_LAUNCH_S_PER_LAYER, **_fitted("sglang")),
+           graph_replay=True, **_fitted("sglang")),
     _TENSORRT_LLM,
     replace(_TENSORRT_LLM, id="tensorrt-llm-0.7", name="TensorRT-LLM v0.7 and earlier",
             description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "

@@ -18,10 +18,9 @@ which :func:`~calculators.performance.roofline.step_times` times with an engine'
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
-from calculators.catalog.engine_kernels import exposed_launch_s
 from calculators.catalog.gpus import GPU
 from calculators.dtypes import DType
 from calculators.model import ModelSpec
@@ -79,21 +78,3 @@ def pass_peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, com
                   communication_bound_s=comm_bound, layers=spec.num_layers,
                   expert_rate_flop_per_s=None if slow is None or rate is None else slow * n,
                   sequences=setup.batch if setup.host_work_per_sequence else 0)
-
-
-def with_ungraphed_launches(work: Work, gpu: GPU, setup: SpeedSetup, *, decode: bool) -> Work:
-    """``work`` plus the host's launches of a CUDA pass no graph replays (seconds, in ``host_launch_s``).
-
-    A prefill is never replayed from a CUDA graph (vLLM and SGLang capture decode steps only; TensorRT-LLM's
-    gptSessionBenchmark has no graph unless ``--enable_cuda_graph``, and never for the context phase); a decode step is
-    not where the engine's published runs launch it from the host (:attr:`~calculators.catalog.engines.Engine.
-    ungraphed_decode`). The cost is the engine's measured launch cost per layer, exposed in short passes and hidden in
-    long ones (:func:`~calculators.catalog.engine_kernels.exposed_launch_s`, on the pass's time at the peaks). Only on
-    NVIDIA GPUs, where it was measured.
-    """
-    engine = setup.kernels
-    if gpu.vendor != "NVIDIA" or (decode and not engine.ungraphed_decode):
-        return work
-    peak_s = max(work.memory_s, work.compute_s or 0.0) + work.unfused_s + work.communication_s
-    launches = exposed_launch_s(engine.ungraphed_launch_s_per_layer, layers=work.layers, peak_s=peak_s)
-    return replace(work, host_launch_s=work.host_launch_s + launches) if launches else work
