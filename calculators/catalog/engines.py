@@ -90,6 +90,7 @@ from calculators.catalog.engine_kernels import (
     LLAMA_CPP_ACTIVATION_BYTES,
     LLAMA_CPP_LAUNCH_S_PER_LAYER,
     LLAMA_CPP_METAL_SCORE_BYTES,
+    PYTORCH_LAUNCH_S_PER_LAYER,
     TENSORRT_LLM_MOE_GEMM_SOURCE as TENSORRT_LLM_MOE_GEMM_SOURCE,
     UNFUSED_ATTENTION_SCORE_BYTES,
 )
@@ -357,12 +358,13 @@ _ENGINES: tuple[Engine, ...] = (
     Engine(id="vllm", name="vLLM",
            description="PagedAttention, continuous batching, CUDA graphs for decode",
            source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), custom_all_reduce=True,
-           host_work_per_sequence=True, graph_replay=True, **_fitted("vllm")),
+           host_work_per_sequence=True, graph_replay=True, ungraphed_launch_s_per_layer=PYTORCH_LAUNCH_S_PER_LAYER,
+           **_fitted("vllm")),
     Engine(id="sglang", name="SGLang",
            description="RadixAttention, continuous batching, CUDA graphs for decode; a constant its published runs "
                        "do not inform is the pooled fit",
            source=_src("SGLang documentation", "https://docs.sglang.ai/"), custom_all_reduce=True,
-           graph_replay=True, **_fitted("sglang")),
+           graph_replay=True, ungraphed_launch_s_per_layer=PYTORCH_LAUNCH_S_PER_LAYER, **_fitted("sglang")),
     _TENSORRT_LLM,
     replace(_TENSORRT_LLM, id="tensorrt-llm-0.7", name="TensorRT-LLM v0.7 and earlier",
             description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "

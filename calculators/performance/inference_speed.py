@@ -189,7 +189,7 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
         work = peaks.work(bytes_read=bytes_read, flops=flops, expert_bytes=experts, attention_bytes=cache_traffic,
                           attention_flops=flops - empty_cache_flops, reread_bytes=cache_bytes * rereads,
                           unfused_bytes=scores, expert_flops=expert_flops)
-        works.append((bytes_read, flops, with_ungraphed_launches(work, gpu, setup)))
+        works.append((bytes_read, flops, with_ungraphed_launches(work, gpu, setup, decode=True)))
     return works
 
 
@@ -245,7 +245,7 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
                       unfused_bytes=scores + dequantised_bytes(spec, form=setup.format, setup=setup, gpu=gpu,
                                                                tokens=tokens)
                       + activation_traffic_bytes(spec, setup=setup, gpu=gpu, tokens=tokens))
-    return bytes_read, flops, with_ungraphed_launches(work, gpu, setup)
+    return bytes_read, flops, with_ungraphed_launches(work, gpu, setup, decode=False)
 
 
 def _prefill(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> Step:
