@@ -629,7 +629,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0206, (
+        'request_overhead_s': (0.0203, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
         'kv_reread_cost': (0.497, (
@@ -1552,7 +1552,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0212, (
+        'request_overhead_s': (0.0209, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
         'sequence_overhead_s': (6.8e-05, (

@@ -179,3 +179,55 @@ MMA_SYNC_ON_HOPPER_SOURCE = Source(
 MMA_SYNC_HOPPER_FRACTION = 2.0 / 3.0
 #: The compute capability (major) whose tensor cores need ``wgmma`` for their peak: Hopper.
 WGMMA_MAJOR = 9
+
+
+#: A second measurement of what the host's launches cost a decode step, in PyTorch: SGLang with and without its CUDA
+#: graph, Llama 3 8B at batch 1. It agrees with :data:`LLAMA_CPP_LAUNCH_S_PER_LAYER` (C++) per layer.
+PYTORCH_CUDA_GRAPHS_SOURCE = Source(
+    "L. Zheng (merrymercy), sgl-project/sglang pull request #1401 'Support cuda graph in the triton attention backend' "
+    "(2024-09-12): python3 -m sglang.bench_latency --model meta-llama/Meta-Llama-3-8B --batch-size 1 --input 128 "
+    "--output 8, median decode latency flashinfer 0.00735 s with CUDA graph, 0.00823 s with --disable-cuda-graph; "
+    "triton 0.00706 s and 0.00928 s",
+    "https://github.com/sgl-project/sglang/pull/1401", "2026-11-29", kind="measured")
+#: The same saving per layer in PyTorch (SGLang with flashinfer attention, its default then): (8.23 - 7.35) ms over
+#: Llama 3 8B's 32 layers = 27.5 us, within 1 % of llama.cpp's 27.3 us launched from C++.
+PYTORCH_LAUNCH_S_PER_LAYER = (0.00823 - 0.00735) / 32
+
+#: TensorRT-LLM's gptSessionBenchmark, the benchmark of its published performance tables up to v0.9, replays a CUDA graph
+#: only when run with ``--enable_cuda_graph``; the tables' commands do not pass it, and the context phase is never
+#: replayed (the in-flight batching runtime had no CUDA graph at all then).
+TENSORRT_LLM_NO_GRAPH_SOURCE = Source(
+    "NVIDIA/TensorRT-LLM benchmarks/cpp/gptSessionBenchmark.cpp: option 'enable_cuda_graph' ('Execute GPT session with "
+    "CUDA graph'), a flag that is off unless given, passed to GptSession::setCudaGraphMode; docs/source/performance.md at "
+    "138f96d4 (v0.5/v0.6.1 tables) and at v0.9.0: every gptSessionBenchmark command line, first-token ones included, runs "
+    "without it; issue #402 (2023-11-16, NVIDIA): 'We don't support CUDA graph with in-flight batching'",
+    "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.9.0/docs/source/performance.md", "2026-11-29", kind="spec")
+#: The time per layer, at the GPU's peak bandwidth, of the decode step :data:`LLAMA_CPP_LAUNCH_S_PER_LAYER` was measured
+#: on: Llama-2-7B Q4_K_M (3.80 GiB of weights, the size llama.cpp reports) over an H100 PCIe's 2.0 TB/s, over 32 layers.
+LAUNCH_REFERENCE_S_PER_LAYER = 3.80 * 2**30 / 2.0e12 / 32
+
+
+def exposed_launch_s(launch_s_per_layer: float, *, layers: int, peak_s: float) -> float:
+    """Seconds a pass not replayed from a CUDA graph waits for the host to launch its kernels (0 with no launches).
+
+    The host launches a pass's kernels one at a time while the GPU runs those already launched; the GPU waits only where
+    a kernel ends before the next one is launched, so the cost is exposed in passes of short kernels (a decode step at
+    batch 1, a short prompt) and hidden in long ones (llama.cpp pull request #6766: CUDA graphs gained nothing on
+    512-token prompts, :data:`LLAMA_CPP_CUDA_GRAPHS_SOURCE`). Taken as the measured cost per layer in full up to the
+    layer time of the measured decode step (at the peaks, :data:`LAUNCH_REFERENCE_S_PER_LAYER`), and falling as that
+    time over the pass's layer time (``peak_s / layers``, at the GPU's peaks) beyond it (an assumption: one measured
+    point, and no launches hidden at all in a pass longer than the measured one is ruled out only by pull request
+    #6766's prompts):
+
+    ``exposed = layers x launch x min(1, reference / (peak_s / layers))``.
+
+    >>> round(exposed_launch_s(27e-6, layers=32, peak_s=32 * LAUNCH_REFERENCE_S_PER_LAYER) * 1e6)  # us: all of it
+    864
+    >>> round(exposed_launch_s(27e-6, layers=32, peak_s=320 * LAUNCH_REFERENCE_S_PER_LAYER) * 1e6)  # 10x longer kernels
+    86
+    """
+    if launch_s_per_layer <= 0.0 or layers <= 0:
+        return 0.0
+    per_layer = peak_s / layers
+    share = 1.0 if per_layer <= LAUNCH_REFERENCE_S_PER_LAYER else LAUNCH_REFERENCE_S_PER_LAYER / per_layer
+    return layers * launch_s_per_layer * share

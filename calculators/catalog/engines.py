@@ -90,6 +90,7 @@ from calculators.catalog.engine_kernels import (
     LLAMA_CPP_ACTIVATION_BYTES,
     LLAMA_CPP_LAUNCH_S_PER_LAYER,
     LLAMA_CPP_METAL_SCORE_BYTES,
+    PYTORCH_LAUNCH_S_PER_LAYER,
     TENSORRT_LLM_MOE_GEMM_SOURCE as TENSORRT_LLM_MOE_GEMM_SOURCE,
     UNFUSED_ATTENTION_SCORE_BYTES,
 )
@@ -172,6 +173,10 @@ class Engine:
             time, with no CUDA graph (measured, not fitted: :mod:`calculators.catalog.engine_kernels`).
         moe_gemm_16bit: a mixture of experts' routed-expert GEMMs run at the GPU's 16-bit rate whatever the weights'
             format (no FP8 grouped GEMM; weights read at their stored bytes): :mod:`calculators.catalog.engine_kernels`.
+        ungraphed_launch_s_per_layer: the engine's published runs launch every forward pass from the host, no CUDA graph
+            (a catalog fact); the measured cost per layer of doing so. Where the engine's fixed cost per layer is not
+            fitted on its own runs (which carry it), it is the pooled one of graph-replaying engines and the passes add
+            these launches: :func:`calculators.performance.pass_peaks.with_ungraphed_launches`.
     """
 
     id: str
@@ -200,6 +205,7 @@ class Engine:
     graph_replay: bool = False
     host_launch_s_per_layer: float = 0.0
     moe_gemm_16bit: bool = False
+    ungraphed_launch_s_per_layer: float = 0.0
 
     @property
     def family_id(self) -> str:
@@ -327,7 +333,8 @@ _TENSORRT_LLM = Engine(
     id="tensorrt-llm", name="TensorRT-LLM",
     description="compiled TensorRT engines with fused attention and GEMM plugins, in-flight or static batching",
     source=_src("NVIDIA TensorRT-LLM documentation", "https://nvidia.github.io/TensorRT-LLM/"),
-    grouped_query_source=XQA_SOURCE, custom_all_reduce=True, **_fitted("tensorrt-llm"))
+    grouped_query_source=XQA_SOURCE, custom_all_reduce=True, ungraphed_launch_s_per_layer=LLAMA_CPP_LAUNCH_S_PER_LAYER,
+    **_fitted("tensorrt-llm"))
 
 _LLAMA_CPP = Engine(
     id="llama.cpp", name="llama.cpp",
@@ -351,12 +358,13 @@ _ENGINES: tuple[Engine, ...] = (
     Engine(id="vllm", name="vLLM",
            description="PagedAttention, continuous batching, CUDA graphs for decode",
            source=_src("vLLM documentation", "https://docs.vllm.ai/en/latest/"), custom_all_reduce=True,
-           host_work_per_sequence=True, graph_replay=True, **_fitted("vllm")),
+           host_work_per_sequence=True, graph_replay=True, ungraphed_launch_s_per_layer=PYTORCH_LAUNCH_S_PER_LAYER,
+           **_fitted("vllm")),
     Engine(id="sglang", name="SGLang",
            description="RadixAttention, continuous batching, CUDA graphs for decode; a constant its published runs "
                        "do not inform is the pooled fit",
            source=_src("SGLang documentation", "https://docs.sglang.ai/"), custom_all_reduce=True,
-           graph_replay=True, **_fitted("sglang")),
+           graph_replay=True, ungraphed_launch_s_per_layer=PYTORCH_LAUNCH_S_PER_LAYER, **_fitted("sglang")),
     _TENSORRT_LLM,
     replace(_TENSORRT_LLM, id="tensorrt-llm-0.7", name="TensorRT-LLM v0.7 and earlier",
             description="TensorRT-LLM before the XQA kernel (v0.8): decode attention reads each KV head once per "

@@ -63,7 +63,7 @@ from calculators.memory.inference import (
 )
 from calculators.model import ModelSpec
 from calculators.parallel.tensor import tensor_parallel_communication
-from calculators.performance.pass_peaks import pass_peaks
+from calculators.performance.pass_peaks import pass_peaks, with_ungraphed_launches
 from calculators.performance.flops import compute_rate_flop_per_s, rate_notes, sustained_rate_notes
 from calculators.performance.forward_pass import (
     decode_flops_per_token,
@@ -186,11 +186,10 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
         flops = setup.batch * per_token
         scores = (per_score * decode_score_elements(spec, batch=setup.batch, context=context)
                   + activations)
-        works.append((bytes_read, flops, peaks.work(bytes_read=bytes_read, flops=flops, expert_bytes=experts,
-                                                    attention_bytes=cache_traffic,
-                                                    attention_flops=flops - empty_cache_flops,
-                                                    reread_bytes=cache_bytes * rereads,
-                                                    unfused_bytes=scores, expert_flops=expert_flops)))
+        work = peaks.work(bytes_read=bytes_read, flops=flops, expert_bytes=experts, attention_bytes=cache_traffic,
+                          attention_flops=flops - empty_cache_flops, reread_bytes=cache_bytes * rereads,
+                          unfused_bytes=scores, expert_flops=expert_flops)
+        works.append((bytes_read, flops, with_ungraphed_launches(work, gpu, setup, decode=True)))
     return works
 
 
@@ -246,7 +245,7 @@ def prefill_work(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> tuple[int, flo
                       unfused_bytes=scores + dequantised_bytes(spec, form=setup.format, setup=setup, gpu=gpu,
                                                                tokens=tokens)
                       + activation_traffic_bytes(spec, setup=setup, gpu=gpu, tokens=tokens))
-    return bytes_read, flops, work
+    return bytes_read, flops, with_ungraphed_launches(work, gpu, setup, decode=False)
 
 
 def _prefill(spec: ModelSpec, gpu: GPU, setup: SpeedSetup) -> Step:

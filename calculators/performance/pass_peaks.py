@@ -18,9 +18,10 @@ which :func:`~calculators.performance.roofline.step_times` times with an engine'
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from calculators.catalog.custom_gpu import memory_bandwidth_bytes_per_s
+from calculators.catalog.engine_kernels import exposed_launch_s
 from calculators.catalog.gpus import GPU
 from calculators.dtypes import DType
 from calculators.model import ModelSpec
@@ -78,3 +79,27 @@ def pass_peaks(spec: ModelSpec, gpu: GPU, setup: SpeedSetup, *, tokens: int, com
                   communication_bound_s=comm_bound, layers=spec.num_layers,
                   expert_rate_flop_per_s=None if slow is None or rate is None else slow * n,
                   sequences=setup.batch if setup.host_work_per_sequence else 0)
+
+
+def with_ungraphed_launches(work: Work, gpu: GPU, setup: SpeedSetup, *, decode: bool) -> Work:
+    """``work`` plus the host's launches of a pass no CUDA graph replays, where no fitted constant carries them.
+
+    An engine that replays a CUDA graph for decode steps only (vLLM, SGLang: :attr:`~calculators.catalog.engines.Engine.
+    graph_replay`) launches each prefill from the host; its fitted cost per layer, fitted on graph-replayed decode steps,
+    holds none of it, so every prefill adds the launches. An engine whose published runs launch every pass from the host
+    (TensorRT-LLM's gptSessionBenchmark without ``--enable_cuda_graph``,
+    :data:`~calculators.catalog.engine_kernels.TENSORRT_LLM_NO_GRAPH_SOURCE`) pays them in every pass; its own fitted
+    cost per layer, fitted on those runs, already holds them; with none (held out, or never measured) its cost per layer
+    is the pooled one of engines that replay graphs, the GPU's alone, and the launches are added. The cost is the
+    engine's measured launch cost per layer (:attr:`~calculators.catalog.engines.Engine.ungraphed_launch_s_per_layer`),
+    exposed as :func:`~calculators.catalog.engine_kernels.exposed_launch_s` says on the pass's time at the peaks, in
+    ``host_launch_s``. Only on NVIDIA GPUs, where it was measured.
+    """
+    engine = setup.kernels
+    if gpu.vendor != "NVIDIA" or not engine.ungraphed_launch_s_per_layer:
+        return work
+    if decode if engine.graph_replay else bool(engine.step_overhead_s_per_layer.fitted_on):
+        return work
+    peak_s = max(work.memory_s, work.compute_s or 0.0) + work.unfused_s + work.communication_s
+    launches = exposed_launch_s(engine.ungraphed_launch_s_per_layer, layers=work.layers, peak_s=peak_s)
+    return replace(work, host_launch_s=work.host_launch_s + launches)

@@ -159,7 +159,10 @@ class _Server:
             communication, bound = prompts * pre.communication_s, prompts * pre.communication_bound_s
             attention_memory, attention_compute = prompts * pre.attention_memory_s, prompts * pre.attention_compute_s
             rereads = 0.0
+            # one pass, launched once: the host's launches of its prefill (no CUDA graph replays a pass with a prompt)
+            launches = pre.host_launch_s if prompts else 0.0
             if dec is not None:
+                launches = max(launches, dec.host_launch_s)
                 memory += dec.memory_s - self._weights_s(batch)[0]
                 compute = None if compute is None or dec.compute_s is None else compute + dec.compute_s
                 communication, bound = communication + dec.communication_s, bound + dec.communication_bound_s
@@ -170,7 +173,8 @@ class _Server:
                                          communication_s=communication, communication_bound_s=bound,
                                          layers=pre.layers, attention_memory_s=attention_memory,
                                          attention_compute_s=attention_compute, kv_reread_s=rereads,
-                                         sequences=batch + prompts if self.setup.host_work_per_sequence else 0)))
+                                         sequences=batch + prompts if self.setup.host_work_per_sequence else 0,
+                                         host_launch_s=launches)))
         return sum(times) / len(times)
 
     def between(self, batch: float, prompts: float) -> float:

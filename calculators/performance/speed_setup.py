@@ -174,6 +174,15 @@ class SpeedSetup:
             lines += ((f"engine {self.engine}: no CUDA graphs, so on a CUDA GPU a decode step waits "
                        f"{kernels.host_launch_s_per_layer * 1e6:,.1f} us per layer for the CPU to launch its kernels one at "
                        "a time (measured by NVIDIA on llama.cpp, not fitted)"),)
+        launch = f"{kernels.ungraphed_launch_s_per_layer * 1e6:,.1f} us per layer of launches"
+        if kernels.ungraphed_launch_s_per_layer and kernels.graph_replay:
+            lines += ((f"engine {self.engine}: CUDA graphs replay decode steps only, so on a CUDA GPU a prefill is "
+                       f"launched from the CPU and adds {launch}, in full for short prompts and less for long ones "
+                       "(measured, not fitted)"),)
+        elif kernels.ungraphed_launch_s_per_layer and not kernels.step_overhead_s_per_layer.fitted_on:
+            lines += ((f"engine {self.engine}: its runs launch every pass from the CPU (no CUDA graph) and its fixed cost "
+                       f"per layer is not fitted on them, so on a CUDA GPU a pass adds {launch}, in full in short "
+                       "passes and less in long ones (measured, not fitted)"),)
         if kernels.moe_gemm_16bit and self.weights is DType.FP8:
             lines += ((f"engine {self.engine}: a mixture of experts' routed-expert GEMMs have no FP8 kernel in this "
                        "release, so they run at the GPU's 16-bit rate (their weights read at the bytes stored)"),)

@@ -80,7 +80,10 @@ from calculators.speed_accuracy import generalisation as gen
 #: fitted on steady-state runs only (n 426 -> 428): 8.3 % / 25.5 %, 10.7 % / 28.8 %, 9.1 % / 26.5 %.
 #: With whole-run GPU-hours from BLOOM and MPT-7B and one collective-time model for answers and scoring:
 #: 8.0 % / 25.3 %, 10.7 % / 28.7 %, 8.9 % / 26.5 %.
-LIMITS = {"source": (0.09, 0.26), "engine": (0.11, 0.29), "generation": (0.09, 0.27)}
+#: With a held-out TensorRT-LLM paying the host launches its runs made (gptSessionBenchmark without CUDA graphs; its own
+#: fitted cost per layer carries them, the pooled one of graph-replaying engines does not): 8.0 % / 25.3 %,
+#: 10.4 % / 27.7 %, 8.9 % / 26.5 % (engine-out first token 19.9 % / 48.5 % -> 15.7 % / 45.6 %; engine p90 limit 0.28).
+LIMITS = {"source": (0.09, 0.26), "engine": (0.11, 0.28), "generation": (0.09, 0.27)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
