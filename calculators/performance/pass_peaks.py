@@ -98,7 +98,9 @@ def with_ungraphed_launches(work: Work, gpu: GPU, setup: SpeedSetup, *, decode: 
     engine = setup.kernels
     if gpu.vendor != "NVIDIA" or not engine.ungraphed_launch_s_per_layer:
         return work
-    if decode if engine.graph_replay else bool(engine.step_overhead_s_per_layer.fitted_on):
+    replayed = engine.graph_replay and decode  # a decode step replayed from a graph launches nothing from the host
+    carried = not engine.graph_replay and bool(engine.step_overhead_s_per_layer.fitted_on)  # in its own fitted cost
+    if replayed or carried:
         return work
     peak_s = max(work.memory_s, work.compute_s or 0.0) + work.unfused_s + work.communication_s
     launches = exposed_launch_s(engine.ungraphed_launch_s_per_layer, layers=work.layers, peak_s=peak_s)
