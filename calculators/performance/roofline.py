@@ -74,6 +74,12 @@ def step_times(work: Work, *, bandwidth_efficiency: float, compute_efficiency: f
     compute) + max(attention memory, attention compute) + unfused + communication + fixed`` (the memory time
     returned includes ``unfused``).
 
+    A prefill pays the fixed cost as a decode step does, per-step decoder work included: TensorRT-LLM's published
+    first-token latencies are gptSessionBenchmark runs with one output token (its ``performance.md``, "Reproducing
+    First Token Latency"), whose timed ``generate`` call holds the context pass, the decoder's step that samples that
+    token and the host's wait on it, as each later step holds its own (``gptSession.cpp`` v0.5-v0.9:
+    ``decoderStepAsync`` after ``executeContext``, then ``shouldStopSync``, which waits on the decoder's event).
+
     >>> step_times(Work(0.01, 0.0, 0.002, 0.0, 0.0, 32), bandwidth_efficiency=0.5, compute_efficiency=0.5,
     ...            moe_expert_efficiency=1.0, step_overhead_s_per_layer=1e-5)
     (0.02, 0.004, 0.00032, 0.02032)
