@@ -12,7 +12,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import all_interconnects, get_interconnect
 from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.columns import Column, decimal_column, gb_column, gib_column, number_column
-from calculators.parallel.links import fit_link_efficiencies, record_link_bytes_per_s
+from calculators.parallel.links import collective_efficiency, record_link_bytes_per_s
 from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
@@ -134,7 +134,7 @@ def nccl_validation() -> Table:
                  Column("error", _whole_error, "r"), Column("error at 0.8", _whole_error, "r"),
                  decimal_column("implied efficiency", 2), Column("source")),
         rows=rows,
-        assumptions=(f"efficiency per link kind: {computed_by(fit_link_efficiencies, dotted=True, code=False)}; "
+        assumptions=(f"efficiency per link kind: {computed_by(collective_efficiency, dotted=True, code=False)}; "
                      f"busbw per record: {computed_by(record_bus_bandwidth_bytes_per_s, dotted=True, code=False)}",))
 
 
