@@ -119,7 +119,9 @@ def nccl_validation() -> Table:
                      row["estimated"] / measured - 1, row["naive_roofline"] / measured - 1, measured / link,
                      f"[{record['citation']['title'].split(' (')[0]}]({record['citation']['url']})"))
     return Table.of(
-        caption=("all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
+        caption=("nccl-tests bus bandwidth (busbw, nccl-tests' convention; all_reduce_perf, all_gather_perf, "
+                 "reduce_scatter_perf, and alltoall_perf, an all-to-all being timed as NCCL runs it, grouped sends "
+                 "and receives: calculators.parallel.all_to_all) at large messages: measured figures "
                  "quoted from the linked threads (tests/data/published_speed/collectives.jsonl), against the link "
                  "model's busbw = per-direction link bandwidth x the efficiency of the link kind (derived from how the "
                  "kind moves its bytes; none is fitted; plus the fixed cost where the message size is stated), and "

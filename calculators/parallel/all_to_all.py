@@ -50,14 +50,18 @@ References:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from calculators.catalog.interconnects import Interconnect
+from calculators.catalog.interconnects import Interconnect, get_interconnect
 from calculators.parallel.collective_time import NodeSpan
 from calculators.parallel.latency import INTRA_STEP_LATENCY_S, NET_OVERHEAD_S, net_step_latency_s
 from calculators.parallel.links import LINK_EFFICIENCY, link_kind
 from calculators.validate import finite_float, instance_of, positive_int
 
+#: The ``collective`` of an all-to-all record (nccl-tests ``alltoall_perf``).
+ALL_TO_ALL = "all-to-all"
 _INTERCONNECT = "an Interconnect (calculators.catalog.interconnects.get_interconnect)"
 #: Network operations NCCL's proxy posts per peer in another node: one for the send, one for the receive
 #: (``nProxyOps = 2`` for a peer that is not the rank itself, ``addP2pToPlan`` in NVIDIA/nccl src/enqueue.cc).
@@ -109,6 +113,14 @@ class AllToAllCost:
         inter = size * self.inter_share / self.inter_bytes_per_s if self.inter_share else 0.0
         return count * (self.fixed_s + max(intra, inter))
 
+    @property
+    def large_message_bus_bytes_per_s(self) -> float:
+        """nccl-tests' busbw once the fixed cost no longer counts: ``(N - 1) / N / max(intra_share / intra,
+        inter_share / inter)``, bytes/s."""
+        intra = self.intra_share / self.intra_bytes_per_s if self.intra_share else 0.0
+        inter = self.inter_share / self.inter_bytes_per_s if self.inter_share else 0.0
+        return (self.gpus - 1) / self.gpus / max(intra, inter)
+
     def bus_bytes_per_s(self, buffer_bytes: float) -> float:
         """nccl-tests' busbw of one all-to-all of ``buffer_bytes`` per GPU: ``S / time x (N - 1) / N``, bytes/s."""
         return buffer_bytes / self.time_s(buffer_bytes) * (self.gpus - 1) / self.gpus
@@ -145,6 +157,27 @@ def all_to_all_cost(*, gpus: int, link: Interconnect, span: NodeSpan | None = No
                         inter_bytes_per_s=network, fixed_s=fixed)
 
 
+def record_all_to_all_bus_bytes_per_s(record: Mapping[str, Any]) -> float:
+    """The model's busbw for a published ``alltoall_perf`` record (``tests/data/published_speed/collectives.jsonl``,
+    ``collective`` ``"all-to-all"``), bytes/s: at its ``message_bytes`` where stated, else a large message's.
+
+    Across nodes the record's ``intra_node`` link and ``nics_per_node`` NICs, shared by the node's GPUs.
+
+    >>> round(record_all_to_all_bus_bytes_per_s({"link": "nvlink4", "gpus": 4, "message_bytes": 524288000}) / 1e9, 1)
+    358.9
+    """
+    gpus, nodes = int(record["gpus"]), int(record.get("nodes") or 1)
+    link = get_interconnect(str(record["link"]))
+    if nodes > 1 and record.get("intra_node") and record.get("nics_per_node"):
+        span = NodeSpan(nodes, get_interconnect(str(record["intra_node"])), int(record["nics_per_node"]),
+                        gpus // nodes)
+        cost = all_to_all_cost(gpus=gpus, link=link, span=span)
+    else:
+        cost = all_to_all_cost(gpus=gpus, link=link)
+    size = record.get("message_bytes")
+    return cost.bus_bytes_per_s(float(size)) if size else cost.large_message_bus_bytes_per_s
+
+
 def _p2p_bytes_per_s(link: Interconnect, *, gpus: int) -> float:
     """Per-direction bandwidth a send over ``link`` reaches: the link kind's efficiency with no switch reduction."""
     return link.per_direction_bytes_per_s * LINK_EFFICIENCY[link_kind(link, collective="all-gather", gpus=gpus)]
@@ -158,4 +191,4 @@ def _step_latency_s(link: Interconnect, *, gpus: int) -> float:
     return INTRA_STEP_LATENCY_S["nvlink" if link.kind in ("nvlink", "infinity-fabric") else "pci"]
 
 
-__all__ = ["AllToAllCost", "NET_POSTS_PER_PEER", "all_to_all_cost"]
+__all__ = ["ALL_TO_ALL", "AllToAllCost", "NET_POSTS_PER_PEER", "all_to_all_cost", "record_all_to_all_bus_bytes_per_s"]

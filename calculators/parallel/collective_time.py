@@ -241,7 +241,9 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any]) -> float:
     answers' training step uses too: its large-message busbw, or, where the record states its message size,
     nccl-tests' busbw of the modelled time ``calls x fixed + bus_factor x bytes / busbw`` (a ring's fixed cost per
     step measured in a node, NCCL's model across nodes; NCCL's NVLSTree for an all-reduce over two NVLink SHARP
-    nodes, :func:`~calculators.parallel.links.nvls_tree_applies`), so a message pays its fixed costs.
+    nodes, :func:`~calculators.parallel.links.nvls_tree_applies`), so a message pays its fixed costs. An
+    ``"all-to-all"`` record is timed as NCCL runs it, grouped sends and receives
+    (:func:`calculators.parallel.all_to_all.record_all_to_all_bus_bytes_per_s`).
 
     >>> record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4}
     >>> record_bus_bandwidth_bytes_per_s(record) / 1e9
@@ -249,6 +251,9 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any]) -> float:
     >>> round(record_bus_bandwidth_bytes_per_s({**record, "message_bytes": 2**20}) / 1e9, 1)  # 6 steps x 3.4 us
     18.3
     """
+    if record.get("collective") == "all-to-all":  # grouped sends and receives (a late import: that module uses NodeSpan)
+        from calculators.parallel.all_to_all import record_all_to_all_bus_bytes_per_s
+        return record_all_to_all_bus_bytes_per_s(record)
     cost = record_collective_cost(record)
     size = record.get("message_bytes")
     if not size:

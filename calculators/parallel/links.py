@@ -189,7 +189,10 @@ def record_link_kind(record: Mapping[str, Any]) -> str:
     >>> record_link_kind({"link": "nvlink4", "collective": "all-reduce", "gpus": 8, "algorithm": "ring"})
     'nvlink'
     """
-    return link_kind(get_interconnect(str(record["link"])), collective=str(record.get("collective") or "all-reduce"),
+    collective = str(record.get("collective") or "all-reduce")
+    if collective == "all-to-all":  # NCCL's sends carry their bytes as a ring step does: no switch reduction
+        collective = "all-gather"
+    return link_kind(get_interconnect(str(record["link"])), collective=collective,
                      gpus=int(record.get("gpus") or 8), algorithm=str(record.get("algorithm") or "auto"))
 
 

@@ -182,7 +182,8 @@ def test_training_records_resolve_to_runnable_settings() -> None:
 def test_collective_records_name_catalog_links() -> None:
     for r in COLLECTIVES:
         get_interconnect(r["link"])
-        assert r["link_kind"] in LINK_KINDS and r["collective"] in ("all-reduce", "all-gather", "reduce-scatter"), r["id"]
+        assert r["link_kind"] in LINK_KINDS and r["collective"] in ("all-reduce", "all-gather", "reduce-scatter",
+                                                                  "all-to-all"), r["id"]
         # the stored kind is the one the link model times the record as (link, GPUs, algorithm)
         assert r["link_kind"] == record_link_kind(r), r["id"]
         if r["nics_per_node"]:
