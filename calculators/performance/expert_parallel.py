@@ -136,8 +136,8 @@ def expert_parallel_communication(spec: ModelSpec, cluster: Cluster, *, micro_ba
     return ExpertParallelCommunication(
         expert_parallel=ep, all_to_alls=count, bytes_per_all_to_all=size, inter_node_share=cost.inter_share,
         intra_node_share=cost.intra_share, intra_link=link.name, intra_bytes_per_s=cost.intra_bytes_per_s,
-        inter_link=network.name, inter_bytes_per_s=cost.inter_bytes_per_s, time_s=cost.time_s(size, calls=count) if count else 0.0,
-        fixed_s=cost.fixed_s)
+        inter_link=network.name, inter_bytes_per_s=cost.inter_bytes_per_s,
+        time_s=cost.time_s(size, calls=count) if count else 0.0, fixed_s=cost.fixed_s)
 
 
 def scale_up_domain_gpus(gpu: GPU) -> int:
