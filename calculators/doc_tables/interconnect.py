@@ -12,7 +12,7 @@ from calculators.catalog.gpus import get_gpu
 from calculators.catalog.interconnects import all_interconnects, get_interconnect
 from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.columns import Column, decimal_column, gb_column, gib_column, number_column
-from calculators.parallel.links import fit_link_efficiencies, record_link_bytes_per_s
+from calculators.parallel.links import collective_efficiency, record_link_bytes_per_s
 from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
@@ -119,7 +119,9 @@ def nccl_validation() -> Table:
                      row["estimated"] / measured - 1, row["naive_roofline"] / measured - 1, measured / link,
                      f"[{record['citation']['title'].split(' (')[0]}]({record['citation']['url']})"))
     return Table.of(
-        caption=("all_reduce_perf bus bandwidth (busbw, nccl-tests' convention) at large messages: measured figures "
+        caption=("nccl-tests bus bandwidth (busbw, nccl-tests' convention; all_reduce_perf, all_gather_perf, "
+                 "reduce_scatter_perf, and alltoall_perf, an all-to-all being timed as NCCL runs it, grouped sends "
+                 "and receives: calculators.parallel.all_to_all) at large messages: measured figures "
                  "quoted from the linked threads (tests/data/published_speed/collectives.jsonl), against the link "
                  "model's busbw = per-direction link bandwidth x the efficiency of the link kind (derived from how the "
                  "kind moves its bytes; none is fitted; plus the fixed cost where the message size is stated), and "
@@ -134,7 +136,7 @@ def nccl_validation() -> Table:
                  Column("error", _whole_error, "r"), Column("error at 0.8", _whole_error, "r"),
                  decimal_column("implied efficiency", 2), Column("source")),
         rows=rows,
-        assumptions=(f"efficiency per link kind: {computed_by(fit_link_efficiencies, dotted=True, code=False)}; "
+        assumptions=(f"efficiency per link kind: {computed_by(collective_efficiency, dotted=True, code=False)}; "
                      f"busbw per record: {computed_by(record_bus_bandwidth_bytes_per_s, dotted=True, code=False)}",))
 
 

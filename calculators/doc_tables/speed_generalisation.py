@@ -19,9 +19,10 @@ from calculators.units import percent
 from calculators.tables import Table, TableFunction, declared_tables, table
 
 METHOD = ("each figure estimated through the public API with every fitted constant (engine efficiencies and fixed "
-          "costs, training utilisation factors, fitted link efficiencies) refitted without the figures of its "
-          "held-out group: its source document, its engine (inference engine, training software, link kind) or its "
-          "hardware generation (calculators.catalog.generations); errors on the speed axis, positive over-promises "
+          "costs, training utilisation factors) refitted without the figures of its held-out group: its source "
+          "document, its engine (inference engine, training software, link kind) or its hardware generation "
+          "(calculators.catalog.generations); the link efficiencies are derived, not fitted, so a collective scores "
+          "the same in every split; errors on the speed axis, positive over-promises "
           "(calculators.speed_accuracy.generalisation)")
 
 
@@ -84,9 +85,9 @@ def speed_held_out_table() -> Table:
         columns=(Column("category"), Column("figures", align="r"),
                  *(Column(name, percent, "r") for name in ("median |error|", "90th pct", "worst"))),
         rows=rows, assumptions=(
-            "the catalog's engine at the figure's version, the catalog's training utilisation fit and the link "
-            "efficiencies fitted on every fitted all-reduce, none of them fitted on these figures; errors on the "
-            "speed axis, positive over-promises (calculators.speed_accuracy.held_out)",
+            "the catalog's engine at the figure's version, the catalog's training utilisation fit (neither fitted on "
+            "these figures) and the link model's derived efficiencies (nothing fitted); errors on the speed axis, "
+            "positive over-promises (calculators.speed_accuracy.held_out)",
             "records kept but not scored (an engine build or setting the engine record does not describe) name "
             "their reason in the data file"))
 

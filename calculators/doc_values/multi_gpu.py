@@ -25,9 +25,8 @@ from calculators.inline_values import Value, ValueFunction, bound, declared_valu
 from calculators.memory.training import training_memory
 from calculators.parallel.collectives import bus_factor
 from calculators.parallel.links import (
-    DERIVED_EFFICIENCY_BASIS,
     LINK_EFFICIENCY,
-    LINK_EFFICIENCY_RECORDS,
+    LINK_EFFICIENCY_BASIS,
     latency_per_ring_step_s,
 )
 from calculators.parallel.measured import MEASUREMENTS
@@ -94,16 +93,11 @@ def seventy_on_eight_total(value_id: str, *, precision: str) -> Value:
 
 # --------------------------------------------------------------------------- model inputs (interconnect.md)
 def link_kind_efficiency(value_id: str, *, kind: str) -> Value:
-    """The one link model's efficiency for a link kind: derived from how it moves bytes, or fitted on nccl-tests runs."""
-    if kind in LINK_EFFICIENCY_RECORDS:
-        records = ", ".join(LINK_EFFICIENCY_RECORDS[kind])
-        basis, how = f"fitted on tests/data/published_speed/collectives.jsonl: {records}", "median of the published runs"
-    else:
-        basis, how = DERIVED_EFFICIENCY_BASIS[kind], "derived, not fitted"
+    """The one link model's efficiency for a link kind, derived from how the kind moves its bytes (none is fitted)."""
     return quantity(value_id, LINK_EFFICIENCY[kind], digits=2, unit="", kind="derived",
                     description=f"Fraction of the per-direction bandwidth a large collective reaches on a {kind} link "
-                                f"(calculators.parallel.links.LINK_EFFICIENCY, {how}).",
-                    assumptions=(basis,))
+                                "(calculators.parallel.links.LINK_EFFICIENCY, derived, not fitted).",
+                    assumptions=(LINK_EFFICIENCY_BASIS[kind],))
 
 
 def link_step_latency(value_id: str, *, link: str) -> Value:

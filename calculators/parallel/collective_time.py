@@ -157,8 +157,8 @@ class NodeSpan:
 
 
 def collective_cost(collective: str, *, gpus: int, link: Interconnect, span: NodeSpan | None = None,
-                    algorithm: str = "auto", efficiency: float | None = None, latency_per_step_s: float | None = None,
-                    efficiencies: Mapping[str, float] | None = None) -> CollectiveCost:
+                    algorithm: str = "auto", efficiency: float | None = None,
+                    latency_per_step_s: float | None = None) -> CollectiveCost:
     """How a collective over ``gpus`` GPUs is timed (see the module docstring for the rules).
 
     Args:
@@ -170,7 +170,6 @@ def collective_cost(collective: str, *, gpus: int, link: Interconnect, span: Nod
         algorithm: ``"auto"`` (NCCL's choice as modelled), ``"ring"`` or ``"nvls"`` (pinned).
         efficiency: given busbw / per-direction bandwidth, in (0, 2]; ``None``: the link model's.
         latency_per_step_s: given fixed cost per ring step, seconds; ``None``: the model's.
-        efficiencies: efficiency per link kind (default :data:`calculators.parallel.links.LINK_EFFICIENCY`).
 
     Raises:
         InputError: a value out of range, naming it.
@@ -208,8 +207,7 @@ def collective_cost(collective: str, *, gpus: int, link: Interconnect, span: Nod
         model_alpha = (cross_node_ring_latency_s(kind, gpus=n, nodes=n, intra_node=link, network=link) / steps
                        if network_every_hop else latency_per_ring_step_s(link))
     link_type = link_kind(link, collective=kind, gpus=n, algorithm=pinned)
-    table = LINK_EFFICIENCY if efficiencies is None else efficiencies
-    model_eff = nvls_link_efficiency(link, gpus=n) if link_type == "nvlink-sharp" else table[link_type]
+    model_eff = nvls_link_efficiency(link, gpus=n) if link_type == "nvlink-sharp" else LINK_EFFICIENCY[link_type]
     bus = bw * (model_eff if given_eff is None else given_eff)
     tree = None
     if count > 1 and kind == "all-reduce" and pinned == "auto" and given_eff is None and given_alpha is None:
@@ -222,8 +220,7 @@ def collective_cost(collective: str, *, gpus: int, link: Interconnect, span: Nod
                           alternative=tree)
 
 
-def record_collective_cost(record: Mapping[str, Any],
-                           efficiencies: Mapping[str, float] | None = None) -> CollectiveCost:
+def record_collective_cost(record: Mapping[str, Any]) -> CollectiveCost:
     """:func:`collective_cost` of a published collectives record (its link, GPUs, nodes, NICs and algorithm).
 
     >>> cost = record_collective_cost({"link": "pcie4", "collective": "all-reduce", "gpus": 4})
@@ -234,19 +231,19 @@ def record_collective_cost(record: Mapping[str, Any],
     span = NodeSpan(nodes, get_interconnect(str(intra)), int(nics)) if intra and nics and nodes > 1 else None
     return collective_cost(
         str(record.get("collective") or "all-reduce"), gpus=int(record["gpus"]),
-        link=get_interconnect(str(record["link"])), span=span, algorithm=str(record.get("algorithm") or "auto"),
-        efficiencies=efficiencies)
+        link=get_interconnect(str(record["link"])), span=span, algorithm=str(record.get("algorithm") or "auto"))
 
 
-def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
-                                     efficiencies: Mapping[str, float] | None = None) -> float:
+def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any]) -> float:
     """The model's busbw for a collectives record, bytes/s.
 
     Formula: the record's :func:`record_collective_cost`, the one timing the
     answers' training step uses too: its large-message busbw, or, where the record states its message size,
     nccl-tests' busbw of the modelled time ``calls x fixed + bus_factor x bytes / busbw`` (a ring's fixed cost per
     step measured in a node, NCCL's model across nodes; NCCL's NVLSTree for an all-reduce over two NVLink SHARP
-    nodes, :func:`~calculators.parallel.links.nvls_tree_applies`), so a message pays its fixed costs.
+    nodes, :func:`~calculators.parallel.links.nvls_tree_applies`), so a message pays its fixed costs. An
+    ``"all-to-all"`` record is timed as NCCL runs it, grouped sends and receives
+    (:func:`calculators.parallel.all_to_all.record_all_to_all_bus_bytes_per_s`).
 
     >>> record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4}
     >>> record_bus_bandwidth_bytes_per_s(record) / 1e9
@@ -254,7 +251,10 @@ def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any],
     >>> round(record_bus_bandwidth_bytes_per_s({**record, "message_bytes": 2**20}) / 1e9, 1)  # 6 steps x 3.4 us
     18.3
     """
-    cost = record_collective_cost(record, efficiencies)
+    if record.get("collective") == "all-to-all":  # grouped sends and receives (a late import: that module uses NodeSpan)
+        from calculators.parallel.all_to_all import record_all_to_all_bus_bytes_per_s
+        return record_all_to_all_bus_bytes_per_s(record)
+    cost = record_collective_cost(record)
     size = record.get("message_bytes")
     if not size:
         return cost.bus_bytes_per_s

@@ -34,8 +34,9 @@ all-reduce across two NVLink SHARP nodes is NCCL's NVLSTree (:func:`nvls_tree_ap
 :func:`calculators.parallel.collective_time.collective_cost` times a collective so, for the answers and the scored
 published runs alike.
 
-Formula: ``efficiency(kind)``: the derived constant of the kind (no kind is fitted since the Ethernet one was
-derived; :func:`fit_link_efficiencies` keeps the fitting for a kind added without a derivation).
+Formula: ``efficiency(kind)``: the derived constant of the kind (:data:`LINK_EFFICIENCY`, each with its basis in
+:data:`LINK_EFFICIENCY_BASIS`). Nothing is fitted: the published runs score the model, they do not set it, so a
+run scores the same whichever group of runs is held out.
 
 >>> from calculators.catalog.interconnects import get_interconnect
 >>> link_kind(get_interconnect("nvlink4"), collective="all-reduce", gpus=8)
@@ -57,8 +58,7 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from statistics import median
+from collections.abc import Mapping
 from typing import Any
 
 from calculators.catalog.interconnects import Interconnect, get_interconnect
@@ -117,8 +117,10 @@ HOST_STAGED_EFFICIENCY = 0.5
 #: network NIC (InfiniBand, Ethernet/RoCE, and AWS EFA, for which no figure of AWS's own was read).
 NIC_EFFICIENCY = 0.96
 
-#: Efficiency of each kind that is derived from how its bytes move, not fitted, with the basis.
-DERIVED_EFFICIENCY: dict[str, float] = {
+#: Efficiency of each link kind, derived from how its bytes move (none is fitted), with its basis below. Ethernet was
+#: fitted (0.675, the median of the two RoCE runs, then 0.8121 with the p5 EFA runs) until the maintainers' per-NIC
+#: figure was read for RoCE, and NVLink SHARP (1.0622 on its two runs) until :func:`nvls_bus_efficiency` derived it.
+LINK_EFFICIENCY: dict[str, float] = {
     "nvlink": NVLINK_PAYLOAD_EFFICIENCY,
     "nvlink-bridge": NVLINK_PAYLOAD_EFFICIENCY,
     "infinity-fabric": XGMI_EFFICIENCY,
@@ -128,7 +130,7 @@ DERIVED_EFFICIENCY: dict[str, float] = {
     "infiniband": NIC_EFFICIENCY,
     "ethernet": NIC_EFFICIENCY,
 }
-DERIVED_EFFICIENCY_BASIS: dict[str, str] = {
+LINK_EFFICIENCY_BASIS: dict[str, str] = {
     "nvlink": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
     "nvlink-bridge": "NVLink's 128-byte payload share of the line rate (NCCL maintainer, nccl-tests issue 149)",
     "infinity-fabric": "AMD's usable 48 of each xGMI link's 64 GB/s per direction after CRC and protocol overhead "
@@ -142,19 +144,6 @@ DERIVED_EFFICIENCY_BASIS: dict[str, str] = {
     "ethernet": "the same expected peak per NIC for RoCE, 46-49 GB/s per 400 Gb/s NIC (NCCL maintainer, nccl-tests "
                 "issues 290 and 267)",
 }
-#: Kinds fitted on the published runs: none. Ethernet was (0.675, the median of the two RoCE runs, then 0.8121 with the
-#: p5 EFA runs) until the maintainers' per-NIC figure was read for RoCE: held out by link kind it had taken the median
-#: of the other kinds' runs. NVLink SHARP was fitted too (1.0622 on its two runs) until :func:`nvls_bus_efficiency`
-#: derived it (1.0578).
-FITTED_KINDS: tuple[str, ...] = ()
-
-#: Efficiency per link kind: :data:`DERIVED_EFFICIENCY`, and for :data:`FITTED_KINDS` (none now) the fit of
-#: :func:`fit_link_efficiencies` on every scored record of ``tests/data/published_speed/collectives.jsonl`` (a test
-#: refits and compares), with the records each is the median of.
-LINK_EFFICIENCY: dict[str, float] = dict(DERIVED_EFFICIENCY)
-LINK_EFFICIENCY_RECORDS: dict[str, tuple[str, ...]] = {}
-
-
 def link_kind(link: Interconnect, *, collective: str = "all-reduce", gpus: int = 8, algorithm: str = "auto") -> str:
     """Which of :data:`LINK_KINDS` a collective over this link is timed as.
 
@@ -179,21 +168,19 @@ def link_kind(link: Interconnect, *, collective: str = "all-reduce", gpus: int =
     return "nvlink"
 
 
-def collective_efficiency(link: Interconnect, *, collective: str = "all-reduce", gpus: int = 8,
-                          efficiencies: Mapping[str, float] | None = None) -> float:
+def collective_efficiency(link: Interconnect, *, collective: str = "all-reduce", gpus: int = 8) -> float:
     """Fraction of the per-direction bandwidth a large collective reaches on this link.
 
-    Formula: ``efficiencies[link_kind(link, collective, gpus)]``, by default :data:`LINK_EFFICIENCY`; an NVLink
-    SHARP all-reduce takes :func:`nvls_link_efficiency` (its GPU count and generation).
+    Formula: ``LINK_EFFICIENCY[link_kind(link, collective, gpus)]``; an NVLink SHARP all-reduce takes
+    :func:`nvls_link_efficiency` (its GPU count and generation).
 
     >>> round(collective_efficiency(get_interconnect("nvlink3"), collective="all-gather"), 3)
     0.8
     """
-    table = LINK_EFFICIENCY if efficiencies is None else efficiencies
     kind = link_kind(link, collective=collective, gpus=gpus)
     if kind == "nvlink-sharp":
         return nvls_link_efficiency(link, gpus=gpus)
-    return table[kind]
+    return LINK_EFFICIENCY[kind]
 
 
 def record_link_kind(record: Mapping[str, Any]) -> str:
@@ -202,7 +189,10 @@ def record_link_kind(record: Mapping[str, Any]) -> str:
     >>> record_link_kind({"link": "nvlink4", "collective": "all-reduce", "gpus": 8, "algorithm": "ring"})
     'nvlink'
     """
-    return link_kind(get_interconnect(str(record["link"])), collective=str(record.get("collective") or "all-reduce"),
+    collective = str(record.get("collective") or "all-reduce")
+    if collective == "all-to-all":  # NCCL's sends carry their bytes as a ring step does: no switch reduction
+        collective = "all-gather"
+    return link_kind(get_interconnect(str(record["link"])), collective=collective,
                      gpus=int(record.get("gpus") or 8), algorithm=str(record.get("algorithm") or "auto"))
 
 
@@ -236,31 +226,6 @@ def nvls_tree_applies(*, collective: str, nodes: int, intra_node: Interconnect, 
     kind = one_of("collective", collective, COLLECTIVES)
     return (kind == "all-reduce" and 1 < positive_int("nodes", nodes, maximum=1 << 16) <= NVLS_TREE_MAX_NODES
             and intra_node.id in SHARP_LINKS and one_of("algorithm", algorithm, ALGORITHMS) == "auto")
-
-
-def fit_link_efficiencies(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
-    """Efficiency per link kind: :data:`DERIVED_EFFICIENCY`, and for :data:`FITTED_KINDS` the median of
-    ``busbw / per-direction bandwidth`` over the kind's records.
-
-    A fitted kind without records takes the median over all records (so a left-out source never
-    leaves a kind undefined).
-
-    >>> fit_link_efficiencies([{"link": "eth-100g", "gpus": 16, "measured": 8e9}])["ethernet"]  # derived: no fit
-    0.96
-    """
-    implied: dict[str, list[float]] = {kind: [] for kind in FITTED_KINDS}
-    every: list[float] = []
-    for record in records:
-        value = float(record["measured"]) / record_link_bytes_per_s(record)
-        every.append(value)
-        kind = record_link_kind(record)
-        if kind in implied:
-            implied[kind].append(value)
-    fallback = median(every) if every else 1.0
-    table = dict(DERIVED_EFFICIENCY)
-    for kind, values in implied.items():
-        table[kind] = round(median(values), 4) if values else round(fallback, 4)
-    return table
 
 
 def check_efficiency(field: str, value: object) -> float:

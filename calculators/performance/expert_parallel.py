@@ -17,10 +17,11 @@ tensor-, then expert-parallel, so a group fills a domain before crossing it). ``
 NVLink Switch trays join all 72 GPUs at 1.8 TB/s each: an all-to-all over up to 72 GPUs never touches
 the network; NVIDIA GB200 NVL72 specifications), else the node's 8.
 
-An all-to-all's time is that of its slower path: the bytes that stay in the node over the GPUs'
-own link (NVLink, at the link model's efficiency for its kind), the bytes that leave it over the
-node's NICs shared by its GPUs (:mod:`calculators.parallel.ring_link`), plus two steps of link
-latency. It is **added** to the micro-batch's compute: the tokens are needed before the experts
+An all-to-all is timed by :func:`calculators.parallel.all_to_all.all_to_all_cost`, on the link model every
+collective uses: NCCL's grouped send/receive pairs, its slower path setting the time (the bytes that stay in the
+domain over the GPUs' own link at the link kind's efficiency, those that leave it over the node's NICs shared by its
+GPUs) plus one step of NCCL's latency for the slowest transport and, across nodes, NCCL's cost of posting each
+remote peer's send and receive. It is **added** to the micro-batch's compute: the tokens are needed before the experts
 run. A schedule that overlaps it with another micro-batch's compute (Megatron-Core's combined 1F1B,
 ``--overlap-moe-expert-parallel-comm``: each all-to-all of one micro-batch runs beside the
 independent forward or backward of the adjacent one, which needs an interleaved pipeline) leaves
@@ -55,8 +56,9 @@ from typing import Any
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import get_interconnect
 from calculators.model import ModelSpec
+from calculators.parallel.all_to_all import all_to_all_cost
 from calculators.parallel.cluster import Cluster
-from calculators.parallel.links import collective_efficiency, latency_per_ring_step_s
+from calculators.parallel.collective_time import NodeSpan
 from calculators.parallel.ring_link import GPUS_PER_NODE, default_interconnect
 
 #: Megatron-Core's documentation of the combined 1F1B schedule (EP all-to-all overlap).
@@ -82,8 +84,9 @@ class ExpertParallelCommunication:
     intra_link: str
     intra_bytes_per_s: float
     inter_link: str
-    inter_bytes_per_s: float
+    inter_bytes_per_s: float  # 0 where every peer is in the GPU's domain
     time_s: float
+    fixed_s: float = 0.0
 
     def assumption(self) -> str:
         """One sentence for a result's assumptions."""
@@ -92,7 +95,8 @@ class ExpertParallelCommunication:
         return (f"expert parallel over {self.expert_parallel} GPUs: {self.all_to_alls} all-to-alls per micro-batch "
                 f"(dispatch and combine, forward and backward, per MoE layer of the stage) of "
                 f"{self.bytes_per_all_to_all:,} bytes per GPU, {self.intra_node_share:.0%} of it to other GPUs in the "
-                f"node over {self.intra_link} ({self.intra_bytes_per_s / 1e9:,.0f} GB/s){across}: "
+                f"node over {self.intra_link} ({self.intra_bytes_per_s / 1e9:,.0f} GB/s){across}, "
+                f"{self.fixed_s * 1e6:,.3g} us fixed per all-to-all (NCCL's send/receive latency): "
                 f"{self.time_s * 1e3:,.3g} ms per micro-batch, added to its compute (not overlapped; uniform routing)")
 
     def to_dict(self) -> dict[str, Any]:
@@ -100,7 +104,7 @@ class ExpertParallelCommunication:
         return {"expert_parallel": self.expert_parallel, "all_to_alls": self.all_to_alls,
                 "bytes_per_all_to_all": self.bytes_per_all_to_all, "inter_node_share": self.inter_node_share,
                 "intra_node_share": self.intra_node_share, "intra_link": self.intra_link,
-                "inter_link": self.inter_link, "time_s": self.time_s}
+                "inter_link": self.inter_link, "fixed_s": self.fixed_s, "time_s": self.time_s}
 
 
 def expert_parallel_communication(spec: ModelSpec, cluster: Cluster, *, micro_batch_tokens: int, moe_layers: int,
@@ -123,19 +127,17 @@ def expert_parallel_communication(spec: ModelSpec, cluster: Cluster, *, micro_ba
     size = (micro_batch_tokens // tp) * (spec.moe.experts_per_token if spec.moe else 0) * spec.hidden_size \
         * ACTIVATION_BYTES
     in_node = min(ep, max(1, scale_up_domain_gpus(cluster.gpu) // tp))
-    intra_share, inter_share = (in_node - 1) / ep, (ep - in_node) / ep
     gpu = cluster.gpu
     link = default_interconnect(gpu, gpus=in_node) if in_node > 1 else default_interconnect(gpu, gpus=2)
-    intra_bw = link.per_direction_bytes_per_s * collective_efficiency(link, collective="all-gather", gpus=in_node)
     network = get_interconnect(cluster.nic)
-    inter_bw = (network.per_direction_bytes_per_s * cluster.nics_per_node / GPUS_PER_NODE
-                * collective_efficiency(network, collective="all-gather", gpus=ep))
-    one = max(size * intra_share / intra_bw, size * inter_share / inter_bw if inter_share else 0.0) \
-        + 2 * latency_per_ring_step_s(network if inter_share else link)
+    nodes = -(-ep // in_node)
+    cost = (all_to_all_cost(gpus=ep, link=link) if nodes == 1 else
+            all_to_all_cost(gpus=ep, link=network, span=NodeSpan(nodes, link, cluster.nics_per_node, GPUS_PER_NODE)))
     return ExpertParallelCommunication(
-        expert_parallel=ep, all_to_alls=count, bytes_per_all_to_all=size, inter_node_share=inter_share,
-        intra_node_share=intra_share, intra_link=link.name, intra_bytes_per_s=intra_bw, inter_link=network.name,
-        inter_bytes_per_s=inter_bw, time_s=count * one)
+        expert_parallel=ep, all_to_alls=count, bytes_per_all_to_all=size, inter_node_share=cost.inter_share,
+        intra_node_share=cost.intra_share, intra_link=link.name, intra_bytes_per_s=cost.intra_bytes_per_s,
+        inter_link=network.name, inter_bytes_per_s=cost.inter_bytes_per_s,
+        time_s=cost.time_s(size, calls=count) if count else 0.0, fixed_s=cost.fixed_s)
 
 
 def scale_up_domain_gpus(gpu: GPU) -> int:

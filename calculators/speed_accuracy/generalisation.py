@@ -7,7 +7,8 @@ still are. Two harder splits ask what a user of a new engine or a new GPU gets:
 
 * **leave one engine out**: every fitted constant refitted without any figure of the figure's
   engine (inference: the engine id, ``vllm``, ``tensorrt-llm``, ...; training: the software,
-  :func:`training_engine`, e.g. every torchtitan variant together; collectives: the link kind);
+  :func:`training_engine`, e.g. every torchtitan variant together; collectives: the link kind, whose
+  efficiency is derived, not fitted, so a collective scores the same in every split);
   the engine's own constants fall back to the pooled fit of the others (the fixed cost per layer of the
   engines replaying CUDA graphs; a cost a catalog fact says the engine alone pays taken from its document:
   :func:`calculators.speed_accuracy.fit.fit_engine`);
@@ -36,7 +37,7 @@ from typing import Any
 from calculators.catalog.engines import get_engine
 from calculators.catalog.generations import GENERATION_TITLES, hardware_generation
 from calculators.catalog.gpus import get_gpu
-from calculators.parallel.links import fit_link_efficiencies, record_link_kind
+from calculators.parallel.links import record_link_kind
 from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
 from calculators.performance.utilisation import UtilisationFit, fit_utilisation
 from calculators.speed_accuracy import training
@@ -154,11 +155,9 @@ def _training_rows(split: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
         rows.append(_row(record, group, training_engine(record), estimated))
     collectives = training.scored("collectives")
     collective_of = _collective_group(split)
-    for record in collectives:
-        group = collective_of(record)
-        table = fit_link_efficiencies(r for r in collectives if collective_of(r) != group)
-        rows.append(_row({**record, "category": "collectives"}, group, record_link_kind(record),
-                         record_bus_bandwidth_bytes_per_s(record, table)))
+    for record in collectives:  # nothing of the link model is fitted: each split groups the same estimates
+        rows.append(_row({**record, "category": "collectives"}, collective_of(record), record_link_kind(record),
+                         record_bus_bandwidth_bytes_per_s(record)))
     return tuple(rows)
 
 

@@ -12,7 +12,7 @@ TRAINING.md there); a record with an ``excluded`` reason is kept and not scored,
 Each figure is scored with what the calculators answer: the catalog's engine at the figure's version
 (:func:`~calculators.speed_accuracy.predict.catalog_engine`, its constants fitted on every fitted figure),
 the catalog's training utilisation fit (:func:`~calculators.speed_accuracy.training.full_fit`) and the link
-efficiencies fitted on every fitted all-reduce. Errors are on the speed axis (positive over-promises).
+model's derived efficiencies (none fitted). Errors are on the speed axis (positive over-promises).
 
 >>> rows = held_out_rows()
 >>> len(rows) >= 25 and {row["category"] for row in rows} >= {"decode_batch1", "pre-training", "collectives"}
@@ -51,7 +51,6 @@ def held_out_rows() -> tuple[dict[str, Any], ...]:
 def score_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Score ``records`` (any mix of inference, training and collective records) with the catalog's fits; those
     with an ``excluded`` reason or that the catalog cannot answer yet are left out."""
-    from calculators.parallel.links import fit_link_efficiencies
     from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
     from calculators.speed_accuracy.predict import catalog_engine, estimate_and_error
 
@@ -65,9 +64,8 @@ def score_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         estimated = training.estimate_training(record, fit)
         rows.append({**record, "estimated": estimated, "error": speed_error(
             measured=float(record["measured"]), estimated=estimated, unit=str(record["unit"]))})
-    table = fit_link_efficiencies(training.scored("collectives"))
     for record in (r for r in records if r.get("category") == "collectives" and not r.get("excluded")):
-        estimated = record_bus_bandwidth_bytes_per_s(record, table)
+        estimated = record_bus_bandwidth_bytes_per_s(record)
         rows.append({**record, "estimated": estimated, "error": speed_error(
             measured=float(record["measured"]), estimated=estimated, unit=str(record["unit"]))})
     return sorted(rows, key=lambda row: str(row["id"]))

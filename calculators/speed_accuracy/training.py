@@ -4,11 +4,11 @@ For every figure of ``tests/data/published_speed/training.jsonl`` (pre-training 
 fine-tuning) and ``collectives.jsonl`` (nccl-tests bus bandwidth), :func:`scored_figures`
 gives the measured value, our estimate and a naive roofline. Every fitted constant the
 estimate uses is refitted **without the figure's source** (``source_id``): the training
-utilisation factors (:func:`calculators.performance.utilisation.fit_utilisation`) and the
-link efficiencies of the fitted link kinds (:func:`calculators.parallel.links.fit_link_efficiencies`).
-So no figure scores a fit made with its own source. A collectives estimate is the link model's
+utilisation factors (:func:`calculators.performance.utilisation.fit_utilisation`).
+So no figure scores a fit made with its own source. A collectives estimate fits nothing: it is the link model's
 busbw for the record (:func:`calculators.parallel.collective_time.record_bus_bandwidth_bytes_per_s`: its
-link kind from link, GPUs and algorithm, and the latency term where the message size is stated).
+link kind from link, GPUs and algorithm, each kind's derived efficiency, and the latency term where the message
+size is stated).
 
 Estimates go through :func:`calculators.performance.training_time.training_time`, as the
 ``train-time`` command does, with the record's settings (GPUs, TP/PP, micro-batch,
@@ -43,7 +43,7 @@ from calculators.errors import InputError
 from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
 from calculators.model_flops import linear_flops_share, matmul_parameters, runs_unfused, unfused_bytes_per_flop
-from calculators.parallel.links import fit_link_efficiencies, record_link_bytes_per_s
+from calculators.parallel.links import record_link_bytes_per_s
 from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
 from calculators.performance.goodput import run_goodput
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
@@ -266,12 +266,10 @@ def scored_figures() -> list[dict[str, Any]]:
                      "measured": float(record["measured"]),
                      "estimated": estimate_training(record, fits[record["source_id"]]),
                      "naive_roofline": naive_training(record), "unit": str(record["unit"])})
-    collectives = scored("collectives")
-    for record in collectives:
-        table = fit_link_efficiencies(r for r in collectives if r["source_id"] != record["source_id"])
+    for record in scored("collectives"):
         rows.append({"category": "collectives", "figure_id": record["id"], "source_id": record["source_id"],
                      "measured": float(record["measured"]),
-                     "estimated": record_bus_bandwidth_bytes_per_s(record, table),
+                     "estimated": record_bus_bandwidth_bytes_per_s(record),
                      "naive_roofline": record_link_bytes_per_s(record) * NAIVE_LINK_EFFICIENCY,
                      "unit": str(record["unit"])})
     return rows
