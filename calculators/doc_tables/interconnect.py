@@ -13,7 +13,7 @@ from calculators.catalog.interconnects import all_interconnects, get_interconnec
 from calculators.catalog.models import READ_ON, get_model, model_name
 from calculators.columns import Column, decimal_column, gb_column, gib_column, number_column
 from calculators.parallel.links import collective_efficiency, record_link_bytes_per_s
-from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
+from calculators.parallel.collective_records import record_bus_bandwidth_bytes_per_s
 from calculators.parallel.step import StepCommunication, step_communication
 from calculators.speed_accuracy.training import load, scored_figures
 from calculators.tables import Table, TableFunction, computed_by, declared_tables, table

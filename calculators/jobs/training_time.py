@@ -163,6 +163,8 @@ def _train_fields() -> tuple[Field, ...]:
             f"fused attention kernel: {', '.join(ATTENTION_KERNELS)} (auto: the framework's; not with eager "
             "attention)"),
         choice_field("selective_recompute", "Selective recomputation", choices=SELECTIVE_RECOMPUTES,
+                     labels=("None", "Every other matmul (torchtitan's op policy)",
+                             "Every other layer (torchtitan's layer policy)"),
                      default=default("selective_recompute"), advanced=True,
                      help="torchtitan's selective activation checkpointing: every-other-matmul (its op policy) or "
                           "every-other-layer recomputes part of the forward in the backward; not with full "

@@ -1,7 +1,8 @@
 """One timing of one collective, for the answers and for the validation alike: :func:`collective_cost`.
 
 The training step (``parallel``, ``train-time``, ``recommend``: :mod:`calculators.parallel.ring_link`) and the
-scoring of published nccl-tests runs (:func:`record_bus_bandwidth_bytes_per_s`) both
+scoring of published nccl-tests runs (:func:`record_collective_cost`, through
+:func:`calculators.parallel.collective_records.record_bus_bandwidth_bytes_per_s`) both
 time a collective here, so the validation tables check the model the answers use. A collective of ``S`` bytes,
 ``calls`` times, costs
 
@@ -232,30 +233,3 @@ def record_collective_cost(record: Mapping[str, Any]) -> CollectiveCost:
     return collective_cost(
         str(record.get("collective") or "all-reduce"), gpus=int(record["gpus"]),
         link=get_interconnect(str(record["link"])), span=span, algorithm=str(record.get("algorithm") or "auto"))
-
-
-def record_bus_bandwidth_bytes_per_s(record: Mapping[str, Any]) -> float:
-    """The model's busbw for a collectives record, bytes/s.
-
-    Formula: the record's :func:`record_collective_cost`, the one timing the
-    answers' training step uses too: its large-message busbw, or, where the record states its message size,
-    nccl-tests' busbw of the modelled time ``calls x fixed + bus_factor x bytes / busbw`` (a ring's fixed cost per
-    step measured in a node, NCCL's model across nodes; NCCL's NVLSTree for an all-reduce over two NVLink SHARP
-    nodes, :func:`~calculators.parallel.links.nvls_tree_applies`), so a message pays its fixed costs. An
-    ``"all-to-all"`` record is timed as NCCL runs it, grouped sends and receives
-    (:func:`calculators.parallel.all_to_all.record_all_to_all_bus_bytes_per_s`).
-
-    >>> record = {"link": "pcie4", "collective": "all-reduce", "gpus": 4}
-    >>> record_bus_bandwidth_bytes_per_s(record) / 1e9
-    24.0
-    >>> round(record_bus_bandwidth_bytes_per_s({**record, "message_bytes": 2**20}) / 1e9, 1)  # 6 steps x 3.4 us
-    18.3
-    """
-    if record.get("collective") == "all-to-all":  # grouped sends and receives (a late import: that module uses NodeSpan)
-        from calculators.parallel.all_to_all import record_all_to_all_bus_bytes_per_s
-        return record_all_to_all_bus_bytes_per_s(record)
-    cost = record_collective_cost(record)
-    size = record.get("message_bytes")
-    if not size:
-        return cost.bus_bytes_per_s
-    return bus_bandwidth_bytes_per_s(cost.collective, float(size), gpus=cost.gpus, time_s=cost.time_s(float(size)))

@@ -38,7 +38,7 @@ from calculators.catalog.engines import get_engine
 from calculators.catalog.generations import GENERATION_TITLES, hardware_generation
 from calculators.catalog.gpus import get_gpu
 from calculators.parallel.links import record_link_kind
-from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
+from calculators.parallel.collective_records import record_bus_bandwidth_bytes_per_s
 from calculators.performance.utilisation import UtilisationFit, fit_utilisation
 from calculators.speed_accuracy import training
 from calculators.speed_accuracy.data import load_figures, scored

@@ -51,7 +51,7 @@ def held_out_rows() -> tuple[dict[str, Any], ...]:
 def score_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Score ``records`` (any mix of inference, training and collective records) with the catalog's fits; those
     with an ``excluded`` reason or that the catalog cannot answer yet are left out."""
-    from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
+    from calculators.parallel.collective_records import record_bus_bandwidth_bytes_per_s
     from calculators.speed_accuracy.predict import catalog_engine, estimate_and_error
 
     inference = scored([r for r in records if "metric" in r])

@@ -6,7 +6,7 @@ gives the measured value, our estimate and a naive roofline. Every fitted consta
 estimate uses is refitted **without the figure's source** (``source_id``): the training
 utilisation factors (:func:`calculators.performance.utilisation.fit_utilisation`).
 So no figure scores a fit made with its own source. A collectives estimate fits nothing: it is the link model's
-busbw for the record (:func:`calculators.parallel.collective_time.record_bus_bandwidth_bytes_per_s`: its
+busbw for the record (:func:`calculators.parallel.collective_records.record_bus_bandwidth_bytes_per_s`: its
 link kind from link, GPUs and algorithm, each kind's derived efficiency, and the latency term where the message
 size is stated).
 
@@ -44,7 +44,7 @@ from calculators.model import ModelSpec
 from calculators.model_config import spec_from_config
 from calculators.model_flops import linear_flops_share, matmul_parameters, runs_unfused, unfused_bytes_per_flop
 from calculators.parallel.links import record_link_bytes_per_s
-from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
+from calculators.parallel.collective_records import record_bus_bandwidth_bytes_per_s
 from calculators.performance.goodput import run_goodput
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
 from calculators.performance.utilisation import Features, UtilisationFit, fit_utilisation, gpu_family

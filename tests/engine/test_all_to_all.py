@@ -61,7 +61,7 @@ def test_bad_inputs_are_refused_by_name() -> None:
 def test_published_four_gpu_nvlink_all_to_all_is_met() -> None:
     # NVIDIA/nccl issue 2169 (2026-05-11): 4 x H100 SXM in one node, alltoall_perf, 524288000 B out-of-place in
     # 1174.14 us, busbw 334.90 GB/s (tests/data/published_speed/collectives.jsonl, coll-h100-4-alltoall)
-    from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
+    from calculators.parallel.collective_records import record_bus_bandwidth_bytes_per_s
 
     record = {"link": "nvlink4", "gpus": 4, "collective": "all-to-all", "message_bytes": 524288000}
     assert record_bus_bandwidth_bytes_per_s(record) == pytest.approx(334.90e9, rel=0.10)

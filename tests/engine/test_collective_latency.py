@@ -18,7 +18,7 @@ from calculators.errors import InputError
 from calculators.parallel.collectives import bus_factor
 from calculators.parallel.latency import cross_node_ring_latency_s, net_step_latency_s, nvls_tree_latency_s
 from calculators.parallel.links import nvls_tree_applies
-from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
+from calculators.parallel.collective_records import record_bus_bandwidth_bytes_per_s
 from calculators.parallel.nvls import nvls_tree_algbw_bytes_per_s
 
 US = 1e-6

@@ -14,7 +14,7 @@ from calculators.catalog.interconnects import get_interconnect
 from calculators.catalog.models import get_model
 from calculators.parallel.cluster import Cluster
 from calculators.parallel.collective_time import NodeSpan, collective_cost, record_collective_cost
-from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
+from calculators.parallel.collective_records import record_bus_bandwidth_bytes_per_s
 from calculators.parallel.ring_link import data_parallel_cost
 from calculators.parallel.step import step_communication
 

@@ -24,7 +24,7 @@ from calculators.parallel.links import (
     nvls_bus_efficiency,
     record_link_kind,
 )
-from calculators.parallel.collective_time import record_bus_bandwidth_bytes_per_s
+from calculators.parallel.collective_records import record_bus_bandwidth_bytes_per_s
 from calculators.parallel.ring_link import default_interconnect
 from calculators.parallel.tensor import link_efficiency, tensor_parallel_communication
 from calculators.recommend import Workload, recommend
