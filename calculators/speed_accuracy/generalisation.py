@@ -145,15 +145,21 @@ def _training_fit(excluded: frozenset[str]) -> UtilisationFit:
 
 @functools.lru_cache(maxsize=len(SPLITS))
 def _training_rows(split: str) -> tuple[tuple[tuple[str, Any], ...], ...]:
+    records, collectives = training.scored("training"), training.scored("collectives")
+    # As the inference rows: from the split, the records as loaded and the package's code (kept for the run's processes).
+    return stored("generalisation-training-rows", (split, records, collectives),
+                  lambda: _score_training_split(split, records, collectives))
+
+
+def _score_training_split(split: str, records: list[dict[str, Any]],
+                          collectives: list[dict[str, Any]]) -> tuple[tuple[tuple[str, Any], ...], ...]:
     rows = []
-    records = training.scored("training")
     group_of = _training_group(split)
     for record in records:
         group = group_of(record)
         fit = _training_fit(frozenset(str(r["id"]) for r in records if group_of(r) == group))
         estimated = training.estimate_training(record, fit)
         rows.append(_row(record, group, training_engine(record), estimated))
-    collectives = training.scored("collectives")
     collective_of = _collective_group(split)
     for record in collectives:  # nothing of the link model is fitted: each split groups the same estimates
         rows.append(_row({**record, "category": "collectives"}, collective_of(record), record_link_kind(record),

@@ -49,6 +49,7 @@ from calculators.performance.goodput import run_goodput
 from calculators.performance.training_time import SECONDS_PER_HOUR, TrainingTime, training_time
 from calculators.performance.utilisation import Features, UtilisationFit, fit_utilisation, gpu_family
 from calculators.speed_accuracy.errors import TIME_UNITS, error_summary, speed_error
+from calculators.speed_accuracy.fit_store import stored
 from calculators.speed_accuracy.pending import pending_reason
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "published_speed"
@@ -257,16 +258,28 @@ def scored_figures() -> list[dict[str, Any]]:
 
     Keys: ``category`` (pre-training, fine-tuning, collectives), ``figure_id``,
     ``source_id``, ``measured``, ``estimated``, ``naive_roofline`` (same unit as measured), ``unit``.
+    Fresh dicts on every call (a caller may change them); the rows are computed once per process.
     """
+    return [dict(row) for row in _scored_rows()]
+
+
+@lru_cache(maxsize=1)
+def _scored_rows() -> tuple[tuple[tuple[str, Any], ...], ...]:
+    training, collectives = scored("training"), scored("collectives")
+    # The rows follow from the records as loaded and the package's code (a later process of the run reads them back).
+    return stored("training-rows", (training, collectives),
+                  lambda: tuple(tuple(row.items()) for row in _score(training, collectives)))
+
+
+def _score(training: list[dict[str, Any]], collectives: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    training = scored("training")
     fits = {source: fit_training(source) for source in sorted({r["source_id"] for r in training})}
     for record in training:
         rows.append({"category": record["category"], "figure_id": record["id"], "source_id": record["source_id"],
                      "measured": float(record["measured"]),
                      "estimated": estimate_training(record, fits[record["source_id"]]),
                      "naive_roofline": naive_training(record), "unit": str(record["unit"])})
-    for record in scored("collectives"):
+    for record in collectives:
         rows.append({"category": "collectives", "figure_id": record["id"], "source_id": record["source_id"],
                      "measured": float(record["measured"]),
                      "estimated": record_bus_bandwidth_bytes_per_s(record),
