@@ -162,6 +162,11 @@ def _train_fields() -> tuple[Field, ...]:
                           "fused attention for Megatron-Core.").option(
             f"fused attention kernel: {', '.join(ATTENTION_KERNELS)} (auto: the framework's; not with eager "
             "attention)"),
+        bool_field("fused_kernels", "Fused elementwise kernels", default=default("fused_kernels"), advanced=True,
+                   help="PyTorch frameworks: the run fuses its norms, rotary, activations and residual adds "
+                        "(torch.compile, or layers on Transformer Engine's kernels); without it each is a kernel of "
+                        "its own whose bytes slow the step. Megatron-Core's layers are fused either way.").option(
+            "the run's elementwise kernels are fused (torch.compile; matters for PyTorch frameworks only)"),
         choice_field("selective_recompute", "Selective recomputation", choices=SELECTIVE_RECOMPUTES,
                      labels=("None", "Every other matmul (torchtitan's op policy)",
                              "Every other layer (torchtitan's layer policy)"),
@@ -184,6 +189,12 @@ def _train_fields() -> tuple[Field, ...]:
                   help="Mixture of experts: GPUs the routed experts are split over; adds the all-to-alls that carry "
                        "each token to its experts and back (four per MoE layer per micro-batch).").option(
             "expert-parallel GPUs (a mixture of experts' routed experts split over them)", flag="--ep"),
+        bool_field("expert_overlap", "Overlap the all-to-alls", default=default("expert_overlap"), advanced=True,
+                   help="Mixture of experts with expert parallelism: the all-to-alls run beside an adjacent "
+                        "micro-batch's compute (Megatron-Core's combined 1F1B), so only what the compute cannot hide "
+                        "is added. Needs expert-parallel GPUs.").option(
+            "the expert-parallel all-to-alls overlap an adjacent micro-batch's compute (Megatron-Core combined 1F1B; "
+            "needs --ep)"),
         int_field("virtual_stages", "Interleaved chunks per GPU", default=default("virtual_stages"),
                   maximum=train.MAX_STAGES, advanced=True,
                   help="Interleaved pipeline: each GPU holds this many chunks, dividing the bubble by it.").option(

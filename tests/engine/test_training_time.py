@@ -354,3 +354,23 @@ def test_the_attention_kernel_and_selective_recomputation_are_inputs_of_every_fa
     fa2 = training_time(get_model("llama-3-8b"), H100, tokens=10**12, gpus=8, seq=8192, zero=3,
                         attention_kernel="flash-attention-2", selective_recompute="every-other-layer")
     assert api.time_s > fa2.time_s
+
+
+def test_fused_kernels_and_expert_overlap_are_inputs_of_every_face(capsys: pytest.CaptureFixture[str]) -> None:
+    """torch.compile's fusion and the all-to-all overlap reach the command line and the form as the API takes them."""
+    from calculators.jobs.registry import get_calculator
+
+    api = training_time(get_model("llama-3-8b"), H100, tokens=10**12, gpus=8, zero=3, fused_kernels=True)
+    eager = training_time(get_model("llama-3-8b"), H100, tokens=10**12, gpus=8, zero=3)
+    # fused: no unfused elementwise bytes in the step (model_flops.unfused_bytes_per_flop), so never slower
+    assert api.time_s < eager.time_s
+    assert main(["train-time", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tokens", "1T", "--gpus", "8",
+                 "--zero", "3", "--fused-kernels", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["wall_clock_days"] == pytest.approx(api.time_s / 86400)
+    form = get_calculator("training-time").answer({"model": "llama-3-8b", "tokens": "1T", "gpus": "8",
+                                                   "fused_kernels": "true"})
+    assert "unfused elementwise" not in form.html
+    # the overlap needs an all-to-all: refused without expert parallelism, naming the flag
+    assert main(["train-time", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tokens", "1T",
+                 "--expert-overlap"]) == 2
+    assert capsys.readouterr().err.startswith("mlhw: error: --expert-overlap:")
