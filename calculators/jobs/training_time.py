@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from calculators.catalog.attention_kernels import ATTENTION_KERNELS
-from calculators.catalog.attention_kernels import KERNELS as ATTENTION_KERNEL_RECORDS
+from calculators.catalog.attention_kernels import ATTENTION_KERNELS, KERNELS as ATTENTION_KERNEL_RECORDS
 from calculators.catalog.gpus import GPU
 from calculators.catalog.interconnects import interconnect_ids
 from calculators.catalog.training_frameworks import get_training_framework, training_framework_ids
