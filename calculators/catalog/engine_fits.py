@@ -12,7 +12,7 @@ FitRow = tuple[float | None, tuple[str, ...]]
 
 FITS: dict[str, dict[str, FitRow]] = {
     'pooled': {
-        'bandwidth_efficiency': (0.832, (
+        'bandwidth_efficiency': (0.843, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
@@ -246,7 +246,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.704, (
+        'compute:16-bit': (0.689, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -296,7 +296,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-fp16-rtx-4090-pp4096',
             'xd-l3-8b-fp16-rtx-4090-pp512',
         )),
-        'compute:fp8': (0.483, (
+        'compute:fp8': (0.478, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -467,7 +467,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'compute:weight-only': (0.681, (
+        'compute:weight-only': (0.679, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp4096',
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-pp512',
             'llamacpp-7676-8b-q4_0-rtx-4090-pp512',
@@ -495,7 +495,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'moe_expert_efficiency': (0.858, (
+        'moe_expert_efficiency': (0.849, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -533,7 +533,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (7.67e-05, (
+        'step_overhead_s_per_layer': (7.65e-05, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -629,7 +629,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0203, (
+        'request_overhead_s': (0.0202, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
         'kv_reread_cost': (0.497, (
@@ -645,7 +645,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-70b-fp8-h100-sxm-b64-tp2-2048-2048',
             'trt-llama-2-70b-fp8-h100-sxm-b96-tp2-2048-128',
         )),
-        'sequence_overhead_s': (5.7e-05, (
+        'sequence_overhead_s': (5.48e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -732,7 +732,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'llama.cpp': {
-        'bandwidth_efficiency': (0.865, (
+        'bandwidth_efficiency': (0.866, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -771,7 +771,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-tg4096',
             'xd-l3-8b-q4_k_m-rtx-4090-tg512',
         )),
-        'compute:16-bit': (0.693, (
+        'compute:16-bit': (0.689, (
             'xd-l3-8b-fp16-rtx-3090-pp4096',
             'xd-l3-8b-fp16-rtx-3090-pp512',
             'xd-l3-8b-fp16-rtx-4090-pp4096',
@@ -786,7 +786,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'xd-l3-8b-q4_k_m-rtx-4090-pp4096',
             'xd-l3-8b-q4_k_m-rtx-4090-pp512',
         )),
-        'step_overhead_s_per_layer': (6.92e-05, (
+        'step_overhead_s_per_layer': (6.94e-05, (
             'bw17-m3ultra-llama-3.3-70b-q4_k_m-tg128',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl10',
             'llamacpp-12183-llama-3.2-3b-q4_k_m-rtx-4090-isl100',
@@ -827,7 +827,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'mlx': {
-        'bandwidth_efficiency': (0.934, (
+        'bandwidth_efficiency': (0.936, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q6-tg128',
@@ -840,7 +840,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-tg128',
             'mlx-m4max-qwen3-4b-mlx-q8-tg128',
         )),
-        'compute:16-bit': (0.793, (
+        'compute:16-bit': (0.79, (
             'mlx-m4max-qwen3-4b-bf16-pp2048',
         )),
         'compute:weight-only': (0.687, (
@@ -855,7 +855,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'mlx-m4max-qwen3-4b-mlx-q6-pp2048',
             'mlx-m4max-qwen3-4b-mlx-q8-pp2048',
         )),
-        'moe_expert_efficiency': (0.741, (
+        'moe_expert_efficiency': (0.737, (
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-pp2048',
             'mlx-m4max-qwen3-30b-a3b-mlx-q4-tg128',
             'mlx-m4max-qwen3-30b-a3b-mlx-q5-pp2048',
@@ -880,7 +880,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'sglang': {
-        'bandwidth_efficiency': (0.723, (
+        'bandwidth_efficiency': (0.731, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -890,7 +890,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'compute:fp8': (0.481, (
+        'compute:fp8': (0.476, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -900,7 +900,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'ix870-dsr1-fp8-h200-tp8-c8-tpot',
             'ix870-dsr1-fp8-h200-tp8-c8-tput',
         )),
-        'moe_expert_efficiency': (0.823, (
+        'moe_expert_efficiency': (0.814, (
             'ix870-dsr1-fp8-h200-tp8-c16-tpot',
             'ix870-dsr1-fp8-h200-tp8-c16-tput',
             'ix870-dsr1-fp8-h200-tp8-c32-tpot',
@@ -922,7 +922,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'tensorrt-llm': {
-        'bandwidth_efficiency': (0.992, (
+        'bandwidth_efficiency': (0.98, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -998,7 +998,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-b32-tp4-2048-2048',
             'trt09-mixtral-8x7b-fp8-l40s-b64-tp4-2048-128',
         )),
-        'compute:16-bit': (0.688, (
+        'compute:16-bit': (0.702, (
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b120-tp4-2048-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b1280-tp4-128-128',
             'trt-llama-2-70b-fp16-a100-80gb-sxm-b240-tp4-128-2048',
@@ -1011,7 +1011,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft128',
             'trt-llama-2-7b-fp16-a100-80gb-sxm-tp1-ttft2048',
         )),
-        'compute:fp8': (0.505, (
+        'compute:fp8': (0.503, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1130,7 +1130,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft128',
             'trt09-mixtral-8x7b-fp8-l40s-tp4-ttft2048',
         )),
-        'step_overhead_s_per_layer': (0.000159, (
+        'step_overhead_s_per_layer': (0.00015, (
             'trt-h200-llama-2-13b-b1024-tp1-128-128',
             'trt-h200-llama-2-13b-b128-tp1-128-2048',
             'trt-h200-llama-2-13b-b64-tp1-2048-128',
@@ -1221,7 +1221,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'transformers': {
-        'bandwidth_efficiency': (0.915, (
+        'bandwidth_efficiency': (0.932, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -1239,7 +1239,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b4-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
         )),
-        'compute:16-bit': (0.774, (
+        'compute:16-bit': (0.769, (
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b4-decode',
             'h100-qwen2.5-0.5b-eager-b4-decode',
@@ -1253,7 +1253,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-fp16-a100-b8-gen512',
             'optimum-gptq-l2-13b-fp16-a100-b8-prefill512',
         )),
-        'compute:weight-only': (0.67, (
+        'compute:weight-only': (0.668, (
             'optimum-gptq-l2-13b-gptq-a100-b1-prefill512',
             'optimum-gptq-l2-13b-gptq-a100-b16-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b16-prefill512',
@@ -1264,7 +1264,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'optimum-gptq-l2-13b-gptq-a100-b8-gen512',
             'optimum-gptq-l2-13b-gptq-a100-b8-prefill512',
         )),
-        'step_overhead_s_per_layer': (0.001, (
+        'step_overhead_s_per_layer': (0.00101, (
             'h100-llama-3-8b-eager-b1-decode',
             'h100-llama-3-8b-eager-b4-decode',
             'h100-llama-3.2-1b-eager-b1-decode',
@@ -1284,7 +1284,7 @@ FITS: dict[str, dict[str, FitRow]] = {
         )),
     },
     'vllm': {
-        'bandwidth_efficiency': (0.902, (
+        'bandwidth_efficiency': (0.899, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1372,7 +1372,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:16-bit': (0.611, (
+        'compute:16-bit': (0.607, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',
@@ -1394,7 +1394,7 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'compute:fp8': (0.419, (
+        'compute:fp8': (0.441, (
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in128',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b1-in2048',
             'rocm100-llama-3.1-405b-fp8-mi300x-tp8-b128-in128',
@@ -1460,11 +1460,11 @@ FITS: dict[str, dict[str, FitRow]] = {
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in128',
             'rocm73-llama-3.1-70b-fp8-mi300x-tp8-b8-in2048',
         )),
-        'moe_expert_efficiency': (0.876, (
+        'moe_expert_efficiency': (0.877, (
             'vllm-ci-mixtral-8x7b-a100-80gb-sxm-tp2',
             'vllm-ci-mixtral-8x7b-h200-tp2',
         )),
-        'step_overhead_s_per_layer': (7.65e-05, (
+        'step_overhead_s_per_layer': (7.62e-05, (
             'jm-a100-40gb-llama3.1-8b-c1',
             'lds-a6000-qwen2.5-7b-c1-tpot',
             'lds-a6000-qwen2.5-7b-c2-tpot',
@@ -1552,10 +1552,10 @@ FITS: dict[str, dict[str, FitRow]] = {
             'wmx-l4-qwen0.5b-c4',
             'wmx-l4-qwen0.5b-c8',
         )),
-        'request_overhead_s': (0.0209, (
+        'request_overhead_s': (0.0207, (
             'wmx-l4-qwen0.5b-c1-ttft',
         )),
-        'sequence_overhead_s': (6.8e-05, (
+        'sequence_overhead_s': (6.82e-05, (
             'lds-a6000-qwen2.5-7b-c2-tpot',
             'lds-a6000-qwen2.5-7b-c4-tpot',
             'lds-a6000-qwen2.5-7b-c8-tpot',

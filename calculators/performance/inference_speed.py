@@ -3,10 +3,12 @@
 One decode step reads every active weight once and each sequence's KV cache once, and
 does ``2 x active parameters`` FLOP per token plus attention over the cache. The projections
 (weights) and the attention (KV cache) are separate kernels that run one after the other, each
-taking the larger of its memory time and its compute time (a roofline each), and their times add:
+taking about the larger of its memory time and its compute time (a roofline each, the two overlapped
+in part as measured kernels overlap them: :func:`calculators.performance.roofline.overlapped_s`,
+``overlap(m, c) = (m^4 + c^4)^(1/4)``), and their times add:
 
-``t_step = max(weight bytes / (bandwidth x bw_eff), projection FLOPs / (rate x compute_eff))
-+ max(KV bytes / (bandwidth x bw_eff), attention FLOPs / (rate x compute_eff)) + layers x step_overhead``
+``t_step = overlap(weight bytes / (bandwidth x bw_eff), projection FLOPs / (rate x compute_eff))
++ overlap(KV bytes / (bandwidth x bw_eff), attention FLOPs / (rate x compute_eff)) + layers x step_overhead``
 
 The efficiencies and the fixed costs come from the engine (:mod:`calculators.catalog.engines`:
 ``engine="vllm"``, ``"llama.cpp"``, ...; the default ``"generic"`` is 0.8 of bandwidth,

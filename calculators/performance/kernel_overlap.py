@@ -42,12 +42,16 @@ class KernelTiming:
     compute_s: float
 
 
+#: Bytes of one output element: every kernel of the table writes BF16 (its keys end in ``->bf16``).
+OUTPUT_BYTES = 2
+
+
 def gemm_timing(*, b: int, m: int, n: int, k: int, flop_per_s: float, input_bytes: float,
-                peak_flop_per_s: float, bandwidth_bytes_per_s: float, output_bytes: float = 2.0) -> KernelTiming:
+                peak_flop_per_s: float, bandwidth_bytes_per_s: float) -> KernelTiming:
     """A batched GEMM ``[b, m, k] x [b, k, n]`` timed at ``flop_per_s``, with its roofline legs.
 
-    Bytes are ``b * ((m*k + k*n) * input_bytes + m*n * output_bytes)``: each operand read once, the
-    output written once (bf16 by default), the least traffic the product needs.
+    Bytes are ``b * ((m*k + k*n) * input_bytes + m*n * OUTPUT_BYTES)``: each operand read once, the
+    output written once (BF16), the least traffic the product needs.
 
     >>> g = gemm_timing(b=1, m=4096, n=4096, k=4096, flop_per_s=780e12, input_bytes=2,
     ...                 peak_flop_per_s=989.4e12, bandwidth_bytes_per_s=3.35e12)
@@ -55,7 +59,7 @@ def gemm_timing(*, b: int, m: int, n: int, k: int, flop_per_s: float, input_byte
     (176.2, 138.9, 30.0)
     """
     flop = 2.0 * b * m * n * k
-    traffic_bytes = b * ((m * k + k * n) * input_bytes + m * n * output_bytes)
+    traffic_bytes = b * ((m * k + k * n) * input_bytes + m * n * OUTPUT_BYTES)
     return KernelTiming(flop / flop_per_s, memory_s=traffic_bytes / bandwidth_bytes_per_s,
                         compute_s=flop / peak_flop_per_s)
 

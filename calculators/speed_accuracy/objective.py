@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from calculators.catalog.engines import COMPUTE_KEYS
 from calculators.performance.inference_speed import Work, step_times
+from calculators.performance.roofline import overlapped_s
 from calculators.speed_accuracy.predict import Prepared
 
 #: Log error beyond which a figure's loss grows linearly instead of quadratically.
@@ -94,15 +95,16 @@ def _compute_side(work: Work, *, efficiency: float) -> tuple[float, float]:
 def _time_before_fixed(memory: tuple[float, float, float], compute: tuple[float, float], work: Work) -> float:
     """:func:`step_times`' total less the fixed cost it adds last: the slower projections, the slower attention, the
     unfused kernels, the all-reduces (seconds), from the memory and compute sides."""
-    return max(memory[0], compute[0]) + max(memory[1], compute[1]) + memory[2] + work.communication_s
+    return overlapped_s(memory[0], compute[0]) + overlapped_s(memory[1], compute[1]) + memory[2] + work.communication_s
 
 
 def _pass_time(projections: float, attention: float, unfused: float, compute_projections: float,
                compute_attention: float, communication: float, fixed: float) -> float:
-    """:func:`step_times`' total from its two sides: the slower projections, the slower attention, the unfused
-    kernels, the all-reduces and the fixed cost, added in its order (``b if b > a else a`` is ``max(a, b)``)."""
-    return ((compute_projections if compute_projections > projections else projections)
-            + (compute_attention if compute_attention > attention else attention) + unfused + communication + fixed)
+    """:func:`step_times`' total from its two sides: the projections and the attention (each side's memory and compute
+    overlapped, :func:`~calculators.performance.roofline.overlapped_s`), the unfused kernels, the all-reduces and the
+    fixed cost, added in its order."""
+    return (overlapped_s(projections, compute_projections) + overlapped_s(attention, compute_attention)
+            + unfused + communication + fixed)
 
 
 def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], name: str) -> Callable[[float], list[float]]:
@@ -118,6 +120,7 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
     (a compute efficiency is taken as each case's own format's).
     """
     side = _SIDE[name]
+    hypot, sqrt = math.hypot, math.sqrt  # overlapped_s's operations, bound once for the inlined loops below
     bandwidth, overhead = values["bandwidth_efficiency"], values["step_overhead_s_per_layer"]
     per_sequence = values["sequence_overhead_s"]
 
@@ -197,7 +200,8 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
         memory = [(request_cost(case), [compute_term(count, work) for count, work in case.terms]) for case in cases]
 
         def compute_times(value: float) -> list[float]:
-            # _pass_time inlined (the same operations in its order): this loop runs millions of times per fit
+            # _pass_time inlined (the same operations in its order; overlapped_s inlined too): this loop runs
+            # millions of times per fit
             times: list[float] = []
             append = times.append
             for total, terms in memory:
@@ -208,8 +212,8 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
                         continue
                     compute_attention = attention_compute_s / value  # as _compute_side
                     compute_projections = compute_s / value - compute_attention
-                    total += count * ((compute_projections if compute_projections > projections else projections)
-                                      + (compute_attention if compute_attention > attention else attention)
+                    total += count * (sqrt(hypot(projections * projections, compute_projections * compute_projections))
+                                      + sqrt(hypot(attention * attention, compute_attention * compute_attention))
                                       + unfused + communication + fixed)
                 append(total)
             return times
@@ -226,7 +230,8 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
                      for case in cases]
 
         def bandwidth_times(value: float) -> list[float]:
-            # _pass_time inlined (the same operations in its order): this loop runs millions of times per fit
+            # _pass_time inlined (the same operations in its order; overlapped_s inlined too): this loop runs
+            # millions of times per fit
             times: list[float] = []
             append = times.append
             for total, terms in undivided:
@@ -234,8 +239,8 @@ def model_times_along(cases: Sequence[Prepared], values: Mapping[str, float], na
                      fixed) in terms:
                     attention = attention_memory / value  # as _memory_side
                     projections = memory / value - attention
-                    total += count * ((compute_projections if compute_projections > projections else projections)
-                                      + (compute_attention if compute_attention > attention else attention)
+                    total += count * (sqrt(hypot(projections * projections, compute_projections * compute_projections))
+                                      + sqrt(hypot(attention * attention, compute_attention * compute_attention))
                                       + unfused_s / value + communication + fixed)
                 append(total)
             return times

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from calculators.catalog.gpus import get_gpu
+from calculators.performance import roofline
 from calculators.performance.kernel_overlap import (KernelTiming, OverlapFit, gemm_timing, overlap_exponent_fit,
                                                     relative_errors)
 
@@ -105,3 +106,13 @@ def test_table_holds_every_shape_once_per_gpu_and_dtype() -> None:
     keys = {(r["table_key"], r["dtype"], r["b"], r["m"], r["n"], r["k"]) for r in RECORDS}
     assert len(keys) == len(RECORDS) == 4 * 375
     assert all(r["flop_per_s"] > 0 for r in RECORDS)
+
+
+def test_the_speed_model_uses_the_exponent_the_kernels_support() -> None:
+    # roofline.overlapped_s times every pass with OVERLAP_EXPONENT; it must lie inside every near-ridge set's bootstrap
+    # band (NEAR_RIDGE_EXPONENT) and inside the joint fit's range (2.8 to 6.3 within 10 % of the best loss: README).
+    exponent = roofline.OVERLAP_EXPONENT
+    assert all(low <= exponent <= high for *_, (low, high) in NEAR_RIDGE_EXPONENT)
+    assert 2.8 <= exponent <= 6.3
+    # and overlapped_s is that p-norm: at the ridge 2 ** (1 / p) times either leg
+    assert roofline.overlapped_s(1e-3, 1e-3) == pytest.approx(1e-3 * 2 ** (1 / exponent), rel=1e-12)

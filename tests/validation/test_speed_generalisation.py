@@ -83,7 +83,10 @@ from calculators.speed_accuracy import generalisation as gen
 #: With a held-out TensorRT-LLM paying the host launches its runs made (gptSessionBenchmark without CUDA graphs; its own
 #: fitted cost per layer carries them, the pooled one of graph-replaying engines does not): 8.0 % / 25.3 %,
 #: 10.4 % / 27.7 %, 8.9 % / 26.5 % (engine-out first token 19.9 % / 48.5 % -> 15.7 % / 45.6 %; engine p90 limit 0.28).
-LIMITS = {"source": (0.09, 0.26), "engine": (0.11, 0.28), "generation": (0.09, 0.27)}
+#: With a kernel's memory and compute times overlapped in part near the ridge (roofline.overlapped_s, p = 4 from
+#: OpenXLA's measured GEMM kernels): 8.0 % / 25.3 %, 9.6 % / 27.3 %, 8.8 % / 26.4 % (first token engine-out
+#: 15.7 % / 45.6 % -> 12.2 % / 32.0 %, generation-out 9.1 % / 32.4 % -> 9.9 % / 26.8 %; engine median limit 0.10).
+LIMITS = {"source": (0.09, 0.26), "engine": (0.10, 0.28), "generation": (0.09, 0.27)}
 
 
 @pytest.mark.parametrize("split", gen.SPLITS)
