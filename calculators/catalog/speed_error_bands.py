@@ -3,7 +3,8 @@
 Do not edit by hand. :data:`BANDS` maps ``category|split|engine|generation`` to ``(figures, 10th
 percentile, 90th percentile)`` of the signed error of the published figures of
 tests/data/published_speed on the time axis, each estimated with its source, engine or GPU generation
-held out (calculators.speed_accuracy.bands); :data:`ENGINES` and :data:`GENERATIONS` list, per category,
+held out, and of the figures held out of every fit (calculators.speed_accuracy.bands); :data:`ENGINES`
+and :data:`GENERATIONS` list, per category,
 those with scored figures. Read by calculators.performance.error_bands.
 """
 
@@ -17,7 +18,7 @@ BANDS: dict[str, tuple[int, float, float]] = {
     'batched_throughput|generation|transformers|*': (11, -0.3968, 0.6325),
     'batched_throughput|generation|vllm|*': (83, -0.1071, 0.1168),
     'batched_throughput|naive|*|*': (176, -0.0227, 1.118),
-    'batched_throughput|source|*|*': (176, -0.1456, 0.2053),
+    'batched_throughput|source|*|*': (185, -0.1443, 0.2226),
     'batched_throughput|source|sglang|*': (8, 0.1585, 0.3306),
     'batched_throughput|source|sglang|hopper': (8, 0.1585, 0.3306),
     'batched_throughput|source|tensorrt-llm|*': (74, -0.1517, 0.1604),
@@ -27,10 +28,10 @@ BANDS: dict[str, tuple[int, float, float]] = {
     'batched_throughput|source|transformers|*': (11, -0.3935, 0.6396),
     'batched_throughput|source|transformers|ampere': (8, -0.3958, 0.6396),
     'batched_throughput|source|transformers|hopper': (3, 0.1555, 0.7),
-    'batched_throughput|source|vllm|*': (83, -0.101, 0.1328),
+    'batched_throughput|source|vllm|*': (92, -0.089, 0.1944),
     'batched_throughput|source|vllm|ada': (10, -0.0536, 0.099),
     'batched_throughput|source|vllm|ampere': (6, -0.1488, 0.144),
-    'batched_throughput|source|vllm|cdna3': (64, -0.089, 0.1449),
+    'batched_throughput|source|vllm|cdna3': (73, -0.0875, 0.2212),
     'batched_throughput|source|vllm|hopper': (3, -0.0317, 0.0133),
     'batched_throughput|unseen|*|*': (352, -0.217, 0.1633),
     'decode_batch1|engine|*|*': (56, -0.1835, 0.1014),
@@ -40,11 +41,11 @@ BANDS: dict[str, tuple[int, float, float]] = {
     'decode_batch1|generation|transformers|*': (5, -0.3979, 0.6953),
     'decode_batch1|generation|vllm|*': (3, -0.1609, -0.0991),
     'decode_batch1|naive|*|*': (56, -0.0434, 1.4807),
-    'decode_batch1|source|*|*': (56, -0.1885, 0.2068),
-    'decode_batch1|source|llama.cpp|*': (37, -0.1885, 0.2473),
+    'decode_batch1|source|*|*': (59, -0.1885, 0.297),
+    'decode_batch1|source|llama.cpp|*': (40, -0.1885, 0.297),
     'decode_batch1|source|llama.cpp|ada': (15, -0.2155, -0.013),
     'decode_batch1|source|llama.cpp|ampere': (11, -0.0375, 0.0966),
-    'decode_batch1|source|llama.cpp|apple': (8, -0.0641, 0.3202),
+    'decode_batch1|source|llama.cpp|apple': (11, -0.0199, 0.3641),
     'decode_batch1|source|llama.cpp|hopper': (3, 0.1182, 0.4506),
     'decode_batch1|source|mlx|*': (11, -0.1131, 0.0201),
     'decode_batch1|source|mlx|apple': (11, -0.1131, 0.0201),
@@ -84,11 +85,12 @@ BANDS: dict[str, tuple[int, float, float]] = {
     'prefill_throughput|generation|mlx|*': (11, -0.1772, -0.0033),
     'prefill_throughput|generation|transformers|*': (8, -0.0549, 0.0748),
     'prefill_throughput|naive|*|*': (30, -0.2516, 0.2142),
-    'prefill_throughput|source|*|*': (30, -0.1295, 0.0882),
-    'prefill_throughput|source|llama.cpp|*': (11, -0.1078, 0.0892),
-    'prefill_throughput|source|llama.cpp|ada': (5, -0.1295, 0.0314),
-    'prefill_throughput|source|llama.cpp|ampere': (4, 0.056, 0.1),
+    'prefill_throughput|source|*|*': (56, -0.1078, 0.5259),
+    'prefill_throughput|source|llama.cpp|*': (37, -0.0778, 0.5569),
+    'prefill_throughput|source|llama.cpp|ada': (9, -0.1295, 0.1619),
+    'prefill_throughput|source|llama.cpp|ampere': (20, 0.0305, 0.4519),
     'prefill_throughput|source|llama.cpp|apple': (2, -0.0778, -0.0742),
+    'prefill_throughput|source|llama.cpp|hopper': (6, 0.491, 0.6895),
     'prefill_throughput|source|mlx|*': (11, -0.1083, 0.0882),
     'prefill_throughput|source|mlx|apple': (11, -0.1083, 0.0882),
     'prefill_throughput|source|transformers|*': (8, -0.1322, 0.0272),
@@ -100,15 +102,18 @@ BANDS: dict[str, tuple[int, float, float]] = {
     'time_to_first_token|generation|transformers|*': (2, -0.1428, -0.0629),
     'time_to_first_token|generation|vllm|*': (1, 2.8167, 2.8167),
     'time_to_first_token|naive|*|*': (37, 0.0062, 1.8913),
-    'time_to_first_token|source|*|*': (37, -0.2182, 0.2035),
+    'time_to_first_token|source|*|*': (40, -0.2182, 0.2096),
+    'time_to_first_token|source|sglang|*': (2, 4.5216, 4.7479),
+    'time_to_first_token|source|sglang|hopper': (2, 4.5216, 4.7479),
     'time_to_first_token|source|tensorrt-llm|*': (34, -0.2182, 0.1777),
     'time_to_first_token|source|tensorrt-llm|ada': (10, -0.3657, 0.0821),
     'time_to_first_token|source|tensorrt-llm|ampere': (4, -0.0163, 0.207),
     'time_to_first_token|source|tensorrt-llm|hopper': (20, -0.2375, 0.154),
     'time_to_first_token|source|transformers|*': (2, -0.1995, -0.0614),
     'time_to_first_token|source|transformers|ampere': (2, -0.1995, -0.0614),
-    'time_to_first_token|source|vllm|*': (1, 2.7891, 2.7891),
+    'time_to_first_token|source|vllm|*': (2, 2.7891, 3.2768),
     'time_to_first_token|source|vllm|ada': (1, 2.7891, 2.7891),
+    'time_to_first_token|source|vllm|turing': (1, 3.2768, 3.2768),
     'time_to_first_token|unseen|*|*': (74, -0.224, 0.1785),
 }
 
@@ -118,7 +123,7 @@ ENGINES: dict[str, tuple[str, ...]] = {
     'fine-tuning': ('megatron', 'pytorch'),
     'pre-training': ('megatron', 'pytorch'),
     'prefill_throughput': ('llama.cpp', 'mlx', 'transformers'),
-    'time_to_first_token': ('tensorrt-llm', 'transformers', 'vllm'),
+    'time_to_first_token': ('sglang', 'tensorrt-llm', 'transformers', 'vllm'),
 }
 
 GENERATIONS: dict[str, tuple[str, ...]] = {
@@ -126,6 +131,6 @@ GENERATIONS: dict[str, tuple[str, ...]] = {
     'decode_batch1': ('ada', 'ampere', 'apple', 'hopper'),
     'fine-tuning': ('ampere', 'hopper'),
     'pre-training': ('ampere', 'blackwell', 'hopper'),
-    'prefill_throughput': ('ada', 'ampere', 'apple'),
-    'time_to_first_token': ('ada', 'ampere', 'hopper'),
+    'prefill_throughput': ('ada', 'ampere', 'apple', 'hopper'),
+    'time_to_first_token': ('ada', 'ampere', 'hopper', 'turing'),
 }
