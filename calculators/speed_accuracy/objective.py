@@ -94,7 +94,7 @@ def _compute_side(work: Work, *, efficiency: float) -> tuple[float, float]:
 
 def _time_before_fixed(memory: tuple[float, float, float], compute: tuple[float, float], work: Work) -> float:
     """:func:`step_times`' total less the fixed cost it adds last: the projections and the attention (each side's
-    memory and compute overlapped), the unfused kernels, the all-reduces (seconds), from the memory and compute sides."""
+    memory and compute overlapped), the unfused kernels, the all-reduces (seconds), from the two sides."""
     return overlapped_s(memory[0], compute[0]) + overlapped_s(memory[1], compute[1]) + memory[2] + work.communication_s
 
 
