@@ -118,7 +118,8 @@ def speed_error_bands_table() -> Table:
                  "engine's own row (on its generation where five or more figures allow); one on an engine or a "
                  "generation without figures reads the row with that engine or generation held out, so its band is "
                  "as wide as the model's generalisation; the generic engine reads the naive roofline's. The figures "
-                 "held out of every fit count in the rows with each source held out."),
+                 "held out of every fit count in the rows with each source held out; an engine with prompt figures "
+                 "but no first-token figure reads its prefill band for its first token."),
         columns=(Column("category"), Column("engine"), Column("each figure estimated with"),
                  Column("figures", align="r"), Column("low", _factor, "r"), Column("high", _factor, "r")),
         rows=rows, assumptions=(METHOD, "generated into calculators/catalog/speed_error_bands.py by "

@@ -21,6 +21,11 @@ Which figures are "like" an answer, for its category, engine and GPU generation
 * neither: the category's figures with their engine or their generation held out, together;
 * the ``generic`` engine (the naive roofline): the naive roofline's own errors on the category.
 
+A first token is the engine's cost per request and the prefill of the prompt, so an engine with no first-token
+figure but with prompt-processing figures (llama.cpp and MLX publish prompt rates: llama-bench ``pp``, ``mlx_lm``)
+reads its prefill band, as above, for its first token: prompt figures of the same engine say more about its first
+token than other engines' first tokens do.
+
 Training answers are keyed by the training framework group (``pytorch``, ``megatron``) and their
 category by method: full training with the pre-training figures, LoRA and QLoRA with the fine-tuning
 ones.
@@ -40,7 +45,7 @@ References:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from calculators.catalog import speed_error_bands as stored
@@ -135,7 +140,13 @@ def speed_error_band(category: str, *, engine: str | Engine, gpu: GPU) -> ErrorB
     fit_id = engine.family_id if isinstance(engine, Engine) else get_engine(engine).family_id
     if fit_id == "generic":
         return _band(category, "naive|*|*", "the naive roofline (generic engine) on every published figure")
-    return _lookup(category, fit_id, hardware_generation(gpu))
+    generation = hardware_generation(gpu)
+    if (category == "time_to_first_token" and fit_id not in stored.ENGINES.get(category, ())
+            and fit_id in stored.ENGINES.get("prefill_throughput", ())):
+        prompt = _lookup("prefill_throughput", fit_id, generation)
+        if prompt is not None:
+            return replace(prompt, basis=f"prompt processing of {prompt.basis}: {fit_id} has no first-token figure")
+    return _lookup(category, fit_id, generation)
 
 
 def training_error_band(*, method: str, framework: str, gpu: GPU) -> ErrorBand | None:

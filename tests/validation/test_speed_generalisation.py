@@ -189,12 +189,22 @@ def test_a_seen_engine_on_a_seen_generation_gets_its_own_figures() -> None:
 def test_an_engine_without_figures_gets_the_leave_one_engine_out_errors() -> None:
     from calculators.performance.error_bands import speed_error_band
 
-    # no llama.cpp first-token figure is scored, fitted or held out (its prompt figures are prefill rates)
-    assert speed_error_band("time_to_first_token", engine="llama.cpp", gpu=get_gpu("h100-sxm")).basis.startswith(  # type: ignore[union-attr]
-        "every engine held out")
+    # no SGLang batch-1 decode figure is scored, fitted or held out; Hopper has decode figures
+    band = speed_error_band("decode_batch1", engine="sglang", gpu=get_gpu("h100-sxm"))
+    assert band is not None and band.basis.startswith("every engine held out")
+    assert (band.n, band.low, band.high) == _band_of(_errors("engine", category="decode_batch1"))
+
+
+def test_an_engine_with_prompt_figures_only_reads_them_for_its_first_token() -> None:
+    from calculators.performance.error_bands import speed_error_band
+
+    # llama.cpp publishes prompt rates (llama-bench pp), no first token: its prefill figures on Hopper (the held-out
+    # H100 PCIe rows, each with its source out of every fit) set its first-token band there
     band = speed_error_band("time_to_first_token", engine="llama.cpp", gpu=get_gpu("h100-sxm"))
-    assert band is not None and (band.n, band.low, band.high) == _band_of(
-        _errors("engine", category="time_to_first_token"))
+    assert band is not None and band.category == "prefill_throughput" and "no first-token figure" in band.basis
+    assert (band.n, band.low, band.high) == _band_of(
+        _errors("source", category="prefill_throughput", engine="llama.cpp", generation="hopper"))
+    assert band.low > 0.3  # every such figure took longer than estimated (held-out first contact: +49..+69 %)
 
 
 def test_a_generation_without_figures_gets_the_engines_leave_one_generation_out_errors() -> None:
