@@ -88,7 +88,7 @@ def test_p4_describes_near_ridge_kernels(table_key: str, dtype: str, at_p4: tupl
 
 @pytest.mark.parametrize(("table_key", "dtype"), [(row[0], row[1]) for row in NEAR_RIDGE_ERRORS])
 def test_hypot_fits_near_ridge_kernels_worse_than_p4(table_key: str, dtype: str) -> None:
-    # The guard on the proposal t = hypot(m, c): the kernels prefer more overlap than p = 2 gives.
+    # Why the speed model does not use t = hypot(m, c), which scores its own figures better: the kernels overlap more.
     near = _near_ridge(_timings(table_key, dtype))
     fits: dict[float, OverlapFit] = {p: overlap_exponent_fit(near, exponent=p) for p in (2.0, 4.0)}
     assert fits[2.0].rms_log_error > fits[4.0].rms_log_error
