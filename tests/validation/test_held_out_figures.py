@@ -4,8 +4,8 @@
 speed model was built, from documents no record of the fitted files cites (calculators.speed_accuracy.held_out). Each
 was scored once before it was added (scripts/score_held_out.py FILE): that first contact is the ratchet here, so a
 later change of the model is judged on figures it was neither fitted nor designed on. Issue 28's line for such figures
-(:data:`ISSUE_LINE`) is held by the first collection (:data:`FIRST_COLLECTION`) and missed by the whole set since the
-second collection, which the page reports.
+(:data:`ISSUE_LINE`) is held by the first collection (:data:`FIRST_COLLECTION_LIMITS`) and missed by the whole set
+since the second collection (:data:`SECOND_COLLECTION`), which the page reports.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from tests.validation.test_speed_training import test_records_cite_a_source_with
 RECORDS = held_out.held_out_records()
 INFERENCE = [record for record in RECORDS if "metric" in record]
 
-#: The whole set. First contact on 2026-11-29 (scripts/score_held_out.py before the records were added): 28 scored figures,
+#: The whole set. First contact on 2026-11-29 (scripts/score_held_out.py before the records were added): 28 figures,
 #: median 9.5 %, 90th percentile 23.9 % (pre-training 8.8 / 12.8 %, fine-tuning 18.5 / 22.3 %, batched 21.6 /
 #: 23.9 %, decode at batch 1 36.5 / 41.8 %, all-reduce 1.0 / 8.3 %). A ratchet: lowered when the model improves
 #: on them, never raised to let a change pass.
