@@ -6,9 +6,9 @@
 ``compute_s`` its FLOPs over the dense datasheet rate. ``p = inf`` is the roofline's ``max`` (perfect
 overlap); ``p = 1`` is no overlap at all. ``t0`` is a fixed cost per kernel (launch, prologue, tail
 wave); ``e_m`` and ``e_c`` are the fractions of the peaks the kernel reaches, held below 1 because a
-kernel cannot beat the datasheet (left free, ``e_m`` and ``p`` trade off and ``e_m`` drifts above 1). Fitting is least squares on ``log t`` (every kernel counts by its
-relative error), with a Nelder-Mead search for ``e_m``, ``e_c``, ``t0`` inside a grid-then-golden search
-over ``q = 1 / p`` in ``[0, 1]``.
+kernel cannot beat the datasheet (left free, ``e_m`` and ``p`` trade off and ``e_m`` drifts above 1).
+Fitting is least squares on ``log t`` (every kernel counts by its relative error), with a Nelder-Mead
+search for ``e_m``, ``e_c``, ``t0`` inside a grid-then-golden search over ``q = 1 / p`` in ``[0, 1]``.
 
 On OpenXLA's measured GEMM table (H100 SXM and B200) kernels near the ridge fit p of about 4 (3 to 6);
 p = 2 fits them worse. Source, fit and caveats: ``tests/data/gemm_kernels/README.md``.
@@ -86,7 +86,8 @@ def overlap_time_s(memory_s: float, compute_s: float, *, exponent: float) -> flo
     >>> round(overlap_time_s(3.0, 4.0, exponent=2.0), 9), overlap_time_s(3.0, 4.0, exponent=math.inf)
     (5.0, 4.0)
     """
-    return math.exp(_log_overlap(math.log(memory_s), math.log(compute_s), 0.0 if math.isinf(exponent) else 1 / exponent))
+    q = 0.0 if math.isinf(exponent) else 1 / exponent
+    return math.exp(_log_overlap(math.log(memory_s), math.log(compute_s), q))
 
 
 def _log_overlap(log_a: float, log_b: float, q: float) -> float:
