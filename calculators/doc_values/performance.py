@@ -26,6 +26,7 @@ from calculators.performance.inference_speed import (
     decode_step,
     inference_speed,
 )
+from calculators.performance.roofline import OVERLAP_EXPONENT, overlapped_s
 from calculators.performance.published import (
     DECODE_THROUGHPUT,
     NEMO,
@@ -140,6 +141,22 @@ def _attention_and_six_n(seq: int) -> tuple[float, float]:
     total = training_flops_per_token(spec, seq=seq)
     six_n = 6.0 * matmul_parameters(spec)
     return total - six_n, six_n
+
+
+@value("perf-overlap-exponent")
+def perf_overlap_exponent(value_id: str) -> Value:
+    """The exponent p of the kernel overlap (m^p + c^p)^(1/p) every pass is timed with."""
+    return quantity(value_id, OVERLAP_EXPONENT, digits=0, unit="", kind="derived",
+                    description="roofline.OVERLAP_EXPONENT: the overlap of a kernel's memory and compute times, read "
+                                "from measured GEMM kernels near the ridge (calculators.performance.kernel_overlap).")
+
+
+@value("perf-overlap-ridge-factor")
+def perf_overlap_ridge_factor(value_id: str) -> Value:
+    """How many times either leg a kernel takes at the ridge, where its memory and compute times are equal."""
+    return quantity(value_id, overlapped_s(1.0, 1.0), digits=2, unit="", kind="derived",
+                    description="roofline.overlapped_s(1, 1): a kernel's time at the ridge over either of its two "
+                                "equal legs, 2^(1/p).")
 
 
 @value("train-attention-share-8k")

@@ -19,7 +19,7 @@ import pytest
 from calculators.catalog.gpus import get_gpu
 from calculators.performance import roofline
 from calculators.performance.kernel_overlap import (KernelTiming, OverlapFit, gemm_timing, overlap_exponent_fit,
-                                                    relative_errors)
+                                                    overlap_time_s, relative_errors)
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "gemm_kernels" / "xla_matmul_table.json"
 RECORDS = json.loads(TABLE.read_text())
@@ -114,5 +114,8 @@ def test_the_speed_model_uses_the_exponent_the_kernels_support() -> None:
     exponent = roofline.OVERLAP_EXPONENT
     assert all(low <= exponent <= high for *_, (low, high) in NEAR_RIDGE_EXPONENT)
     assert 2.8 <= exponent <= 6.3
-    # and overlapped_s is that p-norm: at the ridge 2 ** (1 / p) times either leg
+    # and overlapped_s is that p-norm: at the ridge 2 ** (1 / p) times either leg, and the fit's own formula elsewhere
     assert roofline.overlapped_s(1e-3, 1e-3) == pytest.approx(1e-3 * 2 ** (1 / exponent), rel=1e-12)
+    for memory_s, compute_s in ((3e-5, 1e-5), (2e-6, 7e-6), (1e-3, 9e-4)):
+        assert roofline.overlapped_s(memory_s, compute_s) == pytest.approx(
+            overlap_time_s(memory_s, compute_s, exponent=exponent), rel=1e-12)
