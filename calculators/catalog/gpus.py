@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from calculators.catalog.gpu_records import amd, apple, nvidia_blackwell, nvidia_cards, nvidia_datacenter
+from calculators.catalog.gpu_records import amd, apple, matmul_rates, nvidia_blackwell, nvidia_cards, nvidia_datacenter
 from calculators.catalog.gpu_records.base import GPU as GPU
 from calculators.catalog.gpu_records.base import READ
 from calculators.catalog.sources import Source
@@ -75,7 +75,20 @@ def _with_compute_capability(gpu: GPU) -> GPU:
                    field_sources=gpu.field_sources + (("compute_capability", source),))
 
 
-_GPUS = tuple(_with_compute_capability(gpu) for gpu in _GPUS)
+def _with_measured_matmul(gpu: GPU) -> GPU:
+    """The record with its measured matrix-multiply rates and their source, where one is published
+    (:mod:`calculators.catalog.gpu_records.matmul_rates`)."""
+    rate = matmul_rates.RATES.get(gpu.id)
+    if rate is None:
+        return gpu
+    sources = (("sustained_bf16_flop_per_s", rate.source),)
+    if rate.fp8_flop_per_s is not None:
+        sources += (("sustained_fp8_flop_per_s", rate.source),)
+    return replace(gpu, sustained_bf16_flop_per_s=rate.bf16_flop_per_s, sustained_fp8_flop_per_s=rate.fp8_flop_per_s,
+                   field_sources=gpu.field_sources + sources)
+
+
+_GPUS = tuple(_with_measured_matmul(_with_compute_capability(gpu)) for gpu in _GPUS)
 
 
 def all_gpus() -> tuple[GPU, ...]:

@@ -111,9 +111,9 @@ BANDS: dict[str, tuple[int, float, float]] = {
     'time_to_first_token|source|tensorrt-llm|hopper': (20, -0.2375, 0.154),
     'time_to_first_token|source|transformers|*': (2, -0.1995, -0.0614),
     'time_to_first_token|source|transformers|ampere': (2, -0.1995, -0.0614),
-    'time_to_first_token|source|vllm|*': (2, 2.7891, 3.2768),
+    'time_to_first_token|source|vllm|*': (2, 0.7846, 2.7891),
     'time_to_first_token|source|vllm|ada': (1, 2.7891, 2.7891),
-    'time_to_first_token|source|vllm|turing': (1, 3.2768, 3.2768),
+    'time_to_first_token|source|vllm|turing': (1, 0.7846, 0.7846),
     'time_to_first_token|unseen|*|*': (74, -0.224, 0.1785),
 }
 

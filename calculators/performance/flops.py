@@ -36,22 +36,24 @@ def compute_rate_flop_per_s(gpu: GPU, dtype: DType) -> float | None:
 
 
 def sustained_rate_flop_per_s(gpu: GPU, dtype: DType) -> float | None:
-    """The rate inference matrix multiplies are timed at: the vendor's measured sustained rate where catalogued.
+    """The rate inference matrix multiplies are timed at: the GPU's measured sustained rate where catalogued.
 
-    A datasheet rate is the tensor cores' throughput at the boost clock. Under a dense matrix multiply
+    A datasheet rate is the tensor cores' throughput at the boost clock. Under continuous dense matrix work
     the power manager holds a lower clock: AMD measures its MI300X at 708 TFLOPS BF16 (1,207 MHz) and
-    1,273 FP8 where the datasheet says 1,307.4 and 2,614.9 at 2,100 MHz
-    (:attr:`~calculators.catalog.gpus.GPU.sustained_bf16_flop_per_s`, AMD's 'Measuring Max-Achievable
-    FLOPs'). Where the vendor publishes such a rate it replaces the datasheet rate for 16-bit and
-    weight-only (dequantised to 16 bits) and FP8 matrix multiplies, so the engine's compute efficiency
-    is a share of what the GPU sustains, not of a clock it does not hold; elsewhere this is
-    :func:`compute_rate_flop_per_s`. Training utilisation stays a share of the datasheet rate (model
-    FLOPs utilisation, as training runs report it).
+    1,273 FP8 where the datasheet says 1,307.4 and 2,614.9 at 2,100 MHz, and the 70 W T4 holds about 24 of
+    its 65 TFLOPS FP16 (:mod:`calculators.catalog.gpu_records.matmul_rates`, each with its measurement, and
+    why the other GPUs keep their datasheet rates). Where such a rate is catalogued it replaces the
+    datasheet rate for 16-bit and weight-only (dequantised to 16 bits) and FP8 matrix multiplies, so the
+    engine's compute efficiency is a share of what the GPU sustains, not of a clock it does not hold;
+    elsewhere this is :func:`compute_rate_flop_per_s`. Training utilisation stays a share of the datasheet
+    rate (model FLOPs utilisation, as training runs report it).
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> sustained_rate_flop_per_s(get_gpu("mi300x"), DType.BF16) / 1e12, sustained_rate_flop_per_s(get_gpu("mi300x"), DType.FP8) / 1e12
     (708.0, 1273.0)
-    >>> sustained_rate_flop_per_s(get_gpu("h100-sxm"), DType.BF16) / 1e12  # no published sustained rate
+    >>> sustained_rate_flop_per_s(get_gpu("t4"), DType.BF16) / 1e12  # FP16: the T4 has no BF16
+    24.0
+    >>> sustained_rate_flop_per_s(get_gpu("h100-sxm"), DType.BF16) / 1e12  # no sustained rate catalogued
     989.4
     """
     peak = compute_rate_flop_per_s(gpu, dtype)
@@ -67,14 +69,14 @@ def sustained_rate_notes(gpu: GPU, dtype: DType) -> tuple[str, ...]:
 
     >>> from calculators.catalog.gpus import get_gpu
     >>> sustained_rate_notes(get_gpu("mi300x"), DType.FP8)[0][:72]
-    'AMD Instinct MI300X: matrix multiplies are timed at 1,273 TFLOPS, the ve'
-    >>> sustained_rate_notes(get_gpu("h100-sxm"), DType.FP8)
+    'AMD Instinct MI300X: matrix multiplies are timed at 1,273 TFLOPS, its me'
+    >>> sustained_rate_notes(get_gpu("h100-sxm"), DType.FP8)  # no sustained rate catalogued
     ()
     """
     peak, sustained = compute_rate_flop_per_s(gpu, dtype), sustained_rate_flop_per_s(gpu, dtype)
     if peak is None or sustained is None or not sustained < peak:
         return ()
-    return (f"{gpu.name}: matrix multiplies are timed at {sustained / 1e12:,.0f} TFLOPS, the vendor's measured "
+    return (f"{gpu.name}: matrix multiplies are timed at {sustained / 1e12:,.0f} TFLOPS, its measured "
             f"sustained rate at the clock it holds under dense matrix work, not the datasheet's "
             f"{peak / 1e12:,.1f} at its boost clock",)
 

@@ -54,8 +54,8 @@ def test_required_fields_filled(gpu: GPU) -> None:
 
 @pytest.mark.parametrize("gpu", GPUS, ids=lambda g: g.id)
 def test_dates_parse(gpu: GPU) -> None:
-    for src in _sources(gpu):  # read no later than the last catalog edit (AMD's sustained rates: 2026-11-29)
-        assert dt.date.fromisoformat(src.as_of) <= dt.date(2026, 11, 29)
+    for src in _sources(gpu):  # read no later than the last catalog edit (measured matmul rates: 2026-11-30)
+        assert dt.date.fromisoformat(src.as_of) <= dt.date(2026, 11, 30)
     if gpu.launch_date is not None:
         assert dt.date(2015, 1, 1) <= dt.date.fromisoformat(gpu.launch_date) <= dt.date(2026, 11, 21)
 

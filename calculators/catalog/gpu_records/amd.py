@@ -24,17 +24,6 @@ _MI325X_COPY = Source("awesomeagents: AMD Instinct MI325X key specifications (co
 _MI325X_LINKS = Source("wiaix: AMD Instinct MI325X accelerators ('Seven Infinity Fabric links ensuring full connectivity "
                        "between eight GPUs'; PCIe Gen 5 x16; 6 TB/s)", "https://wiaix.com/amd-instincttm-mi325x-accelerators",
                        READ)
-#: AMD's measured max-achievable dense GEMM rates (hipBLASLt-bench, M=4096, N=4864 or 3648, K=32896), each with the
-#: median engine clock it held: the power manager lowers the clock under dense matrix work from the 2,100 MHz boost
-#: clock the datasheet rates assume (MI300X BF16: 708 TFLOPS at 1,207 MHz, 94 % of 751 TFLOPS at that clock).
-_MAF_BLOG = Source("AMD ROCm blogs, 'Measuring Max-Achievable FLOPs - Part 2', Table 1 'Max Achievable FLOPs (MAF) for "
-                   "AMD Instinct GPUs' (AMD Performance Labs, 2025-02-25): MI300X FP16 654 TFLOPs (1115 MHz), BF16 708 "
-                   "(1207 MHz), FP8 1273 (1230 MHz); MI325X FP16 794 (1354 MHz), BF16 843 (1447 MHz), FP8 1519 "
-                   "(1464 MHz); the footnotes give 1223.6 TFLOPs FP8 for the MI300X and 777.8 / 840.8 / 1527.7 for the "
-                   "MI325X: the table's figures are used",
-                   "https://github.com/ROCm/rocm-blogs/blob/8e011952aebcdc6ad86b42f5ee236136aa8765dd/blogs/"
-                   "software-tools-optimization/measuring-max-achievable-flops-part2/README.md", "2026-11-29",
-                   kind="measured")
 _MI355X_PAGE = Source("AMD Instinct MI355X accelerator product specifications",
                       "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html", READ)
 _MI355X_ISSCC = Source("World Today News on AMD's ISSCC 2026 MI355X paper: 32 CUs per XCD, 'per-CU FP8 throughput "
@@ -59,9 +48,7 @@ RECORDS: tuple[GPU, ...] = (
         sparse_figures_note="data sheet also prints sparsity figures: 2,614.9 BF16 and 5,229.8 FP8",
         interconnect="AMD Infinity Fabric, 7 links x 128 GB/s", nvlink_bandwidth_bytes_per_s=896e9,
         pcie_generation=5, pcie_lanes=16, tdp_watts=750, ecc=True, launch_date="2023-12-06",
-        sustained_bf16_flop_per_s=708e12, sustained_fp8_flop_per_s=1273e12,
-        source=_MI300X_DS, field_sources=(("launch_date", _AIWIKI), ("sustained_bf16_flop_per_s", _MAF_BLOG),
-                                          ("sustained_fp8_flop_per_s", _MAF_BLOG)),
+        source=_MI300X_DS, field_sources=(("launch_date", _AIWIKI),),
         notes=("Some third-party pages list 2,615 TFLOPS as 'dense FP16'; that is the sparsity figure.",
                "Infinity Fabric figure is the aggregate of 7 links, bidirectional.", HBM_BINARY)),
     GPU(id="mi325x", name="AMD Instinct MI325X", vendor="AMD", architecture="CDNA 3",
@@ -71,9 +58,7 @@ RECORDS: tuple[GPU, ...] = (
         sparse_figures_note="AMD also prints sparsity figures: 2,614.9 BF16 and 5,229.8 FP8",
         interconnect="AMD Infinity Fabric, 7 links x 128 GB/s", nvlink_bandwidth_bytes_per_s=896e9,
         pcie_generation=5, pcie_lanes=16, tdp_watts=1000, ecc=True, launch_date="2024-10-10", source=_MI325X_PAGE,
-        sustained_bf16_flop_per_s=843e12, sustained_fp8_flop_per_s=1519e12,
-        field_sources=(("memory_bytes", _ROCM_SPECS), ("sustained_bf16_flop_per_s", _MAF_BLOG),
-                       ("sustained_fp8_flop_per_s", _MAF_BLOG), ("bf16_dense_flop_per_s", _MI325X_COPY),
+        field_sources=(("memory_bytes", _ROCM_SPECS), ("bf16_dense_flop_per_s", _MI325X_COPY),
                        ("fp16_dense_flop_per_s", _MI325X_COPY), ("fp8_dense_flop_per_s", _MI325X_COPY),
                        ("fp32_flop_per_s", _MI325X_COPY),
                        ("nvlink_bandwidth_bytes_per_s", derived("the MI300X's 7 links x 128 GB/s: the same CDNA 3 "

@@ -71,11 +71,12 @@ class GPU:
         nvlink_domain_gpus: GPUs one NVLink domain joins at ``nvlink_bandwidth_bytes_per_s``
             through NVLink switches (72 in a GB200 NVL72 rack); ``None`` where the record does
             not say (an HGX board's eight, or a bridged pair).
-        sustained_bf16_flop_per_s: The vendor's measured maximum achievable dense BF16 matrix-multiply rate,
-            FLOP/s: its own GEMM library on its best shape at the clock power management holds under a dense
-            GEMM, below the boost clock the datasheet rate assumes. ``None`` where the vendor publishes none
-            (the datasheet rate is then used). Inference compute is timed at it
-            (:func:`calculators.performance.flops.sustained_rate_flop_per_s`).
+        sustained_bf16_flop_per_s: The measured dense 16-bit (BF16, or FP16 without BF16) matrix-multiply rate
+            the GPU sustains, FLOP/s: continuous GEMMs at the clock power management holds under them, below
+            the boost clock the datasheet rate assumes. Filled in by :mod:`calculators.catalog.gpus` from
+            :mod:`~calculators.catalog.gpu_records.matmul_rates` (each with its measurement, and why the other
+            GPUs have none); ``None`` elsewhere (the datasheet rate is then used). Inference compute is timed
+            at it (:func:`calculators.performance.flops.sustained_rate_flop_per_s`).
         sustained_fp8_flop_per_s: The same for dense FP8 matrix multiplies.
         fp16_accumulate_dense_flop_per_s: Dense FP16 tensor rate with FP16 accumulation, FLOP/s, where the
             vendor prints one above the FP32-accumulate rate (GeForce cards run it at twice that rate); ``None``
