@@ -81,7 +81,7 @@ def _with_measured_matmul(gpu: GPU) -> GPU:
     rate = matmul_rates.RATES.get(gpu.id)
     if rate is None:
         return gpu
-    sources = (("sustained_bf16_flop_per_s", rate.source),)
+    sources: tuple[tuple[str, Source], ...] = (("sustained_bf16_flop_per_s", rate.source),)
     if rate.fp8_flop_per_s is not None:
         sources += (("sustained_fp8_flop_per_s", rate.source),)
     return replace(gpu, sustained_bf16_flop_per_s=rate.bf16_flop_per_s, sustained_fp8_flop_per_s=rate.fp8_flop_per_s,
