@@ -53,7 +53,10 @@ One fact is of decoding, not of prefill: ``host_launch_s_per_layer``. llama.cpp'
 (builds before May 2024, :data:`LLAMA_CPP_CUDA_GRAPHS_SOURCE`) launched every kernel of a decode step from the CPU;
 a step's kernels are short, so the GPU waits for the launches. NVIDIA measured what replaying them as one graph saves:
 :data:`LLAMA_CPP_LAUNCH_S_PER_LAYER` per layer, a decode step's fixed cost on a CUDA GPU (not on Metal; a prefill's
-long kernels hide the launches).
+long kernels hide the launches). On Metal the backend has no graph to replay at all, and a decode step's fixed cost
+is measured whole, on a 1.1B model whose weights take under a millisecond to read: ``metal_step_s_per_layer``,
+:data:`LLAMA_CPP_METAL_S_PER_LAYER` (149.5 us, about twice what the graph-replaying CUDA engines' fit gives), in
+place of the fitted cost per layer on Apple GPUs.
 
 One fact is of a mixture of experts: ``moe_gemm_16bit``. TensorRT-LLM before v0.10 ran the routed experts through its
 MoE plugin, whose grouped GEMM takes 16-bit (or FP32) activations only, with weights of the same type or weight-only
@@ -145,6 +148,20 @@ LLAMA_CPP_CUDA_GRAPHS_SOURCE = Source(
 #: pull request's own pairs give 25.1 us on an RTX 3090 and 13.1 us on an RTX 4090: the launch is hidden wherever a
 #: kernel runs longer than it takes the CPU to launch the next, so the saving depends on the GPU and the host CPU.)
 LLAMA_CPP_LAUNCH_S_PER_LAYER = (1.0 / 143.35 - 1.0 / 163.83) / 32
+#: llama.cpp's Metal backend has no counterpart of a CUDA graph replay: every decode step encodes its kernels into
+#: command buffers and the GPU runs them one after another, each dependent dispatch draining before the next starts.
+LLAMA_CPP_METAL_STEP_SOURCE = Source(
+    "geerlingguy/ai-benchmarks issue #48 'Benchmark M1 Ultra Mac Studio (64 core 128Gb)' (2026-02-07): llama-bench, "
+    "llama.cpp build e9fd8dc (7825), Metal, tinyllama-1.1b-1t-openorca Q4_K_M (636.18 MiB, 22 layers) tg128 "
+    "242.56 +/- 3.63 t/s on the 800 GB/s M1 Ultra",
+    "https://github.com/geerlingguy/ai-benchmarks/issues/48", "2026-11-30", kind="measured")
+#: Fixed time per decoder layer of a llama.cpp decode step on Metal, from :data:`LLAMA_CPP_METAL_STEP_SOURCE`: a
+#: 1.1B model's step less its weights read at the full 800 GB/s, over its 22 layers:
+#: (1 / 242.56 - 636.18 MiB / 800 GB/s) / 22 = 149.5 us, an upper bound (at a lower share of the bandwidth less of the
+#: step is fixed: 143.6 us at 0.87). Other tiny-model runs agree: about 138 us on an M3 Max and 124-149 us on an M2
+#: Ultra (ggml-org/llama.cpp pull request #9698's TinyLlama F16/Q8_0/Q4_0 sweep); the CUDA engines' fitted cost, with
+#: the step replayed as one graph, is about half. It is the whole fixed cost of such a step, in place of the fitted one.
+LLAMA_CPP_METAL_S_PER_LAYER = (1.0 / 242.56 - 636.18 * 2**20 / 800e9) / 22
 #: Builds dated before this (year, month) launch each kernel from the CPU (the graphs were a draft in April 2024);
 #: builds from June 2024 replay CUDA graphs; a build dated May 2024 (the month the pull request was merged) cannot be
 #: placed by its month, and is taken without the launch cost (its setting is unknown).

@@ -89,6 +89,7 @@ from calculators.catalog.engine_kernels import (
     LLAMA_BENCH_UBATCH_TOKENS,
     LLAMA_CPP_ACTIVATION_BYTES,
     LLAMA_CPP_LAUNCH_S_PER_LAYER,
+    LLAMA_CPP_METAL_S_PER_LAYER,
     LLAMA_CPP_METAL_SCORE_BYTES,
     PYTORCH_LAUNCH_S_PER_LAYER,
     TENSORRT_LLM_MOE_GEMM_SOURCE as TENSORRT_LLM_MOE_GEMM_SOURCE,
@@ -173,6 +174,10 @@ class Engine:
             time, with no CUDA graph (measured, not fitted: :mod:`calculators.catalog.engine_kernels`).
         moe_gemm_16bit: a mixture of experts' routed-expert GEMMs run at the GPU's 16-bit rate whatever the weights'
             format (no FP8 grouped GEMM; weights read at their stored bytes): :mod:`calculators.catalog.engine_kernels`.
+        metal_step_s_per_layer: the engine's measured fixed cost per layer of a decode step on an Apple GPU (Metal has no
+            graph replay; a catalog fact, :data:`calculators.catalog.engine_kernels.LLAMA_CPP_METAL_S_PER_LAYER`): on
+            Apple GPUs it replaces ``step_overhead_s_per_layer`` for decode steps, which is then fitted on the
+            engine's other runs. ``0``: the fitted cost everywhere.
         ungraphed_launch_s_per_layer: the engine's published runs launch every forward pass from the host, no CUDA graph
             (a catalog fact); the measured cost per layer of doing so. Where the engine's fixed cost per layer is not
             fitted on its own runs (which carry it), it is the pooled one of graph-replaying engines and the passes add
@@ -206,6 +211,7 @@ class Engine:
     host_launch_s_per_layer: float = 0.0
     moe_gemm_16bit: bool = False
     ungraphed_launch_s_per_layer: float = 0.0
+    metal_step_s_per_layer: float = 0.0
 
     @property
     def family_id(self) -> str:
@@ -343,7 +349,8 @@ _LLAMA_CPP = Engine(
                 "attention unfused (llama-bench's default -fa 0)",
     source=_src("ggml-org/llama.cpp README", "https://github.com/ggml-org/llama.cpp"), fp16_accumulate=True,
     attention_score_bytes=LLAMA_CPP_METAL_SCORE_BYTES, prefill_chunk_tokens=LLAMA_BENCH_UBATCH_TOKENS,
-    activation_bytes=LLAMA_CPP_ACTIVATION_BYTES, **_fitted("llama.cpp"))
+    activation_bytes=LLAMA_CPP_ACTIVATION_BYTES, metal_step_s_per_layer=LLAMA_CPP_METAL_S_PER_LAYER,
+    **_fitted("llama.cpp"))
 
 _ENGINES: tuple[Engine, ...] = (
     GENERIC,

@@ -181,6 +181,10 @@ def decode_works(spec: ModelSpec, gpu: GPU, setup: SpeedSetup,
     # prefill's long kernels hide it); Metal and ROCm backends are not what it was measured on.
     launches = spec.num_layers * setup.kernels.host_launch_s_per_layer if gpu.vendor == "NVIDIA" else 0.0
     peaks = replace(peaks, host_launch_s=launches)
+    if gpu.vendor == "Apple" and setup.kernels.metal_step_s_per_layer:
+        # Metal replays no graph: the engine's measured fixed cost of a step's layers stands in for the fitted one
+        # (no layer left for the fitted cost per layer to apply to).
+        peaks = replace(peaks, layers=0, host_launch_s=spec.num_layers * setup.kernels.metal_step_s_per_layer)
     for context, cache_bytes, per_token in zip(contexts, caches, decode_flops_per_token_at(spec, contexts=contexts),
                                                strict=True):
         cache_traffic = cache_bytes * replicas * (1 + copies) + state_traffic

@@ -78,8 +78,10 @@ def _start() -> dict[str, float]:
 
 def informs(case: Prepared, name: str) -> bool:
     """True when the figure's model time depends on constant ``name`` in a way worth fitting."""
-    if name in ("bandwidth_efficiency", "step_overhead_s_per_layer"):
+    if name == "bandwidth_efficiency":
         return case.category in ("decode_batch1", "batched_throughput")
+    if name == "step_overhead_s_per_layer":  # not where a measured fixed cost stands in for it (layers: 0)
+        return case.category in ("decode_batch1", "batched_throughput") and any(w.layers for _, w in case.terms)
     if name == "sequence_overhead_s":  # told apart from the per-layer cost only by batches of several sequences
         return case.category == "batched_throughput" and depends(case, name)
     if name == "request_overhead_s":  # only a request through the engine's server has one (predict.served)

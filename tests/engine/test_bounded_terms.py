@@ -55,6 +55,9 @@ def unbounded_terms(result: InferenceSpeed, *, engine: str, layers: int, vendor:
         per_sequence = chosen.value("sequence_overhead_s") if chosen.host_work_per_sequence else 0.0
         # A build with no CUDA graph waits for the CPU's launches in each decode step on an NVIDIA GPU (engine_kernels).
         launches = chosen.host_launch_s_per_layer if label == "decode" and vendor == "NVIDIA" else 0.0
+        # On an Apple GPU an engine's measured Metal cost per layer stands in for its fitted one in decode steps.
+        if label == "decode" and vendor == "Apple" and chosen.metal_step_s_per_layer:
+            per_layer = chosen.metal_step_s_per_layer
         expected = layers * (per_layer + launches) + result.batch * per_sequence
         # An engine that replays graphs for decode only launches each prefill from the host (pass_peaks): some share of
         # its measured launches per layer, more than none and at most all (engine_kernels.exposed_launch_s).
