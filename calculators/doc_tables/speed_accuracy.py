@@ -162,7 +162,8 @@ def speed_accuracy_engines_table() -> Table:
     for engine in (*all_engines(), POOLED):
         rows.append((engine.id, engine.bandwidth_efficiency, *(engine.compute_fitted(key) for key in COMPUTE_KEYS),
                      engine.moe_expert_efficiency, engine.step_overhead_s_per_layer, engine.sequence_overhead_s,
-                     engine.request_overhead_s, engine.kv_reread_cost, engine.host_launch_s_per_layer))
+                     engine.request_overhead_s, engine.kv_reread_cost, engine.host_launch_s_per_layer,
+                     engine.metal_step_s_per_layer))
     return Table.of(
         caption=("The engine catalog (calculators.catalog.engines): each constant with, in brackets, the number of "
                  f"published figures it was fitted on (their ids are in calculators/catalog/engine_fits.py); 'pooled': "
@@ -170,12 +171,14 @@ def speed_accuracy_engines_table() -> Table:
                  "costs in "
                  "microseconds: per decoder layer per forward pass, per sequence per forward pass, and per request; "
                  "CPU launches: per layer of a decode step on a CUDA GPU, for a build with no CUDA graphs (measured by "
-                 "NVIDIA, not fitted: calculators.catalog.engine_kernels)."),
+                 "NVIDIA, not fitted: calculators.catalog.engine_kernels); Metal: the whole fixed cost per layer of a "
+                 "decode step on an Apple GPU, in place of the fitted one (measured on a 1.1B model, not fitted)."),
         columns=(Column("engine"), Column("bandwidth", _fitted_cell, "r"),
                  *(Column(f"compute {key}", _fitted_cell, "r") for key in COMPUTE_KEYS),
                  Column("MoE experts", _fitted_cell, "r"), Column("per layer per step", _fitted_us, "r"),
                  Column("per sequence per step", _fitted_us, "r"), Column("per request", _fitted_us, "r"),
-                 Column("KV re-read", _fitted_cell, "r"), Column("CPU launches per layer", _launches_us, "r")),
+                 Column("KV re-read", _fitted_cell, "r"), Column("CPU launches per layer", _launches_us, "r"),
+                 Column("Metal per layer", _launches_us, "r")),
         rows=rows,
         assumptions=("fit: robust least squares on log error (calculators.speed_accuracy.fit), every figure of "
                      f"{DATASET}; generic: assumed",))
