@@ -342,6 +342,13 @@ _TENSORRT_LLM = Engine(
     grouped_query_source=XQA_SOURCE, custom_all_reduce=True, ungraphed_launch_s_per_layer=LLAMA_CPP_LAUNCH_S_PER_LAYER,
     **_fitted("tensorrt-llm"))
 
+#: Ollama builds its runners from a vendored copy of llama.cpp and ggml (plus a few patches), so its kernels are
+#: llama.cpp's.
+OLLAMA_VENDORS_SOURCE = Source(
+    "ollama/ollama llama/README.md, 'Vendoring': 'Ollama currently vendors llama.cpp and ggml through a vendoring "
+    "model ... we carry a small set of patches which are applied to the tracking commit'",
+    "https://github.com/ollama/ollama/blob/5f0669a1a402cae7f90d928e2f2aa16c533488bc/llama/README.md", "2026-11-30")
+
 _LLAMA_CPP = Engine(
     id="llama.cpp", name="llama.cpp",
     description="ggml kernels for GGUF block formats (CUDA, Metal), one sequence per slot, single-token matrix-vector "
@@ -393,6 +400,11 @@ _ENGINES: tuple[Engine, ...] = (
     replace(_LLAMA_CPP, id="llama.cpp-no-graphs", name="llama.cpp builds before May 2024 (no CUDA graphs)",
             description="llama.cpp-2024 before CUDA graphs: on CUDA the CPU launches each kernel of a decode step",
             dequantised_gemm=True, fits_as="llama.cpp", host_launch_s_per_layer=LLAMA_CPP_LAUNCH_S_PER_LAYER),
+    replace(_LLAMA_CPP, id="ollama", name="Ollama (llama.cpp inside)",
+            description="Ollama's server runs the llama.cpp and ggml code it vendors: llama.cpp's "
+                        "kernels and every fitted constant of llama.cpp, at the current llama.cpp record (an Ollama "
+                        "release is not placed on llama.cpp's build dates); its reported eval rate is decode alone",
+            source=OLLAMA_VENDORS_SOURCE, fits_as="llama.cpp"),
     Engine(id="mlx", name="MLX (mlx-lm)",
            description="Apple's MLX array framework on the Metal GPU of Apple silicon: lazily evaluated graphs, "
                        "quantised matrix-vector kernels for the affine formats (mlx-q4, ...), one sequence per "

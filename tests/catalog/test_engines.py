@@ -172,3 +172,18 @@ def test_tensorrt_llm_before_v0_8_all_reduces_with_nccls_ring() -> None:
     assert steps["tensorrt-llm-0.7"].communication_time_s == pytest.approx(ring.time_s)
     # A ring all-reduce over 4 GPUs takes 2 x (4 - 1) = 6 latency-bound steps; the one-stage kernel one.
     assert steps["tensorrt-llm-0.7"].communication_time_s > 2 * steps["tensorrt-llm"].communication_time_s
+
+
+def test_ollama_is_llama_cpps_kernels_and_constants() -> None:
+    # ollama/ollama llama/README.md ('Vendoring'): Ollama builds from a vendored llama.cpp and ggml with a few patches,
+    # so it has no constants of its own: an answer through it is llama.cpp's, Metal fixed cost included.
+    from calculators.catalog.engines import OLLAMA_VENDORS_SOURCE
+
+    ollama, llama = get_engine("ollama"), get_engine("llama.cpp")
+    assert "vendors llama.cpp and ggml" in OLLAMA_VENDORS_SOURCE.title and ollama.source == OLLAMA_VENDORS_SOURCE
+    assert ollama.fit_id == "llama.cpp" and ollama.family_id == "llama.cpp"
+    spec = get_model("llama-3.2-3b-instruct")
+    for gpu in (get_gpu("m3-ultra"), get_gpu("rtx-4090")):
+        through = {e: decode_step(spec, gpu, engine=e, weights="q4_k_m", context=256) for e in ("ollama", "llama.cpp")}
+        assert through["ollama"].time_s == pytest.approx(through["llama.cpp"].time_s)
+    assert ollama.metal_step_s_per_layer == llama.metal_step_s_per_layer > 0
