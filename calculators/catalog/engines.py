@@ -174,10 +174,11 @@ class Engine:
             time, with no CUDA graph (measured, not fitted: :mod:`calculators.catalog.engine_kernels`).
         moe_gemm_16bit: a mixture of experts' routed-expert GEMMs run at the GPU's 16-bit rate whatever the weights'
             format (no FP8 grouped GEMM; weights read at their stored bytes): :mod:`calculators.catalog.engine_kernels`.
-        metal_step_s_per_layer: the engine's measured fixed cost per layer of a decode step on an Apple GPU (Metal has no
-            graph replay; a catalog fact, :data:`calculators.catalog.engine_kernels.LLAMA_CPP_METAL_S_PER_LAYER`): on
-            Apple GPUs it replaces ``step_overhead_s_per_layer`` for decode steps, which is then fitted on the
-            engine's other runs. ``0``: the fitted cost everywhere.
+        metal_step_s_per_layer: the engine's measured fixed cost per layer of a decode step on an Apple GPU (Metal
+            has no graph replay; a catalog fact,
+            :data:`calculators.catalog.engine_kernels.LLAMA_CPP_METAL_S_PER_LAYER`): on Apple GPUs it replaces
+            ``step_overhead_s_per_layer`` for decode steps, which is then fitted on the engine's other runs. ``0``:
+            the fitted cost everywhere.
         ungraphed_launch_s_per_layer: the engine's published runs launch every forward pass from the host, no CUDA graph
             (a catalog fact); the measured cost per layer of doing so. Where the engine's fixed cost per layer is not
             fitted on its own runs (which carry it), it is the pooled one of graph-replaying engines and the passes add

@@ -358,8 +358,9 @@ def test_the_pooled_fixed_cost_per_layer_is_that_of_engines_replaying_cuda_graph
 
 def test_llama_cpp_on_metal_pays_its_measured_fixed_cost_per_layer_not_the_fitted_one() -> None:
     # geerlingguy/ai-benchmarks issue #48: llama-bench on an 800 GB/s M1 Ultra, TinyLlama 1.1B Q4_K_M (636.18 MiB,
-    # 22 layers) tg128 242.56 t/s: (1 / 242.56 - 636.18 MiB / 800 GB/s) / 22 = 149.5 us per layer, the whole fixed cost of
-    # a step on Metal (no graph replay). A CUDA GPU keeps the fitted cost, which the Apple figures no longer inform.
+    # 22 layers) tg128 242.56 t/s: (1 / 242.56 - 636.18 MiB / 800 GB/s) / 22 = 149.5 us per layer, the whole fixed
+    # cost of a step on Metal (no graph replay). A CUDA GPU keeps the fitted cost, which the Apple figures no longer
+    # inform.
     from calculators.catalog.engines import get_engine
     from calculators.catalog.models import get_model
     from calculators.performance.inference_speed import decode_step
@@ -377,5 +378,5 @@ def test_llama_cpp_on_metal_pays_its_measured_fixed_cost_per_layer_not_the_fitte
     figures = {str(f["id"]): f for f in scored(load_figures())}
     fitted_on = fit_catalog(prepare(f) for f in figures.values())["llama.cpp"].fitted_on["step_overhead_s_per_layer"]
     assert fitted_on and all(get_gpu(str(figures[i]["gpu"])).vendor != "Apple" for i in fitted_on)
-    assert any(get_gpu(str(f["gpu"])).vendor == "Apple" and f["engine"] == "llama.cpp" and f["category"] == "decode_batch1"
-               for f in figures.values())
+    assert any(get_gpu(str(f["gpu"])).vendor == "Apple" and f["engine"] == "llama.cpp"
+               and f["category"] == "decode_batch1" for f in figures.values())
