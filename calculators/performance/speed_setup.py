@@ -177,7 +177,7 @@ class SpeedSetup:
         if kernels.metal_step_s_per_layer:
             lines += ((f"engine {self.engine}: on an Apple GPU (Metal, no graph replay) a decode step's fixed cost is "
                        f"{kernels.metal_step_s_per_layer * 1e6:,.1f} us per layer, measured on a 1.1B model, "
-                       "not fitted"),)
+                       "not fitted, in place of the fitted cost per layer below (a prefill keeps that)"),)
         launch = f"{kernels.ungraphed_launch_s_per_layer * 1e6:,.1f} us per layer of launches"
         if kernels.ungraphed_launch_s_per_layer and kernels.graph_replay:
             lines += ((f"engine {self.engine}: CUDA graphs replay decode steps only, so on a CUDA GPU a prefill is "
