@@ -39,8 +39,10 @@ class PassPeaks:
     rate_flop_per_s: float | None
     communication_s: float
     communication_bound_s: float
+    #: Layers that pay the fitted fixed cost per layer (0 where a measured cost in ``host_launch_s`` stands in for it).
     layers: int
-    #: The CPU's time to launch the pass's kernels one at a time (decode steps of a build without CUDA graphs).
+    #: Measured launch cost of the pass: the CPU launching kernels one at a time (a build without CUDA graphs), or a
+    #: decode step's whole fixed cost on Metal (:class:`~calculators.performance.roofline.Work`).
     host_launch_s: float = 0.0
     #: The rate of the routed experts' GEMMs where it is not ``rate_flop_per_s`` (:func:`expert_gemm_rate_flop_per_s`).
     expert_rate_flop_per_s: float | None = None

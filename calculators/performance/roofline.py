@@ -55,7 +55,8 @@ class Work:
         compute_s: FLOPs over the GPUs' dense rate (``None``: rate unknown).
         communication_s: the tensor-parallel all-reduces (their own efficiency included).
         communication_bound_s: the same at the link's full rate with no latency.
-        layers: decoder layers (the fixed cost per forward pass is per layer).
+        layers: decoder layers that pay the engine's fitted fixed cost per layer (0 where a measured cost stands
+            in for it, in ``host_launch_s``: llama.cpp's decode steps on Metal).
         attention_memory_s: the part of ``memory_s`` that attention reads (the KV cache).
         attention_compute_s: the part of ``compute_s`` that attention computes (``QK^T``, ``PV``).
         kv_reread_s: the KV-cache reads a decode step repeats, once per extra query head of a group, on an
@@ -66,8 +67,10 @@ class Work:
         unfused_s: bytes over the peak bandwidth of the memory-bound kernels that run on their own between the
             matrix multiplies (materialised attention scores, dequantisation: :mod:`calculators.performance.unfused`):
             their time adds to the pass.
-        host_launch_s: time the GPU waits for the CPU to launch the pass's kernels one at a time (no CUDA graph; a
-            measured engine fact, :attr:`calculators.catalog.engines.Engine.host_launch_s_per_layer`): adds to the pass.
+        host_launch_s: measured fixed time the pass's kernel launches cost where no fitted constant carries it: the
+            GPU waiting for the CPU to launch kernels one at a time (no CUDA graph,
+            :attr:`calculators.catalog.engines.Engine.host_launch_s_per_layer`), or a decode step's whole fixed cost
+            on Metal (:attr:`~calculators.catalog.engines.Engine.metal_step_s_per_layer`): adds to the pass.
     """
 
     memory_s: float
